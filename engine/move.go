@@ -1,0 +1,482 @@
+package engine
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Reason says why a move is illegal. The zero value, Legal, means it is not.
+type Reason uint8
+
+// The reasons, in the order they are checked.
+const (
+	Legal Reason = iota
+	GameOver
+	NotYourPit
+	EmptyPit
+	InfiniteRelay
+	MustFeed
+)
+
+var reasonWords = [...]string{"", "game_over", "not_your_pit", "empty_pit", "infinite_relay", "must_feed"}
+
+// String returns the snake_case word the API uses ("" for Legal).
+func (r Reason) String() string {
+	if int(r) < len(reasonWords) {
+		return reasonWords[r]
+	}
+	return fmt.Sprintf("Reason(%d)", uint8(r))
+}
+
+// EndReason says why a game ended. The zero value, NotOver, means it has not.
+type EndReason uint8
+
+// The ways a game ends.
+const (
+	NotOver EndReason = iota
+	ByMajority
+	ByNoMoves
+	ByRepetition
+	ByResignation
+)
+
+var endWords = [...]string{"", "majority", "no_moves", "repetition", "resignation"}
+
+// String returns the snake_case word the API uses ("" for NotOver).
+func (e EndReason) String() string {
+	if int(e) < len(endWords) {
+		return endWords[e]
+	}
+	return fmt.Sprintf("EndReason(%d)", uint8(e))
+}
+
+// Winner is the outcome of a finished game.
+type Winner uint8
+
+// The winners. NoWinner goes with NotOver.
+const (
+	NoWinner Winner = iota
+	SouthWins
+	NorthWins
+	Draw
+)
+
+var winnerWords = [...]string{"", "south", "north", "draw"}
+
+// String returns "south", "north" or "draw" ("" for NoWinner).
+func (w Winner) String() string {
+	if int(w) < len(winnerWords) {
+		return winnerWords[w]
+	}
+	return fmt.Sprintf("Winner(%d)", uint8(w))
+}
+
+// WinnerOf returns the Winner value for side s winning.
+func WinnerOf(s Side) Winner { return SouthWins + Winner(s) }
+
+// Result is how a game ended, or NotOver.
+type Result struct {
+	Reason EndReason
+	Winner Winner
+}
+
+// Over reports whether the game has ended.
+func (r Result) Over() bool { return r.Reason != NotOver }
+
+// resultByCount decides the winner of a finished game from the captured seeds.
+func resultByCount(p *Position, why EndReason) Result {
+	res := Result{Reason: why, Winner: Draw}
+	switch {
+	case p.Captured[South] > p.Captured[North]:
+		res.Winner = SouthWins
+	case p.Captured[North] > p.Captured[South]:
+		res.Winner = NorthWins
+	}
+	return res
+}
+
+// Leg is one sowing of a relay: the seeds lifted from From, sown one by one
+// into the pits that follow it counter-clockwise, skipping From itself.
+type Leg struct {
+	From  uint8
+	Seeds uint8
+}
+
+// SownPit returns the i-th pit (0-based) that the leg drops a seed into.
+func (l Leg) SownPit(i int) int {
+	return (int(l.From) + 1 + i%(NumPits-1)) % NumPits
+}
+
+// Last returns the pit where the leg's last seed lands.
+func (l Leg) Last() int { return int(lastPit[l.From][l.Seeds]) }
+
+// AppendSown appends every pit the leg sows into, in order, to dst.
+func (l Leg) AppendSown(dst []int) []int {
+	for i := range int(l.Seeds) {
+		dst = append(dst, l.SownPit(i))
+	}
+	return dst
+}
+
+// Capture is what a move captured: Seeds counts every seed taken (with Russ's
+// rules the capturing seed too); Pit is the opponent's pit emptied, or -1.
+type Capture struct {
+	Pit   int8
+	Seeds uint8
+}
+
+// None reports whether nothing was captured.
+func (c Capture) None() bool { return c.Pit < 0 }
+
+// Outcome is everything a move did. Keep one and pass it to Play again: its
+// Legs buffer is reused, so playing moves allocates nothing once it has grown.
+type Outcome struct {
+	Pit      int
+	Reason   Reason    // Legal, or why the move was refused
+	Legs     []Leg     // every leg of the relay, in order; empty when illegal
+	Capture  Capture   // what was captured
+	Position Position  // the position after the move (unchanged when illegal)
+	Result   Result    // the end of the game this move brought, or NotOver
+	Before   Position  // the position the move was played from
+	Rules    Rules     // the rules it was played under
+	_        [0]func() // not comparable: compare fields, not outcomes
+}
+
+// Legal reports whether the move was played.
+func (o *Outcome) Legal() bool { return o.Reason == Legal }
+
+// board is the twelve pits packed into two words, so a whole lap of sowing is
+// one addition per word: pits 0-7 in lo, pits 8-11 in the low half of hi.
+type board struct{ lo, hi uint64 }
+
+func loadBoard(p *[NumPits]uint8) board {
+	var b board
+	for i := 0; i < 8; i++ {
+		b.lo |= uint64(p[i]) << (8 * i)
+	}
+	for i := 8; i < NumPits; i++ {
+		b.hi |= uint64(p[i]) << (8 * (i - 8))
+	}
+	return b
+}
+
+func (b board) store(p *[NumPits]uint8) {
+	for i := 0; i < 8; i++ {
+		p[i] = uint8(b.lo >> (8 * i))
+	}
+	for i := 8; i < NumPits; i++ {
+		p[i] = uint8(b.hi >> (8 * (i - 8)))
+	}
+}
+
+func (b *board) get(i int) uint8 {
+	if i < 8 {
+		return uint8(b.lo >> (8 * i))
+	}
+	return uint8(b.hi >> (8 * (i - 8)))
+}
+
+func (b *board) clear(i int) {
+	if i < 8 {
+		b.lo &^= 0xff << (8 * i)
+	} else {
+		b.hi &^= 0xff << (8 * (i - 8))
+	}
+}
+
+// Masks of each row in the packed board.
+const (
+	southLo = 0x0000_ffff_ffff_ffff
+	northLo = 0xffff_0000_0000_0000
+	northHi = 0x0000_0000_ffff_ffff
+)
+
+func (b *board) rowEmpty(s Side) bool {
+	if s == South {
+		return b.lo&southLo == 0
+	}
+	return b.lo&northLo == 0 && b.hi&northHi == 0
+}
+
+// sowAdd[o][n] is what sowing n seeds from pit o adds to each pit; lastPit[o][n]
+// is where the last of them lands. Every seed count a valid position can hold
+// has an entry, so a leg costs two additions and a lookup, however many laps.
+var (
+	sowAdd  [NumPits][SeedCount + 1]board
+	lastPit [NumPits][SeedCount + 1]uint8
+)
+
+func init() {
+	for o := range NumPits {
+		for n := 1; n <= SeedCount; n++ {
+			var add [NumPits]uint8
+			pit := o
+			for range n {
+				pit = (pit + 1) % NumPits
+				if pit == o {
+					pit = (pit + 1) % NumPits
+				}
+				add[pit]++
+			}
+			sowAdd[o][n] = loadBoard(&add)
+			lastPit[o][n] = uint8(pit)
+		}
+	}
+}
+
+// legSink receives each leg as it is sown. The fast path passes nil.
+type legSink = *[]Leg
+
+// sow plays pit for p.ToMove with the sowing, relay, capture and feeding rules,
+// without deciding the end of the game. It assumes p is valid, the pit is the
+// mover's and holds seeds, and the game is not over. legs, when not nil,
+// receives the legs. The position is returned with the turn passed.
+func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason) {
+	b := loadBoard(&p.Pits)
+	mover := p.ToMove
+	starved := b.rowEmpty(mover.Other())
+
+	// Brent's cycle detection over the states at the start of each leg (the
+	// pits and the leg's origin): a saved state is compared with every later
+	// one and replaced at each power of two. A repeat means the relay would go
+	// on forever; without one it ends, however long it is. No cap, no memory.
+	o := pit
+	saveLo, saveHi := b.lo, b.hi|uint64(o)<<40
+	power, lam := 1, 0
+	for {
+		n := b.get(o)
+		b.clear(o)
+		add := &sowAdd[o][n]
+		b.lo += add.lo
+		b.hi += add.hi
+		if legs != nil {
+			*legs = append(*legs, Leg{From: uint8(o), Seeds: n})
+		}
+		last := int(lastPit[o][n])
+		if b.get(last) == 1 {
+			o = last
+			break
+		}
+		o = last
+		lam++
+		if b.lo == saveLo && b.hi|uint64(o)<<40 == saveHi {
+			return *p, Capture{Pit: -1}, InfiniteRelay
+		}
+		if lam == power {
+			saveLo, saveHi = b.lo, b.hi|uint64(o)<<40
+			power <<= 1
+			lam = 0
+		}
+	}
+
+	next := *p
+	capt := Capture{Pit: -1}
+	if mover.Owns(o) {
+		opp := Opposite(o)
+		if k := b.get(opp); k > 0 {
+			b.clear(opp)
+			if r.CaptureSeed == CaptureTaken {
+				b.clear(o)
+				k++
+			}
+			capt = Capture{Pit: int8(opp), Seeds: k}
+			next.Captured[mover] += k
+		}
+	}
+	if starved && b.rowEmpty(mover.Other()) {
+		return *p, Capture{Pit: -1}, MustFeed
+	}
+	b.store(&next.Pits)
+	next.ToMove = mover.Other()
+	return next, capt, Legal
+}
+
+// precheck gives the reason a move is refused before any sowing, apart from
+// game_over, which needs the whole position.
+func precheck(p *Position, pit int) Reason {
+	if pit < 0 || pit >= NumPits || !p.ToMove.Owns(pit) {
+		return NotYourPit
+	}
+	if p.Pits[pit] == 0 {
+		return EmptyPit
+	}
+	return Legal
+}
+
+// Apply plays pit on p and returns the next position, or p unchanged and the
+// reason the move is illegal. It is the fast path for search: it records no legs
+// and does not decide the end of the game (see Status), and it does not check
+// game_over, so a move in a finished position may still be applied.
+func (p Position) Apply(pit int, r Rules) (Position, Reason) {
+	if why := precheck(&p, pit); why != Legal {
+		return p, why
+	}
+	next, _, why := sow(&p, pit, r, nil)
+	return next, why
+}
+
+// ApplyCapture is Apply that also reports the capture.
+func (p Position) ApplyCapture(pit int, r Rules) (Position, Capture, Reason) {
+	if why := precheck(&p, pit); why != Legal {
+		return p, Capture{Pit: -1}, why
+	}
+	return sow(&p, pit, r, nil)
+}
+
+// majorityResult reports a win by majority, or NotOver.
+func majorityResult(p *Position) Result {
+	switch {
+	case p.Captured[South] >= Majority:
+		return Result{Reason: ByMajority, Winner: SouthWins}
+	case p.Captured[North] >= Majority:
+		return Result{Reason: ByMajority, Winner: NorthWins}
+	}
+	return Result{}
+}
+
+// HasLegalMove reports whether the side to move has a legal move, ignoring
+// whether the game is already won by majority.
+func (p Position) HasLegalMove(r Rules) bool {
+	first := p.ToMove.FirstPit()
+	for pit := first; pit < first+RowPits; pit++ {
+		if p.Pits[pit] == 0 {
+			continue
+		}
+		if _, _, why := sow(&p, pit, r, nil); why == Legal {
+			return true
+		}
+	}
+	return false
+}
+
+// Moves is a set of pits, one bit each.
+type Moves uint16
+
+// Has reports whether pit is in the set.
+func (m Moves) Has(pit int) bool { return pit >= 0 && pit < NumPits && m&(1<<pit) != 0 }
+
+// Len returns how many pits are in the set.
+func (m Moves) Len() int { return bits.OnesCount16(uint16(m)) }
+
+// Next removes and returns the lowest pit of the set, or -1 when it is empty.
+func (m *Moves) Next() int {
+	if *m == 0 {
+		return -1
+	}
+	pit := bits.TrailingZeros16(uint16(*m))
+	*m &= *m - 1
+	return pit
+}
+
+// LegalMoves returns the pits the side to move may play; none when the game is
+// over.
+func (p Position) LegalMoves(r Rules) Moves {
+	if majorityResult(&p).Over() {
+		return 0
+	}
+	var m Moves
+	first := p.ToMove.FirstPit()
+	for pit := first; pit < first+RowPits; pit++ {
+		if p.Pits[pit] == 0 {
+			continue
+		}
+		if _, _, why := sow(&p, pit, r, nil); why == Legal {
+			m |= 1 << pit
+		}
+	}
+	return m
+}
+
+// Status says whether p is finished and, if so, how it ends: by majority, or
+// with no legal move for the side to move. For the latter the winner counts the
+// leftovers as the rules option gives them; Settle returns that final position.
+func (p Position) Status(r Rules) Result {
+	if res := majorityResult(&p); res.Over() {
+		return res
+	}
+	if p.HasLegalMove(r) {
+		return Result{}
+	}
+	final := p.settle(r)
+	return resultByCount(&final, ByNoMoves)
+}
+
+// settle moves every seed left on the board into the captured counts, as the
+// no-moves rule says: to the last mover (the opponent of the side to move) or,
+// with side_owner leftovers, each row to its owner.
+func (p Position) settle(r Rules) Position {
+	if r.Leftovers == LeftoversSideOwner {
+		return p.SplitRows()
+	}
+	p.Captured[p.ToMove.Other()] += uint8(p.BoardSeeds())
+	p.Pits = [NumPits]uint8{}
+	return p
+}
+
+// SplitRows gives each player the seeds in their own row and empties the board,
+// as the repetition rule and the side_owner option do.
+func (p Position) SplitRows() Position {
+	p.Captured[South] += uint8(p.RowSeeds(South))
+	p.Captured[North] += uint8(p.RowSeeds(North))
+	p.Pits = [NumPits]uint8{}
+	return p
+}
+
+// Finish ends the game in p: if p is finished with no legal move, the leftovers
+// go where the rules say and the board is emptied. It returns the final position
+// and the result; a position still in play is returned as it is, with NotOver.
+func (p Position) Finish(r Rules) (Position, Result) {
+	res := p.Status(r)
+	if res.Reason == ByNoMoves {
+		p = p.settle(r)
+	}
+	return p, res
+}
+
+// Play plays pit on p under r and writes everything that happened into out,
+// reusing out.Legs. Illegal moves are reported in out.Reason with the position
+// unchanged; p must be valid (see NewPosition). It allocates nothing once
+// out.Legs has room for the relay.
+func Play(p Position, pit int, r Rules, out *Outcome) {
+	legs := out.Legs[:0]
+	*out = Outcome{Pit: pit, Capture: Capture{Pit: -1}, Position: p, Before: p, Rules: r}
+	defer func() { out.Legs = legs }()
+
+	if majorityResult(&p).Over() {
+		out.Reason = GameOver
+		return
+	}
+	why := precheck(&p, pit)
+	var next Position
+	if why == Legal {
+		next, out.Capture, why = sow(&p, pit, r, &legs)
+	}
+	if why != Legal {
+		legs = legs[:0]
+		// An illegal move in a position with no legal move at all is refused
+		// because the game is over, which the rules check first.
+		if !p.HasLegalMove(r) {
+			why = GameOver
+		}
+		out.Reason = why
+		out.Capture = Capture{Pit: -1}
+		return
+	}
+	out.Position, out.Result = next.Finish(r)
+}
+
+// String renders a one-line summary of the outcome, for logs and tests.
+func (o *Outcome) String() string {
+	if !o.Legal() {
+		return fmt.Sprintf("pit %d: illegal (%s)", o.Pit, o.Reason)
+	}
+	s := fmt.Sprintf("pit %d: %d legs", o.Pit, len(o.Legs))
+	if !o.Capture.None() {
+		s += fmt.Sprintf(", captures %d from pit %d", o.Capture.Seeds, o.Capture.Pit)
+	}
+	s += " -> " + o.Position.String()
+	if o.Result.Over() {
+		s += fmt.Sprintf(" (%s wins by %s)", o.Result.Winner, o.Result.Reason)
+	}
+	return s
+}
