@@ -1,0 +1,14 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+)
+
+func runMatch(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	return errors.New("not built yet")
+}
