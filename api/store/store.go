@@ -1,0 +1,191 @@
+// Package store keeps games and puzzles in SQLite through modernc.org/sqlite
+// (pure Go, no cgo). The schema lives in numbered migrations embedded in the
+// binary and applied in order at Open; each is recorded, so a database written
+// by an older version upgrades in place.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Errors returned across the package boundary; callers match them with
+// errors.Is.
+var (
+	// ErrNotFound: no row with that key.
+	ErrNotFound = errors.New("not found")
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Store is the database. Its methods are safe for concurrent use.
+type Store struct {
+	db *sql.DB
+}
+
+// BusyTimeout is how long a connection waits for another's write lock before
+// SQLite gives up with SQLITE_BUSY.
+const BusyTimeout = 10 * time.Second
+
+// dsn builds the connection string. Pragmas go in the DSN, not in one-off
+// statements, so that every connection the pool opens has them:
+//   - WAL lets readers go on while one writer commits;
+//   - synchronous=NORMAL in WAL mode: a commit survives a crash of this
+//     process, and the database is never corrupted; a power cut or OS crash may
+//     lose the last commits that were not yet checkpointed to the main file;
+//   - foreign keys on, and a busy timeout instead of immediate SQLITE_BUSY;
+//   - _txlock=immediate: every transaction takes the write lock when it
+//     begins, so two writers never both read and then deadlock on upgrade.
+func dsn(file string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(ON)")
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Set("_txlock", "immediate")
+	return "file:" + file + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database at file and applies every
+// migration it has not seen.
+func Open(ctx context.Context, file string) (*Store, error) {
+	db, err := sql.Open("sqlite", dsn(file))
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", file, err)
+	}
+	s := &Store{db: db}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("migrate %s: %w", file, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Ping checks that the database answers a query, for readiness checks.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	return s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// DB returns the handle, for tests and maintenance commands.
+func (s *Store) DB() *sql.DB { return s.db }
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations reads the embedded files, named NNNN_what.sql, in version order.
+func migrations() ([]migration, error) {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must start with a positive version and '_'", base)
+		}
+		body, err := migrationFiles.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(body)})
+	}
+	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
+	for i := 1; i < len(ms); i++ {
+		if ms[i].version == ms[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a version", ms[i-1].name, ms[i].name)
+		}
+	}
+	return ms, nil
+}
+
+// migrate applies, each in its own transaction, the migrations not yet
+// recorded in schema_migrations.
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    INTEGER PRIMARY KEY,
+		name       TEXT NOT NULL,
+		applied_at TEXT NOT NULL
+	)`); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		err := s.tx(ctx, func(tx *sql.Tx) error {
+			var seen int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&seen); err != nil {
+				return err
+			}
+			if seen > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("%s: %w", m.name, err)
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+				m.version, m.name, time.Now().UTC().Format(time.RFC3339Nano))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tx runs fn in one write transaction (the write lock is taken at BEGIN), and
+// commits it if fn returns nil.
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Versions returns the migration versions recorded in the database.
+func (s *Store) Versions(ctx context.Context) ([]int, error) {
+	rows, err := s.db.QueryContext(ctx, "SELECT version FROM schema_migrations ORDER BY version")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}
