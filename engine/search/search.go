@@ -57,3 +57,23 @@ func Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim Limits)
 	a.PV = []int{a.BestMove}
 	return a, ctx.Err()
 }
+
+// Levels of play: 1 plays a random legal move, 2 the largest immediate capture,
+// 3 to MaxLevel search ever deeper and longer.
+const (
+	MinLevel = 1
+	MaxLevel = 8
+)
+
+// ChooseMove picks the move a player of the given level makes in p. history
+// holds the game's earlier positions (for the repetition rule; nil is fine),
+// and seed makes the choice reproducible: the same arguments give the same move.
+//
+// Placeholder until the search issue lands: it plays the first legal move.
+func ChooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error) {
+	moves := p.LegalMoves(r)
+	if moves == 0 {
+		return -1, ErrNoMoves
+	}
+	return moves.Next(), ctx.Err()
+}
