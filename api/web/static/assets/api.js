@@ -1,0 +1,227 @@
+// Everything this client knows about the Ayoayo HTTP API is in this module:
+// paths, request bodies, answer shapes, errors. The rest of the page sees only
+// the plain objects returned here, so a front end copying this client can start
+// from this file. The contract is /openapi.yaml (browsable at /docs).
+
+/** An error answer: RFC 9457 problem details, or a network failure (status 0). */
+export class ApiError extends Error {
+  constructor(status, problem = {}) {
+    super(problem.detail || problem.title || (status ? `HTTP ${status}` : 'The server cannot be reached.'));
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = problem.code || '';
+    this.title = problem.title || '';
+    this.detail = problem.detail || this.message;
+    this.problem = problem;
+  }
+}
+
+// Answers remembered by URL with their ETag, so a repeated GET costs a 304.
+const cache = new Map();
+
+async function call(method, path, { body, token, query, conditional = false } = {}) {
+  let url = path;
+  if (query) {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+    const s = q.toString();
+    if (s) url += '?' + s;
+  }
+  const headers = { Accept: 'application/json, application/problem+json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (token) headers.Authorization = 'Bearer ' + token;
+  const cached = conditional ? cache.get(url) : undefined;
+  if (cached) headers['If-None-Match'] = cached.etag;
+
+  let res;
+  try {
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+  } catch (err) {
+    throw new ApiError(0, { detail: 'The server cannot be reached: ' + err.message });
+  }
+  if (res.status === 304 && cached) return cached.data;
+  const text = await res.text();
+  let data = null;
+  if (text) {
+    try { data = JSON.parse(text); } catch { data = null; }
+  }
+  if (!res.ok) {
+    throw new ApiError(res.status, data && typeof data === 'object' ? data : { detail: `${res.status} ${res.statusText}` });
+  }
+  const etag = res.headers.get('ETag');
+  if (conditional && etag) cache.set(url, { etag, data });
+  return data;
+}
+
+const enc = encodeURIComponent;
+
+// ---- Stateless rules endpoints (shapes fixed by the design) ----
+
+/** Every pit of the player to move, each with its outcome: [{pit, legal, reason?, legs, capture, position, result}]. */
+export async function legalMoves(position, rules) {
+  const data = await call('POST', '/v1/moves', { body: { position, rules } });
+  return data.moves;
+}
+
+/** One move's full outcome. */
+export function evaluate(position, pit, rules) {
+  return call('POST', '/v1/evaluate', { body: { position, pit, rules } });
+}
+
+// ---- Game sessions ----
+
+/**
+ * Creates a game. opponent is {type: 'ai', level} or {type: 'human'}; seat is the
+ * creator's side. Answers {game, token}: the token is shown only this once.
+ */
+export async function createGame({ seat, opponent, rules }) {
+  const data = await call('POST', '/v1/games', { body: { seat, opponent, rules } });
+  return { game: gameView(data.game), token: data.token, seat: data.seat || seat };
+}
+
+/** Takes the other seat of a game against a human: {game, token, seat}. */
+export async function joinGame(id) {
+  const data = await call('POST', `/v1/games/${enc(id)}/join`, { body: {} });
+  const game = gameView(data.game);
+  return { game, token: data.token, seat: data.seat || game.joinedSeat };
+}
+
+/** The game now; conditional on its ETag, so polling an unchanged game is cheap. */
+export async function getGame(id) {
+  return gameView(await call('GET', `/v1/games/${enc(id)}`, { conditional: true }));
+}
+
+/** The moves from ply `from` on, each with its legs and capture. */
+export async function gameMoves(id, from = 0, limit = 200) {
+  const data = await call('GET', `/v1/games/${enc(id)}/moves`, { query: { from, limit } });
+  return (data.moves || []).map(moveView);
+}
+
+/**
+ * Plays pit for the seat whose token is given, at the expected ply. A lost
+ * answer is sent again once: the server answers a repeated accepted request
+ * with the stored result, never a second move.
+ */
+export async function playMove(id, token, pit, ply) {
+  const send = () => call('POST', `/v1/games/${enc(id)}/moves`, { token, body: { pit, ply } });
+  let data;
+  try {
+    data = await send();
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.status !== 0) throw err;
+    data = await send();
+  }
+  return { move: moveView(data.move), reply: data.reply ? moveView(data.reply) : null, game: gameView(data.game) };
+}
+
+export async function resign(id, token) {
+  const data = await call('POST', `/v1/games/${enc(id)}/resign`, { token, body: {} });
+  return gameView(data.game || data);
+}
+
+/** The event names the game stream sends; each means "the game changed". */
+export const gameEventNames = ['joined', 'move', 'end', 'game_over', 'message'];
+
+/**
+ * Follows the game's Server-Sent Events. onChange(event) is called for every
+ * event; the browser reconnects by itself (sending Last-Event-ID). Returns a
+ * function that closes the stream.
+ */
+export function followGame(id, onChange, onError) {
+  const es = new EventSource(`/v1/games/${enc(id)}/events`);
+  const handler = (ev) => {
+    let data = null;
+    try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
+    onChange({ type: ev.type, id: ev.lastEventId, data });
+  };
+  for (const name of gameEventNames) es.addEventListener(name, handler);
+  if (onError) es.onerror = onError;
+  return () => es.close();
+}
+
+// ---- Daily puzzles ----
+
+export async function dailyPuzzle(date) {
+  const path = date ? `/v1/puzzles/daily/${enc(date)}` : '/v1/puzzles/daily';
+  return puzzleView(await call('GET', path, { conditional: true }));
+}
+
+export async function puzzle(id) {
+  return puzzleView(await call('GET', `/v1/puzzles/${enc(id)}`, { conditional: true }));
+}
+
+/** Newest first: {puzzles, next} where next is the cursor for older ones (or null). */
+export async function puzzleArchive(before, limit = 10) {
+  const data = await call('GET', '/v1/puzzles', { query: { before, limit } });
+  return { puzzles: (data.puzzles || data.items || []).map(puzzleView), next: data.next || null };
+}
+
+/**
+ * Tries a line: moves are the solver's own pits in order (the forced replies are
+ * the server's). Answers {correct, complete, explanation: [move outcome], solution?}.
+ */
+export async function attemptPuzzle(id, moves, giveUp = false) {
+  const body = giveUp ? { moves, giveUp: true } : { moves };
+  const data = await call('POST', `/v1/puzzles/${enc(id)}/attempts`, { body });
+  return {
+    correct: !!data.correct,
+    complete: !!data.complete,
+    explanation: (data.explanation || []).map(moveView),
+    solution: data.solution ? solutionView(data.solution) : null,
+  };
+}
+
+export async function puzzleSolution(id) {
+  return solutionView(await call('GET', `/v1/puzzles/${enc(id)}/solution`));
+}
+
+// ---- Shapes: the API's answers as the page uses them ----
+
+function gameView(g) {
+  return {
+    id: g.id,
+    position: g.position,
+    ply: g.ply,
+    status: g.status, // waiting | active | finished
+    result: g.result || null,
+    rules: g.rules || {},
+    ai: g.ai || null, // {side, level} when the AI holds a seat
+    lastMove: g.lastMove ? moveView(g.lastMove) : null,
+    joinedSeat: g.joinedSeat,
+    raw: g,
+  };
+}
+
+function moveView(m) {
+  const outcome = m.outcome || m;
+  return {
+    ply: m.ply,
+    side: m.side,
+    pit: m.pit,
+    legs: outcome.legs || [],
+    capture: outcome.capture || null,
+    position: outcome.position || m.position,
+    result: outcome.result || null,
+  };
+}
+
+function puzzleView(p) {
+  return {
+    id: p.id,
+    date: p.date,
+    position: p.position,
+    rules: p.rules || {},
+    goal: p.goal,
+    prompt: p.prompt,
+    themes: p.themes || [],
+    difficulty: p.difficulty,
+    keyLegs: p.keyLegs,
+    plies: p.plies,
+    stats: p.stats || { attempts: 0, solved: 0 },
+  };
+}
+
+function solutionView(s) {
+  const moves = Array.isArray(s) ? s : (s.moves || s.line || []);
+  return moves.map(moveView);
+}

@@ -1,0 +1,197 @@
+// The page: a small hash router over four views (new game, a game, the daily
+// puzzle, the archive), the keyboard shortcuts and the screen-reader
+// announcements. Routes:
+//   #/                 new game
+//   #/game/ID          a game (seat tokens from this browser's storage)
+//   #/join/ID          take the other seat of a friend's game, then #/game/ID
+//   #/puzzle[/DATE]    the daily puzzle, or that day's
+//   #/puzzles          earlier puzzles
+
+import * as api from './api.js';
+import { GameView } from './game.js';
+import { PuzzleView, ArchiveView } from './puzzle.js';
+import * as saved from './store.js';
+
+const main = document.getElementById('main');
+const announcer = document.getElementById('announce');
+let view = null;
+
+const app = {
+  /** Says something to screen readers without moving focus. */
+  announce(text) {
+    announcer.textContent = '';
+    // A fresh text node after a tick makes repeated identical messages heard.
+    setTimeout(() => { announcer.textContent = text; }, 30);
+  },
+};
+
+function mount(templateId) {
+  const tpl = document.getElementById(templateId);
+  const node = tpl.content.firstElementChild.cloneNode(true);
+  main.replaceChildren(node);
+  return node;
+}
+
+function showProblem(err, where) {
+  const p = document.createElement('p');
+  p.className = 'problem';
+  p.setAttribute('role', 'alert');
+  p.textContent = err instanceof api.ApiError ? err.detail : String(err);
+  (where || main).append(p);
+}
+
+function setNav(name) {
+  for (const a of document.querySelectorAll('[data-nav]')) {
+    if (a.dataset.nav === name) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+async function route() {
+  if (view) view.close();
+  view = null;
+  const hash = location.hash.replace(/^#\/?/, '');
+  const [name, arg] = hash.split('/').map(decodeURIComponent);
+  try {
+    switch (name) {
+      case 'game': {
+        setNav('');
+        const node = mount('tpl-game');
+        view = new GameView(node, arg, app);
+        await view.start(history.state?.notice);
+        break;
+      }
+      case 'join':
+        setNav('');
+        await join(arg);
+        break;
+      case 'puzzle': {
+        setNav('puzzle');
+        const node = mount('tpl-puzzle');
+        view = new PuzzleView(node, app);
+        await view.start(arg);
+        break;
+      }
+      case 'puzzles': {
+        setNav('archive');
+        const node = mount('tpl-archive');
+        view = new ArchiveView(node);
+        await view.start();
+        break;
+      }
+      default:
+        setNav('play');
+        home();
+    }
+  } catch (err) {
+    showProblem(err);
+  }
+}
+
+function home() {
+  const node = mount('tpl-home');
+  const form = node.querySelector('#new-game');
+  const sync = () => {
+    const mode = form.elements.mode.value;
+    for (const el of form.querySelectorAll('[data-for]')) el.hidden = !el.dataset.for.split(' ').includes(mode);
+  };
+  form.addEventListener('change', sync);
+  sync();
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const button = form.querySelector('button[type=submit]');
+    button.disabled = true;
+    form.querySelector('.problem')?.remove();
+    try {
+      const id = await newGame(new FormData(form));
+      location.hash = `#/game/${encodeURIComponent(id)}`;
+    } catch (err) {
+      showProblem(err, form);
+      button.disabled = false;
+    }
+  });
+  const games = saved.savedGames().filter((g) => g.summary);
+  if (games.length) {
+    const box = node.querySelector('#my-games');
+    box.hidden = false;
+    box.querySelector('ul').replaceChildren(
+      ...games.slice(0, 8).map((g) => {
+        const li = document.createElement('li');
+        const a = document.createElement('a');
+        a.href = `#/game/${encodeURIComponent(g.id)}`;
+        a.textContent = g.summary.title || g.id;
+        li.append(a, ` · ${g.summary.status}, ply ${g.summary.ply}`);
+        return li;
+      }),
+    );
+  }
+}
+
+async function newGame(form) {
+  const mode = form.get('mode');
+  const rules = { captureSeed: form.get('captureSeed'), leftovers: form.get('leftovers') };
+  if (mode === 'ai') {
+    const seat = form.get('seat');
+    const { game, token } = await api.createGame({ seat, rules, opponent: { type: 'ai', level: Number(form.get('level')) } });
+    saved.saveSeat(game.id, seat, token, 'ai');
+    return game.id;
+  }
+  if (mode === 'local') {
+    // Two people at one screen: create the game, then take the other seat too.
+    const { game, token } = await api.createGame({ seat: 'south', rules, opponent: { type: 'human' } });
+    saved.saveSeat(game.id, 'south', token, 'local');
+    const joined = await api.joinGame(game.id);
+    saved.saveSeat(game.id, joined.seat || 'north', joined.token, 'local');
+    return game.id;
+  }
+  const seat = form.get('seat');
+  const { game, token } = await api.createGame({ seat, rules, opponent: { type: 'human' } });
+  saved.saveSeat(game.id, seat, token, 'friend');
+  return game.id;
+}
+
+/** Opening a shared link: take the free seat, keep its token, show the game. */
+async function join(id) {
+  const mine = saved.savedGame(id);
+  const target = `#/game/${encodeURIComponent(id)}`;
+  if (mine && Object.keys(mine.tokens || {}).length) {
+    history.replaceState({ notice: 'You already hold a seat in this game.' }, '', target);
+    return route();
+  }
+  let notice;
+  try {
+    const { token, seat } = await api.joinGame(id);
+    saved.saveSeat(id, seat, token, 'friend');
+  } catch (err) {
+    if (!(err instanceof api.ApiError) || err.status !== 409) throw err;
+    notice = 'Both seats are taken: you are watching this game.';
+  }
+  history.replaceState({ notice }, '', target);
+  return route();
+}
+
+// Keyboard: digits sow the viewer's pits from the left, Escape skips an
+// animation. Typing in a form field is left alone.
+document.addEventListener('keydown', (ev) => {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  const t = ev.target;
+  if (t instanceof HTMLElement && t.closest('input, select, textarea')) return;
+  if (ev.key === 'Escape' && view?.board) {
+    view.board.skip();
+    return;
+  }
+  if (/^[1-6]$/.test(ev.key) && view?.board) {
+    ev.preventDefault();
+    view.board.activateNth(Number(ev.key));
+  }
+});
+
+const speed = document.getElementById('speed');
+speed.value = saved.speed();
+speed.addEventListener('change', () => {
+  saved.setSpeed(speed.value);
+  if (view?.board) view.board.speed = speed.value;
+});
+
+window.addEventListener('hashchange', route);
+route();

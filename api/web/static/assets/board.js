@@ -1,0 +1,313 @@
+// The board: two rows of six pits and the two stores, drawn from a Position
+// ({pits[12], captured{south,north}, toMove}), with sowing animated leg by leg
+// from the legs the API returns. It knows the layout of a real board and
+// nothing of the HTTP API.
+
+export const SIDES = ['south', 'north'];
+export const other = (side) => (side === 'south' ? 'north' : 'south');
+export const sideName = (side) => (side === 'south' ? 'South' : 'North');
+export const ownerOf = (pit) => (pit < 6 ? 'south' : 'north');
+const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+
+const MAX_DOTS = 18;
+
+// Animation speeds: milliseconds per seed at most and at least, and the whole
+// move's time the per-seed delay is scaled to, so a long relay stays watchable
+// without taking forever.
+export const SPEEDS = {
+  slow: { max: 260, min: 60, total: 8000, pause: 700 },
+  normal: { max: 150, min: 30, total: 4000, pause: 450 },
+  fast: { max: 40, min: 8, total: 900, pause: 120 },
+  off: null,
+};
+
+export class Board {
+  /**
+   * @param {HTMLElement} host where the board is drawn
+   * @param {{onPlay?: (pit:number)=>void, label?: string}} opts
+   */
+  constructor(host, opts = {}) {
+    this.onPlay = opts.onPlay || (() => {});
+    this.bottom = 'south';
+    this.legal = new Set();
+    this.interactive = false;
+    this.position = null;
+    this.skipping = false;
+    this.wake = null;
+    this.speed = 'normal';
+    this.focusPit = null;
+
+    const el = (tag, cls, attrs = {}) => {
+      const e = document.createElement(tag);
+      if (cls) e.className = cls;
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      return e;
+    };
+    this.root = el('div', 'board', { role: 'group', 'aria-label': opts.label || 'Board' });
+    this.stores = {};
+    this.rows = { top: el('div', 'pits pits-top', { role: 'group' }), bottom: el('div', 'pits pits-bottom', { role: 'group' }) };
+    const storeEl = (where) => {
+      const s = el('div', `store store-${where}`);
+      s.append(el('span', 'store-name'), el('span', 'count'), el('span', 'store-seeds', { 'aria-hidden': 'true' }), el('span', 'to-move-badge'));
+      return s;
+    };
+    this.storeTop = storeEl('top');
+    this.storeBottom = storeEl('bottom');
+    this.pits = [];
+    for (let i = 0; i < 12; i++) {
+      const b = el('button', 'pit', { type: 'button', 'data-pit': String(i), tabindex: '-1' });
+      const seeds = el('span', 'seeds', { 'aria-hidden': 'true' });
+      const count = el('span', 'count', { 'aria-hidden': 'true' });
+      const no = el('span', 'pit-no', { 'aria-hidden': 'true' });
+      no.textContent = String(i);
+      b.append(seeds, count, no);
+      b.addEventListener('click', () => this.activate(i));
+      b.addEventListener('keydown', (ev) => this.onKey(ev, i));
+      b.addEventListener('focus', () => this.setFocusPit(i));
+      this.pits.push(b);
+    }
+    this.root.append(this.storeTop, this.rows.top, this.rows.bottom, this.storeBottom);
+    host.replaceChildren(this.root);
+    this.layout();
+  }
+
+  /** Which side's row is drawn at the bottom (the viewer's side). */
+  setPerspective(side) {
+    if (side !== this.bottom) {
+      this.bottom = side;
+      this.layout();
+      if (this.position) this.draw(this.position.pits, this.position.captured);
+    }
+  }
+
+  /** Pits of a row in the order they appear left to right. */
+  rowPits(where) {
+    const south = [0, 1, 2, 3, 4, 5];
+    const north = [6, 7, 8, 9, 10, 11];
+    if (where === 'bottom') return this.bottom === 'south' ? south : north;
+    return (this.bottom === 'south' ? north : south).slice().reverse();
+  }
+
+  layout() {
+    const top = other(this.bottom);
+    this.rows.top.replaceChildren(...this.rowPits('top').map((i) => this.pits[i]));
+    this.rows.bottom.replaceChildren(...this.rowPits('bottom').map((i) => this.pits[i]));
+    this.rows.top.setAttribute('aria-label', `${sideName(top)}'s row`);
+    this.rows.bottom.setAttribute('aria-label', `${sideName(this.bottom)}'s row`);
+    this.storeTop.dataset.side = top;
+    this.storeBottom.dataset.side = this.bottom;
+    this.stores = { [top]: this.storeTop, [this.bottom]: this.storeBottom };
+    this.storeTop.querySelector('.store-name').textContent = sideName(top);
+    this.storeBottom.querySelector('.store-name').textContent = sideName(this.bottom);
+  }
+
+  /**
+   * Shows a position. legal: the pits that may be sown now; interactive:
+   * whether this viewer may sow them.
+   */
+  render(position, { legal = [], interactive = false } = {}) {
+    this.position = position;
+    this.legal = new Set(legal);
+    this.interactive = interactive;
+    this.draw(position.pits, position.captured);
+    this.root.dataset.toMove = position.toMove;
+    for (const side of SIDES) {
+      const s = this.stores[side];
+      const moving = position.toMove === side;
+      s.classList.toggle('to-move', moving);
+      s.querySelector('.to-move-badge').textContent = moving ? 'to move' : '';
+    }
+    this.rows.top.classList.toggle('to-move', position.toMove === this.storeTop.dataset.side);
+    this.rows.bottom.classList.toggle('to-move', position.toMove === this.storeBottom.dataset.side);
+    this.updateTabStops();
+  }
+
+  /** Draws counts without touching legality: used by render and each animation step. */
+  draw(pits, captured) {
+    for (let i = 0; i < 12; i++) this.drawPit(i, pits[i]);
+    for (const side of SIDES) {
+      const s = this.stores[side];
+      const n = captured[side];
+      s.querySelector('.count').textContent = String(n);
+      s.setAttribute('aria-label', `${sideName(side)} has captured ${plural(n, 'seed')}`);
+      s.dataset.count = String(n);
+      dots(s.querySelector('.store-seeds'), Math.min(n, 48));
+    }
+  }
+
+  drawPit(i, n) {
+    const b = this.pits[i];
+    b.dataset.count = String(n);
+    b.querySelector('.count').textContent = String(n);
+    dots(b.querySelector('.seeds'), Math.min(n, MAX_DOTS));
+    const canSow = this.interactive && this.legal.has(i);
+    b.classList.toggle('legal', canSow);
+    b.classList.toggle('empty', n === 0);
+    b.setAttribute('aria-disabled', canSow ? 'false' : 'true');
+    b.setAttribute('aria-label', `Pit ${i}, ${sideName(ownerOf(i))}, ${plural(n, 'seed')}${canSow ? ', can be sown' : ''}`);
+  }
+
+  /** Keeps exactly one pit in the tab order (roving tabindex): the last focused, else a legal one. */
+  updateTabStops() {
+    let stop = this.focusPit;
+    if (stop === null || (this.interactive && this.legal.size && !this.legal.has(stop))) {
+      const mine = this.rowPits('bottom');
+      stop = mine.find((p) => this.legal.has(p)) ?? mine[0];
+    }
+    this.focusPit = stop;
+    this.pits.forEach((b, i) => b.setAttribute('tabindex', i === stop ? '0' : '-1'));
+  }
+
+  setFocusPit(i) {
+    this.focusPit = i;
+    this.pits.forEach((b, j) => b.setAttribute('tabindex', j === i ? '0' : '-1'));
+  }
+
+  focus() {
+    this.pits[this.focusPit ?? this.rowPits('bottom')[0]].focus();
+  }
+
+  activate(pit) {
+    if (this.interactive && this.legal.has(pit)) this.onPlay(pit);
+  }
+
+  /** Sows the pit at 1-based position n from the left of the bottom row. */
+  activateNth(n) {
+    const pit = this.rowPits('bottom')[n - 1];
+    if (pit !== undefined) {
+      this.pits[pit].focus();
+      this.activate(pit);
+    }
+  }
+
+  onKey(ev, pit) {
+    const where = this.rowPits('bottom').includes(pit) ? 'bottom' : 'top';
+    const row = this.rowPits(where);
+    const col = row.indexOf(pit);
+    let next = null;
+    switch (ev.key) {
+      case 'ArrowLeft': next = row[Math.max(0, col - 1)]; break;
+      case 'ArrowRight': next = row[Math.min(5, col + 1)]; break;
+      case 'ArrowUp': next = this.rowPits('top')[col]; break;
+      case 'ArrowDown': next = this.rowPits('bottom')[col]; break;
+      case 'Home': next = row[0]; break;
+      case 'End': next = row[5]; break;
+      default: return;
+    }
+    ev.preventDefault();
+    this.pits[next].focus();
+  }
+
+  /** Stops the running animation (and any started before settle() is called). */
+  skip() {
+    this.skipping = true;
+    if (this.wake) this.wake();
+  }
+
+  /** Ends a batch of animations: the next one plays at full length again. */
+  settle() {
+    this.skipping = false;
+    this.root.classList.remove('animating');
+    for (const b of this.pits) b.classList.remove('lifted', 'sown', 'captured', 'landed');
+  }
+
+  sleep(ms) {
+    if (this.skipping || ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => { this.wake = null; resolve(); }, ms);
+      this.wake = () => { clearTimeout(t); this.wake = null; resolve(); };
+    });
+  }
+
+  /**
+   * Plays a move's sowing on the board, seed by seed and leg by leg, then its
+   * capture, then shows the position after it. before: the position the move
+   * was played from; move: {pit, legs:[{from, sown}], capture, position}.
+   */
+  async animate(before, move) {
+    const speed = SPEEDS[this.speed];
+    const after = move.position;
+    if (!speed || this.skipping || !move.legs?.length) {
+      this.render(after);
+      return;
+    }
+    this.interactive = false;
+    this.root.classList.add('animating');
+    const pits = before.pits.slice();
+    const captured = { ...before.captured };
+    const mover = before.toMove;
+    const seeds = move.legs.reduce((n, leg) => n + leg.sown.length, 0);
+    const step = Math.max(speed.min, Math.min(speed.max, Math.round(speed.total / Math.max(seeds, 1))));
+    this.legal = new Set();
+    this.draw(pits, captured);
+    for (const leg of move.legs) {
+      if (this.skipping) break;
+      const origin = this.pits[leg.from];
+      origin.classList.add('lifted');
+      pits[leg.from] = 0;
+      this.drawPit(leg.from, 0);
+      await this.sleep(step * 2);
+      for (const p of leg.sown) {
+        if (this.skipping) break;
+        pits[p] += 1;
+        this.drawPit(p, pits[p]);
+        const b = this.pits[p];
+        b.classList.remove('sown');
+        void b.offsetWidth; // restart the flash on a pit sown twice in a row
+        b.classList.add('sown');
+        await this.sleep(step);
+      }
+      origin.classList.remove('lifted');
+    }
+    if (!this.skipping && move.capture && move.capture.seeds > 0) {
+      const lastLeg = move.legs[move.legs.length - 1];
+      const landed = lastLeg.sown[lastLeg.sown.length - 1];
+      this.pits[landed].classList.add('landed');
+      this.pits[move.capture.pit].classList.add('captured');
+      await this.sleep(speed.pause);
+      pits[move.capture.pit] = 0;
+      captured[mover] += move.capture.seeds;
+      if (after.pits[landed] === 0) pits[landed] = 0;
+      this.draw(pits, captured);
+      this.stores[mover].classList.add('gained');
+      await this.sleep(speed.pause);
+      this.stores[mover].classList.remove('gained');
+    }
+    for (const b of this.pits) b.classList.remove('sown', 'captured', 'landed', 'lifted');
+    this.root.classList.remove('animating');
+    this.render(after);
+  }
+}
+
+// Draws up to n seeds as dots; counts are always shown as a number too.
+function dots(host, n) {
+  if (host.childElementCount === n) return;
+  while (host.childElementCount > n) host.lastElementChild.remove();
+  while (host.childElementCount < n) host.append(document.createElement('i'));
+}
+
+/** One sentence for screen readers and the move list. */
+export function describeMove(move, mover) {
+  const legs = move.legs?.length || 0;
+  const sown = (move.legs || []).reduce((n, leg) => n + leg.sown.length, 0);
+  let s = `${sideName(mover)} sowed pit ${move.pit}`;
+  if (legs) s += `: ${plural(legs, 'leg')}, ${plural(sown, 'seed')} sown`;
+  if (move.capture && move.capture.seeds > 0) s += `, captured ${plural(move.capture.seeds, 'seed')} from pit ${move.capture.pit}`;
+  return s + '.';
+}
+
+/** The result in words: "South wins 27–21 (majority)". */
+export function describeResult(result, position) {
+  if (!result) return '';
+  const reasons = {
+    majority: 'a majority of the seeds',
+    no_moves: 'no moves left',
+    repetition: 'the position repeated three times',
+    resignation: 'resignation',
+  };
+  const c = position?.captured;
+  const score = c ? ` ${c.south}–${c.north}` : '';
+  const why = reasons[result.reason] || result.reason;
+  if (result.winner === 'draw') return `Draw${score} (${why}).`;
+  return `${sideName(result.winner)} wins${score} (${why}).`;
+}

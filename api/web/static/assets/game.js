@@ -1,0 +1,275 @@
+// A game session: the board, whose turn, the status line, moves sent with the
+// seat's token, and the other side's moves arriving live from the game's
+// event stream.
+
+import * as api from './api.js';
+import { Board, describeMove, describeResult, sideName, other } from './board.js';
+import * as saved from './store.js';
+
+export class GameView {
+  constructor(root, id, app) {
+    this.root = root;
+    this.id = id;
+    this.app = app;
+    this.queue = Promise.resolve();
+    this.busy = false;
+    this.closed = false;
+    this.stopEvents = null;
+    this.pollTimer = null;
+    this.resignArmed = false;
+    this.$ = (sel) => root.querySelector(sel);
+    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Ayoayo board' });
+    this.board.speed = saved.speed();
+    this.$('.skip').addEventListener('click', () => this.skip());
+    this.$('.resign').addEventListener('click', () => this.resign());
+    this.$('.copy').addEventListener('click', () => this.copyLink());
+  }
+
+  async start(notice) {
+    this.local = saved.savedGame(this.id) || { tokens: {}, mode: 'watch' };
+    this.tokens = this.local.tokens || {};
+    const seats = Object.keys(this.tokens);
+    this.board.setPerspective(seats.length === 1 ? seats[0] : 'south');
+    this.game = await api.getGame(this.id);
+    this.history = [];
+    try {
+      this.history = await api.gameMoves(this.id, 0);
+    } catch {
+      // The list is a convenience; the board does not depend on it.
+    }
+    this.drawHistory();
+    await this.show(notice);
+    this.follow();
+  }
+
+  /** Stops everything this view started: the event stream, timers, animations. */
+  close() {
+    this.closed = true;
+    if (this.stopEvents) this.stopEvents();
+    clearInterval(this.pollTimer);
+    this.board.skip();
+  }
+
+  enqueue(task) {
+    this.queue = this.queue.then(task).catch((err) => this.fail(err));
+    return this.queue;
+  }
+
+  follow() {
+    this.stopEvents = api.followGame(
+      this.id,
+      () => this.enqueue(() => this.catchUp()),
+      (ev) => {
+        // The browser retries a dropped stream by itself; one that was refused
+        // is closed for good, so fall back to asking now and then.
+        if (ev.target.readyState === EventSource.CLOSED && !this.pollTimer && !this.closed) {
+          this.pollTimer = setInterval(() => this.enqueue(() => this.catchUp()), 4000);
+        }
+      },
+    );
+  }
+
+  /** The side whose turn it is, if this browser holds its seat and may move now. */
+  myTurn() {
+    const g = this.game;
+    if (g.status !== 'active') return null;
+    const side = g.position.toMove;
+    if (!this.tokens[side]) return null;
+    if (g.ai && g.ai.side === side) return null;
+    return side;
+  }
+
+  async show(notice) {
+    if (this.closed) return;
+    const g = this.game;
+    const mover = this.myTurn();
+    this.board.settle();
+    this.board.render(g.position, { interactive: false });
+    if (mover) {
+      try {
+        const moves = await api.legalMoves(g.position, g.rules);
+        if (this.closed || this.game !== g) return;
+        this.board.render(g.position, { legal: moves.filter((m) => m.legal).map((m) => m.pit), interactive: true });
+      } catch (err) {
+        this.fail(err);
+      }
+    }
+    this.drawFacts();
+    this.setStatus(notice || this.statusText());
+    const me = Object.keys(this.tokens);
+    this.$('.resign').hidden = !(g.status === 'active' && me.length > 0 && (mover || me.length === 1));
+    const share = this.$('.share');
+    share.hidden = !(g.status === 'waiting' && me.length === 1);
+    if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
+    saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
+  }
+
+  titleText() {
+    const g = this.game;
+    const me = Object.keys(this.tokens);
+    if (g.ai) {
+      const human = other(g.ai.side);
+      return me.includes(human) ? `You (${sideName(human)}) against the AI, level ${g.ai.level}` : `${sideName(human)} against the AI, level ${g.ai.level}`;
+    }
+    if (me.length === 2) return 'South and North at one screen';
+    if (me.length === 1) return `You (${sideName(me[0])}) against a friend`;
+    return 'Watching a game';
+  }
+
+  statusText() {
+    const g = this.game;
+    const me = Object.keys(this.tokens);
+    if (g.status === 'finished') return `Game over. ${describeResult(g.result, g.position)}`;
+    if (g.status === 'waiting') return me.length ? 'Waiting for your friend to open the link…' : 'Waiting for the second player…';
+    const side = g.position.toMove;
+    if (g.ai && g.ai.side === side) return 'The AI is thinking…';
+    if (this.myTurn()) {
+      return me.length === 2 ? `${sideName(side)} to move: choose a highlighted pit.` : `Your move (${sideName(side)}): choose a highlighted pit.`;
+    }
+    return me.length ? `Waiting for ${sideName(side)}'s move…` : `${sideName(side)} to move.`;
+  }
+
+  drawFacts() {
+    const g = this.game;
+    this.$('.game-title').textContent = this.titleText();
+    const facts = this.$('.facts');
+    const statusWords = { waiting: 'waiting for a player', active: 'in play', finished: 'finished' };
+    facts.querySelector('[data-fact="ply"]').textContent = String(g.ply);
+    const st = facts.querySelector('[data-fact="status"]');
+    st.textContent = statusWords[g.status] || g.status;
+    st.dataset.value = g.status;
+    const turn = facts.querySelector('[data-fact="turn"]');
+    turn.textContent = g.status === 'finished' ? 'no one to move' : `${sideName(g.position.toMove)} to move`;
+    turn.dataset.value = g.status === 'finished' ? '' : g.position.toMove;
+  }
+
+  setStatus(text, isError = false) {
+    const s = this.$('.status');
+    s.textContent = text;
+    s.classList.toggle('problem', isError);
+  }
+
+  fail(err) {
+    if (this.closed) return;
+    this.busy = false;
+    this.$('.skip').hidden = true;
+    this.setStatus(err instanceof api.ApiError ? err.detail : String(err), true);
+  }
+
+  play(pit) {
+    const side = this.myTurn();
+    if (this.busy || !side) return;
+    this.busy = true;
+    this.enqueue(async () => {
+      const before = this.game;
+      this.board.render(before.position, { interactive: false });
+      this.setStatus(`${sideName(side)} sows pit ${pit}…`);
+      let res;
+      try {
+        res = await api.playMove(this.id, this.tokens[side], pit, before.ply);
+      } catch (err) {
+        this.busy = false;
+        if (err instanceof api.ApiError && err.status === 409) {
+          // Someone else moved first or the game ended: show what happened.
+          await this.catchUp();
+          this.setStatus(err.detail, true);
+          return;
+        }
+        await this.show();
+        throw err;
+      }
+      this.$('.skip').hidden = false;
+      await this.showMove(before.position, res.move, side);
+      if (res.reply) await this.showMove(res.move.position, res.reply, other(side));
+      this.$('.skip').hidden = true;
+      this.game = res.game;
+      this.busy = false;
+      await this.show();
+      if (this.myTurn()) this.board.focus();
+    });
+  }
+
+  async showMove(before, move, mover) {
+    if (this.closed) return;
+    if (this.history.some((m) => m.ply === move.ply)) {
+      // Already shown (a retried answer, or the stream was faster).
+      this.board.render(move.position);
+      return;
+    }
+    this.setStatus(`${sideName(mover)} sows pit ${move.pit}…`);
+    await this.board.animate(before, move);
+    this.history.push({ ...move, side: move.side || mover });
+    this.drawHistory();
+    this.app.announce(describeMove(move, mover));
+  }
+
+  /** Brings the page up to the server's game: animates moves not yet shown, then shows the game. */
+  async catchUp() {
+    if (this.closed || this.busy) return;
+    const fresh = await api.getGame(this.id);
+    if (fresh.ply > this.game.ply) {
+      const moves = await api.gameMoves(this.id, this.game.ply);
+      let pos = this.game.position;
+      this.$('.skip').hidden = false;
+      for (const m of moves) {
+        if (m.ply < this.game.ply || this.history.some((h) => h.ply === m.ply)) continue;
+        await this.showMove(pos, m, m.side || pos.toMove);
+        pos = m.position;
+      }
+      this.$('.skip').hidden = true;
+    }
+    this.game = fresh;
+    await this.show();
+  }
+
+  drawHistory() {
+    const ol = this.$('.history');
+    ol.replaceChildren(
+      ...this.history.map((m) => {
+        const li = document.createElement('li');
+        li.textContent = describeMove(m, m.side);
+        return li;
+      }),
+    );
+  }
+
+  skip() {
+    this.board.skip();
+  }
+
+  resign() {
+    const me = Object.keys(this.tokens);
+    const side = me.length === 2 ? this.game.position.toMove : me[0];
+    const button = this.$('.resign');
+    if (!this.resignArmed) {
+      this.resignArmed = true;
+      button.textContent = `Confirm: ${sideName(side)} resigns`;
+      setTimeout(() => {
+        this.resignArmed = false;
+        button.textContent = 'Resign';
+      }, 4000);
+      return;
+    }
+    this.resignArmed = false;
+    button.textContent = 'Resign';
+    this.enqueue(async () => {
+      this.game = await api.resign(this.id, this.tokens[side]);
+      await this.show();
+    });
+  }
+
+  async copyLink() {
+    const input = this.$('#share-link');
+    input.select();
+    try {
+      await navigator.clipboard.writeText(input.value);
+      this.setStatus('Link copied. Waiting for your friend to open it…');
+    } catch {
+      this.setStatus('Select the link and copy it to send it.');
+    }
+  }
+}
+
+export function shareLink(id) {
+  return `${location.origin}${location.pathname}#/join/${encodeURIComponent(id)}`;
+}

@@ -1,0 +1,244 @@
+// The daily puzzle: the position and the prompt, a move tried on the board and
+// judged by the server, the feedback with every move's outcome, the solution
+// replayed; and the archive of earlier days.
+
+import * as api from './api.js';
+import { Board, describeMove, sideName } from './board.js';
+import * as saved from './store.js';
+
+const GOALS = {
+  max_capture: 'Biggest capture',
+  win: 'Forced win',
+  defend: 'Defence',
+};
+
+export function goalName(goal) {
+  return GOALS[goal] || String(goal || '').replace(/_/g, ' ');
+}
+
+export function stars(n) {
+  const d = Math.max(0, Math.min(5, Number(n) || 0));
+  return '★'.repeat(d) + '☆'.repeat(5 - d);
+}
+
+export class PuzzleView {
+  constructor(root, app) {
+    this.root = root;
+    this.app = app;
+    this.queue = Promise.resolve();
+    this.closed = false;
+    this.$ = (sel) => root.querySelector(sel);
+    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Puzzle board' });
+    this.board.speed = saved.speed();
+    this.$('.skip').addEventListener('click', () => this.board.skip());
+    this.$('.retry').addEventListener('click', () => this.enqueue(() => this.reset()));
+    this.$('.give-up').addEventListener('click', () => this.enqueue(() => this.giveUp()));
+  }
+
+  async start(date) {
+    this.puzzle = await api.dailyPuzzle(date);
+    const p = this.puzzle;
+    this.root.dataset.puzzleId = p.id;
+    this.$('#puzzle-title').textContent = date ? `Puzzle of ${p.date}` : `Daily puzzle · ${p.date}`;
+    const meta = this.$('.puzzle-meta');
+    meta.replaceChildren();
+    const diff = document.createElement('span');
+    diff.textContent = stars(p.difficulty);
+    diff.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
+    diff.className = 'stars';
+    const parts = [goalName(p.goal), `key move relays through ${p.keyLegs} legs`];
+    const themes = p.themes.filter((t) => t !== p.goal);
+    if (themes.length) parts.push(themes.map(goalName).join(', '));
+    parts.push(`solved ${p.stats.solved} of ${p.stats.attempts} attempts`);
+    meta.append(diff, ' · ' + parts.join(' · '));
+    this.$('.prompt').textContent = p.prompt;
+    this.board.setPerspective(p.position.toMove);
+    await this.reset();
+  }
+
+  close() {
+    this.closed = true;
+    this.board.skip();
+  }
+
+  enqueue(task) {
+    this.queue = this.queue.then(task).catch((err) => this.fail(err));
+    return this.queue;
+  }
+
+  fail(err) {
+    if (this.closed) return;
+    this.setFeedback(err instanceof api.ApiError ? err.detail : String(err), 'error');
+    this.$('.skip').hidden = true;
+  }
+
+  setFeedback(text, result) {
+    const f = this.$('.feedback');
+    f.textContent = text;
+    f.dataset.result = result;
+    f.classList.toggle('problem', result === 'error');
+    f.classList.toggle('good', result === 'correct');
+  }
+
+  /** Back to the puzzle's position with nothing tried. */
+  async reset() {
+    this.tried = [];
+    this.shown = 0;
+    this.position = this.puzzle.position;
+    this.done = false;
+    this.$('.retry').hidden = true;
+    this.$('.give-up').hidden = false;
+    this.$('.explanation').replaceChildren();
+    this.board.settle();
+    await this.offerMoves();
+    const solver = sideName(this.puzzle.position.toMove);
+    this.setFeedback(`${solver} to play. Choose a highlighted pit.`, 'pending');
+  }
+
+  async offerMoves() {
+    const pos = this.position;
+    this.board.render(pos, { interactive: false });
+    const moves = await api.legalMoves(pos, this.puzzle.rules);
+    if (this.closed || this.position !== pos) return;
+    this.board.render(pos, { legal: moves.filter((m) => m.legal).map((m) => m.pit), interactive: !this.done });
+  }
+
+  play(pit) {
+    if (this.done || this.playing) return;
+    this.playing = true;
+    this.enqueue(async () => {
+      try {
+        this.board.render(this.position, { interactive: false });
+        this.setFeedback(`Checking pit ${pit}…`, 'pending');
+        const moves = [...this.tried, pit];
+        const res = await api.attemptPuzzle(this.puzzle.id, moves);
+        await this.replay(res.explanation);
+        if (!res.correct) {
+          this.done = true;
+          this.setFeedback(`Not the answer: pit ${pit} is not the move that ${goalSentence(this.puzzle)}. Try again, or see the solution.`, 'incorrect');
+          this.$('.retry').hidden = false;
+          this.board.render(this.position, { interactive: false });
+          return;
+        }
+        this.tried = moves;
+        if (res.complete) {
+          this.done = true;
+          saved.markSolved(this.puzzle.id);
+          this.setFeedback(`Correct! Pit ${pit} ${goalSentence(this.puzzle)}. Puzzle solved.`, 'correct');
+          this.$('.give-up').hidden = true;
+          this.$('.retry').hidden = false;
+          this.$('.retry').textContent = 'Play it again';
+          if (res.solution) this.listLine(res.solution, 'The whole line');
+          this.board.render(this.position, { interactive: false });
+          return;
+        }
+        this.setFeedback(`Right so far. ${sideName(this.position.toMove)} to play again: find the next move.`, 'partial');
+        await this.offerMoves();
+      } finally {
+        this.playing = false;
+      }
+    });
+  }
+
+  /** Animates the explained moves not yet on the board and lists them. */
+  async replay(explanation) {
+    this.$('.skip').hidden = false;
+    for (let i = this.shown; i < explanation.length; i++) {
+      const m = explanation[i];
+      const mover = m.side || this.position.toMove;
+      await this.board.animate(this.position, m);
+      this.addLine(m, mover);
+      this.app.announce(describeMove(m, mover));
+      this.position = m.position;
+    }
+    this.shown = explanation.length;
+    this.$('.skip').hidden = true;
+    this.board.settle();
+  }
+
+  addLine(m, mover) {
+    const li = document.createElement('li');
+    li.textContent = describeMove(m, mover);
+    this.$('.explanation').append(li);
+  }
+
+  listLine(line, heading) {
+    const ol = this.$('.explanation');
+    ol.replaceChildren();
+    let pos = this.puzzle.position;
+    for (const m of line) {
+      const mover = m.side || pos.toMove;
+      this.addLine(m, mover);
+      pos = m.position || pos;
+    }
+    ol.setAttribute('aria-label', heading);
+  }
+
+  /** Shows the solution: replays the whole line from the puzzle's position. */
+  async giveUp() {
+    this.done = true;
+    const res = await api.attemptPuzzle(this.puzzle.id, this.tried, true);
+    const line = res.solution || (await api.puzzleSolution(this.puzzle.id));
+    this.$('.give-up').hidden = true;
+    this.$('.retry').hidden = false;
+    this.$('.explanation').replaceChildren();
+    this.position = this.puzzle.position;
+    this.shown = 0;
+    this.board.render(this.position, { interactive: false });
+    this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0]?.pit}.`, 'solution');
+    await this.replay(line);
+    this.board.render(this.position, { interactive: false });
+  }
+}
+
+function goalSentence(p) {
+  switch (p.goal) {
+    case 'max_capture': return 'captures the most seeds';
+    case 'win': return 'forces the win';
+    case 'defend': return 'holds the position';
+    default: return 'solves the puzzle';
+  }
+}
+
+export class ArchiveView {
+  constructor(root) {
+    this.root = root;
+    this.next = undefined;
+    this.$ = (sel) => root.querySelector(sel);
+    this.$('.more').addEventListener('click', () => this.load());
+  }
+
+  async start() {
+    await this.load();
+  }
+
+  close() {}
+
+  async load() {
+    const status = this.$('.status');
+    try {
+      const { puzzles, next } = await api.puzzleArchive(this.next, 10);
+      const solved = saved.solvedPuzzles();
+      const ul = this.$('.puzzle-list');
+      for (const p of puzzles) {
+        const li = document.createElement('li');
+        const a = document.createElement('a');
+        a.href = `#/puzzle/${p.date}`;
+        a.textContent = p.date;
+        const s = document.createElement('span');
+        s.className = 'stars';
+        s.textContent = stars(p.difficulty);
+        s.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
+        li.append(a, ' · ', goalName(p.goal), ' · ', s, ` · ${p.keyLegs} legs`);
+        if (solved.has(p.id)) li.append(' · solved here ✓');
+        ul.append(li);
+      }
+      this.next = next;
+      this.$('.more').hidden = !next;
+      status.textContent = ul.childElementCount ? '' : 'No puzzles yet.';
+    } catch (err) {
+      status.textContent = err.detail || String(err);
+      status.classList.add('problem');
+    }
+  }
+}

@@ -1,0 +1,77 @@
+// Package web holds the reference browser client: a page of plain HTML, CSS and
+// JavaScript modules that plays Ayoayo and solves the daily puzzle through the
+// public HTTP API only, exactly as a third-party front end would. The files are
+// embedded in the binary, so the server needs nothing on disk and the page
+// fetches nothing from elsewhere.
+//
+// The page is index.html at "/" and everything it loads lives under "/assets/",
+// so a server mounts exactly two routes and leaves every other path to the API.
+package web
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/base64"
+	"io/fs"
+	"net/http"
+	"path"
+)
+
+//go:embed static
+var static embed.FS
+
+// Routes are the paths a server routes to Handler: the page and its assets.
+var Routes = []string{"/", "/assets/*"}
+
+// FS returns the client's files, rooted at the folder that holds index.html.
+func FS() fs.FS {
+	sub, err := fs.Sub(static, "static")
+	if err != nil {
+		// fs.Sub fails only on an invalid path, and "static" is a constant.
+		panic(err)
+	}
+	return sub
+}
+
+// csp says the page loads nothing from another origin and runs no inline code.
+const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
+	"connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+// Handler serves the client. Embedded files carry no modification time, so
+// each gets a strong ETag from its content and "no-cache": a browser
+// revalidates cheaply (304) and a new binary never leaves it with a stale mix
+// of old and new modules.
+func Handler() http.Handler {
+	files := FS()
+	etags := map[string]string{}
+	_ = fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		etags[name] = `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
+		return nil
+	})
+	server := http.FileServerFS(files)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := path.Clean(r.URL.Path)
+		if name == "/" {
+			name = "/index.html"
+		}
+		h := w.Header()
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		if tag, ok := etags[name[1:]]; ok {
+			h.Set("ETag", tag)
+		}
+		if name == "/index.html" {
+			h.Set("Content-Security-Policy", csp)
+			h.Set("Referrer-Policy", "same-origin")
+		}
+		server.ServeHTTP(w, r)
+	})
+}
