@@ -1,0 +1,146 @@
+package web
+
+import (
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func get(t *testing.T, h http.Handler, target string, header map[string]string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodGet, target, nil)
+	for k, v := range header {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+func TestHandlerServesPageAndAssets(t *testing.T) {
+	h := Handler()
+	tests := []struct {
+		path, contentType string
+	}{
+		{"/", "text/html"},
+		{"/assets/app.js", "text/javascript"},
+		{"/assets/api.js", "text/javascript"},
+		{"/assets/board.js", "text/javascript"},
+		{"/assets/style.css", "text/css"},
+		{"/assets/icon.svg", "image/svg+xml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			w := get(t, h, tt.path, nil)
+			if w.Code != http.StatusOK {
+				t.Fatalf("status %d, want 200", w.Code)
+			}
+			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, tt.contentType) {
+				t.Errorf("Content-Type %q, want %s", ct, tt.contentType)
+			}
+			tag := w.Header().Get("ETag")
+			if tag == "" {
+				t.Fatal("no ETag")
+			}
+			if cc := w.Header().Get("Cache-Control"); cc != "no-cache" {
+				t.Errorf("Cache-Control %q, want no-cache", cc)
+			}
+			again := get(t, h, tt.path, map[string]string{"If-None-Match": tag})
+			if again.Code != http.StatusNotModified {
+				t.Errorf("If-None-Match with the ETag: status %d, want 304", again.Code)
+			}
+		})
+	}
+}
+
+func TestHandlerPageHeaders(t *testing.T) {
+	w := get(t, Handler(), "/", nil)
+	csp := w.Header().Get("Content-Security-Policy")
+	for _, want := range []string{"default-src 'self'", "script-src 'self'", "connect-src 'self'"} {
+		if !strings.Contains(csp, want) {
+			t.Errorf("Content-Security-Policy %q lacks %q", csp, want)
+		}
+	}
+	if !strings.Contains(w.Body.String(), `<script type="module" src="/assets/app.js">`) {
+		t.Error("the page does not load /assets/app.js as a module")
+	}
+}
+
+func TestHandlerUnknownAssetIs404(t *testing.T) {
+	for _, p := range []string{"/assets/nope.js", "/assets/../web.go", "/nope"} {
+		t.Run(p, func(t *testing.T) {
+			if w := get(t, Handler(), p, nil); w.Code != http.StatusNotFound && w.Code/100 != 3 {
+				t.Errorf("status %d, want 404 (or a redirect to a clean path)", w.Code)
+			}
+		})
+	}
+}
+
+// The page must fetch nothing from elsewhere: no absolute URL to another host
+// in any file, and every local path it references is embedded.
+func TestNothingFetchedFromOutside(t *testing.T) {
+	files := FS()
+	absolute := regexp.MustCompile(`(?i)(?:src|href|url|import|from|fetch)\s*[=(]?\s*["'(]\s*(?:https?:)?//`)
+	refs := regexp.MustCompile(`(?:src|href)="(/[^"#?]*)"|from '\./([^']+)'|import\('\./([^']+)'\)`)
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		text := string(b)
+		if m := absolute.FindString(text); m != "" {
+			t.Errorf("%s refers to another host: %q", name, m)
+		}
+		for _, m := range refs.FindAllStringSubmatch(text, -1) {
+			var target string
+			switch {
+			case m[1] != "":
+				target = strings.TrimPrefix(m[1], "/")
+				if target == "" || target == "docs" || target == "openapi.yaml" {
+					continue // the page itself, and the API's own pages
+				}
+			case m[2] != "":
+				target = path.Join(path.Dir(name), m[2])
+			default:
+				target = path.Join(path.Dir(name), m[3])
+			}
+			if _, err := fs.Stat(files, target); err != nil {
+				t.Errorf("%s refers to %q, which is not embedded", name, target)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Only api.js may name the API's paths, so a front end copying this client
+// adapts one file.
+func TestOnlyAPIModuleNamesEndpoints(t *testing.T) {
+	files := FS()
+	matches, err := fs.Glob(files, "assets/*.js")
+	if err != nil || len(matches) == 0 {
+		t.Fatalf("no modules found: %v", err)
+	}
+	for _, name := range matches {
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(string(b), "/v1/")
+		if name == "assets/api.js" && !has {
+			t.Errorf("%s names no endpoint", name)
+		}
+		if name != "assets/api.js" && has {
+			t.Errorf("%s names an endpoint; keep paths in api.js", name)
+		}
+	}
+}
