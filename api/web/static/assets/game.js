@@ -5,13 +5,14 @@
 import * as api from './api.js';
 import { Board, describeMove, describeResult, sideName, other } from './board.js';
 import * as saved from './store.js';
+import { serialQueue } from './queue.js';
 
 export class GameView {
   constructor(root, id, app) {
     this.root = root;
     this.id = id;
     this.app = app;
-    this.queue = Promise.resolve();
+    this.enqueue = serialQueue(root, (err) => this.fail(err));
     this.busy = false;
     this.closed = false;
     this.stopEvents = null;
@@ -38,35 +39,48 @@ export class GameView {
       // The list is a convenience; the board does not depend on it.
     }
     this.drawHistory();
-    await this.show(notice);
+    await this.enqueue(() => this.show(notice));
     this.follow();
   }
 
   /** Stops everything this view started: the event stream, timers, animations. */
   close() {
     this.closed = true;
-    if (this.stopEvents) this.stopEvents();
-    clearInterval(this.pollTimer);
+    this.stopFollowing();
     this.board.skip();
   }
 
-  enqueue(task) {
-    this.queue = this.queue.then(task).catch((err) => this.fail(err));
-    return this.queue;
+  /** Asks the server for news once, however many events arrived meanwhile. */
+  scheduleCatchUp() {
+    if (this.catchUpQueued) return;
+    this.catchUpQueued = true;
+    this.enqueue(() => {
+      this.catchUpQueued = false;
+      return this.catchUp();
+    });
   }
 
   follow() {
+    if (this.game.status === 'finished') return;
     this.stopEvents = api.followGame(
       this.id,
-      () => this.enqueue(() => this.catchUp()),
+      () => this.scheduleCatchUp(),
       (ev) => {
         // The browser retries a dropped stream by itself; one that was refused
         // is closed for good, so fall back to asking now and then.
         if (ev.target.readyState === EventSource.CLOSED && !this.pollTimer && !this.closed) {
-          this.pollTimer = setInterval(() => this.enqueue(() => this.catchUp()), 4000);
+          this.pollTimer = setInterval(() => this.scheduleCatchUp(), 4000);
         }
       },
     );
+  }
+
+  /** A finished game changes no more: stop listening. */
+  stopFollowing() {
+    if (this.stopEvents) this.stopEvents();
+    this.stopEvents = null;
+    clearInterval(this.pollTimer);
+    this.pollTimer = null;
   }
 
   /** The side whose turn it is, if this browser holds its seat and may move now. */
@@ -102,6 +116,7 @@ export class GameView {
     share.hidden = !(g.status === 'waiting' && me.length === 1);
     if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
+    if (g.status === 'finished') this.stopFollowing();
   }
 
   titleText() {

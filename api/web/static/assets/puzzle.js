@@ -5,6 +5,7 @@
 import * as api from './api.js';
 import { Board, describeMove, sideName } from './board.js';
 import * as saved from './store.js';
+import { serialQueue } from './queue.js';
 
 const GOALS = {
   max_capture: 'Biggest capture',
@@ -25,7 +26,7 @@ export class PuzzleView {
   constructor(root, app) {
     this.root = root;
     this.app = app;
-    this.queue = Promise.resolve();
+    this.enqueue = serialQueue(root, (err) => this.fail(err));
     this.closed = false;
     this.$ = (sel) => root.querySelector(sel);
     this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Puzzle board' });
@@ -53,17 +54,12 @@ export class PuzzleView {
     meta.append(diff, ' · ' + parts.join(' · '));
     this.$('.prompt').textContent = p.prompt;
     this.board.setPerspective(p.position.toMove);
-    await this.reset();
+    await this.enqueue(() => this.reset());
   }
 
   close() {
     this.closed = true;
     this.board.skip();
-  }
-
-  enqueue(task) {
-    this.queue = this.queue.then(task).catch((err) => this.fail(err));
-    return this.queue;
   }
 
   fail(err) {
