@@ -12,6 +12,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"path"
@@ -36,6 +37,23 @@ func FS() fs.FS {
 // csp says the page loads nothing from another origin and runs no inline code.
 const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; " +
 	"connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+
+// notFound answers as the API answers an unknown route: an RFC 9457 problem
+// with the same code, so a client sees one convention everywhere.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	body, _ := json.Marshal(map[string]any{ // strings and an int always marshal
+		"type":   "/docs#problem-route_not_found",
+		"title":  "No such route",
+		"status": http.StatusNotFound,
+		"detail": "the browser client has no file " + r.URL.Path,
+		"code":   "route_not_found",
+	})
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(http.StatusNotFound)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}
 
 // Handler serves the client. Embedded files carry no modification time, so
 // each gets a strong ETag from its content and "no-cache": a browser
@@ -63,11 +81,15 @@ func Handler() http.Handler {
 			name = "/index.html"
 		}
 		h := w.Header()
-		h.Set("Cache-Control", "no-cache")
 		h.Set("X-Content-Type-Options", "nosniff")
-		if tag, ok := etags[name[1:]]; ok {
-			h.Set("ETag", tag)
+		tag, ok := etags[name[1:]]
+		if !ok {
+			// Not one of the client's files (a folder included: no listings).
+			notFound(w, r)
+			return
 		}
+		h.Set("Cache-Control", "no-cache")
+		h.Set("ETag", tag)
 		if name == "/index.html" {
 			h.Set("Content-Security-Policy", csp)
 			h.Set("Referrer-Policy", "same-origin")

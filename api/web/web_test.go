@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -70,11 +71,22 @@ func TestHandlerPageHeaders(t *testing.T) {
 	}
 }
 
-func TestHandlerUnknownAssetIs404(t *testing.T) {
-	for _, p := range []string{"/assets/nope.js", "/assets/../web.go", "/nope"} {
+func TestHandlerUnknownFileIsProblem(t *testing.T) {
+	for _, p := range []string{"/assets/nope.js", "/assets/", "/assets", "/assets/../web.go", "/nope"} {
 		t.Run(p, func(t *testing.T) {
-			if w := get(t, Handler(), p, nil); w.Code != http.StatusNotFound && w.Code/100 != 3 {
-				t.Errorf("status %d, want 404 (or a redirect to a clean path)", w.Code)
+			w := get(t, Handler(), p, nil)
+			if w.Code != http.StatusNotFound {
+				t.Fatalf("status %d, want 404", w.Code)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/problem+json" {
+				t.Errorf("Content-Type %q, want application/problem+json", ct)
+			}
+			var problem struct {
+				Status int    `json:"status"`
+				Code   string `json:"code"`
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &problem); err != nil || problem.Status != 404 || problem.Code != "route_not_found" {
+				t.Errorf("body %s: %v", w.Body, err)
 			}
 		})
 	}
