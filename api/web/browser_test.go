@@ -6,13 +6,17 @@ package web_test
 // where a missing browser is a failure (.ci/install-chromium installs it).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"image/png"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,6 +26,37 @@ import (
 
 	"github.com/chromedp/chromedp"
 )
+
+var screenshots = flag.Bool("screenshots", false, "write the README's screenshots to screenshots/ while the browser test runs")
+
+// screenshot saves the view (main > section) as screenshots/name.png when
+// -screenshots is given, recompressed to keep the repository small.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if !*screenshots {
+		return
+	}
+	raw, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`main > section`)))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	img, err := png.Decode(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("screenshots", name+".png")
+	if err := os.MkdirAll("screenshots", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", path, buf.Len())
+}
 
 // chromium returns the browser to drive, or skips (fails under CI) when
 // there is none.
@@ -302,6 +337,9 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 		before := g.Ply
 		p, g = settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Ply > before && yourTurn(p, g) })
 		t.Logf("move %d: pit %d, ply %d, %v %v, %s", move, pit, g.Ply, g.Position.Pits, g.Position.Captured, g.Status)
+		if move == 2 && g.Status == "active" {
+			screenshot(t, ctx, "board")
+		}
 	}
 }
 
@@ -437,6 +475,7 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if p.Result != "correct" || !strings.Contains(p.Feedback, "Correct") {
 		t.Fatalf("after the solution: feedback %q (%s)", p.Feedback, p.Result)
 	}
+	screenshot(t, ctx, "puzzle")
 	var after apiPuzzle
 	if err := getJSON(ctx, base+"/v1/puzzles/"+p.ID, &after); err != nil {
 		t.Fatal(err)
