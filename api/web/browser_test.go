@@ -160,6 +160,7 @@ type pageState struct {
 	Legal    []int          `json:"legal"`
 	Hash     string         `json:"hash"`
 	Reloaded bool           `json:"reloaded"`
+	Labels   []string       `json:"labels"` // each pit's aria-label
 }
 
 const readPage = `(() => {
@@ -177,6 +178,7 @@ const readPage = `(() => {
     legal: [...document.querySelectorAll('.pit.legal')].map((b) => Number(b.dataset.pit)),
     hash: location.hash,
     reloaded: window.__noReload !== true,
+    labels: [...Array(12).keys()].map((i) => document.querySelector('.pit[data-pit="' + i + '"]')?.getAttribute('aria-label') || ''),
   };
 })()`
 
@@ -240,6 +242,12 @@ func mismatch(p pageState, g apiGame) string {
 	}
 	if p.Status != g.Status {
 		diffs = append(diffs, fmt.Sprintf("status %q, game %q", p.Status, g.Status))
+	}
+	// Screen readers hear each pit's count from its label.
+	for i, label := range p.Labels {
+		if i < len(g.Position.Pits) && !strings.Contains(label, fmt.Sprintf(", %d seed", g.Position.Pits[i])) {
+			diffs = append(diffs, fmt.Sprintf("pit %d labelled %q, game has %d seeds", i, label, g.Position.Pits[i]))
+		}
 	}
 	return strings.Join(diffs, "; ")
 }
@@ -340,6 +348,17 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 		if move == 2 && g.Status == "active" {
 			screenshot(t, ctx, "board")
 		}
+	}
+
+	// At a phone's width the whole board fits, with no sideways scrolling.
+	do(t, ctx, "phone width", chromedp.EmulateViewport(360, 740))
+	fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+	  const w = document.documentElement.clientWidth;
+	  return document.documentElement.scrollWidth <= w &&
+	    [...document.querySelectorAll('.pit, .store')].every((e) => { const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= w && r.width >= 32; });
+	})()`))
+	if err != nil || !fits {
+		t.Errorf("at 360 px wide the board does not fit (pits narrower than 32 px or off screen): %v", err)
 	}
 }
 
