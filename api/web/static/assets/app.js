@@ -58,7 +58,9 @@ async function route() {
         setNav('');
         const node = mount('tpl-game');
         view = new GameView(node, arg, app);
-        await view.start(history.state?.notice);
+        const notice = history.state?.notice;
+        if (notice) history.replaceState(null, '', location.href); // say it once, not on every reload
+        await view.start(notice);
         break;
       }
       case 'join':
