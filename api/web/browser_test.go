@@ -374,36 +374,27 @@ type apiPuzzle struct {
 	} `json:"stats"`
 }
 
-type solutionMove struct {
-	Pit int `json:"pit"`
-}
-
-// solutionMoves reads GET /v1/puzzles/{id}/solution: the solver's moves are
-// every other move from the first.
+// solutionMoves reads GET /v1/puzzles/{id}/solution and returns the
+// solver's moves (the steps that are not replies).
 func solutionMoves(t *testing.T, ctx context.Context, base, id string) []int {
 	t.Helper()
-	var raw json.RawMessage
-	if err := getJSON(ctx, base+"/v1/puzzles/"+id+"/solution", &raw); err != nil {
+	var sol struct {
+		Solution []struct {
+			Pit   int  `json:"pit"`
+			Reply bool `json:"reply"`
+		} `json:"solution"`
+	}
+	if err := getJSON(ctx, base+"/v1/puzzles/"+id+"/solution", &sol); err != nil {
 		t.Fatal(err)
 	}
-	var line []solutionMove
-	if err := json.Unmarshal(raw, &line); err != nil {
-		var wrapped struct {
-			Moves []solutionMove `json:"moves"`
-		}
-		if err := json.Unmarshal(raw, &wrapped); err != nil {
-			t.Fatalf("solution %s: %v", raw, err)
-		}
-		line = wrapped.Moves
-	}
 	var pits []int
-	for i, m := range line {
-		if i%2 == 0 {
+	for _, m := range sol.Solution {
+		if !m.Reply {
 			pits = append(pits, m.Pit)
 		}
 	}
 	if len(pits) == 0 {
-		t.Fatalf("empty solution: %s", raw)
+		t.Fatalf("puzzle %s: a solution with no move of the solver's", id)
 	}
 	return pits
 }

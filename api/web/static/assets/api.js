@@ -79,11 +79,10 @@ export async function createGame({ seat, opponent, rules }) {
   return { game: gameView(data.game), token: data.token, seat: data.seat || seat };
 }
 
-/** Takes the other seat of a game against a human: {game, token, seat}. */
+/** Takes the other seat of a game against a person (once; then 409 seat_taken): {game, token, seat}. */
 export async function joinGame(id) {
-  const data = await call('POST', `/v1/games/${enc(id)}/join`, { body: {} });
-  const game = gameView(data.game);
-  return { game, token: data.token, seat: data.seat || game.joinedSeat };
+  const data = await call('POST', `/v1/games/${enc(id)}/join`);
+  return { game: gameView(data.game), token: data.token, seat: data.seat };
 }
 
 /** The game now; conditional on its ETag, so polling an unchanged game is cheap. */
@@ -91,16 +90,23 @@ export async function getGame(id) {
   return gameView(await call('GET', `/v1/games/${enc(id)}`, { conditional: true }));
 }
 
-/** The moves from ply `from` on, each with its legs and capture. */
-export async function gameMoves(id, from = 0, limit = 200) {
-  const data = await call('GET', `/v1/games/${enc(id)}/moves`, { query: { from, limit } });
-  return (data.moves || []).map(moveView);
+/** The moves from ply `from` (0 is the first move) on, each with its legs and capture, every page of them. */
+export async function gameMoves(id, from = 0) {
+  const out = [];
+  for (let next = from; next !== null && next !== undefined; ) {
+    const data = await call('GET', `/v1/games/${enc(id)}/moves`, { query: { from: next, limit: 1000 } });
+    out.push(...data.moves.map(moveView));
+    next = data.nextFrom;
+  }
+  return out;
 }
 
 /**
- * Plays pit for the seat whose token is given, at the expected ply. A lost
- * answer is sent again once: the server answers a repeated accepted request
- * with the stored result, never a second move.
+ * Plays pit for the seat whose token is given, at the game's current ply
+ * (game.ply). Answers {move, reply, game}: reply is the AI's answering move,
+ * already played, or null. A lost answer is sent again once: the server
+ * answers a repeated accepted request (same token, ply and pit) with the
+ * stored answer, never a second move. 409 stale_ply: the game moved on.
  */
 export async function playMove(id, token, pit, ply) {
   const send = () => call('POST', `/v1/games/${enc(id)}/moves`, { token, body: { pit, ply } });
@@ -114,13 +120,17 @@ export async function playMove(id, token, pit, ply) {
   return { move: moveView(data.move), reply: data.reply ? moveView(data.reply) : null, game: gameView(data.game) };
 }
 
+/** Resigns for the token's seat: the other side wins. Answers the finished game. */
 export async function resign(id, token) {
-  const data = await call('POST', `/v1/games/${enc(id)}/resign`, { token, body: {} });
-  return gameView(data.game || data);
+  return gameView(await call('POST', `/v1/games/${enc(id)}/resign`, { token }));
 }
 
-/** The event names the game stream sends; each means "the game changed". */
-export const gameEventNames = ['joined', 'move', 'end', 'game_over', 'message'];
+/**
+ * The events of a game's stream: `joined` (data: the Game), `move` (data: the
+ * GameMove; id: the ply after it) and `end` (data: the finished Game). Each
+ * means "the game changed".
+ */
+export const gameEventNames = ['joined', 'move', 'end'];
 
 /**
  * Follows the game's Server-Sent Events. onChange(event) is called for every
@@ -150,29 +160,35 @@ export async function puzzle(id) {
   return puzzleView(await call('GET', `/v1/puzzles/${enc(id)}`, { conditional: true }));
 }
 
-/** Newest first: {puzzles, next} where next is the cursor for older ones (or null). */
+/** Newest first: {puzzles, next} where next is the `before` of the page of older ones (or null). */
 export async function puzzleArchive(before, limit = 10) {
   const data = await call('GET', '/v1/puzzles', { query: { before, limit } });
-  return { puzzles: (data.puzzles || data.items || []).map(puzzleView), next: data.next || null };
+  return { puzzles: data.puzzles.map(puzzleView), next: data.next || null };
 }
 
 /**
- * Tries a line: moves are the solver's own pits in order (the forced replies are
- * the server's). Answers {correct, complete, explanation: [move outcome], solution?}.
+ * Tries a line: moves are the solver's own pits in order (the server plays
+ * the replies). Answers {correct, complete, explanation, solution, stats}:
+ * explanation holds every move's outcome, the replies included (reply: true),
+ * up to the first wrong move and the reply that refutes it; solution is the
+ * whole line after giveUp or once solved, else null.
  */
 export async function attemptPuzzle(id, moves, giveUp = false) {
   const body = giveUp ? { moves, giveUp: true } : { moves };
   const data = await call('POST', `/v1/puzzles/${enc(id)}/attempts`, { body });
   return {
-    correct: !!data.correct,
-    complete: !!data.complete,
-    explanation: (data.explanation || []).map(moveView),
-    solution: data.solution ? solutionView(data.solution) : null,
+    correct: data.correct,
+    complete: data.complete,
+    explanation: data.explanation.map(moveView),
+    solution: data.solution ? data.solution.map(moveView) : null,
+    stats: data.stats,
   };
 }
 
+/** The whole solution line, each move with its outcome (reading it is not an attempt). */
 export async function puzzleSolution(id) {
-  return solutionView(await call('GET', `/v1/puzzles/${enc(id)}/solution`));
+  const data = await call('GET', `/v1/puzzles/${enc(id)}/solution`);
+  return data.solution.map(moveView);
 }
 
 // ---- Shapes: the API's answers as the page uses them ----
@@ -181,27 +197,30 @@ function gameView(g) {
   return {
     id: g.id,
     position: g.position,
-    ply: g.ply,
+    ply: g.ply, // moves played so far: the ply the next move names
     status: g.status, // waiting | active | finished
-    result: g.result || null,
-    rules: g.rules || {},
-    ai: g.ai || null, // {side, level} when the AI holds a seat
-    lastMove: g.lastMove ? moveView(g.lastMove) : null,
-    joinedSeat: g.joinedSeat,
-    raw: g,
+    result: g.result, // {winner, reason} or null
+    rules: g.rules,
+    seats: g.seats, // {south, north}: human | ai | open
+    ai: g.ai, // {side, level} or null
+    lastMove: g.lastMove, // {ply, side, pit} or null
+    version: g.version,
   };
 }
 
+// A game's move (GameMove) or a puzzle's step (PuzzleStep): what the board
+// animates.
 function moveView(m) {
-  const outcome = m.outcome || m;
   return {
-    ply: m.ply,
-    side: m.side,
+    ply: m.ply, // games: 0 for the first move
+    side: m.side, // games only; a puzzle step's mover is its position's toMove before it
+    reply: m.reply, // puzzles: the opponent's answer
+    byAi: m.byAi,
     pit: m.pit,
-    legs: outcome.legs || [],
-    capture: outcome.capture || null,
-    position: outcome.position || m.position,
-    result: outcome.result || null,
+    legs: m.legs || [],
+    capture: m.capture || null,
+    position: m.position,
+    result: m.result || null,
   };
 }
 
@@ -221,7 +240,3 @@ function puzzleView(p) {
   };
 }
 
-function solutionView(s) {
-  const moves = Array.isArray(s) ? s : (s.moves || s.line || []);
-  return moves.map(moveView);
-}
