@@ -33,10 +33,12 @@ func difficulty(goal Goal, depth, legs, decoys int) int {
 }
 
 // TargetDifficulty is the difficulty the feed publishes on date's weekday:
-// Monday easiest, the weekend hardest. Tuesday and Friday alternate between
-// two grades week by week, so that the mean rises every day of the week.
+// Monday easiest, the weekend hardest. Tuesday and Friday take the higher of
+// two grades in odd ISO weeks, so that the mean rises every day of the week:
+// about 1, 1.5, 2, 3, 3.5, 4 and 5.
 func TargetDifficulty(date time.Time) int {
-	odd := int(dayNumber(date)/7) % 2 // the week's parity, Thursday to Wednesday
+	_, week := Day(date).ISOWeek()
+	odd := week % 2
 	switch Day(date).Weekday() {
 	case time.Monday:
 		return 1
