@@ -80,7 +80,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Int("status", res.Status),
 			slog.Int64("bytesIn", req.ContentLength),
 			slog.Int64("bytesOut", res.Size),
-			slog.Duration("duration", time.Since(start)),
+			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
 			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
 			slog.String("remote", c.RealIP()),
 		)
