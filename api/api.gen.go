@@ -64,6 +64,27 @@ func (e IllegalReason) Valid() bool {
 	}
 }
 
+// Defines values for PuzzleGoal.
+const (
+	Defend     PuzzleGoal = "defend"
+	MaxCapture PuzzleGoal = "max_capture"
+	Win        PuzzleGoal = "win"
+)
+
+// Valid indicates whether the value is a known member of the PuzzleGoal enum.
+func (e PuzzleGoal) Valid() bool {
+	switch e {
+	case Defend:
+		return true
+	case MaxCapture:
+		return true
+	case Win:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReason.
 const (
 	Majority    ResultReason = "majority"
@@ -608,6 +629,280 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// Puzzle One day's puzzle, without its solution. The key move always relays
+// through at least `keyLegs` >= 8 legs, and exactly one first move does
+// what `goal` asks (proven by exhaustive search, and proven again every
+// time the server loads the puzzle).
+//
+// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
+type Puzzle struct {
+	// Date A day, `YYYY-MM-DD`, in UTC.
+	//
+	// Example: 2026-03-02
+	Date PuzzleDate `json:"date"`
+
+	// Difficulty 1 (easiest) to 5, from the key relay's length, how far ahead the goal
+	// looks and how many other moves look as good. Monday's puzzle is the
+	// easiest of the week, the weekend's the hardest.
+	//
+	//
+	// Example: 1
+	Difficulty int `json:"difficulty"`
+
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id Stable id, `p` and the date.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// KeyLegs Legs of the key move's relay.
+	//
+	// Example: 9
+	KeyLegs int `json:"keyLegs"`
+
+	// Plies Moves in the whole solution line, the opponent's replies included.
+	//
+	// Example: 1
+	Plies int `json:"plies"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Prompt The task in one sentence, to show the player.
+	//
+	// Example: North to play: find the move that captures the most seeds.
+	Prompt string `json:"prompt"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+
+	// Themes Tags for what the solver meets: `relay` (always), `long_relay` (the
+	// key move has 12 legs or more), `lap` (a leg of it goes round the whole
+	// board), `quiet_move` (it captures nothing), `big_capture` (10 seeds
+	// or more), `greed_trap` (another move captures more), `decoys` (three
+	// or more other moves look as good: they capture or relay as long),
+	// `endgame` (16 seeds or fewer on the board), and for wins `majority`
+	// (won by reaching 25) or `no_moves` (won when the opponent cannot
+	// move).
+	//
+	//
+	// Example: ["relay","long_relay"]
+	Themes []string `json:"themes"`
+}
+
+// PuzzleAttempt The solver's own moves, in order (the puzzle plays the replies), and
+// whether to give up and see the solution.
+//
+// Example: {"moves":[8]}
+type PuzzleAttempt struct {
+	// GiveUp Give up; the answer then holds the solution.
+	//
+	// Example: false
+	GiveUp *bool `json:"giveUp,omitempty"`
+
+	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	//
+	// Example: [8]
+	Moves []Pit `json:"moves"`
+}
+
+// PuzzleAttemptAnswer The verdict on an attempt. `correct`: every move sent is right.
+// `complete`: they finish the puzzle. `explanation`: the outcome of every
+// move sent and of the replies between them. `solution`: the whole
+// solution line, present after `giveUp` or once solved. `stats`: the
+// puzzle's counters, this attempt included.
+//
+// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
+type PuzzleAttemptAnswer struct {
+	// Complete The moves sent finish the puzzle.
+	//
+	// Example: true
+	Complete bool `json:"complete"`
+
+	// Correct Every move sent is right.
+	//
+	// Example: true
+	Correct bool `json:"correct"`
+
+	// Explanation Your moves and the replies, in order, up to your first wrong move (and the reply that refutes it).
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Explanation []PuzzleStep `json:"explanation"`
+
+	// Solution The whole solution line; present after giving up or once solved.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution *[]PuzzleStep `json:"solution,omitempty"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+}
+
+// PuzzleDate A day, `YYYY-MM-DD`, in UTC.
+//
+// Example: 2026-03-02
+type PuzzleDate = string
+
+// PuzzleGoal What the solver must find. `max_capture`: the one move that captures
+// the most seeds this turn (at least 2 more than any other move).
+// `win`: the one first move that forces a win within the number of own
+// moves the prompt gives (1-3), whatever the opponent replies.
+// `defend`: every move but one lets the opponent capture a lot next
+// turn (the prompt says how much); find the one that does not, which is
+// also the best move counting what it captures itself.
+//
+// Example: max_capture
+type PuzzleGoal string
+
+// PuzzleList A page of the feed, newest first.
+//
+// Example: {"next":null,"puzzles":[]}
+type PuzzleList struct {
+	// Next Pass as `before` for the next page; null on the last page.
+	//
+	// Example: 2026-03-02
+	Next nullable.Nullable[PuzzleDate] `json:"next"`
+
+	// Puzzles The puzzles, newest first.
+	//
+	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
+	Puzzles []Puzzle `json:"puzzles"`
+}
+
+// PuzzleSolution A puzzle's whole solution line.
+//
+// Example: {"goal":"max_capture","id":"p20260302","solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]}
+type PuzzleSolution struct {
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id The puzzle's id.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// Solution Every move of the line, the key move first, the opponent's replies included.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution []PuzzleStep `json:"solution"`
+}
+
+// PuzzleStats What players did with the puzzle on this server.
+//
+// Example: {"attempts":12,"solved":5}
+type PuzzleStats struct {
+	// Attempts Attempts answered.
+	//
+	// Example: 12
+	Attempts int `json:"attempts"`
+
+	// Solved Attempts that solved it (complete and correct, without giving up).
+	//
+	// Example: 5
+	Solved int `json:"solved"`
+}
+
+// PuzzleStep One move of an attempt or a solution: an `Outcome` with the pit played
+// and whether it is the opponent's reply (played by the puzzle) rather
+// than the solver's move.
+type PuzzleStep struct {
+	// Capture The capture, or null when nothing was captured.
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
+
+	// Legal Whether the move was played.
+	//
+	// Example: true
+	Legal bool `json:"legal"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs *[]Leg `json:"legs,omitempty"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position *Position `json:"position,omitempty"`
+
+	// Reason Why a move is illegal, the first that applies in this order:
+	// `game_over` (the position is already finished), `not_your_pit` (the
+	// pit is in the opponent's row), `empty_pit`, `infinite_relay` (the
+	// relay would go round forever) and `must_feed` (the opponent's row is
+	// empty and the move would leave it empty).
+	//
+	//
+	// Example: empty_pit
+	Reason *IllegalReason `json:"reason,omitempty"`
+
+	// Reply True for the opponent's replies, false for the solver's moves.
+	//
+	// Example: false
+	Reply bool `json:"reply"`
+
+	// Result How the game ended with this move, or null while it goes on.
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
+}
+
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
@@ -779,6 +1074,20 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
 
+// PuzzleAttemptRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleAttemptRefused = Problem
+
+// PuzzleNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleNotFound = Problem
+
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -807,6 +1116,27 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// ListPuzzlesParams defines parameters for ListPuzzles.
+type ListPuzzlesParams struct {
+	// Before List puzzles dated strictly before this day, `YYYY-MM-DD`.
+	Before *PuzzleDate `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many puzzles at most, 1-30 (default 10).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetDailyPuzzleParams defines parameters for GetDailyPuzzle.
+type GetDailyPuzzleParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetDailyPuzzleByDateParams defines parameters for GetDailyPuzzleByDate.
+type GetDailyPuzzleByDateParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
@@ -815,6 +1145,9 @@ type EvaluateMoveJSONRequestBody = EvaluateRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
+
+// SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
+type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -845,6 +1178,24 @@ type ServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx echo.Context, id string) error
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx echo.Context, id string) error
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx echo.Context, id string) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -927,6 +1278,144 @@ func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	return err
 }
 
+// ListPuzzles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPuzzles(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPuzzlesParams
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPuzzles(ctx, params)
+	return err
+}
+
+// GetDailyPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzle(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzle(ctx, params)
+	return err
+}
+
+// GetDailyPuzzleByDate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzleByDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "date" -------------
+	var date PuzzleDate
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleByDateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzleByDate(ctx, date, params)
+	return err
+}
+
+// GetPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzle(ctx, id)
+	return err
+}
+
+// SubmitPuzzleAttempt converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPuzzleAttempt(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPuzzleAttempt(ctx, id)
+	return err
+}
+
+// GetPuzzleSolution converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzleSolution(ctx, id)
+	return err
+}
+
 // ValidateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	var err error
@@ -992,6 +1481,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["GetMetrics"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetDocs, options.OperationMiddlewares["GetDocs"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
+	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
+	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id/solution", wrapper.GetPuzzleSolution, options.OperationMiddlewares["GetPuzzleSolution"]...)
 
 }
 
@@ -1000,6 +1495,10 @@ type BadRequestApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type PuzzleAttemptRefusedApplicationProblemPlusJSONResponse Problem
+
+type PuzzleNotFoundApplicationProblemPlusJSONResponse Problem
 
 type ServiceUnavailableApplicationProblemPlusJSONResponse Problem
 
@@ -1471,6 +1970,592 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 	return err
 }
 
+type ListPuzzlesRequestObject struct {
+	Params ListPuzzlesParams
+}
+
+type ListPuzzlesResponseObject interface {
+	VisitListPuzzlesResponse(w http.ResponseWriter) error
+}
+
+type ListPuzzles200JSONResponse PuzzleList
+
+func (response ListPuzzles200JSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles400ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles500ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles503ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleRequestObject struct {
+	Params GetDailyPuzzleParams
+}
+
+type GetDailyPuzzleResponseObject interface {
+	VisitGetDailyPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzle200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzle200ResponseHeaders
+}
+
+func (response GetDailyPuzzle200JSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle304Response struct {
+	Headers GetDailyPuzzle304ResponseHeaders
+}
+
+func (response GetDailyPuzzle304Response) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDateRequestObject struct {
+	Date   PuzzleDate `json:"date"`
+	Params GetDailyPuzzleByDateParams
+}
+
+type GetDailyPuzzleByDateResponseObject interface {
+	VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzleByDate200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzleByDate200ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate200JSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate304Response struct {
+	Headers GetDailyPuzzleByDate304ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate304Response) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleResponseObject interface {
+	VisitGetPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzle200JSONResponse Puzzle
+
+func (response GetPuzzle200JSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle400ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle404ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle500ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle503ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttemptRequestObject struct {
+	Id   string `json:"id"`
+	Body *SubmitPuzzleAttemptJSONRequestBody
+}
+
+type SubmitPuzzleAttemptResponseObject interface {
+	VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error
+}
+
+type SubmitPuzzleAttempt200JSONResponse PuzzleAttemptAnswer
+
+func (response SubmitPuzzleAttempt200JSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse struct {
+	PuzzleAttemptRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolutionRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleSolutionResponseObject interface {
+	VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzleSolution200JSONResponse PuzzleSolution
+
+func (response GetPuzzleSolution200JSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution400ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution404ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution500ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution503ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateRecordRequestObject struct {
 	Body *ValidateRecordJSONRequestBody
 }
@@ -1599,6 +2684,24 @@ type StrictServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx context.Context, request ListPuzzlesRequestObject) (ListPuzzlesResponseObject, error)
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx context.Context, request GetDailyPuzzleRequestObject) (GetDailyPuzzleResponseObject, error)
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx context.Context, request GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error)
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx context.Context, request GetPuzzleRequestObject) (GetPuzzleResponseObject, error)
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx context.Context, request SubmitPuzzleAttemptRequestObject) (SubmitPuzzleAttemptResponseObject, error)
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx context.Context, request GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error)
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
@@ -1869,6 +2972,180 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	return nil
 }
 
+// ListPuzzles operation middleware
+func (sh *strictHandler) ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error {
+	var request ListPuzzlesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPuzzles(ctx.Request().Context(), request.(ListPuzzlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPuzzles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPuzzlesResponseObject); ok {
+		return validResponse.VisitListPuzzlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzle operation middleware
+func (sh *strictHandler) GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error {
+	var request GetDailyPuzzleRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzle(ctx.Request().Context(), request.(GetDailyPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzleByDate operation middleware
+func (sh *strictHandler) GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error {
+	var request GetDailyPuzzleByDateRequestObject
+
+	request.Date = date
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzleByDate(ctx.Request().Context(), request.(GetDailyPuzzleByDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzleByDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleByDateResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleByDateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzle operation middleware
+func (sh *strictHandler) GetPuzzle(ctx echo.Context, id string) error {
+	var request GetPuzzleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzle(ctx.Request().Context(), request.(GetPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleResponseObject); ok {
+		return validResponse.VisitGetPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPuzzleAttempt operation middleware
+func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id string) error {
+	var request SubmitPuzzleAttemptRequestObject
+
+	request.Id = id
+
+	var body SubmitPuzzleAttemptJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPuzzleAttempt(ctx.Request().Context(), request.(SubmitPuzzleAttemptRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPuzzleAttempt")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPuzzleAttemptResponseObject); ok {
+		return validResponse.VisitSubmitPuzzleAttemptResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzleSolution operation middleware
+func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id string) error {
+	var request GetPuzzleSolutionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzleSolution(ctx.Request().Context(), request.(GetPuzzleSolutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzleSolution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleSolutionResponseObject); ok {
+		return validResponse.VisitGetPuzzleSolutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ValidateRecord operation middleware
 func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	var request ValidateRecordRequestObject
@@ -1920,141 +3197,212 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rcxs3tuBfOdvZqlC+LZqk5Efomg+ajOfGu/FEZTt7dyrtUoPdIIlxE2AAUDST0n/fOgdAN/pBWort",
-	"ubU1U/kQkezG47zf/j0p1GarJJfWJPPfE83NVknD6cOfWfmG/7rjxuKnQknLJf3JtttKFMwKJR9vtVpU",
-	"fPMf/zBK4m/8I9tsK+7eKHkyT4S8ZZUob7RfK01Kbpmoknniv4KFKg9z2Gq15doeIEu2wposmcOGfRSb",
-	"3QbkbrPgGtQShOUbA8LAdJakiZDGMlngNo9vp4/5Lat2zPIkDUu/KpN5MisW5TNWPCsu2LPlJXuyfLa4",
-	"YNNixi/Ky+UT9jRJE2OZ3ZlkfjmZpIkVFm+QvHInh+bk9rClvUpVmG/81c+7F7xLE1Os+YYhEP6n5stk",
-	"nnzzuAH0Y/ereXztFkju7u4QKKbQYotATebJuzUP20KpuAGpLGyYLdZg18JAqYrdhks7px/+19uf/gaj",
-	"fMOqpdIbXt4gNvKzNJNKA4ONMEbIFSwFr8oUGOy1kivAy6TAJOzkB6n20v0O9AoCkoPaWVDLTGomVxxG",
-	"eeem+dk4k3jdV9JyLVn1UmulP5NY3Eo3nJaKaMWuORiub7mGJRMVL8EqYNLsuXYg8Yd6AcLCmhlYcC6h",
-	"UqsVL78GpTxpU4o7djhhOP0Remnd8UuQyxUs2a6yICQ0cBoDUpEHkWEHIqI1EgJbIGaFNRDOYl7Qi5Va",
-	"mRSWaidLWBwgr2GTp1CqMZ71mh0qxcp3Sv3I9Ip/FraR72+sUjcVLdXBdiwdkOPpIUQ2k/D0yZOLp7A4",
-	"WG76yCUidcit+Xp60WDrTbywVQrC9oPo6hzyS3P30O0iWmdFwbfWwOjpJfxv8WfESskJ2WeEjrdc34qC",
-	"/yzZLRMVW1SfhxGp7I3mrDx0kVEyyxbM8EYaOcLqQJ/e/a3FJhHg/6YshNUHYd1s/6XA7MFYMIlnLhVR",
-	"/V7pDyDVHkb46djVHIDfKfWayYOnGfNZ0EUq2jB5uGGSVQdDtDsk4IQBVhEcQO+kRJadQXjnBWhu9QEq",
-	"Znvgv50+psd+a9H+7LsGBe+UAjwCREcYREX/rF8YJcLAYmcOsBd2Dcy0T4VfCIu3N8AsKFnwcG+2tMQn",
-	"PLIKDC+ULFGcQf4Gnzq/wqfycZIma85Krglx0U/4sX20t34Nq2DPhIUFXyrN3aZCrnCp5vo1bqc1+FCU",
-	"rrjGW9+lyc9yq1XBjUGWfCmtsIcvYkVtlRF04Ihy/G8QfpsD2k/AZAkF29qd5iUYzksDrCxht8UrXj5L",
-	"Yc+khcvnX8WOms36dlR09pOGVP3cl5a1ZEBx0zahYLGzxPVIUiu24XNg9VFhv1aGZ7JQO4miQjn50IDx",
-	"eWQWhZfysxSURj2qPUELkwLL5FJIYda8gQSMcqluKr5i1c1G3fLaovpZmt12q7Tl5WteCvaO4PUZ9LNr",
-	"FrzZ4Io3hIKIir53S5/jVpAlln+0j7cVEzJLkFfp3tGWtNUpymlU75OGFKJ7AR0D/DEGCeLIob+WCiYN",
-	"wYuKIcMwA3n3vvk4uas3J4ly5aTtldOFPZnidjFomqklMDCc6WI9htwUSvMcNxXS8yZSC5LgtmIHFHAK",
-	"kCIyOcIv+cctLxBoS4FmZimWS665LDi+32byF566bjkuv1KqzKRfe3M2hnx7S/uSuSck98YGnsvvYlIw",
-	"lmmLageFcybzBTf2NdLnGHI8lcmBbmCA33LURUjBdN4UD7QVFpQu0QTNS761a9wxk2RHcL5FmAvLNQEW",
-	"EG8Vt7xMIZeqxLUJDJ5FDNwKIywvX2Qy5x9ZYXPYcCbdDegUeJ2tVrdcIvekMfWHgyfzCVLA1q6T+XN6",
-	"orDJfMkqw9OEbpTMf/kd/U56kpZN5rO71H83rb87n969TxM6aDKfPp9dfHeZJtvbZP7LJH2WXryPX068",
-	"SyucQ90c5hNkK8iJ9McdoqmTUEQEVIKbcQyK5309VYOhu8N/rbldex3bATCS5YLXovJbA1Y7R7FQG97a",
-	"0QPX77pQquKMZJsHd3fXlx1KcoYBKjI6Q4ew4p0egjiKH3wKAYikt/TWXX0BpjUjs9Sjvnv865peHTPx",
-	"snXGQCnooDPr0PD0MhnCChLTENK3WshCbFkFt0wLQnuHUyFi1BaAAmne6/ae/Lr39mDsm028NOkR6dU6",
-	"xWzAVHIGhtC8TOa/NAwSdiNgBIoJHBFQEOj3fb2uWvyDF3R4L5ej+BUrS8IPq64jpvRE2vWma/1MMQYy",
-	"SVO6nt5VHNTWIRoNrEh6VmIjrCGvO5P+O2PVlizYIAeJM0FpyK3Y8Ncmh42oKuEN2BT2a1GsUaiizbHh",
-	"BpZCG9uTa40oq40l1PVeEeDfUml8AnlC7egvJC2BHswvl+ngfwhI5QSUfwnJgI5J8Y6eQDsiof7ipZOH",
-	"QZBHKUzPLyYw8v4rXEzOuiLKx/uS+cUkTTZCug/TQS6J7n2SmiNjErH3SfJ/Qw9FN+9e70clV+3rtVE4",
-	"PZ9OJpPoovixfVUKHtWXpcdP37fDKPXlh2j/e0cFQ3KdWWBOuAZSmUO+Fba2CNTWgeNbQ7LW4ht7ZoBv",
-	"tlagVSTLTOZkZ+TgjWJnAuB3jSUyInHkFL4DAsGemCiT7jGUWvSWVeqsR+Ekvb9LE9prSJvSA/eSZH6J",
-	"QclVH9nxd+dkQhbVruQl7NdcQu6fxRcJYrllH7jMu1KuRuzl84dhVdgknPYEYssHijPnc+NdOSvWQUKv",
-	"mYkMRwVL1laqAxKkjwP/yGnIwuIAf8MHW+tPjsFpMsTt/gSf3ugtPng/hEw+iRC3a+qvOYSSl97f+VxF",
-	"46iPWE4RhpDTUq9pWFUd+upnPMAvk6+tDz6DC7+2wD4mIumWg8j7gbPqmIXtw+bkta3pObSAF7wD9eDk",
-	"JupD0oNN+LG7/lW1ZwcDufqQo/ZgkM8mk9xvSRtIpM9fcNH30Xb4ub6GsSim+iTr9hy67quKjOs3nPko",
-	"QVc7HIJyQLfUPezIjmwQpwzIJebGZRqEcdb4PJM5ugM36pbrHEax/xYHM0P844xcPXtzUDt9Q+pnRHoB",
-	"6V+YkMWIdJFWe3wHtdCBXkghFxROsfxG84odwhL0AfZqV5WwUqAplbFUGpXUGVls+WZn7M2SZPiovw95",
-	"qrRRbd85b4SWrDhD+FhSiIegtTy6ahCQyGiuh4+Ek1PIJD44mrfhQG1sx+90kJ4mP/JVH4U/SQ5G7VF9",
-	"EeHSBnNvo6KkrMSSgghabUjY5PhXnkKp1XbLS1CSZ3JxwP+DkFYFqYRvGksKEXKj9jInd8z7+MgvSouV",
-	"d9AQgOaD8AuGCAHbjuG/UItS4IEZ65y5pV+vppE1r3wgI3URA8k/WnQLnatj3OFF3yTG771828tk/ss0",
-	"naUX6eX7Hlu6B+9nOdBSw55qbR9pXnBxi8YRnTut6Rehg38dYM81YUa23bJwxM9xzDr8T5fzBx8SAijO",
-	"f3LeOimrqvpp6TzoPyTWByyYgV1PLxSOg+55R1BKyP2vOVi1cmGJ2rRsWahk1pQd8UwyrFa+QUVqLwEj",
-	"DrvzoHk77OQiY0WRCRQMdWDiUxG8I3r6aJToAXbt8GFf3j9W+IX8dm+40nGOEZ05FiNF2Pr4EWy5DmKh",
-	"f6gTEaDfoxje/XHeFw1HQlNvxUfg0mpyYkkcTs6fEOjI3ER3/un5dErf9C3dh53pASGqmnHIwn3lXntK",
-	"Fm7z4aS0cPc9irLPDp882Ij9Jxuv/00m6RDAI6E8oG1c3QaqZRJApSi9Ns2JtJz/rnc8pS8M2kcefnkm",
-	"R3JXVc6FDRUg+8j7Q8uqTl3BqMmvOqYjsyrYSIEXvSnlchs5hB1E1cSGYaW4ASXPgGkOrKoyudXccGn7",
-	"Ryc6AiUrqjlBrsCvU9okHLlYM7niZU/vFyHcgWdIA6sRMPCDEwpO509r42D2HjntE+Q2u2xc31lDcJN0",
-	"kk7TSee/aUxwbgFCPwLIna1HfkUTqGn08CmyCpGdvqZ8V8cueIri6DTGx58MteD7rpgEAXlXg/VUqsCZ",
-	"ycOq2KGjnwtwCDqaCgiKgAzZyOTsiNejpt99pSla0wMh7z8kH2r36tQbbV8sIpT7ksIb93yfEn5Q+4YF",
-	"uaTglTOYhPEc3dAH8quwgVMRrB3EdySYo4Ih8XUtBhJJV6SuXZlGCpPz6XTsNKYLLxqSDJPzJ6nTmt8a",
-	"UqNHw0TT6afCRNfVoa5B7DOIc2O9Z+vI1btJhdKDTPE8TbbVgQTHkLL+jGBIdeif8RUV5JX8I7lZPs86",
-	"mtQ2mjs/id8XwH/dsQrFcU4OeTsI+UlA/SEq7aqz6uCDK/V6g5QRMdGDrIj9WlUcForpckxRavOLeF9H",
-	"quPiH+5Kf8ijFfm8NtEyiQQWKE6rfersNE9tKSyUXVNFGlR8ScpNi9XawuKAewgNai+5HmfyrfOqiVEa",
-	"71nkFK7DP0cC/gOmZ7BRJUxn+Yv6gSUrOFF7JvPpFM5B5ONaOZc5rFVVmshF78Zo90o6PZg77ZJnkmpS",
-	"wO60BHK3x+AEJsXjET6T88vn9A4BYlvtzEAhUCZdCQsl0aqDK2W5nM1yUCjS98Lws2PK9otmmAaVYvkp",
-	"2qyD4fWmw8FhRxeGpM+LxniPCKNNFG3dcvwetV55QBS7sdKns9hMn876uifA6TQU3oqSD7ljJkkbSNaL",
-	"DbKnr5HpC2/pyphTYAbe/PV7+O7yyTMo+VJIbkDYMbzdC1usQUnIC1VytB3BWNQemTSSfeA3BTMc9kqX",
-	"Z6h08EHcP38BuSs7csaf0rDebZjPqG7Ywdt640yi2H7z8uovr1/W0bicaoRy2LIVp7CUjzDhEfr0+q9d",
-	"PddhLQJGX0k7nEEHZSDZBmUewvyDkCWKWr9Xi0eGgNsLVwZoD6YkgwRC29G1JjQWi4cg2X4v5aoSZj24",
-	"+2egr3fYBp+/n6ga27KOn99Ffm/diBpOLPytgfz/nnvX+/zVX/IUj7wUFHNqV/h/a6hiv32Ke9BZ72TH",
-	"MhV4rB/evbsG94DjsXg3R6k9Qedpd4DU1krbFJbiI6Jlt9kwfQhG/kkiO84FzS2sL5LsWFUll1YsBTdD",
-	"u7wAzY2qbjkV/iLlcGnxTLInbDrIPs18UaXPTotzzX0M7pMJnFAPSRCsMZM65h0S4G9qz6HvCLDIDRhD",
-	"vhdScl2bUN7KIGbbKM17wUGlM5mXmu1zYBZml+ezy3HtoM8h37B/KC3sIYeRURuuZLTE7AmKfFz2LM1k",
-	"LtVNMGj7kT1YM/TzoxDrizhpgabZnkubSeYOnuNX6pZrk/tAEvW3nKV4uC23dSijiUSpothpquvMpF0L",
-	"XYIVG/6iZW5ZpT40dh8lnahSR3MjVpIKrvKehqn9ggCMJE0cnOM4QFsQ6xMpuLbvFmcDow0CNEnFhAvT",
-	"h/qk7VxS9G6PbcJph5jf/UYuoyOE+EDt9Hia4APtbcMvp0neH+CkF/EmhN0e4EK8iQKNTaSbiuekNc7M",
-	"BVb4Mha1hKuDYgcFbpUFWhN/RgcBbcUQxHwRF7U4B/bNzhh0L1yBCxVwwUYZC0btdMFNJpeqqtR+nMnz",
-	"dg3JPFSQ1LVCZ2lN+C61sWEfuAEW+IqSa9BwWZ0LUVsidUqKfGtCJTAxSp6i4jCWHerUKrkjAPs11xQA",
-	"qBgRGx2w4a25iyAN8qtp82tNtrgsl25vZiyRqW7dLyoXIs72kpb8POdgWYWrxBJqrWDDSt7kDp2MyI0o",
-	"+Q35aHnaZmUEW1ildhBbvH3Mt0HMJPOEEJOkSQ2OZJ40Nzrqt7i3kZXovtFCA4bPmm23XJLm6RcfxZwW",
-	"H6bNYeGXHldH545PE12hfyTl4NaVvS0MHSMJ32FVZ4/8yVv7NehqX6L1UF9W9IQBeT1D0SY60jhkZfbS",
-	"RA4fuhYoM10Y5YXz96KH6tDToHRrnTf81AP6//Gdh6f6AW65LkVBUK1DTyGIE0rqQjjV+HqLMnQjUTC+",
-	"HcdCrTtiVeXNqI2vVSN7JD97Ecf2nd7PZJOfCbH+zbgJ5lOxNwXqG2STRhIGFFWmouBE9iP/MHdPsSb+",
-	"q/lyZwYi9TyE5u4ZW6uItaYPqGmKovSz9Fk6SZ+m0/Qp/TehT08Ho/QEK69Eeoxdn/pkWC8EHptzd3H/",
-	"OsZny5a8+FTc4I/FoYNZeJ8wcg2DYwF+J7VrFBPp3SPC39H0bpMAovR0Riww0x/NQhLNOgabRxw1amLS",
-	"JvUiwwCrqBHaCrlqiuoz6arq6fPYx9/OqGc+2APu2aihy4vaecibcWrfbOr8nGxqpdHqtVqZ0S73hAw3",
-	"EfW9U9fvQgGPS8o0OZQXaNKTmTKbTCbddoGnlM96SFVKE9uaUTVzN571sNprgur9yf2eae07cu6Xakh3",
-	"0AyFq+tXZCc+euRMwUePnD32d6V3C19Pde4rrDZMFqxyHtYYXlko1rz4YDJJgdcKrS1HcCG84Z0XAgT6",
-	"KymERnXjY90RxZoUF/LNsE0vlGuWlXD1KnXNsfSK4cbUHQnb3aISZk1WY8lEdcjkdvfbbxWas5l89Ohd",
-	"Lc4l6Y4t02yl2XY9fvQI3u1VYIlAqrgm6coUjLBAJeRkCmQSNc6eV7eexBxT8RImSN/T6XxIEafDipdC",
-	"fZqTQX35vKlO2Wk8pzPt3O5knBBDwpUTSFtRfDB0F7WEg9rpjMZZSCXPXSFfHREyam9c5Q5ZN/hKt9rN",
-	"2erEs8KaTI5IJXN9XlSq+LAXhs/r2D4FL/FxV3s8lAg4a6reMkmmq7N8mW9XZk0V00AFHFgK9fv4leah",
-	"gI/K8A1eEkUOg0dEmY9SZyWrJTyq+Mo8OnvhdLO38N2GEmqg4OcGXpQfOahd7Ws0ZmCoxxG2cTRGIZ1x",
-	"5ioAySrJZGMWhmVmT/wqeyFde4znASJmp1h4uUITMm6zQeHZ9NkwatrnJXgpRdAI3oxWyN8+UJyC4QXJ",
-	"4iyhVhy3mZCw0IIvswRGa2u3Zv748UrY9W4xLtTmMSN+9//7xq75Ob12LuQ5vXbmued7JW+5dBL60SN0",
-	"mMJkAHdMMvwcrvxUlrivdt5roUXo/VXwqkRnRbINd+8WbMOr7wkeaI9yzRDtNJXFPdAJ1hry3a46VbdU",
-	"ZsziRJpr9zA5jKYzb2yepXE6ylXRwvFk1FkrGTWG65PRVnLBFFw+p/O5NBUZVHRA2eQVfCANRvmxvub8",
-	"zHejgs8ipJBTlAz/cGEy/CskFhzR+NC2z0844pZgKHGBKyk5hvxyMol7Su8zdwdGYe4ONXZDe6ROf+JO",
-	"PE8HaJwOWuaUbXMbO4e8aVDnx/vTYYQqKvBBL9rdYI+kykDL+tkYrmQ7Dy4MPJLKPiLxgPiZg6/khU59",
-	"um80pHfnrnAnr3MzzpCPcO3fKZjWghPG27FtcNMZfCG25IQidD1SN4dI8r1DE8Lr152yFK4goab5VrnW",
-	"R1aHjCN+hIUqBQ9ScyOsmxjUG6MCo/xyepHDgh+ULH3GsxIFl8Z1wbANmhCvX72LAtuJjxRdXb9K0gS9",
-	"bGdGTMeT8QSfQ7uPbUUyTy7Gk/EFmrrMrsn+ocAx/rHigyUThlfL80JJy4TkJfzw7vWPoLksufZ13Z0B",
-	"UE6AoilIPONtVqSKQMiRYKrDL2RChU+1THVozKTjGrX0vIrcY8jGkURYoaYIKTMaWzKSCtxd0HpZKoqq",
-	"aTD2UIW0Oa8Mp6jTWQpGES6VRuW9XFZC+vxdfRfKm/0nt39BiKXt6WSzyaQzEIEmFqztpmpNQEiy3WRy",
-	"UfyPUhXInYAP0Ffc/UAYdV80SHU/PY5+a03/6CVKCUkBJe08wRfbvhsXOTLSINT6uowFjStwaRY86fWr",
-	"zhO4LqMauQbqJnmPrz2uxC3/7Tihek3nZENT+ufHnqBEQbJAMqEMEhk4VctQDmSEREHkgH6VRgFoNbNK",
-	"g+a+5j9emKoEg1lDYwX0rjqAsbviwxH6+ZFu8kkC6o23aOiI3lAfqKunASdCKCHXedfvBrq795gK34d0",
-	"BKURQBlu2EUqXk7iA9SfdAqhG261OCF7Xrvfg1l1rdUGnf+dAWQt4B9r68Lltua1hHGWRJrJcue3dOa2",
-	"+A29F65Bq5118sVnEke5M7XCLDlzY5VlVZ5msvPLTVjzxnfY5imMx2Nyw71/FIYk4fo++JQ6Pwzv8Z8K",
-	"H7CCxhWQh+Qg+q2hULCHyhHS8TC5p/SheSlt8fMN/PDyx2sYvC38oPZu7hGxSPgxHBDd9S3TLrvjXIwo",
-	"D0tXofcQS6ocZ/IbePf365dH9vJ+TCYHf/4dl/xThhfLknStjP1TllSqYBX+PX8+eY7fu53+lCXXP719",
-	"lyXpTld/ylp57yy5g8sZwfKYvOzSlSOmFLwahcl4Mr5sC9F/XSDeS+pTalPampQ7EiIC+KYm56NSwpsu",
-	"4wNzmnRQVOCuP225RI1CFk5jrkYGwZ4ZWOxEZZ3yR1jXIY9M1phiKyaksVRo9Per1z+O4a/UfE0FeQyK",
-	"SuC6Ky65Uws0Von0pOQft5XSVKI3xL3+iA8T/eHiUd+lA8ncXTWTQi7VnFwb1NBziDS3PG0oHIGZkO7i",
-	"LaJ/4K73opSwf2OrtEnlXWxbnqISP+jvvtYBbw01RB8sGsXnorP1GD5vqmaSwa87NE/RoEWdtFdh0NsY",
-	"fgo1ipA/mVzkMCJuzusBgrkzMFkmK8VKWLCKyYJr9C3QM9JsuRRFY44eoZ83YZzhF7Yc3vghiF/PcqAd",
-	"kH8I5DTJ8Mnk4th69fUeD8yTbFMILizuZ29E0whds40dKtKkYTkmTlPR3DQfnG7PTRlNzy8mKUQTRFwo",
-	"rH56aKgKvuVGbEBrIkc0bAVo1orPrKXejrA77SMCC+5Tzum92v4yST71KMzhmjtP3P9OBMjQ7/XJ/oG5",
-	"Pv5Wfidy9zvTkcbghmHNqe3nxEgsP0AszKNh+7AUzf5yMU/uSqJCgMHFuq6gP67O5f2d1U60hYvOfSCD",
-	"/E5kQ1fuE021izp/j0+4RMj6WtpMNtXdtZFnm658YXDL7/yWrD3z0YcUxpn8vlImVDAWSkofFnQzeRqg",
-	"DPG+nx903ZRzeW31Z1UeHsj8v+5E0fUcXCFcwIqHfTdZFAuI/56BP/eXRJ2BS3ftlIxvIvpcKerg0wGl",
-	"rGcs3geOX2UgXPhyVn85qb+7aB68qL+8rL9sXn7SPDi794i5ByPIVyYcMQ8CJElfXDoEndYX0ZB4fGV6",
-	"DxXTnSBN7z359HuDMzHx5dnsPi/357HSu999+t3uCGDSpfeATXsseicUY6jUEK5e1fqj1jIhdu1HoAX9",
-	"GpDTaNe62Pioer2mPKQb8TTc6k29Ro3u3cmSa8gp+ZE7NRRrwuWuqkK39rxRSp0+PRt3Ix6pOKlvmoJY",
-	"Nl8488wrIp8MohoFp5P6YWsGEv3HKuiGEZmcZ6fC1D4l9K0PV8MoGl7SnUzSnjqSyd7YEaXjiSJnrj7Q",
-	"lRZS9N9FoC2VyCyo+3VA3YQxQn743R/XNYMi0mdhqdSMwLIVFiaxVPwnDQ+6SxPKk4T6re4RqcOeDAu1",
-	"D/nc0Bnom1raR3729dVhXbfwsPLAB0jm7gypr6I7Pdu0oX4tLDxDJvJAjuHbHllQV2i15trcxY3BsRPZ",
-	"6ODQZYlc0cngCglvfv7x5dvxpow3jrqiBxqTT7V3D81+Cb9d1r89SZ+mz9Ln6XfRr981b07S6ZQavGfR",
-	"77P694v0MvUrRL8/r3//Lm2t8P7rF6+1WszvT3X18IhhSyBM5FDLaBSALzjU6AP8y5gIn63qUQc3oxso",
-	"Bs65053OkxIu1xypeid0aj1f13YNK/kgQHy+3qPMiI8uOXyPYSqZHLUmmqSdeSZnbZ9Y9Ue2pJlsUQf8",
-	"bLiP4K3Fal1RW204BmUX68T1VvNbwfewXzObSbqCG7ZVqjG8ksAGHFGft6RWnWZamS8Q8Go90upDOvdH",
-	"4TwB81kKdyPKFdt0tJmrcAoGlqvR36um7qatyL6qfHiARGiNfPkqSojLAWC1CiJTF8ch2nDgGvnBO85j",
-	"5tKl8e1ac34Wg/GPDABKP296iPcD/9lTRAZvODs24uiB+D/uH74VHwPTm9RVDp6a1vRv/XBf/fCyKa0+",
-	"IqqdTAxlHR4Jx9VF/e8fHdUYb7grUK2HTLRqoqNa6FAMeuYyOK4SOs9kq8y5F3A5a7uRaVwCy3ybkK9Z",
-	"daI+9ZN2Q7SuaWpzNdEUwnRte76RTxac6k+jFr+W60iapdcRNNAOVNc+uqjnq2Vc6i58pXscfFwz47sr",
-	"fOw1zMiUrIodXfRsB/snXBA5tFvEqQxq01JbQwFtOzixZF7v7XzatG4dafWL+NmJ9Wma9pGQII8iDbLu",
-	"5DDsQLOCfA/bLXdZ9P36MIYrX5lMDfprVZWtAvJQXO+K6VrFVG2121T142KfpXsHfRo37bhQvt3HlfzG",
-	"Ra9DSmOC1rwv2+q5z+9Q14TeIeSCugJ5eCkqz7+/2O22OXwd90/W/R3HQSXq1p34Yv9/dO3EHSyDojUa",
-	"ZxtPJ2tZYv/so7sRSw+mlOM6Oh7H5blVGJdzdxZ83fFJcubfOvq+Ovr7NS8+1KXUUZ/GkBa+q7/rZTst",
-	"s7zixnUL+0K4OYQ4bu0lpvFgk3pQVaNdmtaRoTON4W8+RycMIlrz0vfTk+aty0JdffiK+wI749QmDaEm",
-	"we1LX7VvyhmqAbl69a0B8t5aunjeTZuyI0nTuF+gHjd4LCMKRxKiLt86BpdLplmBylgD31//TEUAUd7R",
-	"/YNydUFwnWaMmm38PzfXKuePso3tXKNTdJTfbcGsjtX3wfZSllslpHUwcMpRaf+viShVCbmaQxWK+pzb",
-	"3Uq5mzST/ZKetFOgHmbU0mSdc1yCvO66krh13Ch1f/f+7v8FAAD//w==",
+	"7H3rchu51eCrYJmvyqS/Fk1Ski9U5YfjcRLvjmdctmazU0OvGmSDJKImwDRA0cyU3n3rnAOg0RdSlGVn",
+	"NhnX/BiL3Y3ruV9/7cz0aq2VUNZ0xr92CmHWWhmBf/yJZ+/FPzbCWPhrppUVCv/J1+tczriVWj1ZF3qa",
+	"i9V//91oBc/EJ75a54K+yERn3JHqhucyuyrcWEknE5bLvDPuuJ/YVGe7MVsXei0Ku2OTzlpaM+mM2Yp/",
+	"kqvNiqnNaioKpudMWrEyTBo2HHWSjlTGcjWDaZ7cDJ+IG55vuBWdxA/9JuuMO6PZNHvGZ89mp/zZ/Iyf",
+	"z59NT/lwNhKn2dn8nD/tJB1jud2YzvhsMEg6VlrYQecNrZyVK7e7Nc6V6Zn5g9v6SX2Dt0nHzJZixeEQ",
+	"/qsQ886484cn5UE/oafmyTsaoHN7ewuHYmaFXMOhdsady6Xw07JMC8OUtmzF7WzJ7FIalunZZiWUHeOD",
+	"//nhxx9YN13xfK6Llciu4DbSXjJRumCcraQxUi3YXIo8Sxhn20KrBYPNJIwrtlHXSm8VPWf4CRykYHpj",
+	"mZ5PVMHVQrBuWttp2utPFGz3jbKiUDx/XRS6eCCw0EhXAoeKYMUuBTOiuBEFm3OZi4xZzbgyW1HQkbhF",
+	"XTBp2ZIbNhVCsVwvFiL7GpByXoUUWrZfoV/9Hnip7PFLgMtLNueb3DKpWHlOfQZQ5I7I8B0C0RIAgU/h",
+	"ZqU1zK/FXOCHuV6YhM31RmVsumNpOJs0YZnuw1rf8V2ueXap9fe8WIgH3Tbg/ZXV+irHoWq3HVMHwHh8",
+	"CS6bK/b0/Pz0KZvurDDNy0UgpcsNeD08LW/rfTyw1Zr56Vuvq7bIL43dbbuLYJ3PZmJtDes+PWP/S/4J",
+	"biUTeNk9uo7NP/+Zi5fWitXavhfzjRHZg+4Edrriane10jd4uOFOVroQDH8tV7nG6QHfxmxED5P4geXX",
+	"wjBu2Uoby4bNu6L3zJP1aDB6OjgdjJ5w2ot5ABEfjcrLvtSawX6Y30/rJdd2/aUu2e2FzbgCOj0V7O+b",
+	"bCGyMTtwmHhmE9VNq4tKewnQZqXxM8ZVBv9OF/JG/LROWTeFmXZXbspAmwlAftD2z4DVDwINWt+V0vYK",
+	"SUQMHEr75c91wUaDFy9OBsOTwXAM5FgaT5nmG7spxH4wyLjMd0/Kzx/Cyc9KIPhBM7OZLd0S9wFBY39f",
+	"AgyqU48ZZ0CaGJ9bwHad8R3rwuEJcY2keSl41kv8a1Mx14WYKDw7IbJHhs1lAUIB3yE4cMVkBiBkmeIr",
+	"FBQYjpnWdxMg4oMobuRM/KT4DZc5n+YPI+IwQSF4tqvT74xbPuVGlAIM8aLa7eO3/6xw1tP45izzo7de",
+	"Wjn9l0JaR3kdzmYaGeVWF9dM6S3rwl/7tkY0+VLrt1ztHJsxX4Ycc8XznalS5IhPSMN4jufAio1SAEoj",
+	"5r+5YIWwxY7l3DaO/2b4BF/7Z4Vdjl60UNBoCYeJaHjxC1+JNGy6MTu2lXbJuKmuCn6QFnaPDEermfD7",
+	"dsi2FJEiYcRMqwwJU/oe3jp5CW+l/U7SARwUBV5c9Aj+rC7tgxvDarbl0jpspUmlWsBQ5fbD3Q7D8YH0",
+	"tRAF7Po26fyk1oWeCWMAJV8rK+3uiyhea20kLjiCHPeM+WdjBioXMpUZXwONzpgRIjOMZxnbrGGLZ88S",
+	"tuXKsrPnX0X1irn2m9r67tK9wntfWjxDnQuZdKR1senGItYDSC34Csm6XwLbLrUREzXTGwWkQhN9KI/x",
+	"eaRJ+Y+IuSfIPAmgpUkYn6i5VNIsRXkSrJsqfZWLBc9RLghk/SdlNuu1LqzI3opM8ks8rwfAz6Yc8GoF",
+	"I17hFURQ9IqGPoGp2KRjxSf7ZJ1zqSYdwFXcdzQlTnUIckpp/bwEhWhfDJfB3DJaAWLPor+W1I4cQsxy",
+	"DgjDDUvr+037ndswOVKUl0RtXxIvbNAUmsWANqfnjDMjeDFb9llqZroQqZOlCDcBWlBwzPkOpQkUDSeq",
+	"Cz+KT2sxg0ObS9BMMzmfi0KomYDvq0h+4aDrRsDwC62ziXJjr3p9lq5vcF7UEKUSTj+BdblZTMKM5YUF",
+	"tgPEeaLSqTD2LcBnn6UkvzLcgWHiRgAvAgjG9SawoLW0TBcZaK1pJtZ2CTOS3JMJsYYzl1YUeLAM7i0X",
+	"VmQJS5XOYGw8Bociht1II63ILiYqFZ/4zKZsJbiiHeAqYDvrQt8IBdiTxNDvF94ZDwAC1nbZGT/HN2a2",
+	"M57z3IikQ2rC+JdfO2tp8U0ctjMe3Sbut2H47WR4+zHp4EI74+Hz0emLs6SzvumMfxkkz5LTj/HHHWcF",
+	"k2SDKxdzB9hKtDu55bbB1MFThAvIpTD9+CieN/lUOIb6DH9bCrt0PLZ2wACWUxFI5SPDbEG2pZleicqM",
+	"7nDdrFOtc8GRtrnjrs/6ugZJJBgAI8M11AArnuk+F4cmx7suAC7pA351GzbAi4KjWOquvr78dwFeCZlE",
+	"Vlmjh5S5Llbc0jU8Peu03QoAU9ulrwupZnLNc3bDC4nXXsNUFiFq5YA8aB61ewd+9X27Y2yKTSIzyR7q",
+	"VVnFqEVUIgFDFiLrjH8pEcTPhofhIcZjhL8CD78fw7h6+ncxw8U7uhyZvHmW4f3w/F2ElA5I6wa4wJ/R",
+	"LIkiKVlCik0umF7TRYOAFVHPXK6kNWiomyj3m7F6jRKsp4OImaDrpVauxFuTspXMc+kE2IRtl3K2BKIK",
+	"MgeogKghNuhaScqCsAS83jEC+LfSBbwBOKE3+C8ALQkazC9nSet/cJCaCJT7CMAAl4km0gZB20OhvnPU",
+	"yZ2Bp0cJG56cDljXmbzY6aBXJ1HORdAZnw6Szkoq+mPYiiXRvg9CcyRMwu3dCf7v8aVo5/Xtfa/Vorq9",
+	"6hUOT4aDwSDaKPxZ3Sram8Nm8fXD+60hSth8G+y/Iihoo+vcMk7E1YPKmKVraYNEoNd0HI8M0lo0RWy5",
+	"YWK1thKkIpVNVIpyRsqcUEwiAPxWSiJdJEfE8OkQ8OwRiSaKXgOqhV9ZrXsNCEfq/SLp4Fxt3BRfOIqS",
+	"uSFaKVdYMuF3bWVSzfJNJjK2XQrFUvcufIgnllp+LVRap3LhYs+e3+9Wpe341R642Oye5Ix0btir4LOl",
+	"p9BLbiLBUbM5rzLVFgrSvAP3yuGTZdMd+wFerIw/2HdOgzZsdyu4e6IP8OJxFzK480Jo1sRts+1KXjt9",
+	"56GMxtnZAeU03hBgWuI4Dc/zXZP99FvwZfC1+cEDsPBrE+x9JBJ32Xp5fxU83ydhO08bam1LfA8k4Kmo",
+	"nbpXcjv6utM4G/+wPv7LfMt3hqX6OgXuwVk6GgxSNyVOoAA+f4FBP0bTwd9hG8YCmWqCLM3Ztt03OQrX",
+	"7wV3VoI6d9h55gBqKb1MYEdWamQGqBIL5wKQhqTx8USloA5c6RtRpKwb62+xMdPbP3qo6tmrnd4UV8h+",
+	"usgX1hX3QsSLCr2Fb8gpAh8kLJVoTrHiqhA53/kh8A+21Zs8YwvNCvR+znUBTKqHElu62hh7NUca3m3O",
+	"g5oqThTkO9JGcMhccDgfiwxx57mWu65wBEgyyu3BK37laDKJFw7irV9Q9bbjb2qXnnS+F4vmFf6oBDN6",
+	"C+wLARcnGDsZFShlLudoRCj0ColNCv9KE5YVer0WGdNKTNR0B/9nUlntqRJ8aSwyRJYavVUpqmNOxwd8",
+	"0YVcOAUNDtBcSzegtxDwdZ/9DbgoGh64saTMzd14AUaWIneGjIQsBkp8sqAWkqpjaPGyKRLD746+bVVn",
+	"/MswGSWnydnHBlrSi8dJDjhUu6Ya5KNCzIS8AeEI150E+IXTgX/t2FYUeDOqqpb5JT5EMavhP27OLbyN",
+	"CAA5/5G0dWRWef7jnDTozyLrLRJMy6yHB/LLAfW8RigVS93TlFm9ILNEEC0rEiqKNVmNPCMNC8zXs8jC",
+	"UcAIw27d0XxoV3IBsSLLBBCGYJi4y4K3h0/vtRLdQ65tX+zr422FX0hvd4IrLmcf0Jl9NlI4W2c/YmtR",
+	"eLLQXNQBC9CvkQ3v+DtvkoY9pqkP8hMTyhaoxCI5HJyc49GhuAnq/NOT4RB/aUq691vTPUxUAXFQwn1D",
+	"nz1FCbf84yC1oP3uvbIHm0/uLcT+i4XX30gkbTvwiCi3cBsK9QK2jAQok5njpimCFunvxUYk+IMB+cid",
+	"XzpRXbXJc1JhfdDYNtL+QLIKrivWLf2rhHQoVnkZyeOiE6XIt5EyP4PMS9swW2hhmFY9xgvBeJ5P1LoQ",
+	"RijbXDrCEdMqxzA1wAr4OXFxMbTk2ZKrhcgafH/mzR2whsSjGh4G/EFEgXj+MAgHo4+AaXeA2+isVH1H",
+	"JcANkkEyTAa1/4YxwNEAeP1wQLS2BvjNSkNNyYcPgZW37DQ55WWwXQgKLDp44/07TS3wPQWTwEHehmM9",
+	"5CogMbmdFdN1NH0BdEF7XQGeEaAgG4mcNfK6V/Q7lpqCNN1i8v4s+hDUq0NfVHWxCFCOBYX39H4TEv6q",
+	"tyUKCoXGKxKYpHEYXcIH4Ku0HlPhWGsXX6NgBAVt5OudbHEkvUR2TWEaCRucDId94phkXjRIGQYn5wlx",
+	"zUcG2eheM9FweJeZ6F2+C2HLTQQhNdZptgSuTk2a6aIVKZ4nnXW+Q8LRxqwfYAzJd801vsEY3kx8QjXL",
+	"+Vm7gyCj0fqR/F4w8Y8Nz4Ecp6iQV42Qdx7UZ0FpnZ3lO2dcCeO1QkaERPeSIrZLnQs21bzI+milNr/I",
+	"j8FSHQf/CAr9QY1WpuMgok0UAJiHuEJvE5LTHLQlbKrtEiPSWC7myNwKuVhaNt3BHLJgeqtE0Z+oD6RV",
+	"I6KU2rNM0VwH/+xK9t9s2GMrnbHhKL0IL8z5TCC0T1Q6HLITJtN+YM5ZypY6z0ykotdttFutiA+mxF3S",
+	"icKYFGY3haJ4zD4jgon2eDifwcnZc/wGD2Kdb0xLINBEUQgLOtHyHYWynI1GKdNA0rfSiN4+ZvtFPUyt",
+	"TDG7CzaDMTxM2m4cJrgwSH0uSuE9AowqUFR5y/59BL5yDyt2KaUPR7GYPhw1eY8/p8On8EFmok0dM52k",
+	"PMkwWCt6uhiZJvFWlPmQMG7Y+z+/Yi/Ozp+xTMylEoZJ22cfttLOlkwrls50JkB2ZMYC95goo/i1uJpx",
+	"I9hWF1kPmA68CPOnFyylsCMS/nTBlpsVdx7VFd85Wa8/UUC2379++d3b18Eal2KMUMrWfCHQLOUsTLCE",
+	"Jrz+vqPnaqiFh9Fk0nRnrHZlTPEV0Dw482upMiC1bq4KjrQdbsNc6U+71SXpKRDIjpTNVEos7gRR9nut",
+	"Frk0y9bZH3B9jcWW9/nrgaixNa/p+fXLb4wbQcOBgR8Zlv6fE6d6n7z5Lk1gyXOJNqdqUtAjg0k+1VUc",
+	"AWeNle3zVMCy/np5+Y7RC4Rj8WwEqQ1C52C3BdSWurAJm8tPcC2b1YoXOy/kHwSy/VhQ7sK6IMmaVJUJ",
+	"ZeVcCtM2ywUrhNE5pm5QcLhQFtakGsSmdtmHkS+K9NkU8qQQzgZ3pwPHx0PiCYabSQh5Wwk4pUG02tUy",
+	"vgNRG99IEKt8rpjR+QZeJOv9tdg5yya5plDfwoi9Qm8WS8YtywU3lqXXYve9WJiUTTaDwan4I3sOeppT",
+	"1T0iaxULqxhXD1ILtyxdaFD5ubk2rOtCyqY7Jj4t+cZgzCJFVdB47gW+4NL5ESbKypWIc6pyzZ38RNts",
+	"yiyYPTbujAajpyeD05PBCKi/nM/lbJNbEu5hVZ0x8Ocrr5QnHQlUO6QydZKO2zvqyih047d3GBGeB/Fo",
+	"eB7bEIbJKdoNzpLTZJg8TYbJ+R4bwrrQq7XF9IkCyCI5iMdEEoLijYZwN79xP2OQisiQQAS7VRTE0Bl3",
+	"MIKhA4r43OobjJPv5NxYDEcuPG3AD0MuF8oriDRZZwybskuxQutrh1xaTcMq3cEdqhHe33fw5m31huqg",
+	"PWRdwY0UxvbgOM4Tksmtg2RcBNBGoRZ2mbCl3rI5Lygdh5RjzfOJyrW+Jk4Bb2D+AYq+LpULHoPss9A6",
+	"67O3WsXY5NSQiXIL8URsK8R1Ev4lVPaILmPJi0w0ArmGkXZ7flfEEwHpMWf4F3jzliC4IRUTs5dZwtJ1",
+	"GqQquKAqgYshfw13X8Dn/3f9y+Dkxcdfn9/+VxsJDijSCJoSCxMIvaM2jxyhqcz7IjqG1qBVh3n1CdBg",
+	"7dkjqY6exmGcc9LwKQvvyaYYn70K9BcLP/OI3MZlLTfXaN9SQNmUBV6BjN8snUGHdMLqHT2IIjTlk3uF",
+	"xwW6cDc8fsBXI0LROAG+ID0AmQRSdyAvBVsJYc2Ypd7HT/ypl7A012pRdf0HJgZq83CEfAnUjpUuBH7B",
+	"16iiOLuit3tRiECAmolCiwN88I+NFEQIU9aV0Vk6myq8M5ULzzJS1h0O6HgxV9/PuyiEyK5sQdOrksSU",
+	"A/pXMzHTO4MbKoQIo+wlS2NyL7txYLMU/8DhNVjgRKVCZQu+wtU9dZKwLthcYHgLoYvfMadYCbaVyrB0",
+	"xf+uC2l36UR1txr5dCH4DK3Jo3PU6FKlr7ydaovZMqIau+ES7yYKrVY16ufZRdIpL7MTq9YloPsX98h8",
+	"e9xbErNaSRqPJDOCc0dQA1oG6KzwnpKkecrjIX+/LOYSuD8nTA+h/pFheqt8ArY3eruwGuI+gO/GmcZx",
+	"WXR7IGU5g7xmCxCnNmu8VSOERysS++pCkvefPm/ybkpKJqTFWM49G/gLzUfFB0IxB6FiE5ef/iGJAj/r",
+	"TeEPp7QvgwjqMtNP6ah8kgQd2SNTDcH95fk9wy5K483pZ3tVK/BxKGnoRhSZnFmGPlSfed5n6UwXhZjZ",
+	"dOyMHkhGgF+APIK2y/5EpT4ZJHX0geKuIiG5z1LxaZ1zhVkE9Fpwwuu5l7XL0TkpTRHAsamwW0Hovuqz",
+	"1F+tG8zR0hoLdg5Al8MZ0t3RNjRz4J/BYIBhNNJE+fsj+ybeNJoGfD5+YOBN4w8dg3c/ucPzf0YngO6W",
+	"yB0XgjTII3Z2e9iv+Dx4nl4kw0EyHKKHcPTxNvFvjMIbp8lZcp48jZ49Dc+eJc8TGCF6OIy8Wm7YBIeI",
+	"3jkPrzxN/BDJcBiPUno+3RDRw9Pw7ODKot8b+yVvqveYHFaISHlo0YjOklEyQG0I/j1IzuHvVosxgOAu",
+	"EI6Kj/Ujaiabb5f6n3apLVroaamFPr1tsXZ67G8jsCRLITFqUsdjPNeBmLQ7r1sI8zGjVmjSfsYX1DZH",
+	"jEspIXEmzh28SzYYMqnigrrxdzsfvjjfWLTo9+p+9W/I85+BPMeJOU5VE+vW7L9AVNuwqUXfvqgx+4W8",
+	"AcVhs65z+28w9w3m9sDcvS0MNUHc0+ikZAZVEnu3Lvcdt62ODCzZk/78888/n7x9e/LddxQQ/9Plq5oz",
+	"JjY6R1Y0MqKd3Z7QP0blP1rNapFZr92FFptMNgZ5GsjRkUHbC/mqzTpEkfaleYgEbIww6Abb/4hsEVjh",
+	"qmorBcU+3UoVzRGZ/3GmuS5mwLfYVip0RDhLXRnGobeKNA5nzUetHJVYw7rDk9NegtYhUE2qJgbHA2EN",
+	"mZgLlVW1o+nG4opyYU3dNkFmE85ybTHPYKJoz9ECsNYe2oc3s2XvorSxaeW25ssGueRdzH/guaHkianw",
+	"x4DaC0biwUexOUlaI/J5NZek6orYSnJZw+6qSSLV9/YAzvfStEdn8YXwat0cUxeU2AoEn8LYejqg+GR9",
+	"kKWr8NUZ/9I0F9B7x8axxUb/RizbO26wElBKtXjSEAmFOSGw+guKZNNxWknDVVdBwkZkY9hLa849PTxw",
+	"ML98czD9Fg6m+3GYOy2FHggSAt/9/ODDXjnoZTA0tYlDNWQ6Dh6+abL/cYJR07r6Rbx6Ja16ZJjM9nvy",
+	"mqEfewE6UmQdjyj9aMHXggTxfr61b7D8Tcg/5LBxbpkAmAeIseccLRIxuUsNy2QWZQyS90S75GVXWrlK",
+	"mvdzoSrilu81OIF74pwgddfy6O5iBzTn3nGRFdNbIEh2vXZDUW+k9JThPkHzrtUguVcphKiQr1veoWsR",
+	"6y+RXBqgr0Htio0IsmCT7CQun8i/EbxqqF0c43tqzW+kxXzB9NYfvS6m55GXh2q2e+gfw5MyCbaS+0p5",
+	"NhMFt+79fpRB33IuO9al911wuw+XYgWHD0ED9MWq4+Pan271jXT/+5Lu26TzPiQcNfOHeJQ91Geg2StR",
+	"hMwLl5yAoIgWgXpOsS5AFS/4NmXcstHZyeisH/L6xlFgAesavRKgSIchRudlyMZExfEFzYRgtuRYNrvM",
+	"57mIax2IuWVboexEcVp4GnSQ1OWfonbfS2Bxa2FDBmSZwKpns02B5SABQWSRMStX4qKSpWG1vi7TRbBW",
+	"BcZGFMLIhfOwNtAopBP5wyAtX4mipplFdLM4ULmjmvLVr1gSwgT+NImYuQ3jH2GldetC+LYhOPrVttqD",
+	"8RlmmhEgxAuqVtVJOvBCdVr/5HCkrFvAweSj914pvUcgxvsoP7lMkMeae8oaZ/biM1f9Ss/Zy53mO81o",
+	"lCmQzD9pu8QUE5/7fBHXwqK8t/cbY4A2U10sMh2RRq03xUyYiZrrPNfb/kSdVEtPjX3hqVBirJcEwCfh",
+	"YEWl+oOJS5qJYiWWBTYCTMJIi/zkkfEFRBFR0gSYibF8F8LqMIuJAa8pMG8w54r87icxbo3LMKAGvpoq",
+	"vgawhWGFormDcaCyv6jKGGJ2HLpEgVxWwygxhVpqtuKZKG1DRCNSIzNxhaldaVJFZarWzyIyQlsvcXsf",
+	"Qzza3NGa7kRfRxE2YaAW0XbJ12uhMGC9WbMsxrR4MVUM808aWB2tO15NtIXmkrTrDFGjvZUb2gcSrjB7",
+	"KDrhVl6Zr7yu6iYqLzVpRYMYYLJUm92GIit9MYetMlGemMqcyxU13QtKE4teChmrrdStsl7/qHHo/9v1",
+	"ODk2IshnrPrcT1+JzwbHNpVpynwRc4yjqaa/Atft8jx3uv3KlbjDNIa0dxGXBPChzmVZB18iYNUvawBg",
+	"jVjy+IXLRo4kDdM3JGGKAtAP08pSeouXaeMFNTxpIJjwGb1HpuQeazitFbYjAWuUPEsGaC19iv8N8K+n",
+	"rXZTPCvHRBqIHVZ9UM3x+cp3xTW7+6zoLqd36ZGfl77uxcJjss/DGeyrCxD5YeCKEfSOCISocXqapAzA",
+	"PFhIwyPT5xYvQZglBBtHGNWthBp66wLPseWSlWpR1uKdKCrGi3/3XdouBmgGeYDejerAO1I79uU2BHZ9",
+	"KMsDEm2qVN8IY1UKquwL7ESgPrrizaWv+0U6YxlfchGiLEeDwaBeZfgpehg+L6pyhEVQ6z7ge8ekF/Z4",
+	"cD8ybvMWcwLnuo13YLe2l+/eoJz4+DGJgo8fkzz2sy42U1eG7cQVZltxNeM5aVh99say2VLMrg1p8RTW",
+	"SwDnk6mc8oIHAfpKwnxLLO9oiCDWJDCQ66FRllCnHhuKvXyTUE8N/MQIY0Ih4/VmmkuzRKkRG/f4wMv+",
+	"RE3U48eXgZxTksKaF3xR8PWy//gxu9xqjxIeVGFM5JUJM9IyrDyLosBEAcfZivzGgRghlcjYAOB7OBy3",
+	"MeKknfFihnAhUKA+e14WtdoUsE4S7Wh2FE4QIdlLIkhrObs2uBc9x3ipCTbOU1qdUP2/kEhq9NZQ1hyF",
+	"zyvB6kXySFZHnJXWTFTXBauezHI9u95KI8ahJADmPMPrZIxpqx/QK4vlTRSKriT5ctflhJfFz1oK5zGL",
+	"FQJc2mshfN0/jBA3sEkgOZw9Rsh8nJCUrOfscS4W5nHvgnizk/BpQsXCocDf5XlhWYWd3gRdoxQDfRkv",
+	"aUtFo+urIPQo9RClkokqxUI/zOjcjbKViqpqOxxAYCbGIrIFiJBxdW4gnmV5bo69fgSmJgKVwtPw2kyh",
+	"Ab9dfnnCjJghLZ50sII3TSYVmxZSzCcd1l1auzbjJ08W0i430/5Mr55wxHf3vz/YpTjBz06kOsHPeg57",
+	"Xml1IxRR6MePQWHyDYVomSj40V25/o9xO45xo/MGnN6fpcgzUFaoVxRHS8xK5K/wPEAeFQWHa8f+j/RC",
+	"LcfboO72slasE1NAeVx/g6pEm5R1hyMnbPaSuIoFZeCw/TUsepUaFn327mCSNqpgmp09x/WRIwoFKlyg",
+	"KssRuPxb1k33tUNJe66JBXPFBxKWYnIt/IOya9OkrEdAQOMy4l1ZAwJuxQzWO4CRtOqz9GwwiFtRHNPh",
+	"k3V9h0/sB8OqzTubvT3jzp0MG3eCZI5FOmhiUsjLvjZif1sb1gUW5fGgkSRf3p4Laml0uun12UtVLZ8j",
+	"DXustH2M5AHux3WIg8GqZW1dfwL8dkz2+TSKYgVBPrpr982MF4XEaNdaSjyjpk6ufqsSeEWgelAbNabE",
+	"lq4JzusfG23RXIFErRBrTR0TeMg0j/CRTXUmhaeaK2mpN2mjYSPrpmfD05RNxU6rzGU25XImlKFoGb4C",
+	"EeLtm8soH77jLEUv373pJB3Qsl0+a3/QH8B7IPfxteyMO6f9Qf+UYsaWKP9gvjk6jEVrLI8R+fxkppXl",
+	"UomM/fXy7fesECoThSsHW2s1SwQUREHEGSezAlR4QI4IUzC/oAjl/wo0la5xoghr9NzhKmCPQRlHIWD5",
+	"UmQAmVEGd1dpRnsB6WWu0apWMGN3ua+2I3Ij0OrUS5jReJe6AOY9n2NwBZ5+2AuW2/iLsN/BiSXVPsij",
+	"waDWRwkbHS3tKq9mnGF+++x/ZHoG2MngBUp5pwd4o/RDean06En0rNI0rFFfBS/JX0nVZ//Fpq/bRfZ0",
+	"QvIlQil6CrscUXUGWOm7N7U3YFyOzp3y1E3nI3z2JJc34p/7AdVxOqINZcVA1y2NOa8sgAkWnkABJ68I",
+	"yh6MACgQHECvKoAA2oJbzIF0pYLjgbG4oBdrsBtRscl3zNjN7HoP/HyPO7kTgBpdsUo4wi/0NRYDL48T",
+	"TqiDqvOmWUT89ujuVq58+Z4rjQ6Uw4T1S4XNKXgBy5ofutCVsIU8QHve0nMvVr0r9AqU/41hgFpMfArS",
+	"BZXEGAcKQ5JEMlHZxk1J4rb8J2gvomCF3jivtitA0k1J1PJdq82V1ZbnaTJRtSdXfswr15gjTVi/30c1",
+	"3OlHvrcijO+MTwnpYbCPv2h4wUrscuSqUcCJ+uxM2vUe0HFnciT1wTZrVfLzB/bX19+/Y627ZX/15QoQ",
+	"RfxDv0BQ19e8IO8OqRhR+RbcCn4Ht6Sz/kT9gV3+/O71nrmcHjNRrY9/hSH/OIGNTTrJUhv7x0kn1zOe",
+	"w7/HzwfP4Xea6Y+TzrsfP1xOOsmmyP84qZTLmXRu2dkIz3IfvazDFQFTwhwbZYP+oH9WJaK/30M8iuqj",
+	"a1PZAMo1ChEd+CqA814q4USX/o4TJ20lFTDrj2uhgKOghFOKq5FAsOWGTTcyt8T84ayDyWOiwk1hWRhj",
+	"sT7Zzy/fft9nfxYUEGM142yWSxh3IZQgtkANdoFPKvFpnesCK/u1Ya9b4v1Iv9941K6BjmRMW50oqeZ6",
+	"jKoNcOgxizi3Oiwo7DkzqWjjFaC/56xHQYqfv5RVqqByGcuWh6DE9Qc+VjoQlfbpoINFHXzHrNKY2Imq",
+	"E8XZPzYgnvosg632/WH77Edf2pCl54PTlHURm9PQdzglAZNPVK55xqY852omCtAtQDMq+HwuZ6U4ugd+",
+	"3vsuyF9Ycnjveid/PckBZ8CyI3Dk2AD5fHC6b7ywvSctbairEAIDy+PkjaiJMdXotm21HbHHnondVNhu",
+	"1Rmnq+3WusOT00HCosZjZAoLb7f1YoOvqDMXqzTyinq0MWzR5jxriZMj7KZwFoGQ+5Ec1S3A5dt3ffvO",
+	"MWni7jkCoG8obtvbAbpduZlQ3a81VcTEfz6zY6wWfqCTpus76tvY8a0fCluGks1TlEUBFnwlyNb1kjW7",
+	"3JLfn6R2hC0YdOwMGah3AhpSuE/UDDdqGLK/MTacrKuhNFFlNlEQ8qJiFNLAlC/clLzaKtqZFPoT9SrX",
+	"xhc+nGmlnFmQWvmVh9KG+67t4Luo1ghxqz/pbHdP5P/HRs7qmgPVz/O34s6+7iyKCcRv0yfweEpU69N4",
+	"W3XJuAydh1JROp/aUarQmvmYc/wqfWT9j6Pw4yD8dlq+eBp+PAs/lh+fly+Oju5Me+8LcpEJe8QDf5LI",
+	"L87ogg7ziz/xLNx50jkbHsFi3vEd8ORLrb/nxULQd+d3f9faShs+Ho2O+bjZxh2/fXH3t5dav+Vq5w39",
+	"xEuPOJs3Cn3KuYsMqJpiDIYaspdvAv8oMwyd7dp1TvX81V9OyV1DjdK97PUd+iGpM2R7hxgsUV7y3o3K",
+	"RMFSdH6kxIZiTjjHJD0KYh6XTKlW3t/GTQz2RJyEnSZMzssfSDxzjMg5gzBGgXhS02zNmQL9Mfe8oYsi",
+	"Z++Qmdq5hB45czXrRj3P6g3Nqs3KJqrRrUwXcSOyHsUHUmghWv/JAo3lk/gUm2a0sBvffdD1zP18XtNK",
+	"Ip0XFkPN8FjW0rJBTBX/RT0Hb5MO+kl8/FZ9idiYBwULvfX+XN9QwNXCri752ddnh5+ZDXkPylxvPflV",
+	"eKdDm+qpv5OWPQMkcoccn2+101GI0Kq0w7uN+4nESmTJg+Oss5oHVyr2/qfvX3/or7J44npeQrWfyaG8",
+	"hLaWcf7ZWXh2nri0gejpi/LL4/IZkjsyBPwIH79+8Fo1H+BoqAvZLO2SQFRDrOwg5AIOC9ABfjciwoNZ",
+	"PfDgslyDL+Inym5QknzNEasnohP4fIjtamfynoA4f727MiM/kXP4iB5sE9WtNEJLam3QelWdWDc7vSUT",
+	"VYEO9pMRzoK3lItljt04/DLQuxgc1+tC3EixxXIKE4VboB6dme6zN4rxFkXU+S2xwnfZ5NQFCDi2HnH1",
+	"Np77vSRNwDyI4a4kFuWsEsCQfk/xkhijv9Vl3E2VkX1V+nAPilDpFPdVmJCrYNrK+j1Yoh0HYYOOq+v6",
+	"9ZHGLBS58bGsai8+xs/pG5g8rOmY0wP/1c3HWnc42tcZ8Z73v18//CA/eaQ3CUUOHmry+I0/HMsfmun5",
+	"dVJNNNGHdbhL2M8uokIoe503oK2EGugGq4aHJINQpSUKZtYrXWCAoNHMaiygPlEICxT416tWVilruKYY",
+	"fJPWTbfDQS+hUBVNQSSyCKmyoQ9SxndlQXi3Ykp+gCfWrWSilhz0QNrLBePlBpwne75xuVOY36IwEtdt",
+	"qM8uNUZCTNSUz64TtuYmtjU+MixV4pNN4/I1F/43aRplayYKIy/2MJx3oTzJmhd8JSxqDr80iqzLUO7W",
+	"342xhcQw4pAJIk2zeFUfu9h0xh30nHQSH75EH3WOJQVxMR8gOM3MUnS4+hW6u04Y3HGAGrjjfetBoKi5",
+	"ylyK0nAQOcGeRXX1TweHa7kDTf58BlVWPKrV+goVkr7VB/pN6gPd3g9osURWC/tqFsn6XA71OQT/S3nf",
+	"XvMil8B228pZRRzBQ22dJzzBjICDnMGX1qCD8qEFP12+Imqzv/cMEcyJWnEgUmzGZyCyb5SVeVnrC8ZZ",
+	"yUyhPtBNX8FLJ6+0soXOx5S7MEtgjE8nfCH+mDo/DTnyALR6Lti1DCh9fckX6QV6dkHjADLOpJqo9M38",
+	"5AetxMlbbmdL7PC3EJalp4Mz9oO27K3O5FyKzEev1frTulBoV8La/QpcYC302lVu7+0LWIRTdhWr7iD1",
+	"cHK0BVc9QrgrpuO8YHLeWFnNFXY6OEvDvXA21dku0F1yhpWEt3ImFQIchSx2zsVwNuAvTrPR9Nn8TDyd",
+	"dFoCDB5Mbr+R09+in899iGmrdUjH7XNgBwRjuJQKPjfpS+oQnHn8/iFN2A8VHHcu6Qax6O8B1vqIp08H",
+	"g9YsYsCxtnhry8uoakIqqhVQIx/9hyELrOB0cNZcwA813DZSzUSM4dQk1JGILXe1rqWqL/CCKR1w//gr",
+	"eUkBDOg1+Q8449+SOVcx42hu/ORXIIS3RzLlFF5OWfeny1e9fdz4JeoM3tdGOhLGTACj6CrN1kJcY8Cs",
+	"C0PhFF5Mn5Wp5g2da6K6RK2HJ4Mh26hcGFML65hpNZcLTAQq289e+LGRGEqK/cb0d55X9BdU7Gipg7TP",
+	"XrkuNZQkwMtYm0pi49hrpB5l2iQQT0eSmMc6PXZOEYVLvSkuqJUwyBe7Urq4m83/afeda09zF7NvKTjs",
+	"qg0jw15zqjpA7Dor24+Whrgvo8V9Ezy+CR7/XoIHprN9SdljvFfaIEKjEVcdZaAwvJJwmG8SyTeJ5Igz",
+	"/hwbOF3LHTZwxIEftP2z3qjstzZMVIUUjuXeFaDJMWLQrzI7SvyhmB6ZpXsFH8VkhqxpHUX7hHq6QPcT",
+	"lq6B+b59+913KcglzjhMhEVmCbW1ENWKOzU5KGFenNojGRyv+0fFfstGnrArlJe60WJ7e2QErKiyX0J4",
+	"UCPQb7z298pryx5Kvxsa9qMKlGa6Y4hWR5GuJ3EF4X1pDiqjVk6tDSFTqo1ZaYPoQgnjPpHU3aNZJ7fP",
+	"ftYb1HrQCGqXlbYdPNeu2reK64fZrU5cURSmFZK9suMuZgdwi/19MPKyNPBSI41tsy6U0dic2bfJYt3Q",
+	"5LBXa2nZ2soQ33ftDnu+DTkmVCJCrcYTVel1GHWjrDc8dG5TOO9Gh62Jkso1REmxsKrLoOgdbLhVtgQJ",
+	"FV8mytXfbW3BFXKeyO+olXCxLNhexW+Zq91E5dz6PrJUD9rKPPd9ViwV4URPpqQabAWpsaBBYy6043FU",
+	"9SfDq3tkLupQgN1kpqJS9B1v9m/IVKmDozuLJLR2iq5HGlepOollQZ4bPVHlVRD4lE0kvSs39Hj03R+z",
+	"UL3FMcBgagem7CEh8VWwkSV7ph/6TbpyedwvrT9Rb4Fp++4zPJ6CihsmFKFUhubEAyZom8B0ljbG/mEz",
+	"XUlb7Q37H8LiPzf+qewpW9LRvxzoVxuH7PhvaTs+gAdJ7LXYESOuxJUWVLXoeVvcz/P7hLpUr/CrxDqV",
+	"td+rQnJouOAcbKVg5ODEkxocAEhJJTj2WyfUb51Qv13q76QTqs+XqCcPxo1AG73s28mFW0OgF+7vvQTj",
+	"7nDIZ+Fwn5fH+uyLaGSD5FlTI3vAqZ5VT/Xz2MThzLmoqm8oNZqE8tyyCKGT/2J96v/fcMrK4b6nqi2/",
+	"uRULJNVYVjlO/4tbL+21YbX0EksqZXVr8Z2sCwiXhES6RhKdtL1xtYcTZtOhFdP1T6RafZHGYZJ9OiSV",
+	"YCOrhd1Mp7pQDEeZiXFdzUFxf6JAcs61WgjXOEpV2ykGykSxgeEF0J4oxtvphahxlVqQW8qcGwvvbaVq",
+	"/7jPqBbBAovnhWp9qBOAShD12z9kpPtQ3vbv3lj3rZvd77eb3X1YYsCZPdyw1jHxd+UFCXtHP8jdsSC+",
+	"ItJ+4+F7QeWkU99Bp1LBPKpc7ks39yhqnuqWpxNVKUreKI/QqyZ9J3HBau6aergK05SYlbh2gL62RtmC",
+	"hiqYI/mmJjuu7Y6aCawWHTXkqSR6k7Wv3r+jpXlHqFRMNUrexAY/Jl1d+tg+teTG9UIIti0yjCmexxwV",
+	"OGdrtwMq+eKbI8SFh7Cpil4bLD9TWtviBPVxmJsy0JPQ6KHS3cEx5bCaKALHlbOL6gKo0HfB8B21IaaO",
+	"MzfCdxDb9dlLV0ccrcLAryvl3j2fpdK3ldKnVS5Z1uCHwR6UKdeagXwZIv+8DXlrKiWq20w9AyCrrshq",
+	"I9n9clkIbwAMuSNUTr51KCymf7xKUG9K8HWStVXoxrD/qGRotBFv7N+jx0bcb6I1EQpBJSmREfsCVa2H",
+	"//Kl493eH1L2641/K/0hHluloQp55P8I/ZmQznzLqDs2o+7VUsyuQ+HzqKtCW87cbfit4bSz3AoMcUS2",
+	"RmVrx8xXXQk53QnLpbExJwJWV3KXstFD25r6zAfcSAMXXYjMdb9DzhuKOFM194Vvfm+IbQJsEeF2Ckbh",
+	"Wmi0qS8v3zwyDHOtK7x4XC9yxveUOIur+9ObB+qXsT3ly6g6Wp9R5TcMNNLGGvbq3U+UXViGk2KHCx7K",
+	"d4eiYFFrDOejrBTfj2qDVSuDEaND7bRyZqGyTvPYXqtsraWydAbEHLX3KmqdS7UYs9yX4KUk+UqBPNC4",
+	"mwU4k1o5ea9HLjcrrk5gCMyRD3W/K8uNCu213zNGx3qv11yIbEyl1Ov58xnfUSAxHRbAM2iApJV7KRB+",
+	"JYdu6U1MXHE5Nt0x8WnJN8bKm1BPrZIN5OB2KTPhGl7kWi2oUhDrcstywY1lzwE4TM/ZFzBBk01F5GzF",
+	"thlTahzXZ3/RPDfYgTJoqinr3hGTAZBnbAKjcLbixUKSkO7XMOolzljSRe8rYKtUvvzkD9XuIs7C9wMb",
+	"npwmWLsACwnGxhVvWnEtE7xNpouH74oETjfk2sw9XoePffsMODBLEYp2U6hen30XwmfQXTl03c0KSWXy",
+	"Cr1ZkGN9K8R1wt5qBRctuJHCWO+QdSgG4HXjjwdpigcbrL9PEVNGIxQZxhcgXHmv6UzrIpNkPe4z0sQA",
+	"NQkLlSusiIXsKz7AC8bNNU6AHV0mKt1rUSNX9MI5FKl9ScWo41DCa1W3H2//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

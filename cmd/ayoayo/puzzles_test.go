@@ -50,6 +50,20 @@ func TestPuzzlesGenerate(t *testing.T) {
 	}
 }
 
+func TestServeReadsPuzzlesFromEnv(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		if k == "AYOAYO_PUZZLES_FROM" {
+			return "first of May"
+		}
+		return ""
+	}}
+	db := filepath.Join(t.TempDir(), "feed.db")
+	if code := m.Run(context.Background(), []string{"serve", "--db", db}); code != 2 || !strings.Contains(stderr.String(), "puzzles-from") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming --puzzles-from", code, stderr.String())
+	}
+}
+
 func TestPuzzlesCommandMistakes(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "feed.db")
 	tests := []struct {
@@ -62,6 +76,7 @@ func TestPuzzlesCommandMistakes(t *testing.T) {
 		{"no days", []string{"puzzles", "generate", "--days", "0", "--db", db}},
 		{"too many days", []string{"puzzles", "generate", "--days", "99999", "--db", db}},
 		{"stray argument", []string{"puzzles", "generate", "now", "--db", db}},
+		{"serve with a bad feed start", []string{"serve", "--puzzles-from", "2026-02-30", "--db", db}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
