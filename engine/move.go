@@ -159,17 +159,23 @@ func (b board) store(p *[NumPits]uint8) {
 	binary.LittleEndian.PutUint32(p[8:12], uint32(b.hi))
 }
 
-// get and clear address pit i without branching: a shift of 64 or more
-// yields zero, so exactly one of the two words takes part.
+// get reads pit i. The word is picked with a conditional move and the shift
+// is masked below 64, so the compiler emits neither a branch nor the
+// oversized-shift fix-up.
 func (b *board) get(i int) uint8 {
-	s := uint(i) * 8
-	return uint8(b.lo>>s) | uint8(b.hi>>(s-64))
+	w := b.lo
+	if i >= 8 {
+		w = b.hi
+	}
+	return uint8(w >> (uint(i&7) * 8))
 }
 
 func (b *board) clear(i int) {
-	s := uint(i) * 8
-	b.lo &^= 0xff << s
-	b.hi &^= 0xff << (s - 64)
+	if i < 8 {
+		b.lo &^= 0xff << (uint(i&7) * 8)
+	} else {
+		b.hi &^= 0xff << (uint(i&7) * 8)
+	}
 }
 
 // Masks of each row in the packed board.
@@ -186,9 +192,12 @@ func (b *board) rowEmpty(s Side) bool {
 	return b.lo&northLo == 0 && b.hi&northHi == 0
 }
 
-// sowAdd[o][n] is what sowing n seeds from pit o adds to each pit; lastPit[o][n]
-// is where the last of them lands. Every seed count a valid position can hold
-// has an entry, so a leg costs two additions and a lookup, however many laps.
+// sowAdd[o][n] is what sowing n seeds from pit o does to the board: n taken
+// from pit o, and what each other pit receives, folded into one pair of words
+// to add (the subtraction wraps, but pit o holds exactly n, so no byte ever
+// borrows from its neighbour and the sum is exact). lastPit[o][n] is where the
+// last seed lands. Every seed count a valid position can hold has an entry, so
+// a leg costs two additions and a lookup, however many laps.
 //
 // The tables are padded to powers of two so that masked indexes need no
 // bounds checks in the sowing loop.
@@ -215,7 +224,10 @@ func init() {
 				add[pit]++
 			}
 			b := loadBoard(&add)
-			sowAdd[o][n] = sowStep{lo: b.lo, hi: b.hi, last: uint8(pit)}
+			var take [NumPits]uint8
+			take[o] = uint8(n)
+			t := loadBoard(&take)
+			sowAdd[o][n] = sowStep{lo: b.lo - t.lo, hi: b.hi - t.hi, last: uint8(pit)}
 			lastPit[o][n] = uint8(pit)
 		}
 	}
@@ -241,14 +253,12 @@ func sow(p *Position, pit int, r Rules, legs *[]Leg, next *Position) (Capture, R
 	o := pit
 	saveLo, saveHi := b.lo, b.hi|uint64(o)<<40
 	power, lam := 1, 0
-	var ls []Leg // appended to locally, stored back once
+	var ls []Leg // appended to locally, stored back once at the end
 	if legs != nil {
 		ls = *legs
-		defer func() { *legs = ls }()
 	}
 	for {
 		n := b.get(o)
-		b.clear(o)
 		add := &sowAdd[o&15][n&63]
 		b.lo += add.lo
 		b.hi += add.hi
@@ -283,6 +293,9 @@ func sow(p *Position, pit int, r Rules, legs *[]Leg, next *Position) (Capture, R
 			}
 			capt = Capture{Pit: int8(opp), Seeds: k}
 		}
+	}
+	if legs != nil {
+		*legs = ls
 	}
 	if starved && b.rowEmpty(mover.Other()) {
 		return Capture{Pit: -1}, MustFeed
