@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -196,6 +197,12 @@ func (s *Server) echo() (*echo.Echo, error) {
 		}
 	}
 	RegisterHandlersWithOptions(e, NewStrictHandler(s, nil), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	// The reference browser client (api/web): the page at / and its files
+	// under /assets/, using only the routes above.
+	client := echo.WrapHandler(web.Handler())
+	for _, path := range web.Routes {
+		e.GET(path, client)
+	}
 	return e, nil
 }
 
