@@ -41,8 +41,16 @@ export class PuzzleView {
     const p = this.puzzle;
     this.root.dataset.puzzleId = p.id;
     this.$('#puzzle-title').textContent = date ? `Puzzle of ${p.date}` : `Daily puzzle · ${p.date}`;
+    this.drawMeta(p.stats);
+    this.$('.prompt').textContent = p.prompt;
+    this.board.setPerspective(p.position.toMove);
+    await this.enqueue(() => this.reset());
+  }
+
+  /** The line under the title: difficulty, goal, key legs, themes, how often solved. */
+  drawMeta(stats) {
+    const p = this.puzzle;
     const meta = this.$('.puzzle-meta');
-    meta.replaceChildren();
     const diff = document.createElement('span');
     diff.textContent = stars(p.difficulty);
     diff.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
@@ -50,11 +58,8 @@ export class PuzzleView {
     const parts = [goalName(p.goal), `key move relays through ${p.keyLegs} legs`];
     const themes = p.themes.filter((t) => t !== p.goal);
     if (themes.length) parts.push(themes.map(goalName).join(', '));
-    parts.push(`solved ${p.stats.solved} of ${p.stats.attempts} attempts`);
-    meta.append(diff, ' · ' + parts.join(' · '));
-    this.$('.prompt').textContent = p.prompt;
-    this.board.setPerspective(p.position.toMove);
-    await this.enqueue(() => this.reset());
+    parts.push(`solved ${stats.solved} ${stats.solved === 1 ? "time" : "times"} in ${stats.attempts} ${stats.attempts === 1 ? "attempt" : "attempts"}`);
+    meta.replaceChildren(diff, ' · ' + parts.join(' · '));
   }
 
   close() {
@@ -108,10 +113,11 @@ export class PuzzleView {
         this.setFeedback(`Checking pit ${pit}…`, 'pending');
         const moves = [...this.tried, pit];
         const res = await api.attemptPuzzle(this.puzzle.id, moves);
+        if (res.stats) this.drawMeta(res.stats);
         await this.replay(res.explanation);
         if (!res.correct) {
           this.done = true;
-          this.setFeedback(`Not the answer: pit ${pit} is not the move that ${goalSentence(this.puzzle)}. Try again, or see the solution.`, 'incorrect');
+          this.setFeedback(`Not the answer: ${verdict(this.puzzle, pit, false)}. Try again, or see the solution.`, 'incorrect');
           this.$('.retry').hidden = false;
           this.board.render(this.position, { interactive: false });
           return;
@@ -120,7 +126,7 @@ export class PuzzleView {
         if (res.complete) {
           this.done = true;
           saved.markSolved(this.puzzle.id);
-          this.setFeedback(`Correct! Pit ${pit} ${goalSentence(this.puzzle)}. Puzzle solved.`, 'correct');
+          this.setFeedback(`Correct! ${capitalize(verdict(this.puzzle, moves[0], true))}. Puzzle solved.`, 'correct');
           this.$('.give-up').hidden = true;
           this.$('.retry').hidden = false;
           this.$('.retry').textContent = 'Play it again';
@@ -174,6 +180,7 @@ export class PuzzleView {
   async giveUp() {
     this.done = true;
     const res = await api.attemptPuzzle(this.puzzle.id, this.tried, true);
+    if (res.stats) this.drawMeta(res.stats);
     const line = res.solution || (await api.puzzleSolution(this.puzzle.id));
     this.$('.give-up').hidden = true;
     this.$('.retry').hidden = false;
@@ -187,12 +194,15 @@ export class PuzzleView {
   }
 }
 
-function goalSentence(p) {
+const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+// What the move did or did not do, in the puzzle's own terms.
+function verdict(p, pit, right) {
   switch (p.goal) {
-    case 'max_capture': return 'captures the most seeds';
-    case 'win': return 'forces the win';
-    case 'defend': return 'holds the position';
-    default: return 'solves the puzzle';
+    case 'max_capture': return right ? `pit ${pit} captures the most seeds` : `pit ${pit} does not capture the most seeds`;
+    case 'win': return right ? `pit ${pit} forces the win` : `pit ${pit} does not force the win`;
+    case 'defend': return right ? `pit ${pit} is the one safe defence` : `pit ${pit} leaves a big capture to the opponent`;
+    default: return right ? `pit ${pit} solves the puzzle` : `pit ${pit} is not the answer`;
   }
 }
 
