@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -132,20 +133,35 @@ func tab(t *testing.T, parent context.Context, url string) context.Context {
 	return ctx
 }
 
-// watchConsole fails the test on any uncaught exception in the page.
+// watchConsole fails the test on any uncaught exception in the page,
+// reported when the test ends.
 func watchConsole(t *testing.T, ctx context.Context) {
 	t.Helper()
-	msgs := chromedp.Console(ctx)
+	cctx, cancel := context.WithCancel(ctx)
+	msgs := chromedp.Console(cctx)
+	var mu sync.Mutex
+	var thrown []string
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		for m, err := range msgs {
 			if err != nil {
 				return
 			}
 			if m.IsException() {
-				t.Errorf("page exception: %s (%s:%d)", m.Text, m.URL, m.Line)
+				mu.Lock()
+				thrown = append(thrown, fmt.Sprintf("%s (%s:%d)", m.Text, m.URL, m.Line))
+				mu.Unlock()
 			}
 		}
 	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		for _, e := range thrown {
+			t.Errorf("page exception: %s", e)
+		}
+	})
 }
 
 // pageState is what the page shows of a game.
