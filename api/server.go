@@ -56,11 +56,12 @@ type Options struct {
 	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
 	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
 	AnalyzeConcurrency int
+
+	// --- games options go here (issue 5) ---
+
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
-
-	// --- games options go here (issue 5) ---
 
 	// --- puzzles options go here (issue 6) ---
 }
@@ -108,10 +109,16 @@ var _ StrictServerInterface = (*Server)(nil)
 // and the middleware every request goes through. It fails only if the
 // embedded document does not load, which a test rules out.
 func New(opts Options) (*echo.Echo, error) {
+	_, e, err := newServer(opts)
+	return e, err
+}
+
+// newServer is New that also returns the handlers, for tests.
+func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
 	spec, err := GetSwagger()
 	if err != nil {
-		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
 	s := &Server{
 		opts:     opts,
@@ -121,19 +128,19 @@ func New(opts Options) (*echo.Echo, error) {
 		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.docsHTML, err = renderDocs(spec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	e, err := s.echo()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e, nil
+	return s, e, nil
 }
 
 // echo wires the middleware, outermost first, and registers the routes.
