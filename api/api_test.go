@@ -1,15 +1,12 @@
 package api
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -125,61 +122,22 @@ const (
 	majorityJSON = `{"pits":[1,1,1,1,1,1,1,1,1,1,1,0],"captured":{"south":26,"north":11},"toMove":"north"}`
 )
 
-// vectorLine is one line of the shared rule vectors, with the expected
-// outcome kept as raw JSON to compare answers with.
-type vectorLine struct {
-	Name     string          `json:"name"`
-	Position json.RawMessage `json:"position"`
-	Rules    json.RawMessage `json:"rules"`
-	Pit      int             `json:"pit"`
-	Expect   json.RawMessage `json:"expect"`
-}
-
-func loadVectors(t testing.TB) []vectorLine {
+func loadVectors(t testing.TB) []apitest.Vector {
 	t.Helper()
-	f, err := os.Open("../engine/testdata/vectors.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var vs []vectorLine
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var v vectorLine
-		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
-			t.Fatal(err)
-		}
-		vs = append(vs, v)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if len(vs) != 600 {
-		t.Fatalf("read %d vectors, want 600", len(vs))
-	}
-	return vs
+	return apitest.LoadVectors(t, "../engine/testdata/vectors.jsonl")
 }
 
 // sameJSON compares two JSON texts as values.
 func sameJSON(t *testing.T, got, want []byte) bool {
 	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("answer is not JSON: %v: %s", err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("expectation is not JSON: %v: %s", err, want)
-	}
-	return reflect.DeepEqual(g, w)
+	return apitest.SameJSON(got, want)
 }
 
 func TestEvaluateVectors(t *testing.T) {
 	ts := newTester(t, Options{})
 	for _, v := range loadVectors(t) {
 		t.Run(v.Name, func(t *testing.T) {
-			body := `{"position":` + string(v.Position) + `,"rules":` + string(v.Rules) + `,"pit":` + itoa(v.Pit) + `}`
-			rec := ts.do(http.MethodPost, "/v1/evaluate", jsonType, body)
+			rec := ts.do(http.MethodPost, "/v1/evaluate", jsonType, v.EvaluateBody())
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -45,20 +44,9 @@ func TestEndToEnd(t *testing.T) {
 
 	t.Run("vectors", func(t *testing.T) {
 		n := 0
-		for _, line := range readLines(t, "../../engine/testdata/vectors.jsonl") {
-			var v struct {
-				Name     string          `json:"name"`
-				Position json.RawMessage `json:"position"`
-				Rules    json.RawMessage `json:"rules"`
-				Pit      int             `json:"pit"`
-				Expect   json.RawMessage `json:"expect"`
-			}
-			if err := json.Unmarshal(line, &v); err != nil {
-				t.Fatal(err)
-			}
-			req, _ := json.Marshal(map[string]any{"position": v.Position, "rules": v.Rules, "pit": v.Pit})
-			res, body := call(t, client, http.MethodPost, srv.url+"/v1/evaluate", "application/json", string(req))
-			if res.StatusCode != http.StatusOK || !sameJSON(t, body, v.Expect) {
+		for _, v := range apitest.LoadVectors(t, "../../engine/testdata/vectors.jsonl") {
+			res, body := call(t, client, http.MethodPost, srv.url+"/v1/evaluate", "application/json", v.EvaluateBody())
+			if res.StatusCode != http.StatusOK || !apitest.SameJSON(body, v.Expect) {
 				t.Errorf("%s: %d %s\nwant %s", v.Name, res.StatusCode, body, v.Expect)
 			}
 			n++
@@ -206,30 +194,6 @@ func call(t *testing.T, c *http.Client, method, url, contentType, body string) (
 		t.Fatal(err)
 	}
 	return res, b
-}
-
-func readLines(t *testing.T, file string) [][]byte {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines [][]byte
-	for line := range bytes.Lines(data) {
-		if line = bytes.TrimSpace(line); len(line) > 0 {
-			lines = append(lines, line)
-		}
-	}
-	return lines
-}
-
-func sameJSON(t *testing.T, got, want []byte) bool {
-	t.Helper()
-	var g, w any
-	if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
-		return false
-	}
-	return reflect.DeepEqual(g, w)
 }
 
 func truncate(b []byte) string {
