@@ -60,9 +60,11 @@ func resultPtr(r engine.Result) *Result {
 	return &res
 }
 
-// outcomeToAPI maps a played move. An illegal move has only legal and reason;
-// a legal one has every other field, capture and result being explicit nulls
-// when there is none, as the shared rule vectors have them.
+// outcomeToAPI maps a played move onto the generated model: the reference
+// mapping, which appendOutcome below must match (a test holds them to it).
+// An illegal move has only legal and reason; a legal one has every other
+// field, capture and result being explicit nulls when there is none, as the
+// shared rule vectors have them.
 func outcomeToAPI(o *engine.Outcome) Outcome {
 	if !o.Legal() {
 		reason := IllegalReason(o.Reason.String())
