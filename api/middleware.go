@@ -117,20 +117,22 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			if req.Body == nil || req.Body == http.NoBody {
 				return next(c)
 			}
-			tooLarge := newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			tooLarge := func() error {
+				return newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			}
 			if req.ContentLength > limit {
-				return tooLarge
+				return tooLarge()
 			}
 			body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
-					return tooLarge
+					return tooLarge()
 				}
 				return newError(ErrInvalidRequest, "reading the request body: %v", err)
 			}
 			if int64(len(body)) > limit {
-				return tooLarge
+				return tooLarge()
 			}
 			_ = req.Body.Close()
 			req.Body = io.NopCloser(bytes.NewReader(body))
