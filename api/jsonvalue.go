@@ -165,7 +165,8 @@ func (d *jsonDecoder) array(depth int) (any, error) {
 		return nil, fmt.Errorf("exceeded max depth %d", maxJSONDepth)
 	}
 	d.i++ // [
-	a := make([]any, 0, 16) // a row of twelve pits in one allocation
+	// Room for a row of twelve pits in one allocation.
+	a := make([]any, 0, 16)
 	d.space()
 	if d.i < len(d.s) && d.s[d.i] == ']' {
 		d.i++
