@@ -64,6 +64,27 @@ func (e IllegalReason) Valid() bool {
 	}
 }
 
+// Defines values for PuzzleGoal.
+const (
+	Defend     PuzzleGoal = "defend"
+	MaxCapture PuzzleGoal = "max_capture"
+	Win        PuzzleGoal = "win"
+)
+
+// Valid indicates whether the value is a known member of the PuzzleGoal enum.
+func (e PuzzleGoal) Valid() bool {
+	switch e {
+	case Defend:
+		return true
+	case MaxCapture:
+		return true
+	case Win:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReason.
 const (
 	Majority    ResultReason = "majority"
@@ -608,6 +629,280 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// Puzzle One day's puzzle, without its solution. The key move always relays
+// through at least `keyLegs` >= 8 legs, and exactly one first move does
+// what `goal` asks (proven by exhaustive search, and proven again every
+// time the server loads the puzzle).
+//
+// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
+type Puzzle struct {
+	// Date A day, `YYYY-MM-DD`, in UTC.
+	//
+	// Example: 2026-03-02
+	Date PuzzleDate `json:"date"`
+
+	// Difficulty 1 (easiest) to 5, from the key relay's length, how far ahead the goal
+	// looks and how many other moves look as good. Monday's puzzle is the
+	// easiest of the week, the weekend's the hardest.
+	//
+	//
+	// Example: 1
+	Difficulty int `json:"difficulty"`
+
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id Stable id, `p` and the date.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// KeyLegs Legs of the key move's relay.
+	//
+	// Example: 9
+	KeyLegs int `json:"keyLegs"`
+
+	// Plies Moves in the whole solution line, the opponent's replies included.
+	//
+	// Example: 1
+	Plies int `json:"plies"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Prompt The task in one sentence, to show the player.
+	//
+	// Example: North to play: find the move that captures the most seeds.
+	Prompt string `json:"prompt"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+
+	// Themes Tags for what the solver meets: `relay` (always), `long_relay` (the
+	// key move has 12 legs or more), `lap` (a leg of it goes round the whole
+	// board), `quiet_move` (it captures nothing), `big_capture` (10 seeds
+	// or more), `greed_trap` (another move captures more), `decoys` (three
+	// or more other moves look as good: they capture or relay as long),
+	// `endgame` (16 seeds or fewer on the board), and for wins `majority`
+	// (won by reaching 25) or `no_moves` (won when the opponent cannot
+	// move).
+	//
+	//
+	// Example: ["relay","long_relay"]
+	Themes []string `json:"themes"`
+}
+
+// PuzzleAttempt The solver's own moves, in order (the puzzle plays the replies), and
+// whether to give up and see the solution.
+//
+// Example: {"moves":[8]}
+type PuzzleAttempt struct {
+	// GiveUp Give up; the answer then holds the solution.
+	//
+	// Example: false
+	GiveUp *bool `json:"giveUp,omitempty"`
+
+	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	//
+	// Example: [8]
+	Moves []Pit `json:"moves"`
+}
+
+// PuzzleAttemptAnswer The verdict on an attempt. `correct`: every move sent is right.
+// `complete`: they finish the puzzle. `explanation`: the outcome of every
+// move sent and of the replies between them. `solution`: the whole
+// solution line, present after `giveUp` or once solved. `stats`: the
+// puzzle's counters, this attempt included.
+//
+// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
+type PuzzleAttemptAnswer struct {
+	// Complete The moves sent finish the puzzle.
+	//
+	// Example: true
+	Complete bool `json:"complete"`
+
+	// Correct Every move sent is right.
+	//
+	// Example: true
+	Correct bool `json:"correct"`
+
+	// Explanation Your moves and the replies, in order, up to your first wrong move (and the reply that refutes it).
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Explanation []PuzzleStep `json:"explanation"`
+
+	// Solution The whole solution line; present after giving up or once solved.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution *[]PuzzleStep `json:"solution,omitempty"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+}
+
+// PuzzleDate A day, `YYYY-MM-DD`, in UTC.
+//
+// Example: 2026-03-02
+type PuzzleDate = string
+
+// PuzzleGoal What the solver must find. `max_capture`: the one move that captures
+// the most seeds this turn (at least 2 more than any other move).
+// `win`: the one first move that forces a win within the number of own
+// moves the prompt gives (1-3), whatever the opponent replies.
+// `defend`: every move but one lets the opponent capture a lot next
+// turn (the prompt says how much); find the one that does not, which is
+// also the best move counting what it captures itself.
+//
+// Example: max_capture
+type PuzzleGoal string
+
+// PuzzleList A page of the feed, newest first.
+//
+// Example: {"next":null,"puzzles":[]}
+type PuzzleList struct {
+	// Next Pass as `before` for the next page; null on the last page.
+	//
+	// Example: 2026-03-02
+	Next nullable.Nullable[PuzzleDate] `json:"next"`
+
+	// Puzzles The puzzles, newest first.
+	//
+	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
+	Puzzles []Puzzle `json:"puzzles"`
+}
+
+// PuzzleSolution A puzzle's whole solution line.
+//
+// Example: {"goal":"max_capture","id":"p20260302","solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]}
+type PuzzleSolution struct {
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id The puzzle's id.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// Solution Every move of the line, the key move first, the opponent's replies included.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution []PuzzleStep `json:"solution"`
+}
+
+// PuzzleStats What players did with the puzzle on this server.
+//
+// Example: {"attempts":12,"solved":5}
+type PuzzleStats struct {
+	// Attempts Attempts answered.
+	//
+	// Example: 12
+	Attempts int `json:"attempts"`
+
+	// Solved Attempts that solved it (complete and correct, without giving up).
+	//
+	// Example: 5
+	Solved int `json:"solved"`
+}
+
+// PuzzleStep One move of an attempt or a solution: an `Outcome` with the pit played
+// and whether it is the opponent's reply (played by the puzzle) rather
+// than the solver's move.
+type PuzzleStep struct {
+	// Capture The capture, or null when nothing was captured.
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
+
+	// Legal Whether the move was played.
+	//
+	// Example: true
+	Legal bool `json:"legal"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs *[]Leg `json:"legs,omitempty"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position *Position `json:"position,omitempty"`
+
+	// Reason Why a move is illegal, the first that applies in this order:
+	// `game_over` (the position is already finished), `not_your_pit` (the
+	// pit is in the opponent's row), `empty_pit`, `infinite_relay` (the
+	// relay would go round forever) and `must_feed` (the opponent's row is
+	// empty and the move would leave it empty).
+	//
+	//
+	// Example: empty_pit
+	Reason *IllegalReason `json:"reason,omitempty"`
+
+	// Reply True for the opponent's replies, false for the solver's moves.
+	//
+	// Example: false
+	Reply bool `json:"reply"`
+
+	// Result How the game ended with this move, or null while it goes on.
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
+}
+
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
@@ -779,6 +1074,20 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
 
+// PuzzleAttemptRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleAttemptRefused = Problem
+
+// PuzzleNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleNotFound = Problem
+
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -807,6 +1116,27 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// ListPuzzlesParams defines parameters for ListPuzzles.
+type ListPuzzlesParams struct {
+	// Before List puzzles dated strictly before this day, `YYYY-MM-DD`.
+	Before *PuzzleDate `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many puzzles at most, 1-30 (default 10).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetDailyPuzzleParams defines parameters for GetDailyPuzzle.
+type GetDailyPuzzleParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetDailyPuzzleByDateParams defines parameters for GetDailyPuzzleByDate.
+type GetDailyPuzzleByDateParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
@@ -815,6 +1145,9 @@ type EvaluateMoveJSONRequestBody = EvaluateRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
+
+// SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
+type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -845,6 +1178,24 @@ type ServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx echo.Context, id string) error
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx echo.Context, id string) error
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx echo.Context, id string) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -927,6 +1278,144 @@ func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	return err
 }
 
+// ListPuzzles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPuzzles(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPuzzlesParams
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPuzzles(ctx, params)
+	return err
+}
+
+// GetDailyPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzle(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzle(ctx, params)
+	return err
+}
+
+// GetDailyPuzzleByDate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzleByDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "date" -------------
+	var date PuzzleDate
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleByDateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzleByDate(ctx, date, params)
+	return err
+}
+
+// GetPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzle(ctx, id)
+	return err
+}
+
+// SubmitPuzzleAttempt converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPuzzleAttempt(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPuzzleAttempt(ctx, id)
+	return err
+}
+
+// GetPuzzleSolution converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzleSolution(ctx, id)
+	return err
+}
+
 // ValidateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	var err error
@@ -992,6 +1481,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["GetMetrics"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetDocs, options.OperationMiddlewares["GetDocs"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
+	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
+	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id/solution", wrapper.GetPuzzleSolution, options.OperationMiddlewares["GetPuzzleSolution"]...)
 
 }
 
@@ -1000,6 +1495,10 @@ type BadRequestApplicationProblemPlusJSONResponse Problem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type PuzzleAttemptRefusedApplicationProblemPlusJSONResponse Problem
+
+type PuzzleNotFoundApplicationProblemPlusJSONResponse Problem
 
 type ServiceUnavailableApplicationProblemPlusJSONResponse Problem
 
@@ -1471,6 +1970,592 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 	return err
 }
 
+type ListPuzzlesRequestObject struct {
+	Params ListPuzzlesParams
+}
+
+type ListPuzzlesResponseObject interface {
+	VisitListPuzzlesResponse(w http.ResponseWriter) error
+}
+
+type ListPuzzles200JSONResponse PuzzleList
+
+func (response ListPuzzles200JSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles400ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles500ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles503ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleRequestObject struct {
+	Params GetDailyPuzzleParams
+}
+
+type GetDailyPuzzleResponseObject interface {
+	VisitGetDailyPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzle200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzle200ResponseHeaders
+}
+
+func (response GetDailyPuzzle200JSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle304Response struct {
+	Headers GetDailyPuzzle304ResponseHeaders
+}
+
+func (response GetDailyPuzzle304Response) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDateRequestObject struct {
+	Date   PuzzleDate `json:"date"`
+	Params GetDailyPuzzleByDateParams
+}
+
+type GetDailyPuzzleByDateResponseObject interface {
+	VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzleByDate200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzleByDate200ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate200JSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate304Response struct {
+	Headers GetDailyPuzzleByDate304ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate304Response) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleResponseObject interface {
+	VisitGetPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzle200JSONResponse Puzzle
+
+func (response GetPuzzle200JSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle400ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle404ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle500ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle503ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttemptRequestObject struct {
+	Id   string `json:"id"`
+	Body *SubmitPuzzleAttemptJSONRequestBody
+}
+
+type SubmitPuzzleAttemptResponseObject interface {
+	VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error
+}
+
+type SubmitPuzzleAttempt200JSONResponse PuzzleAttemptAnswer
+
+func (response SubmitPuzzleAttempt200JSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse struct {
+	PuzzleAttemptRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolutionRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleSolutionResponseObject interface {
+	VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzleSolution200JSONResponse PuzzleSolution
+
+func (response GetPuzzleSolution200JSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution400ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution404ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution500ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution503ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateRecordRequestObject struct {
 	Body *ValidateRecordJSONRequestBody
 }
@@ -1599,6 +2684,24 @@ type StrictServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx context.Context, request ListPuzzlesRequestObject) (ListPuzzlesResponseObject, error)
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx context.Context, request GetDailyPuzzleRequestObject) (GetDailyPuzzleResponseObject, error)
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx context.Context, request GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error)
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx context.Context, request GetPuzzleRequestObject) (GetPuzzleResponseObject, error)
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx context.Context, request SubmitPuzzleAttemptRequestObject) (SubmitPuzzleAttemptResponseObject, error)
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx context.Context, request GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error)
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
@@ -1869,6 +2972,180 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	return nil
 }
 
+// ListPuzzles operation middleware
+func (sh *strictHandler) ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error {
+	var request ListPuzzlesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPuzzles(ctx.Request().Context(), request.(ListPuzzlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPuzzles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPuzzlesResponseObject); ok {
+		return validResponse.VisitListPuzzlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzle operation middleware
+func (sh *strictHandler) GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error {
+	var request GetDailyPuzzleRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzle(ctx.Request().Context(), request.(GetDailyPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzleByDate operation middleware
+func (sh *strictHandler) GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error {
+	var request GetDailyPuzzleByDateRequestObject
+
+	request.Date = date
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzleByDate(ctx.Request().Context(), request.(GetDailyPuzzleByDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzleByDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleByDateResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleByDateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzle operation middleware
+func (sh *strictHandler) GetPuzzle(ctx echo.Context, id string) error {
+	var request GetPuzzleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzle(ctx.Request().Context(), request.(GetPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleResponseObject); ok {
+		return validResponse.VisitGetPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPuzzleAttempt operation middleware
+func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id string) error {
+	var request SubmitPuzzleAttemptRequestObject
+
+	request.Id = id
+
+	var body SubmitPuzzleAttemptJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPuzzleAttempt(ctx.Request().Context(), request.(SubmitPuzzleAttemptRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPuzzleAttempt")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPuzzleAttemptResponseObject); ok {
+		return validResponse.VisitSubmitPuzzleAttemptResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzleSolution operation middleware
+func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id string) error {
+	var request GetPuzzleSolutionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzleSolution(ctx.Request().Context(), request.(GetPuzzleSolutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzleSolution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleSolutionResponseObject); ok {
+		return validResponse.VisitGetPuzzleSolutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ValidateRecord operation middleware
 func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	var request ValidateRecordRequestObject
@@ -1920,141 +3197,213 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rcxs3tuBfOdvZKku+LZqk5Bdd80GT8dx4156obGfvTqVdarAbFDFuAgwAimZS+u9b5wDoRj9IU7E9",
-	"d7YmlQ8RyW48zvvt35JCrdZKcmlNMvst0dyslTScPvyZlW/5LxtuLH4qlLRc0p9sva5EwaxQ8tFaq3nF",
-	"V//xD6Mk/sY/sdW64u6NkiezRMhbVonyWvu10qTklokqmSX+K5ircjeDtVZrru0OsmQtrMmSGazYJ7Ha",
-	"rEBuVnOuQS1AWL4yIAxMpkmaCGkskwVu8+h28ojfsmrDLE/SsPSrMpkl02JePmXF0+KcPV1csMeLp/Nz",
-	"Nimm/Ly8WDxmT5I0MZbZjUlmF+Nxmlhh8QbJK3dyaE5ud2vaq1SF+c5f/ax7wbs0McWSrxgC4X9qvkhm",
-	"yXePGkA/cr+aR1dugeTu7g6BYgot1gjUZJa8X/KwLZSKG5DKworZYgl2KQyUqtisuLQz+uF/vfvxb3CS",
-	"r1i1UHrFy2vERn6aZlJpYLASxgh5AwvBqzIFBlut5A3gZVJgEjbyo1Rb6X4HegUByUFtLKhFJjWTNxxO",
-	"8s5N89NRJvG6r6TlWrLqpdZKfyGxuJWuOS0V0YpdcjBc33INCyYqXoJVwKTZcu1A4g/1AoSFJTMw51xC",
-	"pW5uePktKOVxm1LcscMJw+n30Evrjl+DXC5hwTaVBSGhgdMIkIo8iAzbEREtkRDYHDErrIFwFvOCXqzU",
-	"jUlhoTayhPkO8ho2eQqlGuFZr9iuUqx8r9Rrpm/4F2Eb+f7aKnVd0VIdbMfSATmeHkJkMwlPHj8+fwLz",
-	"neWmj1wiUofcmq8n5w223sYLW6UgbD+Irs4hvzZ3D90uonVWFHxtDZw8uYD/Lf6MWCk5IfuU0PGO61tR",
-	"8J8ku2WiYvPqyzAilb3WnJW7LjJKZtmcGd5II0dYHejTu7+22CQC/N+UhbD6IKyb7b8WmD0YCybxzKUi",
-	"qt8q/RGk2sIJftp3NQfg90q9YXLnacZ8EXSRilZM7q6ZZNXOEO0OCThhgFUEB9AbKZFlpxDeeQGaW72D",
-	"itke+G8nj+ixX1u0P33eoOC9UoBHgOgIg6jon/Uro0QYmG/MDrbCLoGZ9qnwC2Hx9gaYBSULHu7NFpb4",
-	"hEdWgeGFkiWKM8jf4lNnl/hUPkrSZMlZyTUhLvoJP7aP9s6vYRVsmbAw5wuludtUyBtcqrl+jdtJDT4U",
-	"pTdc463v0uQnudaq4MYgS76UVtjdV7Gi1soIOnBEOf43CL/NAO0nYLKEgq3tRvMSDOelAVaWsFnjFS+e",
-	"prBl0sLFs29iR02nfTsqOvtBQ6p+7mvLWjKguGmbUDDfWOJ6JKkbtuIzYPVRYbtUhmeyUBuJokI5+dCA",
-	"8VlkFoWX8tMUlEY9qj1BC5MCy+RCSGGWvIEEnORSXVf8hlXXK3XLa4vqJ2k267XSlpdveCnYe4LXF9DP",
-	"plnweoUrXhMKIir63i19hltBllj+yT5aV0zILEFepXtHW9JWhyinUb2PG1KI7gV0DPDHGCSIPYf+ViqY",
-	"NAQvKoYMwwzk3fvmo+Su3pwkyqWTtpdOF/ZkitvFoGmmFsDAcKaL5QhyUyjNc9xUSM+bSC1IguuK7VDA",
-	"KUCKyOQJfsk/rXmBQFsINDNLsVhwzWXB8f02k7/w1HXLcfkbpcpM+rVXpyPI17e0L5l7QnJvbOC5/C4m",
-	"BWOZtqh2UDhnMp9zY98gfY4gx1OZHOgGBvgtR12EFEznTfFAa2FB6RJN0Lzka7vEHTNJdgTna4S5sFwT",
-	"YAHxVnHLyxRyqUpcm8DgWcTArTDC8vJFJnP+iRU2hxVn0t2AToHXWWt1yyVyTxpTfzh4MhsjBaztMpk9",
-	"oycKm8wWrDI8TehGyezn39DvpCdp2WQ2vUv9d5P6u7PJ3Yc0oYMms8mz6fnzizRZ3yazn8fp0/T8Q/xy",
-	"4l1a4Rzq5jCfIVtBTqQ/7hBNHYQiIqAS3IxiUDzr66kaDN0d/mvJ7dLr2A6AkSznvBaVDwxY7RzFQq14",
-	"a0cPXL/rXKmKM5JtHtzdXV92KMkZBqjI6Awdwop3ug/iKH7wOQQgkt7RW3f1BZjWjMxSj/ru8a9qenXM",
-	"xMvWGQOloIPOrEPDk4tkCCtITENIX2shC7FmFdwyLQjtHU6FiFFbAAqkedTtPfl17+3B2DebeGnSPdKr",
-	"dYrpgKnkDAyheZnMfm4YJOxGwAgUEzgioCDQ74d6XTX/By/o8F4uR/ErVpaEH1ZdRUzpibTrTdf6mWIM",
-	"ZJKmdD29qTiotUM0GliR9KzESlhDXncm/XfGqjVZsEEOEmeC0pBbseJvTA4rUVXCG7ApbJeiWKJQRZtj",
-	"xQ0shDa2J9caUVYbS6jrvSLAv6XS+ATyhNrQX0haAj2Yny/Swf8QkMoJKP8SkgEdk+IdPYG2R0L9xUsn",
-	"D4Mgj1KYnJ2P4cT7r3A+Pu2KKB/vS2bn4zRZCek+TAa5JLr3QWqOjEnE3mfJ/y09FN28e73XSt60r9dG",
-	"4eRsMh6Po4vix/ZVKXhUX5YeP3zfDqPUlx+i/e8dFQzJdWaBOeEaSGUG+VrY2iJQaweOB4ZkrcU3tswA",
-	"X62tQKtIlpnMyc7IwRvFzgTA7xpL5ITEkVP4DggEe2KiTLrHUGrRW1ap0x6Fk/R+nia015A2pQeOkmR+",
-	"iUHJVR/Z8XfnZEIW1abkJWyXXELun8UXCWK5ZR+5zLtSrkbsxbP7YVXYJJz2AGLLe4oz53PjXTkrlkFC",
-	"L5mJDEcFC9ZWqgMSpI8D/8hhyMJ8B3/DB1vrj/fBaTzE7f4En9/oHT54HELGn0WI2zX11xxCyUvv73yp",
-	"onHURyynCEPIaanXNKyqdn31Mxrgl/G31gdfwIXfWmDvE5F0y0Hk/cBZtc/C9mFz8tqW9BxawHPegXpw",
-	"chP1MenBJvzYXf+y2rKdgVx9zFF7MMin43Hut6QNJNLnz7joh2g7/Fxfw1gUU32SdXsOXfdVRcb1W858",
-	"lKCrHXZBOaBb6h52ZEc2iFMG5BJz4zINwjhrfJbJHN2Ba3XLdQ4nsf8WBzND/OOUXD17vVMbfU3q54T0",
-	"AtK/MCGLEekirbb4DmqhHb2QQi4onGL5teYV24Ul6ANs1aYq4UaBplTGQmlUUqdkseWrjbHXC5LhJ/19",
-	"yFOljWr7znkjtGTFGcLHkkLcBa3l0VWDgERGcz18JJycQibxwdG8DQdqYzt+p4P0NHnNb/oo/FFyMGqL",
-	"6osIlzaYeRsVJWUlFhRE0GpFwibHv/IUSq3Wa16CkjyT8x3+H4S0KkglfNNYUoiQG7WVOblj3sdHflFa",
-	"3HgHDQFoPgq/YIgQsPUI/gu1KAUemLHOmVv49WoaWfLKBzJSFzGQ/JNFt9C5OsYdXvRNYvzey7etTGY/",
-	"T9Jpep5efOixpXvwOMuBlhr2VGv7SPOCi1s0jujcaU2/CB38awdbrgkzsu2WhSN+iWPW4X+6nD/4kBBA",
-	"cf6j89ZJWVXVjwvnQf8usT5gwQzsenihcBx0zzuCUkLuf83BqhsXlqhNy5aFSmZN2RHPJMNq5RtUpPYS",
-	"MOKwOw+ad8NOLjJWFJlAwVAHJj4Xwdujp/dGie5h1w4f9uXxscKv5Ld7w5WOs4/ozL4YKcLWx49gzXUQ",
-	"C/1DHYgA/RbF8I7HeVpbSMlMbqoqDe9aveH0wa3oBMaklizTD0iqIbz0GYNretHYz9PG5Bqn43SSjjv/",
-	"TWKTyy1AoDabyroz4qEHbjjde8OBh8/v8/DFfR5+PPxwXwbviQG+E5+AS6spWkB6Z3z2mGiU7HpQGp6c",
-	"TSb0Td+l+AP5/5LIv0fQtVYF5LO9cq89IZ+t+XBQ/znC2iuEvjggeG+37J/sjv03OVlDAI/MjAH7yVUi",
-	"oaFJKrUUpbcPcyItF5FCVqQvDFr8Hn55Jk+QG1xQJtQ0baN4BvoKdTIWTpqKAadGyFEIVn/QLt45cOyW",
-	"Q9hBVE22A24UN6DkKTDNgVVVJteaGy5t/+hER6BkRVVUyBX4dUqbhCMXSyZveNmzZL9ELv2T5VGH/Iom",
-	"9NhYlofIKsQq+7bf+zoax1OU+4cxPvps8BDfd+VRCMi7GqyHkl/O8Rs2Lh06+tkth6C9ya1g2pBrFjlR",
-	"HT2215k5VpqifziQxPld8qEOGBx6ox1diAjlWFJ4657vU8IPatuwIJcUjnUugDCeoxv6QH4VNnAqgrWD",
-	"+I4Ec1QwJL6uxEBq9JIMUFd4lML4bDIZOdPEBcwNSYbx2ePUmScPDNkrewOfk8nnAp9X1a6uqu0ziAvM",
-	"+FiNI1fv+BdKDzLFszRZVzsSHIOa/feH96pd/4yvqMS05J8ocOArB07Gtdfhzk/i9wXwXzasQnGcU4ip",
-	"HVb/LKB+F5V21Vm18+HCer1ByoiY6F5WxHapKg5zxXQ5oryL+Vl8qHMvcTkbd8VsFKMR+ay2hTOJBBYo",
-	"Tqtt6gxiT20pzJVdUo0lVHxByk2Lm6WF+Q73EBrUVnI9yuQ7FyciRmniQSKnADT+eSLgP2ByCitVwmSa",
-	"v6gfWLCCE7VnMp9M4AxEPqqVc5nDUlWliYJO3azDVkmnB3OnXfJMUpUV2I2WQAGkETiBSRkmhM/47OIZ",
-	"vUOAWFcbM1DalklXlEVp4WrnirMuptMcFIr0rTD8dJ+y/ao500GlWH6ONuv0Tr3pcLrD0YUh6fOi8ZIi",
-	"wmgTRVu37L9HrVfukZdprPTJNDbTJ9O+7glwOgyFd6LkQwEGk6QNJOvFBtnTV331hbd0hfkpMANv//o9",
-	"PL94/BRKvhCSGxB2BO+2whZLUBLyQpUcbUcwFrVHJo1kH/l1wQyHrdLlKSodfBD3z19A7grpnPGnNCw3",
-	"K+ZrBFZs5229USZRbL99efmXNy/r+HJOVW85rNkNp0Crj5niEfr0+u9dD9phLQJGX0k7nEEHZSDZCmUe",
-	"wvyjkCWKWr9Xi0eGgNsLwAdoDybZgwRC29E12zQWi4cg2X4v5U0lzHJw9y9AX++wDT5/O1AHuWadgEoX",
-	"+b11I2o4sPADA/n/PfOu99mrv+QpHnkhKIra7ll5YKgHpX2KI+isd7J9uTc81g/v31+Be8DxWLybo9Se",
-	"oPO0O0BqS6VtCgvxCdGyWa2Y3gUj/yCR7eeC5hbWl/12rKqSSysWgpuhXV6A5kZVt5xK2ZFyuLR4JtkT",
-	"Nh1kH2a+qHZto8WZ5j6q/NmUZKjwJQjWmEkd8w4J8Le159B3BFjkBowg3wopua5NKG9lELOtlOa9cLfS",
-	"mcxLzbY5MAvTi7Ppxah20GeQr9g/lBZ2l8OJUSuuZLTE9DGKfFz2NM1kLtV1MGj7sWpYMvTzo6TBizgN",
-	"h6bZlkubSeYOnuNX6pZrk/tAEnVsnaZ4uDW3dSijiUSpothoqlTOpF0KXYIVK/6iZW5ZpT42dh+lUan2",
-	"THMjbiSVEOY9DVP7BQEYSZo4OMdxgLYg1geSym3fLc5vRxsEaJKKCRemD/VJ29nR6N0e24TTDjG/+41c",
-	"RkcI8YHaBR9pgg+0tw2/HCZ5f4CDXsTbEHa7hwvxNgo0NrkbKgeV1jgzF1jhC7PUAi53iu0UuFXmaE38",
-	"GR0EtBVDEPNFXKblHNi3G2PQvXAlW1SSCCtlLBi10QU3mVyoqlLbUSbP2lVRs1ATVVe/naY14btk3Yp9",
-	"5AZY4CtKF0PDZXV2T62J1CnN98CE2nZilDxFxWEs29XFAuSOAGyXXFMAoGJEbHTAhrdmLoI0yK+mza81",
-	"2eKyXLq9mbFEprp1v6gAjjjbS1ry85yDZRWuEkuopYIVK3mTDXcyIjei5Nfko+Vpm5URbGGV2kFs8fY+",
-	"3wYxk8wSQkySJjU4klnS3Giv3+LeRlai+0YLDRg+S7Zec0map19OF3NafJg2h4VfelwdnTs+TXSF/pGU",
-	"g1tX9rYwtI8kfM9gnQ/1J2/t16CrfYnWQ31Z0RMG5PUMRZvoSKOQ/tpKEzl86FqgzHRhlBfO34seqkNP",
-	"g9Ktdd7wUw/o/8f30h7qcLnluhQFQbUOPYUgTigSDeFU4yuIytBfR8H4dhwLte4JqypvRq189SXZI/np",
-	"izi27/R+Jpv8TIj1r0ZNMJ/aFyhQ3yCbNJIwoKjWGgUnsh/5h7l7ijXxX80XGzMQqechNHdkbK0i1prc",
-	"o0ovitJP06fpOH2STtIn9N+YPj0ZjNITrLwS6TF2feqDYb0QeGzO3cX9mxifLVvy/HNxg98Xhw5m4TFh",
-	"5BoG+wL8TmrXKCbSOyLC39H0bpMAovRwRiww0+/NQhLNOgabRRx10sSkTepFhgFWUWu/FfKmaRPJpOsT",
-	"oc8jH387pSkQwR5wz0Ytil7UzkLejFNDclO56mRTK41Wr9XKjHa5J9RsEFEfXSPwPpSkuaRMk0N5gSY9",
-	"mSnT8XjcbYB5Qvms+9RZNbGtKdXnd+NZ9+smIKgeT+5HprXvyLlfqCHdQVNBLq9ekZ348KEzBR8+dPbY",
-	"35XezH2F4JmvGVwxWbDKeVgjeGWhWPLio8kkBV4rtLYcwYXwhndeCBDor6QQRi8YH+uOKNakuJBv7266",
-	"+1z7t4TLV6lr96ZXDDem7rFZb+aVMEuyGksmql0m15tff63QnM3kw4fva3EuSXesmWY3mq2Xo4cP4f1W",
-	"BZYIpIprkq5MwQgL1BRBpkAmUeNseXXrScwxFS9hjPQ9mcyGFHE6rHgp1Kc5GdQXz5p6q43GczrTzu1O",
-	"xgkxJFw6gbQWxUdDd1EL2KmNzmhAi1TyzJWm1hEho7bG1aKRdYOvdOs3na1OPCusyeQJqWSuz4pKFR+3",
-	"wvBZHdun4CU+7qrphxIBp00dZybJdHWWL/MN+Kypyxuo6QRLoX4fv9I8lKRSY4nBS6LIYfCQKPNh6qxk",
-	"tYCHFb8xD09fON3sLXy3oYQaKPi5gRflR3ZqU/sajRkYKsyEbRyNk5DOOHU1rWSVZLIxC8My08d+la2Q",
-	"ruHL8wARs1MsvLxBEzJuHEPh2XSOMRpDwUvwUoqgEbwZrZC/faA4BcMLksVZQs1lbjMhYa4FX2QJnCyt",
-	"XZvZo0c3wi4381GhVo8Y8bv/33d2yc/otTMhz+i1U8893yt5y6WT0A8fosMUZl24Y5Lh53Dl5wzFneKz",
-	"XlM4Qu+vglclOiuSrbh7t2ArXn1P8EB7lGuGaKc5Q+6BTrDWkO922akjp8J5FifSXAOTyeFkMvXG5mka",
-	"p6NcXTjsT0adtpJRI7g6GG0lF0zBxTM6n0tTkUFFB5RNXsEH0uAk39epn5/6/mrwWYQUcoqS4R8uTIZ/",
-	"hcSCIxof2vb5CUfcEgwlLnAlJUeQX4zHcZf0MZOk4CRMkqJRBdAeEtWfIRVPiAIaEIWWOWXb3MbOIW9G",
-	"LvD9ExfgBFVU4INetLvBHkmVgSEMpyO4lO08uDDwUCr7kMQD4mcGvjYdOh0XvnWW3p25wp28zs04Qz7C",
-	"tX+nYFoLThhvx7bBzRvxrQWSE4rQ9UjdZC3Jtw5NCK9fNspSuIKEmuZr5Zp5WR0yjvgR5qoUPEjNlbBu",
-	"BlZvMBCc5BeT8xzmfKdk6TOeIffiA0KXV6+SNEFn2lkLk9F4NEYzBc07thbJLDkfjUfnaNEyuyQzh+LD",
-	"+McNH6yMMLxanBVKWiYkL+GH929eg+ay5No3JHQmlzk5iRYfsYY3TRH5gV4j+VNHWchSCp9q0emwlUnH",
-	"HGrhWRKZxJApI4l+QukQEmA0b+dEKnB3QSNloSh4psHYXRWy47wynIJLpykYRShTGnX0YlEJ6dN09V0o",
-	"Pfaf3P4FIZa2x+pNx+POJA8atbG0q6o1uiPJNuPxefE/SlUgEwI+QF9x9wNh1H3RINX99Cj6rTW2ppcP",
-	"JSQFlLTTAV9t+274Y88sjlCk7hITNGfDZVPwpFevOk/guoxK4Rqom+QDvvaoErf81/2E6hWaEwFNhZ+f",
-	"14OCA8kCyYQSRWTHVC17OJAREgWRA7pPGuWc1cwqDZr7ZpV4YSoGDNYLzcPQm2oHxm6Kj3vo5zXd5LME",
-	"1JvL0tARvaE+UjtaA06EUEIe8qbfxnZ39HwV30C3B6URQBlu2EUqXk7iA9RYdwihK261OCB73rjfg/V0",
-	"pdUKffyNAWQt4J9qI8KlsGa1hHEGQ5rJcuO3dFa1+BWdFK5Bq4118sUnDE9yZ1GFIYjm2irLqjzNZOeX",
-	"67DmtW8Nz1MYjUbkbXs3KEz3wvV9jCl17hbe4z8VPmAFzdkgR8hB9IGhiK+Hyh7S8TA5UvrQoJ+2+PkO",
-	"fnj5+goGbws/qK0b2EUsEn4MB0SvfM20S+I4TyJKt9JV6D3EkipHmfwO3v/96uWevby7ksnBn3/DJf+U",
-	"4cWyJF0qY/+UJZUqWIV/z56Nn+H3bqc/ZcnVj+/eZ0m60dWfslZ6O0vu4GJKsNwnL7t05YgpBa9GYTwa",
-	"jy7aQvTfF4hHSX3KYEpbk3JHQkQAX9XkvFdKeNNltGNOkw6KCtz1xzWXqFHIwmms0sgg2DID842orFP+",
-	"COs6spHJGlPshglpLNUT/f3yzesR/JWmBlDdHYOiErjuDZfcqQWaB0Z6UvJP60ppqsQb4l5/xPuJ/nDx",
-	"qGHYgWTmrppJIRdqRh4MaugZRJpbHjYU9sBMSHfxFtHfc9ejKCXs39gqbVJ5H9uWh6jET6g81jrgrWmc",
-	"6GpFMyRdELaeH+lN1Uwy+GWD5ikatKiTtipMKBzBj6EUEfLH4/McToib83ryZe4MTJbJSrES5qxisuAa",
-	"XQh0gDRbLETRmKN76OdtmMP5lS2Ht35657ezHGgH5B8COY3gfDw+37defb1HA4NQ2xSCC4vj7I1ojKbr",
-	"qbFDtZg05cnE2Sga+Odj0O2BPyeTs/NxCtHoGxfxqp8emgaEb7nZMNAaJRNNCQIaEuQTaKm3I+xGe8d/",
-	"zn1mOT2qXzWT5DqfhAFyM+dw+9+JABm6tz6nPzCQyt/K70RefWes1wjcFLcZdfccmOXmJ9+FQUpsG5ai",
-	"oXUutMld5VOII7iQ1iX05yy69L6z2om2cNGZj1eQ34ls6Kp6onGMUcv6/tGsCFlfMpvJpoi7NvJsM05C",
-	"GNzyud+StYeV+sjBKJPfV8qEQsVCSemjf26YVAOUId73g6+umqotr63+rMrdPZn/l40oup6Dq3cLWPGw",
-	"7+aEYgHx3zOp6nhJ1JkUdtfOvPheoS+Vog4+HVDKejjoMXD8JpMMw5fT+stx/d158+B5/eVF/WXz8uPm",
-	"wenRsxHvjSBfgLDHPAiQJH1x4RB0WF9E/7oBvjI5QsV0R5/Te48//97gMFd8eTo95uX+IGF69/nn3+3O",
-	"riZdegRs2vP8O6EYQxWFcPmq1h+1lgkhaj+7L+jXgJxGu9Y1xXvV6xWlG91ssuEZBdRS1OjejSy5hpxy",
-	"HLlTQ7EmXGyqKowZmDVKqdOOZ+Omwz2FJfVNUxCL5gtnnnlF5HM+VIrgdFI/Os1Aov9YBd1wQibn6aFo",
-	"tM/8PPBRaTiJpu50R+q0x+VksjcvR+l4FM6pKwN0FYQU5HeBZkuVMHNqch1QN2H+lZ/a+Pt1zaCI9MlW",
-	"qigjsKyFhXEsFf9JU6/u0oTSIaFMq3tEmlhAhoXahrRtaAD0vSvtIz/99uqwLk+4XxXgPSRzd/jZN9Gd",
-	"nm3aUL8SFp4iE3kgx/BtTyaoC7FaA5nu4v7f2IlsdHBopkSu6CRqhYS3P71++W60KuONo+bngf7jQ13c",
-	"Q0OLwm8X9W+P0yfp0/RZ+jz69Xnz5jidTKiPexr9Pq1/P08vUr9C9Puz+vfnaWuFD9++Rq3VSX481dUz",
-	"IoYtgTBKRi2ijn9fV6jRB/i3MRG+WNWjDm4mNFAMnHOnO50nJVxKOVL1TujUer4u4RpW8kGA+LS8R5kR",
-	"n1wO+IgpQJk8aU2ISTvzYU7bPrHqzxpKM9miDvjJcB/BW4qbZUXds+EYlF2s89NrzW8F38J2yWwm6Qpu",
-	"SlypRvBKAhtwRH3ekjpymjF7vg7Aq/VIqw/p3NfCeQLmixQulyVuM6jNVDSAmwG6ohUPA1FdglZtWyrt",
-	"d06d6M+c6EydqPXv0dKhNeXlmyikzwMuJTprrL0YVH/MqfqXnlN1T0Lb75S+E5+CpDGOHg7ONvtDKR2r",
-	"lF42Zdt79IMTxKGWxCNhv46q/7WwvWrqLXfFr/UAi1a9dVRnHQpNT13ayFVZ55lslVD3ojynbd81jctr",
-	"mW9B8vWwTr+kfi51CBE2DXOu3pripq4l0DcJyoJTbWvUPtjyV0md9bqNBlqN6rpKF2p9tYjL6IWvoo8j",
-	"nktmfOeGD/iGibKSVbF3je70YG+Gi1yHVo44f0ItYGptKIpuB6ehzOq9nSOd1m0prV4UP2m0Pk3TmhKy",
-	"8lF4Q9ZdIobtaA6R74+75S51v13uRnDpq56p+X+pqrJVnB4K912hXqtQq63rm44BXOyLFP6gI+VmgxfK",
-	"txK5cuK4oHZId43RhfC1Yj2f/f1S89CYQFxQVzcPL0Wl/8eL3W4LxbfxOWXdO7IfVKJuC4ov9v9HR1Dc",
-	"HTMoWqPhz/Hks5bR988+uhvfdG9K2a+j41FfnluFcYl+5zbU3aQkZ/7Q0cfq6O+XvPhYl2lHPSBDWviu",
-	"/q6XYrXM8oob14nsq+9mEILHtWuaxkNT6iFYjXZp2lKGzjSCv/nEoDCIaM1L36tPmreuRXW15zfcV/UZ",
-	"pzZpZDsJbklOgb8X2p392MTlqwcGyGVs6eJZN1fL9mRq416EepThvjQs7MnCuiTvCFwCm+YQKmMNfH/1",
-	"E1UeRMlO988v1sXGdW4zauTx/zhjq1UgSnG2E5xO0VFSuQWzOkHQB9tLWa6VkNbBwClHpf2/vaNUJeTN",
-	"DKpQSeh8/Vae36SZ7NcRpZ3i9zDRmab2nOES5OrX5cut40b1Ancf7v5fAAAA//8=",
+	"7L1pcxu51Sj8V/AyT5VJPy2apCQvVOWD43ESv3c847I9N3dq6KsG2SCJqAkwDVA0M6X/fuucA6DRCynK",
+	"sjNPMqr5MBa7G+vZ1187M71aayWUNZ3xr51CmLVWRuAff+LZe/GPjTAW/pppZYXCf/L1OpczbqVWT9aF",
+	"nuZi9d9/N1rBM/GZr9a5oC8y0Rl3pLrmucwuCzdW0smE5TLvjDvuJzbV2W7M1oVei8Lu2KSzltZMOmO2",
+	"4p/larNiarOaioLpOZNWrAyThg1HnaQjlbFczWCaJ9fDJ+Ka5xtuRSfxQ7/JOuPOaDbNnvHZs9kpfzY/",
+	"4+fzZ9NTPpyNxGl2Nj/nTztJx1huN6YzPhsMko6VFnbQeUMrZ+XK7W6Nc2V6Zv7gtn5S3+BN0jGzpVhx",
+	"OIT/KsS8M+784Ul50E/oqXnyjgbo3NzcwKGYWSHXcKidcefjUvhpWaaFYUpbtuJ2tmR2KQ3L9GyzEsqO",
+	"8cH//+HHH1g3XfF8rouVyC7hNtJeMlG6YJytpDFSLdhcijxLGGfbQqsFg80kjCu2UVdKbxU9Z/gJHKRg",
+	"emOZnk9UwdVCsG5a22na608UbPeNsqJQPH9dFLq4J7DQSJcCh4pgxS4FM6K4FgWbc5mLjFnNuDJbUdCR",
+	"uEVdMGnZkhs2FUKxXC8WIvsWkHJehRRatl+hX/0eeKns8WuAy0s255vcMqlYeU59BlDkjsjwHQLREgCB",
+	"T+FmpTXMr8Vc4Ie5XpiEzfVGZWy6Y2k4mzRhme7DWt/xXa559lHr73mxEPe6bcD7S6v1ZY5D1W47pg6A",
+	"8fgSXDZX7On5+elTNt1ZYZqXi0BKlxvwenha3tb7eGCrNfPTt15XbZFfG7vbdhfBOp/NxNoa1n16xv6X",
+	"/BPcSibwsnt0HZt//jMXL60Vq7V9L+YbI7J73QnsdMXV7nKlr/Fww52sdCEY/lquco3TA76N2YgeJvED",
+	"y6+EYdyylTaWDZt3Re+ZJ+vRYPR0cDoYPeG0F3MPIj4alZf9UWsG+2F+P62XXNv117pktxc24wro9FSw",
+	"v2+yhcjG7MBh4plNVDetLirtJUCblcbPGFcZ/DtdyGvx0zpl3RRm2l26KQNtJgD5Qds/A1bfCzRofZdK",
+	"20skETFwKO2XP9cFGw1evDgZDE8GwzGQY2k8ZZpv7KYQ+8Eg4zLfPSk/vw8nPyuB4AfNzGa2dEvcBwSN",
+	"/X0NMKhOPWacAWlifG4B23XGd6wLhyfEFZLmpeBZL/GvTcVcF2Ki8OyEyB4ZNpcFCAV8h+DAFZMZgJBl",
+	"iq9QUGA4ZlrfTYCID6K4ljPxk+LXXOZ8mt+PiMMEheDZrk6/M275lBtRCjDEi2q3j9/+s8JZT+Obs8yP",
+	"3npp5fRfC2kd5XU4m2lklFtdXDGlt6wLf+3bGtHkj1q/5Wrn2Iz5OuSYK57vTJUiR3xCGsZzPAdWbJQC",
+	"UBox/80FK4QtdizntnH818Mn+No/K+xy9KKFgkZLOExEw4tf+UqkYdON2bGttEvGTXVV8IO0sHtkOFrN",
+	"hN+3Q7aliBQJI2ZaZUiY0vfw1slLeCvtd5IO4KAo8OKiR/BndWkf3BhWsy2X1mErTSrVAoYqtx/udhiO",
+	"D6SvhShg1zdJ5ye1LvRMGAMo+VpZaXdfRfFaayNxwRHkuGfMPxszULmQqcz4Gmh0xowQmWE8y9hmDVs8",
+	"e5awLVeWnT3/JqpXzLXf1NZ3m+4V3vva4hnqXMikI62LTTcWsR5AasFXSNb9Eth2qY2YqJneKCAVmuhD",
+	"eYzPI03Kf0TMPUHmSQAtTcL4RM2lkmYpypNg3VTpy1wseI5yQSDrPymzWa91YUX2VmSSf8Tzugf8bMoB",
+	"L1cw4iVeQQRFr2joE5iKTTpWfLZP1jmXatIBXMV9R1PiVIcgp5TWz0tQiPbFcBnMLaMVIPYs+ltJ7cgh",
+	"xCzngDDcsLS+37TfuQmTI0V5SdT2JfHCBk2hWQxoc3rOODOCF7Nln6VmpguROlmKcBOgBQXHnO9QmkDR",
+	"cKK68KP4vBYzOLS5BM00k/O5KISaCfi+iuQXDrquBQy/0DqbKDf2qtdn6foa50UNUSrh9BNYl5vFJMxY",
+	"XlhgO0CcJyqdCmPfAnz2WUryK8MdGCauBfAigGBcbwILWkvLdJGB1ppmYm2XMCPJPZkQazhzaUWBB8vg",
+	"3nJhRZawVOkMxsZjcChi2LU00orsYqJS8ZnPbMpWgivaAa4CtrMu9LVQgD1JDP1+4Z3xACBgbZed8XN8",
+	"Y2Y74znPjUg6pCaMf/m1s5YW38RhO+PRTeJ+G4bfToY3n5IOLrQzHj4fnb44Szrr6874l0HyLDn9FH/c",
+	"cVYwSTa4cjG3gK1Eu5NbbhtMHTxFuIBcCtOPj+J5k0+FY6jP8LelsEvHY2sHDGA5FYFUPjLMFmRbmumV",
+	"qMzoDtfNOtU6Fxxpmzvu+qyva5BEggEwMlxDDbDime5ycWhyvO0C4JI+4Fc3YQO8KDiKpe7q68t/F+CV",
+	"kElklTV6SJnrYsUtXcPTs07brQAwtV36upBqJtc8Z9e8kHjtNUxlEaJWDsiD5lG7d+BX37c7xqbYJDKT",
+	"7KFelVWMWkQlEjBkIbLO+JcSQfxseBgeYjxG+Cvw8PspjKunfxczXLyjy5HJm2cZ3g/P30VI6YC0boAL",
+	"/BnNkiiSkiWk2OSC6TVdNAhYEfXM5Upag4a6iXK/GavXKMF6OoiYCbpeauVKvDUpW8k8l06ATdh2KWdL",
+	"IKogc4AKiBpig66VpCwIS8DrHSOAfytdwBuAE3qD/wLQkqDB/HKWtP4HB6mJQLmPAAxwmWgibRC0PRTq",
+	"O0ed3Bl4epSw4cnpgHWdyYudDnp1EuVcBJ3x6SDprKSiP4atWBLt+yA0R8Ik3N6t4P8eX4p2Xt/e91ot",
+	"qturXuHwZDgYDKKNwp/VraK9OWwWXz+83xqihM23wf4rgoI2us4t40RcPaiMWbqWNkgEek3H8cggrUVT",
+	"xJYbJlZrK0EqUtlEpShnpMwJxSQCwG+lJNJFckQMnw4Bzx6RaKLoNaBa+JXVuteAcKTeL5IOztXGTfGF",
+	"oyiZG6KVcoUlE37XVibVLN9kImPbpVAsde/Ch3hiqeVXQqV1Khcu9uz53W5V2o5f7YGLze5Izkjnhr0K",
+	"Plt6Cr3kJhIcNZvzKlNtoSDNO3CvHD5ZNt2xH+DFyviDfec0aMN2t4LbJ/oALx53IYNbL4RmTdw2267k",
+	"tdN37stonJ0dUE7jDQGmJY7T8DzfNdlPvwVfBt+aH9wDC781wd5HInGXrZf3V8HzfRK287Sh1rbE90AC",
+	"noraqXslt6OvOo2z8Q/r47/Mt3xnWKqvUuAenKWjwSB1U+IECuDzFxj0UzQd/B22YSyQqSbI0pxt232T",
+	"o3D9XnBnJahzh51nDqCW0ssEdmSlRmaAKrFwLgBpSBofT1QK6sClvhZFyrqx/hYbM739o4eqnr3c6U1x",
+	"ieyni3xhXXEvRLyo0Fv4hpwi8EHCUonmFCsuC5HznR8C/2BbvckzttCsQO/nXBfApHoosaWrjbGXc6Th",
+	"3eY8qKniREG+I20Eh8wFh/OxyBB3nmu56wpHgCSj3B684leOJpN44SDe+gVVbzv+pnbpSed7sWhe4Y9K",
+	"MKO3wL4QcHGCsZNRgVLmco5GhEKvkNik8K80YVmh12uRMa3ERE138H8mldWeKsGXxiJDZKnRW5WiOuZ0",
+	"fMAXXciFU9DgAM2VdAN6CwFf99nfgIui4YEbS8rc3I0XYGQpcmfISMhioMRnC2ohqTqGFi+bIjH87ujb",
+	"VnXGvwyTUXKanH1qoCW9eJzkgEO1a6pBPirETMhrEI5w3UmAXzgd+NeObUWBN6Oqaplf4n0Usxr+4+bc",
+	"wtuIAJDzH0lbR2aV5z/OSYP+IrLeIsG0zHp4IL8cUM9rhFKx1D1NmdULMksE0bIioaJYk9XIM9KwwHw9",
+	"iywcBYww7MYdzYd2JRcQK7JMAGEIhonbLHh7+PReK9Ed5Nr2xb4+3lb4lfR2J7jicvYBndlnI4WzdfYj",
+	"thaFJwvNRR2wAP0a2fCOv/MkSEidsdrkeeK/tcVG4B80IhGMYaAso08Aqt68dIvANTor5edRKXINkkEy",
+	"TAa1/4axyEUD4FGbTW5pjbDolh2O9u6w5eXTu7x8dpeXz9tfbtLgPTbAD/IzE8oWaC1AvjM4OUcYRbme",
+	"6YI9PRkO8ZemSvFw+f8jL/8ORtfAClBne0OfPUWdrfzjIP8jwNpLhO5tELyzWvYvVsd+IyWr7cAjMaNF",
+	"fqLgRRA0kaVmMnPyYYqgRRYpQEX8wYDE784vnaguYAMZZXwY5DayZ4CuEJyxrFtGDBAbQUXBS/2euzjl",
+	"gNAtZX4GmZfeDrbQwjCteowXgvE8n6h1IYxQtrl0hCOmVY6Bl4AV8HPiIr1oybMlVwuRNSTZ+9ClfzE9",
+	"qoHfrDQ9lpLlIbDytsqm7PcxWOMEhcodvPH+rcZD+J7Co+Agb8KxHnJ+keLXLlzSdTS9W3RBe51bXrRB",
+	"1SxSomp8bK8ycyw1Bf2wxYnzRfQhGAwOfVG1LkSAciwovKf3m5DwV70tUVAoNMeSCiCNw+gSPgBfpfWY",
+	"Csdau/gaBSMoaCNf72SLa/QlCqAUeJSwwclw2CfRhAzmBinD4OQ8IfHkkUF5Za/hczi8zfD5Lt+FQPwm",
+	"gpBhxtlqCFyd4j/TRStSPE8663yHhKOVs3+5eS/fNdf4BqPSM/EZDQcucqA7CFoHrR/J7wUT/9jwHMhx",
+	"iiamqln91oP6Iiits7N858yFYbxWyIiQ6E5SxHapc8GmmhdZH/0u5hf5Kfhe4nA2QcFsaKOR6TjIwhMF",
+	"AOYhrtDbhARiB20Jm2q7xBhLlos5MrdCLpaWTXcwhyyY3ipR9CfqA9mJEFFKe5BM0QAN/+xK9t9s2GMr",
+	"nbHhKL0IL8z5TCC0T1Q6HLITJtN+YM5ZypY6z0xkdKp7HbZaER9MibukE4VRVsxuCkURxn1GBBM9THA+",
+	"g5Oz5/gNHsQ635iW0LaJoqAsdAvnOwrOOhuNUqaBpG+lEb19zPar+kxbmWJ2G2wG906YtN3dQXBhkPpc",
+	"lFpSBBhVoKjylv37CHzlDn6ZUkofjmIxfThq8h5/TodP4YPMRJuBwXSS8iTDYK3o6aK+msRbUS5Pwrhh",
+	"7//8ir04O3/GMjGXShgmbZ992Eo7WzKtWDrTmQDZkRkL3GOijOJX4nLGjWBbXWQ9YDrwIsyfXrCUAulI",
+	"+NMFW25W3MUIrPjOyXr9iQKy/f71y+/evg725RSj3lK25guBhlZnM4UlNOH19x0PWkMtPIwmk6Y7Y7Ur",
+	"Y4qvgObBmV9JlQGpdXNVcKTtcBsGeH/arU52T4FAdqT8vFJicSeIst9rtcilWbbOfo/rayy2vM9fD8RB",
+	"rnnNoFK//Ma4ETQcGPiRYen/OXGq98mb79IEljyXaEWtprk9Mpi2Vl3FEXDWWNk+3xss668fP75j9ALh",
+	"WDwbQWqD0DnYbQG1pS5swubyM1zLZrXixc4L+QeBbD8WlLuwLuy3JlVlQlk5l8K0zXLBCmF0jslIlO4g",
+	"lIU1qQaxqV32YeSLYtc2hTwphLMq3+qS9BG+eILhZhJC3lYCTok9rZbijO9A1MY3EsQqn/1odL6BF8kf",
+	"dSV2zlZPzlbUtzAGtdCbxZJxy3LBjWXpldh9LxYmZZPNYHAq/sieg57mVHWPyFrFwipmioDUwi1LFxpU",
+	"fm6uDOu6IMnpjonPS74xGIVLcUI0nnuBL7h0nrGJsnIl4izBXHMnP9E2mzIL5kOOO6PB6OnJ4PRkMALq",
+	"L+dzOdvkloR7WFVnDPz50ivlSUcC1Q7JeZ2k4/aOujIK3ccYNZ8H8Wh4HtsQhskp2g3OktNkmDxNhsn5",
+	"HhvCutCrtcWEoALIIoU8jIkkBMUbXTtufuN+xrArkSGBCHarKCynM+5gTE4HFPG51deY+dHJubEYYF94",
+	"2oAfhuxElFcQabLOGDZll2KF/oQOOWmbFmy6g1tUI7y/7+DNm+oN1UF7yLqCGymM7cFxnCckk1sHybgI",
+	"oI1CLewyYUu9ZXNeUIIZKcea5xOVa31FnALewIwaFH1dciI8BtlnoXXWZ2+1irHJqSET5RbiidhWiKsk",
+	"/Euo7BFdxpIXmWiEJg4j7fb8thg+AtJjzvAv8OYNQXBDKiZmL7OEpes0SFVwQVUCF0P+Gu6+gM//7/qX",
+	"wcmLT78+v/mvNhIcUKQRBigWJhB6R20eOUJTmfdFdAytYdgO8+oToMHas0dSHT2Nw8j9pBElIXxsBkWt",
+	"7VWgv1pApUfkNi5rublC+5YCyqYs8Apk/GbpDDqkE1bv6F4UoSmf3CngM9CF2+HxA74aEYrGCfAF6QHI",
+	"JJC6A3kp2EoIa8Ys9VErxJ96CUtzrRbVYJbAxEBtHo6QL4HasdKFwC/4GlUUZ1f0di8KeglQM1FocYAP",
+	"/rGRgghhyroyOktnU4V3pnLhWUbKusMBHS9Wn/DzLgohsktb0PSqJDHlgP7VTMz0zuCGCiHCKHvJ0pgC",
+	"Jtw4sFmK6OHwGixwolKhsgVf4eqeOklYF2wuMGCL0MXvmFP0D9tKZVi64n/XhbS7dKK6W418uhB8htbk",
+	"0TlqdKnSl95OtcX8L1GNRnKppBOFVqsa9fPsIumUl9mJVesS0P2Le2S+Pe4tiXnaJI1HkhnBuSOoAS0D",
+	"dFZ4T0nSPOXxkL9fFnMlCb4k8BSh/pFheqt8SQFv9HaBYsR9AN+NM43jsuj2QMpyBnnNFiBObdZ4q0YI",
+	"j1Yk9tWFJB8R8LzJuynNnpAWo5P3bOAvNB+V0wjlSYSKTVx++vukvvysN4U/nNK+DCKoq7VwSkfl037o",
+	"yB6ZalD5L8/vGEhUGm9Ov9irWoGPQ2lw16LI5Mwy9KH6Wgp9ls50UYiZTcfO6IFkBPgFyCNou+xPVOrT",
+	"m1JHHyiSMBKS+ywVn9c5V5gXQ6+FsBI997J2OTonpSkCODYVdisI3Vd9lvqrdYM5Wlpjwc4B6LKSQwEH",
+	"tA3NHPhnMBhgGI00Uf7+yL6JN42mAV9hIjDwpvGHjsG7n9zh+T+jE0B3S+SOC2FH5BE7uznsV3wePE8v",
+	"kuEgGQ7RQzj6dJP4N0bhjdPkLDlPnkbPnoZnz5LnCYwQPRxGXi03bIJDRO+ch1eeJn6IZDiMRyk9n26I",
+	"6OFpeHZwZdHvjf2WUR6359iQ8tCiEZ0lo2SA2hD8e5Ccw9+tFmMAwV0gHBUf6yfUTDYPl/qfdqktWuhp",
+	"qYU+vWmxdnrsbyOwJEshMWpSx2M814GYtDuvWwjzMaNWaNJ+xhfUNkeMSykhcSbOHbxLNhgyqeKCuvF3",
+	"Ox+QO99YtOj36n71B+T5z0Ce48Qcp6qJdWs+ayCqbdjUom9f1Jj9Ql6D4rBZ17n9A8w9wNwemLuzhaEm",
+	"iHsanZTMoEpib9flvuO21ZGBRajSn3/++eeTt29PvvuOUjx++viq5oyJjc6RFY2MaGc3J/SPUfmPVrNa",
+	"ZNZrd6HFJpONQZ4GcnRk0PZCvmqzDlHuSGkeIgEbIwy6wfY/IlsE1myr2kpBsU+3UkVzROZ/nGmuixnw",
+	"LbaVCh0RzlJXhnHorSKNw1nzUStHJdaw7vDktJegdQhUk6qJwfFAWEMm5kJlVe1ourG4olxYU7dNkNmE",
+	"s1xbzJyZKNpztACsHon24c1s2bsobWxaua35QlguHR0zenhuKB1oKvwxoPaCkXjwUWxOktaIfF7Njqq6",
+	"IraSXNawu2raU/W9PYDzvTTt0Vl8IbxaN8dkHCW2AsGnMLae4Co+Wx9k6WrWdca/NM0F9N6xcWyx0b8R",
+	"y/aOG6xtlVJ1qTREQmGWE6z+giLZdJwo1XDVVZCwEdkY9tJaRYIeHjiYXx4cTL+Fg+luHOZWS6EHgoTA",
+	"dz8/+LBXDnoZDE1t4lANmY6DhwdN9j9OMGpaV7+KV6+kVY8Mk9l+T14z9GMvQEeKrOMRpR8t+FqQIN7N",
+	"t/YAyw9C/iGHjXPLBMA8QIw952iRiMldalgmsygHlrwn2qXju2LhVdK8nwtVEbd8r8EJ3BPnBKm7lke3",
+	"l++gOfeOi6yY3gJBsuu1G4p6I6WnDPcJmnetqs6dintEpand8g5di1h/jXTpAH0NaldsRJAFm2QncflE",
+	"/o3gVUPt4hjfU2vGLi3mKyZs/+h1MT2PvDzUhcBD/xielGndlWxuyrOZKLh17/ejmhAt57JjXXrfBbf7",
+	"cClWcPgQNEBffj0+rv3pVg+k+9+XdN8knfch4aiZP8Sj7KE+A81eiSJkXrjkBARFtAjUs+R1Aap4wbcp",
+	"45aNzk5GZ/2Q1zeOAgtY1+iVAEU6DDE6L0M2JiqOL2imuLMlx0LwZT7PRVy9Q8wt2wplJ4rTwtOgg6Qu",
+	"/xS1+14Ci1sLGzIgywRWPZttCixwCggii4xZuRIXlSwNq/VVmS6C1VcwNqIQRi6ch7WBRiGdyB8GaflK",
+	"FDXNLKKbxYFaNNWUr37FkhAm8KdJxMxtGP8IK61bF8K3DcHRr7bVHozPMNOMACFeULVOVNKBF6rT+ieH",
+	"I2XdAg4mH733SukdAjHeR/nJZckHrCKprHFmLz5z9dz0nL3cab7TjEaZAsn8k7ZLTDHxuc8XcXU3ynt7",
+	"vzEGaDNVeiPTEWnUelPMhJmouc5zve1P1Em1mNrYl1ILRfN6SQB8Eg5W1HwimLikmShWYllgI8AkjLTI",
+	"Tx4ZXxIXESVNgJkYy3chrA6zmBjwmgLzBnOuyO9+EuPWuAwDauCrqeJrAFsYViiaOxgHKvuL6uYhZseh",
+	"SxTIZTWMElOopWYrnonSNkQ0IjUyE5eY2pUmVVSm/hMsIiO09RK39zHEo80drelO9HUUYRMGahFtl3y9",
+	"FgoD1ptV+GJMixdTxTD/pIHV0brj1URbaC5Ju14nNdpbuaF9IOFaDYQyKm7llfnK66puovJSk1Y0iAEm",
+	"S7XZbSiy0lfN2CoT5YmpzLlcUdO9oDSx6KWQsdpK3Srr9Y8ah/6/XdeeYyOCfMaqz/30tSVtcGxT4bHM",
+	"l+XHOJpq+itw3S7Pc6fbr1zRRkxjSHsXcUkAH+pclnXwJQJW/bIGAFY9Jo9fuGzkSNIwfU0SpigA/TCt",
+	"LKW3eJk2XlALnwaCCZ/Re2RK7rGG01qpRhKwRsmzZIDW0qf43wD/etpqN8Wzckykgdhh1QfVHJ+vfFtc",
+	"s7vPiu5yepse+WXp614sPCb7PJzBvroAkR8GrhhB74hAiBqnp0nKAMyDhTQ8Mn1p8RKEWUKwcYRR3Uqo",
+	"obcu8BybiFmpFmV16Ymi8tL4d9+l7WKAZpAH6N2os4EjtWNfbkNgH5Oy4CXRpkr1jTBWpaDKvsBOBOqj",
+	"Swt99JXsSGcs40suQpTlaDAY1OtmP0UPw5dFVY6wrG/dB3znmPTCHg/uR8Zt3mBO4Fy38Q7sP/jy3RuU",
+	"Ex8/JlHw8WOSx37WxWbqCgueuFKDK65mPCcNq8/eWDZbitmVIS2ewnoJ4HwylVNe8CBAX0mYb/LmHQ0R",
+	"xJoEBnJdYcqmANQ1RrGXbxLqEoOfGGFMKM293kxzaZYoNWIrKh942Z+oiXr8+GMg55SksOYFXxR8vew/",
+	"fsw+brVHCQ+qMCbyyoQZaRnWUkZRYKKA42xFfu1AjJBKZGwA8D0cjtsYcdLOeDFDuBAoUJ89L8u0bQpY",
+	"J4l2NDsKJ4iQ7CURpLWcXRnci55jvNQEW0EqrU6oomVIJDV6ayhrjsLnlWD1so8kqyPOSmsmquuCVU9m",
+	"uZ5dbaUR41ASAHOe4XUyxrTVD+iV5R8nCkVXkny569vDy3J+LaUgmcUKAS7ttRC+kiVGiBvYJJAczh4j",
+	"ZD5OSErWc/Y4FwvzuHdBvNlJ+DShYuFQ4O/yvLCswk5vgq5RioG+MJ20paLR9VUQepR6iFLJRJVioR9m",
+	"dO5G2UpFdeIdDiAwE2MR2QJEyLjePBDPsuA8x+5VAlMTgUrhaXhtptCA3y6/PGFGzJAWTzpYk54mk4pN",
+	"Cynmkw7rLq1dm/GTJwtpl5tpf6ZXTzjiu/vfH+xSnOBnJ1Kd4Gc9hz2vtLoWiij048egMPkWWbRMFPzo",
+	"rlxH07jBzLjRSwZO789S5BkoK9T9jKMlZiXyV3geII+KgsO1Y0dTeqGW421Qd3tZKz+LKaA8rr9Bdc9N",
+	"yrrDkRM2e0lcxYIycNj+Gha9Sg2LPnt3MEkbVTDNzp7j+sgRhQIVLlCV5Qhc/i3rpvsa/KQ915aFueID",
+	"CUsxuRb+Qdm1aVLWIyCgcRnxrqwBAbdiBusdwEha9Vl6NhjEzVWO6VnLur5nLXY4YtV2tM1utXEvWoat",
+	"aEEyxyIdNDEp5GWnJrG/URPrAovyeNBIki9vzwW1NHo39frspaqWz5GGPVbaPkbyAPfjeh7CYNVCza7j",
+	"Bn47Jvt8GkWxgiAf3bX7ZsaLQmK0ay0lnlGbMleRWAm8IlA9qDEgU2JL1wTn9Y+NtmiuQKJWiLWmHiA8",
+	"ZJpH+MimOpPCU82VtNRtt9GClHXTs+FpyqZip1XmMpt8yQZnEHr57k0n6YAy7dJW+4P+AMQUEO/4WnbG",
+	"ndP+oH9KoWFLFHMwrRz9wqI1ZMeIfH4y08pyqUTG/vrx7fesECoThatjXOuRTHQSJD5EDSeawuV7eI3o",
+	"T7CyoKTk/wqkk25rogg59NyhJCCJQVFGIfz4imMAgFGidldpRnsBIWWu0XhWMGN3uS+qI3Ij0LjUS5jR",
+	"eGW6AB49n2MMBR5y2AtW1fiLsN/BiSXVBt6jwaDWAAw7dC3tKq8mlmEa++z/y/QMkJDBC5TZTg/wRumH",
+	"8lLp0ZPoWaXbXaOMCl6Sv5Kqa/6rTV83f+xp4eVr21KQFLbnoiIMsNJ3b2pvwLgcfTjlqZvOJ/jsSS6v",
+	"xT/3A6pjaEQCysKArs0fc85XABOsL4FyTF6Rhz0YAVAgOID6VACdswW3mOroalzHA2MNQS+9YButYpPv",
+	"mLGb2dUe+Pked3IrADXauZVwhF/oK6xiXx4nnFAHNeRNs/r9zdFt2Vzd/T1XGh0ohwnrlwqbU/AC1uM/",
+	"dKErYQt5gPa8pedeenpX6BXo+BvDALWY+ByECKp8MQ4UhgSGZKKyjZuSpGr5T1BSRMEKvXHOa1dnpJuS",
+	"ROXbrZtLqy3P02Siak8u/ZiXrqNMmrB+v4/atlODfFNQGN/ZmBJSt2Aff9HwgpXYnssVnYAT9UmYtOs9",
+	"oOPO5Ejqg/0Bq+TnD+yvr79/x1p3y/7qqxIgiviHfoGgla95QU4c0iSiKi24FfwObkln/Yn6A/v487vX",
+	"e+Zy6spEtT7+FYb84wQ2NukkS23sHyedXM94Dv8ePx88h99ppj9OOu9+/PBx0kk2Rf7HSaUqzqRzw85G",
+	"eJb76GUdrgiYEubYKBv0B/2zKhH9/R7iUVQfPZjKBlCuUYjowFcBnPdSCSe69HecOGkrqYBZf1wLBRwF",
+	"JZxSKo0Egi03bLqRuSXmD2cdLBsTFW4Kq78Yi2XIfn759vs++7OguBerGWezXMK4C6EEsQXqDA18UonP",
+	"61wXWMCvDXvdEu9G+v3Goz4jdCRj2upESTXXY9RggEOPWcS51WFBYc+ZSUUbrwD9HWc9ClL8/KWsUgWV",
+	"j7FseQhKXGPrY6UDUen7D6pW1Hp6zCodtZ2oOlGc/WMD4qlPJthq39i4z370FQxZej44TVkXsTkNDbNT",
+	"EjD5ROWaZ2zKc65mogAVAhSggs/nclaKo3vg571v3/2VJYf3run3t5MccAasLgJHjp27zwen+8YL23vS",
+	"0j+9CiEwsDxO3oi6b1MpbttWwhGbQ5rYG4V9gp0NutonsDs8OR0kLOqYRxav8HZbE0H4ilrKsUoHuqi5",
+	"IMPegs6Bljg5wm4Kp/iHFI/kqDYXLq2+6/vOjknhds8RAH0nfNvex9Ltys2EWn2tGyjm9/OZHWNR8AMt",
+	"YF3DXN9/kW/9UNjrlkybosz9X/CVIJPWS9Zsz0zufZLaEbZg0LGzV6DeCWhIUT1RF+eo083+ju5wsq5U",
+	"0kSVSUNByItqTkgDU75wU/Jqj3NnOehP1KtcG1/fcKaVctY/6kFZHkob7rt+me+ikiLErf6ks90dkf8f",
+	"Gzmraw5UJs/fijv7uk8oJhC/TYPL4ylRrcHoTdXz4hJx7ktF6XxqR6lCT/FjzvGbNED2P47Cj4Pw22n5",
+	"4mn48Sz8WH58Xr44Orql8p0vyAUg7BEP/EkivzijCzrML/7Es3DnSedseASLecd3wJM/av09LxaCvju/",
+	"/bvWHvDw8Wh0zMdOHwCW9lpZaXf07Yvbv/2o9Vuudt6eT7z0iLN5o9B1nLsAgKopxmBEIXv5JvCPMpHQ",
+	"mahdy1/PX/3llNw1lCLdy17fobuRWpq2tzbCSuQl792oTBQsRR9HSmwo5oRzzMWjWOVxyZRqVfxt3Ktg",
+	"T2BJ2GnC5Lz8gcQzx4iczwdDEYgnNa3TnCnQH3PPG7oocvYOWaOd5+eRs0qzbtSsr96Jr9plb6IabfZ0",
+	"EXfQ61EYIEUQopGfDM1YJYlPsTdGC7vxbTNds+cv5zWtJNI5WzGiDI9lLS0bxFTxX9Qs8ybpoDvEh2nV",
+	"l4iNjlCw0FvvtvV9A1zJ6+qSn317dviFSY93oMz1nqnfhHc6tKme+jtp2TNAInfI8flWGxqFQKxKH8eb",
+	"uG1IrESWPDhOLqs5aqVi73/6/vWH/iqLJ66nH1TblhxKP2jrdeifnYVn54nLDoievii/PC5tIbklEcCP",
+	"8Onbx6hVw/6PhrqQtNIuCUSlwspGQS6usAAd4HcjItyb1QMPLqsy+Fp9omz6JMmlHLF6IjqBz4cQrnYm",
+	"7wmIc8u7KzPyM/mAj2geOFHdSmO5pNZWrlfViXWzRWEyURXoYD8Z4Sx4S7lY5th0wy8DvYvBP70uxLUU",
+	"W6yaMFG4BWoum+k+e6MYb1FEnd8SC3mX3XldHIBj6xFXb+O530vSBMy9GK6rvdnKzZyA5ZRUUEVz4fuo",
+	"k4NWbyss7QubVTVbVdWaVQX+ezR1qDSH+yYM6faDS1xRDy/txUf10N7yf3R7yzsC2n6l9IP87CmNIXg4",
+	"2BL1gSkdy5Saqf91/kCE2MeSuEvYz6OiIit7PUagIoX66gYrkocEhlABJgqU1itdYPCh0cxqLM4+UQgL",
+	"FFTYq1ZtKevDphjYk9btxcNBL6H4GE2RK7IIabihx1LGd2WxebdiSqyAJ9atZKKWHJRP2ssF4+UGnPt8",
+	"vnF5WZg7ozDK122ozz5qDL+YqCmfXSVszU1s4HxkWKrEZ5vGpXEu/G/SNEriTBSGe+zhcu9C6ZM1L/hK",
+	"WFRXfmkUcJehlK6/G2MLiSHKIctEmmZhrD52yOmMO+iu6SQdhYS9Qx91jiUFcaEgIDjNrFX08voVurtO",
+	"GNxxgBq4433rQaCo+edc+tNwEHnenkU1+08Hh+vEA2v4ck5YVlOq1REL1Zceag/9JrWHbu4GtFh+q4V9",
+	"NQtwfSmH+hKC/7Vcfq95kUtgu22lsiKO4KG2zhOeYLbBQc7gy3bQQfl4hp8+viJqs7+vDRHMiVpxIFJs",
+	"xmegJ2yUlXlZRwzGWclMoRLSTV/BSyevtLKFzseUFzFLYIzPJ3wh/pg65xB5DwG0ei6QtgxWff2RL9IL",
+	"dCeDmgNknEk1Uemb+ckPWomTt9zOltg9cCEsS08HZ+wHbdlbncm5FJkPmav1vnVh1q48tvsVuMBa6LWr",
+	"Ct/bFyUJp+yqYd1C6uHkaAuuMoVwV0zHecHkvLGymv/tdHCWhnvhbKqzXaC75IErCW/lTCoEOIqT7JyL",
+	"4WzAX5xmo+mz+Zl4Oum0RDXcm9w+kNPfolfQXYhpq0lKx615YAcEY7iUCj436UvqEJx5/P4hTdgPFRx3",
+	"fvAGsejvAdb6iKdPB4PWDGXAsbYgb8vLUG5CKqpDUCMf/fshC6zgdHDWXMAPNdw2Us1EjOHUgNSRiC13",
+	"dbSlqi/wgikdcP/4K3lJURPoqvkPOOPfkjlXMeNobvzkVyCEN0cy5RReTln3p4+vevu48UvUGbyDj3Qk",
+	"DNQARtFVmq2FuMIoXRf7wimmmT4r09gbOtdEdYlaD08GQ7ZRuTCmFksy02ouF5hkVLa2vfBjIzGUFHCO",
+	"qfU8r+gvqNjRUgdpn71yHXAoM4GXAT6VpMmx10g9yrRJIJ6OJDGPdXrsnMIYl3pTXFCbYpAvdqV0cTub",
+	"/9PuO9f65jZm31LM2FUyRoa95lTRgNh1VrY2LS1+X0eLexA8HgSPfy/BA1PlvqbsMd4rbRCh0YirjjJQ",
+	"7F9JOMyDRPIgkRxxxl9iA6drucUGjjjwg7Z/1huV/daGiaqQwrGUvAI0OUYM+lVmR4k/FEgks3Sv4KOY",
+	"zJA1raMQo1CrF+h+wtI1MN+3b7/7LgW5xBmHibDILKGWGaJazacmByXMi1N7JIPjdf+okHDZJBR2hfJS",
+	"N1psb4+MgNVa9ksI92oy+sBrf6+8tuzP9LuhYT+qQGmmO4ZodRTpehJXJ96XW6EyahPV2mwypbqblRaL",
+	"Ln4x7kFJnUOaNXj77Ge9Qa0HjaB2WWkJwnPtKomruDaZ3erEFVxhWiHZK7v5YkoCt9g7CMM9SwMvNenY",
+	"NmtOGY2Nn30LLtYNDRR7tXaZrW0S8X3XSrHnW5xjFici1Go8UZU+ilGny3ozRec2hfNudO+aKKlcs5UU",
+	"i7a6tI3ewWZeZbuRUE1molxt39b2XiHRivyOWgkXQIOtW/yWudpNVM6t71FLtaatzHPfw8VSgU/0ZEqq",
+	"71aQGgsaNCZgOx5HFYUyvLpH5qIOBdipZioqBeXxZv+GTJW6Q7qzSELbqOh6pHFVsJNYFuS50RNVXgWB",
+	"T9mg0rtyQ/9I31kyC5VhHAMMpnZgyh4SEl9hG1myZ/qhl6Urxcf90voT9RaYtu9sw+MpqHBiQmFRZTxQ",
+	"PGCCtgnMoWlj7B8205W01b6z/yEs/kuDrsp+tSUd/cuBXrhx5JD/lrbj44iQxF6JHTHiSjBrQRWRnreF",
+	"Hz2/S6hL9Qq/SVBVWVe+KiSHZg7OwVYKRg5OPKnBAYCUVCJyH7qsPnRZfbjU30mXVZ+kUc9YjJuMNvrk",
+	"t5MLt4ZAL9zfewnG7VGZz8LhPi+P9dlX0cgGybOmRnaPUz2rnuqXsYnD6XpRxeBQxjQJpb9lEUIn/8X6",
+	"1P/ccMrK4b6nUjG/uRULJNVYVjlO/4vbOu21YbX0KUsqJXtr8Z2sCwiXhOy9RuaetL1xtT8UpvChFdP1",
+	"ZqQ6gJHGYZJ9OiSVdyOrhd1Mp7pQDEeZiXFdzUFxf6JAcs61WgjXlEpVWzUGykSxgeEF0J6MBUnO6YWo",
+	"cZVakFvKnBsL722lav+4z6gAwgIL84VKgKgTgEoQ9fI/ZKT7UN72795Y99Ap7/fbKe8uLDHgzB5uWOvG",
+	"+LvygoS9ox/k9lgQX4Zpv/HwvaBS1anvzlOpjh5VRfdloXsUNU810dOJqhQ8b9Rk6FUzzZO4GDZ3DUNc",
+	"9WrKBktcq0Ff0KNsb0PV0ZF8UwMf19JHzQRWoo6a/VSyy8naV+8N0tIYJFRBpsIob2KDH5Ou5n1sn1py",
+	"4/osBNsWGcYUz2OOCpyztZMC1ZnxjRfiakfYsEWvDda8Ka1tcVb8OMxNae9JaCJR6RzhmHJYTRSB42ro",
+	"RcUIVOjpYPiOWhxTN5tr4buT7frspatRjlZh4NeVUvKez1JZ3UpZ1SqXLOv7w2D3Ss9rTXv+GCL/vA15",
+	"ayrlr9tMPQMgq66yayPD/uOyEN4AGHJHqFR961BYqP94laDe8ODbZIir0Olh/1HJ0MQj3ti/R/+OuJdF",
+	"ayIUgkpSIiP2HKpaD//lS8e7vTuk7Ncb/1b6Qzy2SkNl+cj/EXo/IZ15yKg7NqPu1VLMrkJR9ahjQ1vO",
+	"3E34reG0s9wKDHFEtka1csfMl3oJieQJy6WxMScCVldyl7KJRNua+swH3EgDF12IzHXWQ84bKkdTpfiF",
+	"b6xviG0CbBHhdgpG4dpztKkvL988MgwTvCu8eFyvrMb31FWLOwfQmweKprE9NdOoJFufUbk5DDTSxhr2",
+	"6t1PlF1YhpNi9wweSoOHSmRR2w3no6wU9o8KklXLkRGjQ+20cmahnE/7sWGwqXcizYXIxlT1vJ4Dn/Ed",
+	"xeXS3AAeoFCRkuuFKviV/KOlcy5xBeLYdMfE5yXfGCuvQ020SnKNA4OlzITrTQEaOFX7YV1uWS64sew5",
+	"nLXpOXUd8x3ZVES+S8x9n1KPtz77i+a5wWaRQfFLWfeWEAe4SFDspzvG2YoXC0kyr1/DqJc420MXnZkA",
+	"/FL5EpI/VBuBOIPZD2x4cppg/QEsBhjbKrylwnU38CaOLh6+K/Q33ViXqm6rjVlDpws4MEsBf3ZTqF6f",
+	"fReiUdD7N3SNyApJpe4KvVmQn3orxFXC3moFFy24kcJY7990EJuJQl7740EU9WCDpfIpAMlohCLD+AJk",
+	"Fe+EnGldZJKMsX1Gig1AOgG1csURsRh9xaV2wbi5wgmw+cpEpXsNVOTZXTj/HHUaqdhIHEJ4JaWJD69V",
+	"ttZSWaIJJCxq72XXOpdqMWa5r4NNlSoqVSpNMlHNKrhJrXWDt6ssNyuuTmAILFQRiu9XVhtVu7z5dPP/",
+	"AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -18,7 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine/search"
 )
 
-func decode[T any](t *testing.T, body []byte) T {
+func decodeAs[T any](t *testing.T, body []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -47,7 +47,7 @@ func TestMoves(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decode[MovesAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[MovesAnswer](t, rec.Body.Bytes())
 			if len(ans.Moves) != 6 {
 				t.Fatalf("%d moves, want 6", len(ans.Moves))
 			}
@@ -119,7 +119,7 @@ func TestValidate(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decode[ValidateAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[ValidateAnswer](t, rec.Body.Bytes())
 			if ans.Valid != tt.valid || ans.Plies != tt.plies {
 				t.Fatalf("valid %v plies %d, want %v %d: %s", ans.Valid, ans.Plies, tt.valid, tt.plies, rec.Body)
 			}
@@ -214,7 +214,7 @@ func TestAnalyzeLimits(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("limits %+v, want %+v", got, tt.want)
 			}
-			ans := decode[AnalyzeAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
 			if !engine.Start().LegalMoves(engine.Rules{}).Has(ans.BestMove) || len(ans.Moves) != 6 || len(ans.Pv) == 0 {
 				t.Errorf("implausible analysis %s", rec.Body)
 			}
@@ -256,7 +256,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" {
 		t.Errorf("third analysis: status %d Retry-After %q, want 429 and 1", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	if p := decode[problem](t, rec.Body.Bytes()); p.Code != "too_many_analyses" {
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != "too_many_analyses" {
 		t.Errorf("code %q, want too_many_analyses", p.Code)
 	}
 	close(f.release)

@@ -41,7 +41,7 @@ func TestProbes(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", rec.Code, tt.code, rec.Body)
 			}
 			if tt.probl != "" {
-				p := decode[problem](t, rec.Body.Bytes())
+				p := decodeAs[problem](t, rec.Body.Bytes())
 				if p.Code != tt.probl || strings.Contains(p.Detail, "disk gone") {
 					t.Errorf("problem %+v, want code %s and no internal detail", p, tt.probl)
 				}
@@ -153,7 +153,7 @@ func TestPanicIsInternalError(t *testing.T) {
 	if rec.Code != http.StatusInternalServerError {
 		t.Fatalf("status %d, want 500", rec.Code)
 	}
-	if p := decode[problem](t, rec.Body.Bytes()); p.Code != "internal_error" {
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != "internal_error" {
 		t.Errorf("code %q", p.Code)
 	}
 	if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "goroutine") {
@@ -177,7 +177,7 @@ func TestRequestID(t *testing.T) {
 		t.Errorf("generated IDs %q and %q, want distinct 32-digit hex", a, b)
 	}
 	rec := ts.do(http.MethodGet, "/nowhere", "", "")
-	if p := decode[problem](t, rec.Body.Bytes()); p.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
 		t.Errorf("problem requestId %q, header %q", p.RequestID, rec.Header().Get(echo.HeaderXRequestID))
 	}
 }

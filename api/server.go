@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -64,6 +65,15 @@ type Options struct {
 	Metrics *prometheus.Registry
 
 	// --- puzzles options go here (issue 6) ---
+
+	// Puzzles stores the daily puzzle feed. Nil: the puzzle endpoints
+	// answer 503.
+	Puzzles PuzzleStore
+	// PuzzlesFrom is the feed's first day (its UTC day counts); earlier days
+	// are 404. Zero means DefaultPuzzlesFrom, 2026-01-01.
+	PuzzlesFrom time.Time
+	// Now is the clock that says which day is today. Nil means time.Now.
+	Now func() time.Time
 }
 
 // withDefaults fills in the zero fields.
@@ -79,6 +89,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.AnalyzeConcurrency <= 0 {
 		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.PuzzlesFrom.IsZero() {
+		o.PuzzlesFrom = DefaultPuzzlesFrom
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
@@ -101,6 +117,8 @@ type Server struct {
 	analyze  func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error)
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
+
+	feed *puzzleFeed // the daily puzzle feed (puzzles.go)
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -126,6 +144,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		spec:     spec,
 		analyze:  search.Analyze,
 		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		feed:     newPuzzleFeed(opts),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err
@@ -191,6 +210,6 @@ func (s *Server) echo() (*echo.Echo, error) {
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "Idempotency-Key"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key"}
 	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
 )

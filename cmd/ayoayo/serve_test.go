@@ -96,7 +96,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"bad log level", nil, []string{"--log-level", "loud"}, "log level", 2},
 		{"negative limit", nil, []string{"--body-limit", "-1"}, "negative", 2},
 		{"stray argument", nil, []string{"extra"}, "unexpected argument", 2},
-		{"unknown flag", nil, []string{"--port", "80"}, "flag provided but not defined", 1}, // the flag package reports it; run.go exits 1
+		{"unknown flag", nil, []string{"--port", "80"}, "flag provided but not defined", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
