@@ -98,9 +98,11 @@ var problemTable = []problemRow{
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
 	// The client went away; nobody reads this answer, but logs and metrics do.
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
-	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
 	// --- games errors go here (issue 5) ---
+
+	// A row the store reports missing (a game, a puzzle).
+	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
 	// --- puzzles errors go here (issue 6) ---
 	{Err: puzzles.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
