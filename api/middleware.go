@@ -123,7 +123,16 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			if req.ContentLength > limit {
 				return tooLarge()
 			}
-			body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+			var body []byte
+			var err error
+			if n := req.ContentLength; n > 0 {
+				// net/http delivers exactly the declared length, so it is
+				// read in one allocation.
+				body = make([]byte, n)
+				_, err = io.ReadFull(req.Body, body)
+			} else {
+				body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
+			}
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
