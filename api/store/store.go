@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -34,6 +35,11 @@ var migrationFiles embed.FS
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
 	db *sql.DB
+	// writeMu queues this process's write transactions in Go. SQLite allows
+	// one writer at a time anyway; without the queue, writers that find the
+	// lock taken wait in SQLite's busy handler, which sleeps in steps of
+	// milliseconds, and a burst of moves would pay those sleeps as latency.
+	writeMu sync.Mutex
 }
 
 // BusyTimeout is how long a connection waits for another's write lock before
@@ -161,6 +167,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // tx runs fn in one write transaction (the write lock is taken at BEGIN), and
 // commits it if fn returns nil.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
