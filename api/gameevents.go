@@ -18,8 +18,6 @@ import (
 type gameHub struct {
 	mu     sync.Mutex
 	topics map[string]*gameTopic
-	closed chan struct{} // closed when the server shuts down
-	once   sync.Once
 }
 
 type gameTopic struct {
@@ -28,7 +26,7 @@ type gameTopic struct {
 }
 
 func newGameHub() *gameHub {
-	return &gameHub{topics: map[string]*gameTopic{}, closed: make(chan struct{})}
+	return &gameHub{topics: map[string]*gameTopic{}}
 }
 
 // follow registers a follower of game id; call the returned func when done.
@@ -72,10 +70,6 @@ func (h *gameHub) notify(id string) {
 	}
 }
 
-// close ends every stream, for a graceful shutdown: followers return, their
-// responses end, and the server's Shutdown can finish.
-func (h *gameHub) close() { h.once.Do(func() { close(h.closed) }) }
-
 // gameEventKind names the events of a game's stream.
 type gameEventKind string
 
@@ -100,7 +94,8 @@ const followPage = 256
 
 // follow sends the events of game id after lastID (-1: from the beginning)
 // to emit, in order, then every new one as it happens, until the game ends,
-// ctx is cancelled or the server shuts down. beat is called every heartbeat
+// ctx is cancelled or s.stopping is closed (a graceful shutdown waits for
+// every response to end, and a stream would not end by itself). beat is called every heartbeat
 // interval, to keep idle connections open; the store is read again then too, so a change made by another process sharing
 // the database is seen within a heartbeat.
 func (s *gameService) follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
@@ -150,7 +145,7 @@ func (s *gameService) follow(ctx context.Context, id string, lastID int, heartbe
 			}
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.hub.closed:
+		case <-s.stopping:
 			return nil
 		}
 	}

@@ -44,7 +44,7 @@ type GameStore interface {
 	Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (store.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]store.Move, error)
 	Refusal(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error)
-	ApplyPlay(ctx context.Context, p store.Play) (store.Game, []byte, error)
+	ApplyPlay(ctx context.Context, p store.Play) (replay []byte, err error)
 	Resign(ctx context.Context, id string, result engine.Result, at time.Time) (store.Game, error)
 }
 
@@ -60,6 +60,8 @@ type gameService struct {
 	now    func() time.Time
 	hub    *gameHub
 	log    *slog.Logger
+	// stopping, when closed, ends every event stream (see follow).
+	stopping <-chan struct{}
 }
 
 func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, log *slog.Logger) *gameService {
@@ -74,6 +76,10 @@ func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, log 
 	}
 	return &gameService{store: st, choose: choose, aiTime: aiTime, now: time.Now, hub: newGameHub(), log: log}
 }
+
+// clock is the time now at the precision the store keeps, so an answer
+// given at once and the same game read back later say the same time.
+func (s *gameService) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
 // aiBudget is the time bound of an AI move at level: the strongest level has
 // the whole of aiTime, and each level below it half the one above.
@@ -147,7 +153,7 @@ func (s *gameService) create(ctx context.Context, req newGameRequest) (seatAnswe
 	if !req.Seat.Valid() {
 		return seatAnswer{}, fmt.Errorf("%w: seat %d", engine.ErrInvalidPosition, req.Seat)
 	}
-	now := s.now().UTC()
+	now := s.clock()
 	token, hash := newToken()
 	g := store.Game{ID: newGameID(), CreatedAt: now, UpdatedAt: now, Rules: req.Rules, Start: req.Start,
 		Position: req.Start, Status: store.Waiting, Version: 1}
@@ -186,7 +192,7 @@ func advance(g *store.Game, rec *engine.Game, m store.Move) {
 // join takes the empty seat of a game against a person, once.
 func (s *gameService) join(ctx context.Context, id string) (seatAnswer, error) {
 	token, hash := newToken()
-	g, err := s.store.Join(ctx, id, hash, s.now().UTC())
+	g, err := s.store.Join(ctx, id, hash, s.clock())
 	if err != nil {
 		return seatAnswer{}, err
 	}
@@ -274,7 +280,7 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %w", errInternalState, err)
 	}
-	now := s.now().UTC()
+	now := s.clock()
 	var out engine.Outcome
 	if err := rec.Play(pit, &out); err != nil {
 		return nil, false, err
@@ -300,17 +306,13 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 	if res.Reply != nil {
 		p.Moves = append(p.Moves, *res.Reply)
 	}
-	stored, answer, err := s.store.ApplyPlay(ctx, p)
+	// The write re-checks the ply, so the game stored is the one computed here.
+	answer, err := s.store.ApplyPlay(ctx, p)
 	if err != nil {
 		return nil, false, err
 	}
 	if answer != nil {
 		return answer, true, nil
-	}
-	if stored.Version != g.Version || stored.Position != g.Position {
-		// The write checked the ply, so this cannot happen; say so loudly if it does.
-		s.log.ErrorContext(ctx, "stored game differs from the computed one", "game", id,
-			"version", stored.Version, "want", g.Version)
 	}
 	s.hub.notify(id)
 	return body, false, nil
@@ -375,7 +377,7 @@ func (s *gameService) resign(ctx context.Context, id, token string) (store.Game,
 	if err := rec.Resign(side); err != nil {
 		return g, fmt.Errorf("%w: %w", errInternalState, err)
 	}
-	g, err = s.store.Resign(ctx, id, rec.Result(), s.now().UTC())
+	g, err = s.store.Resign(ctx, id, rec.Result(), s.clock())
 	if err != nil {
 		return g, err
 	}

@@ -294,6 +294,8 @@ func TestGameServiceFollow(t *testing.T) {
 func TestFollowEndsOnShutdown(t *testing.T) {
 	ctx := context.Background()
 	svc := newGameService(openGameStore(t), lastLegal, time.Second, nil)
+	stopping := make(chan struct{})
+	svc.stopping = stopping
 	a, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +307,7 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 			func() error { beats <- struct{}{}; return nil })
 	}()
 	<-beats // the stream is live and beating
-	svc.hub.close()
+	close(stopping)
 	if err := <-done; err != nil {
 		t.Fatalf("follow after shutdown: %v", err)
 	}

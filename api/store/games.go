@@ -195,7 +195,7 @@ func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
 		joined = formatTime(g.JoinedAt)
 	}
 	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
+		_, err := runner{s, tx}.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
 			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
@@ -205,7 +205,7 @@ func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
-		return insertMoves(ctx, tx, g.ID, moves, nil, nil)
+		return insertMoves(ctx, runner{s, tx}, g.ID, moves, nil, nil)
 	})
 }
 
@@ -242,7 +242,7 @@ func nullableBytes(b []byte) any {
 
 // Game returns the game with that id, or ErrNotFound.
 func (s *Store) Game(ctx context.Context, id string) (Game, error) {
-	return scanGame(s.db.QueryRowContext(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
+	return scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
 }
 
 // Join gives the empty seat of a waiting game to the holder of tokenHash, once:
@@ -251,13 +251,14 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.T
 	var g Game
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		g, err = scanGame(tx.QueryRowContext(ctx, `UPDATE games SET
+		r := runner{s, tx}
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
 				south_token = coalesce(south_token, ?1), north_token = coalesce(north_token, ?1),
 				status = 'active', joined_at = ?2, updated_at = ?2, version = version + 1
 			WHERE id = ?3 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
 			RETURNING `+gameColumns, tokenHash, formatTime(at), id))
 		if errors.Is(err, ErrNotFound) {
-			if err := exists(ctx, tx, id); err != nil {
+			if err := exists(ctx, r, id); err != nil {
 				return err
 			}
 			return ErrSeatTaken
@@ -267,13 +268,52 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.T
 	return g, err
 }
 
-type querier interface {
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+// runner runs statements prepared once (see Store.prepared), on the pool or
+// inside a transaction.
+type runner struct {
+	s  *Store
+	tx *sql.Tx // nil: the pool
 }
 
-func exists(ctx context.Context, q querier, id string) error {
+func (r runner) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st, err := r.s.prepared(ctx, query)
+	if err != nil || r.tx == nil {
+		return st, err
+	}
+	return r.tx.StmtContext(ctx, st), nil
+}
+
+func (r runner) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		// Unprepared, the query reports the same error through its Row.
+		if r.tx != nil {
+			return r.tx.QueryRowContext(ctx, query, args...)
+		}
+		return r.s.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (r runner) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (r runner) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func exists(ctx context.Context, q runner, id string) error {
 	var one int
-	err := q.QueryRowContext(ctx, "SELECT 1 FROM games WHERE id = ?", id).Scan(&one)
+	err := q.queryRow(ctx, "SELECT 1 FROM games WHERE id = ?", id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -287,12 +327,13 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	var g Game
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		g, err = scanGame(tx.QueryRowContext(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
+		r := runner{s, tx}
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
 				updated_at = ?, version = version + 1
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
 			result.Winner.String(), result.Reason.String(), formatTime(at), id))
 		if errors.Is(err, ErrNotFound) {
-			if err := refuse(ctx, tx, id, -1, -1, nil); err != nil {
+			if err := refuseInto(ctx, r, id, -1, -1, nil, nil); err != nil {
 				return err
 			}
 			return fmt.Errorf("resign %s: the game changed under the write lock", id)
@@ -309,24 +350,20 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 // when the game is active at that very ply.
 func (s *Store) Refusal(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
 	var answer []byte
-	err := refuseInto(ctx, s.db, id, ply, pit, tokenHash, &answer)
+	err := refuseInto(ctx, runner{s: s}, id, ply, pit, tokenHash, &answer)
 	if errors.Is(err, errReplay) {
 		return answer, nil
 	}
 	return answer, err
 }
 
-func refuse(ctx context.Context, q querier, id string, ply, pit int, tokenHash []byte) error {
-	return refuseInto(ctx, q, id, ply, pit, tokenHash, nil)
-}
-
 // errReplay reports, inside ApplyPlay, that the request was already accepted.
 var errReplay = errors.New("request already accepted")
 
-func refuseInto(ctx context.Context, q querier, id string, ply, pit int, tokenHash []byte, answer *[]byte) error {
+func refuseInto(ctx context.Context, q runner, id string, ply, pit int, tokenHash []byte, answer *[]byte) error {
 	var status string
 	var current int
-	err := q.QueryRowContext(ctx, "SELECT status, ply FROM games WHERE id = ?", id).Scan(&status, &current)
+	err := q.queryRow(ctx, "SELECT status, ply FROM games WHERE id = ?", id).Scan(&status, &current)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNotFound
 	}
@@ -335,7 +372,7 @@ func refuseInto(ctx context.Context, q querier, id string, ply, pit int, tokenHa
 	}
 	if tokenHash != nil && ply >= 0 && ply < current {
 		var a []byte
-		err := q.QueryRowContext(ctx, `SELECT answer FROM moves
+		err := q.queryRow(ctx, `SELECT answer FROM moves
 			WHERE game_id = ? AND ply = ? AND pit = ? AND token_hash = ? AND answer IS NOT NULL`,
 			id, ply, pit, tokenHash).Scan(&a)
 		switch {
@@ -361,49 +398,51 @@ func refuseInto(ctx context.Context, q querier, id string, ply, pit int, tokenHa
 
 // ApplyPlay stores an accepted move request in one write transaction that
 // first re-checks that the game is still active at p.Ply, so of concurrent
-// requests for the same ply exactly one is stored. The game after the moves is
-// returned. When the very same request (token, ply, pit) was accepted before,
-// nothing is written and its stored answer is returned as replay. Otherwise a
-// refused play returns the error Refusal describes.
-func (s *Store) ApplyPlay(ctx context.Context, p Play) (g Game, replay []byte, err error) {
+// requests for the same ply exactly one is stored. When the very same request
+// (token, ply, pit) was accepted before, nothing is written and its stored
+// answer is returned as replay. Otherwise a refused play returns the error
+// Refusal describes.
+func (s *Store) ApplyPlay(ctx context.Context, p Play) (replay []byte, err error) {
 	if len(p.Moves) == 0 {
-		return g, nil, fmt.Errorf("apply play to %s: no moves", p.GameID)
+		return nil, fmt.Errorf("apply play to %s: no moves", p.GameID)
 	}
 	last := p.Moves[len(p.Moves)-1]
 	status := Active
 	if last.Result.Over() {
 		status = Finished
 	}
+	// The history grows by one digit per move, appended in SQL, so the
+	// caller's copy of it need not be sent back.
+	add := make([]byte, len(p.Moves))
+	for i, m := range p.Moves {
+		add[i] = byte(m.Pit)
+	}
 	err = s.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		// The history grows by one digit per move: appended in SQL, so the
-		// caller's view of it need not be sent back.
-		add := make([]byte, len(p.Moves))
-		for i, m := range p.Moves {
-			add[i] = byte(m.Pit)
-		}
-		addText := encodeHistory(add)
-		g, err = scanGame(tx.QueryRowContext(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
+		r := runner{s, tx}
+		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
-			WHERE id = ? AND ply = ? AND status = 'active' RETURNING `+gameColumns,
-			len(p.Moves), last.Position.String(), addText, string(status), last.Result.Winner.String(),
-			last.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply))
-		if errors.Is(err, ErrNotFound) {
-			err := refuseInto(ctx, tx, p.GameID, p.Ply, p.Moves[0].Pit, p.TokenHash, &replay)
+			WHERE id = ? AND ply = ? AND status = 'active'`,
+			len(p.Moves), last.Position.String(), encodeHistory(add), string(status), last.Result.Winner.String(),
+			last.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			err := refuseInto(ctx, r, p.GameID, p.Ply, p.Moves[0].Pit, p.TokenHash, &replay)
 			if err == nil { // active at that ply after all: cannot happen under the write lock
 				err = fmt.Errorf("apply play to %s at ply %d: the game changed under the write lock", p.GameID, p.Ply)
 			}
 			return err
 		}
-		if err != nil {
-			return err
-		}
-		return insertMoves(ctx, tx, p.GameID, p.Moves, p.TokenHash, p.Answer)
+		return insertMoves(ctx, r, p.GameID, p.Moves, p.TokenHash, p.Answer)
 	})
 	if errors.Is(err, errReplay) {
-		return Game{}, replay, nil
+		return replay, nil
 	}
-	return g, nil, err
+	return nil, err
 }
 
 // outcomeJSON is how a move's outcome is kept in the moves table.
@@ -467,7 +506,7 @@ func decodeOutcome(data []byte, m *Move) error {
 
 // insertMoves stores moves; the first one carries the request's token hash
 // and answer when there are any.
-func insertMoves(ctx context.Context, tx *sql.Tx, gameID string, moves []Move, tokenHash, answer []byte) error {
+func insertMoves(ctx context.Context, r runner, gameID string, moves []Move, tokenHash, answer []byte) error {
 	for i, m := range moves {
 		outcome, err := encodeOutcome(&m)
 		if err != nil {
@@ -477,7 +516,7 @@ func insertMoves(ctx context.Context, tx *sql.Tx, gameID string, moves []Move, t
 		if i == 0 && tokenHash != nil {
 			tok, ans = tokenHash, answer
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO moves (game_id, ply, side, pit, by_ai, outcome, position,
+		_, err = r.exec(ctx, `INSERT INTO moves (game_id, ply, side, pit, by_ai, outcome, position,
 			created_at, token_hash, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			gameID, m.Ply, m.Side.String(), m.Pit, m.ByAI, string(outcome), m.Position.String(), formatTime(m.At), tok, ans)
 		if err != nil {
@@ -490,7 +529,7 @@ func insertMoves(ctx context.Context, tx *sql.Tx, gameID string, moves []Move, t
 // Moves returns up to limit moves of the game from ply from on, in order;
 // ErrNotFound for an unknown game.
 func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
+	rows, err := runner{s: s}.query(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
 		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), limit)
 	if err != nil {
 		return nil, err
@@ -524,7 +563,7 @@ func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]Move, 
 		return nil, err
 	}
 	if len(ms) == 0 {
-		if err := exists(ctx, s.db, id); err != nil {
+		if err := exists(ctx, runner{s: s}, id); err != nil {
 			return nil, err
 		}
 	}

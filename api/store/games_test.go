@@ -77,7 +77,7 @@ func TestCreateGetJoin(t *testing.T) {
 	}
 
 	// A move before the second player joins is refused.
-	if _, _, err := s.ApplyPlay(ctx, playOn(t, got, 0, "g1-south", t0)); !errors.Is(err, ErrNotStarted) {
+	if _, err := s.ApplyPlay(ctx, playOn(t, got, 0, "g1-south", t0)); !errors.Is(err, ErrNotStarted) {
 		t.Fatalf("move while waiting: %v, want ErrNotStarted", err)
 	}
 
@@ -152,9 +152,12 @@ func TestApplyPlayRefusalsAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := playOn(t, g, 0, "g-south", t0)
-	g, replay, err := s.ApplyPlay(ctx, first)
+	replay, err := s.ApplyPlay(ctx, first)
 	if err != nil || replay != nil {
 		t.Fatalf("first move: %v, replay %q", err, replay)
+	}
+	if g, err = s.Game(ctx, "g"); err != nil {
+		t.Fatal(err)
 	}
 	if g.Ply != 1 || g.Position != first.Moves[0].Position || !slices.Equal(g.History, []byte{0}) || g.Version != 3 {
 		t.Fatalf("after the first move: %+v", g)
@@ -192,7 +195,7 @@ func TestApplyPlayRefusalsAndReplay(t *testing.T) {
 
 	// ApplyPlay itself answers the identical retry from the stored answer and
 	// writes nothing.
-	_, replay, err = s.ApplyPlay(ctx, first)
+	replay, err = s.ApplyPlay(ctx, first)
 	if err != nil || string(replay) != string(first.Answer) {
 		t.Fatalf("retry: %v, replay %q, want the stored answer", err, replay)
 	}
@@ -207,7 +210,7 @@ func TestApplyPlayRefusalsAndReplay(t *testing.T) {
 	if _, err := s.Resign(ctx, "g", res, t0); !errors.Is(err, ErrFinished) {
 		t.Fatalf("second resignation: %v, want ErrFinished", err)
 	}
-	if _, _, err := s.ApplyPlay(ctx, playOn(t, g, 7, "g-north", t0)); !errors.Is(err, ErrFinished) {
+	if _, err := s.ApplyPlay(ctx, playOn(t, g, 7, "g-north", t0)); !errors.Is(err, ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
 	if _, err := s.Resign(ctx, "nope", res, t0); !errors.Is(err, ErrNotFound) {
@@ -243,12 +246,11 @@ func TestConcurrentPlaysSamePly(t *testing.T) {
 			plays[i] = playOn(t, g, pits[i%len(pits)], fmt.Sprint("client", i), t0)
 		}
 		var wg sync.WaitGroup
-		games := make([]Game, racers)
 		errs := make([]error, racers)
 		for i := range plays {
 			wg.Go(func() {
 				var replay []byte
-				games[i], replay, errs[i] = s.ApplyPlay(ctx, plays[i])
+				replay, errs[i] = s.ApplyPlay(ctx, plays[i])
 				if replay != nil {
 					errs[i] = fmt.Errorf("unexpected replay %q", replay)
 				}
@@ -270,7 +272,12 @@ func TestConcurrentPlaysSamePly(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("ply %d: no racer stored", g.Ply)
 		}
-		g = games[won]
+		if g, err = s.Game(ctx, "race"); err != nil {
+			t.Fatal(err)
+		}
+		if want := plays[won].Moves[0].Position; g.Position != want || g.Ply != plays[won].Ply+1 {
+			t.Fatalf("after the race: %s at ply %d, want the winner's %s", g.Position, g.Ply, want)
+		}
 	}
 	ms, err := s.Moves(ctx, "race", 0, 1000)
 	if err != nil {
@@ -300,7 +307,10 @@ func TestMovesPagingAndOutcome(t *testing.T) {
 		legal := g.Position.LegalMoves(g.Rules)
 		pit := legal.Next()
 		p := playOn(t, g, pit, tokens[g.Position.ToMove], t0.Add(time.Duration(i)*time.Millisecond))
-		if g, _, err = s.ApplyPlay(ctx, p); err != nil {
+		if _, err = s.ApplyPlay(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = s.Game(ctx, "p"); err != nil {
 			t.Fatal(err)
 		}
 		want = append(want, p.Moves[0])

@@ -40,7 +40,17 @@ type Store struct {
 	// lock taken wait in SQLite's busy handler, which sleeps in steps of
 	// milliseconds, and a burst of moves would pay those sleeps as latency.
 	writeMu sync.Mutex
+	// stmts caches prepared statements by their text: parsing a statement
+	// costs SQLite about as much as running it. database/sql prepares each
+	// one once per pooled connection and reuses it there.
+	stmts sync.Map // string -> *sql.Stmt
 }
+
+// poolSize is how many connections the pool keeps open (and idle). SQLite
+// runs one writer at a time and readers in parallel; a handful of
+// connections keeps every core busy, and keeping them idle instead of closing
+// them keeps their prepared statements and page cache.
+const poolSize = 16
 
 // BusyTimeout is how long a connection waits for another's write lock before
 // SQLite gives up with SQLITE_BUSY.
@@ -72,6 +82,8 @@ func Open(ctx context.Context, file string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
 	s := &Store{db: db}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
@@ -81,7 +93,30 @@ func Open(ctx context.Context, file string) (*Store, error) {
 }
 
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.Range(func(_, v any) bool {
+		_ = v.(*sql.Stmt).Close()
+		return true
+	})
+	return s.db.Close()
+}
+
+// prepared returns the cached prepared statement for query, preparing it on
+// first use.
+func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		_ = st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
 
 // Ping checks that the database answers a query, for readiness checks.
 func (s *Store) Ping(ctx context.Context) error {
