@@ -194,8 +194,8 @@ func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
 	if !g.JoinedAt.IsZero() {
 		joined = formatTime(g.JoinedAt)
 	}
-	return s.tx(ctx, func(tx *sql.Tx) error {
-		_, err := runner{s, tx}.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
+	return s.write(ctx, func(ctx context.Context, r runner) error {
+		_, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
 			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
@@ -205,7 +205,7 @@ func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
-		return insertMoves(ctx, runner{s, tx}, g.ID, moves, nil, nil)
+		return insertMoves(ctx, r, g.ID, moves, nil, nil)
 	})
 }
 
@@ -249,9 +249,8 @@ func (s *Store) Game(ctx context.Context, id string) (Game, error) {
 // ErrSeatTaken after that, ErrNotFound for an unknown game.
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (Game, error) {
 	var g Game
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
-		r := runner{s, tx}
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
 				south_token = coalesce(south_token, ?1), north_token = coalesce(north_token, ?1),
 				status = 'active', joined_at = ?2, updated_at = ?2, version = version + 1
@@ -325,9 +324,8 @@ func exists(ctx context.Context, q runner, id string) error {
 // waits for a player, ErrNotFound for an unknown game.
 func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error) {
 	var g Game
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
-		r := runner{s, tx}
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
 				updated_at = ?, version = version + 1
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
@@ -396,7 +394,7 @@ func refuseInto(ctx context.Context, q runner, id string, ply, pit int, tokenHas
 	return nil
 }
 
-// ApplyPlay stores an accepted move request in one write transaction that
+// ApplyPlay stores an accepted move request in one write (see commit.go) that
 // first re-checks that the game is still active at p.Ply, so of concurrent
 // requests for the same ply exactly one is stored. When the very same request
 // (token, ply, pit) was accepted before, nothing is written and its stored
@@ -417,8 +415,8 @@ func (s *Store) ApplyPlay(ctx context.Context, p Play) (replay []byte, err error
 	for i, m := range p.Moves {
 		add[i] = byte(m.Pit)
 	}
-	err = s.tx(ctx, func(tx *sql.Tx) error {
-		r := runner{s, tx}
+	err = s.write(ctx, func(ctx context.Context, r runner) error {
+		replay = nil
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
 			WHERE id = ? AND ply = ? AND status = 'active'`,

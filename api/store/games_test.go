@@ -420,3 +420,51 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("integrity_check %q (%v)", check, err)
 	}
 }
+
+// TestGroupCommitIsolatesWrites sends many games' moves at once, two rivals
+// per game for the same ply, so batches mix writes that succeed with writes
+// that are refused: each game gets exactly one move, and the refusals undo
+// nothing of the others'.
+func TestGroupCommitIsolatesWrites(t *testing.T) {
+	ctx := context.Background()
+	s, _ := openTemp(t)
+	const games = 30
+	plays := make([]Play, 0, 2*games)
+	for i := range games {
+		id := fmt.Sprint("gc", i)
+		newGame(t, s, id)
+		g, err := s.Join(ctx, id, hashOf(id+"-north"), t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plays = append(plays, playOn(t, g, i%6, "a", t0), playOn(t, g, (i+1)%6, "b", t0))
+	}
+	errs := make([]error, len(plays))
+	var wg sync.WaitGroup
+	for i := range plays {
+		wg.Go(func() { _, errs[i] = s.ApplyPlay(ctx, plays[i]) })
+	}
+	wg.Wait()
+	for i := 0; i < len(plays); i += 2 {
+		a, b := errs[i], errs[i+1]
+		if (a == nil) == (b == nil) || !errors.Is(errors.Join(a, b), ErrStalePly) {
+			t.Fatalf("game %d: rivals got %v and %v, want one stored and one stale", i/2, a, b)
+		}
+		won := plays[i]
+		if a != nil {
+			won = plays[i+1]
+		}
+		g, err := s.Game(ctx, won.GameID)
+		if err != nil || g.Ply != 1 || g.Position != won.Moves[0].Position || g.Version != 3 {
+			t.Fatalf("game %d after the race: %+v (%v)", i/2, g, err)
+		}
+	}
+	var n int
+	if err := s.DB().QueryRowContext(ctx, "SELECT count(*) FROM moves").Scan(&n); err != nil || n != games {
+		t.Fatalf("%d moves stored (%v), want %d", n, err, games)
+	}
+	s.Close()
+	if _, err := s.ApplyPlay(ctx, plays[0]); !errors.Is(err, ErrClosed) {
+		t.Fatalf("write after Close: %v, want ErrClosed", err)
+	}
+}

@@ -44,6 +44,9 @@ type Store struct {
 	// costs SQLite about as much as running it. database/sql prepares each
 	// one once per pooled connection and reuses it there.
 	stmts sync.Map // string -> *sql.Stmt
+	// The group committer of game writes (commit.go), started by the first.
+	startOnce sync.Once
+	commit    *committer
 }
 
 // poolSize is how many connections the pool keeps open (and idle). SQLite
@@ -94,6 +97,7 @@ func Open(ctx context.Context, file string) (*Store, error) {
 
 // Close closes the database.
 func (s *Store) Close() error {
+	s.stopCommitter()
 	s.stmts.Range(func(_, v any) bool {
 		_ = v.(*sql.Stmt).Close()
 		return true
