@@ -1,0 +1,117 @@
+package api
+
+// Conversions between the API's JSON models (generated from openapi.yaml)
+// and the engine's and search's types, all in this one file so the mapping
+// of every field is in one place. Requests have already passed the OpenAPI
+// validator; the engine checks what the schema cannot (the 48-seed total).
+
+import (
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+)
+
+// positionFromAPI builds and validates an engine position.
+func positionFromAPI(p Position) (engine.Position, error) {
+	side, err := engine.ParseSide(string(p.ToMove))
+	if err != nil {
+		return engine.Position{}, err
+	}
+	return engine.NewPosition(p.Pits, p.Captured.South, p.Captured.North, side)
+}
+
+// rulesFromAPI reads the optional rule options; nil means the defaults.
+func rulesFromAPI(r *Rules) (engine.Rules, error) {
+	var captureSeed, leftovers string
+	if r != nil {
+		if r.CaptureSeed != nil {
+			captureSeed = string(*r.CaptureSeed)
+		}
+		if r.Leftovers != nil {
+			leftovers = string(*r.Leftovers)
+		}
+	}
+	return engine.ParseRules(captureSeed, leftovers)
+}
+
+func positionToAPI(p engine.Position) Position {
+	pits := make([]int, engine.NumPits)
+	for i, n := range p.Pits {
+		pits[i] = int(n)
+	}
+	return Position{
+		Pits:     pits,
+		Captured: Captured{South: int(p.Captured[engine.South]), North: int(p.Captured[engine.North])},
+		ToMove:   Side(p.ToMove.String()),
+	}
+}
+
+func resultToAPI(r engine.Result) Result {
+	return Result{Winner: ResultWinner(r.Winner.String()), Reason: ResultReason(r.Reason.String())}
+}
+
+// resultPtr is the result of a finished game, or nil while it goes on.
+func resultPtr(r engine.Result) *Result {
+	if !r.Over() {
+		return nil
+	}
+	res := resultToAPI(r)
+	return &res
+}
+
+// outcomeToAPI maps a played move. An illegal move has only legal and reason;
+// a legal one has every other field, capture and result being explicit nulls
+// when there is none, as the shared rule vectors have them.
+func outcomeToAPI(o *engine.Outcome) Outcome {
+	if !o.Legal() {
+		reason := IllegalReason(o.Reason.String())
+		return Outcome{Legal: false, Reason: &reason}
+	}
+	legs := make([]Leg, len(o.Legs))
+	for i, l := range o.Legs {
+		legs[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
+	}
+	pos := positionToAPI(o.Position)
+	out := Outcome{Legal: true, Legs: &legs, Position: &pos}
+	if o.Capture.None() {
+		out.Capture.SetNull()
+	} else {
+		out.Capture.Set(Capture{Pit: int(o.Capture.Pit), Seeds: int(o.Capture.Seeds)})
+	}
+	if o.Result.Over() {
+		out.Result.Set(resultToAPI(o.Result))
+	} else {
+		out.Result.SetNull()
+	}
+	return out
+}
+
+// moveOutcomeToAPI is outcomeToAPI with the pit played.
+func moveOutcomeToAPI(o *engine.Outcome) MoveOutcome {
+	x := outcomeToAPI(o)
+	return MoveOutcome{
+		Pit: o.Pit, Legal: x.Legal, Reason: x.Reason, Legs: x.Legs,
+		Capture: x.Capture, Position: x.Position, Result: x.Result,
+	}
+}
+
+// plyErrorToAPI reports the refused move of a record.
+func plyErrorToAPI(ply int, e *engine.MoveError) *PlyError {
+	return &PlyError{Ply: ply, Pit: e.Pit, Reason: IllegalReason(e.Reason.String())}
+}
+
+func analysisToAPI(a search.Analysis) AnalyzeAnswer {
+	moves := make([]MoveScore, len(a.Moves))
+	for i, m := range a.Moves {
+		moves[i] = MoveScore{Pit: m.Pit, Score: m.Score}
+	}
+	pv := append(make([]int, 0, len(a.PV)), a.PV...)
+	return AnalyzeAnswer{
+		BestMove: a.BestMove,
+		Score:    a.Score,
+		Pv:       pv,
+		Moves:    moves,
+		Depth:    a.Depth,
+		Nodes:    int64(a.Nodes),
+		Exact:    a.Exact,
+	}
+}

@@ -1,0 +1,226 @@
+package api
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo-contrib/echoprometheus"
+	"github.com/labstack/echo/v4"
+	oapimw "github.com/oapi-codegen/echo-middleware"
+)
+
+// newRequestID makes a 128-bit random request ID.
+func newRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// problems answers every error returned below it as problem+json, so the
+// logging and metrics middleware above see the status the client got.
+func (s *Server) problems(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := next(c); err != nil {
+			writeProblem(c, err, s.log)
+		}
+		return nil
+	}
+}
+
+// recoverPanic turns a panic in a handler into an internal error carrying
+// the panic value and stack for the log; the client sees none of it.
+func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if r == http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
+				panic(r)
+			}
+			stack := make([]byte, 8<<10)
+			stack = stack[:runtime.Stack(stack, false)]
+			err = newError(ErrInternal, "panic: %v\n%s", r, stack)
+		}()
+		return next(c)
+	}
+}
+
+// logRequests writes one structured line per request.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		req, res := c.Request(), c.Response()
+		level := slog.LevelInfo
+		if res.Status >= 500 {
+			level = slog.LevelError
+		}
+		if !s.log.Enabled(req.Context(), level) {
+			return err
+		}
+		s.log.LogAttrs(req.Context(), level, "request",
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.String("route", c.Path()),
+			slog.Int("status", res.Status),
+			slog.Int64("bytesIn", req.ContentLength),
+			slog.Int64("bytesOut", res.Size),
+			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
+			slog.String("remote", c.RealIP()),
+		)
+		return err
+	}
+}
+
+// requestMetrics records request counts, durations and sizes per route.
+// Labels come only from the route table, never from the request, so a
+// client cannot make the series grow without bound.
+func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
+	return echoprometheus.MiddlewareConfig{
+		Namespace:                 "ayoayo",
+		Subsystem:                 "http",
+		Registerer:                s.opts.Metrics,
+		DoNotUseRequestPathFor404: true,
+		LabelFuncs: map[string]echoprometheus.LabelValueFunc{
+			"host": func(echo.Context, error) string { return "" },
+		},
+	}.ToMiddleware()
+}
+
+// bodyLimit reads the whole request body, up to limit bytes, before anything
+// else looks at it: a larger body is refused with 413 whether or not it
+// declares its length, and the validator and the handler then share one
+// in-memory copy.
+func bodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.Body == nil || req.Body == http.NoBody {
+				return next(c)
+			}
+			tooLarge := newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			if req.ContentLength > limit {
+				return tooLarge
+			}
+			body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					return tooLarge
+				}
+				return newError(ErrInvalidRequest, "reading the request body: %v", err)
+			}
+			if int64(len(body)) > limit {
+				return tooLarge
+			}
+			_ = req.Body.Close()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			return next(c)
+		}
+	}
+}
+
+// requireJSON refuses a request body that is not declared as JSON, before
+// the validator sees it: 415 says what is wrong better than a schema error.
+func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength == 0 {
+			return next(c)
+		}
+		ct := req.Header.Get(echo.HeaderContentType)
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
+			return newError(ErrUnsupportedMediaType, "Content-Type %q is not application/json", ct)
+		}
+		return next(c)
+	}
+}
+
+// validator checks each request against the embedded OpenAPI document. Its
+// errors become this package's ErrMalformedJSON (the body is not JSON) or
+// ErrInvalidRequest (it does not match the schema), with the place and the
+// reason in the detail.
+func (s *Server) validator() (echo.MiddlewareFunc, error) {
+	spec, err := GetSwagger() // the validator's own copy: it drops the servers
+	if err != nil {
+		return nil, err
+	}
+	return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
+		DoNotValidateServers:  true,
+		SilenceServersWarning: true,
+		Options: openapi3filter.Options{
+			// Security is the handlers' business (game tokens are checked
+			// against the store), not the schema's.
+			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			// Defaults are the handlers' too: filling them in would make the
+			// validator re-encode every body.
+			SkipSettingDefaults: true,
+			// The handler binds the value the validator decoded instead of
+			// decoding the body a second time.
+			KeepValidatedValue: true,
+		},
+		ErrorHandler: func(c echo.Context, he *echo.HTTPError) error { return validationError(he) },
+	}), nil
+}
+
+// validationError classifies the validator's verdict.
+func validationError(he *echo.HTTPError) error {
+	switch he.Code {
+	case http.StatusNotFound:
+		return newError(ErrRouteNotFound, "%v", he.Message)
+	case http.StatusMethodNotAllowed:
+		return newError(ErrMethodNotAllowed, "%v", he.Message)
+	}
+	var pe *openapi3filter.ParseError
+	if errors.As(he.Internal, &pe) {
+		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
+	}
+	var se *openapi3.SchemaError
+	if errors.As(he.Internal, &se) {
+		where := "/" + strings.Join(se.JSONPointer(), "/")
+		return newError(ErrInvalidRequest, "request body at %s: %s", where, se.Reason)
+	}
+	msg := fmt.Sprint(he.Message)
+	if he.Internal != nil {
+		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
+	}
+	return newError(ErrInvalidRequest, "%s", msg)
+}
+
+// jsonSerializer is echo's JSON codec with decoding errors classified: not
+// JSON at all is ErrMalformedJSON, JSON of the wrong shape ErrInvalidRequest.
+type jsonSerializer struct{ echo.DefaultJSONSerializer }
+
+func (jsonSerializer) Deserialize(c echo.Context, i any) error {
+	err := json.NewDecoder(c.Request().Body).Decode(i)
+	var se *json.SyntaxError
+	var ute *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", err)
+	case errors.As(err, &ute):
+		return newError(ErrInvalidRequest, "request body at /%s: want %s, got a JSON %s", strings.ReplaceAll(ute.Field, ".", "/"), ute.Type, ute.Value)
+	default:
+		return newError(ErrInvalidRequest, "%v", err)
+	}
+}
