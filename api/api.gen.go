@@ -15,12 +15,34 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
+
+// Defines values for GameStatus.
+const (
+	Active   GameStatus = "active"
+	Finished GameStatus = "finished"
+	Waiting  GameStatus = "waiting"
+)
+
+// Valid indicates whether the value is a known member of the GameStatus enum.
+func (e GameStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Finished:
+		return true
+	case Waiting:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for HealthStatus.
 const (
@@ -58,6 +80,24 @@ func (e IllegalReason) Valid() bool {
 	case MustFeed:
 		return true
 	case NotYourPit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpponentType.
+const (
+	OpponentTypeAi    OpponentType = "ai"
+	OpponentTypeHuman OpponentType = "human"
+)
+
+// Valid indicates whether the value is a known member of the OpponentType enum.
+func (e OpponentType) Valid() bool {
+	switch e {
+	case OpponentTypeAi:
+		return true
+	case OpponentTypeHuman:
 		return true
 	default:
 		return false
@@ -139,6 +179,27 @@ func (e RulesLeftovers) Valid() bool {
 	case LastMover:
 		return true
 	case SideOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeatHolder.
+const (
+	SeatHolderAi    SeatHolder = "ai"
+	SeatHolderHuman SeatHolder = "human"
+	SeatHolderOpen  SeatHolder = "open"
+)
+
+// Valid indicates whether the value is a known member of the SeatHolder enum.
+func (e SeatHolder) Valid() bool {
+	switch e {
+	case SeatHolderAi:
+		return true
+	case SeatHolderHuman:
+		return true
+	case SeatHolderOpen:
 		return true
 	default:
 		return false
@@ -283,6 +344,53 @@ type Captured struct {
 	South int `json:"south"`
 }
 
+// CreateGameRequest What game to start: the opponent, your seat (default `south`), and
+// optionally a start position (default: the opening position) and rule
+// options (default: Russ's rules).
+//
+// Example: {"opponent":{"type":"human"},"seat":"south"}
+type CreateGameRequest struct {
+	// Opponent Who plays the other seat: `{type: human}` (someone who joins with
+	// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
+	// 1 (random moves) to 8 (the strongest). `level` is required for the AI
+	// and not allowed for a person.
+	//
+	//
+	// Example: {"level":4,"type":"ai"}
+	Opponent Opponent `json:"opponent"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Seat *Side `json:"seat,omitempty"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start *Position `json:"start,omitempty"`
+}
+
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
 //
 // Example: {"pit":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}}
@@ -319,6 +427,273 @@ type EvaluateRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// Game A game session. `ply` counts the moves played: it is the `ply` your
+// next move must name. `position` is the position now (whose turn is
+// `position.toMove`); `result` is null until the game ends. `version`
+// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+//
+// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+type Game struct {
+	// Ai The AI's seat and level, or null in a game between people.
+	Ai nullable.Nullable[GameAI] `json:"ai"`
+
+	// CreatedAt When the game was created (UTC).
+	//
+	// Example: 2025-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Id GameId `json:"id"`
+
+	// LastMove The latest move, or null before the first.
+	//
+	// Example: {"pit":3,"ply":6,"side":"south"}
+	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
+
+	// Ply Moves played so far.
+	//
+	// Example: 7
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How the game ended, or null while it goes on.
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Seats Who holds each seat.
+	//
+	// Example: {"north":"open","south":"human"}
+	Seats Seats `json:"seats"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start Position `json:"start"`
+
+	// Status `waiting`: a game against a person whose second seat is still open (no
+	// move is accepted yet); `active`: being played; `finished`: over, see
+	// `result`.
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// UpdatedAt When it last changed (UTC).
+	//
+	// Example: 2025-03-01T12:03:10Z
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Version Grows with every change of the game; the `ETag` of `GET /v1/games/{id}`.
+	//
+	// Example: 9
+	Version int64 `json:"version"`
+}
+
+// GameAI The seat the AI plays and its level.
+//
+// Example: {"level":4,"side":"south"}
+type GameAI struct {
+	// Level The AI's strength, 1-8.
+	//
+	// Example: 4
+	Level int `json:"level"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+//
+// Example: Xq3v9w0bHk2mP1aZ
+type GameId = string
+
+// GameMove One move of a game with everything it did: who played which pit at
+// which ply, every leg of the relay, the capture (null if none), the
+// position after it and the result when it ended the game (else null).
+//
+// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+type GameMove struct {
+	// ByAi Whether the AI played it.
+	//
+	// Example: false
+	ByAi bool `json:"byAi"`
+
+	// Capture The capture, or null when nothing was captured.
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs []Leg `json:"legs"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// PlayedAt When the server accepted it (UTC).
+	//
+	// Example: 2025-03-01T12:00:09Z
+	PlayedAt time.Time `json:"playedAt"`
+
+	// Ply The ply it was played at (0 for the first move of the game).
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How the game ended with this move, or null.
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// GameMovesPage A page of a game's history.
+//
+// Example: {"moves":[{"byAi":false,"capture":null,"legs":[{"from":5,"sown":[6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7]},{"from":7,"sown":[8,9,10,11,0,1]}],"pit":5,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":4},"pits":[6,6,0,6,6,1,6,0,6,1,6,0],"toMove":"north"},"result":null,"side":"south"}],"nextFrom":null}
+type GameMovesPage struct {
+	// Moves The moves, in ply order.
+	Moves []GameMove `json:"moves"`
+
+	// NextFrom The `from` of the next page, or null when there is none yet.
+	NextFrom nullable.Nullable[int] `json:"nextFrom"`
+}
+
+// GameProblem A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+type GameProblem struct {
+	// Code A stable snake_case word naming the kind of problem.
+	//
+	// Example: invalid_position
+	Code string `json:"code"`
+
+	// CurrentPly With `stale_ply`, the game's current ply.
+	//
+	// Example: 8
+	CurrentPly *int `json:"currentPly,omitempty"`
+
+	// Detail What exactly was wrong with this request, in English.
+	//
+	// Example: invalid position: pits and captured seeds add up to 47, want 48
+	Detail *string `json:"detail,omitempty"`
+
+	// Instance The request path.
+	//
+	// Example: /v1/evaluate
+	Instance *string `json:"instance,omitempty"`
+
+	// Reason Why a move is illegal, the first that applies in this order:
+	// `game_over` (the position is already finished), `not_your_pit` (the
+	// pit is in the opponent's row), `empty_pit`, `infinite_relay` (the
+	// relay would go round forever) and `must_feed` (the opponent's row is
+	// empty and the move would leave it empty).
+	//
+	//
+	// Example: empty_pit
+	Reason *IllegalReason `json:"reason,omitempty"`
+
+	// RequestId The request's `X-Request-ID`, to find it in the server's logs.
+	//
+	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
+	RequestId *string `json:"requestId,omitempty"`
+
+	// Status The HTTP status code.
+	//
+	// Example: 422
+	Status int `json:"status"`
+
+	// Title A short, fixed summary of the kind of problem.
+	//
+	// Example: Invalid position
+	Title string `json:"title"`
+
+	// Type Identifies the kind of problem; resolves to its entry on the `/docs` page.
+	//
+	// Example: /docs#problem-invalid_position
+	Type string `json:"type"`
+}
+
+// GameSeat A seat just taken: the game, your side and your secret token (43
+// URL-safe characters, 256 random bits). The token is shown only here:
+// keep it, it is the only way to move for this seat.
+type GameSeat struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	//
+	//
+	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Seat Side `json:"seat"`
+
+	// Token The seat's secret bearer token.
+	//
+	// Example: q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8
+	Token string `json:"token"`
+}
+
+// GameStatus `waiting`: a game against a person whose second seat is still open (no
+// move is accepted yet); `active`: being played; `finished`: over, see
+// `result`.
+//
+// Example: active
+type GameStatus string
+
 // Health The answer of a health probe.
 //
 // Example: {"status":"ok"}
@@ -342,6 +717,26 @@ type HealthStatus string
 //
 // Example: empty_pit
 type IllegalReason string
+
+// LastMove The latest move, in brief; `GET /v1/games/{id}/moves` has its full outcome.
+//
+// Example: {"pit":3,"ply":6,"side":"south"}
+type LastMove struct {
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The ply it was played at (0 for the first move).
+	//
+	// Example: 6
+	Ply int `json:"ply"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
 
 // Leg One sowing of a relay: the seeds lifted from pit `from`, dropped one
 // by one into the pits listed in `sown`, in order. The origin pit is
@@ -464,6 +859,29 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// Opponent Who plays the other seat: `{type: human}` (someone who joins with
+// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
+// 1 (random moves) to 8 (the strongest). `level` is required for the AI
+// and not allowed for a person.
+//
+// Example: {"level":4,"type":"ai"}
+type Opponent struct {
+	// Level The AI's strength, 1-8; only with `type: ai`.
+	//
+	// Example: 4
+	Level *int `json:"level,omitempty"`
+
+	// Type A person or the AI.
+	//
+	// Example: ai
+	Type OpponentType `json:"type"`
+}
+
+// OpponentType A person or the AI.
+//
+// Example: ai
+type OpponentType string
+
 // Outcome Everything one move did. When `legal` is true, `legs`, `capture`
 // (null when nothing was captured), `position` (after the move, the
 // opponent to move) and `result` (null while the game goes on) are all
@@ -515,6 +933,50 @@ type Outcome struct {
 //
 // Example: 0
 type Pit = int
+
+// PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
+// (absent otherwise), and the game after both.
+type PlayMoveAnswer struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	//
+	//
+	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Move One move of a game with everything it did: who played which pit at
+	// which ply, every leg of the relay, the capture (null if none), the
+	// position after it and the result when it ended the game (else null).
+	//
+	//
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	Move GameMove `json:"move"`
+
+	// Reply One move of a game with everything it did: who played which pit at
+	// which ply, every leg of the relay, the capture (null if none), the
+	// position after it and the result when it ended the game (else null).
+	//
+	//
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	Reply *GameMove `json:"reply,omitempty"`
+}
+
+// PlayMoveRequest The pit to play and the ply the game is at (`game.ply`).
+//
+// Example: {"pit":0,"ply":0}
+type PlayMoveRequest struct {
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The game's current ply, as you last saw it.
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+}
 
 // PlyError The first illegal move of a record.
 //
@@ -671,6 +1133,26 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// SeatHolder Who holds a seat, `open` while nobody does.
+//
+// Example: human
+type SeatHolder string
+
+// Seats Who holds each seat.
+//
+// Example: {"north":"open","south":"human"}
+type Seats struct {
+	// North Who holds a seat, `open` while nobody does.
+	//
+	// Example: human
+	North SeatHolder `json:"north"`
+
+	// South Who holds a seat, `open` while nobody does.
+	//
+	// Example: human
+	South SeatHolder `json:"south"`
+}
+
 // Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 //
 // Example: south
@@ -765,6 +1247,34 @@ type ValidateRequest struct {
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// Forbidden A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type Forbidden = GameProblem
+
+// GameConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type GameConflict = GameProblem
+
+// GameNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameNotFound = Problem
+
+// IllegalMove A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type IllegalMove = GameProblem
+
 // InternalError An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -778,6 +1288,13 @@ type InternalError = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
+
+// RateLimited An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type RateLimited = Problem
 
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -793,6 +1310,13 @@ type ServiceUnavailable = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyRequests = Problem
 
+// Unauthorized A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type Unauthorized = GameProblem
+
 // UnprocessableEntity An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -807,11 +1331,38 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// GetGameParams defines parameters for GetGame.
+type GetGameParams struct {
+	// IfNoneMatch An `ETag` from an earlier answer; `304` if the game is still as it was.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// FollowGameEventsParams defines parameters for FollowGameEvents.
+type FollowGameEventsParams struct {
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int `json:"Last-Event-ID,omitempty"`
+}
+
+// ListGameMovesParams defines parameters for ListGameMoves.
+type ListGameMovesParams struct {
+	// From The first ply to list (default 0).
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// Limit The most moves to list (default 100, at most 1000).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
 // EvaluateMoveJSONRequestBody defines body for EvaluateMove for application/json ContentType.
 type EvaluateMoveJSONRequestBody = EvaluateRequest
+
+// CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
+type CreateGameJSONRequestBody = CreateGameRequest
+
+// PlayGameMoveJSONRequestBody defines body for PlayGameMove for application/json ContentType.
+type PlayGameMoveJSONRequestBody = PlayMoveRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
@@ -842,6 +1393,27 @@ type ServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx echo.Context) error
+	// CreateGame Start a game against a person or the AI
+	// (POST /v1/games)
+	CreateGame(ctx echo.Context) error
+	// GetGame The game as it stands
+	// (GET /v1/games/{id})
+	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
+	// FollowGameEvents Follow the game live (Server-Sent Events)
+	// (GET /v1/games/{id}/events)
+	FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error
+	// JoinGame Take the second seat of a game against a person
+	// (POST /v1/games/{id}/join)
+	JoinGame(ctx echo.Context, id GameId) error
+	// ListGameMoves The game's moves, each with everything it did
+	// (GET /v1/games/{id}/moves)
+	ListGameMoves(ctx echo.Context, id GameId, params ListGameMovesParams) error
+	// PlayGameMove Make a move
+	// (POST /v1/games/{id}/moves)
+	PlayGameMove(ctx echo.Context, id GameId) error
+	// ResignGame Resign
+	// (POST /v1/games/{id}/resign)
+	ResignGame(ctx echo.Context, id GameId) error
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
@@ -918,6 +1490,167 @@ func (w *ServerInterfaceWrapper) EvaluateMove(ctx echo.Context) error {
 	return err
 }
 
+// CreateGame converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGame(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGame(ctx)
+	return err
+}
+
+// GetGame converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetGameParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGame(ctx, id, params)
+	return err
+}
+
+// FollowGameEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) FollowGameEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FollowGameEventsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID int
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FollowGameEvents(ctx, id, params)
+	return err
+}
+
+// JoinGame converts echo context to params.
+func (w *ServerInterfaceWrapper) JoinGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.JoinGame(ctx, id)
+	return err
+}
+
+// ListGameMoves converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGameMoves(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGameMovesParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGameMoves(ctx, id, params)
+	return err
+}
+
+// PlayGameMove converts echo context to params.
+func (w *ServerInterfaceWrapper) PlayGameMove(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlayGameMove(ctx, id)
+	return err
+}
+
+// ResignGame converts echo context to params.
+func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResignGame(ctx, id)
+	return err
+}
+
 // ListMoves converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	var err error
@@ -983,6 +1716,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["createGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["getGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["joinGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["listGameMoves"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["playGameMove"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["resignGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["followGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
@@ -997,9 +1737,26 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
 
+type ForbiddenApplicationProblemPlusJSONResponse GameProblem
+
+type GameConflictApplicationProblemPlusJSONResponse GameProblem
+
+type GameNotFoundApplicationProblemPlusJSONResponse Problem
+
+type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
+
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type RateLimitedResponseHeaders struct {
+	RetryAfter *int
+}
+type RateLimitedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers RateLimitedResponseHeaders
+}
 
 type ServiceUnavailableApplicationProblemPlusJSONResponse Problem
 
@@ -1010,6 +1767,15 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers TooManyRequestsResponseHeaders
+}
+
+type UnauthorizedResponseHeaders struct {
+	WWWAuthenticate *string
+}
+type UnauthorizedApplicationProblemPlusJSONResponse struct {
+	Body GameProblem
+
+	Headers UnauthorizedResponseHeaders
 }
 
 type UnprocessableEntityApplicationProblemPlusJSONResponse Problem
@@ -1369,6 +2135,780 @@ func (response EvaluateMove500ApplicationProblemPlusJSONResponse) VisitEvaluateM
 	return err
 }
 
+type CreateGameRequestObject struct {
+	Body *CreateGameJSONRequestBody
+}
+
+type CreateGameResponseObject interface {
+	VisitCreateGameResponse(w http.ResponseWriter) error
+}
+
+type CreateGame201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGame201JSONResponse struct {
+	Body    GameSeat
+	Headers CreateGame201ResponseHeaders
+}
+
+func (response CreateGame201JSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame400ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame413ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame415ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame422ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame429ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame500ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameRequestObject struct {
+	Id     GameId `json:"id"`
+	Params GetGameParams
+}
+
+type GetGameResponseObject interface {
+	VisitGetGameResponse(w http.ResponseWriter) error
+}
+
+type GetGame200ResponseHeaders struct {
+	ETag *string
+}
+
+type GetGame200JSONResponse struct {
+	Body    Game
+	Headers GetGame200ResponseHeaders
+}
+
+func (response GetGame200JSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetGame304Response struct {
+	Headers GetGame304ResponseHeaders
+}
+
+func (response GetGame304Response) VisitGetGameResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame400ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame404ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame500ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEventsRequestObject struct {
+	Id     GameId `json:"id"`
+	Params FollowGameEventsParams
+}
+
+type FollowGameEventsResponseObject interface {
+	VisitFollowGameEventsResponse(w http.ResponseWriter) error
+}
+
+type FollowGameEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response FollowGameEvents200TexteventStreamResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type FollowGameEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents400ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEvents404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents404ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents500ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type JoinGameResponseObject interface {
+	VisitJoinGameResponse(w http.ResponseWriter) error
+}
+
+type JoinGame201JSONResponse GameSeat
+
+func (response JoinGame201JSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame400ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame404ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame409ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame500ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMovesRequestObject struct {
+	Id     GameId `json:"id"`
+	Params ListGameMovesParams
+}
+
+type ListGameMovesResponseObject interface {
+	VisitListGameMovesResponse(w http.ResponseWriter) error
+}
+
+type ListGameMoves200JSONResponse GameMovesPage
+
+func (response ListGameMoves200JSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves400ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves404ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves500ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMoveRequestObject struct {
+	Id   GameId `json:"id"`
+	Body *PlayGameMoveJSONRequestBody
+}
+
+type PlayGameMoveResponseObject interface {
+	VisitPlayGameMoveResponse(w http.ResponseWriter) error
+}
+
+type PlayGameMove200JSONResponse PlayMoveAnswer
+
+func (response PlayGameMove200JSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove201JSONResponse PlayMoveAnswer
+
+func (response PlayGameMove201JSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove400ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove401ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove403ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove404ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove409ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove413ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove415ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove422ApplicationProblemPlusJSONResponse struct {
+	IllegalMoveApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove422ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove500ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type ResignGameResponseObject interface {
+	VisitResignGameResponse(w http.ResponseWriter) error
+}
+
+type ResignGame200JSONResponse Game
+
+func (response ResignGame200JSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame400ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame401ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame404ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame409ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame500ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMovesRequestObject struct {
 	Body *ListMovesJSONRequestBody
 }
@@ -1596,6 +3136,27 @@ type StrictServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx context.Context, request EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error)
+	// CreateGame Start a game against a person or the AI
+	// (POST /v1/games)
+	CreateGame(ctx context.Context, request CreateGameRequestObject) (CreateGameResponseObject, error)
+	// GetGame The game as it stands
+	// (GET /v1/games/{id})
+	GetGame(ctx context.Context, request GetGameRequestObject) (GetGameResponseObject, error)
+	// FollowGameEvents Follow the game live (Server-Sent Events)
+	// (GET /v1/games/{id}/events)
+	FollowGameEvents(ctx context.Context, request FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error)
+	// JoinGame Take the second seat of a game against a person
+	// (POST /v1/games/{id}/join)
+	JoinGame(ctx context.Context, request JoinGameRequestObject) (JoinGameResponseObject, error)
+	// ListGameMoves The game's moves, each with everything it did
+	// (GET /v1/games/{id}/moves)
+	ListGameMoves(ctx context.Context, request ListGameMovesRequestObject) (ListGameMovesResponseObject, error)
+	// PlayGameMove Make a move
+	// (POST /v1/games/{id}/moves)
+	PlayGameMove(ctx context.Context, request PlayGameMoveRequestObject) (PlayGameMoveResponseObject, error)
+	// ResignGame Resign
+	// (POST /v1/games/{id}/resign)
+	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
@@ -1823,6 +3384,228 @@ func (sh *strictHandler) EvaluateMove(ctx echo.Context) error {
 	return nil
 }
 
+// CreateGame operation middleware
+func (sh *strictHandler) CreateGame(ctx echo.Context) error {
+	var request CreateGameRequestObject
+
+	var body CreateGameJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGame(ctx.Request().Context(), request.(CreateGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGameResponseObject); ok {
+		return validResponse.VisitCreateGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGame operation middleware
+func (sh *strictHandler) GetGame(ctx echo.Context, id GameId, params GetGameParams) error {
+	var request GetGameRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGame(ctx.Request().Context(), request.(GetGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGameResponseObject); ok {
+		return validResponse.VisitGetGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FollowGameEvents operation middleware
+func (sh *strictHandler) FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error {
+	var request FollowGameEventsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FollowGameEvents(ctx.Request().Context(), request.(FollowGameEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FollowGameEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FollowGameEventsResponseObject); ok {
+		return validResponse.VisitFollowGameEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// JoinGame operation middleware
+func (sh *strictHandler) JoinGame(ctx echo.Context, id GameId) error {
+	var request JoinGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.JoinGame(ctx.Request().Context(), request.(JoinGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "JoinGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(JoinGameResponseObject); ok {
+		return validResponse.VisitJoinGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGameMoves operation middleware
+func (sh *strictHandler) ListGameMoves(ctx echo.Context, id GameId, params ListGameMovesParams) error {
+	var request ListGameMovesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGameMoves(ctx.Request().Context(), request.(ListGameMovesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGameMoves")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGameMovesResponseObject); ok {
+		return validResponse.VisitListGameMovesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlayGameMove operation middleware
+func (sh *strictHandler) PlayGameMove(ctx echo.Context, id GameId) error {
+	var request PlayGameMoveRequestObject
+
+	request.Id = id
+
+	var body PlayGameMoveJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlayGameMove(ctx.Request().Context(), request.(PlayGameMoveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlayGameMove")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlayGameMoveResponseObject); ok {
+		return validResponse.VisitPlayGameMoveResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResignGame operation middleware
+func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
+	var request ResignGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResignGame(ctx.Request().Context(), request.(ResignGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResignGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResignGameResponseObject); ok {
+		return validResponse.VisitResignGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListMoves operation middleware
 func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	var request ListMovesRequestObject
@@ -1920,141 +3703,231 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rcxs3tuBfOdvZqlC+LZqk5Efomg+ajOfGu/FEZTt7dyrtUoPdIIlxE2AAUDST0n/fOgdAN/pBWort",
-	"ubU1U/kQkezG47zf/j0p1GarJJfWJPPfE83NVknD6cOfWfmG/7rjxuKnQknLJf3JtttKFMwKJR9vtVpU",
-	"fPMf/zBK4m/8I9tsK+7eKHkyT4S8ZZUob7RfK01Kbpmoknniv4KFKg9z2Gq15doeIEu2wposmcOGfRSb",
-	"3QbkbrPgGtQShOUbA8LAdJakiZDGMlngNo9vp4/5Lat2zPIkDUu/KpN5MisW5TNWPCsu2LPlJXuyfLa4",
-	"YNNixi/Ky+UT9jRJE2OZ3ZlkfjmZpIkVFm+QvHInh+bk9rClvUpVmG/81c+7F7xLE1Os+YYhEP6n5stk",
-	"nnzzuAH0Y/ereXztFkju7u4QKKbQYotATebJuzUP20KpuAGpLGyYLdZg18JAqYrdhks7px/+19uf/gaj",
-	"fMOqpdIbXt4gNvKzNJNKA4ONMEbIFSwFr8oUGOy1kivAy6TAJOzkB6n20v0O9AoCkoPaWVDLTGomVxxG",
-	"eeem+dk4k3jdV9JyLVn1UmulP5NY3Eo3nJaKaMWuORiub7mGJRMVL8EqYNLsuXYg8Yd6AcLCmhlYcC6h",
-	"UqsVL78GpTxpU4o7djhhOP0Remnd8UuQyxUs2a6yICQ0cBoDUpEHkWEHIqI1EgJbIGaFNRDOYl7Qi5Va",
-	"mRSWaidLWBwgr2GTp1CqMZ71mh0qxcp3Sv3I9Ip/FraR72+sUjcVLdXBdiwdkOPpIUQ2k/D0yZOLp7A4",
-	"WG76yCUidcit+Xp60WDrTbywVQrC9oPo6hzyS3P30O0iWmdFwbfWwOjpJfxv8WfESskJ2WeEjrdc34qC",
-	"/yzZLRMVW1SfhxGp7I3mrDx0kVEyyxbM8EYaOcLqQJ/e/a3FJhHg/6YshNUHYd1s/6XA7MFYMIlnLhVR",
-	"/V7pDyDVHkb46djVHIDfKfWayYOnGfNZ0EUq2jB5uGGSVQdDtDsk4IQBVhEcQO+kRJadQXjnBWhu9QEq",
-	"Znvgv50+psd+a9H+7LsGBe+UAjwCREcYREX/rF8YJcLAYmcOsBd2Dcy0T4VfCIu3N8AsKFnwcG+2tMQn",
-	"PLIKDC+ULFGcQf4Gnzq/wqfycZIma85Krglx0U/4sX20t34Nq2DPhIUFXyrN3aZCrnCp5vo1bqc1+FCU",
-	"rrjGW9+lyc9yq1XBjUGWfCmtsIcvYkVtlRF04Ihy/G8QfpsD2k/AZAkF29qd5iUYzksDrCxht8UrXj5L",
-	"Yc+khcvnX8WOms36dlR09pOGVP3cl5a1ZEBx0zahYLGzxPVIUiu24XNg9VFhv1aGZ7JQO4miQjn50IDx",
-	"eWQWhZfysxSURj2qPUELkwLL5FJIYda8gQSMcqluKr5i1c1G3fLaovpZmt12q7Tl5WteCvaO4PUZ9LNr",
-	"FrzZ4Io3hIKIir53S5/jVpAlln+0j7cVEzJLkFfp3tGWtNUpymlU75OGFKJ7AR0D/DEGCeLIob+WCiYN",
-	"wYuKIcMwA3n3vvk4uas3J4ly5aTtldOFPZnidjFomqklMDCc6WI9htwUSvMcNxXS8yZSC5LgtmIHFHAK",
-	"kCIyOcIv+cctLxBoS4FmZimWS665LDi+32byF566bjkuv1KqzKRfe3M2hnx7S/uSuSck98YGnsvvYlIw",
-	"lmmLageFcybzBTf2NdLnGHI8lcmBbmCA33LURUjBdN4UD7QVFpQu0QTNS761a9wxk2RHcL5FmAvLNQEW",
-	"EG8Vt7xMIZeqxLUJDJ5FDNwKIywvX2Qy5x9ZYXPYcCbdDegUeJ2tVrdcIvekMfWHgyfzCVLA1q6T+XN6",
-	"orDJfMkqw9OEbpTMf/kd/U56kpZN5rO71H83rb87n969TxM6aDKfPp9dfHeZJtvbZP7LJH2WXryPX068",
-	"SyucQ90c5hNkK8iJ9McdoqmTUEQEVIKbcQyK5309VYOhu8N/rbldex3bATCS5YLXovJbA1Y7R7FQG97a",
-	"0QPX77pQquKMZJsHd3fXlx1KcoYBKjI6Q4ew4p0egjiKH3wKAYikt/TWXX0BpjUjs9Sjvnv865peHTPx",
-	"snXGQCnooDPr0PD0MhnCChLTENK3WshCbFkFt0wLQnuHUyFi1BaAAmne6/ae/Lr39mDsm028NOkR6dU6",
-	"xWzAVHIGhtC8TOa/NAwSdiNgBIoJHBFQEOj3fb2uWvyDF3R4L5ej+BUrS8IPq64jpvRE2vWma/1MMQYy",
-	"SVO6nt5VHNTWIRoNrEh6VmIjrCGvO5P+O2PVlizYIAeJM0FpyK3Y8Ncmh42oKuEN2BT2a1GsUaiizbHh",
-	"BpZCG9uTa40oq40l1PVeEeDfUml8AnlC7egvJC2BHswvl+ngfwhI5QSUfwnJgI5J8Y6eQDsiof7ipZOH",
-	"QZBHKUzPLyYw8v4rXEzOuiLKx/uS+cUkTTZCug/TQS6J7n2SmiNjErH3SfJ/Qw9FN+9e70clV+3rtVE4",
-	"PZ9OJpPoovixfVUKHtWXpcdP37fDKPXlh2j/e0cFQ3KdWWBOuAZSmUO+Fba2CNTWgeNbQ7LW4ht7ZoBv",
-	"tlagVSTLTOZkZ+TgjWJnAuB3jSUyInHkFL4DAsGemCiT7jGUWvSWVeqsR+Ekvb9LE9prSJvSA/eSZH6J",
-	"QclVH9nxd+dkQhbVruQl7NdcQu6fxRcJYrllH7jMu1KuRuzl84dhVdgknPYEYssHijPnc+NdOSvWQUKv",
-	"mYkMRwVL1laqAxKkjwP/yGnIwuIAf8MHW+tPjsFpMsTt/gSf3ugtPng/hEw+iRC3a+qvOYSSl97f+VxF",
-	"46iPWE4RhpDTUq9pWFUd+upnPMAvk6+tDz6DC7+2wD4mIumWg8j7gbPqmIXtw+bkta3pObSAF7wD9eDk",
-	"JupD0oNN+LG7/lW1ZwcDufqQo/ZgkM8mk9xvSRtIpM9fcNH30Xb4ub6GsSim+iTr9hy67quKjOs3nPko",
-	"QVc7HIJyQLfUPezIjmwQpwzIJebGZRqEcdb4PJM5ugM36pbrHEax/xYHM0P844xcPXtzUDt9Q+pnRHoB",
-	"6V+YkMWIdJFWe3wHtdCBXkghFxROsfxG84odwhL0AfZqV5WwUqAplbFUGpXUGVls+WZn7M2SZPiovw95",
-	"qrRRbd85b4SWrDhD+FhSiIegtTy6ahCQyGiuh4+Ek1PIJD44mrfhQG1sx+90kJ4mP/JVH4U/SQ5G7VF9",
-	"EeHSBnNvo6KkrMSSgghabUjY5PhXnkKp1XbLS1CSZ3JxwP+DkFYFqYRvGksKEXKj9jInd8z7+MgvSouV",
-	"d9AQgOaD8AuGCAHbjuG/UItS4IEZ65y5pV+vppE1r3wgI3URA8k/WnQLnatj3OFF3yTG771828tk/ss0",
-	"naUX6eX7Hlu6B+9nOdBSw55qbR9pXnBxi8YRnTut6Rehg38dYM81YUa23bJwxM9xzDr8T5fzBx8SAijO",
-	"f3LeOimrqvpp6TzoPyTWByyYgV1PLxSOg+55R1BKyP2vOVi1cmGJ2rRsWahk1pQd8UwyrFa+QUVqLwEj",
-	"DrvzoHk77OQiY0WRCRQMdWDiUxG8I3r6aJToAXbt8GFf3j9W+IX8dm+40nGOEZ05FiNF2Pr4EWy5DmKh",
-	"f6gTEaDfoxje/XHeFw1HQlNvxUfg0mpyYkkcTs6fEOjI3ER3/un5dErf9C3dh53pASGqmnHIwn3lXntK",
-	"Fm7z4aS0cPc9irLPDp882Ij9Jxuv/00m6RDAI6E8oG1c3QaqZRJApSi9Ns2JtJz/rnc8pS8M2kcefnkm",
-	"R3JXVc6FDRUg+8j7Q8uqTl3BqMmvOqYjsyrYSIEXvSnlchs5hB1E1cSGYaW4ASXPgGkOrKoyudXccGn7",
-	"Ryc6AiUrqjlBrsCvU9okHLlYM7niZU/vFyHcgWdIA6sRMPCDEwpO509r42D2HjntE+Q2u2xc31lDcJN0",
-	"kk7TSee/aUxwbgFCPwLIna1HfkUTqGn08CmyCpGdvqZ8V8cueIri6DTGx58MteD7rpgEAXlXg/VUqsCZ",
-	"ycOq2KGjnwtwCDqaCgiKgAzZyOTsiNejpt99pSla0wMh7z8kH2r36tQbbV8sIpT7ksIb93yfEn5Q+4YF",
-	"uaTglTOYhPEc3dAH8quwgVMRrB3EdySYo4Ih8XUtBhJJV6SuXZlGCpPz6XTsNKYLLxqSDJPzJ6nTmt8a",
-	"UqNHw0TT6afCRNfVoa5B7DOIc2O9Z+vI1btJhdKDTPE8TbbVgQTHkLL+jGBIdeif8RUV5JX8I7lZPs86",
-	"mtQ2mjs/id8XwH/dsQrFcU4OeTsI+UlA/SEq7aqz6uCDK/V6g5QRMdGDrIj9WlUcForpckxRavOLeF9H",
-	"quPiH+5Kf8ijFfm8NtEyiQQWKE6rfersNE9tKSyUXVNFGlR8ScpNi9XawuKAewgNai+5HmfyrfOqiVEa",
-	"71nkFK7DP0cC/gOmZ7BRJUxn+Yv6gSUrOFF7JvPpFM5B5ONaOZc5rFVVmshF78Zo90o6PZg77ZJnkmpS",
-	"wO60BHK3x+AEJsXjET6T88vn9A4BYlvtzEAhUCZdCQsl0aqDK2W5nM1yUCjS98Lws2PK9otmmAaVYvkp",
-	"2qyD4fWmw8FhRxeGpM+LxniPCKNNFG3dcvwetV55QBS7sdKns9hMn876uifA6TQU3oqSD7ljJkkbSNaL",
-	"DbKnr5HpC2/pyphTYAbe/PV7+O7yyTMo+VJIbkDYMbzdC1usQUnIC1VytB3BWNQemTSSfeA3BTMc9kqX",
-	"Z6h08EHcP38BuSs7csaf0rDebZjPqG7Ywdt640yi2H7z8uovr1/W0bicaoRy2LIVp7CUjzDhEfr0+q9d",
-	"PddhLQJGX0k7nEEHZSDZBmUewvyDkCWKWr9Xi0eGgNsLVwZoD6YkgwRC29G1JjQWi4cg2X4v5aoSZj24",
-	"+2egr3fYBp+/n6ga27KOn99Ffm/diBpOLPytgfz/nnvX+/zVX/IUj7wUFHNqV/h/a6hiv32Ke9BZ72TH",
-	"MhV4rB/evbsG94DjsXg3R6k9Qedpd4DU1krbFJbiI6Jlt9kwfQhG/kkiO84FzS2sL5LsWFUll1YsBTdD",
-	"u7wAzY2qbjkV/iLlcGnxTLInbDrIPs18UaXPTotzzX0M7pMJnFAPSRCsMZM65h0S4G9qz6HvCLDIDRhD",
-	"vhdScl2bUN7KIGbbKM17wUGlM5mXmu1zYBZml+ezy3HtoM8h37B/KC3sIYeRURuuZLTE7AmKfFz2LM1k",
-	"LtVNMGj7kT1YM/TzoxDrizhpgabZnkubSeYOnuNX6pZrk/tAEvW3nKV4uC23dSijiUSpothpquvMpF0L",
-	"XYIVG/6iZW5ZpT40dh8lnahSR3MjVpIKrvKehqn9ggCMJE0cnOM4QFsQ6xMpuLbvFmcDow0CNEnFhAvT",
-	"h/qk7VxS9G6PbcJph5jf/UYuoyOE+EDt9Hia4APtbcMvp0neH+CkF/EmhN0e4EK8iQKNTaSbiuekNc7M",
-	"BVb4Mha1hKuDYgcFbpUFWhN/RgcBbcUQxHwRF7U4B/bNzhh0L1yBCxVwwUYZC0btdMFNJpeqqtR+nMnz",
-	"dg3JPFSQ1LVCZ2lN+C61sWEfuAEW+IqSa9BwWZ0LUVsidUqKfGtCJTAxSp6i4jCWHerUKrkjAPs11xQA",
-	"qBgRGx2w4a25iyAN8qtp82tNtrgsl25vZiyRqW7dLyoXIs72kpb8POdgWYWrxBJqrWDDSt7kDp2MyI0o",
-	"+Q35aHnaZmUEW1ildhBbvH3Mt0HMJPOEEJOkSQ2OZJ40Nzrqt7i3kZXovtFCA4bPmm23XJLm6RcfxZwW",
-	"H6bNYeGXHldH545PE12hfyTl4NaVvS0MHSMJ32FVZ4/8yVv7NehqX6L1UF9W9IQBeT1D0SY60jhkZfbS",
-	"RA4fuhYoM10Y5YXz96KH6tDToHRrnTf81AP6//Gdh6f6AW65LkVBUK1DTyGIE0rqQjjV+HqLMnQjUTC+",
-	"HcdCrTtiVeXNqI2vVSN7JD97Ecf2nd7PZJOfCbH+zbgJ5lOxNwXqG2STRhIGFFWmouBE9iP/MHdPsSb+",
-	"q/lyZwYi9TyE5u4ZW6uItaYPqGmKovSz9Fk6SZ+m0/Qp/TehT08Ho/QEK69Eeoxdn/pkWC8EHptzd3H/",
-	"OsZny5a8+FTc4I/FoYNZeJ8wcg2DYwF+J7VrFBPp3SPC39H0bpMAovR0Riww0x/NQhLNOgabRxw1amLS",
-	"JvUiwwCrqBHaCrlqiuoz6arq6fPYx9/OqGc+2APu2aihy4vaecibcWrfbOr8nGxqpdHqtVqZ0S73hAw3",
-	"EfW9U9fvQgGPS8o0OZQXaNKTmTKbTCbddoGnlM96SFVKE9uaUTVzN571sNprgur9yf2eae07cu6Xakh3",
-	"0AyFq+tXZCc+euRMwUePnD32d6V3C19Pde4rrDZMFqxyHtYYXlko1rz4YDJJgdcKrS1HcCG84Z0XAgT6",
-	"KymERnXjY90RxZoUF/LNsE0vlGuWlXD1KnXNsfSK4cbUHQnb3aISZk1WY8lEdcjkdvfbbxWas5l89Ohd",
-	"Lc4l6Y4t02yl2XY9fvQI3u1VYIlAqrgm6coUjLBAJeRkCmQSNc6eV7eexBxT8RImSN/T6XxIEafDipdC",
-	"fZqTQX35vKlO2Wk8pzPt3O5knBBDwpUTSFtRfDB0F7WEg9rpjMZZSCXPXSFfHREyam9c5Q5ZN/hKt9rN",
-	"2erEs8KaTI5IJXN9XlSq+LAXhs/r2D4FL/FxV3s8lAg4a6reMkmmq7N8mW9XZk0V00AFHFgK9fv4leah",
-	"gI/K8A1eEkUOg0dEmY9SZyWrJTyq+Mo8OnvhdLO38N2GEmqg4OcGXpQfOahd7Ws0ZmCoxxG2cTRGIZ1x",
-	"5ioAySrJZGMWhmVmT/wqeyFde4znASJmp1h4uUITMm6zQeHZ9NkwatrnJXgpRdAI3oxWyN8+UJyC4QXJ",
-	"4iyhVhy3mZCw0IIvswRGa2u3Zv748UrY9W4xLtTmMSN+9//7xq75Ob12LuQ5vXbmued7JW+5dBL60SN0",
-	"mMJkAHdMMvwcrvxUlrivdt5roUXo/VXwqkRnRbINd+8WbMOr7wkeaI9yzRDtNJXFPdAJ1hry3a46VbdU",
-	"ZsziRJpr9zA5jKYzb2yepXE6ylXRwvFk1FkrGTWG65PRVnLBFFw+p/O5NBUZVHRA2eQVfCANRvmxvub8",
-	"zHejgs8ipJBTlAz/cGEy/CskFhzR+NC2z0844pZgKHGBKyk5hvxyMol7Su8zdwdGYe4ONXZDe6ROf+JO",
-	"PE8HaJwOWuaUbXMbO4e8aVDnx/vTYYQqKvBBL9rdYI+kykDL+tkYrmQ7Dy4MPJLKPiLxgPiZg6/khU59",
-	"um80pHfnrnAnr3MzzpCPcO3fKZjWghPG27FtcNMZfCG25IQidD1SN4dI8r1DE8Lr152yFK4goab5VrnW",
-	"R1aHjCN+hIUqBQ9ScyOsmxjUG6MCo/xyepHDgh+ULH3GsxIFl8Z1wbANmhCvX72LAtuJjxRdXb9K0gS9",
-	"bGdGTMeT8QSfQ7uPbUUyTy7Gk/EFmrrMrsn+ocAx/rHigyUThlfL80JJy4TkJfzw7vWPoLksufZ13Z0B",
-	"UE6AoilIPONtVqSKQMiRYKrDL2RChU+1THVozKTjGrX0vIrcY8jGkURYoaYIKTMaWzKSCtxd0HpZKoqq",
-	"aTD2UIW0Oa8Mp6jTWQpGES6VRuW9XFZC+vxdfRfKm/0nt39BiKXt6WSzyaQzEIEmFqztpmpNQEiy3WRy",
-	"UfyPUhXInYAP0Ffc/UAYdV80SHU/PY5+a03/6CVKCUkBJe08wRfbvhsXOTLSINT6uowFjStwaRY86fWr",
-	"zhO4LqMauQbqJnmPrz2uxC3/7Tihek3nZENT+ufHnqBEQbJAMqEMEhk4VctQDmSEREHkgH6VRgFoNbNK",
-	"g+a+5j9emKoEg1lDYwX0rjqAsbviwxH6+ZFu8kkC6o23aOiI3lAfqKunASdCKCHXedfvBrq795gK34d0",
-	"BKURQBlu2EUqXk7iA9SfdAqhG261OCF7Xrvfg1l1rdUGnf+dAWQt4B9r68Lltua1hHGWRJrJcue3dOa2",
-	"+A29F65Bq5118sVnEke5M7XCLDlzY5VlVZ5msvPLTVjzxnfY5imMx2Nyw71/FIYk4fo++JQ6Pwzv8Z8K",
-	"H7CCxhWQh+Qg+q2hULCHyhHS8TC5p/SheSlt8fMN/PDyx2sYvC38oPZu7hGxSPgxHBDd9S3TLrvjXIwo",
-	"D0tXofcQS6ocZ/IbePf365dH9vJ+TCYHf/4dl/xThhfLknStjP1TllSqYBX+PX8+eY7fu53+lCXXP719",
-	"lyXpTld/ylp57yy5g8sZwfKYvOzSlSOmFLwahcl4Mr5sC9F/XSDeS+pTalPampQ7EiIC+KYm56NSwpsu",
-	"4wNzmnRQVOCuP225RI1CFk5jrkYGwZ4ZWOxEZZ3yR1jXIY9M1phiKyaksVRo9Per1z+O4a/UfE0FeQyK",
-	"SuC6Ky65Uws0Von0pOQft5XSVKI3xL3+iA8T/eHiUd+lA8ncXTWTQi7VnFwb1NBziDS3PG0oHIGZkO7i",
-	"LaJ/4K73opSwf2OrtEnlXWxbnqISP+jvvtYBbw01RB8sGsXnorP1GD5vqmaSwa87NE/RoEWdtFdh0NsY",
-	"fgo1ipA/mVzkMCJuzusBgrkzMFkmK8VKWLCKyYJr9C3QM9JsuRRFY44eoZ83YZzhF7Yc3vghiF/PcqAd",
-	"kH8I5DTJ8Mnk4th69fUeD8yTbFMILizuZ29E0whds40dKtKkYTkmTlPR3DQfnG7PTRlNzy8mKUQTRFwo",
-	"rH56aKgKvuVGbEBrIkc0bAVo1orPrKXejrA77SMCC+5Tzum92v4yST71KMzhmjtP3P9OBMjQ7/XJ/oG5",
-	"Pv5Wfidy9zvTkcbghmHNqe3nxEgsP0AszKNh+7AUzf5yMU/uSqJCgMHFuq6gP67O5f2d1U60hYvOfSCD",
-	"/E5kQ1fuE021izp/j0+4RMj6WtpMNtXdtZFnm658YXDL7/yWrD3z0YcUxpn8vlImVDAWSkofFnQzeRqg",
-	"DPG+nx903ZRzeW31Z1UeHsj8v+5E0fUcXCFcwIqHfTdZFAuI/56BP/eXRJ2BS3ftlIxvIvpcKerg0wGl",
-	"rGcs3geOX2UgXPhyVn85qb+7aB68qL+8rL9sXn7SPDi794i5ByPIVyYcMQ8CJElfXDoEndYX0ZB4fGV6",
-	"DxXTnSBN7z359HuDMzHx5dnsPi/357HSu999+t3uCGDSpfeATXsseicUY6jUEK5e1fqj1jIhdu1HoAX9",
-	"GpDTaNe62Pioer2mPKQb8TTc6k29Ro3u3cmSa8gp+ZE7NRRrwuWuqkK39rxRSp0+PRt3Ix6pOKlvmoJY",
-	"Nl8488wrIp8MohoFp5P6YWsGEv3HKuiGEZmcZ6fC1D4l9K0PV8MoGl7SnUzSnjqSyd7YEaXjiSJnrj7Q",
-	"lRZS9N9FoC2VyCyo+3VA3YQxQn743R/XNYMi0mdhqdSMwLIVFiaxVPwnDQ+6SxPKk4T6re4RqcOeDAu1",
-	"D/nc0Bnom1raR3729dVhXbfwsPLAB0jm7gypr6I7Pdu0oX4tLDxDJvJAjuHbHllQV2i15trcxY3BsRPZ",
-	"6ODQZYlc0cngCglvfv7x5dvxpow3jrqiBxqTT7V3D81+Cb9d1r89SZ+mz9Ln6XfRr981b07S6ZQavGfR",
-	"77P694v0MvUrRL8/r3//Lm2t8P7rF6+1WszvT3X18IhhSyBM5FDLaBSALzjU6AP8y5gIn63qUQc3oxso",
-	"Bs65053OkxIu1xypeid0aj1f13YNK/kgQHy+3qPMiI8uOXyPYSqZHLUmmqSdeSZnbZ9Y9Ue2pJlsUQf8",
-	"bLiP4K3Fal1RW204BmUX68T1VvNbwfewXzObSbqCG7ZVqjG8ksAGHFGft6RWnWZamS8Q8Go90upDOvdH",
-	"4TwB81kKdyPKFdt0tJmrcAoGlqvR36um7qatyL6qfHiARGiNfPkqSojLAWC1CiJTF8ch2nDgGvnBO85j",
-	"5tKl8e1ac34Wg/GPDABKP296iPcD/9lTRAZvODs24uiB+D/uH74VHwPTm9RVDp6a1vRv/XBf/fCyKa0+",
-	"IqqdTAxlHR4Jx9VF/e8fHdUYb7grUK2HTLRqoqNa6FAMeuYyOK4SOs9kq8y5F3A5a7uRaVwCy3ybkK9Z",
-	"daI+9ZN2Q7SuaWpzNdEUwnRte76RTxac6k+jFr+W60iapdcRNNAOVNc+uqjnq2Vc6i58pXscfFwz47sr",
-	"fOw1zMiUrIodXfRsB/snXBA5tFvEqQxq01JbQwFtOzixZF7v7XzatG4dafWL+NmJ9Wma9pGQII8iDbLu",
-	"5DDsQLOCfA/bLXdZ9P36MIYrX5lMDfprVZWtAvJQXO+K6VrFVG2121T142KfpXsHfRo37bhQvt3HlfzG",
-	"Ra9DSmOC1rwv2+q5z+9Q14TeIeSCugJ5eCkqz7+/2O22OXwd90/W/R3HQSXq1p34Yv9/dO3EHSyDojUa",
-	"ZxtPJ2tZYv/so7sRSw+mlOM6Oh7H5blVGJdzdxZ83fFJcubfOvq+Ovr7NS8+1KXUUZ/GkBa+q7/rZTst",
-	"s7zixnUL+0K4OYQ4bu0lpvFgk3pQVaNdmtaRoTON4W8+RycMIlrz0vfTk+aty0JdffiK+wI749QmDaEm",
-	"we1LX7VvyhmqAbl69a0B8t5aunjeTZuyI0nTuF+gHjd4LCMKRxKiLt86BpdLplmBylgD31//TEUAUd7R",
-	"/YNydUFwnWaMmm38PzfXKuePso3tXKNTdJTfbcGsjtX3wfZSllslpHUwcMpRaf+viShVCbmaQxWK+pzb",
-	"3Uq5mzST/ZKetFOgHmbU0mSdc1yCvO66krh13Ch1f/f+7v8FAAD//w==",
+	"7H1rd9vGtehfmcvetUz5QDQpyS9q9YOaOolaO/GxnNP2BF7CkBiKE4EzDGYomsnyf79r7z0zGIAARUl2",
+	"2tx25UMsApjnfj9/7U31YqmVUNb0xr/2SmGWWhmBf/yJ5+/EzythLPw11coKhf/ky2Uhp9xKrZ4sSz0p",
+	"xOK/fjJawTPxkS+WhaAvctEb96S64YXML0s3VtLLheWy6I177ic20flmzJalXorSbljaW0pr0t6YLfhH",
+	"uVgtmFotJqJkesakFQvDpGGjo17Sk8pYrqYwzZOb0RNxw4sVt6KX+KHP8964dzSd5M/59Pn0mD+fnfCn",
+	"s+eTYz6aHonj/GT2lD/rJT1juV2Z3vhkOEx6VlrYQe+cVs6qldvNEufK9dT8wW39sLnBT0nPTOdiweEQ",
+	"/m8pZr1x7w9PqoN+Qk/Nk7c0QO/Tp09wKGZayiUcam/cez8XflqWa2GY0pYtuJ3OmZ1Lw3I9XS2EsmN8",
+	"8JeL779j/WzBi5kuFyK/hNvIDpJU6ZJxtpDGSHXFZlIUecI4W5daXTHYTMK4Yit1rfRa0XOGn8BBCqZX",
+	"lulZqkqurgTrZ42dZgeDVMF2v9blROa5UA8CFKXt5Uavyku7KlUMJrBF3LUR3D4yDJ7Dxks7B0iwmi30",
+	"jUjoHauvhWJzXeSGGb2y820wueILYZ78/efjm5fr4eTb66PF2xH/3ycwiKnBwnEFC99py2BxzC2uFRLq",
+	"O9gbDr7hC7EDFs4YgSHsnraXsMnKMmlx93PBtJ2LMj4d1s9qa8kOBrAcmOgrrWaFnN4Dp5EowNl9fyNK",
+	"+LdZLRa83DhwhSdszg0TKhd5L+khDEX3Cy9cavg2ulv8Sho2k0qaOX5339t6Wd0WbJS5qVpvqloLnDec",
+	"3Ht+TfBb7epCLwSQJvaTlkrkbCZLpALNjcHnlxa/j3aG18WLUvB8w/zT/fYG83Vt7QKhwA3XurdoObg5",
+	"ywvxtths700rgZizY2fw7eWy2PSS3nRVlkJZHOlFvE94hy2LzZgZoSx7niBM+ovlFp6xF5/nYi/8ZJ2b",
+	"DytGTPosCPg+2g7QIqkYZ7A8wewcL7nQa4PkZ8yysIKM9eEgYD+pUnwhcsbxLPAjNxa84U6WaSVOWVad",
+	"c8YM3xi2nsvpPFXSHCQsC4Cb+T/WXFqprtxsRky1crQCKKaVRcH0UqgDpstUZRVwZKzPEbIZn1lRMvqa",
+	"W7bmhl3JG6E8eYfj+U7br/VK5Q+m8DMcpUkBmlBAfM2/uxfg1EDmpE65/UCdVJte+Byc+ztdUUJkSDJ3",
+	"1BjncJT4vCjEFS/e6BvxMOGKxrkEIIsP1f2OwDdmS2nZ8ZiJxdJuLpfS3hkXS8FxCb14iHDaR0eRzBRN",
+	"3CkwxYv+nEgKA7JJKfg18cVyVQgDcks0YZawtbTz6vkjltH2snGqKra5lBZQLGwY/pAK2JQVl6Uo+CYD",
+	"USlbrIy9nAmRZwcJyk6p8oJbIINTrhDX+XUsRS21kbB4GtlJVrCiIFedKytKxYtXZanLBwrhNNKlwKEi",
+	"SCG0L29EyWZcFiIHeYors0aSII0XQ09B3gCgngihWKGvrtqY9cMl8Kd1CZyW7VfoV98hh9f2+DmQ+YzN",
+	"+KpAil+d04ABrLkjQgqttJ2DgM0nGuUyw/xazCl+WOgrkxAVYpMNAJw7myxhuUaK8JZvCs3z91q/5uXV",
+	"w6gCCC2XVuvLAodq3HasdQGPwJfgsrliz54+PX7GJhuLaN+4XARRutyA+6NIRn4XD2y1Zn761utqLPJz",
+	"a01tu4tgnU+nYmkN6z87YX+Vf4JbyQVeNhHod9yK13IhrXgYyyu5FZeFGyhWfUF6cL+PmS03jF9xqQDS",
+	"njHTQaBrRDeSit5rzRZcbfzmTdeZ11bzWU7cz4zrY9NScAvyZKkXRD14npfCmFNWCtxkEDUqlZ5EFsAZ",
+	"lr2Dtw7P4K2M9bN4vcA5k95c8FyUqIpE78Kf9YVduEGtZiAgsYmY6VLQKqS6gqGqzYdrexbODRD4CtUD",
+	"2PSFKG/kVPyg+A2XBZ8U4sFyEOoFTdTMueUTbkSl8xOZacADfvtLjWg2VFU/eqfAQy98LqRzSOX4XK6R",
+	"Bq51ec2UXrM+/NW1NUK391q/4WrzzsPvQ04XaArA5CVXvNgYRJs2dgfQ6dSzcqUUEPAj5r/xAFtwu3X8",
+	"N6Mn+Nov4laEjJbQehXba/3MVyINm6zMhmQebuqrgh+khd2jnqbVVNwHUb88Xo468PIHxVd2rkv5ywPJ",
+	"9CoeKAIXbzrTZbCSVWaYMZ4PGZycOgcqtZ4R6QOS+IiMVuYB2u+oAqsf6qtshajaTj6XcP2dZtmZGxaP",
+	"dMz+JHgpSvb++7+++i4jydcdRazedp0H62fxQrdo+9/+9rdDmFAoC5cotgEJZbDqDakVw82IhGW0tqwD",
+	"mHr0uDpAY0uprgJILUs9FcYAlX+lrLSbz2L+9tJ+TUtzBmb/DDU1w7jK2ZQv7aoUoMmLHNkoWy0Ba06e",
+	"J2zNlWUnL76IAbymzDXWd5sFPLz3uYU5tHwLU7d9oxHU21AAuMaMh6Wy9VwbkaqpXingPppYTnWML9o0",
+	"MVThQFAvHY2UJgGNzlsnq+FBpb+MtEqvsv2gzGq51KUV+RuRS/4ez+tBlCkMeLmAES/xCiIo+oqGPoSp",
+	"WNqz4qN9siy4VGnPo2E8JU61C3Iq2f5pTHrCMhgug7lldBCh1kV/KRkfhQ4xLTggDDcsa+43G/QqayAS",
+	"mDNi4GckXrVSl1IY0P30jHEgWuV0PmCZmepSZDCpVA43AVoABJcF3wDP1M7kh/Y48XEppigSS9Bjczmb",
+	"iVKoqYDv60h+6qDrBg2NV1rnqXJjLw4GLFveZN7gX0glvMGunM7dLCZhxvLSAsMCfp+qbCKMfQPwOWAZ",
+	"spaM4Q4MEzcCxJtgrElgQUtpmS5z0HGzXCztHGZMFYqmQizhzKUVJZFbuLdCWJEnLFM6h7HxGByKGHYj",
+	"DQjup6nKxEc+tRlbCK5oB7gK2M6y1DdCAfYkMfT7hffGQ4CApZ2j1RnH6Y1nvDAi6RGzHP/4a28pLb6J",
+	"w/bGR58S99so/HY4+vQh6eFCe+PRi6PjlydJb3nTG/84TJ4nxx/ij3vOFynJ6VEt5hawlej9c8ttg6md",
+	"pwgXUEhhBvFRvNgWfcIxNGf421ygJ6jlgAEsJyKQykeG2ZI8fFO9ELUZ3eG6WSdaF4IjbXPH3Zz1VQOS",
+	"SNYERoZraABWPNNdLg4dv7ddAFzSBX71KWyAlyVHTcddfXP5bwO8EjKJvLZGDykzXS64pWt4dtJruxUA",
+	"prZLX5ZSTeWSF+yGlxKvvYGpLELU2gF50Nxr9w78mvt2x7gtiYvcJB3Uq7aKoxbpmwQMWYLc/WOFIH42",
+	"PAwPMR4j/BV4+P0QxtWTn8QUF+/ochR4wPMc74cXbyOkdEDaNNcF/oxGTNRykmDqZXpJFw0CVkQ90cBg",
+	"0KyXKvebsXqJSpGng4iZaPG1ciHemIwtZFFIpxMl5KUBogoyx0IY8qlt0bWKlAVhCXi9YwTwb/RrE06g",
+	"+3o8BNCSoBT/eJK0/gcHqYlAuY8ADHCZaFDdImgdFOrPjjq5M/D0KGGjw+Mh6zsDGTseHjRJlAvU6I2P",
+	"h0lvIRX9MWrFkmjfO6E5EibRLH7bB+/wpWjnze291uqqvr36FY4OR8PhMNoo/FnfKlqnw2bx9d37bSBK",
+	"2Hwb7H9FUNBG17llnIirB5Uxy5bSBolAL+k4HhmktaiDrblBn48EqUjl6P0TucmYE4pJBIDfKkmkH5wj",
+	"/hDw7BGJUkWvAdXCr6zWB1sQjtT7ZdLDudq4Kb6wFyVzQ7RSrrBkwu/GyqSaFqtc5Gw9F4pl7l34EE8s",
+	"Iw9ok8qFiz15cbdbJX8YrnbHxeZ3JGdkxoG9Cj6dewo95yYSHDWb8TpTbaEg23fgXtl9smyyYd/Bi7Xx",
+	"h13nNGzDdreC2ye6gBf3u5DhrRfiA39om61Xgpbqb/jinqwGURKde1YTLx/X8DChaCE0FgV6kuG6QMtE",
+	"dCR2xItiQ/EEpY30S/eNH1WgfdI/PkAWBpjpRzHRF+9WxjwyhLjb+OlXCP92xzJfLUjCg+XGPKQONPGX",
+	"u7D3e//enSk3zb/75QuZkyYJB7Y/E2lASNhLG3C8csrwQ6UQIk1IjzWiL1xbwqp735ZNBi3EdPilhYUH",
+	"kOgvzc27+CfusvXyAKe3Cc4ZIasRxkitQJsuNoER+jAdQzQ2H0exdfQiIHOqlPhoiQsvVsYyxRcCRvLW",
+	"I/9JQGJ0fqAhiqLyQJcOrw/oFrKDU5aRqQEHUKuiYCtlZVHFDwiVmwHLbkQJi89SdVXqtSHNgZj4dI4h",
+	"mkAV/LpfvedXGdMzln3z6j2rTM6/yvxTtkUVuOyNYeqk53x4Z0AIjoZHTw+Hx4fD0fvR0Xg4HA+H/9tL",
+	"ejLvjXst8TcFr/TkALnFhuBT5jXxFH8f3QGyjyrIPkqeJ8PkWTJKnuF/Q/zrWQzZ9DlCDxyt31wAvUgi",
+	"6I17Pp6uEDOrb9AGjZtB217pKVPMOR3NDKuLaKinS19CqPe2uR6fWon61mqZ77iul3AtDm564+MtRIdr",
+	"/7XHi+L7Garjt/kIzs57oIxvyyln5860jzBYiBtRoFMAwRkD5hCSJ8KuhVBsKfSyQC0TXiCHqi1X4lMN",
+	"/lrsG6rCChBvvcO5/8P7r+qSehfsBj0eju0QVIVtRwBB+O2ncY4elhjq9zvJ1/6L9rMsuEWjN1rl/Bk6",
+	"RxnsnjTLFkZx7NDq2Ta6bR3zkiJC67O/iYhgm2z5/DZx717swGHovqf3jt7fPrtv9bpGM0E38Me3nstC",
+	"AFm/0qDGq1bQu7uwcuvbF/jS3cWVCtVvB8MLevNTjRi04o60DKDVsYt90OZ4PLoD2gRK05z9mw6Ghb5B",
+	"urHTfdhWvNSXLUa5OyhtMq98HYQOSSxe0H15mPC3nQDFDCAb4X6195iCxTfSJaucnbdbDcnPjKQVMZLM",
+	"VtIaoq4N/MffeuOTFkZbI/juvV87Sbgthbqy84SNDl/U5jiJ1LEXtxl5aBH7CPJNzQ1+TNwyu47sPO8S",
+	"8B4ZJvOEjZ6xH969PjR8JgDSSj61ojRsCqKYYtyykqtcL0DvjOL6anjQIt4s+MfXeDi98bMTPAH/56gF",
+	"F2Chni3Ul/q9i7sn1xLxsoAZFEkoLctlPmbrufbkGA2MqExwmyr3F6gQwZPjsQmjU2OziGB94sMzprQS",
+	"B86aE+RUCvaQNhhGnetr7WgG0tKKtPZFYQSS1W3tcrI5k0EvmlYGrRarUCGuyHkzK/XCyUZr1Rv/OEqO",
+	"kuPk5MOnxD87Cc+eJs+S58mL5GX09GX15TAZjZJhMkqOoudH4flxcpK4EaLnL8Lzl0lthA9JJMbCJeyS",
+	"sryg+9sKtLuxnW5jl5vIERcBlGU/L1B0qfvxa2/WbBd23HAxpxYqRNSuI2PX4FY74xZDJxDrdFg1EEaq",
+	"dh9VJ3zu65h5La7aHDN30LID9HWKxLW4VrzO/YTil/tz91aRER1cxQbmg8tywMQt6w+DbwkF1kDyPB05",
+	"2DIr/p5ES59FIE1dUG8VLO/NDkkscUyRzMyI0w60K2ysyS5BPAlw08VJUeB/y69aLSZLfhXxqEeGzaWx",
+	"utw0ELHywrcTfyJUDWr/NGDTZ6Hn0dPn4emLJKLnFTV/+kWo+UlFzYmCP3P03NP14Z2p+Yekp8RH+zVu",
+	"C17You8dHnmfC2NcTMGmomt70asgurR50cOK2mbN4A4yj+VoLwMoalB34D4um04JthF2G2luFd+9azms",
+	"pwvEfSzR3kQgBB8lvzaOO06B3CLE6Mavkv+SONbCZ/gti82W53Qn0fOJV7tX7JKu3tHLnz5tncSHbRt1",
+	"5raZuawVQnKXHLUmh+O0kLBqhc4aq1kppvpGlONU1bIU142tUyYiZjpqZoTKnYBZikLzHNg6ip/IA5KQ",
+	"feWGqeVq0UguTYve2xY5/7/IVSVYvXD+j+ZloS7408q4zN9xWLV3M8mcjL/O6TQthYtRZv2T41S1KEMJ",
+	"O3r6LOhB0poDymsK4cxmrteKaVVsGKDrOFXXQiyZtEmceQ6P13zj40Ycy3e5+nRVdRy6cub52+jPXd1B",
+	"uO5uTRqtk3gsEwpcxvfrwtHPTzd/Hy6ef/vzsXo+fz/Mh/av17/8PFTDyfPi+ezkL4ujydPVP/77+fTN",
+	"i5bg4Tp5wm26HfjFdVGoi2Dpqa8986m9Y68mYo6QAdRcitL4KNfupF/WVzpVeDEA3l423Ah7cMoysiFn",
+	"YzYR6FxEpnjKMh/tmo0xhz5hRohUeSeFwz8FNOvHnltiL6ks0iGV/0N8uOHxllj5reBFV7ycy7JDIWSO",
+	"7zHAHtEQQYJZXF9vK0Gm43jPijXfGJbp64ws1NnRcJi5KQfRHvV1fSv6+tbrd3O23XidWLcI9Bsf6iEN",
+	"c9QwicRoSjlfUjwSJiZKQ/wd6HKVH+6osNfxo2wXf0EHGLgZ5bviJ6laEn67pMcosqTU64PbcmJpCPyD",
+	"rfWqyNmVZiVmPs50KW5ESc7rKHGWVlqfB31lOFEwSlBsIQ5ZCH6D1lx846AOknGdiXh78EotAzpeeC/p",
+	"hQXVbzv+Zgt2X0e2/1sM+VKxSSnF7LTNsvnEBefOMSPHsBnISm3Bmbdb+u/tyX24dlfX6J7dGhvy2bSi",
+	"NjwDpbvV9Gb0GlN6gKbg3Y+dAg1STiFnIYER8IAE2oTlpV4uRc60EqmabDCxRSqrvYcfvjSodyuWgf6R",
+	"RfYEZKy6lFcuEhZg21xLN6A34PHlgAV1Hs30GDU7c+MF9J2LwkWMJxSajWJ2Ia4ohsTQ4uV27GG3na0B",
+	"NDMn3+8TooVDtVtYQiBaKaZC3mD9C1h3EkgLnA78a8PWoBHAYHXji1/iQyJgG8CDm3MLb4MbQOfvCfPq",
+	"OsP9EKslVKxl1lsCatxyWuR4xTL3NGNWX5FhL8Tw1UIBCXm3/AZXvAg6u7d2ttR7+OSO5qI9mhgQKwoB",
+	"964KF4W+O1WiI+alMxz/DgGE7Yt9tX9SxmcKkHYRgricLqAzXckocLaOF4Dc58nC9qJ2hNrHZpr97/zD",
+	"vhaHC/mRCWVLjBZGcjg8fIpHh3F9oP4/OxyN8JftkMK7rekOuQABcdB5c06fEV+q/thJLWi/nVf24Dj1",
+	"OweE/caBYP+k8K62A/8+Cj+8U6Smdv7Teqm0Mct+hTnGDEN3PmWsb1xRrPVcY2Uk49Oo3n5/sSWxwQvZ",
+	"AWYEuHG4TMg3+8kZMzj9iQw5VSPWd+o2AtUBYO0LV7XJlhSbfjBgGX6DsWD+aAINOjtPFZBWzOkrCr12",
+	"z7w+uMXyK7ewh3L5QJ/wqdP50Vjj953d31NsXYLkFoaQghs2HitkPvaKy4aOKW9VzPBpK3RVLL9FliFv",
+	"lC+YxnKZO1ktQ8JFoX/lSiT4gwHFyGFnlqr+br8WqFRVDGG/yrz3VQ0xyJdg31N6p0P5uMF+FOMSDFou",
+	"0uWA8VIAtKRqWQojlN1eOiIOXWwwx2HqK8EaLtnFjGyb37bs/EDIyYbbMPqPgujpnKu7idnRSeUrjZyl",
+	"Q3QIDBv/jW41r2/B/e/Mk8mL3a5c0o/bBb2aST1y5v6LO0jv5fK7h8X8n+Ip3CcmrUG9CArayNdb2Wo4",
+	"BmGQCngkbHg4Gg1IHqMsIYOUYXj4NCGZ7JFBIa0z22M0uk2jf1vwDaDgrrRqBFMC0cTR9kfA6pbAVVzA",
+	"yZqb6hGGToOOm6o+n6DdHrn4WhpBqRTVgRPxnGg7f6jtebFHvm/sJ8MN7P9Bi5jZS2iBrdfrDvZ+8ub7",
+	"7SwEFlw0df9HHy2Ig2WxyQ66chHQNfolLE3b3rKEccM2ekX2EMPXzTCV4Z3ygkgNg/nbD3kTKu1tL47M",
+	"XHFhRW9CmuqylaS/qKLc2xSZz3yA51h2Lhcf0QTl7IntZrpTJn5e8QLgIUM7cl1+G30pr+S2DY8uxI3X",
+	"eicRC7iThrWe60KwieZlPsBUSfOj/BBSNOKiRoJKGqG1T2bjoL6mCsijp5elXiekwzpamSCZwUpbrBAz",
+	"xK5SXs2tiyqUJdNrJcpBqi7I4ohkvrIsygwREv7Zl+y/2OiALXTORkfZaXhhxqcCaXWqstGIHTKZDYJo",
+	"mWeuzrXtTBRca0UUMnPZJqmK81Esk2bAiN1jLgycz/Dw5AV+gwexLFampRpNqqiOCmZyFxuqp3JydJRF",
+	"tLlLVPysGRGtIt2t0fshIzNM2p6hSHBhkHeeVoaNCDDqQFGXjLr3EaSiO6RSVhaM0VFswhgdbUtO/pzu",
+	"Y1yXNgoswjpTNFgrelbBFVuGSSzDiQT83ddfsZcnT5+zXMykEgaIOLtYSzudM61YNtW5wHLExoLskyqj",
+	"+LW4nHIj2FqXOWrZ8CLMn52yjBz6pLrokhR4io9ecB9bPkgVkO13r87+/OZVYHkZuuAzim0qpLE+Hl3n",
+	"oiuy4N+1hFMDtXTeqqjTnbHGlTHFFy7Sg11LlQOpdXPVne4th7vlZfOn3ZoX7ykQyIzU2KCSt90Jouby",
+	"Sl0V0sxbZ3/A9W2nDoX7/HVH6aIlb9hAm5e/NW4EDTsGfmRY9vdDJyYenv85S2DJM4n2+Hod20cG69I2",
+	"AkRvh7OtlXU52GFZ375//5bRC4RjNUPR0VGrSYhgtwXU5rq0CZvJj3AtVMveq6g7gawbC6pdtBuiznOh",
+	"rJxJYdpmOWWlMLq4ERgeBZAjlIU1qS1i07js3cgXReSuSnlYCuef2M+85U8wSm9B5G0j4O+C3rutxvJI",
+	"iR2wbC2VEmWV5UpSBiLbQpdiy3GC9ebzkq8zUCyOTg6PTgZVrW2WLfhPupR2ExlewxBHT4Hkw7AHCVbl",
+	"vvQC7bbXg815zpSO3E+nsUMXRLO1UDZVTqnMQpZn5ozsWMWZQtGWwgZDXGWl11PUSXLGU2XnssyZlQtx",
+	"WhO3rNbXldyHsRJoHC6FkVcKq/5sp90GvcAfRi/p0TnHVqw6IS53RI7ULQ+xzTSawJ8mshi/YQob9iut",
+	"21Wjb7fQxq+2DfnpGRo8CBDiBdVrNCQ9eKE+rX+yG+TdAnZqEe+8S+IOKsS7yAlTeQGxgpOyxjkS+NSl",
+	"kOsZO9tovtGMRpmANPEnUBBAVvQOntO4sgqZX+JiDa6KEFtoUHb1qpwKk6qZLgq9HqTqsF7IZOzLmITS",
+	"D5TY42qzAG9c8GthGA9pQNKkilVYFvzEeomgjlYCjJTDcnSIKBmG+xnLNyEiCNURxtYUxWtZwRHYcIEV",
+	"bo1DrO82vpo6vgawhWGForlD+nVtf1HNGsRsR2lRzyMFy2oYJaZQc80WPBdVXAXRiMzIXFyijpYldVSG",
+	"Y/OjBAWxhttdus3eCeWtegt9DaiE+40GahF85ny5FAo5z3YFnBjT4sXUMazRR6bC6mjd8WqiLbS52fDc",
+	"mrS3dkNdIOEqRwfPult5bb7quuqbqL20TSu2iMGF4PZbXeRtVAt2QTo11ny0Ccv0ElCMbLVKY8nJXLsi",
+	"fdv+qKQH79cX6B9vnfKFzyDuWgQCJUbStlb4oblaahB0FPu5LVHZnUpctmffT+5cgOdCtqsTBBgDHzew",
+	"ViZSu0HBwxR1NGadktYdvRTM1608pnYp/tHWpfyP63Kwy4Z9I8pcThG2gwHQm9K2i4pQsGYepfCnqm5N",
+	"BNmnz4vCCbMLV7YKpUIsENKsMbKVvAlfDWqFRJyzr0I5b+XVWKQOczBOWYZaekZv8cqHVIrZyrR4+4Q3",
+	"kO5p4SwQBn+DOh94Vo6Vb2FAWPVO46o3/1brbq+P4O6zhpPHXzZ9bR9XVDiDLich8c5wxQh6e3gJG6hN",
+	"k/gjSnbHbHhkum+cDMIsIdg4wqh+5dcyiSMZhvECm65Yqa6q+pqpCukppQ01d7DvoZfKdtbeSlWz+Fbi",
+	"aFPNFR/GqsXuNLHHx2AhUH+4SzqXs8WS18z7YU9BsUJh8Wg4HDYrhz5Dn/hd4iYrC+MRFjZsWhXvWB/j",
+	"QQW6ugKvMC1kugJ15ALrvVOMv+D2fXsGyFkj/8N1UEQ7fCOwhzo6wW+paov2SShriJvd1fDp2qkaPSBS",
+	"o9z83NolVbaWaqbbFoz9PM/enqPW8fgxKRaPH5N0/w9driYucvnQxTIvuJrygvT1ATu3bDoX02tDwUIU",
+	"/ESI441lPG6QZfgmYb65j3GekwjzTAIDuZYRVXlnCnFS7Ow8oRYScYUtsqEtV5NCmjnqIDmXxSZVy9Uv",
+	"vxSgHKXq8eOqs55CHrjkJb8q+XI+ePyYvV9rj9oe5WBM5PkJM1gIgXESLFMFnHMtihuHKkQcRM6GgKej",
+	"0bhNoEjaBQg0HJcC1bOTF1Uc6KqEdZKiQLNT7BYQFnbmHNtyem182wOqGgYag9LqkLIZgn3R6DXF+pOs",
+	"DJ8048pJ80PaI61JVR9FC1EeTgs9vV5L43q7ZdKZwl1I2GTT6lY6qOLLU0UOVdSjuGvqwat44ZZYc2Zd",
+	"rhFaQ0vhQ+WxlKGhXDHW5+wxQubjhHQuPWOPC3FlHh+cBu9+NaFi4VDg7+q80Nu20auguVZKhY98lbZS",
+	"W/veOeaS2FC6SlWlZPhhjp66UdZSUcVfhwNRaRqRX4FCElcOrqosws1xbG0jcuaoLZ6G141LDXTKuR2A",
+	"YEyRp6Q9rC5Mk/lUkLTH+kANzPjJkytp56vJYKoXTzjiu/vfH+xcHOJnh1Id4mcHDnu+0upGKOI0jx+D",
+	"+u3759AyUYClu3IdguNWAeOtrgBwel9LUeSg+ips6MTRrrcQxVd4HiBXixIrbmGrUHqhYfo3aAk4a6Qe",
+	"Ya4Vj92yVMHWZKw/OnJC80ESOzcplYh1uzYPaq7NAXu703aPCr1mJy9wfeT0RMEQF6gqL5Uzy7J+1tWq",
+	"ITtwkaHM+aQSlqHNFf5BRlf4l3dTEdA4R4nzdhFwK2bQDQYjYVnCk+EwLpO/Tw9o1vc9oLFXBau3d97u",
+	"/hz3dmbY2hk0DPTd0sRk3ql6bojulhusDyzK48GW76S6PaQqLV04DgbsTNWjKqRhj5W2j5E8wP24coww",
+	"WD1Jz0Wh4rdjCmLMoho2nCJi/V27b6a8LKXAG697Shj1n3HZaErgFRms5Yohtkqs6ZrgvH5eaYvGLyRq",
+	"pVhqqubOgwMiwkc20bkUnmpiNzPY/VbrOdbPTkbHGZuIjVa5858XciqUIbUf45d6b87fR26SnrM7nr09",
+	"j2v99UaD4WAI74H8ypeyN+4dD4aDYxDZuZ2j2IRuCIyMEh15x8XscKqV5dgA+dv3b16zUqhclC6DqtGM",
+	"nAgoiLSIM072BqjwgBwRpmDMQ1HQ/xVoKl1jqghr9MzhKmCPQRmH0tJ9fCVAZlQHpa80o72A9DLTaKMt",
+	"mbGbwgdhiMIItGEeJMxovEtdAvOezQqpnDc47AW9sN8I+2c4saTeKf9oOGz0eMEmLHO7KOqdh9LVcHg8",
+	"/T+5ngJ2MngBfxL0AG+UfqgulR49iZ7V2hptud3xkvyV1L1On236rcZJ7V1afFYN+b9QdA8NqEG8rb8B",
+	"43KMF65O3fQ+wGdPCnkjfukGVMfpiDZUYdCukxPmRIvyBsAE/ZHUs7kmKHswAqBAcAD9sAQCaEtudclK",
+	"4bLr4oEpFN6JNdgppVwVG2bsanrdAT+vcSe3AtBWx55GH3Z9Xe/nfVZQdnXo4F1Lid6/FbZLxu640uhA",
+	"OUzYvFTYnIIXMEl714UuhC3lDtrzhp57septqRfCzsXKMEAtJj4G6YI8peNAYUiSSFKVr9yUJG7LX0B7",
+	"ESUr9coSfXF+6X5Gotalb595abXlRZakqvHk0o956ZoGZAkbDAZoTnD6kW8liAW6yYiWkB4G+/hGwwtW",
+	"Ypwjakh0oo8MOhbcqXSAjjuTPakPtoCqk58/sG9fvX7LWnfLvtVr6g6IKOIf+gWKPAHtjHyFpGJEXn3c",
+	"Cn4Ht6TzQar+wN7/4+2rjrmcHpOq1se/wpB/TGFjaS+Za2P/mPYKPeUF/Hv8YvgCfqeZ/pj2UF/vJauy",
+	"+GNai6JIe5/YyVGljLfQyyZcETAlzLFRNhwMByd1Ivrve4h7UX0fvOtBuUEhogNfBHDupBJOdBlsOHHS",
+	"VlIBs36/FAo4Cko4lbgaCQRrbthkJQtLzB/OOpg8Qstu4ytsYNjaP87evB6wrwVVU7O6qohzJZQgtoCd",
+	"4pBPKvFxWegSAz7bsNct8W6k3288Kj5BRzKmraZKqpkeo2oDHHrMIs6tdgsKHWcmFW28BvR3nHUvSPHz",
+	"V7JKHVTex7LlLihx7XD3lQ7qBfNAB4sa1pKVOTSrdaJqqjj7eQXiKQi0wJPW2rdDHbDvfcQry54OjzPW",
+	"R2zOQpvdjARMnqpC85xNeMHVFLMQsRNqyWczOa3E0Q74eeeb/n5myeGdaxX85SQHnIFqQZUoMyS9p8Pj",
+	"rvHC9p60dF2uQwgMLPeTN6KevZTWattCfrH/l4ndbZhd6Yzs9VZQ/dHh8TBhUVMkMoWFt9v6RMFX1DWI",
+	"1ZoMRf2jGLaPch7CxMkRdlU6i8AkqiiyR4K9q/7T960Fx6SJu+cIgBz0Xhc60tKqzO3KzYTqfqPh24BR",
+	"f78xpkDu6PLneiL6Flt87YfCdoZk8xQUYFcViUxVqs7YdgdOiiIhqR1hCwYdO0MG6p2AhhQ8FpUUi2ps",
+	"dPeBhpN1kdmpqnIFgpBnq9JE0sCUL0PGb72FOZkUBqn6qtDGx8NOtVLOLEhtxqpDacN91xLtbVzfEbnV",
+	"n3S+uSPy/7yS06bmQGGV/lbc2TedXjGB+Of0MNufEjV6yH2qu5Z8rfcHUlE6n8ZRqtA2dp9z/CI9Lv2P",
+	"R+HHYfjtuHrxOPx4En6sPn5avXi0d9fMO1+Qi7DoEA/8SSK/OKEL2s0v/sTzcOdJ72S0B4t5yzfAk99r",
+	"/ZqXV4K+e3r7d61tfuHjo6N9Pt5uMY3fvrz922ajfOSle5zNuULfeOEiHOqmGHPta0F7/hG4jLddu66O",
+	"nr/6y6m4awhd72Svb9EPSV3r2ouqYOZaxXtXKhcly9D5kREbijlhXCNrvE8V9KQrcibsNGFyVv1A4lmo",
+	"tFgVRieetG225kyB/lh43tBHkfNgl5nauYR8dUuXf0kV3Jrl2eql11K1VXtNl3FZtYPTqOIFWv/JAm0x",
+	"1AcTadvYjW9+5doa3J/XtJJI54XFwEU8lqW0bBhTxd+o5dWnpId+Eh+H1lwi1rJBwUKvvT/XZ0m7FKn6",
+	"kp9/eXZ4z+5Fd6DMzc5nX4R3OrSpn/pbadlzQCJ3yPH51osDhUizWnG/T3GRhFiJrHhwXIC84cGVir37",
+	"4fWri8Eijye+tYFBZ6mLf9FuBr9hb4I7QF0o09QuCfjaV3oWlUVxgZMl6AD/NiLCg1k98OCqjA3awIVo",
+	"Nh7RIjbKEdEJfB5jorqZPPXVNKFgrcrZlbwRlMSPlS0x8NUVYIL/Zdv9Mb29nNtG7FaGwVtZd6ViVw8V",
+	"BgAOfBrreddCLJ3LhoP2iLoOZqIKyo7jJlU7A7uIY2GNZRTLUQ44ZJmvzjNm9YpS41rcbSjn69r7uaQn",
+	"ysgoCsO6y0yxvpk71l21uQnpG4tTZteY9UBt1Ri3eMdmWgqhmJGLZbHBglZRDgMp1+w7L3mRe91XCA6h",
+	"yljEuW2LodjVmI0OX2zt1dUWpqVMxQBGf43FsEa+m5HvwpOwoyhzoAAkM7aS2Y4PXzjdFLND4Caxi37J",
+	"+lRd6wVcubom4wfFFdSSHM/OMVuLTfRK5QkOwqdzV5prIgq9hsuf82LGuGGFVldRoBR8LU1V3hqht08R",
+	"ErQPFBcoxwk9hL6Ia4gPTWj4ysoAv+ZMKp9hgocG+HElLJtwdB2myo+2TydYLyM3e8A66fKAzeTHGHhC",
+	"8/mllso6YzgmNg0YYrAL23HBCqmC43a2b57npTAG0/292aNu9KDwBbpNGOCgTcysGvA+SMikBoYNAkdR",
+	"fb5YtrtFbt2Vn1CEx9k5iaEHMcOPW9x21E57UAvJill+Sly6RsMY06jzPSulUPkpggfWbrlweQutS673",
+	"870DB95uh7yX5Dfa/7bi+jufudkoDXXnjh33FcK/UEPRrlye36afaFXHfXdD0WGtoeio2TM61OG/UzH9",
+	"vcE09EjokBSbfUFPY0stpVSFttyPTNUDgMy0eB2vNcHvzgpFP7xD/1i16Hoaf3u3iDa/2H9MW9W377gV",
+	"r4nhfBZZ9wKzOro6J4TCkpGoS7JtXdRFKWyn79nBRJUegnWrCLMSZzFKfIIvon2C/EjlmI1KHhoSaT2k",
+	"cgpPpF6YKAdTTZPuFprUTuWU2q1IEiMwUeF8dvidVuLwDbfTOVYcAimDY0hiAXw8Ox6euKCpKgwKVhCa",
+	"hE7ngi/ZUheFRNnoO13J3kqInKIZ1zBBh+/SsfklL/lCWMS0H3ccpcw78jOwgxG8vOSU10cBkZiPVOdV",
+	"d6Eo5zlATouH3F2ACxhggpeFFCXzugWdnJzVJF9qvkES4JqbsGIiMdWaa/fSQUvS3vO010I2PtzLBLP/",
+	"gewirw1yCSe0Ey0crziF82gBYlLmUTehIDtfgWBwxzOBFR8PT7rX4h2GAa6NVFMRN501LvyhgTP33HHC",
+	"VsrXTL3HXu7DFmj7uz+B+/1O269BGfosZDacL8G8sVzlZh+i+kTcwDQ7wo8zDGTD1w6NLQWvWov5UoEE",
+	"UVSfIXsFb15g3QRq6ZKqSanXRrg4nQ27uHjl9Bgse6aAFqM26JOZMpk7iov2/GWxSRUGWo2drg+giskJ",
+	"MmfZMDvwzSOqDjxYvBLkv1OMIwkN+eHkM9Syo4Oq4lFwmxSqqpzS7XpgSZf7CFp8szqw0SwbZW1F/jA8",
+	"xy+A0/SYJ+F6fG21GcEphcqjGd0pUzOKYnMwbhQYqe0Q5gtuetotcTW6OvI7TAttnOHkjCmx9g/j1hXk",
+	"gLqS5IuPLpwUN38FqcIjQ58NV+TqUXGSKzUwP3APKDsKdFrktho580JQjLrvgLZMiINmr7mxhwghmBoQ",
+	"KmXgUciccgP4mvUdgJlUYRSRK/63MAKrAmmFOXTe338wDnp+tE63aY4ZSxvMA8FeengXBBZY1kx7OcZB",
+	"AactUAkb+t5vUtpTBgdrya7FZC4WS21d8WcqZeA5PVaRSBiHCRZYKAfjMfpYClFdZQfOctYIXQB9pY3d",
+	"f41LgOsnBPu98X08eqACDvDwxukWfB8TZ1YkyCUwMqGJcifHr4FUO0c4uaWa6Yf9Qn9jilnn/M2Ap/JG",
+	"lIcXsDdPDbkJFWxyxifNVhe9UthyM8aEY0BioBRDh4ljRpiZKqAKY/Zr2pN52hunW+p72ktSp3vic7IW",
+	"4q9AcWHzg8Hgk59gFCYAfImG9y+nWBwEh0I9lEaS1j2cbM5k6v1HKbpq0t74x8Fg8CHMQ8C+f/QiQQSd",
+	"8b39D/8Uhk0IWhFVIIisvw0LB3sxcbjybnfAN2j7Jx98UTjORTmfyCuxgm5lGA8+A8qLnZbCpsolbFN1",
+	"R28mxje9lRnopTQufcenOGvMKxElvjpGCMIuSxaDPouC9SkXaUN/URuFmq5I+uEBkGvDspPhy1TBoi+p",
+	"6hLqQVgOJqhBbeTwL1qq34H68+E/tr0vaNvzFYD+Sca90Htxt23vac22d9Q0WVe2veFsNP3H+qj49ueX",
+	"+gfxnP9lcnz99pen5d/NC/s/6mTx56tn89fy6Ke/rv7789j2/qFXbM5vfBo4ty2GPSAZzqD3G1Ljk+HL",
+	"/T76SqtZIakqysN1Ln4ttvSO0Kl7y9i1FyEPxUc6DV1UQqJZhMTRKpBcXffn/tDrPJE6kkSR0egV8gLW",
+	"4jTSwLCRnrgySS1mK9jWUuWlLIrW8mpPqOpGhxC0kJbArcw3jMaSCVTDrtar2qkiWy2rpcHHqSphuREb",
+	"avR3buEBr6Wxodv671Eepnt0HZ2xanLw2Q8PwmIwQ6JajW+0Fwmfro7c8C4F/Nsh0d232V7QaDhMQsg+",
+	"Btd3LRDBsH2FMEhUEH9Ya4OBtXF2dTX64ga6qm1/C7GsGvcDhIae/b9Hm9Ij4/vYVySiEayCMN+kbskd",
+	"QlDJZkNF8b1VW6qOCj+pciV+WIadzhcrY9lEdNACsldU+QO4F1eWJHfmiYRFHTew0oEv2on0zGe1Yvdu",
+	"bMFusZRBniq5WGpj5KTABwBQG2bXcip8WMrRcJSNW1sDedOS3O42S/EEV95W1eisIu2Anat2QZnq58Kp",
+	"yKp7C9q7kE37CLwkxEHQYlx1B3LMYVsCsnH0Vwr9E86yVBmdDgZud0PcnUSL6yacVN/Am05poFvCLcGl",
+	"H+AhuPnjgJfTRkqHLwGBzXlwgwrk/aqVkztIXMnJcJQx5Z0iWKpe0MJw0ah5MGnMCrtrnwyPsyowlypk",
+	"kDdyVSp8foKjmdV0zsipA7oHi/rrx/4GLKiB4ShZ1Xsf1JJHhtW69BsA/VCzVZoDN24Vb3yKo4TfglZW",
+	"1S308oYL28YeeVQ7BD6tt+4PJjMX4OwrP7cxSMDL0Bvnd6Ao3SNapbWDzn5zN5v/fLag3LtNvztdw1C9",
+	"MMJBxLJ6LNkpYYSsJ08heiFv2k/h/JwrpsQ4n5lfdaHyBuWDWjO1+7LP0T5Oc+54jXA6xR7u/a91OZF5",
+	"LtRvq7r864YeuHZDvh/XfWUQV1sQCU9UVfBHjJ+uJJQ3oIERj95LuyLPZreh7FWca+KjJsdxy1KZY0F1",
+	"DCnAVJFmZflXMvQ2RX8BPcZiJ2pDIZCNDpFRoGbiCloFLbpbBvJVDvezf73DVfwuLWC/nVM9CSrrb0xo",
+	"/tUtHntiIwFZNyIG20YH8rmsF1dkzmlORn6kimZ79NpOVb/W8DpptLs+qCdy6+2O3kmqaikN7AcjXBTx",
+	"XF7NC+ws5peBJbFCtbVlKW6kWLM1ugBJU9KrIme5dtL6dva0K7aF3UqALbtMNiICnsBUomGXVeNN6CNx",
+	"3wDehcy96bi6Twrg9UHXJEmudVUssp599UWTWu4QRFvrCP5FMqeEajmsWjXihOweCBt0XH3Xl53SvIWi",
+	"aC07L4WohT7fpz988rD2vy55+bduA9y6w6OuDvh3vP9umfNCfvRIbxIqd7urmf9/kpr2tRa9qkIpOkh1",
+	"3cDsLqE7x8kXBurmGO8EJX+EPpu1guRRIXJfwfjAyTOU1JGq27I6arnPSVy3mbtOKa7QMpF64EbTYpX7",
+	"EhNVXx8qSI5WAepc5HoZqanAoslRlyNRl0FVvt0UpaUjSijYS6U6zmdxaIt0ZeZr7hpuXGsDVzAkcb4C",
+	"xYs4O1vlSXvzAqp84nsdxPV3MKxKLw36Gmxr09ZxmJsSsZPQt6HWrCHBDgnV2UQ2EFfVLUqPV6GNguEb",
+	"tBC5Nj43glLZ1vPNgJ25ctoonM91kdeqt/vK9lQBtlYBtM52q5L6MNiDeG9rIu77yszjoqjWplapuY1p",
+	"DJMXiD2tOd/vgdf4xh0+wIs8n61DYW38/clus8fAl8lZVqG5QvdRydA3I97Y76NlRtw+opW0IqgkFTK6",
+	"puU1Sey3Xjr1SL8zpHTz6LifvsNWaahQHEnwwYCKdOY/PHpfHv3VXEyvQ/3vqLlAGxf+FH7biliz3Ap0",
+	"CyBbo+qtY+aLj4TU5iTu7RocwxV3qfodtK2pMvVjQL8uQ8gfct5Qy5iKmmN4kH/qmBwRbmedKF1HjDaD",
+	"B5odUXur8eJxs9YX76j0FRe5pzd3lPFiHVW8fAoKFUCDfU+1sYZ99fYHjDCOkqix0QMPVayDbyvqEOGM",
+	"V7Ua9LfninJbO7NQYGb72L6J20yMo9vzxlpQbvTqirwPZ2/PEzYRdi0Ele2jHOlUafozFzdyKrA4dN2d",
+	"NWCvfPctl9FLNVprbURS5ZPPpyIuLUjx4y4K3AkWqP8Hi50h3+GUl6CBU3fKW+xtETGm6vw+KJxSTbDh",
+	"Akg+VG3Q5+v6YPaJmEuVV8FssUMJti147nyUGAeJnsQkVFMn2PYm/eCVxIRgdNe1YUGqfAWcaAIes8wB",
+	"y755tZXzTokBmYuuND52zyU8ccO2gxVrwEPWn23IeaVyTHgm7CGxSpd0NVbrQqqrMYZDYk1BurBahUGT",
+	"pGq7gmnSqMfvAxgxyusQhkB7TSicXltrVKnw04dP/y8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
