@@ -1716,13 +1716,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
-	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["createGame"]...)
-	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["getGame"]...)
-	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["joinGame"]...)
-	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["listGameMoves"]...)
-	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["playGameMove"]...)
-	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["resignGame"]...)
-	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["followGameEvents"]...)
+	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
