@@ -1,0 +1,271 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/api/store"
+)
+
+// TestCrashKeepsAnsweredMoves is the durability check: the real binary,
+// under a load of moves, is killed with SIGKILL and started again on the same
+// database. Every move that had been answered with a 2xx must be there, with
+// the position it was answered with, and SQLite's integrity check must pass.
+func TestCrashKeepsAnsweredMoves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ayoayo")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	db := filepath.Join(dir, "crash.db")
+
+	srv := startServer(t, bin, db)
+	acked := playUntilKilled(t, srv, 8, 1500*time.Millisecond)
+	if len(acked) == 0 {
+		t.Fatal("no move was answered before the kill")
+	}
+	t.Logf("%d moves answered 2xx before SIGKILL", len(acked))
+
+	srv = startServer(t, bin, db)
+	byGame := map[string][]ackedMove{}
+	for _, m := range acked {
+		byGame[m.game] = append(byGame[m.game], m)
+	}
+	for id, ms := range byGame {
+		var page struct {
+			Moves []struct {
+				Ply      int        `json:"ply"`
+				Pit      int        `json:"pit"`
+				Position ltPosition `json:"position"`
+			} `json:"moves"`
+		}
+		status, err := srv.get("/v1/games/"+id+"/moves?limit=1000", &page)
+		if err != nil || status != http.StatusOK {
+			t.Fatalf("history of %s after the restart: %d %v", id, status, err)
+		}
+		for _, m := range ms {
+			if m.ply >= len(page.Moves) {
+				t.Fatalf("game %s: move at ply %d was answered %d but is gone after the crash (history has %d)",
+					id, m.ply, m.status, len(page.Moves))
+			}
+			got := page.Moves[m.ply]
+			if got.Ply != m.ply || got.Pit != m.pit || fmt.Sprint(got.Position) != fmt.Sprint(m.position) {
+				t.Fatalf("game %s ply %d: stored pit %d at %v, answered pit %d at %v", id, m.ply, got.Pit, got.Position, m.pit, m.position)
+			}
+		}
+		for i, m := range page.Moves {
+			if m.Ply != i {
+				t.Fatalf("game %s: history[%d] is ply %d", id, i, m.Ply)
+			}
+		}
+	}
+	srv.stop(t)
+
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var check string
+	if err := st.DB().QueryRow("PRAGMA integrity_check").Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %q (%v)", check, err)
+	}
+	var bad int
+	if err := st.DB().QueryRow(`SELECT count(*) FROM games g
+		WHERE g.ply != (SELECT count(*) FROM moves m WHERE m.game_id = g.id)`).Scan(&bad); err != nil || bad != 0 {
+		t.Fatalf("%d games whose ply is not their number of moves (%v)", bad, err)
+	}
+}
+
+// server is a running ayoayo serve process.
+type server struct {
+	cmd    *exec.Cmd
+	base   string
+	client *http.Client
+	exited chan error
+}
+
+// startServer starts the binary on a free loopback port and waits for the
+// line that gives its address.
+func startServer(t *testing.T, bin, db string) *server {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--log-level", "info")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &server{cmd: cmd, exited: make(chan error, 1), client: &http.Client{Timeout: 30 * time.Second}}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+		_, _ = io.Copy(io.Discard, stderr)
+	}()
+	go func() { s.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-s.exited
+	})
+	select {
+	case a := <-addr:
+		s.base = "http://" + a
+	case err := <-s.exited:
+		t.Fatalf("the server exited at start: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the server did not say where it listens within 60 s")
+	}
+	return s
+}
+
+// stop ends the server with SIGTERM and expects a clean exit.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.exited:
+		if err != nil {
+			t.Fatalf("after SIGTERM: %v", err)
+		}
+		s.exited <- nil // for the cleanup
+	case <-time.After(60 * time.Second):
+		t.Fatal("the server did not stop within 60 s of SIGTERM")
+	}
+}
+
+func (s *server) post(path, token string, body, out any) (int, error) {
+	return s.call(http.MethodPost, path, token, body, out)
+}
+
+func (s *server) get(path string, out any) (int, error) {
+	return s.call(http.MethodGet, path, "", nil, out)
+}
+
+func (s *server) call(method, path, token string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.base+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return resp.StatusCode, err
+	}
+	if resp.StatusCode/100 == 2 && out != nil {
+		return resp.StatusCode, json.Unmarshal(data, out)
+	}
+	return resp.StatusCode, nil
+}
+
+// ackedMove is a move the server answered with a 2xx.
+type ackedMove struct {
+	game     string
+	ply, pit int
+	position ltPosition // after the move, as answered
+	status   int
+}
+
+// playUntilKilled has workers play games until after, then kills the server
+// with SIGKILL while they keep sending, and returns every move answered 2xx.
+func playUntilKilled(t *testing.T, s *server, workers int, after time.Duration) []ackedMove {
+	t.Helper()
+	var mu sync.Mutex
+	var acked []ackedMove
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(uint64(w), 99))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var a, b ltSeat
+				if st, err := s.post("/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, &a); err != nil || st != http.StatusCreated {
+					continue // the server is gone or going
+				}
+				if st, err := s.post("/v1/games/"+a.Game.ID+"/join", "", nil, &b); err != nil || st != http.StatusCreated {
+					continue
+				}
+				game, tokens := b.Game, [2]string{a.Token, b.Token}
+				for game.Status == "active" {
+					pit, err := pickMove(game.Position, rng)
+					if err != nil {
+						break
+					}
+					side := 0
+					if game.Position.ToMove == "north" {
+						side = 1
+					}
+					var ans ltAnswer
+					st, err := s.post("/v1/games/"+game.ID+"/moves", tokens[side], map[string]int{"pit": pit, "ply": game.Ply}, &ans)
+					if err != nil || st/100 != 2 {
+						break
+					}
+					mu.Lock()
+					acked = append(acked, ackedMove{game: game.ID, ply: game.Ply, pit: pit, position: ans.Game.Position, status: st})
+					mu.Unlock()
+					game = ans.Game
+				}
+			}
+		})
+	}
+	time.Sleep(after)
+	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-s.exited
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("the server ended with %v, want killed by SIGKILL", err)
+	}
+	s.exited <- err // for the cleanup
+	close(stop)
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	return acked
+}
