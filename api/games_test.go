@@ -34,6 +34,7 @@ type gamesServer struct {
 	st     *store.Store
 	client *http.Client
 	router routers.Router
+	trust  bool // skip the check against the document (benchmarks)
 }
 
 func newGamesServer(t *testing.T, opts Options, configure func(*http.Server)) *gamesServer {
@@ -133,6 +134,9 @@ func (gs *gamesServer) do(method, path, token string, body any, header map[strin
 		return answer{}, err
 	}
 	a := answer{status: resp.StatusCode, header: resp.Header, body: data}
+	if gs.trust {
+		return a, nil
+	}
 	return a, gs.conforms(req, a)
 }
 

@@ -52,6 +52,10 @@ type GameStore interface {
 // uses, tests may pass another.
 type MoveChooser func(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error)
 
+// gameCacheSize bounds the games whose rows the move path keeps (a few
+// hundred bytes each).
+const gameCacheSize = 8192
+
 // gameService runs game sessions. Its methods are safe for concurrent use.
 type gameService struct {
 	store  GameStore
@@ -59,6 +63,7 @@ type gameService struct {
 	aiTime time.Duration // the time bound of the strongest level
 	now    func() time.Time
 	hub    *gameHub
+	cache  *gameCache // the move path's guess of each game's row
 	log    *slog.Logger
 	// stopping, when closed, ends every event stream (see follow).
 	stopping <-chan struct{}
@@ -74,7 +79,8 @@ func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, log 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &gameService{store: st, choose: choose, aiTime: aiTime, now: time.Now, hub: newGameHub(), log: log}
+	return &gameService{store: st, choose: choose, aiTime: aiTime, now: time.Now, hub: newGameHub(),
+		cache: newGameCache(gameCacheSize), log: log}
 }
 
 // clock is the time now at the precision the store keeps, so an answer
@@ -174,6 +180,7 @@ func (s *gameService) create(ctx context.Context, req newGameRequest) (seatAnswe
 	if err := s.store.CreateGame(ctx, g, moves); err != nil {
 		return seatAnswer{}, err
 	}
+	s.cache.put(&g)
 	return seatAnswer{Game: g, Side: req.Seat, Token: token, Moves: moves}, nil
 }
 
@@ -196,6 +203,7 @@ func (s *gameService) join(ctx context.Context, id string) (seatAnswer, error) {
 	if err != nil {
 		return seatAnswer{}, err
 	}
+	s.cache.put(&g)
 	s.hub.notify(id)
 	side := engine.North
 	if slices.Equal(g.Tokens[engine.South], hash) {
@@ -251,9 +259,13 @@ var errInternalState = errors.New("stored game inconsistent")
 // sent again (same token, ply and pit) gets the same body back as replay
 // instead of making a second move.
 func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, encode func(*playResult) ([]byte, error)) (body []byte, replayed bool, err error) {
-	g, err := s.store.Game(ctx, id)
-	if err != nil {
-		return nil, false, err
+	g, cached := s.cache.get(id)
+	if !cached || g.Ply != ply || g.Status != store.Active {
+		// A miss, or a request the cached row would refuse: the database
+		// has the last word.
+		if g, err = s.store.Game(ctx, id); err != nil {
+			return nil, false, err
+		}
 	}
 	side, err := seatOf(&g, token)
 	if err != nil {
@@ -309,11 +321,13 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 	// The write re-checks the ply, so the game stored is the one computed here.
 	answer, err := s.store.ApplyPlay(ctx, p)
 	if err != nil {
+		s.cache.drop(id)
 		return nil, false, err
 	}
 	if answer != nil {
 		return answer, true, nil
 	}
+	s.cache.put(&g)
 	s.hub.notify(id)
 	return body, false, nil
 }
@@ -381,6 +395,7 @@ func (s *gameService) resign(ctx context.Context, id, token string) (store.Game,
 	if err != nil {
 		return g, err
 	}
+	s.cache.put(&g)
 	s.hub.notify(id)
 	return g, nil
 }
