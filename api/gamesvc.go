@@ -259,8 +259,35 @@ var errInternalState = errors.New("stored game inconsistent")
 // sent again (same token, ply and pit) gets the same body back as replay
 // instead of making a second move.
 func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, encode func(*playResult) ([]byte, error)) (body []byte, replayed bool, err error) {
-	g, cached := s.cache.get(id)
+	body, replayed, err = s.playFrom(ctx, true, id, token, ply, pit, encode)
+	if errors.Is(err, errCachedRefusal) {
+		// Refused on the strength of a cached row: the database decides
+		// which refusal the request gets (its ply may be stale).
+		body, replayed, err = s.playFrom(ctx, false, id, token, ply, pit, encode)
+	}
+	return body, replayed, err
+}
+
+// errCachedRefusal marks a refusal that was decided from a cached row.
+var errCachedRefusal = errors.New("refused from the cache")
+
+// cachedRefusal marks err when the row it was decided from came from the
+// cache.
+func cachedRefusal(cached bool, err error) error {
+	if cached {
+		return fmt.Errorf("%w: %w", errCachedRefusal, err)
+	}
+	return err
+}
+
+func (s *gameService) playFrom(ctx context.Context, useCache bool, id, token string, ply, pit int, encode func(*playResult) ([]byte, error)) (body []byte, replayed bool, err error) {
+	var g store.Game
+	cached := false
+	if useCache {
+		g, cached = s.cache.get(id)
+	}
 	if !cached || g.Ply != ply || g.Status != store.Active {
+		cached = false
 		// A miss, or a request the cached row would refuse: the database
 		// has the last word.
 		if g, err = s.store.Game(ctx, id); err != nil {
@@ -269,7 +296,7 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 	}
 	side, err := seatOf(&g, token)
 	if err != nil {
-		return nil, false, err
+		return nil, false, err // tokens never change: the cache is as good as the database
 	}
 	hash := tokenHash(token)
 	if g.Status != store.Active || g.Ply != ply {
@@ -286,7 +313,7 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 		}
 	}
 	if side != g.Position.ToMove {
-		return nil, false, fmt.Errorf("%w: %s is to move, this token holds %s", ErrNotYourTurn, g.Position.ToMove, side)
+		return nil, false, cachedRefusal(cached, fmt.Errorf("%w: %s is to move, this token holds %s", ErrNotYourTurn, g.Position.ToMove, side))
 	}
 	rec, hist, err := replay(&g)
 	if err != nil {
@@ -295,7 +322,7 @@ func (s *gameService) play(ctx context.Context, id, token string, ply, pit int, 
 	now := s.clock()
 	var out engine.Outcome
 	if err := rec.Play(pit, &out); err != nil {
-		return nil, false, err
+		return nil, false, cachedRefusal(cached, err)
 	}
 	res := playResult{Move: moveOf(&out, g.Ply, now, false)}
 	hist = append(hist, g.Position)

@@ -365,3 +365,68 @@ func TestAIBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestGameCache(t *testing.T) {
+	c := newGameCache(2)
+	c.put(&store.Game{ID: "a", Version: 2, History: []byte{1, 2}})
+	c.put(&store.Game{ID: "a", Version: 1, History: []byte{9}}) // older: ignored
+	g, ok := c.get("a")
+	if !ok || g.Version != 2 || len(g.History) != 2 {
+		t.Fatalf("get a: %+v %v, want version 2", g, ok)
+	}
+	g.History = append(g.History, 3) // must not reach the entry
+	again, _ := c.get("a")
+	more := append(again.History, 4)
+	if len(again.History) != 2 || more[2] != 4 || g.History[2] != 3 {
+		t.Fatalf("callers' appends share the entry's array")
+	}
+	c.put(&store.Game{ID: "b", Version: 1})
+	c.put(&store.Game{ID: "c", Version: 1})
+	if len(c.games) > 2 {
+		t.Fatalf("%d games kept, limit 2", len(c.games))
+	}
+	c.drop("c")
+	if _, ok := c.get("c"); ok {
+		t.Fatal("dropped game still there")
+	}
+}
+
+// TestGameServiceStaleCache: two services share one database, as two server
+// processes would. Each one's cached rows go stale when the other moves; a
+// stale row must cost a read, never a wrong answer.
+func TestGameServiceStaleCache(t *testing.T) {
+	ctx := context.Background()
+	st := openGameStore(t)
+	a := newGameService(st, lastLegal, time.Second, nil)
+	b := newGameService(st, lastLegal, time.Second, nil)
+	s, err := a.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := a.join(ctx, s.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.Game.ID
+	if _, _, err := a.play(ctx, id, s.Token, 0, 0, testAnswer); err != nil { // a caches ply 1
+		t.Fatal(err)
+	}
+	if _, _, err := b.play(ctx, id, n.Token, 1, 7, testAnswer); err != nil { // the game moves on behind a's back
+		t.Fatal(err)
+	}
+	// a's row says ply 1, North to move: a request at ply 1 looks fine to it,
+	// and the write must refuse it.
+	if _, _, err := a.play(ctx, id, n.Token, 1, 8, testAnswer); !errors.Is(err, store.ErrStalePly) {
+		t.Fatalf("stale request through a stale cache: %v, want stale_ply", err)
+	}
+	// A request at the real ply goes through a, whose row is behind.
+	g, _ := st.Game(ctx, id)
+	legal := g.Position.LegalMoves(g.Rules)
+	if _, _, err := a.play(ctx, id, s.Token, 2, legal.Next(), testAnswer); err != nil {
+		t.Fatalf("current request through a stale cache: %v", err)
+	}
+	ms, err := st.Moves(ctx, id, 0, 10)
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("%d moves (%v), want 3", len(ms), err)
+	}
+}
