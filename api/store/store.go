@@ -47,6 +47,10 @@ type Store struct {
 	// The group committer of game writes (commit.go), started by the first.
 	startOnce sync.Once
 	commit    *committer
+	// The checkpointer, stopped by Close.
+	stopCheckpoints chan struct{}
+	checkpointsDone chan struct{}
+	closeOnce       sync.Once
 }
 
 // poolSize is how many connections the pool keeps open (and idle). SQLite
@@ -67,11 +71,18 @@ const BusyTimeout = 10 * time.Second
 //     lose the last commits that were not yet checkpointed to the main file;
 //   - foreign keys on, and a busy timeout instead of immediate SQLITE_BUSY;
 //   - _txlock=immediate: every transaction takes the write lock when it
-//     begins, so two writers never both read and then deadlock on upgrade.
+//     begins, so two writers never both read and then deadlock on upgrade;
+//   - no automatic checkpoints: SQLite would run one inside whichever commit
+//     crosses the threshold, copying pages and syncing files while every
+//     writer waits (measured: p99 of a move 106 ms with them, 25 ms without,
+//     at 32 clients). checkpoints (below) runs them beside the writers
+//     instead, and journal_size_limit keeps the WAL file from staying large.
 func dsn(file string) string {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "wal_autocheckpoint(0)")
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Set("_txlock", "immediate")
@@ -87,17 +98,49 @@ func Open(ctx context.Context, file string) (*Store, error) {
 	}
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
-	s := &Store{db: db}
+	s := &Store{db: db, stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", file, err)
 	}
+	go s.checkpoints(CheckpointInterval)
 	return s, nil
+}
+
+// CheckpointInterval is how often the WAL is copied into the main database
+// file (and synced). It bounds what a power cut or an OS crash can lose:
+// the commits of about the last interval. A crash of the process loses
+// nothing that was committed.
+const CheckpointInterval = time.Second
+
+// walSizeLimit is the size the WAL file is cut back to once it has been
+// checkpointed.
+const walSizeLimit = 64 << 20
+
+// checkpoints runs a passive checkpoint every interval until Close. A passive
+// checkpoint copies what no reader still needs and never waits for, or
+// blocks, readers and the writer.
+func (s *Store) checkpoints(interval time.Duration) {
+	defer close(s.checkpointsDone)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			// A failure (SQLITE_BUSY while another checkpoint runs) is
+			// harmless: the next tick tries again.
+			_, _ = s.db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		case <-s.stopCheckpoints:
+			return
+		}
+	}
 }
 
 // Close closes the database.
 func (s *Store) Close() error {
 	s.stopCommitter()
+	s.closeOnce.Do(func() { close(s.stopCheckpoints) })
+	<-s.checkpointsDone
 	s.stmts.Range(func(_, v any) bool {
 		_ = v.(*sql.Stmt).Close()
 		return true
