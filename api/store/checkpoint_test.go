@@ -31,7 +31,5 @@ func TestNoCheckpointInsideCommits(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err == nil {
-		t.Log("second Close returned nil") // database/sql allows it; the checkpointer must not panic
-	}
+	_ = s.Close() // a second Close must not hang or panic on the stopped checkpointer
 }
