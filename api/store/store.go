@@ -77,6 +77,11 @@ const BusyTimeout = 10 * time.Second
 //     writer waits (measured: p99 of a move 106 ms with them, 25 ms without,
 //     at 32 clients). checkpoints (below) runs them beside the writers
 //     instead, and journal_size_limit keeps the WAL file from staying large.
+//
+// Durability, then: a crash of the process loses no commit (the WAL is in
+// the operating system's hands at commit); a power cut or an OS crash may
+// lose the commits since the last checkpoint (about CheckpointInterval) but
+// never corrupts the database.
 func dsn(file string) string {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -117,9 +122,12 @@ const CheckpointInterval = time.Second
 // checkpointed.
 const walSizeLimit = 64 << 20
 
-// checkpoints runs a passive checkpoint every interval until Close. A passive
-// checkpoint copies what no reader still needs and never waits for, or
-// blocks, readers and the writer.
+// restartFrames is the WAL length, in pages (SQLite's default 4 KiB), beyond
+// which a checkpoint also makes sure the WAL starts over (see checkpoint): the
+// size the file is cut back to anyway.
+const restartFrames = walSizeLimit / 4096
+
+// checkpoints runs checkpoint every interval until Close.
 func (s *Store) checkpoints(interval time.Duration) {
 	defer close(s.checkpointsDone)
 	t := time.NewTicker(interval)
@@ -127,13 +135,39 @@ func (s *Store) checkpoints(interval time.Duration) {
 	for {
 		select {
 		case <-t.C:
-			// A failure (SQLITE_BUSY while another checkpoint runs) is
-			// harmless: the next tick tries again.
-			_, _ = s.db.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+			s.checkpoint()
 		case <-s.stopCheckpoints:
 			return
 		}
 	}
+}
+
+// checkpoint copies the WAL into the database file. The bulk is copied by a
+// passive checkpoint beside the writers, which neither waits for nor blocks
+// them. But the WAL only starts over from its beginning once every page of
+// it has been copied, and under a steady load writers always add pages while
+// the copy runs; so when the WAL has grown long, a second pass copies most of
+// what was added meanwhile, and the last few pages are copied with the
+// writers held off (measured: 35-50 ms every 2-3 s at 3,000 moves/s, most of
+// it the two syncs the copy needs), after which the next write starts the
+// WAL over. Failures (SQLITE_BUSY while another process checkpoints) are
+// harmless: the next tick tries again.
+func (s *Store) checkpoint() {
+	pages, err := s.passiveCheckpoint()
+	if err != nil || pages < restartFrames {
+		return
+	}
+	_, _ = s.passiveCheckpoint()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	_, _ = s.passiveCheckpoint()
+}
+
+// passiveCheckpoint runs one and returns the WAL's length in pages.
+func (s *Store) passiveCheckpoint() (pages int, err error) {
+	var busy, copied int
+	err = s.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &pages, &copied)
+	return pages, err
 }
 
 // Close closes the database.
