@@ -104,6 +104,27 @@ func (e OpponentType) Valid() bool {
 	}
 }
 
+// Defines values for PuzzleGoal.
+const (
+	Defend     PuzzleGoal = "defend"
+	MaxCapture PuzzleGoal = "max_capture"
+	Win        PuzzleGoal = "win"
+)
+
+// Valid indicates whether the value is a known member of the PuzzleGoal enum.
+func (e PuzzleGoal) Valid() bool {
+	switch e {
+	case Defend:
+		return true
+	case MaxCapture:
+		return true
+	case Win:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReason.
 const (
 	Majority    ResultReason = "majority"
@@ -1078,6 +1099,280 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
+// Puzzle One day's puzzle, without its solution. The key move always relays
+// through at least `keyLegs` >= 8 legs, and exactly one first move does
+// what `goal` asks (proven by exhaustive search, and proven again every
+// time the server loads the puzzle).
+//
+// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
+type Puzzle struct {
+	// Date A day, `YYYY-MM-DD`, in UTC.
+	//
+	// Example: 2026-03-02
+	Date PuzzleDate `json:"date"`
+
+	// Difficulty 1 (easiest) to 5, from the key relay's length, how far ahead the goal
+	// looks and how many other moves look as good. Monday's puzzle is the
+	// easiest of the week, the weekend's the hardest.
+	//
+	//
+	// Example: 1
+	Difficulty int `json:"difficulty"`
+
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id Stable id, `p` and the date.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// KeyLegs Legs of the key move's relay.
+	//
+	// Example: 9
+	KeyLegs int `json:"keyLegs"`
+
+	// Plies Moves in the whole solution line, the opponent's replies included.
+	//
+	// Example: 1
+	Plies int `json:"plies"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Prompt The task in one sentence, to show the player.
+	//
+	// Example: North to play: find the move that captures the most seeds.
+	Prompt string `json:"prompt"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+
+	// Themes Tags for what the solver meets: `relay` (always), `long_relay` (the
+	// key move has 12 legs or more), `lap` (a leg of it goes round the whole
+	// board), `quiet_move` (it captures nothing), `big_capture` (10 seeds
+	// or more), `greed_trap` (another move captures more), `decoys` (three
+	// or more other moves look as good: they capture or relay as long),
+	// `endgame` (16 seeds or fewer on the board), and for wins `majority`
+	// (won by reaching 25) or `no_moves` (won when the opponent cannot
+	// move).
+	//
+	//
+	// Example: ["relay","long_relay"]
+	Themes []string `json:"themes"`
+}
+
+// PuzzleAttempt The solver's own moves, in order (the puzzle plays the replies), and
+// whether to give up and see the solution.
+//
+// Example: {"moves":[8]}
+type PuzzleAttempt struct {
+	// GiveUp Give up; the answer then holds the solution.
+	//
+	// Example: false
+	GiveUp *bool `json:"giveUp,omitempty"`
+
+	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	//
+	// Example: [8]
+	Moves []Pit `json:"moves"`
+}
+
+// PuzzleAttemptAnswer The verdict on an attempt. `correct`: every move sent is right.
+// `complete`: they finish the puzzle. `explanation`: the outcome of every
+// move sent and of the replies between them. `solution`: the whole
+// solution line, present after `giveUp` or once solved. `stats`: the
+// puzzle's counters, this attempt included.
+//
+// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
+type PuzzleAttemptAnswer struct {
+	// Complete The moves sent finish the puzzle.
+	//
+	// Example: true
+	Complete bool `json:"complete"`
+
+	// Correct Every move sent is right.
+	//
+	// Example: true
+	Correct bool `json:"correct"`
+
+	// Explanation Your moves and the replies, in order, up to your first wrong move (and the reply that refutes it).
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Explanation []PuzzleStep `json:"explanation"`
+
+	// Solution The whole solution line; present after giving up or once solved.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution *[]PuzzleStep `json:"solution,omitempty"`
+
+	// Stats What players did with the puzzle on this server.
+	//
+	// Example: {"attempts":12,"solved":5}
+	Stats PuzzleStats `json:"stats"`
+}
+
+// PuzzleDate A day, `YYYY-MM-DD`, in UTC.
+//
+// Example: 2026-03-02
+type PuzzleDate = string
+
+// PuzzleGoal What the solver must find. `max_capture`: the one move that captures
+// the most seeds this turn (at least 2 more than any other move).
+// `win`: the one first move that forces a win within the number of own
+// moves the prompt gives (1-3), whatever the opponent replies.
+// `defend`: every move but one lets the opponent capture a lot next
+// turn (the prompt says how much); find the one that does not, which is
+// also the best move counting what it captures itself.
+//
+// Example: max_capture
+type PuzzleGoal string
+
+// PuzzleList A page of the feed, newest first.
+//
+// Example: {"next":null,"puzzles":[]}
+type PuzzleList struct {
+	// Next Pass as `before` for the next page; null on the last page.
+	//
+	// Example: 2026-03-02
+	Next nullable.Nullable[PuzzleDate] `json:"next"`
+
+	// Puzzles The puzzles, newest first.
+	//
+	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
+	Puzzles []Puzzle `json:"puzzles"`
+}
+
+// PuzzleSolution A puzzle's whole solution line.
+//
+// Example: {"goal":"max_capture","id":"p20260302","solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]}
+type PuzzleSolution struct {
+	// Goal What the solver must find. `max_capture`: the one move that captures
+	// the most seeds this turn (at least 2 more than any other move).
+	// `win`: the one first move that forces a win within the number of own
+	// moves the prompt gives (1-3), whatever the opponent replies.
+	// `defend`: every move but one lets the opponent capture a lot next
+	// turn (the prompt says how much); find the one that does not, which is
+	// also the best move counting what it captures itself.
+	//
+	//
+	// Example: max_capture
+	Goal PuzzleGoal `json:"goal"`
+
+	// Id The puzzle's id.
+	//
+	// Example: p20260302
+	Id string `json:"id"`
+
+	// Solution Every move of the line, the key move first, the opponent's replies included.
+	//
+	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
+	Solution []PuzzleStep `json:"solution"`
+}
+
+// PuzzleStats What players did with the puzzle on this server.
+//
+// Example: {"attempts":12,"solved":5}
+type PuzzleStats struct {
+	// Attempts Attempts answered.
+	//
+	// Example: 12
+	Attempts int `json:"attempts"`
+
+	// Solved Attempts that solved it (complete and correct, without giving up).
+	//
+	// Example: 5
+	Solved int `json:"solved"`
+}
+
+// PuzzleStep One move of an attempt or a solution: an `Outcome` with the pit played
+// and whether it is the opponent's reply (played by the puzzle) rather
+// than the solver's move.
+type PuzzleStep struct {
+	// Capture The capture, or null when nothing was captured.
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
+
+	// Legal Whether the move was played.
+	//
+	// Example: true
+	Legal bool `json:"legal"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs *[]Leg `json:"legs,omitempty"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position *Position `json:"position,omitempty"`
+
+	// Reason Why a move is illegal, the first that applies in this order:
+	// `game_over` (the position is already finished), `not_your_pit` (the
+	// pit is in the opponent's row), `empty_pit`, `infinite_relay` (the
+	// relay would go round forever) and `must_feed` (the opponent's row is
+	// empty and the move would leave it empty).
+	//
+	//
+	// Example: empty_pit
+	Reason *IllegalReason `json:"reason,omitempty"`
+
+	// Reply True for the opponent's replies, false for the solver's moves.
+	//
+	// Example: false
+	Reply bool `json:"reply"`
+
+	// Result How the game ended with this move, or null while it goes on.
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
+}
+
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
@@ -1297,6 +1592,20 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
 
+// PuzzleAttemptRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleAttemptRefused = Problem
+
+// PuzzleNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PuzzleNotFound = Problem
+
 // RateLimited An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1360,6 +1669,27 @@ type ListGameMovesParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListPuzzlesParams defines parameters for ListPuzzles.
+type ListPuzzlesParams struct {
+	// Before List puzzles dated strictly before this day, `YYYY-MM-DD`.
+	Before *PuzzleDate `form:"before,omitempty" json:"before,omitempty"`
+
+	// Limit How many puzzles at most, 1-30 (default 10).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetDailyPuzzleParams defines parameters for GetDailyPuzzle.
+type GetDailyPuzzleParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetDailyPuzzleByDateParams defines parameters for GetDailyPuzzleByDate.
+type GetDailyPuzzleByDateParams struct {
+	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
@@ -1374,6 +1704,9 @@ type PlayGameMoveJSONRequestBody = PlayMoveRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
+
+// SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
+type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -1425,6 +1758,24 @@ type ServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx echo.Context, id string) error
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx echo.Context, id string) error
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx echo.Context, id string) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -1668,6 +2019,144 @@ func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	return err
 }
 
+// ListPuzzles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPuzzles(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPuzzlesParams
+	// ------------- Optional query parameter "before" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "before", ctx.QueryParams(), &params.Before, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter before: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPuzzles(ctx, params)
+	return err
+}
+
+// GetDailyPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzle(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzle(ctx, params)
+	return err
+}
+
+// GetDailyPuzzleByDate converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDailyPuzzleByDate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "date" -------------
+	var date PuzzleDate
+
+	err = runtime.BindStyledParameterWithOptions("simple", "date", ctx.Param("date"), &date, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDailyPuzzleByDateParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDailyPuzzleByDate(ctx, date, params)
+	return err
+}
+
+// GetPuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzle(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzle(ctx, id)
+	return err
+}
+
+// SubmitPuzzleAttempt converts echo context to params.
+func (w *ServerInterfaceWrapper) SubmitPuzzleAttempt(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SubmitPuzzleAttempt(ctx, id)
+	return err
+}
+
+// GetPuzzleSolution converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPuzzleSolution(ctx, id)
+	return err
+}
+
 // ValidateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	var err error
@@ -1740,6 +2229,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["GetMetrics"]...)
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/docs", wrapper.GetDocs, options.OperationMiddlewares["GetDocs"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
+	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
+	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/:id/solution", wrapper.GetPuzzleSolution, options.OperationMiddlewares["GetPuzzleSolution"]...)
 
 }
 
@@ -1756,6 +2251,10 @@ type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type PuzzleAttemptRefusedApplicationProblemPlusJSONResponse Problem
+
+type PuzzleNotFoundApplicationProblemPlusJSONResponse Problem
 
 type RateLimitedResponseHeaders struct {
 	RetryAfter *int
@@ -3019,6 +3518,592 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 	return err
 }
 
+type ListPuzzlesRequestObject struct {
+	Params ListPuzzlesParams
+}
+
+type ListPuzzlesResponseObject interface {
+	VisitListPuzzlesResponse(w http.ResponseWriter) error
+}
+
+type ListPuzzles200JSONResponse PuzzleList
+
+func (response ListPuzzles200JSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles400ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles500ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPuzzles503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListPuzzles503ApplicationProblemPlusJSONResponse) VisitListPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleRequestObject struct {
+	Params GetDailyPuzzleParams
+}
+
+type GetDailyPuzzleResponseObject interface {
+	VisitGetDailyPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzle200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzle200ResponseHeaders
+}
+
+func (response GetDailyPuzzle200JSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzle304Response struct {
+	Headers GetDailyPuzzle304ResponseHeaders
+}
+
+func (response GetDailyPuzzle304Response) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzle503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDateRequestObject struct {
+	Date   PuzzleDate `json:"date"`
+	Params GetDailyPuzzleByDateParams
+}
+
+type GetDailyPuzzleByDateResponseObject interface {
+	VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error
+}
+
+type GetDailyPuzzleByDate200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate200JSONResponse struct {
+	Body    Puzzle
+	Headers GetDailyPuzzleByDate200ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate200JSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate304ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+}
+
+type GetDailyPuzzleByDate304Response struct {
+	Headers GetDailyPuzzleByDate304ResponseHeaders
+}
+
+func (response GetDailyPuzzleByDate304Response) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate400ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate404ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate500ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse) VisitGetDailyPuzzleByDateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleResponseObject interface {
+	VisitGetPuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzle200JSONResponse Puzzle
+
+func (response GetPuzzle200JSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle400ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle404ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle500ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle503ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttemptRequestObject struct {
+	Id   string `json:"id"`
+	Body *SubmitPuzzleAttemptJSONRequestBody
+}
+
+type SubmitPuzzleAttemptResponseObject interface {
+	VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error
+}
+
+type SubmitPuzzleAttempt200JSONResponse PuzzleAttemptAnswer
+
+func (response SubmitPuzzleAttempt200JSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt404ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt413ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt415ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse struct {
+	PuzzleAttemptRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolutionRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetPuzzleSolutionResponseObject interface {
+	VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error
+}
+
+type GetPuzzleSolution200JSONResponse PuzzleSolution
+
+func (response GetPuzzleSolution200JSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution400ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution404ApplicationProblemPlusJSONResponse struct {
+	PuzzleNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution404ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution500ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution503ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateRecordRequestObject struct {
 	Body *ValidateRecordJSONRequestBody
 }
@@ -3168,6 +4253,24 @@ type StrictServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
+	// ListPuzzles Earlier puzzles, newest first
+	// (GET /v1/puzzles)
+	ListPuzzles(ctx context.Context, request ListPuzzlesRequestObject) (ListPuzzlesResponseObject, error)
+	// GetDailyPuzzle Today's puzzle
+	// (GET /v1/puzzles/daily)
+	GetDailyPuzzle(ctx context.Context, request GetDailyPuzzleRequestObject) (GetDailyPuzzleResponseObject, error)
+	// GetDailyPuzzleByDate The puzzle of a given day
+	// (GET /v1/puzzles/daily/{date})
+	GetDailyPuzzleByDate(ctx context.Context, request GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error)
+	// GetPuzzle One puzzle by id
+	// (GET /v1/puzzles/{id})
+	GetPuzzle(ctx context.Context, request GetPuzzleRequestObject) (GetPuzzleResponseObject, error)
+	// SubmitPuzzleAttempt Try a solution
+	// (POST /v1/puzzles/{id}/attempts)
+	SubmitPuzzleAttempt(ctx context.Context, request SubmitPuzzleAttemptRequestObject) (SubmitPuzzleAttemptResponseObject, error)
+	// GetPuzzleSolution The solution of a puzzle
+	// (GET /v1/puzzles/{id}/solution)
+	GetPuzzleSolution(ctx context.Context, request GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error)
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
@@ -3660,6 +4763,180 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	return nil
 }
 
+// ListPuzzles operation middleware
+func (sh *strictHandler) ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error {
+	var request ListPuzzlesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPuzzles(ctx.Request().Context(), request.(ListPuzzlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPuzzles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPuzzlesResponseObject); ok {
+		return validResponse.VisitListPuzzlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzle operation middleware
+func (sh *strictHandler) GetDailyPuzzle(ctx echo.Context, params GetDailyPuzzleParams) error {
+	var request GetDailyPuzzleRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzle(ctx.Request().Context(), request.(GetDailyPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDailyPuzzleByDate operation middleware
+func (sh *strictHandler) GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error {
+	var request GetDailyPuzzleByDateRequestObject
+
+	request.Date = date
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDailyPuzzleByDate(ctx.Request().Context(), request.(GetDailyPuzzleByDateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDailyPuzzleByDate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDailyPuzzleByDateResponseObject); ok {
+		return validResponse.VisitGetDailyPuzzleByDateResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzle operation middleware
+func (sh *strictHandler) GetPuzzle(ctx echo.Context, id string) error {
+	var request GetPuzzleRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzle(ctx.Request().Context(), request.(GetPuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleResponseObject); ok {
+		return validResponse.VisitGetPuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SubmitPuzzleAttempt operation middleware
+func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id string) error {
+	var request SubmitPuzzleAttemptRequestObject
+
+	request.Id = id
+
+	var body SubmitPuzzleAttemptJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SubmitPuzzleAttempt(ctx.Request().Context(), request.(SubmitPuzzleAttemptRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SubmitPuzzleAttempt")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SubmitPuzzleAttemptResponseObject); ok {
+		return validResponse.VisitSubmitPuzzleAttemptResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPuzzleSolution operation middleware
+func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id string) error {
+	var request GetPuzzleSolutionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPuzzleSolution(ctx.Request().Context(), request.(GetPuzzleSolutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPuzzleSolution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPuzzleSolutionResponseObject); ok {
+		return validResponse.VisitGetPuzzleSolutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ValidateRecord operation middleware
 func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	var request ValidateRecordRequestObject
@@ -3711,236 +4988,318 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7H1rd9vGtehfmcvetUz5QDQpyS9q9YOaOolaO9GxnNP2BF7CkBiSU4EzDGYomsnyf79r7z0zGIAgRUm2",
-	"29x65UMsApjnfj9/64z1fKGVUNZ0hr91SmEWWhmBf/yJ52/FL0thLPw11soKhf/ki0Uhx9xKrZ4sSj0q",
-	"xPy//mm0gmfiA58vCkFf5KIz7Eh1wwuZX5VurKSTC8tl0Rl23E9spPP1kC1KvRClXbO0s5DWpJ0hm/MP",
-	"cr6cM7Wcj0TJ9IRJK+aGScMGR52kI5WxXI1hmic3gyfihhdLbkUn8UOf551h52g8yp/z8fPxMX8+OeFP",
-	"J89Hx3wwPhLH+cnkKX/WSTrGcrs0neFJv590rLSwg845rZxVK7frBc6V67H5g9v6YXODH5OOGc/EnMMh",
-	"/N9STDrDzh+eVAf9hJ6aJxc0QOfjx49wKGZcygUcamfYeTcTflqWa2GY0pbNuR3PmJ1Jw3I9Xs6FskN8",
-	"8JfLH39g3WzOi4ku5yK/gtvIDpJU6ZJxNpfGSDVlEymKPGGcrUqtpgw2kzCu2FJdK71S9JzhJ3CQguml",
-	"ZXqSqpKrqWDdrLHT7KCXKtjut7ocyTwX6kGAorS9WutleWWXpYrBBLaIuzaC20eGwXPYeGlnAAlWs7m+",
-	"EQm9Y/W1UGymi9wwo5d2tgkmUz4X5snffzm+ebnqj76/PppfDPj/PoFBTA0WjitY+EFbBotjbnGtkFDf",
-	"wd5w8B2fix2wcMYIDGH3tL2EjZaWSYu7nwmm7UyU8emwblZbS3bQg+XARN9oNSnk+B44jUQBzu7HG1HC",
-	"v81yPufl2oErPGEzbphQucg7SQdhKLpfeOFKw7fR3eJX0rCJVNLM8Lv73tbL6rZgo8xN1XpT1VrgvOHk",
-	"3vFrgt9qV5d6LoA0sX9qqUTOJrJEKtDcGHx+ZfH7aGd4XbwoBc/XzD/db28w37atXSIUuOFa9xYtBzdn",
-	"eSEuivXm3rQSiDk7dgbfXi2KdSfpjJdlKZTFkV7E+4R32KJYD5kRyrLnCcKkv1hu4Rl78Wku9tJPtnXz",
-	"YcWISZ8EAd9F2wFaJBXjDJYnmJ3hJRd6ZZD8DFkWVpCxLhwE7CdVis9FzjieBX7kxoI33MkyrcQpy6pz",
-	"zpjha8NWMzmepUqag4RlAXAz/8eKSyvV1M1mxFgrRyuAYlpZFEwvhDpgukxVVgFHxrocIZvxiRUlo6+5",
-	"ZStu2FTeCOXJOxzPD9p+q5cqfzCFn+AoTQrQhALia/7dvQCnBjIndcrtB9pKtemFT8G5f9AVJUSGJHNH",
-	"jXEOR4nPi0JMefFG34iHCVc0zhUAWXyo7ncEviFbSMuOh0zMF3Z9tZD2zrhYCo5L6MRDhNM+Oopkpmji",
-	"rQJTvOhPiaQwIBuVgl8TXyyXhTAgt0QTZglbSTurnj9iGW0vG6aqYpsLaQHFwobhD6mATVlxVYqCrzMQ",
-	"lbL50tiriRB5dpCg7JQqL7gFMjjmCnGdX8dS1EIbCYunkZ1kBSsKctW5sqJUvHhVlrp8oBBOI10JHCqC",
-	"FEL78kaUbMJlIXKQp7gyKyQJ0ngx9BTkDQDqkRCKFXo6bWPWD5fAn9YlcFq2X6Ff/RY5vLbHT4HMZ2zC",
-	"lwVS/OqcegxgzR0RUmil7QwEbD7SKJcZ5tdiTvHDQk9NQlSIjdYAcO5ssoTlGinCBV8XmufvtH7Ny+nD",
-	"qAIILVdW66sCh2rcdqx1AY/Al+CyuWLPnj49fsZGa4to37hcBFG63ID7g0hGfhsPbLVmfvrW62os8lNr",
-	"TW27i2Cdj8diYQ3rPjthf5V/glvJBV42Eei33IrXci6teBjLK7kVV4UbKFZ9QXpwvw+ZLdeMT7lUAGnP",
-	"mNlCoGtEN5KK3mnN5lyt/ebNtjOvreaTnLifGdfHxqXgFuTJUs+JevA8L4Uxp6wUuMkgalQqPYksgDMs",
-	"ewtvHZ7BWxnrZvF6gXMmnZnguShRFYnehT/rC7t0g1rNQEBiIzHRpaBVSDWFoarNh2t7Fs4NEHiK6gFs",
-	"+lKUN3IsflL8hsuCjwrxYDkI9YImaubc8hE3otL5icw04AG//bVGNBuqqh99q8BDL3wqpHNI5fhcrpEG",
-	"rnR5zZResS78tW1rhG7vtH7D1fqth9+HnC7QFIDJK654sTaINm3sDqDTqWflUikg4EfMf+MBtuB24/hv",
-	"Bk/wtV/FrQgZLaH1KjbX+omvRBo2Wpo1yTzc1FcFP0gLu0c9TauxuA+ifn68HGzBy58UX9qZLuWvDyTT",
-	"y3igCFy86UyXwUpWmWGGeD5kcHLqHKjUekKkD0jiIzJamQdov4MKrH6qr7IVomo7+VTC9Q+aZWduWDzS",
-	"IfuT4KUo2bsf//rqh4wkX3cUsXq77TxYN4sXukHb//a3vx3ChEJZuESxCUgog1VvSK0YbkYkLKO1ZVuA",
-	"qUOPqwM0tpRqGkBqUeqxMAao/CtlpV1/EvO3l/ZrWpozMPtnqKkZxlXOxnxhl6UATV7kyEbZcgFYc/I8",
-	"YSuuLDt58VkM4DVlrrG+2yzg4b1PLcyh5VuYuu0bjaDehgLANWQ8LJWtZtqIVI31UgH30cRyqmN80aaJ",
-	"oQoHgnrpaKQ0CWh03jpZDQ8q/VWkVXqV7SdllouFLq3I34hc8nd4Xg+iTGHAqzmMeIVXEEHRNzT0IUzF",
-	"0o4VH+yTRcGlSjseDeMpcapdkFPJ9k9j0hOWwXAZzC1jCxFqXfTnkvFR6BDjggPCcMOy5n6zXqeyBiKB",
-	"OSMGfkbiVSt1KYUB3U9PGAeiVY5nPZaZsS5FBpNK5XAToAVAcFHwNfBM7Ux+aI8THxZijCKxBD02l5OJ",
-	"KIUaC/i+juSnDrpu0NA41TpPlRt7ftBj2eIm8wb/QirhDXbleOZmMQkzlpcWGBbw+1RlI2HsG4DPHsuQ",
-	"tWQMd2CYuBEg3gRjTQILWkjLdJmDjpvlYmFnMGOqUDQVYgFnLq0oidzCvRXCijxhmdI5jI3H4FDEsBtp",
-	"QHA/TVUmPvCxzdhccEU7wFXAdhalvhEKsCeJod8vvDPsAwQs7AytzjhOZzjhhRFJh5jl8OffOgtp8U0c",
-	"tjM8+pi43wbht8PBx/dJBxfaGQ5eHB2/PEk6i5vO8Od+8jw5fh9/3HG+SElOj2oxt4CtRO+fW24bTO08",
-	"RbiAQgrTi4/ixaboE46hOcPfZgI9QS0HDGA5EoFUPjLMluThG+u5qM3oDtfNOtK6EBxpmzvu5qyvGpBE",
-	"siYwMlxDA7Dime5ycej4ve0C4JIu8auPYQO8LDlqOu7qm8u/CPBKyCTy2ho9pEx0OeeWruHZSaftVgCY",
-	"2i59UUo1lgtesBteSrz2BqayCFFrB+RBc6/dO/Br7tsd46YkLnKTbKFetVUctUjfJGDIEuTunysE8bPh",
-	"YXiI8Rjhr8DD7/swrh79U4xx8Y4uR4EHPM/xfnhxESGlA9KmuS7wZzRiopaTBFMv0wu6aBCwIuqJBgaD",
-	"Zr1Uud+M1QtUijwdRMxEi6+Vc/HGZGwui0I6nSghLw0QVZA55sKQT22DrlWkLAhLwOsdI4B/o1+bcALd",
-	"18M+gJYEpfjnk6T1PzhITQTKfQRggMtEg+oGQdtCof7sqJM7A0+PEjY4PO6zrjOQseP+QZNEuUCNzvC4",
-	"n3TmUtEfg1Ysifa9E5ojYRLN4rd98BZfinbe3N5rrab17dWvcHA46Pf70Ubhz/pW0TodNouv795vA1HC",
-	"5ttg/xuCgja6zi3jRFw9qAxZtpA2SAR6QcfxyCCtRR1sxQ36fCRIRSpH75/ITcacUEwiAPxWSSLd4Bzx",
-	"h4Bnj0iUKnoNqBZ+ZbU+2IBwpN4vkw7O1cZN8YW9KJkbopVyhSUTfjdWJtW4WOYiZ6uZUCxz78KHeGIZ",
-	"eUCbVC5c7MmLu90q+cNwtTsuNr8jOSMzDuxV8PHMU+gZN5HgqNmE15lqCwXZvAP3yu6TZaM1+wFerI3f",
-	"33ZO/TZsdyu4faJLeHG/C+nfeiE+8Ie22XolaKn+js/vyWoQJdG5ZzXx8mENDxOKFkJjUaAnGa4LtExE",
-	"R2JHvCjWFE9Q2ki/dN/4UQXaJ/3jA2RhgJl+FBN98XZpzCNDiLuJn36F8G93LLPlnCQ8WG7MQ+pAE3+5",
-	"C3t/9O/dmXLT/LtfvpQ5aZJwYPszkQaEhL20Accrpww/VAoh0oT0WCP6wrUlrLr3Tdmk10JM+59bWHgA",
-	"if7c3Hwb/8Rdtl4e4PQmwTkjZDXCGKkVaNPFOjBCH6ZjiMbmwyi2jl4EZE6VEh8sceH50lim+FzASN56",
-	"5D8JSIzODzREUVQe6NLh9R7dQnZwyjIyNeAAalkUbKmsLKr4AaFy02PZjShh8VmqpqVeGdIciImPZxii",
-	"CVTBr/vVOz7NmJ6w7LtX71hlcv5N5h+zDarAZWcIUycd58M7A0Jw1D96etg/PuwP3g2Ohv3+sN//307S",
-	"kXln2GmJvyl4pScHyC3WBJ8yr4mn+PvgDpB9VEH2UfI86SfPkkHyDP/r41/PYsimzxF64Gj95gLoRRJB",
-	"Z9jx8XSFmFh9gzZo3Aza9kpPmWLO6WhmWF1EQz1d+hxCvbfNdfjYStS3lot8x3W9hGtxcNMZHm8gOlz7",
-	"bx1eFD9OUB2/zUdwdt4BZXxTTjk7d6Z9hMFC3IgCnQIIzhgwh5A8EnYlhGILoRcFapnwAjlUbbkUH2vw",
-	"12LfUBVWgHjrHc7dn959U5fUt8Fu0OPh2A5BVdh0BBCE334a5+hhiaF+v5N87b9oP8uCWzR6o1XOn6Fz",
-	"lMHuSbNsYRTHDq2ebaLbxjEvKCK0PvubiAi2yZbPbxP37sUOHIbue3pv6f3Ns/ter2o0E3QDf3yrmSwE",
-	"kPWpBjVetYLe3YWVW9++xJfuLq5UqH47GF7Smx9rxKAVd6RlAK2OXeyDNsfDwR3QJlCa5uzfbWFY6Buk",
-	"Gzvdh23FS33ZYpS7g9Im88rXQeiQxOIF3ZeHCX/bCVDMALIR7ld7jylYfCPbZJWz83arIfmZkbQiRpLZ",
-	"SlpD1LWB//hbZ3jSwmhrBN+999tWEm5LoaZ2lrDB4YvaHCeROvbiNiMPLWIfQb6pucGPiVvmtiM7z7cJ",
-	"eI8Mk3nCBs/YT29fHxo+EQBpJR9bURo2BlFMMW5ZyVWu56B3RnF9NTxoEW/m/MNrPJzO8NkJnoD/c9CC",
-	"C7BQzxbqS/3Rxd2Ta4l4WcAMiiSUluUyH7LVTHtyjAZGVCa4TZX7C1SI4Mnx2ITRqbFZRLAu8eEJU1qJ",
-	"A2fNCXIqBXtIGwyjzvW1cjQDaWlFWruiMALJ6qZ2OVqfyaAXjSuDVotVqBBTct5MSj13stFKdYY/D5Kj",
-	"5Dg5ef8x8c9OwrOnybPkefIieRk9fVl92U8Gg6SfDJKj6PlReH6cnCRuhOj5i/D8ZVIb4X0SibFwCbuk",
-	"LC/oflmBdje2023schM54iKAsuznBYoudT9+7c2a7cKOGy7m1EKFiNpVZOzq3Wpn3GDoBGJbHVYNhJGq",
-	"3Ue1FT73dcy8FtM2x8wdtOwAfVtF4lpcK17nfkLxy/25e6vIiA6uYg3zwWU5YOKWdfvBt4QCayB5no4c",
-	"bJgVf0+ipc8ikKYuqLcKlvdmhySWOKZIZmbEaQfaFTbWZJcgngS42cZJUeC/4NNWi8mCTyMe9ciwmTRW",
-	"l+sGIlZe+HbiT4SqQe2fBmz6JPQ8evo8PH2RRPQ8emMQ3kA89iN4av/0s1D7SOF/hjsCOg90f+Dp/p2p",
-	"/fuko8QH+y1uCl7YoP9bPPY+V8a4mIN1O93byctfBMr7fJOXb5xwdPobN58M+vHlRHTWXX1yHD0/Do8D",
-	"K78deGAEf72Dz3K9z+PrrbPzPl33fa53L+4SBM22mIcAH20wkMGRZZ4mo3UTcL7Bi5HGIS0oBXdheEgE",
-	"/YdtZGHQ7zfp4K0amY8WCIveRrV8eNjedD3EkyW/NTAkzmrd4K0YmVHlcyZx+IxP2lwU6w1n+E4+5nPp",
-	"dq/Y5dG9pZc/ftw4ifebbofMbTNziUhEt12+24p8yONCwqoV+t+sZqUY6xtRDlNVSzxdNbZOyaWYvKqZ",
-	"gbsnnaEUheY5SGqoUSBbT0JCnRumln5HI7nMO3pvU4v4/yL9mGD10rm0mpeF6v0/l8Ylcw/Dqr3nUOZk",
-	"z3d+xHEpXNg5654cp6pFv03Y0dNnQbWV1hxQqlqIUDczvVJMq2LNZqIUw1RdC7Fg0iZxMQF4vOJrHwrk",
-	"pDhXfmHjqqbO3fKJHQg01EO47F3M6p/LSaAX4l/oI3CZ4bc6Cfo1J8Gg6QeGObA2QueXp+u/9+fPv//l",
-	"WD2fvevnffvX619/6av+6HnxfHLyl/nR6OnyH//9fPzmxaYu6gHlNlZ2Vz+wW9w2Exq6JRB5RpSxgO/X",
-	"taK77Gsza6DOxHCbbgd+cdv42GUw8dbXnvmc/qG3D2FyoAECvhCl8eHt27P9WVfpVCH6AhH0SuFa2INT",
-	"lpHzKBuykcCoAhSHTlnmw9yzIRbPSJgRIlXeO+lQXwFn+zkCruCKCjU83seHGx5v6JPfC15sC5R16bWo",
-	"fczwPQY0VjR0jwDr+noT4syW4z0rVnxtWKavM3JNZUf9fuam7EV71Nf1rejrW6/fzdl243WW3qLJr32M",
-	"lzTM8cwk0p+p1sSCAhGlk8tQcAfuXRWGcLzaG/eiNDd/QQcYsR0luuMnqVoQF3DZzlFIWalXB7clw9MQ",
-	"+Adb6WWRs6lmJaY8T3QpbkRJUStRxjyttD4POslxomCNpKBiHLIQ/AbdOPjGQR0k4wIz8fbglVrpg3jh",
-	"naQTFlS/7fibDdh9HTn9bvHgScVGpRST0zaXxhMXlT/DVDzDJiB2t0Vl3+7iu3cIx8PNOnVTzrNbg8I+",
-	"mTmkDc9ei2m7zd3oFebyAU3Bux86yxnIwoWchMxlwAPSjRKWl3qxEDnTSqRqtMaMNqms9qE98KVBg5ti",
-	"GWieWWRIRPFLl3LqQuABts21dAN6yz1f9Fiw46F/DsPlJ268gL4zUbhUkYRyMlBjK8SUgscMLV5uymjb",
-	"DewNoJk4VXGf2Ewcqt20GiJQSzEW8gYL38C6k0Ba4HTgX2u2EiXeTJ0lhyU+JPS9ATy4ObfwNrgBdP6R",
-	"MK+uWd4PsVpiRFtmvSWSzi2nRdtTLHNPM2b1lCz6IXi3FgNMyLvhMJzyIlh3vJujpdDLR3c0l+1pBIBY",
-	"Ue6H91G69JPdOVJbgt225uHcIXK4fbGv9s/G+kSZES40GJezDejMtiw0OFvHC0Du82Rhc1E7cmxi++z+",
-	"d/5+X1PipfzAhLIlpgkgOewfPsWjw4Bepkv27HAwwF82Y4nvtqY7JAEFxEGv7Tl9Rnyp+mMntaD9br2y",
-	"Byeo3DkS9AtHgP6L4jrbDvzHKO74TiHa2gVO1GskDln2G8wxZKiPf8xY17hqeKuZxpJoxudPXvx4uSGx",
-	"wQvZAaYCuXG4TCgo46MzeXH6Exlyqgas64wyCFQHgLUvXLk2W1JSykGPZfgNBoH6owk06Ow8VUBaMZm3",
-	"KPTKPfP64AbLr+JBPJTLBwaDnDrLEJr0/L6z+4eIWJcZvYEhpOCGjccKmQ+65LKhY8pbFTN82gpdFctv",
-	"kWXIDe0rJbJc5k5Wy5BwUcxvuRQJ/mBAMXLYmaWqu9uhDSpVFTzcrUpu+HKmGN1PsO8pvdOhfMBwNwpu",
-	"C2ZPF+J2wHgpAFpStSiFEcpuLh0Rhy42GG0x551gDZfsgsU2jbQbDj4g5GTp3+4PIkfMbmJ2dFIFSURR",
-	"EuRI6Tf+G9zqWNmA+99ZCAMvdsdwkH7cLujVHC9RFMe/eWTEvXz99/Cr/EtCBPYJRm1QL4KCNvJ1IVvd",
-	"CyAMUuWehPUPB4MeyWOUHmiQMvQPnyYkkz0yKKRtTfMaDG7T6C8KvgYU3FVPAcGUQDRxtP0RsLoFcBUX",
-	"abbipnqEOROg46aqy0fo3UEuvpJGUA5VdeBEPEfazr6Uh+JrisO/a4rD3N3P11jEf2Us4oMcQPM9qm3E",
-	"cQ9IRfb/oEXX6yS0wFYa66jb/ZS+d5s5gCx40+uu6i6a8XuLYp0dbMsExKv9HObezcCGhHHD1npJRknD",
-	"V80g0f6dsnLJFgLztx/yOtS53Vwc2ZrjssbejjvWZatc9aIiwG3WhE98gOdY9DUXH9AO7Iz67bbyUyZ+",
-	"WfIC4CFDZ05diRp8rgCSTUM6XYgbr/VOIvpxJzPHaqYLwUaal3kPCxWYn+X7kCAZlxQUVFAQTe4yGwYb",
-	"UqpARvFCS6lXCRmSnMCSIK/HOpcMWBrGssjpzLqYflkyvVKi7KXqksz+KGtV5n2ZIULCP7uS/RcbHLC5",
-	"ztngKDsNL0z4WKDAlKpsMGCHTGa9oN/lmesyYbem6a+0IjElc7meqYqzQS2TpsdI5sZMVDif/uHJC/wG",
-	"D2JRLE1LLbhUURUzrKNSrKma2cnRURYJSNv0tU/KrFv1qltz50I9hDBpe30AgguDAuxpZV2MAKMOFHX1",
-	"ZPs+gmpyh0IGlRlxcBTbEQdHm+qLP6f7eLikjcJ6scojDdaKnlUc3IZ3AItgIwF/++037OXJ0+csFxOp",
-	"hAEizi5X0o5nTCuWjXUusBmAsaCApMoofi2uxtwIttJljqYueBHmz05ZRrFXZD/QJVnRKDtpzn1mVy9V",
-	"QLbfvjr785tXgeVlGC2VUTRhIY312WA6F9uCwP5TCyg2UEvnrdYyujPWuDKm+NwF5bFrSZGabq565EvL",
-	"4W64uv1pt1al8RQIFDdqK1Qpve4E0XzwSk0LaWatsz/g+jYTd8N9/rajcOCCNxwRzcvfGDeChh0DPzIs",
-	"+/uhExMPz/+cJbDkiUSnWL2K/CODVeEb6Rm3w9nGyrZFucCyvn/37oLRC4RjNWvt0VGrXZZgtwXUZrq0",
-	"CZvID3At1EnG24l2Atl2LKh20W4NPs+FsnIiXcxxY5ZTVgqjixuBkawAOUJZWJPaIDaNy96NfFE+zLKU",
-	"h6VwTsL9bMz+BKPkUkTeNgL+NhifNm1JPLIk9Vi2kkqJsqoxQVIGIttcl2LDe4ndXvKSrzJQLI5ODo9O",
-	"elWnC5bN+T91Ke068n6EIY6eAsmHYQ8S7Ilx5QXaTdcjm/GcKR35gE/jqAoQzVZC2VQ5y04WDBCZ83Rh",
-	"DwWKGl4IG6zhlatMj1EnyRlPlZ3JMmdWzsVpTdyyWl9Xch8GLKGHphRGThXW3NssehH0An8YnaRD5xwr",
-	"uXVCXO4I36qb/2LHRTSBP01kMX7DlLTjV1p3bkTfbqCNX20b8tMztDoSIMQLqldISjrwQn1a/2Q3yLsF",
-	"7NQi3nqL1B1UiLeRJ7RyxWP9RGWN8+bxsSvgoifsbK35WjMaZQTSxJ9AQQBZ0XtZT+O6ZmQDjUsluRp+",
-	"bK5B2dXLcixMqia6KPSql6rDehmxoS8iFgovUVqtq4wGvHHOr4VhPCThSpMqVmFZCNbQCwR1tBJguCoW",
-	"g0VEyTAy21i+DmF5qI4wtpqJUlBCPwIbLrDCraHP3WjBV1PH1wC2MKxQNHewDNb2F1WMQ8x2lBb1PFKw",
-	"rIZRYgo102zOc1EFNxGNyIzMxRXqaFlSR2U4Nj9KUBBruL1Nt9nb1tmqt9DXgEq432igFsFnxhcLoZDz",
-	"bNafizEtXkwdwxpd3CqsjtYdrybaQpuvG8+tSXtrN7QNJFzfhhDe4lZem6+6rvomai9t0ooNYnApuP1e",
-	"F3kb1YJdkE6NFZdtwjK9ABQjh4nSWPA5165E7qZTOKGI+9oC/eONU7709u5ti0CgxKSH1vp6W6P7t5Ta",
-	"u61MiDuVuGjevp/cufzdpWxXJwgwej54Z6VMpHaDgocFYtCYdUpad/RS8CG18pjapYTMgual/I/rMbTL",
-	"kXQjylyOEbaDAdCb0jZLelHEdB4V0ElV3ZoIsk+XF4UTZueuaCRKhVieq1nha6N0AnzVq5Xxch73CuW8",
-	"lVdjiVhgX0AEUUvP6C1eOXJLMVmaFpe78AbSPS2cBcLgF3BB4Vk5Vr6BAWHVO42r3vxbrbu9OpG7zxpO",
-	"Hn/e5PF9/MHhDLZ56ol3hitG0NvDVd9AbZrEH1GyO3DKI9N9g9UQZgnBhhFGdSvnskkcyTCMF9jyzEo1",
-	"rapbpypkEpY2VLzDrsNeKttZ+TJVzdKXiaNNtXiYMFYtgK6JPT4QEoH6/V2SpZ0tllzXPhjiFBQrFBaP",
-	"+v1+s273MwxMuUvwcmVhPMKywk2r4h2rUz2oPOa26Ed0E4+XoI5cYrcVSrQR3L5rT8M6ayRhuf7FaIdv",
-	"RNdRP0X4LVVtIXcJJXhys7sXDV079YIBRGo0e5lZu6C+ElJNdNuCsZv22cU5ah2PH5Ni8fgxSff/0OVy",
-	"5NIHDl1CwZyrMS9IX++xc8vGMzG+NhSxRxGIhDjeWMbj9pSGrxPmW+sZ5zmJMM8kMJBr2FQ1V6A4Q8XO",
-	"zhNq4BTXtyQb2mI5KqSZoQ6Sc1msU7VY/vprAcpRqh4/rvraKuSBC17yackXs97jx+zdSnvU9igHYyLP",
-	"T5jBMkSMk2CZKuCcK1HcOFQh4iBy1gc8HQyGbQJF0i5AoOG4FKienbyogrGXJayTFAWanQIogbCwMxdd",
-	"IsfXxjcdopqdoDEorQ4ppSjYF41eUcINycrwSTO5gzQ/pD3SmlR1UbQQ5eG40OPrlTSus2omnSncxWWO",
-	"1q1upYMqySNV5FBFPYq7llq8CtpvSfhg1iX8oTW0FD5fBQsJG0rrZV3OHiNkPk5I59IT9rgQU/P44DSE",
-	"2FQTKhYOBf6uzgu9bWu9DJprpVT48HNpK7W1651jLt8YpatUVUqGH+boqRtlJRXV23c4EBWGE/kUFJK4",
-	"bn9V4xhujmNjOZEzR23xNLxuXGqgU87tAARjjDwl7WBtf5rM52OlHdYFamCGT55MpZ0tR72xnj/hiO/u",
-	"f3+wM3GInx1KdYifHTjs+UarG6GI0zx+DOq3715Hy0QBlu7K9eePG/UMN3rywOl9K0WRg+qrsJ0iR7ve",
-	"XBTf4HmAXC1KrHeJjbrphYbp36Al4KyR/4cJjzx2y1L9eJOx7uDICc0HSezcpHw+tt21eVBzbfbYxU7b",
-	"PSr0mp28wPWR0xMFQ1ygqrxUzizLutm2RknZgQvPZs4nlbAMba7wDzK6wr+8m4qAxjlKnLeLgFsxg24w",
-	"GAmLAp/0+3GTGu8uCC0LsQ9VowtVFx7ADWOnKOa8ILCuBER610BuAjcLP+DNMb3ETI6Sq6kADQN9tzQx",
-	"mXeqjldie8Mr1gUW5fFgw3dS3R5SlZYeWAc9dqbqURXSsMdK28dIHuB+XDFkGKyeKetCwfHbIUUSZ1EF",
-	"OU5h6f6u3TdjXpZS4I3XPSWMur+5lFAl8IoMVlLHOHclVnRNcF6/LLVF4xcStVIsNPVS4cEBEeEjG+lc",
-	"Ck81sZco7H6j8SvrZieD44yNxFqr3PnPCzkWypDaj/FLnTfn7yI3ScfZHc8uzuMwtM6g1+/14T2QX/lC",
-	"doad416/dwwiO7czFJvQDYGRUWJLiYhicjjWynKpRM6+f/fmNSuFykXp0hhrgDh0BBREWsQZJ3sDVHhA",
-	"jghTMOahKOj/CjSVrjFVhDV64nAVsMegjEMVRHyQM0BmVIWsqzSjvYD0MtFooy2ZsevCB2GIwgi0YR4k",
-	"zGi8S10C855MCqmcNzjsBb2w3wn7ZzgxVM0WWhmSPo/6/UaHNWyBNrPzot73L132+8fj/5PrMWAngxfw",
-	"J0EP8Ebph+pS6dGT6FmtqeCG2x0vyV9J3ev0yabfaFvY3iPNp7aR/wtFd3LawUovzhtvwLgcgyCrUzed",
-	"9/DZk0LeiF+3A6rjdEQbqlwE10cRCxOI8gbABP2RKOAUNUHZgxEABYID6IclEEBbcqtLVgqX4hoPTPko",
-	"TqzBPmXlslgzY5fj6y3w8xp3cisAbfTLq+CIOiFco9pTHWdBkapI3DfqEnzcu++dq4iw5UqjA+UwYfNS",
-	"YXMKXsBKCbsudC5sKXfQnjf03ItVF6WeCzsTS8MAtZj4EKQL8pQOA4UhSSJJVb50U5K4LX8F7UWUrNRL",
-	"S/TF+aW7GYlaV7559ZXVlhdZkqrGkys/5pVr2ZMlrNfroTnB6Ue+kS+2xyAjWkJ6GOzjOw0vWIlxjqgh",
-	"0Yk+MuhYcKeyBXTcmexJfbABY538/IF9/+r1BWvdLfter6g3L6KIf+gXKPIEtDPyFZKKEXn1cSv4HdyS",
-	"znup+gN794+LV1vmcnpMqlof/wZD/jGFjaWdZKaN/WPaKfSYF/Dv4Yv+C/idZvpj2kF9vZMsy+KPaS2K",
-	"Iu18ZCdHlTLeQi+bcEXAlDDHRlm/1++d1Inof+4h7kX1ffCuB+UGhYgOfB7AeSuVcKJLb82Jk7aSCpj1",
-	"x4VQwFFQwqnE1UggWHHDRktZWGL+cNbB5JGqcFOuzA2Grf3j7M3rHvtWUC1Tq6viZVOhBLEF7NOKfFKJ",
-	"D4tClxjw2Ya9bol3I/1+41EFGDqSIW01VVJN9BBVG+DQQxZxbrVbUNhyZlLRxmtAf8dZ94IUP38lq9RB",
-	"5V0sW+6CEteMfl/poF6uFnSwqF08WZlDq3gnqqaKs1+WIJ6CQAs8aaV9M/Ie+9FHvLLsaf84Y13E5iw0",
-	"uc9IwOSpKjTP2YgXXI0xFRj7kJd8MpHjShzdAj9vfcv9Tyw5vHWN+j+f5IAzUNm+EmWGpPO0f7xtvLC9",
-	"J5cgs43FT4rfcEmpaXUIgYHlfvJG1DGfcsttW8gvdt80sbsNU5ydkb3eiLE7ODzuJyxqSUimsPB2W5dG",
-	"+Ip69rFai7+oeyPD5o3OQ5g4OcIuS2cRGEVlffaocuFKcHV9Y98haeLuOQIgB73XhY60NAp1u3Izobrf",
-	"aLfaY9Rdd4h5yDt67LqOxL7BJV/5obCZsG5W9aQSzalK1Rnb7H9NUSQktSNswaBDZ8hAvRPQkILHouqP",
-	"UaEbRwGi8lReeIOTdZHZqapyBYKQZ6v6YNLAlC9D2n32VthyfXg2saL0JoVeqr4ptPHxsGOtlDMLUpPP",
-	"6lDacN81JL2Iqysjt/qTztd3RP5flnLc1BworNLfijv7ptMrJhD/mg6i+1OiRgfXj3XXku+08kAqSufT",
-	"OEoVmrbvc46fpcO0//Eo/NgPvx1XLx6HH0/Cj9XHT6sXj/buWX3nC3IRFlvEA3+SyC9O6IJ284s/8Tzc",
-	"edI5GezBYi74GnjyO61f83Iq6Lunt3/X2mQfPj462udjpw8AS3ulrLRr+vbl7d++0/oNV2tv6CdeusfZ",
-	"nCv0jRcuwqFuijHXvhOD5x+By3jbteup7Pmrv5yKu4bQ9a3s9QL9kNQztr2yEWauVbx3qXJRsgydHxmx",
-	"oZgTxoXqhvv0IEm2Rc6EnSZMTqofSDwLRXGrtiTEkzbN1pwp0B8Lzxu6KHIe7DJTO5eQL0Ts8i+pjGKz",
-	"RmK9/mGqNgog6jKubXhwGpWdQes/WaAthvpgNnsbu/GtJ11TofvzmlYS6bywGLiIx7KQlvVjqviFGk5+",
-	"TDroJ/FxaM0lYkEpFCz0yvtzfakClyJVX/LzL1Ak+H6J9XegzM2+o5+Fdzq0qZ/6hbTsOSCRO+T4fOsV",
-	"ukKkWa3C5se4UkmsRFY8OG7/0fDgSsXe/vT61WVvnscT35qyv7XezL9p/v4XzMa/A9SFWmntkoAvQKcn",
-	"UW0iFzhZgg7wHyMiPJjVAw+uakmhDVyIZtsvLWKjHBGdwOcxJmo7k6eu1iZUjVY5m8obQUn8WF4WA19d",
-	"FTT4X7bZndrby7ltxG5lGLyVbS8q74oSwwDAgU9jPe9aiIVz2XDQHlHXwUxUQdlx3KRqZ2AXcSwsh49i",
-	"OcoBhyzzJbKGrF7WbViLuw01tV1zXZf0RBkZRWHY9lpvrGtmjnVXTeZC+sb8lNkVZj1QU1PGLd6xGZdC",
-	"KGbkfFGssapclMNAyjX7wUte5F73ZbpDqDLW22/bYqg4N2SDwxcbe3UFvmkpY9GD0V9jRbqB7yXoe+Al",
-	"7CjKHCgAyYytZLbjwxdON8XsELjJXIgFiFdU4u4FXLm6JuMHxRXUkhzPzjFbi430UuUJDsLHM1cfbyQK",
-	"vYLLn/FiwrhhhVbTKFAKvpam6kSA0NulCAnaB4oLlOOEHkJfSTnEhyY0fGVlgF9zJpXPMMFDA/yYCstG",
-	"HF2HqfKj7dOH3cvIzQ7sTro8YBP5IQYeHxzLFloq64zhmNjUY4jBLmzHBSukCo7b2b55npfCGEz392aP",
-	"utGDwhfoNmGAgzYxs2p//yAhk9oHNwgcRfX5ivXuFrl1V35CER5n5ySGHsQMP24wv6WA4YOqG1XM8mPi",
-	"0jUaxphGsf1JKYXKTxE8sHbLpctbaF1yvZv+HThwdRt3kvwG+9/W104dXzt17OjUsR+YhnY2WyTFZlfu",
-	"09hSSylVrpkNShWhEQeZafE6XmuC350Vin56i/6xatH1NP72xj5tfrGvpq3q27fcitfEcD6JrHuJWR3b",
-	"2peE6q6RqEuybV3URSlsp+/ZwUSVHoJ1qwizEmcxSnyCL6J9gvxI5ZiNSh4aEmk9pHIKT6RO1CgHU02T",
-	"7Q2sqfPVKXXGkiRGYKLC+eTwB63E4RtuxzOsOARSBseQxAL4eHbcP3FBU1UYFKwgtOgezwRfsIUuComy",
-	"0Q+6kr2VEDlFM65ggi2+S8fmF7zkc2ER037ecZQy35Kf0cN6KZ0hRjB2Eh8QiflIdV51F4pyngPktHjI",
-	"3QW4gAEmeFlIUTKvW9DJyUlN8qUOOCQBrrgJKyYSU625di9baEnaeZ52WsjG+3uZYPY/kF3ktUEu4YR2",
-	"ooXjFadwHi1ATMo86iYUZOcrEPTueCaw4uP+yfa1eIdhgGsj1VjELd+NC39o4Mw9d5ywpfKFi++xl/uw",
-	"Bdr+7k/gfn/Q9ltQhj4JmQ3nSzBvLFe52YeoPhE3MM2O8OMMA9nwtUNjS8GrVpG+VCBBFNVnyF7Bm5dY",
-	"N4H6KqVqVOqVES5OZ80uL185PQbLnimgxagN+mSmTOaO4qI9f1GsU4WBVkOn6wOoYnKCzFnWzw58B5eq",
-	"DRZWkAX57xTjSHy9lAxOPkMtOzqoKh4Ft0mhqsop3a5doXS5j6DFN0t0G82yQdZW5A/Dc/wCOE2PeRKu",
-	"HeNGrx+cUqg8mtGdMnWEKdYHw0aBkdoOYb7gpqfdElejqyO/w7jQxhlOzpgSK/8w7h9DDqipJF98dOGk",
-	"uPkrSBUeGfpsuCJXj4qTXI1mE14euAeUHQU6LXJbjZx5LihG3TerXCTEQbPX3NhDhBBMDQiVMvAoZE65",
-	"AXzFug7ATKowisgV/5sbgVWBtMIcOu/vPxgGPT9ap9s0x4ylNeaBYG9UvAsCCyxrpr0c46CA0xaohA19",
-	"7zcp7SmDg7Vk12IyF/OFtq4CO5Uy8Jweq0gkjMMEcyyUg/EYXSyFqKbZgbOcNUIXQF9pY/ff4hLg+gnB",
-	"fm98H48eqIADPLxxugXfTMiZFQlyCYyMuxMqT9rK8Wsg1c4RTm6pZvp+v9DfmGLWOX8z4Km8EeXhJezN",
-	"U0NuQgWbnPFRs99MpxS2XA8x4RiQGChF32HikBFmpgqowpD9lnZknnaG6Yb6nnaS1Ome+JyshfgrUFzY",
-	"fK/X++gnGIQJAF+i4f3LKRYHwaFQD6WRpHUPR+szmXr/UYqumrQz/LnX670P8xCw7x+9SBBBZ3xv/8O/",
-	"hGETglZEFQgi627CwsFeTByufLs74Du0/ZMPvigc56KcT+SVWEG3MowHnwHlxY5LYVPlErapuqM3E+Ob",
-	"3soM9FIal77jU5w15pWIEl8dIgRhqzOLQZ9FwbqUi7Smv6iXSU1XJP3wAMi1YdlJ/2WqYNFXVHUJ9SAs",
-	"BxPUoDZy+Bct1e9A/Xn/1bb3H1/H/mnNtnfUNFlXtr3+ZDD+x+qo+P6Xl/on8Zz/ZXR8ffHr0/Lv5oX9",
-	"H3Uy//P02ey1PPrnX5f//Wlse//QSzbjNz4NnNsWwx6QDGfQ+4LU+KT/cr+PvtFqUkiqivJwnYtfiw29",
-	"A2lpq7FrL0Ieio9sNXRRCYlmERJHq0Bydd38u32v80TqSBJFRqNXyAtY89NIA8NulmJqklrMVrCtpcpL",
-	"WRSt5dWeUNWNDiFoIS2BW5nv7Y8lE6iGXehkiVWBSRVp9NLBRFd4nKoSlhuxoUYr/hYe8Foa69Wv36U8",
-	"TPfomu9j1eTgs+8fhMVghkS1Gt/tMhI+XR25/l0K+LdDortvs7mgQb+fhJB9DK7ftkAEw/YVwiBRQfx+",
-	"rRcN1sbZ1VrssxvoEJAu+LTVUndGYOzUl5k0Vpfr35eIGuEA3nJspGkEqyDMN6lbcocQVLLZUFF8b9WW",
-	"akuFn1S5Ej8sWxTrjM2XxrKR2EILyF5R5Q/gXlxZktyZJxIWddzASge+aCfSM5/VavgEUyRQ/aJYWDlf",
-	"aGPkqMAHAFBrZldyLHxYylF/kA1b+3N505LcbPlM8QRTb6tqtDeStsfOVbugTPVz4VRk1UIJ7V3Ipn0E",
-	"XhLiIGgxrroDOeawLQHZOLpLhf4JZ1mqjE4HPbe7Pu5OosV1HU6qa+BNpzTQLeGW4NIP8BDc/HHAy2kj",
-	"pcOXgMAOWbhBBfJ+1U/NHSSu5KQ/yJjyThEsVS9oYbho1DyYNGaJLe5P+sdZFZhLFTLIG7ksFT4/wdHM",
-	"cjxj5NQB3QPYUiGucD+xvwELamA4Cu21S8U28/UjwzIHixfwwADoh5qt0hy4cat441McJfwWtLKqbqGX",
-	"N1zYNjaqpNoh8KmL66Q8m8pk5gKcfeXnNgYJeBl64/wOFKV7RKu0dtDZb+5m859PHZT7tUXZ1xZlX1uU",
-	"/atalN2NBuzOmTJUtI8YIbK6ekDnKbElWc9gRB6HAuK/i9XnK9n4Sja+ko0vRjYoRdzXqKmaonrX6kGt",
-	"t+99FcnBPuFj3GldwlnX9gh0+1aXI5nnQn1ZI96/bxCea7znO1PeVxt3VXYRdaP6uj8jvlS6+ht+LZy2",
-	"upedkWJ8truMXsVZlz5/YBh30Jc5thbB4DpMmmz2WHklQ6t99JzTYyz7pdaUDNBoWB6lLCSutGOwJ2+3",
-	"Bvh6v/t5gt7iKn6XvqAvF16WBOPtFyY0/+62/z2xkYBsOyIGK/8W5HP5n67cqrMhGvmBanv62ru1rO3E",
-	"d89Ed0Cquv3Dp2hdc5kx2B8R/sa0jIN6SRPMrHWWp4UoYZwkVbXkPvaTES6fZianswJ7bPplYHHIUHd0",
-	"UYobKVZshcEwZDPUyyJnuXZ2q806Iq7sJPbtAtnY5XQTEfAEpjKSbLPvvwkdle6byjKXuRenq/ukVBaf",
-	"fkQ2lZWuyibX85A/q0hyh3QSPIzPmkMsVMth1eryJ+QBQNig4+rCJUthqOCJUBS3bGelELUkoKrkRj3x",
-	"2MuIra0uomRhkth2ZQcPgiQaSZ+3azNHJ9UNRlfYRzm23/hvcHuGbtK6w6P2Hb6/6/1vlzkv5QeP9Cah",
-	"wu+E+u0E5mt6775+k1dVUOEWUl13tbpL2J7t60vkbecYbwWlQYaO07XWHFFLDl/L/8DJM5TemKrb8htr",
-	"VUCSuIMBdz3DXMsBIvXAjcbFMvfFlqoOd9SaA+3j1MPPdfVTY4HtA6J+f6Iug6p8sz1YS2+wULqeilad",
-	"T+IgT+kartQCF7hxTX5c6azEec0VL+I6JSpP2tv4UA0w3/UnrkSHAcZ6YdDrblvblw/D3FSSJAkdjGpt",
-	"ixLsFVSdTeQNcPVNo0IxKjQUMnyNvhLX0O5GUFL3arbusTPXWAKF85ku8lofE9/jhWqh12ph19lu1VwG",
-	"BnsQ720tSfGucni4eOKVqfUsaGMa/eQFYk9r9ZN3wGt8Cysf6kwWn9ahsEvM/mS32W3n81TvUKHN0Paj",
-	"kqGDVLyx30fzqLiRUitpRVBJKmTEtoP10l5ffOl4t3eHlO082jeNIjxHbJWGSqaSBB9ciUhnvvLofXn0",
-	"NzMxvg6dMKI2O21c+GP4bSN223Ir0EGObI3qmA+ZL8MVinwkcZfzECJVcZeq80/bmiqnN6a26TIEvyPn",
-	"DVX9qb0HBsr6p47JEeF21onS9YZqM3ig2RG1txovHjarXvItNS/jdi/05o6ClmxLPUufjEmlQGHfY22s",
-	"Yd9c/IS5NlE5EWx5xEM/hxDlEfVKcsarWjeW26smcFs7s1BqbfPYvosbLg2j2/PGWlBu9HJKfvizi/OE",
-	"jYRdCUEFbKlaSKo0/ZmLGzkW2CahHtjRY698H0pX24KqldcaaqXKl2EZi7jILmVSuXwoJ1ig/h8sdoai",
-	"aMa8BA2c+jTfYm+LiDH1qfHpUZR0ia2HQPKhuru+coVP6xqJmVR5FdYdh1bAtgXPXbQOZgRgTE0S+ooQ",
-	"bHu/WojPwdIYGLjShgWp8rXgogl4zDJ7LPvu1Ub1F0qRy1yegfFR7C71lxu2GbZfAx6y/mxCziuVY+kP",
-	"wh4Sq3RJV2O1LqSaDjExAKvr0oXVau2aJFWbtbyTRmcaH8qP3q1DGALtNaGFSG2tUc3ej+8//r8AAAD/",
-	"/w==",
+	"7L1rd9s2tjD8V/BqzlqRemhF8iVx5DUfPG3aZiZJc+LkzPSpckJIhCSMKUAlICtql//7u/beAAhKpCxf",
+	"0k5nsvqhsUjiuu/XX1tjPV9oJZQ1rcGvrUKYhVZG4B9/4dlb8fNSGAt/jbWyQuE/+WKRyzG3UqvHi0KP",
+	"cjH/738areCZ+MTni1zQF5loDVpSXfFcZh8LN1bSyoTlMm8NWu4nNtLZesAWhV6Iwq7ZsLWQ1gxbAzbn",
+	"n+R8OWdqOR+JgukJk1bMDZOG9Q9bSUsqY7kawzSPr/qPxRXPl9yKVuKHfpG1Bq3D8Sh7ysdPx0f86eSY",
+	"n0yejo54f3wojrLjyQl/0kpaxnK7NK3Bca+XtKy0sIPWC1o5K1du1wucK9Nj8ye39YPNDV4nLTOeiTmH",
+	"Q/ivQkxag9afHpcH/ZiemsdvaIDW9fU1HIoZF3IBh9oatN7NhJ+WZVoYprRlc27HM2Zn0rBMj5dzoewA",
+	"H/z14ofXrJ3OeT7RxVxkH+E20k4yVLpgnM2lMVJN2USKPEsYZ6tCqymDzSSMK7ZUl0qvFD1n+AkcpGB6",
+	"aZmeDFXB1VSwdrqx07TTHSrY7re6GMksE+pegKK0/bjWy+KjXRYqBhPYIu7aCG4fGQbPYeOFnQEkWM3m",
+	"+kok9I7Vl0Kxmc4zw4xe2tk2mEz5XJjH//j56OrZqjf6/vJw/qbP/99jGMRUYOGohIXX2jJYHHOLq4WE",
+	"6g72hoPv+FzsgIVzRmAIu6ftJWy0tExa3P1MMG1noohPh7XTylrSTheWAxN9rdUkl+M74DQSBTi7H65E",
+	"Af82y/mcF2sHrvCEzbhhQmUiayUthKHofuGFjxq+je4Wv5KGTaSSZobf3fW2npW3BRtlbqramyrXAucN",
+	"J/eOXxL8lru60HMBpIn9U0slMjaRBVKBzY3B5x8tfh/tDK+L54Xg2Zr5p/vtDeZr2toFQoEbrnZv0XJw",
+	"c5bn4k2+3t6bVgIxZ8fO4NuPi3zdSlrjZVEIZXGk03if8A5b5OsBM0JZ9jRBmPQXyy08Y6cPc7EXfrLG",
+	"zYcVIyY9CAK+i7YDtEgqxhksTzA7w0vO9cog+RmwNKwgZW04CNjPUCk+FxnjeBb4kRsL3nAny7QSZywt",
+	"zzllhq8NW83keDZU0nQSlgbATf0fKy6tVFM3mxFjrRytAIppZZ4zvRCqw3QxVGkJHClrc4RsxidWFIy+",
+	"5patuGFTeSWUJ+9wPK+1/VYvVXZvCj/BUTYpwCYUEF/z7+4FOBWQOa5Sbj9QI9WmFx6Cc7/WJSVEhiQz",
+	"R41xDkeJX+S5mPL8lb4S9xOuaJyPAGTxobrfEfgGbCEtOxowMV/Y9ceFtLfGxUJwXEIrHiKc9uFhJDNF",
+	"EzcKTPGiHxJJYUA2KgS/JL5YLHNhQG6JJkwTtpJ2Vj5/xFLaXjoYqpJtLqQFFAsbhj+kAjZlxcdC5Hyd",
+	"gqiUzpfGfpwIkaWdBGWnofKCWyCDY64Q1/llLEUttJGweBrZSVawoiBXvVBWFIrnz4tCF/cUwmmkjwKH",
+	"iiCF0L64EgWbcJmLDOQprswKSYI0Xgw9A3kDgHokhGK5nk7rmPX9JfCTqgROy/Yr9KtvkMMre3wIZD5n",
+	"E77MkeKX59RlAGvuiJBCK21nIGDzkUa5zDC/FnOGH+Z6ahKiQmy0BoBzZ5MmLNNIEd7wda559k7rl7yY",
+	"3o8qgNDy0Wr9McehNm471rqAR+BLcNlcsScnJ0dP2GhtEe03LhdBlC434H4/kpHfxgNbrZmfvva6Nhb5",
+	"0FpT3e4iWOfjsVhYw9pPjtnf5F/gVjKBl00E+s3yl19ycW4tEIC3YrI04n68D3Y652r90dPUcCdzXRDp",
+	"MuUqFzg94NuAHdLDJH4ApARlq7k2lvW374reM48Xh73DJ72j3uFjTnsx91COY0L/TmsG+2F+P7WXvLHr",
+	"h7pktxdPWEeC/XOZTUU2YDsOE89sqNppdVGObivSIhlXGfw7BQno/SJlbccC3JSBNhOAPIhYROv7WCsd",
+	"Ke2XP9EFO+w9e3bQ6x/0+gOn/jnKNFnaZSGawSDjMl8/Lj+/j4WkIlsxsxzP3BKbgGBrfw8kZ0VTDxhn",
+	"QJq8LKszvmZtODwhLpE0zwTPOol/bSQmuhBDhWcnRPbIkA7EMr4mNq5AcENJHUR3oPEMx0w3dxMg4i23",
+	"4qWcS3tPSlFwKz7mbqDYWgYLd78PmC3WjE+5VAACT5hpkOkq6PusBn0dGDRicGU1D4K/fmZcHxsXgltQ",
+	"QQs9J4GDZ1khjDljhcBNBu2ktAKSloPQn76Ftw7O4S3A1ni9IGwnLbh5UaD1InoX/qwu7MINajUDncrB",
+	"CK1CqikMVW4+XNuTcG7A86doUYBNX4jiSo7Fe8WvuMz5KBf3Vp3QlLDJzTNu+YgbUZoJSTLZgAf89peK",
+	"nLVh3fKjN+pI9MJDkXDHhx0FzzSKTStdXDKlV6wNfzVtjTj0O61fcbV+6+H3QZgzVzxfmyp/jqQGgE5n",
+	"0SmWSgFhOWT+Gw+wObdbx3/Vf4yv/SJuRMhoCbtZanjxga9EGjZamjWpSdxUVwU/SAu7R/FDq7G4C6J+",
+	"frzsN+Dle8WXdqYL+cs9yfQyHigW55y1XRfBsF5abgd4PmSjdhYgrQScFJI+IImPyM5t7mEw65dg9b66",
+	"ylqIquzkofTx15ql525YPNIB+4vghSjYux/+9vx1SlzWHUVsEWs6D9ZO44Vu0fa///3vBzChUBYuUWwD",
+	"EkqO5RtSK4abEQlLaW1pAzC16HF5gMYWUk0DSC0KPRbGAJV/rqy06wfxmHkDQcWw43xS/hkadwxKrWO+",
+	"ACEwY0aIDNkoWy4Aa46fJmzFlWXHp5/FZ1ax/2ys7yanWXjvofU/dJYJU3WXod/Em10BuEBu9Etgq5k2",
+	"YqjGeqmA+2hiOeUxntYZb1B7SFA6JxopTcL4UHmHRjl8O1X6Y2SI8nLje2WWi4UurMheiUzyd3he96JM",
+	"YcCPcxjxI15BBEVf09AHMBUbtqz4ZB8vci7VsOXRMJ4Sp9oFOaU54CQmPWEZDJfB3DIaiFDtoj+XWQCF",
+	"DjHOOSAMNyzd3G/abZUOBCQw58TAz0m8qqUuhTDL3AL54kC0ivGsy1Iz1oVInbJGuAnQgpppzteorjgv",
+	"AZrwxaeFGKNILBXPWSYnE1EINRbwfRXJzxx0XaFvYqp1NlRu7Hmny9LFVep9hLlUwtv4i/HMzWISZiwv",
+	"LDAs4PdDlY6Esa8APrssJQWZ4Q4ME1cCxJtg301gQQtpmS4yUXRZmomFncGMpFhlQizgzKUVBZFbuLdc",
+	"WJElLFU6g7HxGByKGHYlDQjuZ0OVik98bFM2F1zRDnAVsJ1Foa+EAuxJYuj3C28NegABCztDRxWO0xpM",
+	"eG5E0iJmOfjp19ZCWnwTh20NDq8T91s//HbQv/6QtHChrUH/9PDo2XHSWly1Bj/1kqfJ0Yf445YLX5Dk",
+	"Jy0XcwPYSgwYcMutg6mdpwgXkEthuvFRnG6LPuEYNmf4+0yg87jmgAEsRyKQykeG2YKCAsZ6LiozusN1",
+	"s460zgVH2uaOe3PW5xuQRLImMDJcwwZgxTPd5uIwVuSmC4BLusCvrsMGeFFw1HTc1W8u/02AV0ImkVXW",
+	"6CFloos5t3QNT45bdbcCwFR36YtCqrFc8Jxd8ULitW9gKosQtXJAHjT32r0Dv819u2PclsRFZpIG6lVZ",
+	"xWGN9E0ChixA7v6pRBA/Gx6GhxiPEf4KPPx+COPq0T/FGBfv6HIUq8SzDO+H528ipHRAumnhD/wZ/R6o",
+	"5STBO8T0gi4aBKyIeqKBwaAnYKjcb8bqBSpFng4iZqKTyMq5eGVSNpd5Lp1OlJBjF4gqyBxz4UxQW3St",
+	"JGVBWAJe7xgB/BtDYQgnMOJl0APQkqAU/3Sc1P4HB6mJQLmPAAxwmeiD2SJoDRTqG0ed3Bl4epSw/sFR",
+	"j7WdTZ0d9TqbJMrFdrUGR72kNZeK/ujXYkm0753QHAmT6Em76YO3+FK0883tvdRqWt1e9Qr7B/1erxdt",
+	"FP6sbhUdWmGz+Pru/W4gSth8Hex/TVBQR9e5ZZyIqweVAUsX0gaJQC/oOB4ZpLWog624QTexBKlIZRgw",
+	"IDKTMicUkwgAv5WSSDv4U/0h4NkjEg0VvQZUC7+yWne2IByp97OkhXPVcVN8YS9K5oaopVxhyYTfGyuT",
+	"apwvM5Gx1Uwolrp34UM8sZSCJjapXLjY49Pb3Sq50HG1Oy42uyU5IzMO7FXw8cxT6Bk3keCo2YRXmWoN",
+	"Bdm+A/fK7pNlozV7DS9Wxu81nVOvDtvdCm6e6AJe3O9CejdeiI8VpG3WXglaqr/j8zuyGkRJjAewmnj5",
+	"oIKHCQUYorEo0JMU1wVaJqIjsSOe52sKQSpspF+6b/yoAu2T/nEHWRhgph/FRF+8XRrzyBDibuOnXyH8",
+	"2x3LbDknCQ+WG/OQKtDEX+7C3h/8e7em3DT/7pcvZEaaJBzY/kxkA0LCXuqA47lThu8rhTgvL9BjjegL",
+	"15aw8t63ZZNuDTHtfW5h4R4k+nNz8yb+ibusvTzA6W2Cc07IaoQxUivQpvN1YIQ+ss8Qjc0GUTguvQjI",
+	"PFRKfLLEhedLQ75EGMlbj/wnAYnR+YGGKArkBV06vN6lW0g7ZywlUwMOoJZ5zpbKyrwMORIqM12WXokC",
+	"Fp8O1bTQK0OaAzHx8QyjuoEq+HU/f8enKdMTln73/B0rTc6/yuw63aIKXLYGMHXScj68cyAEh73Dk4Pe",
+	"0UGv/65/OOj1Br3e/2slLZm1Bq2akL2cl3pygNx8TfAps4p4ir/3bwHZhyVkHyZPk17yJOknT/C/Hv71",
+	"JIZs+hyhB47Wby6AXiQRtAYtH4Kbi4nVV2iDxs2gba/wlCnmnI5mhtVFNNTTpc8h1HvbXIuPrUR9a7nI",
+	"dlzXM7gWBzetwdEWosO1/9rief7DBNXxm3wE5y9aoIxvyynnL5xpH2EwF1cip0gMAGeMsUVIHgm7EkKx",
+	"hdCLHLVMeIEcqrZYiusK/NXYN1SJFSDeeodz+/27r6uSehPsBj0eju0AVIVtRwBB+M2n8QI9LDHU73eS",
+	"L/0X9WeZc4tGb7TK+TN0jjKMcUDNsoZRHDm0erKNblvHvKAg8ursryIiWCdbPr1J3LsTO3AYuu/pvaX3",
+	"t8/ue72q0EzQDfzxrWYyF0DWpxrUeFULercXVm58+wJfur24UqL6zWB4QW9eV4hBLe5IywBaHbvYB22O",
+	"Bv1boE2gNJuzf9fAsNA3SDd2tg/bipf6rMYodwulTWalr4PQIYnFC7ovDxP+thOgmAFkI9wv9x5TsPhG",
+	"mmSV8xf1VkPyMyNpRYwks5W0hqjrBv7jb63BcQ2jrRB8996vjSTcFkJN7Sxh/YPTyhzHkTp2epORhxax",
+	"jyC/qbnBj4lbZtORvciaBLxHhsksYf0n7P3blweGTwRAWsHHVhSGjUEUU4xbVnCV6TnonVEocAUPasSb",
+	"Of/0Eg+nNXhyjCfg/+zX4AIs1LOF6lJ/cKk65FoiXhYwg4KPpWWZzAZsNdOeHKOBEZUJbofK/QUqRPDk",
+	"eGzCgPbYLCJYm/jwhCmtRMdZc4KcSsEe0gbDqHN9rRzNQFpakta2yI1AsrqtXY7W5zLoRePSoFVjFcrF",
+	"lJw3k0LPnWy0Uq3BT/3kMDlKjj9cJ/7ZcXh2kjxJnianybPo6bPyy17S7ye9pJ8cRs8Pw/Oj5DhxI0TP",
+	"T8PzZ0llhA9JJMbCJeySsryg+9sKtLuxnW5jl5vIERcBlGU/L1B0qfvxa2/WrBd23HAxpxYqBOGvImNX",
+	"90Y74xZDJxBrdFhtIIxU9T6qRvjc1zHzUkzrHDO30LID9DWKxJVQeLzO/YTiZ/tz91qRER1c+Rrmg8ty",
+	"wMQta/eCb4micT3J83Sks2VW/COJlj7xSJqqoF4rWN6ZHZJY4pgimZkRpx1ol9hYkV2CeBLgpomTosD/",
+	"hk9rLSYLPo141CPDZtJYXaw3ELH0wtcTfyJUG9T+JGDTg9Dz6OnT8PQ0ieh59EY/vIF47Efw1P7ks1D7",
+	"SOF/gjsCOg90v+/p/q2p/YekpcQn+y1uCl7Yov8NHnufXmdczMG6nu7t5OWngfI+3eblWyccnf7WzSf9",
+	"Xnw5EZ11V58cRc+PwuPAym8GHhjBX2//s1zv0/h6q+y8R9d9l+vdi7sEQbMu5iHARx0MpHBkqafJaN0E",
+	"nN/gxUjjkBYUgrswPCSC/sM6stDv9Tbp4I0amY8WCItuolo+PGxvuh7iyZJfNzAkToTf4q0YmVGmgCdx",
+	"+IzP817k6y1n+E4+5tNvd6/Ypd6+pZevr7dO4sO22yF120xd7iLRbZciuyIf8jiXsGqF/jerWSHG+koU",
+	"g6Gq5KqvNrZO+eiY766ZgbsnnaEQueYZSGqoUSBbT0IOrhumkrFLI7lkXXpvW4v4t6hYQLB64Vxam5eF",
+	"6v0/l8bVfxiEVXvPoczInu/8iONCuLBz1j4+Gqoa/TZhhydPgmorrelQdmuIUDczvVJMq3zNZqIQg6G6",
+	"FGLBpE3i+iPweMXXPhTISXGuYsvWVU2du+WBHQg01H247G3M6p/LSaAX4nf0EbhiEjc6CXoVJ0F/0w8M",
+	"c2A5ldbPJ+t/9OZPv//5SD2dvetlPfu3y19+7qne6Gn+dHL81/nh6GT54/88Hb863dZFPaDcxMpu6wd2",
+	"i2syoaFbApFnRBkL+H5VK7rNvrazBqpMDLfpduAX18THLoKJt7r21JcBGXj7ECYHGiDgC1EYH97eXCCE",
+	"tZUeKkRfIIJeKVwL2zljKTmP0gEbCYwqQHHojKU+zD0dYL2dhBkhhsp7Jx3qK+BsP0XAFVxRoezPh/hw",
+	"w+MtffJ7wfOmQFmXkY/axwzfY0BjxYbuEWBdX25DnGk43vN8xdeGpfoyJddUetjrpW7KbrRHfVndir68",
+	"8frdnHU3XmXpNZr82sd4ScMcz0wi/ZnK0ywoEFE6uQwFd+DeZS0Zx6u9cS9Kc/MX1MGI7ag2Bn4yVItK",
+	"GnIUUlboVeem+hk0BP7BVnqZZ2yqWYFVEia6EFeioKiVqMgGrbQ6DzrJcaJgjaSgYhwyF/wK3Tj4RqcK",
+	"knFNqnh78EqlWkq88FbSCguq3nb8zRbsvoycfjd48KRio0KKyVmdS+Oxi8qfYSqeYRMQu+uism928d05",
+	"hOP+Zp2qKefJjUFhD2YOqcOzl2Jab3M3eoW5fEBT8O4HznIGsnAuJyFzGfCAdKOEZYVeLETGtBJDNVpj",
+	"RptUVvvQHvjSoMFNsRQ0zzQyJKL4pQs5dSHwANvmUroBveWeL7os2PHQP4fh8hM3XkDfmchdqkhCORmo",
+	"seViSsFjhhYvt2W0ZgP7BtBMnKq4T2wmDlVvWg0RqIUYC3mFtbJg3UkgLXA68K81W4kCb6bKksMS7xP6",
+	"vgE8uDm38Dq4AXT+gTCvqlneDbFqYkRrZr0hks4tp0bbUyx1T1Nm9ZQs+iF4txIDTMi75TCc8jxYd7yb",
+	"o6Y21LU7mov6NAJArCj3w/soXfrJ7hyphmC3xjycW0QO1y/2+f7ZWA+UGeFCg3E5TUBnmrLQ4GwdLwC5",
+	"z5OF7UXtyLGJ7bP73/mHfU2JF/ITE8oWmCaA5LB3cIJHhwG9TBfsyUG/j79sxxLfbk23SAIKiINe2xf0",
+	"GfGl8o+d1IL223hl905QuXUk6G8cAfo7xXXWHfgPUdzxrUK0tQucqJZVHbD0V5hjwFAfv05Z27gCmquZ",
+	"xiqKxudPvvnhYktigxfSDqYCuXG4TCgo49qZvDj9iQx5qPqs7YwyCFQdwNpTV+HRFpSU0umyFL/BIFB/",
+	"NIEGnb8YKipm5CpUumdeH9xi+WU8iIdyec9gkDNnGUKTnt93evcQEesyo7cwhBTcsPFYIfNBl1xu6Jjy",
+	"RsUMn9ZCV8nya2QZckP74qosk5mT1VIkXBTzWyxFgj8YUIwcdqZD1d7t0AaVqgwebpclN3wFZIzuJ9j3",
+	"lN7pUD5guB0FtwWzpwtx6zBeCICWoVoUwghlt5eOiEMXG4y2mPNOsIZLdsFi20baLQcfEHKy9Df7g8gR",
+	"s5uYHR6XQRJRlAQ5Unob//VvdKxswf0fLISB57tjOEg/rhf0Ko6XKIrjXzwy4k6+/jv4VX6XEIF9glE3",
+	"qBdBQR35eiNr3QsgDFLlnoT1Dvr9LsljlB5okDL0Dk4SkskeGRTSGtO8+v2bNPo3OV8DCu6qp4BgSiCa",
+	"ONr+CFjdAriKizRbcVM+wpwJ0HGHqs1H6N1BLr6SRlAOVXngRDxH2s5+Kw/FlxSHf9UUh7m7ny+xiL9n",
+	"LOK9HEDzPaptxHEPSEX2/6BG12sltMBaGuuo292UvnfbOYAseNOrruo2mvG7i3yddpoyAfFqP4e5dzuw",
+	"IWHcsLVeklHS8NVmkGjvVlm5ZAuB+esPeR1KY28vjmzNcSV0b8cd66JWrjotCXCdNeGBD/AF1onOxCe0",
+	"Azujfr2t/IyJn5c8B3hI0ZlTVaL6nyuAZNuQThfixqu9k4h+3MrMsZrpXLCR5kXWxUIF5if5ISRIxiUF",
+	"BRUURJO7TAfBhjRUIKN4oaXQq4QMSU5gSZDXY51LBiwNY1nkdGZdTL8smF4pUXSH6oLM/ihrleZ9mSJC",
+	"wj/bkv0363fYXGesf5iehRcmfCxQYBqqtN9nB0ym3aDfZalrTGMb0/RXWpGYkrpcz6GKs0Etk6bLSObG",
+	"TFQ4n97B8Sl+gwexyJemphbcUFEVM6yjkq+pmtnx4WEaCUhN+tqDMutaverG3LlQDyFMWl8fgODCoAB7",
+	"VloXI8CoAkVVPWneR1BNblHIoDQj9g9jO2L/cFt98ed0Fw+XtFFYL1Z5pMFq0bOMg9vyDmDdfCTgb7/9",
+	"mj07PnnKMjGRShgg4uxiJe14xrRi6VhnAvuHGAsKyFAZxS/FxzE3gq10kaGpC16E+dMzllLsFdkPdEFW",
+	"NMpOmnOf2dUdKiDbb5+ff/PqeWB5KUZLpRRNmEtjfTaYzkRTENh/agHFDdTSWa21jO6MbVwZU3zugvLY",
+	"paRITTdXNfKl5nC3XN3+tGur0ngKBIobdSIrlV53gmg+eK6muTSz2tnvcX3bibvhPn/dUThwwTccEZuX",
+	"vzVuBA07Bn5kWPqPAycmHrz4Jk1gyROJTrFq44lHBhtJbKRn3AxnWytrinKBZX3/7t0bRi8QjlWstYeH",
+	"tXZZgt0aUJvpwiZsIj/BtVDzKW8n2glkzVhQ7qLeGvwiE8rKiXQxxxuznLFCGJ1jewAqOS2UhTWpLWKz",
+	"cdm7kS/Kh1kW8qAQzkm4n43Zn2CUXIrIW0vAqdR+reMv4+tHxlXEpxhe34/E6HyJFSQwvOBSrJ3rlcKa",
+	"0GSHRRsLvZzOQK3IBcjv6aVYvxRTk7Lhstc7En9mpwz0XhJRPCJrVcnXybQwILVwy9Kp5nnKuLk0rO2q",
+	"Co7WTHya8aXBspVUWIvGcy9QVXuk8kNl5VzEyUq55k5+om1uyyzYoQTV3Ceo5h4C9ZeTiRwvc0vCPayq",
+	"NQD+/LFMhkHzTWiX0Upabu+ooKPQvY9l5jSIR/2T2AzdT45QLT5Ojlz6xkmDGXpR6PnCYgXlAsgiqYAD",
+	"IgnBdoueeje/r0aCdcpEhgTi7iYd60w6oV8IyiuINFlrAJuyMzFH93CLwqG2Pb+Zq7+8UzXC+/sG3ryu",
+	"3tAmaPdZW3AjhbHoBztJfLMAgmRcBNBG53ia6RWb8IJaPpC6rHk+VLnWl8Qp4A2sak4ePqrjAo9B9plq",
+	"nXXZK61ibHJqyFC5hXgithLiMgn/Eip7RJcx40Umtmr59SMD6clNzi4C0n3O8Dt4M1Sg2JCKidnLLGHp",
+	"Ig1SFVxQlcDFkL+Auy/g8/9b/NQ7ePbh19Pr/6ojwQFFturmiakJhN5Rm0eO0Gxm5IdjqK1b6jCvvuyE",
+	"Y4+kOnoah6Vuk614ROGjIKnMW6MC/WAVCD0i13FZy80lukiUwBwE4BXI+M3M+QRIJ6ze0b0owrZ8crvS",
+	"FXaP0hUEjxfWFbDwhGLrBPiU9ABkEkjdgbwUbC6ENQOW+vhQ4k+dhKW5VtNq2GhgYqA29w+RL4HaMdcF",
+	"JpTkfIEqinNNedcJhZcGqBkqtDjABz8vpbA+40RGZ+nccvDOSE49y0hZu9+j48U+u37eaSFE9tEWNL0q",
+	"SUw5oH81E2O9NrihQogwSiNZGlD8m8/Q1wUhFDyG8+kkQ5UKlU35HFf3xEnCumATgaHRhC5+x5zibNlK",
+	"KsPSOf+nLqRdp0PVXmnk05i8hU0uTih4QemP3k61wohyUY37de08KIx8kzV7dpG0ystsxap1Cej+xQaZ",
+	"ryH+BstzuAZlcWqrK8eBBDWgZYDOCu8pSZqnPB7ym2Ux1yTsLpUaEeofGaZXKsqupFDHdtS6qoxJcWTM",
+	"1wNceZ+uxpadoPBwjO4XHq1I7NsUknyA1+k276bGV4S0WB2wYQPf0XxUgyU0DAy9lyvT36dW9I96WfjD",
+	"KV2UIIK67mdHdFS+TjYd2SNTtYb/dHrLuNDSeHN057CvCnzs8nNeiSKTY8swyMt3N+uydKyLQoxtOnBG",
+	"DyQj6NUEXVlOZyBhpL4eeOroA8XsR0Jyl6Xi0yLnCgtJp65ApIsS1BMva5ej8zJT0/NNX4YLsKbLUn+1",
+	"bjBHSzdYsIshcZ7W0FINbUNjB/5ZF5MGraGRhsrfH9k38aapLZTr+RYY+Lbxh47BRzC4w/N/RieAbrtN",
+	"714vePeOr3eHpjQ63JpddtGzJ+HZvqnMe2RDJ/1KtnoZPHNjNnTTynY5GEvX4s1FqUl5qNGIjpPDpIfa",
+	"EPy7l5zA3w2pdug/cYSjEqbzATWT5ZdL/Xe71Bot9KjUQp9c11g7PfY3li4g2rZNHfcJfgrEpD7+qYYw",
+	"7zNqhSY1M76oyJKrru6lhMSZODHjl2wwZFLFBbXj79Y+v2KytGjR72yGZn1Bnn8P5NlPzHGqmljUNoAI",
+	"RLUOm2r07bMNZj+VV6A4LBeb3P4LzH2BuQaYu7WFYUMQ9zQ6KZlBlcTerMt9U9s47pzawqY//vjjjwev",
+	"Xh188w1l7L1/9/VWrazS6BxZ0ciIdnx9QP84LP9Ra1aLzHr1LrTYZLI0yNNAjo4M2l7IV3XWIUoFLM1D",
+	"JGBjhEE72P4PyRaBXZSrtlJQ7NOVVNEckfkfZ5roYgx8i62kQkeEs9SVYRx6pUjjcNZ81MpRiTWs3T84",
+	"6iRoHQLVpGpicDwQ1pCJiVBZVTsaLamFYC6s2bRNkNmEs1xbFyRKe44WgP3c0T68HM86Z6WNTSu3Nd+M",
+	"1PVvwQRNnhvK7hz5HF7SXjCYG3sbRuYkaY3IJ9U85KorYiXJZQ27q2YtVN9rAJyX0thdxbl80+OEKbES",
+	"CD7b1YHhfEJNDeoi3Rr8tG0uoPf2rqoTGf23wqHfcIP9RVMqXJyGSKhQZuiMgqF1nPe65aqrIOF2EWO/",
+	"l9r0ZXq442B++uJg+j0cTLfjMDdaCj0QUOGoHfzgolEOOg+GpjpxaAOZ9oOHL5rsv51gtG1dfRCvXkmr",
+	"sHpxsydvO/SjEaAjRdbxiNKPFnwtSBBv51v7AstfhPxdDhvnlgmAuYMYe85RIxGTu9SwTGZRSQPynmjl",
+	"i5Ft1ezexYU22l6E97Y4gXvinCCbruXDm/td0ZyN4yIrprewRq/XbijqjZSeMtwnaN4bbehuFXcfdhuW",
+	"t+taxOIhql9EKRkb1K5YiiALbpOdxKWk+jeCVw21i318T7VJB7SYB6y/UanhHrw81AbdQ/8AnpRVOirF",
+	"OSiHh5K6vd8vqsFXPZc1a7sCPK5gvQuXYgWHD0ED5Gr7uJozdr+Q7j8u6b5OWm9Dzup2CiqPElC7DDR7",
+	"JYqyNRUlJyAookVgs+iJLkAVL/gqZdyyw+ODw+NuSA0fRIEFZdGEMMThSRmyMVRxfMF2xRI24xlTOiod",
+	"cxYXYxITy1ZC2aFyCaFp0EFSVyADtXsqNroQNiTRlxU29BhTmTLGAUFkkTEr5+KskqVhtb4s00WwzhnG",
+	"RhTCyKnzsG6hUUgn8odBWr4SxYZmFtHNYkfVt2rWcLdiSQgT+NMkYuY2TLW+/Uo3rQvh2y3B0a+21h6M",
+	"zzBZmQAhXlC1sWLSgheq0/onuyNl3QJ2Jh+99UrpLQIx3kYFVMoKPth2WVnjzF587Pq+6Qk7X2u+1oxG",
+	"GQHJ/Iu2M0wx8cVZzuJ2qJQ6HXdY9KYj0qj1shgLM1QTned61R2qg2r30YHvPRr6NVI3DtdQFYSDOb9E",
+	"a5s3cUkzVKzEssBGgEkYaZGfYJVL7CGPiJJiQVdj+TqE1WEWEwNeUwjqA6TI734Q49agDAPawldTxdcA",
+	"tjCsUDR3MA5U9hc1mkXMjkOXKJDLahglplAzzeY8E6VtiGhEamQmPmJqV5pUURmOzY8S8soquN3EEPc2",
+	"d9SmO9HXUYRNGKhGtJ3xxUIoDFjfblsbY1q8mCqG+SdbWB2tO15NtIW6Ejl4bpu0t3JDTSBB8WFlVSy3",
+	"8sp85XVVN1F5aZtWbBGDC8Ht9zrP6qgW7ILilDgW+ElYqheAYlRnQemRztZo6m2oJZNQod7KAv3jrVO+",
+	"EA2Ki18EAiXWSq5ty9tYFLihQ+9N3cXcqcS9dvf95NZdcy9kfRaSi2/1Nb9WykTZeipzjm+0N5xRsl70",
+	"Uig9UctjKpcSChJvXsr/8lxm3Ip947J83rDPwN3uBEqFVrOo795QVZOQQfZp8zx3Fpa56zWNySTY1XOz",
+	"MehWxyUXfhV1//R+11Wl06E0WI8XPT0FEEFM7kvpLV7WfynEZGlqgqmEz6veMzF6X/P1vesH4Fk5Vr6F",
+	"AWHVO5VNnzV+U3S5u88KTh593p4z+5SRCWfQVOAn8obBFSPo7RGOsoHaNEkZBruz3ppHprvWuEOYJQQb",
+	"RBjVrgR8ehsPz60oQH5V04TqmEo1HarQgKCwoVFuAvq0l8p2Nsweqs2O2YmjTZUyWmGsSt29pvBaBOoP",
+	"t+mx4lK4qeKNj/I5C7Guh71er2pdpSnuGtsK42174m+dGXCPrtpN0bNYXWa8BHXkYhzyCIBHvquv3n6+",
+	"Ubsd66i7VKGNonwYgoq/DVVdpb7ERcEalp4v7UwX8hdO1pm/UEH4dz/87flrp+XhDhGR8FnJambWLlrX",
+	"15hhOtF1C/7rxQ+v2fmbF6h1fPUVKRZffUXS/Y+6WI5c1eEDV4d4ztWY56Svd9kLy8YzMb40ZBOiIHFC",
+	"HJ+a51RhvFDQfhN25TDVu60izDMJDMTztREmYIFrwckVO3+RsGKpTKUtNsWmLZajXJoZ6iAZl/nah/F2",
+	"h2qovvrqXWBLlPKy4AWfFnwx6371FXu30h61PcrBmMjzE2aweyHjJFgOFXDOlcivHKoQcRAZ6wGe9vuD",
+	"OoEiqRcgMN+8EKieHZ+WNVyXBayTFAWaneouAmFh564olRxfGtyLnrhW36AxKK0OqBJ5SEs2ekV1ul0y",
+	"hhJssyY0aX5Ie6Q1Q9V2oc8H41yPL1fSiEEoMIEZ9K6c42hdW42iU9aGHiqqw4J6FFek4PCy1m9NnWhm",
+	"XZ8ATKIuhC9zjfkGhrqBsDZnXyFkfpWQzqUn7KtcTM1XnbNQmaucULFwKPB3eV5YpGOtl0FzLZUKX7VW",
+	"2lJtbfuaGq5NCUpXQ1UqGX6YwxM3ykoqQ+8SDkT9ZEU2BYXEiLKQKjABG6Cas5UuLgUmugK1xdPwunGh",
+	"gU65agVAMMbIU4ZAxYeKJvNl3Ict1gZqYAaPH0+lnS1H3bGeP+aI7+5/f7IzcYCfHUh1gJ91HPZ8rdWV",
+	"UMRpvvoK1G/HZt0yUYClu0KK0k6/1soKZQ/eUc1NkGPGSMEe/9NoBaf3rRR5BqqvAtqH3475XORf43mA",
+	"XC0KbJN9xfOle2GjYoBBS8D5RtsATCjmcTWXAVVzSVm7f+iE5k4S10ShfC7WXBGlU6mI0mVvdqb8o0Kv",
+	"2fEpro/cmigY4gJVWdzCZXOzdhqfkPv1v+mkXFVX5kpZJCzFVG34B+Vqp0lZ3YKAxtVXcEUyCLgVM1g9",
+	"A0bSqsvS414vZXPBlU/roSoDPriIzbkdu5oImR4v58CP2vAAbjhhHA0zGOkL60pApJfGAAmZwM3CD3hz",
+	"TC8xWbXgaipAw8CSLzQxmXdwJqfOh6lGS4vLKBu4AovyeLBVcqG8PRciRVVnywoMp50uO1fVYkzSsK+U",
+	"tl8heYD7GTBX755tNNhwFWTx2wF5e9IoJppTNVt/1+6bMS8KibHTGwUW2EzwkGAFdBiuCBh+Qr4YJVZ0",
+	"TXBePy+1ReMXErVCLDRKm0BDXd2CCB/ZSGdSeKo5l4A/VrMnx+xv8i9ArZ3Aydrpcf8oZSOx1ipzeXK5",
+	"HAtlSO3HsmetVy/eRdUVWs7ueP7mRVy9rtXv9ro9eA/kV76QrUHrqNvrHlEE4gzFJqxegOEHoqGzVD45",
+	"GGtluVQiY9+/e/WSFUJlonDdDyqA6OPtQKRFnHGyN0CFB+SIMAVjHoqC/q9AU+kah4qwRk8crgL2GJRx",
+	"qPGYr40KkBnVA2grzWgvIL1MNNpoC2bsOve1m0RuBNowOwkzGu9SF8C8JxMM1cHTD3vB4i3fCfsNnBiq",
+	"ZgutDEmfh70epRogdYV/WvHJPp7ZeV7NX8RqCeP/L9NjwE4GL1ABBXqAN0o/lJdKjx5Hz7xwyWur9eAl",
+	"+SupRoA82PSbVrbrpLaQia+IT7F4KLpTrQ9Y6ZsXG2/AuBxdheWpm9YH+OxxLq/EL82A6jgd0YayhPGi",
+	"0GNhDHM+fgATLGOCAk5eEZQ9GAFQIDiAflgAAbQFt5hR6zpjxANTGWsn1gCFssUyXzNjl+PLBvh5iTu5",
+	"EYA2eXMER/iFvkS1pzzOnApcInHfameERx9AZpc+5hopNVxpdKAcJty8VNicghewwdKuC50LW8gdtOcV",
+	"Pfdi1ZtCz4WdiaVhgFpMfArSBRVYGQQKQ5JEMlTZ0k1J4rb8BbQXUbBCL12MhCtn005J1ProhjAfrbY8",
+	"T5Oh2njy0Y/5kdplAZfvdrtoTnD6UbFUaC2A8Z0RLSE9DPbxnYYXrMTyiK62CZyoz/WlXTeAjjuTPanP",
+	"IudSVcnPn9j3z1++YbW7Zd/74heIIv6hX6DIEtDOyFdIKkZUDAi3gt/BLemsO1R/Yu9+fPO8YS6nxwxV",
+	"7eNfYcg/D2Fjw1Yy08b+edjK9Zjn8O/Bae8UfqeZ/jxsob7eSpZF/udhpfjSsHXNjg9LZbyGXm7CFQFT",
+	"whwbZb1ur3tcJaL/uYe4F9X3NT89KG9QiOjA5wGcG6mEE126a06ctJZUwKw/LIQCjoISTimuRgLBihs2",
+	"WsrcEvOHsw4mj6EKN+W642G1ux/PX73ssm8FhVdZXfY8nQoliC2AZKiQTyrxaZHrAutE1mGvW+LtSL/f",
+	"eNQ4jo5kQFsdKqkmeoCqDXDoAYs4t9otKDScmVS08QrQ33LWvSDFz1/KKlVQeRfLlrugBE0V+0sH1S73",
+	"oINlVPILxL+BL4PDR6DPOlF1qDj7eQniqc9ZWWnXMdF02Q++UCZLT3pHKWsjNmNbPFxaSgImH6pc84yN",
+	"eM7VGDuIKNCMCj6ZyHEpjjbAz1va5YNLDjjuZ5UccAbq9lugzJC0TnpHTeOF7T2+AJltLN4rfsUlZWtU",
+	"IQQGlvvJG1f9x8iif/EdcGxdpVCOEl/sbsPOKM7InmZiYWcpo6Dmdv/gqJcE1e2o1yFTWHgbuPwrk7K5",
+	"zHPpgAW+6vd6vehD+LPjIj8wq2ms5xj2QSHVJEfYZeEsAqOoG+AezbFc9YY27ehKDEgTd88RALEelgsd",
+	"WRRSjeWC5xTo4tsLAfzTTKju+9YOTmPHMhJ8bAfYviQ2X7jVGVfCbaioUw2eMxaBdkNJJXwYQ9QMHFtA",
+	"o63rPPSbLK1KFEVCUjvCFgw6cIYM1DsBDSl4LGoaHfXHcxQg6mrphTc4WVeRa6jK3LQg5EWlTaSBKZ+F",
+	"bj3pW2GL9cH5xIrCmxS6Q/V1ro0voznWSjmzoLF64SMmYP11uH9OcPsmqlxD3OovOlvfEvl/XsrxpuZA",
+	"1Rj9rbiz33R6xQQC0WCf6MV71wQmFGoNTnq9W1Aid2De53hddS25fK/7UlE6n42jVA5EpNnnHAGVace9",
+	"JDpUxKXgES1brm33tHO/9cNvB/3w42H4sRd+OypfPAo/Hocfy49PyhcPrz8kLaUzdOOfHh49O05aiyt0",
+	"MD5Njj5Ey7n1BbkIiwbxwJ8k8otjuqDd/OIvPAt3nrSO+3uwmDd8DTz5ndYveTEV9N3Jzd+9V2a5WOjC",
+	"iuyVyCR/BwIPfHx4uM/HTh8AlvZcWWnX9O2zm799p/Urrtbe0E+8dI+zeaHQN567CIeqKcZcuk4pgX+U",
+	"+arOdo2XXPJXfzkldw0VbxvZ6xv0Q6bYJLi+ISIWvC9571JlomApOj9SYkMxJ4z72w5KprTRb8jGXZUa",
+	"ImfCThMmJ+UPJJ6FXvo0qFnmlnjSttmaMwX6Y+55QxtFzs4uM7VzCT1y5mrXtoG6L2+2Vq62TR6qrb7J",
+	"uohbInfOom51aP0nCzQW46ImOHXs5rm7yFfUyeLuvKaWRDovLAYu4rEspGW9mCqG7hSft0vhddJCP4mP",
+	"Q9tcIvahRMFCr7w/13c4cpXVq0t++vnZ4R1za29Bmf3lf1be6dCmeupvpGVPAYncIcfnW23sGSLNKo25",
+	"r+MGZ7ESWfLgOIdxw4MrFXv7/uXzi+48iye+sdNPY5bLv2jbn9+wic8toC7kRtVLAlFFurKloQucLEAH",
+	"+I8REe7N6oEHl8U/fElIUbanlORrjlg9EZ3A5zEmqpnJf4390IzPHYIZqHbHWi+pKz0GvrrmqfC/Mryf",
+	"pQh9acfby7ndiN1KMXgrpcAN/Df6dmYUfZKvyV2AlTeQA5/Fet6lEAvnsuGgPc6o/GuXXQgqqs/NUO0M",
+	"7CKOtQ71t1AOOGCpz7EbsGo32EEl7jZdcWmlmoJgY2XOXNITZWTkuWHNLWJZ28wc6/a9laJ81vkZsyvM",
+	"elgIjb5TKnVixoUQihk5X+RrbEYb5TCQcs1ee8mL3OvjsVjYOFSZ2279FkOj2gHrH5xu7ZU6rqW0lLHo",
+	"wugvsZFt3wWkccuolW3CDqPMgRyQzNhSZjs6OHW6KWaHwE1iSc+Ctakz7ilcubok4wfFFVR6I5y/wGwt",
+	"NtJLlSU4CB/PXFvdkcj1Ci5/xvNJKJgbGQnOX2DItY7y3FmbIiRoHyguUI4TeghTtEzIss1qQsOXVgb4",
+	"NWNS+QwTPDTAj6mwbMTRdThUfrRKNOqWPumbuJKMXL5LaUVOuuywifwUA48PjmULLV1ZT5fY1GWIwS5s",
+	"xwUrDBUct7N98ywrhDHYJcibPapGDwpfcKUC5tJ26sRMIhTYpO0+QiaXG2IEEDiK6nOmfH+LWMAIrvyY",
+	"IjzOX5AY2okZvo76Qzf0Pb5XU8SSWV4nLl1jwxhDZNMtnbNJIYXKzhA8sOXbhctbqF2yjzClPJBbcODy",
+	"Nm4l+fX3v63P2D7TFSO6baPCuwrhn6lFZlMuz2/TIdPxphtbZPYqLTL7JViHfBqKwm79fLL+R2/+9Puf",
+	"j9TT2bte1rN/u/zl557qjZ7mTyfHf50fjk6WP/7P0/Gr09beYAoAegHzNUiKiDzYJZngqlKEmlKqkHs7",
+	"qQLX2m0lLTLT4nW81GPeXOHQ0c/3b9E/Vi662v2H2HcNzG75xb6Ytspv33IrXhLDeRBZ9wKzOvgmRd1s",
+	"Ch+JuiTbVkVdlMJ2+p4dTJTpIdjukjArcRajxCf4ItonyI9Uhtmo5KEhkdZDKqfwxOfv+DR1FbewFVol",
+	"Tpl+clrRUMEyztCnCPIGiBGYqPBicvBaK3HwitvxDBsVgpTBMSQxBz6eHvWOXdBUGQYFK3DN2ll7PBN8",
+	"wRY6zyXKRq91KXsrITKKZlzBBA2+S8fmF7zgc2ER037acZQya8jP6GKbtdYAIxhbiQ+IxHykKq+6DUV5",
+	"kQHk1HjI3QW4gAEmeJFLUTCvW9DJyUlF8jVW5jkjCXDFTVgxkZhyzZV7aaAlw9bTYauGbHy4kwlm/wPZ",
+	"RV43yCWc0E60cLziDEsdbgMxKfOom1CQna9A0L3lmcCKj3rHzWvxDsMA10aqMalU7p6NC3/YwJk77jhh",
+	"S+Wmuste7sIWaPu7P4H7fa3tt6AMPQiZDedLMG8sV5nZh6g+FlcwzY7w4xQD2fC1A2MLwedp7Bt+5GmU",
+	"q8+QPoc3L7BuQor5JUM1KvTKCBens2YXF8+dHoPdUhXQYtQGfTJTKjNHcdGev8jXQ4WBVgOn6wOoYnKC",
+	"zFjaSzsDp2yONRpTuGs8D/LfGcaR+HopKZx8ilp2dFBlPApuk0JVlVO6fc8Zl/sIWnzVZ4FxJWk/resN",
+	"jOE5fgGcpsc8CSoJRcaYyIVCUwqVRTO6U6aCmvm6M9goMFLZIcwX3PS0W+JqdHXkdxjn2jjDyTlTYuUf",
+	"uuDa0MBrJKaSfPHRhZPi5q9gqPDI0GfDFbl6VKUhhmYTXnTcA8qOAp0Wua1GzjwXFKOulyQpLBLioOlL",
+	"buwBQgimBoRKGXgUMqPcAL5ibQdgZqgwisiVVZobgc0EtcIcOu/v7wyCnh+t022aY8bSmvlufHQXBBbY",
+	"DVV7OcZBAactUAkb+t5vUtozBgdrya7FZCbmC20R7v/uShl4To9VJBLGYYI5FsrBeIw2dlBW07TjLGcb",
+	"oQugr9Sx+29xCXD9hGB/NL6PRw9UwFc75NRbFksMj4W88mqFg1wCI+PuhLqa13L8CkjVc4TjG4qxfdgv",
+	"9DemmFXOvxnwVFyJ4uAC9uapITehgk3G+MgX5IhaMNliPcCEY0BioBQ9h4kDRpg5VEAVBuzXYUtmw9Zg",
+	"uKW+D1vJ0Ome+JyshfgrUFzYfLfbvfYT9MMEgC/R8P7lIRYHwaFQD6WRpHUPR+tzOfT+oyG6aoatwU/d",
+	"bvdDmIeAff/oRYIIOuM7+x9+F4ZNCFoSVSCIrL0NC529mDhcebM74DvpC3mPeZ47zkU5n8grsfF+aRgP",
+	"PgPKix0Xwg6VS9imptDeTIxveisz0EtpXPpO2X10LDDeH14dIAQVa5Zzi0GfeU5dMEAowL8w0K+qK5J+",
+	"2AFybVh63Hs2VLDoj1R1CfUgLAcT1KA6cvhXLdUfQP358MW29xlte74C0O9k3CM0udG2d1Kx7R1umqxL",
+	"215v0h//uDrMv//5mX4vnvK/jo4u3/xyUvzDnNr/Vcfzb6ZPZi/l4T//tvyfh7Ht/aiXbMavfBo4tzWG",
+	"PSAZzqD3G1Lj496z/T76WqtJLqkqyv11Ln4ptvQOpKW1xq69CHkoPtJo6KISEptFSBytAsk1hX+lrN3z",
+	"Ok+kjiRRZDR6hbyANT+LNDC4RGokHcdsBdvaUHkpi6K1vNoTqrrRIQQtpCZwK1Xik/0W1ymNq2FX6SXg",
+	"VBH06GFXAaehSYOPhwq7X0ZsCNRQl/SyyNd1POClNNarX39IeZjuEXtFaZZLY0uffa8TFoMZEuVqMByl",
+	"moHi6sj1IoGyd1P94XpIdPdtthfU7/XKHpAYXN+0QATD+hXCIFGtZvgrdGjuY22cXX2BP7uBDgHpDZ/W",
+	"WuqqDT1m0lhdrP9YImqEA67DZ0kiNoJVEOY3qVtyixBUstlgbZNg1ZaqocLPULkSPyxd5OuUuuyMRAMt",
+	"IHtFmT+Ae3FlSTJnnkgYRnx2YbgOVjrwRTuRnvmsVsMnmCKB6hfFwsr5QhsjRzk+AIBaM7uSY+HDUg57",
+	"/bSsmoV2KZq6601L0myZgSieYOptVUHWDuote6HqBWWqnwun4qj/+YtHFFWCbNpH4CUhDoIW46o7kGMO",
+	"++6QjaO9VOifcJal0ujU6brd9XB3Ei2u63BSbQNvOqWBbgm3BJfewUNw88cBL2cbKR2+BAR2h8YNKpD3",
+	"Ceyig8SVHPf6KVPeKYJ9zQQtDBeNmgeTxixhnvS4d5SWgblUIYO8kctC4fNjHM0sxzNGTh3QPYAt5eIj",
+	"7if2N2BBDQxHob22qdhmtn5kWOpg8Q08wA5GoWarNB03bhlvfIajhN+CVlbWLfTyhgvbBt3PUO0Q+NTF",
+	"dbpW2cFk5gKcfeXnOgYJeOnp2h9BUbpDtEoltBnVmb0lYzgdOJnPFZT7GdW3zT1TFddYSfH1I3/L0NT/",
+	"PNXuWUW1O3JdtTEJaX0uQ2j1jfHOf4AQ5wBvQKB3HcetjQoPAnlV+L81DdidM2WoaB8xQmR11YDOM2JL",
+	"sprBiDwOBcR/FavPF7LxhWx8IRu/GdmoNoUGsZ16xXjXaicWee+sSPb3CR/jTusSzrq2R6Dbt7oYySwT",
+	"6rc14v3rBuG9IDkcAeoe2rirsouoG9XX/QnxpdTVX/FL4bTVveyMFOPT7DJ6Hmdd+vyBQZTKCKiA9TsT",
+	"nzS52WPluaQXBSfPOT3Gsl9qTckAZZGwzZSFxJV2DPbkZmuAr/e7nyfoLa7iD+kL+u3Cy5JgvP2NCc2/",
+	"uu1/T2wkIGtGxGDlb0A+l//pyq06G6KRn6i2p6+9W8naRlcAluMtMlEMVbt3cILWNZcZ8+Sg38e/MS2j",
+	"Uy1pgpm1zvK0EAWMkwxVJbmPvTfC5dPM5HSWy+nMhmVgcchQd3RRiCspVthbeajIZqiXecYy7exW23VE",
+	"XNlJZQvEX5/TTUTAE5jSSNJk338VOirdNZVlLjMvTpf3GXrxkgkPbSorXZZNruYhf1aR5BbpJHgYnzWH",
+	"WKiaw6rU5U/IA4CwQcfVhkuWwlDBE6EobtnOCiEqSUBlyY1q4rGXEWtbXUTJwiSx7coOLjvMRdLnzdrM",
+	"4XF5g4dxN7ge9oGr/te/OUM3qd3hYf0OP9z2/ptlzgv5ySO9SajwO6F+PYH5kt67r99ku1fvJqmuulrd",
+	"JTRn+0Zd0RvdwhMhskfG90hnqE96m3Fo2R5lMeq5LrC+u9HM6oyvH5mhQlggP2On2ma9dOZ5v/FG5a1+",
+	"r5OUUZyU4er7ZpquK/6c8XUZXOpWTF5NeGLdSoYKUy/cXs4YLzfgCpFOlq6RGoX4YiMFtyEMKiUX8YiP",
+	"LxO24CY2tDwyDJ3PadzL/sz/BqLjRg/7ocLCuQ0M503oVb5TloRXN+7G2EJiiFQw7Et4tE5Y+uOPP/54",
+	"8OrVwTffpE1eU/qotbcGGnX233bmhnqZfoXurhMGdxw7de/mxY2cuE8jF+7R53Hgxh26xCdnQ3iCNoRD",
+	"uCePTHBJWCqn+jyTk4kcL3NLpq39msNfivVLZC7PbtFt6bShq2g/OULecYydRUEoOGngI4tCzxc2FlCA",
+	"0gxAvspKlyOlLtH8viOWazuBmTF3t6f5ls/NbZqtaw7zUwur47Q+YNf12wAtoM7NDvaJuLuucheC/1DF",
+	"E5+7bCYHlVWiG3EED7WbPOExNnTZyRl8n206KO8Yf//ua6I2nmRjsKcj2HEe3FCB8j4SbMzHILJT2YQQ",
+	"rAPjzGWmUB9op1/DSwdfa2ULnQ+o9cw4gTE+HfCp+HMaOTCpNWHH9Soo+wFgHtBGEp1UQ9WQRZce9Y7Z",
+	"a23ZK53JiRRZ2SeQPMUhhQ6d2NgZwqQ+cY8bX68BUKfTVG8eTpngcR+zgUtlolbSmwlrcrK1so1KhpQL",
+	"GBIiRjpb3zOD7UT0xz3+7Cg7HD2dHIsnD5jQFpHbL+T0tyentyOmtUYfkv4cndjIs6vg8zZ9SR2CM4/f",
+	"r9OEva7guCsEskUsmtLxNkc8etLr1bYUrU8BPGeWl00xCKlcYtp2QuE9kKUx0/H1Bm6XCY6+XQpGOTkS",
+	"seKmKePxjCkdcH//KzmnEiwYmfNvcMa/J3OuYsbe3Pjxr0AIr/dkyim8nLL2+3dfd5q48TnqDD7tkHQk",
+	"LHkLjKKtNFsIcYn9DlwVYU7dIeizKHJoU+caqjZR6/5Br8/KWK+oKu9Yq4mcYh8n7Utsd8782C5JE3PW",
+	"MRWO5xX9BRU7Wmov7TKAXQzewiQRXpZKrvSlG3iN1KNMnQTi6UgS81inx06oIPxML4szNtJ2hvLFupQu",
+	"bmbzf1mjtrQHs9/S2RKgcw2egYwGvZtvYLcW90Xw+CJ4/LEED+xG9pCyx6BR2iBCoxFXHWWgKuol4TBf",
+	"JJIvEskeZ/y54vcJUe4bwf9gsk9FSOFYP1IBmuwjBt1YrceNTGXrZJY2Cj6KyQxZ0yIq1kxfPyJLasLS",
+	"BTDfV6+++SYFucQZh4mwyCzxseCVxu8bclDCvDjVIBnsr/uHxcHUftmwK5SX2tFiO3eLHoiQJuJcC6Dd",
+	"BQz2f4ufegfPPvx6ev1fX3jtF167CZmfNQfpX4uG/aACpRmtWSVHaSfpelzeTXOXGpVRsgx2jKP0KJ+M",
+	"ydqY2WPShEUt8l0leLcgLFs6VFRNlPbmAv6kMF32o16i1oNG0GoSJ+O5VsLVUyFqhs/sSieupzXTKvG1",
+	"1ajXLxYTKcvAYnNtz/59TgqGa21VbgHKWDjr7lgXhRjb1DXZ8d/YmVi7mI54i/A+UA3rWv1nTHzCfniI",
+	"UPPBUKX4gwsZcxnEtlprOi5QBedtotayeFZDJRVlLLUp88k1wOkkrgwt3hIdEfXkpcGw1U/csHuoqGoM",
+	"RV0SBSjEZGmFCS1mLWXuYMSMi2VJV1KlfstcrYeKqhuUZISKkU10MXakZCUxnA1D4PzpJphDhHWRHY+j",
+	"pu0ZXt0jc7YJBXHS26WgI8Kb/TsyVeDX7xfuLBwPdFKfW6tERnslsiSWBXlu9FCVV0Hgk3qWnHpXrkMR",
+	"shAslcVautHwoIY7U/sZVbVBSEiYgyFkyZ7pu9Wmrm0k435p3aF6BUzbZZnOeDwF1SumFOEoNCceMEHb",
+	"BHYjqmPsF8vRXDrefk4b+ndh8XeNf6KDq0b0fCevBCCTr1SOBiIHEHHIjv+WtuMDeJDEXoq1TyqIZMyC",
+	"ms6f1sX9nN4m1KV6hZ8l1slz6M2+Bh73vIOtFIwcnHhSgwMAKan0NnB44Q/NYYf/M6KPCIubMf69EON/",
+	"fEMrhMaw++bA/ejZk/AM0wGSfi962I+SCdywCQ4RvXMSXnEZBbSIeJQyHMsNET08Cs92rmxXmkEZ4nVz",
+	"yyySyGrEzOPkMOmhiAn/7iUn8HdDERNMUQjdMqKArw8o7i2/XOq/26XWiPZHpWj/pGx3s1luvJRLWDso",
+	"Hc5W26knFz7px9ML93cjwbg5HPJpONzT8lifPohG1kuebmtk9zjV4+qp3o1N7M7GuRJFJlFMCUqhSUI6",
+	"tSxC6ORvrE/964ZTVg73LTXd/t2tWCCpxrLKfvpfSZ532LBIMvavopiexOrTZnwna1dr6mz1QJPWlfYM",
+	"IkUor5NmYoKFKLGIQqRxmKRJh6QaBGS1sMvRSBeK4Sg+jydSc1DcHyqQnHOtpsLYUr10dRRicwjFBoYX",
+	"QHuiGG+nF6LGVWpBbikTbixmxEpV/3GXUSvZKZN2qDItXKVg0AkYFeN2NGCnke6ivO3/eGPdfpa4L9LI",
+	"v500ckuWGHCmKaU9pnL/QRbEyt7RD3JzLIhvaN9sPHwrqGmRsxKydmQlTBjPcSvUGQgTB0zHZR9SM6Kh",
+	"uqkbUaVnZxKKcXLfEWwIuzewJ0zMSphU43yZ+dbIhVgIS5wJhiDybWeyyJgeUwDpWAwVnUfI4KpmjKqM",
+	"shx86kOoGUotsn0XrKHSK8UKvaIW0y9igx/2PsI0MFvtypDiEQfbFhnGFM9jjgqcM1T19tml+koU1LE7",
+	"JXRJ477xWA5cLwzWyCutbXF/0UGYmxqIYm0jCXdIjA7JscgcUw6riSJwChKMorauiqUCoBaLA2FwDJoL",
+	"qMguvLGarbvsHEtYFxlahYFfh4SMw16v5/kshtm41k+1saz/64DzLQ52r0y52gaS78ryRM6GvELGHVLl",
+	"6kw9PSCr10l9r9J3s0J4A2DIHaH6DLVDPUn6t7EclQfyOXttKoSa3UcljQeOeGMIGoEZn5Y1N2rz3/Z3",
+	"pN27MoLbEeLBdfn3r/WJUAgqSYmMU4112St5k7/10vFubw8pzXrj30t/iMdWaRjORv6PUPgL6cyXjLp9",
+	"M+q+nonxJeNO5ZpSfR1HwLZy5q7Db1tOO8utwBBHZGtjGNUMmG+aHVpyJlTMUlTy+HjJXRLmeXzdmsoS",
+	"ddiIRhehVD1yXl8YiOcrkAGwrLV/6pgcEW6nYNC+6sP9sEgI5lpXePGg2j088a3DgesS+3Vhl64KYpSZ",
+	"iGyrkGosFzyndoSen4ZRMG7KN/oGrkutky6wPSQGGmljDfv6zXvKLizDSYulAhHENTQsazICn+P52lDq",
+	"GTqqiDXCaRh2c49DbitnFhqjbx/bd3DMTvoxg+j2fGkVZmeFXk7Jk3n+5kXCRsKuBEgSK+1yRYZK05+Z",
+	"APnRYGOTShnGLnsO0g8Wv6BOlAY9xa6FKhVGHCrfNHUsSmEFv5Ghe4kTLDBbP9TXMOT+o6hW0JZBKtpd",
+	"HSMixgq365uZUIskNucZyBsW74z7PpO+CctIzKTKyiLscSFE2LbgmautifX7sQJmEly1BNu+ClaopomN",
+	"LLHMZB0WDJXv3B5NwGOW2WXpd8+3erVSQ5vUdQUwvuZ8me+zXWS/AjxUq2Ebcp6rDBt1EvaQWKW9P1rr",
+	"XKrpAMv4K6AwdGE8k/jXotAjtNW8KfQcmMTSsLmwhRybxGV+6vFyLlwbUIAWrEV1AENgdYVCgEwv1bSy",
+	"1iDcNVEIjKv2/tKJENmAcez4slF5IeNrCkEnNANKONXYQz8bqrKYv3ChAKUfOoG9XQnFRmsmPs340lh5",
+	"JVyv2GoemaN4M5kJVAA4GpsYBrmwNnYG5cayU6w93XGWKUztZSMRuemBhMF08P8u+07z3AxYGtk4Uta+",
+	"IZoHaJaxCYzC2ZwXU0nqnV/DYSdxZrY2+u2BzkuFZyMVew3vrvXSaS/ONvya9Q+OEqx6gbVGY7OcN8q5",
+	"RrHemtfGwycCykZLcornHhfCx27leGCWYlvtslCdLvsmBF6ho7t/cEKAJw3usyRkKyEuE/ZKK7howY0U",
+	"xnqa4IgzgNeVPx7EQw822JSBYu2MRigyjE9BLPf+9rHWRSZdzzBGOrxv/2xc7VWQl7mLEfA69Rnj5hIn",
+	"kFRANW20xVIQw9S5ogF8NsyBDiW8Pn794fr/DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

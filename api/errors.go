@@ -14,6 +14,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
 // Errors of the api package itself. Handlers and middleware return them
@@ -109,6 +110,16 @@ var problemTable = []problemRow{
 	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
 
 	// --- puzzles errors go here (issue 6) ---
+	{Err: puzzles.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
+	{Err: ErrPuzzleNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
+	{Err: puzzles.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
+	{Err: puzzles.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
+	// A stored puzzle that no longer proves (a bad restore, a newer
+	// generator's row): the server's fault, never served.
+	{Err: puzzles.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
+		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
+	{Err: puzzles.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
+		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
 
 	// Anything else is a fault of the server: logged in full, answered
 	// without a word about its internals.

@@ -166,20 +166,8 @@ func gameError(id string, err error) error {
 	return err
 }
 
-// etagOf is the game's entity tag: its version, which every change bumps.
-func etagOf(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
-
-// etagMatches applies If-None-Match (RFC 9110 13.1.2): a weak comparison
-// against each listed tag, or "*".
-func etagMatches(header, etag string) bool {
-	for tag := range strings.SplitSeq(header, ",") {
-		tag = strings.TrimSpace(tag)
-		if tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
-			return true
-		}
-	}
-	return false
-}
+// gameETag is the game's entity tag: its version, which every change bumps.
+func gameETag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
 
 // GetGame returns the game, or 304 when If-None-Match has its current ETag.
 func (s *Server) GetGame(ctx context.Context, req GetGameRequestObject) (GetGameResponseObject, error) {
@@ -190,8 +178,8 @@ func (s *Server) GetGame(ctx context.Context, req GetGameRequestObject) (GetGame
 	if err != nil {
 		return nil, gameError(req.Id, err)
 	}
-	etag := etagOf(g.Version)
-	if inm := req.Params.IfNoneMatch; inm != nil && etagMatches(*inm, etag) {
+	etag := gameETag(g.Version)
+	if notModified(req.Params.IfNoneMatch, etag) {
 		return GetGame304Response{Headers: GetGame304ResponseHeaders{ETag: &etag}}, nil
 	}
 	return GetGame200JSONResponse{Body: gameToAPI(&g), Headers: GetGame200ResponseHeaders{ETag: &etag}}, nil

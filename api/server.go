@@ -89,6 +89,15 @@ type Options struct {
 	Stopping <-chan struct{}
 
 	// --- puzzles options go here (issue 6) ---
+
+	// Puzzles stores the daily puzzle feed. Nil: the puzzle endpoints
+	// answer 503.
+	Puzzles PuzzleStore
+	// PuzzlesFrom is the feed's first day (its UTC day counts); earlier days
+	// are 404. Zero means DefaultPuzzlesFrom, 2026-01-01.
+	PuzzlesFrom time.Time
+	// Now is the clock that says which day is today. Nil means time.Now.
+	Now func() time.Time
 }
 
 // withDefaults fills in the zero fields.
@@ -104,6 +113,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.AnalyzeConcurrency <= 0 {
 		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.PuzzlesFrom.IsZero() {
+		o.PuzzlesFrom = DefaultPuzzlesFrom
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
@@ -127,7 +142,8 @@ type Server struct {
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
 
-	games *gameAPI // nil without Options.Games
+	games *gameAPI    // nil without Options.Games
+	feed  *puzzleFeed // the daily puzzle feed (puzzles.go)
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -147,6 +163,7 @@ func New(opts Options) (*echo.Echo, error) {
 		spec:     spec,
 		analyze:  search.Analyze,
 		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		feed:     newPuzzleFeed(opts),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, err
@@ -212,6 +229,6 @@ func (s *Server) echo() (*echo.Echo, error) {
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "Idempotency-Key", "If-None-Match", "Last-Event-ID"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"}
 	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 )
 
-func openTemp(t *testing.T) (*Store, string) {
+func openGamesTemp(t *testing.T) (*Store, string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "games.db")
 	s, err := Open(context.Background(), file)
@@ -61,7 +61,7 @@ func playOn(t *testing.T, g Game, pit int, token string, at time.Time) Play {
 
 func TestCreateGetJoin(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
+	s, _ := openGamesTemp(t)
 	want := newGame(t, s, "g1")
 	got, err := s.Game(ctx, "g1")
 	if err != nil {
@@ -119,7 +119,7 @@ func TestCreateGetJoin(t *testing.T) {
 
 func TestAIGameCreatedWithOpeningMove(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
+	s, _ := openGamesTemp(t)
 	g := Game{ID: "ai", CreatedAt: t0, UpdatedAt: t0, JoinedAt: t0, Rules: engine.Rules{CaptureSeed: engine.CaptureLeft},
 		Start: engine.Start(), Position: engine.Start(), Status: Active, AI: &AI{Side: engine.South, Level: 5},
 		Tokens: [2][]byte{nil, hashOf("me")}}
@@ -145,7 +145,7 @@ func TestAIGameCreatedWithOpeningMove(t *testing.T) {
 
 func TestApplyPlayRefusalsAndReplay(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
+	s, _ := openGamesTemp(t)
 	newGame(t, s, "g")
 	g, err := s.Join(ctx, "g", hashOf("g-north"), t0)
 	if err != nil {
@@ -227,7 +227,7 @@ func TestApplyPlayRefusalsAndReplay(t *testing.T) {
 // history has no gap and no duplicate.
 func TestConcurrentPlaysSamePly(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
+	s, _ := openGamesTemp(t)
 	newGame(t, s, "race")
 	g, err := s.Join(ctx, "race", hashOf("race-north"), t0)
 	if err != nil {
@@ -295,7 +295,7 @@ func TestConcurrentPlaysSamePly(t *testing.T) {
 
 func TestMovesPagingAndOutcome(t *testing.T) {
 	ctx := context.Background()
-	s, file := openTemp(t)
+	s, file := openGamesTemp(t)
 	newGame(t, s, "p")
 	g, err := s.Join(ctx, "p", hashOf("p-north"), t0)
 	if err != nil {
@@ -427,7 +427,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 // nothing of the others'.
 func TestGroupCommitIsolatesWrites(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openTemp(t)
+	s, _ := openGamesTemp(t)
 	const games = 30
 	plays := make([]Play, 0, 2*games)
 	for i := range games {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/api/store"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
 // Server timeouts. The write timeout leaves room for the longest analysis
@@ -37,6 +38,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
+	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", api.DefaultPuzzlesFrom.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", api.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
@@ -55,6 +57,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, *logLevel)
+	}
+	feedStart, err := puzzles.ParseDate(*puzzlesFrom)
+	if err != nil {
+		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
 	}
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
@@ -87,6 +93,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		TrustProxyHeaders:  *trustProxy,
 		EventHeartbeat:     *heartbeat,
 		Stopping:           stopping,
+		Puzzles:            st,
+		PuzzlesFrom:        feedStart,
 	})
 	if err != nil {
 		return err
