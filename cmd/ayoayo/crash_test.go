@@ -78,7 +78,33 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 			}
 		}
 	}
+	// A live event stream must not hold up a graceful shutdown: SIGTERM
+	// ends it, and the server exits well within its 15 s drain timeout.
+	var waiting ltSeat // a game that waits for a player: its stream stays open
+	if st, err := srv.post("/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, &waiting); err != nil || st != http.StatusCreated {
+		t.Fatalf("create: %d %v", st, err)
+	}
+	resp, err := srv.client.Get(srv.base + "/v1/games/" + waiting.Game.ID + "/events")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %v", err)
+	}
+	streamEnded := make(chan struct{})
+	time.Sleep(200 * time.Millisecond) // let the stream settle into waiting
+	go func() {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		close(streamEnded)
+	}()
+	began := time.Now()
 	srv.stop(t)
+	if took := time.Since(began); took > 10*time.Second {
+		t.Fatalf("shutdown with an open event stream took %v", took)
+	}
+	select {
+	case <-streamEnded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream outlived the server")
+	}
 
 	st, err := store.Open(context.Background(), db)
 	if err != nil {
