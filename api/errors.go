@@ -98,7 +98,6 @@ var problemTable = []problemRow{
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
 	// The client went away; nobody reads this answer, but logs and metrics do.
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
-	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
 	// --- games errors go here (issue 5) ---
 	{Err: ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},
@@ -108,6 +107,9 @@ var problemTable = []problemRow{
 	{Err: store.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
 	{Err: store.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
 	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
+
+	// A row the store reports missing (a game, a puzzle).
+	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
 	// --- puzzles errors go here (issue 6) ---
 	{Err: puzzles.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},

@@ -3,6 +3,8 @@ package api
 import (
 	"context"
 	"errors"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -38,9 +40,9 @@ func (s *Server) EvaluateMove(_ context.Context, req EvaluateMoveRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	var out engine.Outcome
-	engine.Play(p, req.Body.Pit, r, &out)
-	return EvaluateMove200JSONResponse(outcomeToAPI(&out)), nil
+	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
+	engine.Play(p, req.Body.Pit, r, out)
+	return outcomeJSON{out}, nil
 }
 
 // ListMoves evaluates each pit of the side to move, in pit order.
@@ -52,14 +54,53 @@ func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListM
 	if err != nil {
 		return nil, err
 	}
-	moves := make([]MoveOutcome, 0, engine.RowPits)
-	var out engine.Outcome
+	outs := new([engine.RowPits]engine.Outcome)
 	first := p.ToMove.FirstPit()
-	for pit := first; pit < first+engine.RowPits; pit++ {
-		engine.Play(p, pit, r, &out)
-		moves = append(moves, moveOutcomeToAPI(&out))
+	for i := range outs {
+		outs[i].Legs = make([]engine.Leg, 0, 16)
+		engine.Play(p, first+i, r, &outs[i])
 	}
-	return ListMoves200JSONResponse{Moves: moves}, nil
+	return movesJSON{outs}, nil
+}
+
+// outcomeJSON and movesJSON answer with the fast encoder of convert.go.
+type (
+	outcomeJSON struct{ out *engine.Outcome }
+	movesJSON   struct {
+		outs *[engine.RowPits]engine.Outcome
+	}
+)
+
+func (r outcomeJSON) VisitEvaluateMoveResponse(w http.ResponseWriter) error {
+	return writeJSON(w, func(b []byte) []byte { return appendOutcome(b, r.out, false) })
+}
+
+func (r movesJSON) VisitListMovesResponse(w http.ResponseWriter) error {
+	return writeJSON(w, func(b []byte) []byte {
+		b = append(b, `{"moves":[`...)
+		for i := range r.outs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendOutcome(b, &r.outs[i], true)
+		}
+		return append(b, "]}"...)
+	})
+}
+
+// answerBuffers recycles the buffers answers are encoded into; like fmt's
+// printer pool, it holds no state between requests.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// writeJSON answers 200 with the JSON that build appends.
+func writeJSON(w http.ResponseWriter, build func([]byte) []byte) error {
+	buf := answerBuffers.Get().(*[]byte)
+	defer answerBuffers.Put(buf)
+	*buf = append(build((*buf)[:0]), '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(*buf)
+	return err
 }
 
 // ValidateRecord replays a record through engine.Game, so the repetition

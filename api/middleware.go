@@ -2,14 +2,14 @@ package api
 
 import (
 	"bytes"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"mime"
+	"math/rand/v2"
 	"net/http"
 	"runtime"
 	"strings"
@@ -17,15 +17,20 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo-contrib/echoprometheus"
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
 )
 
-// newRequestID makes a 128-bit random request ID.
+// newRequestID makes a random 128-bit request ID. IDs only need to be
+// unique, not secret, so math/rand's generator serves, without the system
+// call crypto/rand may make on every request.
 func newRequestID() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 
@@ -76,13 +81,11 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		s.log.LogAttrs(req.Context(), level, "request",
 			slog.String("method", req.Method),
 			slog.String("path", req.URL.Path),
-			slog.String("route", c.Path()),
 			slog.Int("status", res.Status),
-			slog.Int64("bytesIn", req.ContentLength),
 			slog.Int64("bytesOut", res.Size),
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
 			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
-			slog.String("remote", c.RealIP()),
+			slog.String("remote", req.RemoteAddr),
 		)
 		return err
 	}
@@ -114,20 +117,22 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			if req.Body == nil || req.Body == http.NoBody {
 				return next(c)
 			}
-			tooLarge := newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			tooLarge := func() error {
+				return newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			}
 			if req.ContentLength > limit {
-				return tooLarge
+				return tooLarge()
 			}
 			body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
-					return tooLarge
+					return tooLarge()
 				}
 				return newError(ErrInvalidRequest, "reading the request body: %v", err)
 			}
 			if int64(len(body)) > limit {
-				return tooLarge
+				return tooLarge()
 			}
 			_ = req.Body.Close()
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -146,26 +151,30 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		ct := req.Header.Get(echo.HeaderContentType)
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || (mt != echo.MIMEApplicationJSON && !strings.HasSuffix(mt, "+json")) {
+		mt, _, _ := strings.Cut(ct, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if mt != echo.MIMEApplicationJSON && !(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 			return newError(ErrUnsupportedMediaType, "Content-Type %q is not application/json", ct)
 		}
 		return next(c)
 	}
 }
 
-// validator checks each request against the embedded OpenAPI document. Its
-// errors become this package's ErrMalformedJSON (the body is not JSON) or
-// ErrInvalidRequest (it does not match the schema), with the place and the
-// reason in the detail.
+// validator checks each request against the embedded OpenAPI document,
+// with echo-middleware's ValidateRequestFromContext. Its errors become this
+// package's ErrMalformedJSON (the body is not JSON) or ErrInvalidRequest (it
+// does not match the schema), with the place and the reason in the detail.
 func (s *Server) validator() (echo.MiddlewareFunc, error) {
-	spec, err := GetSwagger() // the validator's own copy: it drops the servers
+	spec, err := GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
 	}
-	return oapimw.OapiRequestValidatorWithOptions(spec, &oapimw.Options{
-		DoNotValidateServers:  true,
-		SilenceServersWarning: true,
+	spec.Servers = nil // match paths, not hosts
+	router, err := newRouteTable(spec)
+	if err != nil {
+		return nil, err
+	}
+	opts := &oapimw.Options{
 		Options: openapi3filter.Options{
 			// Security is the handlers' business (game tokens are checked
 			// against the store), not the schema's.
@@ -177,8 +186,48 @@ func (s *Server) validator() (echo.MiddlewareFunc, error) {
 			// decoding the body a second time.
 			KeepValidatedValue: true,
 		},
-		ErrorHandler: func(c echo.Context, he *echo.HTTPError) error { return validationError(he) },
-	}), nil
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if he := oapimw.ValidateRequestFromContext(c, router, opts); he != nil {
+				return validationError(he)
+			}
+			return next(c)
+		}
+	}, nil
+}
+
+// routeTable finds the operation of a request: by a map lookup for the
+// paths without parameters, which are most of the traffic, and by
+// kin-openapi's gorilla/mux router for the rest. Echo has already routed the
+// request, so the lookup only has to agree with it.
+type routeTable struct {
+	static map[string]*routers.Route // "METHOD /path"
+	mux    routers.Router
+}
+
+func newRouteTable(spec *openapi3.T) (*routeTable, error) {
+	mux, err := gorillamux.NewRouter(spec)
+	if err != nil {
+		return nil, err
+	}
+	t := &routeTable{static: map[string]*routers.Route{}, mux: mux}
+	for path, item := range spec.Paths.Map() {
+		if strings.Contains(path, "{") {
+			continue
+		}
+		for method, op := range item.Operations() {
+			t.static[method+" "+path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+		}
+	}
+	return t, nil
+}
+
+func (t *routeTable) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+	if r, ok := t.static[req.Method+" "+req.URL.Path]; ok {
+		return r, nil, nil
+	}
+	return t.mux.FindRoute(req)
 }
 
 // validationError classifies the validator's verdict.

@@ -57,9 +57,6 @@ type Options struct {
 	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
 	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
 	AnalyzeConcurrency int
-	// Metrics is the registry /metrics exposes and the request metrics are
-	// recorded in. Nil: a new registry with the Go and process collectors.
-	Metrics *prometheus.Registry
 
 	// --- games options go here (issue 5) ---
 
@@ -87,6 +84,10 @@ type Options struct {
 	// shutdown begins (http.Server.RegisterOnShutdown): Shutdown waits for
 	// responses to end, and a stream would not end by itself.
 	Stopping <-chan struct{}
+
+	// Metrics is the registry /metrics exposes and the request metrics are
+	// recorded in. Nil: a new registry with the Go and process collectors.
+	Metrics *prometheus.Registry
 
 	// --- puzzles options go here (issue 6) ---
 
@@ -152,10 +153,16 @@ var _ StrictServerInterface = (*Server)(nil)
 // and the middleware every request goes through. It fails only if the
 // embedded document does not load, which a test rules out.
 func New(opts Options) (*echo.Echo, error) {
+	_, e, err := newServer(opts)
+	return e, err
+}
+
+// newServer is New that also returns the handlers, for tests.
+func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
 	spec, err := GetSwagger()
 	if err != nil {
-		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
 	s := &Server{
 		opts:     opts,
@@ -166,20 +173,20 @@ func New(opts Options) (*echo.Echo, error) {
 		feed:     newPuzzleFeed(opts),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.docsHTML, err = renderDocs(spec); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s.initGames()
 	e, err := s.echo()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return e, nil
+	return s, e, nil
 }
 
 // echo wires the middleware, outermost first, and registers the routes.
@@ -188,6 +195,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.JSONSerializer = jsonSerializer{}
+	e.Binder = &binder{}
 	// Errors that escape the middleware below (none should) still become
 	// problems.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -31,21 +30,19 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 		t.Skip("builds and runs the server binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "ayoayo")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t, dir)
 	db := filepath.Join(dir, "crash.db")
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0"}
+	httpc := &http.Client{Timeout: 30 * time.Second}
 
-	srv := startServer(t, bin, db)
+	srv := &crashClient{startBinary(t, bin, args...), httpc}
 	acked := playUntilKilled(t, srv, 8, 1500*time.Millisecond)
 	if len(acked) == 0 {
 		t.Fatal("no move was answered before the kill")
 	}
 	t.Logf("%d moves answered 2xx before SIGKILL", len(acked))
 
-	srv = startServer(t, bin, db)
+	srv = &crashClient{startBinary(t, bin, args...), httpc}
 	byGame := map[string][]ackedMove{}
 	for _, m := range acked {
 		byGame[m.game] = append(byGame[m.game], m)
@@ -84,7 +81,7 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 	if st, err := srv.post("/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, &waiting); err != nil || st != http.StatusCreated {
 		t.Fatalf("create: %d %v", st, err)
 	}
-	resp, err := srv.client.Get(srv.base + "/v1/games/" + waiting.Game.ID + "/events")
+	resp, err := srv.client.Get(srv.srv.url + "/v1/games/" + waiting.Game.ID + "/events")
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("event stream: %v", err)
 	}
@@ -96,7 +93,7 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 		close(streamEnded)
 	}()
 	began := time.Now()
-	srv.stop(t)
+	srv.srv.stop(t)
 	if took := time.Since(began); took > 10*time.Second {
 		t.Fatalf("shutdown with an open event stream took %v", took)
 	}
@@ -122,86 +119,27 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 	}
 }
 
-// server is a running ayoayo serve process.
-type server struct {
-	cmd    *exec.Cmd
-	base   string
+// crashClient talks JSON to a running binary.
+type crashClient struct {
+	srv    *server
 	client *http.Client
-	exited chan error
 }
 
-// startServer starts the binary on a free loopback port and waits for the
-// line that gives its address.
-func startServer(t *testing.T, bin, db string) *server {
-	t.Helper()
-	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--log-level", "info")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := &server{cmd: cmd, exited: make(chan error, 1), client: &http.Client{Timeout: 30 * time.Second}}
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
-			}
-		}
-		_, _ = io.Copy(io.Discard, stderr)
-	}()
-	go func() { s.exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-s.exited
-	})
-	select {
-	case a := <-addr:
-		s.base = "http://" + a
-	case err := <-s.exited:
-		t.Fatalf("the server exited at start: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not say where it listens within 60 s")
-	}
-	return s
-}
-
-// stop ends the server with SIGTERM and expects a clean exit.
-func (s *server) stop(t *testing.T) {
-	t.Helper()
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-s.exited:
-		if err != nil {
-			t.Fatalf("after SIGTERM: %v", err)
-		}
-		s.exited <- nil // for the cleanup
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server did not stop within 60 s of SIGTERM")
-	}
-}
-
-func (s *server) post(path, token string, body, out any) (int, error) {
+func (s *crashClient) post(path, token string, body, out any) (int, error) {
 	return s.call(http.MethodPost, path, token, body, out)
 }
 
-func (s *server) get(path string, out any) (int, error) {
+func (s *crashClient) get(path string, out any) (int, error) {
 	return s.call(http.MethodGet, path, "", nil, out)
 }
 
-func (s *server) call(method, path, token string, body, out any) (int, error) {
+func (s *crashClient) call(method, path, token string, body, out any) (int, error) {
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequest(method, s.base+path, rd)
+	req, err := http.NewRequest(method, s.srv.url+path, rd)
 	if err != nil {
 		return 0, err
 	}
@@ -236,7 +174,7 @@ type ackedMove struct {
 
 // playUntilKilled has workers play games until after, then kills the server
 // with SIGKILL while they keep sending, and returns every move answered 2xx.
-func playUntilKilled(t *testing.T, s *server, workers int, after time.Duration) []ackedMove {
+func playUntilKilled(t *testing.T, s *crashClient, workers int, after time.Duration) []ackedMove {
 	t.Helper()
 	var mu sync.Mutex
 	var acked []ackedMove
@@ -282,15 +220,14 @@ func playUntilKilled(t *testing.T, s *server, workers int, after time.Duration) 
 		})
 	}
 	time.Sleep(after)
-	if err := s.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := s.srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := <-s.exited
+	err := <-s.srv.done
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the server ended with %v, want killed by SIGKILL", err)
 	}
-	s.exited <- err // for the cleanup
 	close(stop)
 	wg.Wait()
 	mu.Lock()
