@@ -247,6 +247,12 @@ func validationError(he *echo.HTTPError) error {
 	case http.StatusMethodNotAllowed:
 		return newError(ErrMethodNotAllowed, "%v", he.Message)
 	}
+	// A parameter that does not parse (a header that should be a number,
+	// say) is a wrong value, not a body that is not JSON.
+	var re *openapi3filter.RequestError
+	if errors.As(he.Internal, &re) && re.Parameter != nil {
+		return newError(ErrInvalidRequest, "%s parameter %s: %v", re.Parameter.In, re.Parameter.Name, re.Err)
+	}
 	var pe *openapi3filter.ParseError
 	if errors.As(he.Internal, &pe) {
 		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
