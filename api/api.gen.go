@@ -15,12 +15,34 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 )
+
+// Defines values for GameStatus.
+const (
+	Active   GameStatus = "active"
+	Finished GameStatus = "finished"
+	Waiting  GameStatus = "waiting"
+)
+
+// Valid indicates whether the value is a known member of the GameStatus enum.
+func (e GameStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Finished:
+		return true
+	case Waiting:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for HealthStatus.
 const (
@@ -58,6 +80,24 @@ func (e IllegalReason) Valid() bool {
 	case MustFeed:
 		return true
 	case NotYourPit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpponentType.
+const (
+	OpponentTypeAi    OpponentType = "ai"
+	OpponentTypeHuman OpponentType = "human"
+)
+
+// Valid indicates whether the value is a known member of the OpponentType enum.
+func (e OpponentType) Valid() bool {
+	switch e {
+	case OpponentTypeAi:
+		return true
+	case OpponentTypeHuman:
 		return true
 	default:
 		return false
@@ -160,6 +200,27 @@ func (e RulesLeftovers) Valid() bool {
 	case LastMover:
 		return true
 	case SideOwner:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeatHolder.
+const (
+	SeatHolderAi    SeatHolder = "ai"
+	SeatHolderHuman SeatHolder = "human"
+	SeatHolderOpen  SeatHolder = "open"
+)
+
+// Valid indicates whether the value is a known member of the SeatHolder enum.
+func (e SeatHolder) Valid() bool {
+	switch e {
+	case SeatHolderAi:
+		return true
+	case SeatHolderHuman:
+		return true
+	case SeatHolderOpen:
 		return true
 	default:
 		return false
@@ -304,6 +365,53 @@ type Captured struct {
 	South int `json:"south"`
 }
 
+// CreateGameRequest What game to start: the opponent, your seat (default `south`), and
+// optionally a start position (default: the opening position) and rule
+// options (default: Russ's rules).
+//
+// Example: {"opponent":{"type":"human"},"seat":"south"}
+type CreateGameRequest struct {
+	// Opponent Who plays the other seat: `{type: human}` (someone who joins with
+	// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
+	// 1 (random moves) to 8 (the strongest). `level` is required for the AI
+	// and not allowed for a person.
+	//
+	//
+	// Example: {"level":4,"type":"ai"}
+	Opponent Opponent `json:"opponent"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Seat *Side `json:"seat,omitempty"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start *Position `json:"start,omitempty"`
+}
+
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
 //
 // Example: {"pit":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}}
@@ -340,6 +448,279 @@ type EvaluateRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// Game A game session. `ply` counts the moves played: it is the `ply` your
+// next move must name. `position` is the position now (whose turn is
+// `position.toMove`); `result` is null until the game ends. `version`
+// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+//
+// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+type Game struct {
+	// Ai The AI's seat and level, or null in a game between people.
+	Ai nullable.Nullable[GameAI] `json:"ai"`
+
+	// CreatedAt When the game was created (UTC).
+	//
+	// Example: 2025-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Id GameId `json:"id"`
+
+	// LastMove The latest move, or null before the first.
+	//
+	// Example: {"pit":3,"ply":6,"side":"south"}
+	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
+
+	// Ply Moves played so far.
+	//
+	// Example: 7
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How the game ended, or null while it goes on.
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Seats Who holds each seat.
+	//
+	// Example: {"north":"open","south":"human"}
+	Seats Seats `json:"seats"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start Position `json:"start"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`.
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// UpdatedAt When it last changed (UTC).
+	//
+	// Example: 2025-03-01T12:03:10Z
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	// Version Grows with every change of the game; the `ETag` of `GET /v1/games/{id}`.
+	//
+	// Example: 9
+	Version int64 `json:"version"`
+}
+
+// GameAI The seat the AI plays and its level.
+//
+// Example: {"level":4,"side":"south"}
+type GameAI struct {
+	// Level The AI's strength, 1-8.
+	//
+	// Example: 4
+	Level int `json:"level"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+//
+// Example: Xq3v9w0bHk2mP1aZ
+type GameId = string
+
+// GameMove One move of a game with everything it did: who played which pit at
+// which ply, every leg of the relay, the capture (null if none), the
+// position after it and the result when it ended the game (else null).
+//
+// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+type GameMove struct {
+	// ByAi Whether the AI played it.
+	//
+	// Example: false
+	ByAi bool `json:"byAi"`
+
+	// Capture The capture, or null when nothing was captured.
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs []Leg `json:"legs"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// PlayedAt When the server accepted it (UTC).
+	//
+	// Example: 2025-03-01T12:00:09Z
+	PlayedAt time.Time `json:"playedAt"`
+
+	// Ply The ply it was played at (0 for the first move of the game).
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How the game ended with this move, or null.
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// GameMovesPage A page of a game's history.
+//
+// Example: {"moves":[{"byAi":false,"capture":null,"legs":[{"from":5,"sown":[6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7]},{"from":7,"sown":[8,9,10,11,0,1]},{"from":1,"sown":[2,3,4,5,6,7]}],"pit":5,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":0},"pits":[6,0,1,6,6,2,7,1,6,1,6,6],"toMove":"north"},"result":null,"side":"south"}],"nextFrom":null}
+type GameMovesPage struct {
+	// Moves The moves, in ply order.
+	//
+	// Example: [{"byAi":false,"capture":{"pit":8,"seeds":7},"legs":[{"from":1,"sown":[2,3,4,5]},{"from":5,"sown":[6,7,8,9,10]},{"from":10,"sown":[11,0,1,2,3]},{"from":3,"sown":[4,5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2,3]}],"pit":1,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":7},"pits":[6,2,7,0,6,1,6,6,0,0,1,6],"toMove":"north"},"result":null,"side":"south"}]
+	Moves []GameMove `json:"moves"`
+
+	// NextFrom The `from` of the next page, or null when this page reaches the end of the history.
+	//
+	// Example: 100
+	NextFrom nullable.Nullable[int] `json:"nextFrom"`
+}
+
+// GameProblem A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+type GameProblem struct {
+	// Code A stable snake_case word naming the kind of problem.
+	//
+	// Example: invalid_position
+	Code string `json:"code"`
+
+	// CurrentPly With `stale_ply`, the game's current ply.
+	//
+	// Example: 8
+	CurrentPly *int `json:"currentPly,omitempty"`
+
+	// Detail What exactly was wrong with this request, in English.
+	//
+	// Example: invalid position: pits and captured seeds add up to 47, want 48
+	Detail *string `json:"detail,omitempty"`
+
+	// Instance The request path.
+	//
+	// Example: /v1/evaluate
+	Instance *string `json:"instance,omitempty"`
+
+	// Reason Why a move is illegal, the first that applies in this order:
+	// `game_over` (the position is already finished), `not_your_pit` (the
+	// pit is in the opponent's row), `empty_pit`, `infinite_relay` (the
+	// relay would go round forever) and `must_feed` (the opponent's row is
+	// empty and the move would leave it empty).
+	//
+	//
+	// Example: empty_pit
+	Reason *IllegalReason `json:"reason,omitempty"`
+
+	// RequestId The request's `X-Request-ID`, to find it in the server's logs.
+	//
+	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
+	RequestId *string `json:"requestId,omitempty"`
+
+	// Status The HTTP status code.
+	//
+	// Example: 422
+	Status int `json:"status"`
+
+	// Title A short, fixed summary of the kind of problem.
+	//
+	// Example: Invalid position
+	Title string `json:"title"`
+
+	// Type Identifies the kind of problem; resolves to its entry on the `/docs` page.
+	//
+	// Example: /docs#problem-invalid_position
+	Type string `json:"type"`
+}
+
+// GameSeat A seat just taken: the game, your side and your secret token (43
+// URL-safe characters, 256 random bits). The token is shown only here:
+// keep it, it is the only way to move for this seat.
+//
+// Example: {"game":{"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+type GameSeat struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	//
+	//
+	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Seat Side `json:"seat"`
+
+	// Token The seat's secret bearer token.
+	//
+	// Example: q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8
+	Token string `json:"token"`
+}
+
+// GameStatus Where a game stands. `waiting`: a game against a person whose second
+// seat is still open (no move is accepted yet); `active`: being played;
+// `finished`: over, see `result`.
+//
+// Example: active
+type GameStatus string
+
 // Health The answer of a health probe.
 //
 // Example: {"status":"ok"}
@@ -363,6 +744,26 @@ type HealthStatus string
 //
 // Example: empty_pit
 type IllegalReason string
+
+// LastMove The latest move, in brief; `GET /v1/games/{id}/moves` has its full outcome.
+//
+// Example: {"pit":3,"ply":6,"side":"south"}
+type LastMove struct {
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The ply it was played at (0 for the first move).
+	//
+	// Example: 6
+	Ply int `json:"ply"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
 
 // Leg One sowing of a relay: the seeds lifted from pit `from`, dropped one
 // by one into the pits listed in `sown`, in order. The origin pit is
@@ -485,6 +886,29 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// Opponent Who plays the other seat: `{type: human}` (someone who joins with
+// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
+// 1 (random moves) to 8 (the strongest). `level` is required for the AI
+// and not allowed for a person.
+//
+// Example: {"level":4,"type":"ai"}
+type Opponent struct {
+	// Level The AI's strength, 1-8; only with `type: ai`.
+	//
+	// Example: 4
+	Level *int `json:"level,omitempty"`
+
+	// Type A person or the AI.
+	//
+	// Example: ai
+	Type OpponentType `json:"type"`
+}
+
+// OpponentType A person or the AI.
+//
+// Example: ai
+type OpponentType string
+
 // Outcome Everything one move did. When `legal` is true, `legs`, `capture`
 // (null when nothing was captured), `position` (after the move, the
 // opponent to move) and `result` (null while the game goes on) are all
@@ -536,6 +960,52 @@ type Outcome struct {
 //
 // Example: 0
 type Pit = int
+
+// PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
+// (absent otherwise), and the game after both.
+//
+// Example: {"game":{"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+type PlayMoveAnswer struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	//
+	//
+	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Move One move of a game with everything it did: who played which pit at
+	// which ply, every leg of the relay, the capture (null if none), the
+	// position after it and the result when it ended the game (else null).
+	//
+	//
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	Move GameMove `json:"move"`
+
+	// Reply One move of a game with everything it did: who played which pit at
+	// which ply, every leg of the relay, the capture (null if none), the
+	// position after it and the result when it ended the game (else null).
+	//
+	//
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	Reply *GameMove `json:"reply,omitempty"`
+}
+
+// PlayMoveRequest The pit to play and the ply the game is at (`game.ply`).
+//
+// Example: {"pit":0,"ply":0}
+type PlayMoveRequest struct {
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The game's current ply, as you last saw it.
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+}
 
 // PlyError The first illegal move of a record.
 //
@@ -966,6 +1436,26 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// SeatHolder Who holds a seat, `open` while nobody does.
+//
+// Example: human
+type SeatHolder string
+
+// Seats Who holds each seat.
+//
+// Example: {"north":"open","south":"human"}
+type Seats struct {
+	// North Who holds a seat, `open` while nobody does.
+	//
+	// Example: human
+	North SeatHolder `json:"north"`
+
+	// South Who holds a seat, `open` while nobody does.
+	//
+	// Example: human
+	South SeatHolder `json:"south"`
+}
+
 // Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 //
 // Example: south
@@ -1060,6 +1550,34 @@ type ValidateRequest struct {
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// Forbidden A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type Forbidden = GameProblem
+
+// GameConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type GameConflict = GameProblem
+
+// GameNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameNotFound = Problem
+
+// IllegalMove A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type IllegalMove = GameProblem
+
 // InternalError An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1088,6 +1606,13 @@ type PuzzleAttemptRefused = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PuzzleNotFound = Problem
 
+// RateLimited An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type RateLimited = Problem
+
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1102,6 +1627,13 @@ type ServiceUnavailable = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyRequests = Problem
 
+// Unauthorized A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type Unauthorized = GameProblem
+
 // UnprocessableEntity An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1115,6 +1647,27 @@ type UnprocessableEntity = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
+
+// GetGameParams defines parameters for GetGame.
+type GetGameParams struct {
+	// IfNoneMatch An `ETag` from an earlier answer; `304` if the game is still as it was.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// FollowGameEventsParams defines parameters for FollowGameEvents.
+type FollowGameEventsParams struct {
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int `json:"Last-Event-ID,omitempty"`
+}
+
+// ListGameMovesParams defines parameters for ListGameMoves.
+type ListGameMovesParams struct {
+	// From The first ply to list (default 0).
+	From *int `form:"from,omitempty" json:"from,omitempty"`
+
+	// Limit The most moves to list (default 100, at most 1000).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
 
 // ListPuzzlesParams defines parameters for ListPuzzles.
 type ListPuzzlesParams struct {
@@ -1142,6 +1695,12 @@ type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
 // EvaluateMoveJSONRequestBody defines body for EvaluateMove for application/json ContentType.
 type EvaluateMoveJSONRequestBody = EvaluateRequest
+
+// CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
+type CreateGameJSONRequestBody = CreateGameRequest
+
+// PlayGameMoveJSONRequestBody defines body for PlayGameMove for application/json ContentType.
+type PlayGameMoveJSONRequestBody = PlayMoveRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
@@ -1175,6 +1734,27 @@ type ServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx echo.Context) error
+	// CreateGame Start a game against a person or the AI
+	// (POST /v1/games)
+	CreateGame(ctx echo.Context) error
+	// GetGame The game as it stands
+	// (GET /v1/games/{id})
+	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
+	// FollowGameEvents Follow the game live (Server-Sent Events)
+	// (GET /v1/games/{id}/events)
+	FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error
+	// JoinGame Take the second seat of a game against a person
+	// (POST /v1/games/{id}/join)
+	JoinGame(ctx echo.Context, id GameId) error
+	// ListGameMoves The game's moves, each with everything it did
+	// (GET /v1/games/{id}/moves)
+	ListGameMoves(ctx echo.Context, id GameId, params ListGameMovesParams) error
+	// PlayGameMove Make a move
+	// (POST /v1/games/{id}/moves)
+	PlayGameMove(ctx echo.Context, id GameId) error
+	// ResignGame Resign
+	// (POST /v1/games/{id}/resign)
+	ResignGame(ctx echo.Context, id GameId) error
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
@@ -1266,6 +1846,167 @@ func (w *ServerInterfaceWrapper) EvaluateMove(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.EvaluateMove(ctx)
+	return err
+}
+
+// CreateGame converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateGame(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateGame(ctx)
+	return err
+}
+
+// GetGame converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetGameParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGame(ctx, id, params)
+	return err
+}
+
+// FollowGameEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) FollowGameEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FollowGameEventsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID int
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FollowGameEvents(ctx, id, params)
+	return err
+}
+
+// JoinGame converts echo context to params.
+func (w *ServerInterfaceWrapper) JoinGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.JoinGame(ctx, id)
+	return err
+}
+
+// ListGameMoves converts echo context to params.
+func (w *ServerInterfaceWrapper) ListGameMoves(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListGameMovesParams
+	// ------------- Optional query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListGameMoves(ctx, id, params)
+	return err
+}
+
+// PlayGameMove converts echo context to params.
+func (w *ServerInterfaceWrapper) PlayGameMove(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PlayGameMove(ctx, id)
+	return err
+}
+
+// ResignGame converts echo context to params.
+func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResignGame(ctx, id)
 	return err
 }
 
@@ -1472,6 +2213,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
@@ -1492,6 +2240,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
 
+type ForbiddenApplicationProblemPlusJSONResponse GameProblem
+
+type GameConflictApplicationProblemPlusJSONResponse GameProblem
+
+type GameNotFoundApplicationProblemPlusJSONResponse Problem
+
+type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
+
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
@@ -1499,6 +2255,15 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 type PuzzleAttemptRefusedApplicationProblemPlusJSONResponse Problem
 
 type PuzzleNotFoundApplicationProblemPlusJSONResponse Problem
+
+type RateLimitedResponseHeaders struct {
+	RetryAfter *int
+}
+type RateLimitedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers RateLimitedResponseHeaders
+}
 
 type ServiceUnavailableApplicationProblemPlusJSONResponse Problem
 
@@ -1509,6 +2274,15 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers TooManyRequestsResponseHeaders
+}
+
+type UnauthorizedResponseHeaders struct {
+	WWWAuthenticate *string
+}
+type UnauthorizedApplicationProblemPlusJSONResponse struct {
+	Body GameProblem
+
+	Headers UnauthorizedResponseHeaders
 }
 
 type UnprocessableEntityApplicationProblemPlusJSONResponse Problem
@@ -1857,6 +2631,780 @@ type EvaluateMove500ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response EvaluateMove500ApplicationProblemPlusJSONResponse) VisitEvaluateMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGameRequestObject struct {
+	Body *CreateGameJSONRequestBody
+}
+
+type CreateGameResponseObject interface {
+	VisitCreateGameResponse(w http.ResponseWriter) error
+}
+
+type CreateGame201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateGame201JSONResponse struct {
+	Body    GameSeat
+	Headers CreateGame201ResponseHeaders
+}
+
+func (response CreateGame201JSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame400ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame413ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame415ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame422ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame429ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame500ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameRequestObject struct {
+	Id     GameId `json:"id"`
+	Params GetGameParams
+}
+
+type GetGameResponseObject interface {
+	VisitGetGameResponse(w http.ResponseWriter) error
+}
+
+type GetGame200ResponseHeaders struct {
+	ETag *string
+}
+
+type GetGame200JSONResponse struct {
+	Body    Game
+	Headers GetGame200ResponseHeaders
+}
+
+func (response GetGame200JSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetGame304Response struct {
+	Headers GetGame304ResponseHeaders
+}
+
+func (response GetGame304Response) VisitGetGameResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame400ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame404ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetGame500ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEventsRequestObject struct {
+	Id     GameId `json:"id"`
+	Params FollowGameEventsParams
+}
+
+type FollowGameEventsResponseObject interface {
+	VisitFollowGameEventsResponse(w http.ResponseWriter) error
+}
+
+type FollowGameEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response FollowGameEvents200TexteventStreamResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type FollowGameEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents400ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEvents404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents404ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowGameEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response FollowGameEvents500ApplicationProblemPlusJSONResponse) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type JoinGameResponseObject interface {
+	VisitJoinGameResponse(w http.ResponseWriter) error
+}
+
+type JoinGame201JSONResponse GameSeat
+
+func (response JoinGame201JSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame400ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame404ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame409ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame500ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMovesRequestObject struct {
+	Id     GameId `json:"id"`
+	Params ListGameMovesParams
+}
+
+type ListGameMovesResponseObject interface {
+	VisitListGameMovesResponse(w http.ResponseWriter) error
+}
+
+type ListGameMoves200JSONResponse GameMovesPage
+
+func (response ListGameMoves200JSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves400ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves404ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListGameMoves500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListGameMoves500ApplicationProblemPlusJSONResponse) VisitListGameMovesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMoveRequestObject struct {
+	Id   GameId `json:"id"`
+	Body *PlayGameMoveJSONRequestBody
+}
+
+type PlayGameMoveResponseObject interface {
+	VisitPlayGameMoveResponse(w http.ResponseWriter) error
+}
+
+type PlayGameMove200JSONResponse PlayMoveAnswer
+
+func (response PlayGameMove200JSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove201JSONResponse PlayMoveAnswer
+
+func (response PlayGameMove201JSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove400ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove401ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove403ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove404ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove409ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove413ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove415ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove422ApplicationProblemPlusJSONResponse struct {
+	IllegalMoveApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove422ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PlayGameMove500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response PlayGameMove500ApplicationProblemPlusJSONResponse) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type ResignGameResponseObject interface {
+	VisitResignGameResponse(w http.ResponseWriter) error
+}
+
+type ResignGame200JSONResponse Game
+
+func (response ResignGame200JSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame400ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame401ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame404ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame409ApplicationProblemPlusJSONResponse struct {
+	GameConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame409ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame500ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response); err != nil {
@@ -2681,6 +4229,27 @@ type StrictServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx context.Context, request EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error)
+	// CreateGame Start a game against a person or the AI
+	// (POST /v1/games)
+	CreateGame(ctx context.Context, request CreateGameRequestObject) (CreateGameResponseObject, error)
+	// GetGame The game as it stands
+	// (GET /v1/games/{id})
+	GetGame(ctx context.Context, request GetGameRequestObject) (GetGameResponseObject, error)
+	// FollowGameEvents Follow the game live (Server-Sent Events)
+	// (GET /v1/games/{id}/events)
+	FollowGameEvents(ctx context.Context, request FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error)
+	// JoinGame Take the second seat of a game against a person
+	// (POST /v1/games/{id}/join)
+	JoinGame(ctx context.Context, request JoinGameRequestObject) (JoinGameResponseObject, error)
+	// ListGameMoves The game's moves, each with everything it did
+	// (GET /v1/games/{id}/moves)
+	ListGameMoves(ctx context.Context, request ListGameMovesRequestObject) (ListGameMovesResponseObject, error)
+	// PlayGameMove Make a move
+	// (POST /v1/games/{id}/moves)
+	PlayGameMove(ctx context.Context, request PlayGameMoveRequestObject) (PlayGameMoveResponseObject, error)
+	// ResignGame Resign
+	// (POST /v1/games/{id}/resign)
+	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
@@ -2920,6 +4489,228 @@ func (sh *strictHandler) EvaluateMove(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(EvaluateMoveResponseObject); ok {
 		return validResponse.VisitEvaluateMoveResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateGame operation middleware
+func (sh *strictHandler) CreateGame(ctx echo.Context) error {
+	var request CreateGameRequestObject
+
+	var body CreateGameJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateGame(ctx.Request().Context(), request.(CreateGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateGameResponseObject); ok {
+		return validResponse.VisitCreateGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGame operation middleware
+func (sh *strictHandler) GetGame(ctx echo.Context, id GameId, params GetGameParams) error {
+	var request GetGameRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGame(ctx.Request().Context(), request.(GetGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGameResponseObject); ok {
+		return validResponse.VisitGetGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FollowGameEvents operation middleware
+func (sh *strictHandler) FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error {
+	var request FollowGameEventsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FollowGameEvents(ctx.Request().Context(), request.(FollowGameEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FollowGameEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FollowGameEventsResponseObject); ok {
+		return validResponse.VisitFollowGameEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// JoinGame operation middleware
+func (sh *strictHandler) JoinGame(ctx echo.Context, id GameId) error {
+	var request JoinGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.JoinGame(ctx.Request().Context(), request.(JoinGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "JoinGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(JoinGameResponseObject); ok {
+		return validResponse.VisitJoinGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListGameMoves operation middleware
+func (sh *strictHandler) ListGameMoves(ctx echo.Context, id GameId, params ListGameMovesParams) error {
+	var request ListGameMovesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListGameMoves(ctx.Request().Context(), request.(ListGameMovesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListGameMoves")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListGameMovesResponseObject); ok {
+		return validResponse.VisitListGameMovesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PlayGameMove operation middleware
+func (sh *strictHandler) PlayGameMove(ctx echo.Context, id GameId) error {
+	var request PlayGameMoveRequestObject
+
+	request.Id = id
+
+	var body PlayGameMoveJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PlayGameMove(ctx.Request().Context(), request.(PlayGameMoveRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PlayGameMove")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PlayGameMoveResponseObject); ok {
+		return validResponse.VisitPlayGameMoveResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResignGame operation middleware
+func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
+	var request ResignGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResignGame(ctx.Request().Context(), request.(ResignGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResignGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResignGameResponseObject); ok {
+		return validResponse.VisitResignGameResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3197,213 +4988,319 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1pcxu51Sj8V/AyT5VJPy2apCQvVOWD43ESv3c847I9N3dq6KsG2SCJqAkwDVA0M6X/fuucA6DRCynK",
-	"sjNPMqr5MBa7G+vZ1187M71aayWUNZ3xr51CmLVWRuAff+LZe/GPjTAW/pppZYXCf/L1OpczbqVWT9aF",
-	"nuZi9d9/N1rBM/GZr9a5oC8y0Rl3pLrmucwuCzdW0smE5TLvjDvuJzbV2W7M1oVei8Lu2KSzltZMOmO2",
-	"4p/larNiarOaioLpOZNWrAyThg1HnaQjlbFczWCaJ9fDJ+Ka5xtuRSfxQ7/JOuPOaDbNnvHZs9kpfzY/",
-	"4+fzZ9NTPpyNxGl2Nj/nTztJx1huN6YzPhsMko6VFnbQeUMrZ+XK7W6Nc2V6Zv7gtn5S3+BN0jGzpVhx",
-	"OIT/KsS8M+784Ul50E/oqXnyjgbo3NzcwKGYWSHXcKidcefjUvhpWaaFYUpbtuJ2tmR2KQ3L9GyzEsqO",
-	"8cH//+HHH1g3XfF8rouVyC7hNtJeMlG6YJytpDFSLdhcijxLGGfbQqsFg80kjCu2UVdKbxU9Z/gJHKRg",
-	"emOZnk9UwdVCsG5a22na608UbPeNsqJQPH9dFLq4J7DQSJcCh4pgxS4FM6K4FgWbc5mLjFnNuDJbUdCR",
-	"uEVdMGnZkhs2FUKxXC8WIvsWkHJehRRatl+hX/0eeKns8WuAy0s255vcMqlYeU59BlDkjsjwHQLREgCB",
-	"T+FmpTXMr8Vc4Ie5XpiEzfVGZWy6Y2k4mzRhme7DWt/xXa559lHr73mxEPe6bcD7S6v1ZY5D1W47pg6A",
-	"8fgSXDZX7On5+elTNt1ZYZqXi0BKlxvwenha3tb7eGCrNfPTt15XbZFfG7vbdhfBOp/NxNoa1n16xv6X",
-	"/BPcSibwsnt0HZt//jMXL60Vq7V9L+YbI7J73QnsdMXV7nKlr/Fww52sdCEY/lquco3TA76N2YgeJvED",
-	"y6+EYdyylTaWDZt3Re+ZJ+vRYPR0cDoYPeG0F3MPIj4alZf9UWsG+2F+P62XXNv117pktxc24wro9FSw",
-	"v2+yhcjG7MBh4plNVDetLirtJUCblcbPGFcZ/DtdyGvx0zpl3RRm2l26KQNtJgD5Qds/A1bfCzRofZdK",
-	"20skETFwKO2XP9cFGw1evDgZDE8GwzGQY2k8ZZpv7KYQ+8Eg4zLfPSk/vw8nPyuB4AfNzGa2dEvcBwSN",
-	"/X0NMKhOPWacAWlifG4B23XGd6wLhyfEFZLmpeBZL/GvTcVcF2Ki8OyEyB4ZNpcFCAV8h+DAFZMZgJBl",
-	"iq9QUGA4ZlrfTYCID6K4ljPxk+LXXOZ8mt+PiMMEheDZrk6/M275lBtRCjDEi2q3j9/+s8JZT+Obs8yP",
-	"3npp5fRfC2kd5XU4m2lklFtdXDGlt6wLf+3bGtHkj1q/5Wrn2Iz5OuSYK57vTJUiR3xCGsZzPAdWbJQC",
-	"UBox/80FK4QtdizntnH818Mn+No/K+xy9KKFgkZLOExEw4tf+UqkYdON2bGttEvGTXVV8IO0sHtkOFrN",
-	"hN+3Q7aliBQJI2ZaZUiY0vfw1slLeCvtd5IO4KAo8OKiR/BndWkf3BhWsy2X1mErTSrVAoYqtx/udhiO",
-	"D6SvhShg1zdJ5ye1LvRMGAMo+VpZaXdfRfFaayNxwRHkuGfMPxszULmQqcz4Gmh0xowQmWE8y9hmDVs8",
-	"e5awLVeWnT3/JqpXzLXf1NZ3m+4V3vva4hnqXMikI62LTTcWsR5AasFXSNb9Eth2qY2YqJneKCAVmuhD",
-	"eYzPI03Kf0TMPUHmSQAtTcL4RM2lkmYpypNg3VTpy1wseI5yQSDrPymzWa91YUX2VmSSf8Tzugf8bMoB",
-	"L1cw4iVeQQRFr2joE5iKTTpWfLZP1jmXatIBXMV9R1PiVIcgp5TWz0tQiPbFcBnMLaMVIPYs+ltJ7cgh",
-	"xCzngDDcsLS+37TfuQmTI0V5SdT2JfHCBk2hWQxoc3rOODOCF7Nln6VmpguROlmKcBOgBQXHnO9QmkDR",
-	"cKK68KP4vBYzOLS5BM00k/O5KISaCfi+iuQXDrquBQy/0DqbKDf2qtdn6foa50UNUSrh9BNYl5vFJMxY",
-	"XlhgO0CcJyqdCmPfAnz2WUryK8MdGCauBfAigGBcbwILWkvLdJGB1ppmYm2XMCPJPZkQazhzaUWBB8vg",
-	"3nJhRZawVOkMxsZjcChi2LU00orsYqJS8ZnPbMpWgivaAa4CtrMu9LVQgD1JDP1+4Z3xACBgbZed8XN8",
-	"Y2Y74znPjUg6pCaMf/m1s5YW38RhO+PRTeJ+G4bfToY3n5IOLrQzHj4fnb44Szrr6874l0HyLDn9FH/c",
-	"cVYwSTa4cjG3gK1Eu5NbbhtMHTxFuIBcCtOPj+J5k0+FY6jP8LelsEvHY2sHDGA5FYFUPjLMFmRbmumV",
-	"qMzoDtfNOtU6Fxxpmzvu+qyva5BEggEwMlxDDbDime5ycWhyvO0C4JI+4Fc3YQO8KDiKpe7q68t/F+CV",
-	"kElklTV6SJnrYsUtXcPTs07brQAwtV36upBqJtc8Z9e8kHjtNUxlEaJWDsiD5lG7d+BX37c7xqbYJDKT",
-	"7KFelVWMWkQlEjBkIbLO+JcSQfxseBgeYjxG+Cvw8PspjKunfxczXLyjy5HJm2cZ3g/P30VI6YC0boAL",
-	"/BnNkiiSkiWk2OSC6TVdNAhYEfXM5Upag4a6iXK/GavXKMF6OoiYCbpeauVKvDUpW8k8l06ATdh2KWdL",
-	"IKogc4AKiBpig66VpCwIS8DrHSOAfytdwBuAE3qD/wLQkqDB/HKWtP4HB6mJQLmPAAxwmWgibRC0PRTq",
-	"O0ed3Bl4epSw4cnpgHWdyYudDnp1EuVcBJ3x6SDprKSiP4atWBLt+yA0R8Ik3N6t4P8eX4p2Xt/e91ot",
-	"qturXuHwZDgYDKKNwp/VraK9OWwWXz+83xqihM23wf4rgoI2us4t40RcPaiMWbqWNkgEek3H8cggrUVT",
-	"xJYbJlZrK0EqUtlEpShnpMwJxSQCwG+lJNJFckQMnw4Bzx6RaKLoNaBa+JXVuteAcKTeL5IOztXGTfGF",
-	"oyiZG6KVcoUlE37XVibVLN9kImPbpVAsde/Ch3hiqeVXQqV1Khcu9uz53W5V2o5f7YGLze5Izkjnhr0K",
-	"Plt6Cr3kJhIcNZvzKlNtoSDNO3CvHD5ZNt2xH+DFyviDfec0aMN2t4LbJ/oALx53IYNbL4RmTdw2267k",
-	"tdN37stonJ0dUE7jDQGmJY7T8DzfNdlPvwVfBt+aH9wDC781wd5HInGXrZf3V8HzfRK287Sh1rbE90AC",
-	"noraqXslt6OvOo2z8Q/r47/Mt3xnWKqvUuAenKWjwSB1U+IECuDzFxj0UzQd/B22YSyQqSbI0pxt232T",
-	"o3D9XnBnJahzh51nDqCW0ssEdmSlRmaAKrFwLgBpSBofT1QK6sClvhZFyrqx/hYbM739o4eqnr3c6U1x",
-	"ieyni3xhXXEvRLyo0Fv4hpwi8EHCUonmFCsuC5HznR8C/2BbvckzttCsQO/nXBfApHoosaWrjbGXc6Th",
-	"3eY8qKniREG+I20Eh8wFh/OxyBB3nmu56wpHgCSj3B684leOJpN44SDe+gVVbzv+pnbpSed7sWhe4Y9K",
-	"MKO3wL4QcHGCsZNRgVLmco5GhEKvkNik8K80YVmh12uRMa3ERE138H8mldWeKsGXxiJDZKnRW5WiOuZ0",
-	"fMAXXciFU9DgAM2VdAN6CwFf99nfgIui4YEbS8rc3I0XYGQpcmfISMhioMRnC2ohqTqGFi+bIjH87ujb",
-	"VnXGvwyTUXKanH1qoCW9eJzkgEO1a6pBPirETMhrEI5w3UmAXzgd+NeObUWBN6Oqaplf4n0Usxr+4+bc",
-	"wtuIAJDzH0lbR2aV5z/OSYP+IrLeIsG0zHp4IL8cUM9rhFKx1D1NmdULMksE0bIioaJYk9XIM9KwwHw9",
-	"iywcBYww7MYdzYd2JRcQK7JMAGEIhonbLHh7+PReK9Ed5Nr2xb4+3lb4lfR2J7jicvYBndlnI4WzdfYj",
-	"thaFJwvNRR2wAP0a2fCOv/MkSEidsdrkeeK/tcVG4B80IhGMYaAso08Aqt68dIvANTor5edRKXINkkEy",
-	"TAa1/4axyEUD4FGbTW5pjbDolh2O9u6w5eXTu7x8dpeXz9tfbtLgPTbAD/IzE8oWaC1AvjM4OUcYRbme",
-	"6YI9PRkO8ZemSvFw+f8jL/8ORtfAClBne0OfPUWdrfzjIP8jwNpLhO5tELyzWvYvVsd+IyWr7cAjMaNF",
-	"fqLgRRA0kaVmMnPyYYqgRRYpQEX8wYDE784vnaguYAMZZXwY5DayZ4CuEJyxrFtGDBAbQUXBS/2euzjl",
-	"gNAtZX4GmZfeDrbQwjCteowXgvE8n6h1IYxQtrl0hCOmVY6Bl4AV8HPiIr1oybMlVwuRNSTZ+9ClfzE9",
-	"qoHfrDQ9lpLlIbDytsqm7PcxWOMEhcodvPH+rcZD+J7Co+Agb8KxHnJ+keLXLlzSdTS9W3RBe51bXrRB",
-	"1SxSomp8bK8ycyw1Bf2wxYnzRfQhGAwOfVG1LkSAciwovKf3m5DwV70tUVAoNMeSCiCNw+gSPgBfpfWY",
-	"Csdau/gaBSMoaCNf72SLa/QlCqAUeJSwwclw2CfRhAzmBinD4OQ8IfHkkUF5Za/hczi8zfD5Lt+FQPwm",
-	"gpBhxtlqCFyd4j/TRStSPE8663yHhKOVs3+5eS/fNdf4BqPSM/EZDQcucqA7CFoHrR/J7wUT/9jwHMhx",
-	"iiamqln91oP6Iiits7N858yFYbxWyIiQ6E5SxHapc8GmmhdZH/0u5hf5Kfhe4nA2QcFsaKOR6TjIwhMF",
-	"AOYhrtDbhARiB20Jm2q7xBhLlos5MrdCLpaWTXcwhyyY3ipR9CfqA9mJEFFKe5BM0QAN/+xK9t9s2GMr",
-	"nbHhKL0IL8z5TCC0T1Q6HLITJtN+YM5ZypY6z0xkdKp7HbZaER9MibukE4VRVsxuCkURxn1GBBM9THA+",
-	"g5Oz5/gNHsQ635iW0LaJoqAsdAvnOwrOOhuNUqaBpG+lEb19zPar+kxbmWJ2G2wG906YtN3dQXBhkPpc",
-	"lFpSBBhVoKjylv37CHzlDn6ZUkofjmIxfThq8h5/TodP4YPMRJuBwXSS8iTDYK3o6aK+msRbUS5Pwrhh",
-	"7//8ir04O3/GMjGXShgmbZ992Eo7WzKtWDrTmQDZkRkL3GOijOJX4nLGjWBbXWQ9YDrwIsyfXrCUAulI",
-	"+NMFW25W3MUIrPjOyXr9iQKy/f71y+/evg725RSj3lK25guBhlZnM4UlNOH19x0PWkMtPIwmk6Y7Y7Ur",
-	"Y4qvgObBmV9JlQGpdXNVcKTtcBsGeH/arU52T4FAdqT8vFJicSeIst9rtcilWbbOfo/rayy2vM9fD8RB",
-	"rnnNoFK//Ma4ETQcGPiRYen/OXGq98mb79IEljyXaEWtprk9Mpi2Vl3FEXDWWNk+3xss668fP75j9ALh",
-	"WDwbQWqD0DnYbQG1pS5swubyM1zLZrXixc4L+QeBbD8WlLuwLuy3JlVlQlk5l8K0zXLBCmF0jslIlO4g",
-	"lIU1qQaxqV32YeSLYtc2hTwphLMq3+qS9BG+eILhZhJC3lYCTok9rZbijO9A1MY3EsQqn/1odL6BF8kf",
-	"dSV2zlZPzlbUtzAGtdCbxZJxy3LBjWXpldh9LxYmZZPNYHAq/sieg57mVHWPyFrFwipmioDUwi1LFxpU",
-	"fm6uDOu6IMnpjonPS74xGIVLcUI0nnuBL7h0nrGJsnIl4izBXHMnP9E2mzIL5kOOO6PB6OnJ4PRkMALq",
-	"L+dzOdvkloR7WFVnDPz50ivlSUcC1Q7JeZ2k4/aOujIK3ccYNZ8H8Wh4HtsQhskp2g3OktNkmDxNhsn5",
-	"HhvCutCrtcWEoALIIoU8jIkkBMUbXTtufuN+xrArkSGBCHarKCynM+5gTE4HFPG51deY+dHJubEYYF94",
-	"2oAfhuxElFcQabLOGDZll2KF/oQOOWmbFmy6g1tUI7y/7+DNm+oN1UF7yLqCGymM7cFxnCckk1sHybgI",
-	"oI1CLewyYUu9ZXNeUIIZKcea5xOVa31FnALewIwaFH1dciI8BtlnoXXWZ2+1irHJqSET5RbiidhWiKsk",
-	"/Euo7BFdxpIXmWiEJg4j7fb8thg+AtJjzvAv8OYNQXBDKiZmL7OEpes0SFVwQVUCF0P+Gu6+gM//7/qX",
-	"wcmLT78+v/mvNhIcUKQRBigWJhB6R20eOUJTmfdFdAytYdgO8+oToMHas0dSHT2Nw8j9pBElIXxsBkWt",
-	"7VWgv1pApUfkNi5rublC+5YCyqYs8Apk/GbpDDqkE1bv6F4UoSmf3CngM9CF2+HxA74aEYrGCfAF6QHI",
-	"JJC6A3kp2EoIa8Ys9VErxJ96CUtzrRbVYJbAxEBtHo6QL4HasdKFwC/4GlUUZ1f0di8KeglQM1FocYAP",
-	"/rGRgghhyroyOktnU4V3pnLhWUbKusMBHS9Wn/DzLgohsktb0PSqJDHlgP7VTMz0zuCGCiHCKHvJ0pgC",
-	"Jtw4sFmK6OHwGixwolKhsgVf4eqeOklYF2wuMGCL0MXvmFP0D9tKZVi64n/XhbS7dKK6W418uhB8htbk",
-	"0TlqdKnSl95OtcX8L1GNRnKppBOFVqsa9fPsIumUl9mJVesS0P2Le2S+Pe4tiXnaJI1HkhnBuSOoAS0D",
-	"dFZ4T0nSPOXxkL9fFnMlCb4k8BSh/pFheqt8SQFv9HaBYsR9AN+NM43jsuj2QMpyBnnNFiBObdZ4q0YI",
-	"j1Yk9tWFJB8R8LzJuynNnpAWo5P3bOAvNB+V0wjlSYSKTVx++vukvvysN4U/nNK+DCKoq7VwSkfl037o",
-	"yB6ZalD5L8/vGEhUGm9Ov9irWoGPQ2lw16LI5Mwy9KH6Wgp9ls50UYiZTcfO6IFkBPgFyCNou+xPVOrT",
-	"m1JHHyiSMBKS+ywVn9c5V5gXQ6+FsBI997J2OTonpSkCODYVdisI3Vd9lvqrdYM5Wlpjwc4B6LKSQwEH",
-	"tA3NHPhnMBhgGI00Uf7+yL6JN42mAV9hIjDwpvGHjsG7n9zh+T+jE0B3S+SOC2FH5BE7uznsV3wePE8v",
-	"kuEgGQ7RQzj6dJP4N0bhjdPkLDlPnkbPnoZnz5LnCYwQPRxGXi03bIJDRO+ch1eeJn6IZDiMRyk9n26I",
-	"6OFpeHZwZdHvjf2WUR6359iQ8tCiEZ0lo2SA2hD8e5Ccw9+tFmMAwV0gHBUf6yfUTDYPl/qfdqktWuhp",
-	"qYU+vWmxdnrsbyOwJEshMWpSx2M814GYtDuvWwjzMaNWaNJ+xhfUNkeMSykhcSbOHbxLNhgyqeKCuvF3",
-	"Ox+QO99YtOj36n71B+T5z0Ce48Qcp6qJdWs+ayCqbdjUom9f1Jj9Ql6D4rBZ17n9A8w9wNwemLuzhaEm",
-	"iHsanZTMoEpib9flvuO21ZGBRajSn3/++eeTt29PvvuOUjx++viq5oyJjc6RFY2MaGc3J/SPUfmPVrNa",
-	"ZNZrd6HFJpONQZ4GcnRk0PZCvmqzDlHuSGkeIgEbIwy6wfY/IlsE1myr2kpBsU+3UkVzROZ/nGmuixnw",
-	"LbaVCh0RzlJXhnHorSKNw1nzUStHJdaw7vDktJegdQhUk6qJwfFAWEMm5kJlVe1ourG4olxYU7dNkNmE",
-	"s1xbzJyZKNpztACsHon24c1s2bsobWxaua35QlguHR0zenhuKB1oKvwxoPaCkXjwUWxOktaIfF7Njqq6",
-	"IraSXNawu2raU/W9PYDzvTTt0Vl8IbxaN8dkHCW2AsGnMLae4Co+Wx9k6WrWdca/NM0F9N6xcWyx0b8R",
-	"y/aOG6xtlVJ1qTREQmGWE6z+giLZdJwo1XDVVZCwEdkY9tJaRYIeHjiYXx4cTL+Fg+luHOZWS6EHgoTA",
-	"dz8/+LBXDnoZDE1t4lANmY6DhwdN9j9OMGpaV7+KV6+kVY8Mk9l+T14z9GMvQEeKrOMRpR8t+FqQIN7N",
-	"t/YAyw9C/iGHjXPLBMA8QIw952iRiMldalgmsygHlrwn2qXju2LhVdK8nwtVEbd8r8EJ3BPnBKm7lke3",
-	"l++gOfeOi6yY3gJBsuu1G4p6I6WnDPcJmnetqs6dintEpand8g5di1h/jXTpAH0NaldsRJAFm2QncflE",
-	"/o3gVUPt4hjfU2vGLi3mKyZs/+h1MT2PvDzUhcBD/xielGndlWxuyrOZKLh17/ejmhAt57JjXXrfBbf7",
-	"cClWcPgQNEBffj0+rv3pVg+k+9+XdN8knfch4aiZP8Sj7KE+A81eiSJkXrjkBARFtAjUs+R1Aap4wbcp",
-	"45aNzk5GZ/2Q1zeOAgtY1+iVAEU6DDE6L0M2JiqOL2imuLMlx0LwZT7PRVy9Q8wt2wplJ4rTwtOgg6Qu",
-	"/xS1+14Ci1sLGzIgywRWPZttCixwCggii4xZuRIXlSwNq/VVmS6C1VcwNqIQRi6ch7WBRiGdyB8GaflK",
-	"FDXNLKKbxYFaNNWUr37FkhAm8KdJxMxtGP8IK61bF8K3DcHRr7bVHozPMNOMACFeULVOVNKBF6rT+ieH",
-	"I2XdAg4mH733SukdAjHeR/nJZckHrCKprHFmLz5z9dz0nL3cab7TjEaZAsn8k7ZLTDHxuc8XcXU3ynt7",
-	"vzEGaDNVeiPTEWnUelPMhJmouc5zve1P1Em1mNrYl1ILRfN6SQB8Eg5W1HwimLikmShWYllgI8AkjLTI",
-	"Tx4ZXxIXESVNgJkYy3chrA6zmBjwmgLzBnOuyO9+EuPWuAwDauCrqeJrAFsYViiaOxgHKvuL6uYhZseh",
-	"SxTIZTWMElOopWYrnonSNkQ0IjUyE5eY2pUmVVSm/hMsIiO09RK39zHEo80drelO9HUUYRMGahFtl3y9",
-	"FgoD1ptV+GJMixdTxTD/pIHV0brj1URbaC5Ju14nNdpbuaF9IOFaDYQyKm7llfnK66puovJSk1Y0iAEm",
-	"S7XZbSiy0lfN2CoT5YmpzLlcUdO9oDSx6KWQsdpK3Srr9Y8ah/6/XdeeYyOCfMaqz/30tSVtcGxT4bHM",
-	"l+XHOJpq+itw3S7Pc6fbr1zRRkxjSHsXcUkAH+pclnXwJQJW/bIGAFY9Jo9fuGzkSNIwfU0SpigA/TCt",
-	"LKW3eJk2XlALnwaCCZ/Re2RK7rGG01qpRhKwRsmzZIDW0qf43wD/etpqN8Wzckykgdhh1QfVHJ+vfFtc",
-	"s7vPiu5yepse+WXp614sPCb7PJzBvroAkR8GrhhB74hAiBqnp0nKAMyDhTQ8Mn1p8RKEWUKwcYRR3Uqo",
-	"obcu8BybiFmpFmV16Ymi8tL4d9+l7WKAZpAH6N2os4EjtWNfbkNgH5Oy4CXRpkr1jTBWpaDKvsBOBOqj",
-	"Swt99JXsSGcs40suQpTlaDAY1OtmP0UPw5dFVY6wrG/dB3znmPTCHg/uR8Zt3mBO4Fy38Q7sP/jy3RuU",
-	"Ex8/JlHw8WOSx37WxWbqCgueuFKDK65mPCcNq8/eWDZbitmVIS2ewnoJ4HwylVNe8CBAX0mYb/LmHQ0R",
-	"xJoEBnJdYcqmANQ1RrGXbxLqEoOfGGFMKM293kxzaZYoNWIrKh942Z+oiXr8+GMg55SksOYFXxR8vew/",
-	"fsw+brVHCQ+qMCbyyoQZaRnWUkZRYKKA42xFfu1AjJBKZGwA8D0cjtsYcdLOeDFDuBAoUJ89L8u0bQpY",
-	"J4l2NDsKJ4iQ7CURpLWcXRnci55jvNQEW0EqrU6oomVIJDV6ayhrjsLnlWD1so8kqyPOSmsmquuCVU9m",
-	"uZ5dbaUR41ASAHOe4XUyxrTVD+iV5R8nCkVXkny569vDy3J+LaUgmcUKAS7ttRC+kiVGiBvYJJAczh4j",
-	"ZD5OSErWc/Y4FwvzuHdBvNlJ+DShYuFQ4O/yvLCswk5vgq5RioG+MJ20paLR9VUQepR6iFLJRJVioR9m",
-	"dO5G2UpFdeIdDiAwE2MR2QJEyLjePBDPsuA8x+5VAlMTgUrhaXhtptCA3y6/PGFGzJAWTzpYk54mk4pN",
-	"Cynmkw7rLq1dm/GTJwtpl5tpf6ZXTzjiu/vfH+xSnOBnJ1Kd4Gc9hz2vtLoWiij048egMPkWWbRMFPzo",
-	"rlxH07jBzLjRSwZO789S5BkoK9T9jKMlZiXyV3geII+KgsO1Y0dTeqGW421Qd3tZKz+LKaA8rr9Bdc9N",
-	"yrrDkRM2e0lcxYIycNj+Gha9Sg2LPnt3MEkbVTDNzp7j+sgRhQIVLlCV5Qhc/i3rpvsa/KQ915aFueID",
-	"CUsxuRb+Qdm1aVLWIyCgcRnxrqwBAbdiBusdwEha9Vl6NhjEzVWO6VnLur5nLXY4YtV2tM1utXEvWoat",
-	"aEEyxyIdNDEp5GWnJrG/URPrAovyeNBIki9vzwW1NHo39frspaqWz5GGPVbaPkbyAPfjeh7CYNVCza7j",
-	"Bn47Jvt8GkWxgiAf3bX7ZsaLQmK0ay0lnlGbMleRWAm8IlA9qDEgU2JL1wTn9Y+NtmiuQKJWiLWmHiA8",
-	"ZJpH+MimOpPCU82VtNRtt9GClHXTs+FpyqZip1XmMpt8yQZnEHr57k0n6YAy7dJW+4P+AMQUEO/4WnbG",
-	"ndP+oH9KoWFLFHMwrRz9wqI1ZMeIfH4y08pyqUTG/vrx7fesECoThatjXOuRTHQSJD5EDSeawuV7eI3o",
-	"T7CyoKTk/wqkk25rogg59NyhJCCJQVFGIfz4imMAgFGidldpRnsBIWWu0XhWMGN3uS+qI3Ij0LjUS5jR",
-	"eGW6AB49n2MMBR5y2AtW1fiLsN/BiSXVBt6jwaDWAAw7dC3tKq8mlmEa++z/y/QMkJDBC5TZTg/wRumH",
-	"8lLp0ZPoWaXbXaOMCl6Sv5Kqa/6rTV83f+xp4eVr21KQFLbnoiIMsNJ3b2pvwLgcfTjlqZvOJ/jsSS6v",
-	"xT/3A6pjaEQCysKArs0fc85XABOsL4FyTF6Rhz0YAVAgOID6VACdswW3mOroalzHA2MNQS+9YButYpPv",
-	"mLGb2dUe+Pked3IrADXauZVwhF/oK6xiXx4nnFAHNeRNs/r9zdFt2Vzd/T1XGh0ohwnrlwqbU/AC1uM/",
-	"dKErYQt5gPa8pedeenpX6BXo+BvDALWY+ByECKp8MQ4UhgSGZKKyjZuSpGr5T1BSRMEKvXHOa1dnpJuS",
-	"ROXbrZtLqy3P02Siak8u/ZiXrqNMmrB+v4/atlODfFNQGN/ZmBJSt2Aff9HwgpXYnssVnYAT9UmYtOs9",
-	"oOPO5Ejqg/0Bq+TnD+yvr79/x1p3y/7qqxIgiviHfoGgla95QU4c0iSiKi24FfwObkln/Yn6A/v487vX",
-	"e+Zy6spEtT7+FYb84wQ2NukkS23sHyedXM94Dv8ePx88h99ppj9OOu9+/PBx0kk2Rf7HSaUqzqRzw85G",
-	"eJb76GUdrgiYEubYKBv0B/2zKhH9/R7iUVQfPZjKBlCuUYjowFcBnPdSCSe69HecOGkrqYBZf1wLBRwF",
-	"JZxSKo0Egi03bLqRuSXmD2cdLBsTFW4Kq78Yi2XIfn759vs++7OguBerGWezXMK4C6EEsQXqDA18UonP",
-	"61wXWMCvDXvdEu9G+v3Goz4jdCRj2upESTXXY9RggEOPWcS51WFBYc+ZSUUbrwD9HWc9ClL8/KWsUgWV",
-	"j7FseQhKXGPrY6UDUen7D6pW1Hp6zCodtZ2oOlGc/WMD4qlPJthq39i4z370FQxZej44TVkXsTkNDbNT",
-	"EjD5ROWaZ2zKc65mogAVAhSggs/nclaKo3vg571v3/2VJYf3run3t5MccAasLgJHjp27zwen+8YL23vS",
-	"0j+9CiEwsDxO3oi6b1MpbttWwhGbQ5rYG4V9gp0NutonsDs8OR0kLOqYRxav8HZbE0H4ilrKsUoHuqi5",
-	"IMPegs6Bljg5wm4Kp/iHFI/kqDYXLq2+6/vOjknhds8RAH0nfNvex9Ltys2EWn2tGyjm9/OZHWNR8AMt",
-	"YF3DXN9/kW/9UNjrlkybosz9X/CVIJPWS9Zsz0zufZLaEbZg0LGzV6DeCWhIUT1RF+eo083+ju5wsq5U",
-	"0kSVSUNByItqTkgDU75wU/Jqj3NnOehP1KtcG1/fcKaVctY/6kFZHkob7rt+me+ikiLErf6ks90dkf8f",
-	"Gzmraw5UJs/fijv7uk8oJhC/TYPL4ylRrcHoTdXz4hJx7ktF6XxqR6lCT/FjzvGbNED2P47Cj4Pw22n5",
-	"4mn48Sz8WH58Xr44Orql8p0vyAUg7BEP/EkivzijCzrML/7Es3DnSedseASLecd3wJM/av09LxaCvju/",
-	"/bvWHvDw8Wh0zMdOHwCW9lpZaXf07Yvbv/2o9Vuudt6eT7z0iLN5o9B1nLsAgKopxmBEIXv5JvCPMpHQ",
-	"mahdy1/PX/3llNw1lCLdy17fobuRWpq2tzbCSuQl792oTBQsRR9HSmwo5oRzzMWjWOVxyZRqVfxt3Ktg",
-	"T2BJ2GnC5Lz8gcQzx4iczwdDEYgnNa3TnCnQH3PPG7oocvYOWaOd5+eRs0qzbtSsr96Jr9plb6IabfZ0",
-	"EXfQ61EYIEUQopGfDM1YJYlPsTdGC7vxbTNds+cv5zWtJNI5WzGiDI9lLS0bxFTxX9Qs8ybpoDvEh2nV",
-	"l4iNjlCw0FvvtvV9A1zJ6+qSn317dviFSY93oMz1nqnfhHc6tKme+jtp2TNAInfI8flWGxqFQKxKH8eb",
-	"uG1IrESWPDhOLqs5aqVi73/6/vWH/iqLJ66nH1TblhxKP2jrdeifnYVn54nLDoievii/PC5tIbklEcCP",
-	"8Onbx6hVw/6PhrqQtNIuCUSlwspGQS6usAAd4HcjItyb1QMPLqsy+Fp9omz6JMmlHLF6IjqBz4cQrnYm",
-	"7wmIc8u7KzPyM/mAj2geOFHdSmO5pNZWrlfViXWzRWEyURXoYD8Z4Sx4S7lY5th0wy8DvYvBP70uxLUU",
-	"W6yaMFG4BWoum+k+e6MYb1FEnd8SC3mX3XldHIBj6xFXb+O530vSBMy9GK6rvdnKzZyA5ZRUUEVz4fuo",
-	"k4NWbyss7QubVTVbVdWaVQX+ezR1qDSH+yYM6faDS1xRDy/txUf10N7yf3R7yzsC2n6l9IP87CmNIXg4",
-	"2BL1gSkdy5Saqf91/kCE2MeSuEvYz6OiIit7PUagIoX66gYrkocEhlABJgqU1itdYPCh0cxqLM4+UQgL",
-	"FFTYq1ZtKevDphjYk9btxcNBL6H4GE2RK7IIabihx1LGd2WxebdiSqyAJ9atZKKWHJRP2ssF4+UGnPt8",
-	"vnF5WZg7ozDK122ozz5qDL+YqCmfXSVszU1s4HxkWKrEZ5vGpXEu/G/SNEriTBSGe+zhcu9C6ZM1L/hK",
-	"WFRXfmkUcJehlK6/G2MLiSHKIctEmmZhrD52yOmMO+iu6SQdhYS9Qx91jiUFcaEgIDjNrFX08voVurtO",
-	"GNxxgBq4433rQaCo+edc+tNwEHnenkU1+08Hh+vEA2v4ck5YVlOq1REL1Zceag/9JrWHbu4GtFh+q4V9",
-	"NQtwfSmH+hKC/7Vcfq95kUtgu22lsiKO4KG2zhOeYLbBQc7gy3bQQfl4hp8+viJqs7+vDRHMiVpxIFJs",
-	"xmegJ2yUlXlZRwzGWclMoRLSTV/BSyevtLKFzseUFzFLYIzPJ3wh/pg65xB5DwG0ei6QtgxWff2RL9IL",
-	"dCeDmgNknEk1Uemb+ckPWomTt9zOltg9cCEsS08HZ+wHbdlbncm5FJkPmav1vnVh1q48tvsVuMBa6LWr",
-	"Ct/bFyUJp+yqYd1C6uHkaAuuMoVwV0zHecHkvLGymv/tdHCWhnvhbKqzXaC75IErCW/lTCoEOIqT7JyL",
-	"4WzAX5xmo+mz+Zl4Oum0RDXcm9w+kNPfolfQXYhpq0lKx615YAcEY7iUCj436UvqEJx5/P4hTdgPFRx3",
-	"fvAGsejvAdb6iKdPB4PWDGXAsbYgb8vLUG5CKqpDUCMf/fshC6zgdHDWXMAPNdw2Us1EjOHUgNSRiC13",
-	"dbSlqi/wgikdcP/4K3lJURPoqvkPOOPfkjlXMeNobvzkVyCEN0cy5RReTln3p4+vevu48UvUGbyDj3Qk",
-	"DNQARtFVmq2FuMIoXRf7wimmmT4r09gbOtdEdYlaD08GQ7ZRuTCmFksy02ouF5hkVLa2vfBjIzGUFHCO",
-	"qfU8r+gvqNjRUgdpn71yHXAoM4GXAT6VpMmx10g9yrRJIJ6OJDGPdXrsnMIYl3pTXFCbYpAvdqV0cTub",
-	"/9PuO9f65jZm31LM2FUyRoa95lTRgNh1VrY2LS1+X0eLexA8HgSPfy/BA1PlvqbsMd4rbRCh0YirjjJQ",
-	"7F9JOMyDRPIgkRxxxl9iA6drucUGjjjwg7Z/1huV/daGiaqQwrGUvAI0OUYM+lVmR4k/FEgks3Sv4KOY",
-	"zJA1raMQo1CrF+h+wtI1MN+3b7/7LgW5xBmHibDILKGWGaJazacmByXMi1N7JIPjdf+okHDZJBR2hfJS",
-	"N1psb4+MgNVa9ksI92oy+sBrf6+8tuzP9LuhYT+qQGmmO4ZodRTpehJXJ96XW6EyahPV2mwypbqblRaL",
-	"Ln4x7kFJnUOaNXj77Ge9Qa0HjaB2WWkJwnPtKomruDaZ3erEFVxhWiHZK7v5YkoCt9g7CMM9SwMvNenY",
-	"NmtOGY2Nn30LLtYNDRR7tXaZrW0S8X3XSrHnW5xjFici1Go8UZU+ilGny3ozRec2hfNudO+aKKlcs5UU",
-	"i7a6tI3ewWZeZbuRUE1molxt39b2XiHRivyOWgkXQIOtW/yWudpNVM6t71FLtaatzHPfw8VSgU/0ZEqq",
-	"71aQGgsaNCZgOx5HFYUyvLpH5qIOBdipZioqBeXxZv+GTJW6Q7qzSELbqOh6pHFVsJNYFuS50RNVXgWB",
-	"T9mg0rtyQ/9I31kyC5VhHAMMpnZgyh4SEl9hG1myZ/qhl6Urxcf90voT9RaYtu9sw+MpqHBiQmFRZTxQ",
-	"PGCCtgnMoWlj7B8205W01b6z/yEs/kuDrsp+tSUd/cuBXrhx5JD/lrbj44iQxF6JHTHiSjBrQRWRnreF",
-	"Hz2/S6hL9Qq/SVBVWVe+KiSHZg7OwVYKRg5OPKnBAYCUVCJyH7qsPnRZfbjU30mXVZ+kUc9YjJuMNvrk",
-	"t5MLt4ZAL9zfewnG7VGZz8LhPi+P9dlX0cgGybOmRnaPUz2rnuqXsYnD6XpRxeBQxjQJpb9lEUIn/8X6",
-	"1P/ccMrK4b6nUjG/uRULJNVYVjlO/4vbOu21YbX0KUsqJXtr8Z2sCwiXhOy9RuaetL1xtT8UpvChFdP1",
-	"ZqQ6gJHGYZJ9OiSVdyOrhd1Mp7pQDEeZiXFdzUFxf6JAcs61WgjXlEpVWzUGykSxgeEF0J6MBUnO6YWo",
-	"cZVakFvKnBsL722lav+4z6gAwgIL84VKgKgTgEoQ9fI/ZKT7UN72795Y99Ap7/fbKe8uLDHgzB5uWOvG",
-	"+LvygoS9ox/k9lgQX4Zpv/HwvaBS1anvzlOpjh5VRfdloXsUNU810dOJqhQ8b9Rk6FUzzZO4GDZ3DUNc",
-	"9WrKBktcq0Ff0KNsb0PV0ZF8UwMf19JHzQRWoo6a/VSyy8naV+8N0tIYJFRBpsIob2KDH5Ou5n1sn1py",
-	"4/osBNsWGcYUz2OOCpyztZMC1ZnxjRfiakfYsEWvDda8Ka1tcVb8OMxNae9JaCJR6RzhmHJYTRSB42ro",
-	"RcUIVOjpYPiOWhxTN5tr4buT7frspatRjlZh4NeVUvKez1JZ3UpZ1SqXLOv7w2D3Ss9rTXv+GCL/vA15",
-	"ayrlr9tMPQMgq66yayPD/uOyEN4AGHJHqFR961BYqP94laDe8ODbZIir0Olh/1HJ0MQj3ti/R/+OuJdF",
-	"ayIUgkpSIiP2HKpaD//lS8e7vTuk7Ncb/1b6Qzy2SkNl+cj/EXo/IZ15yKg7NqPu1VLMrkJR9ahjQ1vO",
-	"3E34reG0s9wKDHFEtka1csfMl3oJieQJy6WxMScCVldyl7KJRNua+swH3EgDF12IzHXWQ84bKkdTpfiF",
-	"b6xviG0CbBHhdgpG4dpztKkvL988MgwTvCu8eFyvrMb31FWLOwfQmweKprE9NdOoJFufUbk5DDTSxhr2",
-	"6t1PlF1YhpNi9wweSoOHSmRR2w3no6wU9o8KklXLkRGjQ+20cmahnE/7sWGwqXcizYXIxlT1vJ4Dn/Ed",
-	"xeXS3AAeoFCRkuuFKviV/KOlcy5xBeLYdMfE5yXfGCuvQ020SnKNA4OlzITrTQEaOFX7YV1uWS64sew5",
-	"nLXpOXUd8x3ZVES+S8x9n1KPtz77i+a5wWaRQfFLWfeWEAe4SFDspzvG2YoXC0kyr1/DqJc420MXnZkA",
-	"/FL5EpI/VBuBOIPZD2x4cppg/QEsBhjbKrylwnU38CaOLh6+K/Q33ViXqm6rjVlDpws4MEsBf3ZTqF6f",
-	"fReiUdD7N3SNyApJpe4KvVmQn3orxFXC3moFFy24kcJY7990EJuJQl7740EU9WCDpfIpAMlohCLD+AJk",
-	"Fe+EnGldZJKMsX1Gig1AOgG1csURsRh9xaV2wbi5wgmw+cpEpXsNVOTZXTj/HHUaqdhIHEJ4JaWJD69V",
-	"ttZSWaIJJCxq72XXOpdqMWa5r4NNlSoqVSpNMlHNKrhJrXWDt6ssNyuuTmAILFQRiu9XVhtVu7z5dPP/",
-	"AgAA//8=",
+	"7L1rd9s2tjD8V/BqzlqRemhF8iVx5DUfPG3aZiZJc+LkzPSpckJIhCSMKUAlICtql//7u/beAAhKpCxf",
+	"0mlnsvqhsUjiuu/XX1tjPV9oJZQ1rcGvrUKYhVZG4B9/4dlb8fNSGAt/jbWyQuE/+WKRyzG3UqvHi0KP",
+	"cjH/738areCZ+MTni1zQF5loDVpSXfFcZh8LN1bSyoTlMm8NWu4nNtLZesAWhV6Iwq7ZsLWQ1gxbAzbn",
+	"n+R8OWdqOR+JgukJk1bMDZOG9Q9bSUsqY7kawzSPr/qPxRXPl9yKVuKHfpG1Bq3D8Sh7ysdPx0f86eSY",
+	"n0yejo54f3wojrLjyQl/0kpaxnK7NK3Bca+XtKy0sIPWC1o5K1du1wucK9Nj8ye39YPNDV4nLTOeiTmH",
+	"Q/ivQkxag9afHpcH/ZiemsdvaIDW9fU1HIoZF3IBh9oatN7NhJ+WZVoYprRlc27HM2Zn0rBMj5dzoewA",
+	"H/z14ofXrJ3OeT7RxVxkH+E20k4yVLpgnM2lMVJN2USKPEsYZ6tCqymDzSSMK7ZUl0qvFD1n+AkcpGB6",
+	"aZmeDFXB1VSwdrqx07TTHSrY7re6GMksE+pegKK0/bjWy+KjXRYqBhPYIu7aCG4fGQbPYeOFnQEkWM3m",
+	"+kok9I7Vl0Kxmc4zw4xe2tk2mEz5XJjH//j56OrZqjf6/vJw/qbP/99jGMRUYOGohIXX2jJYHHOLq4WE",
+	"6g72hoPv+FzsgIVzRmAIu6ftJWy0tExa3P1MMG1noohPh7XTylrSTheWAxN9rdUkl+M74DQSBTi7H65E",
+	"Af82y/mcF2sHrvCEzbhhQmUiayUthKHofuGFjxq+je4Wv5KGTaSSZobf3fW2npW3BRtlbqramyrXAucN",
+	"J/eOXxL8lru60HMBpIn9U0slMjaRBVKBzY3B5x8tfh/tDK+L54Xg2Zr5p/vtDeZr2toFQoEbrnZv0XJw",
+	"c5bn4k2+3t6bVgIxZ8fO4NuPi3zdSlrjZVEIZXGk03if8A5b5OsBM0JZ9jRBmPQXyy08Y6cPc7EXfrLG",
+	"zYcVIyY9CAK+i7YDtEgqxhksTzA7w0vO9cog+RmwNKwgZW04CNjPUCk+FxnjeBb4kRsL3nAny7QSZywt",
+	"zzllhq8NW83keDZU0nQSlgbATf0fKy6tVFM3mxFjrRytAIppZZ4zvRCqw3QxVGkJHClrc4RsxidWFIy+",
+	"5patuGFTeSWUJ+9wPK+1/VYvVXZvCj/BUTYpwCYUEF/z7+4FOBWQOa5Sbj9QI9WmFx6Cc7/WJSVEhiQz",
+	"R41xDkeJX+S5mPL8lb4S9xOuaJyPAGTxobrfEfgGbCEtOxowMV/Y9ceFtLfGxUJwXEIrHiKc9uFhJDNF",
+	"EzcKTPGiHxJJi2UuDCvEZGkE87gHcks0YdpJ2EpakKOELFhKW0sHQ1WyzIW0gF5hs/CHVMCirPhYiJyv",
+	"UxCT0vnS2I8TIbK0y15rO5NqOlSAPoucr0Xm0OeFsqJQPH9eFLq4pyhNI30UOFR034S8xZUo2ITLXGQg",
+	"FXFlVojY0nhh8gykBgDNkRCK5Xo6rWO595ejT6pyNC3br9CvvkGaruzxIVDynE34Mke6XZ5TlwHEuCNC",
+	"OqvoBhkfaZSuDPNrMWf4Ya6nJiFawkZrAB13NmnCMo14/Yavc82zd1q/5MX0frgNosdHq/XHHIfauO1Y",
+	"dwJKjy/BZXPFnpycHD1ho7VF5N24XBQm6XIDBvcjSfdtPLDVmvnpa69rY5EPrfvU7S6CdT4ei4U1rP3k",
+	"mP1N/gVuJRN42URm3yx/+SUX59YCKr9FunA/DgY7nXO1/ugpY7iTuS6I3phylQucHvBtwA7pYRI/AD6M",
+	"EtJcG8v623dF75nHi8Pe4ZPeUe/wMae9mHuouDG5fqc1g/0wv5/aS97Y9UNdstsLG3MF3H4k2D+X2VRk",
+	"A7bjMPHMhqqdVhcFZF0XTJEuyLjK4N8pyDHvFylrO2LupgyaKwHIgwg3tL6PtTKO0n75E12ww96zZwe9",
+	"/kGvP3BKnKNMk6VdFqIZDDIu8/Xj8vP72DkqEhIzy/HMLbEJCLb290DSUjT1gHEGpMlLpDrja9aGwxPi",
+	"EknzTPCsk/jXRmKiCzFUeHZCZI8MaTIs42sEB65A/EJ5GwRwoPEMx0w3dxMg4i234qWcS3tPSlFwKz7m",
+	"bqDY5gULd78PmC3WjE+5VAACT5hpkMwq6PusBn0dGDRicGU1D4K/fmZcHxsXgltQJAs9J4GDZ1khjDlj",
+	"hcBNBh2jtOWRroLQn76Ftw7O4S3A1ni9IDInLbh5UaANInoX/qwu7MINajUDzcjBCK1CqikMVW4+XNuT",
+	"cG7A86doF4BNX4jiSo7Fe8WvuMz5KBf3VoDQILDJzTNu+YgbURr7SDLZgAf89peKnLVho/KjN2o69MJD",
+	"kXDHhx0FzzSKTStdXDKlV6wNfzVtjTj0O61fcbV+6+H3QZgzVzxfmyp/jqQGgE5nlymWSgFhOWT+Gw+w",
+	"Obdbx3/Vf4yv/SJuRMhoCbtZanjxga9EGjZamjXpOtxUVwU/SAu7R/FDq7G4C6J+frzsN+Dle8WXdqYL",
+	"+cs9yfQyHigW55zNXBfBPF7aXwd4PmRpdnYcrQScFJI+IImPyFpt7mH26pdg9b66ylqIquzkobTq15ql",
+	"525YPNIB+4vghSjYux/+9vx1SlzWHUVs12o6D9ZO44Vu0fa///3vBzChUBYuUWwDEkqO5RtSK4abEQlL",
+	"aW1pAzC16HF5gMYWUk0DSC0KPRbGAJV/rqy06wfxey20kbj02DzjPEv+GZpoDEqtY74AITBjRogM2Shb",
+	"LgBrjp8mbMWVZcenn8XzVbHibKzvJtdXeO+h9T90eQlTdXqh98MbTwG4QG70S2CrmTZiqMZ6qYD7aGI5",
+	"5TGeRo4s/xFpDwlK50QjpUkYHyrvliiHb6dKf4zNSU5ufK/McrHQhRXZK5FJ/g7P616UKQz4cQ4jfsQr",
+	"iKDoaxr6AKZiw5YVn+zjRc6lGrY8GsZT4lS7IKc0B5zEpCcsg+EymFtGAxGqXfTnMgug0CHGOQeE4Yal",
+	"m/tNu63SDYAE5pwY+DmJV7XUpRBmmVsgXxyIVjGedVlqxroQqVPWCDcBWlAzzfka1RVn60dDvPi0EGMU",
+	"iaXiOcvkZCIKocYCvq8i+ZmDriv0MEy1zobKjT3vdFm6uEq9py+XSnhLfTGeuVlMwozlhQWGBfx+qNKR",
+	"MPYVwGeXpaQgM9yBYeJKgHgTrLQJLGghLdNFJoouSzOxsDOYkRSrTIgFnLm0oiByC/eWCyuyhKVKZzA2",
+	"HoNDEcOupAHB/WyoUvGJj23K5oIr2gGuArazKPSVUIA9SQz9fuGtQQ8gYGFn6G7CcVqDCc+NSFrELAc/",
+	"/dpaSItv4rCtweF14n7rh98O+tcfkhYutDXonx4ePTtOWour1uCnXvI0OfoQf9xyQQiSvJ3lYm4AW4lu",
+	"f7fcOpjaeYpwAbkUphsfxem26BOOYXOGv88EuoBrDhjAciQCqXxkmC3ItT/Wc1GZ0R2um3WkdS440jZ3",
+	"3JuzPt+AJJI1gZHhGjYAK57pNheHER83XQBc0gV+dR02wIuCo6bjrn5z+W8CvBIyiayyRg8pE13MuaVr",
+	"eHLcqrsVAKa6S18UUo3lgufsihcSr30DU1mEqJUD8qC51+4d+G3u2x3jtiQuMpM0UK/KKg5rpG8SMGQB",
+	"cvdPJYL42fAwPMR4jPBX4OH3QxhXj/4pxrh4R5ejiCOeZXg/PH8TIaUD0k0Lf+DP6PdALYdMrcUyF0wv",
+	"6KJBwIqoJxoYDHoChsr9ZqxeoFLk6SBiJrp7rJyLVyZlc5nn0ulECblngaiCzDEXzgS1RddKUhaEJeD1",
+	"jhHAvzGghXAC41YGPQAtCUrxT8dJ7X9wkJoIlPsIwACXiT6YLYLWQKG+cdTJnYGnRwnrHxz1WNvZ1NlR",
+	"r7NJolyEVmtw1Etac6noj34tlkT73gnNkTCJHr2bPniLL0U739zeS62m1e1Vr7B/0O/1etFG4c/qVtGh",
+	"FTaLr+/e7waihM3Xwf7XBAV1dJ1bxom4elAZsHQhbZAI9IKO45FBWos62IobdPZKkIpUhm5/kZmUOaGY",
+	"RAD4rZRE2t4p6j0o5E1FJBoqeg2oFn5lte5sQThS72dJC+eq46b4wl6UzA1RS7nCkgm/N1Ym1ThfZiJj",
+	"q5lQLHXvwod4YimFPmxSuXCxx6e3u1VyhONqd1xsdktyRmYc2Kvg45mn0DNuIsFRswmvMtUaCrJ9B+6V",
+	"3SfLRmv2Gl6sjN9rOqdeHba7Fdw80QW8uN+F9G68EB/xR9usvRK0VH/H53dkNYiSGOFhNfHyQQUPEwoT",
+	"RGNRoCcprgu0TERHYkc8z9cUSFTYSL903/hRBdon/eMOsjDATD+Kib54uzTmkSHE3cZPv0L4tzuW2XJO",
+	"Eh4sN+YhVaCJv9yFvT/4925NuWn+3S9fyIw0STiw/ZnIBoSEvdQBx3OnDN9XCnFeXqDHGtEXri1h5b1v",
+	"yybdGmLa+9zCwj1I9Ofm5k38E3dZe3mA09sE55yQ1QhjpFagTefrwAh9jJCP2BlEQbX0IiDzUCnxyRIX",
+	"ni8N+RJhJG898p8EJEbnBxqiKBwXdOnwepduIe2csZRMDTiAWuY5Wyor8zJ+UqjMdFl6JQpYfDpU00Kv",
+	"DGkOxMTHM4zNBqrg1/38HZ+mTE9Y+t3zd6w0Of8qs+t0iypw2RrA1EnL+fDOgRAc9g5PDnpHB73+u/7h",
+	"oNcb9Hr/r5W0ZNYatGoC73Je6skBcvM1wafMKuIp/t6/BWQflpB9mDxNesmTpJ88wf96+NeTGLLpc4Qe",
+	"OFq/uQB6kUTQGrR8IG0uJlZfoQ0aN4O2vcJTpphzOpoZVhfRUE+XPodQ721zLT62EvWt5SLbcV3P4Foc",
+	"3LQGR1uIDtf+a4vn+Q8TVMdv8hGcv2iBMr4tp5y/cKZ9hMFcXImcIjEAnDFSFiF5JOxKCMUWQi9y1DLh",
+	"BXKo2mIprivwV2PfUCVWgHjrHc7t9+++rkrqTbAb9Hg4tgNQFbYdAQThN5/GC/SwxFC/30m+9F/Un2XO",
+	"LRq90Srnz9A5yjDGATXLGkZx5NDqyTa6bR3zgkLBq7O/iohgnWz59CZx707swGHovqf3lt7fPrvv9apC",
+	"M0E38Me3mslcAFmfalDjVS3o3V5YufHtC3zp9uJKieo3g+EFvXldIQa1uCMtA2h17GIftDka9G+BNoHS",
+	"bM7+XQPDQt8g3djZPmwrXuqzGqPcLZQ2mZW+DkKHJBYv6L48TPjbToBiBpCNcL/ce0zB4htpklXOX9Rb",
+	"DcnPjKQVMZLMVtIaoq4b+I+/tQbHNYy2QvDde782knBbCDW1s4T1D04rcxxH6tjpTUYeWsQ+gvym5gY/",
+	"Jm6ZTUf2ImsS8B4ZJrOE9Z+w929fHhg+EQBpBR9bURg2BlFMMW5ZwVWm56B3RqHAFTyoEW/m/NNLPJzW",
+	"4MkxnoD/s1+DC7BQzxaqS/3BJdyQa4l4WcAMCj6WlmUyG7DVTHtyjAZGVCa4HSr3F6gQwZPjsQlD02Oz",
+	"iGBt4sMTprQSHWfNCXIqBXtIGwyjzvW1cjQDaWlJWtsiNwLJ6rZ2OVqfy6AXjUuDVo1VKBdTct5MCj13",
+	"stFKtQY/9ZPD5Cg5/nCd+GfH4dlJ8iR5mpwmz6Knz8ove0m/n/SSfnIYPT8Mz4+S48SNED0/Dc+fJZUR",
+	"PiSRGAuXsEvK8oLubyvQ7sZ2uo1dbiJHXARQlv28QNGl7sevvVmzXthxw8WcWqgQhL+KjF3dG+2MWwyd",
+	"QKzRYbWBMFLV+6ga4XNfx8xLMa1zzNxCyw7Q1ygSV0Lh8Tr3E4qf7c/da0VGdHDla5ivTHkBEtvuBd8S",
+	"ReN6kufpSGfLrPhHEi199pA0VUG9VrC8MzskscQxRTIzI0470C6xsSK7BPEkwE0TJ0WB/w2f1lpMFnwa",
+	"8ahHhs2ksbpYbyBi6YWvJ/5EqDao/UnApgeh59HTp+HpaRLR8+iNfngD8diP4Kn9yWeh9pHC/wR3BHQe",
+	"6H7f0/1bU/sPSUuJT/Zb3BS8sEX/Gzz277y9y8UcrOvp3k5efhoo79NtXr51wtHpb9180u/FlxPRWXf1",
+	"yVH0/Cg8Dqz8ZuCBEfz19j/L9T6Nr7fKznt03Xe53r24SxA062IeAnzUwUAKR5Z6mozWTcD5DV6MNA5p",
+	"QSG4C8NDIug/rCML/V5vkw7eqJH5aIGw6Caq5cPD9qbrIZ4s+XUDQ+J09i3eipEZZSJ3EofP+GztRb7e",
+	"cobv5GM+iXb3il0C7Vt6+fp66yQ+bLsdUrfN1OUuEt12ea4r8iGPcwmrVuh/s5oVYqyvRDEYqkrG+Wpj",
+	"65RVjlnrmhm4e9IZCpFrnoGkhhoFsvUkZNO6YSp5tzQSatWPGL23rUX8W9QdIFi9cC6tzctC9f6fS+Oq",
+	"OAzCqr3nUGZkz3d+xHEhXNg5ax8fDVWNfpuww5MnQbWV1nQouzVEqJuZXimmVb5mM1GIwVBdCrFg0iZx",
+	"FRF4vOJrHwrkpDhXd2XrqqbO3fLADgQa6j5c9jZm9c/lJNAL8S/0EbiSEDc6CXoVJ0F/0w8Mc2BRlNbP",
+	"J+t/9OZPv//5SD2dvetlPfu3y19+7qne6Gn+dHL81/nh6GT54/88Hb863dZFPaDcxMpu6wd2i2syoaFb",
+	"ApFnRBkL+H5VK7rNvrazBqpMDLfpduAX18THLoKJd0upK4Q3DQHRQvefr/Ax8E8wY9AAVV+IwviYd5em",
+	"g5FsG8U/MIkScRooo9cU18J2zlhKHqV0wEYCQw1QRjobqtQHv6cDrKWTMCNEcFk6eqCA3f0UQVzwT4WK",
+	"Ph/iEw+Pt5TM7wXPm6JnXZo+qiQzfI8B4RUbCklAAH25DYam4czP8xVfG5bqy5T8Velhr5e6KbvRHvVl",
+	"dSv68kaYcHPWgUGVz9dAwtoHfknDHCNNIqWaKs8sKDpROmENpXlg6WWZGMfAvcUvyn3zF9TBMO6o9AV+",
+	"MlSLSm5yFGdW6FXnpvIYNAT+wVZ6mWdsqlmBpRMmuhBXoqBQlqiGBq20Og96znGiYKKkSGMcMhf8Cn07",
+	"+EanCpJxual4e/BKpRBKvPBW0goLqt52/M0W7L6MPIE3uPWkYqNCislZnZ/jsQvVn2F+nmETkMXrQrVv",
+	"9vvdOa7j/raeqn3nyY2RYg9mI6nDs5diWm+IN3qFCX5AU/DuB86cBgJyLichnRnwgBSmhGWFXixExrQS",
+	"QzVaY5qbVFb7eB/40qAVTrEU1NE0si6iTKYLOXVx8QDb5lK6Ab05ny+6LBj30GmHMfQTN15A35nIXf5I",
+	"QokaqMblYkoRZYYWL7cFt2ar+wbQTJz+uE/AJg5Vb28NYamFGAt5hWWwYN1JIC1wOvCvNVsB/4PBqiYJ",
+	"v8T7xMNvAA9uzi28Dm4AnX8gzKuqm3dDrJrA0ZpZbwivc8upUQEVS93TlFk9JTN/iOitBAa72kSbXsQp",
+	"z4PJx/s+aso+XbujuajPLQDEihJCvOPS5aTsTpxqiIBrTM65RThx/WKf75+i9UDpEi5eGJfTBHSmKTUN",
+	"ztbxApD7PFnYXtSOxJvYaLv/nSe/1hh14Vuy7jTbAKvGt9263OFx6SCLPGRkROtt/Ne/0agGi67Z4WHj",
+	"DmtePrrNy8e3efmk/uUP+xpyL+QnJpQtMEkD+U7v4ARhFMOpmS7Yk4N+H3/ZjuT+cvm/y8u/Ra5bYAUY",
+	"nPCCPiNJq/xjJ/8jwGokQvfOw7p1wPNvHOj8LwpfrjvwH6Lw+ltlImgXH1StATxg6a8wx4Ch2ek6ZW3j",
+	"qr2uZhpLfhqfJvzmh4stHQReSDuY8ebG4TKh2KNrZ9nl9CeKmEPVZ21ne0Sg6gAfOnXlSG1BuVedLkvx",
+	"G4x19kcTuOr5i6Giml2unKp75i0cW0JsGfbkoVzeM+bpzBlA0XLt953ePRLKugIAWxhCJpuw8djE4GOL",
+	"udywmsgbTQ34tBa6SiG2RjqnaAtfCZhlMnPaR4qEi0LbgdDjDwZUfYed6VC1d8dtdJI4Rr5dVpbx5box",
+	"iYVg38suzirg4+LbUQxnsO67SM4O44UAaBmqRSGMUHZ76Yg4dLHBN4GlHQjWcMkuJnLbF3EPrvcbc7tN",
+	"39YfK1KH57tDlcjiU6+6VPyLUbDS7zwA6E4hLXdwH/5LImH2ibneoF4EBXXk642s9aKBekMFqhLWO+j3",
+	"uyT4UhasQcrQOzhJSPh9ZFAabsxm7PdvslG9yfkaUHBX2RAEUwLRxNH2R8DqFsBVXEDlipvyEaYGKfHJ",
+	"DlWbj9CJiVx8JY2gVMHywIl4jrSd/VaOuC+ZPL/XTJ65u58vIbf/ypDbe/k553sUlYnDe5CK7P9Bja7X",
+	"SmiBtTTWUbe7KX3vtlNdWQgaqUZktNEx1V3k67TTlPCKV/s5HBjb8TsJ44at9ZLM7IavNmOhe7dKPifr",
+	"Hsxff8jrUAF+e3HkPYnL9nvPxFgXtXLVaUmAa00PD3uAL7AceiY+oWfDuanqvT9nTPy85DnAQ4ruyaoS",
+	"1f9ccVLbriG6EDde7Z1E9ONWZo7VTOeCjTQvsi7W4zA/yQ8hDziunCmobiY6kWQ6CMa6oQIZxQsthV4l",
+	"ZLFzAkuCvB7LuTJgaRiyJacz61JXZMH0SomiO1QX5MhCWat0WMkUERL+2Zbsv1m/w+Y6Y/3D9Cy8MOFj",
+	"gQLTUKX9PjtgMu0G/S5LXRcl21iNYqUViSmpS2keqjjp2TJpuoxkbky4hvPpHRyf4jd4EIt8aWpKHg4V",
+	"FevDckH5mor2HR8eppGA1KSvPSizrtWrbkwRDWU/wqT1ZTAILgwKsGelGTcCjCpQVNWT5n0E1eQW9TpK",
+	"M2L/MLYj9g+31Rd/Tnfx2UobRa9jMVMarBY9y3DPLX8XtodAAv7226/Zs+OTpywTE6mEASLOLlbSjmdM",
+	"K5aOdSaw2Y2xoIAMlVH8UnwccyPYShcZmrrgRZg/PWMphRiS/UAXZEWjJLw59wmM3aECsv32+fk3r54H",
+	"lpdiUGBKQbO5NNYnPepMNMU6/qfWCd1ALZ3VWsvoztjGlTHF5y72lF1KCkh2c1UDvGoOdyt4w592bfEl",
+	"T4FAcaO2eaXS604QzQfP1TSXZlY7+z2ubzs/PdznrzvqYy74hsdn8/K3xo2gYcfAjwxL/3HgxMSDF9+k",
+	"CSx5ItHNW+2v8shgv5SNLKSb4WxrZU1xW7Cs79+9e8PoBcKxirX28LDWLkuwWwNqM13YhE3kJ7gW6pTm",
+	"7UQ7gawZC8pd1FuDX2RCWTmRLrR+Y5YzVgijc+yCQZXVhbKwJrVFbDYuezfyRWlfy0IeFMK5vfezMfsT",
+	"jHKoEXlrCTh1lKh1ZWd8/ci4xg8Uqu7b7hidL7FQCgbMXIq1CyagQD002WFt0kIvpzNQK3IB8nt6KdYv",
+	"xdSkbLjs9Y7En9kpA72XRBSPyFpV0tIyLQxILdyydKp5njJuLg1ru+KZozUTn2Z8abA6K9WPo/HcC9S8",
+	"Aan8UFk5F3FOXq65k59om9syCzbiQTX3Caq5h0D95WQix8vcknAPq2oNgD9/LHO+0HwTusK0kpbbOyro",
+	"KHTvY5k5DeJR/yQ2Q/eTI1SLj5Mjl6V00mCGXhR6vrBYKLwAskgq4IBIQrDdYuyJm98X3cFyfCJDAnF3",
+	"k451Jp3QFgflFUSarDWATdmZmGPAQ4sC/LZd7JkrM75TNcL7+wbevK7e0CZo91lbcCOFsegHO0l8TwyC",
+	"ZFwE0EbneJrpFZvwgjqbkLqseT5UudaXxCngDSzeTx4+KlcEj0H2mWqdddkrrWJscmrIULmFeCK2EuIy",
+	"Cf8SKntElzHjRSa2Slb2IwPpyU3OLgLSfc7wO3gzFFrZkIqJ2cssYekiDVIVXFCVwMWQv4C7L+Dz/1v8",
+	"1Dt49uHX0+v/qiPBAUW2ykOKqQmE3lGbR47QbBaeCMdQW57XYV59dRXHHkl19DQOKzonWxG2wsf1UjXD",
+	"RgX6wQptekSu47KWm0t0kSiBqTbAK5Dxm5nzCZBOWL2je1GEbfnkdhVa7B4VWggeL6yr0+IJxdYJ8Cnp",
+	"AcgkkLoDeSnYXAhrBiz1Ec/EnzoJS3OtptVA6MDEQG3uHyJfArVjrgvMm8r5AlUU55ryrhMKmA5QM1Ro",
+	"cYAPfl5KYX1ilYzO0rnl4J2RnHqWkbJ2v0fHi02h/bzTQojsoy1oelWSmHJA/2omxnptcEOFEGGURrI0",
+	"oIhOX4hCF4RQ8BjOp5MMVSpUNuVzXN0TJwnrgk0EBvsTuvgdc4ocZyupDEvn/J+6kHadDlV7pZFPY44i",
+	"9nI5oeAFpT96O9UKcyRENZLdda0ZKopZrlI/zy6SVnmZrVi1LgHdv9gg8zXE32AVGteHL87gdlVnkKAG",
+	"tAzQWeE9JUnzlMdDfrMs5nrh3aUgKUL9I8P0SkVJxBS82446tJUxKY6M+bKXK+/T1dhfFhQejr1qhUcr",
+	"Evs2hSQfsni6zbupvxshLRbBbNjAdzQflRoKfTFDo/DK9Pcpif6jXhb+cEoXJYigrsnfER2VLwdPR/bI",
+	"VK3hP53eMtK5NN4c3TnsqwIfu/ycV6LI5NgyDPLyTfy6LB3rohBjmw6c0QPJCHo1QVeW0xlIGKkve586",
+	"+kBZKJGQ3GWp+LTIucJ66amrg+riXvXEy9rl6LxMSPZ801ebA6zpstRfrRvM0dINFuxiSJynNXQORNvQ",
+	"2IF/1sXcWGtopKHy90f2Tbxp6n7mWhsGBr5t/KFj8BEM7vD8n9EJoNtu07vXC9694+vdoSmNDrdml130",
+	"7El4tm/G/h5J/0m/UpShDJ65Mem/aWW7HIyla/Hm2uukPNRoRMfJYdJDbQj+3UtO4O+GjFL0nzjCUQnT",
+	"+YCayfLLpf67XWqNFnpUaqFPrmusnR77Gyt0EG3bpo77BD8FYlIf/1RDmPcZtUKTmhlfVEvMNRHwUkLi",
+	"TJyY2E42GDKpUpvu+Lu1zxiaLC1a9DuboVlfkOffA3n2E3OcqiYWtX1OAlGtw6Yafftsg9lP5RUoDsvF",
+	"Jrf/AnNfYK4B5m5tYdgQxD2NTkpmUCWxN+ty39T2Rzyn7sfpjz/++OPBq1cH33xDOajv3329VRKuNDpH",
+	"VjQyoh1fH9A/Dst/1JrVIrNevQstNpksDfI0kKMjg7YX8lWddYiSW0vzEAnYGGHQDrb/Q7JFYLPwqq0U",
+	"FPt0JVU0R2T+x5kmuhgD32IrqdAR4Sx1ZRiHXinSOJw1H7VyVGINa/cPjjoJWodANamaGBwPhDVkYiJU",
+	"VtWORkvqlJkLazZtE2Q24SzX1gWJ0p6jBRhQtNE+vBzPOmeljU0rtzXfc9e1KcKUY54bylce+ax00l4w",
+	"mBtbeEbmJGmNyCfVzPqqK2IlyWUNu6tmLVTfawCcl9LYXTXofG/vhCmxEgg+20Ww4XxC6Rhqlt4a/LRt",
+	"LqD39i4eFRn9t8Kh33CDbXRTqs+dhkioUE3rjIKhdZzJveWqqyDhdq1uv5fahHx6uONgfvriYPpXOJhu",
+	"x2FutBR6IKD6aDv4wUWjHHQeDE114tAGMu0HD1802X87wWjbuvogXr2SVmGR7mZP3nboRyNAR4qs4xGl",
+	"Hy34WpAg3s639gWWvwj5uxw2zi0TAHMHMfaco0YiJnepYZnMoiId5D3Rytfc2ypNv4sLbXR3Ce9tcQL3",
+	"xDlBNl3Lhze3daM5G8dFVkxvYSlqr91Q1BspPWW4T9C8N7ot3iruPuw2LG/XtYjFQ9RziVIyNqhdsRRB",
+	"FtwmO4lLSfVvBK8aahf7+J5qkw5oMQ9YUabSqiB4eajbv4f+ATwp685Uys1QDg8ldXu/X1Rqsnoua9Z2",
+	"JaVcXwYXLsUKDh+CBsjV9nE1Z+x+Id1/XNJ9nbTehpzV7RRUHiWgdhlo9koUZQc2Sk5AUESLwGYZH12A",
+	"Kl7wVcq4ZYfHB4fH3ZAaPogCC8qiCWGIw5MyZGOo4viC7Ro8bMYzpnRUDOksLi8mJpathLJD5RJC06CD",
+	"pK5ABmr3VFN3IWxIoi8rbOgxpjJljAOCyCJjVs7FWSVLw2p9WaaLYOU+jI0ohJFT52HdQqOQTuQPg7R8",
+	"JYoNzSyim8WOOobVrOFuxZIQJvCnScTMbZhK2vuVbloXwrdbgqNfba09GJ9hsjIBQrygav/QpAUvVKf1",
+	"T3ZHyroF7Ew+euuV0lsEYryNCqiUNamwu7iyxpm9+Ni1N9QTdr7WfK0ZjTICkvkXbWeYYuKLs5zFXX8p",
+	"dTpuJOpNR6RR62UxFmaoJjrP9ao7VAfVJrsD32I3tCWlpjOubzAIB3N+idY2b+KSZqhYiWWBjQCTMNIi",
+	"P8FiriIzZ4QoKdYtNpavQ1gdZjEx4DWFoHZXivzuBzFuDcowoC18NVV8DWALwwpFcwfjQGV/UT9lxOw4",
+	"dIkCuayGUWIKNdNszjNR2oaIRqRGZuIjpnalSRWV4dj8KCGvrILbTQxxb3NHbboTfR1F2ISBakTbGV8s",
+	"hMKA9e3uzDGmxYupYph/soXV0brj1URbqCuRg+e2SXsrN9QEEhQfVtZ5cyuvzFdeV3UTlZe2acUWMbgQ",
+	"3H6v86yOasEuKE6JY4GfhKV6AShGdRaUHulsjabehloyCdWjrizQP9465QvRoLj4RSBQYknw2u7TjbWv",
+	"GxpR39REz51K3FJ6309u3Rz6QtZnIbn4Vl9cbaVMlK2nMuf4RnvDGSXrRS+F0hO1PKZyKaHu9ual/C/P",
+	"Zcat2Dcuy+cN+wzc7Ya3VDo4i9pLDlU1CRlknzbPc2dhmbuW6phMgs1rN/vfbjUWc+FXUZNb73ddVRp6",
+	"SoMFptHTUwARxOS+lN7iZf2XQkyWpiaYSvi86j0To/c1X9+7fgCelWPlWxgQVr1T2fRZ4zdFl7v7rODk",
+	"0edtrbRPGZlwBk0FfiJvGFwxgt4e4SgbqE2TlGGwO+uteWS6a407hFlCsEGEUe1KwKe38fDcigLkVzVN",
+	"qDKvVNOhCn02Chv6QSegT3upbGdf+KHabAyfONpUKaMVxqrU3WsKr0Wg/nCbVkIuhZsq3vgon7MQ63rY",
+	"6/Wq1lWa4q6xrTDetif+1pkB92ge3xQ9i9VlxktQRy7GIY8AeOS7+iYF5xstCrBdgEsV2ijKhyGo+NtQ",
+	"1VXqS1wUrGHp+dLOdCF/4WSd+Qv1PXj3w9+ev3ZaHu4QEQmflaxmZu2idX2NGaYTXbfgv1788Jqdv3mB",
+	"WsdXX5Fi8dVXJN3/qIvlyNXRPnCVtedcjXlO+nqXvbBsPBPjS0M2IQoSJ8TxqXlOFcYLBe03YVcOU73b",
+	"KsI8k8BAPF8bYQIWuE6zXLHzFwkrlspUur9TbNpiOcqlmaEOknGZr30Yb3eohuqrr94FtkQpLwte8GnB",
+	"F7PuV1+xdyvtUdujHIyJPD9hBpt0Mk6C5VAB51yJ/MqhChEHkbEe4Gm/P6gTKJJ6AQLzzQuB6tnxaVmV",
+	"eFnAOklRoNmp7iIQFnbuilLJ8aXBveiJ62gPGoPS6oBq64e0ZKNXVHneJWMowTarnJPmh7RHWjNUbRf6",
+	"fDDO9fhyJY0YhAITmEHvyjmO1rXVKDpltfOhojosqEdxRQoOL6tX11Q+Z9Z1vsAk6kL4wu2Yb2Co6Q1r",
+	"c/YVQuZXCelcesK+ysXUfNU5C5W5ygkVC4cCf5fnhUU61noZNNdSqfB1mKUt1da2r6nhuvGgdDVUpZLh",
+	"hzk8caOspDL0LuFA1DZZZFNQSIwoC6kCE7ABqjlb6eJSYKIrUFs8Da8bFxrolKtWAARjjDxlCFR8qGgy",
+	"35hg2GJtoAZm8PjxVNrZctQd6/ljjvju/vcnOxMH+NmBVAf4Wcdhz9daXQlFnOarr0D9dmzWLRMFWLor",
+	"pCjt9GutrFD24B3V3AQ5ZowU7PE/jVZwet9KkWeg+iqgffjtmM9F/jWeB8jVosBu8Fc8X7oXNioGGLQE",
+	"nG80wsCEYh5XcxlQNZeUtfuHTmjuJHFNFMrnYs0VUTqViihd9mZnyj8q9Jodn+L6yK2JgiEuUJXFLVw2",
+	"N2un8Qm5X/+bTspVdWWulEXCUkzVhn9QrnaalNUtCGhcfQVXJIOAWzGD1TNgJK26LD3u9VI2F1z5tB6q",
+	"MuCDi9ic27GriZDp8XIO/KgND+CGE8bRMIORvrCuBER6aQyQkAncLPyAN8f0EpNVC66mAjQMLPlCE5N5",
+	"B2dy6nyYarS0uIyyTzGwKI8HWyUXyttzIVJUdbaswHDa6bJzVS3GJA37Smn7FZIHuJ8Bcx0c2EbLGFdB",
+	"Fr8dkLcnjWKiOVWz9XftvhnzopAYO71RYIHNBA8JVkCH4YqA4Sfki1FiRdcE5/XzUls0fiFRK8RCo7QJ",
+	"NNTVLYjwkY10JoWnmnMJ+GM1e3LM/ib/AtTaCZysnR73j1I2EmutMpcn5wuAOPPi+ZsXcZG6Vr/b6/ZA",
+	"3AIxlS9ka9A66va6RxRoOEPpCIsUYJSBaOiTlk8OxlpZLpXI2PfvXr1khVCZKFzbjgq8+bA6kFwRNZyI",
+	"DZfv4TWiP8FmhxKf/yuQTrqtoSLk0BOHkoAkBkUZaqPnS6ACAEZp/22lGe0FhJSJRlNswYxd575Ek8iN",
+	"QFNlJ2FG45XpAnj0ZIIROXjIYS9Yo+U7Yb+BE0MNbKGVISHzsNejjAIkovBPKz7ZxzM7z6tpilgUYfz/",
+	"ZXoMSMjgBaqTQA/wRumH8lLp0ePomZcheW1RHrwkfyXVQI8Hm37TmHad1NYr8a0cKOQOJXQq6QErffNi",
+	"4w0Yl6NHsDx10/oAnz3O5ZX4pRlQHUMjElBWKl4UeiyMYc6VD2CC1UpQjskr8rAHIwAKBAdQAwugc7bg",
+	"FhNnXUuXeGCqVu2kFyBEtljma2bscnzZAD8vcSc3AtAmC47gCL/Ql6jdlMeZUx1LpOFbfbjw6API7FK7",
+	"XAewhiuNDpTDhJuXCptT8AJ2Btt1oXNhC7mD9ryi5156elPoubAzsTQMUIuJT0GIoDoqg0BhSGBIhipb",
+	"uilJqpa/gJIiClbopQuFcFVr2ilJVB/dEOaj1ZbnaTJUG08++jE/Up83YObdbhetBk4NKpYKjQIwvrOV",
+	"JaRuwT6+0/CClVgF0ZUwgRP1Kb206wbQcWeyJ/VZ5FyqKvn5E/v++cs3rHa37Htf4wJRxD/0CxRZAkoY",
+	"uQRJk4hq/uBW8Du4JZ11h+pP7N2Pb543zOXUlaGqffwrDPnnIWxs2Epm2tg/D1u5HvMc/j047Z3C7zTT",
+	"n4ctVMtbybLI/zys1Fgatq7Z8WGpc9fQy024ImBKmGOjrNftdY+rRPQ/9xD3ovq+tKcH5Q0KER34PIBz",
+	"I5Vwokt3zYmT1pIKmPWHhVDAUVDCKaXSSCBYccNGS5lbYv5w1sGyMVThplxbRyxq9+P5q5dd9q2gKCqr",
+	"yw6+U6EEsQUQABXySSU+LXJdYDnIOux1S7wd6fcbjzoe0pEMaKtDJdVED1CDAQ49YBHnVrsFhYYzk4o2",
+	"XgH6W866F6T4+UtZpQoq72LZcheUoEVif+lAxCXSUNXKqLIXiH8DX+2Gj0BtdaLqUHH28xLEU5+astKu",
+	"1afpsh98PUyWnvSOUtZGbMZ+jri0lARMPlS55hkb8ZyrMTYKUaAAFXwykeNSHG2An7e0yweXHHDczyo5",
+	"4AzUu7pAmSFpnfSOmsYL23t8ATLbWLxX/IpLSsqoQggMLPeTN676j5FF/+Ib3di6gqAcJb7Yq4YNUJwt",
+	"Pc3Ews5SRrHL7f7BUS8JGtpRr0MWr/A2cPlXJmVzmefSAQt81e/1etGH8GfHBXhg8tJYzzG6gyKnSY6w",
+	"y8Ip/qOojeUeXd1ckYY27ehKDEjhds8RALHslYsQWRRSjeWC5xTP4rsIAfzTTKjV+w4OTjHHahF8bAfY",
+	"pSS2UrjVGVepbaioIQ2eM9Z6dkNJJXy0QtTaHhuao0nrPDRKLY1HFCxCUjvCFgw6cPYK1DsBDSlGLGqB",
+	"HjV2dBQgasfqhTc4WVd4a6jKFLQg5EUVTKSBKZ+FpjzpW2GL9cH5xIrCWw66Q/V1ro2vljnWSjnrn7F6",
+	"4QMjYP11uH9OcPsmKlBD3OovOlvfEvl/XsrxpuZARRf9rbiz3/RtxQQC0WCfIMV7l/4lFGoNTnq9W1Ai",
+	"d2DetXhd9SC5tK77UlE6n42jVA5EpNnnHAGVace9JDpUxKXg+Cx7BW43Y/w1tHZzvx30w4+H4cde+O2o",
+	"fPEo/Hgcfiw/PilfPLz+kLSUztBbf3p49Ow4aS2u0I/4NDn6EC3n1hfkAikaxAN/ksgvjumCdvOLv/As",
+	"3HnSOu7vwWLe8DXw5Hdav+TFVNB3Jzd/916Z5WKhCyuyVyKT/B0IPPDx4eE+Hzt9AFjac2WlXdO3z27+",
+	"9p3Wr7hae3s+8dI9zuaFQhd47gIZqqYYc+kaogT+UaalOhM1XnLJX/3llNw1FLZtZK9v0N2YYnfr+k6e",
+	"WNe+5L1LlYmCpejjSIkNxZwwbsw8KJnSRlshGzdPagiQCTtNmJyUP5B45hiR8/lgSAXxpG3rNGcK9Mfc",
+	"84Y2ipydXdZo5/l55KzSrjsDtQ3f7Ale7fc9VFsNv3UR9/LunEVN6dDIT4ZmrLlFvW7q2M1zd5GvqGHF",
+	"3XlNLYl0zlaMT8RjWUjLejFVDE0oPm8zwuukhe4QH262uUTs64mChV55t61vZOQKqFeX/PTzs8M7ptDe",
+	"gjL7y/+svNOhTfXU30jLngISuUOOz7favzMElFU6yl/HfcxiJbLkwXGq4oajVir29v3L5xfdeRZPfGND",
+	"n8Zklt9pd5/fsFfPLaAupEDVSwJR4bmyc6GLjyxAB/iPERHuzeqBB5c1PnzlR1F2oZTkUo5YPRGdwOcx",
+	"9KmZyX+Nbc+MTxGCGahEx1ovUa2i+FbXIxX+V0bxsxShL+14ezm3GyFaKcZopRSfgf9G386MgkzyNbkL",
+	"sMAGcuCzWM+7FGLhXDYctMcZVXntsgtBtfO5Gaqd8VvEsdahzBbKAQcs9al0A1Zt+jqohNemKy6tVFMQ",
+	"bKzMmcttosSLPDesuRMsa5uZY92+hVKUtjo/Y3aFyQ0LodF3ShVNzLgQQjEj54t8jT1no1QFUq7Zay95",
+	"kRd9PBYLG0ckc9ut32LoRztg/YPTrb1SY7WUljIWXRj9Jfar7bu4M24ZdaxN2GGUIJADkhlbymxHB6dO",
+	"N8UkELhJrNxZsDY1wD2FK1eXZPyg8IFKC4TzF5iUxUZ6qbIEB+HjmeueOxK5XsHlz3g+CXVxIyPB+QuM",
+	"rNZROjtrUyAE7QPFBUplQg9hipYJWXZTTWj40soAv2ZMKp9IgocG+DEVlo04ug6Hyo9WCTrd0id9r1aS",
+	"kct3KXvISZcdNpGfYuDxMbBsoaWr3unyl7oMMdhF57iYhKGC43a2b55lhTAGmwF5s0fV6EFRCq4iwFza",
+	"Tp2YSYQCe7HdR8jkckOMAAJHwXvOlO9vEesUwZUfUyDH+QsSQzsxw9dRG+iG9sb36n1YMsvrxGVlbBhj",
+	"iGy6pXM2KaRQ2RmCB3Z2u3DpCbVL9oGklO5xCw5c3satJL/+/rf1GbtkuppDt+1HeFch/DN1wmxK2flt",
+	"GmE63nRjJ8xepRNmvwTrkDZDwdatn0/W/+jNn37/85F6OnvXy3r2b5e//NxTvdHT/Onk+K/zw9HJ8sf/",
+	"eTp+ddraG0wBQC9gvgZJEZEHmyETXFVqTVPmFHJvJ1XgWrutpEVmWryOl3rMmwsZOvr5/i36x8pFV5v8",
+	"EPuugdktv9gX01b57VtuxUtiOA8i615g8gbfpKibvd8jUZdk26qoi1LYTt+zg4kyCwS7WhJmJc5ilPg8",
+	"XkT7BPmRyjDplDw0JNJ6SOUUhfj8HZ+mrrAWdjyrhCPTT04rGipYxhn6FEHeADEC8xFeTA5eayUOXnE7",
+	"nmE/QpAyOEYe5sDH06PesQuaKsOgYAWuJztrj2eCL9hC57lE2ei1LmVvJURGQYsrmKDBd+nY/IIXfC4s",
+	"YtpPO45SZg1pGF3sptYaYARjK2kpZChUFqbKq25DUV5kADk1HnJ3AS5ggAle5FIUzOsWdHJyUpF8jZV5",
+	"zkgCXHETVkwkplxz5V4aaMmw9XTYqiEbH+5kgtn/QHaR1w1yCSe0Ey0crzjDiobbQEzKPOomFGTnCw10",
+	"b3kmsOKj3nHzWrzDMMC1kWpMKpW7Z+PCHzZw5o47TthSuanuspe7sAXa/u5P4H5fa/stKEMPQmbD+RLM",
+	"G8tVZvYhqo/FFUyzI/w4xUA2fO3A2ELweRr7hh95GuXKMKTP4c0LLI+QYhrJUI0KvTLCxems2cXFc6fH",
+	"YFNUBbQYtUGfs5TKzFFctOcv8vVQYaDVwOn6AKqYgyAzlvbSzsApm2ONxhTu+suD/HeGcSS+LEoKJ5+i",
+	"lh0dVBmPgtukUFXllG7fWsalOIIWX/VZYFxJ2k/rWgBjeI5fAKfpMR2CKj+RMSZyodCUQmXRjO6UqW5m",
+	"vu4MNuqIVHYI8wU3Pe2WuBpdHfkdxrk2znByzpRY+YcuuDb06RqJqSRffHThpLj5KxgqPDL02XBFrh5V",
+	"6Xuh2YQXHfeAkqBAp0Vuq5EzzwXFqOslSQqLhDho+pIbe4AQghkAoSAGHoXMKAWAr1jbAZgZKowictWT",
+	"5kZgz0CtMFXO+/s7g6DnR+t0m+aYmLRmvuke3QWBBTY91V6OcVDAaQtUqYa+95uU9ozBwVqyazGZiflC",
+	"W4T7v7uKBZ7TY7GIhHGYYI71cDAeo42NktU07TjL2UboAugrdez+W1wCXD8h2B+N7+PRAxXwRQ05tZDF",
+	"SsJjIa+8WuEgl8DIuDuh5uW1HL8CUvUc4fiGmmsf9gv9jSlmlfNvBjwVV6I4uIC9eWrITShUkzE+8nU3",
+	"ok5LtlgPMK8YkBgoRc9h4oARZg4VUIUB+3XYktmwNRhuqe/DVjJ0uic+J2sh/goUFzbf7Xav/QT9MAHg",
+	"SzS8f3mINUBwKNRDaSRp3cPR+lwOvf9oiK6aYWvwU7fb/RDmIWDfP3qRIILO+M7+h38JwyYELYkqEETW",
+	"3oaFzl5MHK682R3wnfT1usc8zx3notRO5JXYX780jAefAaW/jgthh8rlZVPvZ28mxje9lRnopTQufads",
+	"MjoWGO8Prw4Qgoo1y7nFoM88p2YXIBTgXxjoV9UVST/sALk2LD3uPRsqWPRHKq6EehBWfQlqUB05/KuW",
+	"6g+g/nz4Ytv7jLY9X+jnX2TcIzS50bZ3UrHtHW6arEvbXm/SH/+4Osy///mZfi+e8r+Oji7f/HJS/MOc",
+	"2v9Vx/Nvpk9mL+XhP/+2/J+Hse39qJdsxq98tje3NYY9IBnOoPcbUuPj3rP9Pvpaq0kuqfjJ/XUufim2",
+	"9A6kpbXGrr0Ieagx0mjookoRm7VGHK0CyTWFf6Ws3fM6T6SOJFFkNHqFvIA1P4s0MLhE6hcdx2wF29pQ",
+	"eSmLorW82hOKt9EhBC2kJnArVeKT/RbXKY0rVVdpGeBUEfToYfMAp6FJg4+HCptcRmwI1FCX9LLI13U8",
+	"4KU01qtff0h5mO4RW0JplktjS599rxMWgxkS5WowHKWageLKxfUigbJ3U5nhekh09222F9Tv9cpWjxhc",
+	"37RABMP6FcIgUUlm+Cs0Yu5jCZxd7X8/u4EOAekNn9Za6qp9O2bSWF2s/1giaoQDrpFnSSI2glUQ5jep",
+	"W3KLEFSy2WAJk2DVlqqhkM9QuUo+LF3k65Sa6YxEAy0ge0WZP4B7cdVHMmeeSBhGfHZhuA4WNPC1OZGe",
+	"+axWwyeYIoHqF8XCyvlCGyNHOT4AgFozu5Jj4cNSDnv9tCyOhXYpmrrrTUvSbJmBKJ5g6m1VQdYO6i17",
+	"oeoFZSqTC6fiqP/5i0cUVYJs2kfgJSEOghbjijiQYw7b65CNo71U6J9wlqXS6NTput31cHcSLa7rcFJt",
+	"A286pYFuCbcEl97BQ3DzxwEvZxspHb7SAzaBxg0qkPcJ7KKDxJUc9/opU94pgu3LBC0MF42aB5PGLGGe",
+	"9Lh3lJaBuVQIg7yRy0Lh82MczSzHM0ZOHdA9gC3l4iPuJ/Y3YN0MDEehvbappma2fmRY6mDxDTzARkWh",
+	"NKs0HTduGW98hqOE34JWVpYn9PKGC9sG3c9QiRD41MV1uo7YwWTmApx9gec6Bgl46enaH0FRukO0SiW0",
+	"GdWZvSVjOB04mc8VlPsZ1bfNPVOx1lhJ8WUif8vQ1P881e5ZRbU7cs2zMQlpfS5DaPWN8c5/gBDnAG9A",
+	"oHcdx62NCg8CeVX4vzUN2J0zZag2HzFCZHXVgM4zYkuymsGIPA4FxN+L1ecL2fhCNr6Qjd+MbFR7P4PY",
+	"Ti1hvGu1E4u8d1Yk+/uEj3GndQlnXdsj0O1bXYxklgn12xrxfr9BeC9IDkeAuoc27orpIupGZXR/Qnwp",
+	"dfVX/FI4bXUvOyPF+DS7jJ7HWZc+f2AQpTICKmCZzsQnTW62Unku6UXByXNOj7Hsl1pTMkBZJGwzZSFx",
+	"FRyDPbnZGuDL+u7nCXqLq/hD+oJ+u/CyJBhvf2NC83u3/e+JjQRkzYgYrPwNyOfyP11VVWdDNPITlfD0",
+	"JXYrWdvoCsCqu0UmiqFq9w5O0LrmMmOeHPT7+DemZXSqJU0ws9ZZnhaigHGSoaok97H3Rrh8mpmcznI5",
+	"ndmwDCwOGcqLLgpxJcUKWygPFdkM9TLPWKad3Wq7jogrO6lsgfjrc7qJCHgCUxpJmuz7r0LjpLumsgiV",
+	"eXF6KxnZpR+5GiNGqmnu2vlIRfU19aqSkbxbODk8LqWTw2pT4N7Wf/3a9Om9RRA8mM+aT3zzwSWuw7dP",
+	"1o+PqiywUU0z9hJhbf+KKDWY5LNducBl27hI1rxZd2m8pLpr6t+cj5vU7vCwcYc1Lx/d5uXj27x8Uv/y",
+	"h9sCWrOgeyE/eUpjCB4cvamnal9yivd11mz3Ad7kD1X/rruE5hTjqON6oy96IkT2yPj+6wyVWG+oDu3g",
+	"o9RJPdcF1o43mlmd8fUjM1QIC+Tc7FRbuJceRO+s3ij31e91kjJ0lNJqfU9O03WFpTO+LiNa3YrJlQpP",
+	"rFvJUGG+h9vLGePlBlz108nSNWmjuGJs0uA2hJGs5Jce8fFlwhbcxNadR4ahxzuN++Sf+d9AXt3ojz9U",
+	"WK23gcu9CX3Qdwqw8OrG3RhbSIzLCt4ECY/WCUt//PHHHw9evTr45pu0yVVLH7X2Vntx6m+4FXUe5FCk",
+	"06/Q3XXC4I5jT/LdXMeR5/hp5Dc++jxe47j7l/jkDBdP0HBxCPfkkQkuCevzVJ9ncjKR42VuyZ62X+P5",
+	"S7F+iTzu2S06OZ02dCztJ0fIwo6xa+mTpJ+cNLCzRaHnC9ghJfhaagMyAKEuK/2clC9F8/tuW66lBabj",
+	"3N2I59tJN7eAtq7xzE8tLMnT+oAd3W8DtIA6N3v1J+LuCtJdCP5DVWx87lKoHFRWiW7EETzUbvKEx9gs",
+	"Zidn8D286aC8N/79u6+J2niSjRGmjmDHyXdDNedApNiYj0FPoFoNIUIIxpnLTKES0k6/hpcOvtbKFjof",
+	"UFubcQJjfDrgU/HnNPKaUtvDjuuDUPYawOSjjcw9qYaqIXUvPeods9faslc6kxMpsrIHIbmnQ94ees6x",
+	"64RJfbYgN75IBKBOp6nIPZwyweM+tgqXP0Vtqjez5ORka2Ub5RMpATFkYYx0tr5n2tyJ6I97/NlRdjh6",
+	"OjkWTx4wiy4it1/I6W9PTm9HTGstTST9OTqxkdxXwedt+pI6BGcev1+nCXtdwXFXfWSLWDTlAG6OePSk",
+	"16ttV1qfd3jOLC87cRBSuWy47SzGeyBLY3rl6w3cLrMqfSsWDK1yJGLFTVOa5RlTOuD+/ldyTnVfMBzo",
+	"3+CM/5XMuYoZe3Pjx78CIbzekymn8HLK2u/ffd1p4sbnqDP4XEfSkbDOLjCKttJsIcQlNllwpYs5taSg",
+	"z6JwpU2da6jaRK37B70+KwPMolLAY60mcoo9orSv690582O7zFBMlMf8O55X9BdU7GipvbTLAHYxYgwz",
+	"U3hZn7nS827gNVKPMnUSiKcjScxjnR47oSr0M70szthI2xnKF+tSuriZzf9ljdrSHsx+S2dLgM41uCMy",
+	"GvRuDondWtwXweOL4PHHEjyw09lDyh6DRmmDCI1GXHWUgUq3l4TDfJFIvkgke5zx50oaIES5b9rAg8k+",
+	"FSGFY9FKBWiyjxh0Y4kgNzLVypNZ2ij4KCYzZE2LqEI0ff2ILKkJSxfAfF+9+uabFOQSZxwmwiKzxAeg",
+	"V5rKb8hBCfPiVINksL/uHxYHU/tlw65QXmpHi+3cLWQhQpqIcy2Adhcw2P8tfuodPPvw6+n1f33htV94",
+	"7SZkftbEp98XDftBBUozWrNKYtRO0vW4vJvm1jgqowwdbFNHOVk+A5S1MZ3IpAmL2u+78vNuQVgrdaio",
+	"hCntzUUZSmG67Ee9RK0HjaDVzFHGc62EK+JC1Ayf2ZVOXL9splXiC7pRH2GsYFLWnsXG3Z79+0QYjBHb",
+	"KhcDlLFw1t2xLgoxtqnr7OO/sTOxdoEk8RbhfaAaVqQuyEV8wiZ8iFDzwVCl+IOLU3Npy7Za4DquigXn",
+	"baK2tXhWQyUVpUm1Kd3Kdd3pJK72Ld4SHRH1+6XBsL9Q3Ax8qKhUDYV6EgUoxGRphQntay2lC2GYjgug",
+	"SVdSpX7LXK2HikoqlGSEKqBNdDF2pGQlMYYO4+786SaYuITFmB2Po4bwGV7dI3O2CQVxpt2loCPCm/07",
+	"MlXg1+8X7iwcD3RSn1urREZ7JbIklgV5bvRQlVdB4JN6lpx6V65DEbIQLJWlyBsbMcBgaj+jUjoICQlz",
+	"MIQs2TN9t9rU9apk3C+tO1SvgGm71NYZj6egIsmUlxzFA8UDJmibwBZIdYz9YjmaS8fbz2lD/y4s/q5B",
+	"V3Rw1dCh7+SVAGTy5dHRQOQAIo4c8t/SdnwcEZLYS7H2mQyRjFlQQ/vTuvCj09uEulSv8LMEVXkOvdlM",
+	"weOed7CVgpGDE09qcAAgJZWGCg4v/KE57PB/RvQRYXEzsaAXEguOb+i/0Bjr35wtED17Ep5hDkLS70UP",
+	"+1EGgxs2wSGid07CKy6NgRYRj1JGhbkhoodH4dnOle3KbSgjzW7u00USWY2YeZwcJj0UMeHfveQE/m6o",
+	"nIJ5EaFFRxR39gHFveWXS/13u9Qa0f6oFO2flD12Nmucl3IJawelw9lqO/XkwmcaeXrh/m4kGDdHZT4N",
+	"h3taHuvTB9HIesnTbY3sHqd6XD3Vu7GJ3SlAV6LIJIopQSk0ScjhlkUInfyN9anfbzhl5XDfUqfvf7kV",
+	"CyTVWFbZT/8ryfMOGxZJxv5VFNOTWH3ajO9k7Wohn63Ga9K6eqJBpAg1fdJMTLD6JVZuiDQOkzTpkFT4",
+	"gKwWdjka6UIxHMUnD0VqDor7QwWSc67VVBhbqpeueENsDqHYwPACaE/GgiTn9ELUuEotyC1lwo3FNFyp",
+	"6j/uMupfO2XSDlWmhStPDDoBowrgjgbsNNJdlLf9H2+s288S90Ua+beTRm7JEgPONOXRx1TuP8iCWNk7",
+	"+kFujgXxXfSbjYdvBXVKclZC1o6shAnjOW6F2hFh4oDpuJRH6oA0VDe1QKo0Ck1CBVDu25ANYfcG9oTZ",
+	"YAmTapwvM9+PuRALYYkzwRBEvu1MFhnTYwogHYuhovMIaWPVNFWVUZaDT30IhUqpL7dvvTVUeqVYoVfU",
+	"1/pFbPDDhkuYomSrrSBSPOJg2yLDmOJ5zFGBc4ZS4j6lVV+JgtqEp4QuadysHmuQ64XBwnyltS1uajoI",
+	"c1PXUiyoJOEOidEhORaZY8phNVEETkGCUdRLVrFUANRiRSIMjkFzAVX2hTdWs3WXnWPd7CJDqzDw65CQ",
+	"cdjr9TyfxTAb12+qNpb1fx1wvsXB7pWeV9u18l1ZE8nZkFfIuKnE7aJq/PCmnh6Q1eukvkHqu1khvAEw",
+	"5I5QUYjaoZ4k/dtYjsoD+ZwNPhVCze6jksYDR7wxBI3AjE/LQh+1qWT7O9LuXY7B7Qjx4Lr8+9f6RCgE",
+	"laRExqnGYvCVFM3feul4t7eHlGa98e+lP8RjqzQMZyP/R6g2hnTmS0bdvhl1X8/E+JJxp3JNqaiPI2Bb",
+	"OXPX4bctp53lVmCII7K1MYxqBsx36g59QBOqoCkqeXy85C4J8zy+bk1lXTzsfqOLUB8fOa+vRsTzFcgA",
+	"WEvbP3VMjgi3UzBoX9vhft/B+46Nm0G0DF+YhNlZoZdTcsmdv3mRsJGwKwEscaVd0sNQafozEyAIGWwL",
+	"Uili2GXPgY1j6Qjq42jQ5ekakFJZwaHyLUfHouS6+I0MvT8ch8Rc91CdwpAfi8IzQe0D9r67tkREVRRu",
+	"17cCoQZDbM4zYJwWUxu579LoW5iMxEyqrCxhHpcRhG0LnrnKlFj9HutHJsHnSJfka0iFWpTYBhKLNNZd",
+	"51D5vufRBDym/V2Wfvd8q9MptYNJXU194yu2l4kr2yXqK5BDlQ7qA0Wxpg2WBqhIcYNqs/vEd7oHeY0E",
+	"Nxew64p2RjmteAuFVGO54Dl1z/SSWBgFI+58X3qQ12jzF9jNFEPUtLGGff3mPeWlloHIxVKB8Or6b5Yl",
+	"REFC4vnaUNIiwh8JVXDwcMM3teTktnJmoY9//bFhmLJ3P06EyAaMY9eWjeoJGV9TRDfNDYQFVHEyj5QF",
+	"+YXzrJdu3YQtCn0lFButmfg040tj5ZVw/V6raVmOgMxkJlCe5mi7oTb/rI3dPbmx7BTrR3ecoQczZdlI",
+	"RF5vrJowWuP9dtl3mudmwNLIZJCy9g3BMXCRxiYwCmdzXkwlaUt+DYedxFmt2ugGB7IpFZ6NVOw1vLvW",
+	"S6cMOFPra9Y/OEqwcgXWC42tXN7G5Zq9euNYGw+foIqNltYVOXAYGT52K8cDsxQqapeF6nTZNyGOCf3G",
+	"/YMTolfS4D5LcroS4jJhr7SCixbcSGGsp0wOYjNR+F4PQ4XUwIMNNlag0DWjEYoM41OQcr37eqx1kUnX",
+	"94uRSuxbOBtXPxXET+5c7l5FPWPcXOIEkoqgpo2mTYoJmDrPLoDPhnXNIYRXb7fx4bnKsFsu0QRSM7SP",
+	"z9A6l2o6wF4aCjgu0X2eSfxrUegR2i7fFHoOQtPSsLmwhRybxGVC6/FyLlwvXmA6WBDuAIbAEieFAB1X",
+	"qmlltUHZMa3rD9f/fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

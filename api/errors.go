@@ -100,6 +100,13 @@ var problemTable = []problemRow{
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
 
 	// --- games errors go here (issue 5) ---
+	{Err: ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},
+	{Err: ErrNotYourTurn, Status: http.StatusForbidden, Code: "not_your_turn", Title: "Not your turn"},
+	{Err: store.ErrStalePly, Status: http.StatusConflict, Code: "stale_ply", Title: "Stale ply"},
+	{Err: store.ErrFinished, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
+	{Err: store.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
+	{Err: store.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
+	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
 
 	// A row the store reports missing (a game, a puzzle).
 	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
@@ -134,6 +141,10 @@ type problem struct {
 	Code      string `json:"code"`
 	Instance  string `json:"instance,omitempty"`
 	RequestID string `json:"requestId,omitempty"`
+	// Members some problems add, so a client can recover without parsing
+	// the detail (see gameProblemMembers).
+	CurrentPly *int   `json:"currentPly,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 }
 
 // rowFor finds the table row for err. Echo's own *HTTPError values other
@@ -176,6 +187,7 @@ func problemFor(err error, c echo.Context) (problem, problemRow) {
 		p.Detail = row.Detail
 		return p, row
 	}
+	gameProblemMembers(err, &p)
 	p.Detail = err.Error()
 	// Echo's errors print as "code=..., message=..."; the client wants the
 	// message, or the error it wraps.
@@ -212,6 +224,7 @@ func writeProblem(c echo.Context, err error, log *slog.Logger) {
 	if row.RetryAfter > 0 {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(row.RetryAfter))
 	}
+	gameProblemHeaders(err, h)
 	c.Response().WriteHeader(row.Status)
 	if c.Request().Method != http.MethodHead {
 		_, _ = c.Response().Write(body)

@@ -123,7 +123,16 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			if req.ContentLength > limit {
 				return tooLarge()
 			}
-			body, err := io.ReadAll(io.LimitReader(req.Body, limit+1))
+			var body []byte
+			var err error
+			if n := req.ContentLength; n > 0 {
+				// net/http delivers exactly the declared length, so it is
+				// read in one allocation.
+				body = make([]byte, n)
+				_, err = io.ReadFull(req.Body, body)
+			} else {
+				body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
+			}
 			if err != nil {
 				var mbe *http.MaxBytesError
 				if errors.As(err, &mbe) {
@@ -237,6 +246,12 @@ func validationError(he *echo.HTTPError) error {
 		return newError(ErrRouteNotFound, "%v", he.Message)
 	case http.StatusMethodNotAllowed:
 		return newError(ErrMethodNotAllowed, "%v", he.Message)
+	}
+	// A parameter that does not parse (a header that should be a number,
+	// say) is a wrong value, not a body that is not JSON.
+	var re *openapi3filter.RequestError
+	if errors.As(he.Internal, &re) && re.Parameter != nil {
+		return newError(ErrInvalidRequest, "%s parameter %s: %v", re.Parameter.In, re.Parameter.Name, re.Err)
 	}
 	var pe *openapi3filter.ParseError
 	if errors.As(he.Internal, &pe) {

@@ -233,6 +233,13 @@ func TestBodyLimitOption(t *testing.T) {
 	if rec := ts.send(req); rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d for an undeclared length", rec.Code)
 	}
+	// A body shorter than it declares is a bad request, not a fault.
+	ts = newTester(t, Options{})
+	req = postJSON("/v1/evaluate", body)
+	req.ContentLength = int64(len(body) + 10)
+	if rec := ts.send(req); rec.Code != http.StatusBadRequest {
+		t.Fatalf("status %d for a truncated body", rec.Code)
+	}
 }
 
 // The error table: every code a stable snake_case word with one status and

@@ -61,6 +61,31 @@ type Options struct {
 
 	// --- games options go here (issue 5) ---
 
+	// Games stores game sessions (*store.Store has the methods). Nil: the
+	// /v1/games operations answer 503.
+	Games GameStore
+	// ChooseMove is the AI of game sessions. Nil: search.ChooseMove.
+	ChooseMove MoveChooser
+	// AIMoveTime bounds an AI move at the strongest level; each level below
+	// has half the time of the one above. Zero: DefaultAIMoveTime.
+	AIMoveTime time.Duration
+	// GameCreateRate is how many games one client address may create per
+	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
+	// Retry-After. Zero: no limit.
+	GameCreateRate  int
+	GameCreateBurst int
+	// TrustProxyHeaders takes the client address for rate limits from
+	// X-Forwarded-For or X-Real-IP. Set it only behind a proxy that sets
+	// them: otherwise any client could claim any address.
+	TrustProxyHeaders bool
+	// EventHeartbeat is how often an idle event stream gets a comment line.
+	// Zero: DefaultEventHeartbeat.
+	EventHeartbeat time.Duration
+	// Stopping ends every event stream when closed. Close it when a graceful
+	// shutdown begins (http.Server.RegisterOnShutdown): Shutdown waits for
+	// responses to end, and a stream would not end by itself.
+	Stopping <-chan struct{}
+
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
@@ -119,7 +144,8 @@ type Server struct {
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
 
-	feed *puzzleFeed // the daily puzzle feed (puzzles.go)
+	games *gameAPI    // nil without Options.Games
+	feed  *puzzleFeed // the daily puzzle feed (puzzles.go)
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -156,6 +182,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
 		return nil, nil, err
 	}
+	s.initGames()
 	e, err := s.echo()
 	if err != nil {
 		return nil, nil, err
@@ -204,7 +231,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 			perOp[op.OperationID] = []echo.MiddlewareFunc{requireJSON, validate}
 		}
 	}
-	RegisterHandlersWithOptions(e, NewStrictHandler(s, nil), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	RegisterHandlersWithOptions(e, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
@@ -217,6 +244,6 @@ func (s *Server) echo() (*echo.Echo, error) {
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"}
 	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
 )

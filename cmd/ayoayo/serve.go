@@ -40,6 +40,11 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", api.DefaultPuzzlesFrom.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
+	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", api.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
+	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
+	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
+	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
+	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -60,6 +65,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
 	}
+	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 {
+		return fmt.Errorf("%w: --ai-move-time and --event-heartbeat must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
+	}
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})
 	log := slog.New(logHandler)
 
@@ -69,12 +77,22 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	defer st.Close()
 
+	// Event streams never end by themselves; closing stopping ends them as
+	// the graceful shutdown begins, so Shutdown does not wait for its timeout.
+	stopping := make(chan struct{})
 	handler, err := api.New(api.Options{
 		Logger:             log,
 		DB:                 st,
 		CORSOrigins:        splitList(*origins),
 		BodyLimit:          *bodyLimit,
 		AnalyzeConcurrency: *concurrency,
+		Games:              st,
+		AIMoveTime:         *aiTime,
+		GameCreateRate:     *createRate,
+		GameCreateBurst:    *createBurst,
+		TrustProxyHeaders:  *trustProxy,
+		EventHeartbeat:     *heartbeat,
+		Stopping:           stopping,
 		Puzzles:            st,
 		PuzzlesFrom:        feedStart,
 	})
@@ -93,6 +111,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(logHandler, slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(func() { close(stopping) })
 	// Tests and scripts start the server on port 0 and read the real
 	// address from this line.
 	log.Info("listening", "addr", ln.Addr().String(), "db", *dbFile)
