@@ -19,11 +19,15 @@ func startServer(t *testing.T) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	h, err := api.New(api.Options{DB: st, Puzzles: st})
+	// Closing stopping ends the event streams, so the server can close even
+	// if a browser still follows a game.
+	stopping := make(chan struct{})
+	h, err := api.New(api.Options{DB: st, Games: st, Puzzles: st, Stopping: stopping})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stopping) })
 	return srv.URL
 }
