@@ -171,13 +171,15 @@ export class Board {
     if (this.interactive && this.legal.has(pit)) this.onPlay(pit);
   }
 
-  /** Sows the pit at 1-based position n from the left of the bottom row. */
+  /**
+   * Sows the mover's nth pit (1-6) counted from the mover's own left, as
+   * each player sees their row: South's 1 is pit 0, North's 1 is pit 6.
+   */
   activateNth(n) {
-    const pit = this.rowPits('bottom')[n - 1];
-    if (pit !== undefined) {
-      this.pits[pit].focus();
-      this.activate(pit);
-    }
+    if (!this.position || n < 1 || n > 6) return;
+    const pit = (this.position.toMove === 'south' ? 0 : 6) + n - 1;
+    this.pits[pit].focus();
+    this.activate(pit);
   }
 
   onKey(ev, pit) {
