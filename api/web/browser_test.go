@@ -14,6 +14,7 @@ import (
 	"image/png"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,21 +115,27 @@ func browser(t *testing.T, ctx context.Context, exe string) context.Context {
 
 // tab opens a page in its own browser context: its own storage, as a second
 // person on another device would have.
-func tab(t *testing.T, parent context.Context, url string) context.Context {
+func tab(t *testing.T, parent context.Context, target string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	watchConsole(t, ctx)
-	// Fast animations keep the test short and still play every leg.
+	u, err := neturl.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fast animations keep the test short and still play every leg. The
+	// setting is stored from another document of the same origin, so the
+	// page then loads afresh and reads it.
 	if err := chromedp.Do(ctx,
-		chromedp.Navigate(url),
+		chromedp.Navigate(u.Scheme+"://"+u.Host+"/assets/icon.svg"),
 		chromedp.Evaluate[chromedp.Void](`localStorage.setItem('ayoayo.speed', JSON.stringify('fast'))`),
-		chromedp.Navigate(url),
+		chromedp.Navigate(target),
 		chromedp.WaitVisible(chromedp.CSS(`main > section`)),
 		// A marker that a reload would erase: moves must arrive without one.
 		chromedp.Evaluate[chromedp.Void](`window.__noReload = true`),
 	); err != nil {
-		t.Fatalf("open %s: %v", url, err)
+		t.Fatalf("open %s: %v", target, err)
 	}
 	return ctx
 }
@@ -502,6 +509,18 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 		t.Fatalf("after the solution: feedback %q (%s)", p.Feedback, p.Result)
 	}
 	screenshot(t, ctx, "puzzle")
+
+	// The archive lists the days, newest first: today's puzzle leads to this one.
+	do(t, ctx, "open the archive", chromedp.Navigate(base+"/#/puzzles"), chromedp.WaitVisible(chromedp.CSS(`.puzzle-list li a`)))
+	first, err := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS(`.puzzle-list li a`), "href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, "open the newest day", chromedp.Click(chromedp.CSS(`.puzzle-list li a`)))
+	again := waitPuzzle(t, ctx, "the archive's newest puzzle", func(p puzzlePage) bool { return p.ID != "" })
+	if again.ID != p.ID {
+		t.Errorf("the archive's first entry (%s) opens puzzle %s, not today's %s", first.Value, again.ID, p.ID)
+	}
 	var after apiPuzzle
 	if err := getJSON(ctx, base+"/v1/puzzles/"+p.ID, &after); err != nil {
 		t.Fatal(err)
