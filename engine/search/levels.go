@@ -89,6 +89,11 @@ func (s *Searcher) ChooseMove(ctx context.Context, p engine.Position, r engine.R
 	if err := check(p, r); err != nil {
 		return -1, err
 	}
+	return s.chooseMove(ctx, p, r, history, lv, seed)
+}
+
+// chooseMove plays as lv describes; p and r are valid.
+func (s *Searcher) chooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
 	moves := p.LegalMoves(r)
 	if moves == 0 {
 		return -1, ErrNoMoves
@@ -97,9 +102,9 @@ func (s *Searcher) ChooseMove(ctx context.Context, p engine.Position, r engine.R
 	switch {
 	case moves.Len() == 1:
 		return moves.Next(), ctx.Err()
-	case level == 1:
+	case lv.Level == 1:
 		return randomMove(moves, rng), ctx.Err()
-	case level == 2:
+	case lv.Level == 2:
 		return greedyMove(p, r, moves, rng), ctx.Err()
 	}
 	lim := Limits{Depth: lv.Depth, Nodes: lv.Nodes, Time: lv.Time, BestOnly: true}
