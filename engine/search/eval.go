@@ -1,6 +1,11 @@
 package search
 
-import "github.com/ayoayo/ayoayo/engine"
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
 
 // Scores inside the search are in hundredths of a seed (centiseeds), for the
 // side to move. A finished game scores exactly 100 times its final difference
@@ -66,35 +71,47 @@ func majorityOver(p *engine.Position) bool {
 	return p.Captured[0] >= engine.Majority || p.Captured[1] >= engine.Majority
 }
 
-// evaluate scores an unfinished position for the side to move.
-func (w *Weights) evaluate(p *engine.Position) int {
-	me := int(p.ToMove) * engine.RowPits
-	opp := engine.RowPits - me
-	v := unit*(int(p.Captured[p.ToMove])-int(p.Captured[p.ToMove.Other()])) + w.Tempo
-	var row, pits, hoard, target int
-	for i := range engine.RowPits {
-		a, b := int(p.Pits[me+i]), int(p.Pits[opp+i])
-		row += a - b
-		if a > 0 {
-			pits++
-		}
-		if b > 0 {
-			pits--
-		}
-		if a >= 12 {
-			hoard++
-		}
-		if b >= 12 {
-			hoard--
-		}
-		// Pit me+i faces 11-(me+i); for South's pit i that is North's 11-i,
-		// which is opp+5-i in the other row.
-		if a == 0 {
-			target += int(p.Pits[opp+engine.RowPits-1-i])
-		}
-		if b == 0 {
-			target -= int(p.Pits[me+engine.RowPits-1-i])
-		}
+// rows returns the side to move's row and the opponent's as six bytes each,
+// pit by pit from the row's first pit.
+func rows(p *engine.Position) (me, opp uint64) {
+	south := binary.LittleEndian.Uint64(p.Pits[0:8]) & rowMask
+	north := binary.LittleEndian.Uint64(p.Pits[4:12]) >> 16
+	if p.ToMove == engine.South {
+		return south, north
 	}
-	return v + w.Row*row + w.Pits*pits + w.Hoard*hoard + w.Target*target
+	return north, south
 }
+
+const (
+	rowMask = 0x0000_ffff_ffff_ffff
+	lows    = 0x0000_0101_0101_0101 // the low bit of each pit's byte
+	highs   = 0x0000_8080_8080_8080 // the high bit of each pit's byte
+)
+
+// A pit holds at most 48 seeds, so adding 0x80-k to its byte sets the byte's
+// high bit exactly when it holds k or more, and never carries into the next.
+func atLeast(row uint64, k uint64) uint64 { return (row + (0x80-k)*lows) & highs }
+
+// byteSum adds up a row's bytes; the sum is at most 48, so it fits one byte.
+func byteSum(row uint64) int { return int(row * 0x0101_0101_0101_0101 >> 40 & 0xff) }
+
+// evaluate scores an unfinished position for the side to move. It works on
+// each row packed into a word, a few operations per term.
+func (w *Weights) evaluate(p *engine.Position) int {
+	me, opp := rows(p)
+	v := unit*(int(p.Captured[p.ToMove])-int(p.Captured[p.ToMove.Other()])) + w.Tempo
+	meFull, oppFull := atLeast(me, 1), atLeast(opp, 1)
+	v += w.Row * (byteSum(me) - byteSum(opp))
+	v += w.Pits * (bits.OnesCount64(meFull) - bits.OnesCount64(oppFull))
+	v += w.Hoard * (bits.OnesCount64(atLeast(me, 12)) - bits.OnesCount64(atLeast(opp, 12)))
+	// Pit i of a row faces pit 5-i of the other: reversing a row's bytes
+	// lines each pit up with the one it faces. A byte mask of the empty pits
+	// then picks the seeds a capture into them could take.
+	meEmpty := (highs &^ meFull) >> 7 * 0xff
+	oppEmpty := (highs &^ oppFull) >> 7 * 0xff
+	v += w.Target * (byteSum(reverse(opp)&meEmpty) - byteSum(reverse(me)&oppEmpty))
+	return v
+}
+
+// reverse reverses the order of a row's six pits.
+func reverse(row uint64) uint64 { return bits.ReverseBytes64(row) >> 16 }

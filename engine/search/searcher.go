@@ -20,7 +20,7 @@ const (
 	pollEvery = 1024
 	// ttMinDepth is the shallowest remaining depth whose nodes use the
 	// table: below it a probe's cache miss costs more than it saves.
-	ttMinDepth = 3
+	ttMinDepth = 4
 	// DefaultHash is the transposition table's size, in bytes, when Limits
 	// leaves it zero.
 	DefaultHash = 16 << 20
@@ -81,6 +81,7 @@ type Searcher struct {
 	history [2][engine.NumPits]int32
 
 	roots []rootMove
+	touch uint64 // sink for try's early loads
 }
 
 // rootMove is one legal move of the root with what the iterations learnt.
@@ -400,6 +401,11 @@ type node struct {
 // (a cut-off, or the search was stopped).
 func (s *Searcher) try(ply, depth int, st *node, pit int, next *engine.Position) bool {
 	s.setChild(ply, next)
+	if depth-1 >= s.ttFrom {
+		// Touch the child's table bucket now: the cache miss then overlaps
+		// the child's first checks instead of stalling its probe.
+		s.touch += s.tt.entries[s.stack[ply+1].key()&s.tt.mask].key
+	}
 	var v int
 	var pr bool
 	if st.count == 0 {
