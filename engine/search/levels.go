@@ -38,11 +38,11 @@ var levelTable = [...]Level{
 	{Level: 1, About: "a random legal move"},
 	{Level: 2, About: "the largest immediate capture, random among equals"},
 	{Level: 3, Depth: 2, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "2-ply search"},
-	{Level: 4, Depth: 4, Time: 100 * time.Millisecond, Hash: 256 << 10, About: "4-ply search"},
-	{Level: 5, Depth: 6, Time: 200 * time.Millisecond, Hash: 1 << 20, About: "6-ply search"},
-	{Level: 6, Depth: 9, Time: 300 * time.Millisecond, Hash: 2 << 20, About: "9-ply search"},
-	{Level: 7, Depth: MaxDepth, Nodes: 250_000, Time: 500 * time.Millisecond, Hash: 4 << 20, About: "iterative deepening within 250,000 nodes"},
-	{Level: 8, Depth: MaxDepth, Nodes: 2_500_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,500,000 nodes"},
+	{Level: 4, Depth: 4, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "4-ply search"},
+	{Level: 5, Depth: 6, Time: 200 * time.Millisecond, Hash: 256 << 10, About: "6-ply search"},
+	{Level: 6, Depth: 8, Time: 250 * time.Millisecond, Hash: 1 << 20, About: "8-ply search"},
+	{Level: 7, Depth: MaxDepth, Nodes: 25_000, Time: 250 * time.Millisecond, Hash: 2 << 20, About: "iterative deepening within 25,000 nodes"},
+	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
 }
 
 // Levels returns the definition of every level, weakest first.
@@ -115,6 +115,9 @@ func (s *Searcher) chooseMove(ctx context.Context, p engine.Position, r engine.R
 	})
 	if a.Depth == 0 {
 		return -1, err
+	}
+	if s.partial >= 0 {
+		return s.partial, err
 	}
 	return a.BestMove, err
 }

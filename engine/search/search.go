@@ -29,7 +29,9 @@ const DefaultTime = time.Second
 type Limits struct {
 	Depth int           // plies, at most MaxDepth
 	Time  time.Duration // wall clock
-	Nodes uint64        // positions visited; a node-limited search is reproducible
+	// Nodes bounds the positions visited (passed by at most 6, the children
+	// of the last node); a search bounded by nodes alone is reproducible.
+	Nodes uint64
 	// Hash is the transposition table's size in bytes for Analyze (0:
 	// DefaultHash); a Searcher keeps the size it was made with.
 	Hash int

@@ -81,7 +81,10 @@ type Searcher struct {
 	history [2][engine.NumPits]int32
 
 	roots []rootMove
-	touch uint64 // sink for try's early loads
+	// partial is the best move of an iteration cut short, when one of its
+	// moves was searched in full and beat the previous best; else -1.
+	partial int
+	touch   uint64 // sink for try's early loads
 }
 
 // rootMove is one legal move of the root with what the iterations learnt.
@@ -531,6 +534,7 @@ func (s *Searcher) start(ctx context.Context, p engine.Position, r engine.Rules,
 // returns the deepest completed iteration.
 func (s *Searcher) iterate(lim Limits, every bool, order func([]rootMove)) Analysis {
 	p := &s.stack[0].pos
+	s.partial = -1
 	s.roots = s.roots[:0]
 	for m := p.LegalMoves(s.rules); m != 0; {
 		pit := m.Next()
@@ -553,6 +557,9 @@ func (s *Searcher) iterate(lim Limits, every bool, order func([]rootMove)) Analy
 		done = s.snapshot(depth)
 		s.canStop = true
 		if done.Exact {
+			break
+		}
+		if s.poll(); s.stopped {
 			break
 		}
 		// The next iteration costs a few times this one: do not start one
@@ -614,6 +621,11 @@ func (s *Searcher) rootIteration(depth int, every bool) bool {
 			}
 		}
 		if s.stopped {
+			// A move searched in full that beat the first one (the previous
+			// iteration's best) is the better move at this depth already.
+			if best > 0 && res[best].exact {
+				s.partial = s.roots[best].pit
+			}
 			return false
 		}
 		res[i] = result{v, pr, exact}
