@@ -41,7 +41,7 @@ var levelTable = [...]Level{
 	{Level: 4, Depth: 4, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "4-ply search"},
 	{Level: 5, Depth: 6, Time: 200 * time.Millisecond, Hash: 256 << 10, About: "6-ply search"},
 	{Level: 6, Depth: 8, Time: 250 * time.Millisecond, Hash: 1 << 20, About: "8-ply search"},
-	{Level: 7, Depth: MaxDepth, Nodes: 25_000, Time: 250 * time.Millisecond, Hash: 2 << 20, About: "iterative deepening within 25,000 nodes"},
+	{Level: 7, Depth: MaxDepth, Nodes: 15_000, Time: 250 * time.Millisecond, Hash: 2 << 20, About: "iterative deepening within 15,000 nodes"},
 	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
 }
 

@@ -33,7 +33,8 @@ type Limits struct {
 	// of the last node); a search bounded by nodes alone is reproducible.
 	Nodes uint64
 	// Hash is the transposition table's size in bytes for Analyze (0:
-	// DefaultHash); a Searcher keeps the size it was made with.
+	// DefaultHash, or SmallHash for a search bounded by at most SmallDepth
+	// plies and nothing else); a Searcher keeps the size it was made with.
 	Hash int
 	// BestOnly searches for the best move alone: faster, but only the best
 	// move's score is exact, the others are upper bounds (MoveScore.Upper).
@@ -69,8 +70,18 @@ func Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim Limits)
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
 	}
-	return NewSearcher(lim.Hash).Analyze(ctx, p, r, nil, lim)
+	hash := lim.Hash
+	if hash <= 0 && lim.Depth > 0 && lim.Depth <= SmallDepth && lim.Time <= 0 && lim.Nodes == 0 {
+		hash = SmallHash // a shallow search fills no more; the rest would be zeroed for nothing
+	}
+	return NewSearcher(hash).Analyze(ctx, p, r, nil, lim)
 }
+
+// A search bounded by SmallDepth plies or fewer gets a SmallHash table.
+const (
+	SmallDepth = 10
+	SmallHash  = 1 << 20
+)
 
 // Analyze is the package's Analyze on this searcher's table, with the game's
 // earlier positions (oldest first; nil is fine) for the repetition rule.
