@@ -207,9 +207,10 @@ func (s *Searcher) negamax(ply, depth, alpha, beta int) (int, bool) {
 	key := f.key()
 	pvNode := beta-alpha > 1
 	ttMove := -1
-	if depth < s.ttFrom {
-	} else if e, ok := s.tt.probe(key); ok {
+	if e, ok := s.probe(key, depth); ok {
 		ttMove = e.move
+		// A proven bound holds at any depth. Principal-variation nodes take
+		// no other cut-off, so the variation stays whole.
 		if e.proven || (!pvNode && e.depth >= depth) {
 			switch {
 			case e.bound == boundExact,
@@ -385,6 +386,14 @@ func (s *Searcher) frontier(ply, alpha, beta int) (int, bool) {
 		return best, false
 	}
 	return best, allProven
+}
+
+// probe looks key up, for nodes deep enough to use the table.
+func (s *Searcher) probe(key uint64, depth int) (ttData, bool) {
+	if depth < s.ttFrom {
+		return ttData{}, false
+	}
+	return s.tt.probe(key)
 }
 
 // node is the running state of one negamax node.
