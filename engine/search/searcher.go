@@ -559,10 +559,13 @@ func (s *Searcher) iterate(lim Limits, every bool, order func([]rootMove)) Analy
 	}
 	began := time.Now()
 	var done Analysis
+	var lastTook time.Duration
 	for depth := 1; depth <= maxDepth; depth++ {
+		iterBegan := time.Now()
 		if !s.rootIteration(depth, every) {
 			break
 		}
+		took := time.Since(iterBegan)
 		done = s.snapshot(depth)
 		s.canStop = true
 		if done.Exact {
@@ -571,11 +574,18 @@ func (s *Searcher) iterate(lim Limits, every bool, order func([]rootMove)) Analy
 		if s.poll(); s.stopped {
 			break
 		}
-		// The next iteration costs a few times this one: do not start one
-		// that would likely be cut off by the clock.
-		if lim.Time > 0 && time.Since(began) > lim.Time/2 {
-			break
+		// Do not start an iteration the clock would likely cut off: it
+		// costs this one's time times the growth seen from the last one.
+		if lim.Time > 0 {
+			growth := 2.0
+			if lastTook > 0 {
+				growth = min(max(float64(took)/float64(lastTook), 1.5), 4)
+			}
+			if time.Since(began)+time.Duration(growth*float64(took)) > lim.Time {
+				break
+			}
 		}
+		lastTook = took
 		if lim.Nodes > 0 && s.nodes >= lim.Nodes {
 			break
 		}
