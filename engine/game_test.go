@@ -6,35 +6,29 @@ import (
 )
 
 func TestGameRepetitionEndsOnThirdOccurrence(t *testing.T) {
-	// Two seeds shuttle: South 5 -> 6 ... find a cycle by search over short
-	// lines from a sparse position where no capture is possible.
-	start := MustParse("s-000001-100000-23-23")
-	g, err := NewGame(start, Rules{})
+	// Four seeds chase each other round the board with no capture; the line
+	// 4 8 0 10 2 6 brings the position back, and its third occurrence ends the
+	// game with each side taking its own row.
+	g, err := NewGame(MustParse("s-010010-000011-23-21"), Rules{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.Result().Over() {
-		t.Fatalf("start is over: %+v", g.Result())
-	}
+	line := []int{4, 11, 0, 10, 2, 6, 4, 8, 0, 10, 2, 6, 4, 8}
 	var out Outcome
-	// Play until the game ends, always taking the first legal move; the
-	// position space here is tiny, so it must end, and by repetition if no
-	// capture or starvation ends it first.
-	for i := 0; i < 100 && !g.Result().Over(); i++ {
-		m := g.Position().LegalMoves(g.Rules())
-		if err := g.Play(m.Next(), &out); err != nil {
-			t.Fatal(err)
+	for i, pit := range line {
+		if g.Result().Over() {
+			t.Fatalf("game ended after %d plies, before the third occurrence", i)
+		}
+		if err := g.Play(pit, &out); err != nil {
+			t.Fatalf("ply %d pit %d: %v", i, pit, err)
 		}
 	}
-	if !g.Result().Over() {
-		t.Fatal("game did not end in 100 plies")
+	want := Result{Reason: ByRepetition, Winner: SouthWins}
+	if g.Result() != want || out.Result != want {
+		t.Fatalf("result %+v (outcome %+v), want %+v", g.Result(), out.Result, want)
 	}
-	pos := g.Position()
-	if pos.BoardSeeds() != 0 && g.Result().Reason == ByRepetition {
-		t.Fatalf("repetition left seeds on the board: %s", pos)
-	}
-	if int(pos.Captured[South])+int(pos.Captured[North])+pos.BoardSeeds() != SeedCount {
-		t.Fatalf("seeds not conserved: %s", pos)
+	if p := g.Position(); p != MustParse("s-000000-000000-26-22") {
+		t.Fatalf("final position %s, want the rows split: s-000000-000000-26-22", p)
 	}
 	if err := g.Play(0, &out); !errors.Is(err, ErrGameOver) || !errors.Is(err, ErrIllegalMove) {
 		t.Fatalf("move after the end: %v, want game over", err)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 )
@@ -150,37 +151,30 @@ func (o *Outcome) Legal() bool { return o.Reason == Legal }
 type board struct{ lo, hi uint64 }
 
 func loadBoard(p *[NumPits]uint8) board {
-	var b board
-	for i := 0; i < 8; i++ {
-		b.lo |= uint64(p[i]) << (8 * i)
-	}
-	for i := 8; i < NumPits; i++ {
-		b.hi |= uint64(p[i]) << (8 * (i - 8))
-	}
-	return b
+	return board{binary.LittleEndian.Uint64(p[0:8]), uint64(binary.LittleEndian.Uint32(p[8:12]))}
 }
 
 func (b board) store(p *[NumPits]uint8) {
-	for i := 0; i < 8; i++ {
-		p[i] = uint8(b.lo >> (8 * i))
-	}
-	for i := 8; i < NumPits; i++ {
-		p[i] = uint8(b.hi >> (8 * (i - 8)))
-	}
+	binary.LittleEndian.PutUint64(p[0:8], b.lo)
+	binary.LittleEndian.PutUint32(p[8:12], uint32(b.hi))
 }
 
+// get reads pit i. The word is picked with a conditional move and the shift
+// is masked below 64, so the compiler emits neither a branch nor the
+// oversized-shift fix-up.
 func (b *board) get(i int) uint8 {
-	if i < 8 {
-		return uint8(b.lo >> (8 * i))
+	w := b.lo
+	if i >= 8 {
+		w = b.hi
 	}
-	return uint8(b.hi >> (8 * (i - 8)))
+	return uint8(w >> (uint(i&7) * 8))
 }
 
 func (b *board) clear(i int) {
 	if i < 8 {
-		b.lo &^= 0xff << (8 * i)
+		b.lo &^= 0xff << (uint(i&7) * 8)
 	} else {
-		b.hi &^= 0xff << (8 * (i - 8))
+		b.hi &^= 0xff << (uint(i&7) * 8)
 	}
 }
 
@@ -198,11 +192,22 @@ func (b *board) rowEmpty(s Side) bool {
 	return b.lo&northLo == 0 && b.hi&northHi == 0
 }
 
-// sowAdd[o][n] is what sowing n seeds from pit o adds to each pit; lastPit[o][n]
-// is where the last of them lands. Every seed count a valid position can hold
-// has an entry, so a leg costs two additions and a lookup, however many laps.
+// sowAdd[o][n] is what sowing n seeds from pit o does to the board: n taken
+// from pit o, and what each other pit receives, folded into one pair of words
+// to add (the subtraction wraps, but pit o holds exactly n, so no byte ever
+// borrows from its neighbour and the sum is exact). lastPit[o][n] is where the
+// last seed lands. Every seed count a valid position can hold has an entry, so
+// a leg costs two additions and a lookup, however many laps.
+//
+// The tables are padded to powers of two so that masked indexes need no
+// bounds checks in the sowing loop.
+type sowStep struct {
+	lo, hi uint64
+	last   uint8
+}
+
 var (
-	sowAdd  [NumPits][SeedCount + 1]board
+	sowAdd  [16][64]sowStep
 	lastPit [NumPits][SeedCount + 1]uint8
 )
 
@@ -218,7 +223,11 @@ func init() {
 				}
 				add[pit]++
 			}
-			sowAdd[o][n] = loadBoard(&add)
+			b := loadBoard(&add)
+			var take [NumPits]uint8
+			take[o] = uint8(n)
+			t := loadBoard(&take)
+			sowAdd[o][n] = sowStep{lo: b.lo - t.lo, hi: b.hi - t.hi, last: uint8(pit)}
 			lastPit[o][n] = uint8(pit)
 		}
 	}
@@ -230,8 +239,9 @@ type legSink = *[]Leg
 // sow plays pit for p.ToMove with the sowing, relay, capture and feeding rules,
 // without deciding the end of the game. It assumes p is valid, the pit is the
 // mover's and holds seeds, and the game is not over. legs, when not nil,
-// receives the legs. The position is returned with the turn passed.
-func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason) {
+// receives the legs; next, when not nil and the move is legal, receives the
+// position after it with the turn passed (next may be p itself).
+func sow(p *Position, pit int, r Rules, legs *[]Leg, next *Position) (Capture, Reason) {
 	b := loadBoard(&p.Pits)
 	mover := p.ToMove
 	starved := b.rowEmpty(mover.Other())
@@ -243,16 +253,19 @@ func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason
 	o := pit
 	saveLo, saveHi := b.lo, b.hi|uint64(o)<<40
 	power, lam := 1, 0
+	var ls []Leg // appended to locally, stored back once at the end
+	if legs != nil {
+		ls = *legs
+	}
 	for {
 		n := b.get(o)
-		b.clear(o)
-		add := &sowAdd[o][n]
+		add := &sowAdd[o&15][n&63]
 		b.lo += add.lo
 		b.hi += add.hi
 		if legs != nil {
-			*legs = append(*legs, Leg{From: uint8(o), Seeds: n})
+			ls = append(ls, Leg{From: uint8(o), Seeds: n})
 		}
-		last := int(lastPit[o][n])
+		last := int(add.last)
 		if b.get(last) == 1 {
 			o = last
 			break
@@ -260,7 +273,7 @@ func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason
 		o = last
 		lam++
 		if b.lo == saveLo && b.hi|uint64(o)<<40 == saveHi {
-			return *p, Capture{Pit: -1}, InfiniteRelay
+			return Capture{Pit: -1}, InfiniteRelay
 		}
 		if lam == power {
 			saveLo, saveHi = b.lo, b.hi|uint64(o)<<40
@@ -269,9 +282,8 @@ func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason
 		}
 	}
 
-	next := *p
 	capt := Capture{Pit: -1}
-	if mover.Owns(o) {
+	if (o >= RowPits) == (mover == North) {
 		opp := Opposite(o)
 		if k := b.get(opp); k > 0 {
 			b.clear(opp)
@@ -280,15 +292,22 @@ func sow(p *Position, pit int, r Rules, legs legSink) (Position, Capture, Reason
 				k++
 			}
 			capt = Capture{Pit: int8(opp), Seeds: k}
-			next.Captured[mover] += k
 		}
 	}
-	if starved && b.rowEmpty(mover.Other()) {
-		return *p, Capture{Pit: -1}, MustFeed
+	if legs != nil {
+		*legs = ls
 	}
-	b.store(&next.Pits)
-	next.ToMove = mover.Other()
-	return next, capt, Legal
+	if starved && b.rowEmpty(mover.Other()) {
+		return Capture{Pit: -1}, MustFeed
+	}
+	if next != nil {
+		captured := p.Captured
+		captured[mover] += capt.Seeds // 0 when nothing was captured
+		b.store(&next.Pits)
+		next.Captured = captured
+		next.ToMove = mover.Other()
+	}
+	return capt, Legal
 }
 
 // precheck gives the reason a move is refused before any sowing, apart from
@@ -311,8 +330,8 @@ func (p Position) Apply(pit int, r Rules) (Position, Reason) {
 	if why := precheck(&p, pit); why != Legal {
 		return p, why
 	}
-	next, _, why := sow(&p, pit, r, nil)
-	return next, why
+	_, why := sow(&p, pit, r, nil, &p)
+	return p, why
 }
 
 // ApplyCapture is Apply that also reports the capture.
@@ -320,7 +339,8 @@ func (p Position) ApplyCapture(pit int, r Rules) (Position, Capture, Reason) {
 	if why := precheck(&p, pit); why != Legal {
 		return p, Capture{Pit: -1}, why
 	}
-	return sow(&p, pit, r, nil)
+	c, why := sow(&p, pit, r, nil, &p)
+	return p, c, why
 }
 
 // majorityResult reports a win by majority, or NotOver.
@@ -336,13 +356,26 @@ func majorityResult(p *Position) Result {
 
 // HasLegalMove reports whether the side to move has a legal move, ignoring
 // whether the game is already won by majority.
-func (p Position) HasLegalMove(r Rules) bool {
+func (p Position) HasLegalMove(r Rules) bool { return p.hasLegalMove(r) }
+
+func (p *Position) hasLegalMove(r Rules) bool {
 	first := p.ToMove.FirstPit()
+	b := loadBoard(&p.Pits)
+	fed := !b.rowEmpty(p.ToMove.Other())
+	if fed {
+		// A pit of at most 11 seeds whose last seed lands in an empty pit
+		// is one leg that ends at once: legal, with no sowing needed.
+		for pit := first; pit < first+RowPits; pit++ {
+			if n := p.Pits[pit]; n != 0 && n < NumPits && p.Pits[lastPit[pit][n]] == 0 {
+				return true
+			}
+		}
+	}
 	for pit := first; pit < first+RowPits; pit++ {
 		if p.Pits[pit] == 0 {
 			continue
 		}
-		if _, _, why := sow(&p, pit, r, nil); why == Legal {
+		if _, why := sow(p, pit, r, nil, nil); why == Legal {
 			return true
 		}
 	}
@@ -380,7 +413,7 @@ func (p Position) LegalMoves(r Rules) Moves {
 		if p.Pits[pit] == 0 {
 			continue
 		}
-		if _, _, why := sow(&p, pit, r, nil); why == Legal {
+		if _, why := sow(&p, pit, r, nil, nil); why == Legal {
 			m |= 1 << pit
 		}
 	}
@@ -426,11 +459,20 @@ func (p Position) SplitRows() Position {
 // go where the rules say and the board is emptied. It returns the final position
 // and the result; a position still in play is returned as it is, with NotOver.
 func (p Position) Finish(r Rules) (Position, Result) {
-	res := p.Status(r)
-	if res.Reason == ByNoMoves {
-		p = p.settle(r)
-	}
+	res := p.finish(r)
 	return p, res
+}
+
+// finish is Finish in place.
+func (p *Position) finish(r Rules) Result {
+	if res := majorityResult(p); res.Over() {
+		return res
+	}
+	if p.hasLegalMove(r) {
+		return Result{}
+	}
+	*p = p.settle(r)
+	return resultByCount(p, ByNoMoves)
 }
 
 // Play plays pit on p under r and writes everything that happened into out,
@@ -438,31 +480,31 @@ func (p Position) Finish(r Rules) (Position, Result) {
 // unchanged; p must be valid (see NewPosition). It allocates nothing once
 // out.Legs has room for the relay.
 func Play(p Position, pit int, r Rules, out *Outcome) {
-	legs := out.Legs[:0]
-	*out = Outcome{Pit: pit, Capture: Capture{Pit: -1}, Position: p, Before: p, Rules: r}
-	defer func() { out.Legs = legs }()
+	out.Pit, out.Reason, out.Capture = pit, Legal, Capture{Pit: -1}
+	out.Legs = out.Legs[:0]
+	out.Before, out.Rules, out.Result = p, r, Result{}
 
 	if majorityResult(&p).Over() {
-		out.Reason = GameOver
+		out.Position, out.Reason = p, GameOver
 		return
 	}
 	why := precheck(&p, pit)
-	var next Position
 	if why == Legal {
-		next, out.Capture, why = sow(&p, pit, r, &legs)
+		out.Capture, why = sow(&p, pit, r, &out.Legs, &out.Position)
 	}
 	if why != Legal {
-		legs = legs[:0]
+		out.Legs = out.Legs[:0]
+		out.Capture = Capture{Pit: -1}
+		out.Position = p
 		// An illegal move in a position with no legal move at all is refused
 		// because the game is over, which the rules check first.
 		if !p.HasLegalMove(r) {
 			why = GameOver
 		}
 		out.Reason = why
-		out.Capture = Capture{Pit: -1}
 		return
 	}
-	out.Position, out.Result = next.Finish(r)
+	out.Result = out.Position.finish(r)
 }
 
 // String renders a one-line summary of the outcome, for logs and tests.

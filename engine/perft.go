@@ -13,13 +13,14 @@ func Perft(p Position, r Rules, depth int) uint64 {
 		if p.Pits[pit] == 0 {
 			continue
 		}
-		next, _, why := sow(&p, pit, r, nil)
-		if why != Legal {
+		if depth == 1 {
+			if _, why := sow(&p, pit, r, nil, nil); why == Legal {
+				n++
+			}
 			continue
 		}
-		if depth == 1 {
-			n++
-		} else {
+		var next Position
+		if _, why := sow(&p, pit, r, nil, &next); why == Legal {
 			n += Perft(next, r, depth-1)
 		}
 	}
@@ -40,7 +41,8 @@ func (p Position) Children(r Rules) (pits []int, next []Position) {
 		if p.Pits[pit] == 0 {
 			continue
 		}
-		if c, _, why := sow(&p, pit, r, nil); why == Legal {
+		var c Position
+		if _, why := sow(&p, pit, r, nil, &c); why == Legal {
 			pits = append(pits, pit)
 			next = append(next, c)
 		}

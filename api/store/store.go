@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -34,7 +35,29 @@ var migrationFiles embed.FS
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
 	db *sql.DB
+	// writeMu queues this process's write transactions in Go. SQLite allows
+	// one writer at a time anyway; without the queue, writers that find the
+	// lock taken wait in SQLite's busy handler, which sleeps in steps of
+	// milliseconds, and a burst of moves would pay those sleeps as latency.
+	writeMu sync.Mutex
+	// stmts caches prepared statements by their text: parsing a statement
+	// costs SQLite about as much as running it. database/sql prepares each
+	// one once per pooled connection and reuses it there.
+	stmts sync.Map // string -> *sql.Stmt
+	// The group committer of game writes (commit.go), started by the first.
+	startOnce sync.Once
+	commit    *committer
+	// The checkpointer, stopped by Close.
+	stopCheckpoints chan struct{}
+	checkpointsDone chan struct{}
+	closeOnce       sync.Once
 }
+
+// poolSize is how many connections the pool keeps open (and idle). SQLite
+// runs one writer at a time and readers in parallel; a handful of
+// connections keeps every core busy, and keeping them idle instead of closing
+// them keeps their prepared statements and page cache.
+const poolSize = 16
 
 // BusyTimeout is how long a connection waits for another's write lock before
 // SQLite gives up with SQLITE_BUSY.
@@ -48,11 +71,23 @@ const BusyTimeout = 10 * time.Second
 //     lose the last commits that were not yet checkpointed to the main file;
 //   - foreign keys on, and a busy timeout instead of immediate SQLITE_BUSY;
 //   - _txlock=immediate: every transaction takes the write lock when it
-//     begins, so two writers never both read and then deadlock on upgrade.
+//     begins, so two writers never both read and then deadlock on upgrade;
+//   - no automatic checkpoints: SQLite would run one inside whichever commit
+//     crosses the threshold, copying pages and syncing files while every
+//     writer waits (measured: p99 of a move 106 ms with them, 25 ms without,
+//     at 32 clients). checkpoints (below) runs them beside the writers
+//     instead, and journal_size_limit keeps the WAL file from staying large.
+//
+// Durability, then: a crash of the process loses no commit (the WAL is in
+// the operating system's hands at commit); a power cut or an OS crash may
+// lose the commits since the last checkpoint (about CheckpointInterval) but
+// never corrupts the database.
 func dsn(file string) string {
 	q := url.Values{}
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "wal_autocheckpoint(0)")
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit))
 	q.Add("_pragma", "foreign_keys(ON)")
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
 	q.Set("_txlock", "immediate")
@@ -66,16 +101,103 @@ func Open(ctx context.Context, file string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
-	s := &Store{db: db}
+	db.SetMaxOpenConns(poolSize)
+	db.SetMaxIdleConns(poolSize)
+	s := &Store{db: db, stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", file, err)
 	}
+	go s.checkpoints(CheckpointInterval)
 	return s, nil
 }
 
+// CheckpointInterval is how often the WAL is copied into the main database
+// file (and synced). It bounds what a power cut or an OS crash can lose:
+// the commits of about the last interval. A crash of the process loses
+// nothing that was committed.
+const CheckpointInterval = time.Second
+
+// walSizeLimit is the size the WAL file is cut back to once it has been
+// checkpointed.
+const walSizeLimit = 64 << 20
+
+// restartFrames is the WAL length, in pages (SQLite's default 4 KiB), beyond
+// which a checkpoint also makes sure the WAL starts over (see checkpoint): the
+// size the file is cut back to anyway.
+const restartFrames = walSizeLimit / 4096
+
+// checkpoints runs checkpoint every interval until Close.
+func (s *Store) checkpoints(interval time.Duration) {
+	defer close(s.checkpointsDone)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			s.checkpoint()
+		case <-s.stopCheckpoints:
+			return
+		}
+	}
+}
+
+// checkpoint copies the WAL into the database file. The bulk is copied by a
+// passive checkpoint beside the writers, which neither waits for nor blocks
+// them. But the WAL only starts over from its beginning once every page of
+// it has been copied, and under a steady load writers always add pages while
+// the copy runs; so when the WAL has grown long, a second pass copies most of
+// what was added meanwhile, and the last few pages are copied with the
+// writers held off (measured: 35-50 ms every 2-3 s at 3,000 moves/s, most of
+// it the two syncs the copy needs), after which the next write starts the
+// WAL over. Failures (SQLITE_BUSY while another process checkpoints) are
+// harmless: the next tick tries again.
+func (s *Store) checkpoint() {
+	pages, err := s.passiveCheckpoint()
+	if err != nil || pages < restartFrames {
+		return
+	}
+	_, _ = s.passiveCheckpoint()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	_, _ = s.passiveCheckpoint()
+}
+
+// passiveCheckpoint runs one and returns the WAL's length in pages.
+func (s *Store) passiveCheckpoint() (pages int, err error) {
+	var busy, copied int
+	err = s.db.QueryRow("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &pages, &copied)
+	return pages, err
+}
+
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stopCommitter()
+	s.closeOnce.Do(func() { close(s.stopCheckpoints) })
+	<-s.checkpointsDone
+	s.stmts.Range(func(_, v any) bool {
+		_ = v.(*sql.Stmt).Close()
+		return true
+	})
+	return s.db.Close()
+}
+
+// prepared returns the cached prepared statement for query, preparing it on
+// first use.
+func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.stmts.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := s.stmts.LoadOrStore(query, st); loaded {
+		_ = st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
+}
 
 // Ping checks that the database answers a query, for readiness checks.
 func (s *Store) Ping(ctx context.Context) error {
@@ -161,6 +283,8 @@ func (s *Store) migrate(ctx context.Context) error {
 // tx runs fn in one write transaction (the write lock is taken at BEGIN), and
 // commits it if fn returns nil.
 func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -57,13 +57,16 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		return 2
 	}
 	c := commands()[i]
-	fs := m.flagSet(c)
+	fs, usageShown := m.flagSet(c)
 	err := c.run(ctx, m, fs, args[1:])
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case *usageShown:
+		// The flag package has printed the mistake and the usage already.
+		return 2
 	case errors.Is(err, errUsage):
 		fmt.Fprintf(m.Stderr, "ayoayo %s: %v\n", c.name, err)
 		fs.Usage()
@@ -74,14 +77,18 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 }
 
-func (m *Main) flagSet(c command) *flag.FlagSet {
+// flagSet makes c's flag set. The flag package calls Usage when parsing
+// fails, so usageShown tells Run that the mistake was in the flags (exit 2).
+func (m *Main) flagSet(c command) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(c.name, flag.ContinueOnError)
 	fs.SetOutput(m.Stderr)
+	shown := new(bool)
 	fs.Usage = func() {
+		*shown = true
 		fmt.Fprintf(fs.Output(), "usage: ayoayo %s %s\n  %s\n", c.name, c.args, c.summary)
 		fs.PrintDefaults()
 	}
-	return fs
+	return fs, shown
 }
 
 // help prints every subcommand with its flags, or one subcommand's.
@@ -95,7 +102,7 @@ func (m *Main) help(args []string) {
 			continue
 		}
 		fmt.Fprintf(w, "\n  %s %s\n      %s\n", c.name, c.args, c.summary)
-		fs := m.flagSet(c)
+		fs, _ := m.flagSet(c)
 		var flags strings.Builder
 		fs.SetOutput(&flags)
 		// Declaring the flags without running: a command given --help declares

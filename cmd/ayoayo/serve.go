@@ -4,11 +4,183 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/api/store"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
+// Server timeouts. The write timeout leaves room for the longest analysis
+// the API allows (10 s) plus encoding; idle keep-alive connections are
+// closed after two minutes.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
+// runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
+// then stops taking connections, lets the requests in flight finish (for at
+// most --shutdown-timeout) and closes the database.
 func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
+	env := envDefaults{m: m}
+	addr := fs.String("addr", m.env("AYOAYO_ADDR", ":8080"), "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")
+	dbFile := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), "SQLite database `file`, created and migrated at start (env AYOAYO_DB)")
+	origins := fs.String("cors-origins", m.env("AYOAYO_CORS_ORIGINS", "*"), "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
+	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
+	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
+	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
+	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", api.DefaultPuzzlesFrom.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
+	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", api.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
+	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
+	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
+	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
+	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	return errors.New("not built yet")
+	if err := errors.Join(env.errs...); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, *logLevel)
+	}
+	feedStart, err := puzzles.ParseDate(*puzzlesFrom)
+	if err != nil {
+		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
+	}
+	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
+		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
+	}
+	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 {
+		return fmt.Errorf("%w: --ai-move-time and --event-heartbeat must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
+	}
+	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})
+	log := slog.New(logHandler)
+
+	st, err := store.Open(ctx, *dbFile)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	// Event streams never end by themselves; closing stopping ends them as
+	// the graceful shutdown begins, so Shutdown does not wait for its timeout.
+	stopping := make(chan struct{})
+	handler, err := api.New(api.Options{
+		Logger:             log,
+		DB:                 st,
+		CORSOrigins:        splitList(*origins),
+		BodyLimit:          *bodyLimit,
+		AnalyzeConcurrency: *concurrency,
+		Games:              st,
+		AIMoveTime:         *aiTime,
+		GameCreateRate:     *createRate,
+		GameCreateBurst:    *createBurst,
+		TrustProxyHeaders:  *trustProxy,
+		EventHeartbeat:     *heartbeat,
+		Stopping:           stopping,
+		Puzzles:            st,
+		PuzzlesFrom:        feedStart,
+	})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logHandler, slog.LevelWarn),
+	}
+	srv.RegisterOnShutdown(func() { close(stopping) })
+	// Tests and scripts start the server on port 0 and read the real
+	// address from this line.
+	log.Info("listening", "addr", ln.Addr().String(), "db", *dbFile)
+
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err // the listener failed; nothing to drain
+	case <-ctx.Done():
+	}
+
+	log.Info("shutting down", "timeout", shutdown.String())
+	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("requests still running at the shutdown timeout were cut off", "error", err.Error())
+		_ = srv.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	if err := st.Close(); err != nil {
+		return fmt.Errorf("close the database: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// splitList reads a comma-separated list, ignoring blanks.
+func splitList(s string) []string {
+	var out []string
+	for part := range strings.SplitSeq(s, ",") {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// envDefaults reads typed flag defaults from the environment, collecting
+// the values that do not parse so the command can report them all.
+type envDefaults struct {
+	m    *Main
+	errs []error
+}
+
+func (e *envDefaults) int(name string, def int) int {
+	v := e.m.env(name, "")
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s=%q is not a whole number", name, v))
+		return def
+	}
+	return n
+}
+
+func (e *envDefaults) duration(name string, def time.Duration) time.Duration {
+	v := e.m.env(name, "")
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s=%q is not a duration such as 15s", name, v))
+		return def
+	}
+	return d
 }

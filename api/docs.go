@@ -1,0 +1,428 @@
+package api
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// The /docs page is rendered once, at start, from the loaded document by
+// this file and docs.html.tmpl: every tag, operation, schema, description
+// and example, and the table of problem codes. The page carries its own
+// style and no script, so it works offline and without any CDN.
+
+//go:embed docs.html.tmpl
+var docsTemplate string
+
+type docsPage struct {
+	Title, Version string
+	Description    template.HTML
+	Tags           []docsTag
+	Schemas        []docsSchema
+	Problems       []ProblemInfo
+	ProblemBase    string
+}
+
+type docsTag struct {
+	Name        string
+	Description template.HTML
+	Ops         []docsOp
+}
+
+type docsOp struct {
+	ID, Method, Path, Summary string
+	Description               template.HTML
+	Body                      *docsBody
+	Responses                 []docsResponse
+}
+
+type docsBody struct {
+	Required bool
+	Media    []docsMedia
+}
+
+type docsResponse struct {
+	Status      string
+	Description template.HTML
+	Headers     []string
+	Media       []docsMedia
+}
+
+type docsMedia struct {
+	Type     string
+	Schema   template.HTML
+	Examples []docsExample
+}
+
+type docsExample struct{ Name, Summary, Value string }
+
+type docsSchema struct {
+	Name        string
+	Type        template.HTML
+	Description template.HTML
+	Props       []docsProp
+	Example     string
+}
+
+type docsProp struct {
+	Name        string
+	Type        template.HTML
+	Required    bool
+	Description template.HTML
+}
+
+// renderDocs builds the reference page.
+func renderDocs(spec *openapi3.T) ([]byte, error) {
+	t, err := template.New("docs").Parse(docsTemplate)
+	if err != nil {
+		return nil, err
+	}
+	page := docsPage{
+		Title:       spec.Info.Title,
+		Version:     spec.Info.Version,
+		Description: markdown(spec.Info.Description),
+		Problems:    ProblemCodes(),
+		ProblemBase: strings.TrimPrefix(ProblemTypeBase, "/docs#"),
+	}
+	byTag := map[string]*docsTag{}
+	for _, tg := range spec.Tags {
+		page.Tags = append(page.Tags, docsTag{Name: tg.Name, Description: markdown(tg.Description)})
+	}
+	for i := range page.Tags {
+		byTag[page.Tags[i].Name] = &page.Tags[i]
+	}
+	paths := spec.Paths.InMatchingOrder()
+	slices.Sort(paths)
+	for _, path := range paths {
+		item := spec.Paths.Find(path)
+		for method, op := range item.Operations() {
+			d := docsOp{ID: op.OperationID, Method: method, Path: path, Summary: op.Summary, Description: markdown(op.Description)}
+			if rb := op.RequestBody; rb != nil && rb.Value != nil {
+				d.Body = &docsBody{Required: rb.Value.Required, Media: media(rb.Value.Content)}
+			}
+			codes := op.Responses.Map()
+			statuses := make([]string, 0, len(codes))
+			for code := range codes {
+				statuses = append(statuses, code)
+			}
+			slices.Sort(statuses)
+			for _, code := range statuses {
+				r := codes[code].Value
+				if r == nil {
+					continue
+				}
+				dr := docsResponse{Status: code, Media: media(r.Content)}
+				if r.Description != nil {
+					dr.Description = markdown(*r.Description)
+				}
+				for name := range r.Headers {
+					dr.Headers = append(dr.Headers, name)
+				}
+				slices.Sort(dr.Headers)
+				d.Responses = append(d.Responses, dr)
+			}
+			tag := "other"
+			if len(op.Tags) > 0 {
+				tag = op.Tags[0]
+			}
+			if byTag[tag] == nil {
+				page.Tags = append(page.Tags, docsTag{Name: tag})
+				for i := range page.Tags { // the append may have moved them
+					byTag[page.Tags[i].Name] = &page.Tags[i]
+				}
+			}
+			byTag[tag].Ops = append(byTag[tag].Ops, d)
+		}
+	}
+	for _, tg := range page.Tags {
+		slices.SortStableFunc(tg.Ops, func(a, b docsOp) int { return strings.Compare(a.Path, b.Path) })
+	}
+	names := make([]string, 0, len(spec.Components.Schemas))
+	for name := range spec.Components.Schemas {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		s := spec.Components.Schemas[name].Value
+		ds := docsSchema{Name: name, Type: schemaType(spec.Components.Schemas[name], true), Description: markdown(s.Description), Example: pretty(s.Example)}
+		for _, prop := range propsOf(s) {
+			ds.Props = append(ds.Props, prop)
+		}
+		page.Schemas = append(page.Schemas, ds)
+	}
+	var buf bytes.Buffer
+	if err := t.Execute(&buf, page); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// propsOf lists an object schema's properties, those of allOf parts
+// included, in name order.
+func propsOf(s *openapi3.Schema) []docsProp {
+	var out []docsProp
+	for _, part := range s.AllOf {
+		if part.Value != nil && part.Ref == "" {
+			out = append(out, propsOf(part.Value)...)
+		}
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := s.Properties[name]
+		desc := ""
+		if p.Value != nil {
+			desc = p.Value.Description
+			if desc == "" && p.Ref != "" {
+				desc = "See " + refName(p.Ref) + "."
+			}
+		}
+		out = append(out, docsProp{Name: name, Type: schemaType(p, false), Required: slices.Contains(s.Required, name), Description: markdown(desc)})
+	}
+	return out
+}
+
+func media(content openapi3.Content) []docsMedia {
+	types := make([]string, 0, len(content))
+	for mt := range content {
+		types = append(types, mt)
+	}
+	slices.Sort(types)
+	var out []docsMedia
+	for _, mt := range types {
+		m := content[mt]
+		dm := docsMedia{Type: mt}
+		if m.Schema != nil {
+			dm.Schema = schemaType(m.Schema, false)
+		}
+		if m.Example != nil {
+			dm.Examples = append(dm.Examples, docsExample{Name: "example", Value: pretty(m.Example)})
+		}
+		names := make([]string, 0, len(m.Examples))
+		for name := range m.Examples {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			if ex := m.Examples[name].Value; ex != nil {
+				dm.Examples = append(dm.Examples, docsExample{Name: name, Summary: ex.Summary, Value: pretty(ex.Value)})
+			}
+		}
+		if len(dm.Examples) == 0 && m.Schema != nil && m.Schema.Value != nil && m.Schema.Value.Example != nil {
+			dm.Examples = append(dm.Examples, docsExample{Name: "example", Value: pretty(m.Schema.Value.Example)})
+		}
+		out = append(out, dm)
+	}
+	return out
+}
+
+func refName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }
+
+// schemaType describes a schema in a few words, linking named schemas.
+// top describes a named schema itself rather than linking to it.
+func schemaType(ref *openapi3.SchemaRef, top bool) template.HTML {
+	if ref == nil {
+		return "any"
+	}
+	if ref.Ref != "" && !top {
+		name := template.HTMLEscapeString(refName(ref.Ref))
+		return template.HTML(`<a href="#schema-` + name + `">` + name + `</a>`)
+	}
+	s := ref.Value
+	if s == nil {
+		return "any"
+	}
+	var parts []string
+	switch {
+	case len(s.AllOf) == 1 && s.Type == nil:
+		parts = append(parts, string(schemaType(s.AllOf[0], false)))
+	case len(s.AllOf) > 1:
+		var all []string
+		for _, p := range s.AllOf {
+			all = append(all, string(schemaType(p, false)))
+		}
+		parts = append(parts, "all of "+strings.Join(all, " and "))
+	case s.Type.Is(openapi3.TypeArray):
+		parts = append(parts, "array of "+string(schemaType(s.Items, false)))
+	case s.Type != nil && len(s.Type.Slice()) > 0:
+		parts = append(parts, template.HTMLEscapeString(strings.Join(s.Type.Slice(), " or ")))
+	default:
+		parts = append(parts, "any")
+	}
+	if s.Format != "" {
+		parts = append(parts, template.HTMLEscapeString("("+s.Format+")"))
+	}
+	if len(s.Enum) > 0 {
+		var vals []string
+		for _, v := range s.Enum {
+			vals = append(vals, "<code>"+template.HTMLEscapeString(fmt.Sprint(v))+"</code>")
+		}
+		parts = append(parts, "one of "+strings.Join(vals, ", "))
+	}
+	if s.Min != nil || s.Max != nil {
+		parts = append(parts, template.HTMLEscapeString(fmt.Sprintf("%s to %s", bound(s.Min), bound(s.Max))))
+	}
+	if s.MinItems > 0 || s.MaxItems != nil {
+		switch {
+		case s.MaxItems != nil && *s.MaxItems == s.MinItems:
+			parts = append(parts, fmt.Sprintf("exactly %d items", s.MinItems))
+		case s.MaxItems != nil:
+			parts = append(parts, fmt.Sprintf("%d to %d items", s.MinItems, *s.MaxItems))
+		default:
+			parts = append(parts, fmt.Sprintf("at least %d items", s.MinItems))
+		}
+	}
+	if s.Nullable {
+		parts = append(parts, "or null")
+	}
+	if s.Default != nil {
+		parts = append(parts, "default <code>"+template.HTMLEscapeString(fmt.Sprint(s.Default))+"</code>")
+	}
+	return template.HTML(strings.Join(parts, ", "))
+}
+
+func bound(f *float64) string {
+	if f == nil {
+		return "any"
+	}
+	return fmt.Sprint(*f)
+}
+
+// pretty renders an example: JSON indented, with lists of plain values
+// (a row of pits) kept on one line; text as it is.
+func pretty(v any) string {
+	if v == nil {
+		return ""
+	}
+	if s, ok := v.(string); ok {
+		return s
+	}
+	var b strings.Builder
+	writePretty(&b, v, "")
+	return b.String()
+}
+
+func writePretty(b *strings.Builder, v any, indent string) {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			b.WriteString("{}")
+			return
+		}
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b.WriteString("{\n")
+		for i, k := range keys {
+			key, _ := json.Marshal(k)
+			b.WriteString(indent + "  " + string(key) + ": ")
+			writePretty(b, x[k], indent+"  ")
+			if i < len(keys)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "}")
+	case []any:
+		flat := true
+		for _, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				flat = false
+			}
+		}
+		if flat {
+			one, _ := json.Marshal(x)
+			b.Write(one)
+			return
+		}
+		b.WriteString("[\n")
+		for i, e := range x {
+			b.WriteString(indent + "  ")
+			writePretty(b, e, indent+"  ")
+			if i < len(x)-1 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('\n')
+		}
+		b.WriteString(indent + "]")
+	default:
+		one, err := json.Marshal(x)
+		if err != nil {
+			one = []byte(fmt.Sprint(x))
+		}
+		b.Write(one)
+	}
+}
+
+var (
+	mdCode = regexp.MustCompile("`([^`]+)`")
+	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
+	mdLink = regexp.MustCompile(`https?://[^\s)<]+[^\s)<.,;]`)
+)
+
+// markdown renders the little Markdown the document's descriptions use:
+// paragraphs, "- " lists, `code`, **bold** and bare links. The text is
+// escaped first, so nothing in it can inject markup.
+func markdown(s string) template.HTML {
+	var out strings.Builder
+	inline := func(line string) string {
+		line = template.HTMLEscapeString(line)
+		line = mdCode.ReplaceAllString(line, "<code>$1</code>")
+		line = mdBold.ReplaceAllString(line, "<strong>$1</strong>")
+		return mdLink.ReplaceAllString(line, `<a href="$0">$0</a>`)
+	}
+	for _, block := range strings.Split(strings.TrimSpace(s), "\n\n") {
+		lines := strings.Split(block, "\n")
+		var para []string
+		inList := false
+		flush := func() {
+			if len(para) > 0 {
+				out.WriteString("<p>" + inline(strings.Join(para, " ")) + "</p>\n")
+				para = nil
+			}
+		}
+		var item []string
+		endItem := func() {
+			if len(item) > 0 {
+				out.WriteString("<li>" + inline(strings.Join(item, " ")) + "</li>\n")
+				item = nil
+			}
+		}
+		for _, line := range lines {
+			trimmed := strings.TrimSpace(line)
+			switch {
+			case strings.HasPrefix(trimmed, "- "):
+				flush()
+				endItem()
+				if !inList {
+					out.WriteString("<ul>\n")
+					inList = true
+				}
+				item = append(item, strings.TrimPrefix(trimmed, "- "))
+			case inList && trimmed != "":
+				item = append(item, trimmed)
+			default:
+				para = append(para, trimmed)
+			}
+		}
+		endItem()
+		if inList {
+			out.WriteString("</ul>\n")
+		}
+		flush()
+	}
+	return template.HTML(out.String()) //nolint:gosec // built from escaped text
+}

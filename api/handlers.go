@@ -1,0 +1,215 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+)
+
+// The stateless endpoints: each decodes with convert.go, asks the engine or
+// the search, and encodes. Errors are returned, never written: errors.go
+// answers them.
+
+// positionAndRules reads the position and rule options every request has.
+func positionAndRules(p Position, r *Rules) (engine.Position, engine.Rules, error) {
+	pos, err := positionFromAPI(p)
+	if err != nil {
+		return pos, engine.Rules{}, err
+	}
+	rules, err := rulesFromAPI(r)
+	return pos, rules, err
+}
+
+// errNoBody guards the generated code's optional pointer: the validator
+// already refuses a request without its required body.
+var errNoBody = newError(ErrInvalidRequest, "the request needs a JSON body")
+
+// EvaluateMove plays one move; an illegal move is an answer, not an error.
+func (s *Server) EvaluateMove(_ context.Context, req EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	p, r, err := positionAndRules(req.Body.Position, req.Body.Rules)
+	if err != nil {
+		return nil, err
+	}
+	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
+	engine.Play(p, req.Body.Pit, r, out)
+	return outcomeJSON{out}, nil
+}
+
+// ListMoves evaluates each pit of the side to move, in pit order.
+func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListMovesResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	p, r, err := positionAndRules(req.Body.Position, req.Body.Rules)
+	if err != nil {
+		return nil, err
+	}
+	outs := new([engine.RowPits]engine.Outcome)
+	first := p.ToMove.FirstPit()
+	for i := range outs {
+		outs[i].Legs = make([]engine.Leg, 0, 16)
+		engine.Play(p, first+i, r, &outs[i])
+	}
+	return movesJSON{outs}, nil
+}
+
+// outcomeJSON and movesJSON answer with the fast encoder of convert.go.
+type (
+	outcomeJSON struct{ out *engine.Outcome }
+	movesJSON   struct {
+		outs *[engine.RowPits]engine.Outcome
+	}
+)
+
+func (r outcomeJSON) VisitEvaluateMoveResponse(w http.ResponseWriter) error {
+	return writeJSON(w, func(b []byte) []byte { return appendOutcome(b, r.out, false) })
+}
+
+func (r movesJSON) VisitListMovesResponse(w http.ResponseWriter) error {
+	return writeJSON(w, func(b []byte) []byte {
+		b = append(b, `{"moves":[`...)
+		for i := range r.outs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendOutcome(b, &r.outs[i], true)
+		}
+		return append(b, "]}"...)
+	})
+}
+
+// answerBuffers recycles the buffers answers are encoded into; like fmt's
+// printer pool, it holds no state between requests.
+var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// writeJSON answers 200 with the JSON that build appends.
+func writeJSON(w http.ResponseWriter, build func([]byte) []byte) error {
+	buf := answerBuffers.Get().(*[]byte)
+	defer answerBuffers.Put(buf)
+	*buf = append(build((*buf)[:0]), '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(*buf)
+	return err
+}
+
+// ValidateRecord replays a record through engine.Game, so the repetition
+// rule applies as in a game session, and stops at the first illegal move.
+func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObject) (ValidateRecordResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	if n := len(req.Body.Moves); n > MaxRecordMoves {
+		return nil, newError(ErrRecordTooLong, "%d moves, at most %d", n, MaxRecordMoves)
+	}
+	start := engine.Start()
+	if req.Body.Start != nil {
+		var err error
+		if start, err = positionFromAPI(*req.Body.Start); err != nil {
+			return nil, err
+		}
+	}
+	r, err := rulesFromAPI(req.Body.Rules)
+	if err != nil {
+		return nil, err
+	}
+	g, err := engine.NewGame(start, r)
+	if err != nil {
+		return nil, err
+	}
+	var plyErr *PlyError
+	var out engine.Outcome
+	for i, pit := range req.Body.Moves {
+		err := g.Play(pit, &out)
+		var me *engine.MoveError
+		if errors.As(err, &me) {
+			plyErr = plyErrorToAPI(i, me)
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return ValidateRecord200JSONResponse{
+		Valid:    plyErr == nil,
+		Plies:    g.Ply(),
+		Position: positionToAPI(g.Position()),
+		Result:   resultPtr(g.Result()),
+		Error:    plyErr,
+	}, nil
+}
+
+// AnalyzePosition runs one search within the request's limits, if a slot is
+// free; closing the connection cancels it.
+func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	p, r, err := positionAndRules(req.Body.Position, req.Body.Rules)
+	if err != nil {
+		return nil, err
+	}
+	lim := search.Limits{Depth: MaxAnalyzeDepth, Time: DefaultAnalyzeMs * time.Millisecond}
+	if d := req.Body.Depth; d != nil {
+		lim.Depth = min(max(*d, 1), MaxAnalyzeDepth)
+	}
+	if t := req.Body.TimeMs; t != nil {
+		lim.Time = time.Duration(min(max(*t, 1), MaxAnalyzeTimeMs)) * time.Millisecond
+	}
+	if p.LegalMoves(r) == 0 {
+		return nil, newError(search.ErrNoMoves, "the position is finished")
+	}
+
+	select {
+	case s.analyses <- struct{}{}:
+		defer func() { <-s.analyses }()
+	default:
+		s.metrics.rejected.Inc()
+		return nil, newError(ErrTooManyAnalyses, "the server is already running %d analyses; retry later", cap(s.analyses))
+	}
+	s.metrics.running.Inc()
+	defer s.metrics.running.Dec()
+
+	// The search keeps its own time limit; the deadline is a backstop in
+	// case it overruns, and its partial answer is still an answer.
+	ctx, cancel := context.WithTimeout(ctx, lim.Time+time.Second)
+	defer cancel()
+	a, err := s.analyze(ctx, p, r, lim)
+	if err != nil && !(errors.Is(err, context.DeadlineExceeded) && len(a.Moves) > 0) {
+		return nil, err
+	}
+	return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
+}
+
+// analysisMetrics count the searches running and refused.
+type analysisMetrics struct {
+	running  prometheus.Gauge
+	rejected prometheus.Counter
+}
+
+func newAnalysisMetrics(reg prometheus.Registerer) (analysisMetrics, error) {
+	m := analysisMetrics{
+		running: prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "ayoayo", Name: "analyses_running", Help: "Analyses (POST /v1/analyze) searching now.",
+		}),
+		rejected: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "ayoayo", Name: "analyses_rejected_total", Help: "Analyses refused with 429 because every slot was busy.",
+		}),
+	}
+	for _, c := range []prometheus.Collector{m.running, m.rejected} {
+		if err := reg.Register(c); err != nil {
+			return m, err
+		}
+	}
+	return m, nil
+}

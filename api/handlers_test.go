@@ -1,0 +1,380 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oapi-codegen/runtime"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+)
+
+func decodeAs[T any](t *testing.T, body []byte) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("answer is not a %T: %v: %s", v, err, body)
+	}
+	return v
+}
+
+func TestMoves(t *testing.T) {
+	ts := newTester(t, Options{})
+	tests := []struct {
+		name     string
+		position string
+		pits     []int
+		legal    []bool
+		reason   string // of every illegal entry
+	}{
+		{"start, south", startJSON, []int{0, 1, 2, 3, 4, 5}, []bool{true, true, true, true, true, true}, ""},
+		{"north with two empty pits", northJSON, []int{6, 7, 8, 9, 10, 11}, []bool{true, true, false, false, true, true}, "empty_pit"},
+		{"finished: no moves", finishedJSON, []int{0, 1, 2, 3, 4, 5}, []bool{false, false, false, false, false, false}, "game_over"},
+		{"finished: majority", majorityJSON, []int{6, 7, 8, 9, 10, 11}, []bool{false, false, false, false, false, false}, "game_over"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(http.MethodPost, "/v1/moves", jsonType, `{"position":`+tt.position+`}`)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			ans := decodeAs[MovesAnswer](t, rec.Body.Bytes())
+			if len(ans.Moves) != 6 {
+				t.Fatalf("%d moves, want 6", len(ans.Moves))
+			}
+			for i, m := range ans.Moves {
+				if m.Pit != tt.pits[i] || m.Legal != tt.legal[i] {
+					t.Errorf("entry %d: pit %d legal %v, want pit %d legal %v", i, m.Pit, m.Legal, tt.pits[i], tt.legal[i])
+				}
+				if !m.Legal && (m.Reason == nil || string(*m.Reason) != tt.reason) {
+					t.Errorf("entry %d: reason %v, want %s", i, m.Reason, tt.reason)
+				}
+			}
+		})
+	}
+}
+
+// Each entry of /v1/moves is what /v1/evaluate says of that pit.
+func TestMovesAgreeWithEvaluate(t *testing.T) {
+	ts := newTester(t, Options{})
+	rec := ts.do(http.MethodPost, "/v1/moves", jsonType, `{"position":`+northJSON+`,"rules":{"captureSeed":"left"}}`)
+	var moves struct{ Moves []map[string]any }
+	if err := json.Unmarshal(rec.Body.Bytes(), &moves); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range moves.Moves {
+		pit := int(m["pit"].(float64))
+		delete(m, "pit")
+		one := ts.do(http.MethodPost, "/v1/evaluate", jsonType, `{"position":`+northJSON+`,"rules":{"captureSeed":"left"},"pit":`+itoa(pit)+`}`)
+		want, _ := json.Marshal(m)
+		if !sameJSON(t, one.Body.Bytes(), want) {
+			t.Errorf("pit %d: /v1/moves says %s, /v1/evaluate %s", pit, want, one.Body)
+		}
+	}
+}
+
+// repetitionRecord is a game from the start position that ends when a
+// position occurs for the third time (found by a seeded random search).
+var repetitionRecord = []int{4, 9, 4, 10, 1, 6, 2, 7, 2, 6, 4, 9, 5, 6, 2, 7, 5, 9, 1, 8, 3, 10, 3, 7, 2, 6, 5, 6,
+	3, 8, 5, 7, 1, 9, 2, 10, 5, 8, 0, 11, 5, 9, 5, 11, 0, 8, 1, 7, 3, 9, 4, 10, 5, 11, 0, 6, 1, 7, 2, 9, 3, 11, 1, 6,
+	5, 6, 3, 9, 4, 10, 5, 11, 0, 6, 1, 7, 2, 9, 3, 11, 1, 6, 5, 6}
+
+func TestValidate(t *testing.T) {
+	ts := newTester(t, Options{})
+	repMoves := repetitionRecord
+	repMovesJSON, _ := json.Marshal(repMoves)
+	overMoves, _ := json.Marshal(append(append([]int(nil), repMoves...), 0))
+	tests := []struct {
+		name   string
+		body   string
+		valid  bool
+		plies  int
+		pos    string // notation of the position reached
+		result string // winner/reason, or "" while the game goes on
+		err    *PlyError
+	}{
+		{"empty record", `{"moves":[]}`, true, 0, "s-444444-444444-0-0", "", nil},
+		{"three moves", `{"moves":[0,6,1]}`, true, 3, "", "", nil},
+		{"one move", `{"moves":[0]}`, true, 1, "n-270616-660066-2-0", "", nil},
+		{"empty pit at ply 1", `{"moves":[0,8]}`, false, 1, "n-270616-660066-2-0", "", &PlyError{Ply: 1, Pit: 8, Reason: "empty_pit"}},
+		{"not your pit at ply 0", `{"moves":[6]}`, false, 0, "s-444444-444444-0-0", "", &PlyError{Ply: 0, Pit: 6, Reason: "not_your_pit"}},
+		{"finished start", `{"start":` + finishedJSON + `,"moves":[]}`, true, 0, "", "draw/no_moves", nil},
+		{"finished start, a move", `{"start":` + finishedJSON + `,"moves":[0]}`, false, 0, "", "draw/no_moves", &PlyError{Ply: 0, Pit: 0, Reason: "game_over"}},
+		{"ends by repetition", `{"rules":{"leftovers":"side_owner"},"moves":` + string(repMovesJSON) + `}`, true, len(repMoves), "", "/repetition", nil},
+		{"a move after repetition", `{"moves":` + string(overMoves) + `}`, false, len(repMoves), "", "/repetition",
+			&PlyError{Ply: len(repMoves), Pit: 0, Reason: "game_over"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(http.MethodPost, "/v1/validate", jsonType, tt.body)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			ans := decodeAs[ValidateAnswer](t, rec.Body.Bytes())
+			if ans.Valid != tt.valid || ans.Plies != tt.plies {
+				t.Fatalf("valid %v plies %d, want %v %d: %s", ans.Valid, ans.Plies, tt.valid, tt.plies, rec.Body)
+			}
+			if tt.pos != "" {
+				p, err := positionFromAPI(ans.Position)
+				if err != nil || p.String() != tt.pos {
+					t.Errorf("position %s (%v), want %s", p, err, tt.pos)
+				}
+			}
+			switch {
+			case tt.result == "" && ans.Result != nil:
+				t.Errorf("result %+v, want none", *ans.Result)
+			case tt.result != "" && ans.Result == nil:
+				t.Errorf("no result, want %s", tt.result)
+			case tt.result != "":
+				winner, reason, _ := strings.Cut(tt.result, "/")
+				if string(ans.Result.Reason) != reason || (winner != "" && string(ans.Result.Winner) != winner) {
+					t.Errorf("result %+v, want %s", *ans.Result, tt.result)
+				}
+			}
+			switch {
+			case tt.err == nil && ans.Error != nil:
+				t.Errorf("error %+v, want none", *ans.Error)
+			case tt.err != nil && (ans.Error == nil || *ans.Error != *tt.err):
+				t.Errorf("error %+v, want %+v", ans.Error, *tt.err)
+			}
+		})
+	}
+}
+
+// The handler refuses an over-long record itself too, should a request
+// ever reach it without the validator.
+func TestValidateRecordTooLong(t *testing.T) {
+	s := &Server{}
+	_, err := s.ValidateRecord(context.Background(), ValidateRecordRequestObject{Body: &ValidateRequest{Moves: make([]int, MaxRecordMoves+1)}})
+	if !errors.Is(err, ErrRecordTooLong) || StatusOf(err) != http.StatusBadRequest {
+		t.Fatalf("err %v (status %d), want ErrRecordTooLong, 400", err, StatusOf(err))
+	}
+}
+
+// fakeSearch stands in for search.Analyze: it records its limits, reports
+// that it started, and waits for release or cancellation.
+type fakeSearch struct {
+	mu       sync.Mutex
+	limits   []search.Limits
+	started  chan struct{}
+	release  chan struct{}
+	canceled chan struct{}
+}
+
+func newFakeSearch() *fakeSearch {
+	return &fakeSearch{started: make(chan struct{}, 16), release: make(chan struct{}), canceled: make(chan struct{}, 16)}
+}
+
+func (f *fakeSearch) analyze(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+	f.mu.Lock()
+	f.limits = append(f.limits, lim)
+	f.mu.Unlock()
+	f.started <- struct{}{}
+	select {
+	case <-f.release:
+	case <-ctx.Done():
+		f.canceled <- struct{}{}
+		return search.Analysis{}, ctx.Err()
+	}
+	return search.Analysis{BestMove: 2, Score: 3, PV: []int{2, 7}, Moves: []search.MoveScore{{Pit: 2, Score: 3}}, Depth: 4, Nodes: 99, Exact: true}, nil
+}
+
+func TestAnalyzeLimits(t *testing.T) {
+	ts := newTester(t, Options{})
+	tests := []struct {
+		name  string
+		extra string
+		want  search.Limits
+	}{
+		{"defaults", ``, search.Limits{Depth: MaxAnalyzeDepth, Time: DefaultAnalyzeMs * time.Millisecond}},
+		{"depth", `,"depth":7`, search.Limits{Depth: 7, Time: DefaultAnalyzeMs * time.Millisecond}},
+		{"time", `,"timeMs":250`, search.Limits{Depth: MaxAnalyzeDepth, Time: 250 * time.Millisecond}},
+		{"both at the maxima", `,"depth":30,"timeMs":10000`, search.Limits{Depth: 30, Time: 10 * time.Second}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got search.Limits
+			ts.s.analyze = func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+				got = lim
+				return search.Analyze(ctx, p, r, lim)
+			}
+			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+tt.extra+`}`)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			if got != tt.want {
+				t.Errorf("limits %+v, want %+v", got, tt.want)
+			}
+			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+			if !engine.Start().LegalMoves(engine.Rules{}).Has(ans.BestMove) || len(ans.Moves) != 6 || len(ans.Pv) == 0 {
+				t.Errorf("implausible analysis %s", rec.Body)
+			}
+		})
+	}
+}
+
+func TestAnalyzeAnswer(t *testing.T) {
+	ts := newTester(t, Options{})
+	f := newFakeSearch()
+	close(f.release)
+	ts.s.analyze = f.analyze
+	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
+	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true}`
+	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
+		t.Fatalf("answer %s, want %s", rec.Body, want)
+	}
+}
+
+// With every slot busy, an analysis is refused at once with 429 and
+// Retry-After; a slot freed is usable again.
+func TestAnalyzeConcurrencyLimit(t *testing.T) {
+	ts := newTester(t, Options{AnalyzeConcurrency: 2})
+	f := newFakeSearch()
+	ts.s.analyze = f.analyze
+	body := `{"position":` + startJSON + `}`
+	var wg sync.WaitGroup
+	codes := make(chan int, 2)
+	for range 2 {
+		wg.Go(func() {
+			rec := httptest.NewRecorder()
+			ts.e.ServeHTTP(rec, postJSON("/v1/analyze", body))
+			codes <- rec.Code
+		})
+	}
+	<-f.started
+	<-f.started
+	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, body)
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("third analysis: status %d Retry-After %q, want 429 and 1", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != "too_many_analyses" {
+		t.Errorf("code %q, want too_many_analyses", p.Code)
+	}
+	close(f.release)
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("a running analysis ended with %d", c)
+		}
+	}
+	if rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, body); rec.Code != http.StatusOK {
+		t.Errorf("after the slots freed: status %d", rec.Code)
+	}
+	metrics := ts.do(http.MethodGet, "/metrics", "", "").Body.String()
+	if !strings.Contains(metrics, "ayoayo_analyses_rejected_total 1") {
+		t.Errorf("metrics do not count the refused analysis:\n%s", truncate(metrics))
+	}
+}
+
+// Closing the request (the client going away) cancels the search.
+func TestAnalyzeCancelledWithRequest(t *testing.T) {
+	ts := newTester(t, Options{})
+	f := newFakeSearch()
+	ts.s.analyze = f.analyze
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		rec := httptest.NewRecorder()
+		ts.e.ServeHTTP(rec, postJSON("/v1/analyze", `{"position":`+startJSON+`}`).WithContext(ctx))
+		done <- rec.Code
+	}()
+	<-f.started
+	cancel()
+	select {
+	case <-f.canceled:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the search was not cancelled with the request")
+	}
+	if code := <-done; code != 499 {
+		t.Errorf("status %d, want 499", code)
+	}
+}
+
+func postJSON(path, body string) *http.Request {
+	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
+	req.Header.Set("Content-Type", jsonType)
+	return req
+}
+
+// The fast encoder writes what encoding the generated models would.
+func TestFastOutcomeJSON(t *testing.T) {
+	for _, v := range loadVectors(t) {
+		var pos Position
+		var rules Rules
+		if err := json.Unmarshal(v.Position, &pos); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(v.Rules, &rules); err != nil {
+			t.Fatal(err)
+		}
+		p, r, err := positionAndRules(pos, &rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out engine.Outcome
+		engine.Play(p, v.Pit, r, &out)
+		want, _ := json.Marshal(outcomeToAPI(&out))
+		if got := appendOutcome(nil, &out, false); !sameJSON(t, got, want) {
+			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
+		}
+		want, _ = json.Marshal(moveOutcomeToAPI(&out))
+		if got := appendOutcome(nil, &out, true); !sameJSON(t, got, want) {
+			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
+		}
+	}
+}
+
+// The hand-written binding gives what oapi-codegen's reflective one gives.
+func TestFastBinding(t *testing.T) {
+	decodeValue := func(body string) any {
+		d := json.NewDecoder(strings.NewReader(body))
+		d.UseNumber()
+		var v any
+		if err := d.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var bodies []string
+	for _, v := range loadVectors(t)[:50] {
+		bodies = append(bodies, v.EvaluateBody())
+	}
+	bodies = append(bodies,
+		`{"position":`+startJSON+`,"pit":3}`,
+		`{"position":`+northJSON+`,"pit":7,"rules":{}}`,
+		`{"position":`+northJSON+`,"pit":7,"rules":{"leftovers":"side_owner"}}`,
+		`{"position":`+startJSON+`,"depth":5,"timeMs":70}`,
+	)
+	for _, body := range bodies {
+		v := decodeValue(body)
+		var fastE, slowE EvaluateRequest
+		var fastM, slowM MovesRequest
+		var fastA, slowA AnalyzeRequest
+		// Where the fast path declines, the binder falls back to the
+		// reflective one; where it binds, it must agree.
+		for _, pair := range []struct {
+			fast valueBinder
+			slow any
+		}{{&fastE, &slowE}, {&fastM, &slowM}, {&fastA, &slowA}} {
+			if pair.fast.bindValue(v) != nil {
+				continue
+			}
+			if err := runtime.BindJSONValue(v, pair.slow); err != nil {
+				t.Errorf("%s into %T: fast bound, reflective %v", body, pair.slow, err)
+			}
+			if !reflect.DeepEqual(pair.fast, pair.slow) {
+				t.Errorf("%s: fast %+v\nreflective %+v", body, pair.fast, pair.slow)
+			}
+		}
+	}
+}

@@ -1,0 +1,290 @@
+package api
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/labstack/echo-contrib/echoprometheus"
+	"github.com/labstack/echo/v4"
+	oapimw "github.com/oapi-codegen/echo-middleware"
+)
+
+// newRequestID makes a random 128-bit request ID. IDs only need to be
+// unique, not secret, so math/rand's generator serves, without the system
+// call crypto/rand may make on every request.
+func newRequestID() string {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
+	return hex.EncodeToString(b[:])
+}
+
+// problems answers every error returned below it as problem+json, so the
+// logging and metrics middleware above see the status the client got.
+func (s *Server) problems(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if err := next(c); err != nil {
+			writeProblem(c, err, s.log)
+		}
+		return nil
+	}
+}
+
+// recoverPanic turns a panic in a handler into an internal error carrying
+// the panic value and stack for the log; the client sees none of it.
+func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if r == http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
+				panic(r)
+			}
+			stack := make([]byte, 8<<10)
+			stack = stack[:runtime.Stack(stack, false)]
+			err = newError(ErrInternal, "panic: %v\n%s", r, stack)
+		}()
+		return next(c)
+	}
+}
+
+// logRequests writes one structured line per request.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		req, res := c.Request(), c.Response()
+		level := slog.LevelInfo
+		if res.Status >= 500 {
+			level = slog.LevelError
+		}
+		if !s.log.Enabled(req.Context(), level) {
+			return err
+		}
+		s.log.LogAttrs(req.Context(), level, "request",
+			slog.String("method", req.Method),
+			slog.String("path", req.URL.Path),
+			slog.Int("status", res.Status),
+			slog.Int64("bytesOut", res.Size),
+			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
+			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
+			slog.String("remote", req.RemoteAddr),
+		)
+		return err
+	}
+}
+
+// requestMetrics records request counts, durations and sizes per route.
+// Labels come only from the route table, never from the request, so a
+// client cannot make the series grow without bound.
+func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
+	return echoprometheus.MiddlewareConfig{
+		Namespace:                 "ayoayo",
+		Subsystem:                 "http",
+		Registerer:                s.opts.Metrics,
+		DoNotUseRequestPathFor404: true,
+		LabelFuncs: map[string]echoprometheus.LabelValueFunc{
+			"host": func(echo.Context, error) string { return "" },
+		},
+	}.ToMiddleware()
+}
+
+// bodyLimit reads the whole request body, up to limit bytes, before anything
+// else looks at it: a larger body is refused with 413 whether or not it
+// declares its length, and the validator and the handler then share one
+// in-memory copy.
+func bodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.Body == nil || req.Body == http.NoBody {
+				return next(c)
+			}
+			tooLarge := func() error {
+				return newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
+			}
+			if req.ContentLength > limit {
+				return tooLarge()
+			}
+			var body []byte
+			var err error
+			if n := req.ContentLength; n > 0 {
+				// net/http delivers exactly the declared length, so it is
+				// read in one allocation.
+				body = make([]byte, n)
+				_, err = io.ReadFull(req.Body, body)
+			} else {
+				body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
+			}
+			if err != nil {
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					return tooLarge()
+				}
+				return newError(ErrInvalidRequest, "reading the request body: %v", err)
+			}
+			if int64(len(body)) > limit {
+				return tooLarge()
+			}
+			_ = req.Body.Close()
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			req.ContentLength = int64(len(body))
+			return next(c)
+		}
+	}
+}
+
+// requireJSON refuses a request body that is not declared as JSON, before
+// the validator sees it: 415 says what is wrong better than a schema error.
+func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.ContentLength == 0 {
+			return next(c)
+		}
+		ct := req.Header.Get(echo.HeaderContentType)
+		mt, _, _ := strings.Cut(ct, ";")
+		mt = strings.ToLower(strings.TrimSpace(mt))
+		if mt != echo.MIMEApplicationJSON && !(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+			return newError(ErrUnsupportedMediaType, "Content-Type %q is not application/json", ct)
+		}
+		return next(c)
+	}
+}
+
+// validator checks each request against the embedded OpenAPI document,
+// with echo-middleware's ValidateRequestFromContext. Its errors become this
+// package's ErrMalformedJSON (the body is not JSON) or ErrInvalidRequest (it
+// does not match the schema), with the place and the reason in the detail.
+func (s *Server) validator() (echo.MiddlewareFunc, error) {
+	spec, err := GetSwagger() // the validator's own copy, without servers
+	if err != nil {
+		return nil, err
+	}
+	spec.Servers = nil // match paths, not hosts
+	router, err := newRouteTable(spec)
+	if err != nil {
+		return nil, err
+	}
+	opts := &oapimw.Options{
+		Options: openapi3filter.Options{
+			// Security is the handlers' business (game tokens are checked
+			// against the store), not the schema's.
+			AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
+			// Defaults are the handlers' too: filling them in would make the
+			// validator re-encode every body.
+			SkipSettingDefaults: true,
+			// The handler binds the value the validator decoded instead of
+			// decoding the body a second time.
+			KeepValidatedValue: true,
+		},
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if he := oapimw.ValidateRequestFromContext(c, router, opts); he != nil {
+				return validationError(he)
+			}
+			return next(c)
+		}
+	}, nil
+}
+
+// routeTable finds the operation of a request: by a map lookup for the
+// paths without parameters, which are most of the traffic, and by
+// kin-openapi's gorilla/mux router for the rest. Echo has already routed the
+// request, so the lookup only has to agree with it.
+type routeTable struct {
+	static map[string]*routers.Route // "METHOD /path"
+	mux    routers.Router
+}
+
+func newRouteTable(spec *openapi3.T) (*routeTable, error) {
+	mux, err := gorillamux.NewRouter(spec)
+	if err != nil {
+		return nil, err
+	}
+	t := &routeTable{static: map[string]*routers.Route{}, mux: mux}
+	for path, item := range spec.Paths.Map() {
+		if strings.Contains(path, "{") {
+			continue
+		}
+		for method, op := range item.Operations() {
+			t.static[method+" "+path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+		}
+	}
+	return t, nil
+}
+
+func (t *routeTable) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
+	if r, ok := t.static[req.Method+" "+req.URL.Path]; ok {
+		return r, nil, nil
+	}
+	return t.mux.FindRoute(req)
+}
+
+// validationError classifies the validator's verdict.
+func validationError(he *echo.HTTPError) error {
+	switch he.Code {
+	case http.StatusNotFound:
+		return newError(ErrRouteNotFound, "%v", he.Message)
+	case http.StatusMethodNotAllowed:
+		return newError(ErrMethodNotAllowed, "%v", he.Message)
+	}
+	// A parameter that does not parse (a header that should be a number,
+	// say) is a wrong value, not a body that is not JSON.
+	var re *openapi3filter.RequestError
+	if errors.As(he.Internal, &re) && re.Parameter != nil {
+		return newError(ErrInvalidRequest, "%s parameter %s: %v", re.Parameter.In, re.Parameter.Name, re.Err)
+	}
+	var pe *openapi3filter.ParseError
+	if errors.As(he.Internal, &pe) {
+		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
+	}
+	var se *openapi3.SchemaError
+	if errors.As(he.Internal, &se) {
+		where := "/" + strings.Join(se.JSONPointer(), "/")
+		return newError(ErrInvalidRequest, "request body at %s: %s", where, se.Reason)
+	}
+	msg := fmt.Sprint(he.Message)
+	if he.Internal != nil {
+		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
+	}
+	return newError(ErrInvalidRequest, "%s", msg)
+}
+
+// jsonSerializer is echo's JSON codec with decoding errors classified: not
+// JSON at all is ErrMalformedJSON, JSON of the wrong shape ErrInvalidRequest.
+type jsonSerializer struct{ echo.DefaultJSONSerializer }
+
+func (jsonSerializer) Deserialize(c echo.Context, i any) error {
+	err := json.NewDecoder(c.Request().Body).Decode(i)
+	var se *json.SyntaxError
+	var ute *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", err)
+	case errors.As(err, &ute):
+		return newError(ErrInvalidRequest, "request body at /%s: want %s, got a JSON %s", strings.ReplaceAll(ute.Field, ".", "/"), ute.Type, ute.Value)
+	default:
+		return newError(ErrInvalidRequest, "%v", err)
+	}
+}

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo-contrib/echoprometheus"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// The operations endpoints: probes, metrics, the document and its rendering.
+
+// readyTimeout bounds the database check of /readyz, so a stuck database
+// makes the probe fail rather than hang.
+const readyTimeout = 2 * time.Second
+
+// GetLivez answers while the process serves HTTP at all.
+func (s *Server) GetLivez(context.Context, GetLivezRequestObject) (GetLivezResponseObject, error) {
+	return GetLivez200JSONResponse{Status: Ok}, nil
+}
+
+// GetReadyz checks the database.
+func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetReadyzResponseObject, error) {
+	if s.opts.DB != nil {
+		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+		defer cancel()
+		if err := s.opts.DB.Ping(ctx); err != nil {
+			s.log.ErrorContext(ctx, "readiness check failed", "error", err.Error())
+			return nil, newError(ErrNotReady, "the database does not answer")
+		}
+	}
+	return GetReadyz200JSONResponse{Status: Ok}, nil
+}
+
+// GetMetrics writes the registry in the Prometheus text format.
+func (s *Server) GetMetrics(context.Context, GetMetricsRequestObject) (GetMetricsResponseObject, error) {
+	return metricsResponse{s.opts.Metrics}, nil
+}
+
+type metricsResponse struct{ g prometheus.Gatherer }
+
+func (m metricsResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
+	var buf bytes.Buffer
+	if err := echoprometheus.WriteGatheredMetrics(&buf, m.g); err != nil {
+		return err // nothing written yet: answered as a problem
+	}
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
+	w.WriteHeader(http.StatusOK)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+// GetOpenAPI serves the embedded document as YAML.
+func (s *Server) GetOpenAPI(context.Context, GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error) {
+	return GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(s.specYAML), ContentLength: int64(len(s.specYAML))}, nil
+}
+
+// GetDocs serves the reference page rendered at start.
+func (s *Server) GetDocs(context.Context, GetDocsRequestObject) (GetDocsResponseObject, error) {
+	return htmlResponse(s.docsHTML), nil
+}
+
+type htmlResponse []byte
+
+func (h htmlResponse) VisitGetDocsResponse(w http.ResponseWriter) error {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// Everything the page needs is in it; forbid fetching anything else.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(h)
+	return err
+}
+
+// specToYAML renders the document as YAML, top-level sections in the order
+// people read them.
+func specToYAML(spec *openapi3.T) ([]byte, error) {
+	js, err := spec.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(js, &doc); err != nil { // JSON is YAML
+		return nil, err
+	}
+	// Block style throughout, multi-line text as literal blocks; the encoder
+	// quotes any string that would otherwise read back as another type.
+	var blockStyle func(n *yaml.Node)
+	blockStyle = func(n *yaml.Node) {
+		n.Style = 0
+		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "\n") {
+			n.Style = yaml.LiteralStyle
+		}
+		for _, c := range n.Content {
+			blockStyle(c)
+		}
+	}
+	blockStyle(&doc)
+	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+		reorder(doc.Content[0], "openapi", "info", "servers", "tags", "paths", "components")
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// reorder moves the named keys of a mapping node to the front, in order.
+func reorder(m *yaml.Node, keys ...string) {
+	var front, rest []*yaml.Node
+	pairs := map[string][]*yaml.Node{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		pairs[m.Content[i].Value] = m.Content[i : i+2]
+	}
+	for _, k := range keys {
+		if p, ok := pairs[k]; ok {
+			front = append(front, p...)
+			delete(pairs, k)
+		}
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if _, ok := pairs[m.Content[i].Value]; ok {
+			rest = append(rest, m.Content[i:i+2]...)
+		}
+	}
+	m.Content = append(front, rest...)
+}

@@ -1,0 +1,270 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+)
+
+type pinger struct{ err error }
+
+func (p pinger) Ping(context.Context) error { return p.err }
+
+func TestProbes(t *testing.T) {
+	tests := []struct {
+		name  string
+		db    Pinger
+		path  string
+		code  int
+		probl string
+	}{
+		{"live", nil, "/livez", http.StatusOK, ""},
+		{"live with a dead database", pinger{errors.New("disk gone")}, "/livez", http.StatusOK, ""},
+		{"ready without a database", nil, "/readyz", http.StatusOK, ""},
+		{"ready", pinger{}, "/readyz", http.StatusOK, ""},
+		{"not ready", pinger{errors.New("disk gone")}, "/readyz", http.StatusServiceUnavailable, "not_ready"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTester(t, Options{DB: tt.db})
+			rec := ts.do(http.MethodGet, tt.path, "", "")
+			if rec.Code != tt.code {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tt.code, rec.Body)
+			}
+			if tt.probl != "" {
+				p := decodeAs[problem](t, rec.Body.Bytes())
+				if p.Code != tt.probl || strings.Contains(p.Detail, "disk gone") {
+					t.Errorf("problem %+v, want code %s and no internal detail", p, tt.probl)
+				}
+			} else if !sameJSON(t, rec.Body.Bytes(), []byte(`{"status":"ok"}`)) {
+				t.Errorf("body %s", rec.Body)
+			}
+		})
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	ts := newTester(t, Options{})
+	ts.do(http.MethodPost, "/v1/evaluate", jsonType, `{"position":`+startJSON+`,"pit":0}`)
+	ts.do(http.MethodGet, "/no/such/route/42", "", "")
+	rec := ts.do(http.MethodGet, "/metrics", "", "")
+	if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain; version=0.0.4") {
+		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	body := rec.Body.String()
+	for _, want := range []string{
+		`ayoayo_http_requests_total{code="200",host="",method="POST",url="/v1/evaluate"} 1`,
+		`ayoayo_http_requests_total{code="404"`,
+		"ayoayo_analyses_running 0",
+		"go_goroutines",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	// A client must not be able to create series at will.
+	if strings.Contains(body, "/no/such/route/42") {
+		t.Error("an unknown path became a metric label")
+	}
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	ts := newTester(t, Options{})
+	rec := ts.do(http.MethodGet, "/openapi.yaml", "", "")
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/yaml" {
+		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	if !strings.HasPrefix(rec.Body.String(), "openapi: 3.0.3\ninfo:\n") {
+		t.Errorf("document starts %q", truncate(rec.Body.String()))
+	}
+	served, err := openapi3.NewLoader().LoadFromData(rec.Body.Bytes())
+	if err != nil {
+		t.Fatalf("served document does not load: %v", err)
+	}
+	if err := served.Validate(context.Background()); err != nil {
+		t.Fatalf("served document is not valid: %v", err)
+	}
+	embedded, _ := GetSwagger()
+	if got, want := served.Paths.Len(), embedded.Paths.Len(); got != want {
+		t.Errorf("served %d paths, embedded %d", got, want)
+	}
+	if got, want := len(served.Components.Schemas), len(embedded.Components.Schemas); got != want {
+		t.Errorf("served %d schemas, embedded %d", got, want)
+	}
+	ex := served.Paths.Find("/v1/evaluate").Post.RequestBody.Value.Content["application/json"].Examples["opening"].Value.Value
+	if ex == nil {
+		t.Error("examples lost in the served document")
+	}
+}
+
+func TestDocsPage(t *testing.T) {
+	ts := newTester(t, Options{})
+	rec := ts.do(http.MethodGet, "/docs", "", "")
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	page := rec.Body.String()
+	spec, _ := GetSwagger()
+	var want []string
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			want = append(want, `id="op-`+op.OperationID+`"`, method+`</span> <code>`+path+`</code>`)
+		}
+	}
+	for name, s := range spec.Components.Schemas {
+		want = append(want, `id="schema-`+name+`"`)
+		if len(s.Value.Description) > 20 {
+			want = append(want, strings.Fields(s.Value.Description)[0])
+		}
+	}
+	for _, p := range ProblemCodes() {
+		want = append(want, `id="problem-`+p.Code+`"`)
+	}
+	want = append(want, "South opens with pit 0", "captureSeed")
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("the page lacks %q", w)
+		}
+	}
+	// Offline: nothing is loaded from anywhere, not even this server.
+	for _, bad := range []string{"<script", "<link", " src=", "@import", "url("} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the page loads something: %q", bad)
+		}
+	}
+}
+
+// A panic in a handler is a 500 problem that says nothing about it, and the
+// log has the details.
+func TestPanicIsInternalError(t *testing.T) {
+	var logs bytes.Buffer
+	ts := newTester(t, Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	ts.e.GET("/boom", func(echo.Context) error { panic("secret internals 0xdeadbeef") })
+	rec := ts.do(http.MethodGet, "/boom", "", "")
+	if rec.Code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", rec.Code)
+	}
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != "internal_error" {
+		t.Errorf("code %q", p.Code)
+	}
+	if strings.Contains(rec.Body.String(), "secret") || strings.Contains(rec.Body.String(), "goroutine") {
+		t.Errorf("the answer leaks internals: %s", rec.Body)
+	}
+	if !strings.Contains(logs.String(), "secret internals 0xdeadbeef") || !strings.Contains(logs.String(), `"status":500`) {
+		t.Errorf("the log lacks the panic or the request line:\n%s", logs.String())
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	ts := newTester(t, Options{})
+	req := httptest.NewRequest(http.MethodGet, "/livez", nil)
+	req.Header.Set(echo.HeaderXRequestID, "client-chosen-id")
+	if got := ts.send(req).Header().Get(echo.HeaderXRequestID); got != "client-chosen-id" {
+		t.Errorf("X-Request-ID %q, want the client's", got)
+	}
+	a := ts.do(http.MethodGet, "/livez", "", "").Header().Get(echo.HeaderXRequestID)
+	b := ts.do(http.MethodGet, "/livez", "", "").Header().Get(echo.HeaderXRequestID)
+	if len(a) != 32 || a == b {
+		t.Errorf("generated IDs %q and %q, want distinct 32-digit hex", a, b)
+	}
+	rec := ts.do(http.MethodGet, "/nowhere", "", "")
+	if p := decodeAs[problem](t, rec.Body.Bytes()); p.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
+		t.Errorf("problem requestId %q, header %q", p.RequestID, rec.Header().Get(echo.HeaderXRequestID))
+	}
+}
+
+func TestCORS(t *testing.T) {
+	tests := []struct {
+		name    string
+		origins []string
+		origin  string
+		allowed string
+	}{
+		{"any origin by default", nil, "https://play.example", "*"},
+		{"a listed origin", []string{"https://play.example"}, "https://play.example", "https://play.example"},
+		{"an unlisted origin", []string{"https://play.example"}, "https://evil.example", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newTester(t, Options{CORSOrigins: tt.origins})
+			req := httptest.NewRequest(http.MethodOptions, "/v1/evaluate", nil)
+			req.Header.Set("Origin", tt.origin)
+			req.Header.Set("Access-Control-Request-Method", http.MethodPost)
+			req.Header.Set("Access-Control-Request-Headers", "content-type")
+			rec := ts.send(req)
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != tt.allowed {
+				t.Errorf("preflight Allow-Origin %q, want %q", got, tt.allowed)
+			}
+			if tt.allowed != "" && !strings.Contains(rec.Header().Get("Access-Control-Allow-Methods"), http.MethodPost) {
+				t.Errorf("preflight Allow-Methods %q", rec.Header().Get("Access-Control-Allow-Methods"))
+			}
+			req = postJSON("/v1/evaluate", `{"position":`+startJSON+`,"pit":0}`)
+			req.Header.Set("Origin", tt.origin)
+			rec = ts.send(req)
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != tt.allowed {
+				t.Errorf("Allow-Origin %q, want %q", got, tt.allowed)
+			}
+			if tt.allowed != "" && !strings.Contains(rec.Header().Get("Access-Control-Expose-Headers"), echo.HeaderXRequestID) {
+				t.Errorf("Expose-Headers %q lacks X-Request-ID", rec.Header().Get("Access-Control-Expose-Headers"))
+			}
+		})
+	}
+}
+
+func TestBodyLimitOption(t *testing.T) {
+	ts := newTester(t, Options{BodyLimit: 64})
+	body := `{"position":` + startJSON + `,"pit":0}`
+	rec := ts.do(http.MethodPost, "/v1/evaluate", jsonType, body)
+	if rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d for %d bytes over a 64-byte limit", rec.Code, len(body))
+	}
+	// Without a declared length (chunked), the limit still holds.
+	req := postJSON("/v1/evaluate", body)
+	req.ContentLength = -1
+	if rec := ts.send(req); rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d for an undeclared length", rec.Code)
+	}
+	// A body shorter than it declares is a bad request, not a fault.
+	ts = newTester(t, Options{})
+	req = postJSON("/v1/evaluate", body)
+	req.ContentLength = int64(len(body) + 10)
+	if rec := ts.send(req); rec.Code != http.StatusBadRequest {
+		t.Fatalf("status %d for a truncated body", rec.Code)
+	}
+}
+
+// The error table: every code a stable snake_case word with one status and
+// title, every status an error, and sentinels answered as the table says.
+func TestProblemTable(t *testing.T) {
+	byCode := map[string]problemRow{}
+	for _, row := range problemTable {
+		if row.Err == nil || !snakeCase.MatchString(row.Code) || row.Title == "" || row.Status < 400 || row.Status > 599 {
+			t.Errorf("bad row %+v", row)
+		}
+		if prev, ok := byCode[row.Code]; ok && (prev.Status != row.Status || prev.Title != row.Title) {
+			t.Errorf("code %s has two statuses or titles: %+v and %+v", row.Code, prev, row)
+		}
+		byCode[row.Code] = row
+		if got := rowFor(row.Err); got.Code != row.Code {
+			t.Errorf("%v answers as %s, want %s (shadowed by an earlier row?)", row.Err, got.Code, row.Code)
+		}
+	}
+	if got := rowFor(errors.New("something unforeseen")); got.Status != 500 || got.Code != "internal_error" {
+		t.Errorf("an unknown error answers %+v", got)
+	}
+	if got := rowFor(newError(ErrInvalidRequest, "x")); got.Code != "invalid_request" {
+		t.Errorf("a wrapped sentinel answers %+v", got)
+	}
+	if !slices.ContainsFunc(ProblemCodes(), func(p ProblemInfo) bool { return p.Code == "invalid_position" && p.Status == 422 }) {
+		t.Error("ProblemCodes lacks invalid_position")
+	}
+}

@@ -1,0 +1,242 @@
+// Package api serves the HTTP API that openapi.yaml specifies: the generated
+// echo server (api.gen.go), request validation against the embedded
+// document, thin handlers over the engine and the search, and the operations
+// endpoints. Every error becomes an RFC 9457 problem through errors.go.
+package api
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+)
+
+// Limits the API enforces. The OpenAPI document states the same numbers;
+// a test keeps the two in step.
+const (
+	DefaultBodyLimit = 64 << 10 // bytes of request body
+	MaxRecordMoves   = 2000     // moves in a record sent to /v1/validate
+	MaxAnalyzeDepth  = 30       // plies, the default and the maximum
+	MaxAnalyzeTimeMs = 10000    // milliseconds, the maximum
+	DefaultAnalyzeMs = 1000     // milliseconds, the default
+)
+
+// Pinger is what readiness needs of the database: *store.Store has it.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Options configure the server. The zero value serves with defaults: no
+// logging, always ready, any CORS origin, DefaultBodyLimit, one analysis per
+// CPU. Add a field per dependency (a store interface, a clock) rather than
+// reaching for globals.
+type Options struct {
+	// Logger receives one structured line per request and the details of
+	// every fault. Nil discards them.
+	Logger *slog.Logger
+	// DB is checked by /readyz. Nil: always ready.
+	DB Pinger
+	// CORSOrigins are the origins browsers may call the API from; nil or
+	// empty means any ("*").
+	CORSOrigins []string
+	// BodyLimit caps request bodies in bytes (413 beyond). Zero means
+	// DefaultBodyLimit.
+	BodyLimit int64
+	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
+	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
+	AnalyzeConcurrency int
+
+	// --- games options go here (issue 5) ---
+
+	// Games stores game sessions (*store.Store has the methods). Nil: the
+	// /v1/games operations answer 503.
+	Games GameStore
+	// ChooseMove is the AI of game sessions. Nil: search.ChooseMove.
+	ChooseMove MoveChooser
+	// AIMoveTime bounds an AI move at the strongest level; each level below
+	// has half the time of the one above. Zero: DefaultAIMoveTime.
+	AIMoveTime time.Duration
+	// GameCreateRate is how many games one client address may create per
+	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
+	// Retry-After. Zero: no limit.
+	GameCreateRate  int
+	GameCreateBurst int
+	// TrustProxyHeaders takes the client address for rate limits from
+	// X-Forwarded-For or X-Real-IP. Set it only behind a proxy that sets
+	// them: otherwise any client could claim any address.
+	TrustProxyHeaders bool
+	// EventHeartbeat is how often an idle event stream gets a comment line.
+	// Zero: DefaultEventHeartbeat.
+	EventHeartbeat time.Duration
+	// Stopping ends every event stream when closed. Close it when a graceful
+	// shutdown begins (http.Server.RegisterOnShutdown): Shutdown waits for
+	// responses to end, and a stream would not end by itself.
+	Stopping <-chan struct{}
+
+	// Metrics is the registry /metrics exposes and the request metrics are
+	// recorded in. Nil: a new registry with the Go and process collectors.
+	Metrics *prometheus.Registry
+
+	// --- puzzles options go here (issue 6) ---
+
+	// Puzzles stores the daily puzzle feed. Nil: the puzzle endpoints
+	// answer 503.
+	Puzzles PuzzleStore
+	// PuzzlesFrom is the feed's first day (its UTC day counts); earlier days
+	// are 404. Zero means DefaultPuzzlesFrom, 2026-01-01.
+	PuzzlesFrom time.Time
+	// Now is the clock that says which day is today. Nil means time.Now.
+	Now func() time.Time
+}
+
+// withDefaults fills in the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewJSONHandler(io.Discard, nil))
+	}
+	if len(o.CORSOrigins) == 0 {
+		o.CORSOrigins = []string{"*"}
+	}
+	if o.BodyLimit <= 0 {
+		o.BodyLimit = DefaultBodyLimit
+	}
+	if o.AnalyzeConcurrency <= 0 {
+		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.PuzzlesFrom.IsZero() {
+		o.PuzzlesFrom = DefaultPuzzlesFrom
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Metrics == nil {
+		o.Metrics = prometheus.NewRegistry()
+		o.Metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return o
+}
+
+// Server implements the generated StrictServerInterface. Each area's
+// handlers live in their own file (handlers.go, ops.go; games.go and
+// puzzles.go later), all methods of this one type.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	spec     *openapi3.T
+	specYAML []byte
+	docsHTML []byte
+
+	// analyze is search.Analyze; tests put a controllable search here.
+	analyze  func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error)
+	analyses chan struct{} // one token per running analysis
+	metrics  analysisMetrics
+
+	games *gameAPI    // nil without Options.Games
+	feed  *puzzleFeed // the daily puzzle feed (puzzles.go)
+}
+
+var _ StrictServerInterface = (*Server)(nil)
+
+// New builds the HTTP server: the generated routes with their validator,
+// and the middleware every request goes through. It fails only if the
+// embedded document does not load, which a test rules out.
+func New(opts Options) (*echo.Echo, error) {
+	_, e, err := newServer(opts)
+	return e, err
+}
+
+// newServer is New that also returns the handlers, for tests.
+func newServer(opts Options) (*Server, *echo.Echo, error) {
+	opts = opts.withDefaults()
+	spec, err := GetSwagger()
+	if err != nil {
+		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	s := &Server{
+		opts:     opts,
+		log:      opts.Logger,
+		spec:     spec,
+		analyze:  search.Analyze,
+		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		feed:     newPuzzleFeed(opts),
+	}
+	if s.specYAML, err = specToYAML(spec); err != nil {
+		return nil, nil, err
+	}
+	if s.docsHTML, err = renderDocs(spec); err != nil {
+		return nil, nil, err
+	}
+	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
+		return nil, nil, err
+	}
+	s.initGames()
+	e, err := s.echo()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, e, nil
+}
+
+// echo wires the middleware, outermost first, and registers the routes.
+func (s *Server) echo() (*echo.Echo, error) {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	e.JSONSerializer = jsonSerializer{}
+	e.Binder = &binder{}
+	// Errors that escape the middleware below (none should) still become
+	// problems.
+	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }
+
+	metricsMW, err := s.requestMetrics()
+	if err != nil {
+		return nil, err
+	}
+	e.Use(
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
+		metricsMW,      // sees the final status, the problems included
+		s.logRequests,  // likewise
+		s.problems,     // every error below becomes a problem+json answer
+		s.recoverPanic, // a panic below becomes an error
+		middleware.CORSWithConfig(middleware.CORSConfig{
+			AllowOrigins:  s.opts.CORSOrigins,
+			AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
+			AllowHeaders:  corsAllowHeaders,
+			ExposeHeaders: corsExposeHeaders,
+			MaxAge:        600,
+		}),
+		bodyLimit(s.opts.BodyLimit),
+	)
+
+	validate, err := s.validator()
+	if err != nil {
+		return nil, err
+	}
+	perOp := map[string][]echo.MiddlewareFunc{}
+	for _, item := range s.spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			perOp[op.OperationID] = []echo.MiddlewareFunc{requireJSON, validate}
+		}
+	}
+	RegisterHandlersWithOptions(e, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	return e, nil
+}
+
+// Headers browsers may send and read across origins. Add here any header a
+// new operation takes or returns.
+var (
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
+)

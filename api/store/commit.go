@@ -1,0 +1,187 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// Group commit. SQLite commits one transaction at a time, and a commit costs
+// more than the small writes of a move (it takes the locks and appends every
+// page it changed to the WAL). Game writes therefore go through one committer
+// goroutine: the writes that arrive while a commit is in progress wait
+// together and go into the next transaction, each inside its own savepoint,
+// so one write that fails (a stale ply, say) is undone alone. Every caller is
+// answered only after the commit that holds its write, so an answer still
+// means the write is in the database; writes in one batch see each other in
+// order, so two moves for the same ply still make exactly one.
+
+// ErrClosed: the store was closed before a write could be made.
+var ErrClosed = errors.New("store closed")
+
+// maxBatch bounds the writes in one transaction, so the first of them does
+// not wait long behind the others.
+const maxBatch = 64
+
+type pendingWrite struct {
+	ctx  context.Context
+	fn   func(ctx context.Context, r runner) error
+	done chan error
+}
+
+// committer runs the batches. It starts with the first write and stops at
+// Close.
+type committer struct {
+	writes   chan *pendingWrite
+	closing  chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+	// sending is held (shared) by writers while they queue a write, and
+	// taken by stopCommitter before it fails what is left in the queue, so no
+	// write lands in the queue after that.
+	sending sync.RWMutex
+	closed  bool
+}
+
+// write runs fn in a write transaction shared with whatever other writes are
+// waiting, and returns fn's error, or the commit's. fn must do all its work
+// through r and use the ctx it is given (its caller's may be cancelled while
+// others' writes share the transaction).
+func (s *Store) write(ctx context.Context, fn func(ctx context.Context, r runner) error) error {
+	s.startOnce.Do(func() {
+		s.commit = &committer{writes: make(chan *pendingWrite, maxBatch), closing: make(chan struct{}),
+			stopped: make(chan struct{})}
+		go s.commitLoop(s.commit)
+	})
+	w := &pendingWrite{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	c := s.commit
+	c.sending.RLock()
+	if c.closed {
+		c.sending.RUnlock()
+		return ErrClosed
+	}
+	select {
+	case c.writes <- w:
+		c.sending.RUnlock()
+	case <-c.closing:
+		c.sending.RUnlock()
+		return ErrClosed
+	case <-ctx.Done():
+		c.sending.RUnlock()
+		return ctx.Err()
+	}
+	// Once queued, the write may already be in a batch: wait for its verdict
+	// even if ctx ends, so the caller never reports a failure for a write
+	// that was committed.
+	return <-w.done
+}
+
+// stopCommitter ends the committer, if it ever started, after the batch it is
+// running; writes still queued get ErrClosed.
+func (s *Store) stopCommitter() {
+	s.startOnce.Do(func() {}) // a write arriving from now on must not start one
+	if s.commit == nil {
+		return
+	}
+	c := s.commit
+	c.stopOnce.Do(func() { close(c.closing) })
+	c.sending.Lock()
+	c.closed = true
+	c.sending.Unlock()
+	<-c.stopped
+	for {
+		select {
+		case w := <-c.writes:
+			w.done <- ErrClosed
+		default:
+			return
+		}
+	}
+}
+
+func (s *Store) commitLoop(c *committer) {
+	defer close(c.stopped)
+	batch := make([]*pendingWrite, 0, maxBatch)
+	for {
+		select {
+		case w := <-c.writes:
+			batch = append(batch[:0], w)
+		case <-c.closing:
+			return
+		}
+		// Let the handlers that are about to queue a write do so before the
+		// batch closes: on a busy server this triples the writes per commit
+		// (measured: 1.7 to 5), and on an idle one it costs nothing.
+		runtime.Gosched()
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case w := <-c.writes:
+				batch = append(batch, w)
+			default:
+				break more
+			}
+		}
+		errs := s.commitBatch(batch)
+		for i, w := range batch {
+			w.done <- errs[i]
+		}
+	}
+}
+
+// commitBatch runs the batch's writes in one transaction and returns each
+// one's error.
+func (s *Store) commitBatch(batch []*pendingWrite) []error {
+	errs := make([]error, len(batch))
+	fail := func(err error) []error {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return errs
+	}
+	// The batch's statements run under their own context: one caller giving
+	// up must not break the transaction the others share.
+	ctx := context.Background()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fail(err)
+	}
+	r := runner{s, tx}
+	single := len(batch) == 1
+	for i, w := range batch {
+		if err := w.ctx.Err(); err != nil {
+			errs[i] = err // given up before its turn: not written
+			continue
+		}
+		if single {
+			if errs[i] = w.fn(ctx, r); errs[i] != nil {
+				_ = tx.Rollback()
+				return errs
+			}
+			continue
+		}
+		if _, err := r.exec(ctx, "SAVEPOINT write"); err != nil {
+			_ = tx.Rollback()
+			return fail(err)
+		}
+		if errs[i] = w.fn(ctx, r); errs[i] != nil {
+			if _, err := r.exec(ctx, "ROLLBACK TO write"); err != nil {
+				_ = tx.Rollback()
+				return fail(err)
+			}
+		}
+		if _, err := r.exec(ctx, "RELEASE write"); err != nil {
+			_ = tx.Rollback()
+			return fail(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fail(err)
+	}
+	return errs
+}

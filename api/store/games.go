@@ -1,0 +1,569 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// Errors of game sessions; callers match them with errors.Is.
+var (
+	// ErrSeatTaken: the game's second seat already has a player (or the AI).
+	ErrSeatTaken = errors.New("seat already taken")
+	// ErrStalePly: a write named a ply that is not the game's current one; the
+	// error is a *StalePlyError that says which ply is.
+	ErrStalePly = errors.New("stale ply")
+	// ErrFinished: the game has ended and takes no more moves.
+	ErrFinished = errors.New("game is finished")
+	// ErrNotStarted: the game still waits for its second player.
+	ErrNotStarted = errors.New("game has not started")
+)
+
+// StalePlyError is ErrStalePly with the game's current ply.
+type StalePlyError struct {
+	Sent, Current int
+}
+
+func (e *StalePlyError) Error() string {
+	return fmt.Sprintf("stale ply: sent %d, the game is at ply %d", e.Sent, e.Current)
+}
+
+// Is makes errors.Is(err, ErrStalePly) hold.
+func (e *StalePlyError) Is(target error) bool { return target == ErrStalePly }
+
+// Status is where a game session stands.
+type Status string
+
+// The statuses: a game against a person waits for them to join; a game plays
+// until its result is known.
+const (
+	Waiting  Status = "waiting"
+	Active   Status = "active"
+	Finished Status = "finished"
+)
+
+// AI is the seat the computer plays, and how strongly.
+type AI struct {
+	Side  engine.Side
+	Level int
+}
+
+// Game is one game session as stored.
+type Game struct {
+	ID        string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	JoinedAt  time.Time // zero until the second seat is taken
+	Rules     engine.Rules
+	Start     engine.Position
+	Ply       int             // moves played
+	Position  engine.Position // after them
+	History   []byte          // the pit of each ply, in order
+	Status    Status
+	Result    engine.Result
+	AI        *AI       // nil when both seats are people
+	Tokens    [2][]byte // SHA-256 of each seat's token, by side; nil when empty or the AI's
+	Version   int64     // bumped by every change
+}
+
+// Move is one stored move with everything it did.
+type Move struct {
+	Ply      int // 0 for the first move of the game
+	Side     engine.Side
+	Pit      int
+	ByAI     bool
+	Legs     []engine.Leg
+	Capture  engine.Capture
+	Position engine.Position // after the move
+	Result   engine.Result   // the end this move brought, or NotOver
+	At       time.Time
+}
+
+// Play is one accepted move request: the moves it adds (the player's and, in
+// a game against the AI, the reply), where they leave the game, and the answer
+// the request got, kept for identical retries.
+type Play struct {
+	GameID    string
+	Ply       int    // the ply the request was made at: the game's current ply
+	TokenHash []byte // the seat token that sent it
+	Moves     []Move // at least one; Moves[0] is the request's own move
+	Answer    []byte // the response body
+	At        time.Time
+}
+
+// timeFormat keeps a fixed width so the text sorts as the time does.
+const timeFormat = "2006-01-02T15:04:05.000000Z07:00"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// gameColumns is the column list every game read selects, in scanGame's order.
+const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
+	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanGame(row scanner) (Game, error) {
+	var (
+		g                         Game
+		created, updated          string
+		joined, aiSide            sql.NullString
+		aiLevel                   sql.NullInt64
+		captureSeed, leftovers    string
+		start, position           string
+		status, winner, endReason string
+		southToken, northToken    []byte
+		his                       string
+	)
+	err := row.Scan(&g.ID, &created, &updated, &joined, &captureSeed, &leftovers, &start, &g.Ply,
+		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return g, ErrNotFound
+	}
+	if err != nil {
+		return g, err
+	}
+	if g.CreatedAt, err = parseTime(created); err != nil {
+		return g, err
+	}
+	if g.UpdatedAt, err = parseTime(updated); err != nil {
+		return g, err
+	}
+	if joined.Valid {
+		if g.JoinedAt, err = parseTime(joined.String); err != nil {
+			return g, err
+		}
+	}
+	if g.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
+		return g, err
+	}
+	if g.Start, err = engine.Parse(start); err != nil {
+		return g, err
+	}
+	if g.Position, err = engine.Parse(position); err != nil {
+		return g, err
+	}
+	if g.History, err = decodeHistory(his); err != nil {
+		return g, err
+	}
+	g.Status = Status(status)
+	if g.Result, err = parseResult(winner, endReason); err != nil {
+		return g, err
+	}
+	if aiSide.Valid {
+		side, err := engine.ParseSide(aiSide.String)
+		if err != nil {
+			return g, err
+		}
+		g.AI = &AI{Side: side, Level: int(aiLevel.Int64)}
+	}
+	g.Tokens = [2][]byte{southToken, northToken}
+	return g, nil
+}
+
+var (
+	winners = map[string]engine.Winner{"": engine.NoWinner, "south": engine.SouthWins, "north": engine.NorthWins, "draw": engine.Draw}
+	endings = map[string]engine.EndReason{"": engine.NotOver, "majority": engine.ByMajority, "no_moves": engine.ByNoMoves,
+		"repetition": engine.ByRepetition, "resignation": engine.ByResignation}
+)
+
+func parseResult(winner, reason string) (engine.Result, error) {
+	w, ok1 := winners[winner]
+	e, ok2 := endings[reason]
+	if !ok1 || !ok2 {
+		return engine.Result{}, fmt.Errorf("stored result %q by %q is not one the rules know", winner, reason)
+	}
+	return engine.Result{Reason: e, Winner: w}, nil
+}
+
+// CreateGame stores a new game with the moves already played in it (the AI's
+// opening move when the AI plays South).
+func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
+	var aiSide, aiLevel any
+	if g.AI != nil {
+		aiSide, aiLevel = g.AI.Side.String(), g.AI.Level
+	}
+	var joined any
+	if !g.JoinedAt.IsZero() {
+		joined = formatTime(g.JoinedAt)
+	}
+	return s.write(ctx, func(ctx context.Context, r runner) error {
+		_, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
+			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
+			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
+			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), encodeHistory(g.History),
+			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
+			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1))
+		if err != nil {
+			return fmt.Errorf("create game %s: %w", g.ID, err)
+		}
+		return insertMoves(ctx, r, g.ID, moves, nil, nil)
+	})
+}
+
+// The history is kept as text, one hex digit per pit, so SQL can append to it
+// (|| is a text operator) and a person can read it.
+const pitDigits = "0123456789ab"
+
+func encodeHistory(pits []byte) string {
+	b := make([]byte, len(pits))
+	for i, p := range pits {
+		b[i] = pitDigits[p%engine.NumPits]
+	}
+	return string(b)
+}
+
+func decodeHistory(s string) ([]byte, error) {
+	pits := make([]byte, len(s))
+	for i := range len(s) {
+		p := strings.IndexByte(pitDigits, s[i])
+		if p < 0 {
+			return nil, fmt.Errorf("stored history %q: %q is not a pit", s, s[i])
+		}
+		pits[i] = byte(p)
+	}
+	return pits, nil
+}
+
+func nullableBytes(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return b
+}
+
+// Game returns the game with that id, or ErrNotFound.
+func (s *Store) Game(ctx context.Context, id string) (Game, error) {
+	return scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
+}
+
+// Join gives the empty seat of a waiting game to the holder of tokenHash, once:
+// ErrSeatTaken after that, ErrNotFound for an unknown game.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (Game, error) {
+	var g Game
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		var err error
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
+				south_token = coalesce(south_token, ?1), north_token = coalesce(north_token, ?1),
+				status = 'active', joined_at = ?2, updated_at = ?2, version = version + 1
+			WHERE id = ?3 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
+			RETURNING `+gameColumns, tokenHash, formatTime(at), id))
+		if errors.Is(err, ErrNotFound) {
+			if err := exists(ctx, r, id); err != nil {
+				return err
+			}
+			return ErrSeatTaken
+		}
+		return err
+	})
+	return g, err
+}
+
+// runner runs statements prepared once (see Store.prepared), on the pool or
+// inside a transaction.
+type runner struct {
+	s  *Store
+	tx *sql.Tx // nil: the pool
+}
+
+func (r runner) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	st, err := r.s.prepared(ctx, query)
+	if err != nil || r.tx == nil {
+		return st, err
+	}
+	return r.tx.StmtContext(ctx, st), nil
+}
+
+func (r runner) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		// Unprepared, the query reports the same error through its Row.
+		if r.tx != nil {
+			return r.tx.QueryRowContext(ctx, query, args...)
+		}
+		return r.s.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+func (r runner) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+func (r runner) query(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := r.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func exists(ctx context.Context, q runner, id string) error {
+	var one int
+	err := q.queryRow(ctx, "SELECT 1 FROM games WHERE id = ?", id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	return err
+}
+
+// Resign ends an active game with result (the rules decide who wins), and
+// returns it: ErrFinished when it has already ended, ErrNotStarted while it
+// waits for a player, ErrNotFound for an unknown game.
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error) {
+	var g Game
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		var err error
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
+				updated_at = ?, version = version + 1
+			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
+			result.Winner.String(), result.Reason.String(), formatTime(at), id))
+		if errors.Is(err, ErrNotFound) {
+			if err := refuseInto(ctx, r, id, -1, -1, nil, nil); err != nil {
+				return err
+			}
+			return fmt.Errorf("resign %s: the game changed under the write lock", id)
+		}
+		return err
+	})
+	return g, err
+}
+
+// Refusal says why a move request for ply can not be played now. An identical
+// request (same game, ply, pit and token) that was accepted before returns its
+// stored answer and a nil error; otherwise, in this order: ErrNotFound,
+// ErrFinished, ErrNotStarted, a *StalePlyError, or nil answer and nil error
+// when the game is active at that very ply.
+func (s *Store) Refusal(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
+	var answer []byte
+	err := refuseInto(ctx, runner{s: s}, id, ply, pit, tokenHash, &answer)
+	if errors.Is(err, errReplay) {
+		return answer, nil
+	}
+	return answer, err
+}
+
+// errReplay reports, inside ApplyPlay, that the request was already accepted.
+var errReplay = errors.New("request already accepted")
+
+func refuseInto(ctx context.Context, q runner, id string, ply, pit int, tokenHash []byte, answer *[]byte) error {
+	var status string
+	var current int
+	err := q.queryRow(ctx, "SELECT status, ply FROM games WHERE id = ?", id).Scan(&status, &current)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	if tokenHash != nil && ply >= 0 && ply < current {
+		var a []byte
+		err := q.queryRow(ctx, `SELECT answer FROM moves
+			WHERE game_id = ? AND ply = ? AND pit = ? AND token_hash = ? AND answer IS NOT NULL`,
+			id, ply, pit, tokenHash).Scan(&a)
+		switch {
+		case err == nil:
+			if answer != nil {
+				*answer = a
+			}
+			return errReplay
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+	}
+	switch {
+	case Status(status) == Finished:
+		return ErrFinished
+	case Status(status) == Waiting:
+		return ErrNotStarted
+	case ply >= 0 && ply != current:
+		return &StalePlyError{Sent: ply, Current: current}
+	}
+	return nil
+}
+
+// ApplyPlay stores an accepted move request in one write (see commit.go) that
+// first re-checks that the game is still active at p.Ply, so of concurrent
+// requests for the same ply exactly one is stored. When the very same request
+// (token, ply, pit) was accepted before, nothing is written and its stored
+// answer is returned as replay. Otherwise a refused play returns the error
+// Refusal describes.
+func (s *Store) ApplyPlay(ctx context.Context, p Play) (replay []byte, err error) {
+	if len(p.Moves) == 0 {
+		return nil, fmt.Errorf("apply play to %s: no moves", p.GameID)
+	}
+	last := p.Moves[len(p.Moves)-1]
+	status := Active
+	if last.Result.Over() {
+		status = Finished
+	}
+	// The history grows by one digit per move, appended in SQL, so the
+	// caller's copy of it need not be sent back.
+	add := make([]byte, len(p.Moves))
+	for i, m := range p.Moves {
+		add[i] = byte(m.Pit)
+	}
+	err = s.write(ctx, func(ctx context.Context, r runner) error {
+		replay = nil
+		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
+				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
+			WHERE id = ? AND ply = ? AND status = 'active'`,
+			len(p.Moves), last.Position.String(), encodeHistory(add), string(status), last.Result.Winner.String(),
+			last.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			err := refuseInto(ctx, r, p.GameID, p.Ply, p.Moves[0].Pit, p.TokenHash, &replay)
+			if err == nil { // active at that ply after all: cannot happen under the write lock
+				err = fmt.Errorf("apply play to %s at ply %d: the game changed under the write lock", p.GameID, p.Ply)
+			}
+			return err
+		}
+		return insertMoves(ctx, r, p.GameID, p.Moves, p.TokenHash, p.Answer)
+	})
+	if errors.Is(err, errReplay) {
+		return replay, nil
+	}
+	return nil, err
+}
+
+// outcomeJSON is how a move's outcome is kept in the moves table.
+type outcomeJSON struct {
+	Legs    []legJSON    `json:"legs"`
+	Capture *captureJSON `json:"capture"`
+	Result  *resultJSON  `json:"result"`
+}
+
+type legJSON struct {
+	From  uint8 `json:"from"`
+	Seeds uint8 `json:"seeds"`
+}
+
+type captureJSON struct {
+	Pit   int8  `json:"pit"`
+	Seeds uint8 `json:"seeds"`
+}
+
+type resultJSON struct {
+	Winner string `json:"winner"`
+	Reason string `json:"reason"`
+}
+
+func encodeOutcome(m *Move) ([]byte, error) {
+	o := outcomeJSON{Legs: make([]legJSON, len(m.Legs))}
+	for i, l := range m.Legs {
+		o.Legs[i] = legJSON{From: l.From, Seeds: l.Seeds}
+	}
+	if !m.Capture.None() {
+		o.Capture = &captureJSON{Pit: m.Capture.Pit, Seeds: m.Capture.Seeds}
+	}
+	if m.Result.Over() {
+		o.Result = &resultJSON{Winner: m.Result.Winner.String(), Reason: m.Result.Reason.String()}
+	}
+	return json.Marshal(o)
+}
+
+func decodeOutcome(data []byte, m *Move) error {
+	var o outcomeJSON
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	m.Legs = make([]engine.Leg, len(o.Legs))
+	for i, l := range o.Legs {
+		m.Legs[i] = engine.Leg{From: l.From, Seeds: l.Seeds}
+	}
+	m.Capture = engine.Capture{Pit: -1}
+	if o.Capture != nil {
+		m.Capture = engine.Capture{Pit: o.Capture.Pit, Seeds: o.Capture.Seeds}
+	}
+	if o.Result != nil {
+		r, err := parseResult(o.Result.Winner, o.Result.Reason)
+		if err != nil {
+			return err
+		}
+		m.Result = r
+	}
+	return nil
+}
+
+// insertMoves stores moves; the first one carries the request's token hash
+// and answer when there are any.
+func insertMoves(ctx context.Context, r runner, gameID string, moves []Move, tokenHash, answer []byte) error {
+	for i, m := range moves {
+		outcome, err := encodeOutcome(&m)
+		if err != nil {
+			return err
+		}
+		var tok, ans any
+		if i == 0 && tokenHash != nil {
+			tok, ans = tokenHash, answer
+		}
+		_, err = r.exec(ctx, `INSERT INTO moves (game_id, ply, side, pit, by_ai, outcome, position,
+			created_at, token_hash, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			gameID, m.Ply, m.Side.String(), m.Pit, m.ByAI, string(outcome), m.Position.String(), formatTime(m.At), tok, ans)
+		if err != nil {
+			return fmt.Errorf("store move %d of %s: %w", m.Ply, gameID, err)
+		}
+	}
+	return nil
+}
+
+// Moves returns up to limit moves of the game from ply from on, in order;
+// ErrNotFound for an unknown game.
+func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
+	rows, err := runner{s: s}.query(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
+		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ms []Move
+	for rows.Next() {
+		var (
+			m                         Move
+			side, position, createdAt string
+			outcome                   []byte
+		)
+		if err := rows.Scan(&m.Ply, &side, &m.Pit, &m.ByAI, &outcome, &position, &createdAt); err != nil {
+			return nil, err
+		}
+		if m.Side, err = engine.ParseSide(side); err != nil {
+			return nil, err
+		}
+		if m.Position, err = engine.Parse(position); err != nil {
+			return nil, err
+		}
+		if m.At, err = parseTime(createdAt); err != nil {
+			return nil, err
+		}
+		if err := decodeOutcome(outcome, &m); err != nil {
+			return nil, fmt.Errorf("move %d of %s: %w", m.Ply, id, err)
+		}
+		ms = append(ms, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(ms) == 0 {
+		if err := exists(ctx, runner{s: s}, id); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
+}

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/api/apitest"
+)
+
+// TestEndToEnd builds the real binary, serves on a free loopback port with
+// a fresh database, sends the 600 shared rule vectors and a battery of
+// malformed requests over HTTP, then stops it with SIGTERM and expects a
+// clean exit.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t, dir)
+	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "e2e.db"))
+	client := &http.Client{Timeout: 30 * time.Second}
+
+	t.Run("ready", func(t *testing.T) {
+		res, body := call(t, client, http.MethodGet, srv.url+"/readyz", "", "")
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("readyz: %d %s", res.StatusCode, body)
+		}
+	})
+
+	t.Run("vectors", func(t *testing.T) {
+		n := 0
+		for _, v := range apitest.LoadVectors(t, "../../engine/testdata/vectors.jsonl") {
+			res, body := call(t, client, http.MethodPost, srv.url+"/v1/evaluate", "application/json", v.EvaluateBody())
+			if res.StatusCode != http.StatusOK || !apitest.SameJSON(body, v.Expect) {
+				t.Errorf("%s: %d %s\nwant %s", v.Name, res.StatusCode, body, v.Expect)
+			}
+			n++
+		}
+		if n != 600 {
+			t.Errorf("sent %d vectors, want 600", n)
+		}
+	})
+
+	t.Run("malformed", func(t *testing.T) {
+		for _, r := range apitest.Malformed(api.DefaultBodyLimit) {
+			res, body := call(t, client, r.Method, srv.url+r.Path, r.ContentType, r.Body)
+			var p struct {
+				Type, Title, Detail, Code string
+				Status                    int
+			}
+			err := json.Unmarshal(body, &p)
+			switch {
+			case res.StatusCode != r.Status:
+				t.Errorf("%s: status %d, want %d: %s", r.Name, res.StatusCode, r.Status, truncate(body))
+			case res.Header.Get("Content-Type") != "application/problem+json":
+				t.Errorf("%s: Content-Type %q", r.Name, res.Header.Get("Content-Type"))
+			case err != nil || p.Code != r.Code || p.Status != r.Status || p.Type == "" || p.Title == "" || p.Detail == "":
+				t.Errorf("%s: problem %s, want code %s", r.Name, truncate(body), r.Code)
+			}
+		}
+	})
+
+	srv.stop(t)
+	if !strings.Contains(srv.logs(), `"msg":"stopped"`) {
+		t.Errorf("no clean stop in the log:\n%s", srv.logs())
+	}
+	if strings.Contains(srv.logs(), `"level":"ERROR"`) {
+		t.Errorf("errors in the log:\n%s", srv.logs())
+	}
+}
+
+// buildBinary compiles this command into dir.
+func buildBinary(t *testing.T, dir string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	bin := filepath.Join(dir, "ayoayo")
+	cmd := exec.Command(gobin, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// server is a running binary and the log it writes.
+type server struct {
+	cmd  *exec.Cmd
+	url  string
+	mu   sync.Mutex
+	log  bytes.Buffer
+	done chan error
+}
+
+func (s *server) logs() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+// startBinary runs bin and waits for the log line with the address it
+// listens on.
+func startBinary(t *testing.T, bin string, args ...string) *server {
+	t.Helper()
+	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
+	s.cmd.Env = append(os.Environ(), "AYOAYO_LOG_LEVEL=info")
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.log.Write(sc.Bytes())
+			s.log.WriteByte('\n')
+			s.mu.Unlock()
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+		s.done <- s.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			_ = s.cmd.Process.Kill()
+		}
+	})
+	select {
+	case a := <-addr:
+		s.url = "http://" + a
+	case err := <-s.done:
+		t.Fatalf("the server exited before listening: %v\n%s", err, s.logs())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the server did not say where it listens:\n%s", s.logs())
+	}
+	return s
+}
+
+// stop sends SIGTERM and expects exit status 0.
+func (s *server) stop(t *testing.T) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-s.done:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) || err != nil {
+			t.Fatalf("exit after SIGTERM: %v\n%s", err, s.logs())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no exit 30 s after SIGTERM:\n%s", s.logs())
+	}
+}
+
+func call(t *testing.T, c *http.Client, method, url, contentType, body string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(context.Background(), method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, b
+}
+
+func truncate(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
+}

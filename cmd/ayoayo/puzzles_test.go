@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ayoayo/ayoayo/api/store"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+func TestPuzzlesGenerate(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "feed.db")
+	code, out, errOut := run(t, "puzzles", "generate", "--from", "2026-01-05", "--days", "3", "--db", db)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "2026-01-05 p20260105 Mon") || !strings.Contains(lines[2], "generated") {
+		t.Fatalf("output:\n%s", out)
+	}
+
+	// A second run over an overlapping range stores only the new day.
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		if k == "AYOAYO_DB" {
+			return db
+		}
+		return ""
+	}}
+	if code := m.Run(context.Background(), []string{"puzzles", "generate", "--from", "2026-01-07", "--days", "2"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines = strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], "already stored") || !strings.Contains(lines[1], "generated") {
+		t.Fatalf("second run (AYOAYO_DB):\n%s", stdout.String())
+	}
+
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	d, _ := puzzles.ParseDate("2026-01-08")
+	stored, err := st.PuzzlesBefore(context.Background(), d.AddDate(0, 0, 1), 10)
+	if err != nil || len(stored) != 4 || stored[0].Puzzle.ID != "p20260108" {
+		t.Fatalf("stored %d puzzles (%v), want 4 ending with p20260108", len(stored), err)
+	}
+}
+
+func TestServeReadsPuzzlesFromEnv(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		if k == "AYOAYO_PUZZLES_FROM" {
+			return "first of May"
+		}
+		return ""
+	}}
+	db := filepath.Join(t.TempDir(), "feed.db")
+	if code := m.Run(context.Background(), []string{"serve", "--db", db}); code != 2 || !strings.Contains(stderr.String(), "puzzles-from") {
+		t.Fatalf("exit %d, stderr %q; want 2 naming --puzzles-from", code, stderr.String())
+	}
+}
+
+func TestPuzzlesCommandMistakes(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "feed.db")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no subcommand", []string{"puzzles"}},
+		{"unknown subcommand", []string{"puzzles", "delete"}},
+		{"bad date", []string{"puzzles", "generate", "--from", "2026-13-01", "--db", db}},
+		{"no days", []string{"puzzles", "generate", "--days", "0", "--db", db}},
+		{"too many days", []string{"puzzles", "generate", "--days", "99999", "--db", db}},
+		{"stray argument", []string{"puzzles", "generate", "now", "--db", db}},
+		{"serve with a bad feed start", []string{"serve", "--puzzles-from", "2026-02-30", "--db", db}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if code, _, _ := run(t, tc.args...); code != 2 {
+				t.Fatalf("exit %d, want 2", code)
+			}
+		})
+	}
+}

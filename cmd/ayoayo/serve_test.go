@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer the server and the test may share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testMain(env map[string]string) (*Main, *syncBuffer, *syncBuffer) {
+	var stdout, stderr syncBuffer
+	return &Main{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string { return env[k] }}, &stdout, &stderr
+}
+
+// Serve in process: the address comes from the environment, the log says
+// where it listens, and cancelling the context shuts it down with status 0.
+func TestServeInProcess(t *testing.T) {
+	m, _, stderr := testMain(map[string]string{
+		"AYOAYO_ADDR": "127.0.0.1:0",
+		"AYOAYO_DB":   filepath.Join(t.TempDir(), "serve.db"),
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	code := make(chan int, 1)
+	go func() { code <- m.Run(ctx, []string{"serve", "--analyze-concurrency", "1"}) }()
+
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for line := range strings.Lines(stderr.String()) {
+			var l struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "listening" {
+				addr = l.Addr
+			}
+		}
+	}
+	if addr == "" {
+		cancel()
+		t.Fatalf("no listening line:\n%s", stderr.String())
+	}
+	for _, path := range []string{"/livez", "/readyz"} {
+		res, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", path, res.StatusCode)
+		}
+	}
+	cancel()
+	select {
+	case c := <-code:
+		if c != 0 {
+			t.Fatalf("exit status %d:\n%s", c, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not return after cancellation")
+	}
+	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
+		t.Errorf("no stop in the log:\n%s", stderr.String())
+	}
+}
+
+func TestServeUsageErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+		code int
+	}{
+		{"bad env number", map[string]string{"AYOAYO_ANALYZE_CONCURRENCY": "many"}, nil, "AYOAYO_ANALYZE_CONCURRENCY", 2},
+		{"bad env duration", map[string]string{"AYOAYO_SHUTDOWN_TIMEOUT": "soon"}, nil, "AYOAYO_SHUTDOWN_TIMEOUT", 2},
+		{"bad log level", nil, []string{"--log-level", "loud"}, "log level", 2},
+		{"negative limit", nil, []string{"--body-limit", "-1"}, "negative", 2},
+		{"stray argument", nil, []string{"extra"}, "unexpected argument", 2},
+		{"unknown flag", nil, []string{"--port", "80"}, "flag provided but not defined", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, _, stderr := testMain(tt.env)
+			if code := m.Run(context.Background(), append([]string{"serve"}, tt.args...)); code != tt.code {
+				t.Errorf("exit status %d, want %d", code, tt.code)
+			}
+			if !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("stderr lacks %q:\n%s", tt.want, stderr.String())
+			}
+		})
+	}
+}
+
+func TestHelpListsServeFlags(t *testing.T) {
+	m, stdout, _ := testMain(nil)
+	if code := m.Run(context.Background(), []string{"help"}); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	for _, flag := range []string{"-addr", "-db", "-cors-origins", "-analyze-concurrency", "-body-limit", "-log-level", "-shutdown-timeout", "AYOAYO_ADDR", "AYOAYO_DB"} {
+		if !strings.Contains(stdout.String(), flag) {
+			t.Errorf("help lacks %s:\n%s", flag, stdout.String())
+		}
+	}
+}

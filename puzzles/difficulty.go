@@ -1,0 +1,58 @@
+package puzzles
+
+import "time"
+
+// difficulty grades a puzzle from 1 to 5 by three things a solver feels:
+//   - how long the key relay is to follow seed by seed (legs);
+//   - how far ahead it must look (the goal's depth: one move, the reply too,
+//     or a forced line of two or three own moves);
+//   - how many other moves look as good at first sight (decoys: moves that
+//     capture something, or whose relay is just as long and must be followed
+//     through before it can be ruled out).
+func difficulty(goal Goal, depth, legs, decoys int) int {
+	points := 0
+	switch {
+	case legs >= 18:
+		points += 2
+	case legs >= 12:
+		points++
+	}
+	switch goal {
+	case GoalDefend:
+		points++
+	case GoalWin:
+		points += depth - 1
+	}
+	switch {
+	case decoys >= 3:
+		points += 2
+	case decoys >= 1:
+		points++
+	}
+	return min(1+points, 5)
+}
+
+// TargetDifficulty is the difficulty the feed publishes on date's weekday:
+// Monday easiest, the weekend hardest. Tuesday and Friday take the higher of
+// two grades in odd ISO weeks, so that the mean rises every day of the week:
+// about 1, 1.5, 2, 3, 3.5, 4 and 5.
+func TargetDifficulty(date time.Time) int {
+	_, week := Day(date).ISOWeek()
+	odd := week % 2
+	switch Day(date).Weekday() {
+	case time.Monday:
+		return 1
+	case time.Tuesday:
+		return 1 + odd
+	case time.Wednesday:
+		return 2
+	case time.Thursday:
+		return 3
+	case time.Friday:
+		return 3 + odd
+	case time.Saturday:
+		return 4
+	default: // Sunday
+		return 5
+	}
+}

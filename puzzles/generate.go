@@ -1,0 +1,185 @@
+package puzzles
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// ErrNoPuzzle: the generator found no puzzle at all within its budget. It
+// never happens for the dates the tests cover; it exists so that a bug shows
+// as an error, not as a loop without end.
+var ErrNoPuzzle = errors.New("no puzzle found")
+
+// Window is the length of the no-repeat guarantee, in days.
+//
+// A pure function of the date cannot look at earlier days' puzzles, and
+// deriving them (each from the 365 before it) would never bottom out. So the
+// guarantee is built into the candidate space instead: every position has a
+// bucket, a fixed hash of the position modulo Window, and the puzzle of day
+// number d must have a position in bucket d mod Window. Two dates fewer than
+// Window days apart have different buckets, so their positions differ, for
+// any generator version (the hash is part of the contract: changing it would
+// need a new Window scheme, not just a new version). With Window = 366 any
+// 366 consecutive days (a leap year included) have 366 distinct positions.
+//
+// The price is that only one candidate in 366 is examined; candidates are cheap
+// (under a microsecond each), the analysis is not, so this costs little.
+const Window = 366
+
+// bucket returns the position's bucket: 64-bit FNV-1a over the twelve pits,
+// South's and North's captured counts and the side to move (0 south, 1
+// north), one byte each, modulo Window.
+func bucket(p *engine.Position) int {
+	const offset, prime = 14695981039346656037, 1099511628211
+	h := uint64(offset)
+	for _, b := range p.Pits {
+		h = (h ^ uint64(b)) * prime
+	}
+	h = (h ^ uint64(p.Captured[engine.South])) * prime
+	h = (h ^ uint64(p.Captured[engine.North])) * prime
+	h = (h ^ uint64(p.ToMove)) * prime
+	return int(h % Window)
+}
+
+// mirror returns p seen from the other side of the board: the rows swapped,
+// the captured counts swapped and the other player to move. The rules are the
+// same for both players once the game is under way, so the mirror is the same
+// puzzle for the other colour, as realistic as p, and doubles the candidates
+// for the price of a hash.
+func mirror(p engine.Position) engine.Position {
+	var m engine.Position
+	for i := range engine.NumPits {
+		m.Pits[i] = p.Pits[(i+engine.RowPits)%engine.NumPits]
+	}
+	m.Captured[engine.South], m.Captured[engine.North] = p.Captured[engine.North], p.Captured[engine.South]
+	m.ToMove = p.ToMove.Other()
+	return m
+}
+
+// offDepth is how many moves off a self-play line candidates may be.
+const offDepth = 2
+
+// offLine appends p and every position up to depth moves from it (not
+// finished by majority) to dst, depth first, in pit order, each followed by
+// its mirror image.
+func offLine(p engine.Position, r engine.Rules, depth int, dst []engine.Position) []engine.Position {
+	dst = append(dst, p, mirror(p))
+	if depth == 0 {
+		return dst
+	}
+	var c children
+	c.expand(&p, r)
+	for i := range c.n {
+		dst = offLine(c.next[i], r, depth-1, dst)
+	}
+	return dst
+}
+
+// dayBucket is the bucket a date's puzzle must come from.
+func dayBucket(d time.Time) int {
+	n := dayNumber(d) % Window
+	if n < 0 {
+		n += Window
+	}
+	return int(n)
+}
+
+// maxGames bounds the self-play of one generation. The hardest grade needs a
+// few hundred games on average; past the bound the generator settles for the
+// nearest grade it found, still a pure function of the date.
+const maxGames = 6000
+
+// preferGames: for this many games the generator holds out for the date's
+// preferred goal, so the feed mixes goals instead of serving mostly
+// max_capture puzzles, which are the most common; after it, any goal will do.
+const preferGames = 2500
+
+// preferredGoal draws the goal a date holds out for, each as likely. No
+// defend puzzle grades 1, so the easiest days choose between the other two.
+func preferredGoal(rng *prng, target int) Goal {
+	choices := []Goal{GoalMaxCapture, GoalWin, GoalDefend}
+	if target == 1 {
+		choices = choices[:2]
+	}
+	return choices[rng.intN(len(choices))]
+}
+
+// Generate returns the puzzle of date (its UTC day) made by the current
+// generator version.
+func Generate(ctx context.Context, date time.Time) (Puzzle, error) {
+	return GenerateVersion(ctx, date, Version)
+}
+
+// GenerateVersion returns the puzzle of date made by the given generator
+// version. The same date and version give the same puzzle on any machine.
+func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, error) {
+	if version != 1 {
+		return Puzzle{}, fmt.Errorf("%w: %d", ErrUnknownVersion, version)
+	}
+	date = Day(date)
+	if err := checkDate(date); err != nil {
+		return Puzzle{}, err
+	}
+	r := engine.Rules{} // the feed uses Russ's rules, the ones players know
+	want := dayBucket(date)
+	target := TargetDifficulty(date)
+	rng := newPRNG(uint64(dayNumber(date)), 0x6179_6f61_796f_0000|uint64(version))
+
+	var (
+		games    []engine.Position
+		fallback Puzzle
+		gap      = 99 // |difficulty - target| of the fallback
+		found    []finding
+		cands    []engine.Position
+	)
+	prefer := preferredGoal(rng, target)
+	for game := range maxGames {
+		if err := ctx.Err(); err != nil {
+			return Puzzle{}, err
+		}
+		games = selfPlay(rng, r, games[:0])
+		for _, g := range games {
+			// The game position and the positions up to offDepth moves off
+			// it: all reachable in play, and many times more candidates than
+			// the game itself for little work.
+			cands = offLine(g, r, offDepth, cands[:0])
+			for _, p := range cands {
+				if bucket(&p) != want {
+					continue
+				}
+				facts := examine(p, r)
+				found = found[:0]
+				for _, goal := range Goals {
+					f, ok := findGoal(p, r, facts, goal)
+					if !ok {
+						continue
+					}
+					d := difficulty(f.goal, f.depth, facts[f.key].legs, f.decoys)
+					if d == target && (goal == prefer || game >= preferGames) {
+						found = append(found, f)
+					} else if abs(d-target) < gap {
+						fallback, gap = build(date, version, p, r, facts, f), abs(d-target)
+					}
+				}
+				if len(found) > 0 {
+					return build(date, version, p, r, facts, found[rng.intN(len(found))]), nil
+				}
+			}
+		}
+	}
+	if gap < 99 {
+		return fallback, nil
+	}
+	return Puzzle{}, fmt.Errorf("%w for %s", ErrNoPuzzle, date.Format(DateLayout))
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,294 @@
+package puzzles
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func date(t testing.TB, s string) time.Time {
+	t.Helper()
+	d, err := ParseDate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// generateRange generates n consecutive days from first, shared out among the
+// CPUs; the results are in date order.
+func generateRange(t *testing.T, first time.Time, n int) []Puzzle {
+	t.Helper()
+	out := make([]Puzzle, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				out[i], errs[i] = Generate(context.Background(), first.AddDate(0, 0, i))
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("%s: %v", first.AddDate(0, 0, i).Format(DateLayout), err)
+		}
+	}
+	return out
+}
+
+// TestFeedYear generates a whole year of the feed, as it will be served, and
+// checks every promise the feed makes.
+func TestFeedYear(t *testing.T) {
+	days := 365
+	if testing.Short() || raceDetector {
+		days = 28
+	}
+	first := date(t, "2026-01-01")
+	feed := generateRange(t, first, days)
+
+	t.Run("each verifies", func(t *testing.T) {
+		for i, pz := range feed {
+			d := first.AddDate(0, 0, i)
+			if err := Verify(pz); err != nil {
+				t.Errorf("%s: %v", d.Format(DateLayout), err)
+			}
+			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != Version {
+				t.Errorf("%s: date %v id %s version %d", d.Format(DateLayout), pz.Date, pz.ID, pz.Version)
+			}
+			if pz.KeyLegs < MinKeyLegs || pz.Difficulty < 1 || pz.Difficulty > 5 || pz.Prompt == "" {
+				t.Errorf("%s: key legs %d, difficulty %d, prompt %q", pz.ID, pz.KeyLegs, pz.Difficulty, pz.Prompt)
+			}
+			if pz.Goal == GoalWin && (pz.Depth < 1 || pz.Depth > MaxWinDepth || pz.Plies() > 2*pz.Depth) {
+				t.Errorf("%s: win within %d in %d plies", pz.ID, pz.Depth, pz.Plies())
+			}
+		}
+	})
+
+	t.Run("naive solver agrees", func(t *testing.T) {
+		for _, pz := range feed {
+			refProve(t, pz)
+		}
+	})
+
+	t.Run("no position repeats", func(t *testing.T) {
+		seen := map[engine.Position]string{}
+		for _, pz := range feed {
+			if other, dup := seen[pz.Position]; dup {
+				t.Errorf("%s and %s share position %s", other, pz.ID, pz.Position)
+			}
+			seen[pz.Position] = pz.ID
+		}
+		if len(seen) != days {
+			t.Errorf("%d distinct positions in %d days", len(seen), days)
+		}
+	})
+
+	t.Run("difficulty rises through the week", func(t *testing.T) {
+		var sum, count [7]int
+		for _, pz := range feed {
+			wd := (int(pz.Date.Weekday()) + 6) % 7 // Monday first
+			sum[wd] += pz.Difficulty
+			count[wd]++
+		}
+		means := make([]string, 7)
+		for wd := range 7 {
+			means[wd] = fmt.Sprintf("%.2f", float64(sum[wd])/float64(count[wd]))
+			// Compare sum[wd]/count[wd] > sum[wd-1]/count[wd-1] exactly.
+			if wd > 0 && sum[wd]*count[wd-1] <= sum[wd-1]*count[wd] {
+				t.Errorf("weekday %d's mean difficulty does not rise", wd)
+			}
+		}
+		t.Logf("mean difficulty Monday to Sunday: %s", strings.Join(means, " "))
+	})
+
+	t.Run("every goal appears", func(t *testing.T) {
+		goals := map[Goal]int{}
+		depths := map[int]int{}
+		for _, pz := range feed {
+			goals[pz.Goal]++
+			if pz.Goal == GoalWin {
+				depths[pz.Depth]++
+			}
+		}
+		for _, g := range Goals {
+			if goals[g] == 0 {
+				t.Errorf("no %s puzzle in %d days", g, days)
+			}
+		}
+		if days == 365 && len(depths) != MaxWinDepth {
+			t.Errorf("win depths %v, want each of 1 to %d", depths, MaxWinDepth)
+		}
+		t.Logf("goals %v, win depths %v", goals, depths)
+	})
+}
+
+// TestGenerateIsPure: the same date gives the same puzzle every time, and
+// the version changes it.
+func TestGenerateIsPure(t *testing.T) {
+	for _, s := range []string{"2026-01-01", "2026-06-14", "2028-02-29"} {
+		t.Run(s, func(t *testing.T) {
+			d := date(t, s)
+			a, err := Generate(context.Background(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Generate(context.Background(), d.Add(17*time.Hour)) // any time of the day
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("two generations differ:\n%+v\n%+v", a, b)
+			}
+		})
+	}
+	if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), 2); err == nil {
+		t.Fatal("version 2 generated a puzzle; want ErrUnknownVersion")
+	}
+}
+
+func TestGenerateStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Generate(ctx, date(t, "2026-01-04")); err != context.Canceled {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+}
+
+// goldenPuzzle is the part of a puzzle the golden file pins.
+type goldenPuzzle struct {
+	ID         string   `json:"id"`
+	Position   string   `json:"position"`
+	Goal       Goal     `json:"goal"`
+	Depth      int      `json:"depth"`
+	Difficulty int      `json:"difficulty"`
+	KeyLegs    int      `json:"keyLegs"`
+	Solution   []int    `json:"solution"`
+	Themes     []string `json:"themes"`
+	Prompt     string   `json:"prompt"`
+}
+
+// TestGoldenFortnight pins two weeks of the feed: a machine, a Go release or a
+// change to the code that gives other puzzles for the same version fails
+// here. Changing the puzzles on purpose means a new Version (and go test
+// -run Golden -update).
+func TestGoldenFortnight(t *testing.T) {
+	feed := generateRange(t, date(t, "2026-03-02"), 14)
+	var got strings.Builder
+	for _, pz := range feed {
+		line, err := json.Marshal(goldenPuzzle{pz.ID, pz.Position.String(), pz.Goal, pz.Depth, pz.Difficulty, pz.KeyLegs, pz.Solution, pz.Themes, pz.Prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Write(line)
+		got.WriteByte('\n')
+	}
+	const file = "testdata/fortnight.golden.jsonl"
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != string(want) {
+		t.Errorf("the feed differs from %s (run with -update only when Version changes):\ngot:\n%s", file, got.String())
+	}
+}
+
+func TestTargetDifficulty(t *testing.T) {
+	tests := []struct {
+		date string
+		want int
+	}{
+		{"2026-03-02", 1}, // Monday
+		{"2026-03-03", 1}, // Tuesday of an even ISO week (10)
+		{"2026-03-10", 2}, // and of an odd one (11)
+		{"2026-03-04", 2}, // Wednesday
+		{"2026-03-05", 3}, // Thursday
+		{"2026-03-06", 3}, // Friday, week 10
+		{"2026-03-13", 4}, // week 11
+		{"2026-03-07", 4}, // Saturday
+		{"2026-03-08", 5}, // Sunday
+	}
+	for _, tt := range tests {
+		t.Run(tt.date, func(t *testing.T) {
+			if got := TargetDifficulty(date(t, tt.date)); got != tt.want {
+				t.Fatalf("TargetDifficulty = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDifficulty(t *testing.T) {
+	tests := []struct {
+		name                string
+		goal                Goal
+		depth, legs, decoys int
+		want                int
+	}{
+		{"plain capture", GoalMaxCapture, 1, 8, 0, 1},
+		{"capture, long relay", GoalMaxCapture, 1, 12, 0, 2},
+		{"capture, very long relay and decoys", GoalMaxCapture, 1, 18, 3, 5},
+		{"win in one", GoalWin, 1, 9, 0, 1},
+		{"win in three", GoalWin, 3, 9, 0, 3},
+		{"win in three, everything", GoalWin, 3, 20, 4, 5},
+		{"defend", GoalDefend, 1, 8, 1, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := difficulty(tt.goal, tt.depth, tt.legs, tt.decoys); got != tt.want {
+				t.Fatalf("difficulty = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestBucketsPartitionTheYear: the no-repeat rule rests on each date of a
+// 366-day window owning a different bucket.
+func TestBucketsPartitionTheYear(t *testing.T) {
+	first := date(t, "2027-06-01")
+	seen := map[int]bool{}
+	for i := range Window {
+		seen[dayBucket(first.AddDate(0, 0, i))] = true
+	}
+	if len(seen) != Window {
+		t.Fatalf("%d buckets over %d days", len(seen), Window)
+	}
+	if dayBucket(first) != dayBucket(first.AddDate(0, 0, Window)) {
+		t.Fatal("buckets do not cycle with the window")
+	}
+}
+
+func TestMirrorIsAnInvolution(t *testing.T) {
+	for _, s := range []string{"s-444444-444444-0-0", "n-010a12-100411-18-9", "s-1c2112-143130-15-2"} {
+		p := engine.MustParse(s)
+		m := mirror(p)
+		if err := m.Validate(); err != nil || mirror(m) != p || m == p {
+			t.Errorf("%s: mirror %s (%v)", s, m, err)
+		}
+	}
+}
