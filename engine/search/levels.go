@@ -1,0 +1,149 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// Levels of play: 1 plays a random legal move, 2 the largest immediate capture,
+// 3 to MaxLevel search ever deeper and longer.
+const (
+	MinLevel = 1
+	MaxLevel = 8
+)
+
+// ErrInvalidLevel: a level outside MinLevel..MaxLevel.
+var ErrInvalidLevel = errors.New("invalid AI level")
+
+// Level describes how a level plays. Levels 1 and 2 do not search (Depth 0).
+// The searching levels stop at Depth or Nodes, whichever comes first, so their
+// moves depend only on the position, the history and the seed; Time is a
+// safety bound that ends the search early only on a machine too slow (or too
+// loaded) to reach the node budget in time.
+type Level struct {
+	Level int
+	Depth int           // plies
+	Nodes uint64        // node budget (0: none)
+	Time  time.Duration // wall-clock bound of the search
+	Hash  int           // transposition table bytes
+	About string
+}
+
+var levelTable = [...]Level{
+	{Level: 1, About: "a random legal move"},
+	{Level: 2, About: "the largest immediate capture, random among equals"},
+	{Level: 3, Depth: 2, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "2-ply search"},
+	{Level: 4, Depth: 4, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "4-ply search"},
+	{Level: 5, Depth: 6, Time: 200 * time.Millisecond, Hash: 256 << 10, About: "6-ply search"},
+	{Level: 6, Depth: 8, Time: 250 * time.Millisecond, Hash: 1 << 20, About: "8-ply search"},
+	{Level: 7, Depth: MaxDepth, Nodes: 15_000, Time: 250 * time.Millisecond, Hash: 2 << 20, About: "iterative deepening within 15,000 nodes"},
+	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
+}
+
+// Levels returns the definition of every level, weakest first.
+func Levels() []Level { return levelTable[:] }
+
+// LevelOf returns the definition of one level.
+func LevelOf(level int) (Level, error) {
+	if level < MinLevel || level > MaxLevel {
+		return Level{}, fmt.Errorf("%w: %d, want %d to %d", ErrInvalidLevel, level, MinLevel, MaxLevel)
+	}
+	return levelTable[level-MinLevel], nil
+}
+
+// ChooseMove picks the move a player of the given level makes in p. history
+// holds the game's earlier positions, oldest first (for the repetition rule;
+// nil is fine, and a trailing copy of p is ignored), and seed makes the choice
+// reproducible: the same arguments give the same move. It returns within the
+// level's Time bound plus the set-up of its table (a few milliseconds). When
+// ctx is cancelled the move is the best found so far, still legal, and the
+// error is ctx.Err().
+func ChooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error) {
+	lv, err := LevelOf(level)
+	if err != nil {
+		return -1, err
+	}
+	if err := check(p, r); err != nil {
+		return -1, err
+	}
+	var s *Searcher
+	if lv.Depth > 0 {
+		s = NewSearcher(lv.Hash)
+	}
+	return s.ChooseMove(ctx, p, r, history, level, seed)
+}
+
+// ChooseMove is the package's ChooseMove on this searcher's table, whatever
+// its size (levels 1 and 2 accept a nil Searcher). Reusing one searcher for
+// many moves gives the same moves as fresh ones.
+func (s *Searcher) ChooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error) {
+	lv, err := LevelOf(level)
+	if err != nil {
+		return -1, err
+	}
+	if err := check(p, r); err != nil {
+		return -1, err
+	}
+	return s.chooseMove(ctx, p, r, history, lv, seed)
+}
+
+// chooseMove plays as lv describes; p and r are valid.
+func (s *Searcher) chooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
+	moves := p.LegalMoves(r)
+	if moves == 0 {
+		return -1, ErrNoMoves
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6c6576656c)) // "level"
+	switch {
+	case moves.Len() == 1:
+		return moves.Next(), ctx.Err()
+	case lv.Level == 1:
+		return randomMove(moves, rng), ctx.Err()
+	case lv.Level == 2:
+		return greedyMove(p, r, moves, rng), ctx.Err()
+	}
+	lim := Limits{Depth: lv.Depth, Nodes: lv.Nodes, Time: lv.Time, BestOnly: true}
+	a, err := s.analyze(ctx, p, r, history, lim, func(roots []rootMove) {
+		// Equal moves are told apart by order alone; shuffling makes the
+		// choice among them follow the seed.
+		rng.Shuffle(len(roots), func(i, j int) { roots[i], roots[j] = roots[j], roots[i] })
+	})
+	if a.Depth == 0 {
+		return -1, err
+	}
+	if s.partial >= 0 {
+		return s.partial, err
+	}
+	return a.BestMove, err
+}
+
+func randomMove(moves engine.Moves, rng *rand.Rand) int {
+	k := rng.IntN(moves.Len())
+	for range k {
+		moves.Next()
+	}
+	return moves.Next()
+}
+
+// greedyMove plays the largest immediate capture; among equal captures (no
+// capture included) it picks at random.
+func greedyMove(p engine.Position, r engine.Rules, moves engine.Moves, rng *rand.Rand) int {
+	var best engine.Moves
+	most := -1
+	for m := moves; m != 0; {
+		pit := m.Next()
+		_, c, _ := p.ApplyCapture(pit, r)
+		switch n := int(c.Seeds); {
+		case n > most:
+			most, best = n, 1<<pit
+		case n == most:
+			best |= 1 << pit
+		}
+	}
+	return randomMove(best, rng)
+}
