@@ -162,7 +162,7 @@ func (b board) store(p *[NumPits]uint8) {
 // get reads pit i. The word is picked with a conditional move and the shift
 // is masked below 64, so the compiler emits neither a branch nor the
 // oversized-shift fix-up.
-func (b *board) get(i int) uint8 {
+func (b board) get(i int) uint8 {
 	w := b.lo
 	if i >= 8 {
 		w = b.hi
@@ -185,7 +185,7 @@ const (
 	northHi = 0x0000_0000_ffff_ffff
 )
 
-func (b *board) rowEmpty(s Side) bool {
+func (b board) rowEmpty(s Side) bool {
 	if s == South {
 		return b.lo&southLo == 0
 	}
@@ -233,8 +233,75 @@ func init() {
 	}
 }
 
-// legSink receives each leg as it is sown. The fast path passes nil.
-type legSink = *[]Leg
+// cycle is Brent's cycle detection over the states at the start of each leg
+// (the pits and the leg's origin): a saved state is compared with every later
+// one and replaced at each power of two. A repeat means the relay would go on
+// forever; without one it ends, however long it is. No cap, no memory.
+type cycle struct {
+	lo, hi     uint64
+	power, lam int
+}
+
+func newCycle(b board, o int) cycle { return cycle{lo: b.lo, hi: b.hi | uint64(o)<<40, power: 1} }
+
+// seen records the state (b, o) and reports whether it was seen before. It
+// works on a copy, so that the state stays in registers in the relay loops.
+func (c cycle) seen(b board, o int) (cycle, bool) {
+	hi := b.hi | uint64(o)<<40
+	if b.lo == c.lo && hi == c.hi {
+		return c, true
+	}
+	if c.lam++; c.lam == c.power {
+		c.lo, c.hi = b.lo, hi
+		c.power <<= 1
+		c.lam = 0
+	}
+	return c, false
+}
+
+// relay sows leg after leg from pit o until a last seed lands in an empty pit,
+// and returns the board and that pit, or endless. It is the search's hot loop:
+// kept free of calls so the board stays in registers.
+func relay(b board, o int) (_ board, last int, endless bool) {
+	c := newCycle(b, o)
+	for {
+		n := b.get(o)
+		step := &sowAdd[o&15][n&63]
+		b.lo += step.lo
+		b.hi += step.hi
+		o = int(step.last)
+		if b.get(o) == 1 {
+			return b, o, false
+		}
+		var again bool
+		if c, again = c.seen(b, o); again {
+			return b, o, true
+		}
+	}
+}
+
+// relayRecorded is relay that also appends each leg to legs and returns it.
+// It is a copy of relay's few lines rather than relay with a flag, because
+// the append's call path would make the compiler spill the board on every leg
+// of the fast path.
+func relayRecorded(b board, o int, legs []Leg) (_ board, last int, endless bool, _ []Leg) {
+	c := newCycle(b, o)
+	for {
+		n := b.get(o)
+		legs = append(legs, Leg{From: uint8(o), Seeds: n})
+		step := &sowAdd[o&15][n&63]
+		b.lo += step.lo
+		b.hi += step.hi
+		o = int(step.last)
+		if b.get(o) == 1 {
+			return b, o, false, legs
+		}
+		var again bool
+		if c, again = c.seen(b, o); again {
+			return b, o, true, legs
+		}
+	}
+}
 
 // sow plays pit for p.ToMove with the sowing, relay, capture and feeding rules,
 // without deciding the end of the game. It assumes p is valid, the pit is the
@@ -245,41 +312,15 @@ func sow(p *Position, pit int, r Rules, legs *[]Leg, next *Position) (Capture, R
 	b := loadBoard(&p.Pits)
 	mover := p.ToMove
 	starved := b.rowEmpty(mover.Other())
-
-	// Brent's cycle detection over the states at the start of each leg (the
-	// pits and the leg's origin): a saved state is compared with every later
-	// one and replaced at each power of two. A repeat means the relay would go
-	// on forever; without one it ends, however long it is. No cap, no memory.
-	o := pit
-	saveLo, saveHi := b.lo, b.hi|uint64(o)<<40
-	power, lam := 1, 0
-	var ls []Leg // appended to locally, stored back once at the end
-	if legs != nil {
-		ls = *legs
+	var o int
+	var endless bool
+	if legs == nil {
+		b, o, endless = relay(b, pit)
+	} else {
+		b, o, endless, *legs = relayRecorded(b, pit, *legs)
 	}
-	for {
-		n := b.get(o)
-		add := &sowAdd[o&15][n&63]
-		b.lo += add.lo
-		b.hi += add.hi
-		if legs != nil {
-			ls = append(ls, Leg{From: uint8(o), Seeds: n})
-		}
-		last := int(add.last)
-		if b.get(last) == 1 {
-			o = last
-			break
-		}
-		o = last
-		lam++
-		if b.lo == saveLo && b.hi|uint64(o)<<40 == saveHi {
-			return Capture{Pit: -1}, InfiniteRelay
-		}
-		if lam == power {
-			saveLo, saveHi = b.lo, b.hi|uint64(o)<<40
-			power <<= 1
-			lam = 0
-		}
+	if endless {
+		return Capture{Pit: -1}, InfiniteRelay
 	}
 
 	capt := Capture{Pit: -1}
@@ -293,9 +334,6 @@ func sow(p *Position, pit int, r Rules, legs *[]Leg, next *Position) (Capture, R
 			}
 			capt = Capture{Pit: int8(opp), Seeds: k}
 		}
-	}
-	if legs != nil {
-		*legs = ls
 	}
 	if starved && b.rowEmpty(mover.Other()) {
 		return Capture{Pit: -1}, MustFeed
@@ -366,7 +404,7 @@ func (p *Position) hasLegalMove(r Rules) bool {
 		// A pit of at most 11 seeds whose last seed lands in an empty pit
 		// is one leg that ends at once: legal, with no sowing needed.
 		for pit := first; pit < first+RowPits; pit++ {
-			if n := p.Pits[pit]; n != 0 && n < NumPits && p.Pits[lastPit[pit][n]] == 0 {
+			if n := b.get(pit); n != 0 && n < NumPits && b.get(int(sowAdd[pit&15][n&63].last)) == 0 {
 				return true
 			}
 		}
