@@ -103,17 +103,31 @@ func newLoadTester(base string, conns int) *loadTester {
 
 // do sends a JSON request and decodes a 2xx answer into out.
 func (lt *loadTester) do(ctx context.Context, method, path, token string, body, out any) (int, error) {
+	status, data, err := callJSON(ctx, lt.client, method, lt.base+path, token, body, out)
+	if err == nil && status/100 != 2 {
+		err = fmt.Errorf("%d %s", status, bytes.TrimSpace(data))
+	}
+	if err != nil {
+		return status, fmt.Errorf("%s %s: %w", method, path, err)
+	}
+	return status, nil
+}
+
+// callJSON sends body (if not nil) as JSON, with the seat's bearer token (if
+// not empty), and decodes a 2xx answer into out (if not nil). It returns the
+// status and the raw answer, so callers decide what a non-2xx means.
+func callJSON(ctx context.Context, client *http.Client, method, url, token string, body, out any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
 		rd = bytes.NewReader(b)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, lt.base+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -121,24 +135,19 @@ func (lt *loadTester) do(ctx context.Context, method, path, token string, body, 
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := lt.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return resp.StatusCode, err
+		return resp.StatusCode, data, err
 	}
-	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(data))
+	if resp.StatusCode/100 == 2 && out != nil {
+		return resp.StatusCode, data, json.Unmarshal(data, out)
 	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, fmt.Errorf("%s %s: %w", method, path, err)
-		}
-	}
-	return resp.StatusCode, nil
+	return resp.StatusCode, data, nil
 }
 
 // newGame creates a game between two people and joins it.
