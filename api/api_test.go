@@ -35,6 +35,13 @@ func newTester(t *testing.T, opts Options) *tester {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return &tester{t: t, s: s, e: e, router: specRouter(t)}
+}
+
+// specRouter finds the operation of a request in the embedded document, so
+// tests can check each answer against the operation's declared responses.
+func specRouter(t *testing.T) routers.Router {
+	t.Helper()
 	spec, err := GetSwagger()
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +51,7 @@ func newTester(t *testing.T, opts Options) *tester {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &tester{t: t, s: s, e: e, router: router}
+	return router
 }
 
 const jsonType = "application/json"

@@ -19,7 +19,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
@@ -56,15 +55,7 @@ func newGamesServer(t *testing.T, opts Options, configure func(*http.Server)) *g
 		configure(ts.Config)
 	}
 	ts.Start()
-	spec, err := GetSwagger()
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec.Servers = nil
-	router, err := gorillamux.NewRouter(spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	router := specRouter(t)
 	tr := ts.Client().Transport.(*http.Transport)
 	tr.MaxIdleConnsPerHost = 64
 	gs := &gamesServer{t: t, ts: ts, st: st, client: ts.Client(), router: router}
