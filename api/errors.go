@@ -107,6 +107,7 @@ var problemTable = []problemRow{
 	{Err: store.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
 	{Err: store.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
 	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
+	{Err: ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
 
 	// A row the store reports missing (a game, a puzzle).
 	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},

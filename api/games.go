@@ -50,7 +50,7 @@ func (s *Server) initGames() {
 		return
 	}
 	g := &gameAPI{
-		svc:         newGameService(o.Games, o.ChooseMove, o.AIMoveTime, o.Logger),
+		svc:         newGameService(o.Games, o.ChooseMove, o.AIMoveTime, o.AIConcurrency, o.Logger),
 		createLimit: newRateLimiter(o.GameCreateRate, o.GameCreateBurst, nil),
 		trustProxy:  o.TrustProxyHeaders,
 		heartbeat:   o.EventHeartbeat,

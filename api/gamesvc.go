@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"runtime"
 	"slices"
 	"time"
 
@@ -34,6 +35,9 @@ var (
 	// ErrRateLimited: too many requests from one client; the error is a
 	// *RateLimitError that says when to come back.
 	ErrRateLimited = errors.New("rate limited")
+	// ErrAIBusy: every AI search slot stayed taken for as long as an AI move
+	// may take; nothing was played, and the same request may be sent again.
+	ErrAIBusy = errors.New("the AI is busy")
 )
 
 // GameStore is what game sessions need from the database (api/store.Store
@@ -61,15 +65,18 @@ type gameService struct {
 	store  GameStore
 	choose MoveChooser
 	aiTime time.Duration // the time bound of the strongest level
-	now    func() time.Time
-	hub    *gameHub
-	cache  *gameCache // the move path's guess of each game's row
-	log    *slog.Logger
+	// aiSlots bounds the AI searches running at once: each is CPU-bound, so
+	// beyond a few per core they only slow each other down and hold memory.
+	aiSlots chan struct{}
+	now     func() time.Time
+	hub     *gameHub
+	cache   *gameCache // the move path's guess of each game's row
+	log     *slog.Logger
 	// stopping, when closed, ends every event stream (see follow).
 	stopping <-chan struct{}
 }
 
-func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, log *slog.Logger) *gameService {
+func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, aiConcurrency int, log *slog.Logger) *gameService {
 	if choose == nil {
 		choose = search.ChooseMove
 	}
@@ -79,8 +86,11 @@ func newGameService(st GameStore, choose MoveChooser, aiTime time.Duration, log 
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &gameService{store: st, choose: choose, aiTime: aiTime, now: time.Now, hub: newGameHub(),
-		cache: newGameCache(gameCacheSize), log: log}
+	if aiConcurrency <= 0 {
+		aiConcurrency = 2 * runtime.GOMAXPROCS(0)
+	}
+	return &gameService{store: st, choose: choose, aiTime: aiTime, aiSlots: make(chan struct{}, aiConcurrency),
+		now: time.Now, hub: newGameHub(), cache: newGameCache(gameCacheSize), log: log}
 }
 
 // clock is the time now at the precision the store keeps, so an answer
@@ -372,6 +382,19 @@ func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) store.Move {
 // never stalls on the AI.
 func (s *gameService) aiMove(ctx context.Context, g *store.Game, rec *engine.Game, hist []engine.Position, at time.Time) (store.Move, error) {
 	level := g.AI.Level
+	// Wait for a search slot at most as long as the strongest level may
+	// search: past that the client is better told to come back.
+	wait := time.NewTimer(s.aiTime)
+	select {
+	case s.aiSlots <- struct{}{}:
+		wait.Stop()
+	case <-wait.C:
+		return store.Move{}, fmt.Errorf("%w: %d searches running; send the move again", ErrAIBusy, cap(s.aiSlots))
+	case <-ctx.Done():
+		wait.Stop()
+		return store.Move{}, ctx.Err()
+	}
+	defer func() { <-s.aiSlots }()
 	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
 	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
 	cancel()

@@ -44,7 +44,7 @@ func testAnswer(r *playResult) ([]byte, error) {
 
 func TestGameServiceTwoPeople(t *testing.T) {
 	ctx := context.Background()
-	svc := newGameService(openGameStore(t), lastLegal, time.Second, nil)
+	svc := newGameService(openGameStore(t), lastLegal, time.Second, 0, nil)
 	south, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +140,7 @@ func TestGameServiceAI(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	svc := newGameService(st, choose, time.Second, nil)
+	svc := newGameService(st, choose, time.Second, 0, nil)
 	// The person sits North, so the AI plays South and opens at creation.
 	me, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.North, AILevel: 3})
 	if err != nil {
@@ -194,7 +194,7 @@ func TestGameServiceAI(t *testing.T) {
 // each row going to its owner, exactly as the engine's own record does.
 func TestGameServiceRepetition(t *testing.T) {
 	ctx := context.Background()
-	svc := newGameService(openGameStore(t), lastLegal, time.Second, nil)
+	svc := newGameService(openGameStore(t), lastLegal, time.Second, 0, nil)
 	start := engine.MustParse("s-111000-110010-21-21")
 	line := []int{2, 7, 0, 6, 2, 10, 4, 8, 0, 6, 2, 10, 4, 8}
 	a, err := svc.create(ctx, newGameRequest{Start: start, Seat: engine.South})
@@ -230,7 +230,7 @@ func TestGameServiceRepetition(t *testing.T) {
 func TestGameServiceFollow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svc := newGameService(openGameStore(t), lastLegal, time.Second, nil)
+	svc := newGameService(openGameStore(t), lastLegal, time.Second, 0, nil)
 	a, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +293,7 @@ func TestGameServiceFollow(t *testing.T) {
 
 func TestFollowEndsOnShutdown(t *testing.T) {
 	ctx := context.Background()
-	svc := newGameService(openGameStore(t), lastLegal, time.Second, nil)
+	svc := newGameService(openGameStore(t), lastLegal, time.Second, 0, nil)
 	stopping := make(chan struct{})
 	svc.stopping = stopping
 	a, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
@@ -355,7 +355,7 @@ func TestRateLimiter(t *testing.T) {
 }
 
 func TestAIBudget(t *testing.T) {
-	svc := newGameService(nil, lastLegal, 800*time.Millisecond, nil)
+	svc := newGameService(nil, lastLegal, 800*time.Millisecond, 0, nil)
 	for _, tc := range []struct {
 		level int
 		want  time.Duration
@@ -397,8 +397,8 @@ func TestGameCache(t *testing.T) {
 func TestGameServiceStaleCache(t *testing.T) {
 	ctx := context.Background()
 	st := openGameStore(t)
-	a := newGameService(st, lastLegal, time.Second, nil)
-	b := newGameService(st, lastLegal, time.Second, nil)
+	a := newGameService(st, lastLegal, time.Second, 0, nil)
+	b := newGameService(st, lastLegal, time.Second, 0, nil)
 	s, err := a.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -428,5 +428,49 @@ func TestGameServiceStaleCache(t *testing.T) {
 	ms, err := st.Moves(ctx, id, 0, 10)
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("%d moves (%v), want 3", len(ms), err)
+	}
+}
+
+// TestAIBusy: with one AI search slot taken for longer than an AI move may
+// wait, the next move against the AI is refused with ErrAIBusy and nothing is
+// played; once the slot is free the same request is played.
+func TestAIBusy(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		if level == 4 { // the game that holds the slot
+			entered <- struct{}{}
+			<-release
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc := newGameService(openGameStore(t), choose, 50*time.Millisecond, 1, nil)
+	holder, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South, AILevel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := svc.create(ctx, newGameRequest{Start: engine.Start(), Seat: engine.South, AILevel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, _, err := svc.play(ctx, holder.Game.ID, holder.Token, 0, 0, testAnswer)
+		held <- err
+	}()
+	<-entered
+	if _, _, err := svc.play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); !errors.Is(err, ErrAIBusy) {
+		t.Fatalf("move while the only AI slot is taken: %v, want ErrAIBusy", err)
+	}
+	if g, err := svc.game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
+		t.Fatalf("refused move changed the game: ply %d, %v", g.Ply, err)
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); err != nil {
+		t.Fatalf("the same move once the slot is free: %v", err)
 	}
 }

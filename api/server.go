@@ -69,6 +69,10 @@ type Options struct {
 	// AIMoveTime bounds an AI move at the strongest level; each level below
 	// has half the time of the one above. Zero: DefaultAIMoveTime.
 	AIMoveTime time.Duration
+	// AIConcurrency bounds the AI searches running at once; a move that
+	// waits longer than AIMoveTime for one is refused with 503 ai_busy and
+	// nothing played. Zero: two per CPU.
+	AIConcurrency int
 	// GameCreateRate is how many games one client address may create per
 	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
 	// Retry-After. Zero: no limit.

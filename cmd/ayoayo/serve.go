@@ -41,6 +41,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", api.DefaultPuzzlesFrom.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", api.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
+	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
 	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
@@ -88,6 +89,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		AnalyzeConcurrency: *concurrency,
 		Games:              st,
 		AIMoveTime:         *aiTime,
+		AIConcurrency:      *aiConcurrency,
 		GameCreateRate:     *createRate,
 		GameCreateBurst:    *createBurst,
 		TrustProxyHeaders:  *trustProxy,
