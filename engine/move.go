@@ -109,7 +109,7 @@ func (l Leg) SownPit(i int) int {
 }
 
 // Last returns the pit where the leg's last seed lands.
-func (l Leg) Last() int { return int(lastPit[l.From][l.Seeds]) }
+func (l Leg) Last() int { return int(sowAdd[l.From&15][l.Seeds&63].last) }
 
 // AppendSown appends every pit the leg sows into, in order, to dst.
 func (l Leg) AppendSown(dst []int) []int {
@@ -195,21 +195,18 @@ func (b board) rowEmpty(s Side) bool {
 // sowAdd[o][n] is what sowing n seeds from pit o does to the board: n taken
 // from pit o, and what each other pit receives, folded into one pair of words
 // to add (the subtraction wraps, but pit o holds exactly n, so no byte ever
-// borrows from its neighbour and the sum is exact). lastPit[o][n] is where the
-// last seed lands. Every seed count a valid position can hold has an entry, so
-// a leg costs two additions and a lookup, however many laps.
+// borrows from its neighbour and the sum is exact), and last, the pit where
+// the last seed lands. Every seed count a valid position can hold has an
+// entry, so a leg costs two additions and a lookup, however many laps.
 //
-// The tables are padded to powers of two so that masked indexes need no
-// bounds checks in the sowing loop.
+// The table is padded to powers of two so that masked indexes need no bounds
+// checks in the sowing loop.
 type sowStep struct {
 	lo, hi uint64
 	last   uint8
 }
 
-var (
-	sowAdd  [16][64]sowStep
-	lastPit [NumPits][SeedCount + 1]uint8
-)
+var sowAdd [16][64]sowStep
 
 func init() {
 	for o := range NumPits {
@@ -228,7 +225,6 @@ func init() {
 			take[o] = uint8(n)
 			t := loadBoard(&take)
 			sowAdd[o][n] = sowStep{lo: b.lo - t.lo, hi: b.hi - t.hi, last: uint8(pit)}
-			lastPit[o][n] = uint8(pit)
 		}
 	}
 }
