@@ -11,10 +11,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Errors of the api package itself. Handlers and middleware return them

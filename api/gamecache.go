@@ -4,7 +4,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/ayoayo/ayoayo/api/store"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // gameCache keeps the latest known row of recently played games, so a move

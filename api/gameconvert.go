@@ -6,8 +6,8 @@ package api
 import (
 	"encoding/json"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 func rulesToAPI(r engine.Rules) Rules {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // gameHub wakes the followers of a game when it changes.

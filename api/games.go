@@ -17,8 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Defaults of the game options.

@@ -20,8 +20,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // gamesServer is a real HTTP server over loopback with a temporary store.

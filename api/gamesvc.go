@@ -21,9 +21,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Errors of game sessions that are not the store's or the engine's.

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/engine"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 func openGameStore(t *testing.T) *store.Store {

@@ -12,8 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // The daily puzzle feed: puzzles are generated on the first request for

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // countingStore counts the puzzles written, to show that concurrent first

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/api"
-	"github.com/ayoayo/ayoayo/api/store"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // startServer starts the real API server, client included, on 127.0.0.1 with

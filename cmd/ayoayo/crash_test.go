@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // TestCrashKeepsAnsweredMoves is the durability check: the real binary,

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // maxFillDays bounds one `puzzles generate` run: ten years ahead is plenty.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 func TestPuzzlesGenerate(t *testing.T) {

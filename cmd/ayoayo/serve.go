@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/api"
-	"github.com/ayoayo/ayoayo/api/store"
 	"github.com/ayoayo/ayoayo/puzzles"
+	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Server timeouts. The write timeout leaves room for the longest analysis

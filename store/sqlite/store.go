@@ -2,7 +2,7 @@
 // (pure Go, no cgo). The schema lives in numbered migrations embedded in the
 // binary and applied in order at Open; each is recorded, so a database written
 // by an older version upgrades in place.
-package store
+package sqlite
 
 import (
 	"context"
