@@ -13,8 +13,8 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Errors of the api package itself. Handlers and middleware return them
@@ -28,9 +28,12 @@ var (
 	ErrRecordTooLong        = errors.New("game record too long")
 	ErrTooManyAnalyses      = errors.New("too many analyses")
 	ErrNotReady             = errors.New("not ready")
-	ErrRouteNotFound        = errors.New("no such route")
-	ErrMethodNotAllowed     = errors.New("method not allowed")
-	ErrInternal             = errors.New("internal error")
+	// ErrRateLimited: too many requests from one client address; the error
+	// is a *RateLimitError that says when to come back.
+	ErrRateLimited      = errors.New("rate limited")
+	ErrRouteNotFound    = errors.New("no such route")
+	ErrMethodNotAllowed = errors.New("method not allowed")
+	ErrInternal         = errors.New("internal error")
 )
 
 // apiError is this package's error: its kind, one of the sentinels above,
@@ -99,22 +102,20 @@ var problemTable = []problemRow{
 	// The client went away; nobody reads this answer, but logs and metrics do.
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
 
-	// --- games errors go here (issue 5) ---
-	{Err: ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},
-	{Err: ErrNotYourTurn, Status: http.StatusForbidden, Code: "not_your_turn", Title: "Not your turn"},
-	{Err: store.ErrStalePly, Status: http.StatusConflict, Code: "stale_ply", Title: "Stale ply"},
-	{Err: store.ErrFinished, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
-	{Err: store.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
-	{Err: store.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
+	// Game sessions.
+	{Err: games.ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},
+	{Err: games.ErrNotYourTurn, Status: http.StatusForbidden, Code: "not_your_turn", Title: "Not your turn"},
+	{Err: games.ErrStalePly, Status: http.StatusConflict, Code: "stale_ply", Title: "Stale ply"},
+	{Err: games.ErrFinished, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
+	{Err: games.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
+	{Err: games.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
 	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
-	{Err: ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
+	{Err: games.ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
+	{Err: games.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
-	// A row the store reports missing (a game, a puzzle).
-	{Err: store.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
-
-	// --- puzzles errors go here (issue 6) ---
+	// The daily puzzle feed.
 	{Err: puzzles.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
-	{Err: ErrPuzzleNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
+	{Err: puzzles.ErrNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
 	{Err: puzzles.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
 	{Err: puzzles.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
 	// A stored puzzle that no longer proves (a bad restore, a newer

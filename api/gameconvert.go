@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 
 	"github.com/ayoayo/ayoayo/engine"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/games"
 )
 
 func rulesToAPI(r engine.Rules) Rules {
@@ -15,7 +15,7 @@ func rulesToAPI(r engine.Rules) Rules {
 	return Rules{CaptureSeed: &cs, Leftovers: &lo}
 }
 
-func gameToAPI(g *store.Game) Game {
+func gameToAPI(g *games.Game) Game {
 	out := Game{
 		Id:        g.ID,
 		Status:    GameStatus(g.Status),
@@ -62,7 +62,7 @@ func gameToAPI(g *store.Game) Game {
 	return out
 }
 
-func moveToAPI(m *store.Move) GameMove {
+func moveToAPI(m *games.Move) GameMove {
 	legs := make([]Leg, len(m.Legs))
 	for i, l := range m.Legs {
 		legs[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
@@ -89,14 +89,14 @@ func moveToAPI(m *store.Move) GameMove {
 	return out
 }
 
-func seatToAPI(a *seatAnswer) GameSeat {
+func seatToAPI(a *games.Seat) GameSeat {
 	return GameSeat{Game: gameToAPI(&a.Game), Seat: Side(a.Side.String()), Token: a.Token}
 }
 
 // encodePlay is the body of a move's answer, stored with the move so that a
 // retry gets these very bytes back. It ends in a newline like every answer
 // the generated code encodes.
-func encodePlay(r *playResult) ([]byte, error) {
+func encodePlay(r *games.PlayResult) ([]byte, error) {
 	ans := PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game)}
 	if r.Reply != nil {
 		reply := moveToAPI(r.Reply)

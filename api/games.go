@@ -1,7 +1,7 @@
 package api
 
 // The /v1/games handlers: they decode, find the caller's token and address,
-// ask the game service (gamesvc.go) and encode. Errors are returned for
+// ask the game service (package games) and encode. Errors are returned for
 // errors.go to answer.
 
 import (
@@ -18,12 +18,11 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ayoayo/ayoayo/engine"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // Defaults of the game options.
 const (
-	DefaultAIMoveTime     = time.Second
 	DefaultEventHeartbeat = 15 * time.Second
 	defaultMovesLimit     = 100
 	// eventWriteTimeout bounds each write of an event stream, in place of the
@@ -31,35 +30,39 @@ const (
 	eventWriteTimeout = 30 * time.Second
 )
 
-// errNoGames answers the game operations of a server built without a store.
-var errNoGames = newError(ErrNotReady, "this server was started without a game store")
-
-// gameAPI is the games part of the Server.
-type gameAPI struct {
-	svc         *gameService
-	createLimit *rateLimiter
-	trustProxy  bool
-	heartbeat   time.Duration
+// GameService is what the /v1/games handlers need: *games.Service has it.
+type GameService interface {
+	Create(ctx context.Context, req games.NewGame) (games.Seat, error)
+	Join(ctx context.Context, id string) (games.Seat, error)
+	Game(ctx context.Context, id string) (games.Game, error)
+	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
+	Play(ctx context.Context, id, token string, ply, pit int, encode games.Encoder) (body []byte, replayed bool, err error)
+	Resign(ctx context.Context, id, token string) (games.Game, error)
+	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, emit func(games.Event) error, beat func() error) error
 }
 
-// initGames builds the games part from the options; without a store the game
-// operations answer 503.
-func (s *Server) initGames() {
-	o := s.opts
-	if o.Games == nil {
-		return
-	}
-	g := &gameAPI{
-		svc:         newGameService(o.Games, o.ChooseMove, o.AIMoveTime, o.AIConcurrency, o.Logger),
-		createLimit: newRateLimiter(o.GameCreateRate, o.GameCreateBurst, nil),
-		trustProxy:  o.TrustProxyHeaders,
-		heartbeat:   o.EventHeartbeat,
-	}
-	g.svc.stopping = o.Stopping
-	if g.heartbeat <= 0 {
-		g.heartbeat = DefaultEventHeartbeat
-	}
-	s.games = g
+// noGames stands in for the game service of a server started without one:
+// every operation answers 503.
+type noGames struct{}
+
+var errNoGames = newError(ErrNotReady, "this server was started without game sessions")
+
+func (noGames) Create(context.Context, games.NewGame) (games.Seat, error) {
+	return games.Seat{}, errNoGames
+}
+func (noGames) Join(context.Context, string) (games.Seat, error) { return games.Seat{}, errNoGames }
+func (noGames) Game(context.Context, string) (games.Game, error) { return games.Game{}, errNoGames }
+func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
+	return nil, errNoGames
+}
+func (noGames) Play(context.Context, string, string, int, int, games.Encoder) ([]byte, bool, error) {
+	return nil, false, errNoGames
+}
+func (noGames) Resign(context.Context, string, string) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) Follow(context.Context, string, int, time.Duration, func(games.Event) error, func() error) error {
+	return errNoGames
 }
 
 // callerKey keys the caller's token and address in a request's context.
@@ -77,7 +80,7 @@ func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
 		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization))}
-		if s.games != nil && s.games.trustProxy {
+		if s.opts.TrustProxyHeaders {
 			cl.addr = c.RealIP()
 		} else if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
 			cl.addr = host
@@ -105,17 +108,14 @@ func callerOf(ctx context.Context) caller {
 
 // CreateGame starts a game for the caller.
 func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (CreateGameResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	if err := s.games.createLimit.allow(callerOf(ctx).addr); err != nil {
+	if err := s.createLimit.allow(callerOf(ctx).addr); err != nil {
 		return nil, err
 	}
 	b := req.Body
-	nr := newGameRequest{Start: engine.Start(), Seat: engine.South}
+	nr := games.NewGame{Start: engine.Start(), Seat: engine.South}
 	var err error
 	if nr.Rules, err = rulesFromAPI(b.Rules); err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 	case b.Opponent.Level != nil:
 		return nil, newError(ErrInvalidRequest, "request body at /opponent/level: a level is only for the AI")
 	}
-	seat, err := s.games.svc.create(ctx, nr)
+	seat, err := s.games.Create(ctx, nr)
 	if err != nil {
 		return nil, err
 	}
@@ -148,22 +148,11 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 
 // JoinGame gives the caller the second seat, once.
 func (s *Server) JoinGame(ctx context.Context, req JoinGameRequestObject) (JoinGameResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
-	seat, err := s.games.svc.join(ctx, req.Id)
+	seat, err := s.games.Join(ctx, req.Id)
 	if err != nil {
-		return nil, gameError(req.Id, err)
+		return nil, err
 	}
 	return JoinGame201JSONResponse(seatToAPI(&seat)), nil
-}
-
-// gameError names the game in a not-found error's detail.
-func gameError(id string, err error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("game %s: %w", id, err)
-	}
-	return err
 }
 
 // gameETag is the game's entity tag: its version, which every change bumps.
@@ -171,12 +160,9 @@ func gameETag(version int64) string { return `"` + strconv.FormatInt(version, 10
 
 // GetGame returns the game, or 304 when If-None-Match has its current ETag.
 func (s *Server) GetGame(ctx context.Context, req GetGameRequestObject) (GetGameResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
-	g, err := s.games.svc.game(ctx, req.Id)
+	g, err := s.games.Game(ctx, req.Id)
 	if err != nil {
-		return nil, gameError(req.Id, err)
+		return nil, err
 	}
 	etag := gameETag(g.Version)
 	if notModified(req.Params.IfNoneMatch, etag) {
@@ -187,9 +173,6 @@ func (s *Server) GetGame(ctx context.Context, req GetGameRequestObject) (GetGame
 
 // ListGameMoves returns a page of the history.
 func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObject) (ListGameMovesResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
 	from, limit := 0, defaultMovesLimit
 	if req.Params.From != nil {
 		from = *req.Params.From
@@ -198,9 +181,9 @@ func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObje
 		limit = *req.Params.Limit
 	}
 	// One more than asked for tells whether a next page exists.
-	ms, err := s.games.svc.moves(ctx, req.Id, from, limit+1)
+	ms, err := s.games.Moves(ctx, req.Id, from, limit+1)
 	if err != nil {
-		return nil, gameError(req.Id, err)
+		return nil, err
 	}
 	page := GameMovesPage{Moves: make([]GameMove, 0, min(len(ms), limit))}
 	for i := range ms[:min(len(ms), limit)] {
@@ -230,15 +213,12 @@ func (r rawPlayAnswer) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
 
 // PlayGameMove plays a move for the seat whose token the caller sent.
 func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject) (PlayGameMoveResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	body, replayed, err := s.games.svc.play(ctx, req.Id, callerOf(ctx).token, req.Body.Ply, req.Body.Pit, encodePlay)
+	body, replayed, err := s.games.Play(ctx, req.Id, callerOf(ctx).token, req.Body.Ply, req.Body.Pit, encodePlay)
 	if err != nil {
-		return nil, gameError(req.Id, err)
+		return nil, err
 	}
 	if replayed {
 		return rawPlayAnswer{status: http.StatusOK, body: body}, nil
@@ -248,12 +228,9 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 
 // ResignGame ends the game for the caller's seat.
 func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (ResignGameResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
-	g, err := s.games.svc.resign(ctx, req.Id, callerOf(ctx).token)
+	g, err := s.games.Resign(ctx, req.Id, callerOf(ctx).token)
 	if err != nil {
-		return nil, gameError(req.Id, err)
+		return nil, err
 	}
 	return ResignGame200JSONResponse(gameToAPI(&g)), nil
 }
@@ -261,22 +238,19 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 // FollowGameEvents streams the game's events. The game is looked up first,
 // so an unknown one is a 404 problem, not an empty stream.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
-	if s.games == nil {
-		return nil, errNoGames
-	}
-	if _, err := s.games.svc.game(ctx, req.Id); err != nil {
-		return nil, gameError(req.Id, err)
+	if _, err := s.games.Game(ctx, req.Id); err != nil {
+		return nil, err
 	}
 	last := -1
 	if req.Params.LastEventID != nil {
 		last = *req.Params.LastEventID
 	}
-	return gameStream{api: s.games, ctx: ctx, id: req.Id, last: last}, nil
+	return gameStream{s: s, ctx: ctx, id: req.Id, last: last}, nil
 }
 
 // gameStream writes a game's events as Server-Sent Events.
 type gameStream struct {
-	api  *gameAPI
+	s    *Server
 	ctx  context.Context
 	id   string
 	last int
@@ -306,10 +280,10 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return nil // the client is gone
 	}
 	var buf []byte
-	emit := func(e gameEvent) error {
+	emit := func(e games.Event) error {
 		var data any
 		switch e.Kind {
-		case eventMove:
+		case games.EventMove:
 			data = moveToAPI(e.Move)
 		default:
 			data = gameToAPI(e.Game)
@@ -322,10 +296,10 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return write(buf)
 	}
 	beat := func() error { return write([]byte(": ping\n\n")) }
-	err := gs.api.svc.follow(gs.ctx, gs.id, gs.last, gs.api.heartbeat, emit, beat)
+	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, emit, beat)
 	if err != nil && gs.ctx.Err() == nil && !writeFailed {
 		// The answer has started: the error can only be logged.
-		gs.api.svc.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())
+		gs.s.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())
 	}
 	return nil
 }
@@ -334,7 +308,7 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 // recover: the current ply of a stale move, the rules' reason of an illegal
 // one.
 func gameProblemMembers(err error, p *problem) {
-	var stale *store.StalePlyError
+	var stale *games.StalePlyError
 	if errors.As(err, &stale) {
 		p.CurrentPly = &stale.Current
 	}
@@ -351,7 +325,7 @@ func gameProblemHeaders(err error, h http.Header) {
 	if errors.As(err, &rl) {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(rl.RetrySeconds()))
 	}
-	if errors.Is(err, ErrUnauthorized) {
+	if errors.Is(err, games.ErrUnauthorized) {
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // BenchmarkGameMovesHTTP plays two-person games over loopback HTTP, from
@@ -15,9 +17,8 @@ import (
 // validator, the rules and one group-committed write. It reports moves/s
 // (client and server share the machine, as in `ayoayo loadtest`).
 func BenchmarkGameMovesHTTP(b *testing.B) {
-	gs := newGamesServer(&testing.T{}, Options{}, nil)
+	gs := newGamesServer(&testing.T{}, Options{}, games.Options{}, nil)
 	defer gs.ts.Close()
-	defer gs.st.Close()
 	gs.trust = true // the tests check the answers; here only speed counts
 	var seq atomic.Uint64
 	b.SetParallelism(8)

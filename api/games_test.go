@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +21,8 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/ayoayo/ayoayo/engine"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // gamesServer is a real HTTP server over loopback with a temporary store.
@@ -30,22 +31,19 @@ import (
 type gamesServer struct {
 	t      *testing.T
 	ts     *httptest.Server
-	st     *store.Store
+	st     *memory.Store
 	client *http.Client
 	router routers.Router
 	trust  bool // skip the check against the document (benchmarks)
 }
 
-func newGamesServer(t *testing.T, opts Options, configure func(*http.Server)) *gamesServer {
+func newGamesServer(t *testing.T, opts Options, gopts games.Options, configure func(*http.Server)) *gamesServer {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "games.db"))
-	if err != nil {
-		t.Fatal(err)
+	st := memory.New()
+	if gopts.Choose == nil {
+		gopts.Choose = lastLegal
 	}
-	opts.Games = st
-	if opts.ChooseMove == nil {
-		opts.ChooseMove = lastLegal
-	}
+	opts.Games = games.NewService(st, gopts)
 	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -59,10 +57,7 @@ func newGamesServer(t *testing.T, opts Options, configure func(*http.Server)) *g
 	tr := ts.Client().Transport.(*http.Transport)
 	tr.MaxIdleConnsPerHost = 64
 	gs := &gamesServer{t: t, ts: ts, st: st, client: ts.Client(), router: router}
-	t.Cleanup(func() {
-		ts.Close()
-		st.Close()
-	})
+	t.Cleanup(ts.Close)
 	return gs
 }
 
@@ -209,7 +204,7 @@ func sideIndex(s Side) int {
 }
 
 func TestGamesHTTPFlow(t *testing.T) {
-	gs := newGamesServer(t, Options{}, nil)
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
 	human := map[string]any{"opponent": map[string]any{"type": "human"}}
 
 	// Creation: the creator's seat and token, the game waiting.
@@ -355,7 +350,7 @@ func TestGamesHTTPFlow(t *testing.T) {
 }
 
 func TestGamesHTTPCreateOptions(t *testing.T) {
-	gs := newGamesServer(t, Options{}, nil)
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
 	start := map[string]any{"pits": []int{1, 1, 1, 0, 0, 0, 1, 1, 0, 0, 1, 0}, "captured": map[string]int{"south": 21, "north": 21}, "toMove": "south"}
 	tests := []struct {
 		name   string
@@ -423,7 +418,7 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 }
 
 func TestGamesHTTPCreateRateLimit(t *testing.T) {
-	gs := newGamesServer(t, Options{GameCreateRate: 1, GameCreateBurst: 2}, nil)
+	gs := newGamesServer(t, Options{GameCreateRate: 1, GameCreateBurst: 2}, games.Options{}, nil)
 	human := map[string]any{"opponent": map[string]any{"type": "human"}}
 	for range 2 {
 		gs.expect(gs.must(http.MethodPost, "/v1/games", "", human, nil), http.StatusCreated, "")
@@ -445,7 +440,7 @@ func TestGamesHTTPCreateRateLimit(t *testing.T) {
 // same bytes); every other gets 409 stale_ply. The history has no gap and no
 // duplicate.
 func TestGamesHTTPSamePlyRace(t *testing.T) {
-	gs := newGamesServer(t, Options{}, nil)
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
 	const racers = 20
 	for round := 0; round < 10 && game.Status == Active; round++ {
@@ -522,7 +517,7 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 // against the AI, then replays each stored history through the engine: every
 // stored position, capture and result is what the engine says.
 func TestGamesHTTPManyGamesReplay(t *testing.T) {
-	gs := newGamesServer(t, Options{AIMoveTime: 20 * time.Millisecond}, nil)
+	gs := newGamesServer(t, Options{}, games.Options{AIMoveTime: 20 * time.Millisecond}, nil)
 	const games = 200
 	ids := make([]string, games)
 	errs := make(chan error, games)
@@ -700,13 +695,13 @@ func (gs *gamesServer) openEvents(id, lastID string) (*http.Response, error) {
 // must go on well past it.
 func TestGamesHTTPEventsOutliveWriteTimeout(t *testing.T) {
 	const writeTimeout = 100 * time.Millisecond
-	gs := newGamesServer(t, Options{EventHeartbeat: 20 * time.Millisecond},
+	gs := newGamesServer(t, Options{EventHeartbeat: 20 * time.Millisecond}, games.Options{},
 		func(s *http.Server) { s.WriteTimeout = writeTimeout })
 	// Set up through the store: any request of the test's own could be cut
 	// by that short timeout on a slow machine.
 	now := time.Now().UTC()
-	g := store.Game{ID: "wt", CreatedAt: now, UpdatedAt: now, Start: engine.Start(), Position: engine.Start(),
-		Status: store.Waiting, Tokens: [2][]byte{tokenHash("x"), nil}}
+	g := games.Game{ID: "wt", CreatedAt: now, UpdatedAt: now, Start: engine.Start(), Position: engine.Start(),
+		Status: games.Waiting, Tokens: [2][]byte{hashOf("x"), nil}}
 	if err := gs.st.CreateGame(context.Background(), g, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -724,7 +719,7 @@ func TestGamesHTTPEventsOutliveWriteTimeout(t *testing.T) {
 
 func TestGamesHTTPEvents(t *testing.T) {
 	stopping := make(chan struct{})
-	gs := newGamesServer(t, Options{EventHeartbeat: 30 * time.Millisecond, Stopping: stopping}, nil)
+	gs := newGamesServer(t, Options{EventHeartbeat: 30 * time.Millisecond}, games.Options{Stopping: stopping}, nil)
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 	var south GameSeat
 	a.decode(t, &south)
@@ -833,4 +828,19 @@ func TestGamesHTTPEvents(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream did not end at shutdown")
 	}
+}
+
+// lastLegal is a deterministic AI for tests: the highest legal pit.
+func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.Position, _ int, _ uint64) (int, error) {
+	pit := -1
+	for m := p.LegalMoves(r); m != 0; {
+		pit = m.Next()
+	}
+	return pit, nil
+}
+
+// hashOf is a seat token's hash as the store keeps it.
+func hashOf(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
 }

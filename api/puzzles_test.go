@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -14,19 +13,19 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // countingStore counts the puzzles written, to show that concurrent first
 // requests share one generation.
 type countingStore struct {
-	*store.Store
+	*memory.Store
 	adds atomic.Int32
 }
 
-func (c *countingStore) AddPuzzle(ctx context.Context, p puzzles.Puzzle) (store.StoredPuzzle, error) {
+func (c *countingStore) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (puzzles.Stored, error) {
 	c.adds.Add(1)
-	return c.Store.AddPuzzle(ctx, p)
+	return c.Store.AddPuzzle(ctx, p, at)
 }
 
 type feedServer struct {
@@ -42,13 +41,9 @@ func newFeedServer(t *testing.T, now string, from time.Time) *feedServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "feed.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	cs := &countingStore{Store: st}
-	h, err := New(Options{Puzzles: cs, PuzzlesFrom: from, Now: func() time.Time { return clock }})
+	cs := &countingStore{Store: memory.New()}
+	feed := puzzles.NewFeed(cs, puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
+	h, err := New(Options{Puzzles: feed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +108,7 @@ func noSolution(t *testing.T, body []byte) {
 	}
 }
 
-var feedStart = DefaultPuzzlesFrom
+var feedStart = puzzles.DefaultFirstDay
 
 func TestDailyPuzzle(t *testing.T) {
 	f := newFeedServer(t, "2026-03-04T10:00:00Z", time.Time{})

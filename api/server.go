@@ -1,7 +1,9 @@
-// Package api serves the HTTP API that openapi.yaml specifies: the generated
-// echo server (api.gen.go), request validation against the embedded
-// document, thin handlers over the engine and the search, and the operations
-// endpoints. Every error becomes an RFC 9457 problem through errors.go.
+// Package api translates HTTP: it serves the API that openapi.yaml specifies
+// through the generated echo server (api.gen.go), validates requests against
+// the embedded document, and hands them to the engine and the search (the
+// stateless endpoints), the games service and the puzzle feed, which make
+// every decision. Every error becomes an RFC 9457 problem through the one
+// table in errors.go.
 package api
 
 import (
@@ -34,15 +36,15 @@ const (
 	DefaultAnalyzeMs = 1000     // milliseconds, the default
 )
 
-// Pinger is what readiness needs of the database: *store.Store has it.
+// Pinger is what readiness needs of the database: the stores have it.
 type Pinger interface {
 	Ping(ctx context.Context) error
 }
 
 // Options configure the server. The zero value serves with defaults: no
 // logging, always ready, any CORS origin, DefaultBodyLimit, one analysis per
-// CPU. Add a field per dependency (a store interface, a clock) rather than
-// reaching for globals.
+// CPU, and 503 for the game and puzzle operations. A service's presence is
+// its feature switch: the handlers never check for nil.
 type Options struct {
 	// Logger receives one structured line per request and the details of
 	// every fault. Nil discards them.
@@ -59,20 +61,9 @@ type Options struct {
 	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
 	AnalyzeConcurrency int
 
-	// --- games options go here (issue 5) ---
-
-	// Games stores game sessions (*store.Store has the methods). Nil: the
-	// /v1/games operations answer 503.
-	Games GameStore
-	// ChooseMove is the AI of game sessions. Nil: search.ChooseMove.
-	ChooseMove MoveChooser
-	// AIMoveTime bounds an AI move at the strongest level; each level below
-	// has half the time of the one above. Zero: DefaultAIMoveTime.
-	AIMoveTime time.Duration
-	// AIConcurrency bounds the AI searches running at once; a move that
-	// waits longer than AIMoveTime for one is refused with 503 ai_busy and
-	// nothing played. Zero: two per CPU.
-	AIConcurrency int
+	// Games runs game sessions (*games.Service). Nil: the /v1/games
+	// operations answer 503.
+	Games GameService
 	// GameCreateRate is how many games one client address may create per
 	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
 	// Retry-After. Zero: no limit.
@@ -85,25 +76,14 @@ type Options struct {
 	// EventHeartbeat is how often an idle event stream gets a comment line.
 	// Zero: DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
-	// Stopping ends every event stream when closed. Close it when a graceful
-	// shutdown begins (http.Server.RegisterOnShutdown): Shutdown waits for
-	// responses to end, and a stream would not end by itself.
-	Stopping <-chan struct{}
 
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
 
-	// --- puzzles options go here (issue 6) ---
-
-	// Puzzles stores the daily puzzle feed. Nil: the puzzle endpoints
-	// answer 503.
-	Puzzles PuzzleStore
-	// PuzzlesFrom is the feed's first day (its UTC day counts); earlier days
-	// are 404. Zero means DefaultPuzzlesFrom, 2026-01-01.
-	PuzzlesFrom time.Time
-	// Now is the clock that says which day is today. Nil means time.Now.
-	Now func() time.Time
+	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
+	// operations answer 503.
+	Puzzles PuzzleFeed
 }
 
 // withDefaults fills in the zero fields.
@@ -120,11 +100,14 @@ func (o Options) withDefaults() Options {
 	if o.AnalyzeConcurrency <= 0 {
 		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
 	}
-	if o.PuzzlesFrom.IsZero() {
-		o.PuzzlesFrom = DefaultPuzzlesFrom
+	if o.Games == nil {
+		o.Games = noGames{}
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Puzzles == nil {
+		o.Puzzles = noPuzzles{}
+	}
+	if o.EventHeartbeat <= 0 {
+		o.EventHeartbeat = DefaultEventHeartbeat
 	}
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
@@ -133,9 +116,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Server implements the generated StrictServerInterface. Each area's
-// handlers live in their own file (handlers.go, ops.go; games.go and
-// puzzles.go later), all methods of this one type.
+// Server implements the generated StrictServerInterface. Each resource's
+// handlers live in their own file (handlers.go for the stateless moves,
+// games.go, puzzles.go, ops.go), all methods of this one type.
 type Server struct {
 	opts     Options
 	log      *slog.Logger
@@ -148,8 +131,9 @@ type Server struct {
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
 
-	games *gameAPI    // nil without Options.Games
-	feed  *puzzleFeed // the daily puzzle feed (puzzles.go)
+	games       GameService
+	feed        PuzzleFeed
+	createLimit *rateLimiter // of game creations, per client address
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -170,12 +154,14 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Logger,
-		spec:     spec,
-		analyze:  search.Analyze,
-		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
-		feed:     newPuzzleFeed(opts),
+		opts:        opts,
+		log:         opts.Logger,
+		spec:        spec,
+		analyze:     search.Analyze,
+		analyses:    make(chan struct{}, opts.AnalyzeConcurrency),
+		games:       opts.Games,
+		feed:        opts.Puzzles,
+		createLimit: newRateLimiter(opts.GameCreateRate, opts.GameCreateBurst, nil),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err
@@ -186,7 +172,6 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
 		return nil, nil, err
 	}
-	s.initGames()
 	e, err := s.echo()
 	if err != nil {
 		return nil, nil, err

@@ -148,30 +148,6 @@ func TestRoutesMatchSpec(t *testing.T) {
 	}
 }
 
-// The merge markers stay, each on its own with unrelated lines around it, so
-// the games and puzzles additions do not collide.
-func TestSpecMergeMarkers(t *testing.T) {
-	text, err := os.ReadFile("../openapi.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(text), "\n")
-	var at []int
-	for i, l := range lines {
-		if strings.Contains(l, "# --- ") && strings.Contains(l, " go here") {
-			at = append(at, i)
-		}
-	}
-	if len(at) < 8 {
-		t.Fatalf("%d merge markers, want tags, paths, schemas and responses for games and puzzles", len(at))
-	}
-	for i := 1; i < len(at); i++ {
-		if at[i]-at[i-1] < 3 {
-			t.Errorf("markers on lines %d and %d are too close to merge apart", at[i-1]+1, at[i]+1)
-		}
-	}
-}
-
 // Whatever the body, the answer is never a 5xx and an error is a problem.
 func FuzzEvaluate(f *testing.F) {
 	f.Add(`{"position":` + startJSON + `,"pit":0}`)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // TestCrashKeepsAnsweredMoves is the durability check: the real binary,
@@ -101,7 +101,7 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 		t.Fatal("the event stream outlived the server")
 	}
 
-	st, err := store.Open(context.Background(), db)
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

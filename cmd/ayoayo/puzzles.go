@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // maxFillDays bounds one `puzzles generate` run: ten years ahead is plenty.
@@ -46,26 +45,22 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 		return fmt.Errorf("%w: --days %d, want 1 to %d", errUsage, *days, maxFillDays)
 	}
 
-	st, err := store.Open(ctx, *db)
+	st, err := sqlite.Open(ctx, *db, sqlite.Options{})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{})
 	for i := range *days {
 		d := first.AddDate(0, 0, i)
-		sp, err := st.PuzzleByDate(ctx, d)
-		what := "already stored"
-		if errors.Is(err, store.ErrNotFound) {
-			start := time.Now()
-			var p puzzles.Puzzle
-			if p, err = puzzles.Generate(ctx, d); err != nil {
-				return err
-			}
-			what = fmt.Sprintf("generated in %d ms", time.Since(start).Milliseconds())
-			sp, err = st.AddPuzzle(ctx, p)
-		}
+		start := time.Now()
+		sp, generated, err := feed.Prepare(ctx, d)
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.Format(puzzles.DateLayout), err)
+		}
+		what := "already stored"
+		if generated {
+			what = fmt.Sprintf("generated in %d ms", time.Since(start).Milliseconds())
 		}
 		p := sp.Puzzle
 		fmt.Fprintf(m.Stdout, "%s %s %-3s %-11s depth %d  difficulty %d  key legs %2d  %s\n",

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 func TestPuzzlesGenerate(t *testing.T) {
@@ -38,7 +38,7 @@ func TestPuzzlesGenerate(t *testing.T) {
 		t.Fatalf("second run (AYOAYO_DB):\n%s", stdout.String())
 	}
 
-	st, err := store.Open(context.Background(), db)
+	st, err := sqlite.Open(context.Background(), db, sqlite.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,9 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
-	store "github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Server timeouts. The write timeout leaves room for the longest analysis
@@ -38,9 +39,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
-	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", api.DefaultPuzzlesFrom.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
-	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", api.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
+	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
@@ -72,7 +73,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})
 	log := slog.New(logHandler)
 
-	st, err := store.Open(ctx, *dbFile)
+	// One clock for every part of the server.
+	now := time.Now
+	st, err := sqlite.Open(ctx, *dbFile, sqlite.Options{Now: now})
 	if err != nil {
 		return err
 	}
@@ -81,22 +84,26 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// Event streams never end by themselves; closing stopping ends them as
 	// the graceful shutdown begins, so Shutdown does not wait for its timeout.
 	stopping := make(chan struct{})
+	gameService := games.NewService(st, games.Options{
+		AIMoveTime:    *aiTime,
+		AIConcurrency: *aiConcurrency,
+		Now:           now,
+		Logger:        log,
+		Stopping:      stopping,
+	})
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Now: now})
 	handler, err := api.New(api.Options{
 		Logger:             log,
 		DB:                 st,
 		CORSOrigins:        splitList(*origins),
 		BodyLimit:          *bodyLimit,
 		AnalyzeConcurrency: *concurrency,
-		Games:              st,
-		AIMoveTime:         *aiTime,
-		AIConcurrency:      *aiConcurrency,
+		Games:              gameService,
 		GameCreateRate:     *createRate,
 		GameCreateBurst:    *createBurst,
 		TrustProxyHeaders:  *trustProxy,
 		EventHeartbeat:     *heartbeat,
-		Stopping:           stopping,
-		Puzzles:            st,
-		PuzzlesFrom:        feedStart,
+		Puzzles:            feed,
 	})
 	if err != nil {
 		return err

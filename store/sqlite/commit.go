@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -159,7 +161,7 @@ func (s *Store) commitBatch(batch []*pendingWrite) []error {
 			continue
 		}
 		if single {
-			if errs[i] = w.fn(ctx, r); errs[i] != nil {
+			if errs[i] = run(ctx, w.fn, r); errs[i] != nil {
 				_ = tx.Rollback()
 				return errs
 			}
@@ -169,7 +171,7 @@ func (s *Store) commitBatch(batch []*pendingWrite) []error {
 			_ = tx.Rollback()
 			return fail(err)
 		}
-		if errs[i] = w.fn(ctx, r); errs[i] != nil {
+		if errs[i] = run(ctx, w.fn, r); errs[i] != nil {
 			if _, err := r.exec(ctx, "ROLLBACK TO write"); err != nil {
 				_ = tx.Rollback()
 				return fail(err)
@@ -184,4 +186,20 @@ func (s *Store) commitBatch(batch []*pendingWrite) []error {
 		return fail(err)
 	}
 	return errs
+}
+
+// errWritePanicked: a write's function panicked; its work is undone and the
+// other writes of its batch go on.
+var errWritePanicked = errors.New("write panicked")
+
+// run calls fn, turning a panic into an error for this write alone, so one
+// faulty write neither kills the committer nor fails the writes it shares a
+// transaction with.
+func run(ctx context.Context, fn func(context.Context, runner) error, r runner) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v\n%s", errWritePanicked, v, debug.Stack())
+		}
+	}()
+	return fn(ctx, r)
 }

@@ -10,92 +10,8 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
 )
-
-// Errors of game sessions; callers match them with errors.Is.
-var (
-	// ErrSeatTaken: the game's second seat already has a player (or the AI).
-	ErrSeatTaken = errors.New("seat already taken")
-	// ErrStalePly: a write named a ply that is not the game's current one; the
-	// error is a *StalePlyError that says which ply is.
-	ErrStalePly = errors.New("stale ply")
-	// ErrFinished: the game has ended and takes no more moves.
-	ErrFinished = errors.New("game is finished")
-	// ErrNotStarted: the game still waits for its second player.
-	ErrNotStarted = errors.New("game has not started")
-)
-
-// StalePlyError is ErrStalePly with the game's current ply.
-type StalePlyError struct {
-	Sent, Current int
-}
-
-func (e *StalePlyError) Error() string {
-	return fmt.Sprintf("stale ply: sent %d, the game is at ply %d", e.Sent, e.Current)
-}
-
-// Is makes errors.Is(err, ErrStalePly) hold.
-func (e *StalePlyError) Is(target error) bool { return target == ErrStalePly }
-
-// Status is where a game session stands.
-type Status string
-
-// The statuses: a game against a person waits for them to join; a game plays
-// until its result is known.
-const (
-	Waiting  Status = "waiting"
-	Active   Status = "active"
-	Finished Status = "finished"
-)
-
-// AI is the seat the computer plays, and how strongly.
-type AI struct {
-	Side  engine.Side
-	Level int
-}
-
-// Game is one game session as stored.
-type Game struct {
-	ID        string
-	CreatedAt time.Time
-	UpdatedAt time.Time
-	JoinedAt  time.Time // zero until the second seat is taken
-	Rules     engine.Rules
-	Start     engine.Position
-	Ply       int             // moves played
-	Position  engine.Position // after them
-	History   []byte          // the pit of each ply, in order
-	Status    Status
-	Result    engine.Result
-	AI        *AI       // nil when both seats are people
-	Tokens    [2][]byte // SHA-256 of each seat's token, by side; nil when empty or the AI's
-	Version   int64     // bumped by every change
-}
-
-// Move is one stored move with everything it did.
-type Move struct {
-	Ply      int // 0 for the first move of the game
-	Side     engine.Side
-	Pit      int
-	ByAI     bool
-	Legs     []engine.Leg
-	Capture  engine.Capture
-	Position engine.Position // after the move
-	Result   engine.Result   // the end this move brought, or NotOver
-	At       time.Time
-}
-
-// Play is one accepted move request: the moves it adds (the player's and, in
-// a game against the AI, the reply), where they leave the game, and the answer
-// the request got, kept for identical retries.
-type Play struct {
-	GameID    string
-	Ply       int    // the ply the request was made at: the game's current ply
-	TokenHash []byte // the seat token that sent it
-	Moves     []Move // at least one; Moves[0] is the request's own move
-	Answer    []byte // the response body
-	At        time.Time
-}
 
 // timeFormat keeps a fixed width so the text sorts as the time does.
 const timeFormat = "2006-01-02T15:04:05.000000Z07:00"
@@ -110,9 +26,9 @@ const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftov
 
 type scanner interface{ Scan(dest ...any) error }
 
-func scanGame(row scanner) (Game, error) {
+func scanGame(row scanner) (games.Game, error) {
 	var (
-		g                         Game
+		g                         games.Game
 		created, updated          string
 		joined, aiSide            sql.NullString
 		aiLevel                   sql.NullInt64
@@ -125,47 +41,67 @@ func scanGame(row scanner) (Game, error) {
 	err := row.Scan(&g.ID, &created, &updated, &joined, &captureSeed, &leftovers, &start, &g.Ply,
 		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version)
 	if errors.Is(err, sql.ErrNoRows) {
-		return g, ErrNotFound
+		return g, games.ErrNotFound
 	}
 	if err != nil {
 		return g, err
 	}
+	if err := decodeGame(&g, created, updated, joined, captureSeed, leftovers, start, position, his, status,
+		winner, endReason, aiSide, aiLevel); err != nil {
+		return games.Game{}, undecodable("game "+g.ID, err)
+	}
+	g.Tokens = [2][]byte{southToken, northToken}
+	return g, nil
+}
+
+// decodeGame fills g from the text of its row.
+func decodeGame(g *games.Game, created, updated string, joined sql.NullString, captureSeed, leftovers, start,
+	position, his, status, winner, endReason string, aiSide sql.NullString, aiLevel sql.NullInt64) error {
+	var err error
 	if g.CreatedAt, err = parseTime(created); err != nil {
-		return g, err
+		return err
 	}
 	if g.UpdatedAt, err = parseTime(updated); err != nil {
-		return g, err
+		return err
 	}
 	if joined.Valid {
 		if g.JoinedAt, err = parseTime(joined.String); err != nil {
-			return g, err
+			return err
 		}
 	}
 	if g.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
-		return g, err
+		return err
 	}
 	if g.Start, err = engine.Parse(start); err != nil {
-		return g, err
+		return err
 	}
 	if g.Position, err = engine.Parse(position); err != nil {
-		return g, err
+		return err
 	}
 	if g.History, err = decodeHistory(his); err != nil {
-		return g, err
+		return err
 	}
-	g.Status = Status(status)
+	if g.Status = games.Status(status); !g.Status.Valid() {
+		return fmt.Errorf("status %q", status)
+	}
 	if g.Result, err = parseResult(winner, endReason); err != nil {
-		return g, err
+		return err
 	}
 	if aiSide.Valid {
 		side, err := engine.ParseSide(aiSide.String)
 		if err != nil {
-			return g, err
+			return err
 		}
-		g.AI = &AI{Side: side, Level: int(aiLevel.Int64)}
+		g.AI = &games.AI{Side: side, Level: int(aiLevel.Int64)}
 	}
-	g.Tokens = [2][]byte{southToken, northToken}
-	return g, nil
+	return nil
+}
+
+// undecodable reports a row that does not decode. Its cause is kept as text
+// only: a stored value that does not parse is the server's fault, and must
+// never be matched as the client's bad notation or position.
+func undecodable(what string, cause error) error {
+	return fmt.Errorf("stored %s does not decode: %s", what, cause.Error())
 }
 
 var (
@@ -185,7 +121,7 @@ func parseResult(winner, reason string) (engine.Result, error) {
 
 // CreateGame stores a new game with the moves already played in it (the AI's
 // opening move when the AI plays South).
-func (s *Store) CreateGame(ctx context.Context, g Game, moves []Move) error {
+func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move) error {
 	var aiSide, aiLevel any
 	if g.AI != nil {
 		aiSide, aiLevel = g.AI.Side.String(), g.AI.Level
@@ -240,15 +176,14 @@ func nullableBytes(b []byte) any {
 	return b
 }
 
-// Game returns the game with that id, or ErrNotFound.
-func (s *Store) Game(ctx context.Context, id string) (Game, error) {
+// Game implements games.Store.
+func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 	return scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
 }
 
-// Join gives the empty seat of a waiting game to the holder of tokenHash, once:
-// ErrSeatTaken after that, ErrNotFound for an unknown game.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (Game, error) {
-	var g Game
+// Join implements games.Store.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+	var g games.Game
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
@@ -256,11 +191,11 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.T
 				status = 'active', joined_at = ?2, updated_at = ?2, version = version + 1
 			WHERE id = ?3 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
 			RETURNING `+gameColumns, tokenHash, formatTime(at), id))
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, id); err != nil {
 				return err
 			}
-			return ErrSeatTaken
+			return games.ErrConflict
 		}
 		return err
 	})
@@ -314,114 +249,60 @@ func exists(ctx context.Context, q runner, id string) error {
 	var one int
 	err := q.queryRow(ctx, "SELECT 1 FROM games WHERE id = ?", id).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
+		return games.ErrNotFound
 	}
 	return err
 }
 
-// Resign ends an active game with result (the rules decide who wins), and
-// returns it: ErrFinished when it has already ended, ErrNotStarted while it
-// waits for a player, ErrNotFound for an unknown game.
-func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error) {
-	var g Game
+// Resign implements games.Store.
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+	var g games.Game
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
 				updated_at = ?, version = version + 1
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
 			result.Winner.String(), result.Reason.String(), formatTime(at), id))
-		if errors.Is(err, ErrNotFound) {
-			if err := refuseInto(ctx, r, id, -1, -1, nil, nil); err != nil {
+		if errors.Is(err, games.ErrNotFound) {
+			if err := exists(ctx, r, id); err != nil {
 				return err
 			}
-			return fmt.Errorf("resign %s: the game changed under the write lock", id)
+			return games.ErrConflict
 		}
 		return err
 	})
 	return g, err
 }
 
-// Refusal says why a move request for ply can not be played now. An identical
-// request (same game, ply, pit and token) that was accepted before returns its
-// stored answer and a nil error; otherwise, in this order: ErrNotFound,
-// ErrFinished, ErrNotStarted, a *StalePlyError, or nil answer and nil error
-// when the game is active at that very ply.
-func (s *Store) Refusal(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
-	var answer []byte
-	err := refuseInto(ctx, runner{s: s}, id, ply, pit, tokenHash, &answer)
-	if errors.Is(err, errReplay) {
-		return answer, nil
-	}
-	return answer, err
-}
-
-// errReplay reports, inside ApplyPlay, that the request was already accepted.
-var errReplay = errors.New("request already accepted")
-
-func refuseInto(ctx context.Context, q runner, id string, ply, pit int, tokenHash []byte, answer *[]byte) error {
-	var status string
-	var current int
-	err := q.queryRow(ctx, "SELECT status, ply FROM games WHERE id = ?", id).Scan(&status, &current)
+// Answer implements games.Store.
+func (s *Store) Answer(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
+	var a []byte
+	err := runner{s: s}.queryRow(ctx, `SELECT answer FROM moves
+		WHERE game_id = ? AND ply = ? AND pit = ? AND token_hash = ? AND answer IS NOT NULL`,
+		id, ply, pit, tokenHash).Scan(&a)
 	if errors.Is(err, sql.ErrNoRows) {
-		return ErrNotFound
+		return nil, games.ErrNotFound
 	}
-	if err != nil {
-		return err
-	}
-	if tokenHash != nil && ply >= 0 && ply < current {
-		var a []byte
-		err := q.queryRow(ctx, `SELECT answer FROM moves
-			WHERE game_id = ? AND ply = ? AND pit = ? AND token_hash = ? AND answer IS NOT NULL`,
-			id, ply, pit, tokenHash).Scan(&a)
-		switch {
-		case err == nil:
-			if answer != nil {
-				*answer = a
-			}
-			return errReplay
-		case !errors.Is(err, sql.ErrNoRows):
-			return err
-		}
-	}
-	switch {
-	case Status(status) == Finished:
-		return ErrFinished
-	case Status(status) == Waiting:
-		return ErrNotStarted
-	case ply >= 0 && ply != current:
-		return &StalePlyError{Sent: ply, Current: current}
-	}
-	return nil
+	return a, err
 }
 
-// ApplyPlay stores an accepted move request in one write (see commit.go) that
-// first re-checks that the game is still active at p.Ply, so of concurrent
-// requests for the same ply exactly one is stored. When the very same request
-// (token, ply, pit) was accepted before, nothing is written and its stored
-// answer is returned as replay. Otherwise a refused play returns the error
-// Refusal describes.
-func (s *Store) ApplyPlay(ctx context.Context, p Play) (replay []byte, err error) {
-	if len(p.Moves) == 0 {
-		return nil, fmt.Errorf("apply play to %s: no moves", p.GameID)
-	}
-	last := p.Moves[len(p.Moves)-1]
-	status := Active
-	if last.Result.Over() {
-		status = Finished
-	}
+// ApplyPlay implements games.Store: one write (see commit.go) that first
+// re-checks that the game is still active at p.Ply, so of concurrent plays
+// for the same ply exactly one is stored.
+func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	// The history grows by one digit per move, appended in SQL, so the
 	// caller's copy of it need not be sent back.
 	add := make([]byte, len(p.Moves))
 	for i, m := range p.Moves {
 		add[i] = byte(m.Pit)
 	}
-	err = s.write(ctx, func(ctx context.Context, r runner) error {
-		replay = nil
+	g := &p.Game
+	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
 			WHERE id = ? AND ply = ? AND status = 'active'`,
-			len(p.Moves), last.Position.String(), encodeHistory(add), string(status), last.Result.Winner.String(),
-			last.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
+			len(p.Moves), g.Position.String(), encodeHistory(add), string(g.Status), g.Result.Winner.String(),
+			g.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
 		if err != nil {
 			return err
 		}
@@ -429,18 +310,13 @@ func (s *Store) ApplyPlay(ctx context.Context, p Play) (replay []byte, err error
 			if err != nil {
 				return err
 			}
-			err := refuseInto(ctx, r, p.GameID, p.Ply, p.Moves[0].Pit, p.TokenHash, &replay)
-			if err == nil { // active at that ply after all: cannot happen under the write lock
-				err = fmt.Errorf("apply play to %s at ply %d: the game changed under the write lock", p.GameID, p.Ply)
+			if err := exists(ctx, r, p.GameID); err != nil {
+				return err
 			}
-			return err
+			return games.ErrConflict
 		}
 		return insertMoves(ctx, r, p.GameID, p.Moves, p.TokenHash, p.Answer)
 	})
-	if errors.Is(err, errReplay) {
-		return replay, nil
-	}
-	return nil, err
 }
 
 // outcomeJSON is how a move's outcome is kept in the moves table.
@@ -465,7 +341,7 @@ type resultJSON struct {
 	Reason string `json:"reason"`
 }
 
-func encodeOutcome(m *Move) ([]byte, error) {
+func encodeOutcome(m *games.Move) ([]byte, error) {
 	o := outcomeJSON{Legs: make([]legJSON, len(m.Legs))}
 	for i, l := range m.Legs {
 		o.Legs[i] = legJSON{From: l.From, Seeds: l.Seeds}
@@ -479,7 +355,7 @@ func encodeOutcome(m *Move) ([]byte, error) {
 	return json.Marshal(o)
 }
 
-func decodeOutcome(data []byte, m *Move) error {
+func decodeOutcome(data []byte, m *games.Move) error {
 	var o outcomeJSON
 	if err := json.Unmarshal(data, &o); err != nil {
 		return err
@@ -504,7 +380,7 @@ func decodeOutcome(data []byte, m *Move) error {
 
 // insertMoves stores moves; the first one carries the request's token hash
 // and answer when there are any.
-func insertMoves(ctx context.Context, r runner, gameID string, moves []Move, tokenHash, answer []byte) error {
+func insertMoves(ctx context.Context, r runner, gameID string, moves []games.Move, tokenHash, answer []byte) error {
 	for i, m := range moves {
 		outcome, err := encodeOutcome(&m)
 		if err != nil {
@@ -524,36 +400,42 @@ func insertMoves(ctx context.Context, r runner, gameID string, moves []Move, tok
 	return nil
 }
 
+// decodeMove fills m from the text of its row.
+func decodeMove(m *games.Move, side, position, createdAt string, outcome []byte) error {
+	var err error
+	if m.Side, err = engine.ParseSide(side); err != nil {
+		return err
+	}
+	if m.Position, err = engine.Parse(position); err != nil {
+		return err
+	}
+	if m.At, err = parseTime(createdAt); err != nil {
+		return err
+	}
+	return decodeOutcome(outcome, m)
+}
+
 // Moves returns up to limit moves of the game from ply from on, in order;
 // ErrNotFound for an unknown game.
-func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
+func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error) {
 	rows, err := runner{s: s}.query(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
 		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ms []Move
+	var ms []games.Move
 	for rows.Next() {
 		var (
-			m                         Move
+			m                         games.Move
 			side, position, createdAt string
 			outcome                   []byte
 		)
 		if err := rows.Scan(&m.Ply, &side, &m.Pit, &m.ByAI, &outcome, &position, &createdAt); err != nil {
 			return nil, err
 		}
-		if m.Side, err = engine.ParseSide(side); err != nil {
-			return nil, err
-		}
-		if m.Position, err = engine.Parse(position); err != nil {
-			return nil, err
-		}
-		if m.At, err = parseTime(createdAt); err != nil {
-			return nil, err
-		}
-		if err := decodeOutcome(outcome, &m); err != nil {
-			return nil, fmt.Errorf("move %d of %s: %w", m.Ply, id, err)
+		if err := decodeMove(&m, side, position, createdAt, outcome); err != nil {
+			return nil, undecodable(fmt.Sprintf("move %d of %s", m.Ply, id), err)
 		}
 		ms = append(ms, m)
 	}

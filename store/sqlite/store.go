@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -22,23 +21,16 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// Errors returned across the package boundary; callers match them with
-// errors.Is.
-var (
-	// ErrNotFound: no row with that key.
-	ErrNotFound = errors.New("not found")
-)
-
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
-	db *sql.DB
-	// writeMu queues this process's write transactions in Go. SQLite allows
-	// one writer at a time anyway; without the queue, writers that find the
-	// lock taken wait in SQLite's busy handler, which sleeps in steps of
-	// milliseconds, and a burst of moves would pay those sleeps as latency.
+	db  *sql.DB
+	now func() time.Time
+	// writeMu is held by the committer (commit.go), the only writer, while
+	// a transaction is open, and by a checkpoint that must hold writers off
+	// for a moment.
 	writeMu sync.Mutex
 	// stmts caches prepared statements by their text: parsing a statement
 	// costs SQLite about as much as running it. database/sql prepares each
@@ -94,16 +86,26 @@ func dsn(file string) string {
 	return "file:" + file + "?" + q.Encode()
 }
 
+// Options configure a Store; the zero value is ready to use.
+type Options struct {
+	// Now is the clock that stamps what the store records of its own (when
+	// a migration was applied). Nil: time.Now.
+	Now func() time.Time
+}
+
 // Open opens (creating if needed) the database at file and applies every
 // migration it has not seen.
-func Open(ctx context.Context, file string) (*Store, error) {
+func Open(ctx context.Context, file string, opts Options) (*Store, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	db, err := sql.Open("sqlite", dsn(file))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
-	s := &Store{db: db, stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
+	s := &Store{db: db, now: opts.Now, stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("migrate %s: %w", file, err)
@@ -250,27 +252,31 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version    INTEGER PRIMARY KEY,
-		name       TEXT NOT NULL,
-		applied_at TEXT NOT NULL
-	)`); err != nil {
+	err = s.write(ctx, func(ctx context.Context, r runner) error {
+		_, err := r.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    INTEGER PRIMARY KEY,
+			name       TEXT NOT NULL,
+			applied_at TEXT NOT NULL
+		)`)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	for _, m := range ms {
-		err := s.tx(ctx, func(tx *sql.Tx) error {
+		err := s.write(ctx, func(ctx context.Context, r runner) error {
 			var seen int
-			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&seen); err != nil {
+			if err := r.queryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&seen); err != nil {
 				return err
 			}
 			if seen > 0 {
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			if _, err := r.tx.ExecContext(ctx, m.sql); err != nil { // a script: not one statement to prepare
 				return fmt.Errorf("%s: %w", m.name, err)
 			}
-			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-				m.version, m.name, time.Now().UTC().Format(time.RFC3339Nano))
+			_, err := r.exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+				m.version, m.name, formatTime(s.now()))
 			return err
 		})
 		if err != nil {
@@ -278,22 +284,6 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// tx runs fn in one write transaction (the write lock is taken at BEGIN), and
-// commits it if fn returns nil.
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
 }
 
 // Versions returns the migration versions recorded in the database.

@@ -1,4 +1,4 @@
-package api
+package games
 
 // Live updates of game sessions. A change is committed to the store first;
 // then the hub wakes whoever follows that game, and each follower reads what
@@ -10,32 +10,30 @@ import (
 	"context"
 	"sync"
 	"time"
-
-	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
-// gameHub wakes the followers of a game when it changes.
-type gameHub struct {
+// hub wakes the followers of a game when it changes.
+type hub struct {
 	mu     sync.Mutex
-	topics map[string]*gameTopic
+	topics map[string]*topic
 }
 
-type gameTopic struct {
+type topic struct {
 	changed   chan struct{} // closed and replaced at each change
 	followers int
 }
 
-func newGameHub() *gameHub {
-	return &gameHub{topics: map[string]*gameTopic{}}
+func newHub() *hub {
+	return &hub{topics: map[string]*topic{}}
 }
 
 // follow registers a follower of game id; call the returned func when done.
-func (h *gameHub) follow(id string) (stop func()) {
+func (h *hub) follow(id string) (stop func()) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	t := h.topics[id]
 	if t == nil {
-		t = &gameTopic{changed: make(chan struct{})}
+		t = &topic{changed: make(chan struct{})}
 		h.topics[id] = t
 	}
 	t.followers++
@@ -51,7 +49,7 @@ func (h *gameHub) follow(id string) (stop func()) {
 // changed returns a channel that is closed at the next change of game id.
 // Take it before reading the store: a change committed after the read then
 // closes it.
-func (h *gameHub) changed(id string) <-chan struct{} {
+func (h *hub) changed(id string) <-chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t := h.topics[id]; t != nil {
@@ -61,7 +59,7 @@ func (h *gameHub) changed(id string) <-chan struct{} {
 }
 
 // notify wakes the followers of game id.
-func (h *gameHub) notify(id string) {
+func (h *hub) notify(id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if t := h.topics[id]; t != nil {
@@ -70,36 +68,36 @@ func (h *gameHub) notify(id string) {
 	}
 }
 
-// gameEventKind names the events of a game's stream.
-type gameEventKind string
+// EventKind names the events of a game's stream.
+type EventKind string
 
 const (
-	eventJoined gameEventKind = "joined" // the second seat was taken; id 0
-	eventMove   gameEventKind = "move"   // a move; id is the ply after it
-	eventEnd    gameEventKind = "end"    // the game ended; id is its last ply
+	EventJoined EventKind = "joined" // the second seat was taken; id 0
+	EventMove   EventKind = "move"   // a move; id is the ply after it
+	EventEnd    EventKind = "end"    // the game ended; id is its last ply
 )
 
-// gameEvent is one event of a game's stream. Its ID is a ply count: a client
+// Event is one event of a game's stream. Its ID is a ply count: a client
 // that has seen the event with ID n has seen every move before ply n, and
 // resumes with Last-Event-ID n.
-type gameEvent struct {
+type Event struct {
 	ID   int
-	Kind gameEventKind
-	Game *store.Game // joined and end: the game at that point
-	Move *store.Move // move
+	Kind EventKind
+	Game *Game // joined and end: the game at that point
+	Move *Move // move
 }
 
 // followPage is how many moves a follower reads from the store at a time.
 const followPage = 256
 
-// follow sends the events of game id after lastID (-1: from the beginning)
+// Follow sends the events of game id after lastID (-1: from the beginning)
 // to emit, in order, then every new one as it happens, until the game ends,
 // ctx is cancelled or s.stopping is closed (a graceful shutdown waits for
 // every response to end, and a stream would not end by itself). beat is called every heartbeat
 // interval, to keep idle connections open; the store is read again then too, so a change made by another process sharing
 // the database is seen within a heartbeat.
-func (s *gameService) follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
-	emit func(gameEvent) error, beat func() error) error {
+func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
+	emit func(Event) error, beat func() error) error {
 	stop := s.hub.follow(id)
 	defer stop()
 	joinedSent := lastID >= 0
@@ -113,7 +111,7 @@ func (s *gameService) follow(ctx context.Context, id string, lastID int, heartbe
 			return err
 		}
 		if !joinedSent && !g.JoinedAt.IsZero() {
-			if err := emit(gameEvent{ID: 0, Kind: eventJoined, Game: &g}); err != nil {
+			if err := emit(Event{ID: 0, Kind: EventJoined, Game: &g}); err != nil {
 				return err
 			}
 			joinedSent = true
@@ -127,14 +125,14 @@ func (s *gameService) follow(ctx context.Context, id string, lastID int, heartbe
 				break
 			}
 			for i := range ms {
-				if err := emit(gameEvent{ID: ms[i].Ply + 1, Kind: eventMove, Move: &ms[i]}); err != nil {
+				if err := emit(Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]}); err != nil {
 					return err
 				}
 				next = ms[i].Ply + 1
 			}
 		}
-		if g.Status == store.Finished && next >= g.Ply {
-			return emit(gameEvent{ID: g.Ply, Kind: eventEnd, Game: &g})
+		if g.Status == Finished && next >= g.Ply {
+			return emit(Event{ID: g.Ply, Kind: EventEnd, Game: &g})
 		}
 		select {
 		case <-changed:

@@ -1,10 +1,8 @@
-package api
+package games
 
 import (
 	"slices"
 	"sync"
-
-	store "github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // gameCache keeps the latest known row of recently played games, so a move
@@ -15,21 +13,21 @@ import (
 // do not use it.
 type gameCache struct {
 	mu    sync.Mutex
-	games map[string]*store.Game
+	games map[string]*Game
 	max   int
 }
 
 func newGameCache(max int) *gameCache {
-	return &gameCache{games: make(map[string]*store.Game, max), max: max}
+	return &gameCache{games: make(map[string]*Game, max), max: max}
 }
 
 // get returns a copy of the cached game.
-func (c *gameCache) get(id string) (store.Game, bool) {
+func (c *gameCache) get(id string) (Game, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	g, ok := c.games[id]
 	if !ok {
-		return store.Game{}, false
+		return Game{}, false
 	}
 	cp := *g
 	// Clipped, so the caller's appends copy instead of writing into the
@@ -41,7 +39,7 @@ func (c *gameCache) get(id string) (store.Game, bool) {
 // put records g unless a newer version of it is already there. A full cache
 // forgets an arbitrary game (map order): finished and idle games are the
 // many, and a forgotten game is merely read again.
-func (c *gameCache) put(g *store.Game) {
+func (c *gameCache) put(g *Game) {
 	cp := *g
 	// The history is appended to as the game goes on; the entry must not
 	// share the caller's array.

@@ -1,0 +1,80 @@
+// Package games runs game sessions: two people, or a person against the AI,
+// each seat with its own secret token. It owns the session model (game, seat,
+// move, status), its errors, the Store it needs, and the service that decides
+// who may move, replays the record through the engine, asks the AI for its
+// reply and hands the store one write per accepted request. It knows neither
+// HTTP nor SQL: the api package translates requests, and a store/...
+// package keeps the data.
+package games
+
+import (
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// Status is where a game session stands.
+type Status string
+
+// The statuses: a game against a person waits for them to join; a game plays
+// until its result is known.
+const (
+	Waiting  Status = "waiting"
+	Active   Status = "active"
+	Finished Status = "finished"
+)
+
+// Valid reports whether s is one of the statuses above.
+func (s Status) Valid() bool { return s == Waiting || s == Active || s == Finished }
+
+// AI is the seat the computer plays, and how strongly.
+type AI struct {
+	Side  engine.Side
+	Level int
+}
+
+// Game is one game session.
+type Game struct {
+	ID        string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	JoinedAt  time.Time // zero until the second seat is taken
+	Rules     engine.Rules
+	Start     engine.Position
+	Ply       int             // moves played
+	Position  engine.Position // after them
+	History   []byte          // the pit of each ply, in order
+	Status    Status
+	Result    engine.Result
+	AI        *AI       // nil when both seats are people
+	Tokens    [2][]byte // SHA-256 of each seat's token, by side; nil when empty or the AI's
+	Version   int64     // bumped by every change
+}
+
+// Move is one move of a game with everything it did.
+type Move struct {
+	Ply      int // 0 for the first move of the game
+	Side     engine.Side
+	Pit      int
+	ByAI     bool
+	Legs     []engine.Leg
+	Capture  engine.Capture
+	Position engine.Position // after the move
+	Result   engine.Result   // the end this move brought, or NotOver
+	At       time.Time
+}
+
+// Play is one accepted move request as the store writes it: the moves it
+// adds (the player's and, in a game against the AI, the reply), and the
+// answer the request got, kept for identical retries.
+type Play struct {
+	GameID    string
+	Ply       int    // the ply the request was made at: the game's current ply
+	TokenHash []byte // the seat token that sent it
+	Moves     []Move // at least one; Moves[0] is the request's own move
+	Answer    []byte // the response body
+	At        time.Time
+	// Game is the game after the moves: the store writes its position,
+	// status, result and time, and appends the moves' pits to its history.
+	Game Game
+}

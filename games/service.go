@@ -1,0 +1,515 @@
+package games
+
+// The game-session service: the rules side of game sessions, between the
+// api package and the store. It decides who may move, replays the record
+// through the engine (which applies the repetition rule), asks the AI for
+// its reply and hands the store one write per accepted request.
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+)
+
+// Chooser picks the AI's move at level in p, reproducibly for seed, within
+// ctx's deadline; history holds the positions before p, so the AI sees the
+// repetition rule coming. search.ChooseMove is one; tests pass their own.
+type Chooser func(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error)
+
+// DefaultAIMoveTime bounds an AI move at the strongest level unless Options
+// says otherwise.
+const DefaultAIMoveTime = time.Second
+
+// gameCacheSize bounds the games whose rows the move path keeps (a few
+// hundred bytes each).
+const gameCacheSize = 8192
+
+// Options configure a Service. The zero value works: search.ChooseMove,
+// DefaultAIMoveTime, two AI searches per CPU, time.Now, no log.
+type Options struct {
+	// Choose is the AI. Nil: search.ChooseMove.
+	Choose Chooser
+	// AIMoveTime bounds an AI move at the strongest level; each level below
+	// has half the time of the one above.
+	AIMoveTime time.Duration
+	// AIConcurrency bounds the AI searches running at once: each is
+	// CPU-bound, so beyond a few per core they only slow each other down. A
+	// move that waits longer than AIMoveTime for one gets ErrAIBusy, with
+	// nothing played.
+	AIConcurrency int
+	// Now is the clock. Nil: time.Now.
+	Now func() time.Time
+	// Logger gets what the service cannot answer (an AI that chose no legal
+	// move). Nil discards it.
+	Logger *slog.Logger
+	// Stopping ends every Follow when closed: close it when a graceful
+	// shutdown begins, since a stream would not end by itself.
+	Stopping <-chan struct{}
+}
+
+// Service runs game sessions. Its methods are safe for concurrent use.
+type Service struct {
+	store    Store
+	choose   Chooser
+	aiTime   time.Duration
+	aiSlots  chan struct{}
+	now      func() time.Time
+	log      *slog.Logger
+	stopping <-chan struct{}
+	hub      *hub
+	cache    *gameCache // the move path's guess of each game's row
+}
+
+// NewService returns the service over st.
+func NewService(st Store, o Options) *Service {
+	if o.Choose == nil {
+		o.Choose = search.ChooseMove
+	}
+	if o.AIMoveTime <= 0 {
+		o.AIMoveTime = DefaultAIMoveTime
+	}
+	if o.AIConcurrency <= 0 {
+		o.AIConcurrency = 2 * runtime.GOMAXPROCS(0)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: make(chan struct{}, o.AIConcurrency),
+		now: o.Now, log: o.Logger, stopping: o.Stopping, hub: newHub(), cache: newGameCache(gameCacheSize)}
+}
+
+// clock is the time now at the precision stores keep, so an answer given at
+// once and the same game read back later say the same time.
+func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
+
+// aiBudget is the time bound of an AI move at level: the strongest level has
+// the whole of aiTime, and each level below it half the one above.
+func (s *Service) aiBudget(level int) time.Duration {
+	shift := min(max(search.MaxLevel-level, 0), 20)
+	return max(s.aiTime>>shift, time.Millisecond)
+}
+
+// newToken returns a seat token (256 random bits, URL-safe) and its hash,
+// the only form the store ever sees.
+func newToken() (token string, hash []byte) {
+	var b [32]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	token = base64.RawURLEncoding.EncodeToString(b[:])
+	return token, tokenHash(token)
+}
+
+func tokenHash(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// newGameID returns a random, URL-safe game id of 16 characters.
+func newGameID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// seatOf returns the side whose token is token, or ErrUnauthorized.
+func seatOf(g *Game, token string) (engine.Side, error) {
+	if token == "" {
+		return 0, fmt.Errorf("%w: send the seat's token as Authorization: Bearer TOKEN", ErrUnauthorized)
+	}
+	h := tokenHash(token)
+	for _, side := range []engine.Side{engine.South, engine.North} {
+		if len(g.Tokens[side]) == len(h) && subtle.ConstantTimeCompare(g.Tokens[side], h) == 1 {
+			return side, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: the token is not one of this game's seats", ErrUnauthorized)
+}
+
+// NewGame is what a creator asks for.
+type NewGame struct {
+	Rules   engine.Rules
+	Start   engine.Position
+	Seat    engine.Side // the creator's seat
+	AILevel int         // 0: the other seat is for a person
+}
+
+// Seat is a game with the token of the seat just taken: the only time the
+// token is ever shown.
+type Seat struct {
+	Game  Game
+	Side  engine.Side
+	Token string
+	Moves []Move // the AI's opening move, when it made one at creation
+}
+
+// Create starts a game. Against the AI the game is active at once, and when
+// the AI is to move it moves before the game is stored; against a person the
+// game waits for them to join.
+func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
+	rec, err := engine.NewGame(req.Start, req.Rules)
+	if err != nil {
+		return Seat{}, err
+	}
+	if rec.Result().Over() {
+		return Seat{}, fmt.Errorf("%w: the start position %s is already finished", engine.ErrInvalidPosition, req.Start)
+	}
+	if !req.Seat.Valid() {
+		return Seat{}, fmt.Errorf("%w: seat %d", engine.ErrInvalidPosition, req.Seat)
+	}
+	now := s.clock()
+	token, hash := newToken()
+	g := Game{ID: newGameID(), CreatedAt: now, UpdatedAt: now, Rules: req.Rules, Start: req.Start,
+		Position: req.Start, Status: Waiting, Version: 1}
+	g.Tokens[req.Seat] = hash
+	var moves []Move
+	if req.AILevel > 0 {
+		g.Status = Active
+		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
+		if req.Start.ToMove == g.AI.Side {
+			m, err := s.aiMove(ctx, &g, rec, nil, now)
+			if err != nil {
+				return Seat{}, err
+			}
+			moves = append(moves, m)
+			advance(&g, rec, m)
+		}
+	}
+	if err := s.store.CreateGame(ctx, g, moves); err != nil {
+		return Seat{}, err
+	}
+	s.cache.put(&g)
+	return Seat{Game: g, Side: req.Seat, Token: token, Moves: moves}, nil
+}
+
+// advance moves g on past the move m that rec has just played.
+func advance(g *Game, rec *engine.Game, m Move) {
+	g.Ply = rec.Ply()
+	g.Position = rec.Position()
+	g.Result = rec.Result()
+	g.History = append(g.History, byte(m.Pit))
+	if g.Result.Over() {
+		g.Status = Finished
+	}
+	g.UpdatedAt = m.At
+}
+
+// Join takes the open seat of a game against a person, once.
+func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
+	token, hash := newToken()
+	g, err := s.store.Join(ctx, id, hash, s.clock())
+	if errors.Is(err, ErrConflict) {
+		// Read the game to be sure of it: a row that no longer holds
+		// together is the server's fault, not a taken seat.
+		if _, err := s.store.Game(ctx, id); err != nil {
+			return Seat{}, notFound(id, err)
+		}
+		return Seat{}, fmt.Errorf("%w: game %s has no open seat", ErrSeatTaken, id)
+	}
+	if err != nil {
+		return Seat{}, notFound(id, err)
+	}
+	s.cache.put(&g)
+	s.hub.notify(id)
+	side := engine.North
+	if slices.Equal(g.Tokens[engine.South], hash) {
+		side = engine.South
+	}
+	return Seat{Game: g, Side: side, Token: token}, nil
+}
+
+// notFound names the game in a not-found error.
+func notFound(id string, err error) error {
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("game %s: %w", id, ErrNotFound)
+	}
+	return err
+}
+
+// Game returns the game with that id.
+func (s *Service) Game(ctx context.Context, id string) (Game, error) {
+	g, err := s.store.Game(ctx, id)
+	return g, notFound(id, err)
+}
+
+// Moves returns up to limit moves of the game from ply from on.
+func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
+	ms, err := s.store.Moves(ctx, id, from, limit)
+	return ms, notFound(id, err)
+}
+
+// replay rebuilds the engine's record of g from its start and history, so the
+// repetition rule sees every earlier position. It also returns the positions
+// before the current one, which the AI needs to see that rule coming.
+func replay(g *Game) (*engine.Game, []engine.Position, error) {
+	rec, err := engine.NewGame(g.Start, g.Rules)
+	if err != nil {
+		return nil, nil, corrupt("game %s: start: %v", g.ID, err)
+	}
+	hist := make([]engine.Position, 0, len(g.History)+2)
+	var out engine.Outcome
+	for i, pit := range g.History {
+		hist = append(hist, rec.Position())
+		if err := rec.Play(int(pit), &out); err != nil {
+			return nil, nil, corrupt("game %s: stored ply %d does not replay: %v", g.ID, i, err)
+		}
+	}
+	if rec.Position() != g.Position {
+		return nil, nil, corrupt("game %s: replay reaches %s, the store says %s", g.ID, rec.Position(), g.Position)
+	}
+	return rec, hist, nil
+}
+
+// PlayResult is what an accepted move request did.
+type PlayResult struct {
+	Move  Move
+	Reply *Move // the AI's answer, when it was the AI's turn next
+	Game  Game  // the game after both
+}
+
+// Encoder turns a PlayResult into the bytes of the answer, which are stored
+// with the move so that the same request sent again gets them back.
+type Encoder func(*PlayResult) ([]byte, error)
+
+// Play plays pit at ply for the holder of token. encode turns the result
+// into the answer's body, which is stored with the move so that the same
+// request sent again (same token, ply and pit) gets the same body back, with
+// replayed set, instead of making a second move.
+func (s *Service) Play(ctx context.Context, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
+	body, replayed, err = s.playFrom(ctx, true, id, token, ply, pit, encode)
+	if errors.Is(err, errCachedRefusal) {
+		// Refused on the strength of a cached row: the database decides
+		// which refusal the request gets (its ply may be stale).
+		body, replayed, err = s.playFrom(ctx, false, id, token, ply, pit, encode)
+	}
+	return body, replayed, notFound(id, err)
+}
+
+// errCachedRefusal marks a refusal that was decided from a cached row.
+var errCachedRefusal = errors.New("refused from the cache")
+
+// cachedRefusal marks err when the row it was decided from came from the
+// cache.
+func cachedRefusal(cached bool, err error) error {
+	if cached {
+		return fmt.Errorf("%w: %w", errCachedRefusal, err)
+	}
+	return err
+}
+
+// refusal says why a request for pit at ply in g, which is not active at
+// that ply, is not played; or, when the very same request (token, ply, pit)
+// was accepted before, returns its stored answer. The order is the
+// contract's: a replay first, then a finished game, a waiting one, a stale
+// ply.
+func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byte) ([]byte, error) {
+	if ply >= 0 && ply < g.Ply {
+		answer, err := s.store.Answer(ctx, g.ID, ply, pit, hash)
+		if err == nil {
+			return answer, nil
+		}
+		if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+	}
+	switch g.Status {
+	case Finished:
+		return nil, ErrFinished
+	case Waiting:
+		return nil, ErrNotStarted
+	}
+	if ply >= 0 && ply != g.Ply {
+		return nil, &StalePlyError{Sent: ply, Current: g.Ply}
+	}
+	return nil, nil
+}
+
+func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
+	var g Game
+	cached := false
+	if useCache {
+		g, cached = s.cache.get(id)
+	}
+	if !cached || g.Ply != ply || g.Status != Active {
+		cached = false
+		// A miss, or a request the cached row would refuse: the database
+		// has the last word.
+		if g, err = s.store.Game(ctx, id); err != nil {
+			return nil, false, err
+		}
+	}
+	side, err := seatOf(&g, token)
+	if err != nil {
+		return nil, false, err // tokens never change: the cache is as good as the database
+	}
+	hash := tokenHash(token)
+	if g.Status != Active || g.Ply != ply {
+		answer, err := s.refusal(ctx, &g, ply, pit, hash)
+		if answer != nil || err != nil {
+			return answer, answer != nil, err
+		}
+	}
+	if side != g.Position.ToMove {
+		return nil, false, cachedRefusal(cached, fmt.Errorf("%w: %s is to move, this token holds %s", ErrNotYourTurn, g.Position.ToMove, side))
+	}
+	rec, hist, err := replay(&g)
+	if err != nil {
+		return nil, false, err
+	}
+	now := s.clock()
+	var out engine.Outcome
+	if err := rec.Play(pit, &out); err != nil {
+		return nil, false, cachedRefusal(cached, err)
+	}
+	res := PlayResult{Move: moveOf(&out, g.Ply, now, false)}
+	hist = append(hist, g.Position)
+	advance(&g, rec, res.Move)
+	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
+		reply, err := s.aiMove(ctx, &g, rec, hist, now)
+		if err != nil {
+			return nil, false, err
+		}
+		res.Reply = &reply
+		advance(&g, rec, reply)
+	}
+	g.Version++
+	res.Game = g
+	body, err = encode(&res)
+	if err != nil {
+		return nil, false, err
+	}
+	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: []Move{res.Move}, Answer: body, At: now, Game: g}
+	if res.Reply != nil {
+		p.Moves = append(p.Moves, *res.Reply)
+	}
+	// The write re-checks the ply, so the game stored is the one computed here.
+	err = s.store.ApplyPlay(ctx, p)
+	if errors.Is(err, ErrConflict) {
+		// Another request got there first: it may have been this very one.
+		s.cache.drop(id)
+		cur, err := s.store.Game(ctx, id)
+		if err != nil {
+			return nil, false, err
+		}
+		answer, err := s.refusal(ctx, &cur, ply, pit, hash)
+		if answer == nil && err == nil {
+			err = corrupt("game %s: a play at ply %d conflicted, yet the game is active at that ply", id, ply)
+		}
+		return answer, answer != nil, err
+	}
+	if err != nil {
+		s.cache.drop(id)
+		return nil, false, err
+	}
+	s.cache.put(&g)
+	s.hub.notify(id)
+	return body, false, nil
+}
+
+// moveOf is the record of the move in out, played at ply.
+func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
+	return Move{Ply: ply, Side: out.Before.ToMove, Pit: out.Pit, ByAI: byAI, Legs: slices.Clone(out.Legs),
+		Capture: out.Capture, Position: out.Position, Result: out.Result, At: at}
+}
+
+// aiMove asks the AI for its move in g (rec is the record at the same point)
+// within its level's time bound and plays it on rec. A search that runs out of
+// time still answers with the best move it found; should it ever answer with a
+// move the rules refuse, the first legal move is played instead, so a game
+// never stalls on the AI.
+func (s *Service) aiMove(ctx context.Context, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
+	level := g.AI.Level
+	// Wait for a search slot at most as long as the strongest level may
+	// search: past that the client is better told to come back.
+	wait := time.NewTimer(s.aiTime)
+	select {
+	case s.aiSlots <- struct{}{}:
+		wait.Stop()
+	case <-wait.C:
+		return Move{}, fmt.Errorf("%w: %d searches running; nothing was played, send the move again", ErrAIBusy, cap(s.aiSlots))
+	case <-ctx.Done():
+		wait.Stop()
+		return Move{}, ctx.Err()
+	}
+	defer func() { <-s.aiSlots }()
+	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
+	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
+	cancel()
+	legal := g.Position.LegalMoves(g.Rules)
+	if !legal.Has(pit) {
+		if ctx.Err() != nil {
+			return Move{}, ctx.Err()
+		}
+		s.log.WarnContext(ctx, "AI chose no legal move; playing the first legal one", "game", g.ID,
+			"ply", g.Ply, "pit", pit, "error", err)
+		pit = legal.Next()
+	}
+	var out engine.Outcome
+	if err := rec.Play(pit, &out); err != nil {
+		return Move{}, corrupt("AI move %d at ply %d of %s: %v", pit, g.Ply, g.ID, err)
+	}
+	return moveOf(&out, g.Ply, at, true), nil
+}
+
+// aiSeed makes the AI's choices reproducible per game and ply.
+func aiSeed(id string, ply int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(ply))
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// Resign ends the game for the holder of token: the other side wins.
+func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
+	g, err := s.store.Game(ctx, id)
+	if err != nil {
+		return g, notFound(id, err)
+	}
+	side, err := seatOf(&g, token)
+	if err != nil {
+		return g, err
+	}
+	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+		return g, err
+	}
+	rec, err := engine.NewGame(g.Start, g.Rules)
+	if err != nil {
+		return g, corrupt("game %s: start: %v", id, err)
+	}
+	if err := rec.Resign(side); err != nil {
+		return g, corrupt("game %s: resign: %v", id, err)
+	}
+	res, err := s.store.Resign(ctx, id, rec.Result(), s.clock())
+	if errors.Is(err, ErrConflict) {
+		// The game ended since it was read: say how.
+		if g, err = s.store.Game(ctx, id); err != nil {
+			return g, notFound(id, err)
+		}
+		if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+			return g, err
+		}
+		return g, corrupt("game %s: a resignation conflicted, yet the game is active", id)
+	}
+	if err != nil {
+		return g, notFound(id, err)
+	}
+	s.cache.put(&res)
+	s.hub.notify(id)
+	return res, nil
+}

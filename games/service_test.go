@@ -1,0 +1,436 @@
+package games_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/memory"
+)
+
+func openGameStore(t *testing.T) *memory.Store {
+	t.Helper()
+	return memory.New()
+}
+
+// lastLegal is a deterministic AI for tests: the highest legal pit.
+func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.Position, _ int, _ uint64) (int, error) {
+	pit := -1
+	for m := p.LegalMoves(r); m != 0; {
+		pit = m.Next()
+	}
+	return pit, nil
+}
+
+// testAnswer is a small stand-in for the HTTP answer body.
+func testAnswer(r *games.PlayResult) ([]byte, error) {
+	v := map[string]any{"ply": r.Move.Ply, "pit": r.Move.Pit, "version": r.Game.Version}
+	if r.Reply != nil {
+		v["reply"] = r.Reply.Pit
+	}
+	return json.Marshal(v)
+}
+
+func TestGameServiceTwoPeople(t *testing.T) {
+	ctx := context.Background()
+	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	south, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if south.Game.Status != games.Waiting || len(south.Token) < 43 || south.Side != engine.South {
+		t.Fatalf("created %+v", south)
+	}
+	id := south.Game.ID
+	if _, _, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrNotStarted) {
+		t.Fatalf("move before the join: %v, want ErrNotStarted", err)
+	}
+	north, err := svc.Join(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if north.Side != engine.North || north.Game.Status != games.Active || north.Token == south.Token {
+		t.Fatalf("joined %+v", north)
+	}
+	if _, err := svc.Join(ctx, id); !errors.Is(err, games.ErrSeatTaken) {
+		t.Fatalf("second join: %v, want games.ErrSeatTaken", err)
+	}
+
+	tests := []struct {
+		name     string
+		token    string
+		ply, pit int
+		want     error
+		reason   engine.Reason
+	}{
+		{"no token", "", 0, 0, games.ErrUnauthorized, 0},
+		{"unknown token", "not-a-seat", 0, 0, games.ErrUnauthorized, 0},
+		{"other seat", north.Token, 0, 7, games.ErrNotYourTurn, 0},
+		{"stale ply", south.Token, 3, 0, games.ErrStalePly, 0},
+		{"not your pit", south.Token, 0, 7, engine.ErrIllegalMove, engine.NotYourPit},
+		{"off the board", south.Token, 0, 12, engine.ErrIllegalMove, engine.NotYourPit},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := svc.Play(ctx, id, tc.token, tc.ply, tc.pit, testAnswer)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("%v, want %v", err, tc.want)
+			}
+			var me *engine.MoveError
+			if tc.reason != 0 && (!errors.As(err, &me) || me.Reason != tc.reason) {
+				t.Fatalf("%v, want reason %s", err, tc.reason)
+			}
+		})
+	}
+
+	body, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	if err != nil || replayed {
+		t.Fatalf("first move: %v (replayed %v)", err, replayed)
+	}
+	again, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	if err != nil || !replayed || string(again) != string(body) {
+		t.Fatalf("retry: %s %v %v, want the stored %s", again, replayed, err, body)
+	}
+	if _, _, err := svc.Play(ctx, id, south.Token, 0, 1, testAnswer); !errors.Is(err, games.ErrStalePly) {
+		t.Fatalf("other pit at the old ply: %v, want stale", err)
+	}
+	if _, _, err := svc.Play(ctx, id, south.Token, 1, 1, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
+		t.Fatalf("South at North's turn: %v", err)
+	}
+	g, err := svc.Resign(ctx, id, north.Token)
+	if err != nil || g.Result != (engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}) {
+		t.Fatalf("resign: %+v %v", g.Result, err)
+	}
+	if _, _, err := svc.Play(ctx, id, north.Token, 1, 7, testAnswer); !errors.Is(err, games.ErrFinished) {
+		t.Fatalf("move after resignation: %v, want ErrFinished", err)
+	}
+	if _, err := svc.Resign(ctx, id, south.Token); !errors.Is(err, games.ErrFinished) {
+		t.Fatalf("second resignation: %v", err)
+	}
+	if _, err := svc.Resign(ctx, id, "nope"); !errors.Is(err, games.ErrUnauthorized) {
+		t.Fatalf("resign with a bad token: %v", err)
+	}
+	if _, err := svc.Game(ctx, "nope"); !errors.Is(err, games.ErrNotFound) {
+		t.Fatalf("unknown game: %v", err)
+	}
+}
+
+func TestGameServiceAI(t *testing.T) {
+	ctx := context.Background()
+	st := openGameStore(t)
+	var calls []int // the plies the AI was asked about
+	var mu sync.Mutex
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		mu.Lock()
+		calls = append(calls, len(hist))
+		mu.Unlock()
+		if _, ok := ctx.Deadline(); !ok || level != 3 {
+			return -1, fmt.Errorf("no deadline or level %d", level)
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc := games.NewService(st, games.Options{Choose: choose, AIMoveTime: time.Second})
+	// The person sits North, so the AI plays South and opens at creation.
+	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.North, AILevel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := me.Game
+	if g.Status != games.Active || g.Ply != 1 || len(me.Moves) != 1 || !me.Moves[0].ByAI || me.Moves[0].Pit != 5 {
+		t.Fatalf("created %+v with %+v, want the AI's opening pit 5", g, me.Moves)
+	}
+	if _, err := svc.Join(ctx, g.ID); !errors.Is(err, games.ErrSeatTaken) {
+		t.Fatalf("join a game against the AI: %v, want games.ErrSeatTaken", err)
+	}
+	// Play the person's first legal move until the game ends; each move gets
+	// the AI's reply in the same answer.
+	for g.Status == games.Active {
+		legal := g.Position.LegalMoves(g.Rules)
+		body, _, err := svc.Play(ctx, g.ID, me.Token, g.Ply, legal.Next(), testAnswer)
+		if err != nil {
+			t.Fatalf("ply %d: %v", g.Ply, err)
+		}
+		var ans struct{ Reply *int }
+		if err := json.Unmarshal(body, &ans); err != nil {
+			t.Fatal(err)
+		}
+		before := g.Ply
+		if g, err = svc.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+		if g.Status == games.Active && (ans.Reply == nil || g.Ply != before+2) {
+			t.Fatalf("ply %d: the AI did not reply (%s)", before, body)
+		}
+	}
+	ms, err := st.Moves(ctx, g.ID, 0, 1000)
+	if err != nil || len(ms) != g.Ply {
+		t.Fatalf("%d moves (%v), game at ply %d", len(ms), err, g.Ply)
+	}
+	for _, m := range ms {
+		if m.ByAI != (m.Side == engine.South) {
+			t.Fatalf("ply %d by %s marked byAI=%v", m.Ply, m.Side, m.ByAI)
+		}
+	}
+	for i, n := range calls {
+		if n != 2*i { // the AI sees every earlier position
+			t.Fatalf("AI call %d saw %d earlier positions, want %d", i, n, 2*i)
+		}
+	}
+}
+
+// TestGameServiceRepetition plays a line found to come back to the same
+// position a third time: the service must end the game by repetition, with
+// each row going to its owner, exactly as the engine's own record does.
+func TestGameServiceRepetition(t *testing.T) {
+	ctx := context.Background()
+	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	start := engine.MustParse("s-111000-110010-21-21")
+	line := []int{2, 7, 0, 6, 2, 10, 4, 8, 0, 6, 2, 10, 4, 8}
+	a, err := svc.Create(ctx, games.NewGame{Start: start, Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Join(ctx, a.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := [2]string{a.Token, b.Token}
+	g := b.Game
+	for i, pit := range line {
+		if g.Status != games.Active {
+			t.Fatalf("game over at ply %d of %d: %+v", i, len(line), g.Result)
+		}
+		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, pit, testAnswer); err != nil {
+			t.Fatalf("ply %d: %v", i, err)
+		}
+		if g, err = svc.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := engine.Result{Reason: engine.ByRepetition, Winner: engine.NorthWins}
+	if g.Status != games.Finished || g.Result != want || g.Position != engine.MustParse("s-000000-000000-23-25") {
+		t.Fatalf("after the line: %s %+v at %s, want finished by repetition", g.Status, g.Result, g.Position)
+	}
+	if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, 0, testAnswer); !errors.Is(err, games.ErrFinished) {
+		t.Fatalf("move after the end: %v, want ErrFinished", err)
+	}
+}
+
+func TestGameServiceFollow(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := a.Game.ID
+
+	type seen struct {
+		id   int
+		kind games.EventKind
+	}
+	events := make(chan seen, 100)
+	done := make(chan error, 1)
+	go func() {
+		done <- svc.Follow(ctx, id, -1, time.Hour, func(e games.Event) error {
+			events <- seen{e.ID, e.Kind}
+			return nil
+		}, func() error { return nil })
+	}()
+	b, err := svc.Join(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := [2]string{a.Token, b.Token}
+	g := b.Game
+	for range 4 {
+		legal := g.Position.LegalMoves(g.Rules)
+		if _, _, err := svc.Play(ctx, id, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = svc.Game(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Resign(ctx, id, a.Token); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("follow: %v", err)
+	}
+	close(events)
+	var got []seen
+	for e := range events {
+		got = append(got, e)
+	}
+	want := []seen{{0, games.EventJoined}, {1, games.EventMove}, {2, games.EventMove}, {3, games.EventMove}, {4, games.EventMove}, {4, games.EventEnd}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("events %v, want %v", got, want)
+	}
+
+	// Resuming after event 2 gives the rest, without a gap.
+	got = nil
+	err = svc.Follow(ctx, id, 2, time.Hour, func(e games.Event) error {
+		got = append(got, seen{e.ID, e.Kind})
+		return nil
+	}, func() error { return nil })
+	if want := want[3:]; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("resume after 2: %v (%v), want %v", got, err, want)
+	}
+}
+
+func TestFollowEndsOnShutdown(t *testing.T) {
+	ctx := context.Background()
+	stopping := make(chan struct{})
+	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second, Stopping: stopping})
+	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	beats := make(chan struct{}, 10)
+	go func() {
+		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, func(games.Event) error { return nil },
+			func() error { beats <- struct{}{}; return nil })
+	}()
+	<-beats // the stream is live and beating
+	close(stopping)
+	if err := <-done; err != nil {
+		t.Fatalf("follow after shutdown: %v", err)
+	}
+}
+
+func TestGameServiceStaleCache(t *testing.T) {
+	ctx := context.Background()
+	st := openGameStore(t)
+	a := games.NewService(st, games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	b := games.NewService(st, games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	s, err := a.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := a.Join(ctx, s.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := s.Game.ID
+	if _, _, err := a.Play(ctx, id, s.Token, 0, 0, testAnswer); err != nil { // a caches ply 1
+		t.Fatal(err)
+	}
+	if _, _, err := b.Play(ctx, id, n.Token, 1, 7, testAnswer); err != nil { // the game moves on behind a's back
+		t.Fatal(err)
+	}
+	// a's row says ply 1, North to move: a request at ply 1 looks fine to it,
+	// and the write must refuse it.
+	if _, _, err := a.Play(ctx, id, n.Token, 1, 8, testAnswer); !errors.Is(err, games.ErrStalePly) {
+		t.Fatalf("stale request through a stale cache: %v, want stale_ply", err)
+	}
+	// A request at the real ply goes through a, whose row is behind.
+	g, _ := st.Game(ctx, id)
+	legal := g.Position.LegalMoves(g.Rules)
+	if _, _, err := a.Play(ctx, id, s.Token, 2, legal.Next(), testAnswer); err != nil {
+		t.Fatalf("current request through a stale cache: %v", err)
+	}
+	ms, err := st.Moves(ctx, id, 0, 10)
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("%d moves (%v), want 3", len(ms), err)
+	}
+}
+
+// TestAIBusy: with one AI search slot taken for longer than an AI move may
+// wait, the next move against the AI is refused with ErrAIBusy and nothing is
+// played; once the slot is free the same request is played.
+func TestAIBusy(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		if level == 4 { // the game that holds the slot
+			entered <- struct{}{}
+			<-release
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc := games.NewService(openGameStore(t), games.Options{Choose: choose, AIMoveTime: 50 * time.Millisecond, AIConcurrency: 1})
+	holder, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, _, err := svc.Play(ctx, holder.Game.ID, holder.Token, 0, 0, testAnswer)
+		held <- err
+	}()
+	<-entered
+	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrAIBusy) {
+		t.Fatalf("move while the only AI slot is taken: %v, want ErrAIBusy", err)
+	}
+	if g, err := svc.Game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
+		t.Fatalf("refused move changed the game: ply %d, %v", g.Ply, err)
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); err != nil {
+		t.Fatalf("the same move once the slot is free: %v", err)
+	}
+}
+
+// TestCorruptGameHidesEngineErrors: a stored game whose history no longer
+// replays is the server's fault. The error must say so (ErrCorrupt) and must
+// not match the engine's errors, which the api answers as the client's.
+func TestCorruptGameHidesEngineErrors(t *testing.T) {
+	ctx := context.Background()
+	st := openGameStore(t)
+	svc := games.NewService(st, games.Options{Choose: lastLegal})
+	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Join(ctx, a.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := svc.Play(ctx, a.Game.ID, a.Token, 0, 2, testAnswer); err != nil {
+		t.Fatal(err)
+	}
+	// Rewrite the record behind the service's back: North's pit 8 as the
+	// first move, which South could never have played.
+	g, err := st.Game(ctx, a.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.ID, g.History = "corrupt", []byte{8}
+	if err := st.CreateGame(ctx, g, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = svc.Play(ctx, "corrupt", b.Token, 1, 7, testAnswer)
+	for _, tc := range []struct {
+		name   string
+		target error
+		want   bool
+	}{
+		{"is ErrCorrupt", games.ErrCorrupt, true},
+		{"not the client's illegal move", engine.ErrIllegalMove, false},
+		{"not the client's game over", engine.ErrGameOver, false},
+		{"not the client's bad position", engine.ErrInvalidPosition, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := errors.Is(err, tc.target); got != tc.want {
+				t.Fatalf("errors.Is(%v, %v) = %v, want %v", err, tc.target, got, tc.want)
+			}
+		})
+	}
+}

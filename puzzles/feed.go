@@ -1,0 +1,301 @@
+package puzzles
+
+// The daily puzzle feed: puzzles are generated on the first request for
+// their day, stored, and served from the store after that, each proved again
+// (Verify) every time it is read, so a row that no longer proves is never
+// served.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// Errors of the feed.
+var (
+	// ErrNotFound: no puzzle for that day or id (a future day, a day before
+	// the feed's first, an id that names no day). Stores report a missing
+	// row with it too.
+	ErrNotFound = errors.New("no such puzzle")
+)
+
+// Stats counts what players did with a puzzle.
+type Stats struct {
+	Attempts int // attempts answered
+	Solved   int // attempts that completed the solution
+}
+
+// Stored is a puzzle as the feed serves it, with its counters.
+type Stored struct {
+	Puzzle Puzzle
+	Stats  Stats
+}
+
+// Store keeps the feed's puzzles. A stored puzzle never changes; only its
+// counters do. Implementations decide nothing: the feed proves every puzzle
+// it reads. store/storetest holds each implementation to the same cases.
+type Store interface {
+	// AddPuzzle stores p unless a puzzle for its date is already stored, and
+	// returns the stored one either way: concurrent callers for one date,
+	// in one process or several, all get the first row committed.
+	AddPuzzle(ctx context.Context, p Puzzle, at time.Time) (Stored, error)
+	// PuzzleByDate returns the puzzle stored for date's UTC day, or
+	// ErrNotFound.
+	PuzzleByDate(ctx context.Context, date time.Time) (Stored, error)
+	// PuzzlesBefore returns at most limit stored puzzles dated before
+	// date's UTC day, newest first.
+	PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]Stored, error)
+	// RecordAttempt counts one attempt at puzzle id, and one solve if
+	// solved, and returns the new counts; ErrNotFound for an unknown id.
+	RecordAttempt(ctx context.Context, id string, solved bool) (Stats, error)
+}
+
+// DefaultFirstDay is the feed's first day unless FeedOptions says otherwise.
+var DefaultFirstDay = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Feed limits.
+const (
+	// generateTimeout bounds one generation (which takes 2 s at most on one
+	// core) with room for a loaded machine.
+	generateTimeout = 20 * time.Second
+	// pastMaxAge is how long an earlier day's puzzle may be cached: only its
+	// stats change.
+	pastMaxAge = time.Hour
+)
+
+// FeedOptions configure a Feed; the zero value serves from DefaultFirstDay
+// by time.Now with Generate.
+type FeedOptions struct {
+	// First is the feed's first day (its UTC day counts); earlier days are
+	// ErrNotFound.
+	First time.Time
+	// Now is the clock that says which day is today.
+	Now func() time.Time
+	// Generate makes a day's puzzle. Nil: Generate.
+	Generate func(context.Context, time.Time) (Puzzle, error)
+}
+
+// Feed serves the daily puzzles: "today" from the clock, the first day, and
+// the generations in progress, so that concurrent first requests for a day
+// share one generation. Its methods are safe for concurrent use.
+type Feed struct {
+	store    Store
+	first    time.Time
+	now      func() time.Time
+	generate func(context.Context, time.Time) (Puzzle, error)
+	slots    chan struct{} // one per generation running at once
+
+	mu       sync.Mutex
+	inflight map[string]*generation
+}
+
+type generation struct {
+	done chan struct{}
+	sp   Stored
+	err  error
+}
+
+// NewFeed returns the feed over st.
+func NewFeed(st Store, o FeedOptions) *Feed {
+	if o.First.IsZero() {
+		o.First = DefaultFirstDay
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Generate == nil {
+		o.Generate = Generate
+	}
+	return &Feed{
+		store:    st,
+		first:    Day(o.First),
+		now:      o.Now,
+		generate: o.Generate,
+		slots:    make(chan struct{}, runtime.GOMAXPROCS(0)),
+		inflight: map[string]*generation{},
+	}
+}
+
+// Today is the current UTC day.
+func (f *Feed) Today() time.Time { return Day(f.now()) }
+
+// published checks that date's puzzle is out: not in the future, not before
+// the first day.
+func (f *Feed) published(date time.Time) error {
+	day := date.Format(DateLayout)
+	switch {
+	case date.After(f.Today()):
+		return fmt.Errorf("%w: no puzzle for %s: it is in the future", ErrNotFound, day)
+	case date.Before(f.first):
+		return fmt.Errorf("%w: no puzzle for %s: the feed starts on %s", ErrNotFound, day, f.first.Format(DateLayout))
+	}
+	return nil
+}
+
+// proved proves a stored puzzle again before it is served.
+func proved(sp Stored, err error) (Stored, error) {
+	if err != nil {
+		return Stored{}, err
+	}
+	if err := Verify(sp.Puzzle); err != nil {
+		return Stored{}, fmt.Errorf("stored puzzle %s: %w", sp.Puzzle.ID, err)
+	}
+	return sp, nil
+}
+
+// ByDate returns date's puzzle, generating and storing it on the first
+// request.
+func (f *Feed) ByDate(ctx context.Context, date time.Time) (Stored, error) {
+	date = Day(date)
+	if err := f.published(date); err != nil {
+		return Stored{}, err
+	}
+	sp, err := f.store.PuzzleByDate(ctx, date)
+	if !errors.Is(err, ErrNotFound) {
+		return proved(sp, err)
+	}
+	return f.create(ctx, date)
+}
+
+// ByID returns the puzzle with id, under the same rules as by date.
+func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
+	date, err := DateOfID(id)
+	if err != nil {
+		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
+	}
+	return f.ByDate(ctx, date)
+}
+
+// create generates and stores date's puzzle, once however many requests ask
+// at the same time. The generation is detached from the request that
+// started it, so that request leaving does not fail the others; the store
+// keeps the first row written if two servers race.
+func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
+	key := date.Format(DateLayout)
+	f.mu.Lock()
+	g, running := f.inflight[key]
+	if !running {
+		g = &generation{done: make(chan struct{})}
+		f.inflight[key] = g
+		go f.run(context.WithoutCancel(ctx), date, g)
+	}
+	f.mu.Unlock()
+	select {
+	case <-g.done:
+		return g.sp, g.err
+	case <-ctx.Done():
+		return Stored{}, ctx.Err()
+	}
+}
+
+func (f *Feed) run(ctx context.Context, date time.Time, g *generation) {
+	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
+	defer cancel()
+	defer func() {
+		f.mu.Lock()
+		delete(f.inflight, date.Format(DateLayout))
+		f.mu.Unlock()
+		close(g.done)
+	}()
+	// Generation is pure CPU: at most one per core, the rest wait.
+	select {
+	case f.slots <- struct{}{}:
+		defer func() { <-f.slots }()
+	case <-ctx.Done():
+		g.err = ctx.Err()
+		return
+	}
+	p, err := f.generate(ctx, date)
+	if err != nil {
+		g.err = err
+		return
+	}
+	if err := Verify(p); err != nil {
+		g.err = fmt.Errorf("generated puzzle %s: %w", p.ID, err)
+		return
+	}
+	g.sp, g.err = proved(f.store.AddPuzzle(ctx, p, f.now().UTC()))
+}
+
+// Page returns up to limit days' puzzles before the day before (nil: from
+// today back), newest first, generating those nobody asked for yet, and the
+// day the next page starts before (zero when the feed's first day is on this
+// page).
+func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []Stored, next time.Time, err error) {
+	tomorrow := f.Today().AddDate(0, 0, 1)
+	if before.IsZero() || before.After(tomorrow) {
+		before = tomorrow // a later day shows no more than tomorrow does
+	}
+	before = Day(before)
+	var days []time.Time
+	for d := before.AddDate(0, 0, -1); len(days) < limit && !d.Before(f.first); d = d.AddDate(0, 0, -1) {
+		days = append(days, d)
+	}
+	stored, err := f.store.PuzzlesBefore(ctx, before, limit)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	byDate := map[string]Stored{}
+	for _, sp := range stored {
+		byDate[sp.Puzzle.Date.Format(DateLayout)] = sp
+	}
+	page = make([]Stored, len(days))
+	errs := make([]error, len(days))
+	var wg sync.WaitGroup
+	for i, d := range days {
+		if sp, ok := byDate[d.Format(DateLayout)]; ok {
+			page[i], errs[i] = proved(sp, nil)
+			continue
+		}
+		wg.Go(func() { page[i], errs[i] = f.create(ctx, d) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, time.Time{}, err
+	}
+	if n := len(days); n > 0 && days[n-1].After(f.first) {
+		next = days[n-1]
+	}
+	return page, next, nil
+}
+
+// Attempt judges a solver's moves at puzzle id, plays the replies, counts the
+// attempt and returns the verdict with the new counts.
+func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool) (Attempt, Stats, error) {
+	sp, err := f.ByID(ctx, id)
+	if err != nil {
+		return Attempt{}, Stats{}, err
+	}
+	a, err := Check(sp.Puzzle, moves, giveUp)
+	if err != nil {
+		return Attempt{}, Stats{}, err
+	}
+	stats, err := f.store.RecordAttempt(ctx, sp.Puzzle.ID, a.Correct && a.Complete && !giveUp)
+	return a, stats, err
+}
+
+// MaxAge says how long date's puzzle may be cached: today's until the next
+// UTC midnight, an earlier day's for an hour (only its stats change).
+func (f *Feed) MaxAge(date time.Time) time.Duration {
+	if Day(date).Before(f.Today()) {
+		return pastMaxAge
+	}
+	return max(f.Today().AddDate(0, 0, 1).Sub(f.now()), 0)
+}
+
+// Prepare makes sure date's puzzle is stored, generating it if need be, also
+// for a day not yet published (to fill the store ahead), and reports whether
+// it generated it.
+func (f *Feed) Prepare(ctx context.Context, date time.Time) (sp Stored, generated bool, err error) {
+	date = Day(date)
+	sp, err = f.store.PuzzleByDate(ctx, date)
+	if !errors.Is(err, ErrNotFound) {
+		sp, err = proved(sp, err)
+		return sp, false, err
+	}
+	sp, err = f.create(ctx, date)
+	return sp, err == nil, err
+}

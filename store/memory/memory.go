@@ -1,0 +1,298 @@
+// Package memory keeps games and puzzles in the process's memory: the store
+// for tests of the services and of the HTTP layer, and for a server that
+// needs nothing kept. It implements games.Store and puzzles.Store with the
+// same guarantees as the database stores within one process (the same
+// conformance suite, store/storetest, holds it to them), and loses
+// everything when the process ends.
+package memory
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+// Store is the in-memory store. The zero value is not ready: use New.
+type Store struct {
+	mu      sync.RWMutex
+	games   map[string]*gameRow
+	puzzles map[string]*puzzles.Stored // by date
+}
+
+type gameRow struct {
+	game  games.Game
+	moves []moveRow
+}
+
+type moveRow struct {
+	move      games.Move
+	tokenHash []byte
+	answer    []byte
+}
+
+var (
+	_ games.Store   = (*Store)(nil)
+	_ puzzles.Store = (*Store)(nil)
+)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{games: map[string]*gameRow{}, puzzles: map[string]*puzzles.Stored{}}
+}
+
+// Ping always answers: memory is always there.
+func (s *Store) Ping(context.Context) error { return nil }
+
+// copyGame returns g with its own slices, so no caller shares the store's.
+func copyGame(g games.Game) games.Game {
+	g.History = slices.Clone(g.History)
+	for i := range g.Tokens {
+		g.Tokens[i] = slices.Clone(g.Tokens[i])
+	}
+	if g.AI != nil {
+		ai := *g.AI
+		g.AI = &ai
+	}
+	return g
+}
+
+func copyMove(m games.Move) games.Move {
+	m.Legs = slices.Clone(m.Legs)
+	return m
+}
+
+// CreateGame implements games.Store.
+func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.games[g.ID]; ok {
+		return games.ErrConflict
+	}
+	row := &gameRow{game: copyGame(g)}
+	row.game.Version = max(row.game.Version, 1)
+	for _, m := range moves {
+		row.moves = append(row.moves, moveRow{move: copyMove(m)})
+	}
+	s.games[g.ID] = row
+	return nil
+}
+
+// Game implements games.Store.
+func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return games.Game{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	row, ok := s.games[id]
+	if !ok {
+		return games.Game{}, games.ErrNotFound
+	}
+	return copyGame(row.game), nil
+}
+
+// Join implements games.Store.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return games.Game{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.games[id]
+	if !ok {
+		return games.Game{}, games.ErrNotFound
+	}
+	g := &row.game
+	open := -1
+	for side := range g.Tokens {
+		if g.Tokens[side] == nil {
+			open = side
+			break
+		}
+	}
+	if g.Status != games.Waiting || open < 0 {
+		return games.Game{}, games.ErrConflict
+	}
+	g.Tokens[open] = slices.Clone(tokenHash)
+	g.Status = games.Active
+	g.JoinedAt, g.UpdatedAt = at, at
+	g.Version++
+	return copyGame(*g), nil
+}
+
+// Moves implements games.Store.
+func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	row, ok := s.games[id]
+	if !ok {
+		return nil, games.ErrNotFound
+	}
+	var out []games.Move
+	for _, m := range row.moves {
+		if m.move.Ply >= from && len(out) < limit {
+			out = append(out, copyMove(m.move))
+		}
+	}
+	return out, nil
+}
+
+// Answer implements games.Store.
+func (s *Store) Answer(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	row, ok := s.games[id]
+	if !ok {
+		return nil, games.ErrNotFound
+	}
+	for _, m := range row.moves {
+		if m.move.Ply == ply && m.move.Pit == pit && m.answer != nil && bytes.Equal(m.tokenHash, tokenHash) {
+			return slices.Clone(m.answer), nil
+		}
+	}
+	return nil, games.ErrNotFound
+}
+
+// ApplyPlay implements games.Store.
+func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.games[p.GameID]
+	if !ok {
+		return games.ErrNotFound
+	}
+	g := &row.game
+	if g.Status != games.Active || g.Ply != p.Ply {
+		return games.ErrConflict
+	}
+	for i, m := range p.Moves {
+		r := moveRow{move: copyMove(m)}
+		if i == 0 {
+			r.tokenHash, r.answer = slices.Clone(p.TokenHash), slices.Clone(p.Answer)
+		}
+		row.moves = append(row.moves, r)
+		g.History = append(g.History, byte(m.Pit))
+	}
+	g.Ply += len(p.Moves)
+	g.Position = p.Game.Position
+	g.Status = p.Game.Status
+	g.Result = p.Game.Result
+	g.UpdatedAt = p.At
+	g.Version++
+	return nil
+}
+
+// Resign implements games.Store.
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return games.Game{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.games[id]
+	if !ok {
+		return games.Game{}, games.ErrNotFound
+	}
+	g := &row.game
+	if g.Status != games.Active {
+		return games.Game{}, games.ErrConflict
+	}
+	g.Status, g.Result, g.UpdatedAt = games.Finished, result, at
+	g.Version++
+	return copyGame(*g), nil
+}
+
+// AddPuzzle implements puzzles.Store.
+func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, _ time.Time) (puzzles.Stored, error) {
+	if err := ctx.Err(); err != nil {
+		return puzzles.Stored{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := puzzles.Day(p.Date).Format(puzzles.DateLayout)
+	if sp, ok := s.puzzles[key]; ok {
+		return copyPuzzle(*sp), nil
+	}
+	sp := &puzzles.Stored{Puzzle: p}
+	sp.Puzzle.Date = puzzles.Day(p.Date)
+	sp.Puzzle.Themes = slices.Clone(p.Themes)
+	sp.Puzzle.Solution = slices.Clone(p.Solution)
+	s.puzzles[key] = sp
+	return copyPuzzle(*sp), nil
+}
+
+func copyPuzzle(sp puzzles.Stored) puzzles.Stored {
+	sp.Puzzle.Themes = slices.Clone(sp.Puzzle.Themes)
+	sp.Puzzle.Solution = slices.Clone(sp.Puzzle.Solution)
+	return sp
+}
+
+// PuzzleByDate implements puzzles.Store.
+func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Stored, error) {
+	if err := ctx.Err(); err != nil {
+		return puzzles.Stored{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	sp, ok := s.puzzles[puzzles.Day(date).Format(puzzles.DateLayout)]
+	if !ok {
+		return puzzles.Stored{}, puzzles.ErrNotFound
+	}
+	return copyPuzzle(*sp), nil
+}
+
+// PuzzlesBefore implements puzzles.Store.
+func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	day := puzzles.Day(date)
+	var out []puzzles.Stored
+	for _, sp := range s.puzzles {
+		if sp.Puzzle.Date.Before(day) {
+			out = append(out, copyPuzzle(*sp))
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Puzzle.Date.After(out[j].Puzzle.Date) })
+	return out[:min(len(out), max(limit, 0))], nil
+}
+
+// RecordAttempt implements puzzles.Store.
+func (s *Store) RecordAttempt(ctx context.Context, id string, solved bool) (puzzles.Stats, error) {
+	if err := ctx.Err(); err != nil {
+		return puzzles.Stats{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sp := range s.puzzles {
+		if sp.Puzzle.ID == id {
+			sp.Stats.Attempts++
+			if solved {
+				sp.Stats.Solved++
+			}
+			return sp.Stats, nil
+		}
+	}
+	return puzzles.Stats{}, puzzles.ErrNotFound
+}
