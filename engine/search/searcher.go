@@ -151,16 +151,6 @@ func (s *Searcher) setChild(ply int, next *engine.Position) {
 	s.line[s.base+ply+1] = c.hash
 }
 
-func rowEmpty(p *engine.Position, side engine.Side) bool {
-	first := side.FirstPit()
-	for _, n := range p.Pits[first : first+engine.RowPits] {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // repetition reports whether the node at ply is the third occurrence of its
 // position in the game: the history and the search path above it. Only its
 // own capture epoch can hold an equal position.
@@ -297,10 +287,10 @@ func (s *Searcher) ended(ply int) (int, bool, bool) {
 
 // over is ended for a position p, told whether p occurs for the third time.
 func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
-	if majorityOver(p) {
+	if p.MajorityResult().Over() {
 		return finalScore(p), true, true
 	}
-	if rowEmpty(p, p.ToMove) {
+	if p.RowEmpty(p.ToMove) {
 		return noMovesScore(p, s.rules), true, true
 	}
 	if third {
@@ -317,7 +307,7 @@ func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
 // likely enough to check; any other position without one is evaluated, and
 // the score is simply not proven.
 func (s *Searcher) leaf(p *engine.Position) (int, bool) {
-	if rowEmpty(p, p.ToMove.Other()) && !p.HasLegalMove(s.rules) {
+	if p.RowEmpty(p.ToMove.Other()) && !p.HasLegalMove(s.rules) {
 		return noMovesScore(p, s.rules), true
 	}
 	return s.w.evaluate(p), false
@@ -716,7 +706,7 @@ func (s *Searcher) extendPV(line []int8) []int {
 	}
 	for ply < maxPly-1 {
 		f := &s.stack[ply]
-		if majorityOver(&f.pos) || (ply > 0 && s.repetition(ply)) {
+		if f.pos.MajorityResult().Over() || (ply > 0 && s.repetition(ply)) {
 			break
 		}
 		e, ok := s.tt.probe(f.key())
