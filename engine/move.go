@@ -19,15 +19,8 @@ const (
 	MustFeed
 )
 
-var reasonWords = [...]string{"", "game_over", "not_your_pit", "empty_pit", "infinite_relay", "must_feed"}
-
 // String returns the snake_case word the API uses ("" for Legal).
-func (r Reason) String() string {
-	if int(r) < len(reasonWords) {
-		return reasonWords[r]
-	}
-	return fmt.Sprintf("Reason(%d)", uint8(r))
-}
+func (r Reason) String() string { return reasonWords.name(uint8(r)) }
 
 // EndReason says why a game ended. The zero value, NotOver, means it has not.
 type EndReason uint8
@@ -41,15 +34,8 @@ const (
 	ByResignation
 )
 
-var endWords = [...]string{"", "majority", "no_moves", "repetition", "resignation"}
-
 // String returns the snake_case word the API uses ("" for NotOver).
-func (e EndReason) String() string {
-	if int(e) < len(endWords) {
-		return endWords[e]
-	}
-	return fmt.Sprintf("EndReason(%d)", uint8(e))
-}
+func (e EndReason) String() string { return endWords.name(uint8(e)) }
 
 // Winner is the outcome of a finished game.
 type Winner uint8
@@ -62,15 +48,8 @@ const (
 	Draw
 )
 
-var winnerWords = [...]string{"", "south", "north", "draw"}
-
 // String returns "south", "north" or "draw" ("" for NoWinner).
-func (w Winner) String() string {
-	if int(w) < len(winnerWords) {
-		return winnerWords[w]
-	}
-	return fmt.Sprintf("Winner(%d)", uint8(w))
-}
+func (w Winner) String() string { return winnerWords.name(uint8(w)) }
 
 // WinnerOf returns the Winner value for side s winning.
 func WinnerOf(s Side) Winner { return SouthWins + Winner(s) }
