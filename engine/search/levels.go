@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -45,8 +46,9 @@ var levelTable = [...]Level{
 	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
 }
 
-// Levels returns the definition of every level, weakest first.
-func Levels() []Level { return levelTable[:] }
+// Levels returns the definition of every level, weakest first. The slice is
+// the caller's own: changing it changes no level.
+func Levels() []Level { return slices.Clone(levelTable[:]) }
 
 // LevelOf returns the definition of one level.
 func LevelOf(level int) (Level, error) {
