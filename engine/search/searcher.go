@@ -107,6 +107,16 @@ func NewSearcher(hashBytes int) *Searcher {
 	return s
 }
 
+// resize gives the searcher a table of about hashBytes bytes (0:
+// DefaultHash), in the memory it has when that is enough: a Pool lends one
+// searcher to levels of every size.
+func (s *Searcher) resize(hashBytes int) {
+	if hashBytes <= 0 {
+		hashBytes = DefaultHash
+	}
+	s.tt.resize(hashBytes)
+}
+
 // SetWeights replaces the evaluation's positional terms (for tuning by
 // self-play); searches use DefaultWeights otherwise.
 func (s *Searcher) SetWeights(w Weights) { s.w = w }
