@@ -5,6 +5,10 @@
 // difference in captured seeds, an unfinished one the evaluation (captured
 // difference plus positional terms, see Weights). A score is exact (proven)
 // only when every line it rests on was searched to the end of the game.
+//
+// ChooseMove and Analyze make a searcher, with its table, for each call; a
+// server that searches all day lends reusable ones from a Pool instead, with
+// the same results.
 package search
 
 import (
