@@ -68,9 +68,10 @@ var (
 	ErrIllegalMove = errors.New("illegal move")
 	// ErrGameOver: a game that has ended takes no more moves.
 	ErrGameOver = errors.New("game is over")
-	// ErrInvalidWord: a word that names no Winner, EndReason or Reason (or
-	// one of those with no word). A side or a rule option that is no word
-	// wraps ErrInvalidPosition or ErrInvalidRules instead, as it always has.
+	// ErrInvalidWord: a word that names no Winner, EndReason or Reason, or a
+	// value of those types that has no word. A side or a rule option wraps
+	// ErrInvalidPosition or ErrInvalidRules instead, as ParseSide and
+	// ParseRules always have.
 	ErrInvalidWord = errors.New("unknown word")
 )
 

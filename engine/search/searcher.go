@@ -52,9 +52,10 @@ type frame struct {
 // entries freely.
 func (f *frame) key() uint64 { return f.hash ^ mix64(f.epochSum) }
 
-// Searcher runs searches with its own transposition table, sized once, and
-// reusable stacks: searches made with it allocate almost nothing. It is not
-// safe for concurrent use; give each goroutine its own.
+// Searcher runs searches with its own transposition table, sized when it is
+// made (a Pool resizes the ones it lends), and reusable stacks: searches made
+// with it allocate almost nothing. It is not safe for concurrent use; give
+// each goroutine its own, or lend them from a Pool.
 type Searcher struct {
 	tt     table
 	ttFrom int // ttMinDepth; tests raise it to search without the table
