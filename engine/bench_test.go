@@ -12,7 +12,7 @@ import (
 // It returns the number of plies played and the final position.
 func randomPlayout(p Position, r Rules, rng *rand.PCG) (int, Position) {
 	plies := 0
-	for majorityResult(&p).Reason == NotOver {
+	for p.MajorityResult().Reason == NotOver {
 		var cand [RowPits]uint8
 		n := 0
 		first := p.ToMove.FirstPit()
@@ -35,7 +35,7 @@ func randomPlayout(p Position, r Rules, rng *rand.PCG) (int, Position) {
 			cand[i] = cand[n]
 		}
 		if !moved {
-			p = p.settle(r)
+			p = p.Settle(r)
 			break
 		}
 		plies++

@@ -19,15 +19,8 @@ const (
 	MustFeed
 )
 
-var reasonWords = [...]string{"", "game_over", "not_your_pit", "empty_pit", "infinite_relay", "must_feed"}
-
 // String returns the snake_case word the API uses ("" for Legal).
-func (r Reason) String() string {
-	if int(r) < len(reasonWords) {
-		return reasonWords[r]
-	}
-	return fmt.Sprintf("Reason(%d)", uint8(r))
-}
+func (r Reason) String() string { return reasonWords.name(uint8(r)) }
 
 // EndReason says why a game ended. The zero value, NotOver, means it has not.
 type EndReason uint8
@@ -41,15 +34,8 @@ const (
 	ByResignation
 )
 
-var endWords = [...]string{"", "majority", "no_moves", "repetition", "resignation"}
-
 // String returns the snake_case word the API uses ("" for NotOver).
-func (e EndReason) String() string {
-	if int(e) < len(endWords) {
-		return endWords[e]
-	}
-	return fmt.Sprintf("EndReason(%d)", uint8(e))
-}
+func (e EndReason) String() string { return endWords.name(uint8(e)) }
 
 // Winner is the outcome of a finished game.
 type Winner uint8
@@ -62,15 +48,8 @@ const (
 	Draw
 )
 
-var winnerWords = [...]string{"", "south", "north", "draw"}
-
 // String returns "south", "north" or "draw" ("" for NoWinner).
-func (w Winner) String() string {
-	if int(w) < len(winnerWords) {
-		return winnerWords[w]
-	}
-	return fmt.Sprintf("Winner(%d)", uint8(w))
-}
+func (w Winner) String() string { return winnerWords.name(uint8(w)) }
 
 // WinnerOf returns the Winner value for side s winning.
 func WinnerOf(s Side) Winner { return SouthWins + Winner(s) }
@@ -84,16 +63,26 @@ type Result struct {
 // Over reports whether the game has ended.
 func (r Result) Over() bool { return r.Reason != NotOver }
 
-// resultByCount decides the winner of a finished game from the captured seeds.
+// resultByCount decides the winner of a game that ended for why, from the
+// captured seeds of its settled position p.
 func resultByCount(p *Position, why EndReason) Result {
 	res := Result{Reason: why, Winner: Draw}
-	switch {
-	case p.Captured[South] > p.Captured[North]:
+	switch m := p.Margin(South); {
+	case m > 0:
 		res.Winner = SouthWins
-	case p.Captured[North] > p.Captured[South]:
+	case m < 0:
 		res.Winner = NorthWins
 	}
 	return res
+}
+
+// Margin returns s's captured seeds minus its opponent's. Once the game is
+// over and its board settled (the position Finish returns), that is the final
+// score for s: positive for a win, 0 for a draw. A search scores finished
+// lines with it, and the engine picks the winner with it, so the two cannot
+// disagree.
+func (p *Position) Margin(s Side) int {
+	return int(p.Captured[s]) - int(p.Captured[s.Other()])
 }
 
 // Leg is one sowing of a relay: the seeds lifted from From, sown one by one
@@ -185,6 +174,7 @@ const (
 	northHi = 0x0000_0000_ffff_ffff
 )
 
+// rowEmpty is RowEmpty on the packed board, for sowing, which holds one.
 func (b board) rowEmpty(s Side) bool {
 	if s == South {
 		return b.lo&southLo == 0
@@ -377,8 +367,12 @@ func (p Position) ApplyCapture(pit int, r Rules) (Position, Capture, Reason) {
 	return p, c, why
 }
 
-// majorityResult reports a win by majority, or NotOver.
-func majorityResult(p *Position) Result {
+// MajorityResult reports a win by majority: a side that has captured
+// Majority seeds or more has won, whatever is left on the board (which stays
+// there). Otherwise it returns NotOver. It is the first end the rules check
+// after a move, and cheap enough for a search to check at every node; it is
+// not the whole of Status, which also looks for a legal move.
+func (p *Position) MajorityResult() Result {
 	switch {
 	case p.Captured[South] >= Majority:
 		return Result{Reason: ByMajority, Winner: SouthWins}
@@ -395,8 +389,7 @@ func (p Position) HasLegalMove(r Rules) bool { return p.hasLegalMove(r) }
 func (p *Position) hasLegalMove(r Rules) bool {
 	first := p.ToMove.FirstPit()
 	b := loadBoard(&p.Pits)
-	fed := !b.rowEmpty(p.ToMove.Other())
-	if fed {
+	if !p.RowEmpty(p.ToMove.Other()) {
 		// A pit of at most 11 seeds whose last seed lands in an empty pit
 		// is one leg that ends at once: legal, with no sowing needed.
 		for pit := first; pit < first+RowPits; pit++ {
@@ -415,6 +408,12 @@ func (p *Position) hasLegalMove(r Rules) bool {
 	}
 	return false
 }
+
+// RowEmpty reports whether s's row holds no seed. The rules turn on it
+// twice: a side to move whose row is empty has no move, and a move that
+// leaves the opponent's row empty when it was empty already is refused
+// (must_feed). It is two loads and a mask, for a search to call at every node.
+func (p *Position) RowEmpty(s Side) bool { return loadBoard(&p.Pits).rowEmpty(s) }
 
 // Moves is a set of pits, one bit each.
 type Moves uint16
@@ -438,7 +437,7 @@ func (m *Moves) Next() int {
 // LegalMoves returns the pits the side to move may play; none when the game is
 // over.
 func (p Position) LegalMoves(r Rules) Moves {
-	if majorityResult(&p).Over() {
+	if p.MajorityResult().Over() {
 		return 0
 	}
 	var m Moves
@@ -458,20 +457,24 @@ func (p Position) LegalMoves(r Rules) Moves {
 // with no legal move for the side to move. For the latter the winner counts the
 // leftovers as the rules option gives them; Settle returns that final position.
 func (p Position) Status(r Rules) Result {
-	if res := majorityResult(&p); res.Over() {
+	if res := p.MajorityResult(); res.Over() {
 		return res
 	}
 	if p.HasLegalMove(r) {
 		return Result{}
 	}
-	final := p.settle(r)
+	final := p.Settle(r)
 	return resultByCount(&final, ByNoMoves)
 }
 
-// settle moves every seed left on the board into the captured counts, as the
-// no-moves rule says: to the last mover (the opponent of the side to move) or,
-// with side_owner leftovers, each row to its owner.
-func (p Position) settle(r Rules) Position {
+// Settle ends the game as the no-moves rule says, for a side to move that has
+// no legal move: every seed left on the board goes into the captured counts,
+// to the last mover (the opponent of the side to move) or, with side_owner
+// leftovers, each row to its owner. The board it returns is empty and its
+// Margin is the final score. It does not check that the side to move has no
+// move: Finish does, and settles only then; a search that knows it already
+// (an empty row) calls Settle directly.
+func (p Position) Settle(r Rules) Position {
 	if r.Leftovers == LeftoversSideOwner {
 		return p.SplitRows()
 	}
@@ -499,13 +502,13 @@ func (p Position) Finish(r Rules) (Position, Result) {
 
 // finish is Finish in place.
 func (p *Position) finish(r Rules) Result {
-	if res := majorityResult(p); res.Over() {
+	if res := p.MajorityResult(); res.Over() {
 		return res
 	}
 	if p.hasLegalMove(r) {
 		return Result{}
 	}
-	*p = p.settle(r)
+	*p = p.Settle(r)
 	return resultByCount(p, ByNoMoves)
 }
 
@@ -518,7 +521,7 @@ func Play(p Position, pit int, r Rules, out *Outcome) {
 	out.Legs = out.Legs[:0]
 	out.Before, out.Rules, out.Result = p, r, Result{}
 
-	if majorityResult(&p).Over() {
+	if p.MajorityResult().Over() {
 		out.Position, out.Reason = p, GameOver
 		return
 	}

@@ -181,5 +181,18 @@ func FuzzPlay(f *testing.F) {
 		if final, res := fast.Finish(r); final != q || res != out.Result {
 			t.Fatalf("%s pit %d: Apply+Finish %s %+v, Play %s %+v", p, pit, final, res, q, out.Result)
 		}
+		// The end the move brought agrees with the pieces the search and the
+		// puzzles use to score it.
+		m := q.Margin(South)
+		switch res := out.Result; res.Reason {
+		case ByMajority:
+			if q.MajorityResult() != res {
+				t.Fatalf("%s pit %d: %+v, but MajorityResult says %+v", p, pit, res, q.MajorityResult())
+			}
+		case ByNoMoves:
+			if !q.RowEmpty(South) || !q.RowEmpty(North) || (m > 0) != (res.Winner == SouthWins) || (m == 0) != (res.Winner == Draw) {
+				t.Fatalf("%s pit %d: %+v with the board %s settled to a margin of %+d", p, pit, res, q, m)
+			}
+		}
 	})
 }

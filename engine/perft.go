@@ -4,7 +4,7 @@ package engine
 // game (won by majority, or with no legal move for the side to move) counts as
 // one leaf where it ends. Repetition is not applied: it belongs to game sessions.
 func Perft(p Position, r Rules, depth int) uint64 {
-	if depth <= 0 || majorityResult(&p).Over() {
+	if depth <= 0 || p.MajorityResult().Over() {
 		return 1
 	}
 	var n uint64
@@ -33,7 +33,7 @@ func Perft(p Position, r Rules, depth int) uint64 {
 // Children returns the positions reached by each legal move of p, with the pit
 // played, for callers that split a perft or a search across goroutines.
 func (p Position) Children(r Rules) (pits []int, next []Position) {
-	if majorityResult(&p).Over() {
+	if p.MajorityResult().Over() {
 		return nil, nil
 	}
 	first := p.ToMove.FirstPit()

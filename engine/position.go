@@ -31,29 +31,14 @@ const (
 func (s Side) Other() Side { return s ^ 1 }
 
 // String returns "south" or "north", the words the notation and the API use.
-func (s Side) String() string {
-	switch s {
-	case South:
-		return "south"
-	case North:
-		return "north"
-	}
-	return fmt.Sprintf("Side(%d)", uint8(s))
-}
+func (s Side) String() string { return sideWords.name(uint8(s)) }
 
 // Valid reports whether s is South or North.
 func (s Side) Valid() bool { return s <= North }
 
-// ParseSide reads "south" or "north".
-func ParseSide(s string) (Side, error) {
-	switch s {
-	case "south":
-		return South, nil
-	case "north":
-		return North, nil
-	}
-	return 0, fmt.Errorf("%w: side %q is neither south nor north", ErrInvalidPosition, s)
-}
+// ParseSide reads "south" or "north"; another word is an error wrapping
+// ErrInvalidPosition. It is UnmarshalText for a string.
+func ParseSide(s string) (Side, error) { return parseWord[Side](&sideWords, s) }
 
 // Owns reports whether pit belongs to s's row.
 func (s Side) Owns(pit int) bool {
@@ -83,6 +68,11 @@ var (
 	ErrIllegalMove = errors.New("illegal move")
 	// ErrGameOver: a game that has ended takes no more moves.
 	ErrGameOver = errors.New("game is over")
+	// ErrInvalidWord: a word that names no Winner, EndReason or Reason, or a
+	// value of those types that has no word. A side or a rule option wraps
+	// ErrInvalidPosition or ErrInvalidRules instead, as ParseSide and
+	// ParseRules always have.
+	ErrInvalidWord = errors.New("unknown word")
 )
 
 // Position is the whole state the rules need: the seeds in each pit, each side's

@@ -1,7 +1,5 @@
 package engine
 
-import "fmt"
-
 // CaptureSeed says what happens to the seed that makes a capture.
 type CaptureSeed uint8
 
@@ -30,44 +28,26 @@ type Rules struct {
 	Leftovers   Leftovers
 }
 
-func (c CaptureSeed) String() string {
-	switch c {
-	case CaptureTaken:
-		return "taken"
-	case CaptureLeft:
-		return "left"
-	}
-	return fmt.Sprintf("CaptureSeed(%d)", uint8(c))
-}
+// String returns "taken" or "left", the words the API uses.
+func (c CaptureSeed) String() string { return captureSeedWords.name(uint8(c)) }
 
-func (l Leftovers) String() string {
-	switch l {
-	case LeftoversLastMover:
-		return "last_mover"
-	case LeftoversSideOwner:
-		return "side_owner"
-	}
-	return fmt.Sprintf("Leftovers(%d)", uint8(l))
-}
+// String returns "last_mover" or "side_owner", the words the API uses.
+func (l Leftovers) String() string { return leftoversWords.name(uint8(l)) }
 
-// ParseRules reads the option words; an empty word means the default.
+// ParseRules reads the option words, as UnmarshalText does, except that an
+// empty word means the default: both options are optional in the API.
 func ParseRules(captureSeed, leftovers string) (Rules, error) {
 	var r Rules
-	switch captureSeed {
-	case "", "taken":
-		r.CaptureSeed = CaptureTaken
-	case "left":
-		r.CaptureSeed = CaptureLeft
-	default:
-		return r, fmt.Errorf("%w: captureSeed %q, want taken or left", ErrInvalidRules, captureSeed)
+	var err error
+	if captureSeed != "" {
+		if r.CaptureSeed, err = parseWord[CaptureSeed](&captureSeedWords, captureSeed); err != nil {
+			return Rules{}, err
+		}
 	}
-	switch leftovers {
-	case "", "last_mover":
-		r.Leftovers = LeftoversLastMover
-	case "side_owner":
-		r.Leftovers = LeftoversSideOwner
-	default:
-		return r, fmt.Errorf("%w: leftovers %q, want last_mover or side_owner", ErrInvalidRules, leftovers)
+	if leftovers != "" {
+		if r.Leftovers, err = parseWord[Leftovers](&leftoversWords, leftovers); err != nil {
+			return Rules{}, err
+		}
 	}
 	return r, nil
 }

@@ -23,7 +23,7 @@ type children struct {
 // none, as the rules say.
 func (c *children) expand(p *engine.Position, r engine.Rules) {
 	c.n = 0
-	if p.Captured[engine.South] >= engine.Majority || p.Captured[engine.North] >= engine.Majority {
+	if p.MajorityResult().Over() {
 		return
 	}
 	first := p.ToMove.FirstPit()
@@ -79,10 +79,10 @@ func moveWinsWithin(q *engine.Position, attacker engine.Side, r engine.Rules, n 
 	if n <= 1 {
 		// Only the end of the game counts, and finding one legal reply is
 		// enough to know it goes on: cheaper than listing them all.
-		switch {
-		case q.Captured[attacker] >= engine.Majority:
+		switch won := q.MajorityResult(); {
+		case won.Winner == engine.WinnerOf(attacker):
 			return true
-		case q.Captured[attacker.Other()] >= engine.Majority || q.HasLegalMove(r):
+		case won.Over() || q.HasLegalMove(r):
 			return false
 		}
 		_, res := q.Finish(r)

@@ -32,3 +32,42 @@ func BenchmarkSearch(b *testing.B) {
 	}
 	b.ReportMetric(float64(nodes)/b.Elapsed().Seconds(), "nodes/s")
 }
+
+// BenchmarkAIMove measures one AI move at the strongest level, its node
+// budget cut so that the move is quick and the cost of its table shows:
+// fresh makes a table for every move (16 MiB, the level's size), as
+// ChooseMove does; pooled borrows a searcher from a Pool and reuses its
+// table. The clock is off, so both play the same moves.
+func BenchmarkAIMove(b *testing.B) {
+	lv, err := LevelOf(MaxLevel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lv.Nodes, lv.Time = 5_000, 0
+	positions := make([]engine.Position, len(benchPositions))
+	for i, n := range benchPositions {
+		positions[i] = engine.MustParse(n)
+	}
+	ctx := context.Background()
+	run := func(b *testing.B, choose func(p engine.Position, seed uint64) (int, error)) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			if _, err := choose(positions[i%len(positions)], uint64(i)); err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+	}
+	b.Run("fresh", func(b *testing.B) {
+		run(b, func(p engine.Position, seed uint64) (int, error) {
+			return chooseFresh(ctx, p, engine.Rules{}, nil, lv, seed)
+		})
+	})
+	b.Run("pooled", func(b *testing.B) {
+		pool := NewPool(1)
+		run(b, func(p engine.Position, seed uint64) (int, error) {
+			return pool.chooseMove(ctx, p, engine.Rules{}, nil, lv, seed)
+		})
+	})
+}

@@ -38,37 +38,24 @@ type Weights struct {
 var DefaultWeights = Weights{Pits: 15, Target: 5}
 
 // finalScore is the exact score of a finished position for the side to move:
-// its captured seeds minus the opponent's, once the board is settled as the
-// ending requires. A win by majority leaves the board as it is, so the score
-// is the captured difference at that moment.
-func finalScore(p *engine.Position) int {
-	me := p.ToMove
-	return unit * (int(p.Captured[me]) - int(p.Captured[me.Other()]))
-}
+// its margin once the board is settled as the ending requires. A win by
+// majority leaves the board as it is, so the score is the captured difference
+// at that moment.
+func finalScore(p *engine.Position) int { return unit * p.Margin(p.ToMove) }
 
 // noMovesScore is the exact score when the side to move has no legal move:
-// the leftovers go to the last mover, or to each row's owner.
+// the engine's settlement of the leftovers (to the last mover, or to each
+// row's owner) decides it.
 func noMovesScore(p *engine.Position, r engine.Rules) int {
-	me := p.ToMove
-	mine, theirs := int(p.Captured[me]), int(p.Captured[me.Other()])
-	if r.Leftovers == engine.LeftoversSideOwner {
-		mine += p.RowSeeds(me)
-		theirs += p.RowSeeds(me.Other())
-	} else {
-		theirs += p.BoardSeeds()
-	}
-	return unit * (mine - theirs)
+	final := p.Settle(r)
+	return unit * final.Margin(p.ToMove)
 }
 
 // repetitionScore is the exact score when a position occurs for the third
-// time: each player takes the seeds in their own row.
+// time: each player takes the seeds in their own row, as engine.Game does.
 func repetitionScore(p *engine.Position) int {
-	me := p.ToMove
-	return unit * (int(p.Captured[me]) + p.RowSeeds(me) - int(p.Captured[me.Other()]) - p.RowSeeds(me.Other()))
-}
-
-func majorityOver(p *engine.Position) bool {
-	return p.Captured[0] >= engine.Majority || p.Captured[1] >= engine.Majority
+	final := p.SplitRows()
+	return unit * final.Margin(p.ToMove)
 }
 
 // rows returns the side to move's row and the opponent's as six bytes each,
@@ -99,7 +86,7 @@ func byteSum(row uint64) int { return int(row * 0x0101_0101_0101_0101 >> 40 & 0x
 // each row packed into a word, a few operations per term.
 func (w *Weights) evaluate(p *engine.Position) int {
 	me, opp := rows(p)
-	v := unit*(int(p.Captured[p.ToMove])-int(p.Captured[p.ToMove.Other()])) + w.Tempo
+	v := unit*p.Margin(p.ToMove) + w.Tempo
 	meFull, oppFull := atLeast(me, 1), atLeast(opp, 1)
 	v += w.Row * (byteSum(me) - byteSum(opp))
 	v += w.Pits * (bits.OnesCount64(meFull) - bits.OnesCount64(oppFull))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -45,8 +46,9 @@ var levelTable = [...]Level{
 	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
 }
 
-// Levels returns the definition of every level, weakest first.
-func Levels() []Level { return levelTable[:] }
+// Levels returns the definition of every level, weakest first. The slice is
+// the caller's own: changing it changes no level.
+func Levels() []Level { return slices.Clone(levelTable[:]) }
 
 // LevelOf returns the definition of one level.
 func LevelOf(level int) (Level, error) {
@@ -63,6 +65,9 @@ func LevelOf(level int) (Level, error) {
 // level's Time bound plus the set-up of its table (a few milliseconds). When
 // ctx is cancelled the move is the best found so far, still legal, and the
 // error is ctx.Err().
+//
+// Each call that searches makes a table of the level's Hash size (up to 16
+// MiB at the strongest level); a Pool lends reusable ones instead.
 func ChooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, level int, seed uint64) (int, error) {
 	lv, err := LevelOf(level)
 	if err != nil {
@@ -71,11 +76,16 @@ func ChooseMove(ctx context.Context, p engine.Position, r engine.Rules, history 
 	if err := check(p, r); err != nil {
 		return -1, err
 	}
-	var s *Searcher
-	if lv.Depth > 0 {
-		s = NewSearcher(lv.Hash)
+	return chooseFresh(ctx, p, r, history, lv, seed)
+}
+
+// chooseFresh is ChooseMove for a level's definition: a new searcher for a
+// move that needs one.
+func chooseFresh(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
+	if pit, quick, err := quickMove(ctx, p, r, lv, seed); quick {
+		return pit, err
 	}
-	return s.ChooseMove(ctx, p, r, history, level, seed)
+	return NewSearcher(lv.Hash).searchMove(ctx, p, r, history, lv, seed)
 }
 
 // ChooseMove is the package's ChooseMove on this searcher's table, whatever
@@ -92,21 +102,40 @@ func (s *Searcher) ChooseMove(ctx context.Context, p engine.Position, r engine.R
 	return s.chooseMove(ctx, p, r, history, lv, seed)
 }
 
-// chooseMove plays as lv describes; p and r are valid.
+// chooseMove plays as lv describes; p and r are valid, and s may be nil when
+// quickMove decides the move.
 func (s *Searcher) chooseMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
+	if pit, quick, err := quickMove(ctx, p, r, lv, seed); quick {
+		return pit, err
+	}
+	return s.searchMove(ctx, p, r, history, lv, seed)
+}
+
+// levelRNG is the source of a level's choices among equal moves.
+func levelRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6c6576656c)) } // "level"
+
+// quickMove decides the move without a search when it can: no move at all,
+// a single one, or a level that does not search. Otherwise quick is false
+// and the move needs searchMove, so that callers lend a searcher only then.
+func quickMove(ctx context.Context, p engine.Position, r engine.Rules, lv Level, seed uint64) (pit int, quick bool, err error) {
 	moves := p.LegalMoves(r)
-	if moves == 0 {
-		return -1, ErrNoMoves
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x6c6576656c)) // "level"
 	switch {
+	case moves == 0:
+		return -1, true, ErrNoMoves
 	case moves.Len() == 1:
-		return moves.Next(), ctx.Err()
+		return moves.Next(), true, ctx.Err()
 	case lv.Level == 1:
-		return randomMove(moves, rng), ctx.Err()
+		return randomMove(moves, levelRNG(seed)), true, ctx.Err()
 	case lv.Level == 2:
-		return greedyMove(p, r, moves, rng), ctx.Err()
+		return greedyMove(p, r, moves, levelRNG(seed)), true, ctx.Err()
 	}
+	return -1, false, nil
+}
+
+// searchMove plays as a searching level lv describes, in a position with
+// more than one legal move.
+func (s *Searcher) searchMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
+	rng := levelRNG(seed)
 	lim := Limits{Depth: lv.Depth, Nodes: lv.Nodes, Time: lv.Time, BestOnly: true}
 	a, err := s.analyze(ctx, p, r, history, lim, func(roots []rootMove) {
 		// Equal moves are told apart by order alone; shuffling makes the

@@ -116,7 +116,7 @@ func PlayMatch(ctx context.Context, cfg MatchConfig) (MatchResult, error) {
 					mu.Unlock()
 					continue
 				}
-				d := int(final.Captured[aSide]) - int(final.Captured[aSide.Other()])
+				d := final.Margin(aSide)
 				results[game] = outcome{diff: d, plies: plies}
 				running.add(d, plies)
 				if cfg.Progress != nil {

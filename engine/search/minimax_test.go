@@ -38,9 +38,7 @@ func (m *minimax) search(p engine.Position, depth int, root bool) (int, bool, bo
 		return 0, false, false
 	}
 	me := p.ToMove
-	diff := func(q engine.Position) int {
-		return unit * (int(q.Captured[me]) - int(q.Captured[me.Other()]))
-	}
+	diff := func(q engine.Position) int { return unit * q.Margin(me) }
 	if final, res := p.Finish(m.r); res.Over() {
 		return diff(final), true, true
 	}

@@ -5,6 +5,10 @@
 // difference in captured seeds, an unfinished one the evaluation (captured
 // difference plus positional terms, see Weights). A score is exact (proven)
 // only when every line it rests on was searched to the end of the game.
+//
+// ChooseMove and Analyze make a searcher, with its table, for each call; a
+// server that searches all day lends reusable ones from a Pool instead, with
+// the same results.
 package search
 
 import (
@@ -32,9 +36,10 @@ type Limits struct {
 	// Nodes bounds the positions visited (passed by at most 6, the children
 	// of the last node); a search bounded by nodes alone is reproducible.
 	Nodes uint64
-	// Hash is the transposition table's size in bytes for Analyze (0:
-	// DefaultHash, or SmallHash for a search bounded by at most SmallDepth
-	// plies and nothing else); a Searcher keeps the size it was made with.
+	// Hash is the transposition table's size in bytes for Analyze and
+	// Pool.Analyze (0: DefaultHash, or SmallHash for a search bounded by at
+	// most SmallDepth plies and nothing else); a Searcher keeps the size it
+	// was made with.
 	Hash int
 	// BestOnly searches for the best move alone: faster, but only the best
 	// move's score is exact, the others are upper bounds (MoveScore.Upper).
@@ -70,11 +75,15 @@ func Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim Limits)
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
 	}
-	hash := lim.Hash
-	if hash <= 0 && lim.Depth > 0 && lim.Depth <= SmallDepth && lim.Time <= 0 && lim.Nodes == 0 {
-		hash = SmallHash // a shallow search fills no more; the rest would be zeroed for nothing
+	return NewSearcher(lim.hash()).Analyze(ctx, p, r, nil, lim)
+}
+
+// hash is the table size Analyze gives a search within lim.
+func (lim Limits) hash() int {
+	if lim.Hash <= 0 && lim.Depth > 0 && lim.Depth <= SmallDepth && lim.Time <= 0 && lim.Nodes == 0 {
+		return SmallHash // a shallow search fills no more; the rest would be zeroed for nothing
 	}
-	return NewSearcher(hash).Analyze(ctx, p, r, nil, lim)
+	return lim.Hash // 0: DefaultHash
 }
 
 // A search bounded by SmallDepth plies or fewer gets a SmallHash table.

@@ -257,6 +257,20 @@ func TestLevelTable(t *testing.T) {
 	}
 }
 
+func TestLevelsIsACopy(t *testing.T) {
+	first := Levels()
+	want := first[len(first)-1]
+	first[len(first)-1].Nodes = 1
+	first[0] = Level{}
+	again := Levels()
+	if again[len(again)-1] != want || again[0].Level != MinLevel {
+		t.Fatalf("after changing what Levels returned, it returns %+v ... %+v", again[0], again[len(again)-1])
+	}
+	if lv, err := LevelOf(MaxLevel); err != nil || lv != want {
+		t.Fatalf("LevelOf(%d) = %+v, %v after changing what Levels returned; want %+v", MaxLevel, lv, err, want)
+	}
+}
+
 func TestMatch(t *testing.T) {
 	cfg := MatchConfig{A: Player{Level: 4}, B: Player{Level: 1}, Games: 10, Seed: 3, Balance: DefaultBalance}
 	var calls int

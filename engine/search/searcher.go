@@ -52,9 +52,10 @@ type frame struct {
 // entries freely.
 func (f *frame) key() uint64 { return f.hash ^ mix64(f.epochSum) }
 
-// Searcher runs searches with its own transposition table, sized once, and
-// reusable stacks: searches made with it allocate almost nothing. It is not
-// safe for concurrent use; give each goroutine its own.
+// Searcher runs searches with its own transposition table, sized when it is
+// made (a Pool resizes the ones it lends), and reusable stacks: searches made
+// with it allocate almost nothing. It is not safe for concurrent use; give
+// each goroutine its own, or lend them from a Pool.
 type Searcher struct {
 	tt     table
 	ttFrom int // ttMinDepth; tests raise it to search without the table
@@ -107,6 +108,16 @@ func NewSearcher(hashBytes int) *Searcher {
 	return s
 }
 
+// resize gives the searcher a table of about hashBytes bytes (0:
+// DefaultHash), in the memory it has when that is enough: a Pool lends one
+// searcher to levels of every size.
+func (s *Searcher) resize(hashBytes int) {
+	if hashBytes <= 0 {
+		hashBytes = DefaultHash
+	}
+	s.tt.resize(hashBytes)
+}
+
 // SetWeights replaces the evaluation's positional terms (for tuning by
 // self-play); searches use DefaultWeights otherwise.
 func (s *Searcher) SetWeights(w Weights) { s.w = w }
@@ -149,16 +160,6 @@ func (s *Searcher) setChild(ply int, next *engine.Position) {
 		c.epochSum = 0
 	}
 	s.line[s.base+ply+1] = c.hash
-}
-
-func rowEmpty(p *engine.Position, side engine.Side) bool {
-	first := side.FirstPit()
-	for _, n := range p.Pits[first : first+engine.RowPits] {
-		if n != 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // repetition reports whether the node at ply is the third occurrence of its
@@ -297,10 +298,10 @@ func (s *Searcher) ended(ply int) (int, bool, bool) {
 
 // over is ended for a position p, told whether p occurs for the third time.
 func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
-	if majorityOver(p) {
+	if p.MajorityResult().Over() {
 		return finalScore(p), true, true
 	}
-	if rowEmpty(p, p.ToMove) {
+	if p.RowEmpty(p.ToMove) {
 		return noMovesScore(p, s.rules), true, true
 	}
 	if third {
@@ -317,7 +318,7 @@ func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
 // likely enough to check; any other position without one is evaluated, and
 // the score is simply not proven.
 func (s *Searcher) leaf(p *engine.Position) (int, bool) {
-	if rowEmpty(p, p.ToMove.Other()) && !p.HasLegalMove(s.rules) {
+	if p.RowEmpty(p.ToMove.Other()) && !p.HasLegalMove(s.rules) {
 		return noMovesScore(p, s.rules), true
 	}
 	return s.w.evaluate(p), false
@@ -716,7 +717,7 @@ func (s *Searcher) extendPV(line []int8) []int {
 	}
 	for ply < maxPly-1 {
 		f := &s.stack[ply]
-		if majorityOver(&f.pos) || (ply > 0 && s.repetition(ply)) {
+		if f.pos.MajorityResult().Over() || (ply > 0 && s.repetition(ply)) {
 			break
 		}
 		e, ok := s.tt.probe(f.key())

@@ -115,9 +115,13 @@ func b2u(b bool) uint64 {
 
 // table is a transposition table of two-entry buckets: the first entry keeps
 // the deeper (or proven) result, the second always takes the newest. Its size
-// is fixed when it is made; nothing is allocated while searching.
+// is set between searches; nothing is allocated while searching.
 type table struct {
-	entries []ttEntry // len is a power of two, at least 2
+	// mem is all the table's memory: as many entries as the largest size it
+	// has been given. A smaller size uses a prefix of it, so a searcher lent
+	// to searches of different sizes allocates only to grow.
+	mem     []ttEntry
+	entries []ttEntry // mem[:n], n a power of two, at least 2
 	mask    uint64    // selects a bucket's first entry (even index)
 	gen     uint32
 }
@@ -126,19 +130,35 @@ type table struct {
 const ttEntryBytes = 16
 
 func newTable(bytes int) table {
+	var t table
+	t.resize(bytes)
+	return t
+}
+
+// resize makes the table about bytes bytes (rounded down to a power of two
+// entries). Whatever the previous searches left in the memory it reuses is of
+// an older generation, which probes ignore and stores overwrite as they would
+// an empty entry, so a resized table searches exactly as a new one of that
+// size.
+func (t *table) resize(bytes int) {
 	n := 2
 	for n*2*ttEntryBytes <= bytes {
 		n *= 2
 	}
-	return table{entries: make([]ttEntry, n), mask: uint64(n-1) &^ 1}
+	if n > len(t.mem) {
+		t.mem = make([]ttEntry, n)
+	}
+	t.entries = t.mem[:n:n]
+	t.mask = uint64(n-1) &^ 1
 }
 
 // newSearch starts a generation: entries written before are ignored. When the
-// counter wraps, the table is cleared so an ancient entry cannot pass for new.
+// counter wraps, the whole memory is cleared (not only the part in use) so an
+// ancient entry cannot pass for new.
 func (t *table) newSearch() {
 	t.gen = (t.gen + 1) & (1<<genBits - 1)
 	if t.gen == 0 {
-		clear(t.entries)
+		clear(t.mem)
 		t.gen = 1
 	}
 }
