@@ -157,7 +157,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		opts:        opts,
 		log:         opts.Logger,
 		spec:        spec,
-		analyze:     search.Analyze,
+		analyze:     search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
 		analyses:    make(chan struct{}, opts.AnalyzeConcurrency),
 		games:       opts.Games,
 		feed:        opts.Puzzles,

@@ -37,10 +37,10 @@ const DefaultAIMoveTime = time.Second
 // hundred bytes each).
 const gameCacheSize = 8192
 
-// Options configure a Service. The zero value works: search.ChooseMove,
+// Options configure a Service. The zero value works: the search's AI,
 // DefaultAIMoveTime, two AI searches per CPU, time.Now, no log.
 type Options struct {
-	// Choose is the AI. Nil: search.ChooseMove.
+	// Choose is the AI. Nil: a search.Pool of AIConcurrency searchers.
 	Choose Chooser
 	// AIMoveTime bounds an AI move at the strongest level; each level below
 	// has half the time of the one above.
@@ -75,14 +75,16 @@ type Service struct {
 
 // NewService returns the service over st.
 func NewService(st Store, o Options) *Service {
-	if o.Choose == nil {
-		o.Choose = search.ChooseMove
-	}
 	if o.AIMoveTime <= 0 {
 		o.AIMoveTime = DefaultAIMoveTime
 	}
 	if o.AIConcurrency <= 0 {
 		o.AIConcurrency = 2 * runtime.GOMAXPROCS(0)
+	}
+	if o.Choose == nil {
+		// As many searchers as searches may run (aiSlots), reused from move
+		// to move instead of a new transposition table for each.
+		o.Choose = search.NewPool(o.AIConcurrency).ChooseMove
 	}
 	if o.Now == nil {
 		o.Now = time.Now

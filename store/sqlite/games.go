@@ -104,19 +104,12 @@ func undecodable(what string, cause error) error {
 	return fmt.Errorf("stored %s does not decode: %s", what, cause.Error())
 }
 
-var (
-	winners = map[string]engine.Winner{"": engine.NoWinner, "south": engine.SouthWins, "north": engine.NorthWins, "draw": engine.Draw}
-	endings = map[string]engine.EndReason{"": engine.NotOver, "majority": engine.ByMajority, "no_moves": engine.ByNoMoves,
-		"repetition": engine.ByRepetition, "resignation": engine.ByResignation}
-)
-
 func parseResult(winner, reason string) (engine.Result, error) {
-	w, ok1 := winners[winner]
-	e, ok2 := endings[reason]
-	if !ok1 || !ok2 {
-		return engine.Result{}, fmt.Errorf("stored result %q by %q is not one the rules know", winner, reason)
+	var r engine.Result
+	if err := r.Winner.UnmarshalText([]byte(winner)); err != nil {
+		return r, err
 	}
-	return engine.Result{Reason: e, Winner: w}, nil
+	return r, r.Reason.UnmarshalText([]byte(reason))
 }
 
 // CreateGame stores a new game with the moves already played in it (the AI's
