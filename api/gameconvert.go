@@ -105,9 +105,3 @@ func encodePlay(r *games.PlayResult) ([]byte, error) {
 	b, err := json.Marshal(ans)
 	return append(b, '\n'), err
 }
-
-// rulesOf reads a game's rule options, as the server stored them.
-func rulesOf(g Game) engine.Rules {
-	r, _ := rulesFromAPI(&g.Rules)
-	return r
-}

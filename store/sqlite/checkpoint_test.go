@@ -9,7 +9,7 @@ import (
 // so no commit pays for one.
 func TestNoCheckpointInsideCommits(t *testing.T) {
 	ctx := context.Background()
-	s, _ := openGamesTemp(t)
+	s, _ := openTemp(t)
 	conns := make([]interface{ Close() error }, 0, 3)
 	for range 3 { // several connections, not just the first the pool made
 		c, err := s.DB().Conn(ctx)

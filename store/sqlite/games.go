@@ -412,7 +412,7 @@ func decodeMove(m *games.Move, side, position, createdAt string, outcome []byte)
 // ErrNotFound for an unknown game.
 func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error) {
 	rows, err := runner{s: s}.query(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
-		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), limit)
+		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}

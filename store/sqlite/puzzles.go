@@ -31,7 +31,7 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 			leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`,
-			p.ID, p.Date.Format(puzzles.DateLayout), p.Version, p.Position.String(),
+			p.ID, puzzles.Day(p.Date).Format(puzzles.DateLayout), p.Version, p.Position.String(),
 			p.Rules.CaptureSeed.String(), p.Rules.Leftovers.String(), string(p.Goal), p.Depth,
 			p.Prompt, string(themes), p.Difficulty, p.KeyLegs, string(solution), formatTime(at))
 		return err
@@ -53,7 +53,7 @@ func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Store
 func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
 	rows, err := runner{s: s}.query(ctx, "SELECT "+puzzleColumns+
 		" FROM puzzles WHERE date < ? ORDER BY date DESC LIMIT ?",
-		puzzles.Day(date).Format(puzzles.DateLayout), limit)
+		puzzles.Day(date).Format(puzzles.DateLayout), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,290 @@
+// Package storetest is the conformance suite of the stores: the cases every
+// implementation of games.Store and puzzles.Store must pass, so that the game
+// service and the puzzle feed can rely on what those interfaces promise,
+// whatever keeps the data. A store's own test hands Run a function that opens
+// a fresh, empty store:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) storetest.Store { return memory.New() })
+//	}
+//
+// The cases use real games, played through the engine, and real puzzles,
+// made by the generator; times carry microseconds, the precision stores keep.
+package storetest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+// Store is what the suite checks: both stores the services need, in one.
+type Store interface {
+	games.Store
+	puzzles.Store
+}
+
+// racers is how many goroutines race for one ply, one seat or one date.
+const racers = 20
+
+// suiteCase is one named case; it gets a fresh store.
+type suiteCase struct {
+	name string
+	test func(t *testing.T, s Store, fx *fixtures)
+}
+
+// Run runs every case of the suite as a subtest of t, each on a fresh store
+// from open. open may register the store's closing with t.Cleanup.
+func Run(t *testing.T, open func(t *testing.T) Store) {
+	t.Helper()
+	fx := &fixtures{}
+	cases := slices.Concat(gameCases, puzzleCases)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s := open(t)
+			if s == nil {
+				t.Fatal("open returned no store")
+			}
+			c.test(t, s, fx)
+		})
+	}
+}
+
+// t0 is the suite's clock: every time it stores is t0 or a tick after it,
+// with microseconds, so a store that drops them fails.
+var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC)
+
+// tick returns the i-th instant after t0, a little over a second apart.
+func tick(i int) time.Time { return t0.Add(time.Duration(i) * (time.Second + 1001*time.Microsecond)) }
+
+// hashOf stands for the SHA-256 of a seat token, as the service stores it.
+func hashOf(token string) []byte {
+	h := sha256.Sum256([]byte(token))
+	return h[:]
+}
+
+// seatToken is the token hash of side's seat in game id.
+func seatToken(id string, side engine.Side) []byte { return hashOf(id + "/" + side.String()) }
+
+// fixtures are the generated puzzles, made once per Run and shared by its
+// cases, which never change them.
+type fixtures struct {
+	once sync.Once
+	ps   []puzzles.Puzzle
+	err  error
+}
+
+// puzzleDates are the days whose generated puzzles the suite uses.
+var puzzleDates = []string{"2026-02-15", "2026-02-16", "2026-02-17"}
+
+// puzzles returns the generated puzzles, one for each of puzzleDates, each
+// a fresh copy the caller may change.
+func (fx *fixtures) puzzles(t *testing.T) []puzzles.Puzzle {
+	t.Helper()
+	fx.once.Do(func() {
+		for _, s := range puzzleDates {
+			d, err := puzzles.ParseDate(s)
+			if err != nil {
+				fx.err = err
+				return
+			}
+			p, err := puzzles.Generate(t.Context(), d)
+			if err != nil {
+				fx.err = fmt.Errorf("generate %s: %w", s, err)
+				return
+			}
+			fx.ps = append(fx.ps, p)
+		}
+	})
+	if fx.err != nil {
+		t.Fatal(fx.err)
+	}
+	out := make([]puzzles.Puzzle, len(fx.ps))
+	for i, p := range fx.ps {
+		out[i] = clonePuzzle(p)
+	}
+	return out
+}
+
+// clonePuzzle returns p with its own slices.
+func clonePuzzle(p puzzles.Puzzle) puzzles.Puzzle {
+	p.Themes = slices.Clone(p.Themes)
+	p.Solution = slices.Clone(p.Solution)
+	return p
+}
+
+// movedTo returns a copy of p dated day, with the id of that day: another
+// puzzle for the day as far as a store is concerned, since stores decide
+// nothing about what they keep.
+func movedTo(p puzzles.Puzzle, day string) puzzles.Puzzle {
+	d, err := puzzles.ParseDate(day)
+	if err != nil {
+		panic(err) // the suite's own dates
+	}
+	p = clonePuzzle(p)
+	p.Date, p.ID = d, puzzles.IDFor(d)
+	return p
+}
+
+// day parses a date of the suite's tables.
+func day(t *testing.T, s string) time.Time {
+	t.Helper()
+	d, err := puzzles.ParseDate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// samePuzzle reports whether two puzzles are the same, dates compared as
+// instants.
+func samePuzzle(a, b puzzles.Puzzle) bool {
+	if !a.Date.Equal(b.Date) {
+		return false
+	}
+	a.Date, b.Date = time.Time{}, time.Time{}
+	return reflect.DeepEqual(a, b)
+}
+
+// checkStored fails t unless got is want with stats.
+func checkStored(t *testing.T, what string, got puzzles.Stored, want puzzles.Puzzle, stats puzzles.Stats) {
+	t.Helper()
+	if !samePuzzle(got.Puzzle, want) {
+		t.Fatalf("%s: puzzle\n%+v\nwant\n%+v", what, got.Puzzle, want)
+	}
+	if got.Stats != stats {
+		t.Fatalf("%s: stats %+v, want %+v", what, got.Stats, stats)
+	}
+}
+
+// diffGame lists the fields in which got differs from want. Times compare
+// as instants; a token compares by value and by presence (a nil token is an
+// open seat).
+func diffGame(got, want games.Game) []string {
+	var d []string
+	field := func(name string, same bool, g, w any) {
+		if !same {
+			d = append(d, fmt.Sprintf("%s %v, want %v", name, g, w))
+		}
+	}
+	field("ID", got.ID == want.ID, got.ID, want.ID)
+	field("CreatedAt", got.CreatedAt.Equal(want.CreatedAt), got.CreatedAt, want.CreatedAt)
+	field("UpdatedAt", got.UpdatedAt.Equal(want.UpdatedAt), got.UpdatedAt, want.UpdatedAt)
+	field("JoinedAt", got.JoinedAt.Equal(want.JoinedAt), got.JoinedAt, want.JoinedAt)
+	field("Rules", got.Rules == want.Rules, got.Rules, want.Rules)
+	field("Start", got.Start == want.Start, got.Start, want.Start)
+	field("Ply", got.Ply == want.Ply, got.Ply, want.Ply)
+	field("Position", got.Position == want.Position, got.Position, want.Position)
+	field("History", bytes.Equal(got.History, want.History), got.History, want.History)
+	field("Status", got.Status == want.Status, got.Status, want.Status)
+	field("Result", got.Result == want.Result, got.Result, want.Result)
+	field("AI", (got.AI == nil) == (want.AI == nil) && (got.AI == nil || *got.AI == *want.AI), aiText(got.AI), aiText(want.AI))
+	for side, tok := range got.Tokens {
+		w := want.Tokens[side]
+		field(fmt.Sprintf("Tokens[%s]", engine.Side(side)), (tok == nil) == (w == nil) && bytes.Equal(tok, w),
+			fmt.Sprintf("%x", tok), fmt.Sprintf("%x", w))
+	}
+	field("Version", got.Version == want.Version, got.Version, want.Version)
+	return d
+}
+
+func aiText(ai *games.AI) string {
+	if ai == nil {
+		return "none"
+	}
+	return fmt.Sprintf("%s level %d", ai.Side, ai.Level)
+}
+
+// checkGame fails t unless got is want.
+func checkGame(t *testing.T, what string, got, want games.Game) {
+	t.Helper()
+	if d := diffGame(got, want); len(d) > 0 {
+		t.Fatalf("%s: game %s: %s", what, want.ID, strings.Join(d, "; "))
+	}
+}
+
+// checkStoredGame reads game want.ID and fails t unless it is want.
+func checkStoredGame(t *testing.T, s Store, what string, want games.Game) {
+	t.Helper()
+	got, err := s.Game(t.Context(), want.ID)
+	if err != nil {
+		t.Fatalf("%s: read game %s: %v", what, want.ID, err)
+	}
+	checkGame(t, what, got, want)
+}
+
+// diffMove lists the fields in which got differs from want.
+func diffMove(got, want games.Move) []string {
+	var d []string
+	field := func(name string, same bool, g, w any) {
+		if !same {
+			d = append(d, fmt.Sprintf("%s %v, want %v", name, g, w))
+		}
+	}
+	field("Ply", got.Ply == want.Ply, got.Ply, want.Ply)
+	field("Side", got.Side == want.Side, got.Side, want.Side)
+	field("Pit", got.Pit == want.Pit, got.Pit, want.Pit)
+	field("ByAI", got.ByAI == want.ByAI, got.ByAI, want.ByAI)
+	field("Legs", slices.Equal(got.Legs, want.Legs), got.Legs, want.Legs)
+	field("Capture", got.Capture == want.Capture, got.Capture, want.Capture)
+	field("Position", got.Position == want.Position, got.Position, want.Position)
+	field("Result", got.Result == want.Result, got.Result, want.Result)
+	field("At", got.At.Equal(want.At), got.At, want.At)
+	return d
+}
+
+// checkMoves fails t unless got is want, move by move.
+func checkMoves(t *testing.T, what string, got, want []games.Move) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d moves, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if d := diffMove(got[i], want[i]); len(d) > 0 {
+			t.Fatalf("%s: move %d: %s", what, i, strings.Join(d, "; "))
+		}
+	}
+}
+
+// checkStoredMoves reads every move of game id and fails t unless they are
+// want.
+func checkStoredMoves(t *testing.T, s Store, what, id string, want []games.Move) {
+	t.Helper()
+	got, err := s.Moves(t.Context(), id, 0, 1000)
+	if err != nil {
+		t.Fatalf("%s: moves of %s: %v", what, id, err)
+	}
+	checkMoves(t, what, got, want)
+}
+
+// cloneGame returns g with its own slices, to keep as an expectation.
+func cloneGame(g games.Game) games.Game {
+	g.History = slices.Clone(g.History)
+	for i := range g.Tokens {
+		g.Tokens[i] = slices.Clone(g.Tokens[i])
+	}
+	if g.AI != nil {
+		ai := *g.AI
+		g.AI = &ai
+	}
+	return g
+}
+
+// cloneMoves returns ms with their own slices.
+func cloneMoves(ms []games.Move) []games.Move {
+	out := slices.Clone(ms)
+	for i := range out {
+		out[i].Legs = slices.Clone(out[i].Legs)
+	}
+	return out
+}
