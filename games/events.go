@@ -117,7 +117,7 @@ func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat t
 			joinedSent = true
 		}
 		for next < g.Ply {
-			ms, err := s.store.Moves(ctx, id, next, followPage)
+			ms, err := s.moves(ctx, &g, next, followPage)
 			if err != nil {
 				return err
 			}

@@ -191,7 +191,7 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 			advance(&g, rec, m)
 		}
 	}
-	if err := s.store.CreateGame(ctx, g, moves); err != nil {
+	if err := s.store.CreateGame(ctx, g, records(moves)); err != nil {
 		return Seat{}, err
 	}
 	s.cache.put(&g)
@@ -250,8 +250,56 @@ func (s *Service) Game(ctx context.Context, id string) (Game, error) {
 
 // Moves returns up to limit moves of the game from ply from on.
 func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
-	ms, err := s.store.Moves(ctx, id, from, limit)
+	g, err := s.store.Game(ctx, id)
+	if err != nil {
+		return nil, notFound(id, err)
+	}
+	ms, err := s.moves(ctx, &g, from, limit)
 	return ms, notFound(id, err)
+}
+
+// moves rebuilds up to limit moves of g from ply from on: the store keeps
+// only which pit each was and when, and replaying g's history through the
+// engine gives the rest, exactly as it was when played (the repetition rule
+// included, since the replay starts at the beginning).
+func (s *Service) moves(ctx context.Context, g *Game, from, limit int) ([]Move, error) {
+	from = max(from, 0)
+	if from >= len(g.History) || limit < 1 {
+		return nil, nil
+	}
+	recs, err := s.store.Records(ctx, g.ID, from, min(limit, len(g.History)-from))
+	if err != nil {
+		return nil, err
+	}
+	rec, err := engine.NewGame(g.Start, g.Rules)
+	if err != nil {
+		return nil, corrupt("game %s: start: %v", g.ID, err)
+	}
+	out := make([]Move, 0, len(recs))
+	var o engine.Outcome
+	for ply, pit := range g.History[:from+len(recs)] {
+		if err := rec.Play(int(pit), &o); err != nil {
+			return nil, corrupt("game %s: stored ply %d does not replay: %v", g.ID, ply, err)
+		}
+		if ply < from {
+			continue
+		}
+		r := recs[ply-from]
+		if r.Ply != ply || r.Pit != int(pit) {
+			return nil, corrupt("game %s: record %d (ply %d, pit %d) disagrees with the history's pit %d", g.ID, ply, r.Ply, r.Pit, pit)
+		}
+		out = append(out, moveOf(&o, ply, r.At, r.ByAI))
+	}
+	return out, nil
+}
+
+// records is what the store keeps of moves.
+func records(ms []Move) []Record {
+	out := make([]Record, len(ms))
+	for i, m := range ms {
+		out[i] = Record{Ply: m.Ply, Pit: m.Pit, ByAI: m.ByAI, At: m.At}
+	}
+	return out
 }
 
 // replay rebuilds the engine's record of g from its start and history, so the
@@ -315,16 +363,16 @@ func cachedRefusal(cached bool, err error) error {
 
 // refusal says why a request for pit at ply in g, which is not active at
 // that ply, is not played; or, when the very same request (token, ply, pit)
-// was accepted before, returns its stored answer. The order is the
-// contract's: a replay first, then a finished game, a waiting one, a stale
-// ply.
+// was the seat's latest accepted one, returns the answer it got. The order
+// is the contract's: a replay first, then a finished game, a waiting one, a
+// stale ply.
 func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byte) ([]byte, error) {
 	if ply >= 0 && ply < g.Ply {
-		answer, err := s.store.Answer(ctx, g.ID, ply, pit, hash)
-		if err == nil {
-			return answer, nil
-		}
-		if !errors.Is(err, ErrNotFound) {
+		a, err := s.store.Answer(ctx, g.ID, hash)
+		switch {
+		case err == nil && a.Ply == ply && a.Pit == pit:
+			return a.Body, nil
+		case err != nil && !errors.Is(err, ErrNotFound):
 			return nil, err
 		}
 	}
@@ -394,10 +442,11 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 	if err != nil {
 		return nil, false, err
 	}
-	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: []Move{res.Move}, Answer: body, At: now, Game: g}
+	played := []Move{res.Move}
 	if res.Reply != nil {
-		p.Moves = append(p.Moves, *res.Reply)
+		played = append(played, *res.Reply)
 	}
+	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: records(played), Answer: body, At: now, Game: g}
 	// The write re-checks the ply, so the game stored is the one computed here.
 	err = s.store.ApplyPlay(ctx, p)
 	if errors.Is(err, ErrConflict) {

@@ -168,7 +168,7 @@ func TestGameServiceAI(t *testing.T) {
 			t.Fatalf("ply %d: the AI did not reply (%s)", before, body)
 		}
 	}
-	ms, err := st.Moves(ctx, g.ID, 0, 1000)
+	ms, err := svc.Moves(ctx, g.ID, 0, 1000)
 	if err != nil || len(ms) != g.Ply {
 		t.Fatalf("%d moves (%v), game at ply %d", len(ms), err, g.Ply)
 	}
@@ -338,7 +338,7 @@ func TestGameServiceStaleCache(t *testing.T) {
 	if _, _, err := a.Play(ctx, id, s.Token, 2, legal.Next(), testAnswer); err != nil {
 		t.Fatalf("current request through a stale cache: %v", err)
 	}
-	ms, err := st.Moves(ctx, id, 0, 10)
+	ms, err := a.Moves(ctx, id, 0, 10)
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("%d moves (%v), want 3", len(ms), err)
 	}

@@ -7,6 +7,26 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 )
 
+// Record is what a store keeps of one move. The rest of the move (its legs,
+// capture, the position after it and the end it brought) follows from the
+// game's start, rules and history through the engine, so the service
+// rebuilds it rather than have every store keep it: a stored move costs a
+// few dozen bytes instead of hundreds.
+type Record struct {
+	Ply  int // 0 for the first move of the game
+	Pit  int
+	ByAI bool
+	At   time.Time
+}
+
+// Answer is the answer a seat's latest accepted move request got, kept so
+// that the same request sent again gets the same bytes back.
+type Answer struct {
+	Ply  int    // the ply the request was made at
+	Pit  int    // the pit it played
+	Body []byte // the response body, byte for byte
+}
+
 // Store keeps game sessions. Implementations decide nothing about the game:
 // they store what the service hands them and report, as ErrNotFound or
 // ErrConflict, when a row is missing or a conditional write's condition does
@@ -15,25 +35,33 @@ import (
 // implementation to the same cases.
 type Store interface {
 	// CreateGame stores a new game with the moves already played in it (the
-	// AI's opening move when the AI plays first).
-	CreateGame(ctx context.Context, g Game, moves []Move) error
+	// AI's opening move when the AI plays first); ErrConflict when a game
+	// with that id exists.
+	CreateGame(ctx context.Context, g Game, moves []Record) error
 	// Game returns the game with that id, or ErrNotFound.
 	Game(ctx context.Context, id string) (Game, error)
 	// Join gives the open seat of a waiting game to tokenHash, makes the
-	// game active and returns it; ErrNotFound for an unknown game,
-	// ErrConflict when it is not waiting or has no open seat.
+	// game active (JoinedAt and UpdatedAt at, Version up by one) and returns
+	// it; ErrNotFound for an unknown game, ErrConflict when it is not
+	// waiting or has no open seat.
 	Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (Game, error)
-	// Moves returns up to limit moves of the game from ply from on, in
-	// order; ErrNotFound for an unknown game.
-	Moves(ctx context.Context, id string, from, limit int) ([]Move, error)
-	// Answer returns the answer stored with the accepted request that
-	// played pit at ply with tokenHash, or ErrNotFound when there is none.
-	Answer(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error)
+	// Records returns up to limit records of the game's moves from ply from
+	// on, in order; ErrNotFound for an unknown game. A limit below one
+	// returns none.
+	Records(ctx context.Context, id string, from, limit int) ([]Record, error)
+	// Answer returns the answer of the latest accepted request sent with
+	// tokenHash in game id, or ErrNotFound when there is none.
+	Answer(ctx context.Context, id string, tokenHash []byte) (Answer, error)
 	// ApplyPlay stores p in one transaction if the game is still active at
 	// p.Ply, and ErrConflict otherwise (ErrNotFound for an unknown game): of
-	// concurrent plays for one ply exactly one is stored.
+	// concurrent plays for one ply exactly one is stored. It writes p.Game's
+	// position, status and result, p.At as the time of the change, adds
+	// p.Moves to the records and their pits to the history, moves the ply on
+	// by len(p.Moves), bumps the version, and makes {p.Ply, p.Moves[0].Pit,
+	// p.Answer} the latest answer of p.TokenHash, replacing the one before.
 	ApplyPlay(ctx context.Context, p Play) error
-	// Resign finishes an active game with result and returns it;
-	// ErrConflict when the game is not active, ErrNotFound when unknown.
+	// Resign finishes an active game with result at time at (Version up by
+	// one) and returns it; ErrConflict when the game is not active,
+	// ErrNotFound when unknown.
 	Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error)
 }

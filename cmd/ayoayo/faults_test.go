@@ -111,7 +111,7 @@ func TestCorruptStoredGameIsServerFault(t *testing.T) {
 		{"rule option unknown", "joined", `UPDATE games SET capture_seed = 'bogus' WHERE id = ?1`, "bogus"},
 		{"history not pits", "joined", `UPDATE games SET history = 'z' WHERE id = ?1`, "'z'"},
 		{"history does not replay", "joined", `UPDATE games SET history = '8' WHERE id = ?1`, "replay"},
-		{"move row does not parse", "joined", `UPDATE moves SET position = 'bogus-position' WHERE game_id = ?1`, "bogus"},
+		{"move row disagrees with the history", "joined", `UPDATE moves SET pit = 9 WHERE game_id = ?1`, "pit"},
 		{"waiting game's status unknown", "waiting", `UPDATE games SET status = 'bogus' WHERE id = ?1`, "bogus"},
 	}
 	endpoints := []struct {
@@ -120,7 +120,7 @@ func TestCorruptStoredGameIsServerFault(t *testing.T) {
 		reads                    map[string]bool // the corruptions this endpoint reads
 	}{
 		{"get game", http.MethodGet, "", "", "", map[string]bool{"position does not parse": true, "rule option unknown": true, "history not pits": true, "waiting game's status unknown": true}},
-		{"list moves", http.MethodGet, "/moves", "", "", map[string]bool{"move row does not parse": true}},
+		{"list moves", http.MethodGet, "/moves", "", "", map[string]bool{"move row disagrees with the history": true}},
 		{"play", http.MethodPost, "/moves", `{"ply":1,"pit":7}`, "north", map[string]bool{"position does not parse": true, "rule option unknown": true, "history not pits": true, "history does not replay": true}},
 		{"resign", http.MethodPost, "/resign", "", "south", map[string]bool{"position does not parse": true, "rule option unknown": true, "history not pits": true}},
 		{"join", http.MethodPost, "/join", "", "", map[string]bool{"waiting game's status unknown": true}},

@@ -7,7 +7,6 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"sort"
@@ -27,14 +26,9 @@ type Store struct {
 }
 
 type gameRow struct {
-	game  games.Game
-	moves []moveRow
-}
-
-type moveRow struct {
-	move      games.Move
-	tokenHash []byte
-	answer    []byte
+	game    games.Game
+	records []games.Record
+	answers map[string]games.Answer // by token hash
 }
 
 var (
@@ -63,13 +57,8 @@ func copyGame(g games.Game) games.Game {
 	return g
 }
 
-func copyMove(m games.Move) games.Move {
-	m.Legs = slices.Clone(m.Legs)
-	return m
-}
-
 // CreateGame implements games.Store.
-func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move) error {
+func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -78,11 +67,8 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move
 	if _, ok := s.games[g.ID]; ok {
 		return games.ErrConflict
 	}
-	row := &gameRow{game: copyGame(g)}
+	row := &gameRow{game: copyGame(g), records: slices.Clone(moves), answers: map[string]games.Answer{}}
 	row.game.Version = max(row.game.Version, 1)
-	for _, m := range moves {
-		row.moves = append(row.moves, moveRow{move: copyMove(m)})
-	}
 	s.games[g.ID] = row
 	return nil
 }
@@ -130,8 +116,8 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.T
 	return copyGame(*g), nil
 }
 
-// Moves implements games.Store.
-func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error) {
+// Records implements games.Store.
+func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -141,32 +127,32 @@ func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.
 	if !ok {
 		return nil, games.ErrNotFound
 	}
-	var out []games.Move
-	for _, m := range row.moves {
-		if m.move.Ply >= from && len(out) < limit {
-			out = append(out, copyMove(m.move))
+	var out []games.Record
+	for _, r := range row.records {
+		if r.Ply >= from && len(out) < limit {
+			out = append(out, r)
 		}
 	}
 	return out, nil
 }
 
 // Answer implements games.Store.
-func (s *Store) Answer(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
+func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return games.Answer{}, err
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	row, ok := s.games[id]
 	if !ok {
-		return nil, games.ErrNotFound
+		return games.Answer{}, games.ErrNotFound
 	}
-	for _, m := range row.moves {
-		if m.move.Ply == ply && m.move.Pit == pit && m.answer != nil && bytes.Equal(m.tokenHash, tokenHash) {
-			return slices.Clone(m.answer), nil
-		}
+	a, ok := row.answers[string(tokenHash)]
+	if !ok {
+		return games.Answer{}, games.ErrNotFound
 	}
-	return nil, games.ErrNotFound
+	a.Body = slices.Clone(a.Body)
+	return a, nil
 }
 
 // ApplyPlay implements games.Store.
@@ -184,14 +170,11 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if g.Status != games.Active || g.Ply != p.Ply {
 		return games.ErrConflict
 	}
-	for i, m := range p.Moves {
-		r := moveRow{move: copyMove(m)}
-		if i == 0 {
-			r.tokenHash, r.answer = slices.Clone(p.TokenHash), slices.Clone(p.Answer)
-		}
-		row.moves = append(row.moves, r)
-		g.History = append(g.History, byte(m.Pit))
+	for _, r := range p.Moves {
+		row.records = append(row.records, r)
+		g.History = append(g.History, byte(r.Pit))
 	}
+	row.answers[string(p.TokenHash)] = games.Answer{Ply: p.Ply, Pit: p.Moves[0].Pit, Body: slices.Clone(p.Answer)}
 	g.Ply += len(p.Moves)
 	g.Position = p.Game.Position
 	g.Status = p.Game.Status

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -114,7 +113,7 @@ func parseResult(winner, reason string) (engine.Result, error) {
 
 // CreateGame stores a new game with the moves already played in it (the AI's
 // opening move when the AI plays South).
-func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move) error {
+func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
 	var aiSide, aiLevel any
 	if g.AI != nil {
 		aiSide, aiLevel = g.AI.Side.String(), g.AI.Level
@@ -134,7 +133,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Move
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
-		return insertMoves(ctx, r, g.ID, moves, nil, nil)
+		return insertRecords(ctx, r, g.ID, moves)
 	})
 }
 
@@ -268,13 +267,15 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 }
 
 // Answer implements games.Store.
-func (s *Store) Answer(ctx context.Context, id string, ply, pit int, tokenHash []byte) ([]byte, error) {
-	var a []byte
-	err := runner{s: s}.queryRow(ctx, `SELECT answer FROM moves
-		WHERE game_id = ? AND ply = ? AND pit = ? AND token_hash = ? AND answer IS NOT NULL`,
-		id, ply, pit, tokenHash).Scan(&a)
+func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
+	var a games.Answer
+	err := runner{s: s}.queryRow(ctx, `SELECT ply, pit, body FROM answers WHERE game_id = ? AND token_hash = ?`,
+		id, tokenHash).Scan(&a.Ply, &a.Pit, &a.Body)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, games.ErrNotFound
+		if err := exists(ctx, runner{s: s}, id); err != nil {
+			return a, err
+		}
+		return a, games.ErrNotFound
 	}
 	return a, err
 }
@@ -308,84 +309,21 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			}
 			return games.ErrConflict
 		}
-		return insertMoves(ctx, r, p.GameID, p.Moves, p.TokenHash, p.Answer)
+		if err := insertRecords(ctx, r, p.GameID, p.Moves); err != nil {
+			return err
+		}
+		_, err = r.exec(ctx, `INSERT INTO answers (game_id, token_hash, ply, pit, body) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body`,
+			p.GameID, p.TokenHash, p.Ply, p.Moves[0].Pit, p.Answer)
+		return err
 	})
 }
 
-// outcomeJSON is how a move's outcome is kept in the moves table.
-type outcomeJSON struct {
-	Legs    []legJSON    `json:"legs"`
-	Capture *captureJSON `json:"capture"`
-	Result  *resultJSON  `json:"result"`
-}
-
-type legJSON struct {
-	From  uint8 `json:"from"`
-	Seeds uint8 `json:"seeds"`
-}
-
-type captureJSON struct {
-	Pit   int8  `json:"pit"`
-	Seeds uint8 `json:"seeds"`
-}
-
-type resultJSON struct {
-	Winner string `json:"winner"`
-	Reason string `json:"reason"`
-}
-
-func encodeOutcome(m *games.Move) ([]byte, error) {
-	o := outcomeJSON{Legs: make([]legJSON, len(m.Legs))}
-	for i, l := range m.Legs {
-		o.Legs[i] = legJSON{From: l.From, Seeds: l.Seeds}
-	}
-	if !m.Capture.None() {
-		o.Capture = &captureJSON{Pit: m.Capture.Pit, Seeds: m.Capture.Seeds}
-	}
-	if m.Result.Over() {
-		o.Result = &resultJSON{Winner: m.Result.Winner.String(), Reason: m.Result.Reason.String()}
-	}
-	return json.Marshal(o)
-}
-
-func decodeOutcome(data []byte, m *games.Move) error {
-	var o outcomeJSON
-	if err := json.Unmarshal(data, &o); err != nil {
-		return err
-	}
-	m.Legs = make([]engine.Leg, len(o.Legs))
-	for i, l := range o.Legs {
-		m.Legs[i] = engine.Leg{From: l.From, Seeds: l.Seeds}
-	}
-	m.Capture = engine.Capture{Pit: -1}
-	if o.Capture != nil {
-		m.Capture = engine.Capture{Pit: o.Capture.Pit, Seeds: o.Capture.Seeds}
-	}
-	if o.Result != nil {
-		r, err := parseResult(o.Result.Winner, o.Result.Reason)
-		if err != nil {
-			return err
-		}
-		m.Result = r
-	}
-	return nil
-}
-
-// insertMoves stores moves; the first one carries the request's token hash
-// and answer when there are any.
-func insertMoves(ctx context.Context, r runner, gameID string, moves []games.Move, tokenHash, answer []byte) error {
-	for i, m := range moves {
-		outcome, err := encodeOutcome(&m)
-		if err != nil {
-			return err
-		}
-		var tok, ans any
-		if i == 0 && tokenHash != nil {
-			tok, ans = tokenHash, answer
-		}
-		_, err = r.exec(ctx, `INSERT INTO moves (game_id, ply, side, pit, by_ai, outcome, position,
-			created_at, token_hash, answer) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			gameID, m.Ply, m.Side.String(), m.Pit, m.ByAI, string(outcome), m.Position.String(), formatTime(m.At), tok, ans)
+// insertRecords stores the records of moves.
+func insertRecords(ctx context.Context, r runner, gameID string, moves []games.Record) error {
+	for _, m := range moves {
+		_, err := r.exec(ctx, `INSERT INTO moves (game_id, ply, pit, by_ai, at) VALUES (?, ?, ?, ?, ?)`,
+			gameID, m.Ply, m.Pit, m.ByAI, m.At.UnixMicro())
 		if err != nil {
 			return fmt.Errorf("store move %d of %s: %w", m.Ply, gameID, err)
 		}
@@ -393,52 +331,31 @@ func insertMoves(ctx context.Context, r runner, gameID string, moves []games.Mov
 	return nil
 }
 
-// decodeMove fills m from the text of its row.
-func decodeMove(m *games.Move, side, position, createdAt string, outcome []byte) error {
-	var err error
-	if m.Side, err = engine.ParseSide(side); err != nil {
-		return err
-	}
-	if m.Position, err = engine.Parse(position); err != nil {
-		return err
-	}
-	if m.At, err = parseTime(createdAt); err != nil {
-		return err
-	}
-	return decodeOutcome(outcome, m)
-}
-
-// Moves returns up to limit moves of the game from ply from on, in order;
-// ErrNotFound for an unknown game.
-func (s *Store) Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error) {
-	rows, err := runner{s: s}.query(ctx, `SELECT ply, side, pit, by_ai, outcome, position, created_at
-		FROM moves WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
+// Records implements games.Store.
+func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
+	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at FROM moves
+		WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ms []games.Move
+	var out []games.Record
 	for rows.Next() {
-		var (
-			m                         games.Move
-			side, position, createdAt string
-			outcome                   []byte
-		)
-		if err := rows.Scan(&m.Ply, &side, &m.Pit, &m.ByAI, &outcome, &position, &createdAt); err != nil {
+		var m games.Record
+		var at int64
+		if err := rows.Scan(&m.Ply, &m.Pit, &m.ByAI, &at); err != nil {
 			return nil, err
 		}
-		if err := decodeMove(&m, side, position, createdAt, outcome); err != nil {
-			return nil, undecodable(fmt.Sprintf("move %d of %s", m.Ply, id), err)
-		}
-		ms = append(ms, m)
+		m.At = time.UnixMicro(at).UTC()
+		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if len(ms) == 0 {
+	if len(out) == 0 {
 		if err := exists(ctx, runner{s: s}, id); err != nil {
 			return nil, err
 		}
 	}
-	return ms, nil
+	return out, nil
 }
