@@ -1,0 +1,311 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/jackc/pgx/v5"
+)
+
+// gameColumns is the column list every game read selects, in scanGame's order.
+const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
+	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version`
+
+// scanGame reads one game row; games.ErrNotFound when there is none.
+func scanGame(row pgx.Row) (games.Game, error) {
+	var (
+		g                         games.Game
+		joined                    *time.Time
+		captureSeed, leftovers    string
+		start, position, his      string
+		status, winner, endReason string
+		aiSide                    *string
+		aiLevel                   *int
+		southToken, northToken    []byte
+	)
+	err := row.Scan(&g.ID, &g.CreatedAt, &g.UpdatedAt, &joined, &captureSeed, &leftovers, &start, &g.Ply,
+		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version)
+	if noRows(err) {
+		return games.Game{}, games.ErrNotFound
+	}
+	if err != nil {
+		return games.Game{}, err
+	}
+	g.CreatedAt, g.UpdatedAt = g.CreatedAt.UTC(), g.UpdatedAt.UTC()
+	if joined != nil {
+		g.JoinedAt = joined.UTC()
+	}
+	if err := decodeGame(&g, captureSeed, leftovers, start, position, his, status, winner, endReason, aiSide, aiLevel); err != nil {
+		return games.Game{}, undecodable("game "+g.ID, err)
+	}
+	g.Tokens = [2][]byte{southToken, northToken}
+	return g, nil
+}
+
+// decodeGame fills g from the text of its row.
+func decodeGame(g *games.Game, captureSeed, leftovers, start, position, his, status, winner, endReason string,
+	aiSide *string, aiLevel *int) error {
+	var err error
+	if g.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
+		return err
+	}
+	if g.Start, err = engine.Parse(start); err != nil {
+		return err
+	}
+	if g.Position, err = engine.Parse(position); err != nil {
+		return err
+	}
+	if g.History, err = decodeHistory(his); err != nil {
+		return err
+	}
+	if g.Status = games.Status(status); !g.Status.Valid() {
+		return fmt.Errorf("status %q", status)
+	}
+	if err := g.Result.Winner.UnmarshalText([]byte(winner)); err != nil {
+		return err
+	}
+	if err := g.Result.Reason.UnmarshalText([]byte(endReason)); err != nil {
+		return err
+	}
+	if (aiSide == nil) != (aiLevel == nil) {
+		return errors.New("an AI side without a level, or a level without a side")
+	}
+	if aiSide != nil {
+		side, err := engine.ParseSide(*aiSide)
+		if err != nil {
+			return err
+		}
+		g.AI = &games.AI{Side: side, Level: *aiLevel}
+	}
+	return nil
+}
+
+// The history is kept as text, one hex digit per pit, so an UPDATE can
+// append to it (|| on text) and a person can read it.
+const pitDigits = "0123456789ab"
+
+func encodeHistory(pits []byte) string {
+	b := make([]byte, len(pits))
+	for i, p := range pits {
+		b[i] = pitDigits[p%engine.NumPits]
+	}
+	return string(b)
+}
+
+func decodeHistory(s string) ([]byte, error) {
+	pits := make([]byte, len(s))
+	for i := range len(s) {
+		p := strings.IndexByte(pitDigits, s[i])
+		if p < 0 {
+			return nil, fmt.Errorf("history %q: %q is not a pit", s, s[i])
+		}
+		pits[i] = byte(p)
+	}
+	return pits, nil
+}
+
+// records are moves' records as parallel arrays, which unnest turns back
+// into rows: every move of a write goes in the one statement.
+type records struct {
+	ply  []int32
+	pit  []int16
+	byAI []bool
+	at   []time.Time
+}
+
+func recordsOf(ms []games.Record) records {
+	r := records{
+		ply:  make([]int32, len(ms)),
+		pit:  make([]int16, len(ms)),
+		byAI: make([]bool, len(ms)),
+		at:   make([]time.Time, len(ms)),
+	}
+	for i, m := range ms {
+		r.ply[i], r.pit[i], r.byAI[i], r.at[i] = int32(m.Ply), int16(m.Pit), m.ByAI, stamp(m.At)
+	}
+	return r
+}
+
+// nullableTime is t for a nullable column: NULL for the zero time.
+func nullableTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = stamp(t)
+	return &t
+}
+
+// CreateGame implements games.Store: the game and its moves go in one
+// statement, and the moves only if the game did (its id was free).
+func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
+	var aiSide *string
+	var aiLevel *int
+	if g.AI != nil {
+		side, level := g.AI.Side.String(), g.AI.Level
+		aiSide, aiLevel = &side, &level
+	}
+	rs := recordsOf(moves)
+	var created int
+	err := s.pool.QueryRow(ctx, `WITH game AS (
+			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
+				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+			ON CONFLICT (id) DO NOTHING
+			RETURNING id
+		), moved AS (
+			INSERT INTO moves (game_id, ply, pit, by_ai, at)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at
+			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[]) AS m (ply, pit, by_ai, at)
+		)
+		SELECT count(*) FROM game`,
+		g.ID, stamp(g.CreatedAt), stamp(g.UpdatedAt), nullableTime(g.JoinedAt), g.Rules.CaptureSeed.String(),
+		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), encodeHistory(g.History),
+		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
+		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
+		rs.ply, rs.pit, rs.byAI, rs.at).Scan(&created)
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, err)
+	}
+	if created == 0 {
+		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
+	}
+	return nil
+}
+
+// Game implements games.Store.
+func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
+	return scanGame(s.pool.QueryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = $1", id))
+}
+
+// Join implements games.Store. The open seat is the first empty one, South
+// before North; the right-hand sides of SET see the row as it was.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET
+			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
+			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
+			status = 'active', joined_at = $3, updated_at = $3, version = version + 1
+		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
+		RETURNING `+gameColumns, id, tokenHash, stamp(at)))
+	if errors.Is(err, games.ErrNotFound) {
+		return games.Game{}, s.unmatched(ctx, id)
+	}
+	return g, err
+}
+
+// exists returns nil if game id is stored, else games.ErrNotFound.
+func (s *Store) exists(ctx context.Context, id string) error {
+	var one int
+	err := s.pool.QueryRow(ctx, "SELECT 1 FROM games WHERE id = $1", id).Scan(&one)
+	if noRows(err) {
+		return games.ErrNotFound
+	}
+	return err
+}
+
+// unmatched tells why a conditional write to game id matched no row:
+// games.ErrNotFound when there is no such game, else games.ErrConflict.
+func (s *Store) unmatched(ctx context.Context, id string) error {
+	if err := s.exists(ctx, id); err != nil {
+		return err
+	}
+	return games.ErrConflict
+}
+
+// Records implements games.Store.
+func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
+	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at FROM moves
+		WHERE game_id = $1 AND ply >= $2 ORDER BY ply LIMIT $3`, id, max(from, 0), max(limit, 0))
+	if err != nil {
+		return nil, err
+	}
+	var out []games.Record
+	var m games.Record
+	_, err = pgx.ForEachRow(rows, []any{&m.Ply, &m.Pit, &m.ByAI, &m.At}, func() error {
+		m.At = m.At.UTC()
+		out = append(out, m)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		if err := s.exists(ctx, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Answer implements games.Store.
+func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
+	var a games.Answer
+	err := s.pool.QueryRow(ctx, "SELECT ply, pit, body FROM answers WHERE game_id = $1 AND token_hash = $2",
+		id, tokenHash).Scan(&a.Ply, &a.Pit, &a.Body)
+	if noRows(err) {
+		return games.Answer{}, games.ErrNotFound
+	}
+	return a, err
+}
+
+// ApplyPlay implements games.Store, in one statement: the UPDATE of the game
+// row is conditional on the ply and status the play was made at, and the
+// moves and the answer are written only from what it returns. Of concurrent
+// plays for one ply, the first to reach the row locks it; the others wait
+// for its commit and then, under READ COMMITTED, re-check their WHERE against
+// the row it left, whose ply has moved on: they update nothing, write
+// nothing, and report games.ErrConflict. The moves' key (game, ply) would
+// refuse a second set of moves for a ply even so.
+func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
+	if len(p.Moves) == 0 {
+		return fmt.Errorf("apply play at ply %d of %s: no moves", p.Ply, p.GameID)
+	}
+	add := make([]byte, len(p.Moves))
+	for i, m := range p.Moves {
+		add[i] = byte(m.Pit)
+	}
+	rs := recordsOf(p.Moves)
+	g := &p.Game
+	var applied int
+	err := s.pool.QueryRow(ctx, `WITH game AS (
+			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
+				winner = $7, end_reason = $8, updated_at = $9, version = version + 1
+			WHERE id = $1 AND ply = $2 AND status = 'active'
+			RETURNING id
+		), moved AS (
+			INSERT INTO moves (game_id, ply, pit, by_ai, at)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at
+			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[]) AS m (ply, pit, by_ai, at)
+		), answered AS (
+			INSERT INTO answers (game_id, token_hash, ply, pit, body)
+			SELECT game.id, $14, $2, $15, $16 FROM game
+			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body
+		)
+		SELECT count(*) FROM game`,
+		p.GameID, p.Ply, len(p.Moves), g.Position.String(), encodeHistory(add), string(g.Status),
+		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
+		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer).Scan(&applied)
+	if err != nil {
+		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
+	}
+	if applied == 0 {
+		return s.unmatched(ctx, p.GameID)
+	}
+	return nil
+}
+
+// Resign implements games.Store.
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
+			updated_at = $4, version = version + 1
+		WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
+		id, result.Winner.String(), result.Reason.String(), stamp(at)))
+	if errors.Is(err, games.ErrNotFound) {
+		return games.Game{}, s.unmatched(ctx, id)
+	}
+	return g, err
+}

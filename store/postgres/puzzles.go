@@ -1,0 +1,125 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/jackc/pgx/v5"
+)
+
+const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goal, depth,
+	prompt, themes, difficulty, key_legs, solution, attempts, solved`
+
+// AddPuzzle implements puzzles.Store. The insert does nothing when the date
+// (or the id) has its row, after waiting for a competing insert to commit or
+// roll back; the read that follows is a statement of its own, so under READ
+// COMMITTED it sees whichever row was committed first.
+func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (puzzles.Stored, error) {
+	// A nil slice would be NULL; the columns hold arrays, empty or not.
+	themes := p.Themes
+	if themes == nil {
+		themes = []string{}
+	}
+	solution := make([]int16, len(p.Solution))
+	for i, pit := range p.Solution {
+		solution[i] = int16(pit)
+	}
+	_, err := s.pool.Exec(ctx, `INSERT INTO puzzles (id, date, version, position, capture_seed,
+			leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT DO NOTHING`,
+		p.ID, puzzles.Day(p.Date), p.Version, p.Position.String(), p.Rules.CaptureSeed.String(),
+		p.Rules.Leftovers.String(), string(p.Goal), p.Depth, p.Prompt, themes, p.Difficulty, p.KeyLegs,
+		solution, stamp(at))
+	if err != nil {
+		return puzzles.Stored{}, fmt.Errorf("store puzzle %s: %w", p.ID, err)
+	}
+	return s.PuzzleByDate(ctx, p.Date)
+}
+
+// PuzzleByDate implements puzzles.Store.
+func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Stored, error) {
+	sp, err := scanPuzzle(s.pool.QueryRow(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date = $1",
+		puzzles.Day(date)))
+	if noRows(err) {
+		return puzzles.Stored{}, puzzles.ErrNotFound
+	}
+	return sp, err
+}
+
+// PuzzlesBefore implements puzzles.Store.
+func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
+	rows, err := s.pool.Query(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date < $1 ORDER BY date DESC LIMIT $2",
+		puzzles.Day(date), max(limit, 0))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []puzzles.Stored
+	for rows.Next() {
+		sp, err := scanPuzzle(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sp)
+	}
+	return out, rows.Err()
+}
+
+// RecordAttempt implements puzzles.Store. The row lock the UPDATE takes
+// orders concurrent attempts, so each is told a different count.
+func (s *Store) RecordAttempt(ctx context.Context, id string, solved bool) (puzzles.Stats, error) {
+	var st puzzles.Stats
+	add := 0
+	if solved {
+		add = 1
+	}
+	err := s.pool.QueryRow(ctx, `UPDATE puzzles SET attempts = attempts + 1, solved = solved + $2
+		WHERE id = $1 RETURNING attempts, solved`, id, add).Scan(&st.Attempts, &st.Solved)
+	if noRows(err) {
+		return puzzles.Stats{}, fmt.Errorf("puzzle %s: %w", id, puzzles.ErrNotFound)
+	}
+	return st, err
+}
+
+// scanPuzzle reads one row; pgx.ErrNoRows when there is none. The feed
+// proves the puzzle again before serving it; a row that does not even decode
+// is the server's fault.
+func scanPuzzle(row pgx.Row) (puzzles.Stored, error) {
+	var (
+		sp                           puzzles.Stored
+		p                            = &sp.Puzzle
+		position, capSeed, leftovers string
+		goal                         string
+	)
+	err := row.Scan(&p.ID, &p.Date, &p.Version, &position, &capSeed, &leftovers, &goal, &p.Depth,
+		&p.Prompt, &p.Themes, &p.Difficulty, &p.KeyLegs, &p.Solution, &sp.Stats.Attempts, &sp.Stats.Solved)
+	if err != nil {
+		return puzzles.Stored{}, err
+	}
+	if err := decodePuzzle(p, position, capSeed, leftovers, goal); err != nil {
+		return puzzles.Stored{}, undecodable("puzzle "+p.ID, err)
+	}
+	return sp, nil
+}
+
+func decodePuzzle(p *puzzles.Puzzle, position, capSeed, leftovers, goal string) error {
+	// A date column carries no zone; pgx reads it as midnight UTC, the
+	// feed's days. Say so rather than rely on it.
+	p.Date = time.Date(p.Date.Year(), p.Date.Month(), p.Date.Day(), 0, 0, 0, 0, time.UTC)
+	var err error
+	if p.Position, err = engine.Parse(position); err != nil {
+		return err
+	}
+	if p.Rules, err = engine.ParseRules(capSeed, leftovers); err != nil {
+		return err
+	}
+	p.Goal = puzzles.Goal(goal)
+	if len(p.Themes) == 0 {
+		p.Themes = nil // as the generator leaves a puzzle without themes
+	}
+	return nil
+}
