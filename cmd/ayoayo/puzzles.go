@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // maxFillDays bounds one `puzzles generate` run: ten years ahead is plenty.
@@ -20,7 +19,7 @@ const maxFillDays = 3660
 func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	from := fs.String("from", "", "first date to fill, YYYY-MM-DD (default today, UTC)")
 	days := fs.Int("days", 7, fmt.Sprintf("how many days to fill, 1 to %d", maxFillDays))
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), "SQLite database file (env AYOAYO_DB)")
+	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
 	if len(args) == 0 || args[0] != "generate" {
 		if err := fs.Parse(args); err != nil {
 			return err
@@ -45,7 +44,7 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 		return fmt.Errorf("%w: --days %d, want 1 to %d", errUsage, *days, maxFillDays)
 	}
 
-	st, err := sqlite.Open(ctx, *db, sqlite.Options{})
+	st, err := openStore(ctx, *db, time.Now)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,6 @@ import (
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // Server timeouts. The write timeout leaves room for the longest analysis
@@ -34,7 +33,7 @@ const (
 func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	env := envDefaults{m: m}
 	addr := fs.String("addr", m.env("AYOAYO_ADDR", ":8080"), "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")
-	dbFile := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), "SQLite database `file`, created and migrated at start (env AYOAYO_DB)")
+	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
 	origins := fs.String("cors-origins", m.env("AYOAYO_CORS_ORIGINS", "*"), "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
 	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
@@ -75,7 +74,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 
 	// One clock for every part of the server.
 	now := time.Now
-	st, err := sqlite.Open(ctx, *dbFile, sqlite.Options{Now: now})
+	st, err := openStore(ctx, *db, now)
 	if err != nil {
 		return err
 	}
@@ -123,7 +122,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	srv.RegisterOnShutdown(func() { close(stopping) })
 	// Tests and scripts start the server on port 0 and read the real
 	// address from this line.
-	log.Info("listening", "addr", ln.Addr().String(), "db", *dbFile)
+	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(*db))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
