@@ -38,7 +38,7 @@ type GameService interface {
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, id, token string, ply, pit int, encode games.Encoder) (body []byte, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
-	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, emit func(games.Event) error, beat func() error) error
+	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, send func(games.Event, []byte) error, beat func() error) error
 }
 
 // noGames stands in for the game service of a server started without one:
@@ -61,7 +61,7 @@ func (noGames) Play(context.Context, string, string, int, int, games.Encoder) ([
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
 	return games.Game{}, errNoGames
 }
-func (noGames) Follow(context.Context, string, int, time.Duration, func(games.Event) error, func() error) error {
+func (noGames) Follow(context.Context, string, int, time.Duration, func(games.Event, []byte) error, func() error) error {
 	return errNoGames
 }
 
@@ -245,18 +245,43 @@ func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsReque
 	if req.Params.LastEventID != nil {
 		last = *req.Params.LastEventID
 	}
-	return gameStream{s: s, ctx: ctx, id: req.Id, last: last}, nil
+	release, err := s.streams.acquire(callerOf(ctx).addr, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release}, nil
+}
+
+// EncodeEvent is the Server-Sent Events frame of a game event, which the
+// games service makes once per event and sends to every follower: the
+// event's id (its ply count, for Last-Event-ID), its kind, and its data, a
+// GameMove for a move and the Game for the others.
+func EncodeEvent(e games.Event) ([]byte, error) {
+	var data any
+	switch e.Kind {
+	case games.EventMove:
+		data = moveToAPI(e.Move)
+	default:
+		data = gameToAPI(e.Game)
+	}
+	payload, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Kind, payload), nil
 }
 
 // gameStream writes a game's events as Server-Sent Events.
 type gameStream struct {
-	s    *Server
-	ctx  context.Context
-	id   string
-	last int
+	s       *Server
+	release func() // gives back the stream's slot
+	ctx     context.Context
+	id      string
+	last    int
 }
 
 func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
+	defer gs.release()
 	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
@@ -279,24 +304,9 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	if err := write([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
-	var buf []byte
-	emit := func(e games.Event) error {
-		var data any
-		switch e.Kind {
-		case games.EventMove:
-			data = moveToAPI(e.Move)
-		default:
-			data = gameToAPI(e.Game)
-		}
-		payload, err := json.Marshal(data)
-		if err != nil {
-			return err
-		}
-		buf = fmt.Appendf(buf[:0], "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Kind, payload)
-		return write(buf)
-	}
+	send := func(_ games.Event, frame []byte) error { return write(frame) }
 	beat := func() error { return write([]byte(": ping\n\n")) }
-	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, emit, beat)
+	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, send, beat)
 	if err != nil && gs.ctx.Err() == nil && !writeFailed {
 		// The answer has started: the error can only be logged.
 		gs.s.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())

@@ -43,6 +43,9 @@ func newGamesServer(t *testing.T, opts Options, gopts games.Options, configure f
 	if gopts.Choose == nil {
 		gopts.Choose = lastLegal
 	}
+	if gopts.EncodeEvent == nil {
+		gopts.EncodeEvent = EncodeEvent
+	}
 	opts.Games = games.NewService(st, gopts)
 	e, err := New(opts)
 	if err != nil {
@@ -843,4 +846,66 @@ func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.
 func hashOf(token string) []byte {
 	h := sha256.Sum256([]byte(token))
 	return h[:]
+}
+
+// TestGamesHTTPEventStreamLimits: each limit on open event streams refuses
+// the stream beyond it with its problem, and a stream that ends gives its
+// slot back.
+func TestGamesHTTPEventStreamLimits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   Options
+		open   int    // streams of one game that fit
+		status int    // the answer to one more
+		code   string // its problem code
+	}{
+		{"per client", Options{MaxStreamsPerClient: 2, EventHeartbeat: 20 * time.Millisecond}, 2, http.StatusTooManyRequests, "too_many_streams"},
+		{"per game", Options{MaxStreamsPerGame: 3, EventHeartbeat: 20 * time.Millisecond}, 3, http.StatusServiceUnavailable, "streams_full"},
+		{"in total", Options{MaxStreams: 1, EventHeartbeat: 20 * time.Millisecond}, 1, http.StatusServiceUnavailable, "streams_full"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gs := newGamesServer(t, tc.opts, games.Options{}, nil)
+			a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
+			var seat GameSeat
+			a.decode(t, &seat)
+			var open []*http.Response
+			for range tc.open {
+				resp, err := gs.openEvents(seat.Game.Id, "")
+				if err != nil || resp.StatusCode != http.StatusOK {
+					t.Fatalf("stream within the limit: %v %v", resp, err)
+				}
+				open = append(open, resp)
+			}
+			resp, err := gs.openEvents(seat.Game.Id, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var p problem
+			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != tc.status || p.Code != tc.code || resp.Header.Get("Retry-After") == "" {
+				t.Fatalf("one stream too many: %d %+v (%v), want %d %s with Retry-After", resp.StatusCode, p, err, tc.status, tc.code)
+			}
+			resp.Body.Close()
+			// Closing a stream frees its slot (the server sees the close at
+			// its next write, a heartbeat at the latest).
+			open[0].Body.Close()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				resp, err := gs.openEvents(seat.Game.Id, "")
+				if err == nil && resp.StatusCode == http.StatusOK {
+					resp.Body.Close()
+					break
+				}
+				if err == nil {
+					resp.Body.Close()
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the slot of a closed stream never came back")
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			for _, r := range open[1:] {
+				r.Body.Close()
+			}
+		})
+	}
 }

@@ -76,6 +76,13 @@ type Options struct {
 	// EventHeartbeat is how often an idle event stream gets a comment line.
 	// Zero: DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
+	// MaxStreams, MaxStreamsPerClient and MaxStreamsPerGame bound the open
+	// event streams of this instance: in total and per game (503 beyond),
+	// and per client address (429 beyond). Zero: the Default values;
+	// negative: no limit.
+	MaxStreams          int
+	MaxStreamsPerClient int
+	MaxStreamsPerGame   int
 
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
@@ -84,6 +91,18 @@ type Options struct {
 	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
 	// operations answer 503.
 	Puzzles PuzzleFeed
+}
+
+// limitOr reads a limit option: zero means def, a negative number no limit
+// (0 to streamSlots).
+func limitOr(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }
 
 // withDefaults fills in the zero fields.
@@ -109,6 +128,9 @@ func (o Options) withDefaults() Options {
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
+	o.MaxStreams = limitOr(o.MaxStreams, DefaultMaxStreams)
+	o.MaxStreamsPerClient = limitOr(o.MaxStreamsPerClient, DefaultMaxStreamsPerClient)
+	o.MaxStreamsPerGame = limitOr(o.MaxStreamsPerGame, DefaultMaxStreamsPerGame)
 	if o.Metrics == nil {
 		o.Metrics = prometheus.NewRegistry()
 		o.Metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -134,6 +156,7 @@ type Server struct {
 	games       GameService
 	feed        PuzzleFeed
 	createLimit *rateLimiter // of game creations, per client address
+	streams     *streamSlots // of open event streams
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -162,6 +185,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		games:       opts.Games,
 		feed:        opts.Puzzles,
 		createLimit: newRateLimiter(opts.GameCreateRate, opts.GameCreateBurst, nil),
+		streams:     newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err

@@ -1,76 +1,27 @@
 package games
 
 // Live updates of game sessions. A change is committed to the store first;
-// then the hub wakes whoever follows that game, and each follower reads what
-// it has not sent yet from the store. Events therefore come from one ordered
-// source, the moves table, and a follower that wakes late, or a client that
-// reconnects with Last-Event-ID, misses nothing.
+// then the games it touched are announced (Changes, across every instance
+// sharing the store, and this instance's own hub at once). Each instance
+// keeps one feed per game that has followers: on a change the feed reads the
+// game and its new moves once, encodes each new event once, and appends it
+// to the game's log; every follower of that game on this instance then
+// writes the same bytes from the log. So a change costs one read per
+// instance however many follow, and a follower that wakes late, or a client
+// that reconnects with Last-Event-ID to any instance, misses nothing: the
+// log is rebuilt from the store, the one ordered source.
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 )
 
-// hub wakes the followers of a game when it changes.
-type hub struct {
-	mu     sync.Mutex
-	topics map[string]*topic
-}
-
-type topic struct {
-	changed   chan struct{} // closed and replaced at each change
-	followers int
-}
-
-func newHub() *hub {
-	return &hub{topics: map[string]*topic{}}
-}
-
-// follow registers a follower of game id; call the returned func when done.
-func (h *hub) follow(id string) (stop func()) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	t := h.topics[id]
-	if t == nil {
-		t = &topic{changed: make(chan struct{})}
-		h.topics[id] = t
-	}
-	t.followers++
-	return func() {
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if t.followers--; t.followers == 0 {
-			delete(h.topics, id)
-		}
-	}
-}
-
-// changed returns a channel that is closed at the next change of game id.
-// Take it before reading the store: a change committed after the read then
-// closes it.
-func (h *hub) changed(id string) <-chan struct{} {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t := h.topics[id]; t != nil {
-		return t.changed
-	}
-	return nil // nobody follows: nothing to wake
-}
-
-// notify wakes the followers of game id.
-func (h *hub) notify(id string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if t := h.topics[id]; t != nil {
-		close(t.changed)
-		t.changed = make(chan struct{})
-	}
-}
-
 // EventKind names the events of a game's stream.
 type EventKind string
 
+// The kinds of event.
 const (
 	EventJoined EventKind = "joined" // the second seat was taken; id 0
 	EventMove   EventKind = "move"   // a move; id is the ply after it
@@ -87,56 +38,234 @@ type Event struct {
 	Move *Move // move
 }
 
-// followPage is how many moves a follower reads from the store at a time.
+// EventEncoder turns an event into the bytes every follower is sent; the api
+// package gives one (the Server-Sent Events frame of its JSON).
+type EventEncoder func(Event) ([]byte, error)
+
+// Changes carries the news that a game changed between the instances that
+// share one store. A store with one process needs none: each Service's own
+// hub hears its own changes.
+type Changes interface {
+	// Publish announces that game id changed (after the change committed).
+	Publish(ctx context.Context, id string) error
+	// Listen calls changed with every id announced by any instance until
+	// ctx ends.
+	Listen(ctx context.Context, changed func(id string)) error
+}
+
+// followPage is how many moves a feed reads from the store at a time.
 const followPage = 256
 
-// Follow sends the events of game id after lastID (-1: from the beginning)
-// to emit, in order, then every new one as it happens, until the game ends,
-// ctx is cancelled or s.stopping is closed (a graceful shutdown waits for
-// every response to end, and a stream would not end by itself). beat is called every heartbeat
-// interval, to keep idle connections open; the store is read again then too, so a change made by another process sharing
-// the database is seen within a heartbeat.
-func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
-	emit func(Event) error, beat func() error) error {
-	stop := s.hub.follow(id)
-	defer stop()
-	joinedSent := lastID >= 0
-	next := max(lastID, 0) // the ply of the next move to send
-	tick := time.NewTicker(heartbeat)
+// hub holds this instance's feeds, one per followed game.
+type hub struct {
+	mu    sync.Mutex
+	feeds map[string]*feed
+}
+
+func newHub() *hub { return &hub{feeds: map[string]*feed{}} }
+
+// feed is one game's event log on this instance and the goroutine that
+// extends it.
+type feed struct {
+	id        string
+	followers int
+	wake      chan struct{} // a change to read; buffered, one pending is enough
+	stop      chan struct{} // closed when the last follower leaves
+
+	mu      sync.RWMutex
+	entries []entry
+	grown   chan struct{} // closed and replaced each time entries grows
+	ended   bool          // the end event is in entries
+	err     error         // the feed failed; followers end with it
+}
+
+// entry is one encoded event.
+type entry struct {
+	id    int
+	kind  EventKind
+	frame []byte
+}
+
+// notify wakes the feed of game id, if this instance has one.
+func (h *hub) notify(id string) {
+	h.mu.Lock()
+	f := h.feeds[id]
+	h.mu.Unlock()
+	if f != nil {
+		select {
+		case f.wake <- struct{}{}:
+		default: // a read is already due
+		}
+	}
+}
+
+// join returns game id's feed, starting it for the first follower; call
+// leave when done.
+func (s *Service) join(id string) *feed {
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := h.feeds[id]
+	if f == nil {
+		f = &feed{id: id, wake: make(chan struct{}, 1), stop: make(chan struct{}), grown: make(chan struct{})}
+		h.feeds[id] = f
+		go s.run(f)
+	}
+	f.followers++
+	return f
+}
+
+func (s *Service) leave(f *feed) {
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f.followers--; f.followers == 0 {
+		delete(h.feeds, f.id)
+		close(f.stop)
+	}
+}
+
+// run keeps f's log up to date until its last follower leaves: it reads
+// when woken, and every poll interval besides, so a change made by another
+// process sharing the store without Changes is still seen.
+func (s *Service) run(f *feed) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-f.stop
+		cancel()
+	}()
+	tick := time.NewTicker(s.poll)
 	defer tick.Stop()
+	next, joined := 0, false // the ply of the next move to add; the joined event added
 	for {
-		changed := s.hub.changed(id)
-		g, err := s.store.Game(ctx, id)
+		err := s.extend(ctx, f, &next, &joined)
+		if err != nil || f.done() {
+			if err != nil && ctx.Err() == nil {
+				f.fail(err)
+			}
+			return
+		}
+		select {
+		case <-f.wake:
+		case <-tick.C:
+		case <-f.stop:
+			return
+		}
+	}
+}
+
+// extend reads what is new in the game and appends it to f's log.
+func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) error {
+	g, err := s.store.Game(ctx, f.id)
+	if err != nil {
+		return notFound(f.id, err)
+	}
+	var add []entry
+	encode := func(e Event) error {
+		frame, err := s.encodeEvent(e)
 		if err != nil {
 			return err
 		}
-		if !joinedSent && !g.JoinedAt.IsZero() {
-			if err := emit(Event{ID: 0, Kind: EventJoined, Game: &g}); err != nil {
+		add = append(add, entry{id: e.ID, kind: e.Kind, frame: frame})
+		return nil
+	}
+	if !*joined && !g.JoinedAt.IsZero() {
+		if err := encode(Event{ID: 0, Kind: EventJoined, Game: &g}); err != nil {
+			return err
+		}
+		*joined = true
+	}
+	for *next < g.Ply {
+		ms, err := s.moves(ctx, &g, *next, followPage)
+		if err != nil {
+			return err
+		}
+		if len(ms) == 0 {
+			break
+		}
+		for i := range ms {
+			if err := encode(Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]}); err != nil {
 				return err
 			}
-			joinedSent = true
+			*next = ms[i].Ply + 1
 		}
-		for next < g.Ply {
-			ms, err := s.moves(ctx, &g, next, followPage)
-			if err != nil {
+	}
+	end := g.Status == Finished && *next >= g.Ply
+	if end {
+		if err := encode(Event{ID: g.Ply, Kind: EventEnd, Game: &g}); err != nil {
+			return err
+		}
+	}
+	if len(add) > 0 {
+		f.mu.Lock()
+		f.entries = append(f.entries, add...)
+		f.ended = end
+		close(f.grown)
+		f.grown = make(chan struct{})
+		f.mu.Unlock()
+	}
+	return nil
+}
+
+func (f *feed) done() bool {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.ended
+}
+
+func (f *feed) fail(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+	close(f.grown)
+	f.grown = make(chan struct{})
+}
+
+// since returns the entries a follower that has sent the first n of them
+// has not sent, the channel closed when more come, whether the log is
+// complete, and the feed's error.
+func (f *feed) since(n int) ([]entry, <-chan struct{}, bool, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return f.entries[n:len(f.entries):len(f.entries)], f.grown, f.ended, f.err
+}
+
+// Follow sends the events of game id after lastID (-1: from the beginning)
+// to send, each as the bytes the Service's EventEncoder made of it, in
+// order; then every new one as it happens, until the game ends, ctx is
+// cancelled or Options.Stopping is closed (a graceful shutdown waits for
+// every response to end, and a stream would not end by itself). beat is
+// called every heartbeat interval, to keep idle connections open.
+func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
+	send func(Event, []byte) error, beat func() error) error {
+	if _, err := s.store.Game(ctx, id); err != nil {
+		return notFound(id, err)
+	}
+	f := s.join(id)
+	defer s.leave(f)
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	sent := 0 // entries of f's log dealt with
+	for {
+		batch, grown, ended, err := f.since(sent)
+		if err != nil {
+			return err
+		}
+		for _, e := range batch {
+			sent++
+			if !wanted(e, lastID) {
+				continue
+			}
+			if err := send(Event{ID: e.id, Kind: e.kind}, e.frame); err != nil {
 				return err
 			}
-			if len(ms) == 0 {
-				break
-			}
-			for i := range ms {
-				if err := emit(Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]}); err != nil {
-					return err
-				}
-				next = ms[i].Ply + 1
-			}
 		}
-		if g.Status == Finished && next >= g.Ply {
-			return emit(Event{ID: g.Ply, Kind: EventEnd, Game: &g})
+		if ended {
+			return nil
 		}
 		select {
-		case <-changed:
-			continue
+		case <-grown:
 		case <-tick.C:
 			if err := beat(); err != nil {
 				return err
@@ -148,3 +277,51 @@ func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat t
 		}
 	}
 }
+
+// wanted says whether a follower that has seen up to lastID is sent e: the
+// joined event only from the beginning, moves after lastID, and the end
+// always, since it closes the stream.
+func wanted(e entry, lastID int) bool {
+	switch e.kind {
+	case EventJoined:
+		return lastID < 0
+	case EventMove:
+		return e.id > lastID
+	}
+	return true
+}
+
+// Listen wakes this instance's feeds with the changes every instance
+// announces (Options.Changes) until ctx ends; run it in its own goroutine
+// for the server's life. A failing listener is retried after a pause, and
+// meanwhile the feeds' polling still sees every change. Without Changes it
+// returns at once.
+func (s *Service) Listen(ctx context.Context) {
+	for s.changes != nil && ctx.Err() == nil {
+		err := s.changes.Listen(ctx, s.hub.notify)
+		if ctx.Err() != nil {
+			return
+		}
+		s.log.WarnContext(ctx, "listening for game changes failed; retrying", "error", err.Error())
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// changed announces that game id changed: to this instance's followers at
+// once, and to the other instances through Changes.
+func (s *Service) changed(ctx context.Context, id string) {
+	s.hub.notify(id)
+	if s.changes != nil {
+		if err := s.changes.Publish(context.WithoutCancel(ctx), id); err != nil {
+			// The others' feeds poll too: they see it a little later.
+			s.log.WarnContext(ctx, "announcing a game change failed", "game", id, "error", err.Error())
+		}
+	}
+}
+
+// plainEvent is the EventEncoder of a Service given none: the kind and the
+// id as text, enough for tests of the order of events.
+func plainEvent(e Event) ([]byte, error) { return fmt.Appendf(nil, "%s %d", e.Kind, e.ID), nil }

@@ -58,7 +58,21 @@ type Options struct {
 	// Stopping ends every Follow when closed: close it when a graceful
 	// shutdown begins, since a stream would not end by itself.
 	Stopping <-chan struct{}
+	// EncodeEvent makes the bytes followers are sent of each event, once
+	// per event however many follow. Nil: a plain-text stand-in.
+	EncodeEvent EventEncoder
+	// Changes carries game changes between the instances sharing the store
+	// (see Listen). Nil: one instance; its feeds still poll the store every
+	// PollInterval, which is how a change by another process is seen then.
+	Changes Changes
+	// PollInterval is how often a followed game is read again without
+	// being told of a change. Zero: DefaultPollInterval.
+	PollInterval time.Duration
 }
+
+// DefaultPollInterval is how often a followed game is read again unless
+// Options says otherwise.
+const DefaultPollInterval = 5 * time.Second
 
 // Service runs game sessions. Its methods are safe for concurrent use.
 type Service struct {
@@ -71,6 +85,10 @@ type Service struct {
 	stopping <-chan struct{}
 	hub      *hub
 	cache    *gameCache // the move path's guess of each game's row
+
+	encodeEvent EventEncoder
+	changes     Changes
+	poll        time.Duration
 }
 
 // NewService returns the service over st.
@@ -92,8 +110,15 @@ func NewService(st Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.EncodeEvent == nil {
+		o.EncodeEvent = plainEvent
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
 	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: make(chan struct{}, o.AIConcurrency),
-		now: o.Now, log: o.Logger, stopping: o.Stopping, hub: newHub(), cache: newGameCache(gameCacheSize)}
+		now: o.Now, log: o.Logger, stopping: o.Stopping, hub: newHub(), cache: newGameCache(gameCacheSize),
+		encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
@@ -226,7 +251,7 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 		return Seat{}, notFound(id, err)
 	}
 	s.cache.put(&g)
-	s.hub.notify(id)
+	s.changed(ctx, id)
 	side := engine.North
 	if slices.Equal(g.Tokens[engine.South], hash) {
 		side = engine.South
@@ -467,7 +492,7 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 		return nil, false, err
 	}
 	s.cache.put(&g)
-	s.hub.notify(id)
+	s.changed(ctx, id)
 	return body, false, nil
 }
 
@@ -561,6 +586,6 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 		return g, notFound(id, err)
 	}
 	s.cache.put(&res)
-	s.hub.notify(id)
+	s.changed(ctx, id)
 	return res, nil
 }

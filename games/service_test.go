@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -239,7 +240,7 @@ func TestGameServiceFollow(t *testing.T) {
 	events := make(chan seen, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- svc.Follow(ctx, id, -1, time.Hour, func(e games.Event) error {
+		done <- svc.Follow(ctx, id, -1, time.Hour, func(e games.Event, _ []byte) error {
 			events <- seen{e.ID, e.Kind}
 			return nil
 		}, func() error { return nil })
@@ -277,7 +278,7 @@ func TestGameServiceFollow(t *testing.T) {
 
 	// Resuming after event 2 gives the rest, without a gap.
 	got = nil
-	err = svc.Follow(ctx, id, 2, time.Hour, func(e games.Event) error {
+	err = svc.Follow(ctx, id, 2, time.Hour, func(e games.Event, _ []byte) error {
 		got = append(got, seen{e.ID, e.Kind})
 		return nil
 	}, func() error { return nil })
@@ -297,7 +298,7 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	beats := make(chan struct{}, 10)
 	go func() {
-		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, func(games.Event) error { return nil },
+		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, func(games.Event, []byte) error { return nil },
 			func() error { beats <- struct{}{}; return nil })
 	}()
 	<-beats // the stream is live and beating
@@ -432,5 +433,88 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 				t.Fatalf("errors.Is(%v, %v) = %v, want %v", err, tc.target, got, tc.want)
 			}
 		})
+	}
+}
+
+// countingStore counts the reads of moves, which only the event feeds make.
+type countingStore struct {
+	*memory.Store
+	records atomic.Int64
+}
+
+func (c *countingStore) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
+	c.records.Add(1)
+	return c.Store.Records(ctx, id, from, limit)
+}
+
+// TestFollowReadsOncePerChange: however many follow a game, each change is
+// read from the store once (per instance), encoded once, and every follower
+// gets the same bytes, in order.
+func TestFollowReadsOncePerChange(t *testing.T) {
+	const followers, moves = 200, 6
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := &countingStore{Store: memory.New()}
+	var encoded atomic.Int64
+	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: time.Hour,
+		EncodeEvent: func(e games.Event) ([]byte, error) {
+			encoded.Add(1)
+			return fmt.Appendf(nil, "%s %d", e.Kind, e.ID), nil
+		}})
+	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Join(ctx, a.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([][]string, followers)
+	var started, wg sync.WaitGroup
+	for i := range followers {
+		started.Add(1)
+		wg.Go(func() {
+			first := true
+			_ = svc.Follow(ctx, a.Game.ID, -1, time.Hour, func(_ games.Event, frame []byte) error {
+				got[i] = append(got[i], string(frame))
+				if first {
+					first = false
+					started.Done()
+				}
+				if len(got[i]) == moves+1 {
+					return errors.New("seen enough")
+				}
+				return nil
+			}, func() error { return nil })
+		})
+	}
+	started.Wait() // every follower has the joined event
+	readsBefore, encodedBefore := st.records.Load(), encoded.Load()
+	tokens := [2]string{a.Token, b.Token}
+	g := b.Game
+	for range moves {
+		legal := g.Position.LegalMoves(g.Rules)
+		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = svc.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wg.Wait()
+	want := []string{"joined 0"}
+	for ply := range moves {
+		want = append(want, fmt.Sprintf("move %d", ply+1))
+	}
+	for i := range got {
+		if fmt.Sprint(got[i]) != fmt.Sprint(want) {
+			t.Fatalf("follower %d got %v, want %v", i, got[i], want)
+		}
+	}
+	if reads := st.records.Load() - readsBefore; reads > moves {
+		t.Errorf("%d reads of moves for %d moves and %d followers, want at most one a move", reads, moves, followers)
+	}
+	if n := encoded.Load() - encodedBefore; n != moves {
+		t.Errorf("%d events encoded for %d moves, want one each", n, moves)
 	}
 }

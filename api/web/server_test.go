@@ -20,7 +20,7 @@ func startServer(t *testing.T) string {
 	stopping := make(chan struct{})
 	h, err := api.New(api.Options{
 		DB:      st,
-		Games:   games.NewService(st, games.Options{Stopping: stopping}),
+		Games:   games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent}),
 		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{}),
 	})
 	if err != nil {

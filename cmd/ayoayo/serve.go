@@ -45,6 +45,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
 	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
+	maxStreams := fs.Int("max-streams", env.int("AYOAYO_MAX_STREAMS", api.DefaultMaxStreams), "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
+	maxStreamsClient := fs.Int("max-streams-per-client", env.int("AYOAYO_MAX_STREAMS_PER_CLIENT", api.DefaultMaxStreamsPerClient), "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
+	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
 	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -89,20 +92,25 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Now:           now,
 		Logger:        log,
 		Stopping:      stopping,
+		EncodeEvent:   api.EncodeEvent,
 	})
+	go gameService.Listen(ctx)
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Now: now})
 	handler, err := api.New(api.Options{
-		Logger:             log,
-		DB:                 st,
-		CORSOrigins:        splitList(*origins),
-		BodyLimit:          *bodyLimit,
-		AnalyzeConcurrency: *concurrency,
-		Games:              gameService,
-		GameCreateRate:     *createRate,
-		GameCreateBurst:    *createBurst,
-		TrustProxyHeaders:  *trustProxy,
-		EventHeartbeat:     *heartbeat,
-		Puzzles:            feed,
+		Logger:              log,
+		DB:                  st,
+		CORSOrigins:         splitList(*origins),
+		BodyLimit:           *bodyLimit,
+		AnalyzeConcurrency:  *concurrency,
+		Games:               gameService,
+		GameCreateRate:      *createRate,
+		GameCreateBurst:     *createBurst,
+		TrustProxyHeaders:   *trustProxy,
+		EventHeartbeat:      *heartbeat,
+		MaxStreams:          *maxStreams,
+		MaxStreamsPerClient: *maxStreamsClient,
+		MaxStreamsPerGame:   *maxStreamsGame,
+		Puzzles:             feed,
 	})
 	if err != nil {
 		return err
