@@ -58,6 +58,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		// pgx's message quotes no password, but keep the DSN out of it anyway.
 		return nil, fmt.Errorf("postgres: the connection string does not parse: %w", err)
 	}
+	// The writes rely on READ COMMITTED (see ApplyPlay): under a stricter
+	// level a play that lost its race would fail with a serialization error
+	// instead of reporting games.ErrConflict. Whatever the server's or the
+	// DSN's default, the store's sessions use it.
+	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
