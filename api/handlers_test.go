@@ -306,34 +306,6 @@ func postJSON(path, body string) *http.Request {
 	return req
 }
 
-// The fast encoder writes what encoding the generated models would.
-func TestFastOutcomeJSON(t *testing.T) {
-	for _, v := range loadVectors(t) {
-		var pos Position
-		var rules Rules
-		if err := json.Unmarshal(v.Position, &pos); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(v.Rules, &rules); err != nil {
-			t.Fatal(err)
-		}
-		p, r, err := positionAndRules(pos, &rules)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out engine.Outcome
-		engine.Play(p, v.Pit, r, &out)
-		want, _ := json.Marshal(outcomeToAPI(&out))
-		if got := appendOutcome(nil, &out, false); !sameJSON(t, got, want) {
-			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
-		}
-		want, _ = json.Marshal(moveOutcomeToAPI(&out))
-		if got := appendOutcome(nil, &out, true); !sameJSON(t, got, want) {
-			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
-		}
-	}
-}
-
 // The hand-written binding gives what oapi-codegen's reflective one gives.
 func TestFastBinding(t *testing.T) {
 	decodeValue := func(body string) any {
