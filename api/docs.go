@@ -6,11 +6,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"regexp"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // The /docs page is rendered once, at start, from the loaded document by
@@ -367,62 +371,33 @@ func writePretty(b *strings.Builder, v any, indent string) {
 	}
 }
 
-var (
-	mdCode = regexp.MustCompile("`([^`]+)`")
-	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdLink = regexp.MustCompile(`https?://[^\s)<]+[^\s)<.,;]`)
+// docsMarkdown renders the document's descriptions as CommonMark, bare links
+// included. Raw HTML is not recognised at all, so a tag in a description is
+// shown as written, escaped, rather than dropped or obeyed; the renderer's
+// default safe mode also keeps dangerous link targets (javascript: and the
+// like) out of the page.
+var docsMarkdown = goldmark.New(
+	goldmark.WithExtensions(extension.Linkify),
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithInlineParsers(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser())...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
 )
 
-// markdown renders the little Markdown the document's descriptions use:
-// paragraphs, "- " lists, `code`, **bold** and bare links. The text is
-// escaped first, so nothing in it can inject markup.
+// without is goldmark's list of parsers less the one of drop's type.
+func without(parsers []util.PrioritizedValue, drop any) []util.PrioritizedValue {
+	return slices.DeleteFunc(parsers, func(p util.PrioritizedValue) bool {
+		return reflect.TypeOf(p.Value) == reflect.TypeOf(drop)
+	})
+}
+
+// markdown renders one description.
 func markdown(s string) template.HTML {
-	var out strings.Builder
-	inline := func(line string) string {
-		line = template.HTMLEscapeString(line)
-		line = mdCode.ReplaceAllString(line, "<code>$1</code>")
-		line = mdBold.ReplaceAllString(line, "<strong>$1</strong>")
-		return mdLink.ReplaceAllString(line, `<a href="$0">$0</a>`)
+	var b strings.Builder
+	if err := docsMarkdown.Convert([]byte(s), &b); err != nil {
+		// Only a failing writer makes Convert fail; a Builder never does.
+		return template.HTML(template.HTMLEscapeString(s)) //nolint:gosec // escaped
 	}
-	for _, block := range strings.Split(strings.TrimSpace(s), "\n\n") {
-		lines := strings.Split(block, "\n")
-		var para []string
-		inList := false
-		flush := func() {
-			if len(para) > 0 {
-				out.WriteString("<p>" + inline(strings.Join(para, " ")) + "</p>\n")
-				para = nil
-			}
-		}
-		var item []string
-		endItem := func() {
-			if len(item) > 0 {
-				out.WriteString("<li>" + inline(strings.Join(item, " ")) + "</li>\n")
-				item = nil
-			}
-		}
-		for _, line := range lines {
-			trimmed := strings.TrimSpace(line)
-			switch {
-			case strings.HasPrefix(trimmed, "- "):
-				flush()
-				endItem()
-				if !inList {
-					out.WriteString("<ul>\n")
-					inList = true
-				}
-				item = append(item, strings.TrimPrefix(trimmed, "- "))
-			case inList && trimmed != "":
-				item = append(item, trimmed)
-			default:
-				para = append(para, trimmed)
-			}
-		}
-		endItem()
-		if inList {
-			out.WriteString("</ul>\n")
-		}
-		flush()
-	}
-	return template.HTML(out.String()) //nolint:gosec // built from escaped text
+	return template.HTML(b.String()) //nolint:gosec // goldmark escapes the text
 }
