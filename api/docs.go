@@ -302,8 +302,9 @@ func bound(f *float64) string {
 	return fmt.Sprint(*f)
 }
 
-// pretty renders an example: JSON indented, with lists of plain values
-// (a row of pits) kept on one line; text as it is.
+// pretty renders an example: JSON indented by encoding/json (object keys
+// sorted), text as it is. The page's template escapes it, so <, > and &
+// stay as written rather than as JSON's \u escapes.
 func pretty(v any) string {
 	if v == nil {
 		return ""
@@ -312,63 +313,13 @@ func pretty(v any) string {
 		return s
 	}
 	var b strings.Builder
-	writePretty(&b, v, "")
-	return b.String()
-}
-
-func writePretty(b *strings.Builder, v any, indent string) {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteString("{\n")
-		for i, k := range keys {
-			key, _ := json.Marshal(k)
-			b.WriteString(indent + "  " + string(key) + ": ")
-			writePretty(b, x[k], indent+"  ")
-			if i < len(keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
-	case []any:
-		flat := true
-		for _, e := range x {
-			switch e.(type) {
-			case map[string]any, []any:
-				flat = false
-			}
-		}
-		if flat {
-			one, _ := json.Marshal(x)
-			b.Write(one)
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range x {
-			b.WriteString(indent + "  ")
-			writePretty(b, e, indent+"  ")
-			if i < len(x)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
-	default:
-		one, err := json.Marshal(x)
-		if err != nil {
-			one = []byte(fmt.Sprint(x))
-		}
-		b.Write(one)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil { // an example loaded from YAML is plain data
+		return fmt.Sprint(v)
 	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // docsMarkdown renders the document's descriptions as CommonMark, bare links
