@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
@@ -146,7 +147,10 @@ func renderDocs(spec *openapi3.T) ([]byte, error) {
 		}
 	}
 	for _, tg := range page.Tags {
-		slices.SortStableFunc(tg.Ops, func(a, b docsOp) int { return strings.Compare(a.Path, b.Path) })
+		// By path, then method: the operations of one path come from a map.
+		slices.SortFunc(tg.Ops, func(a, b docsOp) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
+		})
 	}
 	names := make([]string, 0, len(spec.Components.Schemas))
 	for name := range spec.Components.Schemas {
