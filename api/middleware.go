@@ -174,6 +174,10 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 // package's ErrMalformedJSON (the body is not JSON) or ErrInvalidRequest (it
 // does not match the schema), with the place and the reason in the detail.
 func (s *Server) validator() (echo.MiddlewareFunc, error) {
+	// kin-openapi keeps its body decoders in one process-wide table. Every
+	// server registers this same function, so a second New changes nothing;
+	// another validator in the process gets the same, stricter decoding.
+	openapi3filter.RegisterBodyDecoder(echo.MIMEApplicationJSON, jsonBodyDecoder)
 	spec, err := GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
@@ -204,6 +208,29 @@ func (s *Server) validator() (echo.MiddlewareFunc, error) {
 			return next(c)
 		}
 	}, nil
+}
+
+// jsonBodyDecoder is kin-openapi's own decoding of a JSON body (encoding/json
+// with UseNumber, so the schema sees numbers as written) that also refuses
+// anything but white space after the value: kin-openapi's stops reading
+// there, so a body such as `{"pit":0} junk` would pass as valid.
+func jsonBodyDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
+	}
+	if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) > 0 {
+		// json.Unmarshal reads the whole body and says what is wrong after
+		// the value, in encoding/json's words.
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: json.Unmarshal(data, new(any))}
+	}
+	return v, nil
 }
 
 // routeTable finds the operation of a request: by a map lookup for the
@@ -255,6 +282,10 @@ func validationError(he *echo.HTTPError) error {
 	}
 	var pe *openapi3filter.ParseError
 	if errors.As(he.Internal, &pe) {
+		var se *json.SyntaxError
+		if errors.As(pe.Cause, &se) {
+			return newError(ErrMalformedJSON, "the request body is not valid JSON: %v (at byte %d)", pe.Cause, se.Offset)
+		}
 		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
 	}
 	var se *openapi3.SchemaError
