@@ -68,9 +68,6 @@ func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObje
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	if n := len(req.Body.Moves); n > MaxRecordMoves {
-		return nil, newError(ErrRecordTooLong, "%d moves, at most %d", n, MaxRecordMoves)
-	}
 	start := engine.Start()
 	if req.Body.Start != nil {
 		var err error

@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -147,13 +146,15 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// The handler refuses an over-long record itself too, should a request
-// ever reach it without the validator.
+// An over-long record is the document's to refuse (maxItems), before any
+// handler sees it.
 func TestValidateRecordTooLong(t *testing.T) {
-	s := &Server{}
-	_, err := s.ValidateRecord(context.Background(), ValidateRecordRequestObject{Body: &ValidateRequest{Moves: make([]int, MaxRecordMoves+1)}})
-	if !errors.Is(err, ErrRecordTooLong) || StatusOf(err) != http.StatusBadRequest {
-		t.Fatalf("err %v (status %d), want ErrRecordTooLong, 400", err, StatusOf(err))
+	ts := newTester(t, Options{})
+	moves := strings.Repeat("0,", MaxRecordMoves) + "0"
+	rec := ts.do(http.MethodPost, "/v1/validate", "application/json", `{"moves":[`+moves+`]}`)
+	var p problem
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusBadRequest || p.Code != "invalid_request" {
+		t.Fatalf("%d %s, want 400 invalid_request", rec.Code, rec.Body)
 	}
 }
 

@@ -18,7 +18,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo-contrib/echoprometheus"
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
@@ -169,11 +168,14 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// validator checks each request against the embedded OpenAPI document,
-// with echo-middleware's ValidateRequestFromContext. Its errors become this
+// validators returns, for each operation id, the middleware that checks a
+// request against that operation of the embedded OpenAPI document with
+// echo-middleware's ValidateRequestFromContext. Echo has already routed the
+// request to the operation, so the validator is told which operation it is
+// instead of routing the request a second time. Its errors become this
 // package's ErrMalformedJSON (the body is not JSON) or ErrInvalidRequest (it
 // does not match the schema), with the place and the reason in the detail.
-func (s *Server) validator() (echo.MiddlewareFunc, error) {
+func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// kin-openapi keeps its body decoders in one process-wide table. Every
 	// server registers this same function, so a second New changes nothing;
 	// another validator in the process gets the same, stricter decoding.
@@ -183,10 +185,6 @@ func (s *Server) validator() (echo.MiddlewareFunc, error) {
 		return nil, err
 	}
 	spec.Servers = nil // match paths, not hosts
-	router, err := newRouteTable(spec)
-	if err != nil {
-		return nil, err
-	}
 	opts := &oapimw.Options{
 		Options: openapi3filter.Options{
 			// Security is the handlers' business (game tokens are checked
@@ -200,14 +198,21 @@ func (s *Server) validator() (echo.MiddlewareFunc, error) {
 			KeepValidatedValue: true,
 		},
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if he := oapimw.ValidateRequestFromContext(c, router, opts); he != nil {
-				return validationError(he)
+	out := map[string]echo.MiddlewareFunc{}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			route := &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+			out[op.OperationID] = func(next echo.HandlerFunc) echo.HandlerFunc {
+				return func(c echo.Context) error {
+					if he := oapimw.ValidateRequestFromContext(c, routed{route, pathParams(c)}, opts); he != nil {
+						return validationError(he)
+					}
+					return next(c)
+				}
 			}
-			return next(c)
 		}
-	}, nil
+	}
+	return out, nil
 }
 
 // jsonBodyDecoder is kin-openapi's own decoding of a JSON body (encoding/json
@@ -233,47 +238,37 @@ func jsonBodyDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ ope
 	return v, nil
 }
 
-// routeTable finds the operation of a request: by a map lookup for the
-// paths without parameters, which are most of the traffic, and by
-// kin-openapi's gorilla/mux router for the rest. Echo has already routed the
-// request, so the lookup only has to agree with it.
-type routeTable struct {
-	static map[string]*routers.Route // "METHOD /path"
-	mux    routers.Router
+// routed is the operation echo routed a request to, in the form of a
+// kin-openapi router that finds just that.
+type routed struct {
+	route  *routers.Route
+	params map[string]string
 }
 
-func newRouteTable(spec *openapi3.T) (*routeTable, error) {
-	mux, err := gorillamux.NewRouter(spec)
-	if err != nil {
-		return nil, err
+func (r routed) FindRoute(*http.Request) (*routers.Route, map[string]string, error) {
+	return r.route, r.params, nil
+}
+
+// pathParams are the path parameters echo matched, by name (the generated
+// routes name them as the document does).
+func pathParams(c echo.Context) map[string]string {
+	names := c.ParamNames()
+	if len(names) == 0 {
+		return nil
 	}
-	t := &routeTable{static: map[string]*routers.Route{}, mux: mux}
-	for path, item := range spec.Paths.Map() {
-		if strings.Contains(path, "{") {
-			continue
+	values := c.ParamValues()
+	m := make(map[string]string, len(names))
+	for i, n := range names {
+		if i < len(values) {
+			m[n] = values[i]
 		}
-		for method, op := range item.Operations() {
-			t.static[method+" "+path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
-		}
 	}
-	return t, nil
+	return m
 }
 
-func (t *routeTable) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
-	if r, ok := t.static[req.Method+" "+req.URL.Path]; ok {
-		return r, nil, nil
-	}
-	return t.mux.FindRoute(req)
-}
-
-// validationError classifies the validator's verdict.
+// validationError classifies the validator's verdict. (It never reports a
+// missing route: echo routed the request before it.)
 func validationError(he *echo.HTTPError) error {
-	switch he.Code {
-	case http.StatusNotFound:
-		return newError(ErrRouteNotFound, "%v", he.Message)
-	case http.StatusMethodNotAllowed:
-		return newError(ErrMethodNotAllowed, "%v", he.Message)
-	}
 	// A parameter that does not parse (a header that should be a number,
 	// say) is a wrong value, not a body that is not JSON.
 	var re *openapi3filter.RequestError
