@@ -41,7 +41,11 @@ func runFanout(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) er
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	bases, err := baseURLs(*addr, *follow)
+	follows := []string{*addr}
+	if *follow != "" {
+		follows = splitList(*follow)
+	}
+	bases, err := baseURLs(append([]string{*addr}, follows...)...)
 	if err != nil {
 		return err
 	}
@@ -77,13 +81,11 @@ func (r *fanoutReport) add(o *fanoutReport) {
 	}
 }
 
-// baseURLs checks the addresses: the players' first, then the followers'.
-func baseURLs(addr, follow string) ([]string, error) {
-	list := []string{addr}
-	if follow == "" {
-		list = append(list, addr)
-	} else {
-		list = append(list, splitList(follow)...)
+// baseURLs checks that each address is an http(s) URL and returns them
+// without a trailing slash.
+func baseURLs(list ...string) ([]string, error) {
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: no address", errUsage)
 	}
 	for i, a := range list {
 		u, err := url.Parse(a)
@@ -128,7 +130,7 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 	tr.MaxIdleConnsPerHost = 64
 	tr.MaxConnsPerHost = 0
 	client := &http.Client{Transport: tr}
-	lt := newLoadTester(players, 4)
+	lt := newLoadTester(4, players)
 	play, err := lt.newGame(ctx)
 	if err != nil {
 		return nil, err
