@@ -6,8 +6,6 @@ package api
 // validator; the engine checks what the schema cannot (the 48-seed total).
 
 import (
-	"strconv"
-
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -60,11 +58,10 @@ func resultPtr(r engine.Result) *Result {
 	return &res
 }
 
-// outcomeToAPI maps a played move onto the generated model: the reference
-// mapping, which appendOutcome below must match (a test holds them to it).
-// An illegal move has only legal and reason; a legal one has every other
-// field, capture and result being explicit nulls when there is none, as the
-// shared rule vectors have them.
+// outcomeToAPI maps a played move onto the generated model. An illegal move
+// has only legal and reason; a legal one has every other field, capture and
+// result being explicit nulls when there is none, as the shared rule vectors
+// have them.
 func outcomeToAPI(o *engine.Outcome) Outcome {
 	if !o.Legal() {
 		reason := IllegalReason(o.Reason.String())
@@ -118,82 +115,4 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		Nodes:    int64(a.Nodes),
 		Exact:    a.Exact,
 	}
-}
-
-// The hot path: /v1/evaluate and /v1/moves answer by appending the JSON of
-// engine outcomes straight into a pooled buffer, skipping the generated
-// models' pointers, nullable maps and reflection. The bytes are those of the
-// Outcome and MoveOutcome schemas (TestFastOutcomeJSON compares them with
-// outcomeToAPI for every shared vector).
-
-// appendOutcome appends o as an Outcome; withPit adds MoveOutcome's pit.
-func appendOutcome(b []byte, o *engine.Outcome, withPit bool) []byte {
-	b = append(b, '{')
-	if withPit {
-		b = append(b, `"pit":`...)
-		b = strconv.AppendInt(b, int64(o.Pit), 10)
-		b = append(b, ',')
-	}
-	if !o.Legal() {
-		b = append(b, `"legal":false,"reason":"`...)
-		b = append(b, o.Reason.String()...)
-		return append(b, `"}`...)
-	}
-	b = append(b, `"legal":true,"legs":[`...)
-	for i, l := range o.Legs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"from":`...)
-		b = strconv.AppendInt(b, int64(l.From), 10)
-		b = append(b, `,"sown":[`...)
-		for j := range int(l.Seeds) {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(b, int64(l.SownPit(j)), 10)
-		}
-		b = append(b, "]}"...)
-	}
-	b = append(b, `],"capture":`...)
-	if o.Capture.None() {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"pit":`...)
-		b = strconv.AppendInt(b, int64(o.Capture.Pit), 10)
-		b = append(b, `,"seeds":`...)
-		b = strconv.AppendInt(b, int64(o.Capture.Seeds), 10)
-		b = append(b, '}')
-	}
-	b = append(b, `,"position":`...)
-	b = appendPosition(b, &o.Position)
-	b = append(b, `,"result":`...)
-	if o.Result.Over() {
-		b = append(b, `{"winner":"`...)
-		b = append(b, o.Result.Winner.String()...)
-		b = append(b, `","reason":"`...)
-		b = append(b, o.Result.Reason.String()...)
-		b = append(b, `"}`...)
-	} else {
-		b = append(b, "null"...)
-	}
-	return append(b, '}')
-}
-
-// appendPosition appends p as a Position.
-func appendPosition(b []byte, p *engine.Position) []byte {
-	b = append(b, `{"pits":[`...)
-	for i, n := range p.Pits {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, int64(n), 10)
-	}
-	b = append(b, `],"captured":{"south":`...)
-	b = strconv.AppendInt(b, int64(p.Captured[engine.South]), 10)
-	b = append(b, `,"north":`...)
-	b = strconv.AppendInt(b, int64(p.Captured[engine.North]), 10)
-	b = append(b, `},"toMove":"`...)
-	b = append(b, p.ToMove.String()...)
-	return append(b, `"}`...)
 }

@@ -2,15 +2,20 @@ package api
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"regexp"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 )
 
 // The /docs page is rendered once, at start, from the loaded document by
@@ -142,7 +147,10 @@ func renderDocs(spec *openapi3.T) ([]byte, error) {
 		}
 	}
 	for _, tg := range page.Tags {
-		slices.SortStableFunc(tg.Ops, func(a, b docsOp) int { return strings.Compare(a.Path, b.Path) })
+		// By path, then method: the operations of one path come from a map.
+		slices.SortFunc(tg.Ops, func(a, b docsOp) int {
+			return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
+		})
 	}
 	names := make([]string, 0, len(spec.Components.Schemas))
 	for name := range spec.Components.Schemas {
@@ -298,8 +306,9 @@ func bound(f *float64) string {
 	return fmt.Sprint(*f)
 }
 
-// pretty renders an example: JSON indented, with lists of plain values
-// (a row of pits) kept on one line; text as it is.
+// pretty renders an example: JSON indented by encoding/json (object keys
+// sorted), text as it is. The page's template escapes it, so <, > and &
+// stay as written rather than as JSON's \u escapes.
 func pretty(v any) string {
 	if v == nil {
 		return ""
@@ -308,121 +317,42 @@ func pretty(v any) string {
 		return s
 	}
 	var b strings.Builder
-	writePretty(&b, v, "")
-	return b.String()
-}
-
-func writePretty(b *strings.Builder, v any, indent string) {
-	switch x := v.(type) {
-	case map[string]any:
-		if len(x) == 0 {
-			b.WriteString("{}")
-			return
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b.WriteString("{\n")
-		for i, k := range keys {
-			key, _ := json.Marshal(k)
-			b.WriteString(indent + "  " + string(key) + ": ")
-			writePretty(b, x[k], indent+"  ")
-			if i < len(keys)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
-	case []any:
-		flat := true
-		for _, e := range x {
-			switch e.(type) {
-			case map[string]any, []any:
-				flat = false
-			}
-		}
-		if flat {
-			one, _ := json.Marshal(x)
-			b.Write(one)
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range x {
-			b.WriteString(indent + "  ")
-			writePretty(b, e, indent+"  ")
-			if i < len(x)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
-	default:
-		one, err := json.Marshal(x)
-		if err != nil {
-			one = []byte(fmt.Sprint(x))
-		}
-		b.Write(one)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil { // an example loaded from YAML is plain data
+		return fmt.Sprint(v)
 	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
-var (
-	mdCode = regexp.MustCompile("`([^`]+)`")
-	mdBold = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdLink = regexp.MustCompile(`https?://[^\s)<]+[^\s)<.,;]`)
+// docsMarkdown renders the document's descriptions as CommonMark, bare links
+// included. Raw HTML is not recognised at all, so a tag in a description is
+// shown as written, escaped, rather than dropped or obeyed; the renderer's
+// default safe mode also keeps dangerous link targets (javascript: and the
+// like) out of the page.
+var docsMarkdown = goldmark.New(
+	goldmark.WithExtensions(extension.Linkify),
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(without(parser.DefaultBlockParsers(), parser.NewHTMLBlockParser())...),
+		parser.WithInlineParsers(without(parser.DefaultInlineParsers(), parser.NewRawHTMLParser())...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
 )
 
-// markdown renders the little Markdown the document's descriptions use:
-// paragraphs, "- " lists, `code`, **bold** and bare links. The text is
-// escaped first, so nothing in it can inject markup.
+// without is goldmark's list of parsers less the one of drop's type.
+func without(parsers []util.PrioritizedValue, drop any) []util.PrioritizedValue {
+	return slices.DeleteFunc(parsers, func(p util.PrioritizedValue) bool {
+		return reflect.TypeOf(p.Value) == reflect.TypeOf(drop)
+	})
+}
+
+// markdown renders one description.
 func markdown(s string) template.HTML {
-	var out strings.Builder
-	inline := func(line string) string {
-		line = template.HTMLEscapeString(line)
-		line = mdCode.ReplaceAllString(line, "<code>$1</code>")
-		line = mdBold.ReplaceAllString(line, "<strong>$1</strong>")
-		return mdLink.ReplaceAllString(line, `<a href="$0">$0</a>`)
+	var b strings.Builder
+	if err := docsMarkdown.Convert([]byte(s), &b); err != nil {
+		// Only a failing writer makes Convert fail; a Builder never does.
+		return template.HTML(template.HTMLEscapeString(s)) //nolint:gosec // escaped
 	}
-	for _, block := range strings.Split(strings.TrimSpace(s), "\n\n") {
-		lines := strings.Split(block, "\n")
-		var para []string
-		inList := false
-		flush := func() {
-			if len(para) > 0 {
-				out.WriteString("<p>" + inline(strings.Join(para, " ")) + "</p>\n")
-				para = nil
-			}
-		}
-		var item []string
-		endItem := func() {
-			if len(item) > 0 {
-				out.WriteString("<li>" + inline(strings.Join(item, " ")) + "</li>\n")
-				item = nil
-			}
-		}
-		for _, line := range lines {
-			trimmed := strings.TrimSpace(line)
-			switch {
-			case strings.HasPrefix(trimmed, "- "):
-				flush()
-				endItem()
-				if !inList {
-					out.WriteString("<ul>\n")
-					inList = true
-				}
-				item = append(item, strings.TrimPrefix(trimmed, "- "))
-			case inList && trimmed != "":
-				item = append(item, trimmed)
-			default:
-				para = append(para, trimmed)
-			}
-		}
-		endItem()
-		if inList {
-			out.WriteString("</ul>\n")
-		}
-		flush()
-	}
-	return template.HTML(out.String()) //nolint:gosec // built from escaped text
+	return template.HTML(b.String()) //nolint:gosec // goldmark escapes the text
 }

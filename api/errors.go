@@ -25,15 +25,12 @@ var (
 	ErrInvalidRequest       = errors.New("invalid request")
 	ErrBodyTooLarge         = errors.New("request body too large")
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
-	ErrRecordTooLong        = errors.New("game record too long")
 	ErrTooManyAnalyses      = errors.New("too many analyses")
 	ErrNotReady             = errors.New("not ready")
 	// ErrRateLimited: too many requests from one client address; the error
 	// is a *RateLimitError that says when to come back.
-	ErrRateLimited      = errors.New("rate limited")
-	ErrRouteNotFound    = errors.New("no such route")
-	ErrMethodNotAllowed = errors.New("method not allowed")
-	ErrInternal         = errors.New("internal error")
+	ErrRateLimited = errors.New("rate limited")
+	ErrInternal    = errors.New("internal error")
 )
 
 // apiError is this package's error: its kind, one of the sentinels above,
@@ -77,13 +74,10 @@ var problemTable = []problemRow{
 	// Requests that do not match the OpenAPI document.
 	{Err: ErrMalformedJSON, Status: http.StatusBadRequest, Code: "malformed_json", Title: "Malformed JSON"},
 	{Err: ErrInvalidRequest, Status: http.StatusBadRequest, Code: "invalid_request", Title: "Invalid request"},
-	{Err: ErrRecordTooLong, Status: http.StatusBadRequest, Code: "record_too_long", Title: "Game record too long"},
 	{Err: ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
 	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
-	{Err: ErrRouteNotFound, Status: http.StatusNotFound, Code: "route_not_found", Title: "No such route"},
 	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: "route_not_found", Title: "No such route",
 		Hide: true, Detail: "no operation has this path; see /docs"},
-	{Err: ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed"},
 	{Err: echo.ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
 		Hide: true, Detail: "this path does not take this method; the Allow header lists those it takes"},
 

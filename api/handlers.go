@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"errors"
-	"net/http"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,7 +40,7 @@ func (s *Server) EvaluateMove(_ context.Context, req EvaluateMoveRequestObject) 
 	}
 	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
 	engine.Play(p, req.Body.Pit, r, out)
-	return outcomeJSON{out}, nil
+	return EvaluateMove200JSONResponse(outcomeToAPI(out)), nil
 }
 
 // ListMoves evaluates each pit of the side to move, in pit order.
@@ -54,53 +52,14 @@ func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListM
 	if err != nil {
 		return nil, err
 	}
-	outs := new([engine.RowPits]engine.Outcome)
+	moves := make([]MoveOutcome, engine.RowPits)
 	first := p.ToMove.FirstPit()
-	for i := range outs {
-		outs[i].Legs = make([]engine.Leg, 0, 16)
-		engine.Play(p, first+i, r, &outs[i])
+	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
+	for i := range moves {
+		engine.Play(p, first+i, r, out)
+		moves[i] = moveOutcomeToAPI(out)
 	}
-	return movesJSON{outs}, nil
-}
-
-// outcomeJSON and movesJSON answer with the fast encoder of convert.go.
-type (
-	outcomeJSON struct{ out *engine.Outcome }
-	movesJSON   struct {
-		outs *[engine.RowPits]engine.Outcome
-	}
-)
-
-func (r outcomeJSON) VisitEvaluateMoveResponse(w http.ResponseWriter) error {
-	return writeJSON(w, func(b []byte) []byte { return appendOutcome(b, r.out, false) })
-}
-
-func (r movesJSON) VisitListMovesResponse(w http.ResponseWriter) error {
-	return writeJSON(w, func(b []byte) []byte {
-		b = append(b, `{"moves":[`...)
-		for i := range r.outs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendOutcome(b, &r.outs[i], true)
-		}
-		return append(b, "]}"...)
-	})
-}
-
-// answerBuffers recycles the buffers answers are encoded into; like fmt's
-// printer pool, it holds no state between requests.
-var answerBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
-
-// writeJSON answers 200 with the JSON that build appends.
-func writeJSON(w http.ResponseWriter, build func([]byte) []byte) error {
-	buf := answerBuffers.Get().(*[]byte)
-	defer answerBuffers.Put(buf)
-	*buf = append(build((*buf)[:0]), '\n')
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(*buf)
-	return err
+	return ListMoves200JSONResponse{Moves: moves}, nil
 }
 
 // ValidateRecord replays a record through engine.Game, so the repetition
@@ -108,9 +67,6 @@ func writeJSON(w http.ResponseWriter, build func([]byte) []byte) error {
 func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObject) (ValidateRecordResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
-	}
-	if n := len(req.Body.Moves); n > MaxRecordMoves {
-		return nil, newError(ErrRecordTooLong, "%d moves, at most %d", n, MaxRecordMoves)
 	}
 	start := engine.Start()
 	if req.Body.Start != nil {

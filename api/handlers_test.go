@@ -3,16 +3,12 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/oapi-codegen/runtime"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -150,13 +146,15 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// The handler refuses an over-long record itself too, should a request
-// ever reach it without the validator.
+// An over-long record is the document's to refuse (maxItems), before any
+// handler sees it.
 func TestValidateRecordTooLong(t *testing.T) {
-	s := &Server{}
-	_, err := s.ValidateRecord(context.Background(), ValidateRecordRequestObject{Body: &ValidateRequest{Moves: make([]int, MaxRecordMoves+1)}})
-	if !errors.Is(err, ErrRecordTooLong) || StatusOf(err) != http.StatusBadRequest {
-		t.Fatalf("err %v (status %d), want ErrRecordTooLong, 400", err, StatusOf(err))
+	ts := newTester(t, Options{})
+	moves := strings.Repeat("0,", MaxRecordMoves) + "0"
+	rec := ts.do(http.MethodPost, "/v1/validate", "application/json", `{"moves":[`+moves+`]}`)
+	var p problem
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusBadRequest || p.Code != "invalid_request" {
+		t.Fatalf("%d %s, want 400 invalid_request", rec.Code, rec.Body)
 	}
 }
 
@@ -304,77 +302,4 @@ func postJSON(path, body string) *http.Request {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", jsonType)
 	return req
-}
-
-// The fast encoder writes what encoding the generated models would.
-func TestFastOutcomeJSON(t *testing.T) {
-	for _, v := range loadVectors(t) {
-		var pos Position
-		var rules Rules
-		if err := json.Unmarshal(v.Position, &pos); err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(v.Rules, &rules); err != nil {
-			t.Fatal(err)
-		}
-		p, r, err := positionAndRules(pos, &rules)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out engine.Outcome
-		engine.Play(p, v.Pit, r, &out)
-		want, _ := json.Marshal(outcomeToAPI(&out))
-		if got := appendOutcome(nil, &out, false); !sameJSON(t, got, want) {
-			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
-		}
-		want, _ = json.Marshal(moveOutcomeToAPI(&out))
-		if got := appendOutcome(nil, &out, true); !sameJSON(t, got, want) {
-			t.Errorf("%s: fast %s\nmodel %s", v.Name, got, want)
-		}
-	}
-}
-
-// The hand-written binding gives what oapi-codegen's reflective one gives.
-func TestFastBinding(t *testing.T) {
-	decodeValue := func(body string) any {
-		d := json.NewDecoder(strings.NewReader(body))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
-	var bodies []string
-	for _, v := range loadVectors(t)[:50] {
-		bodies = append(bodies, v.EvaluateBody())
-	}
-	bodies = append(bodies,
-		`{"position":`+startJSON+`,"pit":3}`,
-		`{"position":`+northJSON+`,"pit":7,"rules":{}}`,
-		`{"position":`+northJSON+`,"pit":7,"rules":{"leftovers":"side_owner"}}`,
-		`{"position":`+startJSON+`,"depth":5,"timeMs":70}`,
-	)
-	for _, body := range bodies {
-		v := decodeValue(body)
-		var fastE, slowE EvaluateRequest
-		var fastM, slowM MovesRequest
-		var fastA, slowA AnalyzeRequest
-		// Where the fast path declines, the binder falls back to the
-		// reflective one; where it binds, it must agree.
-		for _, pair := range []struct {
-			fast valueBinder
-			slow any
-		}{{&fastE, &slowE}, {&fastM, &slowM}, {&fastA, &slowA}} {
-			if pair.fast.bindValue(v) != nil {
-				continue
-			}
-			if err := runtime.BindJSONValue(v, pair.slow); err != nil {
-				t.Errorf("%s into %T: fast bound, reflective %v", body, pair.slow, err)
-			}
-			if !reflect.DeepEqual(pair.fast, pair.slow) {
-				t.Errorf("%s: fast %+v\nreflective %+v", body, pair.fast, pair.slow)
-			}
-		}
-	}
 }

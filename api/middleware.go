@@ -18,7 +18,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo-contrib/echoprometheus"
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
@@ -169,20 +168,23 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// validator checks each request against the embedded OpenAPI document,
-// with echo-middleware's ValidateRequestFromContext. Its errors become this
+// validators returns, for each operation id, the middleware that checks a
+// request against that operation of the embedded OpenAPI document with
+// echo-middleware's ValidateRequestFromContext. Echo has already routed the
+// request to the operation, so the validator is told which operation it is
+// instead of routing the request a second time. Its errors become this
 // package's ErrMalformedJSON (the body is not JSON) or ErrInvalidRequest (it
 // does not match the schema), with the place and the reason in the detail.
-func (s *Server) validator() (echo.MiddlewareFunc, error) {
+func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
+	// kin-openapi keeps its body decoders in one process-wide table. Every
+	// server registers this same function, so a second New changes nothing;
+	// another validator in the process gets the same, stricter decoding.
+	openapi3filter.RegisterBodyDecoder(echo.MIMEApplicationJSON, jsonBodyDecoder)
 	spec, err := GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
 	}
 	spec.Servers = nil // match paths, not hosts
-	router, err := newRouteTable(spec)
-	if err != nil {
-		return nil, err
-	}
 	opts := &oapimw.Options{
 		Options: openapi3filter.Options{
 			// Security is the handlers' business (game tokens are checked
@@ -196,57 +198,77 @@ func (s *Server) validator() (echo.MiddlewareFunc, error) {
 			KeepValidatedValue: true,
 		},
 	}
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			if he := oapimw.ValidateRequestFromContext(c, router, opts); he != nil {
-				return validationError(he)
-			}
-			return next(c)
-		}
-	}, nil
-}
-
-// routeTable finds the operation of a request: by a map lookup for the
-// paths without parameters, which are most of the traffic, and by
-// kin-openapi's gorilla/mux router for the rest. Echo has already routed the
-// request, so the lookup only has to agree with it.
-type routeTable struct {
-	static map[string]*routers.Route // "METHOD /path"
-	mux    routers.Router
-}
-
-func newRouteTable(spec *openapi3.T) (*routeTable, error) {
-	mux, err := gorillamux.NewRouter(spec)
-	if err != nil {
-		return nil, err
-	}
-	t := &routeTable{static: map[string]*routers.Route{}, mux: mux}
+	out := map[string]echo.MiddlewareFunc{}
 	for path, item := range spec.Paths.Map() {
-		if strings.Contains(path, "{") {
-			continue
-		}
 		for method, op := range item.Operations() {
-			t.static[method+" "+path] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+			route := &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+			out[op.OperationID] = func(next echo.HandlerFunc) echo.HandlerFunc {
+				return func(c echo.Context) error {
+					if he := oapimw.ValidateRequestFromContext(c, routed{route, pathParams(c)}, opts); he != nil {
+						return validationError(he)
+					}
+					return next(c)
+				}
+			}
 		}
 	}
-	return t, nil
+	return out, nil
 }
 
-func (t *routeTable) FindRoute(req *http.Request) (*routers.Route, map[string]string, error) {
-	if r, ok := t.static[req.Method+" "+req.URL.Path]; ok {
-		return r, nil, nil
+// jsonBodyDecoder is kin-openapi's own decoding of a JSON body (encoding/json
+// with UseNumber, so the schema sees numbers as written) that also refuses
+// anything but white space after the value: kin-openapi's stops reading
+// there, so a body such as `{"pit":0} junk` would pass as valid.
+func jsonBodyDecoder(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
 	}
-	return t.mux.FindRoute(req)
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: err}
+	}
+	if len(bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")) > 0 {
+		// json.Unmarshal reads the whole body and says what is wrong after
+		// the value, in encoding/json's words.
+		return nil, &openapi3filter.ParseError{Kind: openapi3filter.KindInvalidFormat, Cause: json.Unmarshal(data, new(any))}
+	}
+	return v, nil
 }
 
-// validationError classifies the validator's verdict.
+// routed is the operation echo routed a request to, in the form of a
+// kin-openapi router that finds just that.
+type routed struct {
+	route  *routers.Route
+	params map[string]string
+}
+
+func (r routed) FindRoute(*http.Request) (*routers.Route, map[string]string, error) {
+	return r.route, r.params, nil
+}
+
+// pathParams are the path parameters echo matched, by name (the generated
+// routes name them as the document does).
+func pathParams(c echo.Context) map[string]string {
+	names := c.ParamNames()
+	if len(names) == 0 {
+		return nil
+	}
+	values := c.ParamValues()
+	m := make(map[string]string, len(names))
+	for i, n := range names {
+		if i < len(values) {
+			m[n] = values[i]
+		}
+	}
+	return m
+}
+
+// validationError classifies the validator's verdict. (It never reports a
+// missing route: echo routed the request before it.)
 func validationError(he *echo.HTTPError) error {
-	switch he.Code {
-	case http.StatusNotFound:
-		return newError(ErrRouteNotFound, "%v", he.Message)
-	case http.StatusMethodNotAllowed:
-		return newError(ErrMethodNotAllowed, "%v", he.Message)
-	}
 	// A parameter that does not parse (a header that should be a number,
 	// say) is a wrong value, not a body that is not JSON.
 	var re *openapi3filter.RequestError
@@ -255,6 +277,10 @@ func validationError(he *echo.HTTPError) error {
 	}
 	var pe *openapi3filter.ParseError
 	if errors.As(he.Internal, &pe) {
+		var se *json.SyntaxError
+		if errors.As(pe.Cause, &se) {
+			return newError(ErrMalformedJSON, "the request body is not valid JSON: %v (at byte %d)", pe.Cause, se.Offset)
+		}
 		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
 	}
 	var se *openapi3.SchemaError

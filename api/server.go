@@ -209,7 +209,6 @@ func (s *Server) echo() (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.JSONSerializer = jsonSerializer{}
-	e.Binder = &binder{}
 	// Errors that escape the middleware below (none should) still become
 	// problems.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }
@@ -234,15 +233,13 @@ func (s *Server) echo() (*echo.Echo, error) {
 		bodyLimit(s.opts.BodyLimit),
 	)
 
-	validate, err := s.validator()
+	validate, err := s.validators()
 	if err != nil {
 		return nil, err
 	}
 	perOp := map[string][]echo.MiddlewareFunc{}
-	for _, item := range s.spec.Paths.Map() {
-		for _, op := range item.Operations() {
-			perOp[op.OperationID] = []echo.MiddlewareFunc{requireJSON, validate}
-		}
+	for id, v := range validate {
+		perOp[id] = []echo.MiddlewareFunc{requireJSON, v}
 	}
 	RegisterHandlersWithOptions(e, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files

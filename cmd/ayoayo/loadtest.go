@@ -10,11 +10,10 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -26,7 +25,7 @@ import (
 // legal one, sent with the token of the seat to move. A finished game is
 // replaced by a new one, so the number of games in play stays at --games.
 func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base URL of the server (env AYOAYO_LOADTEST_ADDR)")
+	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base `URLs` of the server's instances, comma-separated; requests go to each in turn (env AYOAYO_LOADTEST_ADDR)")
 	games := fs.Int("games", 200, "games in play at once")
 	duration := fs.Duration("duration", 10*time.Second, "how long to send moves")
 	concurrency := fs.Int("concurrency", 32, "requests in flight at once")
@@ -37,14 +36,14 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 	if fs.NArg() != 0 {
 		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
 	}
-	base, err := url.Parse(*addr)
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
-		return fmt.Errorf("%w: --addr %q is not an http(s) URL", errUsage, *addr)
+	bases, err := baseURLs(splitList(*addr)...)
+	if err != nil {
+		return err
 	}
 	if *games < 1 || *concurrency < 1 || *duration <= 0 {
 		return fmt.Errorf("%w: --games, --concurrency and --duration must be positive", errUsage)
 	}
-	lt := newLoadTester(strings.TrimRight(base.String(), "/"), *concurrency)
+	lt := newLoadTester(*concurrency, bases...)
 	rep, err := lt.run(ctx, *games, *concurrency, *duration, *seed)
 	if err != nil {
 		return err
@@ -90,20 +89,22 @@ type ltPlay struct {
 }
 
 type loadTester struct {
-	base   string
+	bases  []string // the instances, taken in turn request by request
+	next   atomic.Uint64
 	client *http.Client
 }
 
-func newLoadTester(base string, conns int) *loadTester {
+func newLoadTester(conns int, bases ...string) *loadTester {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = conns * 2
 	tr.MaxIdleConnsPerHost = conns * 2
-	return &loadTester{base: base, client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
+	return &loadTester{bases: bases, client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}
 }
 
 // do sends a JSON request and decodes a 2xx answer into out.
 func (lt *loadTester) do(ctx context.Context, method, path, token string, body, out any) (int, error) {
-	status, data, err := callJSON(ctx, lt.client, method, lt.base+path, token, body, out)
+	base := lt.bases[(lt.next.Add(1)-1)%uint64(len(lt.bases))]
+	status, data, err := callJSON(ctx, lt.client, method, base+path, token, body, out)
 	if err == nil && status/100 != 2 {
 		err = fmt.Errorf("%d %s", status, bytes.TrimSpace(data))
 	}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +49,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	maxStreams := fs.Int("max-streams", env.int("AYOAYO_MAX_STREAMS", api.DefaultMaxStreams), "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
 	maxStreamsClient := fs.Int("max-streams-per-client", env.int("AYOAYO_MAX_STREAMS_PER_CLIENT", api.DefaultMaxStreamsPerClient), "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
 	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
+	instance := fs.String("instance", m.env("AYOAYO_INSTANCE", defaultInstance()), "`name` of this instance in every log line (env AYOAYO_INSTANCE); default HOST-PID")
 	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -72,7 +74,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 {
 		return fmt.Errorf("%w: --ai-move-time and --event-heartbeat must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
 	}
-	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level})
+	// Every line names the instance, so the logs of several instances
+	// behind one balancer can be told apart.
+	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}).WithAttrs([]slog.Attr{slog.String("instance", *instance)})
 	log := slog.New(logHandler)
 
 	// One clock for every part of the server.
@@ -155,6 +159,15 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// defaultInstance names this process: its host and process id.
+func defaultInstance() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "ayoayo"
+	}
+	return host + "-" + strconv.Itoa(os.Getpid())
 }
 
 // splitList reads a comma-separated list, ignoring blanks.

@@ -123,15 +123,22 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		joined = formatTime(g.JoinedAt)
 	}
 	return s.write(ctx, func(ctx context.Context, r runner) error {
-		_, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
+		res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
-			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO NOTHING`,
 			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
 			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), encodeHistory(g.History),
 			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1))
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if err != nil {
+				return err
+			}
+			return games.ErrConflict // a game with that id exists
 		}
 		return insertRecords(ctx, r, g.ID, moves)
 	})

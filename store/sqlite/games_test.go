@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -41,7 +43,7 @@ func TestGroupCommitIsolatesWrites(t *testing.T) {
 			won = plays[i+1]
 		}
 		g, err := s.Game(ctx, won.GameID)
-		if err != nil || g.Ply != 1 || g.Position != won.Moves[0].Position || g.Version != 3 {
+		if err != nil || g.Ply != 1 || g.Position != won.Game.Position || g.Version != 3 {
 			t.Fatalf("game %d after the race: %+v (%v)", i/2, g, err)
 		}
 	}
@@ -89,14 +91,19 @@ func TestWritesAfterClose(t *testing.T) {
 // TestUndecodableRows: a row that does not decode (a bad restore, a hand
 // edit) is an error of the server. It must never pass for an unknown id, a
 // conflict, or the client's bad notation or position: the cause is kept as
-// text only.
+// text only. Game and puzzle rows keep text the store parses; the moves and
+// answers tables keep only integers and bytes, which the schema holds to
+// their ranges instead (TestSchemaRefusesBadRows), and a record whose pit
+// disagrees with the game's history is for the game service to find when
+// it replays the history.
 func TestUndecodableRows(t *testing.T) {
 	// misleading are the errors an undecodable row must not match.
 	misleading := []error{engine.ErrInvalidNotation, engine.ErrInvalidPosition, engine.ErrInvalidRules,
 		engine.ErrInvalidWord, games.ErrNotFound, games.ErrConflict, puzzles.ErrNotFound}
 	const invalid = "s-444444-444444-0-1" // notation, but 49 seeds
 	readGame := func(ctx context.Context, s *Store) error { _, err := s.Game(ctx, "g"); return err }
-	readMoves := func(ctx context.Context, s *Store) error { _, err := s.Moves(ctx, "g", 0, 10); return err }
+	readRecords := func(ctx context.Context, s *Store) error { _, err := s.Records(ctx, "g", 0, 10); return err }
+	readAnswer := func(ctx context.Context, s *Store) error { _, err := s.Answer(ctx, "g", hashOf("g-south")); return err }
 	readPuzzle := func(ctx context.Context, s *Store) error {
 		_, err := s.PuzzleByDate(ctx, t0)
 		return err
@@ -122,13 +129,10 @@ func TestUndecodableRows(t *testing.T) {
 		{"game start invalid", "UPDATE games SET start = '" + invalid + "' WHERE id = 'g'", readGame},
 		{"game history", "UPDATE games SET history = 'z' WHERE id = 'g'", readGame},
 		{"game created_at", "UPDATE games SET created_at = 'yesterday' WHERE id = 'g'", readGame},
+		{"game updated_at", "UPDATE games SET updated_at = '2026-13-01T00:00:00.000000Z' WHERE id = 'g'", readGame},
 		{"game joined_at", "UPDATE games SET joined_at = 'soon' WHERE id = 'g'", readGame},
 		{"game read by Join", "UPDATE games SET position = 'not a position' WHERE id = 'w'", joinWaiting},
 		{"game read by Resign", "UPDATE games SET start = '" + invalid + "' WHERE id = 'g'", resign},
-		{"move position", "UPDATE moves SET position = '" + invalid + "'", readMoves},
-		{"move created_at", "UPDATE moves SET created_at = 'then'", readMoves},
-		{"move outcome not JSON", `UPDATE moves SET outcome = '{"legs":'`, readMoves},
-		{"move result unknown", `UPDATE moves SET outcome = '{"legs":[],"capture":null,"result":{"winner":"nobody","reason":"majority"}}'`, readMoves},
 		{"puzzle position not notation", unlock + "UPDATE puzzles SET position = 'not a position'", readPuzzle},
 		{"puzzle position invalid", unlock + "UPDATE puzzles SET position = '" + invalid + "'", readPuzzles},
 		{"puzzle rules", unlock + "UPDATE puzzles SET capture_seed = 'sideways'", readPuzzle},
@@ -150,7 +154,7 @@ func TestUndecodableRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Every row decodes before one is mangled.
-			for _, read := range []func(context.Context, *Store) error{readGame, readMoves, readPuzzle, readPuzzles} {
+			for _, read := range []func(context.Context, *Store) error{readGame, readRecords, readAnswer, readPuzzle, readPuzzles} {
 				if err := read(ctx, s); err != nil {
 					t.Fatalf("before the row was mangled: %v", err)
 				}
@@ -173,6 +177,67 @@ func TestUndecodableRows(t *testing.T) {
 				if err := s.DB().QueryRowContext(ctx, "SELECT status FROM games WHERE id = ?", id).Scan(&status); err != nil || status != want {
 					t.Fatalf("game %s is %q (%v) after the failed read, want %q", id, status, err, want)
 				}
+			}
+		})
+	}
+}
+
+// TestSchemaRefusesBadRows: the moves and answers tables hold nothing the
+// store parses, so what keeps a row readable is the schema: STRICT types,
+// the checks, the keys. A statement that would write a row the store could
+// not give back as a games.Record or games.Answer fails, and what was stored
+// reads back as it was.
+func TestSchemaRefusesBadRows(t *testing.T) {
+	other := hashOf("g-north")
+	tests := []struct {
+		name string
+		stmt string
+		args []any
+	}{
+		{"move time as text", "UPDATE moves SET at = 'then'", nil},
+		{"move time as a real", "UPDATE moves SET at = 1.5", nil},
+		{"move pit past the row", "UPDATE moves SET pit = 12", nil},
+		{"move pit negative", "UPDATE moves SET pit = -1", nil},
+		{"move ply negative", "UPDATE moves SET ply = -1", nil},
+		{"move by_ai neither 0 nor 1", "UPDATE moves SET by_ai = 2", nil},
+		{"move by_ai as text", "UPDATE moves SET by_ai = 'yes'", nil},
+		{"move without a time", "INSERT INTO moves (game_id, ply, pit) VALUES ('g', 1, 7)", nil},
+		{"a second move for a ply", "INSERT INTO moves (game_id, ply, pit, by_ai, at) VALUES ('g', 0, 3, 0, 0)", nil},
+		{"a move of an unknown game", "INSERT INTO moves (game_id, ply, pit, by_ai, at) VALUES ('nope', 0, 3, 0, 0)", nil},
+		{"answer token not a SHA-256", "UPDATE answers SET token_hash = x'00'", nil},
+		{"answer body missing", "UPDATE answers SET body = NULL", nil},
+		{"answer body as a number", "UPDATE answers SET body = 42", nil},
+		{"answer pit past the row", "UPDATE answers SET pit = 12", nil},
+		{"answer ply negative", "UPDATE answers SET ply = -1", nil},
+		{"a second answer for a token", "INSERT INTO answers (game_id, token_hash, ply, pit, body) SELECT game_id, token_hash, 5, 7, x'00' FROM answers", nil},
+		{"an answer of an unknown game", "INSERT INTO answers (game_id, token_hash, ply, pit, body) VALUES ('nope', ?, 0, 2, x'7b7d')", []any{other}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := t.Context()
+			s, _ := openTemp(t)
+			g := joinedGame(t, s, "g")
+			p := playOn(t, g, 2, "g-south", t0)
+			if err := s.ApplyPlay(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			wantRecords := p.Moves
+			wantAnswer := games.Answer{Ply: p.Ply, Pit: p.Moves[0].Pit, Body: p.Answer}
+			if _, err := s.DB().ExecContext(ctx, tc.stmt, tc.args...); err == nil {
+				t.Fatalf("%s: written", tc.stmt)
+			}
+			records, err := s.Records(ctx, "g", 0, 10)
+			if err != nil || !slices.EqualFunc(records, wantRecords, func(a, b games.Record) bool {
+				return a.Ply == b.Ply && a.Pit == b.Pit && a.ByAI == b.ByAI && a.At.Equal(b.At)
+			}) {
+				t.Fatalf("records after the refused statement: %+v (%v), want %+v", records, err, wantRecords)
+			}
+			a, err := s.Answer(ctx, "g", p.TokenHash)
+			if err != nil || a.Ply != wantAnswer.Ply || a.Pit != wantAnswer.Pit || !bytes.Equal(a.Body, wantAnswer.Body) {
+				t.Fatalf("answer after the refused statement: %+v (%v), want %+v", a, err, wantAnswer)
+			}
+			if _, err := s.Answer(ctx, "g", other); !errors.Is(err, games.ErrNotFound) {
+				t.Fatalf("north's answer after the refused statement: %v, want games.ErrNotFound", err)
 			}
 		})
 	}

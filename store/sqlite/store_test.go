@@ -78,8 +78,7 @@ func playOn(t *testing.T, g games.Game, pit int, token string, at time.Time) gam
 	if err := rec.Play(pit, &out); err != nil {
 		t.Fatalf("pit %d at %s: %v", pit, g.Position, err)
 	}
-	m := games.Move{Ply: g.Ply, Side: out.Before.ToMove, Pit: pit, Legs: slices.Clone(out.Legs), Capture: out.Capture,
-		Position: out.Position, Result: out.Result, At: at}
+	m := games.Record{Ply: g.Ply, Pit: pit, At: at}
 	next := g
 	next.Ply, next.Position, next.Result = rec.Ply(), rec.Position(), rec.Result()
 	next.History = append(slices.Clone(g.History), byte(pit))
@@ -88,7 +87,7 @@ func playOn(t *testing.T, g games.Game, pit int, token string, at time.Time) gam
 	}
 	next.UpdatedAt = at
 	next.Version++
-	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: hashOf(token), Moves: []games.Move{m},
+	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: hashOf(token), Moves: []games.Record{m},
 		Answer: fmt.Appendf(nil, `{"ply":%d,"pit":%d}`, g.Ply, pit), At: at, Game: next}
 }
 
@@ -235,10 +234,14 @@ func TestDataSurvivesReopen(t *testing.T) {
 	s, file := openTemp(t)
 	g := joinedGame(t, s, "kept")
 	tokens := [2]string{"kept-south", "kept-north"}
-	var last games.Play
+	var (
+		last     games.Play
+		lastSide engine.Side
+	)
 	for i := range 6 {
 		legal := g.Position.LegalMoves(g.Rules)
-		last = playOn(t, g, legal.Next(), tokens[g.Position.ToMove], t0.Add(time.Duration(i)*time.Millisecond))
+		lastSide = g.Position.ToMove
+		last = playOn(t, g, legal.Next(), tokens[lastSide], t0.Add(time.Duration(i)*time.Millisecond+time.Microsecond))
 		if err := s.ApplyPlay(ctx, last); err != nil {
 			t.Fatal(err)
 		}
@@ -261,10 +264,10 @@ func TestDataSurvivesReopen(t *testing.T) {
 
 	// read returns everything the store holds, as it reads it.
 	type snapshot struct {
-		Game   games.Game
-		Moves  []games.Move
-		Answer []byte
-		Puzzle puzzles.Stored
+		Game    games.Game
+		Records []games.Record
+		Answers [2]games.Answer
+		Puzzle  puzzles.Stored
 	}
 	read := func(s *Store) snapshot {
 		t.Helper()
@@ -275,11 +278,13 @@ func TestDataSurvivesReopen(t *testing.T) {
 		if snap.Game, err = s.Game(ctx, "kept"); err != nil {
 			t.Fatal(err)
 		}
-		if snap.Moves, err = s.Moves(ctx, "kept", 0, 100); err != nil {
+		if snap.Records, err = s.Records(ctx, "kept", 0, 100); err != nil {
 			t.Fatal(err)
 		}
-		if snap.Answer, err = s.Answer(ctx, "kept", last.Ply, last.Moves[0].Pit, last.TokenHash); err != nil {
-			t.Fatal(err)
+		for i, tok := range tokens {
+			if snap.Answers[i], err = s.Answer(ctx, "kept", hashOf(tok)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		if snap.Puzzle, err = s.PuzzleByDate(ctx, date); err != nil {
 			t.Fatal(err)
@@ -287,8 +292,10 @@ func TestDataSurvivesReopen(t *testing.T) {
 		return snap
 	}
 	before := read(s)
-	if before.Game.Ply != 6 || len(before.Moves) != 6 || before.Puzzle.Stats.Solved != 1 {
-		t.Fatalf("before closing: ply %d, %d moves, stats %+v", before.Game.Ply, len(before.Moves), before.Puzzle.Stats)
+	if before.Game.Ply != 6 || len(before.Records) != 6 || before.Answers[lastSide].Ply != last.Ply ||
+		before.Puzzle.Stats.Solved != 1 {
+		t.Fatalf("before closing: ply %d, %d records, answers %+v, stats %+v", before.Game.Ply, len(before.Records),
+			before.Answers, before.Puzzle.Stats)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package storetest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,10 +21,10 @@ var gameCases = []suiteCase{
 	{"games/apply play", testApplyPlay},
 	{"games/apply play with the AI's reply", testAIReply},
 	{"games/apply play conflicts", testApplyPlayConflicts},
-	{"games/answer of an accepted request", testAnswer},
+	{"games/answer of a seat's latest request", testAnswer},
 	{"games/apply play race", testPlayRace},
 	{"games/resign", testResign},
-	{"games/moves paging", testMovesPaging},
+	{"games/records paging", testRecordsPaging},
 	{"games/no aliasing", testGameAliasing},
 }
 
@@ -40,9 +39,9 @@ func personGame(id string, seat engine.Side) games.Game {
 
 // aiGame is a game against the AI, which plays side ai from start under
 // rules; the person holds the other seat. When the AI is to move first, the
-// game comes with the AI's opening move already played, as the service
-// creates it.
-func aiGame(t *testing.T, id string, ai engine.Side, start engine.Position, rules engine.Rules) (games.Game, []games.Move) {
+// game comes with the record of the AI's opening move already played, as the
+// service creates it.
+func aiGame(t *testing.T, id string, ai engine.Side, start engine.Position, rules engine.Rules) (games.Game, []games.Record) {
 	t.Helper()
 	g := games.Game{ID: id, CreatedAt: t0, UpdatedAt: t0, Rules: rules, Start: start, Position: start,
 		Status: games.Active, AI: &games.AI{Side: ai, Level: 3}, Version: 1}
@@ -50,9 +49,9 @@ func aiGame(t *testing.T, id string, ai engine.Side, start engine.Position, rule
 	if start.ToMove != ai {
 		return g, nil
 	}
-	next, moves := advance(t, g, t0, pick(g.Position, g.Rules, 1))
+	next, records := advance(t, g, t0, pick(g.Position, g.Rules, 1))
 	next.Version = 1 // created with its opening move: one write
-	return next, moves
+	return next, records
 }
 
 // legalPits returns the pits the side to move may play in p.
@@ -73,11 +72,11 @@ func pick(p engine.Position, r engine.Rules, k int) int {
 	return pits[k%len(pits)]
 }
 
-// advance plays pits in g through the engine, replaying its record from the
+// advance plays pits in g through the engine, replaying its history from the
 // start as the service does, and returns the game after them (version
-// bumped once, updated at at) and the moves they made, all at at. A move of
-// the AI's side in a game against the AI is marked as the AI's.
-func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game, []games.Move) {
+// bumped once, updated at at) and the records of the moves they made, all at
+// at. A move of the AI's side in a game against the AI is marked as the AI's.
+func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game, []games.Record) {
 	t.Helper()
 	rec, err := engine.NewGame(g.Start, g.Rules)
 	if err != nil {
@@ -92,15 +91,14 @@ func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game,
 	if rec.Position() != g.Position {
 		t.Fatalf("game %s replays to %s, says %s", g.ID, rec.Position(), g.Position)
 	}
-	var moves []games.Move
+	var records []games.Record
 	for _, pit := range pits {
 		ply := rec.Ply()
 		if err := rec.Play(pit, &out); err != nil {
 			t.Fatalf("game %s, ply %d: %v", g.ID, ply, err)
 		}
-		moves = append(moves, games.Move{Ply: ply, Side: out.Before.ToMove, Pit: pit,
-			ByAI: g.AI != nil && out.Before.ToMove == g.AI.Side, Legs: slices.Clone(out.Legs),
-			Capture: out.Capture, Position: out.Position, Result: out.Result, At: at})
+		records = append(records, games.Record{Ply: ply, Pit: pit,
+			ByAI: g.AI != nil && out.Before.ToMove == g.AI.Side, At: at})
 	}
 	next := cloneGame(g)
 	next.Ply = rec.Ply()
@@ -115,7 +113,7 @@ func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game,
 	}
 	next.UpdatedAt = at
 	next.Version++
-	return next, moves
+	return next, records
 }
 
 // answerOf is the answer body the suite stores for a request: different for
@@ -129,18 +127,24 @@ func answerOf(id string, ply, pit int, token []byte) []byte {
 // move, the AI replies with its k-th legal pit.
 func request(t *testing.T, g games.Game, token []byte, at time.Time, pit, k int) games.Play {
 	t.Helper()
-	next, moves := advance(t, g, at, pit)
+	next, records := advance(t, g, at, pit)
 	if g.AI != nil && next.Status == games.Active && next.Position.ToMove == g.AI.Side {
-		next, moves = advance(t, g, at, pit, pick(next.Position, next.Rules, k))
+		next, records = advance(t, g, at, pit, pick(next.Position, next.Rules, k))
 	}
-	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: slices.Clone(token), Moves: moves,
+	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: slices.Clone(token), Moves: records,
 		Answer: answerOf(g.ID, g.Ply, pit, token), At: at, Game: next}
 }
 
-// mustCreate stores g with moves.
-func mustCreate(t *testing.T, s Store, g games.Game, moves []games.Move) {
+// answerIn is the answer p leaves for its token: the request's ply, its own
+// move's pit (not the AI's reply's) and the body, copied.
+func answerIn(p games.Play) *games.Answer {
+	return &games.Answer{Ply: p.Ply, Pit: p.Moves[0].Pit, Body: slices.Clone(p.Answer)}
+}
+
+// mustCreate stores g with records.
+func mustCreate(t *testing.T, s Store, g games.Game, records []games.Record) {
 	t.Helper()
-	if err := s.CreateGame(t.Context(), cloneGame(g), cloneMoves(moves)); err != nil {
+	if err := s.CreateGame(t.Context(), cloneGame(g), slices.Clone(records)); err != nil {
 		t.Fatalf("create game %s: %v", g.ID, err)
 	}
 }
@@ -192,25 +196,52 @@ func testCreate(t *testing.T, s Store, _ *fixtures) {
 	midGame.Rules, midGame.Start, midGame.Position = other, rec.Position(), rec.Position()
 	aiFirst, opening := aiGame(t, "ai-opens", engine.South, engine.Start(), other)
 	personFirst, _ := aiGame(t, "person-opens", engine.North, engine.Start(), engine.Rules{})
+	// The AI's opening stamped in another zone: a store keeps the instant.
+	elsewhere, openingElsewhere := aiGame(t, "ai-opens-elsewhere", engine.South, engine.Start(), engine.Rules{})
+	openingElsewhere[0].At = openingElsewhere[0].At.Add(17 * time.Microsecond).In(time.FixedZone("WAT", 3600))
+	// A game between people created with six moves already played, each at
+	// its own time.
+	played := personGame("played", engine.South)
+	played.Tokens[engine.North] = seatToken(played.ID, engine.North)
+	played.Status, played.JoinedAt = games.Active, tick(1)
+	var playedRecords []games.Record
+	for i := range 6 {
+		var rs []games.Record
+		played, rs = advance(t, played, tick(2+i), pick(played.Position, played.Rules, i))
+		playedRecords = append(playedRecords, rs...)
+	}
+	played.Version = 1
 	tests := []struct {
-		name  string
-		game  games.Game
-		moves []games.Move
+		name    string
+		game    games.Game
+		records []games.Record
 	}{
 		{"between people, south waiting for north", personGame("south-seated", engine.South), nil},
 		{"between people, north waiting for south", personGame("north-seated", engine.North), nil},
 		{"other rules from a mid-game start", midGame, nil},
 		{"against the AI, the person moves first", personFirst, nil},
 		{"against the AI, which opened", aiFirst, opening},
+		{"against the AI, which opened in another zone", elsewhere, openingElsewhere},
+		{"between people, with moves already played", played, playedRecords},
 	}
-	if len(opening) != 1 || !opening[0].ByAI || aiFirst.Ply != 1 {
+	if len(opening) != 1 || !opening[0].ByAI || opening[0].Ply != 0 || aiFirst.Ply != 1 {
 		t.Fatalf("the AI's game was not created with its opening move: %+v", opening)
+	}
+	if len(playedRecords) != 6 || played.Ply != 6 || playedRecords[5].Ply != 5 || playedRecords[3].ByAI {
+		t.Fatalf("the played game was not created with its six moves: %+v", playedRecords)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			mustCreate(t, s, tc.game, tc.moves)
+			mustCreate(t, s, tc.game, tc.records)
 			checkStoredGame(t, s, "read back", tc.game)
-			checkStoredMoves(t, s, "read back", tc.game.ID, tc.moves)
+			checkStoredRecords(t, s, "read back", tc.game.ID, tc.records)
+			// A new game has no answer for anyone: its moves were not
+			// requests.
+			for side, tok := range tc.game.Tokens {
+				if tok != nil {
+					checkStoredAnswer(t, s, fmt.Sprintf("%s's answer", engine.Side(side)), tc.game.ID, tok, nil)
+				}
+			}
 		})
 	}
 }
@@ -219,11 +250,11 @@ func testCreateExisting(t *testing.T, s Store, _ *fixtures) {
 	first := personGame("twice", engine.South)
 	mustCreate(t, s, first, nil)
 	second, opening := aiGame(t, "twice", engine.South, engine.Start(), engine.Rules{})
-	if err := s.CreateGame(t.Context(), second, opening); err == nil {
-		t.Fatal("a second game was created under an existing id")
+	if err := s.CreateGame(t.Context(), second, opening); !errors.Is(err, games.ErrConflict) {
+		t.Fatalf("a second game under an existing id: %v, want games.ErrConflict", err)
 	}
 	checkStoredGame(t, s, "after the second create", first)
-	checkStoredMoves(t, s, "after the second create", first.ID, nil)
+	checkStoredRecords(t, s, "after the second create", first.ID, nil)
 }
 
 func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
@@ -239,8 +270,9 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 	}{
 		{"Game", func() error { _, err := s.Game(ctx, "unknown"); return err }},
 		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2)); return err }},
-		{"Moves", func() error { _, err := s.Moves(ctx, "unknown", 0, 10); return err }},
-		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", 0, p.Moves[0].Pit, p.TokenHash); return err }},
+		{"Records", func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err }},
+		{"Records with no room", func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err }},
+		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err }},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
 		{"Resign", func() error { _, err := s.Resign(ctx, "unknown", resigned, tick(2)); return err }},
 	}
@@ -252,7 +284,8 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 		})
 	}
 	checkStoredGame(t, s, "the known game", known)
-	checkStoredMoves(t, s, "the known game", known.ID, nil)
+	checkStoredRecords(t, s, "the known game", known.ID, nil)
+	checkStoredAnswer(t, s, "the known game", known.ID, p.TokenHash, nil)
 }
 
 func testJoin(t *testing.T, s Store, _ *fixtures) {
@@ -346,65 +379,70 @@ func testJoinRace(t *testing.T, s Store, _ *fixtures) {
 
 func testApplyPlay(t *testing.T, s Store, _ *fixtures) {
 	g := mustJoin(t, s, "plays", engine.South)
-	var want []games.Move
+	var want []games.Record
 	// Each play is checked as it lands: position, history, ply, status,
 	// time and version come from the play, the rest stays.
 	for i := range 4 {
 		p := request(t, g, turnToken(g), tick(2+i), pick(g.Position, g.Rules, i), 0)
 		g = mustApply(t, s, p)
 		want = append(want, p.Moves...)
-		if g.Version != int64(3+i) || g.Ply != i+1 || len(g.History) != i+1 {
-			t.Fatalf("after play %d: version %d, ply %d, history %v", i, g.Version, g.Ply, g.History)
+		if g.Version != int64(3+i) || g.Ply != i+1 || len(g.History) != i+1 || !g.UpdatedAt.Equal(tick(2+i)) {
+			t.Fatalf("after play %d: version %d, ply %d, history %v, updated at %v", i, g.Version, g.Ply, g.History, g.UpdatedAt)
 		}
-		checkStoredMoves(t, s, fmt.Sprint("after play ", i), g.ID, want)
+		checkStoredRecords(t, s, fmt.Sprint("after play ", i), g.ID, want)
 	}
+	// Of the game a play carries the store takes the position, the status
+	// and the result; the time is the play's, the ply and the history move
+	// on by the play's moves, the version by one, and the rest stays as
+	// stored. A play whose game says otherwise on every other field shows
+	// which the store took.
+	p := request(t, g, turnToken(g), tick(10), pick(g.Position, g.Rules, 1), 0)
+	want = append(want, p.Moves...)
+	wantGame := cloneGame(p.Game)
+	decoy := &p.Game
+	decoy.ID = "decoy"
+	decoy.CreatedAt, decoy.UpdatedAt, decoy.JoinedAt = tick(50), tick(51), tick(52)
+	decoy.Rules = engine.Rules{CaptureSeed: engine.CaptureLeft, Leftovers: engine.LeftoversSideOwner}
+	decoy.Start = p.Game.Position
+	decoy.Ply, decoy.History, decoy.Version = 99, []byte{1, 2, 3}, 77
+	decoy.AI = &games.AI{Side: engine.North, Level: 9}
+	decoy.Tokens = [2][]byte{hashOf("decoy south"), hashOf("decoy north")}
+	if err := s.ApplyPlay(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	checkStoredGame(t, s, "after a play carrying a decoy game", wantGame)
+	checkStoredRecords(t, s, "after a play carrying a decoy game", g.ID, want)
 }
 
 func testAIReply(t *testing.T, s Store, _ *fixtures) {
-	ctx := t.Context()
 	g, opening := aiGame(t, "reply", engine.South, engine.Start(), engine.Rules{})
 	mustCreate(t, s, g, opening)
-	person := seatToken(g.ID, engine.North)
+	person, aiSeat := seatToken(g.ID, engine.North), seatToken(g.ID, engine.South)
+	checkStoredAnswer(t, s, "before the person's first request", g.ID, person, nil)
 	p := request(t, g, person, tick(2), pick(g.Position, g.Rules, 2), 1)
-	if len(p.Moves) != 2 || p.Moves[0].ByAI || !p.Moves[1].ByAI {
+	if len(p.Moves) != 2 || p.Moves[0].ByAI || !p.Moves[1].ByAI || p.Moves[0].Pit == p.Moves[1].Pit {
 		t.Fatalf("the request did not make a move and the AI's reply: %+v", p.Moves)
 	}
 	g = mustApply(t, s, p)
 	if g.Ply != 3 || len(g.History) != 3 || g.Version != 2 {
 		t.Fatalf("after a play with the reply: ply %d, history %v, version %d; want 3, 3 pits, 2", g.Ply, g.History, g.Version)
 	}
-	checkStoredMoves(t, s, "after the reply", g.ID, slices.Concat(opening, p.Moves))
+	checkStoredRecords(t, s, "after the reply", g.ID, slices.Concat(opening, p.Moves))
+	// The answer is the person's: the request's ply and pit, not the
+	// reply's; the AI's moves carry none.
 	tests := []struct {
 		name  string
-		ply   int
-		pit   int
 		token []byte
-		want  []byte // nil: ErrNotFound
+		want  *games.Answer // nil: ErrNotFound
 	}{
-		{"the person's move", 1, p.Moves[0].Pit, person, p.Answer},
-		{"the AI's reply", 2, p.Moves[1].Pit, nil, nil},
-		{"the AI's reply with the person's token", 2, p.Moves[1].Pit, person, nil},
-		{"the AI's opening", 0, opening[0].Pit, nil, nil},
+		{"the person's token", person, answerIn(p)},
+		{"no token", nil, nil},
+		{"the AI's seat", aiSeat, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Answer(ctx, g.ID, tc.ply, tc.pit, tc.token)
-			checkAnswer(t, got, err, tc.want)
+			checkStoredAnswer(t, s, tc.name, g.ID, tc.token, tc.want)
 		})
-	}
-}
-
-// checkAnswer fails t unless Answer's got and err are want, or ErrNotFound
-// when want is nil.
-func checkAnswer(t *testing.T, got []byte, err error, want []byte) {
-	t.Helper()
-	switch {
-	case want == nil && !errors.Is(err, games.ErrNotFound):
-		t.Fatalf("answer %q, %v; want games.ErrNotFound", got, err)
-	case want != nil && err != nil:
-		t.Fatalf("answer: %v, want %q", err, want)
-	case want != nil && !bytes.Equal(got, want):
-		t.Fatalf("answer %q, want %q", got, want)
 	}
 }
 
@@ -427,6 +465,19 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 			p := request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0)
 			return mustApply(t, s, p), p
 		}, games.ErrConflict},
+		{"the same seat at a stale ply, another pit", func(t *testing.T, id string) (games.Game, games.Play) {
+			g := mustJoin(t, s, id, engine.South)
+			again := request(t, g, turnToken(g), tick(3), pick(g.Position, g.Rules, 1), 0)
+			return mustApply(t, s, request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0)), again
+		}, games.ErrConflict},
+		{"the other seat at a stale ply", func(t *testing.T, id string) (games.Game, games.Play) {
+			g := mustJoin(t, s, id, engine.South)
+			g = mustApply(t, s, request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0))
+			north := turnToken(g)
+			late := request(t, g, north, tick(4), pick(g.Position, g.Rules, 1), 0)
+			g = mustApply(t, s, request(t, g, north, tick(3), pick(g.Position, g.Rules, 0), 0))
+			return g, late
+		}, games.ErrConflict},
 		{"a ply ahead", func(t *testing.T, id string) (games.Game, games.Play) {
 			g := mustJoin(t, s, id, engine.South)
 			p := request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0)
@@ -440,8 +491,9 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 		}, games.ErrConflict},
 		{"finished by resignation", func(t *testing.T, id string) (games.Game, games.Play) {
 			g := mustJoin(t, s, id, engine.South)
-			p := request(t, g, turnToken(g), tick(3), pick(g.Position, g.Rules, 0), 0)
-			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(2))
+			g = mustApply(t, s, request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0))
+			p := request(t, g, turnToken(g), tick(4), pick(g.Position, g.Rules, 0), 0)
+			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,15 +510,27 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 		t.Run(tc.name, func(t *testing.T) {
 			id := fmt.Sprint("conflict-", i)
 			before, p := tc.setup(t, id)
-			moves, err := s.Moves(ctx, id, 0, 1000)
+			records, err := s.Records(ctx, id, 0, 1000)
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The answer p's token has now, if any, stays: the refused
+			// play's own body, different from every stored one, must not
+			// replace it.
+			var answer *games.Answer
+			switch a, err := s.Answer(ctx, id, p.TokenHash); {
+			case err == nil:
+				answer = &a
+			case !errors.Is(err, games.ErrNotFound):
+				t.Fatal(err)
+			}
+			p.Answer = fmt.Appendf(nil, "refused: %s", p.Answer)
 			if err := s.ApplyPlay(ctx, p); !errors.Is(err, tc.wantErr) {
 				t.Fatalf("apply play: %v, want %v", err, tc.wantErr)
 			}
 			checkStoredGame(t, s, "after the refused play", before)
-			checkStoredMoves(t, s, "after the refused play", id, moves)
+			checkStoredRecords(t, s, "after the refused play", id, records)
+			checkStoredAnswer(t, s, "after the refused play", id, p.TokenHash, answer)
 		})
 	}
 }
@@ -475,52 +539,79 @@ func testAnswer(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
 	g := mustJoin(t, s, "answers", engine.South)
 	south, north := seatToken(g.ID, engine.South), seatToken(g.ID, engine.North)
-	first := request(t, g, south, tick(2), pick(g.Position, g.Rules, 0), 0)
-	g = mustApply(t, s, first)
-	second := request(t, g, north, tick(3), pick(g.Position, g.Rules, 0), 0)
-	g = mustApply(t, s, second)
-	pit := first.Moves[0].Pit
-	otherPit := pick(first.Game.Position, first.Game.Rules, 1) // legal at ply 1, not the one played
-	if otherPit == second.Moves[0].Pit {
-		t.Fatalf("ply 1 has one legal move only: no other pit to ask about")
-	}
-	tests := []struct {
+	// Another game, where south's token hash sends a request too: answers
+	// are kept by game and token.
+	other := mustJoin(t, s, "answers-other", engine.South)
+	// want is the answer each token should have in g now; otherWant the
+	// same in the other game.
+	want := map[string]*games.Answer{}
+	otherWant := map[string]*games.Answer{}
+	tokens := []struct {
 		name  string
-		ply   int
-		pit   int
 		token []byte
-		want  []byte // nil: ErrNotFound
+	}{{"south", south}, {"north", north}, {"a stranger", hashOf("stranger")}, {"no token", nil}}
+	// play makes the request of token at g's ply and records its answer.
+	play := func(t *testing.T, token []byte, k int) {
+		t.Helper()
+		p := request(t, g, token, tick(2+g.Ply), pick(g.Position, g.Rules, k), 0)
+		g = mustApply(t, s, p)
+		want[string(token)] = answerIn(p)
+	}
+	steps := []struct {
+		name string
+		do   func(t *testing.T)
 	}{
-		{"the first request", 0, pit, south, first.Answer},
-		{"the second request", 1, second.Moves[0].Pit, north, second.Answer},
-		{"another pit", 0, (pit + 1) % engine.RowPits, south, nil},
-		{"another token", 0, pit, north, nil},
-		{"no token", 0, pit, nil, nil},
-		{"another ply", 1, pit, south, nil},
-		{"another pit at the second ply", 1, otherPit, north, nil},
-		{"a ply not played yet", 2, pit, south, nil},
-		{"a negative ply", -1, pit, south, nil},
+		{"before any play", func(*testing.T) {}},
+		{"south plays", func(t *testing.T) { play(t, south, 0) }},
+		{"north plays", func(t *testing.T) { play(t, north, 1) }},
+		{"south plays again, replacing its answer", func(t *testing.T) { play(t, south, 2) }},
+		{"south's refused retry at a stale ply", func(t *testing.T) {
+			// South's last request sent again as a new play (the service
+			// would answer it from the store): refused, it keeps nothing.
+			ply := g.Ply - 1
+			stale := games.Play{GameID: g.ID, Ply: ply, TokenHash: slices.Clone(south),
+				Moves:  []games.Record{{Ply: ply, Pit: int(g.History[ply]), At: tick(20)}},
+				Answer: []byte("refused"), At: tick(20), Game: cloneGame(g)}
+			if err := s.ApplyPlay(ctx, stale); !errors.Is(err, games.ErrConflict) {
+				t.Fatalf("a play at a stale ply: %v, want games.ErrConflict", err)
+			}
+		}},
+		{"south's token in another game", func(t *testing.T) {
+			p := request(t, other, south, tick(21), pick(other.Position, other.Rules, 3), 0)
+			other = mustApply(t, s, p)
+			otherWant[string(south)] = answerIn(p)
+		}},
+		{"north plays again, replacing its answer", func(t *testing.T) { play(t, north, 3) }},
+		// The answers outlive the game: a retry may come after the end.
+		{"after the game's end", func(t *testing.T) {
+			if _, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(30)); err != nil {
+				t.Fatal(err)
+			}
+		}},
 	}
-	check := func(t *testing.T) {
-		for _, tc := range tests {
-			t.Run(tc.name, func(t *testing.T) {
-				got, err := s.Answer(ctx, g.ID, tc.ply, tc.pit, tc.token)
-				checkAnswer(t, got, err, tc.want)
-			})
-		}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			step.do(t)
+			for _, tok := range tokens {
+				checkStoredAnswer(t, s, tok.name, g.ID, tok.token, want[string(tok.token)])
+				checkStoredAnswer(t, s, tok.name+" in the other game", other.ID, tok.token, otherWant[string(tok.token)])
+			}
+		})
 	}
-	t.Run("active", check)
-	// The answers outlive the game: a retry may come after the end.
-	if _, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(4)); err != nil {
-		t.Fatal(err)
+	// Every step that replaced an answer did change it.
+	if want[string(south)].Ply != 2 || want[string(north)].Ply != 3 {
+		t.Fatalf("the last answers are for plies %d and %d, want 2 and 3", want[string(south)].Ply, want[string(north)].Ply)
 	}
-	t.Run("finished", check)
 }
 
 func testPlayRace(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
 	g := mustJoin(t, s, "ply-race", engine.South)
-	var want []games.Move
+	var records []games.Record
+	// The racers race again every round: each one's answer is that of the
+	// last round it won, and a lost race changes nothing.
+	answers := make([]*games.Answer, racers)
+	wins := 0
 	for round := 0; round < 6 && g.Status == games.Active; round++ {
 		plays := make([]games.Play, racers)
 		for i := range plays {
@@ -548,22 +639,22 @@ func testPlayRace(t *testing.T, s Store, _ *fixtures) {
 			t.Fatalf("ply %d: no racer was stored", g.Ply)
 		}
 		checkStoredGame(t, s, fmt.Sprintf("after the race for ply %d", g.Ply), plays[won].Game)
+		answers[won] = answerIn(plays[won])
+		wins++
 		for i, p := range plays {
-			got, err := s.Answer(ctx, g.ID, p.Ply, p.Moves[0].Pit, p.TokenHash)
-			if i == won {
-				checkAnswer(t, got, err, p.Answer)
-			} else {
-				checkAnswer(t, got, err, nil)
-			}
+			checkStoredAnswer(t, s, fmt.Sprintf("racer %d after the race for ply %d", i, g.Ply), g.ID, p.TokenHash, answers[i])
 		}
-		want = append(want, plays[won].Moves...)
+		records = append(records, plays[won].Moves...)
 		g = plays[won].Game
 	}
-	// One move per ply, in order, and the history says the same.
-	checkStoredMoves(t, s, "after the races", g.ID, want)
-	for i, m := range want {
-		if m.Ply != i || g.History[i] != byte(m.Pit) {
-			t.Fatalf("move %d is ply %d pit %d, the history says pit %d", i, m.Ply, m.Pit, g.History[i])
+	if wins < 2 {
+		t.Fatalf("%d races run, want several", wins)
+	}
+	// One record per ply, in order, and the history says the same.
+	checkStoredRecords(t, s, "after the races", g.ID, records)
+	for i, r := range records {
+		if r.Ply != i || g.History[i] != byte(r.Pit) {
+			t.Fatalf("record %d is ply %d pit %d, the history says pit %d", i, r.Ply, r.Pit, g.History[i])
 		}
 	}
 }
@@ -624,15 +715,15 @@ func testResign(t *testing.T, s Store, _ *fixtures) {
 	}
 }
 
-func testMovesPaging(t *testing.T, s Store, _ *fixtures) {
+func testRecordsPaging(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
 	// A whole game against the AI, played to its end: the record has the
-	// person's moves and the AI's, relays, captures and the result.
+	// person's moves and the AI's, each request at its own time.
 	g, opening := aiGame(t, "paging", engine.North, engine.Start(), engine.Rules{})
 	mustCreate(t, s, g, opening)
 	person := seatToken(g.ID, engine.South)
 	var (
-		want []games.Move
+		want []games.Record
 		last games.Play
 	)
 	for i := 0; g.Status == games.Active; i++ {
@@ -645,56 +736,50 @@ func testMovesPaging(t *testing.T, s Store, _ *fixtures) {
 		g = mustApply(t, s, last)
 		want = append(want, last.Moves...)
 	}
-	end := want[len(want)-1].Result
-	if g.Result != end || !end.Over() {
-		t.Fatalf("the game ended with %v, its last move says %v", g.Result, end)
+	if !g.Result.Over() || g.Status != games.Finished || g.Ply != len(want) {
+		t.Fatalf("the game ended at ply %d with %v (%s), after %d records", g.Ply, g.Result, g.Status, len(want))
 	}
-	var captures, relays, byAI int
-	for _, m := range want {
-		if !m.Capture.None() {
-			captures++
-		}
-		if len(m.Legs) > 1 {
-			relays++
-		}
-		if m.ByAI {
+	var byAI int
+	for _, r := range want {
+		if r.ByAI {
 			byAI++
 		}
 	}
-	if len(want) < 30 || captures == 0 || relays == 0 || byAI == 0 || byAI == len(want) {
-		t.Fatalf("the record is too plain to test with: %d moves, %d captures, %d relays, %d by the AI",
-			len(want), captures, relays, byAI)
+	if len(want) < 30 || byAI == 0 || byAI == len(want) {
+		t.Fatalf("the record is too plain to test with: %d moves, %d by the AI", len(want), byAI)
 	}
 	n := len(want)
 	tests := []struct {
 		name        string
 		from, limit int
-		first, size int // the moves expected: want[first:first+size]
+		first, size int // the records expected: want[first:first+size]
 	}{
 		{"all", 0, 1000, 0, n},
 		{"exactly all", 0, n, 0, n},
 		{"first page", 0, 10, 0, 10},
 		{"second page", 10, 10, 10, 10},
-		{"one move", 17, 1, 17, 1},
+		{"one record", 17, 1, 17, 1},
 		{"tail", n - 5, 10, n - 5, 5},
-		{"the last move", n - 1, 10, n - 1, 1},
-		{"past the end", n, 10, 0, 0},
-		{"far past the end", n + 100, 10, 0, 0},
+		{"the last record", n - 1, 10, n - 1, 1},
+		{"from the end", n, 10, 0, 0},
+		{"far beyond the end", n + 100, 10, 0, 0},
 		{"no room", 0, 0, 0, 0},
+		{"no room in the middle", 5, 0, 0, 0},
+		{"a negative limit", 0, -1, 0, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := s.Moves(ctx, g.ID, tc.from, tc.limit)
+			got, err := s.Records(ctx, g.ID, tc.from, tc.limit)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkMoves(t, fmt.Sprintf("from %d limit %d", tc.from, tc.limit), got, want[tc.first:tc.first+tc.size])
+			checkRecords(t, fmt.Sprintf("from %d limit %d", tc.from, tc.limit), got, want[tc.first:tc.first+tc.size])
 		})
 	}
 	t.Run("page by page", func(t *testing.T) {
-		var all []games.Move
+		var all []games.Record
 		for from := 0; ; {
-			page, err := s.Moves(ctx, g.ID, from, 7)
+			page, err := s.Records(ctx, g.ID, from, 7)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -702,18 +787,18 @@ func testMovesPaging(t *testing.T, s Store, _ *fixtures) {
 				break
 			}
 			if page[0].Ply != from || len(all)+len(page) > len(want) {
-				t.Fatalf("the page from ply %d starts at ply %d, after %d moves read", from, page[0].Ply, len(all))
+				t.Fatalf("the page from ply %d starts at ply %d, after %d records read", from, page[0].Ply, len(all))
 			}
 			all = append(all, page...)
 			from = page[len(page)-1].Ply + 1
 		}
-		checkMoves(t, "pages of 7", all, want)
+		checkRecords(t, "pages of 7", all, want)
 	})
 	t.Run("a game with no moves", func(t *testing.T) {
 		mustCreate(t, s, personGame("no-moves", engine.South), nil)
-		got, err := s.Moves(ctx, "no-moves", 0, 10)
+		got, err := s.Records(ctx, "no-moves", 0, 10)
 		if err != nil || len(got) != 0 {
-			t.Fatalf("moves of a new game: %+v, %v; want none", got, err)
+			t.Fatalf("records of a new game: %+v, %v; want none", got, err)
 		}
 	})
 	t.Run("no play after the end", func(t *testing.T) {
@@ -722,10 +807,13 @@ func testMovesPaging(t *testing.T, s Store, _ *fixtures) {
 		// with the end.
 		p := last
 		p.Ply = g.Ply
+		p.Answer = []byte("too late")
 		if err := s.ApplyPlay(ctx, p); !errors.Is(err, games.ErrConflict) {
 			t.Fatalf("a play on the finished game: %v, want games.ErrConflict", err)
 		}
 		checkStoredGame(t, s, "after it", g)
+		checkStoredRecords(t, s, "after it", g.ID, want)
+		checkStoredAnswer(t, s, "after it", g.ID, person, answerIn(last))
 	})
 }
 
@@ -744,13 +832,14 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		t.Fatal(err)
 	}
 	p := request(t, joined, turnToken(joined), tick(2), pick(joined.Position, joined.Rules, 0), 0)
-	wantA, wantMovesA, wantAnswer := cloneGame(p.Game), cloneMoves(p.Moves), slices.Clone(p.Answer)
+	wantA, wantRecordsA, wantAnswer := cloneGame(p.Game), slices.Clone(p.Moves), answerIn(p)
+	southA := slices.Clone(wantA.Tokens[engine.South])
 	if err := s.ApplyPlay(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	bIn, bMoves := aiGame(t, "alias-b", engine.South, engine.Start(), engine.Rules{})
-	wantB, wantMovesB := cloneGame(bIn), cloneMoves(bMoves)
-	if err := s.CreateGame(ctx, bIn, bMoves); err != nil {
+	bIn, bRecords := aiGame(t, "alias-b", engine.South, engine.Start(), engine.Rules{})
+	wantB, wantRecordsB := cloneGame(bIn), slices.Clone(bRecords)
+	if err := s.CreateGame(ctx, bIn, bRecords); err != nil {
 		t.Fatal(err)
 	}
 	readA := func(t *testing.T) games.Game {
@@ -761,13 +850,13 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		}
 		return g
 	}
-	readMovesB := func(t *testing.T) []games.Move {
+	readRecords := func(t *testing.T, id string) []games.Record {
 		t.Helper()
-		ms, err := s.Moves(ctx, bIn.ID, 0, 10)
-		if err != nil || len(ms) == 0 {
-			t.Fatalf("moves of %s: %+v, %v", bIn.ID, ms, err)
+		rs, err := s.Records(ctx, id, 0, 10)
+		if err != nil || len(rs) == 0 {
+			t.Fatalf("records of %s: %+v, %v", id, rs, err)
 		}
-		return ms
+		return rs
 	}
 	tests := []struct {
 		name   string
@@ -778,7 +867,11 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 			bIn.Tokens[engine.North][0] ^= 0xff
 			bIn.AI.Level++
 		}},
-		{"the moves given to CreateGame", func(*testing.T) { bMoves[0].Legs[0].Seeds++ }},
+		{"the records given to CreateGame", func(*testing.T) {
+			bRecords[0].Pit ^= 1
+			bRecords[0].ByAI = !bRecords[0].ByAI
+			bRecords[0].At = bRecords[0].At.Add(time.Hour)
+		}},
 		{"the token given to Join", func(*testing.T) { joinToken[0] ^= 0xff }},
 		{"the game returned by Join", func(*testing.T) {
 			joined.Tokens[engine.South][0] ^= 0xff
@@ -787,7 +880,8 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		{"the play given to ApplyPlay", func(*testing.T) {
 			p.TokenHash[0] ^= 0xff
 			p.Answer[0] ^= 0xff
-			p.Moves[0].Legs[0].Seeds++
+			p.Moves[0].Pit ^= 1
+			p.Moves[0].At = p.Moves[0].At.Add(time.Hour)
 			p.Game.History[0] ^= 1
 		}},
 		{"the game returned by Game", func(t *testing.T) {
@@ -801,17 +895,21 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 			b.AI.Level++
 			b.History[0] ^= 1
 		}},
-		{"the moves returned by Moves", func(t *testing.T) {
-			ms := readMovesB(t)
-			ms[0].Legs[0].Seeds++
-			ms[0].Legs[len(ms[0].Legs)-1].From ^= 1
+		{"the records returned by Records", func(t *testing.T) {
+			for _, id := range []string{aIn.ID, bIn.ID} {
+				rs := readRecords(t, id)
+				rs[0].Pit ^= 1
+				rs[0].ByAI = !rs[0].ByAI
+				rs[0].At = rs[0].At.Add(time.Hour)
+			}
 		}},
 		{"the answer returned by Answer", func(t *testing.T) {
-			a, err := s.Answer(ctx, aIn.ID, 0, wantMovesA[0].Pit, wantA.Tokens[engine.South])
+			a, err := s.Answer(ctx, aIn.ID, southA)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a[0] ^= 0xff
+			a.Body[0] ^= 0xff
+			a.Body = a.Body[:1]
 		}},
 	}
 	for _, tc := range tests {
@@ -819,10 +917,9 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 			tc.mutate(t)
 			checkStoredGame(t, s, "game a", wantA)
 			checkStoredGame(t, s, "game b", wantB)
-			checkStoredMoves(t, s, "game a", aIn.ID, wantMovesA)
-			checkStoredMoves(t, s, "game b", bIn.ID, wantMovesB)
-			got, err := s.Answer(ctx, aIn.ID, 0, wantMovesA[0].Pit, wantA.Tokens[engine.South])
-			checkAnswer(t, got, err, wantAnswer)
+			checkStoredRecords(t, s, "game a", aIn.ID, wantRecordsA)
+			checkStoredRecords(t, s, "game b", bIn.ID, wantRecordsB)
+			checkStoredAnswer(t, s, "game a", aIn.ID, southA, wantAnswer)
 		})
 	}
 }

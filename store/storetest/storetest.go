@@ -15,6 +15,7 @@ package storetest
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -223,8 +224,9 @@ func checkStoredGame(t *testing.T, s Store, what string, want games.Game) {
 	checkGame(t, what, got, want)
 }
 
-// diffMove lists the fields in which got differs from want.
-func diffMove(got, want games.Move) []string {
+// diffRecord lists the fields in which got differs from want. Times
+// compare as instants, to the microsecond the suite's times carry.
+func diffRecord(got, want games.Record) []string {
 	var d []string
 	field := func(name string, same bool, g, w any) {
 		if !same {
@@ -232,39 +234,58 @@ func diffMove(got, want games.Move) []string {
 		}
 	}
 	field("Ply", got.Ply == want.Ply, got.Ply, want.Ply)
-	field("Side", got.Side == want.Side, got.Side, want.Side)
 	field("Pit", got.Pit == want.Pit, got.Pit, want.Pit)
 	field("ByAI", got.ByAI == want.ByAI, got.ByAI, want.ByAI)
-	field("Legs", slices.Equal(got.Legs, want.Legs), got.Legs, want.Legs)
-	field("Capture", got.Capture == want.Capture, got.Capture, want.Capture)
-	field("Position", got.Position == want.Position, got.Position, want.Position)
-	field("Result", got.Result == want.Result, got.Result, want.Result)
-	field("At", got.At.Equal(want.At), got.At, want.At)
+	field("At", got.At.Equal(want.At), got.At.Format(time.RFC3339Nano), want.At.Format(time.RFC3339Nano))
 	return d
 }
 
-// checkMoves fails t unless got is want, move by move.
-func checkMoves(t *testing.T, what string, got, want []games.Move) {
+// checkRecords fails t unless got is want, record by record.
+func checkRecords(t *testing.T, what string, got, want []games.Record) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Fatalf("%s: %d moves, want %d", what, len(got), len(want))
+		t.Fatalf("%s: %d records, want %d", what, len(got), len(want))
 	}
 	for i := range got {
-		if d := diffMove(got[i], want[i]); len(d) > 0 {
-			t.Fatalf("%s: move %d: %s", what, i, strings.Join(d, "; "))
+		if d := diffRecord(got[i], want[i]); len(d) > 0 {
+			t.Fatalf("%s: record %d: %s", what, i, strings.Join(d, "; "))
 		}
 	}
 }
 
-// checkStoredMoves reads every move of game id and fails t unless they are
-// want.
-func checkStoredMoves(t *testing.T, s Store, what, id string, want []games.Move) {
+// checkStoredRecords reads every record of game id and fails t unless they
+// are want.
+func checkStoredRecords(t *testing.T, s Store, what, id string, want []games.Record) {
 	t.Helper()
-	got, err := s.Moves(t.Context(), id, 0, 1000)
+	got, err := s.Records(t.Context(), id, 0, 1000)
 	if err != nil {
-		t.Fatalf("%s: moves of %s: %v", what, id, err)
+		t.Fatalf("%s: records of %s: %v", what, id, err)
 	}
-	checkMoves(t, what, got, want)
+	checkRecords(t, what, got, want)
+}
+
+// checkAnswer fails t unless Answer's got and err are want, or
+// games.ErrNotFound when want is nil.
+func checkAnswer(t *testing.T, what string, got games.Answer, err error, want *games.Answer) {
+	t.Helper()
+	switch {
+	case want == nil && !errors.Is(err, games.ErrNotFound):
+		t.Fatalf("%s: answer ply %d pit %d %q, %v; want games.ErrNotFound", what, got.Ply, got.Pit, got.Body, err)
+	case want == nil:
+	case err != nil:
+		t.Fatalf("%s: answer: %v, want ply %d pit %d %q", what, err, want.Ply, want.Pit, want.Body)
+	case got.Ply != want.Ply || got.Pit != want.Pit || !bytes.Equal(got.Body, want.Body):
+		t.Fatalf("%s: answer ply %d pit %d %q, want ply %d pit %d %q", what, got.Ply, got.Pit, got.Body,
+			want.Ply, want.Pit, want.Body)
+	}
+}
+
+// checkStoredAnswer reads the answer of token in game id and fails t unless
+// it is want (nil: none).
+func checkStoredAnswer(t *testing.T, s Store, what, id string, token []byte, want *games.Answer) {
+	t.Helper()
+	got, err := s.Answer(t.Context(), id, token)
+	checkAnswer(t, what, got, err, want)
 }
 
 // cloneGame returns g with its own slices, to keep as an expectation.
@@ -278,13 +299,4 @@ func cloneGame(g games.Game) games.Game {
 		g.AI = &ai
 	}
 	return g
-}
-
-// cloneMoves returns ms with their own slices.
-func cloneMoves(ms []games.Move) []games.Move {
-	out := slices.Clone(ms)
-	for i := range out {
-		out[i].Legs = slices.Clone(out[i].Legs)
-	}
-	return out
 }

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// runFanout measures live events at scale: it opens --followers event streams
+// on one game (spread over the --follow addresses, so several instances can
+// share them), plays --moves moves on the --addr instance, and reports how
+// long each move's POST took and how long each move took to reach every
+// follower, and what an idle stream costs the following servers in memory.
+// Every loop is bounded by --moves and --timeout.
+func runFanout(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
+	addr := fs.String("addr", "http://127.0.0.1:8080", "base URL of the instance the moves are played on")
+	follow := fs.String("follow", "", "comma-separated base URLs the followers connect to, in turn (default: --addr)")
+	followers := fs.Int("followers", 1000, "event streams to open on the game")
+	moves := fs.Int("moves", 20, "moves to play in each round (fewer if the game ends first)")
+	rounds := fs.Int("rounds", 1, "rounds, each a new game with its own followers")
+	interval := fs.Duration("interval", 250*time.Millisecond, "pause between moves")
+	timeout := fs.Duration("timeout", 2*time.Minute, "bound on the whole run")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return fmt.Errorf("%w: unexpected arguments %q", errUsage, fs.Args())
+	}
+	follows := []string{*addr}
+	if *follow != "" {
+		follows = splitList(*follow)
+	}
+	bases, err := baseURLs(append([]string{*addr}, follows...)...)
+	if err != nil {
+		return err
+	}
+	if *followers < 1 || *moves < 1 || *rounds < 1 || *timeout <= 0 || *interval < 0 {
+		return fmt.Errorf("%w: --followers and --moves must be positive, --timeout positive, --interval not negative", errUsage)
+	}
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	total := &fanoutReport{followers: *followers}
+	for range *rounds {
+		rep, err := fanout(ctx, bases, *followers, *moves, *interval)
+		if rep != nil {
+			total.add(rep)
+		}
+		if err != nil {
+			total.print(m.Stdout)
+			return err
+		}
+	}
+	total.print(m.Stdout)
+	return nil
+}
+
+// add merges one round's figures into r; the memory lines are the first
+// round's, measured with the servers' streams all idle before it.
+func (r *fanoutReport) add(o *fanoutReport) {
+	r.moves += o.moves
+	r.posts = append(r.posts, o.posts...)
+	r.deliveries = append(r.deliveries, o.deliveries...)
+	r.missing += o.missing
+	if r.memory == nil {
+		r.memory = o.memory
+	}
+}
+
+// baseURLs checks that each address is an http(s) URL and returns them
+// without a trailing slash.
+func baseURLs(list ...string) ([]string, error) {
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%w: no address", errUsage)
+	}
+	for i, a := range list {
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("%w: %q is not an http(s) URL", errUsage, a)
+		}
+		list[i] = strings.TrimRight(u.String(), "/")
+	}
+	return list, nil
+}
+
+// fanoutReport is what a fan-out run measured.
+type fanoutReport struct {
+	followers, moves int
+	posts            []time.Duration // each move's POST
+	deliveries       []time.Duration // each (move, follower): from the POST's start to the event's arrival
+	missing          int             // (move, follower) pairs never delivered
+	memory           []string        // per following instance: what an idle stream costs it
+}
+
+func (r *fanoutReport) print(w io.Writer) {
+	q := func(ds []time.Duration, f float64) time.Duration {
+		if len(ds) == 0 {
+			return 0
+		}
+		return ds[min(int(f*float64(len(ds))), len(ds)-1)].Round(100 * time.Microsecond)
+	}
+	slices.Sort(r.posts)
+	slices.Sort(r.deliveries)
+	fmt.Fprintf(w, "followers %d, moves %d\n", r.followers, r.moves)
+	fmt.Fprintf(w, "move POST: p50 %v, p99 %v, max %v\n", q(r.posts, .5), q(r.posts, .99), q(r.posts, 1))
+	fmt.Fprintf(w, "delivery to every follower: p50 %v, p99 %v, max %v (%d deliveries, %d missing)\n",
+		q(r.deliveries, .5), q(r.deliveries, .99), q(r.deliveries, 1), len(r.deliveries), r.missing)
+	for _, line := range r.memory {
+		fmt.Fprintln(w, line)
+	}
+}
+
+func fanout(ctx context.Context, bases []string, followers, moves int, interval time.Duration) (*fanoutReport, error) {
+	players, follows := bases[0], bases[1:]
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 64
+	tr.MaxConnsPerHost = 0
+	client := &http.Client{Transport: tr}
+	lt := newLoadTester(4, players)
+	play, err := lt.newGame(ctx)
+	if err != nil {
+		return nil, err
+	}
+	before := make([]memoryUse, len(follows))
+	for i, b := range follows {
+		before[i], _ = readMemory(ctx, client, b)
+	}
+
+	// arrivals[k][i]: when follower i got the event of move k (ID k+1).
+	arrivals := make([][]atomic.Int64, moves) // Unix nanoseconds; 0 not yet
+	for k := range arrivals {
+		arrivals[k] = make([]atomic.Int64, followers)
+	}
+	var ready, done sync.WaitGroup
+	var failed atomic.Int32
+	var firstErr atomic.Pointer[error]
+	streamCtx, stopStreams := context.WithCancel(ctx)
+	defer stopStreams()
+	for i := range followers {
+		ready.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(id int) bool {
+				if id >= 1 && id <= len(arrivals) {
+					arrivals[id-1][i].Store(time.Now().UnixNano())
+				}
+				return true // until the end event closes the stream, or the run stops it
+			})
+			if err != nil && streamCtx.Err() == nil {
+				failed.Add(1)
+				firstErr.CompareAndSwap(nil, &err)
+			}
+		}()
+	}
+	readyDone := make(chan struct{})
+	go func() { ready.Wait(); close(readyDone) }()
+	select {
+	case <-readyDone:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("opening %d streams: %w", followers, ctx.Err())
+	}
+	if n := failed.Load(); n > 0 {
+		return nil, fmt.Errorf("%d of %d streams failed to open: %v", n, followers, *firstErr.Load())
+	}
+	rep := &fanoutReport{followers: followers, moves: moves}
+	for i, b := range follows {
+		if after, err := readMemory(ctx, client, b); err == nil && before[i].ok {
+			n := followers / len(follows)
+			rep.memory = append(rep.memory, fmt.Sprintf("%s: per idle stream %.1f KiB resident, %.1f KiB Go heap (%d streams)", b,
+				float64(after.resident-before[i].resident)/1024/float64(n), float64(after.heap-before[i].heap)/1024/float64(n), n))
+		}
+	}
+
+	// Play: each move by the seat to move, a random legal pit.
+	rng := rand.New(rand.NewPCG(1, 2))
+	sent := make([]time.Time, 0, moves)
+	g := play.game
+	for k := 0; k < moves; k++ {
+		if g.Status != "active" {
+			moves = k // the game ended: measure the moves it had
+			break
+		}
+		pit, err := pickMove(g.Position, rng)
+		if err != nil {
+			return rep, err
+		}
+		seat := 0
+		if g.Position.ToMove == "north" {
+			seat = 1
+		}
+		var ans ltAnswer
+		t0 := time.Now()
+		sent = append(sent, t0)
+		if _, err := lt.do(ctx, http.MethodPost, "/v1/games/"+g.ID+"/moves", play.tokens[seat], map[string]any{"ply": g.Ply, "pit": pit}, &ans); err != nil {
+			return rep, err
+		}
+		rep.posts = append(rep.posts, time.Since(t0))
+		g = ans.Game
+		select {
+		case <-time.After(interval):
+		case <-ctx.Done():
+			return rep, ctx.Err()
+		}
+	}
+	// Wait for the last move to reach everyone (bounded by ctx), then count.
+	for moves > 0 && !allArrived(arrivals[moves-1]) && ctx.Err() == nil {
+		time.Sleep(10 * time.Millisecond)
+	}
+	stopStreams()
+	done.Wait()
+	rep.moves = moves
+	for k := range moves {
+		for i := range followers {
+			if at := arrivals[k][i].Load(); at == 0 {
+				rep.missing++
+			} else {
+				rep.deliveries = append(rep.deliveries, time.Unix(0, at).Sub(sent[k]))
+			}
+		}
+	}
+	if rep.missing > 0 {
+		return rep, fmt.Errorf("%d deliveries missing", rep.missing)
+	}
+	return rep, nil
+}
+
+// allArrived says whether every follower has the event.
+func allArrived(at []atomic.Int64) bool {
+	for i := range at {
+		if at[i].Load() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// followStream reads one event stream, calling seen with each event's id
+// until it returns false; ready is marked done at the first event or
+// comment (the stream is live).
+func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(id int) bool) error {
+	var once sync.Once
+	markReady := func() { once.Do(ready.Done) }
+	defer markReady()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%d %s", resp.StatusCode, body)
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		markReady() // the "retry:" line comes first
+		if v, ok := strings.CutPrefix(line, "id: "); ok {
+			id, err := strconv.Atoi(v)
+			if err != nil {
+				return fmt.Errorf("event id %q", v)
+			}
+			if !seen(id) {
+				return nil
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	return errors.New("the stream ended")
+}
+
+// memoryUse is what a server's /metrics says of its memory.
+type memoryUse struct {
+	resident, heap float64
+	ok             bool
+}
+
+func readMemory(ctx context.Context, client *http.Client, base string) (memoryUse, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return memoryUse{}, err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return memoryUse{}, err
+	}
+	defer resp.Body.Close()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(resp.Body)
+	if err != nil {
+		return memoryUse{}, err
+	}
+	value := func(name string) (float64, bool) {
+		f, ok := families[name]
+		if !ok || len(f.GetMetric()) == 0 {
+			return 0, false
+		}
+		m := f.GetMetric()[0]
+		if g := m.GetGauge(); g != nil {
+			return g.GetValue(), true
+		}
+		return 0, false
+	}
+	res, ok1 := value("process_resident_memory_bytes")
+	heap, ok2 := value("go_memstats_heap_inuse_bytes")
+	return memoryUse{resident: res, heap: heap, ok: ok1 && ok2}, nil
+}
