@@ -50,6 +50,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	maxStreamsClient := fs.Int("max-streams-per-client", env.int("AYOAYO_MAX_STREAMS_PER_CLIENT", api.DefaultMaxStreamsPerClient), "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
 	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
 	instance := fs.String("instance", m.env("AYOAYO_INSTANCE", defaultInstance()), "`name` of this instance in every log line (env AYOAYO_INSTANCE); default HOST-PID")
+	poll := fs.Duration("event-poll", env.duration("AYOAYO_EVENT_POLL", games.DefaultPollInterval), "how often a followed game is read again without news of a change; with PostgreSQL, changes are announced between instances at once (env AYOAYO_EVENT_POLL)")
 	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -71,8 +72,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
 	}
-	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 {
-		return fmt.Errorf("%w: --ai-move-time and --event-heartbeat must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
+	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 || *poll <= 0 {
+		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
 	}
 	// Every line names the instance, so the logs of several instances
 	// behind one balancer can be told apart.
@@ -97,6 +98,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Logger:        log,
 		Stopping:      stopping,
 		EncodeEvent:   api.EncodeEvent,
+		// A store several instances share carries each one's changes to
+		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
+		Changes:      changesOf(st),
+		PollInterval: *poll,
 	})
 	go gameService.Listen(ctx)
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Now: now})
@@ -158,6 +163,15 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return fmt.Errorf("close the database: %w", err)
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// changesOf is the store's channel of game changes between instances, if it
+// has one.
+func changesOf(st store) games.Changes {
+	if c, ok := st.(games.Changes); ok {
+		return c
+	}
 	return nil
 }
 

@@ -83,6 +83,9 @@ func TestOpenStoreChoosesByDB(t *testing.T) {
 func postgresDSN(t *testing.T) string {
 	t.Helper()
 	dsn := os.Getenv("AYOAYO_TEST_POSTGRES")
+	if dsn == "" && os.Getenv("CI") == "true" {
+		t.Fatal("CI runs the PostgreSQL tests: .ci/run sets AYOAYO_TEST_POSTGRES before them")
+	}
 	if dsn == "" {
 		t.Skip("PostgreSQL tests need AYOAYO_TEST_POSTGRES=postgres://USER@HOST:PORT/DB (a database the tests may create and drop schemas in); .ci/run sets it")
 	}
