@@ -2,17 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/ayoayo/ayoayo/engine"
-	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/storetest"
 )
 
 // maxBytesPerMove is the issue's target for a stored move, on average over
@@ -42,46 +35,6 @@ type storeSize struct {
 
 func (z storeSize) perMove() float64 { return float64(z.fileBytes) / float64(z.moves) }
 
-// answerBody is about the answer a person's move gets from the API (some
-// 850 bytes of JSON): the game as it stands and the move with its legs. Its
-// content does not matter to SQLite, which does not compress; its size does.
-func answerBody(rng *rand.Rand, g games.Game, out *engine.Outcome) []byte {
-	type leg struct {
-		From int   `json:"from"`
-		Sown []int `json:"sown"`
-	}
-	legs := make([]leg, len(out.Legs))
-	for i, l := range out.Legs {
-		legs[i] = leg{From: int(l.From), Sown: l.AppendSown(nil)}
-	}
-	body, err := json.Marshal(map[string]any{
-		"game": map[string]any{"id": g.ID, "status": g.Status, "ply": g.Ply, "version": g.Version + 1,
-			"position": out.Position.String(), "createdAt": g.CreatedAt, "updatedAt": g.UpdatedAt,
-			"rules": map[string]string{"captureSeed": "taken", "leftovers": "last_mover"}},
-		"move": map[string]any{"ply": g.Ply, "side": out.Before.ToMove.String(), "pit": out.Pit, "legs": legs,
-			"capture": out.Capture, "position": out.Position.String()},
-	})
-	if err != nil {
-		panic(err)
-	}
-	// The rest of the answer (links, the seats, the clock) pads it to its
-	// usual size.
-	if n := 820 + rng.IntN(60) - len(body); n > 0 {
-		body = append(body[:len(body)-1], fmt.Sprintf(`,"links":%q}`, strings.Repeat("x", max(n-11, 0)))...)
-	}
-	return body
-}
-
-// gameID is a random id of 16 URL-safe characters, as the service makes.
-func gameID(rng *rand.Rand) string {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-	b := make([]byte, 16)
-	for i := range b {
-		b[i] = alphabet[rng.IntN(len(alphabet))]
-	}
-	return string(b)
-}
-
 // measureBytesPerMove stores n games between two people of up to plies
 // moves each through the store (CreateGame, Join, one ApplyPlay per move
 // with the mover's answer), vacuums the file and measures it.
@@ -96,22 +49,8 @@ func measureBytesPerMove(tb testing.TB, n, plies int) storeSize {
 	defer s.Close()
 	// Games are played side by side, as a server sees them, so the writes
 	// share commits as they would there.
-	const workers = 8
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	for w := range workers {
-		wg.Go(func() {
-			rng := rand.New(rand.NewPCG(uint64(w), 1))
-			for i := w; i < n && errs[w] == nil; i += workers {
-				errs[w] = playSizeGame(ctx, s, rng, i, plies)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			tb.Fatal(err)
-		}
+	if err := storetest.PlaySizedGames(ctx, s, n, plies); err != nil {
+		tb.Fatal(err)
 	}
 	var z storeSize
 	db := s.DB()
@@ -144,65 +83,6 @@ func measureBytesPerMove(tb testing.TB, n, plies int) storeSize {
 			z.games, z.moves, z.answers, z.answerBytes, n, n*plies, 2*n)
 	}
 	return z
-}
-
-// playSizeGame creates game i, seats North and plays up to plies moves of
-// random legal pits, each its own request.
-func playSizeGame(ctx context.Context, s *Store, rng *rand.Rand, i, plies int) error {
-	at := time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC).Add(time.Duration(i) * time.Minute)
-	id := gameID(rng)
-	tokens := [2][]byte{hashOf(id + "-south"), hashOf(id + "-north")}
-	g := games.Game{ID: id, CreatedAt: at, UpdatedAt: at, Start: engine.Start(), Position: engine.Start(),
-		Status: games.Waiting, Tokens: [2][]byte{tokens[engine.South], nil}, Version: 1}
-	if err := s.CreateGame(ctx, g, nil); err != nil {
-		return err
-	}
-	at = at.Add(3*time.Second + 141*time.Microsecond)
-	g, err := s.Join(ctx, id, tokens[engine.North], at)
-	if err != nil {
-		return err
-	}
-	rec, err := engine.NewGame(g.Start, g.Rules)
-	if err != nil {
-		return err
-	}
-	var out, try engine.Outcome
-	for g.Status == games.Active && g.Ply < plies {
-		// Random pits, mostly ones that capture nothing: random play
-		// captures so much that games end after some 25 moves, people's
-		// games go on longer.
-		var pits, quiet []int
-		for legal := g.Position.LegalMoves(g.Rules); legal != 0; {
-			pit := legal.Next()
-			pits = append(pits, pit)
-			if engine.Play(g.Position, pit, g.Rules, &try); try.Capture.None() {
-				quiet = append(quiet, pit)
-			}
-		}
-		if len(quiet) > 0 && rng.IntN(8) > 0 {
-			pits = quiet
-		}
-		pit := pits[rng.IntN(len(pits))]
-		if err := rec.Play(pit, &out); err != nil {
-			return fmt.Errorf("game %d, ply %d: %w", i, g.Ply, err)
-		}
-		at = at.Add(time.Duration(2+rng.IntN(30))*time.Second + time.Duration(rng.IntN(1e6))*time.Microsecond)
-		next := g
-		next.Ply, next.Position, next.Result = rec.Ply(), rec.Position(), rec.Result()
-		next.History = append(g.History, byte(pit))
-		if next.Result.Over() {
-			next.Status = games.Finished
-		}
-		next.UpdatedAt = at
-		next.Version++
-		p := games.Play{GameID: id, Ply: g.Ply, TokenHash: tokens[out.Before.ToMove],
-			Moves: []games.Record{{Ply: g.Ply, Pit: pit, At: at}}, Answer: answerBody(rng, g, &out), At: at, Game: next}
-		if err := s.ApplyPlay(ctx, p); err != nil {
-			return fmt.Errorf("game %d, ply %d: %w", i, g.Ply, err)
-		}
-		g = next
-	}
-	return nil
 }
 
 // logSize reports z, table by table.
