@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 // gameColumns is the column list every game read selects, in scanGame's order.
@@ -41,7 +42,7 @@ func scanGame(row pgx.Row) (games.Game, error) {
 		g.JoinedAt = joined.UTC()
 	}
 	if err := decodeGame(&g, captureSeed, leftovers, start, position, his, status, winner, endReason, aiSide, aiLevel); err != nil {
-		return games.Game{}, undecodable("game "+g.ID, err)
+		return games.Game{}, stored.Undecodable("game "+g.ID, err)
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
 	return g, nil
@@ -60,7 +61,7 @@ func decodeGame(g *games.Game, captureSeed, leftovers, start, position, his, sta
 	if g.Position, err = engine.Parse(position); err != nil {
 		return err
 	}
-	if g.History, err = decodeHistory(his); err != nil {
+	if g.History, err = stored.DecodeHistory(his); err != nil {
 		return err
 	}
 	if g.Status = games.Status(status); !g.Status.Valid() {
@@ -83,30 +84,6 @@ func decodeGame(g *games.Game, captureSeed, leftovers, start, position, his, sta
 		g.AI = &games.AI{Side: side, Level: *aiLevel}
 	}
 	return nil
-}
-
-// The history is kept as text, one hex digit per pit, so an UPDATE can
-// append to it (|| on text) and a person can read it.
-const pitDigits = "0123456789ab"
-
-func encodeHistory(pits []byte) string {
-	b := make([]byte, len(pits))
-	for i, p := range pits {
-		b[i] = pitDigits[p%engine.NumPits]
-	}
-	return string(b)
-}
-
-func decodeHistory(s string) ([]byte, error) {
-	pits := make([]byte, len(s))
-	for i := range len(s) {
-		p := strings.IndexByte(pitDigits, s[i])
-		if p < 0 {
-			return nil, fmt.Errorf("history %q: %q is not a pit", s, s[i])
-		}
-		pits[i] = byte(p)
-	}
-	return pits, nil
 }
 
 // records are moves' records as parallel arrays, which unnest turns back
@@ -164,7 +141,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		)
 		SELECT count(*) FROM game`,
 		g.ID, stamp(g.CreatedAt), stamp(g.UpdatedAt), nullableTime(g.JoinedAt), g.Rules.CaptureSeed.String(),
-		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), encodeHistory(g.History),
+		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
 		rs.ply, rs.pit, rs.byAI, rs.at).Scan(&created)
@@ -286,7 +263,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body
 		)
 		SELECT count(*) FROM game`,
-		p.GameID, p.Ply, len(p.Moves), g.Position.String(), encodeHistory(add), string(g.Status),
+		p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
 		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer).Scan(&applied)
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goal, depth,
@@ -101,7 +103,7 @@ func scanPuzzle(row pgx.Row) (puzzles.Stored, error) {
 		return puzzles.Stored{}, err
 	}
 	if err := decodePuzzle(p, position, capSeed, leftovers, goal); err != nil {
-		return puzzles.Stored{}, undecodable("puzzle "+p.ID, err)
+		return puzzles.Stored{}, stored.Undecodable("puzzle "+p.ID, err)
 	}
 	return sp, nil
 }

@@ -17,15 +17,13 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 //go:embed migrations/*.sql
@@ -87,41 +85,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // Pool returns the connection pool, for tests and maintenance commands.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations reads the embedded files, named NNNN_what.sql, in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version and '_'", base)
-		}
-		body, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(body)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
-}
-
 // migrateLock names the advisory lock that migrations take: one per schema,
 // so instances sharing a schema take turns, and databases holding several
 // schemas (the tests') do not make unrelated ones wait.
@@ -159,16 +122,16 @@ func (s *Store) migrate(ctx context.Context) error {
 			return err
 		}
 		for _, m := range ms {
-			if slices.Contains(applied, m.version) {
+			if slices.Contains(applied, m.Version) {
 				continue
 			}
-			if _, err := tx.Exec(ctx, m.sql); err != nil { // no arguments: sent as one script
-				return fmt.Errorf("%s: %w", m.name, err)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil { // no arguments: sent as one script
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 			_, err := tx.Exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)",
-				m.version, m.name, stamp(s.now()))
+				m.Version, m.Name, stamp(s.now()))
 			if err != nil {
-				return fmt.Errorf("%s: %w", m.name, err)
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 		}
 		return nil
@@ -188,12 +151,10 @@ func (s *Store) Versions(ctx context.Context) ([]int, error) {
 // timestamptz holds), cut rather than rounded, as the SQLite store does.
 func stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// undecodable reports a row that does not decode. Its cause is kept as text
-// only: a stored value that does not parse is the server's fault, and must
-// never be matched as the client's bad notation or position.
-func undecodable(what string, cause error) error {
-	return fmt.Errorf("stored %s does not decode: %s", what, cause.Error())
-}
-
 // noRows reports whether err says a query returned no row.
 func noRows(err error) bool { return errors.Is(err, pgx.ErrNoRows) }
+
+// migrations reads the embedded migrations in version order.
+func migrations() ([]stored.Migration, error) {
+	return stored.Migrations(migrationFiles, "migrations/*.sql")
+}

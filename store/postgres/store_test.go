@@ -21,7 +21,7 @@ func allVersions(t *testing.T) []int {
 	}
 	var vs []int
 	for _, m := range ms {
-		vs = append(vs, m.version)
+		vs = append(vs, m.Version)
 	}
 	if len(vs) == 0 || vs[0] != 1 {
 		t.Fatalf("migrations %v, want versions from 1", vs)

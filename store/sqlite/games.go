@@ -5,11 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 // timeFormat keeps a fixed width so the text sorts as the time does.
@@ -47,7 +48,7 @@ func scanGame(row scanner) (games.Game, error) {
 	}
 	if err := decodeGame(&g, created, updated, joined, captureSeed, leftovers, start, position, his, status,
 		winner, endReason, aiSide, aiLevel); err != nil {
-		return games.Game{}, undecodable("game "+g.ID, err)
+		return games.Game{}, stored.Undecodable("game "+g.ID, err)
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
 	return g, nil
@@ -77,7 +78,7 @@ func decodeGame(g *games.Game, created, updated string, joined sql.NullString, c
 	if g.Position, err = engine.Parse(position); err != nil {
 		return err
 	}
-	if g.History, err = decodeHistory(his); err != nil {
+	if g.History, err = stored.DecodeHistory(his); err != nil {
 		return err
 	}
 	if g.Status = games.Status(status); !g.Status.Valid() {
@@ -94,13 +95,6 @@ func decodeGame(g *games.Game, created, updated string, joined sql.NullString, c
 		g.AI = &games.AI{Side: side, Level: int(aiLevel.Int64)}
 	}
 	return nil
-}
-
-// undecodable reports a row that does not decode. Its cause is kept as text
-// only: a stored value that does not parse is the server's fault, and must
-// never be matched as the client's bad notation or position.
-func undecodable(what string, cause error) error {
-	return fmt.Errorf("stored %s does not decode: %s", what, cause.Error())
 }
 
 func parseResult(winner, reason string) (engine.Result, error) {
@@ -128,7 +122,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
 			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
-			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), encodeHistory(g.History),
+			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1))
 		if err != nil {
@@ -142,30 +136,6 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		}
 		return insertRecords(ctx, r, g.ID, moves)
 	})
-}
-
-// The history is kept as text, one hex digit per pit, so SQL can append to it
-// (|| is a text operator) and a person can read it.
-const pitDigits = "0123456789ab"
-
-func encodeHistory(pits []byte) string {
-	b := make([]byte, len(pits))
-	for i, p := range pits {
-		b[i] = pitDigits[p%engine.NumPits]
-	}
-	return string(b)
-}
-
-func decodeHistory(s string) ([]byte, error) {
-	pits := make([]byte, len(s))
-	for i := range len(s) {
-		p := strings.IndexByte(pitDigits, s[i])
-		if p < 0 {
-			return nil, fmt.Errorf("stored history %q: %q is not a pit", s, s[i])
-		}
-		pits[i] = byte(p)
-	}
-	return pits, nil
 }
 
 func nullableBytes(b []byte) any {
@@ -302,7 +272,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
 			WHERE id = ? AND ply = ? AND status = 'active'`,
-			len(p.Moves), g.Position.String(), encodeHistory(add), string(g.Status), g.Result.Winner.String(),
+			len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
 			g.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
 		if err != nil {
 			return err

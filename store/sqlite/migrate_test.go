@@ -13,6 +13,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 // oldMove is a row of the moves table as migrations 2 and 3 left it: the
@@ -46,7 +47,7 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) < 4 || ms[3].version != 4 || !strings.Contains(ms[3].name, "lean_moves") {
+	if len(ms) < 4 || ms[3].Version != 4 || !strings.Contains(ms[3].Name, "lean_moves") {
 		t.Fatalf("migration 4 is not 0004_lean_moves: %+v", ms)
 	}
 	db, err := sql.Open("sqlite", dsn(file))
@@ -62,8 +63,8 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 	}
 	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
 	for _, m := range ms[:3] {
-		exec(m.sql)
-		exec(`INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')`, m.version, m.name)
+		exec(m.SQL)
+		exec(`INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')`, m.Version, m.Name)
 	}
 
 	// answer is a body as an older server stored it: JSON with text beyond
@@ -136,7 +137,7 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 		exec(`INSERT INTO games (id, created_at, updated_at, capture_seed, leftovers, start, ply, position,
 			history, status, ai_side, ai_level, south_token, north_token, version)
 			VALUES (?, '2023-06-01T10:00:00.000000Z', '2026-03-05T00:00:00.000010Z', 'taken', 'last_mover', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			og.id, engine.Start().String(), rec.Ply(), rec.Position().String(), encodeHistory(history), status,
+			og.id, engine.Start().String(), rec.Ply(), rec.Position().String(), stored.EncodeHistory(history), status,
 			aiSide, aiLevel, south, north, 1+len(og.moves))
 		for _, row := range rows {
 			exec(`INSERT INTO moves (game_id, ply, side, pit, by_ai, outcome, position, created_at, token_hash, answer)
@@ -156,7 +157,7 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 	defer s.Close()
 	var all []int
 	for _, m := range ms {
-		all = append(all, m.version)
+		all = append(all, m.Version)
 	}
 	if vs, err := s.Versions(ctx); err != nil || !slices.Equal(vs, all) {
 		t.Fatalf("versions %v (%v) after the upgrade, want %v", vs, err, all)

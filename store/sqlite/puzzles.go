@@ -10,6 +10,8 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goal, depth,
@@ -105,7 +107,7 @@ func scanPuzzle(row scanner) (puzzles.Stored, error) {
 		return sp, err
 	}
 	if err := decodePuzzle(p, date, position, capSeed, leftovers, goal, themes, solution); err != nil {
-		return puzzles.Stored{}, undecodable("puzzle "+p.ID, err)
+		return puzzles.Stored{}, stored.Undecodable("puzzle "+p.ID, err)
 	}
 	return sp, nil
 }

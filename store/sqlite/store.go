@@ -9,16 +9,13 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
 	"net/url"
-	"path"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
 //go:embed migrations/*.sql
@@ -210,41 +207,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // DB returns the handle, for tests and maintenance commands.
 func (s *Store) DB() *sql.DB { return s.db }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-// migrations reads the embedded files, named NNNN_what.sql, in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, name := range names {
-		base := path.Base(name)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version and '_'", base)
-		}
-		body, err := migrationFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(base, ".sql"), sql: string(body)})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i := 1; i < len(ms); i++ {
-		if ms[i].version == ms[i-1].version {
-			return nil, fmt.Errorf("migrations %s and %s share a version", ms[i-1].name, ms[i].name)
-		}
-	}
-	return ms, nil
-}
-
 // migrate applies, each in its own transaction, the migrations not yet
 // recorded in schema_migrations.
 func (s *Store) migrate(ctx context.Context) error {
@@ -266,17 +228,17 @@ func (s *Store) migrate(ctx context.Context) error {
 	for _, m := range ms {
 		err := s.write(ctx, func(ctx context.Context, r runner) error {
 			var seen int
-			if err := r.queryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&seen); err != nil {
+			if err := r.queryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&seen); err != nil {
 				return err
 			}
 			if seen > 0 {
 				return nil
 			}
-			if _, err := r.tx.ExecContext(ctx, m.sql); err != nil { // a script: not one statement to prepare
-				return fmt.Errorf("%s: %w", m.name, err)
+			if _, err := r.tx.ExecContext(ctx, m.SQL); err != nil { // a script: not one statement to prepare
+				return fmt.Errorf("%s: %w", m.Name, err)
 			}
 			_, err := r.exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
-				m.version, m.name, formatTime(s.now()))
+				m.Version, m.Name, formatTime(s.now()))
 			return err
 		})
 		if err != nil {
@@ -302,4 +264,9 @@ func (s *Store) Versions(ctx context.Context) ([]int, error) {
 		vs = append(vs, v)
 	}
 	return vs, rows.Err()
+}
+
+// migrations reads the embedded migrations in version order.
+func migrations() ([]stored.Migration, error) {
+	return stored.Migrations(migrationFiles, "migrations/*.sql")
 }

@@ -178,12 +178,12 @@ func TestMigrateFromVersion1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ms[0].version != 1 {
-		t.Fatalf("first migration is version %d", ms[0].version)
+	if ms[0].Version != 1 {
+		t.Fatalf("first migration is version %d", ms[0].Version)
 	}
 	for _, q := range []string{
 		`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`,
-		ms[0].sql,
+		ms[0].SQL,
 		`INSERT INTO schema_migrations VALUES (1, '0001_meta', '2025-01-01T00:00:00Z')`,
 		`INSERT INTO meta (key, value) VALUES ('owner', 'kept')`,
 	} {
@@ -204,7 +204,7 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	var all []int
 	for _, m := range ms {
-		all = append(all, m.version)
+		all = append(all, m.Version)
 	}
 	if !slices.Equal(vs, all) {
 		t.Fatalf("versions %v after upgrade, want %v", vs, all)
