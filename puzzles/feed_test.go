@@ -1,0 +1,69 @@
+package puzzles_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/store/memory"
+)
+
+// TestFeedServesOnlyWhatProves: the feed proves every puzzle it reads, so a
+// stored row that no longer proves is never served; it publishes no day
+// after today nor before its first; and Prepare fills days ahead.
+func TestFeedServesOnlyWhatProves(t *testing.T) {
+	ctx := context.Background()
+	today := time.Date(2026, 2, 10, 15, 0, 0, 0, time.UTC)
+	st := memory.New()
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Now: func() time.Time { return today }})
+
+	good, err := feed.ByDate(ctx, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A bad restore: yesterday's row holds a solution that is not one.
+	yesterday := today.AddDate(0, 0, -1)
+	bad, err := puzzles.Generate(ctx, yesterday)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Solution = slices.Clone(bad.Solution)
+	bad.Solution[0] = (bad.Solution[0] + 1) % 12
+	if _, err := st.AddPuzzle(ctx, bad, today); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		date time.Time
+		want error
+	}{
+		{"today, generated and proved", today, nil},
+		{"a row that does not prove", yesterday, puzzles.ErrUnverified},
+		{"tomorrow", today.AddDate(0, 0, 1), puzzles.ErrNotFound},
+		{"before the first day", time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), puzzles.ErrNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, err := feed.ByDate(ctx, tc.date)
+			if !errors.Is(err, tc.want) || (tc.want == nil && sp.Puzzle.ID != good.Puzzle.ID) {
+				t.Fatalf("%s: %v (%v), want %v", tc.date.Format(puzzles.DateLayout), sp.Puzzle.ID, err, tc.want)
+			}
+		})
+	}
+	t.Run("prepare a day ahead", func(t *testing.T) {
+		ahead := today.AddDate(0, 0, 3)
+		sp, generated, err := feed.Prepare(ctx, ahead)
+		if err != nil || !generated || sp.Puzzle.ID != puzzles.IDFor(ahead) {
+			t.Fatalf("Prepare: %v generated=%v (%v)", sp.Puzzle.ID, generated, err)
+		}
+		if _, generated, err := feed.Prepare(ctx, ahead); err != nil || generated {
+			t.Fatalf("Prepare again: generated=%v (%v), want it stored already", generated, err)
+		}
+		if _, err := feed.ByDate(ctx, ahead); !errors.Is(err, puzzles.ErrNotFound) {
+			t.Fatalf("a prepared day ahead is served before its day: %v", err)
+		}
+	})
+}
