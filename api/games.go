@@ -36,7 +36,7 @@ type GameService interface {
 	Join(ctx context.Context, id string) (games.Seat, error)
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
-	Play(ctx context.Context, id, token string, ply, pit int, encode games.Encoder) (body []byte, replayed bool, err error)
+	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
 	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, send func(games.Event, []byte) error, beat func() error) error
 }
@@ -55,7 +55,7 @@ func (noGames) Game(context.Context, string) (games.Game, error) { return games.
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames
 }
-func (noGames) Play(context.Context, string, string, int, int, games.Encoder) ([]byte, bool, error) {
+func (noGames) Play(context.Context, games.MoveRequest, games.Encoder) ([]byte, bool, error) {
 	return nil, false, errNoGames
 }
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
@@ -216,7 +216,8 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	body, replayed, err := s.games.Play(ctx, req.Id, callerOf(ctx).token, req.Body.Ply, req.Body.Pit, encodePlay)
+	mr := games.MoveRequest{ID: req.Id, Token: callerOf(ctx).token, Ply: req.Body.Ply, Pit: req.Body.Pit}
+	body, replayed, err := s.games.Play(ctx, mr, encodePlay)
 	if err != nil {
 		return nil, err
 	}

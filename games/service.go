@@ -6,6 +6,7 @@ package games
 // its reply and hands the store one write per accepted request.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -80,6 +81,7 @@ type Service struct {
 	choose   Chooser
 	aiTime   time.Duration
 	aiSlots  chan struct{}
+	flights  flights // the move requests being played, by game and ply
 	now      func() time.Time
 	log      *slog.Logger
 	stopping <-chan struct{}
@@ -117,8 +119,8 @@ func NewService(st Store, o Options) *Service {
 		o.PollInterval = DefaultPollInterval
 	}
 	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: make(chan struct{}, o.AIConcurrency),
-		now: o.Now, log: o.Logger, stopping: o.Stopping, hub: newHub(), cache: newGameCache(gameCacheSize),
-		encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
+		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
+		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
@@ -360,18 +362,60 @@ type PlayResult struct {
 // with the move so that the same request sent again gets them back.
 type Encoder func(*PlayResult) ([]byte, error)
 
-// Play plays pit at ply for the holder of token. encode turns the result
-// into the answer's body, which is stored with the move so that the same
-// request sent again (same token, ply and pit) gets the same body back, with
-// replayed set, instead of making a second move.
-func (s *Service) Play(ctx context.Context, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
-	body, replayed, err = s.playFrom(ctx, true, id, token, ply, pit, encode)
+// MoveRequest is a request to play Pit at Ply of game ID for the holder of
+// Token.
+type MoveRequest struct {
+	ID       string
+	Token    string
+	Ply, Pit int
+}
+
+// Play plays the request's move. encode turns the result into the answer's
+// body, which is stored with the move so that the same request sent again
+// (same token, ply and pit) gets the same body back, with replayed set,
+// instead of making a second move.
+//
+// Requests for one game and ply are played one at a time on this instance
+// (see flight): a copy of the request being played waits for it and gets
+// its answer, replayed; any other waits for it, then is answered from the
+// game it left.
+func (s *Service) Play(ctx context.Context, req MoveRequest, encode Encoder) (body []byte, replayed bool, err error) {
+	hash := tokenHash(req.Token)
+	key := flightKey{id: req.ID, ply: req.Ply}
+	for {
+		f, lead := s.flights.join(key, hash, req.Pit)
+		if lead {
+			return s.lead(ctx, key, f, req, hash, encode)
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		if f.stands && f.pit == req.Pit && bytes.Equal(f.hash, hash) {
+			return f.body, f.body != nil, f.err
+		}
+		// Another request, or one that got no answer: this one is played
+		// (or refused) on its own, on the game as that one left it.
+	}
+}
+
+// lead plays req as the flight f, and lands f with the answer whatever
+// happens, so that its waiters never wait for nothing.
+func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
+	defer func() {
+		// Neither body nor error (a panic), or an error after the client
+		// went away: not an answer a copy of the request should get.
+		stands := (body != nil || err != nil) && (err == nil || ctx.Err() == nil)
+		s.flights.land(key, f, body, err, stands)
+	}()
+	body, replayed, err = s.playFrom(ctx, true, req, hash, encode)
 	if errors.Is(err, errCachedRefusal) {
 		// Refused on the strength of a cached row: the database decides
 		// which refusal the request gets (its ply may be stale).
-		body, replayed, err = s.playFrom(ctx, false, id, token, ply, pit, encode)
+		body, replayed, err = s.playFrom(ctx, false, req, hash, encode)
 	}
-	return body, replayed, notFound(id, err)
+	return body, replayed, notFound(req.ID, err)
 }
 
 // errCachedRefusal marks a refusal that was decided from a cached row.
@@ -413,7 +457,8 @@ func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byt
 	return nil, nil
 }
 
-func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
+func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
+	id, ply, pit := req.ID, req.Ply, req.Pit
 	var g Game
 	cached := false
 	if useCache {
@@ -427,11 +472,10 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 			return nil, false, err
 		}
 	}
-	side, err := seatOf(&g, token)
+	side, err := seatOf(&g, req.Token)
 	if err != nil {
 		return nil, false, err // tokens never change: the cache is as good as the database
 	}
-	hash := tokenHash(token)
 	if g.Status != Active || g.Ply != ply {
 		answer, err := s.refusal(ctx, &g, ply, pit, hash)
 		if answer != nil || err != nil {

@@ -49,7 +49,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		t.Fatalf("created %+v", south)
 	}
 	id := south.Game.ID
-	if _, _, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrNotStarted) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrNotStarted) {
 		t.Fatalf("move before the join: %v, want ErrNotStarted", err)
 	}
 	north, err := svc.Join(ctx, id)
@@ -79,7 +79,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := svc.Play(ctx, id, tc.token, tc.ply, tc.pit, testAnswer)
+			_, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tc.token, Ply: tc.ply, Pit: tc.pit}, testAnswer)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%v, want %v", err, tc.want)
 			}
@@ -90,25 +90,25 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		})
 	}
 
-	body, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	body, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
 	if err != nil || replayed {
 		t.Fatalf("first move: %v (replayed %v)", err, replayed)
 	}
-	again, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	again, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
 	if err != nil || !replayed || string(again) != string(body) {
 		t.Fatalf("retry: %s %v %v, want the stored %s", again, replayed, err, body)
 	}
-	if _, _, err := svc.Play(ctx, id, south.Token, 0, 1, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 1}, testAnswer); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("other pit at the old ply: %v, want stale", err)
 	}
-	if _, _, err := svc.Play(ctx, id, south.Token, 1, 1, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 1, Pit: 1}, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
 		t.Fatalf("South at North's turn: %v", err)
 	}
 	g, err := svc.Resign(ctx, id, north.Token)
 	if err != nil || g.Result != (engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}) {
 		t.Fatalf("resign: %+v %v", g.Result, err)
 	}
-	if _, _, err := svc.Play(ctx, id, north.Token, 1, 7, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}, testAnswer); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
 	if _, err := svc.Resign(ctx, id, south.Token); !errors.Is(err, games.ErrFinished) {
@@ -153,7 +153,7 @@ func TestGameServiceAI(t *testing.T) {
 	// the AI's reply in the same answer.
 	for g.Status == games.Active {
 		legal := g.Position.LegalMoves(g.Rules)
-		body, _, err := svc.Play(ctx, g.ID, me.Token, g.Ply, legal.Next(), testAnswer)
+		body, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: me.Token, Ply: g.Ply, Pit: legal.Next()}, testAnswer)
 		if err != nil {
 			t.Fatalf("ply %d: %v", g.Ply, err)
 		}
@@ -207,7 +207,7 @@ func TestGameServiceRepetition(t *testing.T) {
 		if g.Status != games.Active {
 			t.Fatalf("game over at ply %d of %d: %+v", i, len(line), g.Result)
 		}
-		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, pit, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}, testAnswer); err != nil {
 			t.Fatalf("ply %d: %v", i, err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -218,7 +218,7 @@ func TestGameServiceRepetition(t *testing.T) {
 	if g.Status != games.Finished || g.Result != want || g.Position != engine.MustParse("s-000000-000000-23-25") {
 		t.Fatalf("after the line: %s %+v at %s, want finished by repetition", g.Status, g.Result, g.Position)
 	}
-	if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, 0, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: 0}, testAnswer); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after the end: %v, want ErrFinished", err)
 	}
 }
@@ -253,7 +253,7 @@ func TestGameServiceFollow(t *testing.T) {
 	g := b.Game
 	for range 4 {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, id, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, id); err != nil {
@@ -322,21 +322,21 @@ func TestGameServiceStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := s.Game.ID
-	if _, _, err := a.Play(ctx, id, s.Token, 0, 0, testAnswer); err != nil { // a caches ply 1
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 0, Pit: 0}, testAnswer); err != nil { // a caches ply 1
 		t.Fatal(err)
 	}
-	if _, _, err := b.Play(ctx, id, n.Token, 1, 7, testAnswer); err != nil { // the game moves on behind a's back
+	if _, _, err := b.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 7}, testAnswer); err != nil { // the game moves on behind a's back
 		t.Fatal(err)
 	}
 	// a's row says ply 1, North to move: a request at ply 1 looks fine to it,
 	// and the write must refuse it.
-	if _, _, err := a.Play(ctx, id, n.Token, 1, 8, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 8}, testAnswer); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("stale request through a stale cache: %v, want stale_ply", err)
 	}
 	// A request at the real ply goes through a, whose row is behind.
 	g, _ := st.Game(ctx, id)
 	legal := g.Position.LegalMoves(g.Rules)
-	if _, _, err := a.Play(ctx, id, s.Token, 2, legal.Next(), testAnswer); err != nil {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 2, Pit: legal.Next()}, testAnswer); err != nil {
 		t.Fatalf("current request through a stale cache: %v", err)
 	}
 	ms, err := a.Moves(ctx, id, 0, 10)
@@ -370,11 +370,11 @@ func TestAIBusy(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := svc.Play(ctx, holder.Game.ID, holder.Token, 0, 0, testAnswer)
+		_, _, err := svc.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
 		held <- err
 	}()
 	<-entered
-	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrAIBusy) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrAIBusy) {
 		t.Fatalf("move while the only AI slot is taken: %v, want ErrAIBusy", err)
 	}
 	if g, err := svc.Game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
@@ -384,7 +384,7 @@ func TestAIBusy(t *testing.T) {
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); err != nil {
 		t.Fatalf("the same move once the slot is free: %v", err)
 	}
 }
@@ -404,7 +404,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, a.Game.ID, a.Token, 0, 2, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: a.Game.ID, Token: a.Token, Ply: 0, Pit: 2}, testAnswer); err != nil {
 		t.Fatal(err)
 	}
 	// Rewrite the record behind the service's back: North's pit 8 as the
@@ -417,7 +417,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err := st.CreateGame(ctx, g, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = svc.Play(ctx, "corrupt", b.Token, 1, 7, testAnswer)
+	_, _, err = svc.Play(ctx, games.MoveRequest{ID: "corrupt", Token: b.Token, Ply: 1, Pit: 7}, testAnswer)
 	for _, tc := range []struct {
 		name   string
 		target error
@@ -494,7 +494,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	g := b.Game
 	for range moves {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -516,5 +516,109 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	}
 	if n := encoded.Load() - encodedBefore; n != moves {
 		t.Errorf("%d events encoded for %d moves, want one each", n, moves)
+	}
+}
+
+// eventually waits until cond holds, and fails the test when it does not
+// within ten seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not so after 10s: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPlayOneSearchPerPly: 20 copies of a move request against the level-8
+// AI, sent at once, run one search. The AI holds its search until the 19
+// other copies wait for it, so none could have gone its own way: one copy
+// is played and 19 get its very bytes, replayed. Requests for another pit at
+// that ply, arriving meanwhile, wait too and are told the ply is stale,
+// without a search of their own.
+func TestPlayOneSearchPerPly(t *testing.T) {
+	const copies, others = 20, 5
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var (
+		svc      *games.Service
+		id       string
+		searches atomic.Int64
+	)
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		searches.Add(1)
+		// Should the copies not be held here, the count of searches fails
+		// the test when the move's time is up; it does not hang.
+		for svc.Waiting(id, 0) < copies-1+others && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc = games.NewService(openGameStore(t), games.Options{Choose: choose, AIMoveTime: 10 * time.Second})
+	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = me.Game.ID
+	req := games.MoveRequest{ID: id, Token: me.Token, Ply: 0, Pit: 2}
+	type answer struct {
+		body     []byte
+		replayed bool
+		err      error
+	}
+	answers := make([]answer, copies+others)
+	var wg sync.WaitGroup
+	for i := range copies {
+		wg.Go(func() {
+			a := &answers[i]
+			a.body, a.replayed, a.err = svc.Play(ctx, req, testAnswer)
+		})
+	}
+	eventually(t, "the first copy searches, the rest wait for it", func() bool { return svc.Waiting(id, 0) == copies-1 })
+	other := req
+	other.Pit = 3
+	for i := copies; i < copies+others; i++ {
+		wg.Go(func() {
+			a := &answers[i]
+			a.body, a.replayed, a.err = svc.Play(ctx, other, testAnswer)
+		})
+	}
+	wg.Wait()
+
+	if n := searches.Load(); n != 1 {
+		t.Errorf("%d AI searches for ply 0, want 1", n)
+	}
+	var played []byte
+	replays := 0
+	for i, a := range answers[:copies] {
+		switch {
+		case a.err != nil:
+			t.Fatalf("copy %d: %v", i, a.err)
+		case !a.replayed && played != nil:
+			t.Fatalf("copy %d was played too", i)
+		case !a.replayed:
+			played = a.body
+		default:
+			replays++
+		}
+	}
+	if played == nil || replays != copies-1 {
+		t.Fatalf("%d copies replayed and played %q, want one played and %d replayed", replays, played, copies-1)
+	}
+	for i, a := range answers[:copies] {
+		if string(a.body) != string(played) {
+			t.Fatalf("copy %d answered %s, the played one %s", i, a.body, played)
+		}
+	}
+	for i, a := range answers[copies:] {
+		var stale *games.StalePlyError
+		if !errors.As(a.err, &stale) || stale.Current != 2 || a.body != nil {
+			t.Fatalf("pit 3 at ply 0, request %d: %q %v; want stale_ply at ply 2", i, a.body, a.err)
+		}
+	}
+	if g, err := svc.Game(ctx, id); err != nil || g.Ply != 2 || string(g.History) != "\x02\x0b" {
+		t.Fatalf("game at ply %d with history %v (%v), want pit 2 and the AI's 11", g.Ply, g.History, err)
 	}
 }

@@ -1,0 +1,83 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+)
+
+// TestGamesHTTPOneSearchPerPly is the duplicate search: 20 copies
+// of a move against the level-8 AI, sent at once, with one AI search slot.
+// The AI holds its search until all 20 requests have reached the server, so
+// each would have searched for itself had the copies not waited for the
+// first: exactly one search, one 201 and 19 200s with the same bytes, and
+// no 503.
+func TestGamesHTTPOneSearchPerPly(t *testing.T) {
+	const copies = 20
+	var arrived, searches atomic.Int64
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		searches.Add(1)
+		for arrived.Load() < copies && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	gs := newGamesServer(t, Options{}, games.Options{Choose: choose, AIMoveTime: 5 * time.Second, AIConcurrency: 1}, func(srv *http.Server) {
+		next := srv.Handler
+		srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/moves") {
+				arrived.Add(1)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	c := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, nil)
+	gs.expect(c, http.StatusCreated, "")
+	var seat GameSeat
+	c.decode(t, &seat)
+
+	answers := make([]answer, copies)
+	errs := make([]error, copies)
+	var wg sync.WaitGroup
+	for i := range copies {
+		wg.Go(func() {
+			answers[i], errs[i] = gs.do(http.MethodPost, "/v1/games/"+seat.Game.Id+"/moves", seat.Token, map[string]int{"pit": 2, "ply": 0}, nil)
+		})
+	}
+	wg.Wait()
+	if n := searches.Load(); n != 1 {
+		t.Errorf("%d AI searches for ply 0, want 1", n)
+	}
+	var played []byte
+	for i, a := range answers {
+		switch {
+		case errs[i] != nil:
+			t.Fatal(errs[i])
+		case a.status == http.StatusCreated && played == nil:
+			played = a.body
+		case a.status != http.StatusOK:
+			t.Fatalf("copy %d: %d %s, want one 201 and 200s", i, a.status, a.body)
+		}
+	}
+	if played == nil {
+		t.Fatal("no copy was played")
+	}
+	for i, a := range answers {
+		if !bytes.Equal(a.body, played) {
+			t.Fatalf("copy %d answered %s, the played one %s", i, a.body, played)
+		}
+	}
+	var g Game
+	gs.must(http.MethodGet, "/v1/games/"+seat.Game.Id, "", nil, nil).decode(t, &g)
+	if g.Ply != 2 {
+		t.Fatalf("game at ply %d, want 2: the move and the AI's reply", g.Ply)
+	}
+}
