@@ -70,7 +70,7 @@ type callerKey struct{}
 
 type caller struct {
 	token string // the bearer token, "" when none
-	addr  string // the client's address, for rate limits
+	addr  string // the client's address, for rate limits and the AI's fair share
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -115,7 +115,7 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 		return nil, err
 	}
 	b := req.Body
-	nr := games.NewGame{Start: engine.Start(), Seat: engine.South}
+	nr := games.NewGame{Start: engine.Start(), Seat: engine.South, Client: callerOf(ctx).addr}
 	var err error
 	if nr.Rules, err = rulesFromAPI(b.Rules); err != nil {
 		return nil, err
@@ -216,7 +216,8 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	mr := games.MoveRequest{ID: req.Id, Token: callerOf(ctx).token, Ply: req.Body.Ply, Pit: req.Body.Pit}
+	cl := callerOf(ctx)
+	mr := games.MoveRequest{ID: req.Id, Token: cl.token, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: cl.addr}
 	body, replayed, err := s.games.Play(ctx, mr, encodePlay)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // TestGamesHTTPOneSearchPerPly is the duplicate search: 20 copies
@@ -79,5 +81,52 @@ func TestGamesHTTPOneSearchPerPly(t *testing.T) {
 	gs.must(http.MethodGet, "/v1/games/"+seat.Game.Id, "", nil, nil).decode(t, &g)
 	if g.Ply != 2 {
 		t.Fatalf("game at ply %d, want 2: the move and the AI's reply", g.Ply)
+	}
+}
+
+// clientRecorder is the game service, noting the client address of every
+// request that may run the AI.
+type clientRecorder struct {
+	GameService
+	mu      sync.Mutex
+	clients []string
+}
+
+func (r *clientRecorder) note(addr string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.clients = append(r.clients, addr)
+}
+
+func (r *clientRecorder) Create(ctx context.Context, req games.NewGame) (games.Seat, error) {
+	r.note(req.Client)
+	return r.GameService.Create(ctx, req)
+}
+
+func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) ([]byte, bool, error) {
+	r.note(req.Client)
+	return r.GameService.Play(ctx, req, encode)
+}
+
+// TestGamesHTTPClientAddress: the address the AI's slots are shared by is
+// the client's.
+func TestGamesHTTPClientAddress(t *testing.T) {
+	rec := &clientRecorder{GameService: games.NewService(memory.New(), games.Options{Choose: lastLegal})}
+	e, err := New(Options{Games: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(e)
+	t.Cleanup(ts.Close)
+	gs := &gamesServer{t: t, ts: ts, client: ts.Client(), router: specRouter(t)}
+	c := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 3}}, nil)
+	gs.expect(c, http.StatusCreated, "")
+	var seat GameSeat
+	c.decode(t, &seat)
+	gs.expect(gs.must(http.MethodPost, "/v1/games/"+seat.Game.Id+"/moves", seat.Token, map[string]int{"pit": 0, "ply": 0}, nil), http.StatusCreated, "")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.clients) != 2 || rec.clients[0] != "127.0.0.1" || rec.clients[1] != "127.0.0.1" {
+		t.Fatalf("the service was told the clients %q, want 127.0.0.1 twice", rec.clients)
 	}
 }

@@ -10,3 +10,6 @@ func (s *Service) Waiting(id string, ply int) int {
 	}
 	return 0
 }
+
+// AISlots reports the AI search slots lent and the moves waiting for one.
+func (s *Service) AISlots() (lent, waiting int) { return s.aiSlots.counts() }

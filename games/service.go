@@ -47,9 +47,11 @@ type Options struct {
 	// has half the time of the one above.
 	AIMoveTime time.Duration
 	// AIConcurrency bounds the AI searches running at once: each is
-	// CPU-bound, so beyond a few per core they only slow each other down. A
-	// move that waits longer than AIMoveTime for one gets ErrAIBusy, with
-	// nothing played.
+	// CPU-bound, so beyond a few per core they only slow each other down.
+	// One client address holds at most half of them (at least one); moves
+	// that wait are served in order of arrival, and one that waits longer
+	// than AIMoveTime gets ErrAIBusy, with nothing played. A level that does
+	// not search, or a position with one legal move, takes none.
 	AIConcurrency int
 	// Now is the clock. Nil: time.Now.
 	Now func() time.Time
@@ -80,7 +82,7 @@ type Service struct {
 	store    Store
 	choose   Chooser
 	aiTime   time.Duration
-	aiSlots  chan struct{}
+	aiSlots  *aiSlots
 	flights  flights // the move requests being played, by game and ply
 	now      func() time.Time
 	log      *slog.Logger
@@ -118,7 +120,7 @@ func NewService(st Store, o Options) *Service {
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
 	}
-	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: make(chan struct{}, o.AIConcurrency),
+	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: newAISlots(o.AIConcurrency),
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
 		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
 }
@@ -175,6 +177,9 @@ type NewGame struct {
 	Start   engine.Position
 	Seat    engine.Side // the creator's seat
 	AILevel int         // 0: the other seat is for a person
+	// Client is the address the request came from: the AI's search slots
+	// are shared out by it (see Options.AIConcurrency).
+	Client string
 }
 
 // Seat is a game with the token of the seat just taken: the only time the
@@ -210,7 +215,7 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		g.Status = Active
 		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
 		if req.Start.ToMove == g.AI.Side {
-			m, err := s.aiMove(ctx, &g, rec, nil, now)
+			m, err := s.aiMove(ctx, req.Client, &g, rec, nil, now)
 			if err != nil {
 				return Seat{}, err
 			}
@@ -368,6 +373,9 @@ type MoveRequest struct {
 	ID       string
 	Token    string
 	Ply, Pit int
+	// Client is the address the request came from: the AI's search slots
+	// are shared out by it (see Options.AIConcurrency).
+	Client string
 }
 
 // Play plays the request's move. encode turns the result into the answer's
@@ -498,7 +506,7 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	hist = append(hist, g.Position)
 	advance(&g, rec, res.Move)
 	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
-		reply, err := s.aiMove(ctx, &g, rec, hist, now)
+		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist, now)
 		if err != nil {
 			return nil, false, err
 		}
@@ -551,25 +559,25 @@ func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
 // time still answers with the best move it found; should it ever answer with a
 // move the rules refuse, the first legal move is played instead, so a game
 // never stalls on the AI.
-func (s *Service) aiMove(ctx context.Context, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
+func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
 	level := g.AI.Level
-	// Wait for a search slot at most as long as the strongest level may
-	// search: past that the client is better told to come back.
-	wait := time.NewTimer(s.aiTime)
-	select {
-	case s.aiSlots <- struct{}{}:
-		wait.Stop()
-	case <-wait.C:
-		return Move{}, fmt.Errorf("%w: %d searches running; nothing was played, send the move again", ErrAIBusy, cap(s.aiSlots))
-	case <-ctx.Done():
-		wait.Stop()
-		return Move{}, ctx.Err()
+	legal := g.Position.LegalMoves(g.Rules)
+	if searches(level) && legal.Len() > 1 {
+		// Wait for a search slot at most as long as the strongest level may
+		// search: past that the client is better told to come back.
+		ok, err := s.aiSlots.acquire(ctx, client, s.aiTime)
+		if err != nil {
+			return Move{}, err
+		}
+		if !ok {
+			return Move{}, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once); nothing was played, send the move again",
+				ErrAIBusy, s.aiTime, s.aiSlots.perAddr, s.aiSlots.size)
+		}
+		defer s.aiSlots.release(client)
 	}
-	defer func() { <-s.aiSlots }()
 	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
 	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
 	cancel()
-	legal := g.Position.LegalMoves(g.Rules)
 	if !legal.Has(pit) {
 		if ctx.Err() != nil {
 			return Move{}, ctx.Err()
@@ -583,6 +591,15 @@ func (s *Service) aiMove(ctx context.Context, g *Game, rec *engine.Game, hist []
 		return Move{}, corrupt("AI move %d at ply %d of %s: %v", pit, g.Ply, g.ID, err)
 	}
 	return moveOf(&out, g.Ply, at, true), nil
+}
+
+// searches reports whether the AI searches at level. One that does not
+// (a random move, the largest capture) costs next to nothing and needs no
+// search slot, as a position with a single legal move does not: search.Pool
+// lends neither a searcher.
+func searches(level int) bool {
+	lv, err := search.LevelOf(level)
+	return err != nil || lv.Depth > 0
 }
 
 // aiSeed makes the AI's choices reproducible per game and ply.

@@ -346,8 +346,9 @@ func TestGameServiceStaleCache(t *testing.T) {
 }
 
 // TestAIBusy: with one AI search slot taken for longer than an AI move may
-// wait, the next move against the AI is refused with ErrAIBusy and nothing is
-// played; once the slot is free the same request is played.
+// wait, the next move against the AI is refused with ErrAIBusy, nothing is
+// played and the move no longer waits; once the slot is free the same
+// request is played.
 func TestAIBusy(t *testing.T) {
 	ctx := context.Background()
 	release := make(chan struct{})
@@ -379,6 +380,9 @@ func TestAIBusy(t *testing.T) {
 	}
 	if g, err := svc.Game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
 		t.Fatalf("refused move changed the game: ply %d, %v", g.Ply, err)
+	}
+	if lent, waiting := svc.AISlots(); lent != 1 || waiting != 0 {
+		t.Fatalf("after giving up: %d slots lent, %d moves waiting; want 1 and none (the refused move left the queue)", lent, waiting)
 	}
 	close(release)
 	if err := <-held; err != nil {
@@ -532,6 +536,12 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// firstLegal is the lowest legal pit of the side to move in g.
+func firstLegal(g *games.Game) int {
+	legal := g.Position.LegalMoves(g.Rules)
+	return legal.Next()
+}
+
 // TestPlayOneSearchPerPly: 20 copies of a move request against the level-8
 // AI, sent at once, run one search. The AI holds its search until the 19
 // other copies wait for it, so none could have gone its own way: one copy
@@ -620,5 +630,97 @@ func TestPlayOneSearchPerPly(t *testing.T) {
 	}
 	if g, err := svc.Game(ctx, id); err != nil || g.Ply != 2 || string(g.History) != "\x02\x0b" {
 		t.Fatalf("game at ply %d with history %v (%v), want pit 2 and the AI's 11", g.Ply, g.History, err)
+	}
+}
+
+// TestAIFairShare is the starvation of issue "Game sessions under abuse":
+// one client address plays eight level-8 games at once, in waves, two of
+// them sent eight copies of each request; meanwhile another address's
+// level-1 game is played every time (a level that does not search takes no
+// slot), and a third address's level-8 game gets its move within twice the
+// AI's time bound (one address holds at most half the slots, and the other
+// address's move is not queued behind its waiting ones). The AI sleeps out
+// its time, so the test is about order and fairness, not the machine's
+// speed: of the bound of 2 x 100 ms, the search takes 100 and the rest is
+// slack for the request itself, ample under -race on two shared cores.
+func TestAIFairShare(t *testing.T) {
+	const (
+		aiTime = 100 * time.Millisecond
+		waves  = 4
+		heavy  = "192.0.2.1"
+		light  = "198.51.100.2"
+		strong = "203.0.113.3"
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sleepy := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		<-ctx.Done() // think for the whole of the level's time
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc := games.NewService(openGameStore(t), games.Options{Choose: sleepy, AIMoveTime: aiTime, AIConcurrency: 4})
+	create := func(level int, client string) games.Seat {
+		t.Helper()
+		s, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: level, Client: client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var many []games.Seat
+	for range 8 {
+		many = append(many, create(8, heavy))
+	}
+	one, eight := create(1, light), create(8, strong)
+	// move plays at the game's current ply and says how long it took.
+	move := func(s *games.Seat, client string) (time.Duration, bool, error) {
+		g, err := svc.Game(ctx, s.Game.ID)
+		if err != nil {
+			return 0, false, err
+		}
+		start := time.Now()
+		_, replayed, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: s.Token, Ply: g.Ply, Pit: firstLegal(&g), Client: client}, testAnswer)
+		return time.Since(start), replayed, err
+	}
+	for wave := range waves {
+		var wg sync.WaitGroup
+		for i := range many {
+			g, err := svc.Game(ctx, many[i].Game.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := games.MoveRequest{ID: g.ID, Token: many[i].Token, Ply: g.Ply, Pit: firstLegal(&g), Client: heavy}
+			copies := 1
+			if i < 2 {
+				copies = 8
+			}
+			for range copies {
+				wg.Go(func() { _, _, _ = svc.Play(ctx, req, testAnswer) }) // ai_busy for most: not this test's business
+			}
+		}
+		// Once the busy address holds its share and queues the rest, the
+		// others come.
+		eventually(t, "the busy address holds slots and has moves waiting", func() bool {
+			lent, waiting := svc.AISlots()
+			return lent >= 2 && waiting > 0
+		})
+		if lent, _ := svc.AISlots(); lent > 2 {
+			t.Fatalf("wave %d: one address holds %d of 4 slots, want at most 2", wave, lent)
+		}
+		var lightTook, strongTook time.Duration
+		var lightErr, strongErr error
+		var lightReplayed, strongReplayed bool
+		var others sync.WaitGroup
+		others.Go(func() { lightTook, lightReplayed, lightErr = move(&one, light) })
+		others.Go(func() { strongTook, strongReplayed, strongErr = move(&eight, strong) })
+		others.Wait()
+		if lightErr != nil || lightReplayed {
+			t.Errorf("wave %d: the level-1 game: %v (replayed %v), want its move played", wave, lightErr, lightReplayed)
+		}
+		if strongErr != nil || strongReplayed || strongTook > 2*aiTime {
+			t.Errorf("wave %d: the other address's level-8 game: %v (replayed %v) in %v, want its move played within %v",
+				wave, strongErr, strongReplayed, strongTook, 2*aiTime)
+		}
+		t.Logf("wave %d: level 1 in %v, the other level 8 in %v", wave, lightTook, strongTook)
+		wg.Wait()
 	}
 }
