@@ -216,6 +216,9 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
 		if req.Start.ToMove == g.AI.Side {
 			m, err := s.aiMove(ctx, req.Client, &g, rec, nil, now)
+			if errors.Is(err, ErrAIBusy) {
+				return Seat{}, fmt.Errorf("%w; no game was created, send the request again", err)
+			}
 			if err != nil {
 				return Seat{}, err
 			}
@@ -507,6 +510,9 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	advance(&g, rec, res.Move)
 	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
 		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist, now)
+		if errors.Is(err, ErrAIBusy) {
+			return s.busy(ctx, req, hash, err)
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -548,6 +554,24 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	return body, false, nil
 }
 
+// busy answers a request whose AI reply found no search slot in time
+// (busy is that error). Nothing of it was written; should the game have moved
+// on all the same (another instance played the ply), the request is
+// answered as the game now says, else with busy and the ply the game is
+// still at.
+func (s *Service) busy(ctx context.Context, req MoveRequest, hash []byte, busy error) ([]byte, bool, error) {
+	g, err := s.store.Game(ctx, req.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if g.Status != Active || g.Ply != req.Ply {
+		s.cache.drop(req.ID)
+		answer, err := s.refusal(ctx, &g, req.Ply, req.Pit, hash)
+		return answer, answer != nil, err
+	}
+	return nil, false, fmt.Errorf("%w; nothing was played, game %s is still at ply %d: send the same request again", busy, req.ID, req.Ply)
+}
+
 // moveOf is the record of the move in out, played at ply.
 func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
 	return Move{Ply: ply, Side: out.Before.ToMove, Pit: out.Pit, ByAI: byAI, Legs: slices.Clone(out.Legs),
@@ -570,7 +594,7 @@ func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engin
 			return Move{}, err
 		}
 		if !ok {
-			return Move{}, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once); nothing was played, send the move again",
+			return Move{}, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once)",
 				ErrAIBusy, s.aiTime, s.aiSlots.perAddr, s.aiSlots.size)
 		}
 		defer s.aiSlots.release(client)

@@ -633,6 +633,81 @@ func TestPlayOneSearchPerPly(t *testing.T) {
 	}
 }
 
+// TestAIBusyTellsWhatWasPlayed: a move that finds no AI search slot in time
+// is answered ErrAIBusy only when nothing was played at its ply. Here a
+// second instance (another Service on the same store) plays the very same
+// request while this one waits for a slot: the waiting copy gets the
+// played one's answer, replayed, and a request for another pit gets
+// stale_ply, not ai_busy.
+func TestAIBusyTellsWhatWasPlayed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := openGameStore(t)
+	release := make(chan struct{})
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		if level == 4 { // the game that holds busy's only slot
+			<-release
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	busy := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond, AIConcurrency: 1})
+	other := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond})
+	holder, err := busy.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, _, err := busy.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
+		held <- err
+	}()
+	eventually(t, "the only slot is taken", func() bool { lent, _ := busy.AISlots(); return lent == 1 })
+	defer func() {
+		close(release)
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}()
+
+	for _, tc := range []struct {
+		name     string
+		pit      int // the waiting request's; the other instance plays pit 0
+		replayed bool
+		want     error
+	}{
+		{"the same request", 0, true, nil},
+		{"another pit", 1, false, games.ErrStalePly},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			me, err := busy.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				body     []byte
+				replayed bool
+				err      error
+			}
+			waited := make(chan answer, 1)
+			go func() {
+				var a answer
+				a.body, a.replayed, a.err = busy.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: tc.pit}, testAnswer)
+				waited <- a
+			}()
+			eventually(t, "the request waits for a slot", func() bool { _, waiting := busy.AISlots(); return waiting == 1 })
+			played, replayed, err := other.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: 0}, testAnswer)
+			if err != nil || replayed {
+				t.Fatalf("the other instance: %v (replayed %v)", err, replayed)
+			}
+			a := <-waited
+			if !errors.Is(a.err, tc.want) || a.replayed != tc.replayed || (tc.replayed && string(a.body) != string(played)) {
+				t.Fatalf("the waiting request: %q (replayed %v) %v; want replayed %v, error %v (the other instance answered %s)",
+					a.body, a.replayed, a.err, tc.replayed, tc.want, played)
+			}
+		})
+	}
+}
+
 // TestAIFairShare is the starvation of issue "Game sessions under abuse":
 // one client address plays eight level-8 games at once, in waves, two of
 // them sent eight copies of each request; meanwhile another address's
