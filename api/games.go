@@ -228,7 +228,8 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	return rawPlayAnswer{status: http.StatusCreated, body: body}, nil
 }
 
-// ResignGame ends the game for the caller's seat.
+// ResignGame ends the game for the caller's seat; the same seat resigning
+// again gets the same answer.
 func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (ResignGameResponseObject, error) {
 	g, err := s.games.Resign(ctx, req.Id, callerOf(ctx).token)
 	if err != nil {

@@ -84,6 +84,47 @@ func TestGamesHTTPOneSearchPerPly(t *testing.T) {
 	}
 }
 
+// TestGamesHTTPResignTwice: a resignation sent again by the same seat (its
+// answer lost) gets the first answer, byte for byte, also when both copies
+// race; the other seat resigning after it is told the game is over.
+func TestGamesHTTPResignTwice(t *testing.T) {
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
+	for _, racing := range []bool{false, true} {
+		game, tokens := gs.twoSeats()
+		path := "/v1/games/" + game.Id + "/resign"
+		var answers [2]answer
+		if racing {
+			var errs [2]error
+			var wg sync.WaitGroup
+			for i := range answers {
+				wg.Go(func() { answers[i], errs[i] = gs.do(http.MethodPost, path, tokens[1], nil, nil) })
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+		} else {
+			answers[0] = gs.must(http.MethodPost, path, tokens[1], nil, nil)
+			answers[1] = gs.must(http.MethodPost, path, tokens[1], nil, nil)
+		}
+		for i, a := range answers {
+			gs.expect(a, http.StatusOK, "")
+			if !bytes.Equal(a.body, answers[0].body) {
+				t.Fatalf("racing %v: resignation %d answered %s, the first %s", racing, i, a.body, answers[0].body)
+			}
+		}
+		var g Game
+		answers[0].decode(t, &g)
+		if g.Status != Finished || g.Result.MustGet() != (Result{Winner: ResultWinnerSouth, Reason: Resignation}) {
+			t.Fatalf("racing %v: %s", racing, answers[0].body)
+		}
+		gs.expect(gs.must(http.MethodPost, path, tokens[0], nil, nil), http.StatusConflict, "game_over")
+		gs.expect(gs.must(http.MethodPost, path, tokens[1], nil, nil), http.StatusOK, "")
+	}
+}
+
 // clientRecorder is the game service, noting the client address of every
 // request that may run the AI.
 type clientRecorder struct {

@@ -636,7 +636,10 @@ func aiSeed(id string, ply int) uint64 {
 	return h.Sum64()
 }
 
-// Resign ends the game for the holder of token: the other side wins.
+// Resign ends the game for the holder of token: the other side wins. The
+// same seat resigning again (a resend after a lost answer) gets the game as
+// its resignation left it, which nothing changes after; the other seat gets
+// ErrFinished.
 func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	g, err := s.store.Game(ctx, id)
 	if err != nil {
@@ -646,9 +649,6 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if err != nil {
 		return g, err
 	}
-	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
-		return g, err
-	}
 	rec, err := engine.NewGame(g.Start, g.Rules)
 	if err != nil {
 		return g, corrupt("game %s: start: %v", id, err)
@@ -656,11 +656,21 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if err := rec.Resign(side); err != nil {
 		return g, corrupt("game %s: resign: %v", id, err)
 	}
-	res, err := s.store.Resign(ctx, id, rec.Result(), s.clock())
+	result := rec.Result()
+	if g.Status == Finished && g.Result == result {
+		return g, nil // this seat has resigned already
+	}
+	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+		return g, err
+	}
+	res, err := s.store.Resign(ctx, id, result, s.clock())
 	if errors.Is(err, ErrConflict) {
 		// The game ended since it was read: say how.
 		if g, err = s.store.Game(ctx, id); err != nil {
 			return g, notFound(id, err)
+		}
+		if g.Status == Finished && g.Result == result {
+			return g, nil // by this seat's resignation, sent twice at once
 		}
 		if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
 			return g, err

@@ -111,8 +111,11 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}, testAnswer); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
+	if again, err := svc.Resign(ctx, id, north.Token); err != nil || again.Version != g.Version || again.Result != g.Result {
+		t.Fatalf("the same seat resigning again: version %d %+v %v, want the first answer's version %d", again.Version, again.Result, err, g.Version)
+	}
 	if _, err := svc.Resign(ctx, id, south.Token); !errors.Is(err, games.ErrFinished) {
-		t.Fatalf("second resignation: %v", err)
+		t.Fatalf("the other seat resigning after the resignation: %v", err)
 	}
 	if _, err := svc.Resign(ctx, id, "nope"); !errors.Is(err, games.ErrUnauthorized) {
 		t.Fatalf("resign with a bad token: %v", err)
