@@ -36,7 +36,7 @@ type GameService interface {
 	Join(ctx context.Context, id string) (games.Seat, error)
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
-	Play(ctx context.Context, id, token string, ply, pit int, encode games.Encoder) (body []byte, replayed bool, err error)
+	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
 	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, send func(games.Event, []byte) error, beat func() error) error
 }
@@ -55,7 +55,7 @@ func (noGames) Game(context.Context, string) (games.Game, error) { return games.
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames
 }
-func (noGames) Play(context.Context, string, string, int, int, games.Encoder) ([]byte, bool, error) {
+func (noGames) Play(context.Context, games.MoveRequest, games.Encoder) ([]byte, bool, error) {
 	return nil, false, errNoGames
 }
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
@@ -70,7 +70,7 @@ type callerKey struct{}
 
 type caller struct {
 	token string // the bearer token, "" when none
-	addr  string // the client's address, for rate limits
+	addr  string // the client's address, for rate limits and the AI's fair share
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -115,7 +115,7 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 		return nil, err
 	}
 	b := req.Body
-	nr := games.NewGame{Start: engine.Start(), Seat: engine.South}
+	nr := games.NewGame{Start: engine.Start(), Seat: engine.South, Client: callerOf(ctx).addr}
 	var err error
 	if nr.Rules, err = rulesFromAPI(b.Rules); err != nil {
 		return nil, err
@@ -216,7 +216,9 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	body, replayed, err := s.games.Play(ctx, req.Id, callerOf(ctx).token, req.Body.Ply, req.Body.Pit, encodePlay)
+	cl := callerOf(ctx)
+	mr := games.MoveRequest{ID: req.Id, Token: cl.token, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: cl.addr}
+	body, replayed, err := s.games.Play(ctx, mr, encodePlay)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +228,8 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	return rawPlayAnswer{status: http.StatusCreated, body: body}, nil
 }
 
-// ResignGame ends the game for the caller's seat.
+// ResignGame ends the game for the caller's seat; the same seat resigning
+// again gets the same answer.
 func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (ResignGameResponseObject, error) {
 	g, err := s.games.Resign(ctx, req.Id, callerOf(ctx).token)
 	if err != nil {

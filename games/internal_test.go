@@ -1,6 +1,8 @@
 package games
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 )
@@ -45,3 +47,74 @@ func TestGameCache(t *testing.T) {
 // TestGameServiceStaleCache: two services share one database, as two server
 // processes would. Each one's cached rows go stale when the other moves; a
 // stale row must cost a read, never a wrong answer.
+
+// TestAISlots: one address holds at most half the slots; a freed slot goes
+// to the waiter that came first among those whose address holds less than
+// that; a waiter that gives up leaves the queue.
+func TestAISlots(t *testing.T) {
+	ctx := context.Background()
+	q := newAISlots(4) // two per address
+	for _, addr := range []string{"a", "a", "b", "c"} {
+		if ok, err := q.acquire(ctx, addr, 0); !ok || err != nil {
+			t.Fatalf("%s with a free slot: %v %v", addr, ok, err)
+		}
+	}
+	granted := make(chan string, 3)
+	wait := func(name, addr string) {
+		go func() {
+			if ok, err := q.acquire(ctx, addr, time.Minute); ok && err == nil {
+				granted <- name
+			}
+		}()
+	}
+	// In order of arrival: a third move of a, a second of b, a first of d.
+	for i, w := range []struct{ name, addr string }{{"a3", "a"}, {"b2", "b"}, {"d1", "d"}} {
+		wait(w.name, w.addr)
+		for _, waiting := q.counts(); waiting != i+1; _, waiting = q.counts() {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for _, step := range []struct{ release, want string }{
+		{"c", "b2"}, // a holds its two: b2 is the first that may have a slot
+		{"b", "d1"}, // b's first is done, b2 holds one: d1 is next
+		{"a", "a3"}, // a holds one now
+	} {
+		q.release(step.release)
+		select {
+		case got := <-granted:
+			if got != step.want {
+				t.Fatalf("%s freed a slot, %s got it; want %s", step.release, got, step.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s freed a slot, and nobody got it in 10s; want %s", step.release, step.want)
+		}
+	}
+	if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
+		t.Fatalf("%d lent, %d waiting; want 4 and none", lent, waiting)
+	}
+
+	// Full: a waiter gives up at its bound, or when its context ends, and
+	// leaves the queue.
+	if ok, err := q.acquire(ctx, "e", 10*time.Millisecond); ok || err != nil {
+		t.Fatalf("past its bound: %v %v, want no slot and no error", ok, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for _, waiting := q.counts(); waiting == 0; _, waiting = q.counts() {
+			time.Sleep(time.Millisecond)
+		}
+		cancel()
+	}()
+	if ok, err := q.acquire(cctx, "e", time.Minute); ok || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v %v, want no slot and context.Canceled", ok, err)
+	}
+	if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
+		t.Fatalf("after the give-ups: %d lent, %d waiting; want 4 and none", lent, waiting)
+	}
+	for _, addr := range []string{"a", "a", "b", "d"} {
+		q.release(addr)
+	}
+	if lent, _ := q.counts(); lent != 0 || len(q.held) != 0 || q.free != 4 {
+		t.Fatalf("all given back: %d lent, held %v, %d free", lent, q.held, q.free)
+	}
+}

@@ -6,6 +6,7 @@ package games
 // its reply and hands the store one write per accepted request.
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -46,9 +47,11 @@ type Options struct {
 	// has half the time of the one above.
 	AIMoveTime time.Duration
 	// AIConcurrency bounds the AI searches running at once: each is
-	// CPU-bound, so beyond a few per core they only slow each other down. A
-	// move that waits longer than AIMoveTime for one gets ErrAIBusy, with
-	// nothing played.
+	// CPU-bound, so beyond a few per core they only slow each other down.
+	// One client address holds at most half of them (at least one); moves
+	// that wait are served in order of arrival, and one that waits longer
+	// than AIMoveTime gets ErrAIBusy, with nothing played. A level that does
+	// not search, or a position with one legal move, takes none.
 	AIConcurrency int
 	// Now is the clock. Nil: time.Now.
 	Now func() time.Time
@@ -79,7 +82,8 @@ type Service struct {
 	store    Store
 	choose   Chooser
 	aiTime   time.Duration
-	aiSlots  chan struct{}
+	aiSlots  *aiSlots
+	flights  flights // the move requests being played, by game and ply
 	now      func() time.Time
 	log      *slog.Logger
 	stopping <-chan struct{}
@@ -116,9 +120,9 @@ func NewService(st Store, o Options) *Service {
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
 	}
-	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: make(chan struct{}, o.AIConcurrency),
-		now: o.Now, log: o.Logger, stopping: o.Stopping, hub: newHub(), cache: newGameCache(gameCacheSize),
-		encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
+	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: newAISlots(o.AIConcurrency),
+		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
+		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
@@ -173,6 +177,9 @@ type NewGame struct {
 	Start   engine.Position
 	Seat    engine.Side // the creator's seat
 	AILevel int         // 0: the other seat is for a person
+	// Client is the address the request came from: the AI's search slots
+	// are shared out by it (see Options.AIConcurrency).
+	Client string
 }
 
 // Seat is a game with the token of the seat just taken: the only time the
@@ -208,7 +215,10 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		g.Status = Active
 		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
 		if req.Start.ToMove == g.AI.Side {
-			m, err := s.aiMove(ctx, &g, rec, nil, now)
+			m, err := s.aiMove(ctx, req.Client, &g, rec, nil, now)
+			if errors.Is(err, ErrAIBusy) {
+				return Seat{}, fmt.Errorf("%w; no game was created, send the request again", err)
+			}
 			if err != nil {
 				return Seat{}, err
 			}
@@ -360,18 +370,63 @@ type PlayResult struct {
 // with the move so that the same request sent again gets them back.
 type Encoder func(*PlayResult) ([]byte, error)
 
-// Play plays pit at ply for the holder of token. encode turns the result
-// into the answer's body, which is stored with the move so that the same
-// request sent again (same token, ply and pit) gets the same body back, with
-// replayed set, instead of making a second move.
-func (s *Service) Play(ctx context.Context, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
-	body, replayed, err = s.playFrom(ctx, true, id, token, ply, pit, encode)
+// MoveRequest is a request to play Pit at Ply of game ID for the holder of
+// Token.
+type MoveRequest struct {
+	ID       string
+	Token    string
+	Ply, Pit int
+	// Client is the address the request came from: the AI's search slots
+	// are shared out by it (see Options.AIConcurrency).
+	Client string
+}
+
+// Play plays the request's move. encode turns the result into the answer's
+// body, which is stored with the move so that the same request sent again
+// (same token, ply and pit) gets the same body back, with replayed set,
+// instead of making a second move.
+//
+// Requests for one game and ply are played one at a time on this instance
+// (see flight): a copy of the request being played waits for it and gets
+// its answer, replayed; any other waits for it, then is answered from the
+// game it left.
+func (s *Service) Play(ctx context.Context, req MoveRequest, encode Encoder) (body []byte, replayed bool, err error) {
+	hash := tokenHash(req.Token)
+	key := flightKey{id: req.ID, ply: req.Ply}
+	for {
+		f, lead := s.flights.join(key, hash, req.Pit)
+		if lead {
+			return s.lead(ctx, key, f, req, hash, encode)
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, false, ctx.Err()
+		}
+		if f.stands && f.pit == req.Pit && bytes.Equal(f.hash, hash) {
+			return f.body, f.body != nil, f.err
+		}
+		// Another request, or one that got no answer: this one is played
+		// (or refused) on its own, on the game as that one left it.
+	}
+}
+
+// lead plays req as the flight f, and lands f with the answer whatever
+// happens, so that its waiters never wait for nothing.
+func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
+	defer func() {
+		// Neither body nor error (a panic), or an error after the client
+		// went away: not an answer a copy of the request should get.
+		stands := (body != nil || err != nil) && (err == nil || ctx.Err() == nil)
+		s.flights.land(key, f, body, err, stands)
+	}()
+	body, replayed, err = s.playFrom(ctx, true, req, hash, encode)
 	if errors.Is(err, errCachedRefusal) {
 		// Refused on the strength of a cached row: the database decides
 		// which refusal the request gets (its ply may be stale).
-		body, replayed, err = s.playFrom(ctx, false, id, token, ply, pit, encode)
+		body, replayed, err = s.playFrom(ctx, false, req, hash, encode)
 	}
-	return body, replayed, notFound(id, err)
+	return body, replayed, notFound(req.ID, err)
 }
 
 // errCachedRefusal marks a refusal that was decided from a cached row.
@@ -413,7 +468,8 @@ func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byt
 	return nil, nil
 }
 
-func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string, ply, pit int, encode Encoder) (body []byte, replayed bool, err error) {
+func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
+	id, ply, pit := req.ID, req.Ply, req.Pit
 	var g Game
 	cached := false
 	if useCache {
@@ -427,11 +483,10 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 			return nil, false, err
 		}
 	}
-	side, err := seatOf(&g, token)
+	side, err := seatOf(&g, req.Token)
 	if err != nil {
 		return nil, false, err // tokens never change: the cache is as good as the database
 	}
-	hash := tokenHash(token)
 	if g.Status != Active || g.Ply != ply {
 		answer, err := s.refusal(ctx, &g, ply, pit, hash)
 		if answer != nil || err != nil {
@@ -454,7 +509,10 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 	hist = append(hist, g.Position)
 	advance(&g, rec, res.Move)
 	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
-		reply, err := s.aiMove(ctx, &g, rec, hist, now)
+		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist, now)
+		if errors.Is(err, ErrAIBusy) {
+			return s.busy(ctx, req, hash, err)
+		}
 		if err != nil {
 			return nil, false, err
 		}
@@ -496,6 +554,24 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, id, token string,
 	return body, false, nil
 }
 
+// busy answers a request whose AI reply found no search slot in time
+// (busy is that error). Nothing of it was written; should the game have moved
+// on all the same (another instance played the ply), the request is
+// answered as the game now says, else with busy and the ply the game is
+// still at.
+func (s *Service) busy(ctx context.Context, req MoveRequest, hash []byte, busy error) ([]byte, bool, error) {
+	g, err := s.store.Game(ctx, req.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if g.Status != Active || g.Ply != req.Ply {
+		s.cache.drop(req.ID)
+		answer, err := s.refusal(ctx, &g, req.Ply, req.Pit, hash)
+		return answer, answer != nil, err
+	}
+	return nil, false, fmt.Errorf("%w; nothing was played, game %s is still at ply %d: send the same request again", busy, req.ID, req.Ply)
+}
+
 // moveOf is the record of the move in out, played at ply.
 func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
 	return Move{Ply: ply, Side: out.Before.ToMove, Pit: out.Pit, ByAI: byAI, Legs: slices.Clone(out.Legs),
@@ -507,25 +583,25 @@ func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
 // time still answers with the best move it found; should it ever answer with a
 // move the rules refuse, the first legal move is played instead, so a game
 // never stalls on the AI.
-func (s *Service) aiMove(ctx context.Context, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
+func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
 	level := g.AI.Level
-	// Wait for a search slot at most as long as the strongest level may
-	// search: past that the client is better told to come back.
-	wait := time.NewTimer(s.aiTime)
-	select {
-	case s.aiSlots <- struct{}{}:
-		wait.Stop()
-	case <-wait.C:
-		return Move{}, fmt.Errorf("%w: %d searches running; nothing was played, send the move again", ErrAIBusy, cap(s.aiSlots))
-	case <-ctx.Done():
-		wait.Stop()
-		return Move{}, ctx.Err()
+	legal := g.Position.LegalMoves(g.Rules)
+	if searches(level) && legal.Len() > 1 {
+		// Wait for a search slot at most as long as the strongest level may
+		// search: past that the client is better told to come back.
+		ok, err := s.aiSlots.acquire(ctx, client, s.aiTime)
+		if err != nil {
+			return Move{}, err
+		}
+		if !ok {
+			return Move{}, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once)",
+				ErrAIBusy, s.aiTime, s.aiSlots.perAddr, s.aiSlots.size)
+		}
+		defer s.aiSlots.release(client)
 	}
-	defer func() { <-s.aiSlots }()
 	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
 	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
 	cancel()
-	legal := g.Position.LegalMoves(g.Rules)
 	if !legal.Has(pit) {
 		if ctx.Err() != nil {
 			return Move{}, ctx.Err()
@@ -541,6 +617,15 @@ func (s *Service) aiMove(ctx context.Context, g *Game, rec *engine.Game, hist []
 	return moveOf(&out, g.Ply, at, true), nil
 }
 
+// searches reports whether the AI searches at level. One that does not
+// (a random move, the largest capture) costs next to nothing and needs no
+// search slot, as a position with a single legal move does not: search.Pool
+// lends neither a searcher.
+func searches(level int) bool {
+	lv, err := search.LevelOf(level)
+	return err != nil || lv.Depth > 0
+}
+
 // aiSeed makes the AI's choices reproducible per game and ply.
 func aiSeed(id string, ply int) uint64 {
 	h := fnv.New64a()
@@ -551,7 +636,10 @@ func aiSeed(id string, ply int) uint64 {
 	return h.Sum64()
 }
 
-// Resign ends the game for the holder of token: the other side wins.
+// Resign ends the game for the holder of token: the other side wins. The
+// same seat resigning again (a resend after a lost answer) gets the game as
+// its resignation left it, which nothing changes after; the other seat gets
+// ErrFinished.
 func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	g, err := s.store.Game(ctx, id)
 	if err != nil {
@@ -561,9 +649,6 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if err != nil {
 		return g, err
 	}
-	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
-		return g, err
-	}
 	rec, err := engine.NewGame(g.Start, g.Rules)
 	if err != nil {
 		return g, corrupt("game %s: start: %v", id, err)
@@ -571,11 +656,21 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if err := rec.Resign(side); err != nil {
 		return g, corrupt("game %s: resign: %v", id, err)
 	}
-	res, err := s.store.Resign(ctx, id, rec.Result(), s.clock())
+	result := rec.Result()
+	if g.Status == Finished && g.Result == result {
+		return g, nil // this seat has resigned already
+	}
+	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+		return g, err
+	}
+	res, err := s.store.Resign(ctx, id, result, s.clock())
 	if errors.Is(err, ErrConflict) {
 		// The game ended since it was read: say how.
 		if g, err = s.store.Game(ctx, id); err != nil {
 			return g, notFound(id, err)
+		}
+		if g.Status == Finished && g.Result == result {
+			return g, nil // by this seat's resignation, sent twice at once
 		}
 		if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
 			return g, err

@@ -49,7 +49,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		t.Fatalf("created %+v", south)
 	}
 	id := south.Game.ID
-	if _, _, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrNotStarted) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrNotStarted) {
 		t.Fatalf("move before the join: %v, want ErrNotStarted", err)
 	}
 	north, err := svc.Join(ctx, id)
@@ -79,7 +79,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := svc.Play(ctx, id, tc.token, tc.ply, tc.pit, testAnswer)
+			_, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tc.token, Ply: tc.ply, Pit: tc.pit}, testAnswer)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%v, want %v", err, tc.want)
 			}
@@ -90,29 +90,32 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		})
 	}
 
-	body, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	body, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
 	if err != nil || replayed {
 		t.Fatalf("first move: %v (replayed %v)", err, replayed)
 	}
-	again, replayed, err := svc.Play(ctx, id, south.Token, 0, 0, testAnswer)
+	again, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
 	if err != nil || !replayed || string(again) != string(body) {
 		t.Fatalf("retry: %s %v %v, want the stored %s", again, replayed, err, body)
 	}
-	if _, _, err := svc.Play(ctx, id, south.Token, 0, 1, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 1}, testAnswer); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("other pit at the old ply: %v, want stale", err)
 	}
-	if _, _, err := svc.Play(ctx, id, south.Token, 1, 1, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 1, Pit: 1}, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
 		t.Fatalf("South at North's turn: %v", err)
 	}
 	g, err := svc.Resign(ctx, id, north.Token)
 	if err != nil || g.Result != (engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}) {
 		t.Fatalf("resign: %+v %v", g.Result, err)
 	}
-	if _, _, err := svc.Play(ctx, id, north.Token, 1, 7, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}, testAnswer); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
+	if again, err := svc.Resign(ctx, id, north.Token); err != nil || again.Version != g.Version || again.Result != g.Result {
+		t.Fatalf("the same seat resigning again: version %d %+v %v, want the first answer's version %d", again.Version, again.Result, err, g.Version)
+	}
 	if _, err := svc.Resign(ctx, id, south.Token); !errors.Is(err, games.ErrFinished) {
-		t.Fatalf("second resignation: %v", err)
+		t.Fatalf("the other seat resigning after the resignation: %v", err)
 	}
 	if _, err := svc.Resign(ctx, id, "nope"); !errors.Is(err, games.ErrUnauthorized) {
 		t.Fatalf("resign with a bad token: %v", err)
@@ -153,7 +156,7 @@ func TestGameServiceAI(t *testing.T) {
 	// the AI's reply in the same answer.
 	for g.Status == games.Active {
 		legal := g.Position.LegalMoves(g.Rules)
-		body, _, err := svc.Play(ctx, g.ID, me.Token, g.Ply, legal.Next(), testAnswer)
+		body, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: me.Token, Ply: g.Ply, Pit: legal.Next()}, testAnswer)
 		if err != nil {
 			t.Fatalf("ply %d: %v", g.Ply, err)
 		}
@@ -207,7 +210,7 @@ func TestGameServiceRepetition(t *testing.T) {
 		if g.Status != games.Active {
 			t.Fatalf("game over at ply %d of %d: %+v", i, len(line), g.Result)
 		}
-		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, pit, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}, testAnswer); err != nil {
 			t.Fatalf("ply %d: %v", i, err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -218,7 +221,7 @@ func TestGameServiceRepetition(t *testing.T) {
 	if g.Status != games.Finished || g.Result != want || g.Position != engine.MustParse("s-000000-000000-23-25") {
 		t.Fatalf("after the line: %s %+v at %s, want finished by repetition", g.Status, g.Result, g.Position)
 	}
-	if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, 0, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: 0}, testAnswer); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after the end: %v, want ErrFinished", err)
 	}
 }
@@ -253,7 +256,7 @@ func TestGameServiceFollow(t *testing.T) {
 	g := b.Game
 	for range 4 {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, id, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, id); err != nil {
@@ -322,21 +325,21 @@ func TestGameServiceStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := s.Game.ID
-	if _, _, err := a.Play(ctx, id, s.Token, 0, 0, testAnswer); err != nil { // a caches ply 1
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 0, Pit: 0}, testAnswer); err != nil { // a caches ply 1
 		t.Fatal(err)
 	}
-	if _, _, err := b.Play(ctx, id, n.Token, 1, 7, testAnswer); err != nil { // the game moves on behind a's back
+	if _, _, err := b.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 7}, testAnswer); err != nil { // the game moves on behind a's back
 		t.Fatal(err)
 	}
 	// a's row says ply 1, North to move: a request at ply 1 looks fine to it,
 	// and the write must refuse it.
-	if _, _, err := a.Play(ctx, id, n.Token, 1, 8, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 8}, testAnswer); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("stale request through a stale cache: %v, want stale_ply", err)
 	}
 	// A request at the real ply goes through a, whose row is behind.
 	g, _ := st.Game(ctx, id)
 	legal := g.Position.LegalMoves(g.Rules)
-	if _, _, err := a.Play(ctx, id, s.Token, 2, legal.Next(), testAnswer); err != nil {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 2, Pit: legal.Next()}, testAnswer); err != nil {
 		t.Fatalf("current request through a stale cache: %v", err)
 	}
 	ms, err := a.Moves(ctx, id, 0, 10)
@@ -346,8 +349,9 @@ func TestGameServiceStaleCache(t *testing.T) {
 }
 
 // TestAIBusy: with one AI search slot taken for longer than an AI move may
-// wait, the next move against the AI is refused with ErrAIBusy and nothing is
-// played; once the slot is free the same request is played.
+// wait, the next move against the AI is refused with ErrAIBusy, nothing is
+// played and the move no longer waits; once the slot is free the same
+// request is played.
 func TestAIBusy(t *testing.T) {
 	ctx := context.Background()
 	release := make(chan struct{})
@@ -370,21 +374,24 @@ func TestAIBusy(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := svc.Play(ctx, holder.Game.ID, holder.Token, 0, 0, testAnswer)
+		_, _, err := svc.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
 		held <- err
 	}()
 	<-entered
-	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); !errors.Is(err, games.ErrAIBusy) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrAIBusy) {
 		t.Fatalf("move while the only AI slot is taken: %v, want ErrAIBusy", err)
 	}
 	if g, err := svc.Game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
 		t.Fatalf("refused move changed the game: ply %d, %v", g.Ply, err)
 	}
+	if lent, waiting := svc.AISlots(); lent != 1 || waiting != 0 {
+		t.Fatalf("after giving up: %d slots lent, %d moves waiting; want 1 and none (the refused move left the queue)", lent, waiting)
+	}
 	close(release)
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, other.Game.ID, other.Token, 0, 0, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); err != nil {
 		t.Fatalf("the same move once the slot is free: %v", err)
 	}
 }
@@ -404,7 +411,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, a.Game.ID, a.Token, 0, 2, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: a.Game.ID, Token: a.Token, Ply: 0, Pit: 2}, testAnswer); err != nil {
 		t.Fatal(err)
 	}
 	// Rewrite the record behind the service's back: North's pit 8 as the
@@ -417,7 +424,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err := st.CreateGame(ctx, g, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = svc.Play(ctx, "corrupt", b.Token, 1, 7, testAnswer)
+	_, _, err = svc.Play(ctx, games.MoveRequest{ID: "corrupt", Token: b.Token, Ply: 1, Pit: 7}, testAnswer)
 	for _, tc := range []struct {
 		name   string
 		target error
@@ -494,7 +501,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	g := b.Game
 	for range moves {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -516,5 +523,282 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	}
 	if n := encoded.Load() - encodedBefore; n != moves {
 		t.Errorf("%d events encoded for %d moves, want one each", n, moves)
+	}
+}
+
+// eventually waits until cond holds, and fails the test when it does not
+// within ten seconds.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not so after 10s: %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// firstLegal is the lowest legal pit of the side to move in g.
+func firstLegal(g *games.Game) int {
+	legal := g.Position.LegalMoves(g.Rules)
+	return legal.Next()
+}
+
+// TestPlayOneSearchPerPly: 20 copies of a move request against the level-8
+// AI, sent at once, run one search. The AI holds its search until the 19
+// other copies wait for it, so none could have gone its own way: one copy
+// is played and 19 get its very bytes, replayed. Requests for another pit at
+// that ply, arriving meanwhile, wait too and are told the ply is stale,
+// without a search of their own.
+func TestPlayOneSearchPerPly(t *testing.T) {
+	const copies, others = 20, 5
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var (
+		svc      *games.Service
+		id       string
+		searches atomic.Int64
+	)
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		searches.Add(1)
+		// Should the copies not be held here, the count of searches fails
+		// the test when the move's time is up; it does not hang.
+		for svc.Waiting(id, 0) < copies-1+others && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc = games.NewService(openGameStore(t), games.Options{Choose: choose, AIMoveTime: 10 * time.Second})
+	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = me.Game.ID
+	req := games.MoveRequest{ID: id, Token: me.Token, Ply: 0, Pit: 2}
+	type answer struct {
+		body     []byte
+		replayed bool
+		err      error
+	}
+	answers := make([]answer, copies+others)
+	var wg sync.WaitGroup
+	for i := range copies {
+		wg.Go(func() {
+			a := &answers[i]
+			a.body, a.replayed, a.err = svc.Play(ctx, req, testAnswer)
+		})
+	}
+	eventually(t, "the first copy searches, the rest wait for it", func() bool { return svc.Waiting(id, 0) == copies-1 })
+	other := req
+	other.Pit = 3
+	for i := copies; i < copies+others; i++ {
+		wg.Go(func() {
+			a := &answers[i]
+			a.body, a.replayed, a.err = svc.Play(ctx, other, testAnswer)
+		})
+	}
+	wg.Wait()
+
+	if n := searches.Load(); n != 1 {
+		t.Errorf("%d AI searches for ply 0, want 1", n)
+	}
+	var played []byte
+	replays := 0
+	for i, a := range answers[:copies] {
+		switch {
+		case a.err != nil:
+			t.Fatalf("copy %d: %v", i, a.err)
+		case !a.replayed && played != nil:
+			t.Fatalf("copy %d was played too", i)
+		case !a.replayed:
+			played = a.body
+		default:
+			replays++
+		}
+	}
+	if played == nil || replays != copies-1 {
+		t.Fatalf("%d copies replayed and played %q, want one played and %d replayed", replays, played, copies-1)
+	}
+	for i, a := range answers[:copies] {
+		if string(a.body) != string(played) {
+			t.Fatalf("copy %d answered %s, the played one %s", i, a.body, played)
+		}
+	}
+	for i, a := range answers[copies:] {
+		var stale *games.StalePlyError
+		if !errors.As(a.err, &stale) || stale.Current != 2 || a.body != nil {
+			t.Fatalf("pit 3 at ply 0, request %d: %q %v; want stale_ply at ply 2", i, a.body, a.err)
+		}
+	}
+	if g, err := svc.Game(ctx, id); err != nil || g.Ply != 2 || string(g.History) != "\x02\x0b" {
+		t.Fatalf("game at ply %d with history %v (%v), want pit 2 and the AI's 11", g.Ply, g.History, err)
+	}
+}
+
+// TestAIBusyTellsWhatWasPlayed: a move that finds no AI search slot in time
+// is answered ErrAIBusy only when nothing was played at its ply. Here a
+// second instance (another Service on the same store) plays the very same
+// request while this one waits for a slot: the waiting copy gets the
+// played one's answer, replayed, and a request for another pit gets
+// stale_ply, not ai_busy.
+func TestAIBusyTellsWhatWasPlayed(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := openGameStore(t)
+	release := make(chan struct{})
+	choose := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		if level == 4 { // the game that holds busy's only slot
+			<-release
+		}
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	busy := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond, AIConcurrency: 1})
+	other := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond})
+	holder, err := busy.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan error, 1)
+	go func() {
+		_, _, err := busy.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
+		held <- err
+	}()
+	eventually(t, "the only slot is taken", func() bool { lent, _ := busy.AISlots(); return lent == 1 })
+	defer func() {
+		close(release)
+		if err := <-held; err != nil {
+			t.Error(err)
+		}
+	}()
+
+	for _, tc := range []struct {
+		name     string
+		pit      int // the waiting request's; the other instance plays pit 0
+		replayed bool
+		want     error
+	}{
+		{"the same request", 0, true, nil},
+		{"another pit", 1, false, games.ErrStalePly},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			me, err := busy.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				body     []byte
+				replayed bool
+				err      error
+			}
+			waited := make(chan answer, 1)
+			go func() {
+				var a answer
+				a.body, a.replayed, a.err = busy.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: tc.pit}, testAnswer)
+				waited <- a
+			}()
+			eventually(t, "the request waits for a slot", func() bool { _, waiting := busy.AISlots(); return waiting == 1 })
+			played, replayed, err := other.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: 0}, testAnswer)
+			if err != nil || replayed {
+				t.Fatalf("the other instance: %v (replayed %v)", err, replayed)
+			}
+			a := <-waited
+			if !errors.Is(a.err, tc.want) || a.replayed != tc.replayed || (tc.replayed && string(a.body) != string(played)) {
+				t.Fatalf("the waiting request: %q (replayed %v) %v; want replayed %v, error %v (the other instance answered %s)",
+					a.body, a.replayed, a.err, tc.replayed, tc.want, played)
+			}
+		})
+	}
+}
+
+// TestAIFairShare is the starvation of issue "Game sessions under abuse":
+// one client address plays eight level-8 games at once, in waves, two of
+// them sent eight copies of each request; meanwhile another address's
+// level-1 game is played every time (a level that does not search takes no
+// slot), and a third address's level-8 game gets its move within twice the
+// AI's time bound (one address holds at most half the slots, and the other
+// address's move is not queued behind its waiting ones). The AI sleeps out
+// its time, so the test is about order and fairness, not the machine's
+// speed: of the bound of 2 x 100 ms, the search takes 100 and the rest is
+// slack for the request itself, ample under -race on two shared cores.
+func TestAIFairShare(t *testing.T) {
+	const (
+		aiTime = 100 * time.Millisecond
+		waves  = 4
+		heavy  = "192.0.2.1"
+		light  = "198.51.100.2"
+		strong = "203.0.113.3"
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sleepy := func(ctx context.Context, p engine.Position, r engine.Rules, hist []engine.Position, level int, seed uint64) (int, error) {
+		<-ctx.Done() // think for the whole of the level's time
+		return lastLegal(ctx, p, r, hist, level, seed)
+	}
+	svc := games.NewService(openGameStore(t), games.Options{Choose: sleepy, AIMoveTime: aiTime, AIConcurrency: 4})
+	create := func(level int, client string) games.Seat {
+		t.Helper()
+		s, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: level, Client: client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	var many []games.Seat
+	for range 8 {
+		many = append(many, create(8, heavy))
+	}
+	one, eight := create(1, light), create(8, strong)
+	// move plays at the game's current ply and says how long it took.
+	move := func(s *games.Seat, client string) (time.Duration, bool, error) {
+		g, err := svc.Game(ctx, s.Game.ID)
+		if err != nil {
+			return 0, false, err
+		}
+		start := time.Now()
+		_, replayed, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: s.Token, Ply: g.Ply, Pit: firstLegal(&g), Client: client}, testAnswer)
+		return time.Since(start), replayed, err
+	}
+	for wave := range waves {
+		var wg sync.WaitGroup
+		for i := range many {
+			g, err := svc.Game(ctx, many[i].Game.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := games.MoveRequest{ID: g.ID, Token: many[i].Token, Ply: g.Ply, Pit: firstLegal(&g), Client: heavy}
+			copies := 1
+			if i < 2 {
+				copies = 8
+			}
+			for range copies {
+				wg.Go(func() { _, _, _ = svc.Play(ctx, req, testAnswer) }) // ai_busy for most: not this test's business
+			}
+		}
+		// Once the busy address holds its share and queues the rest, the
+		// others come.
+		eventually(t, "the busy address holds slots and has moves waiting", func() bool {
+			lent, waiting := svc.AISlots()
+			return lent >= 2 && waiting > 0
+		})
+		if lent, _ := svc.AISlots(); lent > 2 {
+			t.Fatalf("wave %d: one address holds %d of 4 slots, want at most 2", wave, lent)
+		}
+		var lightTook, strongTook time.Duration
+		var lightErr, strongErr error
+		var lightReplayed, strongReplayed bool
+		var others sync.WaitGroup
+		others.Go(func() { lightTook, lightReplayed, lightErr = move(&one, light) })
+		others.Go(func() { strongTook, strongReplayed, strongErr = move(&eight, strong) })
+		others.Wait()
+		if lightErr != nil || lightReplayed {
+			t.Errorf("wave %d: the level-1 game: %v (replayed %v), want its move played", wave, lightErr, lightReplayed)
+		}
+		if strongErr != nil || strongReplayed || strongTook > 2*aiTime {
+			t.Errorf("wave %d: the other address's level-8 game: %v (replayed %v) in %v, want its move played within %v",
+				wave, strongErr, strongReplayed, strongTook, 2*aiTime)
+		}
+		t.Logf("wave %d: level 1 in %v, the other level 8 in %v", wave, lightTook, strongTook)
+		wg.Wait()
 	}
 }
