@@ -34,6 +34,23 @@ func newRequestID() string {
 	return hex.EncodeToString(b[:])
 }
 
+// A client's X-Request-ID is kept when it is at most maxRequestIDLen of
+// requestIDChars: enough for any ID scheme in use (UUIDs, trace ids), and
+// nothing a log line or an answer should not carry.
+const (
+	maxRequestIDLen = 64
+	requestIDChars  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+)
+
+// replaceBadRequestID is the RequestID middleware's handler of the ID it
+// chose: a client's ID that is too long or has other characters is replaced
+// by a new one before anything logs or echoes it.
+func replaceBadRequestID(c echo.Context, id string) {
+	if len(id) > maxRequestIDLen || strings.TrimLeft(id, requestIDChars) != "" {
+		c.Response().Header().Set(echo.HeaderXRequestID, newRequestID())
+	}
+}
+
 // problems answers every error returned below it as problem+json, so the
 // logging and metrics middleware above see the status the client got.
 func (s *Server) problems(next echo.HandlerFunc) echo.HandlerFunc {

@@ -218,7 +218,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	e.Use(
-		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID, RequestIDHandler: replaceBadRequestID}),
 		metricsMW,      // sees the final status, the problems included
 		s.logRequests,  // likewise
 		s.problems,     // every error below becomes a problem+json answer
