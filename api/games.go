@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -79,14 +78,7 @@ type caller struct {
 func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
-		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization))}
-		if s.opts.TrustProxyHeaders {
-			cl.addr = c.RealIP()
-		} else if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-			cl.addr = host
-		} else {
-			cl.addr = r.RemoteAddr
-		}
+		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), addr: c.RealIP()}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}

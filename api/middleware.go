@@ -103,6 +103,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
 			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
 			slog.String("remote", req.RemoteAddr),
+			slog.String("client", c.RealIP()), // the address limits count, behind trusted proxies too
 		)
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -69,10 +70,14 @@ type Options struct {
 	// Retry-After. Zero: no limit.
 	GameCreateRate  int
 	GameCreateBurst int
-	// TrustProxyHeaders takes the client address for rate limits from
-	// X-Forwarded-For or X-Real-IP. Set it only behind a proxy that sets
-	// them: otherwise any client could claim any address.
-	TrustProxyHeaders bool
+	// TrustedProxies are the address ranges of the reverse proxies in front
+	// of the server. A request that comes from one of them is counted, in
+	// the per-client limits and the log, for the rightmost address of its
+	// X-Forwarded-For that is not in these ranges: each proxy appends the
+	// address it got the request from, so that is the last one a trusted
+	// hop vouches for, and anything left of it is the client's to write.
+	// Empty: the connection's address, whatever the headers say.
+	TrustedProxies []*net.IPNet
 	// EventHeartbeat is how often an idle event stream gets a comment line.
 	// Zero: DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
@@ -209,6 +214,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.JSONSerializer = jsonSerializer{}
+	e.IPExtractor = clientAddress(s.opts.TrustedProxies)
 	// Errors that escape the middleware below (none should) still become
 	// problems.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }
@@ -249,6 +255,21 @@ func (s *Server) echo() (*echo.Echo, error) {
 		e.GET(path, client)
 	}
 	return e, nil
+}
+
+// clientAddress is how c.RealIP() finds the client: the connection's
+// address, or behind trusted proxies echo's reading of X-Forwarded-For,
+// trusting those ranges only (echo would trust every private, loopback and
+// link-local address by default).
+func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, r := range proxies {
+		trust = append(trust, echo.TrustIPRange(r))
+	}
+	return echo.ExtractIPFromXFFHeader(trust...)
 }
 
 // Headers browsers may send and read across origins. Add here any header a

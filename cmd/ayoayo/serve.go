@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -45,7 +46,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
-	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
+	trustedProxies := fs.String("trusted-proxies", m.env("AYOAYO_TRUSTED_PROXIES", ""), "comma-separated address `ranges` (CIDR, or single addresses) of the reverse proxies in front of the server; a request from one of them counts for the rightmost X-Forwarded-For address outside them; empty: the connection's address (env AYOAYO_TRUSTED_PROXIES)")
+	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "refused: use --trusted-proxies (env AYOAYO_TRUST_PROXY=true, refused too)")
 	maxStreams := fs.Int("max-streams", env.int("AYOAYO_MAX_STREAMS", api.DefaultMaxStreams), "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
 	maxStreamsClient := fs.Int("max-streams-per-client", env.int("AYOAYO_MAX_STREAMS_PER_CLIENT", api.DefaultMaxStreamsPerClient), "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
 	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
@@ -74,6 +76,13 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 || *poll <= 0 {
 		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
+	}
+	if *trustProxy {
+		return fmt.Errorf("%w: --trust-proxy (AYOAYO_TRUST_PROXY) is no more: it let every client choose its own address; name the proxies in front of the server with --trusted-proxies CIDR,... (AYOAYO_TRUSTED_PROXIES)", errUsage)
+	}
+	proxies, err := parseRanges(*trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
 	}
 	// Every line names the instance, so the logs of several instances
 	// behind one balancer can be told apart.
@@ -114,7 +123,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Games:               gameService,
 		GameCreateRate:      *createRate,
 		GameCreateBurst:     *createBurst,
-		TrustProxyHeaders:   *trustProxy,
+		TrustedProxies:      proxies,
 		EventHeartbeat:      *heartbeat,
 		MaxStreams:          *maxStreams,
 		MaxStreamsPerClient: *maxStreamsClient,
@@ -193,6 +202,27 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseRanges reads a comma-separated list of address ranges in CIDR
+// notation; a single address is the range of just that address.
+func parseRanges(list string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, s := range splitList(list) {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is neither an address range such as 10.0.0.0/8 nor an address", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p = p.Masked(); !p.IsValid() {
+			return nil, fmt.Errorf("%q is not an address range", s)
+		}
+		out = append(out, &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())})
+	}
+	return out, nil
 }
 
 // envDefaults reads typed flag defaults from the environment, collecting

@@ -97,6 +97,10 @@ func TestServeUsageErrors(t *testing.T) {
 		{"negative limit", nil, []string{"--body-limit", "-1"}, "negative", 2},
 		{"stray argument", nil, []string{"extra"}, "unexpected argument", 2},
 		{"unknown flag", nil, []string{"--port", "80"}, "flag provided but not defined", 2},
+		{"trust-proxy is refused", nil, []string{"--trust-proxy"}, "--trusted-proxies CIDR", 2},
+		{"AYOAYO_TRUST_PROXY is refused", map[string]string{"AYOAYO_TRUST_PROXY": "true"}, nil, "--trusted-proxies CIDR", 2},
+		{"a range that does not parse", nil, []string{"--trusted-proxies", "10.0.0.0/8,10.0.0.0/33"}, `"10.0.0.0/33" is neither`, 2},
+		{"a proxy named, not numbered", map[string]string{"AYOAYO_TRUSTED_PROXIES": "proxy.local"}, nil, `"proxy.local" is neither`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
