@@ -70,6 +70,7 @@ type callerKey struct{}
 type caller struct {
 	token string // the bearer token, "" when none
 	addr  string // the client's address, for rate limits
+	head  bool   // a HEAD request: the status and headers are the whole answer
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -78,7 +79,7 @@ type caller struct {
 func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
-		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), addr: c.RealIP()}
+		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), addr: c.RealIP(), head: r.Method == http.MethodHead}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -247,7 +248,7 @@ func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsReque
 	if err != nil {
 		return nil, err
 	}
-	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release}, nil
+	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release, head: callerOf(ctx).head}, nil
 }
 
 // EncodeEvent is the Server-Sent Events frame of a game event, which the
@@ -276,6 +277,10 @@ type gameStream struct {
 	ctx     context.Context
 	id      string
 	last    int
+	// head: a HEAD request gets the stream's headers and no stream, which
+	// would never end (net/http drops what is written to it, so no write
+	// would ever fail).
+	head bool
 }
 
 func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
@@ -286,6 +291,9 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to hold events back
 	w.WriteHeader(http.StatusOK)
+	if gs.head {
+		return nil
+	}
 
 	// Each write gets its own deadline instead of the server's write timeout,
 	// which counts from the start of the response and would cut every stream.

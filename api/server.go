@@ -247,14 +247,26 @@ func (s *Server) echo() (*echo.Echo, error) {
 	for id, v := range validate {
 		perOp[id] = []echo.MiddlewareFunc{requireJSON, v}
 	}
-	RegisterHandlersWithOptions(e, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	RegisterHandlersWithOptions(getAndHead{e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
 	for _, path := range web.Routes {
-		e.GET(path, client)
+		getAndHead{e}.GET(path, client)
 	}
 	return e, nil
+}
+
+// getAndHead registers every GET route for HEAD too (RFC 9110 9.3.2), with
+// the same handler and middleware, the GET operation's validator included:
+// the answer has the status and headers of the GET, and net/http sends no
+// body to a HEAD request, whatever the handler writes. The document
+// declares no HEAD operations; each GET operation stands for its HEAD.
+type getAndHead struct{ *echo.Echo }
+
+func (r getAndHead) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.Echo.HEAD(path, h, m...)
+	return r.Echo.GET(path, h, m...)
 }
 
 // clientAddress is how c.RealIP() finds the client: the connection's
