@@ -65,11 +65,19 @@ type Options struct {
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
 	Games GameService
-	// GameCreateRate is how many games one client address may create per
-	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
-	// Retry-After. Zero: no limit.
+	// GameCreateRate, JoinRate, MoveRate and StreamRate are how many game
+	// creations, joins, moves and event-stream opens one client address may
+	// send per minute, in bursts of up to the matching Burst; beyond, 429
+	// rate_limited with Retry-After. Every request of the operation counts,
+	// refused ones included. Zero: no limit.
 	GameCreateRate  int
 	GameCreateBurst int
+	JoinRate        int
+	JoinBurst       int
+	MoveRate        int
+	MoveBurst       int
+	StreamRate      int
+	StreamBurst     int
 	// TrustedProxies are the address ranges of the reverse proxies in front
 	// of the server. A request that comes from one of them is counted, in
 	// the per-client limits and the log, for the rightmost address of its
@@ -158,10 +166,10 @@ type Server struct {
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
 
-	games       GameService
-	feed        PuzzleFeed
-	createLimit *rateLimiter // of game creations, per client address
-	streams     *streamSlots // of open event streams
+	games   GameService
+	feed    PuzzleFeed
+	limits  map[string]*rateLimiter // per client address, by operation id
+	streams *streamSlots            // of open event streams
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -182,15 +190,20 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
 	s := &Server{
-		opts:        opts,
-		log:         opts.Logger,
-		spec:        spec,
-		analyze:     search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
-		analyses:    make(chan struct{}, opts.AnalyzeConcurrency),
-		games:       opts.Games,
-		feed:        opts.Puzzles,
-		createLimit: newRateLimiter(opts.GameCreateRate, opts.GameCreateBurst, nil),
-		streams:     newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		opts:     opts,
+		log:      opts.Logger,
+		spec:     spec,
+		analyze:  search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
+		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		games:    opts.Games,
+		feed:     opts.Puzzles,
+		limits: map[string]*rateLimiter{
+			"CreateGame":       newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
+			"JoinGame":         newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
+			"PlayGameMove":     newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
+			"FollowGameEvents": newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
+		},
+		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err
@@ -245,7 +258,11 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	perOp := map[string][]echo.MiddlewareFunc{}
 	for id, v := range validate {
-		perOp[id] = []echo.MiddlewareFunc{requireJSON, v}
+		var mw []echo.MiddlewareFunc
+		if l := s.limits[id]; l != nil {
+			mw = append(mw, limitRate(l))
+		}
+		perOp[id] = append(mw, requireJSON, v)
 	}
 	RegisterHandlersWithOptions(getAndHead{e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
