@@ -69,7 +69,7 @@ type callerKey struct{}
 
 type caller struct {
 	token string // the bearer token, "" when none
-	addr  string // the client's address, for rate limits
+	addr  string // the client's address (c.RealIP()), for the per-client stream limit
 	head  bool   // a HEAD request: the status and headers are the whole answer
 }
 
