@@ -224,9 +224,9 @@ func writeProblem(c echo.Context, err error, log *slog.Logger) {
 	}
 	gameProblemHeaders(err, h)
 	c.Response().WriteHeader(row.Status)
-	if c.Request().Method != http.MethodHead {
-		_, _ = c.Response().Write(body)
-	}
+	// Written to a HEAD request too: net/http drops the body and keeps its
+	// Content-Length, so the headers are those of the GET.
+	_, _ = c.Response().Write(body)
 }
 
 // ProblemInfo describes one problem code, for documentation.

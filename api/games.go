@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -70,7 +69,8 @@ type callerKey struct{}
 
 type caller struct {
 	token string // the bearer token, "" when none
-	addr  string // the client's address, for rate limits and the AI's fair share
+	addr  string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
+	head  bool   // a HEAD request: the status and headers are the whole answer
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -79,14 +79,7 @@ type caller struct {
 func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
-		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization))}
-		if s.opts.TrustProxyHeaders {
-			cl.addr = c.RealIP()
-		} else if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-			cl.addr = host
-		} else {
-			cl.addr = r.RemoteAddr
-		}
+		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), addr: c.RealIP(), head: r.Method == http.MethodHead}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -110,9 +103,6 @@ func callerOf(ctx context.Context) caller {
 func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (CreateGameResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
-	}
-	if err := s.createLimit.allow(callerOf(ctx).addr); err != nil {
-		return nil, err
 	}
 	b := req.Body
 	nr := games.NewGame{Start: engine.Start(), Seat: engine.South, Client: callerOf(ctx).addr}
@@ -239,20 +229,26 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 }
 
 // FollowGameEvents streams the game's events. The game is looked up first,
-// so an unknown one is a 404 problem, not an empty stream.
+// so an unknown one is a 404 problem, not an empty stream, and a
+// Last-Event-ID the game has not reached a 400, not a stream that waits in
+// silence for a ply that may never come.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
-	if _, err := s.games.Game(ctx, req.Id); err != nil {
+	g, err := s.games.Game(ctx, req.Id)
+	if err != nil {
 		return nil, err
 	}
 	last := -1
 	if req.Params.LastEventID != nil {
 		last = *req.Params.LastEventID
 	}
+	if last > g.Ply {
+		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event, id %d", last, g.Ply)
+	}
 	release, err := s.streams.acquire(callerOf(ctx).addr, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release}, nil
+	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release, head: callerOf(ctx).head}, nil
 }
 
 // EncodeEvent is the Server-Sent Events frame of a game event, which the
@@ -281,6 +277,10 @@ type gameStream struct {
 	ctx     context.Context
 	id      string
 	last    int
+	// head: a HEAD request gets the stream's headers and no stream, which
+	// would never end (net/http drops what is written to it, so no write
+	// would ever fail).
+	head bool
 }
 
 func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
@@ -291,6 +291,9 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to hold events back
 	w.WriteHeader(http.StatusOK)
+	if gs.head {
+		return nil
+	}
 
 	// Each write gets its own deadline instead of the server's write timeout,
 	// which counts from the start of the response and would cut every stream.

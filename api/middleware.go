@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,23 @@ func newRequestID() string {
 	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
 	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
+}
+
+// A client's X-Request-ID is kept when it is at most maxRequestIDLen of
+// requestIDChars: enough for any ID scheme in use (UUIDs, trace ids), and
+// nothing a log line or an answer should not carry.
+const (
+	maxRequestIDLen = 64
+	requestIDChars  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
+)
+
+// replaceBadRequestID is the RequestID middleware's handler of the ID it
+// chose: a client's ID that is too long or has other characters is replaced
+// by a new one before anything logs or echoes it.
+func replaceBadRequestID(c echo.Context, id string) {
+	if len(id) > maxRequestIDLen || strings.TrimLeft(id, requestIDChars) != "" {
+		c.Response().Header().Set(echo.HeaderXRequestID, newRequestID())
+	}
 }
 
 // problems answers every error returned below it as problem+json, so the
@@ -85,6 +103,7 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
 			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
 			slog.String("remote", req.RemoteAddr),
+			slog.String("client", c.RealIP()), // the address limits count, behind trusted proxies too
 		)
 		return err
 	}
@@ -204,10 +223,13 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 			route := &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
 			out[op.OperationID] = func(next echo.HandlerFunc) echo.HandlerFunc {
 				return func(c echo.Context) error {
+					if err := singleValues(c.Request(), op.Parameters); err != nil {
+						return err
+					}
 					if he := oapimw.ValidateRequestFromContext(c, routed{route, pathParams(c)}, opts); he != nil {
 						return validationError(he)
 					}
-					return next(c)
+					return bindingError(next(c))
 				}
 			}
 		}
@@ -273,7 +295,7 @@ func validationError(he *echo.HTTPError) error {
 	// say) is a wrong value, not a body that is not JSON.
 	var re *openapi3filter.RequestError
 	if errors.As(he.Internal, &re) && re.Parameter != nil {
-		return newError(ErrInvalidRequest, "%s parameter %s: %v", re.Parameter.In, re.Parameter.Name, re.Err)
+		return newError(ErrInvalidRequest, "%s parameter %s: %s", re.Parameter.In, re.Parameter.Name, parameterReason(re))
 	}
 	var pe *openapi3filter.ParseError
 	if errors.As(he.Internal, &pe) {
@@ -293,6 +315,68 @@ func validationError(he *echo.HTTPError) error {
 		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
 	}
 	return newError(ErrInvalidRequest, "%s", msg)
+}
+
+// parameterReason says what is wrong with a parameter in the validator's
+// own words, but never the schema or the value its texts go on to quote: a
+// header's value may be as long as the server reads, and the answer and the
+// log line would repeat it.
+func parameterReason(re *openapi3filter.RequestError) string {
+	var se *openapi3.SchemaError
+	if errors.As(re.Err, &se) {
+		return se.Reason
+	}
+	var reasons []string
+	var pe *openapi3filter.ParseError
+	for err := re.Err; errors.As(err, &pe); err = pe.Cause {
+		if pe.Reason != "" {
+			reasons = append(reasons, pe.Reason)
+		}
+	}
+	if errors.Is(re.Err, strconv.ErrRange) {
+		reasons = append(reasons, "out of range")
+	}
+	switch {
+	case len(reasons) > 0:
+		return strings.Join(reasons, ": ")
+	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired), errors.Is(re.Err, openapi3filter.ErrInvalidEmptyValue):
+		return re.Err.Error()
+	}
+	return "not a valid value"
+}
+
+// singleValues refuses a header or query parameter sent more than once
+// where the document has one value: the validator would read the first,
+// and the generated code refuse the request in its own words.
+func singleValues(req *http.Request, params openapi3.Parameters) error {
+	for _, ref := range params {
+		p := ref.Value
+		if p == nil || p.Schema == nil || p.Schema.Value == nil || p.Schema.Value.Type.Is(openapi3.TypeArray) {
+			continue
+		}
+		var n int
+		switch p.In {
+		case openapi3.ParameterInHeader:
+			n = len(req.Header.Values(p.Name))
+		case openapi3.ParameterInQuery:
+			n = len(req.URL.Query()[p.Name])
+		}
+		if n > 1 {
+			return newError(ErrInvalidRequest, "%s parameter %s: sent %d times, at most once", p.In, p.Name, n)
+		}
+	}
+	return nil
+}
+
+// bindingError answers the errors of the generated wrapper's own parameter
+// binding. Every parameter it binds has passed the validator, so it should
+// refuse none; if it does, its text (which may quote the value) is not
+// shown.
+func bindingError(err error) error {
+	if he, ok := err.(*echo.HTTPError); ok && he.Code == http.StatusBadRequest && he.Internal == nil { //nolint:errorlint // the generated code returns it as is
+		return newError(ErrInvalidRequest, "a parameter could not be read as the document declares it; see /docs")
+	}
+	return err
 }
 
 // jsonSerializer is echo's JSON codec with decoding errors classified: not

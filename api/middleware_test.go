@@ -2,12 +2,17 @@ package api
 
 import (
 	"errors"
+	"io"
+	"maps"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // The validator decodes a body as kin-openapi's own decoder does, except
@@ -76,5 +81,72 @@ func TestDataAfterTheBody(t *testing.T) {
 				t.Errorf("code %q detail %q, want %s about what follows the value", p.Code, p.Detail, tt.code)
 			}
 		})
+	}
+}
+
+// TestParameterErrorsTrimmed: a parameter the document refuses is answered
+// like a body it refuses: the parameter and the reason, never the schema or
+// the value (which may be as long as a header line). A parameter sent twice
+// is refused in the same words, not as malformed JSON.
+func TestParameterErrorsTrimmed(t *testing.T) {
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
+	g, _ := gs.twoSeats()
+	events := "/v1/games/" + g.Id + "/events"
+	long := strings.Repeat("A", 64<<10)
+	tests := []struct {
+		name, path string
+		header     http.Header
+		want       string // the detail, exactly
+	}{
+		{"id too long", "/v1/games/" + strings.Repeat("A", 65), nil, "path parameter id: maximum string length is 64"},
+		{"Last-Event-ID negative", events, http.Header{"Last-Event-Id": {"-1"}}, "header parameter Last-Event-ID: number must be at least 0"},
+		{"Last-Event-ID not a number", events, http.Header{"Last-Event-Id": {"abc"}}, "header parameter Last-Event-ID: an invalid integer"},
+		{"Last-Event-ID long", events, http.Header{"Last-Event-Id": {long}}, "header parameter Last-Event-ID: an invalid integer"},
+		{"Last-Event-ID out of range", events, http.Header{"Last-Event-Id": {"99999999999999999999999"}}, "header parameter Last-Event-ID: an invalid integer: out of range"},
+		{"Last-Event-ID twice", events, http.Header{"Last-Event-Id": {"0", "1"}}, "header parameter Last-Event-ID: sent 2 times, at most once"},
+		{"from not a number", "/v1/games/" + g.Id + "/moves?from=x" + long, nil, "query parameter from: an invalid integer"},
+		{"limit twice", "/v1/puzzles?limit=1&limit=2", nil, "query parameter limit: sent 2 times, at most once"},
+		{"If-None-Match twice", "/v1/games/" + g.Id, http.Header{"If-None-Match": {`"1"`, `"2"`}}, "header parameter If-None-Match: sent 2 times, at most once"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, gs.ts.URL+tt.path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			maps.Copy(req.Header, tt.header)
+			resp, err := gs.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := answer{status: resp.StatusCode, header: resp.Header, body: body}
+			if err := gs.conforms(req, a); err != nil {
+				t.Error(err)
+			}
+			members := gs.expect(a, http.StatusBadRequest, "invalid_request")
+			if members["detail"] != tt.want {
+				t.Errorf("detail %q, want %q", members["detail"], tt.want)
+			}
+		})
+	}
+}
+
+// bindingError hides the generated wrapper's own words, which may quote a
+// value, and passes every other error through.
+func TestBindingError(t *testing.T) {
+	wrapper := echo.NewHTTPError(http.StatusBadRequest, "Invalid format for parameter id: parsing \"AAAA\"")
+	err := bindingError(wrapper)
+	if !errors.Is(err, ErrInvalidRequest) || strings.Contains(err.Error(), "AAAA") {
+		t.Errorf("the wrapper's error became %v", err)
+	}
+	for _, other := range []error{games.ErrNotFound, echo.ErrNotFound, echo.NewHTTPError(http.StatusBadRequest, "x").SetInternal(ErrMalformedJSON)} {
+		if got := bindingError(other); got != other { //nolint:errorlint // the very error, unchanged
+			t.Errorf("%v became %v", other, got)
+		}
 	}
 }

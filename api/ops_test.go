@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -180,6 +183,97 @@ func TestRequestID(t *testing.T) {
 	if p := decodeAs[problem](t, rec.Body.Bytes()); p.RequestID != rec.Header().Get(echo.HeaderXRequestID) {
 		t.Errorf("problem requestId %q, header %q", p.RequestID, rec.Header().Get(echo.HeaderXRequestID))
 	}
+}
+
+// TestRequestIDFromClient: over real HTTP, a client's X-Request-ID is
+// echoed only when it is at most 64 of [A-Za-z0-9._-]; any other is
+// replaced by a new one before the answer or the log line carries it.
+func TestRequestIDFromClient(t *testing.T) {
+	var logs syncBuffer
+	e, err := New(Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	defer srv.Close()
+	huge := strings.Repeat("x", 200<<10)
+	tests := []struct {
+		name, id string
+		kept     bool
+	}{
+		{"words and punctuation", "client-chosen_id.7", true},
+		{"a UUID", "3f2504e0-4f89-11d3-9a0c-0305e82c3301", true},
+		{"64 characters", strings.Repeat("a", 64), true},
+		{"65 characters", strings.Repeat("a", 65), false},
+		{"200 KB", huge, false},
+		{"a space", "two words", false},
+		{"a comma", "a,b", false},
+		{"markup", "<script>", false},
+		{"not ASCII", "idé", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs.Reset()
+			req, err := http.NewRequest(http.MethodGet, srv.URL+"/nowhere", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set(echo.HeaderXRequestID, tt.id)
+			res, err := srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(res.Body)
+			res.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Header.Get(echo.HeaderXRequestID)
+			p := checkProblem(t, res.StatusCode, res.Header, body)
+			switch {
+			case tt.kept && got != tt.id:
+				t.Errorf("X-Request-ID %q, want the client's", got)
+			case !tt.kept && (got == tt.id || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(got)):
+				t.Errorf("X-Request-ID %.80q, want a new one", got)
+			case p.RequestID != got:
+				t.Errorf("problem requestId %q, header %q", p.RequestID, got)
+			case len(body) > 1024 || logs.Len() > 1024:
+				t.Errorf("%d bytes of answer, %d of log for one request", len(body), logs.Len())
+			case !strings.Contains(logs.String(), `"requestId":"`+got+`"`):
+				t.Errorf("the log line lacks the request's ID %q:\n%s", got, logs.String())
+			}
+		})
+	}
+}
+
+// syncBuffer is a log the server writes and the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuffer) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Len()
+}
+
+func (s *syncBuffer) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
 }
 
 func TestCORS(t *testing.T) {

@@ -5,15 +5,18 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/labstack/echo/v4"
 )
 
 // RateLimitError is ErrRateLimited with how long to wait before trying again.
 type RateLimitError struct {
+	What       string // what was limited: "moves", "game creations", ...
 	RetryAfter time.Duration
 }
 
 func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("rate limited: try again in %d s", e.RetrySeconds())
+	return fmt.Sprintf("too many %s from this client address: try again in %d s", e.What, e.RetrySeconds())
 }
 
 // Is makes errors.Is(err, ErrRateLimited) hold.
@@ -30,6 +33,7 @@ func (e *RateLimitError) RetrySeconds() int {
 // whose bucket is full again are forgotten, so memory follows the clients
 // active in the last burst/rate seconds, not every client ever seen.
 type rateLimiter struct {
+	what  string  // what it limits, for RateLimitError
 	rate  float64 // tokens per second
 	burst float64
 	now   func() time.Time
@@ -44,17 +48,32 @@ type bucket struct {
 	at     time.Time
 }
 
-// newRateLimiter allows perMinute requests a minute per key with bursts of
-// burst; perMinute <= 0 means no limit (nil).
-func newRateLimiter(perMinute, burst int, now func() time.Time) *rateLimiter {
+// newRateLimiter allows perMinute requests of what a minute per key with
+// bursts of burst; perMinute <= 0 means no limit (nil).
+func newRateLimiter(what string, perMinute, burst int, now func() time.Time) *rateLimiter {
 	if perMinute <= 0 {
 		return nil
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &rateLimiter{rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
+	return &rateLimiter{what: what, rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
 		buckets: map[string]*bucket{}}
+}
+
+// limitRate is the middleware of one operation's limit: the request spends
+// a token of its client address's bucket before anything else is done for
+// it, so a refused request costs next to nothing, and so does a flood of
+// invalid ones.
+func limitRate(l *rateLimiter) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := l.allow(c.RealIP()); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}
 }
 
 // allow spends one token of key's bucket, or returns a *RateLimitError.
@@ -75,7 +94,7 @@ func (l *rateLimiter) allow(key string) error {
 	b.at = now
 	if b.tokens < 1 {
 		wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
-		return &RateLimitError{RetryAfter: wait}
+		return &RateLimitError{What: l.what, RetryAfter: wait}
 	}
 	b.tokens--
 	return nil

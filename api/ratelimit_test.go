@@ -2,13 +2,19 @@ package api
 
 import (
 	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 func TestRateLimiter(t *testing.T) {
 	now := time.Unix(1000, 0)
-	l := newRateLimiter(60, 3, func() time.Time { return now }) // one a second, bursts of 3
+	l := newRateLimiter("moves", 60, 3, func() time.Time { return now }) // one a second, bursts of 3
 	steps := []struct {
 		name    string
 		advance time.Duration
@@ -42,7 +48,99 @@ func TestRateLimiter(t *testing.T) {
 	if len(l.buckets) > 1 {
 		t.Fatalf("%d buckets kept after an hour idle, want the idle ones forgotten", len(l.buckets))
 	}
-	if newRateLimiter(0, 10, nil).allow("x") != nil {
+	if newRateLimiter("moves", 0, 10, nil).allow("x") != nil {
 		t.Fatal("a zero rate must mean no limit")
+	}
+}
+
+// TestGamesHTTPRateLimits: over real HTTP, joins, moves and event-stream
+// opens are limited per client address like game creations: beyond the
+// burst, 429 rate_limited with Retry-After and a detail that says what was
+// limited; nothing is done, and other operations go on.
+func TestGamesHTTPRateLimits(t *testing.T) {
+	human := map[string]any{"opponent": map[string]any{"type": "human"}}
+	t.Run("joins", func(t *testing.T) {
+		gs := newGamesServer(t, Options{JoinRate: 1, JoinBurst: 2}, games.Options{}, nil)
+		var ids []string
+		for range 3 {
+			var seat GameSeat
+			gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
+			ids = append(ids, seat.Game.Id)
+		}
+		for _, id := range ids[:2] {
+			gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil), http.StatusCreated, "")
+		}
+		a := gs.must(http.MethodPost, "/v1/games/"+ids[2]+"/join", "", nil, nil)
+		wantRateLimited(t, gs, a, "too many joins from this client address")
+		var g Game
+		gs.must(http.MethodGet, "/v1/games/"+ids[2], "", nil, nil).decode(t, &g)
+		if g.Status != Waiting {
+			t.Errorf("the refused join took the seat: %s", g.Status)
+		}
+	})
+	t.Run("moves", func(t *testing.T) {
+		gs := newGamesServer(t, Options{MoveRate: 1, MoveBurst: 3}, games.Options{}, nil)
+		game, tokens := gs.twoSeats()
+		for range 3 {
+			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
+			gs.expect(m, http.StatusCreated, "")
+			var pa PlayMoveAnswer
+			m.decode(t, &pa)
+			game = pa.Game
+		}
+		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
+		wantRateLimited(t, gs, a, "too many moves from this client address")
+		var g Game
+		gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, nil).decode(t, &g)
+		if g.Ply != 3 {
+			t.Errorf("the game is at ply %d after a refused move, want 3", g.Ply)
+		}
+	})
+	t.Run("event streams", func(t *testing.T) {
+		gs := newGamesServer(t, Options{StreamRate: 1, StreamBurst: 2, EventHeartbeat: 20 * time.Millisecond}, games.Options{}, nil)
+		var seat GameSeat
+		gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
+		for range 2 {
+			resp, err := gs.openEvents(seat.Game.Id, "")
+			if err != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("a stream within the limit: %v %v", resp, err)
+			}
+			resp.Body.Close() // closed at once: the limit is on opening, not on holding
+		}
+		resp, err := gs.openEvents(seat.Game.Id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantRateLimited(t, gs, answer{status: resp.StatusCode, header: resp.Header, body: body}, "too many event streams opened from this client address")
+	})
+	t.Run("zero is no limit", func(t *testing.T) {
+		gs := newGamesServer(t, Options{}, games.Options{}, nil)
+		game, tokens := gs.twoSeats()
+		for range 100 {
+			if game.Status != Active {
+				game, tokens = gs.twoSeats()
+			}
+			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
+			gs.expect(m, http.StatusCreated, "")
+			var pa PlayMoveAnswer
+			m.decode(t, &pa)
+			game = pa.Game
+		}
+	})
+}
+
+func wantRateLimited(t *testing.T, gs *gamesServer, a answer, detail string) {
+	t.Helper()
+	members := gs.expect(a, http.StatusTooManyRequests, "rate_limited")
+	if d, _ := members["detail"].(string); !strings.HasPrefix(d, detail+": try again in ") {
+		t.Errorf("detail %q, want it to start %q", d, detail)
+	}
+	if ra, err := strconv.Atoi(a.header.Get("Retry-After")); err != nil || ra < 1 || ra > 60 {
+		t.Errorf("Retry-After %q, want 1 to 60 s at one a minute", a.header.Get("Retry-After"))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime"
 	"time"
@@ -64,15 +65,27 @@ type Options struct {
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
 	Games GameService
-	// GameCreateRate is how many games one client address may create per
-	// minute, in bursts of up to GameCreateBurst; beyond, 429 with
-	// Retry-After. Zero: no limit.
+	// GameCreateRate, JoinRate, MoveRate and StreamRate are how many game
+	// creations, joins, moves and event-stream opens one client address may
+	// send per minute, in bursts of up to the matching Burst; beyond, 429
+	// rate_limited with Retry-After. Every request of the operation counts,
+	// refused ones included. Zero: no limit.
 	GameCreateRate  int
 	GameCreateBurst int
-	// TrustProxyHeaders takes the client address for rate limits from
-	// X-Forwarded-For or X-Real-IP. Set it only behind a proxy that sets
-	// them: otherwise any client could claim any address.
-	TrustProxyHeaders bool
+	JoinRate        int
+	JoinBurst       int
+	MoveRate        int
+	MoveBurst       int
+	StreamRate      int
+	StreamBurst     int
+	// TrustedProxies are the address ranges of the reverse proxies in front
+	// of the server. A request that comes from one of them is counted, in
+	// the per-client limits and the log, for the rightmost address of its
+	// X-Forwarded-For that is not in these ranges: each proxy appends the
+	// address it got the request from, so that is the last one a trusted
+	// hop vouches for, and anything left of it is the client's to write.
+	// Empty: the connection's address, whatever the headers say.
+	TrustedProxies []*net.IPNet
 	// EventHeartbeat is how often an idle event stream gets a comment line.
 	// Zero: DefaultEventHeartbeat.
 	EventHeartbeat time.Duration
@@ -153,10 +166,10 @@ type Server struct {
 	analyses chan struct{} // one token per running analysis
 	metrics  analysisMetrics
 
-	games       GameService
-	feed        PuzzleFeed
-	createLimit *rateLimiter // of game creations, per client address
-	streams     *streamSlots // of open event streams
+	games   GameService
+	feed    PuzzleFeed
+	limits  map[string]*rateLimiter // per client address, by operation id
+	streams *streamSlots            // of open event streams
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -177,15 +190,20 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
 	s := &Server{
-		opts:        opts,
-		log:         opts.Logger,
-		spec:        spec,
-		analyze:     search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
-		analyses:    make(chan struct{}, opts.AnalyzeConcurrency),
-		games:       opts.Games,
-		feed:        opts.Puzzles,
-		createLimit: newRateLimiter(opts.GameCreateRate, opts.GameCreateBurst, nil),
-		streams:     newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		opts:     opts,
+		log:      opts.Logger,
+		spec:     spec,
+		analyze:  search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
+		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		games:    opts.Games,
+		feed:     opts.Puzzles,
+		limits: map[string]*rateLimiter{
+			"CreateGame":       newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
+			"JoinGame":         newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
+			"PlayGameMove":     newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
+			"FollowGameEvents": newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
+		},
+		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err
@@ -209,6 +227,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.JSONSerializer = jsonSerializer{}
+	e.IPExtractor = clientAddress(s.opts.TrustedProxies)
 	// Errors that escape the middleware below (none should) still become
 	// problems.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }
@@ -218,7 +237,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	e.Use(
-		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}),
+		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID, RequestIDHandler: replaceBadRequestID}),
 		metricsMW,      // sees the final status, the problems included
 		s.logRequests,  // likewise
 		s.problems,     // every error below becomes a problem+json answer
@@ -239,16 +258,47 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	perOp := map[string][]echo.MiddlewareFunc{}
 	for id, v := range validate {
-		perOp[id] = []echo.MiddlewareFunc{requireJSON, v}
+		var mw []echo.MiddlewareFunc
+		if l := s.limits[id]; l != nil {
+			mw = append(mw, limitRate(l))
+		}
+		perOp[id] = append(mw, requireJSON, v)
 	}
-	RegisterHandlersWithOptions(e, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	RegisterHandlersWithOptions(getAndHead{e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
 	for _, path := range web.Routes {
-		e.GET(path, client)
+		getAndHead{e}.GET(path, client)
 	}
 	return e, nil
+}
+
+// getAndHead registers every GET route for HEAD too (RFC 9110 9.3.2), with
+// the same handler and middleware, the GET operation's validator included:
+// the answer has the status and headers of the GET, and net/http sends no
+// body to a HEAD request, whatever the handler writes. The document
+// declares no HEAD operations; each GET operation stands for its HEAD.
+type getAndHead struct{ *echo.Echo }
+
+func (r getAndHead) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	r.Echo.HEAD(path, h, m...)
+	return r.Echo.GET(path, h, m...)
+}
+
+// clientAddress is how c.RealIP() finds the client: the connection's
+// address, or behind trusted proxies echo's reading of X-Forwarded-For,
+// trusting those ranges only (echo would trust every private, loopback and
+// link-local address by default).
+func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
+	if len(proxies) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, r := range proxies {
+		trust = append(trust, echo.TrustIPRange(r))
+	}
+	return echo.ExtractIPFromXFFHeader(trust...)
 }
 
 // Headers browsers may send and read across origins. Add here any header a

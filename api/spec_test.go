@@ -121,7 +121,8 @@ func TestSpecLimits(t *testing.T) {
 	}
 }
 
-// Echo serves exactly the operations of the document.
+// Echo serves exactly the operations of the document, each GET for HEAD
+// too.
 func TestRoutesMatchSpec(t *testing.T) {
 	_, e, err := newServer(Options{})
 	if err != nil {
@@ -132,11 +133,14 @@ func TestRoutesMatchSpec(t *testing.T) {
 	for path, item := range loadSpecFile(t).Paths.Map() {
 		for method := range item.Operations() {
 			want = append(want, method+" "+param.ReplaceAllString(path, ":$1"))
+			if method == http.MethodGet {
+				want = append(want, http.MethodHead+" "+param.ReplaceAllString(path, ":$1"))
+			}
 		}
 	}
 	for _, r := range e.Routes() {
 		// The browser client's page and files (api/web) are not operations.
-		client := r.Method == http.MethodGet && slices.Contains(web.Routes, r.Path)
+		client := (r.Method == http.MethodGet || r.Method == http.MethodHead) && slices.Contains(web.Routes, r.Path)
 		if r.Method != "echo_route_not_found" && !client {
 			got = append(got, r.Method+" "+r.Path)
 		}

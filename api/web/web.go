@@ -50,9 +50,9 @@ func notFound(w http.ResponseWriter, r *http.Request) {
 	})
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(http.StatusNotFound)
-	if r.Method != http.MethodHead {
-		_, _ = w.Write(body)
-	}
+	// Written to a HEAD request too: net/http drops the body and keeps its
+	// Content-Length, so the headers are those of the GET.
+	_, _ = w.Write(body)
 }
 
 // Handler serves the client. Embedded files carry no modification time, so

@@ -29,7 +29,8 @@ func TestTwoInstances(t *testing.T) {
 	}
 	dsn := postgresDSN(t)
 	bin := buildBinary(t, t.TempDir())
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--game-create-rate", "0",
+	// The test is one client address playing under load: no rate limits.
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0", "--stream-rate", "0",
 		"--event-heartbeat", "1s", "--event-poll", "1h"} // events cross instances by NOTIFY alone
 	a := startBinary(t, bin, append(args, "--instance", "a")...)
 	b := startBinary(t, bin, append(args, "--instance", "b")...)

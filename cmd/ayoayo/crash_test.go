@@ -30,7 +30,7 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	db := filepath.Join(dir, "crash.db")
-	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0"}
+	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0"}
 	httpc := &http.Client{Timeout: 30 * time.Second}
 
 	srv := &crashClient{startBinary(t, bin, args...), httpc}

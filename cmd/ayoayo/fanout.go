@@ -130,7 +130,7 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 	tr.MaxIdleConnsPerHost = 64
 	tr.MaxConnsPerHost = 0
 	client := &http.Client{Transport: tr}
-	lt := newLoadTester(4, players)
+	lt := newLoadTester(4, 0, players) // no retries: a refusal ends the measurement
 	play, err := lt.newGame(ctx)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 		var ans ltAnswer
 		t0 := time.Now()
 		sent = append(sent, t0)
-		if _, err := lt.do(ctx, http.MethodPost, "/v1/games/"+g.ID+"/moves", play.tokens[seat], map[string]any{"ply": g.Ply, "pit": pit}, &ans); err != nil {
+		if _, _, err := lt.do(ctx, "move", http.MethodPost, "/v1/games/"+g.ID+"/moves", play.tokens[seat], map[string]any{"ply": g.Ply, "pit": pit}, &ans); err != nil {
 			return rep, err
 		}
 		rep.posts = append(rep.posts, time.Since(t0))

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +29,23 @@ const (
 	idleTimeout       = 120 * time.Second
 )
 
+// Default per-client-address rate limits: requests per minute, and the
+// burst allowed at once. A person moves every second or two at the
+// fastest, in a game against the AI or both seats at one screen; joins a
+// game now and then; opens one event stream per game on screen, which a
+// browser reopens 2 s after it drops. People may share an address (a
+// household, a school, a mobile carrier's NAT), so each limit is tens of
+// times what one person needs, and still far below a flood: a load test
+// from one address plays thousands of moves a second.
+const (
+	defaultCreateRate, defaultCreateBurst = 60, 20
+	defaultJoinRate, defaultJoinBurst     = 60, 20
+	defaultMoveRate, defaultMoveBurst     = 600, 60 // 10 a second
+	// As many at once as --max-streams-per-client holds by default, so a
+	// reconnection of all of them (a restart) is not refused.
+	defaultStreamRate, defaultStreamBurst = 120, api.DefaultMaxStreamsPerClient
+)
+
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
 // then stops taking connections, lets the requests in flight finish (for at
 // most --shutdown-timeout) and closes the database.
@@ -43,9 +61,16 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
-	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", 60), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
-	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", 20), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
-	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "take client addresses from X-Forwarded-For/X-Real-IP; only behind a proxy that sets them (env AYOAYO_TRUST_PROXY=true)")
+	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", defaultCreateRate), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
+	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", defaultCreateBurst), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
+	joinRate := fs.Int("join-rate", env.int("AYOAYO_JOIN_RATE", defaultJoinRate), "games one client address may join per minute, 429 beyond; 0 for no limit (env AYOAYO_JOIN_RATE)")
+	joinBurst := fs.Int("join-burst", env.int("AYOAYO_JOIN_BURST", defaultJoinBurst), "games one client address may join at once before the rate applies (env AYOAYO_JOIN_BURST)")
+	moveRate := fs.Int("move-rate", env.int("AYOAYO_MOVE_RATE", defaultMoveRate), "moves one client address may send per minute, 429 beyond; 0 for no limit (env AYOAYO_MOVE_RATE)")
+	moveBurst := fs.Int("move-burst", env.int("AYOAYO_MOVE_BURST", defaultMoveBurst), "moves one client address may send at once before the rate applies (env AYOAYO_MOVE_BURST)")
+	streamRate := fs.Int("stream-rate", env.int("AYOAYO_STREAM_RATE", defaultStreamRate), "event streams one client address may open per minute, 429 beyond; 0 for no limit (env AYOAYO_STREAM_RATE)")
+	streamBurst := fs.Int("stream-burst", env.int("AYOAYO_STREAM_BURST", defaultStreamBurst), "event streams one client address may open at once before the rate applies (env AYOAYO_STREAM_BURST)")
+	trustedProxies := fs.String("trusted-proxies", m.env("AYOAYO_TRUSTED_PROXIES", ""), "comma-separated address `ranges` (CIDR, or single addresses) of the reverse proxies in front of the server; a request from one of them counts for the rightmost X-Forwarded-For address outside them; empty: the connection's address (env AYOAYO_TRUSTED_PROXIES)")
+	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "refused: use --trusted-proxies (env AYOAYO_TRUST_PROXY=true, refused too)")
 	maxStreams := fs.Int("max-streams", env.int("AYOAYO_MAX_STREAMS", api.DefaultMaxStreams), "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
 	maxStreamsClient := fs.Int("max-streams-per-client", env.int("AYOAYO_MAX_STREAMS_PER_CLIENT", api.DefaultMaxStreamsPerClient), "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
 	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
@@ -72,8 +97,18 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
 	}
-	if *aiTime <= 0 || *createRate < 0 || *createBurst < 1 || *heartbeat <= 0 || *poll <= 0 {
-		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive, --game-create-rate not negative, --game-create-burst at least 1", errUsage)
+	if *aiTime <= 0 || *heartbeat <= 0 || *poll <= 0 {
+		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive", errUsage)
+	}
+	if min(*createRate, *joinRate, *moveRate, *streamRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst) < 1 {
+		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate and --stream-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
+	}
+	if *trustProxy {
+		return fmt.Errorf("%w: --trust-proxy (AYOAYO_TRUST_PROXY) is no more: it let every client choose its own address; name the proxies in front of the server with --trusted-proxies CIDR,... (AYOAYO_TRUSTED_PROXIES)", errUsage)
+	}
+	proxies, err := parseRanges(*trustedProxies)
+	if err != nil {
+		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
 	}
 	// Every line names the instance, so the logs of several instances
 	// behind one balancer can be told apart.
@@ -114,7 +149,13 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Games:               gameService,
 		GameCreateRate:      *createRate,
 		GameCreateBurst:     *createBurst,
-		TrustProxyHeaders:   *trustProxy,
+		JoinRate:            *joinRate,
+		JoinBurst:           *joinBurst,
+		MoveRate:            *moveRate,
+		MoveBurst:           *moveBurst,
+		StreamRate:          *streamRate,
+		StreamBurst:         *streamBurst,
+		TrustedProxies:      proxies,
 		EventHeartbeat:      *heartbeat,
 		MaxStreams:          *maxStreams,
 		MaxStreamsPerClient: *maxStreamsClient,
@@ -193,6 +234,27 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// parseRanges reads a comma-separated list of address ranges in CIDR
+// notation; a single address is the range of just that address.
+func parseRanges(list string) ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, s := range splitList(list) {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				return nil, fmt.Errorf("%q is neither an address range such as 10.0.0.0/8 nor an address", s)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if p = p.Masked(); !p.IsValid() {
+			return nil, fmt.Errorf("%q is not an address range", s)
+		}
+		out = append(out, &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())})
+	}
+	return out, nil
 }
 
 // envDefaults reads typed flag defaults from the environment, collecting

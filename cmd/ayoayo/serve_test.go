@@ -97,6 +97,12 @@ func TestServeUsageErrors(t *testing.T) {
 		{"negative limit", nil, []string{"--body-limit", "-1"}, "negative", 2},
 		{"stray argument", nil, []string{"extra"}, "unexpected argument", 2},
 		{"unknown flag", nil, []string{"--port", "80"}, "flag provided but not defined", 2},
+		{"a negative rate", nil, []string{"--move-rate", "-1"}, "cannot be negative", 2},
+		{"a burst of none", map[string]string{"AYOAYO_STREAM_BURST": "0"}, nil, "at least 1", 2},
+		{"trust-proxy is refused", nil, []string{"--trust-proxy"}, "--trusted-proxies CIDR", 2},
+		{"AYOAYO_TRUST_PROXY is refused", map[string]string{"AYOAYO_TRUST_PROXY": "true"}, nil, "--trusted-proxies CIDR", 2},
+		{"a range that does not parse", nil, []string{"--trusted-proxies", "10.0.0.0/8,10.0.0.0/33"}, `"10.0.0.0/33" is neither`, 2},
+		{"a proxy named, not numbered", map[string]string{"AYOAYO_TRUSTED_PROXIES": "proxy.local"}, nil, `"proxy.local" is neither`, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,7 +122,7 @@ func TestHelpListsServeFlags(t *testing.T) {
 	if code := m.Run(context.Background(), []string{"help"}); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
-	for _, flag := range []string{"-addr", "-db", "-cors-origins", "-analyze-concurrency", "-body-limit", "-log-level", "-shutdown-timeout", "AYOAYO_ADDR", "AYOAYO_DB"} {
+	for _, flag := range []string{"-addr", "-db", "-cors-origins", "-analyze-concurrency", "-body-limit", "-log-level", "-shutdown-timeout", "-trusted-proxies", "-join-rate", "-move-rate", "-stream-rate", "AYOAYO_ADDR", "AYOAYO_DB", "AYOAYO_MOVE_BURST"} {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, stdout.String())
 		}

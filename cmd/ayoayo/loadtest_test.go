@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/memory"
+)
+
+// loadtestServer serves the API in process, with a memory store and the
+// given limits.
+func loadtestServer(t *testing.T, opts api.Options) string {
+	t.Helper()
+	opts.Games = games.NewService(memory.New(), games.Options{EncodeEvent: api.EncodeEvent})
+	h, err := api.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestLoadtestRefusals: the load test waits out Retry-After within
+// --retry-wait, reports every refused request by operation and status, and
+// fails, naming the serve flags a load test needs, when it could not set up
+// or keep its games.
+func TestLoadtestRefusals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs load tests of a few seconds")
+	}
+	tests := []struct {
+		name   string
+		opts   api.Options
+		args   []string
+		code   int
+		stdout []string // lines the report must have
+		stderr string
+	}{
+		{
+			// Two games at once, then one a second: the other two wait.
+			name:   "set-up waits out Retry-After",
+			opts:   api.Options{GameCreateRate: 60, GameCreateBurst: 2},
+			args:   []string{"--games", "4", "--concurrency", "4", "--duration", "500ms", "--retry-wait", "20s"},
+			code:   0,
+			stdout: []string{"refused (answers not 2xx): create 429: ", "sent again after Retry-After: ", "note: the server limited this client address (429)"},
+		},
+		{
+			name:   "set-up refused beyond --retry-wait",
+			opts:   api.Options{GameCreateRate: 1, GameCreateBurst: 2},
+			args:   []string{"--games", "3", "--duration", "500ms", "--retry-wait", "1s"},
+			code:   1,
+			stdout: []string{"given up: create 429: 1"},
+			stderr: "setting up games: 1 of 3 could not be set up: POST /v1/games: 429",
+		},
+		{
+			// Two games, created at once; they end within the run, and their
+			// replacements are refused for a minute: both are lost.
+			name:   "replacements refused",
+			opts:   api.Options{GameCreateRate: 1, GameCreateBurst: 2},
+			args:   []string{"--games", "2", "--concurrency", "2", "--duration", "3s", "--retry-wait", "1s"},
+			code:   1,
+			stdout: []string{"lost 2", "given up: create 429: 2"},
+			stderr: "could not keep 2 games in play: 2 lost",
+		},
+		{
+			name:   "joins refused",
+			opts:   api.Options{JoinRate: 1, JoinBurst: 1},
+			args:   []string{"--games", "2", "--duration", "500ms", "--retry-wait", "0s"},
+			code:   1,
+			stdout: []string{"given up: join 429: 1"},
+			stderr: "setting up games: 1 of 2 could not be set up",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			url := loadtestServer(t, tt.opts)
+			m, stdout, stderr := testMain(nil)
+			code := m.Run(context.Background(), append([]string{"loadtest", "--addr", url}, tt.args...))
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("the report lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+			if tt.code != 0 && !strings.Contains(stderr.String(), loadtestServeFlags) {
+				t.Errorf("a run refused with 429 does not name the serve flags a load test needs:\n%s", stderr)
+			}
+		})
+	}
+}
