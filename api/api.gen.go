@@ -1505,6 +1505,73 @@ type ValidateAnswer struct {
 	Valid bool `json:"valid"`
 }
 
+// ValidateBatchAnswer One answer line of `/v1/validate/batch` for a record: the
+// `ValidateAnswer` a single `/v1/validate` request would get, and the
+// line number of the record in the request body.
+type ValidateBatchAnswer struct {
+	// Error The first illegal move of a record.
+	//
+	// Example: {"pit":8,"ply":1,"reason":"empty_pit"}
+	Error *PlyError `json:"error,omitempty"`
+
+	// Line The record's line in the request body, from 1.
+	//
+	// Example: 2
+	Line int `json:"line"`
+
+	// Plies Moves applied.
+	//
+	// Example: 3
+	Plies int `json:"plies"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result *Result `json:"result,omitempty"`
+
+	// Valid Whether every move was legal.
+	//
+	// Example: true
+	Valid bool `json:"valid"`
+}
+
+// ValidateBatchProblem One answer line of `/v1/validate/batch` for a line that is not a
+// record: the problem a single `/v1/validate` request with that body
+// would get (without `instance` and `requestId`, which belong to the
+// whole request), and the line number.
+//
+// Example: {"line":3,"problem":{"code":"malformed_json","detail":"the request body is not valid JSON: unexpected EOF","status":400,"title":"Malformed JSON","type":"/docs#problem-malformed_json"}}
+type ValidateBatchProblem struct {
+	// Line The line in the request body, from 1.
+	//
+	// Example: 3
+	Line int `json:"line"`
+
+	// Problem An error, as RFC 9457 defines it. Switch on `code` (a stable
+	// snake_case word) or on `type`; `detail` is for humans and may change.
+	// The README and the `/docs` page list every code.
+	//
+	//
+	// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+	Problem Problem `json:"problem"`
+}
+
 // ValidateRequest A game record: the moves (pit numbers, players alternating, starting
 // with `start.toMove`), an optional start position (default: the
 // opening position, South to move) and optional rule options.
@@ -1800,6 +1867,9 @@ type ServerInterface interface {
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
+	// ValidateRecordsBatch Check many game records, one per line
+	// (POST /v1/validate/batch)
+	ValidateRecordsBatch(ctx echo.Context) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -2187,6 +2257,15 @@ func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	return err
 }
 
+// ValidateRecordsBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) ValidateRecordsBatch(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ValidateRecordsBatch(ctx)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -2244,6 +2323,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
+	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
 	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
 	router.GET(options.BaseURL+"/livez", wrapper.GetLivez, options.OperationMiddlewares["GetLivez"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
@@ -4368,6 +4448,117 @@ func (response ValidateRecord500ApplicationProblemPlusJSONResponse) VisitValidat
 	return err
 }
 
+type ValidateRecordsBatchRequestObject struct {
+	Body io.Reader
+}
+
+type ValidateRecordsBatchResponseObject interface {
+	VisitValidateRecordsBatchResponse(w http.ResponseWriter) error
+}
+
+type ValidateRecordsBatch200ApplicationxNdjsonResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ValidateRecordsBatch200ApplicationxNdjsonResponse) VisitValidateRecordsBatchResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type ValidateRecordsBatch400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateRecordsBatch400ApplicationProblemPlusJSONResponse) VisitValidateRecordsBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateRecordsBatch413ApplicationProblemPlusJSONResponse Problem
+
+func (response ValidateRecordsBatch413ApplicationProblemPlusJSONResponse) VisitValidateRecordsBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateRecordsBatch415ApplicationProblemPlusJSONResponse Problem
+
+func (response ValidateRecordsBatch415ApplicationProblemPlusJSONResponse) VisitValidateRecordsBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ValidateRecordsBatch500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ValidateRecordsBatch500ApplicationProblemPlusJSONResponse) VisitValidateRecordsBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// GetDocs API reference page
@@ -4436,6 +4627,9 @@ type StrictServerInterface interface {
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
+	// ValidateRecordsBatch Check many game records, one per line
+	// (POST /v1/validate/batch)
+	ValidateRecordsBatch(ctx context.Context, request ValidateRecordsBatchRequestObject) (ValidateRecordsBatchResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -5145,346 +5339,395 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	return nil
 }
 
+// ValidateRecordsBatch operation middleware
+func (sh *strictHandler) ValidateRecordsBatch(ctx echo.Context) error {
+	var request ValidateRecordsBatchRequestObject
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ValidateRecordsBatch(ctx.Request().Context(), request.(ValidateRecordsBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ValidateRecordsBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ValidateRecordsBatchResponseObject); ok {
+		return validResponse.VisitValidateRecordsBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1pdxu3kj/8VfBw5hyTmRZNarFl6twXSuIkvtd2PJYzdzKh/2qQDZK4agJMAxTN5Oi7P6eqADS62aSo",
-	"xbmbT17EYm9YCrXXr35vjfV8oZVQ1rQGv7cKYRZaGYF/nL/6emnW8K+xVlYoC//ki0Uux9xKrZ4uCj3K",
-	"xfy//ma0gmviE58vckFPZKI1aHF5OYJ3JK1MWC7z1qBlZ4Kdv2LSMLgyYErDn0bwYjxjJteWjflcsEkh",
-	"BJvogtmZNGycS6Es41lWCGPYStqZVKxvWFtaNudrNtN5xg6ZnjB4/zHjlmk1Fp0zpjTcO2Urbtgi52uR",
-	"JWwKX7g6v/6RZz/bT/23o2+PplcwJGNlnsPDi3zNjgfMCJXhGw08UYhfl8JYxqdcqlbSkspYrsYw0afX",
-	"/afwVvO0/tqnc30tTCtpGcvt0rQGJ72jpGWlhYVqfaisRitp2fUC35fpsfkPt8AHfhlvkpYZz8ScwxL/",
-	"ZyEmrUHrP56WW/iUrpqn7+jB1s3NDSy9GRdyAVvWGrTe3mO94XduWK7VlHEzVFzBO2BiuPiWX4kBE9ei",
-	"WNMbYa1hwAnzL/Rv4nkheLYeqpnIMyatYWbGC8Ha3LK5NpbNeD5x2zjvdNnbjd1jbdgPWOuhincMfoVd",
-	"g//7jVJ8LrIzGj5TYoWPJUBySAErmMu4ENyKrLNzsxmfWFGw9L2wxfrgHP5ImRFjrTLTHarX4lrkhtkZ",
-	"tyzTQHJ+gdt9xlXGDjtMwfqwFZfWjQdWqjsEOpoJnokCz1z0AfizunUX9EFmNb1nJCa6EDhuWKN45jjq",
-	"biuml7lUcr6ctwb9QGVSWTEVBZDJTdL6mmfv6fEHnXmprnkus0s3lPjs+9GNdLYesEWhF6KwazZsLaQ1",
-	"w9aAzfknGCNTy/lIFEAH0oq5gfPRP9w8ceKa50tuRSvxr36VtQatw/Eoe87Hz8dH/PnkmJ9Mno+OeH98",
-	"KI6y48kJfxYdxuNerzyMr2jkrBx542msT/AxTuWHaO8yLQzS0Jzb8YzOT6bHy7lQdoAX/nzx41vWTuc8",
-	"n+hiLrJL2I20kwwVUtZcGgMEMZEizxLG2aqAkwuTSRhXbKmulF4pus7wEVhIwfTSMj0ZqoKrqWDttDbT",
-	"tAP0epO0vtPFSGaZUA8iFKXt5Vovi0u7LFRMJjBFnLUR3D4xDK7DxAs7A0qwGllPQvdYfSUU8n/DjF7a",
-	"2TbG/L+/Hl2/WPVGP1wdzt/1+f9tMObjmDG/1ZbB4JgbXCMlVGewNx18z+diBy2cMyJDmD1NL2GjpWXS",
-	"4uxngmk7E0W8OqydVsaSdrowHPjQN1pNcjm+x5lGhgRr9+M1cSOznM95sXbkiix0xg0TKhNZK2khDUX7",
-	"Czdcang22lt8Sho2kUqaGT533916Ue4WTJS5TzXuVDkWWG9YuQ/8iui3nNWFngtgTexvWiqRsYkskAvU",
-	"JwaPX1p8PpoZbpeTb8xf3W9u8L1tU7tAKnCva5xbNBycnOW5eJevN+emlcCTs2Nm8OzlIgdNZLwsCqEs",
-	"vuk0nifcA6IWJaZlzxPmJTJsrFOeTh9nYy/8x7ZOPowYT9KjHMAP0XSAF4H8ZzA8QSKe57leGWQ/A5aG",
-	"EaSkmsB8hgpVD8adSsKtfxfc4VaWaSXOWFquc8oMXxu2msnxDJSbTsLSQLip/wNEv1RT9zVSQohXBHVI",
-	"L4TqMF0MVVoSR8raHCnbKTP0NCdtbSqvhfLsHZbnrbbf6aXKHszhJ/iWOgeoUwHJNX/vXoRTIZnjKuf2",
-	"L9rKtemGR9KnAydEgSQzx43xG44Tv8pzMeX5G30tHqZc0XsugcjiRXW/I/EN2EJadjRgYr6w68uFtHc+",
-	"i4XgOIRW/Iqw2oeHkc4UfXirwhQP+jEPabHMhWGFmCyNYP7sgd4SfTDtJGgvwnVZsJSmlg6GqhSZC2nh",
-	"eIXJwh9SgYiy4rIQOV+noCal86WxlxMhsjRYJkNVmibu+LxSVhSK5y+LQhcPVKXpTZcCX1Wzoo0owKSY",
-	"cJmLDLQirsxKOIPLqWxnoDUAaY6EUCzX02mTyH24Hn1S1aNp2H6EfvRbtOnKHB/jSJ6zCV/myLfLdeoy",
-	"oBi3RMhnvWeAjzRqV4b5sZgzfDDXU5MQL2GjNZCOW5s0YZnGc/2Or3PNsw9av+bF9GFnG1SPS6v1ZY6v",
-	"qu12bDsBp8ebYLO5Ys9OTo6esdHa4uGtbS4qk7S54QT3I033ffxiqzXzn2/crtogH9v2aZpdROt8PBYL",
-	"a1j72TH7i/wadiUTuNnEZt8tf/stF+fWwlF+j3zhYRIMZjrnan3pOWPYkzmY3vhrOcoFfh7O24Ad0sUk",
-	"vgByGDUkdHX0N/eK7jNPF4e9w2e9o97hU05zMQ8wcWN2/UFrBvNhfj6Nm1yb9WNtspsLG3MF0n4k2N+W",
-	"2VRkA7ZjMXHNhqqdVgcFbF0XTJEtiE4WpVkKesxPi5S1HTN3nwyWKxHIoyg3NL7LRh1HaT/8iS7YYe/F",
-	"i4Ne/6DXHzgjznGmydIuC7GdDDIu8/XT8vGH+DkqGhIzy/HMDXEbEWzM75G0pejTA8YZsCavkeqMr1kb",
-	"Fk+IK2TNM8GzTuJvI4fXUOHaCZE9MWTJsIyTr5ErUL9Q3wYFHHg8w3em9dkEinjPrXgt59Leh1OgiYwe",
-	"RKmVqdnI/qihrsWcn7HB6Cq4FZe5G0LM9eMXsPAVNin0vMlNO2C2WDt/pVTsGTNb9L4Kc3jRwBwckW3l",
-	"D5URwyYTn2ievuc0d5428YM9Z9vfOts9LM7HWIRHYZL1b5MnXBqw6Arc/q3rASwyHlLaGdQIJ0HrzyRu",
-	"YXXBxDW8wNhC8LkZKjAbRZYwwccz5l7DFqJgc6mWcPzWkSx+YpgRFixRU3HTD1WGdm0hcH+CqVm6dJ3f",
-	"HHat4lB/FGc4flaqadX3Hbj3sy2+7wtRXMux+Enxay5zPsrFgw1fdATVtbiMWz7iRpROXtJIa7SLz/62",
-	"LWgEFq5/+1YLl254LNHt9C8nuTON6vJKF1dM6RVrw1/bpkaa2QUR2XfLPH/QyjpivZzAiyqLi/5i0hKd",
-	"Ew7/NKzf6/V6VVpPnLVo0KuKKsbe8Tx8kdm+N6zQek4xHkWO2vjT2/1Y0bweZ9dQz6AZlYE4ZAlaMWmT",
-	"sE5gH3JDnKeyTPCrXx/WTuMxpp3qEW8MjSXAPWZ8YeCLfjX8mLqf67DfGuj6oPUbrtbvPYN/FAOBK56v",
-	"TdVGiCwXGWKfrFgqBczykPln/FLm3G6wguv+U7ztN3GrxIqGsFutDzc+MntwYWzyt3iK8h9zxFQslfHh",
-	"+XtJic8uI24hG8fJ7qkszkSeVRWlc7dO/syBFGacAj0+bO5THBrUqLCp7vkNpliL5XsqnGjyYp/sZI1z",
-	"vr4/Y2ym0srXbiVVfx9sAOknW9TMePlEhkcJowZ3VjurHNC97uFa6H2X6++hhu4gGwq07pIWQKtagZEW",
-	"CSAW2e/u9vSMjXNtQBoJMuZBDrn1dh8YqvKdEzT3V6yu5u4hhz6jZnmrsPlJ8aWd6UL+9kBX1DJ+UeyI",
-	"ctF+XYTAfhk5HuBpphi5i0BpJYJZAaT5hOLsDzCfev2Sbn+qjrKRZCszeax4wFvN0nP3WlzSAfta8EIU",
-	"7MOPf3n5NiX/gFuKOCK3bT1YO40HmnZqkuevf/3rAXxQKAubKDYJCX1e5R1gveFkRMJSGlu6RQS16HK5",
-	"gMYWUk0DSS0KPRbGgJ3yUllp14+SsbPQRuLQ48CSy4nx1zC4ZNDfNuYLuyxExowQGaZ4seUCTs3x84St",
-	"uLLs+PSz5OxU4k+18d2WtBPue2zPNSbrCFNN18G8DR/2BeIaMB6GylYzbcRQjfVSgf1EiWPRMp5GKTj+",
-	"IfJ7Js6+AM1KmoTxofIJFeXr26nSl3EgzHm8flJmuVjoworsjcgk/4Dr9SDOFF54OYc3XuIWRFT0Db36",
-	"AD7Fhi0rPtmni5xLNWz5Yxh/Ej+1i3LKQMZJzHrCMBgOg7lhbGFCjYP+XAENNJvFOOcFSbe0Pt+02yqF",
-	"N+Xfktp/Tg6CRu5SCLPMLbAv7jIOuyw1Y12I1LmZ6WxSYqegOGXhM6iGClMIxKeFGFvMClE8Z5mcTEQh",
-	"QGhLVTvkZ466rjE3Yqp1NlTu3fNOl6WL69TnKOVSCZ9jUIxn7ismYcbywqKzSNrZUKUjYewboM8uS8m1",
-	"z3AGxmWUlvHlBAa0kJbpIhNFl6WZWNgZfJFcwpkQC4F6q3eWwb7lwoosYanSGbwbl8EdEcOupQEt4myo",
-	"UvGJj23K5oIrmgGOAqazKPS1UKRERNTvB94a9IACFnaGiTL4ntZgwnMjgmf0l99bC2nxTnxta3B4k7jf",
-	"+uG3g/7Nx6SFA20N+qeHRy+Ok9biujX4pZc8T44+xg+3XPqkJLuiHMwtZCsxYdENt4mmdq4ibEAuhenG",
-	"S3G6qfqEZah/4a8zgV6AhgUGshyJwCqfGGYLSkoc67mofNEtrvvqSOtccORtwRFd/erLGiWRhYrpxzCG",
-	"GmHFX7rLxmGu6m0bAJt0gU/dhAnwouDoq3NbXx/+u0CvdJhEVhmjp5SJLubc0jY8O2417QoQU9OmLwqp",
-	"xnLBc3bNC4nbXjupLDqolQXypLnX7B351eftlnFTExeZSbZwr8ooDhu0b1IwZAF69y/lAfFfw8XwFONP",
-	"hN8CT78fw3v16G9ijIN3fDnKleZZhvvD83fRoXREWs9NCPIZMzbQN0I2d7HMBdML2mjuc9GJe6K1YzCH",
-	"Yah88r7VC3SleD6IJxMTVaycizcmZXOZ5zI44zCxDJgq6Bxz4YJnG3ytZGVBWQJZ7wQB/BtTcelMYMbt",
-	"oAekJS0wuuOk8T9YSE0Myj0EZIDDxOyRDYa2hUN967iTWwPPjxLWPzjqsbbLBmBHvU6dRbnc8tbgqJfs",
-	"NNuq895JzZEyiblItz3wHm+KZl6f3mutptXpVbewf0De7DBR+LM6VUzFCZPF23fPt3ZQwuSbaP8booIm",
-	"vs4t48RcPakMWLqQNmgEekHL8cQgr0UbbMUNpqlJ0IpUhgmLIjMpc0qxKyoRIjI32j6dy+d+UB4YHqKh",
-	"otuAa+FTVuvOBoUj936RtPBbTdIUb9iLk7lXNHKuMGQ637WRSTXOl5nI2GomFEvdvfAgrlhKSZt1Lhc2",
-	"9vj0brtKKXw42h0bm92RnZHzF+aKQUPHoWfcRIqjZhNeFaoNHGRzD9wtu1eWjdbsLdxYeX9v2zr1mk67",
-	"G8HtH7qAG/fbkN6tG+JrFWiajVuCGQPf8/k9RQ0eSYz3WE2yfFA5hwkVOKCzKPCTFMcFViYeRxJHPM/X",
-	"lAJd2Mi+dM/4twqMavjLHRRhcDL9W0z0xPulMU8MHdzN8+lHCP92yzJbzknDg+HGMqRKNPGTu07vj/6+",
-	"O3Nu+v7umy9kRpYkLNj+QqRGIWEuTcTx0hnDD9VCXH4a8GONxxe2LWHlvm/qJt0GZtr73MrCA1j055bm",
-	"2+QnzrJx8+BMbzKcczqsRhgjtQJrOl8HQeizm32u8SAqB6Ib4TAPlRKfrKvMXLoKSHiT9x75R8IhRo86",
-	"OqKokAhs6XB7l3Yh7ZyxlFwN+AK1zHO2VFbmZeWHUJnpsvRaFDD4dKimhV5Rpa4T4uMZVpUBV/DjfvmB",
-	"T1OmJyz9/uUHVrqcf5fZTbrBFbhsDeDTScvlUp0DIzjsHZ4c9I4Oev0P/cNBrzfo9f6vlbRk1hq0GkoG",
-	"cl7ayYFy8zXRp8wq6in+3r8DZR+WlH2YPE96ybOknzzD/3r417OYsulxpB5YWj+5QHqRRtAatHwJUC4m",
-	"Vl+jDxong769wnOmWHI6nhlGF/FQz5c+h1LvfXMtPrYS7a3lItuxXS9gWxzdtAZHGwcdtv33Fs/zHydo",
-	"jt8WIzh/1QJjfFNPOX/lXPtIg7m4FjnlkAI5Y40PUvJI2JUQii2EXuRoZcINlBJki6W4qdBfg39DlacC",
-	"1Ft3M2v/9OGbqqa+jXaDHQ/LdgCmwmYggCj89tV4hRGWmOr3W8nX/onmtcy5Rac3euX8GrpAGWZnomXZ",
-	"ICiO3LF6tnncNpZ5QUVs1a+/iZhgk275/DZ1717iwJ3QfVfvPd2/uXY/6FWFZ4Jt4JdvNZO5ALY+1WDG",
-	"q0bSu7uycuvdF3jT3dWV8qjfToYXdOdNhRk0nh1pGVCrExf7HJujQf8OxyZwmvrXv98isBymBOzY2T5i",
-	"Kx7qiwan3B2MNpmVsQ46DkmsXtB+eZrwu50AxwwkG539cu4xB4t3ZJuucv6q2WtIcWaCsIATSW4raQ1x",
-	"19r5x99ag+MGQVth+O6+37eycFsINbWzhPUPTivfOI7MsdPbnDw0iH0U+brlBj8mbpjbluxVtk3Be2KY",
-	"zBLWf8Z+ev/6wPCJAEor+NiKwrAxqGKKccsKrjI9rybdVs9Bg3oz559e4+K0Bs+OcQX8n/2GswAD9WKh",
-	"OtQfXakwhZZIloWTQbm+0rJMZgO2mmnPjtHBiMYEt0Pl/gITIkRy/GnCorrYLSJYm+TwhClKCEFvTtBT",
-	"KbtD2uAYdaGvleMZyEtL1toWuRHIVjety9H6XAa7aFw6tBq8QrmYUvBmUui5041WqjX4pZ8cJkfJ8ceb",
-	"xF87DtdOkmfJ8+Q0eRFdfVE+2Uv6/aSX9JPD6PphuH6UHCfuDdH103D9RVJ5w8ckUmNhE3ZpWV7R/WMV",
-	"2t2nnXZjV5jIMRcBnGW/KFC0qfvJa+/WbFZ23OtiSS1UBVjIL2L3Vj/jhkAnEtsasKodGKmaY1Rb6XPf",
-	"wMxrMW0KzNzByg7Ut1UlrhTx4XbupxS/2F+6N6qMHxw0kLQxjhC3rN0LsSWqI/Isz/ORzoZb8Z9JtfR1",
-	"z9JUFfVGxfLe4pDUEicUyc2MZ9qRdnkaK7pLUE8C3WyTpKjwv+PTRo/Jgk8jGfXEsJk0Vhfr2kEso/DN",
-	"zJ8YVY3bn4TT9Cj8PLr6PFw9TSJ+Ht3RD3fgOfZv8Nz+5LNw+8jgf4YzAj4PfL/v+f6duf3HpKXEJ/sd",
-	"Tgpu2OD/WyL2H7y/y+UcrJv53k5Zfho47/NNWb6xwtHqb+x80u/FmxPxWbf1yVF0/ShcDqL8duKBN/jt",
-	"7X+W7X0eb29VnPdou++zvXtJl6BoNuU8BPpoooEUliz1PBm9m3Dma7IYeRzygkJwl4aHTNA/2MQW+r1e",
-	"nQ/eapH5bIEw6G1cy6eH7c3XQz5Z8nvthMRAPBuyFTMzSgiaJE6f8Tgzi3y9EQzfKcc8/MfuETvoj/d0",
-	"883Nxkp83Aw7pG6aqUNd4A6SDyXVimLILvNcYfzNalaIsb4WxWCoKlg5q9rUCQ8H8XY0YfmRzVCIXHMP",
-	"kDdUKNaTgAPiXlNBDKE3oVX9hNF9m1bEvwRiEtHqhQtp1TcLzfu/LY3DnxqEUfvIoczIn+/iiONCuLRz",
-	"1j4+GqoG+zZhhyfPgmkrrekQLkfIUDczvVJMq3zNZqIQg6G6EmKB5WoR/hlcXvG1TwUqgSthyBtbNXXh",
-	"lkcOINCrHiJl7+JW/1xBAr0Qf8cYgQOzujVI0KsECfr1ODB8A+HcWr+erP+3N3/+w69H6vnsQy/r2b9c",
-	"/fZrT/VGz/Pnk+M/zw9HJ8uf//v5+M3ppi3qCeU2UXbXOLAb3DYXGoYl8PCMqGIB769aRXeZ12bVQFWI",
-	"4TTdDPzgtsmxi+Di3TDqCuFdQ8C0MPznsckG/gpWRhng6gtRGJ/z7upyMJOtBluG8A94poEzektxLWzn",
-	"jKUUUUoHbCQw1QB1pLOhSn3yezpAFMCEGSFCyNLxAwXi7peI4kJ8KmARfoxXPFzeMDJ/EDzflj3rAIbQ",
-	"JJnhfQwYr6gZJOEA6KtNMjRb1vw8X/G1Yam+SilelR72eqn7ZDeao76qTkVf3UoT7ptNZFCV8w2UsPaJ",
-	"X9IwJ0iTyKgmzLwFZSdKp6yhNg8ivQS4cwLce/yiilm/QR1M445Au/CRoVpUUFWiPLNCrzq3AXvRK/AP",
-	"ttLLPGNTzQoEfZroQlyLglJZIvQvGmn1Oxg5xw8FFyVlGuMrc8GvMbaDd3SqJBkDZcbTg1sqEG7xwFtJ",
-	"KwyoutvxMxu0+zqKBN4S1pOKjQopJmdNcY6nLlV/hgV6hk1AF29K1b497nfvvI6H+3qq/p1nt2aKPZqP",
-	"pOmcvRbTZke80Sss8AOegns/cO40UJBzObG+QBXOARlMCcsKvViIjGklhmq0xjI3qaz2+T7wpEEvnGIp",
-	"mKNp5F1EnUwXcury4oG2zZV0L/TufL7osuDcw6Ad5tBP3PvKmlGRu/qRhAo10IzLxZQyyhzGi9xU3LZ7",
-	"3WtEM3H24z4Jm/iqZn9rSEstxFjIawTwhHEngbXA6sC/1mwF8g9eVnVJ+CE+JB++Rjw4OTfwJrqB4/wj",
-	"nbyquXm/g9WQONrw1VvS69xwGkxAxVJ3NWVWT8nNHzJ6K4nBDlWxHkWc8jy4fHzsowGw8sYtzUVzbQEc",
-	"rKggxAcuXU3K7sKpLRlwW4tz7pBO3DzYl/uXaD1SuYTLF8bhbCM6s600DdbWyQLED3JsYXNQOwpvYqft",
-	"/nue/N7g1IVnybuz3QdYdb7ttuUOj8sAWRQhIydar/Zf/1anGgy6YYaHW2fYcPPRXW4+vsvNJ803f9zX",
-	"kXshPzGhbIFFGih3egcnSKOYTs10wZ4d9Pv4y2Ym95fN/4fc/DvUugVRgMkJr+gx0rTKP3bKPyKsrUzo",
-	"wXVYd054/oMTnf9O6ctNC/5jlF5/p0oE7fKDqt0LBiz9Hb4xYOh2uklZ2zic+tVME1ydLxN+9+PFhg0C",
-	"N6QdrHhz7+EyodyjG+fZ5fQnqphD1Wdt53tEouqAHDp1QOq2oNqrTpel+AzmOvulCVL1/NVQEdqoA4J3",
-	"17yHY0OJLdOePJXLB+Y8nTkHKHqu/bzT+2dCWQcAsHFCyGUTJh67GHxuMZc1r4m81dWAVxupq1RiG7Rz",
-	"yrbwPQxYJjNnfaTIuCi1HRg9/mDA1HenMx2q9u68jU4S58i3Szwq32gEi1iI9r3u4rwCPi++HeVwBu++",
-	"y+TsMF4IoJahWhTCCGU3h44HhzY2xCYQ2oFoDYfsciI3YxEPkHp/sLSrx7b+uTJ1eL47VYk8Ps2mSyW+",
-	"GCUr/YMnAN0rpeUe4cO/SybMPjnXNe5FVNDEvt7JxigamDcEa5ew3kG/3yXFl6pgDXKG3sFJQsrvE4Pa",
-	"8NZqxn7/Nh/Vu5yv4Qjugg1BMvXN8KyXMYVYgFRxCZUrB0GHl7A0SIlPdqjafIRBTJTiK2kElQqWC07M",
-	"c6Tt7I8KxH2p5PlHreSZu/35knL790y5fVCcc74HqEyc3oNcZP8HGmy9VkIDbOSxjrvdz+j7sFnqWukb",
-	"GWVktDEw1V3k67SzreAVt/ZzBDA283cSxg1b6yW52Q1f1XOhe3cqPifvHny/eZHXoXfN5uAoehI3HPKR",
-	"ibEuGvWq05IBN7oeHncBX2Ejl0x8wsiGC1M1R3/OmPh1yXOghxTDk1Ujqv+58qQ2Q0O0Ie59jXsS8Y87",
-	"uTlWM50LNtK8yLqIx2F+kR9DHXCMtysIbReDSDIdBGfdUIGO4pWWQq8S8tg5hSVBWY+A5AxEGqZsyenM",
-	"utIVWTC9UqLoDtUFBbJQ1yoDVjLFAwn/bEv2X6zfYXOdsf5hehZumPCxQIVpqNJ+nx0wmXaDfZelDpbU",
-	"bkWjWGlFakrqSpqHKi56tkyaLiOdGwuuYX16B8en+AwuxCJfmgbIw6EisD6EC8rXBNp3fHiYRgrSNnvt",
-	"UYV1o111a4logP0IH22GwSC6MKjAnpVu3IgwqkRRNU+2zyOYJnfA6yjdiP3D2I/YP9w0X/w63SdmK22U",
-	"vY5gpvSyxuNZpntuxLuwsRUy8PfffcNeHJ88Z5mYSCUMMHF2sZJ2PGNasXSsM4Ft+owFA2SojOJX4nLM",
-	"jWArXWTo6oIb4fvpGUspxZD8B7ogLxoV4c25L2DsDhWw7fcvz7998zKIvBSTAlNKms2lsb7oUWdiW67j",
-	"vytOaO1o6azRW0Z7xmpbxhSf++bMV5ISkt23qgleDYu7kbzhV7sRfMlzIDDcqOFvafS6FUT3wUs1zaWZ",
-	"NX79Adu3WZ8e9vP3HfiYC16L+NQ3f+O9ETXsePETw9L/PXBq4sGrb9MEhjyRGOatdoZ7YrDTW60K6XY6",
-	"2xjZtrwtGNYPHz68Y3QDnbGKt/bwsNEvS7TbQGozXdiETeQn2BbCQvd+op1Etv0UlLNo9ga/yoSyciJd",
-	"an3tK2esEEbn2L+LeoMIZWFMaoPZ1DZ79+GLyr6WhTwohAt77+dj9isY1VDj4W1k4NQLqzGUnfH1E+Na",
-	"VlGqum8YaHS+RKAUTJi5EmuXTECJeuiyQ2zSQi+nMzArcgH6e3ol1q/F1KRsuOz1jsSf2CkDu5dUFH+Q",
-	"taqUpWVaGNBauGXpVPM8ZdxcGdZ24JmjNROfZnxpEJ2V8OPofe4GAqlHLj9UVs5FXJOXa+70J5rmps6C",
-	"LQTRzH2GZu4hcH85mcjxMrek3MOoWgOQz5dlzRe6b0I/u1bScnNHAx2V7n08M6dBPeqfxG7ofnKEZvFx",
-	"cuSqlE62uKEXhZ4vLAKFF8AWyQQcEEsIvlvMPXHfN2UnBGR93dZDXDrWuXRCQz/UV/DQZK0BTMrOxBwT",
-	"HlqU4LcZYs8czPhO0wj371u486a6Q3XS7rO24EYKYzEOdpL4LgdEyTgI4I0u8DTTKzbhBfVkI3NZ83yo",
-	"cq2vSFLAHdgWgCJ8BFcEl0H3mWqdddkbreLT5MyQoXID8UxsJcRVEv4lVPaENmPGi0xsQFb2IwfpyW3B",
-	"LiLSfdbwe7gzAK3UtGIS9jJLWLpIg1YFG1RlcDHlL2DvC3j8/y1+6R28+Pj76c1/NrHgcEQ24CHF1ARG",
-	"77jNE8do6sATYRka4XndyWtGV3HikUxHz+MQ0TnZyLAVPq+X0Ay3GtCPBrTpD3KTlLXcXGGIRAkstRHY",
-	"+8hqLCuJ8o+qe/QgjrCpn9wNocXugdBC9HhhHU6LZxQbK8CnZAegkEDuDuylYHMhrBmw1Gc8k3zqJCzN",
-	"tZpWE6GDEAOzuX+IcgnMjrkusG4q5ws0UVxoyodOKGE6UM1QoccBHvh1KYX1hVUyWksXloN7RnLqRUbK",
-	"2v0eLe9QRd+dFkJkl7agz6uSxZQv9LdmYqzXBidUCBHespUtDSij0wNR6IIOFFyG9ekkQ5UKlU35HEf3",
-	"zGnCumATgcn+dFz8jDlljrOVVIalc/43XUi7ToeqvdIop7FGETtAnVDygtKX3k+1whoJUc1kd33Xhopy",
-	"lqvcz4uLpFVuZis2rUtC9zdu0fm25N8gCo3rIBxXcDvUGWSo4VgG6qzInpKlec7jKX+7Lua6+N4HkBSp",
-	"/olheqWiImJK3m1HvWXLnBTHxjzs5crHdDV2xgeDh2OXfeGPFal9dSXJpyyebspu6kxLhxZBMLdM4Hv6",
-	"HkENhY7eQsUuLv/5h0Ci/6yXhV+cMkQJKqhrT3xES+Xh4GnJnpiqN/yX0ztmOpfOm6N7p31V6GNXnPNa",
-	"FJkcW+o+59sPd1k61kUhxjYdOKcHshGMaoKtLKcz0DBSD3ufOv5AVSiRktxlqfi0yLlCvPTU4aC6vFc9",
-	"8bp2+XZeFiR7uenR5uDUdFnqt9a9zPHSmgh2OSS+45HveYy+obEj/6yLtbHW0JuGyu8f+Tdxp9E14Jsy",
-	"BwG+6fyhZfAZDG7x/J/RCmDYrh7d64Xo3vHN7tSUrQG37SG76NqzcG3fiv09iv6TfgWUoUyeubXof9vI",
-	"dgUYy9Di7djrZDw0WETHyWHSQ2sI/t1LTuDvLRWlGD9xjKOSpvMRLZPll039V9vUBiv0qLRCn900eDv9",
-	"6d+K0EG8bZM77pP8FJhJc/5TA2Pe560VnrRd8EVYYq6JgNcSEufixMJ28sGQSxUH1I6fW/uKocnSoke/",
-	"U0/N+nJ4/jUOz35qjjPVxKKxz0lgqk2nqcHePqsJ+6m8BsNhuahL+y8094XmttDcnT0MNUXc8+ikFAZV",
-	"Fnu7LfdtY3/Ec5bxdcLSn3/++eeDN28Ovv2WalB/+vDNBiRc6XSOvGjkRDu+OaB/HJb/aHSrRW695hBa",
-	"7DJZGpRpoEdHDm2v5Ksm7xAVt5buIVKwMcOgHXz/h+SLsDOwSCq+UjDs05VU0Tci9z9+aaKLMcgttpIK",
-	"AxHOU1emceiVIovDefPRKkcj1rB2/+Cok6B3CEyTqovByUAYQyYmQmVV62i0pE6ZubCm7psgtwlnubYu",
-	"SZTmHA3AgKGN/uHleNY5K31sWrmp+a7xrk0Rlhzz3FC98shXpZP1gsnc2MIzcidJa0Q+qVbWV0MRK0kh",
-	"a5hdtWqhet8Wwnktjd2FQYfJRVgtrMRKIPlsgmDD+gToGHwtMIxNdwHdtzd4VOT030iHfscN9uZNCZ87",
-	"DZlQAU3rjJKhdVzJvRGqqxzCTaxuP5fGgny6uGNhfvkSYPp7BJjuJmFu9RR6IiB8tB3y4GKrHnQeHE1N",
-	"6lDtMO1HD18s2X85xWjTu/ooUb2SVyFI9/ZI3mbqx1aCjgxZJyPKOFqItSBDvFts7Qstf1HydwVsXFgm",
-	"EOYOZuwlR4NGTOFSwzKZRSAdFD3RymPubUDT75JCte4u4b4NSeCuuCBIPbR8eHtbN/rm1veiKKa7EIra",
-	"WzeU9UZGT5nuEyzvWrfFO+Xdh9mG4e3aFrF4DDyXqCSjxu2KpQi64CbbSVxJqr8jRNXQutgn9tRYdECD",
-	"eUREmUqrghDloW7/nvoHcKXEnanAzVANDxV1+7hfBDVZXZc1aztIKdeXwaVLsYLDg2ABcrW5XNsrdr+w",
-	"7n9e1n2TtN6HmtXNElQeFaB2GVj2ShRlBzYqTkBSRI9AHcZHF2CKF3yVMm7Z4fHB4XE3lIYPosSCEjQh",
-	"vOLwpEzZGKo4v2ATg4fNeMaUjsCQzmJ4MTGxbCWUHSpXEJoGGyR1ABlo3ROm7kLYUERfImzoMZYyZYzD",
-	"AZFFxqyci7NKlYbV+qosF0HkPsyNKISRUxdh3ThGoZzILwZZ+UoUNcss4pvFDhzDatVwt+JJCB/wq0nM",
-	"zE2YIO39SOvehfDshuLoR9voD8ZrWKxMhBAPqNo/NGnBDdXP+iu7M2XdAHYWH733RukdEjHeRwAqJSYV",
-	"dhdX1ji3Fx+79oZ6ws7Xmq81o7eMgGV+re0MS0w8OMtZ3PWXSqfjRqLedUQWtV4WY2GGaqLzXK+6Q3VQ",
-	"bbI78C12Q1tSajrj+gaDcjDnV+ht8y4uaYaKlacsiBEQEkZalCcI5ioyc0YHJUXcYmP5OqTVYRUTA1lT",
-	"CGp3pSjufhCfrUGZBrRxXk31vAayhdcKRd8OzoHK/KJ+yniy49QlSuSyGt4Sc6iZZnOeidI3RDwiNTIT",
-	"l1jalSbVowzL5t8S6soqZ3ubQNzb3dFY7kRPRxk24UUNqu2MLxZCYcL6Znfm+KTFg6meMH9l41RH445H",
-	"E02hCSIH163Oeys7tI0kKD+sxHlzI698r9yu6iQqN23yig1mcCG4/UHnWRPXgllQnhJHgJ+EpXoBR4xw",
-	"FpQe6WyNrt4tWDIJ4VFXBugvb6zyhdhiuPhBIFEiJHhj9+mt2NdbGlHf1kTPrUrcUnrfR+7cHPpCNlch",
-	"ufxWD662Uiaq1lOZC3yjv+GMivWimwL0RKOMqWxKwN2ub8r/8Fxm3Ip987J83bCvwN1seEvQwVnUXnKo",
-	"qkXIoPu0eZ47D8vctVTHYhJsXlvvf7vRWMylX0VNbn3cdVVp6CkNAkxjpKcAJojFfSndxUv8l0JMlqYh",
-	"mUr4uuo9C6P3dV8/GD8A18qJ8o0TEEa909j0VeO3ZZe7/aycyaPP21ppHxiZsAbbAH6iaBhsMZLeHuko",
-	"taNNHynTYHfirfnDdF+MO6RZOmCD6ES1Kwmf3sfDcysK0F/VNCFkXqmmQxX6bBQ29INOwJ72WtnOvvBD",
-	"VW8MnzjeVIHRCu+q4O5tS69Fov54l1ZCroSbEG98ls9ZyHU97PV6Ve8qfeK+ua3wvs1I/J0rAx7QPH5b",
-	"9iyiy4yXYI5cjEMdAcjID81NCs5rLQqwXYArFaqB8mEKKv42VE1IfYnLgjUsPV/amS7kb5y8M19T34MP",
-	"P/7l5Vtn5eEM8SDhtVLUzKxdtG5usMJ0opsG/OeLH9+y83ev0Or46isyLL76irT7n3WxHDkc7QOHrD3n",
-	"asxzste77JVl45kYXxnyCVGSOB0cX5rnTGHcULB+E3btTqoPW0UnzyTwIp6vjTDhFLhOs1yx81cJK5bK",
-	"VLq/U27aYjnKpZmhDZJxma99Gm93qIbqq68+BLFEJS8LXvBpwRez7ldfsQ8r7Y+2P3LwTpT5CTPYpJNx",
-	"UiyHCiTnSuTX7qgQcxAZ68E57fcHTQpF0qxAYL15IdA8Oz4tUYmXBYyTDAX6OuEuAmNh5w6USo6vDM5F",
-	"T1xHe7AYlFYHhK0fypKNXhHyvCvGUILVUc7J8kPeI60ZqrZLfT4Y53p8tZJGDALABFbQOzjH0boRjaJT",
-	"op0PFeGwoB3FFRk4vESvbkA+Z9Z1vsAi6kJ44HasNzDU9Ia1OfsKKfOrhGwuPWFf5WJqvuqcBWSu8oOK",
-	"hUWBv8v1QpCOtV4Gy7U0KjwOs7Sl2dr2mBquGw9qV0NVGhn+NYcn7i0rqQzdS2cgapsssikYJEaUQKog",
-	"BGygas5WurgSWOgK3BZXw9vGhQY+5dAKgGGMUaYMgYsPFX3MNyYYtlgbuIEZPH06lXa2HHXHev6U43l3",
-	"//sPOxMH+NiBVAf4WMednm+0uhaKJM1XX4H57cSsGyYqsLRXyFHa6TdaWaHswQfC3AQ9Zowc7OnfjFaw",
-	"et9JkWdg+irgffjsmM9F/g2uB+jVosBu8Nc8X7obaogBBj0B57VGGFhQzGM0lwGhuaSs3T90SnMniTFR",
-	"qJ6LbUdE6VQQUbrs3c6SfzToNTs+xfFRWBMVQxygKsEtXDU3a6fxCrlf/4tWyqG6MgdlkbAUS7XhH1Sr",
-	"nSYlugURjcNXcCAZRNyKGUTPgDdp1WXpca+Xsrngypf1EMqATy5ic27HDhMh0+PlHORRGy7ADieMo2MG",
-	"M31hXAmo9NIYYCET2Fn4AXeO6SUWqxZcTQVYGAj5Qh8m9w5+yZnz4VOjpcVhlH2KQUT5c7ABuVDunkuR",
-	"ItTZEoHhtNNl56oKxiQN+0pp+xWyB9ifAXMdHFitZYxDkMVnBxTtSaOcaE5otn6v3TNjXhQSc6drAAts",
-	"JngosAI+DFsEAj9hcuIWhbC1UOV6dhy3vdYTlp4f/B/jB7+x3sEL1mWX7CBNKIqjxApe2Dljvy61RZqW",
-	"zjArxEKjngrc1yEeRCeZjXQmhee3cwknz2r49l/k18DnnarK2ulx/yhlI7HWKutEs06/f/khZaBlcjIX",
-	"c6MDa0h/eHn+bZqUjkAH8IDF0LgauOqO5dKrCM8VBrY+qxFiLo0zfN1XVb4mZcijmDgf6fm7VzHSXqvf",
-	"7XV7oDOCrs0XsjVoHXV73SPKlpyhiodIC5gqIbY0e8snB2OtLJdKZOyHD29es0KoTBSu90hlrD43MCyM",
-	"sxOAgv2hi5hocDyi2ur/CvyfSG6o6ITrieMrcNIN6mPUC9DjuMIpirAL2kozmgtoWhON/uSCGbvOPc6U",
-	"yI1Af2snYUYj9egCFI3JBNOKcJHDXBBo5nthv4UVQzNyoZUhTfmw16OyCJQE8E8rPtmnMzvPq7WWiOww",
-	"/v8yPQZOwuAGAnugC7ij9EO5qXTpaXTNK8K8EVkIN8lvSTVb5dE+X/cI3iSNoCu+HwXlDaKZQbgkMNJ3",
-	"r2p3wHs5hjXLVTetj/DY01xei9+2E6o/esjHSrjlRaHHwhjm8hGATBByBZWxvKLUezICokByAFu2AGZt",
-	"C26x+tf1pYlfTJDbTgUDbmqLZb5mxi7HV1vo5zXO5FYCqusRER3hE/oKTbRyOXMC40RBtNFMDJc+kMwu",
-	"29G1MduypdGCcvhgfVNhcgpuwPZmuzZ0Lmwhd/CeN3Tdq4DvCj0XdiaWhsHRYuJT0IQIDGYQOAxpPclQ",
-	"ZUv3STIN5G9gaYmCFXrp8jkcZ26npBZeuleYS6stz9NkqGpXLv07L6lZHWgk3W4XXR/OliuWCj0b8H7n",
-	"8EvIZoR5fK/hBisRytHhsMCK+rpkmvUW0nFrsif3WeRcqir7+Q/2w8vX71jjbNkPHqgDj4i/6AcosgQs",
-	"SYprkjkUARfhVPA52CWddYfqP9iHn9+93PItZ3MNVePl3+GVfxrCxIatZKaN/dOwlesxz+Hfg9PeKfxO",
-	"X/rTsIW+hVayLPI/DStAUcPWDTs+LB0HDfyyTldETAlzYpT1ur3ucZWJ/vsu4l5c3+OTelKucYhoweeB",
-	"nLdyCae6dNecJGkjq4Cv/rgQCiQKajil8hQpBCtu2Ggpc0vCH9Y6uGeGKuyU602JyHw/n7953WXfCUoF",
-	"s7psQzwVSpBYAF1UoZxU4tMi1wViWjadXjfEu7F+P/GobSMtyYCmOlRSTfQAzTCQ0AMWSW61W1HYsmZS",
-	"0cQrRH/Hr+5FKf77pa5SJZUPsW65i0rQrbK/diBinDe0FzOCJwP1b+Ahe/gIbG+nqg4VZ78uQT319TUr",
-	"7fqVmi770YN6svSkd5SyNp5mbEqJQ0tJweRDlWuesRHPuRpjtxMFVlzBJxM5LtXRLfTznmb56JoDvvez",
-	"ag74BWrAXaDOkLROekfb3hem9/QCdLax+Enxay6psqRKIfBiuZ++cd1/iiL6N9+txzahmnLU+OLQIHZx",
-	"cdZpmomFnaWMErDb/YOjXhKMxaNeh9x24W6Q8m9MyuYyz6UjFniq3+v1ogfhz47LUsEKrLGeY4oKpX+T",
-	"HmGXhfNejKJenHu0pnNIE22a0bUYkNfAXUcCROwul+ayKKQaywXPKSnHt0IC+qcvoWvCt6Fw3gWEvOBj",
-	"O8BWK7GrxY3OOLi5oaKuOrjOCFjtXiWV8CkXUX9+7MqOfrnz0O219IBRxgtp7Uhb8NKBc7qg3QnHkBLd",
-	"oj7uUXdKxwGinrJeeYOVdehhQ1XW0QUlL4JhkQY++SJ0FkrfC1usD84nVhTe/dEdqm9ybTzk51gr5VyY",
-	"xuqFz+6A8Ted/XOi23cRyg5Jq691tr7j4f91Kcd1y4GQI/2uuLWvB+hiBoHHYJ9MywfjF9MRag1Oer07",
-	"cCK3YD4+elMNg7natIdyUVqf2lIqRyLS7LOOcJRpxr0kWlQ8SyF6WzY83Owo+XvoT+d+O+iHHw/Dj73w",
-	"21F541H48Tj8WD58Ut54ePMxaSmdYcrB6eHRi+OktbjGYOjz5OhjNJw7b5DLBtmiHviVRHlxTBu0W158",
-	"zbOw50nruL+HiHnH1yCTP2j9mhdTQc+d3P7cT8osFwtdWJG9EZnkH0DhgYcPD/d52NkDINJeKivtmp59",
-	"cfuzH7R+w9XaByVIlu6xNq8UxvFzl41RdcWYK9fVJciPsrbW+dlxk0v56jenlK4BnXereH2HMdMUW3Q3",
-	"tyNFcP5S9i5VJgqWYqAmJTEUS8K4u/SgFEq13kg27gC1JcsnzBS90uEHUs+cIHKBK8wLIZm06WLnTIH9",
-	"mHvZ0EaVs7PLpe7CV0+ca921mKDe5/XG5tWm5UO10bVcF3FD8s5Z1FkPIxXk80bgMGrY0yRuXrqNfENd",
-	"N+4vaxpZpIsYY5IlLstCWtaLuWLopPF5OyreJC2M6ficufoQsTkpKhZ65WPPvhuTQ4GvDvn55xeH96wD",
-	"vgNn9pv/WWWnOzbVVX8nLXsOh8gtcry+1SakISuu0hb/Jm7GFhuRpQyO6y1r0Wap2PufXr+86M6z+MO3",
-	"diXaWpHzD9qi6A9sOHQHqgt1XM2aQISeV7ZfdEmeBdgA/zYqwoNFPcjgEqjEw1eKspWmpLh4JOqJ6QQ5",
-	"j/lb24X8N9i7zfg6J/gC4Yys9RLNKkrSdY1e4X9lKQJLkfrSjveXc1vLM0sx0SylJBP8N8Z2ZpQpk68p",
-	"XIAoISiBz2I770qIhQvZcLAeZwRV22UXghoAcDNUO5PQSGKtA1YY6gEHLPX1gANW7Vw7qOQIpysurVRT",
-	"UGyszJkr0KLqkTw3bHs7W9Y2Mye6fR+oqPZ2fsbsCis0FkJj7JRgWcy4EEIxI+eLfI2Nc6N6CzKu2Vuv",
-	"eVEqwHgsFjZOq+a22zzF0FR3wPoHpxtzpe5wKQ1lLLrw9tfYdLfvkue4ZdR2N2GHUZVDDofM2FJnOzo4",
-	"dbYpVrLATiL8aMHa1MX3FLZcXZHzg3IgKn0czl9hZRkb6aXKEnwJH89cC+CRyPUKNn/G80kA942cBOev",
-	"MD1cRzX5rE2JCzQPVBeoHgsjhCl6JmTZEjah15deBvg1Y1L5ahhcNDgfU2HZiGPocKj82yqZsxv2pG84",
-	"SzpyeS+VQDntssMm8lNMPD6Rly20dBCkrgiry/AEuxQjlx4xVLDczvfNs6wQxmBHI+/2qDo9KGHCwRrM",
-	"pe00qZnEKLCh3EOUTC5ragQwOMpAdK58v4sItgRbfkzZKOevSA3txAJfR72st/RoflADx1JY3iSutKTm",
-	"jCG26YbO2aSQQmVnSB7Ynu7C1Vg0Dtlnw1LNyh0kcLkbd9L8+vvv1mds9emAk+7aVPG+Svhnaue5re7o",
-	"j+nm6WTTre08e5V2nv2SrEPtD2WMt349Wf9vb/78h1+P1PPZh17Ws3+5+u3XnuqNnufPJ8d/nh+OTpY/",
-	"//fz8ZvT1t5kCgR6Ad/boini4cGOzkRXFcBsKv9C6e20Chxrt5W0XF4WfP61HvPtaIyOf/70HuNj5aCr",
-	"nYpIfDfQ7EZc7Itrq3z2PbfiNQmc++q6ewaWzl99vTTrmmp8gQUrvM6A6/3uI82YVOGqZoxK285QtSOh",
-	"svIFO3nSQUycgynxtcvIJRIUXyrDQlsK6JAG7AmbU+blyw98mjowMezyVknBpp+cETVUMIwzDEGCegJa",
-	"B9ZgvJocvNVKHLzhdjzDHoyglHDMmcxB7KdHvWOXY1VmTcEIXB961h7PBF+whc5ziarUW12q6kqIjNIt",
-	"V/CBLaFOpxUseMHnwuLB/GXHUspsS+lJFzvItQaY8NhKWgrlD0HhVEXbXRjQqwwopyGg7jbA5RcwwYtc",
-	"ioJ5U4RWTk4qirKxMs8ZKYwrbsKIiSOVY67syxbWM2w9H7YauMzHe3ls9l+QXdy4xl1hhXYeCydazhDF",
-	"cZOIyfZHU4Zy8jy4QveOawIjPuodbx+Ljy8GujZSjckCc/tsXLZE7czcc8YJWyr3qfvM5T5ShKa/+xHY",
-	"37fafge206N4IML6Es0by1Vm9mGqT8U1fGZHtnKKeW9424GxheDzNA4lP/E8ykFPpC/hzguEhEixdGao",
-	"RoVeGeHSetbs4uKlM3uwEawCXozGo6/TSmXmOC66/xf5eqgwL2vgXANAqlh3ITOW9tLOwNmmY42+F+56",
-	"6oO6eIZpJx4KJoWVT9EojxaqTF/BaVJmq3I2um+n48o6weivhjgwDSXtp01tjzGbxw+A0+exBMRlsqPv",
-	"Joq40CeFyqIvulUmrNB83RnUsFMqM4Tvhag+zZakGm0dhSnGuTbOz3KOKf/uosvFDb3JRmIqKXQfbTjZ",
-	"eX4LhgqXDEM8XFFkSFV6fWg24UXHXaDCLzCBUdpqlMxzQSntekmawiIhCZq+5sYeIIVg1UPI/celkBmV",
-	"PfAVazsCM0OFSUcOMWpuBPZJ1ArLA316QGcQ3ALRON2kORZjrZlvNEh7QWSBjV6112McFXCaAqHz0PN+",
-	"ktKeMVhYS24wJjMxX2iLdH++MbspKtcFwhUTvLHb+HSRr1NX5aS0G4uvEgj+QBkq4Vk7Pe71hsq3eHRu",
-	"gNQjZxEgMpgmArsnddlfHWSEVzsQrQNLdMZ67uollGBt7FStpmnHef1qaRdga3XZuVoz35CU6QlNxVDS",
-	"USjnKBNeKAoI9BBn64QXIElTRehKFC60mTEslxmql8A1wr3omzKoVi3hYMQtt5HAzYBtulyGCn0uzGp9",
-	"OedqfenuTRN20osKVzoJPlwuuGKUMdpOT3pHQ+Ueu4TjnCas30t6vdrzFPWteXyAqmDl0Ic6VEZTqitn",
-	"c6mWWDEIoyu4FZfOcZR2zlghbOEZUcVP1KT8fYcECcyA2O0/mxaIBxFkgof15NREGbG0x0Jee5vU8TFi",
-	"KsYtj4Tj5tLHNo5Vm+rYfDXSNkWxclabFYnjW+AJP+6XYB4L2qrCWE+rK65FcXABi+CFKDcB0yljfOQh",
-	"aqKmZLZYD7AEH04PCJieY+ADRgx9qECYDNjvw5bMhq3BcMNJNGwlQ+fhwOvkk8ZfQVDD5Lvd7o3/QD98",
-	"AE5x9Hp/8xDhcvBV6O2gN0nrLo7W53Loo5RDDAgOW4Nfut3ux/AdYkv758gS6dAa3zvKdR897y7JKBfE",
-	"Tz6z0e6+8t0yz2sqJTGNUuwDi2btTbLr7KVmAnVtj299Lz2K/pjnudOtqOAatTk9AeUpRHpKHmx9EGuo",
-	"HFoCdWT3cQ+804dNQKJL4+rRyta/YxEY+wCJtVizHEUxDIZa0ABHxr8wc7XqzSAPRgcUCsPS496LoYJB",
-	"XxLkGVrqiMUUDPUu+7OWqloquV0uVTj/vQMD8MV/AgfAxy/O8M/oDPfwXn8nbzgdw1ud4ScVZ/hhPcZT",
-	"OsN7k/7459Vh/sOvL/RP4jn/8+jo6t1vJ8X/mlP7P+p4/u302ey1PPzbX5b//TjO8J/1ks34tcd44LbB",
-	"Ew4syXnA/0jB0nux30PfaDXJJUEe/VH+46qngl+JDWsd+Xuji3gv4RLQiLa6h8mCqKMSOf4G9l4K/0pZ",
-	"u+c9BZERn0TlB8hhvSI6P4v8FrDx1Fk+TowMHumh8toopUR6Z0GAeaRFCLZ7Q3ZkqsQn+x2OUxoHallp",
-	"LuIMeAybY5sR59eQBi8PFbbDjUTjExMqyxa+AL4qN15LY73T4p/SbqB9xOZxGsv+y8SYXqnvYxlSORrM",
-	"+aqWeTlgyV6kT/duAyRvpkS332ZzQP1er2wKixUs2waIZNg8QnhJBN4Of4WW7X0Ey9rVKPyzu7WRkN7x",
-	"aaN/u9rhZyaN1cX6D2Wkj+aJ9ejtsWuzlhGGNF/nbskd8rzJ04lgRyEWJNUWyK+hcphfzvLFtlsjsYUX",
-	"kJevdKDgXBxOUeacegnDtOouvK6D0CcexRf5mS8dN3yCdUjOZaGyoZLzhTZGjnK8AAS1ZnYlx8Lnfh32",
-	"+mkJo4feXPp01ztkpdlwnlLSztR7eIP+X7oBXqlm5Z0AtWFVHPc/f/WEUrdQtPs01yQkG9FgHNwLRb+x",
-	"ERd5BttLhVE9548tXbUEd4L56wPiy2ht+JVqG7jTGTK0Szgl2PQOubQ9zhBG2sFKAVnp88u0Eme1KiqP",
-	"EIPN43G6KmGjNUG7AB3Bv8FGIbKMF7r9ow/NIJ3NuHE5VjhJsLQQcSXPRBFmINFF6fwM8E1vE4FoysUl",
-	"zKnbYd/ohRRYzYMwQIFS0Pyh3DZ0UFZd6gOcCb0SCCQpM/ENIdUYnI6LbeEyJwFl5/yVz2hzqXMHWFjK",
-	"uLwcLc06HcDIz1+FOrpcWwSUYpNCEGiWnAvWRvB3NNSQPiInHuh/gXtj4pvTEjpN60sHgTWFLS3t/YC8",
-	"4LgBBHHnwF5g+Wn8x71+CsOm0499KkXkF1bkSzVmKbIzuPsoLZcsoiMgXbx+jG8zy/GMUSS7tnWV0SJA",
-	"Eq6Cc6UReHK2fmJY6ljJO7iAHekCBrc0HffesibjDN8SfguGfolD69VFV9ryNzCgCQsKdz6PahHLOIEr",
-	"AvFI/nh/3aC2mhyuCCRFiL0UCZBmIzdPbexibY9iYo6DBBWDvdE+B/buxeM/g41+j8zCShkKWtJ7G2Ww",
-	"OrAyn6uA4jN6DupzJnTw2D72uMR/ZBnBv59X4UXFq3B0QzWgWDC6PpehDObW2pR/gnKUQG/AoXYtx539",
-	"WY9CeVX6vzMP2F3fWpGUwKdryfcOCE5Wq81ROUI74x/F4fiFbXxhG1/Yxh/GNgjOozQVfA8yn9fSiS2j",
-	"e/sj+vuk+nJnvAvn2N0jiPedLkYyy4T6g/3H/7AJ06/IHkCC+sdOlHYA8cgdImj4X/BIll6lN/xKOL/K",
-	"Xh5xyuHcHnB9GRfhe5N7EFW2w2lD6OnE19DX24O9lHSj4JQZRZcRBVKtyVguMSPrFWyJQyUO0ZLtfisP",
-	"Vd8QRx2qoXqPn0WXmqm6mgal7wJzCWmAIqPsMueEI1/GUHmvQi8yH8l1TDoCOU2Cx4SMXZyVBzweukTT",
-	"4G5yCN+6XKbSG1Kavk3GIM3pnzJc+8flQCchVnJW+kicQke2dyhZrFPAH8zB/yh+fF/f9Z48iKhyO/sJ",
-	"UbgtLMeBIDh8dOfjN/ITgXF7sPwKdAmG6hA/v8hEMVTt3sEJnkFXHvrsoN/Hv7E2sVPF9UJ4CecZXogC",
-	"3pMMVaXCnf1khCsqncnpLJfTmQ3DQITkABS+KMS1FCu2whRP8unrZZ6xTDu/8iaYlsNeVrZAruWBTYj1",
-	"eba6mxW8lmQRmAfVcwqVeTtlA5HD1eA6oC0j1TR3jfmkIpBpvarAcuzW+g6PS7XvsNrev7fxX78RQ2Rv",
-	"3Q4X5rOCaty+cAnSWYlYEy9ViTJVxdrwqnZjJ6oIH4MU312AGGUD2EiJv90o3LpJTdvUvx2UImmc4eHW",
-	"GTbcfHSXm4/vcvNJ880f70po2y2IC/nJcxpD9OD4TTNX+wKssW8wdbOjf10+VPMv3CZsx9mgnj67c0Um",
-	"QmRPjGs3bRh6B3wkIqX/V/AD9FwX2AXGaGZ1xtdPDCbO++Z/nYQpsRLGMg8+WUsmqWFe9nudpCyIIGwJ",
-	"313bdF2zhIyvyzoNN2LSV+GKdSMZKqxidHM5Y7ycgIMAnyxdu1WqlsF2S25CWJ9BeSMjPr5K2IKb2G32",
-	"xDDMSEmxxNG998z/Blo6xmZVSHMZKoSs3yLl3rmtuUXjhVtre2NsITGXM4SLJFxaJyz9+eeffz548+bg",
-	"22/TbakU9FBrb38CfvpbbkVThkdAqvYjdHudMNjjONPjfqkdUWbH8yiv4+jzZHXEfTzFJ+cReoYeoUPY",
-	"J3+YYJMQpK56PZOTiRwvc0uOyqkGzgyDvvQSznlCF/BY7wgfuhLr1yjjXtyhJ+Pplt7j/eQIRdgx9h9/",
-	"lvSTky3ibFHo+QJmSCgXlhp6DUCpy8o8BKoCpu/7vpmuORUWmd7fO2qdd9T11De+oXp+DW+ASVnXQu6X",
-	"FuLStT7efLy5G9HC0bk962Yi7m8gfc5E9dtgi1+6wmBHlVWmG0kET7V1mfAU277tlAx0p18ony3z04dv",
-	"iNt4lo1Z6Y5hxyXlQzXnwKTYmI/BTiDAopDBB++Zy0yhEdJOv4GbDr7RyhY6H1CDunEC7/h0wKfiT2kU",
-	"FqcGxh3X0ajsGoQltbV6dKmGaktBenrUO2ZvtWVvdCYnEvPNK6VhoRod81Cwf5RJfQ08Nx4pCY5OZ1un",
-	"F1hlosd9nBuuKhhhgjdqv+VkY2Q1DGEqqw+1hSOdrR9YDH4i+uMef3GUHY6eT47Fs0esDY/Y7Rd2+sez",
-	"07sx00bXFGl/jk/UStYr53mTv6TugDN/vt+mCXtbOePOn7XBLLZVttffePSs12tsPN5cTX/OLC/bUXk3",
-	"KNZ4b9bmP+CwbAUNeFs72yVWgG+qhqmPjkWsuNkGHnDm24DdbUvOqU4VvcL/Amv89xTO1ZOxtzR++jsw",
-	"wps9hXIKN6es/dOHbzrbpPE52gy+gp9sJASbB0HRVpothLjCTkMOv59TXyZ6LMpHq9tcQ9Umbt0/6PVZ",
-	"mQAa4eGPtZrIKXZ71L65RefMv9vhHSD8C1aV87xiv6BhR0PtpV0GtIu5aFjNxssmBZXutQNvkfoj06SB",
-	"eD6SxDLW2bETasUy08vijI20naF+sS61i9vF/NdrtJb2EPYbNlsCfG5L/CKjl94vgrHbivuieHxRPP65",
-	"FA/sWfqYusdgq7ZBjEbjWXWcgeAcSsZhvmgkXzSSPdb4cxX10EF5aFnPo+k+FSWFI3KzgmOyjxp0K/Cd",
-	"ezNVPMgs3ar4KCYRJSZdRG0S6Okn5ElNWLoA4fvmzbffpqCXOOcwMRaZJb7CoFSDhqquByXMq1NbNIP9",
-	"bf8wOPi0HzbMCvWldjTYzv1yHKJDE0muBfDuAl72/xa/9A5efPz99OY/v8jaL7K2TpmftTDxH4uH/agC",
-	"pxmtWaVwcSfrelruzfb+cCqjCjrs1Uo1k75Cm7Wx3M+kCYZTqR7RuB4sbkAIGE4wUx612aVvSmG67Ge9",
-	"RKsnFOqUld2M51oJB01G3Ayv2ZWmVBKjmVaJhyldzXQuCAqrBGAfqggz1Fc6YcrXBggaYnQ57+5YF4UY",
-	"29S1t/PP2JlYu0SSeIpwP3ANK1KX5CI+YSdaPFDzwVCl+IPLznNQBLba5SHGeoT1NlEDelyroZKKyhjb",
-	"VA7pWs91EgcAj7tES0Sd++llCNsFkyPgM5ENFQGwUQ6tz72aLK0woZ28pXowTNNxCTTpSqrUTxlLsgiG",
-	"pWQjVCA30cXYsZKVVKE0z69ugpVp2JHAybhRTok5sHVPzFmdCuJK2CtBS4Q7+1cUqiCvf1q4tXAy0Gl9",
-	"bqwSBe21yJJYF+S50UNVbgWRT+pFcupDue6IkIdgqSxl3thIAAZXOwhlTwkJczSEItkLfTfa1DVsZtwP",
-	"rTtUb0Bou9LzGY8/QZ0CCDcgygeKX5igbwL7ADYJ9ovlaC6dbD+nCf2riPj7Jl3RwlVTh76X1wIOk+8R",
-	"gg4iRxBx5pB/lqbj84iQxV6JtS8RiXTMYo0M8rQp/ej0Lqku1S38LElVXkLXOwr5s+cDbKVi5OjEsxp8",
-	"AbCSSlchdy78ornT4f+M+CPSYr1ioxcqNo5vaUK0tYhiexlGdO1ZuIbFHUm/F13sR6Uh7rUJviK65yTc",
-	"4upDaBDxW8qsMPeK6OJRuLZzZLuKRspMs9ubVZJG1qBmHieHSQ9VTPh3LzmBv7egIWHBSehTFeWdfUR1",
-	"b/llU//VNrVBtT8qVftnZaO5eqOPUi9h7WB0OF9tp5ld+BIuzy/c31sZxu1Zmc/D4p6Wy/r8USyyXvJ8",
-	"0yJ7wKoeV1f1fmJid23VtSgyiWpKMApNEqosZBFSJ/9ge+ofN52ysrjvCdX37+7FAk011lX2s/9K9rzD",
-	"h0Wasb8V1fQkNp/q+Z2sXQXa2ug+Kq1DyQ4qRcDcSjMxQUxnRFaJLA6TbLMhqdiHvBZ2ORrpQjF8iy+Z",
-	"iswcVPeHCjTnXKupMLY0Lx06R+wOodzAcANYT8aCJufsQrS4SivIDWXCDQK/rKRqfrjLqIn7lEk7VL5C",
-	"iWwCRn0tHA/Y6aS7KHf7395Zt58n7os28i+njdxRJIYzsw2gIOZy/0YexMrcMQ5yey4I4tfv7H79XlC7",
-	"QOclZO3IS5gwnuNUqCcfFg6YjquRpDaAQ3VbH8BKt+wkoAZz34tzCLM3MCesBkuYVON8iazXSQZhSTLB",
-	"K4h925ksMqbHlEA6FkNF6xHKxqrFuSqjKgdf+hDAjZGZMN9/cqj0SrFCrzrou3oVO/yw6yCWKNlqg6MU",
-	"lzj4tsgxpngeS1SQnKFBhi/k1deiSJC/p3Rc0i770Se1UGcNvTAInFl62+LO3oPwbWrdjYBnEvaQBB2y",
-	"Y5E5oRxGE2Xg+HYHZUN1xVIBVIuQU5gcg+4CAh6HO1azdZedYzeIItsE7Trs9XpezlZx4Ruk5P844nyP",
-	"L3tQeV5j6+YPJeiV8yGvUHATLPai6vzwrp4esNWbpLlL+IdZIUQV5MpBhja/6lnSv4vnqFyQz9nlmppa",
-	"7F6qshdGPDEkjSCMT0sElcZSsv0DaQ/GuXAzwnNwU/79e3MhFJJKUh7GqcYWJ5USzT966Li3d6eU7Xbj",
-	"X8t4iD+t0jD8GsU/Apwc8pkvFXX7VtR9MxPjK8adyTUltCTHwDZq5m7CbxtBO8utwBRHFGtjeKsZMOFq",
-	"vEMz7IQQbkWljo+X0iVhXsY3janETURwRF3Etf5DFZD28hXoAIiuUEMCIMbtDAya12a63/dwvxPjZhAN",
-	"I2A12lmhl1MKyZ2/e5WwkbArASJxpV3Rw1Bp+jMToAgZbHZVARntMmxXE8A00aBdKd+Fm2A/h8r33R6L",
-	"UuriMzJ0tHISEmvdAyaHoTgWpWeC2QfifTeiRsRVqL2Qb3BFbfPYnGcgOC2WNobGNb4x10jMpMoaIT6x",
-	"J4/gmUOOxeYciO9awnHSJnlwrioCKKI3NG3nULUx96kTf4DHvL/L0u9fbrT7piZnqW8D5Ls8lIUrm20t",
-	"KpRDSAfNiaIIFoTQABUtbuA6aLkgYwLDHIPqIpVT3FzCrgPVjWpacRcKqcZywXNqIe01sfCWsoESygPf",
-	"v/ICwUsxRU0ba9g3736iutQyEblYKlBefeOJAPELGhLP14aKFpH+SKmijk2396XmtrJm9Da5bdkwTdmH",
-	"HydCZAPGsRdZDT0h42vK6KZvIwKs5jm5R8omHsJF1suwbsIWhb4Wio3WTHya8aWx8lo4eNdqWZZjIDOZ",
-	"CdSnOfpuGOaMsDa2uObGslPEd+84Rw9WyrKRiKLeiJowWuP+dtn3mudmwNLIZZCy9i3JMbCRxibwFs7m",
-	"vJhKspb8GA47ifNatTEMDmxTKlwbqdhbuHetl84YcK7Wt6x/cJQgcgUCwsZeLu/jch3PvXOsjYtPVMVG",
-	"S+tADtyJDA+7keOCWUoVtctCdbrs25DHhHHj/sEJ8StpcJ4lO10JcZWwN1rBRgtupDDWcyZHsZkofH+Y",
-	"oUJu4MkGm7FQ6prRSEWG8SlouT58Pda6yKTrZsnIJAZKJ6ImgFxQP7kLuXsT9Yxxc4UfkIRym251bVJO",
-	"wNRFdoF8at41dyC8ebt5Hl6qDFvGE08gM0P7/Aytc6mmA+y/o0DiEt/nmcS/FoUeoe/yXaHnoDQtDZsL",
-	"W8ixSVwltB4vsYmb98gh0t4BvAIhTgoBNq5U08pog7FjWjcfb/7/AAAA//8=",
+	"7L37k9u2tTj+r+Cr3hlLuVxZ2ocf2ukPm8RJ3Pp1vc5tc0N/lpAISehSgEJAKyuZ/d+/c84BSJAitdqH",
+	"06b1dKbxiiQeBwfn/fitM9GLpVZCWdMZ/dbJhVlqZQT+cfby65XZwL8mWlmhLPyTL5eZnHArtXq8zPU4",
+	"E4v//ofRCp6JT3yxzAR9kYrOqMPlxRjGiDqpsFxmnVHHzgU7e8mkYfBkxJSGP43g+WTOTKYtm/CFYNNc",
+	"CDbVObNzadgkk0JZxtM0F8awtbRzqdjQsK60bME3bK6zlB0yPWUw/jHjlmk1Eb1TpjS8O2Nrbtgy4xuR",
+	"RmwGM1yeXb3l6U/20/DN+Nuj2SUsyViZZfDxMtuw4xEzQqU4ooEvcvHLShjL+IxL1Yk6UhnL1QQ2+vhq",
+	"+BhGNY/rwz5e6CthOlHHWG5XpjM6GRxFHSstAKrzoQKNTtSxmyWOl+qJ+ZMD8IEH43XUMZO5WHAA8X/l",
+	"YtoZdf70uDzCx/TUPH5HH3aur68B9GaSyyUcWWfUeXMHeMPv3LBMqxnjJlZcwRiwMQS+5ZdixMSVyDc0",
+	"IsAaFhwxP6AfiWe54OkmVnORpUxaw8yc54J1uWULbSyb82zqjnHR67M3W6fHunAeAOtYhScGv8KpwX/9",
+	"QSm+EOkpLZ8pscbPIkA5xIA17GWSC25F2tt52IxPrchZ8l7YfHNwBn8kzIiJVqnpx+qVuBKZYXbOLUs1",
+	"oJwHcHfIuErZYY8pgA9bc2ndegBS/RjwaC54KnK8c8EE8Gf16M5pQmY1jTMWU50LXDfAKNw5rrrfCfFl",
+	"IZVcrBad0bDAMqmsmIkc0OQ66nzN0/f0+b3uvFRXPJPphVtKePf96sY63YzYMtdLkdsNiztLaU3cGbEF",
+	"/wRrZGq1GIsc8EBasTBwP4aH2zdOXPFsxa3oRH7ol2ln1DmcjNOnfPJ0csSfTo/5yfTp+IgPJ4fiKD2e",
+	"nvAnwWU8HgzKy/iSVs7KlTfexvoGH+JWfgjOLtXCIA4tuJ3M6f6kerJaCGVH+OAv52/fsG6y4NlU5wuR",
+	"XsBpJL0oVohZC2kMIMRUiiyNGGfrHG4ubCZiXLGVulR6reg5w08AkILplWV6Gqucq5lg3aS206QH+Hod",
+	"db7T+VimqVD3QhSl7cVGr/ILu8pViCawRdy1Edw+Mgyew8ZzOwdMsBpJT0TvWH0pFNJ/w4xe2XkbYf77",
+	"L0dXz9eD8Q+Xh4t3Q/5/W4T5OCTMb7RlsDjmFteICdUd7I0H3/OF2IELZ4zQEHZP24vYeGWZtLj7uWDa",
+	"zkUeQod1k8pakl4flgMTfaPVNJOTO9xpJEgAu7dXRI3MarHg+cahK5LQOTdMqFSknaiDOBScL7xwoeHb",
+	"4GzxK2nYVCpp5vjdXU/reXlasFHmpmo8qXItAG+A3Ad+Sfhb7upcLwSQJvYPLZVI2VTmSAXqG4PPLyx+",
+	"H+wMj8vxN+af7rc3mK9ta+eIBW64xr0Fy8HNWZ6Jd9lme29aCbw5O3YG314sM5BEJqs8F8riSM/CfcI7",
+	"wGqRY1r2NGKeI8PBOuHp2cMc7LmfrHXzxYrxJj3IBfwQbAdoEfB/BssTxOJ5lum1QfIzYkmxgoREE9hP",
+	"rFD0YNyJJNz6seANB1mmlThlSQnnhBm+MWw9l5M5CDe9iCUF4ib+D2D9Us3cbCSEEK0oxCG9FKrHdB6r",
+	"pESOhHU5YrYTZuhrTtLaTF4J5ck7gOeNtt/plUrvTeGnOEqdAtSxgPiaf3cvxKmgzHGVcvuBWqk2vfBA",
+	"8nRBCZEhydRRY5zDUeKXWSZmPHutr8T9hCsa5wKQLASq+x2Rb8SW0rKjEROLpd1cLKW99V3MBccldMIh",
+	"CmgfHgYyUzBxq8AULvohL2m+yoRhuZiujGD+7oHcEkyY9CLUF+G5zFlCW0tGsSpZ5lJauF7FZuEPqYBF",
+	"WXGRi4xvEhCTksXK2IupEGlSaCaxKlUTd31eKityxbMXea7ze4rSNNKFwKFqWrQROagUUy4zkYJUxJVZ",
+	"C6dwOZHtFKQGQM2xEIplejZrYrn3l6NPqnI0Lduv0K++RZqu7PEhruQZm/JVhnS7hFOfAcY4ECGd9ZYB",
+	"PtYoXRnm12JO8cNMz0xEtISNN4A6DjZJxFKN9/od32Sapx+0fsXz2f3uNogeF1briwyHqp12qDsBpceX",
+	"4LC5Yk9OTo6esPHG4uWtHS4Kk3S4xQ0eBpLu+3BgqzXz0zceV22RD637NO0uwHU+mYilNaz75Jj9VX4N",
+	"p5IKPGwis+9Wv/6aiTNr4Sq/R7pwPw4GO11wtbnwlLE4kwWo3vhrucolTg/3bcQO6WEUPgA+jBISmjqG",
+	"22dF75nHy8PB4ZPB0eDwMae9mHuouCG5/qA1g/0wv5/GQ67t+qEO2e2FTbgCbj8W7B+rdCbSEdsBTIRZ",
+	"rLpJdVFA1nXOFOmCaGRRmiUgx/y4TFjXEXM3ZaG5EoI8iHBD67tolHGU9suf6pwdDp4/PxgMDwbDkVPi",
+	"HGWaruwqF+1okHKZbR6Xn9/HzlGRkJhZTeZuiW1IsLW/B5KWgqlHjDMgTV4i1SnfsC4AT4hLJM1zwdNe",
+	"5F8jg1esEHZCpI8MaTIs5WRr5ArEL5S3QQAHGs9wzKS+mwIj3nMrXsmFtHehFKgiowVRamVqOrK/aihr",
+	"MWdnbFC6cm7FReaWEFL9cABWzMKmuV40mWlHzOYbZ6+Uij1hpkXuqxCH5w3EwSFZK32orBgOmehE8/Y9",
+	"pbn1toke7LnbYetu99A4HwIID0Ik63OTJVwa0OhyPP5WeACJDJeU9EY1xIlQ+zORA6zOmbiCAYzNBV+Y",
+	"WIHaKNKICT6ZMzcMW4qcLaRawfXbBLz4kWFGWNBETcVMH6sU9dpc4PkUqmZp0nV2czi1ikH9QYzhOK1U",
+	"s6rtu6DeT1ps3+civ5IT8aPiV1xmfJyJeyu+aAiqS3Ept3zMjSiNvCSR1nAXv/21zWkEGq4fvVXDpRce",
+	"inU7+ctx7lSjuLzW+SVTes268Ffb1kgyOyck+26VZfeCrEPWiykMVAEu2otJSnRGOPzTsOFgMBhUcT1y",
+	"2qJBqyqKGHv783Ag0342LNd6QT4eRYbacOp2O1awr4c5NZQzaEelIw5JglZM2qiAE+iH3BDlqYAJfvXw",
+	"Yd0kXGPSq17xRtdYBNRjzpcGZvTQ8Gvqf67LfqOj64PWr7navPcE/kEUBK54tjFVHSHQXGTh+2T5Sikg",
+	"lofMf+NBmXG7RQquho/xtV/FjRwrWMJusb548YHJg3Njk73FY5SfzCFTvlLGu+fvxCU+O4+4AW0cJbuj",
+	"sDgXWVoVlM4cnPydAy7MODl6vNvchzg0iFHFobrvt4hizZfvsXCqyYp9spM0Lvjm7oSxGUsrs92Iqv49",
+	"OACST1rEzBB8IsWrhF6DW4udVQrohru/FHpXcP0zxNAdaEOO1l3cAnBVK1DSAgbEAv3dvZ6cskmmDXAj",
+	"Qco88CEHbzdBrMoxp6jur1ldzN2DD31GyfJGZvOj4is717n89Z6mqFU4UGiIct5+nReO/dJzPMLbTD5y",
+	"54HSShRqBaDmI/Kz30N9GgxLvP2xuspGlK3s5KH8AW80S87csAjSEfta8Fzk7MPbv754k5B9wIEi9Mi1",
+	"wYN1k3ChSa/Gef72t78dwIRCWThEsY1IaPMq3wDtDTcjIpbQ2pIWFtShxyUAjc2lmhUotcz1RBgDesoL",
+	"ZaXdPEjEzlIbiUsPHUsuJsY/Q+eSQXvbhC/tKhcpM0KkGOLFVku4NcdPI7bmyrLjZ58lZqfif6qt76ag",
+	"neK9h7ZcY7COMNVwHYzb8G5fQK4R48VS2XqujYjVRK8U6E8UOBaA8VkQguM/Irtn5PQLkKykiRiPlQ+o",
+	"KIfvJkpfhI4wZ/H6UZnVcqlzK9LXIpX8A8LrXpSpGPBiASNe4BEEWPQNDX0AU7G4Y8Un+3iZcanijr+G",
+	"4ZQ41S7MKR0ZJyHpKZbBcBnMLaOFCDUu+nM5NFBtFpOM58Tdkvp+k36nZN4Uf0ti/xkZCBqpSy7MKrNA",
+	"vriLOOyzxEx0LhJnZqa7SYGdgvyUuY+gihWGEIhPSzGxGBWieMZSOZ2KXADTlqp2yU8ddl1hbMRM6zRW",
+	"buxFr8+S5VXiY5QyqYSPMcgnczeLiZixPLdoLJJ2HqtkLIx9DfjZZwmZ9hnuwLiI0tK/HMGCltIynaci",
+	"77MkFUs7hxnJJJwKsRQot3pjGZxbJqxII5YoncLYCAZ3RQy7kgakiNNYJeITn9iELQRXtANcBWxnmesr",
+	"oUiICLDfL7wzGgAGLO0cA2VwnM5oyjMjCsvoz791ltLimzhsZ3R4HbnfhsVvB8Prj1EHF9oZDZ8dHj0/",
+	"jjrLq87o50H0NDr6GH7cceGTkvSKcjE3oK3EgEW33Cac2glFOIBMCtMPQfFsW/QpwFCf4W9zgVaABgAD",
+	"Wo5FQSofGWZzCkqc6IWozOiA62Yda50JjrStMERXZ31RwyTSUDH8GNZQQ6xwptscHMaq3nQAcEjn+NV1",
+	"sQGe5xxtde7o68t/V+ArXSaRVtboMWWq8wW3dAxPjjtNpwLI1HToy1yqiVzyjF3xXOKx124qCy5qBUAe",
+	"NffavUO/+r4dGLclcZGaqIV6VVZx2CB9k4Ahc5C7fy4viJ8NgeExxt8IfwQefz8W4+rxP8QEF+/ochAr",
+	"zdMUz4dn74JL6ZC0HptQ8GeM2EDbCOnc+SoTTC/poLmPRSfqidqOwRiGWPngfauXaErxdBBvJgaqWLkQ",
+	"r03CFjLLZGGMw8AyIKogcyyEc55t0bWSlBXCEvB6xwjg3xiKS3cCI25HA0AtaYHQHUeN/wNAaiJQ7iNA",
+	"A1wmRo9sEbQWCvWto04OBp4eRWx4cDRgXRcNwI4GvTqJcrHlndHRINqptlX3vRObA2ESY5Fu+uA9vhTs",
+	"vL69V1rNqturHuHwgKzZxUbhz+pWMRSn2Cy+vnu/tYtSbL4J978hLGii69wyTsTVo8qIJUtpC4lALwkc",
+	"jwzSWtTB1txgmJoEqUilGLAoUpMwJxS7pBIhAnWj68O5fOwHxYHhJYoVvQZUC7+yWve2MByp9/Oog3M1",
+	"cVN8YS9K5oZopFzFkul+11Ym1SRbpSJl67lQLHHvwocIsYSCNutUrjjY42e3O1UK4cPV7jjY9JbkjIy/",
+	"sFd0GjoKPecmEBw1m/IqU22gINtn4F7ZDVk23rA38GJl/EEbnAZNt92t4OaJzuHF/Q5kcOOB+FwF2mbj",
+	"kWDEwPd8cUdWg1cS/T1WEy8fVe5hRAkOaCwq6EmC6wItE68jsSOeZRsKgc5toF+6b/yoAr0a/nEPWRjc",
+	"TD+KCb54vzLmkaGLu30//Qrh3w4s89WCJDxYbshDqkgTfrnr9r71792actP8u18+lylpkgCw/ZlIDUOK",
+	"vTQhxwunDN9XCnHxaUCPNV5fOLaIlee+LZv0G4jp4HMLC/cg0Z+bm7fxT9xl4+HBnd4mOGd0WY0wRmoF",
+	"2nS2KRihj272scajIB2IXoTLHCslPlmXmblyGZAwkrce+U+KS4wWdTREUSIR6NLF6306haR3yhIyNeAA",
+	"apVlbKWszMrMD6FS02fJlchh8UmsZrleU6auY+KTOWaVAVXw637xgc8Spqcs+f7FB1aanH+T6XWyRRW4",
+	"7Ixg6qjjYqnOgBAcDg5PDgZHB4Phh+HhaDAYDQb/14k6Mu2MOg0pAxkv9eQCc7MN4adMK+Ip/j68BWYf",
+	"lph9GD2NBtGTaBg9wf8N8K8nIWbT54g9AFq/uQL1AomgM+r4FKBMTK2+Qhs0bgZte7mnTCHndDSzWF1A",
+	"Qz1d+hxCvbfNdfjEStS3Vst0x3E9h2NxeNMZHW1ddDj23zo8y95OUR2/yUdw9rIDyvi2nHL20pn2EQcz",
+	"cSUyiiEFdMYcH8TksbBrIRRbCr3MUMuEFygkyOYrcV3Bvwb7hipvBYi37mXW/fHDN1VJvQ13Cz0ewHYA",
+	"qsK2I4Aw/GZovEQPS4j1+0Hylf+iGZYZt2j0Rquch6FzlGF0JmqWDYziyF2rJ9vXbQvMS0piq87+OiCC",
+	"TbLl05vEvTuxA3dD94Xee3p/G3Y/6HWFZoJu4MG3nstMAFmfaVDjVSPq3V5YufHtc3zp9uJKedVvRsNz",
+	"evO6Qgwa7460DLDVsYt9rs3RaHiLa1NQmvrs37cwLFdTAk7sdB+2FS71eYNR7hZKm0xLXwddhygUL+i8",
+	"PE74046AYhYoG9z9cu8hBQtPpE1WOXvZbDUkPzOVsIAbSWYraQ1R19r9x986o+MGRlsh+O6931pJuM2F",
+	"mtl5xIYHzypzHAfq2LObjDy0iH0E+brmBj9GbpltIHuZtgl4jwyTacSGT9iP718dGD4VgGk5n1iRGzYB",
+	"UUwxblnOVaoX1aDb6j1oEG8W/NMrBE5n9OQYIeD/HDbcBVioZwvVpb51qcLkWiJeVtwMivWVlqUyHbH1",
+	"XHtyjAZGVCa4jZX7C1SIwpPjbxMm1YVmEcG6xIenTFFACFpzCjmVojukLQyjzvW1djQDaWlJWrsiMwLJ",
+	"6rZ2Od6cyUIvmpQGrQarUCZm5LyZ5nrhZKO16ox+HkaH0VF0/PE68s+Oi2cn0ZPoafQseh48fV5+OYiG",
+	"w2gQDaPD4Plh8fwoOo7cCMHzZ8Xz51FlhI9RIMbCIeySsryg+/sKtLtvO53GLjeRIy4CKMt+XqDgUPfj",
+	"196s2SzsuOFCTi1UpbCQB2L/RjvjFkMnFGt1WNUujFTNPqpW/NzXMfNKzJocM7fQsgvsaxWJK0l8eJz7",
+	"CcXP9+fujSLjB1caSNqwjhC3rDsofEuUR+RJnqcjvS2z4h9JtPR5z9JUBfVGwfLO7JDEEscUycyMd9qh",
+	"dnkbK7JLIZ4UeNPGSVHgf8dnjRaTJZ8FPOqRYXNprM43tYtYeuGbiT8Rqhq1Pylu04PQ8+Dp0+Lpsyig",
+	"58Ebw+INvMd+BE/tTz4LtQ8U/ie4I6DzQPeHnu7fmtp/jDpKfLLf4abghS363+Kx/+DtXS7mYNNM93by",
+	"8mcF5X26zcu3IBxAf+vko+EgPJyAzrqjj46C50fF44KV34w8MII/3uFnOd6n4fFW2fmAjvsux7sXdykE",
+	"zaaYhwI/mnAgAZAlniajdRPufI0XI41DWpAL7sLwkAj6D5vIwnAwqNPBGzUyHy1QLLqNavnwsL3pehFP",
+	"Fv1WuyFhIZ4t3oqRGWUJmigMn/F1ZpbZZssZvpOP+fIfu1fsSn+8p5evr7cg8XHb7ZC4bSau6gJ3JfmQ",
+	"U63Jh+wizxX636xmuZjoK5GPYlWplbOubZ3q4WC9HU21/EhnyEWmuS+QFytk61FRB8QNU6kYQiOhVv2I",
+	"0XvbWsS/RcUkwtVz59KqHxaq9/9YGVd/alSs2nsOZUr2fOdHnOTChZ2z7vFRrBr024gdnjwpVFtpTY/q",
+	"chQR6mau14pplW3YXORiFKtLIZaYrhbUP4PHa77xoUBl4UpY8tZRzZy75YEdCDTUfbjsbczqn8tJoJfi",
+	"n+gjcMWsbnQSDCpOgmHdDwxzYDm3zi8nm78PFk9/+OVIPZ1/GKQD+9fLX38ZqMH4afZ0evyXxeH4ZPXT",
+	"/zydvH62rYt6RLmJld3WD+wW12ZCQ7cEXp4xZSzg+1Wt6Db72s4aqDIx3KbbgV9cGx87L0y8W0pdLrxp",
+	"CIgWuv98bbKRf4KZUQao+lLkxse8u7wcjGSrlS3D8g94p4Eyek1xI2zvlCXkUUpGbCww1ABlpNNYJT74",
+	"PRlhFcCIGSEKl6WjBwrY3c8BxhX+qaIW4ccQ4sXjLSXzB8GztuhZV2AIVZI5vseA8IqaQlJcAH25jYam",
+	"BeZn2ZpvDEv0ZUL+quRwMEjclP1gj/qyuhV9eSNOuDmb0KDK5xswYeMDv6RhjpFGgVJNNfOWFJ0onbCG",
+	"0jyw9LLAnWPg3uIXZMz6A+phGHdQtAs/idWyUlUliDPL9bp3U2EvGgL/YGu9ylI20yzHok9TnYsrkVMo",
+	"S1D9i1ZanQc95zhRYaKkSGMcMhP8Cn07+EavipJhocxwe/BKpYRbuPBO1CkWVD3t8Jst3H0VeAJvcOtJ",
+	"xca5FNPTJj/HYxeqP8cEPcOmIIs3hWrf7Pe7c1zH/W09VfvOkxsjxR7MRtJ0z16JWbMh3ug1JvgBTcGz",
+	"HzlzGgjImZxan6AK94AUpoiluV4uRcq0ErEabzDNTSqrfbwPfGnQCqdYAupoElgXUSbTuZy5uHjAbXMp",
+	"3YDenM+XfVYY99BphzH0UzdemTMqMpc/ElGiBqpxmZhRRJmr8SK3Bbd2q3sNaaZOf9wnYBOHara3FmGp",
+	"uZgIeYUFPGHdUUFaADrwrw1bA/+DwaomCb/E+8TD15AHN+cW3oQ3cJ3f0s2rqpt3u1gNgaMNs94QXueW",
+	"06ACKpa4pwmzekZm/iKitxIY7Koq1r2IM54VJh/v+2goWHntQHPenFsAFytICPGOS5eTsjtxqiUCrjU5",
+	"5xbhxM2LfbF/itYDpUu4eGFcThvSmbbUNICt4wVYP8iRhe1F7Ui8CY22+5959FuDURe+JetOuw2wanzb",
+	"rcsdHpcOssBDRka0Qe1/wxuNarDohh0etu6w4eWj27x8fJuXT5pf/rivIfdcfmJC2RyTNJDvDA5OEEcx",
+	"nJrpnD05GA7xl+1I7i+H/y95+LfIdStYAQYnvKTPSNIq/9jJ/wixWonQvfOwbh3w/DsHOv+TwpebAP42",
+	"CK+/VSaCdvFB1e4FI5b8BnOMGJqdrhPWNa5O/XquqVydTxN+9/Z8SweBF5IeZry5cbiMKPbo2ll2Of2J",
+	"ImashqzrbI+IVD3gQ89cIXWbU+5Vr88S/AZjnT1oCq569jJWVG3UFYJ3z7yFY0uILcOePJbLe8Y8nToD",
+	"KFqu/b6Tu0dCWVcAYOuGkMmm2HhoYvCxxVzWrCbyRlMDPm3ErlKIbZDOKdrC9zBgqUyd9pEg4aLQdiD0",
+	"+IMBVd/dziRW3d1xG70ojJHvlvWofKMRTGIh3Peyi7MK+Lj4bhDDWVj3XSRnj/FcALbEapkLI5TdXjpe",
+	"HDrYwjeBpR0I13DJLiZy2xdxD673O3O7um/rjxWpw7PdoUpk8WlWXSr+xSBY6V88AOhOIS13cB/+UyJh",
+	"9om5rlEvwoIm8vVONnrRQL2hsnYRGxwMh30SfCkL1iBlGBycRCT8PjIoDbdmMw6HN9mo3mV8A1dwV9kQ",
+	"RFPfDM96HpOLJXAVF1C5diXo8BGmBinxycaqy8foxEQuvpZGUKpgCXAinmNt57+XI+5LJs+/aibPwp3P",
+	"l5Dbf2bI7b38nIs9isqE4T1IRfb/oEHX60S0wEYa66jb3ZS+D9uprpW+kUFERhcdU/1ltkl6bQmveLSf",
+	"w4GxHb8TMW7YRq/IzG74uh4LPbhV8jlZ92D+ZiBvit4124sj70nYcMh7JiY6b5SrnpUEuNH08LAAfImN",
+	"XFLxCT0bzk3V7P05ZeKXFc8AHxJ0T1aVqOHnipPadg3RgbjxGs8koB+3MnOs5zoTbKx5nvaxHof5WX4s",
+	"8oDDeruCqu2iE0kmo8JYFyuQUbzQkut1RBY7J7BEyOuxIDkDloYhW3I2ty51ReZMr5XI+7E6J0cWylql",
+	"w0omeCHhn13J/psNe2yhUzY8TE6LF6Z8IlBgilUyHLIDJpN+od+liStLalurUay1IjElcSnNsQqTni2T",
+	"ps9I5saEa4DP4OD4GX6DgFhmK9NQ8jBWVKwPywVlGyrad3x4mAQCUpu+9qDMulGvujFFtCj7UUzaXAaD",
+	"8MKgAHtamnEDxKgiRVU9ad9HoZrcol5HaUYcHoZ2xOHhtvri4XQXn620QfQ6FjOlwRqvZxnuueXvwsZW",
+	"SMDff/cNe3588pSlYiqVMEDE2fla2smcacWSiU4FtukzFhSQWBnFL8XFhBvB1jpP0dQFL8L8ySlLKMSQ",
+	"7Ac6JysaJeEtuE9g7McKyPb7F2ffvn5RsLwEgwITCprNpLE+6VGnoi3W8T+1Tmjtaum00VpGZ8ZqR8YU",
+	"X/jmzJeSApLdXNUArwbgbgVveGg3Fl/yFAgUN2r4Wyq9DoJoPnihZpk088bZ73F82/npxXn+tqM+5pLX",
+	"PD71w98aN8CGHQM/Miz5+4ETEw9efptEsOSpRDdvtTPcI4Od3mpZSDfj2dbK2uK2YFk/fPjwjtELdMcq",
+	"1trDw0a7LOFuA6rNdW4jNpWf4FioFrq3E+1EsvZbUO6i2Rr8MhXKyql0ofW1WU5ZLozOsH8X9QYRysKa",
+	"1BaxqR327ssXpH2tcnmQC+f23s/G7CEY5FDj5W0k4NQLq9GVnfLNI+NaVlGoum8YaHS2wkIpGDBzKTYu",
+	"mIAC9dBkh7VJc72azUGtyATI78ml2LwSM5OweDUYHIk/s2cM9F4SUfxF1qqSlpZqYUBq4ZYlM82zhHFz",
+	"aVjXFc8cb5j4NOcrg9VZqX4cjedeoCL1SOVjZeVChDl5meZOfqJtbsss2EIQ1dwnqOYeAvWX06mcrDJL",
+	"wj2sqjMC/nxR5nyh+aboZ9eJOm7vqKCj0L2PZeZZIR4NT0Iz9DA6QrX4ODpyWUonLWboZa4XS4uFwnMg",
+	"i6QCjogkFLZbjD1x85uyEwKSvn7nPiYd60w6RUM/lFfw0qSdEWzKzsUCAx46FOC37WJPXZnxnaoRnt+3",
+	"8OZ19YTqqD1kXcGNFMaiH+wk8l0OCJNxEUAbneNprtdsynPqyUbqsuZZrDKtL4lTwBvYFoA8fFSuCB6D",
+	"7DPTOu2z11qFt8mpIbFyC/FEbC3EZVT8S6j0ER3GnOep2CpZOQwMpCc3ObsISfeB4ffwZlFopSYVE7OX",
+	"acSSZVJIVXBAVQIXYv4Szj6Hz//f8ufBwfOPvz27/q8mElxcka3ykGJmCkLvqM0jR2jqhScKMDSW53U3",
+	"r7m6imOPpDp6GocVnaOtCFvh43qpmmGrAv1ghTb9RW7ispabS3SRKIGpNgJ7H1mNaSVB/FH1jO5FEbbl",
+	"k9tVaLF7VGghfDy3rk6LJxRbEOAz0gOQSSB1B/KSs4UQ1oxY4iOeiT/1IpZkWs2qgdAFEwO1eXiIfAnU",
+	"joXOMW8q40tUUZxryrtOKGC6wJpYocUBPvhlJYX1iVUygKVzy8E7YznzLCNh3eGAwBurYN5ZLkR6YXOa",
+	"XpUkphzQv5qKid4Y3FAuRDFKK1kaUUSnL0Shc7pQ8Bjg04tilQiVzvgCV/fEScI6Z1OBwf50XfyOOUWO",
+	"s7VUhiUL/g+dS7tJYtVda+TTmKOIHaBOKHhB6Qtvp1pjjoSoRrK7vmuxopjlKvXz7CLqlIfZCVXrEtH9",
+	"iy0yX0v8DVahcR2EwwxuV3UGCWpxLQvsrPCekqR5yuMxv10Wc11871KQFLH+kWF6rYIkYgre7Qa9ZcuY",
+	"FEfGfNnLtffpauyMDwoPxy77wl8rEvvqQpIPWXy2zbupMy1dWiyC2bKB72k+KjVUdPQWKjRx+envUxL9",
+	"J73KPXBKFyWIoK498RGBypeDJ5A9MlVr+M/PbhnpXBpvju4c9lXBj11+ziuRp3Jiqfucbz/cZ8lE57mY",
+	"2GTkjB5IRtCrCbqynM1Bwkh82fvE0QfKQgmE5D5LxKdlxhXWS09cHVQX96qnXtYuR+dlQrLnm77aHNya",
+	"Pkv80brBHC2tsWAXQ+I7Hvmex2gbmjj0T/uYG2sNjRQrf35k38STRtOAb8pcMPBt4w+BwUcwOOD5PwMI",
+	"oNuu7t0bFN694+vdoSmtDrd2l13w7EnxbN+M/T2S/qNhpShDGTxzY9J/28p2ORhL1+LNtddJeWjQiI6j",
+	"w2iA2hD8exCdwN8tGaXoP3GEoxKm8xE1k9WXQ/13O9QGLfSo1EKfXDdYO/3tb63QQbRtmzruE/xUEJPm",
+	"+KcGwrzPqBWa1M74glpiromAlxIiZ+LExHaywZBJFRfUDb/b+Iyh6cqiRb9XD836cnn+PS7PfmKOU9XE",
+	"srHPSUFUm25Tg759WmP2M3kFisNqWef2X3DuC8614NytLQw1QdzT6KhkBlUSe7Mu921jf8QzlvJNxJKf",
+	"fvrpp4PXrw++/ZZyUH/88M1WSbjS6BxY0ciIdnx9QP84LP/RaFYLzHrNLrTQZLIyyNNAjg4M2l7IV03W",
+	"IUpuLc1DJGBjhEG3sP0fki3CzkEjqdhKQbFP1lIFcwTmf5xpqvMJ8C22lgodEc5SV4Zx6LUijcNZ81Er",
+	"RyXWsO7w4KgXoXUIVJOqicHxQFhDKqZCpVXtaLyiTpmZsKZumyCzCWeZti5IlPYcLMCAoo324dVk3jst",
+	"bWxaua35rvGuTRGmHPPMUL7y2Gelk/aCwdzYwjMwJ0lrRDatZtZXXRFrSS5r2F01a6H6XgvivJLG7qpB",
+	"h8FFmC2sxFog+mwXwQb4FKVjcFggGNvmAnpv7+JRgdF/Kxz6HTfYmzeh+txJEQlVVNM6pWBoHWZyb7nq",
+	"Kpdwu1a330tjQj493AGYn784mP4ZDqbbcZgbLYUeCag+2g5+cN4qB50VhqYmcah2mfbDhy+a7L+dYLRt",
+	"XX0Qr15Jq7BId7snbzv0oxWhA0XW8YjSj1b4WpAg3s639gWXvwj5uxw2zi1TIOYOYuw5R4NETO5Sw1KZ",
+	"BkU6yHuila+5t1WafhcXqnV3Kd7b4gTuiXOC1F3Lhze3daM5W8dFVkxvYSlqr91Q1BspPWW4T6F517ot",
+	"3iruvthtsbxdxyKWD1HPJUjJqFG7fCUKWXCb7EQuJdW/UXjVULvYx/fUmHRAi3nAijKVVgWFl4e6/Xvs",
+	"H8GTsu5MpdwM5fBQUrf3+wWlJqtw2bCuKynl+jK4cCmWc/gQNECutsHVnrH7hXT/cUn3ddR5X+Ssbqeg",
+	"8iABtc9As1ciLzuwUXICoiJaBOplfHQOqnjO1wnjlh0eHxwe94vU8FEQWFAWTSiGODwpQzZiFcYXbNfg",
+	"YXOeMqWDYkinYXkxMbVsLZSNlUsITQodJHEFMlC7p5q6S2GLJPqywoaeYCpTyjhcEJmnzMqFOK1kaVit",
+	"L8t0Eazch7ERuTBy5jysW9eoSCfywCAtX4m8ppkFdDPfUcewmjXcr1gSigk8NImYuQ1TSXu/0rp1ofh2",
+	"S3D0q220B+MzTFYmRAgXVO0fGnXgheq0/snuSFm3gJ3JR++9UnqLQIz3QQGVsiYVdhdX1jizF5+49oZ6",
+	"ys42mm80o1HGQDK/1naOKSa+OMtp2PWXUqfDRqLedEQatV7lE2FiNdVZptf9WB1Um+yOfIvdoi0pNZ1x",
+	"fYNBOFjwS7S2eROXNLFi5S0r2AgwCSMt8hMs5ipSc0oXJcG6xcbyTRFWh1lMDHhNLqjdlSK/+0F4t0Zl",
+	"GNDWfTXV+1qgLQwrFM1dGAcq+wv6KePNDkOXKJDLahglpFBzzRY8FaVtiGhEYmQqLjC1K4mqVxnA5kcp",
+	"8soqd7uNIe5t7mhMd6KvgwibYqAG0XbOl0uhMGB9uztzeNPCxVRvmH+ydauDdYerCbbQVCIH4VanvZUT",
+	"akMJig8r67y5lVfmK4+ruonKS9u0YosYnAtuf9BZ2kS1YBcUp8SxwE/EEr2EK0Z1FpQe63SDpt6WWjIR",
+	"1aOuLNA/3oLyuWhRXPwiECmxJHhj9+nW2tctjahvaqLnoBK2lN73k1s3hz6XzVlILr7VF1dbKxNk66nU",
+	"Ob7R3nBKyXrBS0XpiUYeUzmUou52/VD+l2cy5VbsG5fl84Z9Bu52w1sqHZwG7SVjVU1CBtmny7PMWVgW",
+	"rqU6JpNg89p6/9utxmIu/Cpocuv9rutKQ09psMA0enpyIIKY3JfQW7ys/5KL6co0BFMJn1e9Z2L0vubr",
+	"e9cPQFg5Vr51A4pV71Q2fdb4TdHl7jwrd/Lo87ZW2qeMTAGDtgI/gTcMjhhRb49wlNrVpknKMNid9db8",
+	"Zfqa28m8vFFtJoFMqtZ0O7hkjwwaH70g4nPwgCi75I/hVnv7/btV4uy3Vuxr9KJZv3dxsLh4PWXJ46vh",
+	"4yv34eMxACdxRdhooy7mMakOngBXkmqWieoISQEJV/9b2KKmTaxw0tLBagtoNoHxvheeTvDwn3bz6zjX",
+	"mtd8u1PBV1CkloYq58UqOCmfRnjz+ZDEzQnYsSrOi3W9nS7xeaeJr8/m0kUTrx6MRabVzMl9WAcgKw4x",
+	"KGYUnPt2TT88piOkkx4+Lkl6wbOpzhcivfiHqaZI13HFw4JSMv9y/vbNiK2U8KV+X7z9rtLjZVAmM7/2",
+	"c+BXbanMtZVsx/a1k4tbUYmjG7N8SiDt1QGpia6Uo+yik3etBYq8PURIkjy6lcB4bwvnmRU56PlqFlEF",
+	"c6lmsSr6EeW26JsP2FRor/RuaRXxatnI1xcUCrtauOeRk+Eq5QaLsSr1SdvSEJAEfLxNyzVX6oIqg/lo",
+	"yNMiJ+BwMBhUvVA0xV1zAGC87YilW2dQ3aZr9Z5ZBliFa7LKpd2cT4p8K9AlPjQ3czmrtXLBtiruvtSK",
+	"l2KoPv4Wq6aKppHLFjAsOVvZuc7lr5ys2F9Tf5gPb//64o2zhuEOUeDAZyUxmFu77FxfYyb+VDctGIgH",
+	"O3v3Eon0V1+RAearr8gK8pPOV2PXb+DAdSBYcDXhGdk1++ylZZO5mFwasp1TMg1dHJ/C7EyGeKDM8E3E",
+	"PE337v3g5pkIBuLZxghT3ALXkZsrdvYyYvlKGddyRhiDj3Hq1TiTZo62mpTLbOPTHfqxitVXX30oxHdK",
+	"DVzynM9yvpz3v/qKfVhrf7X9lYMxUTeKmMFmxoyTAh4rkADWIrtyV4WIg0jZAO7pcDhqUryiZkUL63Lk",
+	"As1Yx8/K6u2rHNZJBhWanerTAmFhZ654n5xcGtyLnmKUcqz0WjGl1QH1ICnKNxi9pg4dLmlNCVbvBkEW",
+	"MqQ90ppYdV2KyMEk05PLtTRiVBTiwUojruzteNNYtadXdoWIFdWrQnsTV2QI4mWV/4YOEcy6DkFYbCIX",
+	"vsEF5mUZag7Gupx9hZj5VUS2KT1lX2ViZr7qnRYVDMsJFSuAAn+X8MJiRhu9Kix8pfHF16uXtjTvdX3t",
+	"Ide1DLXQWJXGGD/M4YkbZS2VoXfpDgTt5UU6E2zCjSgLTgMTsAVWc7bW+aXAggBAbREa3oaYa6BTrqoL",
+	"EIwJ8pQYqHisaDLfwCXusC5QAzN6/Hgm7Xw17k/04jHH++7+8yc7Fwf42YFUB/hZz92eb7S6Eoo4zVdf",
+	"xeqAOTbrlolSIJ0VUpRu8o1WVih78IFqE4O+N0EK9hgkEYDed1JkaawYU0D78NsJX4jsG4SHUKuFyDkc",
+	"+xXPVu6FWmUVgxbTs1rDICy8wMOqVyOqepWw7vDQGRd6UVg7ivJeWXvlqF6lclSfvdtZGgUNn5odP8P1",
+	"UfgHagG4QFUWAfJCbzcJIeR+/W+ClKt+zVzJn4glKAPCP0gyTKKyChAhjatD44oJEXIrZrDKEIykVZ8l",
+	"x4NBwhaCK1OR8XwQJluA9E7u/VRPVgvgR114ACccgfjOXEYErCtinC2kAdmdTeFk4Qc8OQYiuZ6ynKuZ",
+	"6J0yKo1FE5MZHGdyZs9iqvHK4jLKfu7Aovw92CpNU56eCyUlHaOsVPOs12dnqlq0Thr2ldL2KyQPcD4j",
+	"5jrdsFprLVdpG78dkVc8CXJHOFX99mftvpnwPJeYY1IrRMPmgheJqECH4YiA4UdMTh1QqAYhilxPjoP2",
+	"iahmnR38H+MHv7LBwXPWZxfsIInI263EGgbsnbJfVtoiTktnwMrFUqOcCtTXVYYJbjII91J4eruQcPOs",
+	"hrn/Kr8GOu9EVdZNjodHCRuLjVZpL9h18v2LDwkDKZOTWS0zuiANyQ8vzr5NotJh4grhYNEIhAZC3ZFc",
+	"GorqXqPWcVpDxEwaZyB0s6rMKd5eQXK+pLN3L8OKpJ1hf9AfgMwIsjZfys6oc9Qf9I8oqnyOIh7qUBhS",
+	"JlqaYmbTg4lWlkslUvbDh9evWC5UKnLXo6myVh9DXQDG6QmAwf7SBUS0cNCg2Or/Kui/N0nQDddTR1fg",
+	"phuUx6hnqq93DbcoqPHSVZrRXkDSmmr0u+XM2E3m6/GJzAj0S/UiZjRij85B0JhOMfwSgVzsBQtyfS/s",
+	"twAxNLcttTIkKR8OBqQUIyeAf1rxyT6e20VWzUnHCjiT/y/VE6AkDF6gojj0AE+UfigPlR49Dp55QZg3",
+	"VmDDQ/JHUo3qe7Dp656T66jRDOf79lB8NaoZVL8JVvruZe0NGJdj+EcJddP5CJ89zuSV+LUdUf3VQzpW",
+	"lqVf5noijGEubgvQBEtToTCWVYR6j0aAFIgOoMvmQKxtzi1WSXD9u8KBqTWBE8GAmtp8lW2YsavJZQv+",
+	"vMKd3IhAdTkiwCP8Ql+iilaCM6OixciItpouIugLlNmlO7p2jy1HGgCUw4T1Q4XNKXgB20DuOtCFsLnc",
+	"QXte03MvAr7L9ULYuVgZBleLiU+FJERFs0YFhSGpJ4pVunJTkmogfwVNS+Qs1ysX9+YoczchsfDCDWEu",
+	"rLY8S6JY1Z5c+DEvqKknSCT9fh9NH06Xy1cKLRswvnOMRKQzwj6+1/CClVjy1tWrAoj6+g206xbUcTDZ",
+	"k/osMy5Vlfz8if3w4tU71rhb9oMvaIRXxD/0CxRpBJokxX+QOhQUeMOt4HdwSjrtx+pP7MNP7160zOV0",
+	"rlg1Pv4NhvxzDBuLO9FcG/vnuJPpCc/g36Nng2fwO83057iDtoVOtMqzP8eVgnpx55odH5aGgwZ6Wccr",
+	"QqaIOTbKBv1B/7hKRP9zgbgX1fd1nD0q1yhEAPBFgc6tVMKJLv0NJ07aSCpg1rdLoYCjoIRTCk+BQLDm",
+	"ho1XMrPE/AHWhXkmVsVJuR6+WMH0p7PXr/rsO0Ehs1aX7dpnQgliCyCLKuSTSnxaZjr3BvSt2+uWeDvS",
+	"7zcetLclkIxoq7GSaqpHqIYBhx6xgHOr3YJCC8ykoo1XkP6Ws+6FKX7+UlaposqHULbchSVoVtlfOhBh",
+	"PUzUF1Mq4wji38iXNuNj0L2dqBorzn5ZgXjq8xDX2vV1Nn321hc/ZsnJ4ChhXbzN2LwXl5aQgMljlWme",
+	"sjHPuJpgVygFWlzOp1M5KcXRFvx5T7t8cMkBx/2skgPOgIXJAOR90ElOBkdt4xXbe3wOMttE/Kj4FZeU",
+	"gVfFEBhY7idvXA0fI4v+1Xc1s03VnzlKfGEIBbr0nHaapGJp5wmjRJXu8OBoEBXK4tGgR2a74m3g8q9N",
+	"whYyy6RDFvhqOBgMgg/hz55z12Gm6kQvMJSP0mRIjrCr3FkvxkHP4j1aeLqKPF3a0ZUYkdXAPUcExBqH",
+	"LhxwmUs1kUueUfCibxkH+E8zoWnCt+tx1gUsDcQndoQtqUJTi1udcWU5Y0XdxxDOWNjfDYUeU7LPirJs",
+	"0IwvBNnlzoqu2KUFjCIDSWpH3IJBR87ognonXEMKCMa1Ulm2oIuvowBB720vvAFkXZXFWJXu8ELIC8pV",
+	"SQNTPi86sCXvhc03B2dTK3Jv/ujH6ptMG18aeaKVciZMY/XSR8HB+pvu/hnh7bugGhlxq691urnl5f9l",
+	"JSd1zYEq7PpTcbCvO+hCAoHXYJ+I9HvXeacr1BmdDAa3oEQOYN4/el11g7kc3vtSUYJPDZTKoYg0+8AR",
+	"rjLteBAFQMW7VHhvy8aw2513fyv6eLrfDobFj4fFj4Pit6PyxaPix+Pix/Ljk/LFw+uPUUfpFAM0nh0e",
+	"PT+OOssrdIY+jY4+Bsu59QH5KJhm8cBDEvnFMR3Qbn7xNU+LM486x8M9WMw7vgGe/EHrVzyfCfru5Obv",
+	"flRmtVzq3Ir0tUgl/wACD3x8eLjPx04fAJb2QllpN/Tt85u//aD1a6423ilBvHQP2LxU6MfPXNRa1RRj",
+	"Ll33q4J/lDUInJ0dD7nkr/5wSu5aVDFvZa/v0GeaLKVNWto2YxOTkveuVCpylqCjJiE2FHLCsAv/qGRK",
+	"tR5yNuyU1xINWewUrdLFDySeOUbkHFcYP0c8advEzpkC/THzvKGLImdvl0ndua8eOdO6a8VzgbHsEcmQ",
+	"G73KLwBqEUuK+Ck0TkgFbNEKX9RU5yxZrIy9mAqBsaBlB1L0VJDNGwssUmOzJnbzwh3ka+pOdHde00gi",
+	"nccYg9ERLEtp2SCkikXHoc/befY66qBPx8cW15eITZxRsNBr73v2Xetct4zqkp9+fnZ4x3oJt6DM/vA/",
+	"K+9016YK9XfSsqdwiRyQQ/hWmzUXwYTh5UCS1jDsh4AHh3npNW+zVOz9j69enPcXaTjxjd3bWjMX/0Vb",
+	"uf2OjdlugXVFvmuzJBBUGS3b1Lpg+Bx0gP8YEeHerB54cFnQyZf5FWXLYUl+8YDVE9Ep+DzGb7Uz+W+w",
+	"x6Xx+aAwA9Vj2ugVqlWUzOAaYsN/ypQtliD2JT1vL+e2FmeWYKBZQkEm+G/07cwpUibbkLsAqykhBz4N",
+	"9bxLIZbOZcNBe5xTSe8+OxfUKIWbWO0MQiOOtSlqKqIccMASnzc9YtUO36NKLkWy5tJKNQPBxsqMuURW",
+	"yrLLMsPa236zrpk71u375QU1ChanzK4xk20pNPpOqXyVmeRCKGbkYpltsMF4kJdGyjV74yUvCgWYTMTS",
+	"hukn3Pabt1g0Hx+x4cGzrb1SF82EljIRfRj9FTYnH7rgOW4ZtSeP2GGQDZbBJTO2lNmODp453RQz/uAk",
+	"sUxzzrrU7fwZHLm6JOMHxUBU+t2cvcQMXDbWK5VGOAifzF2r9LHI9BoOf86zaVEEPTASnL3ENBod1C5h",
+	"XQpcoH2guEB5q+ghTNAyIcvW2RENX1oZ4NeUSeWzBhFocD9mwrIxR9dhrPxolcjZLX3SN+YmGbl8l1JF",
+	"nXTZY1P5KUQeH8jLllq6Us0uWbXP8Aa7ECMXHhErALezffM0zYUx2PnNmz2qRg8KmHBx5Qtpe01iJhEK",
+	"bLx5HyGTy5oYAQSOIhCdKd+fIhalgyM/pmiUs5ckhvZChq+Dnv8tvezv1ei2ZJbXkUvBqxljiGy6pXM2",
+	"zaVQ6SmiB7bxPHe5aI1L9tGwlNt3Cw5cnsatJL/h/qf1GVsiuwJzt20+e1ch/DO1PW7Lz/x9uh473nRj",
+	"2+NBpe3xsETrIkeSIsY7v5xs/j5YPP3hlyP1dP5hkA7sXy9//WWgBuOn2dPp8V8Wh+OT1U//83Ty+lln",
+	"bzQFBD2H+VokRbw82Pme8KrSWIDSZJF7O6kC19rvRB0XlwXTv9IT3l611tHPH9+jf6xcdLWjG7HvBpzd",
+	"8ot9MW2V377nVrwihnNXWXdPx9LZy69XZlMTjc8xYYXXCfBS5EYr5uxVZy8DyZhE4apkjELbTle1Q6Ey",
+	"8wU7HtNFjJyBKfI1HpBKRMi+VIoFCcihQxKwR2xOkZcvPvBZ4oouYjfMSgg2/eSUqFjBMk7RBQniCUgd",
+	"mIPxcnrwRitx8Joy2qxGoYRjzGQGbD85Ghy7GKsyagpWQOOnrDuZC75kS51lEkWpN7oU1ZUQKYVbrmGC",
+	"FlenkwqWPOcLYfFi/rwDlDJtST3pY6fNzggDHjtRRyH/oZJhVdZ2GwL0MgXMaXCouwNw8QVM8DyTImde",
+	"FSHIyWlFUDZWZhkjgXHNTbFiokjlmivn0kJ64s7TuNNAZT7eyWKzP0B2UeMadQUI7bwWjrWcYrXbbSQm",
+	"3R9VGYrJ80Vo+reECaz4aHDcvhbvXyzw2kg1IQ3MnbNx0RK1O3PHHUdspdxUd9nLXbgIbX/3J3C+b7T9",
+	"DnSnB7FAFPAlnDeWq9TsQ1QfiyuYZke0coJxb/jagbG54IskdCU/8jTKlehJXsCb51g6J8HUmViNc702",
+	"woX1bNj5+Qun9mDDbAW0GJVHn6eVyDQpcn05kPJYYVzWyJkGAFUx70KmLBkkvZHTTScabS8cbz2qv+oU",
+	"w058yawEIJ+gUh4AqgxfwW1SZKtyOrpvO+bzjLNNzcWBYSjJMGlqD4/RPH4BnKbHFBAXyY62m8DjQlMK",
+	"lQYzOihTTeVs0xvVakxVdgjzFV592i1xNTo6clNMMm2cneUMQ/7dQxeLW/RwHIuZJNd9cOCk5/kjiBWC",
+	"DF08XJFnSFV6Imk25XnPPaDEL1CBkdtq5MwLQSHtekWSwjIiDpq84sYeIIZg1kMR+4+gkCmlPfA16zoE",
+	"M7HCoCNXWW9hBPaT1QrTA314QG9UmAWCdbpNc0zG2jDfkJXOgtACG2JrL8c4LOC0BapiRt/7TUp7ygCw",
+	"lsxgTKZisdQW8f5sa3czFK5zLOtOZeDdwSfLbJO4LCel3Vp8lkBhD5RFxRDWTY4Hg1j5VrjODJD4CoNU",
+	"OB5UE4Fd5vrsb660jhc7sKoRpuhM9MLlSyjButjRX82SnrP61cIuQNfqszO1YT6BnukpbcVQ0FGRzlEG",
+	"vJAXEPAhjNYpBkCUpozQtcidazNlmC4TqxdANYp30TZlUKxawcUISi4QgpsR2za5xAptLsxqfbHganPh",
+	"3k0idjIIEld6EX5cAlwxihjtJieDo1i5zy7gOicRGw6iwaD2PXl9axYfwCqAHNpQY2U0hbpytpBqhRmD",
+	"sLqcW3HhDEdJ75TlwuaeEFXsRE3C33eIkEAMiNz+0aRAvIjAE3z5Y07N5rHnwETIK6+TOjpGRMU48Ei4",
+	"bi58bOtadSmPzWcjtQmKlbvaLEgc31DG9eN+AeYho60KjPWwuvxK5AfnAATPRLkpat+ljI99Ka+geaPN",
+	"NyNMwYfbAwxm4Aj4iBFBjxUwkxH7Le7INO6M4i0jUdyJYmfhwOdkk8ZfgVHD5vv9/rWfYFhMALc4GN6/",
+	"HGNZMRwKrR00krTu4XhzJmPvpYzRIRh3Rj/3+/2PxTxElvaPkSXUIRjf2ct1FznvNsEo50RPPrPS7mb5",
+	"bpVlNZGSiEbJ9oFEs+422vX2EjMBu9r9W99L321kwrPMyVaUcI3SnJ6C8FR4ekoabL0TK1auWgJWKCv8",
+	"Hvimd5sAR5fG5aOVLdInoiDsI0TWfMMyZMWwGGrVBRQZ/6JiNBVrBlkweiBQGJYcD57HChZ9QaUhUVMv",
+	"arWgot5nf9FSVVMl2/lShfLf2TEAM/4BDAAfvxjDP6Mx3JdB/CdZw+ka3mgMP6kYww/rPp7SGD6YDic/",
+	"rQ+zH355rn8UT/lfxkeX7349yf9untn/VceLb2dP5q/k4T/+uvqfhzGG/6RXbM6vfI0Hbhss4UCSnAX8",
+	"92Qsg+f7ffSNVtNMUsmj38t+XLVU8Euxpa0jfW80Ee/FXIpqRK3mYdIg6lWJHH0DfS+BfyWsO/CWgkCJ",
+	"j4L0A6SwXhBdnAZ2Czh4kE6iSmBkYZGOlZdGKSTSGwuKcrgEhEJ3b4iOTJT4ZL/DdUrjiv9WmjA5BR7d",
+	"5tiOydk1pMHHscK24QFrfGSKzLKlT4Cv8o1X0lhvtPhD6g10jthkU2PafxkYMyjlfUxDKleDMV/VNC9X",
+	"gHcQyNODmxo3NGOiO2+zvaDhYFA2z8YMlrYFIho2rxAGCZpcwF8u6QL/GtxQkPFzm7URkd7xWaN9u9oJ",
+	"bS6N1fnmdyWkD2aJ9V0uQtNmLSIMcb5O3aJbxHmTpROLHRW+IKlaSn7FytX8cpovticcixZaQFa+0oCC",
+	"e3F1ilJn1IsYhlX3Ybgelj7x1c6RnvnUccOnmIfkTBYqjZVcLLUxcpzhA0CoDbNrORE+9utwMEzKMnpo",
+	"zaWp+94gK82W8ZSCdmbewlvI/6UZ4KVqFt6p8QBAxVH/s5ePKHQLWbsPc42KYCNajCv3Qt5vbFhIlsHu",
+	"SqFXz9ljS1MtlTvB+PUR0WXUNjykugbedIoMnRJuCQ69RyZtX2cIPe2gpQCv9PFlWonTWhaVrxAjLZtR",
+	"NRwVsfGGSrsAHsG/QUchtAwB3X3rXTOIZ3NuXIwVbhI0Lay4kqUiL3aA9SiZszPAnF4nAtaUiQvYU7/H",
+	"vtFLKTCbB8sAFZiC6g/FtqGBsmpSH+FOaEhAkKiMxDdUqcbgdpxvC8FcFuM8e+kj2lzo3AEmljIuL8Yr",
+	"s0lGsPKzl0UeXaYtFpRi01xQ0Sy5EKyLTTJQUUP8CIx4IP8V1BsD35yU0GuCL10E1uS2tHT2I7KC4wFQ",
+	"iTtX7AXAT+s/HgwTWDbdfuznKwK7sCJbqjErkZ7C20dJCbIAjwB18fkxjmZWkzkjT3bt6CqrxQJJCAVn",
+	"SqMi8+nmkWGJIyXv4AF27ix6FUjTc+OWORmnOErxW6Hol/W6vbjoUlv+AQo01YLCk8+CXMTST+CSQHzH",
+	"E3y/rlBbTQZXLCRFlc3JEyDNVmye2jrF2hmFyBw6CSoKe6N+DuTds8c/go5+h8jCShoKatJ7K2UAHYDM",
+	"50qg+IyWg/qeqYtCqB/7cs6/ZxrBf55V4XnFqnB0TTmgmDC6OZNFGsyNuSl/gHSUAt+AQu0Cx63tWQ+C",
+	"eVX8vzUN2J3fWuGUQKdrwfeuEJysZpujcIR6xr+KwfEL2fhCNr6Qjd+NbFA5j1JV8L0afVxLL9SM7myP",
+	"GO4T6sud8i6cYXcPJ953Oh/LNBXqd7Yf/8sGTL8kfQAR6l87UNoViEfqEJSG/xmvZGlVes0vhbOr7GUR",
+	"pxjOdofrizAJ36vcoyCzHW4blp6OfA59vY3iC0kvCk6RUfQYq0CqDSnLZc3IegZb5KoSF96SdruVL1Xf",
+	"4EeNVaze47RoUjNVU9OotF1gLCEtUKQUXeaMcGTLiJW3KgwC9ZFMxyQjkNGksJiQsou78gWPYxdoWpib",
+	"XIVvXYKptIaUqm+TMkh7+kO6a3+/GOio8JWcljYSJ9CR7l2kLNYx4Hem4L8XPb6r7XpPGkRY2U5+Ci9c",
+	"C8lxRRBcfXRn4zfyExXj9sXyK6VL0FWH9fPzVOSx6g4OTvAOuvTQJwfDIf6NuYm9al0vLC/hLMNLkcM4",
+	"UawqGe7sRyNcUulczuaZnM1tsQyskFwUCl/m4kqKNVtjiCfZ9LF1UKqdXXm7mJarvaxsjlTLFzYh0ufJ",
+	"6m5S8EqSRmDulc8pVOr1lK2KHC4H1xXacs2TsN2CVFRkWq8rZTl2S32Hx6XYdxj2Sx6irFf937Cxhsje",
+	"sh0C5rMW1bgZcBHiWVmxJgRVWWWqWmvDi9qNDbyC+hgk+O4qiFE2yg6E+JuVwtZDajqm4c1FKaLGHR62",
+	"7rDh5aPbvHx8m5dPml/+eFtEa9cgzuUnT2kM4YOjN81U7UthjX2dqS/K+PwW/lCNv3CH0F5ng3r67I4V",
+	"mQqRPjKuLb9haB3wnoiE/lupH6AXOscuMEYzq1O+eWQwcN43Se1FTIm1MJb54pO1YJJazcvhoBeVCRFU",
+	"W8LobEXtU1yzhJRvyjwNt2KSV+GJdSuJFWYxur2cMl5uwJUAn65cW2rKlsF2S25DmJ9BcSNjPrmM2JKb",
+	"0Gz2yDCMSEkwxdGNe+p/AykdfbOqCHOJFZasb+Fy79zR3CDxwqu1szE2lxjLWbiLJDzaRCz56aeffjp4",
+	"/frg22+TtlAK+qiztz0Bp/6WW9EU4VFUqvYrdGcdMTjjMNLjbqEdQWTH0yCu4+jzRHWE/Y7FJ2cReoIW",
+	"oUM4J3+Z4JCwSF31eSqnUzlZZZYMlTMNlBkWfeE5nLOELuGzwRF+dCk2r5DHPb9FB8tnBTsbnlRljiNk",
+	"YcfREVqchtFJCztb5nqxhB1SlQtLDb1GINSlZRwCZQHT/L6/sGtOhUmmd7eOWmcd5dYCj4JdozEvu4IR",
+	"YFPWtZD7uYN16Tofrz9e3w5p4ercHHUzFXdXkD5noPpNZYtfuMRgh5VVohtwBI+1dZ7wGNu+7eQM9KYH",
+	"lI+W+fHDN0RtPMnGqHRHsMOU8lgtOBApNuET0BOoYFERwQfjLGSqUAnpJt/ASwffaGVznY2oQd0kgjE+",
+	"HfCZ+HMSuMWp0XvPdTQquwZhSm0tH12qWLUkpCdHg2P2Rlv2WqdyKjHevJIaVmSjU29cxNrE58Bz4ysl",
+	"wdXptXV6ASgTPu5j3HBZwVgmeCv3W063VlarIUxp9UVuIfbXvV8y+IkYTgb8+VF6OH46PRZPHjA3PCC3",
+	"X8jp709Ob0dMG01TJP05OlFLWa/c5236krgLzvz9fpNE7E3ljjt71haxaMtsr4949GQwaEDWqCWb/oxZ",
+	"Xraj8mZQzPHezs2/x2VpLRrwpna3y1oBvqkahj46ErHmpq14wKlvA3a7IzmjPFW0Cv8bwPifyZyrN2Nv",
+	"bvz4NyCE13sy5YQ6fXd//PBNr40bn6HO4DP4SUfCYvPAKLpKs6UQl9hpyNXv59SXiT4L4tHqOlesukSt",
+	"hweDISsDQIN6+BOtpnKG3R61b27RO/Vju3oHWP4Fs8p5VtFfULGjpQ6SPgPcxVg0zGbjZZOCSvfakddI",
+	"/ZVpkkA8HYlCHuv02Cm1YpnrVX7KxtrOUb7YlNLFzWz+6w1qS3sw+y2dLQI61+K/SGnQu3kwdmtxXwSP",
+	"L4LHH0vwwJ6lDyl7jFqlDSI0Gu+qowxUzqEkHOaLRPJFItkDxp8rqYcuyn3Teh5M9qkIKRwrNyu4JvuI",
+	"QTcWvnMjU8aDTJNWwUcxiVVikmXQJoG+fkSW1IglS2C+r19/+20CcokzDhNhkWnkMwxKMShWdTkoYl6c",
+	"apEM9tf9i8XB1H7ZsCuUl7rBYnt3i3EILk3AuZZAu3MY7P8tfx4cPP/427Pr//rCa7/w2jpmftbExH8t",
+	"GvZWFZRmvGGVxMWdpOtxeTbt/eFUShl02KuVciZ9hjbrYrqfSSJ0p1I+onE9WNyCsGA4lZnyVZtd+KYU",
+	"ps9+0ivUeopEnTKzm/FMK+FKkxE1w2d2rSmUxGimVeTLlK7nOhNUCqsswB6roGaoz3TCkK+tImhYo8tZ",
+	"dyc6z8XEJq69nf/GzsXGBZKEW4T3gWpYkbggF/EJO9HihVqMYpXgDy46z5UisNUuD2GtR4C3CRrQI6xi",
+	"JRWlMXYpHdK1nutFrgA8nhKBiDr302BYtgs2R4XPRBorKsBGMbQ+9mq6ssIU7eQt5YNhmI4LoEnWUiV+",
+	"y5iSRWVYSjJCCXJTnU8cKVlLVaTmeehGmJmGHQkcjxtnFJgDR/fInNaxIMyEvRQEIjzZvyFTBX7949LB",
+	"wvFAJ/W5tUpktFcijUJZkGdGx6o8CkKfxLPkxLty3RUhC8FKWYq8sQEDLEztwJQ9JkTM4RCyZM/03WoT",
+	"17CZcb+0fqxeA9N2qedzHk5BnQKobkAQDxQOGKFtAvsANjH289V4IR1vP6MN/buw+LsGXRHgqqFD38sr",
+	"AZfJ9whBA5FDiDByyH9L2/FxREhiL8XGp4gEMma+QQL5rCn86NltQl2qR/hZgqo8h653FPJ3zzvYSsHI",
+	"4YknNTgAkJJKVyF3LzzQ3O3wfwb0EXGxnrExKDI2jm9oQtSaRNGehhE8e1I8w+SOaDgIHg6D1BA3bIRD",
+	"BO+cFK+4/BBaRDhKGRXmhggeHhXPdq5sV9JIGWl2c7NKksgaxMzj6DAaoIgJ/x5EJ/B3SzUkTDgp+lQF",
+	"cWcfUdxbfTnUf7dDbRDtj0rR/knZaK7e6KOUS1i3UDqcrbbXTC58CpenF+7vVoJxc1Tm0wK4z0qwPn0Q",
+	"jWwQPd3WyO4B1eMqVO/GJnbnVl2JPJUophRKoYmKLAuZF6GTv7M+9a8bTlkB7nuq6vtPt2KBpBrKKvvp",
+	"fyV53mHDIsnYv4piehSqT/X4TtatFtra6j4qrauSXYgURc2tJBVTrOmMlVUCjcNEbTokJfuQ1cKuxmOd",
+	"K4aj+JSpQM1BcT9WIDlnWs2EsaV66apzhOYQig0sXgDtyViQ5JxeiBpXqQW5pUy5wcIva6maP+4zauI+",
+	"Y9LGymcokU7AqK+FowE7jXTn5Wn/xxvr9rPEfZFG/u2kkVuyxOLOtBUoCKncf5AFsbJ39IPcHAuC9et3",
+	"dr9+L6hdoLMSsm5gJYwYz3Ar1JMPEwdMz+VIUhvAWN3UB7DSLTsqqgZz34szht0b2BNmg0VMqkm2QtLr",
+	"OIOwxJlgCCLfdi7zlOkJBZBORKwIHkXaWDU5V6WU5eBTH4rixkhMmO8/GSu9VizX6x7arl6GBj/sOogp",
+	"Srba4ChBEBe2LTKMKZ6FHBU4Z9Egwyfy6iuRR0jfE7ouSZ+99UEt1FlDLw0WziytbWFn71ExN7XuxoJn",
+	"Es6QGB2SY5E6plysJojA8e0OyobqiiUCsBZLTmFwDJoLqPA4vLGeb/rsDLtB5Ol20a7DwWDg+Wy1LnwD",
+	"l/xfh5zvcbB7pec1tm7+UBa9cjbkNTJuKou9rBo/vKlnAGT1OmruEv5hngtRLXLlSoY2D/UkGt7GclQC",
+	"5HN2uaamFrtBVfbCCDeGqFEw42dlBZXGVLL9HWn3rnPhdoT34Lr8+7fmRChElai8jDONLU4qKZq/99Lx",
+	"bG+PKe16499Kf4i/rdIwnI38H0U5OaQzXzLq9s2o+2YuJpeMO5VrRtWSHAFryZnzXPjxGOPTWnnx16vs",
+	"kiXhFwmpXHxl9QIztdwDnRvKi/D1HN58+5fzt29i1U3C+//pQKVAA5IeVX5MahQmwTRL0hbh/w0wY1BU",
+	"MGFvw5I49l2ty8g8mopZrSPXAUKkjLsuyTQIzwWbAJxE6rJ7pUvpVFodjDOuLplUy5V1c6MPCv5El6Xr",
+	"UcXL5X4NcCNcd1USk+oNSIrEa6yDWAFhWcwKs81nwkZsma0MS2DypOc6EtAhnjbN/C7X40wsEtalTwq3",
+	"X7L0T4q8bzcZLKOYb8SSBc+mOl+I9ALPI2JJvblQxBI4zAur9QU2m06wJ3TxnidElW9RqPI7QCD7pl/k",
+	"wSMvnFu1K9k1PBhz43x5vj6tc5dhPBX7Gs8Hj5J113NpQUZb8olAl2APuy6YS7lcApKsrPe5gVww5m7c",
+	"QmMG6kJexFwY22fYcAhfcYG0XnTghnpsk2RYhSYuLFbdJ8fsr/LrsCVQ4T/2FyEXHL1/WNY2jDYOSpE4",
+	"rKNSB8jlYkXXWU5dQVqQzhCkC2lHZUXpJ+y1/BpEm+ERq52W6w4fFp8eEBAjRhivAaAk3VKPqeFR2TMJ",
+	"30x6EXp+fZJjt9IwPDk4QAJyADMfuNRXNHIUTxb804Ebqc/e1kLrQFxFYUW4vh9YyYu8klTpdT3nFiue",
+	"FncZxbubhTfztYu83U+E83SpLpss5Ke6W+uMSJ67nhgwGQrBURPeA30qHjhXGJm1zZwvgwIDnd9iktbi",
+	"zoj9PIjYk4gNP17Hqv77s4Yfaz8MD+GdWl2tWvDjt7Sy3aS434k6QCuwY8NYKo65rQ1tee4jGd7iBALq",
+	"7yJa8SXmTTsVaMIGYhCcYpKh4s7oCP7ta/h3Rr/FhRxFf6Eo5N5z/YtAmMIWRtip6BCtD2izH0SH0XAY",
+	"DdEyMfwYxU6iwuZHbiD4FHEmdoDBg3ILO4xiEmNpbuqS9KzovATrJmEWRyzEWRrV72i4544G7TtqERBv",
+	"2g9JuOGGELrEhWhyQBT8/HGqJ+ZP7tlBlQFhiygrbUavvvYP8epU+1MdD2AbqbBcZvgySZQlXfa3ju4p",
+	"DDBiKyU+LcUEKM2Lt9/hgBPtelTVV3Jd2c/xnvupsc/ahl4qTzXKp+07quyGW0aFeB4PRp49+viWgrgP",
+	"q1vaWsz1nUhBRczReZsUcmtCUZ36rRJehrudWMZ4rFrX2iYzAe+4l2rRQsAcHvx3g6EZjqUz6lRZaydy",
+	"Jw5P6hhMldlRUuAqZN1oZ6fmiK6Hek2WL+thHg+PIsJAzNZyTQj9KO5UqjhcW+H+dlL6vs1A6i8lyjCF",
+	"yFIXVzAMC98otwv6Q10iOWVh0W4n1ftTJS3uzke0KhW8iwVoeBcIp+CovqGhD0D1Y/GWcSPuFHXUm5jb",
+	"bU7vpDy9QO9kuCzmltV4ii2beKjTbCK1qZhkPCe1q1nh6z+grouIHCi6QYUewJEmvfe6+G0rWNVyKzC1",
+	"D825iE9mxISrbYYjk2CHnV1EpX4NL62qkVeFRZMuXvYLwKYAOg9r3IEq4irMZ2u+MVRVsFYBj2Re51ij",
+	"fW2nuX0P7zvztRkFyyh6FNh5rlczCkU9e/cyYmNh10IoZtfaJfvHStOfqbiSE2GQmlaaazitqWgigY7c",
+	"tXKN+1y7i1iZOfxIrR+8tRm/kUUnZ2cZRsWnqEVpiL9RWqK0sQKs2l1JMrCmUVtd39iZ2sWzBU9FrLjF",
+	"kj5Fw1Yvo4/FXKq0sbUF9qIFFY46pmBTSuxrUrahoEPyRamrnS+wamHTcQJlAx2nF07AQ5tnnyXfvwiq",
+	"PobNvRPf/tZ3NywLNmy3c6xgDlX4a06QxCK5WBKv4r0Yuc7RLrgWFBkzAeYklXNYuERV10wmqOWEp5BL",
+	"NZFLnrErnkvuPRDFKGXjYNSiqDdwn51j0w5MzdLGGvbNux+pHlOZgJuvlPE6cdgbGBRfnm0MFetB/CNn",
+	"AnUqTo4Pn+9uu8htBWY0mmwDG6bn+rDbqRDpiHHswV2rGpjyDWUy09zY+UTzjDTmsnmlcBHlZThzxJa5",
+	"vhKKjTdMfJrzlbHySri2JtVyJI6AzGWKqj1AB9RMzJVgXW5ZJrix7Bn2Neu5AAesEAXiZBntjdUCxxs8",
+	"3z77XvPMoNGocJUnrHtDUggcpLERjMLZguczSV5Cv4bDXuSiNboY/g1kUyqEjVTsDby70SvnBHMhRm/Y",
+	"8OCoZhbw0R0+toNqphRBIV0EPmEVWoeouJ+7kcXHbuUIMEspknaVq16ffVvk76BlYnhwQvRKGtxnSU7X",
+	"QlxG7LVWcNCCG0n2JTx7h7GpyH1f1FghNfBogxIrpWwZjVhkGJ/logzbnmidp5IoZJ+RKxgwnZCaGsOA",
+	"4MOd7cy7Zk8ZN5c4gaTuLklrSA/Fws9cRDOgTy2qxF0I79bdvg8vVLrUUlmiCWSh0T4vQetMqtkI+84q",
+	"4LhE93kq8S+QXzBm512uF8LOxcqwhbC5nJjIVQDTkxU2L/eRKFhh/gCGwNKeuVAp9naqrLawE5nO9cfr",
+	"/z8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -24,6 +24,7 @@ var (
 	ErrMalformedJSON        = errors.New("malformed JSON")
 	ErrInvalidRequest       = errors.New("invalid request")
 	ErrBodyTooLarge         = errors.New("request body too large")
+	ErrTooManyLines         = errors.New("too many lines")
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
 	ErrTooManyAnalyses      = errors.New("too many analyses")
 	ErrNotReady             = errors.New("not ready")
@@ -75,6 +76,7 @@ var problemTable = []problemRow{
 	{Err: ErrMalformedJSON, Status: http.StatusBadRequest, Code: "malformed_json", Title: "Malformed JSON"},
 	{Err: ErrInvalidRequest, Status: http.StatusBadRequest, Code: "invalid_request", Title: "Invalid request"},
 	{Err: ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
+	{Err: ErrTooManyLines, Status: http.StatusRequestEntityTooLarge, Code: "too_many_lines", Title: "Too many lines"},
 	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
 	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: "route_not_found", Title: "No such route",
 		Hide: true, Detail: "no operation has this path; see /docs"},
@@ -172,14 +174,21 @@ func StatusOf(err error) int { return rowFor(err).Status }
 
 // problemFor builds the answer to err.
 func problemFor(err error, c echo.Context) (problem, problemRow) {
+	p, row := problemOf(err)
+	p.Instance = c.Request().URL.Path
+	p.RequestID = c.Response().Header().Get(echo.HeaderXRequestID)
+	return p, row
+}
+
+// problemOf builds the problem for err without a request: the answer's
+// body less instance and requestId, as a line of /v1/validate/batch has it.
+func problemOf(err error) (problem, problemRow) {
 	row := rowFor(err)
 	p := problem{
-		Type:      ProblemTypeBase + row.Code,
-		Title:     row.Title,
-		Status:    row.Status,
-		Code:      row.Code,
-		Instance:  c.Request().URL.Path,
-		RequestID: c.Response().Header().Get(echo.HeaderXRequestID),
+		Type:   ProblemTypeBase + row.Code,
+		Title:  row.Title,
+		Status: row.Status,
+		Code:   row.Code,
 	}
 	if row.Hide {
 		p.Detail = row.Detail

@@ -62,30 +62,42 @@ func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListM
 	return ListMoves200JSONResponse{Moves: moves}, nil
 }
 
-// ValidateRecord replays a record through engine.Game, so the repetition
-// rule applies as in a game session, and stops at the first illegal move.
+// ValidateRecord replays a record; see validateRecord.
 func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObject) (ValidateRecordResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	start := engine.Start()
-	if req.Body.Start != nil {
-		var err error
-		if start, err = positionFromAPI(*req.Body.Start); err != nil {
-			return nil, err
-		}
-	}
-	r, err := rulesFromAPI(req.Body.Rules)
+	a, err := validateRecord(*req.Body)
 	if err != nil {
 		return nil, err
+	}
+	return ValidateRecord200JSONResponse(a), nil
+}
+
+// validateRecord replays a record through engine.Game, so the repetition
+// rule applies as in a game session, and stops at the first illegal move.
+// It is the whole of /v1/validate after the schema, and of each line of
+// /v1/validate/batch and ayoayo validate: an illegal move is an answer; an
+// error is a start position or rules the engine refuses.
+func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
+	start := engine.Start()
+	if req.Start != nil {
+		var err error
+		if start, err = positionFromAPI(*req.Start); err != nil {
+			return ValidateAnswer{}, err
+		}
+	}
+	r, err := rulesFromAPI(req.Rules)
+	if err != nil {
+		return ValidateAnswer{}, err
 	}
 	g, err := engine.NewGame(start, r)
 	if err != nil {
-		return nil, err
+		return ValidateAnswer{}, err
 	}
 	var plyErr *PlyError
 	var out engine.Outcome
-	for i, pit := range req.Body.Moves {
+	for i, pit := range req.Moves {
 		err := g.Play(pit, &out)
 		var me *engine.MoveError
 		if errors.As(err, &me) {
@@ -93,10 +105,10 @@ func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObje
 			break
 		}
 		if err != nil {
-			return nil, err
+			return ValidateAnswer{}, err
 		}
 	}
-	return ValidateRecord200JSONResponse{
+	return ValidateAnswer{
 		Valid:    plyErr == nil,
 		Plies:    g.Ply(),
 		Position: positionToAPI(g.Position()),

@@ -124,13 +124,17 @@ func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
 	}.ToMiddleware()
 }
 
-// bodyLimit reads the whole request body, up to limit bytes, before anything
-// else looks at it: a larger body is refused with 413 whether or not it
-// declares its length, and the validator and the handler then share one
-// in-memory copy.
-func bodyLimit(limit int64) echo.MiddlewareFunc {
+// bodyLimit reads the whole request body, up to limit bytes (or the
+// route's own limit in routes, by echo path), before anything else looks at
+// it: a larger body is refused with 413 whether or not it declares its
+// length, and the validator and the handler then share one in-memory copy.
+func bodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			limit := limit
+			if l, ok := routes[c.Path()]; ok {
+				limit = l
+			}
 			req := c.Request()
 			if req.Body == nil || req.Body == http.NoBody {
 				return next(c)
@@ -171,19 +175,30 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 
 // requireJSON refuses a request body that is not declared as JSON, before
 // the validator sees it: 415 says what is wrong better than a schema error.
-func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.ContentLength == 0 {
+var requireJSON = requireMediaType(echo.MIMEApplicationJSON, func(mt string) bool {
+	return mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+})
+
+// requireNDJSON is requireJSON for /v1/validate/batch.
+var requireNDJSON = requireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
+
+// requireMediaType refuses a request body whose Content-Type's media type
+// (lower case, without parameters) is not one that ok accepts, with 415
+// naming want.
+func requireMediaType(want string, ok func(mt string) bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.ContentLength == 0 {
+				return next(c)
+			}
+			ct := req.Header.Get(echo.HeaderContentType)
+			mt, _, _ := strings.Cut(ct, ";")
+			if !ok(strings.ToLower(strings.TrimSpace(mt))) {
+				return newError(ErrUnsupportedMediaType, "Content-Type %q is not %s", ct, want)
+			}
 			return next(c)
 		}
-		ct := req.Header.Get(echo.HeaderContentType)
-		mt, _, _ := strings.Cut(ct, ";")
-		mt = strings.ToLower(strings.TrimSpace(mt))
-		if mt != echo.MIMEApplicationJSON && !(strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
-			return newError(ErrUnsupportedMediaType, "Content-Type %q is not application/json", ct)
-		}
-		return next(c)
 	}
 }
 
@@ -199,6 +214,10 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// server registers this same function, so a second New changes nothing;
 	// another validator in the process gets the same, stricter decoding.
 	openapi3filter.RegisterBodyDecoder(echo.MIMEApplicationJSON, jsonBodyDecoder)
+	// An NDJSON body is a string to the document (each line is checked by
+	// the handler, against the schema of one record): kin-openapi's own
+	// decoder of a body that is a file.
+	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
 	spec, err := GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
@@ -297,8 +316,23 @@ func validationError(he *echo.HTTPError) error {
 	if errors.As(he.Internal, &re) && re.Parameter != nil {
 		return newError(ErrInvalidRequest, "%s parameter %s: %s", re.Parameter.In, re.Parameter.Name, parameterReason(re))
 	}
+	if err := bodyError(he.Internal); err != nil {
+		return err
+	}
+	msg := fmt.Sprint(he.Message)
+	if he.Internal != nil {
+		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
+	}
+	return newError(ErrInvalidRequest, "%s", msg)
+}
+
+// bodyError classifies what the validator found wrong with a JSON body, or
+// with a line of a batch: not JSON is ErrMalformedJSON, JSON that does not
+// match the schema ErrInvalidRequest, with the place and the reason in the
+// detail. Nil: neither.
+func bodyError(err error) error {
 	var pe *openapi3filter.ParseError
-	if errors.As(he.Internal, &pe) {
+	if errors.As(err, &pe) {
 		var se *json.SyntaxError
 		if errors.As(pe.Cause, &se) {
 			return newError(ErrMalformedJSON, "the request body is not valid JSON: %v (at byte %d)", pe.Cause, se.Offset)
@@ -306,15 +340,11 @@ func validationError(he *echo.HTTPError) error {
 		return newError(ErrMalformedJSON, "the request body is not valid JSON: %v", pe.Cause)
 	}
 	var se *openapi3.SchemaError
-	if errors.As(he.Internal, &se) {
+	if errors.As(err, &se) {
 		where := "/" + strings.Join(se.JSONPointer(), "/")
 		return newError(ErrInvalidRequest, "request body at %s: %s", where, se.Reason)
 	}
-	msg := fmt.Sprint(he.Message)
-	if he.Internal != nil {
-		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
-	}
-	return newError(ErrInvalidRequest, "%s", msg)
+	return nil
 }
 
 // parameterReason says what is wrong with a parameter in the validator's

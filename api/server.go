@@ -58,6 +58,11 @@ type Options struct {
 	// BodyLimit caps request bodies in bytes (413 beyond). Zero means
 	// DefaultBodyLimit.
 	BodyLimit int64
+	// BatchBodyLimit and BatchMaxLines cap the body of /v1/validate/batch,
+	// in bytes and in lines (413 beyond either); each line is capped at
+	// BodyLimit. Zero means DefaultBatchBodyLimit, DefaultBatchMaxLines.
+	BatchBodyLimit int64
+	BatchMaxLines  int
 	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
 	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
 	AnalyzeConcurrency int
@@ -128,6 +133,12 @@ func (o Options) withDefaults() Options {
 	}
 	if o.BodyLimit <= 0 {
 		o.BodyLimit = DefaultBodyLimit
+	}
+	if o.BatchBodyLimit <= 0 {
+		o.BatchBodyLimit = DefaultBatchBodyLimit
+	}
+	if o.BatchMaxLines <= 0 {
+		o.BatchMaxLines = DefaultBatchMaxLines
 	}
 	if o.AnalyzeConcurrency <= 0 {
 		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
@@ -249,7 +260,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 			ExposeHeaders: corsExposeHeaders,
 			MaxAge:        600,
 		}),
-		bodyLimit(s.opts.BodyLimit),
+		bodyLimit(s.opts.BodyLimit, map[string]int64{batchPath: s.opts.BatchBodyLimit}),
 	)
 
 	validate, err := s.validators()
@@ -261,6 +272,10 @@ func (s *Server) echo() (*echo.Echo, error) {
 		var mw []echo.MiddlewareFunc
 		if l := s.limits[id]; l != nil {
 			mw = append(mw, limitRate(l))
+		}
+		if id == batchOperation {
+			perOp[id] = append(mw, requireNDJSON, v)
+			continue
 		}
 		perOp[id] = append(mw, requireJSON, v)
 	}

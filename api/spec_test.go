@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"regexp"
@@ -114,7 +115,8 @@ func TestSpecLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"64 KiB", "1-30, default 30", "1-10000, default 1000", "at most 2000"} {
+	for _, want := range []string{"64 KiB", "1-30, default 30", "1-10000, default 1000", "at most 2000",
+		fmt.Sprintf("at most %d MiB", DefaultBatchBodyLimit>>20), fmt.Sprintf("at most %d lines", DefaultBatchMaxLines)} {
 		if !strings.Contains(string(text), want) {
 			t.Errorf("openapi.yaml no longer says %q; keep the prose in step with the limits", want)
 		}

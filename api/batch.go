@@ -1,0 +1,196 @@
+package api
+
+// Bulk validation: POST /v1/validate/batch and `ayoayo validate` check
+// NDJSON, one ValidateRequest per line, each line exactly as /v1/validate
+// checks a body (the same decoder, the same schema, the same replay), and
+// answer NDJSON, one line per non-blank input line, in input order.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/oapi-codegen/runtime"
+)
+
+// The limits of a batch request; each line has the limit of a single body
+// (Options.BodyLimit). The OpenAPI document states the same numbers.
+const (
+	DefaultBatchBodyLimit = 16 << 20 // bytes of a /v1/validate/batch body
+	DefaultBatchMaxLines  = 10000    // lines of a /v1/validate/batch body, blank ones included
+)
+
+// MIMEApplicationNDJSON is the media type of a batch and of its answer.
+const MIMEApplicationNDJSON = "application/x-ndjson"
+
+const (
+	batchPath      = "/v1/validate/batch"
+	batchOperation = "ValidateRecordsBatch"
+)
+
+// batchAnswer is the answer line for a record (ValidateBatchAnswer in the
+// document): its line number, then what /v1/validate would answer.
+type batchAnswer struct {
+	Line int `json:"line"`
+	ValidateAnswer
+}
+
+// batchProblem is the answer line for a line that is not a record
+// (ValidateBatchProblem): the problem a single request would get, less
+// the members that belong to the whole request.
+type batchProblem struct {
+	Line    int     `json:"line"`
+	Problem problem `json:"problem"`
+}
+
+// BatchCounts counts the answer lines of a batch by kind.
+type BatchCounts struct {
+	Valid    int // records whose every move is legal
+	Invalid  int // records with an illegal move
+	Problems int // lines that are not records: problem lines
+}
+
+// recordSchema is the ValidateRequest schema of the embedded document, the
+// one the validator checks a /v1/validate body against.
+var recordSchema = sync.OnceValues(func() (*openapi3.Schema, error) {
+	spec, err := GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	ref := spec.Components.Schemas["ValidateRequest"]
+	if ref == nil || ref.Value == nil {
+		return nil, errors.New("the embedded OpenAPI document has no ValidateRequest schema")
+	}
+	return ref.Value, nil
+})
+
+// ValidateLines reads NDJSON records from r, one ValidateRequest per line,
+// and writes to w one answer line per non-blank line, in order, as it goes:
+// a ValidateBatchAnswer for a record, valid or not, a ValidateBatchProblem
+// for a line that is not one (not JSON, not of the schema, longer than
+// maxLine bytes, a start position or rules the engine refuses). Line
+// numbers count from 1, blank lines included. It stops at the end of r or
+// at the first error reading r or writing w, which it returns.
+func ValidateLines(r io.Reader, w io.Writer, maxLine int) (BatchCounts, error) {
+	var counts BatchCounts
+	schema, err := recordSchema()
+	if err != nil {
+		return counts, err
+	}
+	// A line of maxLine bytes and its newline fit the buffer; ReadSlice
+	// returns a longer one in pieces, each bufio.ErrBufferFull.
+	br := bufio.NewReaderSize(r, maxLine+1)
+	enc := json.NewEncoder(w)
+	for n := 1; ; n++ {
+		line, rerr := br.ReadSlice('\n')
+		long := false
+		for errors.Is(rerr, bufio.ErrBufferFull) {
+			long = true
+			line, rerr = br.ReadSlice('\n')
+		}
+		if rerr != nil && rerr != io.EOF {
+			return counts, rerr
+		}
+		var answer any
+		switch {
+		case long:
+			counts.Problems++
+			answer = lineProblem(n, newError(ErrBodyTooLarge, "the line is longer than %d bytes", maxLine))
+		case len(bytes.TrimLeft(line, " \t\r\n")) == 0:
+			// Blank: no answer.
+		default:
+			a, err := checkLine(schema, line)
+			switch {
+			case err != nil:
+				counts.Problems++
+				answer = lineProblem(n, err)
+			case a.Valid:
+				counts.Valid++
+				answer = batchAnswer{Line: n, ValidateAnswer: a}
+			default:
+				counts.Invalid++
+				answer = batchAnswer{Line: n, ValidateAnswer: a}
+			}
+		}
+		if answer != nil {
+			if err := enc.Encode(answer); err != nil {
+				return counts, err
+			}
+		}
+		if rerr == io.EOF {
+			return counts, nil
+		}
+	}
+}
+
+// checkLine is /v1/validate for one line: kin-openapi's decoding and
+// schema check as the validator does them, the generated code's binding of
+// the checked value, and the replay.
+func checkLine(schema *openapi3.Schema, line []byte) (ValidateAnswer, error) {
+	v, err := jsonBodyDecoder(bytes.NewReader(line), nil, nil, nil)
+	if err != nil {
+		return ValidateAnswer{}, bodyError(err)
+	}
+	if err := schema.VisitJSON(v, openapi3.VisitAsRequest()); err != nil {
+		if berr := bodyError(err); berr != nil {
+			return ValidateAnswer{}, berr
+		}
+		return ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
+	}
+	var req ValidateRequest
+	if err := runtime.BindJSONValue(v, &req); err != nil {
+		return ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
+	}
+	return validateRecord(req)
+}
+
+func lineProblem(n int, err error) batchProblem {
+	p, _ := problemOf(err)
+	return batchProblem{Line: n, Problem: p}
+}
+
+// ValidateRecordsBatch checks the lines of the body, which the body limit
+// has read in full and the validator kept, and streams the answers through
+// the generated NDJSON response, which flushes what it reads: the answers
+// are written to it in pieces of a few KiB.
+func (s *Server) ValidateRecordsBatch(_ context.Context, req ValidateRecordsBatchRequestObject) (ValidateRecordsBatchResponseObject, error) {
+	var body string
+	if vb, ok := req.Body.(interface{ ValidatedValue() any }); ok {
+		body, _ = vb.ValidatedValue().(string)
+	} else if req.Body != nil {
+		data, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, newError(ErrInvalidRequest, "reading the request body: %v", err)
+		}
+		body = string(data)
+	}
+	lines := strings.Count(body, "\n")
+	if !strings.HasSuffix(body, "\n") {
+		lines++ // the last line has no newline
+	}
+	if lines > s.opts.BatchMaxLines {
+		return nil, newError(ErrTooManyLines, "the request body has %d lines, more than %d", lines, s.opts.BatchMaxLines)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		var err error
+		defer func() {
+			if r := recover(); r != nil {
+				err = newError(ErrInternal, "panic: %v", r)
+			}
+			pw.CloseWithError(err)
+		}()
+		bw := bufio.NewWriterSize(pw, 4<<10)
+		if _, err = ValidateLines(strings.NewReader(body), bw, int(s.opts.BodyLimit)); err == nil {
+			err = bw.Flush()
+		}
+	}()
+	return ValidateRecordsBatch200ApplicationxNdjsonResponse{Body: pr}, nil
+}

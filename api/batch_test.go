@@ -1,0 +1,305 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/ayoayo/ayoayo/api/apitest"
+)
+
+const ndjsonType = MIMEApplicationNDJSON
+
+// batchLine is an answer line of either kind, as a client reads it.
+type batchLine struct {
+	Line    int       `json:"line"`
+	Valid   *bool     `json:"valid"`
+	Plies   int       `json:"plies"`
+	Error   *PlyError `json:"error"`
+	Problem *problem  `json:"problem"`
+}
+
+var answerSpec = sync.OnceValues(GetSwagger)
+
+// answerLines splits an NDJSON answer, checking every line against the
+// schema the document gives it: ValidateBatchAnswer or ValidateBatchProblem.
+func answerLines(t *testing.T, body []byte) []batchLine {
+	t.Helper()
+	spec, err := answerSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []batchLine
+	for raw := range bytes.Lines(body) {
+		var l batchLine
+		if err := json.Unmarshal(raw, &l); err != nil {
+			t.Fatalf("answer line %q: %v", raw, err)
+		}
+		schema := "ValidateBatchAnswer"
+		if l.Problem != nil {
+			schema = "ValidateBatchProblem"
+		}
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		_ = dec.Decode(&v)
+		if err := spec.Components.Schemas[schema].Value.VisitJSON(v, openapi3.VisitAsResponse()); err != nil {
+			t.Errorf("answer line %s is not a %s: %v", bytes.TrimSpace(raw), schema, err)
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// The lines of one batch, each with the answer it must get. want is the
+// problem code for a bad line, "valid" or "invalid" for a record, "" for a
+// line with no answer.
+var batchCases = []struct {
+	name, line, want string
+}{
+	{"valid game", `{"moves":[0,6,1]}`, "valid"},
+	{"blank line", ``, ""},
+	{"illegal move", `{"moves":[0,8]}`, "invalid"},
+	{"white space only", " \t\r", ""},
+	{"malformed JSON", `{"moves":[0,`, "malformed_json"},
+	{"two values on a line", `{"moves":[0]} {"moves":[0]}`, "malformed_json"},
+	{"wrong shape", `{"moves":"0,6,1"}`, "invalid_request"},
+	{"pit out of range", `{"moves":[12]}`, "invalid_request"},
+	{"unknown member", `{"moves":[0],"comment":"x"}`, "invalid_request"},
+	{"not an object", `[0,6,1]`, "invalid_request"},
+	{"seeds do not add up", `{"start":{"pits":[4,4,4,4,4,4,4,4,4,4,4,3],"captured":{"south":0,"north":0},"toMove":"south"},"moves":[0]}`, "invalid_position"},
+	{"finished game", `{"start":` + finishedJSON + `,"moves":[]}`, "valid"},
+	{"move after the end", `{"start":` + finishedJSON + `,"moves":[0]}`, "invalid"},
+	{"CRLF line end", "{\"moves\":[0]}\r", "valid"},
+}
+
+// checkBatch checks the answer to the lines of batchCases, in order, with
+// the verdict and detail a single /v1/validate request gets for each line.
+func checkBatch(t *testing.T, ts *tester, body []byte) {
+	t.Helper()
+	got := answerLines(t, body)
+	i := 0
+	for n, c := range batchCases {
+		if c.want == "" {
+			continue
+		}
+		if i >= len(got) {
+			t.Fatalf("%d answer lines, want more: %s", len(got), body)
+		}
+		a := got[i]
+		i++
+		if a.Line != n+1 {
+			t.Errorf("%s: line %d, want %d", c.name, a.Line, n+1)
+		}
+		single := ts.do(http.MethodPost, "/v1/validate", jsonType, c.line)
+		switch c.want {
+		case "valid", "invalid":
+			if a.Valid == nil || *a.Valid != (c.want == "valid") || a.Problem != nil {
+				t.Errorf("%s: answer %+v, want %s", c.name, a, c.want)
+			}
+			var want ValidateAnswer
+			_ = json.Unmarshal(single.Body.Bytes(), &want)
+			if single.Code != http.StatusOK || want.Plies != a.Plies || want.Valid != *a.Valid {
+				t.Errorf("%s: /v1/validate answers %d %s", c.name, single.Code, single.Body)
+			}
+		default:
+			if a.Problem == nil || a.Problem.Code != c.want || a.Valid != nil {
+				t.Errorf("%s: answer %+v, want problem %s", c.name, a, c.want)
+				continue
+			}
+			want := checkProblem(t, single.Code, single.Header(), single.Body.Bytes())
+			if a.Problem.Status != want.Status || a.Problem.Code != want.Code || a.Problem.Detail != want.Detail || a.Problem.Title != want.Title {
+				t.Errorf("%s: line problem %+v, /v1/validate's %+v", c.name, *a.Problem, want)
+			}
+			if a.Problem.Instance != "" || a.Problem.RequestID != "" {
+				t.Errorf("%s: line problem has the request's members: %+v", c.name, *a.Problem)
+			}
+		}
+	}
+	if i != len(got) {
+		t.Errorf("%d answer lines, want %d: %s", len(got), i, body)
+	}
+}
+
+func batchBody(trailingNewline bool) string {
+	var b strings.Builder
+	for i, c := range batchCases {
+		b.WriteString(c.line)
+		if trailingNewline || i < len(batchCases)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func TestValidateBatch(t *testing.T) {
+	ts := newTester(t, Options{})
+	for _, nl := range []bool{true, false} {
+		t.Run(fmt.Sprintf("final newline %v", nl), func(t *testing.T) {
+			rec := ts.do(http.MethodPost, "/v1/validate/batch", ndjsonType, batchBody(nl))
+			if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != ndjsonType {
+				t.Fatalf("status %d, Content-Type %q: %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body)
+			}
+			checkBatch(t, ts, rec.Body.Bytes())
+		})
+	}
+}
+
+func TestValidateLinesOffline(t *testing.T) {
+	ts := newTester(t, Options{})
+	var out bytes.Buffer
+	counts, err := ValidateLines(strings.NewReader(batchBody(true)), &out, DefaultBodyLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, ts, out.Bytes())
+	if counts != (BatchCounts{Valid: 3, Invalid: 2, Problems: 7}) {
+		t.Errorf("counts %+v", counts)
+	}
+}
+
+// Many records come back in order, each with its line.
+func TestValidateBatchOrder(t *testing.T) {
+	ts := newTester(t, Options{})
+	body := apitest.Records(2000, 1)
+	rec := ts.do(http.MethodPost, "/v1/validate/batch", ndjsonType, string(body))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("status %d: %s", rec.Code, rec.Body)
+	}
+	sc := bufio.NewScanner(rec.Body)
+	n := 0
+	for sc.Scan() {
+		n++
+		var l batchLine
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil || l.Line != n || l.Valid == nil || !*l.Valid {
+			t.Fatalf("answer %d: %s (%v)", n, sc.Bytes(), err)
+		}
+	}
+	if n != 2000 {
+		t.Errorf("%d answers, want 2000", n)
+	}
+}
+
+func TestValidateBatchLimits(t *testing.T) {
+	ts := newTester(t, Options{BatchMaxLines: 3, BatchBodyLimit: 100, BodyLimit: 40})
+	for _, c := range []struct {
+		name, body string
+		status     int
+		code       string
+	}{
+		{"three lines", "{\"moves\":[0]}\n\n{\"moves\":[1]}\n", 200, ""},
+		{"three lines, no final newline", "{\"moves\":[0]}\n\n{\"moves\":[1]}", 200, ""},
+		{"four lines", "{\"moves\":[0]}\n\n\n{\"moves\":[1]}", 413, "too_many_lines"},
+		{"three lines and a newline", "\n\n\n\n", 413, "too_many_lines"},
+		{"over the bytes", strings.Repeat(" ", 101), 413, "body_too_large"},
+		{"at the bytes", `{"moves":[0]}` + strings.Repeat(" ", 87), 200, ""},
+		{"empty", "", 400, "invalid_request"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rec := ts.do(http.MethodPost, "/v1/validate/batch", ndjsonType, c.body)
+			if rec.Code != c.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, c.status, rec.Body)
+			}
+			if c.code != "" {
+				if p := checkProblem(t, rec.Code, rec.Header(), rec.Body.Bytes()); p.Code != c.code {
+					t.Errorf("code %s, want %s", p.Code, c.code)
+				}
+			}
+		})
+	}
+
+	// A line over the body limit of a single request is a problem on its
+	// line; the lines after it are answered.
+	rec := ts.do(http.MethodPost, "/v1/validate/batch", ndjsonType, "{\"moves\":[0]}\n{\"moves\":[0,6,1,"+strings.Repeat(" ", 40)+"]}\n{\"moves\":[1]}")
+	got := answerLines(t, rec.Body.Bytes())
+	if len(got) != 3 || got[1].Line != 2 || got[1].Problem == nil || got[1].Problem.Code != "body_too_large" || got[2].Line != 3 || got[2].Valid == nil {
+		t.Errorf("answers %+v", got)
+	}
+	// Exactly the line limit (40 bytes, CR included, newline not) is a line.
+	line := `{"moves":[0]}` + strings.Repeat(" ", 26) + "\r"
+	rec = ts.do(http.MethodPost, "/v1/validate/batch", ndjsonType, line+"\n"+line)
+	if got := answerLines(t, rec.Body.Bytes()); len(got) != 2 || got[0].Valid == nil || got[1].Valid == nil {
+		t.Errorf("answers %+v", got)
+	}
+}
+
+func TestValidateBatchMediaType(t *testing.T) {
+	ts := newTester(t, Options{})
+	for _, ct := range []string{jsonType, "text/plain", ""} {
+		rec := ts.do(http.MethodPost, "/v1/validate/batch", ct, `{"moves":[0]}`)
+		if p := checkProblem(t, rec.Code, rec.Header(), rec.Body.Bytes()); rec.Code != http.StatusUnsupportedMediaType || p.Code != "unsupported_media_type" {
+			t.Errorf("Content-Type %q: status %d %s", ct, rec.Code, p.Code)
+		}
+	}
+	if rec := ts.do(http.MethodPost, "/v1/validate/batch", "Application/X-NDJSON; charset=utf-8", `{"moves":[0]}`); rec.Code != http.StatusOK {
+		t.Errorf("status %d with parameters: %s", rec.Code, rec.Body)
+	}
+	// The other operations still take JSON only.
+	if rec := ts.do(http.MethodPost, "/v1/validate", ndjsonType, `{"moves":[0]}`); rec.Code != http.StatusUnsupportedMediaType {
+		t.Errorf("/v1/validate with NDJSON: status %d", rec.Code)
+	}
+}
+
+// Whatever the lines, ValidateLines answers each non-blank one, in order,
+// with a line of the document's shapes, and says for each what a single
+// /v1/validate request with that line as its body would.
+func FuzzValidateLines(f *testing.F) {
+	f.Add(batchBody(true))
+	f.Add(string(apitest.Records(3, 1)))
+	for _, r := range apitest.Malformed(1 << 10) {
+		if r.Path == "/v1/validate" && len(r.Body) < 1<<10 {
+			f.Add(r.Body)
+		}
+	}
+	_, e, err := newServer(Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		var out bytes.Buffer
+		if _, err := ValidateLines(strings.NewReader(body), &out, 256); err != nil {
+			t.Fatal(err)
+		}
+		got := answerLines(t, out.Bytes())
+		i := 0
+		for n, line := range strings.Split(body, "\n") {
+			if len(line) <= 256 && strings.TrimLeft(line, " \t\r\n") == "" {
+				continue // blank; a long line is answered whatever it holds
+			}
+			if i >= len(got) {
+				t.Fatalf("line %d: no answer", n+1)
+			}
+			a := got[i]
+			i++
+			if a.Line != n+1 {
+				t.Fatalf("answer for line %d says %d", n+1, a.Line)
+			}
+			if len(line) > 256 {
+				if a.Problem == nil || a.Problem.Code != "body_too_large" {
+					t.Fatalf("line %d: long line answered %+v", n+1, a)
+				}
+				continue
+			}
+			rec := serve(e, postJSON("/v1/validate", line))
+			if rec.Code >= 500 {
+				t.Fatalf("line %d: status %d", n+1, rec.Code)
+			}
+			if (rec.Code == http.StatusOK) != (a.Problem == nil) {
+				t.Fatalf("line %d %q: /v1/validate %d %s, batch %+v", n+1, line, rec.Code, rec.Body, a)
+			}
+			if a.Problem != nil && a.Problem.Status != rec.Code {
+				t.Fatalf("line %d %q: /v1/validate %d %s, batch %+v", n+1, line, rec.Code, rec.Body, *a.Problem)
+			}
+		}
+		if i != len(got) {
+			t.Fatalf("%d answers for %d lines", len(got), i)
+		}
+	})
+}
