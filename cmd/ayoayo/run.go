@@ -11,8 +11,9 @@ import (
 )
 
 // Main is the program with its surroundings passed in, so tests run it end to
-// end without a process: its output streams and its environment.
+// end without a process: its input and output streams and its environment.
 type Main struct {
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
@@ -32,6 +33,7 @@ func commands() []command {
 	return []command{
 		{"serve", "[flags]", "serve the HTTP API", runServe},
 		{"perft", "N", "count the move sequences of length N from the start position", runPerft},
+		{"validate", "[flags] FILE|-", "check NDJSON game records (one /v1/validate body a line) offline and write NDJSON answers", runValidate},
 		{"analyze", "POSITION [flags]", "search a position (text notation) and print the best move", runAnalyze},
 		{"match", "[flags]", "play paired games between two AI levels and print the score", runMatch},
 		{"puzzles", "generate [flags]", "generate and store daily puzzles ahead of time", runPuzzles},

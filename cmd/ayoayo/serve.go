@@ -56,6 +56,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	origins := fs.String("cors-origins", m.env("AYOAYO_CORS_ORIGINS", "*"), "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
 	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
+	batchLimit := fs.Int64("batch-body-limit", int64(env.int("AYOAYO_BATCH_BODY_LIMIT", api.DefaultBatchBodyLimit)), "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
+	batchLines := fs.Int("batch-max-lines", env.int("AYOAYO_BATCH_MAX_LINES", api.DefaultBatchMaxLines), "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
@@ -96,6 +98,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
+	}
+	if *batchLimit < 1 || *batchLines < 1 {
+		return fmt.Errorf("%w: --batch-body-limit and --batch-max-lines must be positive", errUsage)
 	}
 	if *aiTime <= 0 || *heartbeat <= 0 || *poll <= 0 {
 		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive", errUsage)
@@ -145,6 +150,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		DB:                  st,
 		CORSOrigins:         splitList(*origins),
 		BodyLimit:           *bodyLimit,
+		BatchBodyLimit:      *batchLimit,
+		BatchMaxLines:       *batchLines,
 		AnalyzeConcurrency:  *concurrency,
 		Games:               gameService,
 		GameCreateRate:      *createRate,
