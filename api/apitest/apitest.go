@@ -21,8 +21,9 @@ type Request struct {
 }
 
 const (
-	jsonType = "application/json"
-	startPos = `{"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"captured":{"south":0,"north":0},"toMove":"south"}`
+	jsonType   = "application/json"
+	ndjsonType = "application/x-ndjson"
+	startPos   = `{"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"captured":{"south":0,"north":0},"toMove":"south"}`
 )
 
 // evaluate is a POST /v1/evaluate body with the position's parts replaced.
@@ -98,6 +99,12 @@ func Malformed(bodyLimit int) []Request {
 		post("validate: pit 12 in the record", "/v1/validate", `{"moves":[0,12]}`, bad, "invalid_request"),
 		post("validate: moves not a list", "/v1/validate", `{"moves":"0,6,1"}`, bad, "invalid_request"),
 		post("validate: start total 47", "/v1/validate", `{"start":{"pits":[4,4,4,4,4,4,4,4,4,4,4,3],"captured":`+captured+`,"toMove":"south"},"moves":[0]}`, unprocessable, "invalid_position"),
+		{Name: "validate batch: sent as JSON", Method: http.MethodPost, Path: "/v1/validate/batch", ContentType: jsonType, Body: `{"moves":[0]}`,
+			Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type"},
+		{Name: "validate batch: empty body", Method: http.MethodPost, Path: "/v1/validate/batch", ContentType: ndjsonType, Body: ``,
+			Status: bad, Code: "invalid_request"},
+		{Name: "validate batch: over 10000 lines", Method: http.MethodPost, Path: "/v1/validate/batch", ContentType: ndjsonType, Body: strings.Repeat("\n", 10001),
+			Status: http.StatusRequestEntityTooLarge, Code: "too_many_lines"},
 		post("analyze: depth 0", "/v1/analyze", `{"position":`+startPos+`,"depth":0}`, bad, "invalid_request"),
 		post("analyze: depth 31", "/v1/analyze", `{"position":`+startPos+`,"depth":31}`, bad, "invalid_request"),
 		post("analyze: timeMs 10001", "/v1/analyze", `{"position":`+startPos+`,"timeMs":10001}`, bad, "invalid_request"),
