@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for GameStatus.
@@ -335,7 +336,8 @@ type AnalyzeRequest struct {
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
 // `seeds` counts every seed captured (with the default rules, the
-// capturing seed too).
+// capturing seed too). Null in the outcome of a move that captured
+// nothing.
 //
 // Example: {"pit":9,"seeds":2}
 type Capture struct {
@@ -455,7 +457,9 @@ type EvaluateRequest struct {
 //
 // Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
-	// Ai The AI's seat and level, or null in a game between people.
+	// Ai The seat the AI plays and its level; null in a game between people.
+	//
+	// Example: {"level":4,"side":"south"}
 	Ai nullable.Nullable[GameAI] `json:"ai"`
 
 	// CreatedAt When the game was created (UTC).
@@ -468,7 +472,7 @@ type Game struct {
 	// Example: Xq3v9w0bHk2mP1aZ
 	Id GameId `json:"id"`
 
-	// LastMove The latest move, or null before the first.
+	// LastMove The latest move, in brief, or null before the first; `GET /v1/games/{id}/moves` has its full outcome.
 	//
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
@@ -489,7 +493,16 @@ type Game struct {
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
 
-	// Result How the game ended, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result"`
 
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
@@ -542,7 +555,7 @@ type Game struct {
 	Version int64 `json:"version"`
 }
 
-// GameAI The seat the AI plays and its level.
+// GameAI The seat the AI plays and its level; null in a game between people.
 //
 // Example: {"level":4,"side":"south"}
 type GameAI struct {
@@ -573,7 +586,11 @@ type GameMove struct {
 	// Example: false
 	ByAi bool `json:"byAi"`
 
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture"`
@@ -609,7 +626,16 @@ type GameMove struct {
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
 
-	// Result How the game ended with this move, or null.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -745,7 +771,7 @@ type HealthStatus string
 // Example: empty_pit
 type IllegalReason string
 
-// LastMove The latest move, in brief; `GET /v1/games/{id}/moves` has its full outcome.
+// LastMove The latest move, in brief, or null before the first; `GET /v1/games/{id}/moves` has its full outcome.
 //
 // Example: {"pit":3,"ply":6,"side":"south"}
 type LastMove struct {
@@ -785,7 +811,11 @@ type Leg struct {
 
 // MoveOutcome An `Outcome` together with the pit that was played.
 type MoveOutcome struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -826,7 +856,16 @@ type MoveOutcome struct {
 	// Example: empty_pit
 	Reason *IllegalReason `json:"reason,omitempty"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -916,7 +955,11 @@ type OpponentType string
 //
 // Example: {"capture":null,"legal":true,"legs":[{"from":1,"sown":[2]}],"position":{"captured":{"north":24,"south":22},"pits":[0,0,1,0,0,0,0,0,0,0,0,1],"toMove":"north"},"result":null}
 type Outcome struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -952,7 +995,16 @@ type Outcome struct {
 	// Example: empty_pit
 	Reason *IllegalReason `json:"reason,omitempty"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -1201,7 +1253,7 @@ type Puzzle struct {
 //
 // Example: {"moves":[8]}
 type PuzzleAttempt struct {
-	// GiveUp Give up; the answer then holds the solution.
+	// GiveUp Give up (default false); the answer then holds the solution.
 	//
 	// Example: false
 	GiveUp *bool `json:"giveUp,omitempty"`
@@ -1269,7 +1321,7 @@ type PuzzleList struct {
 	// Next Pass as `before` for the next page; null on the last page.
 	//
 	// Example: 2026-03-02
-	Next nullable.Nullable[PuzzleDate] `json:"next"`
+	Next nullable.Nullable[openapi_types.Date] `json:"next"`
 
 	// Puzzles The puzzles, newest first.
 	//
@@ -1323,7 +1375,11 @@ type PuzzleStats struct {
 // and whether it is the opponent's reply (played by the puzzle) rather
 // than the solver's move.
 type PuzzleStep struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -1369,7 +1425,16 @@ type PuzzleStep struct {
 	// Example: false
 	Reply bool `json:"reply"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -1377,7 +1442,9 @@ type PuzzleStep struct {
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
 // as the `leftovers` option says), `repetition` (a position occurred a
-// third time; each player took their own row) or `resignation`.
+// third time; each player took their own row) or `resignation`. Null
+// while the game goes on, and in the outcome of a move that did not end
+// it.
 //
 // Example: {"reason":"majority","winner":"north"}
 type Result struct {
@@ -1415,23 +1482,23 @@ type ResultWinner string
 //
 // Example: {"captureSeed":"taken","leftovers":"last_mover"}
 type Rules struct {
-	// CaptureSeed What happens to the capturing seed.
+	// CaptureSeed What happens to the capturing seed (default `taken`).
 	//
 	// Example: taken
 	CaptureSeed *RulesCaptureSeed `json:"captureSeed,omitempty"`
 
-	// Leftovers Who takes the seeds left on the board when the player to move cannot move.
+	// Leftovers Who takes the seeds left on the board when the player to move cannot move (default `last_mover`).
 	//
 	// Example: last_mover
 	Leftovers *RulesLeftovers `json:"leftovers,omitempty"`
 }
 
-// RulesCaptureSeed What happens to the capturing seed.
+// RulesCaptureSeed What happens to the capturing seed (default `taken`).
 //
 // Example: taken
 type RulesCaptureSeed string
 
-// RulesLeftovers Who takes the seeds left on the board when the player to move cannot move.
+// RulesLeftovers Who takes the seeds left on the board when the player to move cannot move (default `last_mover`).
 //
 // Example: last_mover
 type RulesLeftovers string
@@ -1493,11 +1560,13 @@ type ValidateAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`.
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
 	//
 	//
 	// Example: {"reason":"majority","winner":"north"}
-	Result *Result `json:"result,omitempty"`
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
 
 	// Valid Whether every move was legal.
 	//
@@ -5150,341 +5219,343 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1pdxu3kj/8VfBw5hyTmRZNarFl6twXSuIkvtd2PJYzdzKh/2qQDZK4agJMAxTN5Oi7P6eqADS62aSo",
-	"xbmbT17EYm9YCrXXr35vjfV8oZVQ1rQGv7cKYRZaGYF/nL/6emnW8K+xVlYoC//ki0Uux9xKrZ4uCj3K",
-	"xfy//ma0gmviE58vckFPZKI1aHF5OYJ3JK1MWC7z1qBlZ4Kdv2LSMLgyYErDn0bwYjxjJteWjflcsEkh",
-	"BJvogtmZNGycS6Es41lWCGPYStqZVKxvWFtaNudrNtN5xg6ZnjB4/zHjlmk1Fp0zpjTcO2Urbtgi52uR",
-	"JWwKX7g6v/6RZz/bT/23o2+PplcwJGNlnsPDi3zNjgfMCJXhGw08UYhfl8JYxqdcqlbSkspYrsYw0afX",
-	"/afwVvO0/tqnc30tTCtpGcvt0rQGJ72jpGWlhYVqfaisRitp2fUC35fpsfkPt8AHfhlvkpYZz8ScwxL/",
-	"ZyEmrUHrP56WW/iUrpqn7+jB1s3NDSy9GRdyAVvWGrTe3mO94XduWK7VlHEzVFzBO2BiuPiWX4kBE9ei",
-	"WNMbYa1hwAnzL/Rv4nkheLYeqpnIMyatYWbGC8Ha3LK5NpbNeD5x2zjvdNnbjd1jbdgPWOuhincMfoVd",
-	"g//7jVJ8LrIzGj5TYoWPJUBySAErmMu4ENyKrLNzsxmfWFGw9L2wxfrgHP5ImRFjrTLTHarX4lrkhtkZ",
-	"tyzTQHJ+gdt9xlXGDjtMwfqwFZfWjQdWqjsEOpoJnokCz1z0AfizunUX9EFmNb1nJCa6EDhuWKN45jjq",
-	"biuml7lUcr6ctwb9QGVSWTEVBZDJTdL6mmfv6fEHnXmprnkus0s3lPjs+9GNdLYesEWhF6KwazZsLaQ1",
-	"w9aAzfknGCNTy/lIFEAH0oq5gfPRP9w8ceKa50tuRSvxr36VtQatw/Eoe87Hz8dH/PnkmJ9Mno+OeH98",
-	"KI6y48kJfxYdxuNerzyMr2jkrBx542msT/AxTuWHaO8yLQzS0Jzb8YzOT6bHy7lQdoAX/nzx41vWTuc8",
-	"n+hiLrJL2I20kwwVUtZcGgMEMZEizxLG2aqAkwuTSRhXbKmulF4pus7wEVhIwfTSMj0ZqoKrqWDttDbT",
-	"tAP0epO0vtPFSGaZUA8iFKXt5Vovi0u7LFRMJjBFnLUR3D4xDK7DxAs7A0qwGllPQvdYfSUU8n/DjF7a",
-	"2TbG/L+/Hl2/WPVGP1wdzt/1+f9tMObjmDG/1ZbB4JgbXCMlVGewNx18z+diBy2cMyJDmD1NL2GjpWXS",
-	"4uxngmk7E0W8OqydVsaSdrowHPjQN1pNcjm+x5lGhgRr9+M1cSOznM95sXbkiix0xg0TKhNZK2khDUX7",
-	"Czdcang22lt8Sho2kUqaGT533916Ue4WTJS5TzXuVDkWWG9YuQ/8iui3nNWFngtgTexvWiqRsYkskAvU",
-	"JwaPX1p8PpoZbpeTb8xf3W9u8L1tU7tAKnCva5xbNBycnOW5eJevN+emlcCTs2Nm8OzlIgdNZLwsCqEs",
-	"vuk0nifcA6IWJaZlzxPmJTJsrFOeTh9nYy/8x7ZOPowYT9KjHMAP0XSAF4H8ZzA8QSKe57leGWQ/A5aG",
-	"EaSkmsB8hgpVD8adSsKtfxfc4VaWaSXOWFquc8oMXxu2msnxDJSbTsLSQLip/wNEv1RT9zVSQohXBHVI",
-	"L4TqMF0MVVoSR8raHCnbKTP0NCdtbSqvhfLsHZbnrbbf6aXKHszhJ/iWOgeoUwHJNX/vXoRTIZnjKuf2",
-	"L9rKtemGR9KnAydEgSQzx43xG44Tv8pzMeX5G30tHqZc0XsugcjiRXW/I/EN2EJadjRgYr6w68uFtHc+",
-	"i4XgOIRW/Iqw2oeHkc4UfXirwhQP+jEPabHMhWGFmCyNYP7sgd4SfTDtJGgvwnVZsJSmlg6GqhSZC2nh",
-	"eIXJwh9SgYiy4rIQOV+noCal86WxlxMhsjRYJkNVmibu+LxSVhSK5y+LQhcPVKXpTZcCX1Wzoo0owKSY",
-	"cJmLDLQirsxKOIPLqWxnoDUAaY6EUCzX02mTyH24Hn1S1aNp2H6EfvRbtOnKHB/jSJ6zCV/myLfLdeoy",
-	"oBi3RMhnvWeAjzRqV4b5sZgzfDDXU5MQL2GjNZCOW5s0YZnGc/2Or3PNsw9av+bF9GFnG1SPS6v1ZY6v",
-	"qu12bDsBp8ebYLO5Ys9OTo6esdHa4uGtbS4qk7S54QT3I033ffxiqzXzn2/crtogH9v2aZpdROt8PBYL",
-	"a1j72TH7i/wadiUTuNnEZt8tf/stF+fWwlF+j3zhYRIMZjrnan3pOWPYkzmY3vhrOcoFfh7O24Ad0sUk",
-	"vgByGDUkdHX0N/eK7jNPF4e9w2e9o97hU05zMQ8wcWN2/UFrBvNhfj6Nm1yb9WNtspsLG3MF0n4k2N+W",
-	"2VRkA7ZjMXHNhqqdVgcFbF0XTJEtiE4WpVkKesxPi5S1HTN3nwyWKxHIoyg3NL7LRh1HaT/8iS7YYe/F",
-	"i4Ne/6DXHzgjznGmydIuC7GdDDIu8/XT8vGH+DkqGhIzy/HMDXEbEWzM75G0pejTA8YZsCavkeqMr1kb",
-	"Fk+IK2TNM8GzTuJvI4fXUOHaCZE9MWTJsIyTr5ErUL9Q3wYFHHg8w3em9dkEinjPrXgt59Leh1OgiYwe",
-	"RKmVqdnI/qihrsWcn7HB6Cq4FZe5G0LM9eMXsPAVNin0vMlNO2C2WDt/pVTsGTNb9L4Kc3jRwBwckW3l",
-	"D5URwyYTn2ievuc0d5428YM9Z9vfOts9LM7HWIRHYZL1b5MnXBqw6Arc/q3rASwyHlLaGdQIJ0HrzyRu",
-	"YXXBxDW8wNhC8LkZKjAbRZYwwccz5l7DFqJgc6mWcPzWkSx+YpgRFixRU3HTD1WGdm0hcH+CqVm6dJ3f",
-	"HHat4lB/FGc4flaqadX3Hbj3sy2+7wtRXMux+Enxay5zPsrFgw1fdATVtbiMWz7iRpROXtJIa7SLz/62",
-	"LWgEFq5/+1YLl254LNHt9C8nuTON6vJKF1dM6RVrw1/bpkaa2QUR2XfLPH/QyjpivZzAiyqLi/5i0hKd",
-	"Ew7/NKzf6/V6VVpPnLVo0KuKKsbe8Tx8kdm+N6zQek4xHkWO2vjT2/1Y0bweZ9dQz6AZlYE4ZAlaMWmT",
-	"sE5gH3JDnKeyTPCrXx/WTuMxpp3qEW8MjSXAPWZ8YeCLfjX8mLqf67DfGuj6oPUbrtbvPYN/FAOBK56v",
-	"TdVGiCwXGWKfrFgqBczykPln/FLm3G6wguv+U7ztN3GrxIqGsFutDzc+MntwYWzyt3iK8h9zxFQslfHh",
-	"+XtJic8uI24hG8fJ7qkszkSeVRWlc7dO/syBFGacAj0+bO5THBrUqLCp7vkNpliL5XsqnGjyYp/sZI1z",
-	"vr4/Y2ym0srXbiVVfx9sAOknW9TMePlEhkcJowZ3VjurHNC97uFa6H2X6++hhu4gGwq07pIWQKtagZEW",
-	"CSAW2e/u9vSMjXNtQBoJMuZBDrn1dh8YqvKdEzT3V6yu5u4hhz6jZnmrsPlJ8aWd6UL+9kBX1DJ+UeyI",
-	"ctF+XYTAfhk5HuBpphi5i0BpJYJZAaT5hOLsDzCfev2Sbn+qjrKRZCszeax4wFvN0nP3WlzSAfta8EIU",
-	"7MOPf3n5NiX/gFuKOCK3bT1YO40HmnZqkuevf/3rAXxQKAubKDYJCX1e5R1gveFkRMJSGlu6RQS16HK5",
-	"gMYWUk0DSS0KPRbGgJ3yUllp14+SsbPQRuLQ48CSy4nx1zC4ZNDfNuYLuyxExowQGaZ4seUCTs3x84St",
-	"uLLs+PSz5OxU4k+18d2WtBPue2zPNSbrCFNN18G8DR/2BeIaMB6GylYzbcRQjfVSgf1EiWPRMp5GKTj+",
-	"IfJ7Js6+AM1KmoTxofIJFeXr26nSl3EgzHm8flJmuVjoworsjcgk/4Dr9SDOFF54OYc3XuIWRFT0Db36",
-	"AD7Fhi0rPtmni5xLNWz5Yxh/Ej+1i3LKQMZJzHrCMBgOg7lhbGFCjYP+XAENNJvFOOcFSbe0Pt+02yqF",
-	"N+Xfktp/Tg6CRu5SCLPMLbAv7jIOuyw1Y12I1LmZ6WxSYqegOGXhM6iGClMIxKeFGFvMClE8Z5mcTEQh",
-	"QGhLVTvkZ466rjE3Yqp1NlTu3fNOl6WL69TnKOVSCZ9jUIxn7ismYcbywqKzSNrZUKUjYewboM8uS8m1",
-	"z3AGxmWUlvHlBAa0kJbpIhNFl6WZWNgZfJFcwpkQC4F6q3eWwb7lwoosYanSGbwbl8EdEcOupQEt4myo",
-	"UvGJj23K5oIrmgGOAqazKPS1UKRERNTvB94a9IACFnaGiTL4ntZgwnMjgmf0l99bC2nxTnxta3B4k7jf",
-	"+uG3g/7Nx6SFA20N+qeHRy+Ok9biujX4pZc8T44+xg+3XPqkJLuiHMwtZCsxYdENt4mmdq4ibEAuhenG",
-	"S3G6qfqEZah/4a8zgV6AhgUGshyJwCqfGGYLSkoc67mofNEtrvvqSOtccORtwRFd/erLGiWRhYrpxzCG",
-	"GmHFX7rLxmGu6m0bAJt0gU/dhAnwouDoq3NbXx/+u0CvdJhEVhmjp5SJLubc0jY8O2417QoQU9OmLwqp",
-	"xnLBc3bNC4nbXjupLDqolQXypLnX7B351eftlnFTExeZSbZwr8ooDhu0b1IwZAF69y/lAfFfw8XwFONP",
-	"hN8CT78fw3v16G9ijIN3fDnKleZZhvvD83fRoXREWs9NCPIZMzbQN0I2d7HMBdML2mjuc9GJe6K1YzCH",
-	"Yah88r7VC3SleD6IJxMTVaycizcmZXOZ5zI44zCxDJgq6Bxz4YJnG3ytZGVBWQJZ7wQB/BtTcelMYMbt",
-	"oAekJS0wuuOk8T9YSE0Myj0EZIDDxOyRDYa2hUN967iTWwPPjxLWPzjqsbbLBmBHvU6dRbnc8tbgqJfs",
-	"NNuq895JzZEyiblItz3wHm+KZl6f3mutptXpVbewf0De7DBR+LM6VUzFCZPF23fPt3ZQwuSbaP8booIm",
-	"vs4t48RcPakMWLqQNmgEekHL8cQgr0UbbMUNpqlJ0IpUhgmLIjMpc0qxKyoRIjI32j6dy+d+UB4YHqKh",
-	"otuAa+FTVuvOBoUj936RtPBbTdIUb9iLk7lXNHKuMGQ637WRSTXOl5nI2GomFEvdvfAgrlhKSZt1Lhc2",
-	"9vj0brtKKXw42h0bm92RnZHzF+aKQUPHoWfcRIqjZhNeFaoNHGRzD9wtu1eWjdbsLdxYeX9v2zr1mk67",
-	"G8HtH7qAG/fbkN6tG+JrFWiajVuCGQPf8/k9RQ0eSYz3WE2yfFA5hwkVOKCzKPCTFMcFViYeRxJHPM/X",
-	"lAJd2Mi+dM/4twqMavjLHRRhcDL9W0z0xPulMU8MHdzN8+lHCP92yzJbzknDg+HGMqRKNPGTu07vj/6+",
-	"O3Nu+v7umy9kRpYkLNj+QqRGIWEuTcTx0hnDD9VCXH4a8GONxxe2LWHlvm/qJt0GZtr73MrCA1j055bm",
-	"2+QnzrJx8+BMbzKcczqsRhgjtQJrOl8HQeizm32u8SAqB6Ib4TAPlRKfrKvMXLoKSHiT9x75R8IhRo86",
-	"OqKokAhs6XB7l3Yh7ZyxlFwN+AK1zHO2VFbmZeWHUJnpsvRaFDD4dKimhV5Rpa4T4uMZVpUBV/DjfvmB",
-	"T1OmJyz9/uUHVrqcf5fZTbrBFbhsDeDTScvlUp0DIzjsHZ4c9I4Oev0P/cNBrzfo9f6vlbRk1hq0GkoG",
-	"cl7ayYFy8zXRp8wq6in+3r8DZR+WlH2YPE96ybOknzzD/3r417OYsulxpB5YWj+5QHqRRtAatHwJUC4m",
-	"Vl+jDxong769wnOmWHI6nhlGF/FQz5c+h1LvfXMtPrYS7a3lItuxXS9gWxzdtAZHGwcdtv33Fs/zHydo",
-	"jt8WIzh/1QJjfFNPOX/lXPtIg7m4FjnlkAI5Y40PUvJI2JUQii2EXuRoZcINlBJki6W4qdBfg39DlacC",
-	"1Ft3M2v/9OGbqqa+jXaDHQ/LdgCmwmYggCj89tV4hRGWmOr3W8nX/onmtcy5Rac3euX8GrpAGWZnomXZ",
-	"ICiO3LF6tnncNpZ5QUVs1a+/iZhgk275/DZ1717iwJ3QfVfvPd2/uXY/6FWFZ4Jt4JdvNZO5ALY+1WDG",
-	"q0bSu7uycuvdF3jT3dWV8qjfToYXdOdNhRk0nh1pGVCrExf7HJujQf8OxyZwmvrXv98isBymBOzY2T5i",
-	"Kx7qiwan3B2MNpmVsQ46DkmsXtB+eZrwu50AxwwkG539cu4xB4t3ZJuucv6q2WtIcWaCsIATSW4raQ1x",
-	"19r5x99ag+MGQVth+O6+37eycFsINbWzhPUPTivfOI7MsdPbnDw0iH0U+brlBj8mbpjbluxVtk3Be2KY",
-	"zBLWf8Z+ev/6wPCJAEor+NiKwrAxqGKKccsKrjI9rybdVs9Bg3oz559e4+K0Bs+OcQX8n/2GswAD9WKh",
-	"OtQfXakwhZZIloWTQbm+0rJMZgO2mmnPjtHBiMYEt0Pl/gITIkRy/GnCorrYLSJYm+TwhClKCEFvTtBT",
-	"KbtD2uAYdaGvleMZyEtL1toWuRHIVjety9H6XAa7aFw6tBq8QrmYUvBmUui5041WqjX4pZ8cJkfJ8ceb",
-	"xF87DtdOkmfJ8+Q0eRFdfVE+2Uv6/aSX9JPD6PphuH6UHCfuDdH103D9RVJ5w8ckUmNhE3ZpWV7R/WMV",
-	"2t2nnXZjV5jIMRcBnGW/KFC0qfvJa+/WbFZ23OtiSS1UBVjIL2L3Vj/jhkAnEtsasKodGKmaY1Rb6XPf",
-	"wMxrMW0KzNzByg7Ut1UlrhTx4XbupxS/2F+6N6qMHxw0kLQxjhC3rN0LsSWqI/Isz/ORzoZb8Z9JtfR1",
-	"z9JUFfVGxfLe4pDUEicUyc2MZ9qRdnkaK7pLUE8C3WyTpKjwv+PTRo/Jgk8jGfXEsJk0Vhfr2kEso/DN",
-	"zJ8YVY3bn4TT9Cj8PLr6PFw9TSJ+Ht3RD3fgOfZv8Nz+5LNw+8jgf4YzAj4PfL/v+f6duf3HpKXEJ/sd",
-	"Tgpu2OD/WyL2H7y/y+UcrJv53k5Zfho47/NNWb6xwtHqb+x80u/FmxPxWbf1yVF0/ShcDqL8duKBN/jt",
-	"7X+W7X0eb29VnPdou++zvXtJl6BoNuU8BPpoooEUliz1PBm9m3Dma7IYeRzygkJwl4aHTNA/2MQW+r1e",
-	"nQ/eapH5bIEw6G1cy6eH7c3XQz5Z8nvthMRAPBuyFTMzSgiaJE6f8Tgzi3y9EQzfKcc8/MfuETvoj/d0",
-	"883Nxkp83Aw7pG6aqUNd4A6SDyXVimLILvNcYfzNalaIsb4WxWCoKlg5q9rUCQ8H8XY0YfmRzVCIXHMP",
-	"kDdUKNaTgAPiXlNBDKE3oVX9hNF9m1bEvwRiEtHqhQtp1TcLzfu/LY3DnxqEUfvIoczIn+/iiONCuLRz",
-	"1j4+GqoG+zZhhyfPgmkrrekQLkfIUDczvVJMq3zNZqIQg6G6EmKB5WoR/hlcXvG1TwUqgSthyBtbNXXh",
-	"lkcOINCrHiJl7+JW/1xBAr0Qf8cYgQOzujVI0KsECfr1ODB8A+HcWr+erP+3N3/+w69H6vnsQy/r2b9c",
-	"/fZrT/VGz/Pnk+M/zw9HJ8uf//v5+M3ppi3qCeU2UXbXOLAb3DYXGoYl8PCMqGIB769aRXeZ12bVQFWI",
-	"4TTdDPzgtsmxi+Di3TDqCuFdQ8C0MPznsckG/gpWRhng6gtRGJ/z7upyMJOtBluG8A94poEzektxLWzn",
-	"jKUUUUoHbCQw1QB1pLOhSn3yezpAFMCEGSFCyNLxAwXi7peI4kJ8KmARfoxXPFzeMDJ/EDzflj3rAIbQ",
-	"JJnhfQwYr6gZJOEA6KtNMjRb1vw8X/G1Yam+SilelR72eqn7ZDeao76qTkVf3UoT7ptNZFCV8w2UsPaJ",
-	"X9IwJ0iTyKgmzLwFZSdKp6yhNg8ivQS4cwLce/yiilm/QR1M445Au/CRoVpUUFWiPLNCrzq3AXvRK/AP",
-	"ttLLPGNTzQoEfZroQlyLglJZIvQvGmn1Oxg5xw8FFyVlGuMrc8GvMbaDd3SqJBkDZcbTg1sqEG7xwFtJ",
-	"KwyoutvxMxu0+zqKBN4S1pOKjQopJmdNcY6nLlV/hgV6hk1AF29K1b497nfvvI6H+3qq/p1nt2aKPZqP",
-	"pOmcvRbTZke80Sss8AOegns/cO40UJBzObG+QBXOARlMCcsKvViIjGklhmq0xjI3qaz2+T7wpEEvnGIp",
-	"mKNp5F1EnUwXcury4oG2zZV0L/TufL7osuDcw6Ad5tBP3PvKmlGRu/qRhAo10IzLxZQyyhzGi9xU3LZ7",
-	"3WtEM3H24z4Jm/iqZn9rSEstxFjIawTwhHEngbXA6sC/1mwF8g9eVnVJ+CE+JB++Rjw4OTfwJrqB4/wj",
-	"nbyquXm/g9WQONrw1VvS69xwGkxAxVJ3NWVWT8nNHzJ6K4nBDlWxHkWc8jy4fHzsowGw8sYtzUVzbQEc",
-	"rKggxAcuXU3K7sKpLRlwW4tz7pBO3DzYl/uXaD1SuYTLF8bhbCM6s600DdbWyQLED3JsYXNQOwpvYqft",
-	"/nue/N7g1IVnybuz3QdYdb7ttuUOj8sAWRQhIydar/Zf/1anGgy6YYaHW2fYcPPRXW4+vsvNJ803f9zX",
-	"kXshPzGhbIFFGih3egcnSKOYTs10wZ4d9Pv4y2Ym95fN/4fc/DvUugVRgMkJr+gx0rTKP3bKPyKsrUzo",
-	"wXVYd054/oMTnf9O6ctNC/5jlF5/p0oE7fKDqt0LBiz9Hb4xYOh2uklZ2zic+tVME1ydLxN+9+PFhg0C",
-	"N6QdrHhz7+EyodyjG+fZ5fQnqphD1Wdt53tEouqAHDp1QOq2oNqrTpel+AzmOvulCVL1/NVQEdqoA4J3",
-	"17yHY0OJLdOePJXLB+Y8nTkHKHqu/bzT+2dCWQcAsHFCyGUTJh67GHxuMZc1r4m81dWAVxupq1RiG7Rz",
-	"yrbwPQxYJjNnfaTIuCi1HRg9/mDA1HenMx2q9u68jU4S58i3Szwq32gEi1iI9r3u4rwCPi++HeVwBu++",
-	"y+TsMF4IoJahWhTCCGU3h44HhzY2xCYQ2oFoDYfsciI3YxEPkHp/sLSrx7b+uTJ1eL47VYk8Ps2mSyW+",
-	"GCUr/YMnAN0rpeUe4cO/SybMPjnXNe5FVNDEvt7JxigamDcEa5ew3kG/3yXFl6pgDXKG3sFJQsrvE4Pa",
-	"8NZqxn7/Nh/Vu5yv4Qjugg1BMvXN8KyXMYVYgFRxCZUrB0GHl7A0SIlPdqjafIRBTJTiK2kElQqWC07M",
-	"c6Tt7I8KxH2p5PlHreSZu/35knL790y5fVCcc74HqEyc3oNcZP8HGmy9VkIDbOSxjrvdz+j7sFnqWukb",
-	"GWVktDEw1V3k67SzreAVt/ZzBDA283cSxg1b6yW52Q1f1XOhe3cqPifvHny/eZHXoXfN5uAoehI3HPKR",
-	"ibEuGvWq05IBN7oeHncBX2Ejl0x8wsiGC1M1R3/OmPh1yXOghxTDk1Ujqv+58qQ2Q0O0Ie59jXsS8Y87",
-	"uTlWM50LNtK8yLqIx2F+kR9DHXCMtysIbReDSDIdBGfdUIGO4pWWQq8S8tg5hSVBWY+A5AxEGqZsyenM",
-	"utIVWTC9UqLoDtUFBbJQ1yoDVjLFAwn/bEv2X6zfYXOdsf5hehZumPCxQIVpqNJ+nx0wmXaDfZelDpbU",
-	"bkWjWGlFakrqSpqHKi56tkyaLiOdGwuuYX16B8en+AwuxCJfmgbIw6EisD6EC8rXBNp3fHiYRgrSNnvt",
-	"UYV1o111a4logP0IH22GwSC6MKjAnpVu3IgwqkRRNU+2zyOYJnfA6yjdiP3D2I/YP9w0X/w63SdmK22U",
-	"vY5gpvSyxuNZpntuxLuwsRUy8PfffcNeHJ88Z5mYSCUMMHF2sZJ2PGNasXSsM4Ft+owFA2SojOJX4nLM",
-	"jWArXWTo6oIb4fvpGUspxZD8B7ogLxoV4c25L2DsDhWw7fcvz7998zKIvBSTAlNKms2lsb7oUWdiW67j",
-	"vytOaO1o6azRW0Z7xmpbxhSf++bMV5ISkt23qgleDYu7kbzhV7sRfMlzIDDcqOFvafS6FUT3wUs1zaWZ",
-	"NX79Adu3WZ8e9vP3HfiYC16L+NQ3f+O9ETXsePETw9L/PXBq4sGrb9MEhjyRGOatdoZ7YrDTW60K6XY6",
-	"2xjZtrwtGNYPHz68Y3QDnbGKt/bwsNEvS7TbQGozXdiETeQn2BbCQvd+op1Etv0UlLNo9ga/yoSyciJd",
-	"an3tK2esEEbn2L+LeoMIZWFMaoPZ1DZ79+GLyr6WhTwohAt77+dj9isY1VDj4W1k4NQLqzGUnfH1E+Na",
-	"VlGqum8YaHS+RKAUTJi5EmuXTECJeuiyQ2zSQi+nMzArcgH6e3ol1q/F1KRsuOz1jsSf2CkDu5dUFH+Q",
-	"taqUpWVaGNBauGXpVPM8ZdxcGdZ24JmjNROfZnxpEJ2V8OPofe4GAqlHLj9UVs5FXJOXa+70J5rmps6C",
-	"LQTRzH2GZu4hcH85mcjxMrek3MOoWgOQz5dlzRe6b0I/u1bScnNHAx2V7n08M6dBPeqfxG7ofnKEZvFx",
-	"cuSqlE62uKEXhZ4vLAKFF8AWyQQcEEsIvlvMPXHfN2UnBGR93dZDXDrWuXRCQz/UV/DQZK0BTMrOxBwT",
-	"HlqU4LcZYs8czPhO0wj371u486a6Q3XS7rO24EYKYzEOdpL4LgdEyTgI4I0u8DTTKzbhBfVkI3NZ83yo",
-	"cq2vSFLAHdgWgCJ8BFcEl0H3mWqdddkbreLT5MyQoXID8UxsJcRVEv4lVPaENmPGi0xsQFb2IwfpyW3B",
-	"LiLSfdbwe7gzAK3UtGIS9jJLWLpIg1YFG1RlcDHlL2DvC3j8/y1+6R28+Pj76c1/NrHgcEQ24CHF1ARG",
-	"77jNE8do6sATYRka4XndyWtGV3HikUxHz+MQ0TnZyLAVPq+X0Ay3GtCPBrTpD3KTlLXcXGGIRAkstRHY",
-	"+8hqLCuJ8o+qe/QgjrCpn9wNocXugdBC9HhhHU6LZxQbK8CnZAegkEDuDuylYHMhrBmw1Gc8k3zqJCzN",
-	"tZpWE6GDEAOzuX+IcgnMjrkusG4q5ws0UVxoyodOKGE6UM1QoccBHvh1KYX1hVUyWksXloN7RnLqRUbK",
-	"2v0eLe9QRd+dFkJkl7agz6uSxZQv9LdmYqzXBidUCBHespUtDSij0wNR6IIOFFyG9ekkQ5UKlU35HEf3",
-	"zGnCumATgcn+dFz8jDlljrOVVIalc/43XUi7ToeqvdIop7FGETtAnVDygtKX3k+1whoJUc1kd33Xhopy",
-	"lqvcz4uLpFVuZis2rUtC9zdu0fm25N8gCo3rIBxXcDvUGWSo4VgG6qzInpKlec7jKX+7Lua6+N4HkBSp",
-	"/olheqWiImJK3m1HvWXLnBTHxjzs5crHdDV2xgeDh2OXfeGPFal9dSXJpyyebspu6kxLhxZBMLdM4Hv6",
-	"HkENhY7eQsUuLv/5h0Ci/6yXhV+cMkQJKqhrT3xES+Xh4GnJnpiqN/yX0ztmOpfOm6N7p31V6GNXnPNa",
-	"FJkcW+o+59sPd1k61kUhxjYdOKcHshGMaoKtLKcz0DBSD3ufOv5AVSiRktxlqfi0yLlCvPTU4aC6vFc9",
-	"8bp2+XZeFiR7uenR5uDUdFnqt9a9zPHSmgh2OSS+45HveYy+obEj/6yLtbHW0JuGyu8f+Tdxp9E14Jsy",
-	"BwG+6fyhZfAZDG7x/J/RCmDYrh7d64Xo3vHN7tSUrQG37SG76NqzcG3fiv09iv6TfgWUoUyeubXof9vI",
-	"dgUYy9Di7djrZDw0WETHyWHSQ2sI/t1LTuDvLRWlGD9xjKOSpvMRLZPll039V9vUBiv0qLRCn900eDv9",
-	"6d+K0EG8bZM77pP8FJhJc/5TA2Pe560VnrRd8EVYYq6JgNcSEufixMJ28sGQSxUH1I6fW/uKocnSoke/",
-	"U0/N+nJ4/jUOz35qjjPVxKKxz0lgqk2nqcHePqsJ+6m8BsNhuahL+y8094XmttDcnT0MNUXc8+ikFAZV",
-	"Fnu7LfdtY3/Ec5bxdcLSn3/++eeDN28Ovv2WalB/+vDNBiRc6XSOvGjkRDu+OaB/HJb/aHSrRW695hBa",
-	"7DJZGpRpoEdHDm2v5Ksm7xAVt5buIVKwMcOgHXz/h+SLsDOwSCq+UjDs05VU0Tci9z9+aaKLMcgttpIK",
-	"AxHOU1emceiVIovDefPRKkcj1rB2/+Cok6B3CEyTqovByUAYQyYmQmVV62i0pE6ZubCm7psgtwlnubYu",
-	"SZTmHA3AgKGN/uHleNY5K31sWrmp+a7xrk0Rlhzz3FC98shXpZP1gsnc2MIzcidJa0Q+qVbWV0MRK0kh",
-	"a5hdtWqhet8Wwnktjd2FQYfJRVgtrMRKIPlsgmDD+gToGHwtMIxNdwHdtzd4VOT030iHfscN9uZNCZ87",
-	"DZlQAU3rjJKhdVzJvRGqqxzCTaxuP5fGgny6uGNhfvkSYPp7BJjuJmFu9RR6IiB8tB3y4GKrHnQeHE1N",
-	"6lDtMO1HD18s2X85xWjTu/ooUb2SVyFI9/ZI3mbqx1aCjgxZJyPKOFqItSBDvFts7Qstf1HydwVsXFgm",
-	"EOYOZuwlR4NGTOFSwzKZRSAdFD3RymPubUDT75JCte4u4b4NSeCuuCBIPbR8eHtbN/rm1veiKKa7EIra",
-	"WzeU9UZGT5nuEyzvWrfFO+Xdh9mG4e3aFrF4DDyXqCSjxu2KpQi64CbbSVxJqr8jRNXQutgn9tRYdECD",
-	"eUREmUqrghDloW7/nvoHcKXEnanAzVANDxV1+7hfBDVZXZc1aztIKdeXwaVLsYLDg2ABcrW5XNsrdr+w",
-	"7n9e1n2TtN6HmtXNElQeFaB2GVj2ShRlBzYqTkBSRI9AHcZHF2CKF3yVMm7Z4fHB4XE3lIYPosSCEjQh",
-	"vOLwpEzZGKo4v2ATg4fNeMaUjsCQzmJ4MTGxbCWUHSpXEJoGGyR1ABlo3ROm7kLYUERfImzoMZYyZYzD",
-	"AZFFxqyci7NKlYbV+qosF0HkPsyNKISRUxdh3ThGoZzILwZZ+UoUNcss4pvFDhzDatVwt+JJCB/wq0nM",
-	"zE2YIO39SOvehfDshuLoR9voD8ZrWKxMhBAPqNo/NGnBDdXP+iu7M2XdAHYWH733RukdEjHeRwAqJSYV",
-	"dhdX1ji3Fx+79oZ6ws7Xmq81o7eMgGV+re0MS0w8OMtZ3PWXSqfjRqLedUQWtV4WY2GGaqLzXK+6Q3VQ",
-	"bbI78C12Q1tSajrj+gaDcjDnV+ht8y4uaYaKlacsiBEQEkZalCcI5ioyc0YHJUXcYmP5OqTVYRUTA1lT",
-	"CGp3pSjufhCfrUGZBrRxXk31vAayhdcKRd8OzoHK/KJ+yniy49QlSuSyGt4Sc6iZZnOeidI3RDwiNTIT",
-	"l1jalSbVowzL5t8S6soqZ3ubQNzb3dFY7kRPRxk24UUNqu2MLxZCYcL6Znfm+KTFg6meMH9l41RH445H",
-	"E02hCSIH163Oeys7tI0kKD+sxHlzI698r9yu6iQqN23yig1mcCG4/UHnWRPXgllQnhJHgJ+EpXoBR4xw",
-	"FpQe6WyNrt4tWDIJ4VFXBugvb6zyhdhiuPhBIFEiJHhj9+mt2NdbGlHf1kTPrUrcUnrfR+7cHPpCNlch",
-	"ufxWD662Uiaq1lOZC3yjv+GMivWimwL0RKOMqWxKwN2ub8r/8Fxm3Ip987J83bCvwN1seEvQwVnUXnKo",
-	"qkXIoPu0eZ47D8vctVTHYhJsXlvvf7vRWMylX0VNbn3cdVVp6CkNAkxjpKcAJojFfSndxUv8l0JMlqYh",
-	"mUr4uuo9C6P3dV8/GD8A18qJ8o0TEEa909j0VeO3ZZe7/aycyaPP21ppHxiZsAbbAH6iaBhsMZLeHuko",
-	"taNNHynTYHfirfnDdF+MO6RZOmCD6ES1Kwmf3sfDcysK0F/VNCFkXqmmQxX6bBQ29INOwJ72WtnOvvBD",
-	"VW8MnzjeVIHRCu+q4O5tS69Fov54l1ZCroSbEG98ls9ZyHU97PV6Ve8qfeK+ua3wvs1I/J0rAx7QPH5b",
-	"9iyiy4yXYI5cjEMdAcjID81NCs5rLQqwXYArFaqB8mEKKv42VE1IfYnLgjUsPV/amS7kb5y8M19T34MP",
-	"P/7l5Vtn5eEM8SDhtVLUzKxdtG5usMJ0opsG/OeLH9+y83ev0Or46isyLL76irT7n3WxHDkc7QOHrD3n",
-	"asxzste77JVl45kYXxnyCVGSOB0cX5rnTGHcULB+E3btTqoPW0UnzyTwIp6vjTDhFLhOs1yx81cJK5bK",
-	"VLq/U27aYjnKpZmhDZJxma99Gm93qIbqq68+BLFEJS8LXvBpwRez7ldfsQ8r7Y+2P3LwTpT5CTPYpJNx",
-	"UiyHCiTnSuTX7qgQcxAZ68E57fcHTQpF0qxAYL15IdA8Oz4tUYmXBYyTDAX6OuEuAmNh5w6USo6vDM5F",
-	"T1xHe7AYlFYHhK0fypKNXhHyvCvGUILVUc7J8kPeI60ZqrZLfT4Y53p8tZJGDALABFbQOzjH0boRjaJT",
-	"op0PFeGwoB3FFRk4vESvbkA+Z9Z1vsAi6kJ44HasNzDU9Ia1OfsKKfOrhGwuPWFf5WJqvuqcBWSu8oOK",
-	"hUWBv8v1QpCOtV4Gy7U0KjwOs7Sl2dr2mBquGw9qV0NVGhn+NYcn7i0rqQzdS2cgapsssikYJEaUQKog",
-	"BGygas5WurgSWOgK3BZXw9vGhQY+5dAKgGGMUaYMgYsPFX3MNyYYtlgbuIEZPH06lXa2HHXHev6U43l3",
-	"//sPOxMH+NiBVAf4WMednm+0uhaKJM1XX4H57cSsGyYqsLRXyFHa6TdaWaHswQfC3AQ9Zowc7OnfjFaw",
-	"et9JkWdg+irgffjsmM9F/g2uB+jVosBu8Nc8X7obaogBBj0B57VGGFhQzGM0lwGhuaSs3T90SnMniTFR",
-	"qJ6LbUdE6VQQUbrs3c6SfzToNTs+xfFRWBMVQxygKsEtXDU3a6fxCrlf/4tWyqG6MgdlkbAUS7XhH1Sr",
-	"nSYlugURjcNXcCAZRNyKGUTPgDdp1WXpca+Xsrngypf1EMqATy5ic27HDhMh0+PlHORRGy7ADieMo2MG",
-	"M31hXAmo9NIYYCET2Fn4AXeO6SUWqxZcTQVYGAj5Qh8m9w5+yZnz4VOjpcVhlH2KQUT5c7ABuVDunkuR",
-	"ItTZEoHhtNNl56oKxiQN+0pp+xWyB9ifAXMdHFitZYxDkMVnBxTtSaOcaE5otn6v3TNjXhQSc6drAAts",
-	"JngosAI+DFsEAj9hcuIWhbC1UOV6dhy3vdYTlp4f/B/jB7+x3sEL1mWX7CBNKIqjxApe2Dljvy61RZqW",
-	"zjArxEKjngrc1yEeRCeZjXQmhee3cwknz2r49l/k18DnnarK2ulx/yhlI7HWKutEs06/f/khZaBlcjIX",
-	"c6MDa0h/eHn+bZqUjkAH8IDF0LgauOqO5dKrCM8VBrY+qxFiLo0zfN1XVb4mZcijmDgf6fm7VzHSXqvf",
-	"7XV7oDOCrs0XsjVoHXV73SPKlpyhiodIC5gqIbY0e8snB2OtLJdKZOyHD29es0KoTBSu90hlrD43MCyM",
-	"sxOAgv2hi5hocDyi2ur/CvyfSG6o6ITrieMrcNIN6mPUC9DjuMIpirAL2kozmgtoWhON/uSCGbvOPc6U",
-	"yI1Af2snYUYj9egCFI3JBNOKcJHDXBBo5nthv4UVQzNyoZUhTfmw16OyCJQE8E8rPtmnMzvPq7WWiOww",
-	"/v8yPQZOwuAGAnugC7ij9EO5qXTpaXTNK8K8EVkIN8lvSTVb5dE+X/cI3iSNoCu+HwXlDaKZQbgkMNJ3",
-	"r2p3wHs5hjXLVTetj/DY01xei9+2E6o/esjHSrjlRaHHwhjm8hGATBByBZWxvKLUezICokByAFu2AGZt",
-	"C26x+tf1pYlfTJDbTgUDbmqLZb5mxi7HV1vo5zXO5FYCqusRER3hE/oKTbRyOXMC40RBtNFMDJc+kMwu",
-	"29G1MduypdGCcvhgfVNhcgpuwPZmuzZ0Lmwhd/CeN3Tdq4DvCj0XdiaWhsHRYuJT0IQIDGYQOAxpPclQ",
-	"ZUv3STIN5G9gaYmCFXrp8jkcZ26npBZeuleYS6stz9NkqGpXLv07L6lZHWgk3W4XXR/OliuWCj0b8H7n",
-	"8EvIZoR5fK/hBisRytHhsMCK+rpkmvUW0nFrsif3WeRcqir7+Q/2w8vX71jjbNkPHqgDj4i/6AcosgQs",
-	"SYprkjkUARfhVPA52CWddYfqP9iHn9+93PItZ3MNVePl3+GVfxrCxIatZKaN/dOwlesxz+Hfg9PeKfxO",
-	"X/rTsIW+hVayLPI/DStAUcPWDTs+LB0HDfyyTldETAlzYpT1ur3ucZWJ/vsu4l5c3+OTelKucYhoweeB",
-	"nLdyCae6dNecJGkjq4Cv/rgQCiQKajil8hQpBCtu2Ggpc0vCH9Y6uGeGKuyU602JyHw/n7953WXfCUoF",
-	"s7psQzwVSpBYAF1UoZxU4tMi1wViWjadXjfEu7F+P/GobSMtyYCmOlRSTfQAzTCQ0AMWSW61W1HYsmZS",
-	"0cQrRH/Hr+5FKf77pa5SJZUPsW65i0rQrbK/diBinDe0FzOCJwP1b+Ahe/gIbG+nqg4VZ78uQT319TUr",
-	"7fqVmi770YN6svSkd5SyNp5mbEqJQ0tJweRDlWuesRHPuRpjtxMFVlzBJxM5LtXRLfTznmb56JoDvvez",
-	"ag74BWrAXaDOkLROekfb3hem9/QCdLax+Enxay6psqRKIfBiuZ++cd1/iiL6N9+txzahmnLU+OLQIHZx",
-	"cdZpmomFnaWMErDb/YOjXhKMxaNeh9x24W6Q8m9MyuYyz6UjFniq3+v1ogfhz47LUsEKrLGeY4oKpX+T",
-	"HmGXhfNejKJenHu0pnNIE22a0bUYkNfAXUcCROwul+ayKKQaywXPKSnHt0IC+qcvoWvCt6Fw3gWEvOBj",
-	"O8BWK7GrxY3OOLi5oaKuOrjOCFjtXiWV8CkXUX9+7MqOfrnz0O219IBRxgtp7Uhb8NKBc7qg3QnHkBLd",
-	"oj7uUXdKxwGinrJeeYOVdehhQ1XW0QUlL4JhkQY++SJ0FkrfC1usD84nVhTe/dEdqm9ybTzk51gr5VyY",
-	"xuqFz+6A8Ted/XOi23cRyg5Jq691tr7j4f91Kcd1y4GQI/2uuLWvB+hiBoHHYJ9MywfjF9MRag1Oer07",
-	"cCK3YD4+elMNg7natIdyUVqf2lIqRyLS7LOOcJRpxr0kWlQ8SyF6WzY83Owo+XvoT+d+O+iHHw/Dj73w",
-	"21F541H48Tj8WD58Ut54ePMxaSmdYcrB6eHRi+OktbjGYOjz5OhjNJw7b5DLBtmiHviVRHlxTBu0W158",
-	"zbOw50nruL+HiHnH1yCTP2j9mhdTQc+d3P7cT8osFwtdWJG9EZnkH0DhgYcPD/d52NkDINJeKivtmp59",
-	"cfuzH7R+w9XaByVIlu6xNq8UxvFzl41RdcWYK9fVJciPsrbW+dlxk0v56jenlK4BnXereH2HMdMUW3Q3",
-	"tyNFcP5S9i5VJgqWYqAmJTEUS8K4u/SgFEq13kg27gC1JcsnzBS90uEHUs+cIHKBK8wLIZm06WLnTIH9",
-	"mHvZ0EaVs7PLpe7CV0+ca921mKDe5/XG5tWm5UO10bVcF3FD8s5Z1FkPIxXk80bgMGrY0yRuXrqNfENd",
-	"N+4vaxpZpIsYY5IlLstCWtaLuWLopPF5OyreJC2M6ficufoQsTkpKhZ65WPPvhuTQ4GvDvn55xeH96wD",
-	"vgNn9pv/WWWnOzbVVX8nLXsOh8gtcry+1SakISuu0hb/Jm7GFhuRpQyO6y1r0Wap2PufXr+86M6z+MO3",
-	"diXaWpHzD9qi6A9sOHQHqgt1XM2aQISeV7ZfdEmeBdgA/zYqwoNFPcjgEqjEw1eKspWmpLh4JOqJ6QQ5",
-	"j/lb24X8N9i7zfg6J/gC4Yys9RLNKkrSdY1e4X9lKQJLkfrSjveXc1vLM0sx0SylJBP8N8Z2ZpQpk68p",
-	"XIAoISiBz2I770qIhQvZcLAeZwRV22UXghoAcDNUO5PQSGKtA1YY6gEHLPX1gANW7Vw7qOQIpysurVRT",
-	"UGyszJkr0KLqkTw3bHs7W9Y2Mye6fR+oqPZ2fsbsCis0FkJj7JRgWcy4EEIxI+eLfI2Nc6N6CzKu2Vuv",
-	"eVEqwHgsFjZOq+a22zzF0FR3wPoHpxtzpe5wKQ1lLLrw9tfYdLfvkue4ZdR2N2GHUZVDDofM2FJnOzo4",
-	"dbYpVrLATiL8aMHa1MX3FLZcXZHzg3IgKn0czl9hZRkb6aXKEnwJH89cC+CRyPUKNn/G80kA942cBOev",
-	"MD1cRzX5rE2JCzQPVBeoHgsjhCl6JmTZEjah15deBvg1Y1L5ahhcNDgfU2HZiGPocKj82yqZsxv2pG84",
-	"SzpyeS+VQDntssMm8lNMPD6Rly20dBCkrgiry/AEuxQjlx4xVLDczvfNs6wQxmBHI+/2qDo9KGHCwRrM",
-	"pe00qZnEKLCh3EOUTC5ragQwOMpAdK58v4sItgRbfkzZKOevSA3txAJfR72st/RoflADx1JY3iSutKTm",
-	"jCG26YbO2aSQQmVnSB7Ynu7C1Vg0Dtlnw1LNyh0kcLkbd9L8+vvv1mds9emAk+7aVPG+Svhnaue5re7o",
-	"j+nm6WTTre08e5V2nv2SrEPtD2WMt349Wf9vb/78h1+P1PPZh17Ws3+5+u3XnuqNnufPJ8d/nh+OTpY/",
-	"//fz8ZvT1t5kCgR6Ad/boini4cGOzkRXFcBsKv9C6e20Chxrt5W0XF4WfP61HvPtaIyOf/70HuNj5aCr",
-	"nYpIfDfQ7EZc7Itrq3z2PbfiNQmc++q6ewaWzl99vTTrmmp8gQUrvM6A6/3uI82YVOGqZoxK285QtSOh",
-	"svIFO3nSQUycgynxtcvIJRIUXyrDQlsK6JAG7AmbU+blyw98mjowMezyVknBpp+cETVUMIwzDEGCegJa",
-	"B9ZgvJocvNVKHLzhdjzDHoyglHDMmcxB7KdHvWOXY1VmTcEIXB961h7PBF+whc5ziarUW12q6kqIjNIt",
-	"V/CBLaFOpxUseMHnwuLB/GXHUspsS+lJFzvItQaY8NhKWgrlD0HhVEXbXRjQqwwopyGg7jbA5RcwwYtc",
-	"ioJ5U4RWTk4qirKxMs8ZKYwrbsKIiSOVY67syxbWM2w9H7YauMzHe3ls9l+QXdy4xl1hhXYeCydazhDF",
-	"cZOIyfZHU4Zy8jy4QveOawIjPuodbx+Ljy8GujZSjckCc/tsXLZE7czcc8YJWyr3qfvM5T5ShKa/+xHY",
-	"37fafge206N4IML6Es0by1Vm9mGqT8U1fGZHtnKKeW9424GxheDzNA4lP/E8ykFPpC/hzguEhEixdGao",
-	"RoVeGeHSetbs4uKlM3uwEawCXozGo6/TSmXmOC66/xf5eqgwL2vgXANAqlh3ITOW9tLOwNmmY42+F+56",
-	"6oO6eIZpJx4KJoWVT9EojxaqTF/BaVJmq3I2um+n48o6weivhjgwDSXtp01tjzGbxw+A0+exBMRlsqPv",
-	"Joq40CeFyqIvulUmrNB83RnUsFMqM4Tvhag+zZakGm0dhSnGuTbOz3KOKf/uosvFDb3JRmIqKXQfbTjZ",
-	"eX4LhgqXDEM8XFFkSFV6fWg24UXHXaDCLzCBUdpqlMxzQSntekmawiIhCZq+5sYeIIVg1UPI/celkBmV",
-	"PfAVazsCM0OFSUcOMWpuBPZJ1ArLA316QGcQ3ALRON2kORZjrZlvNEh7QWSBjV6112McFXCaAqHz0PN+",
-	"ktKeMVhYS24wJjMxX2iLdH++MbspKtcFwhUTvLHb+HSRr1NX5aS0G4uvEgj+QBkq4Vk7Pe71hsq3eHRu",
-	"gNQjZxEgMpgmArsnddlfHWSEVzsQrQNLdMZ67uollGBt7FStpmnHef1qaRdga3XZuVoz35CU6QlNxVDS",
-	"USjnKBNeKAoI9BBn64QXIElTRehKFC60mTEslxmql8A1wr3omzKoVi3hYMQtt5HAzYBtulyGCn0uzGp9",
-	"OedqfenuTRN20osKVzoJPlwuuGKUMdpOT3pHQ+Ueu4TjnCas30t6vdrzFPWteXyAqmDl0Ic6VEZTqitn",
-	"c6mWWDEIoyu4FZfOcZR2zlghbOEZUcVP1KT8fYcECcyA2O0/mxaIBxFkgof15NREGbG0x0Jee5vU8TFi",
-	"KsYtj4Tj5tLHNo5Vm+rYfDXSNkWxclabFYnjW+AJP+6XYB4L2qrCWE+rK65FcXABi+CFKDcB0yljfOQh",
-	"aqKmZLZYD7AEH04PCJieY+ADRgx9qECYDNjvw5bMhq3BcMNJNGwlQ+fhwOvkk8ZfQVDD5Lvd7o3/QD98",
-	"AE5x9Hp/8xDhcvBV6O2gN0nrLo7W53Loo5RDDAgOW4Nfut3ux/AdYkv758gS6dAa3zvKdR897y7JKBfE",
-	"Tz6z0e6+8t0yz2sqJTGNUuwDi2btTbLr7KVmAnVtj299Lz2K/pjnudOtqOAatTk9AeUpRHpKHmx9EGuo",
-	"HFoCdWT3cQ+804dNQKJL4+rRyta/YxEY+wCJtVizHEUxDIZa0ABHxr8wc7XqzSAPRgcUCsPS496LoYJB",
-	"XxLkGVrqiMUUDPUu+7OWqloquV0uVTj/vQMD8MV/AgfAxy/O8M/oDPfwXn8nbzgdw1ud4ScVZ/hhPcZT",
-	"OsN7k/7459Vh/sOvL/RP4jn/8+jo6t1vJ8X/mlP7P+p4/u302ey1PPzbX5b//TjO8J/1ks34tcd44LbB",
-	"Ew4syXnA/0jB0nux30PfaDXJJUEe/VH+46qngl+JDWsd+Xuji3gv4RLQiLa6h8mCqKMSOf4G9l4K/0pZ",
-	"u+c9BZERn0TlB8hhvSI6P4v8FrDx1Fk+TowMHumh8toopUR6Z0GAeaRFCLZ7Q3ZkqsQn+x2OUxoHallp",
-	"LuIMeAybY5sR59eQBi8PFbbDjUTjExMqyxa+AL4qN15LY73T4p/SbqB9xOZxGsv+y8SYXqnvYxlSORrM",
-	"+aqWeTlgyV6kT/duAyRvpkS332ZzQP1er2wKixUs2waIZNg8QnhJBN4Of4WW7X0Ey9rVKPyzu7WRkN7x",
-	"aaN/u9rhZyaN1cX6D2Wkj+aJ9ejtsWuzlhGGNF/nbskd8rzJ04lgRyEWJNUWyK+hcphfzvLFtlsjsYUX",
-	"kJevdKDgXBxOUeacegnDtOouvK6D0CcexRf5mS8dN3yCdUjOZaGyoZLzhTZGjnK8AAS1ZnYlx8Lnfh32",
-	"+mkJo4feXPp01ztkpdlwnlLSztR7eIP+X7oBXqlm5Z0AtWFVHPc/f/WEUrdQtPs01yQkG9FgHNwLRb+x",
-	"ERd5BttLhVE9548tXbUEd4L56wPiy2ht+JVqG7jTGTK0Szgl2PQOubQ9zhBG2sFKAVnp88u0Eme1KiqP",
-	"EIPN43G6KmGjNUG7AB3Bv8FGIbKMF7r9ow/NIJ3NuHE5VjhJsLQQcSXPRBFmINFF6fwM8E1vE4FoysUl",
-	"zKnbYd/ohRRYzYMwQIFS0Pyh3DZ0UFZd6gOcCb0SCCQpM/ENIdUYnI6LbeEyJwFl5/yVz2hzqXMHWFjK",
-	"uLwcLc06HcDIz1+FOrpcWwSUYpNCEGiWnAvWRvB3NNSQPiInHuh/gXtj4pvTEjpN60sHgTWFLS3t/YC8",
-	"4LgBBHHnwF5g+Wn8x71+CsOm0499KkXkF1bkSzVmKbIzuPsoLZcsoiMgXbx+jG8zy/GMUSS7tnWV0SJA",
-	"Eq6Cc6UReHK2fmJY6ljJO7iAHekCBrc0HffesibjDN8SfguGfolD69VFV9ryNzCgCQsKdz6PahHLOIEr",
-	"AvFI/nh/3aC2mhyuCCRFiL0UCZBmIzdPbexibY9iYo6DBBWDvdE+B/buxeM/g41+j8zCShkKWtJ7G2Ww",
-	"OrAyn6uA4jN6DupzJnTw2D72uMR/ZBnBv59X4UXFq3B0QzWgWDC6PpehDObW2pR/gnKUQG/AoXYtx539",
-	"WY9CeVX6vzMP2F3fWpGUwKdryfcOCE5Wq81ROUI74x/F4fiFbXxhG1/Yxh/GNgjOozQVfA8yn9fSiS2j",
-	"e/sj+vuk+nJnvAvn2N0jiPedLkYyy4T6g/3H/7AJ06/IHkCC+sdOlHYA8cgdImj4X/BIll6lN/xKOL/K",
-	"Xh5xyuHcHnB9GRfhe5N7EFW2w2lD6OnE19DX24O9lHSj4JQZRZcRBVKtyVguMSPrFWyJQyUO0ZLtfisP",
-	"Vd8QRx2qoXqPn0WXmqm6mgal7wJzCWmAIqPsMueEI1/GUHmvQi8yH8l1TDoCOU2Cx4SMXZyVBzweukTT",
-	"4G5yCN+6XKbSG1Kavk3GIM3pnzJc+8flQCchVnJW+kicQke2dyhZrFPAH8zB/yh+fF/f9Z48iKhyO/sJ",
-	"UbgtLMeBIDh8dOfjN/ITgXF7sPwKdAmG6hA/v8hEMVTt3sEJnkFXHvrsoN/Hv7E2sVPF9UJ4CecZXogC",
-	"3pMMVaXCnf1khCsqncnpLJfTmQ3DQITkABS+KMS1FCu2whRP8unrZZ6xTDu/8iaYlsNeVrZAruWBTYj1",
-	"eba6mxW8lmQRmAfVcwqVeTtlA5HD1eA6oC0j1TR3jfmkIpBpvarAcuzW+g6PS7XvsNrev7fxX78RQ2Rv",
-	"3Q4X5rOCaty+cAnSWYlYEy9ViTJVxdrwqnZjJ6oIH4MU312AGGUD2EiJv90o3LpJTdvUvx2UImmc4eHW",
-	"GTbcfHSXm4/vcvNJ880f70po2y2IC/nJcxpD9OD4TTNX+wKssW8wdbOjf10+VPMv3CZsx9mgnj67c0Um",
-	"QmRPjGs3bRh6B3wkIqX/V/AD9FwX2AXGaGZ1xtdPDCbO++Z/nYQpsRLGMg8+WUsmqWFe9nudpCyIIGwJ",
-	"313bdF2zhIyvyzoNN2LSV+GKdSMZKqxidHM5Y7ycgIMAnyxdu1WqlsF2S25CWJ9BeSMjPr5K2IKb2G32",
-	"xDDMSEmxxNG998z/Blo6xmZVSHMZKoSs3yLl3rmtuUXjhVtre2NsITGXM4SLJFxaJyz9+eeffz548+bg",
-	"22/TbakU9FBrb38CfvpbbkVThkdAqvYjdHudMNjjONPjfqkdUWbH8yiv4+jzZHXEfTzFJ+cReoYeoUPY",
-	"J3+YYJMQpK56PZOTiRwvc0uOyqkGzgyDvvQSznlCF/BY7wgfuhLr1yjjXtyhJ+Pplt7j/eQIRdgx9h9/",
-	"lvSTky3ibFHo+QJmSCgXlhp6DUCpy8o8BKoCpu/7vpmuORUWmd7fO2qdd9T11De+oXp+DW+ASVnXQu6X",
-	"FuLStT7efLy5G9HC0bk962Yi7m8gfc5E9dtgi1+6wmBHlVWmG0kET7V1mfAU277tlAx0p18ony3z04dv",
-	"iNt4lo1Z6Y5hxyXlQzXnwKTYmI/BTiDAopDBB++Zy0yhEdJOv4GbDr7RyhY6H1CDunEC7/h0wKfiT2kU",
-	"FqcGxh3X0ajsGoQltbV6dKmGaktBenrUO2ZvtWVvdCYnEvPNK6VhoRod81Cwf5RJfQ08Nx4pCY5OZ1un",
-	"F1hlosd9nBuuKhhhgjdqv+VkY2Q1DGEqqw+1hSOdrR9YDH4i+uMef3GUHY6eT47Fs0esDY/Y7Rd2+sez",
-	"07sx00bXFGl/jk/UStYr53mTv6TugDN/vt+mCXtbOePOn7XBLLZVttffePSs12tsPN5cTX/OLC/bUXk3",
-	"KNZ4b9bmP+CwbAUNeFs72yVWgG+qhqmPjkWsuNkGHnDm24DdbUvOqU4VvcL/Amv89xTO1ZOxtzR++jsw",
-	"wps9hXIKN6es/dOHbzrbpPE52gy+gp9sJASbB0HRVpothLjCTkMOv59TXyZ6LMpHq9tcQ9Umbt0/6PVZ",
-	"mQAa4eGPtZrIKXZ71L65RefMv9vhHSD8C1aV87xiv6BhR0PtpV0GtIu5aFjNxssmBZXutQNvkfoj06SB",
-	"eD6SxDLW2bETasUy08vijI20naF+sS61i9vF/NdrtJb2EPYbNlsCfG5L/CKjl94vgrHbivuieHxRPP65",
-	"FA/sWfqYusdgq7ZBjEbjWXWcgeAcSsZhvmgkXzSSPdb4cxX10EF5aFnPo+k+FSWFI3KzgmOyjxp0K/Cd",
-	"ezNVPMgs3ar4KCYRJSZdRG0S6Okn5ElNWLoA4fvmzbffpqCXOOcwMRaZJb7CoFSDhqquByXMq1NbNIP9",
-	"bf8wOPi0HzbMCvWldjTYzv1yHKJDE0muBfDuAl72/xa/9A5efPz99OY/v8jaL7K2TpmftTDxH4uH/agC",
-	"pxmtWaVwcSfrelruzfb+cCqjCjrs1Uo1k75Cm7Wx3M+kCYZTqR7RuB4sbkAIGE4wUx612aVvSmG67Ge9",
-	"RKsnFOqUld2M51oJB01G3Ayv2ZWmVBKjmVaJhyldzXQuCAqrBGAfqggz1Fc6YcrXBggaYnQ57+5YF4UY",
-	"29S1t/PP2JlYu0SSeIpwP3ANK1KX5CI+YSdaPFDzwVCl+IPLznNQBLba5SHGeoT1NlEDelyroZKKyhjb",
-	"VA7pWs91EgcAj7tES0Sd++llCNsFkyPgM5ENFQGwUQ6tz72aLK0woZ28pXowTNNxCTTpSqrUTxlLsgiG",
-	"pWQjVCA30cXYsZKVVKE0z69ugpVp2JHAybhRTok5sHVPzFmdCuJK2CtBS4Q7+1cUqiCvf1q4tXAy0Gl9",
-	"bqwSBe21yJJYF+S50UNVbgWRT+pFcupDue6IkIdgqSxl3thIAAZXOwhlTwkJczSEItkLfTfa1DVsZtwP",
-	"rTtUb0Bou9LzGY8/QZ0CCDcgygeKX5igbwL7ADYJ9ovlaC6dbD+nCf2riPj7Jl3RwlVTh76X1wIOk+8R",
-	"gg4iRxBx5pB/lqbj84iQxV6JtS8RiXTMYo0M8rQp/ej0Lqku1S38LElVXkLXOwr5s+cDbKVi5OjEsxp8",
-	"AbCSSlchdy78ornT4f+M+CPSYr1ioxcqNo5vaUK0tYhiexlGdO1ZuIbFHUm/F13sR6Uh7rUJviK65yTc",
-	"4upDaBDxW8qsMPeK6OJRuLZzZLuKRspMs9ubVZJG1qBmHieHSQ9VTPh3LzmBv7egIWHBSehTFeWdfUR1",
-	"b/llU//VNrVBtT8qVftnZaO5eqOPUi9h7WB0OF9tp5ld+BIuzy/c31sZxu1Zmc/D4p6Wy/r8USyyXvJ8",
-	"0yJ7wKoeV1f1fmJid23VtSgyiWpKMApNEqosZBFSJ/9ge+ofN52ysrjvCdX37+7FAk011lX2s/9K9rzD",
-	"h0Wasb8V1fQkNp/q+Z2sXQXa2ug+Kq1DyQ4qRcDcSjMxQUxnRFaJLA6TbLMhqdiHvBZ2ORrpQjF8iy+Z",
-	"iswcVPeHCjTnXKupMLY0Lx06R+wOodzAcANYT8aCJufsQrS4SivIDWXCDQK/rKRqfrjLqIn7lEk7VL5C",
-	"iWwCRn0tHA/Y6aS7KHf7395Zt58n7os28i+njdxRJIYzsw2gIOZy/0YexMrcMQ5yey4I4tfv7H79XlC7",
-	"QOclZO3IS5gwnuNUqCcfFg6YjquRpDaAQ3VbH8BKt+wkoAZz34tzCLM3MCesBkuYVON8iazXSQZhSTLB",
-	"K4h925ksMqbHlEA6FkNF6xHKxqrFuSqjKgdf+hDAjZGZMN9/cqj0SrFCrzrou3oVO/yw6yCWKNlqg6MU",
-	"lzj4tsgxpngeS1SQnKFBhi/k1deiSJC/p3Rc0i770Se1UGcNvTAInFl62+LO3oPwbWrdjYBnEvaQBB2y",
-	"Y5E5oRxGE2Xg+HYHZUN1xVIBVIuQU5gcg+4CAh6HO1azdZedYzeIItsE7Trs9XpezlZx4Ruk5P844nyP",
-	"L3tQeV5j6+YPJeiV8yGvUHATLPai6vzwrp4esNWbpLlL+IdZIUQV5MpBhja/6lnSv4vnqFyQz9nlmppa",
-	"7F6qshdGPDEkjSCMT0sElcZSsv0DaQ/GuXAzwnNwU/79e3MhFJJKUh7GqcYWJ5USzT966Li3d6eU7Xbj",
-	"X8t4iD+t0jD8GsU/Apwc8pkvFXX7VtR9MxPjK8adyTUltCTHwDZq5m7CbxtBO8utwBRHFGtjeKsZMOFq",
-	"vEMz7IQQbkWljo+X0iVhXsY3janETURwRF3Etf5DFZD28hXoAIiuUEMCIMbtDAya12a63/dwvxPjZhAN",
-	"I2A12lmhl1MKyZ2/e5WwkbArASJxpV3Rw1Bp+jMToAgZbHZVARntMmxXE8A00aBdKd+Fm2A/h8r33R6L",
-	"UuriMzJ0tHISEmvdAyaHoTgWpWeC2QfifTeiRsRVqL2Qb3BFbfPYnGcgOC2WNobGNb4x10jMpMoaIT6x",
-	"J4/gmUOOxeYciO9awnHSJnlwrioCKKI3NG3nULUx96kTf4DHvL/L0u9fbrT7piZnqW8D5Ls8lIUrm20t",
-	"KpRDSAfNiaIIFoTQABUtbuA6aLkgYwLDHIPqIpVT3FzCrgPVjWpacRcKqcZywXNqIe01sfCWsoESygPf",
-	"v/ICwUsxRU0ba9g3736iutQyEblYKlBefeOJAPELGhLP14aKFpH+SKmijk2396XmtrJm9Da5bdkwTdmH",
-	"HydCZAPGsRdZDT0h42vK6KZvIwKs5jm5R8omHsJF1suwbsIWhb4Wio3WTHya8aWx8lo4eNdqWZZjIDOZ",
-	"CdSnOfpuGOaMsDa2uObGslPEd+84Rw9WyrKRiKLeiJowWuP+dtn3mudmwNLIZZCy9i3JMbCRxibwFs7m",
-	"vJhKspb8GA47ifNatTEMDmxTKlwbqdhbuHetl84YcK7Wt6x/cJQgcgUCwsZeLu/jch3PvXOsjYtPVMVG",
-	"S+tADtyJDA+7keOCWUoVtctCdbrs25DHhHHj/sEJ8StpcJ4lO10JcZWwN1rBRgtupDDWcyZHsZkofH+Y",
-	"oUJu4MkGm7FQ6prRSEWG8SlouT58Pda6yKTrZsnIJAZKJ6ImgFxQP7kLuXsT9Yxxc4UfkIRym251bVJO",
-	"wNRFdoF8at41dyC8ebt5Hl6qDFvGE08gM0P7/Aytc6mmA+y/o0DiEt/nmcS/FoUeoe/yXaHnoDQtDZsL",
-	"W8ixSVwltB4vsYmb98gh0t4BvAIhTgoBNq5U08pog7FjWjcfb/7/AAAA//8=",
+	"7L1rdxs3kj/8VfBw9xyT2RZN6mLL1JkXmsRJPGM7XkvZ2WzafzXIBkmMmgDTAEUzOfruz6kqAI0mmxQl",
+	"2ZnMjE9exGLfcCnUvX71W2ukZ3OthLKmNfitVQoz18oI/OP81Z8XZgX/GmllhbLwTz6fF3LErdTq6bzU",
+	"w0LM/uvvRiu4Jj7y2bwQ9EQuWoMWl1dDeEfSyoXlsmgNWnYq2PkrJg2DKwOmNPxpBC9HU2YKbdmIzwQb",
+	"l0KwsS6ZnUrDRoUUyjKe56Uwhi2lnUrF+oa1pWUzvmJTXeTskOkxg/cfM26ZViPROWNKw70TtuSGzQu+",
+	"EnnCJvCF6/ObH3j+k/3Yfzv85mhyDUMyVhYFPDwvVux4wIxQOb7RwBOl+GUhjGV8wqVqJS2pjOVqBBN9",
+	"etN/Cm81T9df+3Smb4RpJS1juV2Y1uCkd5S0rLSwUK3L2mq0kpZdzfF9uR6Z/3ALfOCX8TZpmdFUzDgs",
+	"8X+WYtwatP7jabWFT+mqefqOHmzd3t7C0ptRKeewZa1B6+0D1ht+54YVWk0YN6niCt4BE8PFt/xaDJi4",
+	"EeWK3ghrDQNOmH+hfxMvSsHzVaqmosiZtIaZKS8Fa3PLZtpYNuXF2G3jrNNlbzd2j7VhP2CtUxXvGPwK",
+	"uwb/9xul+EzkZzR8psQSH0uA5JACljCXUSm4FXln52YzPraiZNl7YcvVwTn8kTEjRlrlppuq1+JGFIbZ",
+	"Kbcs10ByfoHbfcZVzg47TMH6sCWX1o0HVqqbAh1NBc9FiWcu+gD8Wd+6C/ogs5reMxRjXQocN6xRPHMc",
+	"dbcV08tMKjlbzFqDfqAyqayYiBLI5DZp/Znn7+nxR515qW54IfMrN5T47PvRDXW+GrB5qeeitCuWtubS",
+	"mrQ1YDP+EcbI1GI2FCXQgbRiZuB89A83T5y44cWCW9FK/Ktf5a1B63A0zJ/z0fPREX8+PuYn4+fDI94f",
+	"HYqj/Hh8wp9Fh/G416sO4ysaOatG3nga1yf4KU7lZbR3uRYGaWjG7WhK5yfXo8VMKDvAC3+5+OEta2cz",
+	"Xox1ORP5FexG1klShZQ1k8YAQYylKPKEcbYs4eTCZBLGFVuoa6WXiq4zfAQWUjC9sEyPU1VyNRGsna3N",
+	"NOsAvd4mrW91OZR5LtSjCEVpe7XSi/LKLkoVkwlMEWdtBLdPDIPrMPHSToESrEbWk9A9Vl8LhfzfMKMX",
+	"drqNMf/vL0c3L5a94ffXh7N3ff5/G4z5OGbMb7VlMDjmBtdICfUZ7E0H3/GZ2EEL54zIEGZP00vYcGGZ",
+	"tDj7qWDaTkUZrw5rZ7WxZJ0uDAc+9LVW40KOHnCmkSHB2v1wQ9zILGYzXq4cuSILnXLDhMpF3kpaSEPR",
+	"/sINVxqejfYWn5KGjaWSZorPPXS3XlS7BRNl7lONO1WNBdYbVu6SXxP9VrO60DMBrIn9XUslcjaWJXKB",
+	"9YnB41cWn49mhtvl5BvzV/ebG3xv29QukArc6xrnFg0HJ2d5Id4Vq825aSXw5OyYGTx7NS9AExktylIo",
+	"i286jecJ94CoRYlp2fOEeYkMG+uUp9NPs7EX/mNbJx9GjCfpkxzAy2g6wItA/jMYniARz4tCLw2ynwHL",
+	"wggyUk1gPqlC1YNxp5Jw698Fd7iVZVqJM5ZV65wxw1eGLadyNAXlppOwLBBu5v8A0S/VxH2NlBDiFUEd",
+	"0nOhOkyXqcoq4shYmyNlO2WGnuakrU3kjVCevcPyvNX2W71Q+aM5/Bjfss4B1qmA5Jq/dy/CqZHMcZ1z",
+	"+xdt5dp0wyfSpwMnRIEkc8eN8RuOE78qCjHhxRt9Ix6nXNF7roDI4kV1vyPxDdhcWnY0YGI2t6urubT3",
+	"Poul4DiEVvyKsNqHh5HOFH14q8IUD/pTHtJyUQjDSjFeGMH82QO9Jfpg1knQXoTrsmQZTS0bpKoSmXNp",
+	"4XiFycIfUoGIsuKqFAVfZaAmZbOFsVdjIfIsWCapqkwTd3xeKStKxYuXZanLR6rS9KYrga9as6KNKMGk",
+	"GHNZiBy0Iq7MUjiDy6lsZ6A1AGkOhVCs0JNJk8h9vB59Utejadh+hH70W7Tp2hw/xZE8Z2O+KJBvV+vU",
+	"ZUAxbomQz3rPAB9q1K4M82MxZ/hgoScmIV7ChisgHbc2WcJyjef6HV8VmueXWr/m5eRxZxtUjyur9VWB",
+	"r1rb7dh2Ak6PN8Fmc8WenZwcPWPDlcXDu7a5qEzS5oYT3I803ffxi63WzH++cbvWBvmpbZ+m2UW0zkcj",
+	"MbeGtZ8ds7/KP8Ou5AI3m9jsu8Wvvxbi3Fo4yu+RLzxOgsFMZ1ytrjxnDHsyA9Mbf61GOcfPw3kbsEO6",
+	"mMQXQA6jhoSujv7mXtF95un8sHf4rHfUO3zKaS7mESZuzK4vtWYwH+bn07jJa7P+VJvs5sJGXIG0Hwr2",
+	"90U+EfmA7VhMXLNUtbP6oICt65IpsgXRyaI0y0CP+XGesbZj5u6TwXIlAvkkyg2N76pRx1HaD3+sS3bY",
+	"e/HioNc/6PUHzohznGm8sItSbCeDnMti9bR6/DF+jpqGxMxiNHVD3EYEG/P7RNpS9OkB4wxYk9dIdc5X",
+	"rA2LJ8Q1suap4Hkn8beRwytVuHZC5E8MWTIs5+Rr5ArUL9S3QQEHHs/wndn6bAJFvOdWvJYzaR/CKdBE",
+	"Rg+i1Mqs2cj+qKGuxZyfscHoKrkVV4UbQsz14xew8BU2LvWsyU07YLZcOX+lVOwZM1v0vhpzeNHAHByR",
+	"beUPtRHDJhOfaJ6+5zT3njbxgz1n29862z0szk+xCJ+ESa5/mzzh0oBFV+L2b10PYJHxkLLOYI1wErT+",
+	"TOIWVpdM3MALjC0Fn5lUgdko8oQJPpoy9xo2FyWbSbWA47eKZPETw4ywYImamps+VTnataXA/QmmZuXS",
+	"dX5z2LWaQ/2TOMPxs1JN6r7vwL2fbfF9X4jyRo7Ej4rfcFnwYSEebfiiI2hdi8u55UNuROXkJY10jXbx",
+	"2V+3BY3AwvVv32rh0g2fSnQ7/ctJ7lyjurzU5TVTesna8Ne2qZFmdkFE9u2iKB61so5Yr8bwotrior+Y",
+	"tETnhMM/Dev3er1endYTZy0a9KqiirF3PA9fZLbvDSu1nlGMR5GjNv70dj9WNK9Ps2uoZ9CMqkAcsgSt",
+	"mLRJWCewD7khzlNbJvjVrw9rZ/EYs079iDeGxhLgHlM+N/BFvxp+TN3PddjvDHRdav2Gq9V7z+A/iYHA",
+	"FS9Wpm4jRJaLDLFPVi6UAmZ5yPwzfikLbjdYwU3/Kd72q7hTYkVD2K3Whxs/MXtwYWzyt3iK8h9zxFQu",
+	"lPHh+QdJic8uI+4gG8fJHqgsTkWR1xWlc7dO/syBFGacAj0+bO5THBrUqLCp7vkNprgWy/dUONbkxT7Z",
+	"yRpnfPVwxthMpbWv3Umq/j7YANJPtqiZ8fKJHI8SRg3urXbWOaB73eO10Icu1z9CDd1BNhRo3SUtgFa1",
+	"AiMtEkAsst/d7dkZGxXagDQSZMyDHHLr7T6QquqdYzT3l2xdzd1DDn1GzfJOYfOj4gs71aX89ZGuqEX8",
+	"otgR5aL9ugyB/SpyPMDTTDFyF4HSSgSzAkjzCcXZH2E+9foV3f5YH2UjydZm8qniAW81y87da3FJB+zP",
+	"gpeiZJc//PXl24z8A24p4ojctvVg7SweaNZZkzx/+9vfDuCDQlnYRLFJSOjzqu4A6w0nIxKW0diyLSKo",
+	"RZerBTS2lGoSSGpe6pEwBuyUl8pKu/okGTtzbSQOPQ4suZwYfw2DSwb9bSM+t4tS5MwIkWOKF1vM4dQc",
+	"P0/YkivLjk8/S85OLf60Nr67knbCfZ/ac43JOsLU03Uwb8OHfYG4BoyHobLlVBuRqpFeKLCfKHEsWsbT",
+	"KAXHP0R+z8TZF6BZSZMwniqfUFG9vp0pfRUHwpzH60dlFvO5Lq3I34hc8ktcr0dxpvDCqxm88Qq3IKKi",
+	"r+nVB/Aplras+GifzgsuVdryxzD+JH5qF+VUgYyTmPWEYTAcBnPD2MKEGgf9uQIaaDaLUcFLkm7Z+nyz",
+	"bqsS3pR/S2r/OTkIGrlLKcyisMC+uMs47LLMjHQpMudmprNJiZ2C4pSlz6BKFaYQiI9zMbKYFaJ4wXI5",
+	"HotSgNCWau2QnznqusHciInWearcu2edLsvmN5nPUSqkEj7HoBxN3VdMwozlpUVnkbTTVGVDYewboM8u",
+	"y8i1z3AGxmWUVvHlBAY0l5bpMhdll2W5mNspfJFcwrkQc4F6q3eWwb4Vwoo8YZnSObwbl8EdEcNupAEt",
+	"4ixVmfjIRzZjM8EVzQBHAdOZl/pGKFIiIur3A28NekABczvFRBl8T2sw5oURwTP682+tubR4J762NTi8",
+	"Tdxv/fDbQf/2Q9LCgbYG/dPDoxfHSWt+0xr83EueJ0cf4odbLn1Skl1RDeYOspWYsOiG20RTO1cRNqCQ",
+	"wnTjpTjdVH3CMqx/4W9TgV6AhgUGshyKwCqfGGZLSkoc6ZmofdEtrvvqUOtCcORtwRFd/+rLNUoiCxXT",
+	"j2EMa4QVf+k+G4e5qndtAGzSBT51GybAy5Kjr85t/frw3wV6pcMk8toYPaWMdTnjlrbh2XGraVeAmJo2",
+	"fV5KNZJzXrAbXkrc9rWTyqKDWlsgT5p7zd6R3/q83TJuauIiN8kW7lUbxWGD9k0KhixB7/65OiD+a7gY",
+	"nmL8ifBb4On3Q3ivHv5djHDwji9HudI8z3F/ePEuOpSOSNdzE4J8xowN9I2QzV0uCsH0nDaa+1x04p5o",
+	"7RjMYUiVT963eo6uFM8H8WRiooqVM/HGZGwmi0IGZxwmlgFTBZ1jJlzwbIOvVawsKEsg650ggH9jKi6d",
+	"Ccy4HfSAtKQFRnecNP4HC6mJQbmHgAxwmJg9ssHQtnCobxx3cmvg+VHC+gdHPdZ22QDsqNdZZ1Eut7w1",
+	"OOolO822+rx3UnOkTGIu0l0PvMebopmvT++1VpP69Opb2D8gb3aYKPxZnyqm4oTJ4u2757t2UMLkm2j/",
+	"a6KCJr7OLePEXD2pDFg2lzZoBHpOy/HEIK9FG2zJDaapSdCKVI4JiyI3GXNKsSsqESIyN9o+ncvnflAe",
+	"GB6iVNFtwLXwKat1p8veLorCB92dPCGlCceLI/GvT5XLC9o4F8jzXyQtHCHJYLUoXLAIRNU6CeMDe/FD",
+	"98pG/hdGRlxibX5SjYpFLnK2nArFMncvPIjrnlHq5zqvDORxfHo/2qBEQBztDvLI78kUyYUMc8XQo+Pz",
+	"U24i9VOzMa+L5gY+tKkXuVt2rywbrthbuLH2/t62deo18Qw3grs/dAE37rchvTs3xFc80DQbtwTzDr7j",
+	"swcKLDzYGDWymjSCQe00J1QmgS6nwJUyHBfYqnioSajxolhRInVpIyvVPePfKjA24i93UBDC+fZvMdET",
+	"7xfGPDF0/Dsb59WPEP7tlmW6mJGeCMONJVGdaOInd53eH/x99+b/9P3dN1/InOxRWLD9RdEahYS5NBHH",
+	"S2dSP1aXcVluwNU1Hl/YtoRV+76p4XQbmGvvc6sctw9n0Z9bJ9gmhXGWjZsHZ3qT4ZzTYTXCGKkV2OTF",
+	"KohTnyPtM5YHUVER3QiHOVVKfLSuvnPh6ijhTd4H5R8Jhxj98ujOonIksMjD7V3ahaxzxjJyWOALQHay",
+	"hbKyqOpHhMpNl2U3ooTBZ6malHpJ9b5OFRhNsTYNuIIf98tLPslAnGffvbxkleP6N5nfZhtcgcvWAD6d",
+	"tFxG1jkwgsPe4clB7+ig17/sHw56vUGv93+tpCXz1qDVUHhQ8MraDpRbrIg+ZV5TcvH3/j0o+7Ci7MPk",
+	"edJLniX95Bn+18O/nsWUTY8j9cDS+skF0os0gtag5QuJCjG2+gY92TgZ9BCWnjPFktPxzDC6iId6vvQ5",
+	"TAPv4WvxkZVotS3m+Y7tegHb4uimNTjaOOiw7XfHF85fwbcjwmhwX6iKXEF7dTez9o+XX9cV8W1EFcx0",
+	"mM8BWAKbfn4ivbsH/AoDKDE57nritb/Pk+X69N5EvKFJ5Xp+lxb0IC7pCPcONkl3PUjS3nn3Bd50f1lb",
+	"0endW3VBd97WKLmRvqRlsKOO1+1DWkeD/j1IKxyT9a9/t4XbOlgFoPmzfXhuPNQXDX6pe1gcMq/c/US0",
+	"SSwbab88TfjdTuC4B8KKzkc19/iUxzuyTdCev2p2nFGolVAc4NyQ50ZawwpxI4ozEnNYQYgsYyjsUgjF",
+	"5kLPC7GmBOEjrcHxphDZbWi655rGd/7qicEAvZrYacL6B6e1bx5HpsfpXW4RGtQ+Suu6lQI/Jm6Y21b4",
+	"Vb5NmXlimMwT1n/Gfnz/+sDwsQDCLPnIitKwEagdinHLSq5yPaunqdaPTYMon/GPr3FxWoNnx7gC/s9+",
+	"w9GBgXpOWx/qD664lvwKJB7CQaLsWGlZLvMBW06157HokkPFmdtUub9AXQ6xD3/4sAwtdgEI1ibaGjNF",
+	"KRTo/wg6GeVDwJudK9EFi5aOxWDZdiXL2qIwAql105Iars5lsAFGlQuowSNSiAmFO8alnjk9YKlag5/7",
+	"yWFylBx/uE38teNw7SR5ljxPTpMX0dUX1ZO9pN9Pekk/OYyuH4brR8lx4t4QXT8N118ktTd8SCKVDTZh",
+	"l0bhlbrfV3nbUCHroR7cjV2BFceLBDCi/eIm0abuOt3e/Rc2emugZY1spWqOrWylkn0DCq/FpCmgcA+7",
+	"LtDAVl2vVnyGi7qftvdif5HcqI1dOkgbaWP8G25ZuxdiIlT/4hmPP82dDUfWP1xre7DwIJnvRAg5IPEE",
+	"OBKsaLemGATZH/Z3m9xBnfcdnzTa0nM+iTj6E8Om0lhdrtYEdxXlbWaVdKzXeONJoPpPwv2iq8/D1dMk",
+	"4n7RHf1wB543/wbPG08+C2+MTMFnOCPgisAl+55L3ps3fkhaSny03+Kk4IYNbrklInzpPSEupr1q5k87",
+	"Jd9pkHzPNyXfxgpHq7+x80m/F29OxA/d1idH0fWjcDkIvruJB97gt7f/Wbb3eby9deHXo+1+yPbuJQWC",
+	"WtYUUw/00UQDGSxZ5nkn+r3gzFNxKahXS5IC0hAvKAV3aV7orfIPNrGFfq+3qbjfYe74aHQY9Dau5dOP",
+	"Br+1eFH8MEbK2ytfKflt7YTEQC8bMhAj/xXESRKnZ3gck3mx2gi27pQ3Hl5i94gdtMR7uvn2dmMlPmw6",
+	"pDM3zcxV9XMH+Yaq+JJilC6zWWFkxmpWipG+EeUgVTUsluXa1AlvBfFcNGHFkYZdikJzD8CWKhS/ScCZ",
+	"cK+pIVLQm9BkfcLovk2d+18CkYdo9cIFO9Y3C23nvy+MwzcahFH7mJLMydPrIkyjUri0ZtY+PkpVgzWY",
+	"sMOTZ8EQlNZ0CPchZECbqV4qplWxYlNRikGqroWYYzlUhK8Fl5d85VNNKmBEGPLGVk2cI/4Tu5bpVY+R",
+	"svdxuH4u97Gei3+g99iBJd3pPu7V3Mf99QghfAPhwlq/nKz+tzd7/v0vR+r59LKX9+xfr3/9pad6w+fF",
+	"8/HxX2aHw5PFT//9fPTmdNNy84Rylyi7b4TQDW6bfwoz2vHwDCkjHu+vWy/3mddmVnpdiOE03Qz84LbJ",
+	"sYvgP90wvkrhHSnAtDAw5LGvBv4KVt4Y4OpzURqfU+3qPjBTag0WC+EF8EwDZ/QW3UrYzhnLKNaQDdhQ",
+	"YBAadaSzVGU+uTobIMpcwowQIZjl+IECcfdzRHEhchGw7j7EKx4ubxiD3wtebMvOdAA2aJJM8T4GjHfd",
+	"kxgOgL7eJEOzZc3PiyVfGZbp64w8ltlhr5e5T3ajOerr+lT09Z004b7ZRAZ1Od9ACSufqCMNc4I0iYxf",
+	"wmSbU/abdMoaavMg0isANSfAvX8sqsj0G9TBNOEIFAofSdW8htoR5TGVetm5CziKXoF/sKVeFDmbaFYi",
+	"qNBYl+JGlJTkEKFL0Ujr38GYKn4oOPQokxVfWQgO62MJ86tTJ8kYiDGeHtxSgwiLB95KWmFA9d2On9mg",
+	"3ddRKGqTegtuhXNXoN01LKUYV7q2q7QKW3vWFF546pLEp1gaZtgYnmxKEnZW2pGToc/u61W/jw/p0d6b",
+	"usfm2Z3ZRp/Mm9J0Il+LSbOD2+gllpoB90EqGTgHGajShRxbXyoJJ4ZMq4TlpZ7PRc60EqkarrDgSiqr",
+	"fc4IPGnQr6ZYBoZrFvkLUXvTpZy4DG04BeZauhd6Nzmfd1lw12HsDLO5x+59VfWiKFwlQ0IlA2jwFWJC",
+	"WUkObURuqnjbvdlrRDN2luY+SX/4qmYPakiQLMVIyBuEkoRxJ4EJwerAv1ZsCZISXlZ3XvghPiYze414",
+	"cHJu4E10Awf/BzqJdcP0YQerIfmw4at3pGi54TQYi4pl7mrGrJ6Q+zzkltZSVB2+33q0bsKL4BzyMYUG",
+	"6MRbtzQXzVnucLCi0gQfP3TVEbtLeLZkUW0tE7lHSmrzYF/uXyz0iRL3Xc4pDmcb0ZltRVKwtj7hdy5K",
+	"zxY2B7WjBCR27+6/58lvDe5feJZEzXZvYd1Nt9vqOzyuAk9R5Incbb21//p3ut9g0A0zPNw6w4abj+5z",
+	"8/F9bj5pvvnDvi7fC/mRCWVLLBdAudM7OEEaxZRc0EKeHfT7+MtmNvCXzf9Dbv49qq6CKMCg/yt6jDSt",
+	"6o+d8o8IaysTenRF0L2TZn/nZNl/UAps04L/EKVo3yubXbs0nTqO/oBlv8E3BgwdVLcZaxuHmL6cagJO",
+	"8wWr73642LBJ4Iasg7VX7j1cJpQCdOt8wJz+RBUzVX3Wdl5KJKoOyKFTB+ltS6oC6nRZhs9gvqxfmiBV",
+	"z1+linAvHSS5u+Z9IRtKbJVe5KlcbjoH7pVLdOZcpejj9vPOHp5hZF0p+sYJIedOmHjsjPD5qVyu+Vfk",
+	"nU4JvNpIXZUS26CdUzaPR9Nnucyd9ZEh46L0aGD0+IPJklCXk6WqXUWV4tZE/vh2kjjPul0hI/mWF1gI",
+	"QbTvdRfnP/C51f4LsqiKadlEC8OwnqIUQC2pmpfCCGU3h44HhzY2RDEQZIBoDYfsUhM3oxaPkHq/s7Rb",
+	"j4I9JAOGF7sTcchD02xA1OKBUSrOHzyx5kGpIg8I9903w2TtaNPmNJ3td7IxGAW6P6GPJax30O93SSuk",
+	"YkWDx6Z3cJKQZvjEoKq4tVys37/LgfOu4Cugz13oDkg9vmeZ9Qy4FHNguS6Lb+mQwvAS1l4o8dGmqs2H",
+	"GAtEEbeURlAtVsUQiLMMtZ3+XvGsL6USf9RSiZnbny95nv/IPM9HhQtne5R/xFkyyEX2f6DBEGolNMBG",
+	"Huu428MsosvNWsJae78osaGN8Z3uvFhlnW0Vhbi1t5/Bu7+ZBpMwbthKL8gHbfhyPQG3d6/qXnJ9wfeb",
+	"F3kVWoxsDo5CC3FfGO+2H+kyb1qr04oBN9rln3YBX2G/jVx8RLe/i+k0h0bOmPhlwQughwyjfHULo/+5",
+	"0o024ya0Ie59jXsS8Y97+QCWU10INtS8zLsIm2B+lh9CoWUMiyoIFBUjLDIbBE9WqkBH8UpLqZcJubOc",
+	"wpKgrEfcaAYiDTOf5GRqXb2ELJleKlF2U3VBUR40GapojszwQMI/25L9F+t32EznrH+YnYUbxnwkUGFK",
+	"VdbvswMms24wfvLMoUfareX+S61ITclczWiq4qpSy6TpMlKFsaIV1qd3cHyKz+BCzIuFaUCmSxVhqiGq",
+	"S7EibLXjw8MsUpC2GTOfVFg3Gh35nlZH3gofbcYZILowqMCeVT7OiDDqRFG3GrbPI1gM9wBEqHxs/cPY",
+	"ydY/3LQq/Do9JKApbZQEjpiT9LLG41llTW4Eg7D/EDLw999+zV4cnzxnuRhLJQwwcXaxlHY0ZVqxbKRz",
+	"gd3UjOXDQqTKKH4trkbcCLbUZY5+ILgRvp+dsYwy9ci41iW5mKhQbMZ9kV03VcC23788/+bNyyDyMsyt",
+	"yyj3tJDG+sI8nYttKYP/rnCOa0dL542uJNoztrZlTPGZ76F7LSmv132rnifVsLgbORB+tRsxcjwHAsON",
+	"+rK6kGPVtAut+pdqUkgzbfz6I7Zvs8447OdvO2AM53wtHLK++Rvvjahhx4ufGJb974FTEw9efZMlMOSx",
+	"xBhovYHXE4MNudaKbu6ms42RbUt/gmF9f3n5jtENdMZqrszDw0anJdFuA6lNdWkTNpYfYVsIstq7b3YS",
+	"2fZTUM2i2VX6KhfKyrF0GeprXzljpTC6wDZL1MJBKAtjUhvMZm2zdx++qMppUcqDUriY8H4OWL+CUZ0v",
+	"Ht5GBk4tixrjvDlfPTGusxBlfPu+bkYXC0SiwGySa7FykXbKd0NPGkJIlnoxmYJZUQjQ37NrsXotJiZj",
+	"6aLXOxJ/YqcM7F5SUfxB1qpWhZVrYUBr4ZZlE82LjHFzbVjbYRwOV0x8nPKFQRBNgvmi97kbCEscuXyq",
+	"rJyJuASt0NzpTzTNTZ0FO72hmfsMzdxD4P5yPJajRWFJuYdRtQYgn6+q0il034S2Y62k5eaOBjoq3ft4",
+	"Zk6DetQ/iX20/eQIzeLj5MgV+5xs8dHOSz2bW8RzLoEtkgk4IJYQXKoxYpepAOuR9XVbj3HpWOfSCX3X",
+	"UF/BQ5O3BjApOxUzzAZoUZ7cZvw5d2jQO00j3L9v4M7b+g6tk3aftQU3UhiLQaKTxIPREyXjIIA3uqjM",
+	"VC/ZmJfUOovMZc2LVBVaX5OkgDsQvZ3CX4QHA5dB95lonXfZG63i0+TMkFS5gXgmthTiOgn/Eip/Qpsx",
+	"5WUuNpAF+5GD9OSuSBAR6T5r+B3cGQAz1rRiEvYyT1g2z4JWBRtUZ3Ax5c9h70t4/P/Nf+4dvPjw2+nt",
+	"fzax4HBENlD8xMQERu+4zRPHaNbBEcIyNKKoupPXjNPhxCOZjp7HIfBuspGoKnx6LMHFbTWgPxkeoj/I",
+	"TVLWcnONkQslsGJFYIsaq7E6I0rOqe/RozjCpn5yPxQRuweKCNHjhXVYIp5RbKwAn5AdgEICuTuwl5LN",
+	"hLBmwDKfOEzyqZOwrNBqUs8nDkIMzOb+IcolMDtmusTyo4LP0URxESNpyZynvONANalCjwM88MtCCuvr",
+	"k2S0li7kB/cM5cSLjIy1+z1a3lRF352UQuRXtqTPq4rFVC/0t+ZipFcGJ1QKEd6ylS0NKN3Rox/okg4U",
+	"XIb16SSpyoTKJ3yGo3vmNGFdsrHAnHk6Ln7GnBKw2VIqw7IZ/7supV1lqWovNcppLPXDRj0nFNlX+sr7",
+	"qZZYaiDqCeGuPVaqKKG3zv28uEha1Wa2YtO6InR/4xadb0tyCiKluEavcSG0Q0ZBhhqOZaDOmuypWJrn",
+	"PJ7yt+tirtnqQxAfkeqfGKaXKqrFpczWdtQCtErYcGzM4woufahVYwNzMHg4NkMX/liR2reuJPl8vtNN",
+	"2U0NRBugcdz7A8QhTqtDcDih8bJQsYvLf/4xyNU/6UXpF6cKUYIK6rrIHtFSedRuWrInpu4N//n0nmnA",
+	"lfPm6ME5UTX62BXnvBFlLkeWmoT5LrFdlo10WYqRzQbO6YFsBKOaYCvLyRQ0jMyjk2eOP1AxR6Qkd1km",
+	"Ps4LrhDWOhuso8A6Xbt6O6/qer3c9LA9cGq6LPNb617meOmaCHYJFr4xjW9Ni76hkSP/vIslptbQm1Ll",
+	"94/8m7jT6BrwvXODAN90/tAy+MQCt3j+z2gFMGy3Ht3rheje8e3uvI2tAbftIbvo2rNwbd/C9z1q55N+",
+	"Ddugyiy5s3Z+28h2BRir0OLdENlkPDRYRMfJYdJDawj+3UtO4O8thZkYP3GMo5bD8gEtk8WXTf1X29QG",
+	"K/SoskKf3TZ4O/3p3wp0Qbxtkzvuk5MUmElzWlIDY97nrTWetF3wRQBWDuvdawmJc3FifTj5YMiligNq",
+	"x8+tfDnNeGHRo99Zz5j6cnj+NQ7PfmqOM9XEvLEdRWCqTaepwd4+WxP2E3kDhsNivi7tv9DcF5rbQnP3",
+	"9jCsKeKeRyeVMKiz2LttuW8a29idU3v97Keffvrp4M2bg2++oQLNHy+/3kBAq5zOkReNnGjHtwf0j8Pq",
+	"H41utcit1xxCi10mC4MyDfToyKHtlXzV5B2iys/KPUQKNmYYtIPv/5B8EXYKFknNVwqGfbaUKvpG5P7H",
+	"L411OQK5xZZSYSDCeeqqNA69VGRxOG8+WuVoxBrW7h8cdRL0DoFpUncxOBkIY8jFWKi8bh0NF9TQsBDW",
+	"rPsmyG3CWaGtSxKlOUcDMGBoo394MZp2ziofm1Zuar65t+smg/W4vDBUzDv0xd1kvWBuO3ZajNxJ0hpR",
+	"jOsF6vVQxFJSyBpmV0/pr9+3hXBeS2N3QblhchGW0iqxFEg+pbHrnSXEx5ClR3oSMIxNdwHdt9GviRvs",
+	"hppRQXsWkpoCvpTDhdVxxfJG1K12nmo4gq2twFIRpKAfdmNhOl3csQY/f4kl/SNiSfcTJnc6BT0REKLY",
+	"DtZ/sVXlOQ8+pSbNZ+3c7EcPX4zWfzkdaNOR+kkCeBWvQhDo7UG7zSyPrQQd2axOHFQhsxBWQYZ4vzDa",
+	"F1r+os/vis24CEwgzB3M2EuOBuWXIqOG5TKPwCooUKKVR6nbgD7fJYXWOmWE+zYkgbvi4h3rUeTDu1tk",
+	"0Te3vhdFMd2FIMvekKEEN7JvqsyeYGSv9b+7V4p9mG0Y3q5tEfNPgWsSVV+scbtyIYKuuMl2Elea6e8I",
+	"ATQ0JPYJMzXWF9BgPiGySg0KPwR0qP+6p/4BXKnwV2qwK1SuQ8XNPsQXgTPW12XF2g5ayeH+u8woVnJ4",
+	"EIw9rjaXa3vl6hfW/c/Lum+T1vtQNVonyu/10oMGYueDLgMjXomy6mZFdQhIimj8r8PZ6BKs7pIvM8Yt",
+	"Ozw+ODzuhhLpQZRDUIEHhFccnlTZGamKUwk2sWjYlOdM6QgU6CyG2RJjy5ZC2VS52s8s2CCZA4pAQ55Q",
+	"aOfChmLyCmlCj7BqKWccDogsc2blTJzVCjKs1tdVZQhi3WEaRCmMnLhgKrXWxM4VDdXmlGSxu+8myDGl",
+	"sR1FqhqQt0Ipkl9d8hAoUcam3m4kt3IHtGDce8xJtOCVCB/020Xc0q0oocz7pVj3VIRnNzRTP/pG3zJe",
+	"Q0Q8orR4QPVmj0kLbqh/1l/ZnXXrBrCzkOm9t3rvkdTxPkIqqcCfsKG0ssa50PjI9aLTY3a+0nylGb1l",
+	"CDz5z9pOsVzFo6CcxY1eqQw77vro3VBksutFORImVWNdFHrZTdVBvSPqwPdDDWkc1DXFtYoFcpzxa/Tc",
+	"eXeZNKli1TEOcgqkkJEWBRbiq2J3fDyJGUIJG8tXIUUPK6IYCLNSUHsnRTH8g/jwDqqUog2GYOoMIZAt",
+	"vFYo+nbwPtTmF7XQRdYRp0HRQbUa3hKzwKlmM56LyjlFTCgzMhdXWCaWJXVeAcvm3xJq1GrMY5vE3duf",
+	"0lg6RU83aspTPp8LhanuDY1zq16lRBKd+KTFg6mfMH9l41RH4/6tAXQGF2idi9e2YtveU1KZC2mGQUeb",
+	"XRt5tGRUX0zbVZ9E7aZNXrHBDC4Et9/rIm/iWjA5ynniiKSTsEzP4YiRSFB6qPMVuo23gLYkBBFdG6C/",
+	"vLHKF2KLZeQHgUSJKN2NrYK3wlFv6Rp8V9M4typx/999H7l3J98L2VzR5HJlPYrZUpmo8k/lLojuAFXJ",
+	"FVrdFGAsGmVMbVMCFPb6pvwPL2TOrdg3x8vXIPtq3s3upITmm0eAsKmqFzSDctXmReFcODPX/xoLU7DT",
+	"6Hqz0o3OWC6VK+pI6mO4y1qTR2kQ8xmjRiUwQSwUzOguXkG8lGK8MA2JWcLXaO9ZZL2vf/zRWAS4Vk6U",
+	"b5yAMOqd1qyvQL8rU93tZ+1MHv0RuhK5NdiG4RNF1mCLkfT2SG1ZO9r0kSqldiewmT9MDwWTQ5qlAzaI",
+	"TlS7ljzqnUi8sKIE/VVNEoLAlWqSqtD6orSheS/o8kEr29nEO1XrXbwTx5tqeFXhXTWAu22pukjUH+7T",
+	"3ceVgxN6js8YOgt5s4e9Xq/uvqVPPDRPFt63GdW/d5XBIzp9b8vERaSa0QLMkYtRqEkAGXnZ3DfgfK1r",
+	"ACL4u7KjNfQ7TGfF31LVBImXuIxaw7LzhZ3qUv7Kyf3zZ2pFcPnDX1++dRD6OEM8SHitEjVTa+et21us",
+	"Vh1ryndTllNCmkKUFAKoI3vi/N0rNuNSWS4VKGS3m6fkLxc/vMX7wEr56it68KuvyBr4SZeLoQO4PnCQ",
+	"1zOuRrwgB0KXvbJsNBWja0NOKkpQp4PmywKdbY4EAOZ4wm7cyfZxtOikmgRexIuVESacGteJlSt2/iph",
+	"5UKZWmtvyoubL4aFNFO0WXIui5VPIe6mKlVffXUZxBiV28x5yScln0+7X33FLpfaswJ/ROGdqCMkzGBX",
+	"SsZJP00VSNqlKG7c0SJmInLWg3Pd7w+aFJCkWeHAWvdSoDl3fFrBBS9KGCcZFvR1AkQERsTOHSCWHF0b",
+	"nIseu3blYGEorQ4IHj+URBu9JIh4VwiiBFuHHydLEXmVtCZVbZd2fTAq9Oh6KY0YBHALrN53OIvDVSMS",
+	"RqeCIU8VYcCg3cUVGUS8gpVugCRn1jWvwALuUnhEdax1MNS3hrU5+wop86uEbDQ9Zl8VYmK+6pwFVLDq",
+	"g4qFRYG/q/VCgJCVXgRLt7JNPECytJWZ2/Z4Hq6hDmpjqapsFf+awxP3lqVUhu6lMxC1FRb5BOwaIyqE",
+	"UxAaNlA1Z0tdXgsssgXujKvhbelSA19zSAnAYEYog1JgAamij/neAmnLnYOvtboRimTMV1+B4e0ErPsg",
+	"qq606sgb2tnXWlmh7MElwVqCBjNC3vX070aDvci+laLIwegFFkTPjvhMFF/jzECjFiX2Br/hxcLdsIY7",
+	"YNAHcL7WlQLLknmMCTMgTJiMtfuHTl3uJDGyClWFse24Kp0arkqXvdsJHICmvGbHpzg+ipiiSogDVBVE",
+	"hqsJZ+0sXiH363/RSjngVOYAMRKWYcE3/IMqvrOkwsig7XcoDQ5qg8hUMYMYHPAmrbosO+71MjYTXPni",
+	"IMIq8ClKbMbtyCEr5Hq0mIEkasMF2OGEcXTJYL4wjCsBZV4aA8xgDDsLP+DOMb3AkteSq4kA2wKBY+jD",
+	"5NjBLzn7PnxquLA4jKrFLggbT9EbwA3V7rlEKwJ2rXAcTjtddq7qkE7SsK+Utl/hQYf9GTDXJIGt9W9x",
+	"IK347IACSVmUWc0JMNbvtXtmxMtSYgb2GkwDmwoeyrSAo8IWgahPmBy7RSGELlS2nh3HHZv1mGXnB//H",
+	"+MGvrHfwgnXZFTvIEgoQKbGEF3bO2C8LbZGmpTPJSjHXqKECH3W4CdFJZkOdS+E550zCybMavv1X+Wfg",
+	"2N550s6O+0cZG4qVVnknmnX23cvLjIF+yclQLIwOrCH7/uX5N1lSuQAdTASWVONq4Ko75kmvIshUGNjq",
+	"bI0QC2mcyeu+qooVqUGFHAllRKTbvHl12Upai7JwupAZPH0KOjY5PLu6nDx1D5mncG8FStGqVKIY9K/V",
+	"7/a6PbgPXsPnsjVoHXV73SNK3JyihoigD5jKIba0byvGB6iISSVy9v3lm9esFCoXpesRUpuwT1MMq+vM",
+	"DDgG/uRGnDj4LVHr9X8FcUB0mypiE3rsmBOwC4PqGXX383C1cBQjGIW20ozmAorXWKM7umTGrgoPeSUK",
+	"I9Bd20mY0UiCugS9YzzGtCfcqTAXxLz5TthvYMXQCp1r2A1YtsNez2usDq/aio/26dTOinrZJ4JMjP6/",
+	"XI+AHTG4gXAn6ALuKP1QbSpdehpd83o0bwQ5wk3yW1LPpvlkn193KN4mjfgvvm8E5T3GVkpr8POHpOUA",
+	"U2Dc716t3Q9f4RiErfbAtD7AS54W8kb8up1s/WlG1liFrealHgljmMueAKJBLBjU1Iqaxu+JCkgEiQMM",
+	"4xL4vy25xbJk100mfjEBZTv9DBi0LRfFihm7GF1voabXOJM7yWldNYmoCp/Q12jvVctZEEooyraNZmG4",
+	"EYGAdhmirk3Zlg2OFpTDB3dvMUxVwe3YzGzX9s6ELeUOvvSGrntt8V2pZ8JOxcIwOHZMfAyqFmXUDgL3",
+	"IbUqSVW+cJ8kK0L+CkaZKFmpFy4XxbH+dsbxKFy5V5grqy0vsiRVa1eu/DuvqDUdqDzdbhe9Ks7sKxcK",
+	"nSbwfudLTMi8hHl8p+EGKxFx0sHFwPr68mma9RZCcmuyJ2eaF1yqOmv6D/b9y9fvWONs2fceTwQPjL/o",
+	"ByjyBIxOCpmS5RThK+FU8DnYJZ13U/Uf7PKndy+3fMuZZ6lqvPwbvPJPKUwsbSVTbeyf0lahR7yAfw9O",
+	"e6fwO33pT2kL3RatZFEWf0preFZp65YdH1Y+iQZeuk5XREwJcyKW9bq97nGdwf77LuJeEsHDqHpS3skv",
+	"ouWfBeLeyjOcktNdcZK5jYwDxvDDXCiQNqgLVbpapDosuWHDhSwsqQmw8sGvk6qwb64vJcIJ/nT+5nWX",
+	"fSsoqc3qqgXxRChBIgNUX4USVYmP80KXCMTZdJbdEO8nFvzEo5aNtCQDmmqqpBrrAVp9IMsHkStt5zE4",
+	"V9vWTCqaeO0I3POre9GN/36l1ewinMtYJ91FM+id2V+PEDFUHRqrOSGsgdo48KhDfAiGv1NxU8XZLwtQ",
+	"a32J0FK7zqWmy37wuKQsO+kdZayNJx3bU+LQMlJMeaoKzXM25AVXI+xmosCELPl4LEeVGruFmt7TLD+5",
+	"joHv/aw6Bn6BWnGXqF0krZPe0bb3hek9vQDtbiR+VPyGS8oZ2kUv8Bm5n2Zy03+KwvxX35vHNsG0ctQU",
+	"4/gk9mxxhnKWi7mdZozSzNv9g6NeEuzWo16HfIHhbtAH3piMzWRRSEc68FS/1+tFD8KfHZcqgyVlIz3D",
+	"PBlKcieNwy5K50gZRj0692hE56Az2jSjGzEgB4a7juSIYGQu12ZeSjWSc15QZpBvfASngb6EXhLf7sI5",
+	"OhDDg4/sABurxF4fNzrj8PNSRT10cJ0Rgdu9SirhM0Givv3YrR1dhOehC2zljKO0G9L2kdLgpQPn/0Hr",
+	"FQ4lpfNF/d2jXpSOH0S9Zr2aByvr4NBSVRUGBnUwwpWRBj75IvQRyt4LW64OzsdWlN4T003V14U2HsN0",
+	"pJVyflFj9dxnnsD4mzjBOdHtuwg2iCTZn3W+uicr+GUhR+sWB0Fh+l1xa78eJYzZBR6DffJJHw3ITEeo",
+	"NTjp9e7Bl9yC+SDtbT0WBzR6+3ieSuuztpTKkYg0+6wjHGWacS+JFhXPUgghV+0NN/tH/ha60bnfDvrh",
+	"x8PwYy/8dlTdeBR+PA4/Vg+fVDce3n5IWkrnmPdwenj04jhpzW8wIvs8OfoQDefeG+RSUraoDn4lUXoc",
+	"0wbtlh5/5nnY86R13N9D4LzjK5DQl1q/5uVE0HMndz/3ozKL+VyXVuRvRC75JShD8PDh4T4PO8sBBNxL",
+	"ZUGy4bMv7n72Uus3XK18fIQk6x5r80phMkHhUkJ2OXTMtWtaE6RJVTrsAgC45ZW09VtVydoAPrxV2L7D",
+	"sGyGjbybW5Fi74FKEi9ULkqWYQgpI6EUy8W40/SgElFrHZmqXEPfr2sz8SjMFN3l4QdS3ZxYcrExTFUh",
+	"CbXp++dMgd1ZeEnRRnW0s8vX7yJkT5zP33XQoA7p6+3P663NU7XR21yXcdtyh4ZGeb4YQiFnPOKiUT+i",
+	"JuHz0m3kG2oq8nDJ08gwXVAaM0FxWebSsl7MI0OjkM/bTfE2aWGwyafxrQ8RG5OimqGXPrztm005kPv6",
+	"kJ9/fuH4wNrne/Bpv/mfVZK6Y1Nf9XfSsudwiNwix+tbb0AaEvVqzfNv4xZwsYFZSeS4xnQtoC0Ve//j",
+	"65cX3Vkef/jOpktbq5D+oB2Yfsd+SvegulC71qwXRKUqVetFl3dagkXwb6MwfGLBDxK5QmXxWJ2iaqop",
+	"KXwfCX5iQUHqY4LZdpH/NTaqM77SC75AoCorvUCTi7KIXctX+F8WJdUjLWYd73Xndi0RLsNMuIyyWvDf",
+	"GC+aUmpOsaKgA0KioDw+i23AayHmLgzEwbKcEi5vl10I6nbATap2ZsmR/FoFYDTUCg5Y5isiB6zew3ZQ",
+	"S2LOllxaqSag5lhZMFeiRuUtRWHY9sa2rG2mTpD7pldR9fHsjNkllpDMhcboLGHQmFEphGJGzubFClvo",
+	"RgUhZHizt14Po4yF0UjMbZz3zW23eYqhve6A9Q9ON+ZKrfAyGspIdOHtr7H9bt9l63HLqAFvwg6j6owC",
+	"jpyxlQZ3dHDq7FYstYGdRKzVkrWpn+8pbLm6JscIpWrUmlacv8LaOjbUC5Un+BI+mrpmwENR6CVs/pQX",
+	"44BkHDkQzl9h/rqOUAlYm/IraB6oPFDBGEYdM/RayKo5bEKvrzwQ8GvOpPLlOrhocD4mwrIhx3Bkqvzb",
+	"aqm9G7ambz1LGnN1L9VoOV2zw8byY0w8PtOYzbV0eKuuSqzL8AS7TCiXxZEqWG7nM+d5XgpjsH2Td4nU",
+	"HSKU1+GAHWbSdpqUTmIU2D3vMSonl2tKBTA4Snl0IQC/i4gsBVt+TEkz569IKe3E4l9HXa23dGt+VLfK",
+	"SnTeJq72Zc1RQ2zTDZ2zcSmFys+QPLAX34UrAmkcsk/XpaKae8jjajfupQf299+tz9jX1KFE3beD5ENV",
+	"8s/Uu3RbYdTv07rUyaY7e5f2ar1L+xVZh+IkSmlv/XKy+t/e7Pn3vxyp59PLXt6zf73+9Zee6g2fF8/H",
+	"x3+ZHQ5PFj/99/PRm9PW3mQKBHoB39uiN+LhwW7eRFc1dHCqT0Pp7bQKHGu3lbRc+hh8/rUe8e3Qk45/",
+	"/vge42rVoOttmUh8N9DsRjzti9urevY9t+I1CZyHar57hqDOX/15YVY7FeULrK/h6+x4vQ9+pCeTYlzX",
+	"k1GF2xnwdgRVFepgE1M6lolzPiW+1Bp5RoLCTOVYF0yhH9KHPZlzShd9ecknmQNXwwZ3tQxw+skZWKmC",
+	"YZxh6BKUFdBBsGTk1fjgrVbi4A23oym2nwQVhWOiZwFKQHbUO3ZZXFVeFozA9adn7dFU8Dmb66KQqFi9",
+	"1ZXiroTIKUd0CR/YEiJ1OsKcl3wmLB7Tn3cspcy3VMp0sXlea4AJlq3E53ZiZVhd0N2HHb3KgY4awvJu",
+	"A1yWAhO8LKQomTdMaOXkuKY2GyuLgpH6uOQmjJj4UzXm2r5sYURp63naauA5Hx7kzdl/QXbx5jVeCyu0",
+	"81g4QXOGAJabREx+ATRsKOvPY0F077kmMOKj3vH2sfhIZKBrI9WI7DG3z8blXKydmQfOOGEL5T71kLk8",
+	"RKbQ9Hc/Avv7VttvwZL6DN6JsNp0AozlKjf7sNin4gY+uiNXOsPMOrztwNhS8FkWh6CfeI7lcDOyl3Dn",
+	"BaZ3Z1jHk6phqZdGuFShFbu4eOlMIuyIq4Azo2Hpi8YymTv+i4GCebFKFWZ+DZzbAAgXS0dkzrJe1hk4",
+	"u3Wk0S/DkQegaazOMHnFA+VksA8ZGuzRQlVJMDhNyqRVzn73fYVcTeq8WK0FQzCZJetnTf2fMUPID4DT",
+	"57GKxSXjo18nis3QJ4XKoy+6VSak1WLVGawBv9RmCN8L2QA0W5JxtHUU0BgV2jgfzDlWLbiLLvc3NGkb",
+	"iomkkH+04WQD+i1IFS4ZBoO4ohiSqjU90WzMy467QFVoYB6j7NUop2eCEur1gvSGeULyNHvNjT1ACsHC",
+	"jVC+gEshc6rc4EvWdgRmUoWpSw5Pa2YENozUCmsVfVpBZxBcBtE43aQ5VoatmO+4SHtBZIEdb7XXahwV",
+	"cJoCYRfR836S0p4xWFhLLjImczGba4t0f74xuwkq3iXiNhPOs9v4bF6sMleopbQbi69RCL5CGcr4WTs7",
+	"7vVS5XtdOhdB5nHFCBkazBaBbaS67G8O78IrIQg+glVGIz1zJR9KsDa27FaTrOM8gmvpGmCHddm5WjHf",
+	"mZXpMU3FUOpSqEipEmUoXgj0EGf5hBcgSVN56lKULgiaM6z4SdVL4BrhXvRbGVSyFnAw4t7jSOBmwDbd",
+	"MalCfwyzWl/NuFpduXuzhJ30otqbToIPVwuuGOWktrOT3lGq3GNXcJyzhPV7Sa+39jzFh9e8QUBVsHLo",
+	"X02V0ZRMy9lMqgWWL8LoSm7FlXMqZZ0zVgpbekZU8yE1qYLfIkECMyB2+8+mE+JBBJngQU85dZNGUPGR",
+	"kDfeXnV8jJiKccsj4bi5tLONY9WmUjxfULVNbayd1Wa14vgO8MYP+6Wwx4K2rj6up+OVN6I8uIBF8EKU",
+	"mwBIlTM+BPumlsOKRDNA/AA4PSBgeo6BDxgx9FSBMBmw39KWzNPWIN1wIKWtJHXeD7xO/mr8FQQ1TL7b",
+	"7d76D/TDB+AUR6/3N6eI9YOvQk8IvUlad3G4Opepj2emGDpMW4Ofu93uh/AdYkv7590S6dAaPzge9hCt",
+	"7z5JLBfETz6zQe++8u2iKHYqmMRCKiUAGDZrbxJhZy+lE2hteyTsO+mbC4x4UThNi2rBUbdDGL4qJlRx",
+	"ZOvDXalywA/UqN5HSPBOH2AB+S6Nq42rOiKPRGDzAyTdcsUKFMwwGOrMA/wZ/8L817qng7wbHVAvDMuO",
+	"ey9SBYO+IqgutOIRVioY8V32Fy1VvfZzu5SqyYEHhxDgi/8EzoEPX9zmn9Ft7pHK/kF+czqGd7rNT2pu",
+	"88P1aFDlNu+N+6OflofF97+80D+K5/wvw6Prd7+elP9rTu3/qOPZN5Nn09fy8O9/Xfz3p3Gb/6QXbMpv",
+	"PPwEtw0+c2BJzlf+e4qZ3ov9Hvpaq3EhCb3p9/I07/Ji8GuxYckjt290Ju8lagLM0lZHMlkX63BLjtuB",
+	"LZjBvzLW7nkvQmTgJ1FJA/Jbr6TOziKfBpABtd+P0yuD7zpVXlOlxErvSAj4lbQIwa5vyLHMlPhov8Vx",
+	"SuPQOmttW5xxj+F2bODifB7S4OVUYc/gSFA+MaGube7r++tS5LU01js0/iltCtpH7LCnEdWgSqjpVbYA",
+	"FjpVo8HMsXpZGT6CvDHInt5dUO7NlOj222wOqN/rVZ1zsSpm2wCRDJtHCC+JYO/hr9DXvo8oYLu6qX92",
+	"BzgS0js+afSE19sgTaWxulz9rmz1M/lsPQp+7ARdyyvDE7DO65J75I6TTxQxmkIMSaotyGapctBmzkbG",
+	"TmVDsYUzkD+wcrXgXBy8Uu7cfwnDVO0uvK6DOC8erBi5my9jN3yMlU7OuYGw2rO5NkYOC7wA5LVidilH",
+	"wmeQHfb6WYUWiH5f+nTXu26l2XCzUurPxPuCg21QOQxeqWbFnoDJYVWcLDh/9YQSwFDs+9TZJKQs0WAc",
+	"tg3F0LF3GfkQ2wuF0UDnua2cuoTtgjnxA+LSaIn4lWobuNMZObRLOCXY9A45vz2oEsbrwYIByemz1LQS",
+	"Z2t1Wh4OB/vt43RVwoYrwrEBOoJ/g/1CZBkvdPsHH9JBOpty4zK1cJJghSG8TJGLMsxAojPTeSTgm95e",
+	"AkFViCuYU7fDvtZzKbBeCDGPAqWgaUQZcujKrDvfBzgTeiUQSFJl9xuC5TE4HRcTw2VOAqTQ+SufF+cS",
+	"8A6wkJVxeTVcmFU2gJGfvwqVeoW2iJ7FxqUgrC85E6yNIPpoxCF9RO4+0A0DL8f0OaczdJrWlw4Cawp3",
+	"Wtr7AfnLcQMImc+B0sDy0/iPe/0Mhk2nH1t7isiDrMjrasxC5Gdw91FWLVlER0C6eP0Y32YWoymjCPja",
+	"1tVGi2hQuArO6UbQ0fnqiWGZYyXv4AI28QtQ49J03HurOo8zfEv4LTgBKrhdrzy6cpm/g3FNwFe480VU",
+	"7VhFFFxhie+IgPevG9tWk2sWUbMImJhiBtJsZPipjV1c26OYmONwQs2Yb7Tdgb17YfnPYL8/ID+xVtqC",
+	"VvbeBhusDqzM5yrK+IxehfU5Ewh6bDt7+OXfszTh38/j8KLmcTi6pSpTLEldnctQWnNnvcs/QYlLoDfg",
+	"ULuW496+rk9CeXX6vzcP2F1BW5OUwKfXUvgd6p2s17OjcoRWxx/FGfmFbXxhG1/Yxu/GNggwpDIVfC83",
+	"nwHTiS2jB3sn+vskDHNnvAvn9N0j3PetLocyz4X6nX3Lf9i061dkDyBB/bOkW9cQ8H/GI1l5ld7wa+H8",
+	"Knv5xyn3c3sw9mVc2O9N7kFULQ+nDRGzE1+XX2+zlqqXkm4UnHKo6DLiU6oVGctrTdiiOrjEQTCHSMp2",
+	"v5VH5G+IsaYqVe/xs+hSM3VX06DyXWDWIQ1Q5JSH5pxw5MtIlfcq9CLzkRzJpCOQ0yR4TMjYxVl5dOfU",
+	"JagGd5MDJtfVMlXekMr0bTIGaU7/lKHc3y93OgmRk7PKR+IUOrK9Q+HjOgX8zhz89+LHj/dk7+RBRJXb",
+	"2U+IyW1hOQ5YwYHBO4+/kR8Jedxj/NfgUDBwh7D/ZS7KVLV7Byd4Bl2R6bODfh//xgrHTh05DCErnGd4",
+	"Lkp4T5KqWtU8+9EIV5o6lZNpISdTG4aBSM4BFX1eihsplmyJyaDk09eLIme5dn7lTbguhxGtbIlcy4Ol",
+	"EOvzbHU3K3gtySIwj6oKFSr3dsoGyoer5HVQXkaqSeH6D0pFYNh6WYP62K31HR5Xat9h3E+1j7pe/b9+",
+	"Iy7J3rodLsxnBeq4e+ESpLMKBSdeqgrHqo7f4VXtxoZbEeYGKb67QDaqRrqREn+3Ubh1k5q2qX830EXS",
+	"OMPDrTNsuPnoPjcf3+fmk+abP9yX0LZbEBfyo+c0hujB8ZtmrvYFrONhodWXVV7/FmlRz81wW7Idu4Ma",
+	"E+3OIxkLkT8xrom3Yegr8HGJjP5fwyTQM11iKxujmdU5Xz0xmHDvOx52EqbEUhjLPNjlWqLJGsZmv9dJ",
+	"qkIKwqvwPctN1/WJyPmqqu9wIybtFa5YN5JUYS2km8sZ49UEHDj5eOF6zFKVDfaMchPCug7KKRny0XXC",
+	"5tzETrQnhmG2SoaFku69Z/430NkxUqtCCkyqEGh/i8x757bmDv0Xbl3bG2NLiVmfIXgk4dIqYdlPP/30",
+	"08GbNwfffJNtS7Ogh1p7exfw099wK5qyPwKGth+h2+uEwR7HWSAPS/uIsj6eRzkfR58n4yNuXio+Ov/Q",
+	"M/QPHcI++cMEm4QwePXruRyP5WhRWHJbTjTwaRj0lZd3zi86h8d6R/jQtVi9Ron34h6NKE+3dHTvJ0co",
+	"0I6xq/uzpJ+cbBFu81LP5jBDQs6w1JVsACpeXmUlUC0xfd83C3UdtrBU9eG+Uut8pdxakFjGt6kvbuAN",
+	"MCnr+ub93ELku9aH2w+39yNaODp3Z+QAM3movPqcCe73A01+6YqNHY3WWXAkHzwNr0uIp9jJbqecoDv9",
+	"svlMmh8vvybe4xk4ZrM79h2XqadqxoFlsREfgQ1BkEgh1w/eM5O5QgOlnX0NNx18rZUtdTGgnnujBN7x",
+	"8YBPxJ+yKGROrZ07rrVT1T4Jy3TXatylStWWIvfsqHfM3mrL3uhcjiXmqdcKzEKFO+aoYCMtk/m6em48",
+	"FhMcpM62bjWwykSd+zg+XKUxghRv1JPL8cbI1hCMqVQ/VCgOdb56ZIH5ieiPevzFUX44fD4+Fs8+Yb15",
+	"xHy/MNffn7nej7U2uq1IF3R8Yq0MvnaeN/lL5g448+f7bZawt7Uz7nxdG8xiW7X8+huPnvV6jb3Xmyv0",
+	"z5nlVUst7yLFSvHNev9HHJatQARv1852hT/gu8thWqRjEUtutgESnPl+aPfbknOqdkWP8b/AGv9xRHX9",
+	"nOwtm5/+Bmzxdk8RncHNGWv/ePl1Z5tsPkd7wqMCkP2EwPcgNtpKs7kQ19gfyfUS4NRbih6LMtfW7bFU",
+	"tYl39w96fValikbY/COtxnKCTTC1b7vROfPvdhgKCDCDleq8qNk2aPTRUHtZlwElY9Ya1sTxqmFCrT3v",
+	"wFur/gA16SOeqySxxHU27phaxkz1ojxjQ22nqG2sKl3jbqH/5xVaUnuI/g17LgGutyXSkdNLHxbr2G3h",
+	"fVFDvqgh/1xqCLZy/ZSayGCr7kGMRuNZdZyBICIqxmG+6Cdf9JM91vhzFQPRQXlsOdBn0oRqKgtH3GgF",
+	"h2YfpehOoD33ZqqUkHm2VQ1STCIOTTaPWjbQ00/I55qwbA6i+M2bb77JQEtxbmRiMzJPfGVCpRSlal0r",
+	"SphXrrboCfv7BcLg4NN+2DAr1J7a0WA7D8uNiI5QJMfmwMlLeNn/m//cO3jx4bfT2//8Inm/SN51yvys",
+	"5Y1/ZI72gwp8Z7hitfLHnYzsabVT2/vYqZzq8LD7LFVe+qpv1saiQZMlGJSlqkbjusO4ASF4OcFaeQRp",
+	"lwQqhemyn/QCLaJQ7lNVizNeaCUcFBrxNrxml5oSUoxmWiUeJHU51YUg6K0KDD5VEWKpr5fCxLEN0DXE",
+	"BHN+4JEuSzGymWvD55+xU7Fy6SjxFOF+4CFWZC5VRnzE3rp4vGaDVGX4g8vxc2AHtt5/IkaahPU2Uc9+",
+	"XKtUSUXFkG0qqnQt8jqJA6PHXaIlwv4z7mUIEwaTI6A1kaeKAN8oE9dncI0XVpjQgd9SVRkm+7g0nGwp",
+	"VeanjIVdBPRSMRUqsxvrcuQYy1KqUODnVzfB+jbsjuAk3rCg9B7YuifmbJ0K4nraa0FLhDv7NxSxIL1/",
+	"nLu1cBLRaYRurBLF7o3Ik1hP5IXRqaq2gsgn8wI68yFgd0TIe7BQlvJ3bCQOg1MeRLSnhIQ5GkIB7VUA",
+	"N9rMtaBm3A+tm6o3IMJdOfuUx5+grgWERRBlFcUvTNBvgf0Km8T8xWI4k07Sn9OE/lUE/kNTt2jh6glI",
+	"38kbAYfJ9ytB55EjiDj/yD9L0/HZSMhir8XKF5pEGme5QgZ52pTEdHqfhJn6Fn6W1Cwvr9d7Hfmz50Nx",
+	"lZrk6MSzGnwBsJJavyN3LvyiudPh/4z4I9Liet1HL9R9HN/RHmlrKcb2Yo7o2rNwDUtEkn4vutiPCkzc",
+	"axN8RXTPSbjFVZnQIOK3VLll7hXRxaNwbefIdpWeVPlqdzfVJP2sQek8Tg6THiqc8O9ecgJ/b8FbwrKV",
+	"0EEryl77gMrf4sum/qttaoOif1Qp+s+qFnjrTUcqvYS1gwni/LidZnbhC8E8v3B/b2UYd+d2Pg+Le1ot",
+	"6/NPYp/1kueb9tkjVvW4vqoPExO7K7RuRJlLVFOCiWiSUKshy5CA+TtbV3/cpMza4r4nFOE/mIcL9NZY",
+	"c9nPGqyY9Q7/FunJ/lZU2pPYmFrPEmXtOpTXRpdUaR1Gd1AwAqpXlosxIkojWktkf5hkm0VJBUTk0bCL",
+	"4VCXiuFbfBlWZPSg8p8q0KMLrSbC2MrYdIgfsauEMgzDDWBLGQt6nbMS0f6qbCI3lDE3CCazlKr54S6j",
+	"1vMTJm2qfNUTWQiMemw4jrDTgXdR7fa/vSNvPy/dF93kX043uaeADGdmG+hBzOX+bb2LtZXAiMndOSSI",
+	"pb+zZ/d7QW0NnQeRtSMPYsJ4gROj3oFYjGA6rgqT2hWm6q5+hbUe30nALOa+Z2gKa2FgTlhvljCpRsUC",
+	"GbGTE8KSnIJXEDO3U1nmTI8oDXUkUkXrEQrT6uW/KqfKCV9OEaCVkbUw3yczVXqpWKmXHfRrvYqdgdgd",
+	"EYugbL31UoZLHPxe5DRTvIjlK8jR0KzDlwrrG1EmyO0zOjxZl/3gk2Goy4eeGwTqrDxxcT/yQfg2NRxH",
+	"SDUJe0hiD5mzyJ2IDqOJMnd864WqDbximQAaRlArTKpBVwKBoMMdy+mqy86xM0WZb8KCHfZ6PS916xj1",
+	"DTLzfxxxvseXPaoAsLHh9GUFq+X8y0sU4wTKPa87RrwbqAdM9jZp7m1+OS2FqMNoOYjS5lc9S/r38SpV",
+	"C/I5e3NTg43dS1X15YgnhqQRRPNphdHSWKy2f8jt0UgabkZ4Dm6rv39rLq5CUkmqwzjR2G6lVgT6ew8d",
+	"9/b+lLLdpvxbFSvxp1Uahl+j2EgArEM+86Vm72E1e19PxeiacWeOTQidybGzjao8fE9502wQZBPNyoVi",
+	"3aejWf6UrzRfaUqZzCpjzsla47ojUUKlb0+jVaqWU24RFdGD+hGCJ+VWtLODA/g965wxsCMIvj+AC6C0",
+	"Q7Igbr0oQXufWjsfPH1a6BEvptrYwWnvtNcCXdPNbyNUabkVmPSJAnsEK2QGTLj6+NCOPCGsYFGreuSV",
+	"3EyY116a1rfCnERgSV3GOAmpCiiFxRK0G0SmWENRoEk6Q4r2aDMB8ju43ykoZhANI+Bc2mmpFxMKRJ6/",
+	"e5WwobBLAcJ+qV1RSKo0/ZkLUPgMthSrAbR2GTYFCkCkaLgvle+DTpCpqfKdz0ei0ifwGRn6hjnZjzgB",
+	"Ac/EUPSOElbBvAXFZTcaScQvqYmTbyNGrQrZjOegElgsBA3tgXz7s6GYSpU3wqNi5yPBc4e6iy1QEBu3",
+	"gjKlTfLAZnX0VES+aNrOVLUxG6wTf4DHUq3Lsu9ebjRcp1ZymW+25LtnVIU9m+1CapRDKBHNqbMItISw",
+	"CjX9dOD6lLnQagLDHIFSJpVTSV0KswMkjiqAcRdKqUZyzgtq4u11zPCWqk0VSjrfM/QCgV8xaU8ba9jX",
+	"736kKt6Kk5QLBWq5b+gR4JFB9+PFylCJJ9IfqYvEeO7uDM5tbc3obXLbsmHitg+6joXIB4xjx7c15Imc",
+	"ryjHnb6N6LmaF+QGqpqjCJdPUAWzEzYvNXDE4YqJj1O+MFbeCAeNWy9bcwxkKnOBlgJHHxXDvBnWxibj",
+	"3Fh2ikj5HefQwrpiNhRRrB8RJ4Yr3N8u+07zwgxYFrlGMta+I0EINtLYBN7C2YyXE0l2oB/DYSdx3rk2",
+	"Bv+BbUqFayMVewv3rvTCmTnOwfyW9Q+OEhbERuzN874813PeOwHbuPhEVWy4sA4gwp3I8LAbOS6YpeRZ",
+	"uyhVp8u+CblcGC3vH5wQv5IG51mx06UQ1wl7oxVstOBGCmM9Z3IUm4vS991JFXIDTzbY5IbS94xGKjKM",
+	"T0B/90H7kdZlLl0HUUamP1A6ETWBC4NizV2igTe+zxg31/gBSQjB2VYXLmVCTFw8G8hnzYvoDoQ33DfP",
+	"w0uVY9N+4glkQGmflaJ1IdVkgH2NFEhc4vs8l/jXvNRD9NG+K/UM1MGFYTNhSzkyiasb16MFtsrznkdE",
+	"KTyAVyA8TCnAepdqUhttMONM6/bD7f8fAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -100,7 +100,7 @@ func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObje
 		Valid:    plyErr == nil,
 		Plies:    g.Ply(),
 		Position: positionToAPI(g.Position()),
-		Result:   resultPtr(g.Result()),
+		Result:   resultIfOver(g.Result()),
 		Error:    plyErr,
 	}, nil
 }
