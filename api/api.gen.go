@@ -26,19 +26,19 @@ import (
 
 // Defines values for GameStatus.
 const (
-	Active   GameStatus = "active"
-	Finished GameStatus = "finished"
-	Waiting  GameStatus = "waiting"
+	GameStatusActive   GameStatus = "active"
+	GameStatusFinished GameStatus = "finished"
+	GameStatusWaiting  GameStatus = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the GameStatus enum.
 func (e GameStatus) Valid() bool {
 	switch e {
-	case Active:
+	case GameStatusActive:
 		return true
-	case Finished:
+	case GameStatusFinished:
 		return true
-	case Waiting:
+	case GameStatusWaiting:
 		return true
 	default:
 		return false
@@ -47,13 +47,13 @@ func (e GameStatus) Valid() bool {
 
 // Defines values for HealthStatus.
 const (
-	Ok HealthStatus = "ok"
+	HealthStatusOk HealthStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the HealthStatus enum.
 func (e HealthStatus) Valid() bool {
 	switch e {
-	case Ok:
+	case HealthStatusOk:
 		return true
 	default:
 		return false
@@ -62,25 +62,25 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for IllegalReason.
 const (
-	EmptyPit      IllegalReason = "empty_pit"
-	GameOver      IllegalReason = "game_over"
-	InfiniteRelay IllegalReason = "infinite_relay"
-	MustFeed      IllegalReason = "must_feed"
-	NotYourPit    IllegalReason = "not_your_pit"
+	IllegalReasonEmptyPit      IllegalReason = "empty_pit"
+	IllegalReasonGameOver      IllegalReason = "game_over"
+	IllegalReasonInfiniteRelay IllegalReason = "infinite_relay"
+	IllegalReasonMustFeed      IllegalReason = "must_feed"
+	IllegalReasonNotYourPit    IllegalReason = "not_your_pit"
 )
 
 // Valid indicates whether the value is a known member of the IllegalReason enum.
 func (e IllegalReason) Valid() bool {
 	switch e {
-	case EmptyPit:
+	case IllegalReasonEmptyPit:
 		return true
-	case GameOver:
+	case IllegalReasonGameOver:
 		return true
-	case InfiniteRelay:
+	case IllegalReasonInfiniteRelay:
 		return true
-	case MustFeed:
+	case IllegalReasonMustFeed:
 		return true
-	case NotYourPit:
+	case IllegalReasonNotYourPit:
 		return true
 	default:
 		return false
@@ -107,19 +107,19 @@ func (e OpponentType) Valid() bool {
 
 // Defines values for PuzzleGoal.
 const (
-	Defend     PuzzleGoal = "defend"
-	MaxCapture PuzzleGoal = "max_capture"
-	Win        PuzzleGoal = "win"
+	PuzzleGoalDefend     PuzzleGoal = "defend"
+	PuzzleGoalMaxCapture PuzzleGoal = "max_capture"
+	PuzzleGoalWin        PuzzleGoal = "win"
 )
 
 // Valid indicates whether the value is a known member of the PuzzleGoal enum.
 func (e PuzzleGoal) Valid() bool {
 	switch e {
-	case Defend:
+	case PuzzleGoalDefend:
 		return true
-	case MaxCapture:
+	case PuzzleGoalMaxCapture:
 		return true
-	case Win:
+	case PuzzleGoalWin:
 		return true
 	default:
 		return false
@@ -128,22 +128,22 @@ func (e PuzzleGoal) Valid() bool {
 
 // Defines values for ResultReason.
 const (
-	Majority    ResultReason = "majority"
-	NoMoves     ResultReason = "no_moves"
-	Repetition  ResultReason = "repetition"
-	Resignation ResultReason = "resignation"
+	ResultReasonMajority    ResultReason = "majority"
+	ResultReasonNoMoves     ResultReason = "no_moves"
+	ResultReasonRepetition  ResultReason = "repetition"
+	ResultReasonResignation ResultReason = "resignation"
 )
 
 // Valid indicates whether the value is a known member of the ResultReason enum.
 func (e ResultReason) Valid() bool {
 	switch e {
-	case Majority:
+	case ResultReasonMajority:
 		return true
-	case NoMoves:
+	case ResultReasonNoMoves:
 		return true
-	case Repetition:
+	case ResultReasonRepetition:
 		return true
-	case Resignation:
+	case ResultReasonResignation:
 		return true
 	default:
 		return false
@@ -173,16 +173,16 @@ func (e ResultWinner) Valid() bool {
 
 // Defines values for RulesCaptureSeed.
 const (
-	Left  RulesCaptureSeed = "left"
-	Taken RulesCaptureSeed = "taken"
+	RulesCaptureSeedLeft  RulesCaptureSeed = "left"
+	RulesCaptureSeedTaken RulesCaptureSeed = "taken"
 )
 
 // Valid indicates whether the value is a known member of the RulesCaptureSeed enum.
 func (e RulesCaptureSeed) Valid() bool {
 	switch e {
-	case Left:
+	case RulesCaptureSeedLeft:
 		return true
-	case Taken:
+	case RulesCaptureSeedTaken:
 		return true
 	default:
 		return false
@@ -191,16 +191,16 @@ func (e RulesCaptureSeed) Valid() bool {
 
 // Defines values for RulesLeftovers.
 const (
-	LastMover RulesLeftovers = "last_mover"
-	SideOwner RulesLeftovers = "side_owner"
+	RulesLeftoversLastMover RulesLeftovers = "last_mover"
+	RulesLeftoversSideOwner RulesLeftovers = "side_owner"
 )
 
 // Valid indicates whether the value is a known member of the RulesLeftovers enum.
 func (e RulesLeftovers) Valid() bool {
 	switch e {
-	case LastMover:
+	case RulesLeftoversLastMover:
 		return true
-	case SideOwner:
+	case RulesLeftoversSideOwner:
 		return true
 	default:
 		return false
@@ -5423,139 +5423,139 @@ var swaggerSpec = []string{
 	"ByjyBIxOCpmS5RThK+FU8DnYJZ13U/Uf7PKndy+3fMuZZ6lqvPwbvPJPKUwsbSVTbeyf0lahR7yAfw9O",
 	"e6fwO33pT2kL3RatZFEWf0preFZp65YdH1Y+iQZeuk5XREwJcyKW9bq97nGdwf77LuJeEsHDqHpS3skv",
 	"ouWfBeLeyjOcktNdcZK5jYwDxvDDXCiQNqgLVbpapDosuWHDhSwsqQmw8sGvk6qwb64vJcIJ/nT+5nWX",
-	"fSsoqc3qqgXxRChBIgNUX4USVYmP80KXCMTZdJbdEO8nFvzEo5aNtCQDmmqqpBrrAVp9IMsHkStt5zE4",
-	"V9vWTCqaeO0I3POre9GN/36l1ewinMtYJ91FM+id2V+PEDFUHRqrOSGsgdo48KhDfAiGv1NxU8XZLwtQ",
-	"a32J0FK7zqWmy37wuKQsO+kdZayNJx3bU+LQMlJMeaoKzXM25AVXI+xmosCELPl4LEeVGruFmt7TLD+5",
-	"joHv/aw6Bn6BWnGXqF0krZPe0bb3hek9vQDtbiR+VPyGS8oZ2kUv8Bm5n2Zy03+KwvxX35vHNsG0ctQU",
-	"4/gk9mxxhnKWi7mdZozSzNv9g6NeEuzWo16HfIHhbtAH3piMzWRRSEc68FS/1+tFD8KfHZcqgyVlIz3D",
-	"PBlKcieNwy5K50gZRj0692hE56Az2jSjGzEgB4a7juSIYGQu12ZeSjWSc15QZpBvfASngb6EXhLf7sI5",
-	"OhDDg4/sABurxF4fNzrj8PNSRT10cJ0Rgdu9SirhM0Givv3YrR1dhOehC2zljKO0G9L2kdLgpQPn/0Hr",
-	"FQ4lpfNF/d2jXpSOH0S9Zr2aByvr4NBSVRUGBnUwwpWRBj75IvQRyt4LW64OzsdWlN4T003V14U2HsN0",
-	"pJVyflFj9dxnnsD4mzjBOdHtuwg2iCTZn3W+uicr+GUhR+sWB0Fh+l1xa78eJYzZBR6DffJJHw3ITEeo",
-	"NTjp9e7Bl9yC+SDtbT0WBzR6+3ieSuuztpTKkYg0+6wjHGWacS+JFhXPUgghV+0NN/tH/ha60bnfDvrh",
-	"x8PwYy/8dlTdeBR+PA4/Vg+fVDce3n5IWkrnmPdwenj04jhpzW8wIvs8OfoQDefeG+RSUraoDn4lUXoc",
-	"0wbtlh5/5nnY86R13N9D4LzjK5DQl1q/5uVE0HMndz/3ozKL+VyXVuRvRC75JShD8PDh4T4PO8sBBNxL",
-	"ZUGy4bMv7n72Uus3XK18fIQk6x5r80phMkHhUkJ2OXTMtWtaE6RJVTrsAgC45ZW09VtVydoAPrxV2L7D",
-	"sGyGjbybW5Fi74FKEi9ULkqWYQgpI6EUy8W40/SgElFrHZmqXEPfr2sz8SjMFN3l4QdS3ZxYcrExTFUh",
-	"CbXp++dMgd1ZeEnRRnW0s8vX7yJkT5zP33XQoA7p6+3P663NU7XR21yXcdtyh4ZGeb4YQiFnPOKiUT+i",
-	"JuHz0m3kG2oq8nDJ08gwXVAaM0FxWebSsl7MI0OjkM/bTfE2aWGwyafxrQ8RG5OimqGXPrztm005kPv6",
-	"kJ9/fuH4wNrne/Bpv/mfVZK6Y1Nf9XfSsudwiNwix+tbb0AaEvVqzfNv4xZwsYFZSeS4xnQtoC0Ve//j",
-	"65cX3Vkef/jOpktbq5D+oB2Yfsd+SvegulC71qwXRKUqVetFl3dagkXwb6MwfGLBDxK5QmXxWJ2iaqop",
-	"KXwfCX5iQUHqY4LZdpH/NTaqM77SC75AoCorvUCTi7KIXctX+F8WJdUjLWYd73Xndi0RLsNMuIyyWvDf",
-	"GC+aUmpOsaKgA0KioDw+i23AayHmLgzEwbKcEi5vl10I6nbATap2ZsmR/FoFYDTUCg5Y5isiB6zew3ZQ",
-	"S2LOllxaqSag5lhZMFeiRuUtRWHY9sa2rG2mTpD7pldR9fHsjNkllpDMhcboLGHQmFEphGJGzubFClvo",
-	"RgUhZHizt14Po4yF0UjMbZz3zW23eYqhve6A9Q9ON+ZKrfAyGspIdOHtr7H9bt9l63HLqAFvwg6j6owC",
-	"jpyxlQZ3dHDq7FYstYGdRKzVkrWpn+8pbLm6JscIpWrUmlacv8LaOjbUC5Un+BI+mrpmwENR6CVs/pQX",
-	"44BkHDkQzl9h/rqOUAlYm/IraB6oPFDBGEYdM/RayKo5bEKvrzwQ8GvOpPLlOrhocD4mwrIhx3Bkqvzb",
-	"aqm9G7ambz1LGnN1L9VoOV2zw8byY0w8PtOYzbV0eKuuSqzL8AS7TCiXxZEqWG7nM+d5XgpjsH2Td4nU",
-	"HSKU1+GAHWbSdpqUTmIU2D3vMSonl2tKBTA4Snl0IQC/i4gsBVt+TEkz569IKe3E4l9HXa23dGt+VLfK",
-	"SnTeJq72Zc1RQ2zTDZ2zcSmFys+QPLAX34UrAmkcsk/XpaKae8jjajfupQf299+tz9jX1KFE3beD5ENV",
-	"8s/Uu3RbYdTv07rUyaY7e5f2ar1L+xVZh+IkSmlv/XKy+t/e7Pn3vxyp59PLXt6zf73+9Zee6g2fF8/H",
-	"x3+ZHQ5PFj/99/PRm9PW3mQKBHoB39uiN+LhwW7eRFc1dHCqT0Pp7bQKHGu3lbRc+hh8/rUe8e3Qk45/",
-	"/vge42rVoOttmUh8N9DsRjzti9urevY9t+I1CZyHar57hqDOX/15YVY7FeULrK/h6+x4vQ9+pCeTYlzX",
-	"k1GF2xnwdgRVFepgE1M6lolzPiW+1Bp5RoLCTOVYF0yhH9KHPZlzShd9ecknmQNXwwZ3tQxw+skZWKmC",
-	"YZxh6BKUFdBBsGTk1fjgrVbi4A23oym2nwQVhWOiZwFKQHbUO3ZZXFVeFozA9adn7dFU8Dmb66KQqFi9",
-	"1ZXiroTIKUd0CR/YEiJ1OsKcl3wmLB7Tn3cspcy3VMp0sXlea4AJlq3E53ZiZVhd0N2HHb3KgY4awvJu",
-	"A1yWAhO8LKQomTdMaOXkuKY2GyuLgpH6uOQmjJj4UzXm2r5sYURp63naauA5Hx7kzdl/QXbx5jVeCyu0",
-	"81g4QXOGAJabREx+ATRsKOvPY0F077kmMOKj3vH2sfhIZKBrI9WI7DG3z8blXKydmQfOOGEL5T71kLk8",
-	"RKbQ9Hc/Avv7VttvwZL6DN6JsNp0AozlKjf7sNin4gY+uiNXOsPMOrztwNhS8FkWh6CfeI7lcDOyl3Dn",
-	"BaZ3Z1jHk6phqZdGuFShFbu4eOlMIuyIq4Azo2Hpi8YymTv+i4GCebFKFWZ+DZzbAAgXS0dkzrJe1hk4",
-	"u3Wk0S/DkQegaazOMHnFA+VksA8ZGuzRQlVJMDhNyqRVzn73fYVcTeq8WK0FQzCZJetnTf2fMUPID4DT",
-	"57GKxSXjo18nis3QJ4XKoy+6VSak1WLVGawBv9RmCN8L2QA0W5JxtHUU0BgV2jgfzDlWLbiLLvc3NGkb",
-	"iomkkH+04WQD+i1IFS4ZBoO4ohiSqjU90WzMy467QFVoYB6j7NUop2eCEur1gvSGeULyNHvNjT1ACsHC",
-	"jVC+gEshc6rc4EvWdgRmUoWpSw5Pa2YENozUCmsVfVpBZxBcBtE43aQ5VoatmO+4SHtBZIEdb7XXahwV",
-	"cJoCYRfR836S0p4xWFhLLjImczGba4t0f74xuwkq3iXiNhPOs9v4bF6sMleopbQbi69RCL5CGcr4WTs7",
-	"7vVS5XtdOhdB5nHFCBkazBaBbaS67G8O78IrIQg+glVGIz1zJR9KsDa27FaTrOM8gmvpGmCHddm5WjHf",
-	"mZXpMU3FUOpSqEipEmUoXgj0EGf5hBcgSVN56lKULgiaM6z4SdVL4BrhXvRbGVSyFnAw4t7jSOBmwDbd",
-	"MalCfwyzWl/NuFpduXuzhJ30otqbToIPVwuuGOWktrOT3lGq3GNXcJyzhPV7Sa+39jzFh9e8QUBVsHLo",
-	"X02V0ZRMy9lMqgWWL8LoSm7FlXMqZZ0zVgpbekZU8yE1qYLfIkECMyB2+8+mE+JBBJngQU85dZNGUPGR",
-	"kDfeXnV8jJiKccsj4bi5tLONY9WmUjxfULVNbayd1Wa14vgO8MYP+6Wwx4K2rj6up+OVN6I8uIBF8EKU",
-	"mwBIlTM+BPumlsOKRDNA/AA4PSBgeo6BDxgx9FSBMBmw39KWzNPWIN1wIKWtJHXeD7xO/mr8FQQ1TL7b",
-	"7d76D/TDB+AUR6/3N6eI9YOvQk8IvUlad3G4Opepj2emGDpMW4Ofu93uh/AdYkv7590S6dAaPzge9hCt",
-	"7z5JLBfETz6zQe++8u2iKHYqmMRCKiUAGDZrbxJhZy+lE2hteyTsO+mbC4x4UThNi2rBUbdDGL4qJlRx",
-	"ZOvDXalywA/UqN5HSPBOH2AB+S6Nq42rOiKPRGDzAyTdcsUKFMwwGOrMA/wZ/8L817qng7wbHVAvDMuO",
-	"ey9SBYO+IqgutOIRVioY8V32Fy1VvfZzu5SqyYEHhxDgi/8EzoEPX9zmn9Ft7pHK/kF+czqGd7rNT2pu",
-	"88P1aFDlNu+N+6OflofF97+80D+K5/wvw6Prd7+elP9rTu3/qOPZN5Nn09fy8O9/Xfz3p3Gb/6QXbMpv",
-	"PPwEtw0+c2BJzlf+e4qZ3ov9Hvpaq3EhCb3p9/I07/Ji8GuxYckjt290Ju8lagLM0lZHMlkX63BLjtuB",
-	"LZjBvzLW7nkvQmTgJ1FJA/Jbr6TOziKfBpABtd+P0yuD7zpVXlOlxErvSAj4lbQIwa5vyLHMlPhov8Vx",
-	"SuPQOmttW5xxj+F2bODifB7S4OVUYc/gSFA+MaGube7r++tS5LU01js0/iltCtpH7LCnEdWgSqjpVbYA",
-	"FjpVo8HMsXpZGT6CvDHInt5dUO7NlOj222wOqN/rVZ1zsSpm2wCRDJtHCC+JYO/hr9DXvo8oYLu6qX92",
-	"BzgS0js+afSE19sgTaWxulz9rmz1M/lsPQp+7ARdyyvDE7DO65J75I6TTxQxmkIMSaotyGapctBmzkbG",
-	"TmVDsYUzkD+wcrXgXBy8Uu7cfwnDVO0uvK6DOC8erBi5my9jN3yMlU7OuYGw2rO5NkYOC7wA5LVidilH",
-	"wmeQHfb6WYUWiH5f+nTXu26l2XCzUurPxPuCg21QOQxeqWbFnoDJYVWcLDh/9YQSwFDs+9TZJKQs0WAc",
-	"tg3F0LF3GfkQ2wuF0UDnua2cuoTtgjnxA+LSaIn4lWobuNMZObRLOCXY9A45vz2oEsbrwYIByemz1LQS",
-	"Z2t1Wh4OB/vt43RVwoYrwrEBOoJ/g/1CZBkvdPsHH9JBOpty4zK1cJJghSG8TJGLMsxAojPTeSTgm95e",
-	"AkFViCuYU7fDvtZzKbBeCDGPAqWgaUQZcujKrDvfBzgTeiUQSFJl9xuC5TE4HRcTw2VOAqTQ+SufF+cS",
-	"8A6wkJVxeTVcmFU2gJGfvwqVeoW2iJ7FxqUgrC85E6yNIPpoxCF9RO4+0A0DL8f0OaczdJrWlw4Cawp3",
-	"Wtr7AfnLcQMImc+B0sDy0/iPe/0Mhk2nH1t7isiDrMjrasxC5Gdw91FWLVlER0C6eP0Y32YWoymjCPja",
-	"1tVGi2hQuArO6UbQ0fnqiWGZYyXv4AI28QtQ49J03HurOo8zfEv4LTgBKrhdrzy6cpm/g3FNwFe480VU",
-	"7VhFFFxhie+IgPevG9tWk2sWUbMImJhiBtJsZPipjV1c26OYmONwQs2Yb7Tdgb17YfnPYL8/ID+xVtqC",
-	"VvbeBhusDqzM5yrK+IxehfU5Ewh6bDt7+OXfszTh38/j8KLmcTi6pSpTLEldnctQWnNnvcs/QYlLoDfg",
-	"ULuW496+rk9CeXX6vzcP2F1BW5OUwKfXUvgd6p2s17OjcoRWxx/FGfmFbXxhG1/Yxu/GNggwpDIVfC83",
-	"nwHTiS2jB3sn+vskDHNnvAvn9N0j3PetLocyz4X6nX3Lf9i061dkDyBB/bOkW9cQ8H/GI1l5ld7wa+H8",
-	"Knv5xyn3c3sw9mVc2O9N7kFULQ+nDRGzE1+XX2+zlqqXkm4UnHKo6DLiU6oVGctrTdiiOrjEQTCHSMp2",
-	"v5VH5G+IsaYqVe/xs+hSM3VX06DyXWDWIQ1Q5JSH5pxw5MtIlfcq9CLzkRzJpCOQ0yR4TMjYxVl5dOfU",
-	"JagGd5MDJtfVMlXekMr0bTIGaU7/lKHc3y93OgmRk7PKR+IUOrK9Q+HjOgX8zhz89+LHj/dk7+RBRJXb",
-	"2U+IyW1hOQ5YwYHBO4+/kR8Jedxj/NfgUDBwh7D/ZS7KVLV7Byd4Bl2R6bODfh//xgrHTh05DCErnGd4",
-	"Lkp4T5KqWtU8+9EIV5o6lZNpISdTG4aBSM4BFX1eihsplmyJyaDk09eLIme5dn7lTbguhxGtbIlcy4Ol",
-	"EOvzbHU3K3gtySIwj6oKFSr3dsoGyoer5HVQXkaqSeH6D0pFYNh6WYP62K31HR5Xat9h3E+1j7pe/b9+",
-	"Iy7J3rodLsxnBeq4e+ESpLMKBSdeqgrHqo7f4VXtxoZbEeYGKb67QDaqRrqREn+3Ubh1k5q2qX830EXS",
-	"OMPDrTNsuPnoPjcf3+fmk+abP9yX0LZbEBfyo+c0hujB8ZtmrvYFrONhodWXVV7/FmlRz81wW7Idu4Ma",
-	"E+3OIxkLkT8xrom3Yegr8HGJjP5fwyTQM11iKxujmdU5Xz0xmHDvOx52EqbEUhjLPNjlWqLJGsZmv9dJ",
-	"qkIKwqvwPctN1/WJyPmqqu9wIybtFa5YN5JUYS2km8sZ49UEHDj5eOF6zFKVDfaMchPCug7KKRny0XXC",
-	"5tzETrQnhmG2SoaFku69Z/430NkxUqtCCkyqEGh/i8x757bmDv0Xbl3bG2NLiVmfIXgk4dIqYdlPP/30",
-	"08GbNwfffJNtS7Ogh1p7exfw099wK5qyPwKGth+h2+uEwR7HWSAPS/uIsj6eRzkfR58n4yNuXio+Ov/Q",
-	"M/QPHcI++cMEm4QwePXruRyP5WhRWHJbTjTwaRj0lZd3zi86h8d6R/jQtVi9Ron34h6NKE+3dHTvJ0co",
-	"0I6xq/uzpJ+cbBFu81LP5jBDQs6w1JVsACpeXmUlUC0xfd83C3UdtrBU9eG+Uut8pdxakFjGt6kvbuAN",
-	"MCnr+ub93ELku9aH2w+39yNaODp3Z+QAM3movPqcCe73A01+6YqNHY3WWXAkHzwNr0uIp9jJbqecoDv9",
-	"svlMmh8vvybe4xk4ZrM79h2XqadqxoFlsREfgQ1BkEgh1w/eM5O5QgOlnX0NNx18rZUtdTGgnnujBN7x",
-	"8YBPxJ+yKGROrZ07rrVT1T4Jy3TXatylStWWIvfsqHfM3mrL3uhcjiXmqdcKzEKFO+aoYCMtk/m6em48",
-	"FhMcpM62bjWwykSd+zg+XKUxghRv1JPL8cbI1hCMqVQ/VCgOdb56ZIH5ieiPevzFUX44fD4+Fs8+Yb15",
-	"xHy/MNffn7nej7U2uq1IF3R8Yq0MvnaeN/lL5g448+f7bZawt7Uz7nxdG8xiW7X8+huPnvV6jb3Xmyv0",
-	"z5nlVUst7yLFSvHNev9HHJatQARv1852hT/gu8thWqRjEUtutgESnPl+aPfbknOqdkWP8b/AGv9xRHX9",
-	"nOwtm5/+Bmzxdk8RncHNGWv/ePl1Z5tsPkd7wqMCkP2EwPcgNtpKs7kQ19gfyfUS4NRbih6LMtfW7bFU",
-	"tYl39w96fValikbY/COtxnKCTTC1b7vROfPvdhgKCDCDleq8qNk2aPTRUHtZlwElY9Ya1sTxqmFCrT3v",
-	"wFur/gA16SOeqySxxHU27phaxkz1ojxjQ22nqG2sKl3jbqH/5xVaUnuI/g17LgGutyXSkdNLHxbr2G3h",
-	"fVFDvqgh/1xqCLZy/ZSayGCr7kGMRuNZdZyBICIqxmG+6Cdf9JM91vhzFQPRQXlsOdBn0oRqKgtH3GgF",
-	"h2YfpehOoD33ZqqUkHm2VQ1STCIOTTaPWjbQ00/I55qwbA6i+M2bb77JQEtxbmRiMzJPfGVCpRSlal0r",
-	"SphXrrboCfv7BcLg4NN+2DAr1J7a0WA7D8uNiI5QJMfmwMlLeNn/m//cO3jx4bfT2//8Inm/SN51yvys",
-	"5Y1/ZI72gwp8Z7hitfLHnYzsabVT2/vYqZzq8LD7LFVe+qpv1saiQZMlGJSlqkbjusO4ASF4OcFaeQRp",
-	"lwQqhemyn/QCLaJQ7lNVizNeaCUcFBrxNrxml5oSUoxmWiUeJHU51YUg6K0KDD5VEWKpr5fCxLEN0DXE",
-	"BHN+4JEuSzGymWvD55+xU7Fy6SjxFOF+4CFWZC5VRnzE3rp4vGaDVGX4g8vxc2AHtt5/IkaahPU2Uc9+",
-	"XKtUSUXFkG0qqnQt8jqJA6PHXaIlwv4z7mUIEwaTI6A1kaeKAN8oE9dncI0XVpjQgd9SVRkm+7g0nGwp",
-	"VeanjIVdBPRSMRUqsxvrcuQYy1KqUODnVzfB+jbsjuAk3rCg9B7YuifmbJ0K4nraa0FLhDv7NxSxIL1/",
-	"nLu1cBLRaYRurBLF7o3Ik1hP5IXRqaq2gsgn8wI68yFgd0TIe7BQlvJ3bCQOg1MeRLSnhIQ5GkIB7VUA",
-	"N9rMtaBm3A+tm6o3IMJdOfuUx5+grgWERRBlFcUvTNBvgf0Km8T8xWI4k07Sn9OE/lUE/kNTt2jh6glI",
-	"38kbAYfJ9ytB55EjiDj/yD9L0/HZSMhir8XKF5pEGme5QgZ52pTEdHqfhJn6Fn6W1Cwvr9d7Hfmz50Nx",
-	"lZrk6MSzGnwBsJJavyN3LvyiudPh/4z4I9Liet1HL9R9HN/RHmlrKcb2Yo7o2rNwDUtEkn4vutiPCkzc",
-	"axN8RXTPSbjFVZnQIOK3VLll7hXRxaNwbefIdpWeVPlqdzfVJP2sQek8Tg6THiqc8O9ecgJ/b8FbwrKV",
-	"0EEryl77gMrf4sum/qttaoOif1Qp+s+qFnjrTUcqvYS1gwni/LidZnbhC8E8v3B/b2UYd+d2Pg+Le1ot",
-	"6/NPYp/1kueb9tkjVvW4vqoPExO7K7RuRJlLVFOCiWiSUKshy5CA+TtbV3/cpMza4r4nFOE/mIcL9NZY",
-	"c9nPGqyY9Q7/FunJ/lZU2pPYmFrPEmXtOpTXRpdUaR1Gd1AwAqpXlosxIkojWktkf5hkm0VJBUTk0bCL",
-	"4VCXiuFbfBlWZPSg8p8q0KMLrSbC2MrYdIgfsauEMgzDDWBLGQt6nbMS0f6qbCI3lDE3CCazlKr54S6j",
-	"1vMTJm2qfNUTWQiMemw4jrDTgXdR7fa/vSNvPy/dF93kX043uaeADGdmG+hBzOX+bb2LtZXAiMndOSSI",
-	"pb+zZ/d7QW0NnQeRtSMPYsJ4gROj3oFYjGA6rgqT2hWm6q5+hbUe30nALOa+Z2gKa2FgTlhvljCpRsUC",
-	"GbGTE8KSnIJXEDO3U1nmTI8oDXUkUkXrEQrT6uW/KqfKCV9OEaCVkbUw3yczVXqpWKmXHfRrvYqdgdgd",
-	"EYugbL31UoZLHPxe5DRTvIjlK8jR0KzDlwrrG1EmyO0zOjxZl/3gk2Goy4eeGwTqrDxxcT/yQfg2NRxH",
-	"SDUJe0hiD5mzyJ2IDqOJMnd864WqDbximQAaRlArTKpBVwKBoMMdy+mqy86xM0WZb8KCHfZ6PS916xj1",
-	"DTLzfxxxvseXPaoAsLHh9GUFq+X8y0sU4wTKPa87RrwbqAdM9jZp7m1+OS2FqMNoOYjS5lc9S/r38SpV",
-	"C/I5e3NTg43dS1X15YgnhqQRRPNphdHSWKy2f8jt0UgabkZ4Dm6rv39rLq5CUkmqwzjR2G6lVgT6ew8d",
-	"9/b+lLLdpvxbFSvxp1Uahl+j2EgArEM+86Vm72E1e19PxeiacWeOTQidybGzjao8fE9502wQZBPNyoVi",
-	"3aejWf6UrzRfaUqZzCpjzsla47ojUUKlb0+jVaqWU24RFdGD+hGCJ+VWtLODA/g965wxsCMIvj+AC6C0",
-	"Q7Igbr0oQXufWjsfPH1a6BEvptrYwWnvtNcCXdPNbyNUabkVmPSJAnsEK2QGTLj6+NCOPCGsYFGreuSV",
-	"3EyY116a1rfCnERgSV3GOAmpCiiFxRK0G0SmWENRoEk6Q4r2aDMB8ju43ykoZhANI+Bc2mmpFxMKRJ6/",
-	"e5WwobBLAcJ+qV1RSKo0/ZkLUPgMthSrAbR2GTYFCkCkaLgvle+DTpCpqfKdz0ei0ifwGRn6hjnZjzgB",
-	"Ac/EUPSOElbBvAXFZTcaScQvqYmTbyNGrQrZjOegElgsBA3tgXz7s6GYSpU3wqNi5yPBc4e6iy1QEBu3",
-	"gjKlTfLAZnX0VES+aNrOVLUxG6wTf4DHUq3Lsu9ebjRcp1ZymW+25LtnVIU9m+1CapRDKBHNqbMItISw",
-	"CjX9dOD6lLnQagLDHIFSJpVTSV0KswMkjiqAcRdKqUZyzgtq4u11zPCWqk0VSjrfM/QCgV8xaU8ba9jX",
-	"736kKt6Kk5QLBWq5b+gR4JFB9+PFylCJJ9IfqYvEeO7uDM5tbc3obXLbsmHitg+6joXIB4xjx7c15Imc",
-	"ryjHnb6N6LmaF+QGqpqjCJdPUAWzEzYvNXDE4YqJj1O+MFbeCAeNWy9bcwxkKnOBlgJHHxXDvBnWxibj",
-	"3Fh2ikj5HefQwrpiNhRRrB8RJ4Yr3N8u+07zwgxYFrlGMta+I0EINtLYBN7C2YyXE0l2oB/DYSdx3rk2",
-	"Bv+BbUqFayMVewv3rvTCmTnOwfyW9Q+OEhbERuzN874813PeOwHbuPhEVWy4sA4gwp3I8LAbOS6YpeRZ",
-	"uyhVp8u+CblcGC3vH5wQv5IG51mx06UQ1wl7oxVstOBGCmM9Z3IUm4vS991JFXIDTzbY5IbS94xGKjKM",
-	"T0B/90H7kdZlLl0HUUamP1A6ETWBC4NizV2igTe+zxg31/gBSQjB2VYXLmVCTFw8G8hnzYvoDoQ33DfP",
-	"w0uVY9N+4glkQGmflaJ1IdVkgH2NFEhc4vs8l/jXvNRD9NG+K/UM1MGFYTNhSzkyiasb16MFtsrznkdE",
-	"KTyAVyA8TCnAepdqUhttMONM6/bD7f8fAAD//w==",
+	"fSsoqc3qqgXxRChBIgNUX4USVYmP80KXCMTZdJbdEO8nFvzEI8eq96Q1KIoNamFNKDT7o8kVvqFxbFlS",
+	"qWhd6t7eew9q3dXZSFl+CJXes4u0LmOtdRdVof9mf01DxGB2aM7mhMEGiuXA4xLxITceUMKkirNfFqD4",
+	"+iKipXa9TU2X/eCRS1l20jvKWBt5ATawxKFlpLryVBWa52zIC65G2O9EgZFZ8vFYjipFdwu9vadZfnIt",
+	"BN/7WbUQ/AI16y5R/0haJ72jbe8L03t6AfrfSPyo+A2XlFW0i17gM3I/3eWm/xTF/a++e49tAnLlqEvG",
+	"EUzs6uJM6SwXczvNGCWit/sHR70kWLZHvQ55C8PdoDG8MRmbyaKQjnTgqX6v14sehD87LpkGi85GeoaZ",
+	"NJQGTzqJXZTO1TKMunju0arOgWu0aUY3YkAuDncdyRHhylw2zryUaiTnvKDcId8aCU4DfQn9KL4hhnOF",
+	"IMoHH9kBtl6J/UJudMYh7KWKuuzgOiNGt3uVVMLnikSd/bGfOzoRz0Of2MpdR4k5ZA8gpcFLB85DhPYt",
+	"HEpK+Is6wEfdKh0/iLrRekUQVtYBpqWqKh0MCmOEPCMNfPJF6DSUvRe2XB2cj60ova+mm6qvC208yulI",
+	"K+U8p8bquc9NgfE3cYJzott3EbAQybo/63x1T1bwy0KO1m0SAsv0u+LWfj2OGLMLPAb7ZJw+GrKZjlBr",
+	"cNLr3YMvuQXzYdzberQOaPT28TyV1mdtKZUjEWn2WUc4yjTjXhItKp6lEGSuGiBudpj8LfSrc78d9MOP",
+	"h+HHXvjtqLrxKPx4HH6sHj6pbjy8/ZC0lM4xM+L08OjFcdKa32DM9nly9CEazr03yCWtbFEd/Eqi9Dim",
+	"DdotPf7M87DnSeu4v4fAecdXIKEvtX7Ny4mg507ufu5HZRbzuS6tyN+IXPJLUIbg4cPDfR52tgUIuJfK",
+	"gmTDZ1/c/eyl1m+4WvkICknWPdbmlcJ0g8Iljexy+Zhr19YmSJOquNiFCHDLK2nrt6qStQGeeKuwfYeB",
+	"2wxbfTc3K8XuBJUkXqhclCzDIFNGQimWi3Ev6kElotZ6NlXZiL6j12ZqUpgpOtTDD6S6ObHkomeYzEIS",
+	"ajM6wJkCy7TwkqKN6mhnVzTAxdCeuKiA67FBPdTXG6TXm5+naqP7uS7jxuYOL40ygTHIQu56RE6jjkVN",
+	"wuel28g31Hbk4ZKnkWG6sDXmiuKyzKVlvZhHhlYin7ff4m3SwnCUT/RbHyK2LkU1Qy99ANy3o3Iw+PUh",
+	"P//8wvGB1dH34NN+8z+rJHXHpr7q76Rlz+EQuUWO17feojSk8tXa69/GTeJiA7OSyHEV6lrIWyr2/sfX",
+	"Ly+6szz+8J1tmbbWKf1BezT9jh2X7kF1obqtWS+Iilmq5owuM7UEi+DfRmH4xIIfJHKF2+LRPEXVdlNS",
+	"gD8S/MSCgtTHFLTtIv9rbGVnfC0YfIFgV1Z6gSYX5Rm7prDwvyxKu0dazDreL8/tWqpchrlyGeW94L8x",
+	"ojSl5J1iRWEJBE1BeXwW24DXQsxdoIiDZTkl5N4uuxDUD4GbVO3MoyP5tQrQaagVHLDM10wOWL3L7aCW",
+	"5pwtubRSTUDNsbJgroiNCmCKwrDtrW9Z20ydIPdtsaL65NkZs0ssMpkLjfFbQqkxo1IIxYyczYsVNtmN",
+	"SkbI8GZvvR5GOQ2jkZjbODOc227zFEMD3gHrH5xuzJWa5WU0lJHowttfY4Pevsvn45ZRi96EHUb1GwUc",
+	"OWMrDe7o4NTZrViMAzuJaKwla1PH31PYcnVNjhFK5qi1tTh/hdV3bKgXKk/wJXw0de2Ch6LQS9j8KS/G",
+	"Aes4ciCcv8IMdx3hFrA2ZWDQPFB5oJIyjEtm6LWQVfvYhF5feSDg15xJ5Qt6cNHgfEyEZUOOActU+bfV",
+	"kn83bE3fnJY05upequJyumaHjeXHmHh8LjKba+kQWV0dWZfhCXa5Ui7PI1Ww3M6rzvO8FMZggyfvEqk7",
+	"RCjzw0E/zKTtNCmdxCiwv95jVE4u15QKYHCUFOmCBH4XEXsKtvyY0mrOX5FS2onFv476Xm/p5/yofpaV",
+	"6LxNXHXMmqOG2KYbOmfjUgqVnyF5YLe+C1cm0jhkn9BLZTf3kMfVbtxLD+zvv1ufsfOpw5G6b4/Jh6rk",
+	"n6m76bbSqd+nuamTTXd2N+3Vupv2K7IO5UuU9N765WT1v73Z8+9/OVLPp5e9vGf/ev3rLz3VGz4vno+P",
+	"/zI7HJ4sfvrv56M3p629yRQI9AK+t0VvxMOD/b6Jrmr44VTBhtLbaRU41m4rabkEM/j8az3i28EpHf/8",
+	"8T2G1qpB1xs3kfhuoNmNSO0Xt1f17HtuxWsSOA/VfPcMQZ2/+vPCrHYqyhdYgcPX2fF6p/xITybFuK4n",
+	"owq3MyTuCKoq5cE2p3QsE+d8SnwxNvKMBIWZyrFymEI/pA97MueUUPrykk8yB7+GLfBqOeL0kzOwUgXD",
+	"OMPQJSgroINgUcmr8cFbrcTBG25HU2xQCSoKx1TQApSA7Kh37PK8qswtGIHrYM/ao6ngczbXRSFRsXqr",
+	"K8VdCZFTFukSPrAlROp0hDkv+UxYPKY/71hKmW+ppelie73WAFMwW4nP/sTasbqguw87epUDHTXkAroN",
+	"cHkMTPCykKJk3jChlZPjmtpsrCwKRurjkpswYuJP1Zhr+7KFEaWt52mrged8eJA3Z/8F2cWb13gtrNDO",
+	"Y+EEzRlCXG4SMfkF0LChvECPFtG955rAiI96x9vH4iORga6NVCOyx9w+G5d2sXZmHjjjhC2U+9RD5vIQ",
+	"mULT3/0I7O9bbb8FS+ozeCfCatMJMJar3OzDYp+KG/jojmzqDHPv8LYDY0vBZ1kcgn7iOZZD1shewp0X",
+	"mACeYaVPqoalXhrhkolW7OLipTOJsGeuAs6MhqUvK8tk7vgvBgrmxSpVmBs2cG4DIFwsLpE5y3pZZ+Ds",
+	"1pFGvwxHHoCmsTrD5BUPpZPBPmRosEcLVSXB4DQp11Y5+913HnJVq/NitRYMwWSWrJ81dYgewKf8ADh9",
+	"HutcXLo++nWi2Ax9Uqg8+qJbZcJiLVadwRo0TG2G8L2QDUCzJRlHW0cBjVGhjfPBnGNdg7vosoNDG7eh",
+	"mEgK+UcbTjag34JU4ZJhMIgriiGpWlsUzca87LgLVKcG5jHKXo1yeiYo5V4vSG+YJyRPs9fc2AOkECzt",
+	"CAUOuBQyp9oOvmRtR2AmVZi65BC3ZkZgS0mtsJrRpxV0BsFlEI3TTZpj7diK+Z6MtBdEFtgTV3utxlEB",
+	"pykQuhE97ycp7RmDhbXkImMyF7O5tkj35xuzm6DiXSKyMyFBu43P5sUqc6VcSrux+CqG4CuUodCftbPj",
+	"Xi9VvhumcxFkHnmMsKPBbBHYaKrL/uYQMbwSgvAkWIc00jNXFKIEa2NTbzXJOs4juJauAXZYl52rFfO9",
+	"W5ke01QMpS6FmpUqUYbihUAPcZZPeAGSNBWwLkXpgqA5w5qgVL0ErhHuRb+VQSVrAQcj7k6OBG4GbNMd",
+	"kyr0xzCr9dWMq9WVuzdL2Ekvqs7pJPhwteCKUdZqOzvpHaXKPXYFxzlLWL+X9Hprz1N8eM0bBFQFK4f+",
+	"1VQZTem2nM2kWmCBI4yu5FZcOadS1jljpbClZ0Q1H1KTKvgtEiQwA2K3/2w6IR5EkAkeFpVTv2mEHR8J",
+	"eePtVcfHiKkYtzwSjptLO9s4Vm0q1vMlV9vUxtpZbVYrju+Ad/ywX5J7LGjr6uN6Ol55I8qDC1gEL0S5",
+	"CZBVOeNDsG9qid5INANEGIDTAwKm5xj4gBFDTxUIkwH7LW3JPG0N0g0HUtpKUuf9wOvkr8ZfQVDD5Lvd",
+	"7q3/QD98AE5x9Hp/c4poQPgq9ITQm6R1F4erc5n6eGaKocO0Nfi52+1+CN8htrR/RjeRDq3xg+NhD9H6",
+	"7pPEckH85DMb9O4r3y6KYqeCSSykUgKAYbP2JhF29lI6gda2R8K+k779wIgXhdO0qFocdTsE6qtiQhVH",
+	"tj7clSoHDUGt7H2EBO/0ARaQ79K46rmqZ/JIBDY/QNItV6xAwQyDod49wJ/xL8x/rXs6yLvRAfXCsOy4",
+	"9yJVMOgrAvNCKx6Bp4IR32V/0VLVq0O3S6maHHhwCAG++E/gHPjwxW3+Gd3mHsvsH+Q3p2N4p9v8pOY2",
+	"P1yPBlVu8964P/ppeVh8/8sL/aN4zv8yPLp+9+tJ+b/m1P6POp59M3k2fS0P//7XxX9/Grf5T3rBpvzG",
+	"A1Rw2+AzB5bkfOW/p5jpvdjvoa+1GheS8J1+L0/zLi8GvxYbljxy+0Zn8l6iJgAxbXUkk3WxDsjkuB3Y",
+	"ghn8K2PtnvciRAZ+EpU0IL/1SursLPJpABlQg/44vTL4rlPlNVVKrPSOhIBwSYsQ7PqGHMtMiY/2Wxyn",
+	"NA7Ps9bYxRn3GG7HFi/O5yENXk4VdhWOBOUTEyrf5h4BoC5FXktjvUPjn9KmoH3EHnwacQ+qhJpeZQtg",
+	"oVM1Gswcq9df4iPIG4Ps6d0F9t5MiW6/zeaA+r1e1VsXq2K2DRDJsHmE8JIIGB/+Cp3v+4gTtqvf+md3",
+	"gCMhveOTRk94vVHSVBqry9XvylY/k8/W4+THTtC1vDI8Aeu8LrlH7jj5RBHFKcSQpNqCfZYqB37mbGTs",
+	"ZTYUWzgD+QMrVwvOxQEw5c79lzBM1e7C6zqIBOPhjJG7+UJ3w8dY6eScGwi8PZtrY+SwwAtAXitml3Ik",
+	"fAbZYa+fVXiC6PelT3e961aaDTcrpf5MvC842AaVw+CValbsCbocVsXJgvNXTygBDMW+T51NQsoSDcah",
+	"31AMHbubkQ+xvVAYDXSe28qpS+gvmBM/IC6NlohfqbaBO52RQ7uEU4JN75Dz28MuYbweLBiQnD5LTStx",
+	"tlan5QFzsCM/TlclbLgipBugI/g32C9ElvFCt3/wIR2ksyk3LlMLJwlWGALQFLkowwwkOjOdRwK+6e0l",
+	"EFSFuII5dTvsaz2XAuuFEBUpUAqaRpQhh67MuvN9gDOhVwKBJFV2vyHgHoPTcTExXOYkgA6dv/J5cS4B",
+	"7wALWRmXV8OFWWUDGPn5q1CpV2iL+FpsXApCA5MzwdoIs49GHNJH5O4D3TDwckyfczpDp2l96SCwpnCn",
+	"pb0fkL8cN4Cw+xxsDSw/jf+4189g2HT6sfmniDzIiryuxixEfgZ3H2XVkkV0BKSL14/xbWYxmjKKgK9t",
+	"XW20iBeFq+CcbgQuna+eGJY5VvIOLmCbvwBGLk3Hvbeq8zjDt4TfghOgAuT1yqMrl/k7GNcEjYU7X0TV",
+	"jlVEwRWW+J4JeP+6sW01uWYRV4ugiylmIM1Ghp/a2MW1PYqJOQ4n1Iz5Rtsd2LsXlv8M9vsD8hNrpS1o",
+	"Ze9tsMHqwMp8rqKMz+hVWJ8zwaTHtrMHaP49SxP+/TwOL2oeh6NbqjLFktTVuQylNXfWu/wTlLgEegMO",
+	"tWs57u3r+iSUV6f/e/OA3RW0NUkJfHothd/h4sl6PTsqR2h1/FGckV/Yxhe28YVt/G5sgwBDKlPBd3vz",
+	"GTCd2DJ6sHeiv0/CMHfGu3BO3z3Cfd/qcijzXKjf2bf8h027fkX2ABLUP0u6dQ0j/2c8kpVX6Q2/Fs6v",
+	"spd/nHI/twdjX8aF/d7kHkTV8nDaEFM78XX59UZsqXop6UbBKYeKLiOCpVqRsbzWpi2qg0scSHOIpGz3",
+	"W3nM/oYYa6pS9R4/iy41U3c1DSrfBWYd0gBFTnlozglHvoxUea9CLzIfyZFMOgI5TYLHhIxdnJXHf05d",
+	"gmpwNznocl0tU+UNqUzfJmOQ5vRPGcr9/XKnkxA5Oat8JE6hI9s7FD6uU8DvzMF/L378eE/2Th5EVLmd",
+	"/YSY3BaW44AVHFy88/gb+ZGwyX0XgBocCgbusDFAmYsyVe3ewQmeQVdk+uyg38e/scKxU0cOQ8gK5xme",
+	"ixLek6SqVjXPfjTClaZO5WRayMnUhmEg1nPATZ+X4kaKJVtiMij59PWiyFmunV95E67LoUgrWyLX8mAp",
+	"xPo8W93NCl5LsgjMo6pChcq9nbKB8uEqeR2Ul5FqUrgOhVIRXLZe1qA+dmt9h8eV2ncYd1zto65X/6/f",
+	"iEuyt26HC/NZgTruXrgE6axCwYmXqsKxquN3eFW7sSVXhLlBiu8ukI2q1W6kxN9tFG7dpKZt6t8NdJE0",
+	"zvBw6wwbbj66z83H97n5pPnmD/cltO0WxIX86DmNIXpw/KaZq30B63hYaPVllde/RVrUczPclmzH7qDW",
+	"RbvzSMZC5E+Ma/NtGPoKfFwio//XMAn0TJfY7MZoZnXOV08MJtz7noidhCmxFMYyD3a5lmiyhrHZ73WS",
+	"qpCC8Cp8V3PTdZ0kcr6q6jvciEl7hSvWjSRVWAvp5nLGeDUBB18+XrgutFRlg12l3ISwroNySoZ8dJ2w",
+	"OTexE+2JYZitkmGhpHvvmf8NdHaM1KqQApMqhOLfIvPeua25Q/+FW9f2xthSYtZnCB5JuLRKWPbTTz/9",
+	"dPDmzcE332Tb0izoodbe3gX89Dfciqbsj4Cy7Ufo9jphsMdxFsjD0j6irI/nUc7H0efJ+Ijbm4qPzj/0",
+	"DP1Dh7BP/jDBJiEMXv16LsdjOVoUltyWEw18GgZ95eWd84vO4bHeET50LVavUeK9uEerytMtPd/7yREK",
+	"tGPs+/4s6ScnW4TbvNSzOcyQkDMs9S0bgIqXV1kJVEtM3/ftRF0PLixVfbiv1DpfKbcWJJbxjeyLG3gD",
+	"TMq6zno/txD5rvXh9sPt/YgWjs7dGTnATB4qrz5ngvv9QJNfumJjR6N1FhzJB0/D6xLiKfa62ykn6E6/",
+	"bD6T5sfLr4n3eAaO2eyOfcdl6qmacWBZbMRHYEMQJFLI9YP3zGSu0EBpZ1/DTQdfa2VLXQyoK98ogXd8",
+	"POAT8acsCplT8+eOa/5UNVjCMt21GnepUrWlyD076h2zt9qyNzqXY4l56rUCs1Dhjjkq2GrLZL6unhuP",
+	"xQQHqbOtnw2sMlHnPo4PV2mMIMUb9eRyvDGyNQRjKtUPFYpDna8eWWB+IvqjHn9xlB8On4+PxbNPWG8e",
+	"Md8vzPX3Z673Y62NbivSBR2fWCuDr53nTf6SuQPO/Pl+myXsbe2MO1/XBrPYVi2//sajZ71eY3f25gr9",
+	"c2Z51XTLu0ixUnyz3v8Rh2UrEMHbtbNd4Q/4/nOYFulYxJKbbYAEZ75j2v225JyqXdFj/C+wxn8cUV0/",
+	"J3vL5qe/AVu83VNEZ3Bzxto/Xn7d2Sabz9Ge8KgAZD8h8D2IjbbSbC7ENXZQcr0EOHWfoseizLV1eyxV",
+	"beLd/YNen1WpohE2/0irsZxgm0zt2250zvy7HYYCAsxgpTovarYNGn001F7WZUDJmLWGNXG8aphQa+A7",
+	"8NaqP0BN+ojnKkkscZ2NO6amMlO9KM/YUNspahurSte4W+j/eYWW1B6if8OeS4DrbYl05PTSh8U6dlt4",
+	"X9SQL2rIP5cags1eP6UmMtiqexCj0XhWHWcgiIiKcZgv+skX/WSPNf5cxUB0UB5bDvSZNKGaysIRN1rB",
+	"odlHKboTaM+9mSolZJ5tVYMUk4hDk82jlg309BPyuSYsm4MofvPmm28y0FKcG5nYjMwTX5lQKUWpWteK",
+	"EuaVqy16wv5+gTA4+LQfNswKtad2NNjOw3IjoiMUybE5cPISXvb/5j/3Dl58+O309j+/SN4vknedMj9r",
+	"eeMfmaP9oALfGa5YrfxxJyN7Wu3U9j52Kqc6POxPS5WXvuqbtbFo0GQJBmWpqtG47jBuQAheTrBWHkHa",
+	"JYFKYbrsJ71AiyiU+1TV4owXWgkHhUa8Da/ZpaaEFKOZVokHSV1OdSEIeqsCg09VhFjq66UwcWwDdA0x",
+	"wZwfeKTLUoxs5trw+WfsVKxcOko8RbgfeIgVmUuVER+x+y4er9kgVRn+4HL8HNiBrfefiJEmYb1N1NUf",
+	"1ypVUlExZJuKKl2LvE7iwOhxl2iJsP+MexnChMHkCGhN5KkiwDfKxPUZXOOFFSb06LdUVYbJPi4NJ1tK",
+	"lfkpY2EXAb1UTIXK7Ma6HDnGspQqFPj51U2wvg27IziJNywovQe27ok5W6eCuJ72WtAS4c7+DUUsSO8f",
+	"524tnER0GqEbq0SxeyPyJNYTeWF0qqqtIPLJvIDOfAjYHRHyHiyUpfwdG4nD4JQHEe0pIWGOhlBAexXA",
+	"jTZzTaoZ90PrpuoNiHBXzj7l8SeoawFhEURZRfELE/RbYL/CJjF/sRjOpJP05zShfxWB/9DULVq4egLS",
+	"d/JGwGHy/UrQeeQIIs4/8s/SdHw2ErLYa7HyhSaRxlmukEGeNiUxnd4nYaa+hZ8lNcvL6/VeR/7s+VBc",
+	"pSY5OvGsBl8ArKTW78idC79o7nT4PyP+iLS4XvfRC3Ufx3e0R9pairG9mCO69ixcwxKRpN+LLvajAhP3",
+	"2gRfEd1zEm5xVSY0iPgtVW6Ze0V08Shc2zmyXaUnVb7a3U01ST9rUDqPk8Okhwon/LuXnMDfW/CWsGwl",
+	"dNCKstc+oPK3+LKp/2qb2qDoH1WK/rOqBd5605FKL2HtYII4P26nmV34QjDPL9zfWxnG3bmdz8PinlbL",
+	"+vyT2Ge95PmmffaIVT2ur+rDxMTuCq0bUeYS1ZRgIpok1GrIMiRg/s7W1R83KbO2uO8JRfgP5uECvTXW",
+	"XPazBitmvcO/RXqyvxWV9iQ2ptazRFm7DuW10SVVWofRHRSMgOqV5WKMiNKI1hLZHybZZlFSARF5NOxi",
+	"ONSlYvgWX4YVGT2o/KcK9OhCq4kwtjI2HeJH7CqhDMNwA9hSxoJe56xEtL8qm8gNZcwNgskspWp+uMuo",
+	"9fyESZsqX/VEFgKjHhuOI+x04F1Uu/1v78jbz0v3RTf5l9NN7ikgw5nZBnoQc7l/W+9ibSUwYnJ3Dgli",
+	"6e/s2f1eUFtD50Fk7ciDmDBe4MSodyAWI5iOq8KkdoWpuqtfYa3HdxIwi7nvGZrCWhiYE9abJUyqUbFA",
+	"RuzkhLAkp+AVxMztVJY50yNKQx2JVNF6hMK0evmvyqlywpdTBGhlZC3M98lMlV4qVuplB/1ar2JnIHZH",
+	"xCIoW2+9lOESB78XOc0UL2L5CnI0NOvwpcL6RpQJcvuMDk/WZT/4ZBjq8qHnBoE6K09c3I98EL5NDccR",
+	"Uk3CHpLYQ+Yscieiw2iizB3feqFqA69YJoCGEdQKk2rQlUAg6HDHcrrqsnPsTFHmm7Bgh71ez0vdOkZ9",
+	"g8z8H0ec7/FljyoAbGw4fVnBajn/8hLFOIFyz+uOEe8G6gGTvU2ae5tfTksh6jBaDqK0+VXPkv59vErV",
+	"gnzO3tzUYGP3UlV9OeKJIWkE0XxaYbQ0FqvtH3J7NJKGmxGeg9vq79+ai6uQVJLqME40tlupFYH+3kPH",
+	"vb0/pWy3Kf9WxUr8aZWG4dcoNhIA65DPfKnZe1jN3tdTMbpm3JljE0JncuxsoyoP31PeNBsE2USzcqFY",
+	"9+lolj/lK81XmlIms8qYc7LWuO5IlFDp29NolarllFtERfSgfoTgSbkV7ezgAH7POmcM7AiC7w/gAijt",
+	"kCyIWy9K0N6n1s4HT58WesSLqTZ2cNo77bVA13Tz2whVWm4FJn2iwB7BCpkBE64+PrQjTwgrWNSqHnkl",
+	"NxPmtZem9a0wJxFYUpcxTkKqAkphsQTtBpEp1lAUaJLOkKI92kyA/A7udwqKGUTDCDiXdlrqxYQCkefv",
+	"XiVsKOxSgLBfalcUkipNf+YCFD6DLcVqAK1dhk2BAhApGu5L5fugE2Rqqnzn85Go9Al8Roa+YU72I05A",
+	"wDMxFL2jhFUwb0Fx2Y1GEvFLauLk24hRq0I24zmoBBYLQUN7IN/+bCimUuWN8KjY+Ujw3KHuYgsUxMat",
+	"oExpkzywWR09FZEvmrYzVW3MBuvEH+CxVOuy7LuXGw3XqZVc5pst+e4ZVWHPZruQGuUQSkRz6iwCLSGs",
+	"Qk0/Hbg+ZS60msAwR6CUSeVUUpfC7ACJowpg3IVSqpGc84KaeHsdM7ylalOFks73DL1A4FdM2tPGGvb1",
+	"ux+pirfiJOVCgVruG3oEeGTQ/XixMlTiifRH6iIxnrs7g3NbWzN6m9y2bJi47YOuYyHyAePY8W0NeSLn",
+	"K8pxp28jeq7mBbmBquYowuUTVMHshM1LDRxxuGLi45QvjJU3wkHj1svWHAOZylygpcDRR8Uwb4a1sck4",
+	"N5adIlJ+xzm0sK6YDUUU60fEieEK97fLvtO8MAOWRa6RjLXvSBCCjTQ2gbdwNuPlRJId6Mdw2Emcd66N",
+	"wX9gm1Lh2kjF3sK9K71wZo5zML9l/YOjhAWxEXvzvC/P9Zz3TsA2Lj5RFRsurAOIcCcyPOxGjgtmKXnW",
+	"LkrV6bJvQi4XRsv7ByfEr6TBeVbsdCnEdcLeaAUbLbiRwljPmRzF5qL0fXdShdzAkw02uaH0PaORigzj",
+	"E9DffdB+pHWZS9dBlJHpD5RORE3gwqBYc5do4I3vM8bNNX5AEkJwttWFS5kQExfPBvJZ8yK6A+EN983z",
+	"8FLl2LSfeAIZUNpnpWhdSDUZYF8jBRKX+D7PJf41L/UQfbTvSj0DdXBh2EzYUo5M4urG9WiBrfK85xFR",
+	"Cg/gFQgPUwqw3qWa1EYbzDjTuv1w+/8HAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
