@@ -2231,14 +2231,12 @@ type ClientInterface interface {
 	// count:
 	//
 	// - `joined` (id `0`): the second seat was taken; data is a
-	//   `GameJoinedEvent` (#/components/schemas/GameJoinedEvent), the
-	//   `Game` as it stands when the event is sent.
+	//   `GameJoinedEvent` (schema in components), the `Game` as it stands
+	//   when the event is sent.
 	// - `move` (id: the ply after the move, so `1` for the first move):
-	//   data is a `GameMoveEvent` (#/components/schemas/GameMoveEvent), a
-	//   `GameMove` with its full outcome.
+	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 	// - `end` (id: the game's last ply): the game ended; data is a
-	//   `GameEndEvent` (#/components/schemas/GameEndEvent), the finished
-	//   `Game`. The stream then closes.
+	//   `GameEndEvent`, the finished `Game`. The stream then closes.
 	//
 	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
 	// of an event stream a schema, so the three are components of their
@@ -2843,14 +2841,12 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 // count:
 //
 //   - `joined` (id `0`): the second seat was taken; data is a
-//     `GameJoinedEvent` (#/components/schemas/GameJoinedEvent), the
-//     `Game` as it stands when the event is sent.
+//     `GameJoinedEvent` (schema in components), the `Game` as it stands
+//     when the event is sent.
 //   - `move` (id: the ply after the move, so `1` for the first move):
-//     data is a `GameMoveEvent` (#/components/schemas/GameMoveEvent), a
-//     `GameMove` with its full outcome.
+//     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 //   - `end` (id: the game's last ply): the game ended; data is a
-//     `GameEndEvent` (#/components/schemas/GameEndEvent), the finished
-//     `Game`. The stream then closes.
+//     `GameEndEvent`, the finished `Game`. The stream then closes.
 //
 // Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
 // of an event stream a schema, so the three are components of their
@@ -4767,14 +4763,12 @@ type ClientWithResponsesInterface interface {
 	// count:
 	//
 	// - `joined` (id `0`): the second seat was taken; data is a
-	//   `GameJoinedEvent` (#/components/schemas/GameJoinedEvent), the
-	//   `Game` as it stands when the event is sent.
+	//   `GameJoinedEvent` (schema in components), the `Game` as it stands
+	//   when the event is sent.
 	// - `move` (id: the ply after the move, so `1` for the first move):
-	//   data is a `GameMoveEvent` (#/components/schemas/GameMoveEvent), a
-	//   `GameMove` with its full outcome.
+	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 	// - `end` (id: the game's last ply): the game ended; data is a
-	//   `GameEndEvent` (#/components/schemas/GameEndEvent), the finished
-	//   `Game`. The stream then closes.
+	//   `GameEndEvent`, the finished `Game`. The stream then closes.
 	//
 	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
 	// of an event stream a schema, so the three are components of their
@@ -7642,14 +7636,12 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 // count:
 //
 //   - `joined` (id `0`): the second seat was taken; data is a
-//     `GameJoinedEvent` (#/components/schemas/GameJoinedEvent), the
-//     `Game` as it stands when the event is sent.
+//     `GameJoinedEvent` (schema in components), the `Game` as it stands
+//     when the event is sent.
 //   - `move` (id: the ply after the move, so `1` for the first move):
-//     data is a `GameMoveEvent` (#/components/schemas/GameMoveEvent), a
-//     `GameMove` with its full outcome.
+//     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 //   - `end` (id: the game's last ply): the game ended; data is a
-//     `GameEndEvent` (#/components/schemas/GameEndEvent), the finished
-//     `Game`. The stream then closes.
+//     `GameEndEvent`, the finished `Game`. The stream then closes.
 //
 // Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
 // of an event stream a schema, so the three are components of their
