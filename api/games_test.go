@@ -781,6 +781,18 @@ func TestGamesHTTPEvents(t *testing.T) {
 	if res.comments < 1 {
 		t.Fatalf("no heartbeat in 0.2 s idle at 30 ms")
 	}
+	// Each event's data is what the document's component for it says.
+	schemas := loadSpecFile(t).Components.Schemas
+	for _, e := range res.events {
+		name := map[string]string{"joined": "GameJoinedEvent", "move": "GameMoveEvent", "end": "GameEndEvent"}[e.event]
+		var v any
+		if err := json.Unmarshal([]byte(e.data), &v); err != nil {
+			t.Fatalf("%s event: %v", e.event, err)
+		}
+		if err := schemas[name].Value.VisitJSON(v); err != nil {
+			t.Errorf("%s event does not match %s: %v", e.event, name, err)
+		}
+	}
 	var mv GameMove
 	if err := json.Unmarshal([]byte(res.events[2].data), &mv); err != nil || mv.Ply != 1 || len(mv.Legs) == 0 {
 		t.Fatalf("move event %s (%v)", res.events[2].data, err)
