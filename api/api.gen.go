@@ -5,39 +5,34 @@ package api
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
-	"path"
-	"strings"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // Defines values for GameStatus.
 const (
-	Active   GameStatus = "active"
-	Finished GameStatus = "finished"
-	Waiting  GameStatus = "waiting"
+	GameStatusActive   GameStatus = "active"
+	GameStatusFinished GameStatus = "finished"
+	GameStatusWaiting  GameStatus = "waiting"
 )
 
 // Valid indicates whether the value is a known member of the GameStatus enum.
 func (e GameStatus) Valid() bool {
 	switch e {
-	case Active:
+	case GameStatusActive:
 		return true
-	case Finished:
+	case GameStatusFinished:
 		return true
-	case Waiting:
+	case GameStatusWaiting:
 		return true
 	default:
 		return false
@@ -46,13 +41,13 @@ func (e GameStatus) Valid() bool {
 
 // Defines values for HealthStatus.
 const (
-	Ok HealthStatus = "ok"
+	HealthStatusOk HealthStatus = "ok"
 )
 
 // Valid indicates whether the value is a known member of the HealthStatus enum.
 func (e HealthStatus) Valid() bool {
 	switch e {
-	case Ok:
+	case HealthStatusOk:
 		return true
 	default:
 		return false
@@ -61,25 +56,25 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for IllegalReason.
 const (
-	EmptyPit      IllegalReason = "empty_pit"
-	GameOver      IllegalReason = "game_over"
-	InfiniteRelay IllegalReason = "infinite_relay"
-	MustFeed      IllegalReason = "must_feed"
-	NotYourPit    IllegalReason = "not_your_pit"
+	IllegalReasonEmptyPit      IllegalReason = "empty_pit"
+	IllegalReasonGameOver      IllegalReason = "game_over"
+	IllegalReasonInfiniteRelay IllegalReason = "infinite_relay"
+	IllegalReasonMustFeed      IllegalReason = "must_feed"
+	IllegalReasonNotYourPit    IllegalReason = "not_your_pit"
 )
 
 // Valid indicates whether the value is a known member of the IllegalReason enum.
 func (e IllegalReason) Valid() bool {
 	switch e {
-	case EmptyPit:
+	case IllegalReasonEmptyPit:
 		return true
-	case GameOver:
+	case IllegalReasonGameOver:
 		return true
-	case InfiniteRelay:
+	case IllegalReasonInfiniteRelay:
 		return true
-	case MustFeed:
+	case IllegalReasonMustFeed:
 		return true
-	case NotYourPit:
+	case IllegalReasonNotYourPit:
 		return true
 	default:
 		return false
@@ -106,19 +101,19 @@ func (e OpponentType) Valid() bool {
 
 // Defines values for PuzzleGoal.
 const (
-	Defend     PuzzleGoal = "defend"
-	MaxCapture PuzzleGoal = "max_capture"
-	Win        PuzzleGoal = "win"
+	PuzzleGoalDefend     PuzzleGoal = "defend"
+	PuzzleGoalMaxCapture PuzzleGoal = "max_capture"
+	PuzzleGoalWin        PuzzleGoal = "win"
 )
 
 // Valid indicates whether the value is a known member of the PuzzleGoal enum.
 func (e PuzzleGoal) Valid() bool {
 	switch e {
-	case Defend:
+	case PuzzleGoalDefend:
 		return true
-	case MaxCapture:
+	case PuzzleGoalMaxCapture:
 		return true
-	case Win:
+	case PuzzleGoalWin:
 		return true
 	default:
 		return false
@@ -127,22 +122,22 @@ func (e PuzzleGoal) Valid() bool {
 
 // Defines values for ResultReason.
 const (
-	Majority    ResultReason = "majority"
-	NoMoves     ResultReason = "no_moves"
-	Repetition  ResultReason = "repetition"
-	Resignation ResultReason = "resignation"
+	ResultReasonMajority    ResultReason = "majority"
+	ResultReasonNoMoves     ResultReason = "no_moves"
+	ResultReasonRepetition  ResultReason = "repetition"
+	ResultReasonResignation ResultReason = "resignation"
 )
 
 // Valid indicates whether the value is a known member of the ResultReason enum.
 func (e ResultReason) Valid() bool {
 	switch e {
-	case Majority:
+	case ResultReasonMajority:
 		return true
-	case NoMoves:
+	case ResultReasonNoMoves:
 		return true
-	case Repetition:
+	case ResultReasonRepetition:
 		return true
-	case Resignation:
+	case ResultReasonResignation:
 		return true
 	default:
 		return false
@@ -172,16 +167,16 @@ func (e ResultWinner) Valid() bool {
 
 // Defines values for RulesCaptureSeed.
 const (
-	Left  RulesCaptureSeed = "left"
-	Taken RulesCaptureSeed = "taken"
+	RulesCaptureSeedLeft  RulesCaptureSeed = "left"
+	RulesCaptureSeedTaken RulesCaptureSeed = "taken"
 )
 
 // Valid indicates whether the value is a known member of the RulesCaptureSeed enum.
 func (e RulesCaptureSeed) Valid() bool {
 	switch e {
-	case Left:
+	case RulesCaptureSeedLeft:
 		return true
-	case Taken:
+	case RulesCaptureSeedTaken:
 		return true
 	default:
 		return false
@@ -190,16 +185,16 @@ func (e RulesCaptureSeed) Valid() bool {
 
 // Defines values for RulesLeftovers.
 const (
-	LastMover RulesLeftovers = "last_mover"
-	SideOwner RulesLeftovers = "side_owner"
+	RulesLeftoversLastMover RulesLeftovers = "last_mover"
+	RulesLeftoversSideOwner RulesLeftovers = "side_owner"
 )
 
 // Valid indicates whether the value is a known member of the RulesLeftovers enum.
 func (e RulesLeftovers) Valid() bool {
 	switch e {
-	case LastMover:
+	case RulesLeftoversLastMover:
 		return true
-	case SideOwner:
+	case RulesLeftoversSideOwner:
 		return true
 	default:
 		return false
@@ -335,7 +330,8 @@ type AnalyzeRequest struct {
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
 // `seeds` counts every seed captured (with the default rules, the
-// capturing seed too).
+// capturing seed too). Null in the outcome of a move that captured
+// nothing.
 //
 // Example: {"pit":9,"seeds":2}
 type Capture struct {
@@ -455,7 +451,9 @@ type EvaluateRequest struct {
 //
 // Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
-	// Ai The AI's seat and level, or null in a game between people.
+	// Ai The seat the AI plays and its level; null in a game between people.
+	//
+	// Example: {"level":4,"side":"south"}
 	Ai nullable.Nullable[GameAI] `json:"ai"`
 
 	// CreatedAt When the game was created (UTC).
@@ -468,7 +466,7 @@ type Game struct {
 	// Example: Xq3v9w0bHk2mP1aZ
 	Id GameId `json:"id"`
 
-	// LastMove The latest move, or null before the first.
+	// LastMove The latest move, in brief, or null before the first; `GET /v1/games/{id}/moves` has its full outcome.
 	//
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
@@ -489,7 +487,16 @@ type Game struct {
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
 
-	// Result How the game ended, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result"`
 
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
@@ -542,7 +549,7 @@ type Game struct {
 	Version int64 `json:"version"`
 }
 
-// GameAI The seat the AI plays and its level.
+// GameAI The seat the AI plays and its level; null in a game between people.
 //
 // Example: {"level":4,"side":"south"}
 type GameAI struct {
@@ -557,10 +564,18 @@ type GameAI struct {
 	Side Side `json:"side"`
 }
 
+// GameEndEvent The `data` of the `end` event of `GET /v1/games/{id}/events`, the
+// stream's last: the finished game.
+type GameEndEvent = Game
+
 // GameId A game's id, 16 URL-safe characters chosen at random by the server.
 //
 // Example: Xq3v9w0bHk2mP1aZ
 type GameId = string
+
+// GameJoinedEvent The `data` of a `joined` event of `GET /v1/games/{id}/events`: the
+// game as it stands when the event is sent, its second seat taken.
+type GameJoinedEvent = Game
 
 // GameMove One move of a game with everything it did: who played which pit at
 // which ply, every leg of the relay, the capture (null if none), the
@@ -573,7 +588,11 @@ type GameMove struct {
 	// Example: false
 	ByAi bool `json:"byAi"`
 
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture"`
@@ -609,7 +628,16 @@ type GameMove struct {
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
 
-	// Result How the game ended with this move, or null.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -617,6 +645,10 @@ type GameMove struct {
 	// Example: south
 	Side Side `json:"side"`
 }
+
+// GameMoveEvent The `data` of a `move` event of `GET /v1/games/{id}/events`: the move
+// with its full outcome; the event's `id` is the ply after it.
+type GameMoveEvent = GameMove
 
 // GameMovesPage A page of a game's history.
 //
@@ -745,7 +777,7 @@ type HealthStatus string
 // Example: empty_pit
 type IllegalReason string
 
-// LastMove The latest move, in brief; `GET /v1/games/{id}/moves` has its full outcome.
+// LastMove The latest move, in brief, or null before the first; `GET /v1/games/{id}/moves` has its full outcome.
 //
 // Example: {"pit":3,"ply":6,"side":"south"}
 type LastMove struct {
@@ -785,7 +817,11 @@ type Leg struct {
 
 // MoveOutcome An `Outcome` together with the pit that was played.
 type MoveOutcome struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -826,7 +862,16 @@ type MoveOutcome struct {
 	// Example: empty_pit
 	Reason *IllegalReason `json:"reason,omitempty"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -916,7 +961,11 @@ type OpponentType string
 //
 // Example: {"capture":null,"legal":true,"legs":[{"from":1,"sown":[2]}],"position":{"captured":{"north":24,"south":22},"pits":[0,0,1,0,0,0,0,0,0,0,0,1],"toMove":"north"},"result":null}
 type Outcome struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -952,7 +1001,16 @@ type Outcome struct {
 	// Example: empty_pit
 	Reason *IllegalReason `json:"reason,omitempty"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -1201,7 +1259,7 @@ type Puzzle struct {
 //
 // Example: {"moves":[8]}
 type PuzzleAttempt struct {
-	// GiveUp Give up; the answer then holds the solution.
+	// GiveUp Give up (default false); the answer then holds the solution.
 	//
 	// Example: false
 	GiveUp *bool `json:"giveUp,omitempty"`
@@ -1269,7 +1327,7 @@ type PuzzleList struct {
 	// Next Pass as `before` for the next page; null on the last page.
 	//
 	// Example: 2026-03-02
-	Next nullable.Nullable[PuzzleDate] `json:"next"`
+	Next nullable.Nullable[openapi_types.Date] `json:"next"`
 
 	// Puzzles The puzzles, newest first.
 	//
@@ -1323,7 +1381,11 @@ type PuzzleStats struct {
 // and whether it is the opponent's reply (played by the puzzle) rather
 // than the solver's move.
 type PuzzleStep struct {
-	// Capture The capture, or null when nothing was captured.
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture,omitempty"`
@@ -1369,7 +1431,16 @@ type PuzzleStep struct {
 	// Example: false
 	Reply bool `json:"reply"`
 
-	// Result How the game ended with this move, or null while it goes on.
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
 
@@ -1377,7 +1448,9 @@ type PuzzleStep struct {
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
 // as the `leftovers` option says), `repetition` (a position occurred a
-// third time; each player took their own row) or `resignation`.
+// third time; each player took their own row) or `resignation`. Null
+// while the game goes on, and in the outcome of a move that did not end
+// it.
 //
 // Example: {"reason":"majority","winner":"north"}
 type Result struct {
@@ -1415,23 +1488,23 @@ type ResultWinner string
 //
 // Example: {"captureSeed":"taken","leftovers":"last_mover"}
 type Rules struct {
-	// CaptureSeed What happens to the capturing seed.
+	// CaptureSeed What happens to the capturing seed (default `taken`).
 	//
 	// Example: taken
 	CaptureSeed *RulesCaptureSeed `json:"captureSeed,omitempty"`
 
-	// Leftovers Who takes the seeds left on the board when the player to move cannot move.
+	// Leftovers Who takes the seeds left on the board when the player to move cannot move (default `last_mover`).
 	//
 	// Example: last_mover
 	Leftovers *RulesLeftovers `json:"leftovers,omitempty"`
 }
 
-// RulesCaptureSeed What happens to the capturing seed.
+// RulesCaptureSeed What happens to the capturing seed (default `taken`).
 //
 // Example: taken
 type RulesCaptureSeed string
 
-// RulesLeftovers Who takes the seeds left on the board when the player to move cannot move.
+// RulesLeftovers Who takes the seeds left on the board when the player to move cannot move (default `last_mover`).
 //
 // Example: last_mover
 type RulesLeftovers string
@@ -1493,11 +1566,13 @@ type ValidateAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`.
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
 	//
 	//
 	// Example: {"reason":"majority","winner":"north"}
-	Result *Result `json:"result,omitempty"`
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
 
 	// Valid Whether every move was legal.
 	//
@@ -1539,11 +1614,13 @@ type ValidateBatchAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`.
+	// third time; each player took their own row) or `resignation`. Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
 	//
 	//
 	// Example: {"reason":"majority","winner":"north"}
-	Result *Result `json:"result,omitempty"`
+	Result nullable.Nullable[Result] `json:"result,omitempty"`
 
 	// Valid Whether every move was legal.
 	//
@@ -1609,6 +1686,9 @@ type ValidateRequest struct {
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Start *Position `json:"start,omitempty"`
 }
+
+// RequestId Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
+type RequestId = string
 
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -2313,29 +2393,29 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 		Handler: si,
 	}
 
+	router.GET(options.BaseURL+"/docs", wrapper.GetDocs, options.OperationMiddlewares["GetDocs"]...)
+	router.GET(options.BaseURL+"/livez", wrapper.GetLivez, options.OperationMiddlewares["GetLivez"]...)
+	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["GetMetrics"]...)
+	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
+	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
+	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
+	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
-	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
-	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
-	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
-	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
-	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
-	router.GET(options.BaseURL+"/livez", wrapper.GetLivez, options.OperationMiddlewares["GetLivez"]...)
-	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
-	router.GET(options.BaseURL+"/metrics", wrapper.GetMetrics, options.OperationMiddlewares["GetMetrics"]...)
-	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
-	router.GET(options.BaseURL+"/docs", wrapper.GetDocs, options.OperationMiddlewares["GetDocs"]...)
-	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
-	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
 	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
 	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/:id/solution", wrapper.GetPuzzleSolution, options.OperationMiddlewares["GetPuzzleSolution"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
+	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
+	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
 
 }
 
@@ -5362,461 +5442,4 @@ func (sh *strictHandler) ValidateRecordsBatch(ctx echo.Context) error {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
 	return nil
-}
-
-// Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
-// Stored as a slice of fixed-width chunks rather than one concatenated
-// const string: with thousands of chunks the chained `+` fold is several
-// times slower for the Go compiler than parsing a slice literal.
-var swaggerSpec = []string{
-	"7L37k9u2tTj+r+Cr3hlLuVxZ2ocf2ukPm8RJ3Pp1vc5tc0N/lpAISehSgEJAKyuZ/d+/c84BSJAitdqH",
-	"06b1dKbxiiQeBwfn/fitM9GLpVZCWdMZ/dbJhVlqZQT+cfby65XZwL8mWlmhLPyTL5eZnHArtXq8zPU4",
-	"E4v//ofRCp6JT3yxzAR9kYrOqMPlxRjGiDqpsFxmnVHHzgU7e8mkYfBkxJSGP43g+WTOTKYtm/CFYNNc",
-	"CDbVObNzadgkk0JZxtM0F8awtbRzqdjQsK60bME3bK6zlB0yPWUw/jHjlmk1Eb1TpjS8O2Nrbtgy4xuR",
-	"RmwGM1yeXb3l6U/20/DN+Nuj2SUsyViZZfDxMtuw4xEzQqU4ooEvcvHLShjL+IxL1Yk6UhnL1QQ2+vhq",
-	"+BhGNY/rwz5e6CthOlHHWG5XpjM6GRxFHSstAKrzoQKNTtSxmyWOl+qJ+ZMD8IEH43XUMZO5WHAA8X/l",
-	"YtoZdf70uDzCx/TUPH5HH3aur68B9GaSyyUcWWfUeXMHeMPv3LBMqxnjJlZcwRiwMQS+5ZdixMSVyDc0",
-	"IsAaFhwxP6AfiWe54OkmVnORpUxaw8yc54J1uWULbSyb82zqjnHR67M3W6fHunAeAOtYhScGv8KpwX/9",
-	"QSm+EOkpLZ8pscbPIkA5xIA17GWSC25F2tt52IxPrchZ8l7YfHNwBn8kzIiJVqnpx+qVuBKZYXbOLUs1",
-	"oJwHcHfIuErZYY8pgA9bc2ndegBS/RjwaC54KnK8c8EE8Gf16M5pQmY1jTMWU50LXDfAKNw5rrrfCfFl",
-	"IZVcrBad0bDAMqmsmIkc0OQ66nzN0/f0+b3uvFRXPJPphVtKePf96sY63YzYMtdLkdsNiztLaU3cGbEF",
-	"/wRrZGq1GIsc8EBasTBwP4aH2zdOXPFsxa3oRH7ol2ln1DmcjNOnfPJ0csSfTo/5yfTp+IgPJ4fiKD2e",
-	"nvAnwWU8HgzKy/iSVs7KlTfexvoGH+JWfgjOLtXCIA4tuJ3M6f6kerJaCGVH+OAv52/fsG6y4NlU5wuR",
-	"XsBpJL0oVohZC2kMIMRUiiyNGGfrHG4ubCZiXLGVulR6reg5w08AkILplWV6Gqucq5lg3aS206QH+Hod",
-	"db7T+VimqVD3QhSl7cVGr/ILu8pViCawRdy1Edw+Mgyew8ZzOwdMsBpJT0TvWH0pFNJ/w4xe2XkbYf77",
-	"L0dXz9eD8Q+Xh4t3Q/5/W4T5OCTMb7RlsDjmFteICdUd7I0H3/OF2IELZ4zQEHZP24vYeGWZtLj7uWDa",
-	"zkUeQod1k8pakl4flgMTfaPVNJOTO9xpJEgAu7dXRI3MarHg+cahK5LQOTdMqFSknaiDOBScL7xwoeHb",
-	"4GzxK2nYVCpp5vjdXU/reXlasFHmpmo8qXItAG+A3Ad+Sfhb7upcLwSQJvYPLZVI2VTmSAXqG4PPLyx+",
-	"H+wMj8vxN+af7rc3mK9ta+eIBW64xr0Fy8HNWZ6Jd9lme29aCbw5O3YG314sM5BEJqs8F8riSM/CfcI7",
-	"wGqRY1r2NGKeI8PBOuHp2cMc7LmfrHXzxYrxJj3IBfwQbAdoEfB/BssTxOJ5lum1QfIzYkmxgoREE9hP",
-	"rFD0YNyJJNz6seANB1mmlThlSQnnhBm+MWw9l5M5CDe9iCUF4ib+D2D9Us3cbCSEEK0oxCG9FKrHdB6r",
-	"pESOhHU5YrYTZuhrTtLaTF4J5ck7gOeNtt/plUrvTeGnOEqdAtSxgPiaf3cvxKmgzHGVcvuBWqk2vfBA",
-	"8nRBCZEhydRRY5zDUeKXWSZmPHutr8T9hCsa5wKQLASq+x2Rb8SW0rKjEROLpd1cLKW99V3MBccldMIh",
-	"CmgfHgYyUzBxq8AULvohL2m+yoRhuZiujGD+7oHcEkyY9CLUF+G5zFlCW0tGsSpZ5lJauF7FZuEPqYBF",
-	"WXGRi4xvEhCTksXK2IupEGlSaCaxKlUTd31eKityxbMXea7ze4rSNNKFwKFqWrQROagUUy4zkYJUxJVZ",
-	"C6dwOZHtFKQGQM2xEIplejZrYrn3l6NPqnI0Lduv0K++RZqu7PEhruQZm/JVhnS7hFOfAcY4ECGd9ZYB",
-	"PtYoXRnm12JO8cNMz0xEtISNN4A6DjZJxFKN9/od32Sapx+0fsXz2f3uNogeF1briwyHqp12qDsBpceX",
-	"4LC5Yk9OTo6esPHG4uWtHS4Kk3S4xQ0eBpLu+3BgqzXz0zceV22RD637NO0uwHU+mYilNaz75Jj9VX4N",
-	"p5IKPGwis+9Wv/6aiTNr4Sq/R7pwPw4GO11wtbnwlLE4kwWo3vhrucolTg/3bcQO6WEUPgA+jBISmjqG",
-	"22dF75nHy8PB4ZPB0eDwMae9mHuouCG5/qA1g/0wv5/GQ67t+qEO2e2FTbgCbj8W7B+rdCbSEdsBTIRZ",
-	"rLpJdVFA1nXOFOmCaGRRmiUgx/y4TFjXEXM3ZaG5EoI8iHBD67tolHGU9suf6pwdDp4/PxgMDwbDkVPi",
-	"HGWaruwqF+1okHKZbR6Xn9/HzlGRkJhZTeZuiW1IsLW/B5KWgqlHjDMgTV4i1SnfsC4AT4hLJM1zwdNe",
-	"5F8jg1esEHZCpI8MaTIs5WRr5ArEL5S3QQAHGs9wzKS+mwIj3nMrXsmFtHehFKgiowVRamVqOrK/aihr",
-	"MWdnbFC6cm7FReaWEFL9cABWzMKmuV40mWlHzOYbZ6+Uij1hpkXuqxCH5w3EwSFZK32orBgOmehE8/Y9",
-	"pbn1toke7LnbYetu99A4HwIID0Ik63OTJVwa0OhyPP5WeACJDJeU9EY1xIlQ+zORA6zOmbiCAYzNBV+Y",
-	"WIHaKNKICT6ZMzcMW4qcLaRawfXbBLz4kWFGWNBETcVMH6sU9dpc4PkUqmZp0nV2czi1ikH9QYzhOK1U",
-	"s6rtu6DeT1ps3+civ5IT8aPiV1xmfJyJeyu+aAiqS3Ept3zMjSiNvCSR1nAXv/21zWkEGq4fvVXDpRce",
-	"inU7+ctx7lSjuLzW+SVTes268Ffb1kgyOyck+26VZfeCrEPWiykMVAEu2otJSnRGOPzTsOFgMBhUcT1y",
-	"2qJBqyqKGHv783Ag0342LNd6QT4eRYbacOp2O1awr4c5NZQzaEelIw5JglZM2qiAE+iH3BDlqYAJfvXw",
-	"Yd0kXGPSq17xRtdYBNRjzpcGZvTQ8Gvqf67LfqOj64PWr7navPcE/kEUBK54tjFVHSHQXGTh+2T5Sikg",
-	"lofMf+NBmXG7RQquho/xtV/FjRwrWMJusb548YHJg3Njk73FY5SfzCFTvlLGu+fvxCU+O4+4AW0cJbuj",
-	"sDgXWVoVlM4cnPydAy7MODl6vNvchzg0iFHFobrvt4hizZfvsXCqyYp9spM0Lvjm7oSxGUsrs92Iqv49",
-	"OACST1rEzBB8IsWrhF6DW4udVQrohru/FHpXcP0zxNAdaEOO1l3cAnBVK1DSAgbEAv3dvZ6cskmmDXAj",
-	"Qco88CEHbzdBrMoxp6jur1ldzN2DD31GyfJGZvOj4is717n89Z6mqFU4UGiIct5+nReO/dJzPMLbTD5y",
-	"54HSShRqBaDmI/Kz30N9GgxLvP2xuspGlK3s5KH8AW80S87csAjSEfta8Fzk7MPbv754k5B9wIEi9Mi1",
-	"wYN1k3ChSa/Gef72t78dwIRCWThEsY1IaPMq3wDtDTcjIpbQ2pIWFtShxyUAjc2lmhUotcz1RBgDesoL",
-	"ZaXdPEjEzlIbiUsPHUsuJsY/Q+eSQXvbhC/tKhcpM0KkGOLFVku4NcdPI7bmyrLjZ58lZqfif6qt76ag",
-	"neK9h7ZcY7COMNVwHYzb8G5fQK4R48VS2XqujYjVRK8U6E8UOBaA8VkQguM/Irtn5PQLkKykiRiPlQ+o",
-	"KIfvJkpfhI4wZ/H6UZnVcqlzK9LXIpX8A8LrXpSpGPBiASNe4BEEWPQNDX0AU7G4Y8Un+3iZcanijr+G",
-	"4ZQ41S7MKR0ZJyHpKZbBcBnMLaOFCDUu+nM5NFBtFpOM58Tdkvp+k36nZN4Uf0ti/xkZCBqpSy7MKrNA",
-	"vriLOOyzxEx0LhJnZqa7SYGdgvyUuY+gihWGEIhPSzGxGBWieMZSOZ2KXADTlqp2yU8ddl1hbMRM6zRW",
-	"buxFr8+S5VXiY5QyqYSPMcgnczeLiZixPLdoLJJ2HqtkLIx9DfjZZwmZ9hnuwLiI0tK/HMGCltIynaci",
-	"77MkFUs7hxnJJJwKsRQot3pjGZxbJqxII5YoncLYCAZ3RQy7kgakiNNYJeITn9iELQRXtANcBWxnmesr",
-	"oUiICLDfL7wzGgAGLO0cA2VwnM5oyjMjCsvoz791ltLimzhsZ3R4HbnfhsVvB8Prj1EHF9oZDZ8dHj0/",
-	"jjrLq87o50H0NDr6GH7cceGTkvSKcjE3oK3EgEW33Cac2glFOIBMCtMPQfFsW/QpwFCf4W9zgVaABgAD",
-	"Wo5FQSofGWZzCkqc6IWozOiA62Yda50JjrStMERXZ31RwyTSUDH8GNZQQ6xwptscHMaq3nQAcEjn+NV1",
-	"sQGe5xxtde7o68t/V+ArXSaRVtboMWWq8wW3dAxPjjtNpwLI1HToy1yqiVzyjF3xXOKx124qCy5qBUAe",
-	"NffavUO/+r4dGLclcZGaqIV6VVZx2CB9k4Ahc5C7fy4viJ8NgeExxt8IfwQefz8W4+rxP8QEF+/ochAr",
-	"zdMUz4dn74JL6ZC0HptQ8GeM2EDbCOnc+SoTTC/poLmPRSfqidqOwRiGWPngfauXaErxdBBvJgaqWLkQ",
-	"r03CFjLLZGGMw8AyIKogcyyEc55t0bWSlBXCEvB6xwjg3xiKS3cCI25HA0AtaYHQHUeN/wNAaiJQ7iNA",
-	"A1wmRo9sEbQWCvWto04OBp4eRWx4cDRgXRcNwI4GvTqJcrHlndHRINqptlX3vRObA2ESY5Fu+uA9vhTs",
-	"vL69V1rNqturHuHwgKzZxUbhz+pWMRSn2Cy+vnu/tYtSbL4J978hLGii69wyTsTVo8qIJUtpC4lALwkc",
-	"jwzSWtTB1txgmJoEqUilGLAoUpMwJxS7pBIhAnWj68O5fOwHxYHhJYoVvQZUC7+yWve2MByp9/Oog3M1",
-	"cVN8YS9K5oZopFzFkul+11Ym1SRbpSJl67lQLHHvwocIsYSCNutUrjjY42e3O1UK4cPV7jjY9JbkjIy/",
-	"sFd0GjoKPecmEBw1m/IqU22gINtn4F7ZDVk23rA38GJl/EEbnAZNt92t4OaJzuHF/Q5kcOOB+FwF2mbj",
-	"kWDEwPd8cUdWg1cS/T1WEy8fVe5hRAkOaCwq6EmC6wItE68jsSOeZRsKgc5toF+6b/yoAr0a/nEPWRjc",
-	"TD+KCb54vzLmkaGLu30//Qrh3w4s89WCJDxYbshDqkgTfrnr9r71792actP8u18+lylpkgCw/ZlIDUOK",
-	"vTQhxwunDN9XCnHxaUCPNV5fOLaIlee+LZv0G4jp4HMLC/cg0Z+bm7fxT9xl4+HBnd4mOGd0WY0wRmoF",
-	"2nS2KRihj272scajIB2IXoTLHCslPlmXmblyGZAwkrce+U+KS4wWdTREUSIR6NLF6306haR3yhIyNeAA",
-	"apVlbKWszMrMD6FS02fJlchh8UmsZrleU6auY+KTOWaVAVXw637xgc8Spqcs+f7FB1aanH+T6XWyRRW4",
-	"7Ixg6qjjYqnOgBAcDg5PDgZHB4Phh+HhaDAYDQb/14k6Mu2MOg0pAxkv9eQCc7MN4adMK+Ip/j68BWYf",
-	"lph9GD2NBtGTaBg9wf8N8K8nIWbT54g9AFq/uQL1AomgM+r4FKBMTK2+Qhs0bgZte7mnTCHndDSzWF1A",
-	"Qz1d+hxCvbfNdfjEStS3Vst0x3E9h2NxeNMZHW1ddDj23zo8y95OUR2/yUdw9rIDyvi2nHL20pn2EQcz",
-	"cSUyiiEFdMYcH8TksbBrIRRbCr3MUMuEFygkyOYrcV3Bvwb7hipvBYi37mXW/fHDN1VJvQ13Cz0ewHYA",
-	"qsK2I4Aw/GZovEQPS4j1+0Hylf+iGZYZt2j0Rquch6FzlGF0JmqWDYziyF2rJ9vXbQvMS0piq87+OiCC",
-	"TbLl05vEvTuxA3dD94Xee3p/G3Y/6HWFZoJu4MG3nstMAFmfaVDjVSPq3V5YufHtc3zp9uJKedVvRsNz",
-	"evO6Qgwa7460DLDVsYt9rs3RaHiLa1NQmvrs37cwLFdTAk7sdB+2FS71eYNR7hZKm0xLXwddhygUL+i8",
-	"PE74046AYhYoG9z9cu8hBQtPpE1WOXvZbDUkPzOVsIAbSWYraQ1R19r9x986o+MGRlsh+O6931pJuM2F",
-	"mtl5xIYHzypzHAfq2LObjDy0iH0E+brmBj9GbpltIHuZtgl4jwyTacSGT9iP718dGD4VgGk5n1iRGzYB",
-	"UUwxblnOVaoX1aDb6j1oEG8W/NMrBE5n9OQYIeD/HDbcBVioZwvVpb51qcLkWiJeVtwMivWVlqUyHbH1",
-	"XHtyjAZGVCa4jZX7C1SIwpPjbxMm1YVmEcG6xIenTFFACFpzCjmVojukLQyjzvW1djQDaWlJWrsiMwLJ",
-	"6rZ2Od6cyUIvmpQGrQarUCZm5LyZ5nrhZKO16ox+HkaH0VF0/PE68s+Oi2cn0ZPoafQseh48fV5+OYiG",
-	"w2gQDaPD4Plh8fwoOo7cCMHzZ8Xz51FlhI9RIMbCIeySsryg+/sKtLtvO53GLjeRIy4CKMt+XqDgUPfj",
-	"196s2SzsuOFCTi1UpbCQB2L/RjvjFkMnFGt1WNUujFTNPqpW/NzXMfNKzJocM7fQsgvsaxWJK0l8eJz7",
-	"CcXP9+fujSLjB1caSNqwjhC3rDsofEuUR+RJnqcjvS2z4h9JtPR5z9JUBfVGwfLO7JDEEscUycyMd9qh",
-	"dnkbK7JLIZ4UeNPGSVHgf8dnjRaTJZ8FPOqRYXNprM43tYtYeuGbiT8Rqhq1Pylu04PQ8+Dp0+Lpsyig",
-	"58Ebw+INvMd+BE/tTz4LtQ8U/ie4I6DzQPeHnu7fmtp/jDpKfLLf4abghS363+Kx/+DtXS7mYNNM93by",
-	"8mcF5X26zcu3IBxAf+vko+EgPJyAzrqjj46C50fF44KV34w8MII/3uFnOd6n4fFW2fmAjvsux7sXdykE",
-	"zaaYhwI/mnAgAZAlniajdRPufI0XI41DWpAL7sLwkAj6D5vIwnAwqNPBGzUyHy1QLLqNavnwsL3pehFP",
-	"Fv1WuyFhIZ4t3oqRGWUJmigMn/F1ZpbZZssZvpOP+fIfu1fsSn+8p5evr7cg8XHb7ZC4bSau6gJ3JfmQ",
-	"U63Jh+wizxX636xmuZjoK5GPYlWplbOubZ3q4WC9HU21/EhnyEWmuS+QFytk61FRB8QNU6kYQiOhVv2I",
-	"0XvbWsS/RcUkwtVz59KqHxaq9/9YGVd/alSs2nsOZUr2fOdHnOTChZ2z7vFRrBr024gdnjwpVFtpTY/q",
-	"chQR6mau14pplW3YXORiFKtLIZaYrhbUP4PHa77xoUBl4UpY8tZRzZy75YEdCDTUfbjsbczqn8tJoJfi",
-	"n+gjcMWsbnQSDCpOgmHdDwxzYDm3zi8nm78PFk9/+OVIPZ1/GKQD+9fLX38ZqMH4afZ0evyXxeH4ZPXT",
-	"/zydvH62rYt6RLmJld3WD+wW12ZCQ7cEXp4xZSzg+1Wt6Db72s4aqDIx3KbbgV9cGx87L0y8W0pdLrxp",
-	"CIgWuv98bbKRf4KZUQao+lLkxse8u7wcjGSrlS3D8g94p4Eyek1xI2zvlCXkUUpGbCww1ABlpNNYJT74",
-	"PRlhFcCIGSEKl6WjBwrY3c8BxhX+qaIW4ccQ4sXjLSXzB8GztuhZV2AIVZI5vseA8IqaQlJcAH25jYam",
-	"BeZn2ZpvDEv0ZUL+quRwMEjclP1gj/qyuhV9eSNOuDmb0KDK5xswYeMDv6RhjpFGgVJNNfOWFJ0onbCG",
-	"0jyw9LLAnWPg3uIXZMz6A+phGHdQtAs/idWyUlUliDPL9bp3U2EvGgL/YGu9ylI20yzHok9TnYsrkVMo",
-	"S1D9i1ZanQc95zhRYaKkSGMcMhP8Cn07+EavipJhocxwe/BKpYRbuPBO1CkWVD3t8Jst3H0VeAJvcOtJ",
-	"xca5FNPTJj/HYxeqP8cEPcOmIIs3hWrf7Pe7c1zH/W09VfvOkxsjxR7MRtJ0z16JWbMh3ug1JvgBTcGz",
-	"HzlzGgjImZxan6AK94AUpoiluV4uRcq0ErEabzDNTSqrfbwPfGnQCqdYAupoElgXUSbTuZy5uHjAbXMp",
-	"3YDenM+XfVYY99BphzH0UzdemTMqMpc/ElGiBqpxmZhRRJmr8SK3Bbd2q3sNaaZOf9wnYBOHara3FmGp",
-	"uZgIeYUFPGHdUUFaADrwrw1bA/+DwaomCb/E+8TD15AHN+cW3oQ3cJ3f0s2rqpt3u1gNgaMNs94QXueW",
-	"06ACKpa4pwmzekZm/iKitxIY7Koq1r2IM54VJh/v+2goWHntQHPenFsAFytICPGOS5eTsjtxqiUCrjU5",
-	"5xbhxM2LfbF/itYDpUu4eGFcThvSmbbUNICt4wVYP8iRhe1F7Ui8CY22+5959FuDURe+JetOuw2wanzb",
-	"rcsdHpcOssBDRka0Qe1/wxuNarDohh0etu6w4eWj27x8fJuXT5pf/rivIfdcfmJC2RyTNJDvDA5OEEcx",
-	"nJrpnD05GA7xl+1I7i+H/y95+LfIdStYAQYnvKTPSNIq/9jJ/wixWonQvfOwbh3w/DsHOv+TwpebAP42",
-	"CK+/VSaCdvFB1e4FI5b8BnOMGJqdrhPWNa5O/XquqVydTxN+9/Z8SweBF5IeZry5cbiMKPbo2ll2Of2J",
-	"ImashqzrbI+IVD3gQ89cIXWbU+5Vr88S/AZjnT1oCq569jJWVG3UFYJ3z7yFY0uILcOePJbLe8Y8nToD",
-	"KFqu/b6Tu0dCWVcAYOuGkMmm2HhoYvCxxVzWrCbyRlMDPm3ErlKIbZDOKdrC9zBgqUyd9pEg4aLQdiD0",
-	"+IMBVd/dziRW3d1xG70ojJHvlvWofKMRTGIh3Peyi7MK+Lj4bhDDWVj3XSRnj/FcALbEapkLI5TdXjpe",
-	"HDrYwjeBpR0I13DJLiZy2xdxD673O3O7um/rjxWpw7PdoUpk8WlWXSr+xSBY6V88AOhOIS13cB/+UyJh",
-	"9om5rlEvwoIm8vVONnrRQL2hsnYRGxwMh30SfCkL1iBlGBycRCT8PjIoDbdmMw6HN9mo3mV8A1dwV9kQ",
-	"RFPfDM96HpOLJXAVF1C5diXo8BGmBinxycaqy8foxEQuvpZGUKpgCXAinmNt57+XI+5LJs+/aibPwp3P",
-	"l5Dbf2bI7b38nIs9isqE4T1IRfb/oEHX60S0wEYa66jb3ZS+D9uprpW+kUFERhcdU/1ltkl6bQmveLSf",
-	"w4GxHb8TMW7YRq/IzG74uh4LPbhV8jlZ92D+ZiBvit4124sj70nYcMh7JiY6b5SrnpUEuNH08LAAfImN",
-	"XFLxCT0bzk3V7P05ZeKXFc8AHxJ0T1aVqOHnipPadg3RgbjxGs8koB+3MnOs5zoTbKx5nvaxHof5WX4s",
-	"8oDDeruCqu2iE0kmo8JYFyuQUbzQkut1RBY7J7BEyOuxIDkDloYhW3I2ty51ReZMr5XI+7E6J0cWylql",
-	"w0omeCHhn13J/psNe2yhUzY8TE6LF6Z8IlBgilUyHLIDJpN+od+liStLalurUay1IjElcSnNsQqTni2T",
-	"ps9I5saEa4DP4OD4GX6DgFhmK9NQ8jBWVKwPywVlGyrad3x4mAQCUpu+9qDMulGvujFFtCj7UUzaXAaD",
-	"8MKgAHtamnEDxKgiRVU9ad9HoZrcol5HaUYcHoZ2xOHhtvri4XQXn620QfQ6FjOlwRqvZxnuueXvwsZW",
-	"SMDff/cNe3588pSlYiqVMEDE2fla2smcacWSiU4FtukzFhSQWBnFL8XFhBvB1jpP0dQFL8L8ySlLKMSQ",
-	"7Ac6JysaJeEtuE9g7McKyPb7F2ffvn5RsLwEgwITCprNpLE+6VGnoi3W8T+1Tmjtaum00VpGZ8ZqR8YU",
-	"X/jmzJeSApLdXNUArwbgbgVveGg3Fl/yFAgUN2r4Wyq9DoJoPnihZpk088bZ73F82/npxXn+tqM+5pLX",
-	"PD71w98aN8CGHQM/Miz5+4ETEw9efptEsOSpRDdvtTPcI4Od3mpZSDfj2dbK2uK2YFk/fPjwjtELdMcq",
-	"1trDw0a7LOFuA6rNdW4jNpWf4FioFrq3E+1EsvZbUO6i2Rr8MhXKyql0ofW1WU5ZLozOsH8X9QYRysKa",
-	"1BaxqR327ssXpH2tcnmQC+f23s/G7CEY5FDj5W0k4NQLq9GVnfLNI+NaVlGoum8YaHS2wkIpGDBzKTYu",
-	"mIAC9dBkh7VJc72azUGtyATI78ml2LwSM5OweDUYHIk/s2cM9F4SUfxF1qqSlpZqYUBq4ZYlM82zhHFz",
-	"aVjXFc8cb5j4NOcrg9VZqX4cjedeoCL1SOVjZeVChDl5meZOfqJtbsss2EIQ1dwnqOYeAvWX06mcrDJL",
-	"wj2sqjMC/nxR5nyh+aboZ9eJOm7vqKCj0L2PZeZZIR4NT0Iz9DA6QrX4ODpyWUonLWboZa4XS4uFwnMg",
-	"i6QCjogkFLZbjD1x85uyEwKSvn7nPiYd60w6RUM/lFfw0qSdEWzKzsUCAx46FOC37WJPXZnxnaoRnt+3",
-	"8OZ19YTqqD1kXcGNFMaiH+wk8l0OCJNxEUAbneNprtdsynPqyUbqsuZZrDKtL4lTwBvYFoA8fFSuCB6D",
-	"7DPTOu2z11qFt8mpIbFyC/FEbC3EZVT8S6j0ER3GnOep2CpZOQwMpCc3ObsISfeB4ffwZlFopSYVE7OX",
-	"acSSZVJIVXBAVQIXYv4Szj6Hz//f8ufBwfOPvz27/q8mElxcka3ykGJmCkLvqM0jR2jqhScKMDSW53U3",
-	"r7m6imOPpDp6GocVnaOtCFvh43qpmmGrAv1ghTb9RW7ispabS3SRKIGpNgJ7H1mNaSVB/FH1jO5FEbbl",
-	"k9tVaLF7VGghfDy3rk6LJxRbEOAz0gOQSSB1B/KSs4UQ1oxY4iOeiT/1IpZkWs2qgdAFEwO1eXiIfAnU",
-	"joXOMW8q40tUUZxryrtOKGC6wJpYocUBPvhlJYX1iVUygKVzy8E7YznzLCNh3eGAwBurYN5ZLkR6YXOa",
-	"XpUkphzQv5qKid4Y3FAuRDFKK1kaUUSnL0Shc7pQ8Bjg04tilQiVzvgCV/fEScI6Z1OBwf50XfyOOUWO",
-	"s7VUhiUL/g+dS7tJYtVda+TTmKOIHaBOKHhB6Qtvp1pjjoSoRrK7vmuxopjlKvXz7CLqlIfZCVXrEtH9",
-	"iy0yX0v8DVahcR2EwwxuV3UGCWpxLQvsrPCekqR5yuMxv10Wc11871KQFLH+kWF6rYIkYgre7Qa9ZcuY",
-	"FEfGfNnLtffpauyMDwoPxy77wl8rEvvqQpIPWXy2zbupMy1dWiyC2bKB72k+KjVUdPQWKjRx+envUxL9",
-	"J73KPXBKFyWIoK498RGBypeDJ5A9MlVr+M/PbhnpXBpvju4c9lXBj11+ziuRp3Jiqfucbz/cZ8lE57mY",
-	"2GTkjB5IRtCrCbqynM1Bwkh82fvE0QfKQgmE5D5LxKdlxhXWS09cHVQX96qnXtYuR+dlQrLnm77aHNya",
-	"Pkv80brBHC2tsWAXQ+I7Hvmex2gbmjj0T/uYG2sNjRQrf35k38STRtOAb8pcMPBt4w+BwUcwOOD5PwMI",
-	"oNuu7t0bFN694+vdoSmtDrd2l13w7EnxbN+M/T2S/qNhpShDGTxzY9J/28p2ORhL1+LNtddJeWjQiI6j",
-	"w2iA2hD8exCdwN8tGaXoP3GEoxKm8xE1k9WXQ/13O9QGLfSo1EKfXDdYO/3tb63QQbRtmzruE/xUEJPm",
-	"+KcGwrzPqBWa1M74glpiromAlxIiZ+LExHaywZBJFRfUDb/b+Iyh6cqiRb9XD836cnn+PS7PfmKOU9XE",
-	"srHPSUFUm25Tg759WmP2M3kFisNqWef2X3DuC8614NytLQw1QdzT6KhkBlUSe7Mu921jf8QzlvJNxJKf",
-	"fvrpp4PXrw++/ZZyUH/88M1WSbjS6BxY0ciIdnx9QP84LP/RaFYLzHrNLrTQZLIyyNNAjg4M2l7IV03W",
-	"IUpuLc1DJGBjhEG3sP0fki3CzkEjqdhKQbFP1lIFcwTmf5xpqvMJ8C22lgodEc5SV4Zx6LUijcNZ81Er",
-	"RyXWsO7w4KgXoXUIVJOqicHxQFhDKqZCpVXtaLyiTpmZsKZumyCzCWeZti5IlPYcLMCAoo324dVk3jst",
-	"bWxaua35rvGuTRGmHPPMUL7y2Gelk/aCwdzYwjMwJ0lrRDatZtZXXRFrSS5r2F01a6H6XgvivJLG7qpB",
-	"h8FFmC2sxFog+mwXwQb4FKVjcFggGNvmAnpv7+JRgdF/Kxz6HTfYmzeh+txJEQlVVNM6pWBoHWZyb7nq",
-	"Kpdwu1a330tjQj493AGYn784mP4ZDqbbcZgbLYUeCag+2g5+cN4qB50VhqYmcah2mfbDhy+a7L+dYLRt",
-	"XX0Qr15Jq7BId7snbzv0oxWhA0XW8YjSj1b4WpAg3s639gWXvwj5uxw2zi1TIOYOYuw5R4NETO5Sw1KZ",
-	"BkU6yHuila+5t1WafhcXqnV3Kd7b4gTuiXOC1F3Lhze3daM5W8dFVkxvYSlqr91Q1BspPWW4T6F517ot",
-	"3iruvthtsbxdxyKWD1HPJUjJqFG7fCUKWXCb7EQuJdW/UXjVULvYx/fUmHRAi3nAijKVVgWFl4e6/Xvs",
-	"H8GTsu5MpdwM5fBQUrf3+wWlJqtw2bCuKynl+jK4cCmWc/gQNECutsHVnrH7hXT/cUn3ddR5X+Ssbqeg",
-	"8iABtc9As1ciLzuwUXICoiJaBOplfHQOqnjO1wnjlh0eHxwe94vU8FEQWFAWTSiGODwpQzZiFcYXbNfg",
-	"YXOeMqWDYkinYXkxMbVsLZSNlUsITQodJHEFMlC7p5q6S2GLJPqywoaeYCpTyjhcEJmnzMqFOK1kaVit",
-	"L8t0Eazch7ERuTBy5jysW9eoSCfywCAtX4m8ppkFdDPfUcewmjXcr1gSigk8NImYuQ1TSXu/0rp1ofh2",
-	"S3D0q220B+MzTFYmRAgXVO0fGnXgheq0/snuSFm3gJ3JR++9UnqLQIz3QQGVsiYVdhdX1jizF5+49oZ6",
-	"ys42mm80o1HGQDK/1naOKSa+OMtp2PWXUqfDRqLedEQatV7lE2FiNdVZptf9WB1Um+yOfIvdoi0pNZ1x",
-	"fYNBOFjwS7S2eROXNLFi5S0r2AgwCSMt8hMs5ipSc0oXJcG6xcbyTRFWh1lMDHhNLqjdlSK/+0F4t0Zl",
-	"GNDWfTXV+1qgLQwrFM1dGAcq+wv6KePNDkOXKJDLahglpFBzzRY8FaVtiGhEYmQqLjC1K4mqVxnA5kcp",
-	"8soqd7uNIe5t7mhMd6KvgwibYqAG0XbOl0uhMGB9uztzeNPCxVRvmH+ydauDdYerCbbQVCIH4VanvZUT",
-	"akMJig8r67y5lVfmK4+ruonKS9u0YosYnAtuf9BZ2kS1YBcUp8SxwE/EEr2EK0Z1FpQe63SDpt6WWjIR",
-	"1aOuLNA/3oLyuWhRXPwiECmxJHhj9+nW2tctjahvaqLnoBK2lN73k1s3hz6XzVlILr7VF1dbKxNk66nU",
-	"Ob7R3nBKyXrBS0XpiUYeUzmUou52/VD+l2cy5VbsG5fl84Z9Bu52w1sqHZwG7SVjVU1CBtmny7PMWVgW",
-	"rqU6JpNg89p6/9utxmIu/Cpocuv9rutKQ09psMA0enpyIIKY3JfQW7ys/5KL6co0BFMJn1e9Z2L0vubr",
-	"e9cPQFg5Vr51A4pV71Q2fdb4TdHl7jwrd/Lo87ZW2qeMTAGDtgI/gTcMjhhRb49wlNrVpknKMNid9db8",
-	"Zfqa28m8vFFtJoFMqtZ0O7hkjwwaH70g4nPwgCi75I/hVnv7/btV4uy3Vuxr9KJZv3dxsLh4PWXJ46vh",
-	"4yv34eMxACdxRdhooy7mMakOngBXkmqWieoISQEJV/9b2KKmTaxw0tLBagtoNoHxvheeTvDwn3bz6zjX",
-	"mtd8u1PBV1CkloYq58UqOCmfRnjz+ZDEzQnYsSrOi3W9nS7xeaeJr8/m0kUTrx6MRabVzMl9WAcgKw4x",
-	"KGYUnPt2TT88piOkkx4+Lkl6wbOpzhcivfiHqaZI13HFw4JSMv9y/vbNiK2U8KV+X7z9rtLjZVAmM7/2",
-	"c+BXbanMtZVsx/a1k4tbUYmjG7N8SiDt1QGpia6Uo+yik3etBYq8PURIkjy6lcB4bwvnmRU56PlqFlEF",
-	"c6lmsSr6EeW26JsP2FRor/RuaRXxatnI1xcUCrtauOeRk+Eq5QaLsSr1SdvSEJAEfLxNyzVX6oIqg/lo",
-	"yNMiJ+BwMBhUvVA0xV1zAGC87YilW2dQ3aZr9Z5ZBliFa7LKpd2cT4p8K9AlPjQ3czmrtXLBtiruvtSK",
-	"l2KoPv4Wq6aKppHLFjAsOVvZuc7lr5ys2F9Tf5gPb//64o2zhuEOUeDAZyUxmFu77FxfYyb+VDctGIgH",
-	"O3v3Eon0V1+RAearr8gK8pPOV2PXb+DAdSBYcDXhGdk1++ylZZO5mFwasp1TMg1dHJ/C7EyGeKDM8E3E",
-	"PE337v3g5pkIBuLZxghT3ALXkZsrdvYyYvlKGddyRhiDj3Hq1TiTZo62mpTLbOPTHfqxitVXX30oxHdK",
-	"DVzynM9yvpz3v/qKfVhrf7X9lYMxUTeKmMFmxoyTAh4rkADWIrtyV4WIg0jZAO7pcDhqUryiZkUL63Lk",
-	"As1Yx8/K6u2rHNZJBhWanerTAmFhZ654n5xcGtyLnmKUcqz0WjGl1QH1ICnKNxi9pg4dLmlNCVbvBkEW",
-	"MqQ90ppYdV2KyMEk05PLtTRiVBTiwUojruzteNNYtadXdoWIFdWrQnsTV2QI4mWV/4YOEcy6DkFYbCIX",
-	"vsEF5mUZag7Gupx9hZj5VUS2KT1lX2ViZr7qnRYVDMsJFSuAAn+X8MJiRhu9Kix8pfHF16uXtjTvdX3t",
-	"Ide1DLXQWJXGGD/M4YkbZS2VoXfpDgTt5UU6E2zCjSgLTgMTsAVWc7bW+aXAggBAbREa3oaYa6BTrqoL",
-	"EIwJ8pQYqHisaDLfwCXusC5QAzN6/Hgm7Xw17k/04jHH++7+8yc7Fwf42YFUB/hZz92eb7S6Eoo4zVdf",
-	"xeqAOTbrlolSIJ0VUpRu8o1WVih78IFqE4O+N0EK9hgkEYDed1JkaawYU0D78NsJX4jsG4SHUKuFyDkc",
-	"+xXPVu6FWmUVgxbTs1rDICy8wMOqVyOqepWw7vDQGRd6UVg7ivJeWXvlqF6lclSfvdtZGgUNn5odP8P1",
-	"UfgHagG4QFUWAfJCbzcJIeR+/W+ClKt+zVzJn4glKAPCP0gyTKKyChAhjatD44oJEXIrZrDKEIykVZ8l",
-	"x4NBwhaCK1OR8XwQJluA9E7u/VRPVgvgR114ACccgfjOXEYErCtinC2kAdmdTeFk4Qc8OQYiuZ6ynKuZ",
-	"6J0yKo1FE5MZHGdyZs9iqvHK4jLKfu7Aovw92CpNU56eCyUlHaOsVPOs12dnqlq0Thr2ldL2KyQPcD4j",
-	"5jrdsFprLVdpG78dkVc8CXJHOFX99mftvpnwPJeYY1IrRMPmgheJqECH4YiA4UdMTh1QqAYhilxPjoP2",
-	"iahmnR38H+MHv7LBwXPWZxfsIInI263EGgbsnbJfVtoiTktnwMrFUqOcCtTXVYYJbjII91J4eruQcPOs",
-	"hrn/Kr8GOu9EVdZNjodHCRuLjVZpL9h18v2LDwkDKZOTWS0zuiANyQ8vzr5NotJh4grhYNEIhAZC3ZFc",
-	"GorqXqPWcVpDxEwaZyB0s6rMKd5eQXK+pLN3L8OKpJ1hf9AfgMwIsjZfys6oc9Qf9I8oqnyOIh7qUBhS",
-	"JlqaYmbTg4lWlkslUvbDh9evWC5UKnLXo6myVh9DXQDG6QmAwf7SBUS0cNCg2Or/Kui/N0nQDddTR1fg",
-	"phuUx6hnqq93DbcoqPHSVZrRXkDSmmr0u+XM2E3m6/GJzAj0S/UiZjRij85B0JhOMfwSgVzsBQtyfS/s",
-	"twAxNLcttTIkKR8OBqQUIyeAf1rxyT6e20VWzUnHCjiT/y/VE6AkDF6gojj0AE+UfigPlR49Dp55QZg3",
-	"VmDDQ/JHUo3qe7Dp656T66jRDOf79lB8NaoZVL8JVvruZe0NGJdj+EcJddP5CJ89zuSV+LUdUf3VQzpW",
-	"lqVf5noijGEubgvQBEtToTCWVYR6j0aAFIgOoMvmQKxtzi1WSXD9u8KBqTWBE8GAmtp8lW2YsavJZQv+",
-	"vMKd3IhAdTkiwCP8Ql+iilaCM6OixciItpouIugLlNmlO7p2jy1HGgCUw4T1Q4XNKXgB20DuOtCFsLnc",
-	"QXte03MvAr7L9ULYuVgZBleLiU+FJERFs0YFhSGpJ4pVunJTkmogfwVNS+Qs1ysX9+YoczchsfDCDWEu",
-	"rLY8S6JY1Z5c+DEvqKknSCT9fh9NH06Xy1cKLRswvnOMRKQzwj6+1/CClVjy1tWrAoj6+g206xbUcTDZ",
-	"k/osMy5Vlfz8if3w4tU71rhb9oMvaIRXxD/0CxRpBJokxX+QOhQUeMOt4HdwSjrtx+pP7MNP7160zOV0",
-	"rlg1Pv4NhvxzDBuLO9FcG/vnuJPpCc/g36Nng2fwO83057iDtoVOtMqzP8eVgnpx55odH5aGgwZ6Wccr",
-	"QqaIOTbKBv1B/7hKRP9zgbgX1fd1nD0q1yhEAPBFgc6tVMKJLv0NJ07aSCpg1rdLoYCjoIRTCk+BQLDm",
-	"ho1XMrPE/AHWhXkmVsVJuR6+WMH0p7PXr/rsO0Ehs1aX7dpnQgliCyCLKuSTSnxaZjr3BvSt2+uWeDvS",
-	"7zcetLclkIxoq7GSaqpHqIYBhx6xgHOr3YJCC8ykoo1XkP6Ws+6FKX7+UlaposqHULbchSVoVtlfOhBh",
-	"PUzUF1Mq4wji38iXNuNj0L2dqBorzn5ZgXjq8xDX2vV1Nn321hc/ZsnJ4ChhXbzN2LwXl5aQgMljlWme",
-	"sjHPuJpgVygFWlzOp1M5KcXRFvx5T7t8cMkBx/2skgPOgIXJAOR90ElOBkdt4xXbe3wOMttE/Kj4FZeU",
-	"gVfFEBhY7idvXA0fI4v+1Xc1s03VnzlKfGEIBbr0nHaapGJp5wmjRJXu8OBoEBXK4tGgR2a74m3g8q9N",
-	"whYyy6RDFvhqOBgMgg/hz55z12Gm6kQvMJSP0mRIjrCr3FkvxkHP4j1aeLqKPF3a0ZUYkdXAPUcExBqH",
-	"LhxwmUs1kUueUfCibxkH+E8zoWnCt+tx1gUsDcQndoQtqUJTi1udcWU5Y0XdxxDOWNjfDYUeU7LPirJs",
-	"0IwvBNnlzoqu2KUFjCIDSWpH3IJBR87ognonXEMKCMa1Ulm2oIuvowBB720vvAFkXZXFWJXu8ELIC8pV",
-	"SQNTPi86sCXvhc03B2dTK3Jv/ujH6ptMG18aeaKVciZMY/XSR8HB+pvu/hnh7bugGhlxq691urnl5f9l",
-	"JSd1zYEq7PpTcbCvO+hCAoHXYJ+I9HvXeacr1BmdDAa3oEQOYN4/el11g7kc3vtSUYJPDZTKoYg0+8AR",
-	"rjLteBAFQMW7VHhvy8aw2513fyv6eLrfDobFj4fFj4Pit6PyxaPix+Pix/Ljk/LFw+uPUUfpFAM0nh0e",
-	"PT+OOssrdIY+jY4+Bsu59QH5KJhm8cBDEvnFMR3Qbn7xNU+LM486x8M9WMw7vgGe/EHrVzyfCfru5Obv",
-	"flRmtVzq3Ir0tUgl/wACD3x8eLjPx04fAJb2QllpN/Tt85u//aD1a6423ilBvHQP2LxU6MfPXNRa1RRj",
-	"Ll33q4J/lDUInJ0dD7nkr/5wSu5aVDFvZa/v0GeaLKVNWto2YxOTkveuVCpylqCjJiE2FHLCsAv/qGRK",
-	"tR5yNuyU1xINWewUrdLFDySeOUbkHFcYP0c8advEzpkC/THzvKGLImdvl0ndua8eOdO6a8VzgbHsEcmQ",
-	"G73KLwBqEUuK+Ck0TkgFbNEKX9RU5yxZrIy9mAqBsaBlB1L0VJDNGwssUmOzJnbzwh3ka+pOdHde00gi",
-	"nccYg9ERLEtp2SCkikXHoc/befY66qBPx8cW15eITZxRsNBr73v2Xetct4zqkp9+fnZ4x3oJt6DM/vA/",
-	"K+9016YK9XfSsqdwiRyQQ/hWmzUXwYTh5UCS1jDsh4AHh3npNW+zVOz9j69enPcXaTjxjd3bWjMX/0Vb",
-	"uf2OjdlugXVFvmuzJBBUGS3b1Lpg+Bx0gP8YEeHerB54cFnQyZf5FWXLYUl+8YDVE9Ep+DzGb7Uz+W+w",
-	"x6Xx+aAwA9Vj2ugVqlWUzOAaYsN/ypQtliD2JT1vL+e2FmeWYKBZQkEm+G/07cwpUibbkLsAqykhBz4N",
-	"9bxLIZbOZcNBe5xTSe8+OxfUKIWbWO0MQiOOtSlqKqIccMASnzc9YtUO36NKLkWy5tJKNQPBxsqMuURW",
-	"yrLLMsPa236zrpk71u375QU1ChanzK4xk20pNPpOqXyVmeRCKGbkYpltsMF4kJdGyjV74yUvCgWYTMTS",
-	"hukn3Pabt1g0Hx+x4cGzrb1SF82EljIRfRj9FTYnH7rgOW4ZtSeP2GGQDZbBJTO2lNmODp453RQz/uAk",
-	"sUxzzrrU7fwZHLm6JOMHxUBU+t2cvcQMXDbWK5VGOAifzF2r9LHI9BoOf86zaVEEPTASnL3ENBod1C5h",
-	"XQpcoH2guEB5q+ghTNAyIcvW2RENX1oZ4NeUSeWzBhFocD9mwrIxR9dhrPxolcjZLX3SN+YmGbl8l1JF",
-	"nXTZY1P5KUQeH8jLllq6Us0uWbXP8Aa7ECMXHhErALezffM0zYUx2PnNmz2qRg8KmHBx5Qtpe01iJhEK",
-	"bLx5HyGTy5oYAQSOIhCdKd+fIhalgyM/pmiUs5ckhvZChq+Dnv8tvezv1ei2ZJbXkUvBqxljiGy6pXM2",
-	"zaVQ6SmiB7bxPHe5aI1L9tGwlNt3Cw5cnsatJL/h/qf1GVsiuwJzt20+e1ch/DO1PW7Lz/x9uh473nRj",
-	"2+NBpe3xsETrIkeSIsY7v5xs/j5YPP3hlyP1dP5hkA7sXy9//WWgBuOn2dPp8V8Wh+OT1U//83Ty+lln",
-	"bzQFBD2H+VokRbw82Pme8KrSWIDSZJF7O6kC19rvRB0XlwXTv9IT3l611tHPH9+jf6xcdLWjG7HvBpzd",
-	"8ot9MW2V377nVrwihnNXWXdPx9LZy69XZlMTjc8xYYXXCfBS5EYr5uxVZy8DyZhE4apkjELbTle1Q6Ey",
-	"8wU7HtNFjJyBKfI1HpBKRMi+VIoFCcihQxKwR2xOkZcvPvBZ4oouYjfMSgg2/eSUqFjBMk7RBQniCUgd",
-	"mIPxcnrwRitx8Joy2qxGoYRjzGQGbD85Ghy7GKsyagpWQOOnrDuZC75kS51lEkWpN7oU1ZUQKYVbrmGC",
-	"FlenkwqWPOcLYfFi/rwDlDJtST3pY6fNzggDHjtRRyH/oZJhVdZ2GwL0MgXMaXCouwNw8QVM8DyTImde",
-	"FSHIyWlFUDZWZhkjgXHNTbFiokjlmivn0kJ64s7TuNNAZT7eyWKzP0B2UeMadQUI7bwWjrWcYrXbbSQm",
-	"3R9VGYrJ80Vo+reECaz4aHDcvhbvXyzw2kg1IQ3MnbNx0RK1O3PHHUdspdxUd9nLXbgIbX/3J3C+b7T9",
-	"DnSnB7FAFPAlnDeWq9TsQ1QfiyuYZke0coJxb/jagbG54IskdCU/8jTKlehJXsCb51g6J8HUmViNc702",
-	"woX1bNj5+Qun9mDDbAW0GJVHn6eVyDQpcn05kPJYYVzWyJkGAFUx70KmLBkkvZHTTScabS8cbz2qv+oU",
-	"w058yawEIJ+gUh4AqgxfwW1SZKtyOrpvO+bzjLNNzcWBYSjJMGlqD4/RPH4BnKbHFBAXyY62m8DjQlMK",
-	"lQYzOihTTeVs0xvVakxVdgjzFV592i1xNTo6clNMMm2cneUMQ/7dQxeLW/RwHIuZJNd9cOCk5/kjiBWC",
-	"DF08XJFnSFV6Imk25XnPPaDEL1CBkdtq5MwLQSHtekWSwjIiDpq84sYeIIZg1kMR+4+gkCmlPfA16zoE",
-	"M7HCoCNXWW9hBPaT1QrTA314QG9UmAWCdbpNc0zG2jDfkJXOgtACG2JrL8c4LOC0BapiRt/7TUp7ygCw",
-	"lsxgTKZisdQW8f5sa3czFK5zLOtOZeDdwSfLbJO4LCel3Vp8lkBhD5RFxRDWTY4Hg1j5VrjODJD4CoNU",
-	"OB5UE4Fd5vrsb660jhc7sKoRpuhM9MLlSyjButjRX82SnrP61cIuQNfqszO1YT6BnukpbcVQ0FGRzlEG",
-	"vJAXEPAhjNYpBkCUpozQtcidazNlmC4TqxdANYp30TZlUKxawcUISi4QgpsR2za5xAptLsxqfbHganPh",
-	"3k0idjIIEld6EX5cAlwxihjtJieDo1i5zy7gOicRGw6iwaD2PXl9axYfwCqAHNpQY2U0hbpytpBqhRmD",
-	"sLqcW3HhDEdJ75TlwuaeEFXsRE3C33eIkEAMiNz+0aRAvIjAE3z5Y07N5rHnwETIK6+TOjpGRMU48Ei4",
-	"bi58bOtadSmPzWcjtQmKlbvaLEgc31DG9eN+AeYho60KjPWwuvxK5AfnAATPRLkpat+ljI99Ka+geaPN",
-	"NyNMwYfbAwxm4Aj4iBFBjxUwkxH7Le7INO6M4i0jUdyJYmfhwOdkk8ZfgVHD5vv9/rWfYFhMALc4GN6/",
-	"HGNZMRwKrR00krTu4XhzJmPvpYzRIRh3Rj/3+/2PxTxElvaPkSXUIRjf2ct1FznvNsEo50RPPrPS7mb5",
-	"bpVlNZGSiEbJ9oFEs+422vX2EjMBu9r9W99L321kwrPMyVaUcI3SnJ6C8FR4ekoabL0TK1auWgJWKCv8",
-	"Hvimd5sAR5fG5aOVLdInoiDsI0TWfMMyZMWwGGrVBRQZ/6JiNBVrBlkweiBQGJYcD57HChZ9QaUhUVMv",
-	"arWgot5nf9FSVVMl2/lShfLf2TEAM/4BDAAfvxjDP6Mx3JdB/CdZw+ka3mgMP6kYww/rPp7SGD6YDic/",
-	"rQ+zH355rn8UT/lfxkeX7349yf9untn/VceLb2dP5q/k4T/+uvqfhzGG/6RXbM6vfI0Hbhss4UCSnAX8",
-	"92Qsg+f7ffSNVtNMUsmj38t+XLVU8Euxpa0jfW80Ee/FXIpqRK3mYdIg6lWJHH0DfS+BfyWsO/CWgkCJ",
-	"j4L0A6SwXhBdnAZ2Czh4kE6iSmBkYZGOlZdGKSTSGwuKcrgEhEJ3b4iOTJT4ZL/DdUrjiv9WmjA5BR7d",
-	"5tiOydk1pMHHscK24QFrfGSKzLKlT4Cv8o1X0lhvtPhD6g10jthkU2PafxkYMyjlfUxDKleDMV/VNC9X",
-	"gHcQyNODmxo3NGOiO2+zvaDhYFA2z8YMlrYFIho2rxAGCZpcwF8u6QL/GtxQkPFzm7URkd7xWaN9u9oJ",
-	"bS6N1fnmdyWkD2aJ9V0uQtNmLSIMcb5O3aJbxHmTpROLHRW+IKlaSn7FytX8cpovticcixZaQFa+0oCC",
-	"e3F1ilJn1IsYhlX3Ybgelj7x1c6RnvnUccOnmIfkTBYqjZVcLLUxcpzhA0CoDbNrORE+9utwMEzKMnpo",
-	"zaWp+94gK82W8ZSCdmbewlvI/6UZ4KVqFt6p8QBAxVH/s5ePKHQLWbsPc42KYCNajCv3Qt5vbFhIlsHu",
-	"SqFXz9ljS1MtlTvB+PUR0WXUNjykugbedIoMnRJuCQ69RyZtX2cIPe2gpQCv9PFlWonTWhaVrxAjLZtR",
-	"NRwVsfGGSrsAHsG/QUchtAwB3X3rXTOIZ3NuXIwVbhI0Lay4kqUiL3aA9SiZszPAnF4nAtaUiQvYU7/H",
-	"vtFLKTCbB8sAFZiC6g/FtqGBsmpSH+FOaEhAkKiMxDdUqcbgdpxvC8FcFuM8e+kj2lzo3AEmljIuL8Yr",
-	"s0lGsPKzl0UeXaYtFpRi01xQ0Sy5EKyLTTJQUUP8CIx4IP8V1BsD35yU0GuCL10E1uS2tHT2I7KC4wFQ",
-	"iTtX7AXAT+s/HgwTWDbdfuznKwK7sCJbqjErkZ7C20dJCbIAjwB18fkxjmZWkzkjT3bt6CqrxQJJCAVn",
-	"SqMi8+nmkWGJIyXv4AF27ix6FUjTc+OWORmnOErxW6Hol/W6vbjoUlv+AQo01YLCk8+CXMTST+CSQHzH",
-	"E3y/rlBbTQZXLCRFlc3JEyDNVmye2jrF2hmFyBw6CSoKe6N+DuTds8c/go5+h8jCShoKatJ7K2UAHYDM",
-	"50qg+IyWg/qeqYtCqB/7cs6/ZxrBf55V4XnFqnB0TTmgmDC6OZNFGsyNuSl/gHSUAt+AQu0Cx63tWQ+C",
-	"eVX8vzUN2J3fWuGUQKdrwfeuEJysZpujcIR6xr+KwfEL2fhCNr6Qjd+NbFA5j1JV8L0afVxLL9SM7myP",
-	"GO4T6sud8i6cYXcPJ953Oh/LNBXqd7Yf/8sGTL8kfQAR6l87UNoViEfqEJSG/xmvZGlVes0vhbOr7GUR",
-	"pxjOdofrizAJ36vcoyCzHW4blp6OfA59vY3iC0kvCk6RUfQYq0CqDSnLZc3IegZb5KoSF96SdruVL1Xf",
-	"4EeNVaze47RoUjNVU9OotF1gLCEtUKQUXeaMcGTLiJW3KgwC9ZFMxyQjkNGksJiQsou78gWPYxdoWpib",
-	"XIVvXYKptIaUqm+TMkh7+kO6a3+/GOio8JWcljYSJ9CR7l2kLNYx4Hem4L8XPb6r7XpPGkRY2U5+Ci9c",
-	"C8lxRRBcfXRn4zfyExXj9sXyK6VL0FWH9fPzVOSx6g4OTvAOuvTQJwfDIf6NuYm9al0vLC/hLMNLkcM4",
-	"UawqGe7sRyNcUulczuaZnM1tsQyskFwUCl/m4kqKNVtjiCfZ9LF1UKqdXXm7mJarvaxsjlTLFzYh0ufJ",
-	"6m5S8EqSRmDulc8pVOr1lK2KHC4H1xXacs2TsN2CVFRkWq8rZTl2S32Hx6XYdxj2Sx6irFf937Cxhsje",
-	"sh0C5rMW1bgZcBHiWVmxJgRVWWWqWmvDi9qNDbyC+hgk+O4qiFE2yg6E+JuVwtZDajqm4c1FKaLGHR62",
-	"7rDh5aPbvHx8m5dPml/+eFtEa9cgzuUnT2kM4YOjN81U7UthjX2dqS/K+PwW/lCNv3CH0F5ng3r67I4V",
-	"mQqRPjKuLb9haB3wnoiE/lupH6AXOscuMEYzq1O+eWQwcN43Se1FTIm1MJb54pO1YJJazcvhoBeVCRFU",
-	"W8LobEXtU1yzhJRvyjwNt2KSV+GJdSuJFWYxur2cMl5uwJUAn65cW2rKlsF2S25DmJ9BcSNjPrmM2JKb",
-	"0Gz2yDCMSEkwxdGNe+p/AykdfbOqCHOJFZasb+Fy79zR3CDxwqu1szE2lxjLWbiLJDzaRCz56aeffjp4",
-	"/frg22+TtlAK+qiztz0Bp/6WW9EU4VFUqvYrdGcdMTjjMNLjbqEdQWTH0yCu4+jzRHWE/Y7FJ2cReoIW",
-	"oUM4J3+Z4JCwSF31eSqnUzlZZZYMlTMNlBkWfeE5nLOELuGzwRF+dCk2r5DHPb9FB8tnBTsbnlRljiNk",
-	"YcfREVqchtFJCztb5nqxhB1SlQtLDb1GINSlZRwCZQHT/L6/sGtOhUmmd7eOWmcd5dYCj4JdozEvu4IR",
-	"YFPWtZD7uYN16Tofrz9e3w5p4ercHHUzFXdXkD5noPpNZYtfuMRgh5VVohtwBI+1dZ7wGNu+7eQM9KYH",
-	"lI+W+fHDN0RtPMnGqHRHsMOU8lgtOBApNuET0BOoYFERwQfjLGSqUAnpJt/ASwffaGVznY2oQd0kgjE+",
-	"HfCZ+HMSuMWp0XvPdTQquwZhSm0tH12qWLUkpCdHg2P2Rlv2WqdyKjHevJIaVmSjU29cxNrE58Bz4ysl",
-	"wdXptXV6ASgTPu5j3HBZwVgmeCv3W063VlarIUxp9UVuIfbXvV8y+IkYTgb8+VF6OH46PRZPHjA3PCC3",
-	"X8jp709Ob0dMG01TJP05OlFLWa/c5236krgLzvz9fpNE7E3ljjt71haxaMtsr4949GQwaEDWqCWb/oxZ",
-	"Xraj8mZQzPHezs2/x2VpLRrwpna3y1oBvqkahj46ErHmpq14wKlvA3a7IzmjPFW0Cv8bwPifyZyrN2Nv",
-	"bvz4NyCE13sy5YQ6fXd//PBNr40bn6HO4DP4SUfCYvPAKLpKs6UQl9hpyNXv59SXiT4L4tHqOlesukSt",
-	"hweDISsDQIN6+BOtpnKG3R61b27RO/Vju3oHWP4Fs8p5VtFfULGjpQ6SPgPcxVg0zGbjZZOCSvfakddI",
-	"/ZVpkkA8HYlCHuv02Cm1YpnrVX7KxtrOUb7YlNLFzWz+6w1qS3sw+y2dLQI61+K/SGnQu3kwdmtxXwSP",
-	"L4LHH0vwwJ6lDyl7jFqlDSI0Gu+qowxUzqEkHOaLRPJFItkDxp8rqYcuyn3Teh5M9qkIKRwrNyu4JvuI",
-	"QTcWvnMjU8aDTJNWwUcxiVVikmXQJoG+fkSW1IglS2C+r19/+20CcokzDhNhkWnkMwxKMShWdTkoYl6c",
-	"apEM9tf9i8XB1H7ZsCuUl7rBYnt3i3EILk3AuZZAu3MY7P8tfx4cPP/427Pr//rCa7/w2jpmftbExH8t",
-	"GvZWFZRmvGGVxMWdpOtxeTbt/eFUShl02KuVciZ9hjbrYrqfSSJ0p1I+onE9WNyCsGA4lZnyVZtd+KYU",
-	"ps9+0ivUeopEnTKzm/FMK+FKkxE1w2d2rSmUxGimVeTLlK7nOhNUCqsswB6roGaoz3TCkK+tImhYo8tZ",
-	"dyc6z8XEJq69nf/GzsXGBZKEW4T3gWpYkbggF/EJO9HihVqMYpXgDy46z5UisNUuD2GtR4C3CRrQI6xi",
-	"JRWlMXYpHdK1nutFrgA8nhKBiDr302BYtgs2R4XPRBorKsBGMbQ+9mq6ssIU7eQt5YNhmI4LoEnWUiV+",
-	"y5iSRWVYSjJCCXJTnU8cKVlLVaTmeehGmJmGHQkcjxtnFJgDR/fInNaxIMyEvRQEIjzZvyFTBX7949LB",
-	"wvFAJ/W5tUpktFcijUJZkGdGx6o8CkKfxLPkxLty3RUhC8FKWYq8sQEDLEztwJQ9JkTM4RCyZM/03WoT",
-	"17CZcb+0fqxeA9N2qedzHk5BnQKobkAQDxQOGKFtAvsANjH289V4IR1vP6MN/buw+LsGXRHgqqFD38sr",
-	"AZfJ9whBA5FDiDByyH9L2/FxREhiL8XGp4gEMma+QQL5rCn86NltQl2qR/hZgqo8h653FPJ3zzvYSsHI",
-	"4YknNTgAkJJKVyF3LzzQ3O3wfwb0EXGxnrExKDI2jm9oQtSaRNGehhE8e1I8w+SOaDgIHg6D1BA3bIRD",
-	"BO+cFK+4/BBaRDhKGRXmhggeHhXPdq5sV9JIGWl2c7NKksgaxMzj6DAaoIgJ/x5EJ/B3SzUkTDgp+lQF",
-	"cWcfUdxbfTnUf7dDbRDtj0rR/knZaK7e6KOUS1i3UDqcrbbXTC58CpenF+7vVoJxc1Tm0wK4z0qwPn0Q",
-	"jWwQPd3WyO4B1eMqVO/GJnbnVl2JPJUophRKoYmKLAuZF6GTv7M+9a8bTlkB7nuq6vtPt2KBpBrKKvvp",
-	"fyV53mHDIsnYv4piehSqT/X4TtatFtra6j4qrauSXYgURc2tJBVTrOmMlVUCjcNEbTokJfuQ1cKuxmOd",
-	"K4aj+JSpQM1BcT9WIDlnWs2EsaV66apzhOYQig0sXgDtyViQ5JxeiBpXqQW5pUy5wcIva6maP+4zauI+",
-	"Y9LGymcokU7AqK+FowE7jXTn5Wn/xxvr9rPEfZFG/u2kkVuyxOLOtBUoCKncf5AFsbJ39IPcHAuC9et3",
-	"dr9+L6hdoLMSsm5gJYwYz3Ar1JMPEwdMz+VIUhvAWN3UB7DSLTsqqgZz34szht0b2BNmg0VMqkm2QtLr",
-	"OIOwxJlgCCLfdi7zlOkJBZBORKwIHkXaWDU5V6WU5eBTH4rixkhMmO8/GSu9VizX6x7arl6GBj/sOogp",
-	"Srba4ChBEBe2LTKMKZ6FHBU4Z9Egwyfy6iuRR0jfE7ouSZ+99UEt1FlDLw0WziytbWFn71ExN7XuxoJn",
-	"Es6QGB2SY5E6plysJojA8e0OyobqiiUCsBZLTmFwDJoLqPA4vLGeb/rsDLtB5Ol20a7DwWDg+Wy1LnwD",
-	"l/xfh5zvcbB7pec1tm7+UBa9cjbkNTJuKou9rBo/vKlnAGT1OmruEv5hngtRLXLlSoY2D/UkGt7GclQC",
-	"5HN2uaamFrtBVfbCCDeGqFEw42dlBZXGVLL9HWn3rnPhdoT34Lr8+7fmRChElai8jDONLU4qKZq/99Lx",
-	"bG+PKe16499Kf4i/rdIwnI38H0U5OaQzXzLq9s2o+2YuJpeMO5VrRtWSHAFryZnzXPjxGOPTWnnx16vs",
-	"kiXhFwmpXHxl9QIztdwDnRvKi/D1HN58+5fzt29i1U3C+//pQKVAA5IeVX5MahQmwTRL0hbh/w0wY1BU",
-	"MGFvw5I49l2ty8g8mopZrSPXAUKkjLsuyTQIzwWbAJxE6rJ7pUvpVFodjDOuLplUy5V1c6MPCv5El6Xr",
-	"UcXL5X4NcCNcd1USk+oNSIrEa6yDWAFhWcwKs81nwkZsma0MS2DypOc6EtAhnjbN/C7X40wsEtalTwq3",
-	"X7L0T4q8bzcZLKOYb8SSBc+mOl+I9ALPI2JJvblQxBI4zAur9QU2m06wJ3TxnidElW9RqPI7QCD7pl/k",
-	"wSMvnFu1K9k1PBhz43x5vj6tc5dhPBX7Gs8Hj5J113NpQUZb8olAl2APuy6YS7lcApKsrPe5gVww5m7c",
-	"QmMG6kJexFwY22fYcAhfcYG0XnTghnpsk2RYhSYuLFbdJ8fsr/LrsCVQ4T/2FyEXHL1/WNY2jDYOSpE4",
-	"rKNSB8jlYkXXWU5dQVqQzhCkC2lHZUXpJ+y1/BpEm+ERq52W6w4fFp8eEBAjRhivAaAk3VKPqeFR2TMJ",
-	"30x6EXp+fZJjt9IwPDk4QAJyADMfuNRXNHIUTxb804Ebqc/e1kLrQFxFYUW4vh9YyYu8klTpdT3nFiue",
-	"FncZxbubhTfztYu83U+E83SpLpss5Ke6W+uMSJ67nhgwGQrBURPeA30qHjhXGJm1zZwvgwIDnd9iktbi",
-	"zoj9PIjYk4gNP17Hqv77s4Yfaz8MD+GdWl2tWvDjt7Sy3aS434k6QCuwY8NYKo65rQ1tee4jGd7iBALq",
-	"7yJa8SXmTTsVaMIGYhCcYpKh4s7oCP7ta/h3Rr/FhRxFf6Eo5N5z/YtAmMIWRtip6BCtD2izH0SH0XAY",
-	"DdEyMfwYxU6iwuZHbiD4FHEmdoDBg3ILO4xiEmNpbuqS9KzovATrJmEWRyzEWRrV72i4544G7TtqERBv",
-	"2g9JuOGGELrEhWhyQBT8/HGqJ+ZP7tlBlQFhiygrbUavvvYP8epU+1MdD2AbqbBcZvgySZQlXfa3ju4p",
-	"DDBiKyU+LcUEKM2Lt9/hgBPtelTVV3Jd2c/xnvupsc/ahl4qTzXKp+07quyGW0aFeB4PRp49+viWgrgP",
-	"q1vaWsz1nUhBRczReZsUcmtCUZ36rRJehrudWMZ4rFrX2iYzAe+4l2rRQsAcHvx3g6EZjqUz6lRZaydy",
-	"Jw5P6hhMldlRUuAqZN1oZ6fmiK6Hek2WL+thHg+PIsJAzNZyTQj9KO5UqjhcW+H+dlL6vs1A6i8lyjCF",
-	"yFIXVzAMC98otwv6Q10iOWVh0W4n1ftTJS3uzke0KhW8iwVoeBcIp+CovqGhD0D1Y/GWcSPuFHXUm5jb",
-	"bU7vpDy9QO9kuCzmltV4ii2beKjTbCK1qZhkPCe1q1nh6z+grouIHCi6QYUewJEmvfe6+G0rWNVyKzC1",
-	"D825iE9mxISrbYYjk2CHnV1EpX4NL62qkVeFRZMuXvYLwKYAOg9r3IEq4irMZ2u+MVRVsFYBj2Re51ij",
-	"fW2nuX0P7zvztRkFyyh6FNh5rlczCkU9e/cyYmNh10IoZtfaJfvHStOfqbiSE2GQmlaaazitqWgigY7c",
-	"tXKN+1y7i1iZOfxIrR+8tRm/kUUnZ2cZRsWnqEVpiL9RWqK0sQKs2l1JMrCmUVtd39iZ2sWzBU9FrLjF",
-	"kj5Fw1Yvo4/FXKq0sbUF9qIFFY46pmBTSuxrUrahoEPyRamrnS+wamHTcQJlAx2nF07AQ5tnnyXfvwiq",
-	"PobNvRPf/tZ3NywLNmy3c6xgDlX4a06QxCK5WBKv4r0Yuc7RLrgWFBkzAeYklXNYuERV10wmqOWEp5BL",
-	"NZFLnrErnkvuPRDFKGXjYNSiqDdwn51j0w5MzdLGGvbNux+pHlOZgJuvlPE6cdgbGBRfnm0MFetB/CNn",
-	"AnUqTo4Pn+9uu8htBWY0mmwDG6bn+rDbqRDpiHHswV2rGpjyDWUy09zY+UTzjDTmsnmlcBHlZThzxJa5",
-	"vhKKjTdMfJrzlbHySri2JtVyJI6AzGWKqj1AB9RMzJVgXW5ZJrix7Bn2Neu5AAesEAXiZBntjdUCxxs8",
-	"3z77XvPMoNGocJUnrHtDUggcpLERjMLZguczSV5Cv4bDXuSiNboY/g1kUyqEjVTsDby70SvnBHMhRm/Y",
-	"8OCoZhbw0R0+toNqphRBIV0EPmEVWoeouJ+7kcXHbuUIMEspknaVq16ffVvk76BlYnhwQvRKGtxnSU7X",
-	"QlxG7LVWcNCCG0n2JTx7h7GpyH1f1FghNfBogxIrpWwZjVhkGJ/logzbnmidp5IoZJ+RKxgwnZCaGsOA",
-	"4MOd7cy7Zk8ZN5c4gaTuLklrSA/Fws9cRDOgTy2qxF0I79bdvg8vVLrUUlmiCWSh0T4vQetMqtkI+84q",
-	"4LhE93kq8S+QXzBm512uF8LOxcqwhbC5nJjIVQDTkxU2L/eRKFhh/gCGwNKeuVAp9naqrLawE5nO9cfr",
-	"/z8AAP//",
-}
-
-// decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
-// after base64-decoding and flate-decompressing the embedded blob.
-func decodeSpec() ([]byte, error) {
-	encoded := strings.Join(swaggerSpec, "")
-	compressed, err := base64.StdEncoding.DecodeString(encoded)
-	if err != nil {
-		return nil, fmt.Errorf("error base64 decoding spec: %w", err)
-	}
-	zr := flate.NewReader(bytes.NewReader(compressed))
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(zr); err != nil {
-		return nil, fmt.Errorf("read flate: %w", err)
-	}
-	if err := zr.Close(); err != nil {
-		return nil, fmt.Errorf("close flate reader: %w", err)
-	}
-
-	return buf.Bytes(), nil
-}
-
-var rawSpec = decodeSpecCached()
-
-// a naive cache of the decoded OpenAPI spec
-func decodeSpecCached() func() ([]byte, error) {
-	data, err := decodeSpec()
-	return func() ([]byte, error) {
-		return data, err
-	}
-}
-
-// Constructs a synthetic filesystem for resolving external references when loading openapi specifications.
-func PathToRawSpec(pathToFile string) map[string]func() ([]byte, error) {
-	res := make(map[string]func() ([]byte, error))
-	if len(pathToFile) > 0 {
-		res[pathToFile] = rawSpec
-	}
-
-	return res
-}
-
-// GetSpec returns the OpenAPI specification corresponding to the generated
-// code in this file. External references in the spec are resolved through
-// PathToRawSpec; externally-referenced files must be embedded in their
-// corresponding Go packages (via the import-mapping feature). URL-based
-// external refs are not supported.
-func GetSpec() (swagger *openapi3.T, err error) {
-	resolvePath := PathToRawSpec("")
-
-	loader := openapi3.NewLoader()
-	loader.IsExternalRefsAllowed = true
-	loader.ReadFromURIFunc = func(loader *openapi3.Loader, url *url.URL) ([]byte, error) {
-		pathToFile := url.String()
-		pathToFile = path.Clean(pathToFile)
-		getSpec, ok := resolvePath[pathToFile]
-		if !ok {
-			err1 := fmt.Errorf("path not found: %s", pathToFile)
-			return nil, err1
-		}
-		return getSpec()
-	}
-	var specData []byte
-	specData, err = rawSpec()
-	if err != nil {
-		return
-	}
-	swagger, err = loader.LoadFromData(specData)
-	if err != nil {
-		return
-	}
-	return
-}
-
-// GetSpecJSON returns the raw JSON bytes of the embedded OpenAPI
-// specification: decompressed but not unmarshaled. External references
-// are not resolved here; the bytes are the spec exactly as embedded by
-// codegen. The result is cached at package init time, so repeated calls
-// are cheap.
-func GetSpecJSON() ([]byte, error) {
-	return rawSpec()
-}
-
-// GetSwagger returns the OpenAPI specification corresponding to the
-// generated code in this file.
-//
-// Deprecated: GetSwagger predates kin-openapi renaming openapi3.Swagger
-// to openapi3.T. Use [GetSpec] instead. This wrapper is retained for
-// backwards compatibility.
-func GetSwagger() (*openapi3.T, error) {
-	return GetSpec()
 }

@@ -8,6 +8,7 @@ package api
 import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/oapi-codegen/nullable"
 )
 
 // positionFromAPI builds and validates an engine position.
@@ -49,13 +50,14 @@ func resultToAPI(r engine.Result) Result {
 	return Result{Winner: ResultWinner(r.Winner.String()), Reason: ResultReason(r.Reason.String())}
 }
 
-// resultPtr is the result of a finished game, or nil while it goes on.
-func resultPtr(r engine.Result) *Result {
-	if !r.Over() {
-		return nil
+// resultIfOver is the result of a finished game, or unspecified (absent from
+// the answer) while it goes on.
+func resultIfOver(r engine.Result) nullable.Nullable[Result] {
+	var out nullable.Nullable[Result]
+	if r.Over() {
+		out.Set(resultToAPI(r))
 	}
-	res := resultToAPI(r)
-	return &res
+	return out
 }
 
 // outcomeToAPI maps a played move onto the generated model. An illegal move

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,24 @@ func TestDocsMarkdown(t *testing.T) {
 	for _, bad := range []string{"<script", "javascript:", "<b>"} {
 		if strings.Contains(html, bad) {
 			t.Errorf("the page has %q", bad)
+		}
+	}
+}
+
+// The page of the real document links only within the server: to its own
+// anchors and paths, never to a site the project does not have.
+func TestDocsLinksStayHome(t *testing.T) {
+	spec, err := GetSwagger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := renderDocs(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`href="([^"]*)"`).FindAllStringSubmatch(string(page), -1) {
+		if href := m[1]; !strings.HasPrefix(href, "#") && !strings.HasPrefix(href, "/") {
+			t.Errorf("the page links to %s", href)
 		}
 	}
 }

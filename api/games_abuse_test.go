@@ -117,7 +117,7 @@ func TestGamesHTTPResignTwice(t *testing.T) {
 		}
 		var g Game
 		answers[0].decode(t, &g)
-		if g.Status != Finished || g.Result.MustGet() != (Result{Winner: ResultWinnerSouth, Reason: Resignation}) {
+		if g.Status != GameStatusFinished || g.Result.MustGet() != (Result{Winner: ResultWinnerSouth, Reason: ResultReasonResignation}) {
 			t.Fatalf("racing %v: %s", racing, answers[0].body)
 		}
 		gs.expect(gs.must(http.MethodPost, path, tokens[0], nil, nil), http.StatusConflict, "game_over")

@@ -62,7 +62,7 @@ func BenchmarkGameMovesHTTP(b *testing.B) {
 				return
 			}
 			game = pa.Game
-			if game.Status == Finished {
+			if game.Status == GameStatusFinished {
 				fresh()
 			}
 		}

@@ -219,7 +219,7 @@ func TestGamesHTTPFlow(t *testing.T) {
 	if loc := a.header.Get("Location"); loc != "/v1/games/"+id {
 		t.Fatalf("Location %q", loc)
 	}
-	if south.Seat != SideSouth || len(south.Token) != 43 || south.Game.Status != Waiting ||
+	if south.Seat != SideSouth || len(south.Token) != 43 || south.Game.Status != GameStatusWaiting ||
 		south.Game.Seats != (Seats{South: SeatHolderHuman, North: SeatHolderOpen}) {
 		t.Fatalf("created %+v", south)
 	}
@@ -230,7 +230,7 @@ func TestGamesHTTPFlow(t *testing.T) {
 	gs.expect(j, http.StatusCreated, "")
 	var north GameSeat
 	j.decode(t, &north)
-	if north.Seat != SideNorth || north.Token == south.Token || north.Game.Status != Active {
+	if north.Seat != SideNorth || north.Token == south.Token || north.Game.Status != GameStatusActive {
 		t.Fatalf("joined %+v", north)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil), http.StatusConflict, "seat_taken")
@@ -345,7 +345,7 @@ func TestGamesHTTPFlow(t *testing.T) {
 	gs.expect(r, http.StatusOK, "")
 	var over Game
 	r.decode(t, &over)
-	if res := over.Result.MustGet(); over.Status != Finished || res.Winner != ResultWinnerSouth || res.Reason != Resignation {
+	if res := over.Result.MustGet(); over.Status != GameStatusFinished || res.Winner != ResultWinnerSouth || res.Reason != ResultReasonResignation {
 		t.Fatalf("after resignation: %s", r.body)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/resign", south.Token, nil, nil), 409, "game_over")
@@ -382,14 +382,14 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 			}},
 		{"AI as North waits for the person", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, 201, "",
 			func(t *testing.T, s GameSeat) {
-				if s.Seat != SideSouth || s.Game.Ply != 0 || s.Game.Status != Active {
+				if s.Seat != SideSouth || s.Game.Ply != 0 || s.Game.Status != GameStatusActive {
 					t.Fatalf("%+v", s)
 				}
 			}},
 		{"start position and rules", map[string]any{"opponent": map[string]any{"type": "human"}, "start": start,
 			"rules": map[string]any{"captureSeed": "left", "leftovers": "side_owner"}}, 201, "",
 			func(t *testing.T, s GameSeat) {
-				if *s.Game.Rules.CaptureSeed != Left || *s.Game.Rules.Leftovers != SideOwner || s.Game.Start.Captured.South != 21 {
+				if *s.Game.Rules.CaptureSeed != RulesCaptureSeedLeft || *s.Game.Rules.Leftovers != RulesLeftoversSideOwner || s.Game.Start.Captured.South != 21 {
 					t.Fatalf("%+v", s.Game)
 				}
 			}},
@@ -446,7 +446,7 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 	gs := newGamesServer(t, Options{}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
 	const racers = 20
-	for round := 0; round < 10 && game.Status == Active; round++ {
+	for round := 0; round < 10 && game.Status == GameStatusActive; round++ {
 		pits := legalPits(t, game.Position)
 		token := tokens[sideIndex(game.Position.ToMove)]
 		answers := make([]answer, racers)
@@ -478,7 +478,7 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 		answers[won].decode(t, &played)
 		// When the played move ends the game, the others may be told so
 		// (game_over) rather than that their ply is stale: both are 409s.
-		ended := played.Game.Status != Active
+		ended := played.Game.Status != GameStatusActive
 		var stale, retried int
 		for i, a := range answers {
 			switch {
@@ -563,7 +563,7 @@ func TestGamesHTTPManyGamesReplay(t *testing.T) {
 				t.Fatalf("game %s ply %d: stored %s, the engine says %s", id, i, got, want)
 			}
 		}
-		if game.Status != Finished || len(page.Moves) != game.Ply || !rec.Result().Over() ||
+		if game.Status != GameStatusFinished || len(page.Moves) != game.Ply || !rec.Result().Over() ||
 			positionToAPI(rec.Position()).Pits[0] != game.Position.Pits[0] ||
 			game.Result.MustGet() != resultToAPI(rec.Result()) {
 			t.Fatalf("game %s: stored %s %+v, replay ends %s %+v", id, game.Status, game.Result, rec.Position(), rec.Result())
@@ -618,7 +618,7 @@ func (gs *gamesServer) playToEnd(i int, id *string) error {
 		game, tokens = n.Game, [2]string{s.Token, n.Token}
 	}
 	*id = game.Id
-	for game.Status == Active {
+	for game.Status == GameStatusActive {
 		pos, err := positionFromAPI(game.Position)
 		if err != nil {
 			return err
@@ -781,12 +781,24 @@ func TestGamesHTTPEvents(t *testing.T) {
 	if res.comments < 1 {
 		t.Fatalf("no heartbeat in 0.2 s idle at 30 ms")
 	}
+	// Each event's data is what the document's component for it says.
+	schemas := loadSpecFile(t).Components.Schemas
+	for _, e := range res.events {
+		name := map[string]string{"joined": "GameJoinedEvent", "move": "GameMoveEvent", "end": "GameEndEvent"}[e.event]
+		var v any
+		if err := json.Unmarshal([]byte(e.data), &v); err != nil {
+			t.Fatalf("%s event: %v", e.event, err)
+		}
+		if err := schemas[name].Value.VisitJSON(v); err != nil {
+			t.Errorf("%s event does not match %s: %v", e.event, name, err)
+		}
+	}
 	var mv GameMove
 	if err := json.Unmarshal([]byte(res.events[2].data), &mv); err != nil || mv.Ply != 1 || len(mv.Legs) == 0 {
 		t.Fatalf("move event %s (%v)", res.events[2].data, err)
 	}
 	var end Game
-	if err := json.Unmarshal([]byte(res.events[4].data), &end); err != nil || end.Result.MustGet().Reason != Resignation {
+	if err := json.Unmarshal([]byte(res.events[4].data), &end); err != nil || end.Result.MustGet().Reason != ResultReasonResignation {
 		t.Fatalf("end event %s (%v)", res.events[4].data, err)
 	}
 

@@ -112,7 +112,7 @@ func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
 		Valid:    plyErr == nil,
 		Plies:    g.Ply(),
 		Position: positionToAPI(g.Position()),
-		Result:   resultPtr(g.Result()),
+		Result:   resultIfOver(g.Result()),
 		Error:    plyErr,
 	}, nil
 }

@@ -125,17 +125,19 @@ func TestValidate(t *testing.T) {
 					t.Errorf("position %s (%v), want %s", p, err, tt.pos)
 				}
 			}
+			res, resErr := ans.Result.Get()
 			switch {
-			case tt.result == "" && ans.Result != nil:
-				t.Errorf("result %+v, want none", *ans.Result)
-			case tt.result != "" && ans.Result == nil:
-				t.Errorf("no result, want %s", tt.result)
+			case tt.result == "" && ans.Result.IsSpecified():
+				t.Errorf("result %+v, want none", ans.Result)
+			case tt.result != "" && resErr != nil:
+				t.Errorf("no result (%v), want %s", resErr, tt.result)
 			case tt.result != "":
 				winner, reason, _ := strings.Cut(tt.result, "/")
-				if string(ans.Result.Reason) != reason || (winner != "" && string(ans.Result.Winner) != winner) {
-					t.Errorf("result %+v, want %s", *ans.Result, tt.result)
+				if string(res.Reason) != reason || (winner != "" && string(res.Winner) != winner) {
+					t.Errorf("result %+v, want %s", res, tt.result)
 				}
 			}
+
 			switch {
 			case tt.err == nil && ans.Error != nil:
 				t.Errorf("error %+v, want none", *ans.Error)

@@ -384,6 +384,12 @@ func singleValues(req *http.Request, params openapi3.Parameters) error {
 		if p == nil || p.Schema == nil || p.Schema.Value == nil || p.Schema.Value.Type.Is(openapi3.TypeArray) {
 			continue
 		}
+		// X-Request-ID is the RequestID middleware's, which takes the first
+		// and never refuses one: the document declares it so that clients
+		// see it, not to refuse a request that repeats it.
+		if p.In == openapi3.ParameterInHeader && http.CanonicalHeaderKey(p.Name) == echo.HeaderXRequestID {
+			continue
+		}
 		var n int
 		switch p.In {
 		case openapi3.ParameterInHeader:

@@ -22,7 +22,7 @@ const readyTimeout = 2 * time.Second
 
 // GetLivez answers while the process serves HTTP at all.
 func (s *Server) GetLivez(context.Context, GetLivezRequestObject) (GetLivezResponseObject, error) {
-	return GetLivez200JSONResponse{Status: Ok}, nil
+	return GetLivez200JSONResponse{Status: HealthStatusOk}, nil
 }
 
 // GetReadyz checks the database.
@@ -35,7 +35,7 @@ func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetRe
 			return nil, newError(ErrNotReady, "the database does not answer")
 		}
 	}
-	return GetReadyz200JSONResponse{Status: Ok}, nil
+	return GetReadyz200JSONResponse{Status: HealthStatusOk}, nil
 }
 
 // GetMetrics writes the registry in the Prometheus text format.

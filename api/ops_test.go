@@ -174,6 +174,13 @@ func TestRequestID(t *testing.T) {
 	if got := ts.send(req).Header().Get(echo.HeaderXRequestID); got != "client-chosen-id" {
 		t.Errorf("X-Request-ID %q, want the client's", got)
 	}
+	// Sent twice, as a proxy might: the first is kept, nothing is refused.
+	req = httptest.NewRequest(http.MethodGet, "/livez", nil)
+	req.Header.Add(echo.HeaderXRequestID, "first-id")
+	req.Header.Add(echo.HeaderXRequestID, "second-id")
+	if rec := ts.send(req); rec.Code != http.StatusOK || rec.Header().Get(echo.HeaderXRequestID) != "first-id" {
+		t.Errorf("X-Request-ID twice: %d, %q; want 200 and the first", rec.Code, rec.Header().Get(echo.HeaderXRequestID))
+	}
 	a := ts.do(http.MethodGet, "/livez", "", "").Header().Get(echo.HeaderXRequestID)
 	b := ts.do(http.MethodGet, "/livez", "", "").Header().Get(echo.HeaderXRequestID)
 	if len(a) != 32 || a == b {

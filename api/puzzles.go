@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
 // The daily puzzle feed's handlers: they ask the feed (package puzzles) and
@@ -151,7 +152,7 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 	if next.IsZero() {
 		out.Next.SetNull()
 	} else {
-		out.Next.Set(next.Format(puzzles.DateLayout))
+		out.Next.Set(openapi_types.Date{Time: next})
 	}
 	return out, nil
 }

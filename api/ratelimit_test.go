@@ -74,7 +74,7 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		wantRateLimited(t, gs, a, "too many joins from this client address")
 		var g Game
 		gs.must(http.MethodGet, "/v1/games/"+ids[2], "", nil, nil).decode(t, &g)
-		if g.Status != Waiting {
+		if g.Status != GameStatusWaiting {
 			t.Errorf("the refused join took the seat: %s", g.Status)
 		}
 	})
@@ -122,7 +122,7 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		gs := newGamesServer(t, Options{}, games.Options{}, nil)
 		game, tokens := gs.twoSeats()
 		for range 100 {
-			if game.Status != Active {
+			if game.Status != GameStatusActive {
 				game, tokens = gs.twoSeats()
 			}
 			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)

@@ -46,6 +46,26 @@ func TestSpecValidAndEmbedded(t *testing.T) {
 	}
 }
 
+// X-Request-ID, which the middleware reads and writes for every request, is
+// declared on every operation (an optional request header) and every answer,
+// so generated clients can send and read it.
+func TestSpecRequestID(t *testing.T) {
+	spec := loadSpecFile(t)
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			where := method + " " + path
+			if p := op.Parameters.GetByInAndName(openapi3.ParameterInHeader, "X-Request-ID"); p == nil || p.Required {
+				t.Errorf("%s: no optional X-Request-ID request header", where)
+			}
+			for status, r := range op.Responses.Map() {
+				if r.Value.Headers["X-Request-ID"] == nil {
+					t.Errorf("%s: answer %s declares no X-Request-ID header", where, status)
+				}
+			}
+		}
+	}
+}
+
 // Every operation, response, schema and property is described for a
 // reader new to the game, with an example.
 func TestSpecDocumented(t *testing.T) {

@@ -1,0 +1,143 @@
+// Command clients/go plays through the API with nothing but the client that
+// oapi-codegen generates from openapi.yaml (package ayoayo beside it), as a
+// third party would: it fetches the document, creates a game against the AI,
+// plays a move, plays it again at a stale ply, evaluates a move, validates a
+// record and reads the daily puzzle. It stops at the first answer that is
+// not the one the document promises. .ci/run runs it against a real server:
+//
+//	go run ./clients/go -server http://127.0.0.1:8080
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/ayoayo/ayoayo/clients/go/ayoayo"
+)
+
+func main() {
+	server := flag.String("server", "http://127.0.0.1:8080", "the API's base URL")
+	timeout := flag.Duration("timeout", time.Minute, "how long the whole run may take")
+	flag.Parse()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	if err := run(ctx, *server); err != nil {
+		fmt.Fprintln(os.Stderr, "clients/go:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, server string) error {
+	c, err := ayoayo.NewClientWithResponses(server, ayoayo.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
+	if err != nil {
+		return err
+	}
+
+	requestID := "clients-go-1"
+	doc, err := c.GetOpenAPIWithResponse(ctx, &ayoayo.GetOpenAPIParams{XRequestID: &requestID})
+	if err != nil {
+		return fmt.Errorf("GET /openapi.yaml: %w", err)
+	}
+	if doc.YAML200 == nil || (*doc.YAML200)["openapi"] != "3.0.3" {
+		return unexpected("GET /openapi.yaml", doc.HTTPResponse, doc.Body)
+	}
+	if doc.Headers200 == nil || doc.Headers200.XRequestID == nil || *doc.Headers200.XRequestID != requestID {
+		return fmt.Errorf("GET /openapi.yaml: X-Request-ID %v, want %q back", doc.Headers200, requestID)
+	}
+	fmt.Printf("openapi.yaml: OpenAPI %v, X-Request-ID %s echoed\n", (*doc.YAML200)["openapi"], requestID)
+
+	level := 1
+	captureSeed := ayoayo.RulesCaptureSeedTaken
+	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{
+		Opponent: ayoayo.Opponent{Type: ayoayo.OpponentTypeAi, Level: &level},
+		Rules:    &ayoayo.Rules{CaptureSeed: &captureSeed},
+	})
+	if err != nil {
+		return fmt.Errorf("POST /v1/games: %w", err)
+	}
+	if created.JSON201 == nil {
+		return unexpected("POST /v1/games", created.HTTPResponse, created.Body)
+	}
+	seat := created.JSON201
+	fmt.Printf("game %s: seat %s, status %s, the AI at level %d\n", seat.Game.ID, seat.Seat, seat.Game.Status, level)
+
+	bearer := func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+seat.Token)
+		return nil
+	}
+	played, err := c.PlayGameMoveWithResponse(ctx, seat.Game.ID, nil, ayoayo.PlayMoveRequest{Ply: 0, Pit: 0}, bearer)
+	if err != nil {
+		return fmt.Errorf("POST /v1/games/%s/moves: %w", seat.Game.ID, err)
+	}
+	if played.JSON201 == nil {
+		return unexpected("POST moves", played.HTTPResponse, played.Body)
+	}
+	move := played.JSON201.Move
+	capture := "nothing"
+	if cp, err := move.Capture.Get(); err == nil {
+		capture = fmt.Sprintf("%d seeds from pit %d", cp.Seeds, cp.Pit)
+	}
+	reply := "none"
+	if r := played.JSON201.Reply; r != nil {
+		reply = fmt.Sprintf("pit %d", r.Pit)
+	}
+	fmt.Printf("move: pit 0 in %d legs, captured %s; the AI replied %s; the game is at ply %d\n",
+		len(move.Legs), capture, reply, played.JSON201.Game.Ply)
+
+	// The same ply again is stale now: a 409 problem with the current ply.
+	stale, err := c.PlayGameMoveWithResponse(ctx, seat.Game.ID, nil, ayoayo.PlayMoveRequest{Ply: 0, Pit: 1}, bearer)
+	if err != nil {
+		return fmt.Errorf("POST moves at a stale ply: %w", err)
+	}
+	if p := stale.ApplicationProblemJSON409; p == nil || p.Code != "stale_ply" || p.CurrentPly == nil || *p.CurrentPly != played.JSON201.Game.Ply {
+		return unexpected("POST moves at a stale ply", stale.HTTPResponse, stale.Body)
+	}
+	fmt.Printf("stale ply: %d %s, currentPly %d\n", stale.StatusCode(), stale.ApplicationProblemJSON409.Code, *stale.ApplicationProblemJSON409.CurrentPly)
+
+	opening := ayoayo.Position{
+		Pits:     []int{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
+		Captured: ayoayo.Captured{South: 0, North: 0},
+		ToMove:   ayoayo.SideSouth,
+	}
+	evaluated, err := c.EvaluateMoveWithResponse(ctx, nil, ayoayo.EvaluateRequest{Position: opening, Pit: 0,
+		Rules: &ayoayo.Rules{CaptureSeed: &captureSeed}})
+	if err != nil {
+		return fmt.Errorf("POST /v1/evaluate: %w", err)
+	}
+	if evaluated.JSON200 == nil || !evaluated.JSON200.Legal {
+		return unexpected("POST /v1/evaluate", evaluated.HTTPResponse, evaluated.Body)
+	}
+	fmt.Printf("evaluate: pit 0 is legal, %d legs\n", len(*evaluated.JSON200.Legs))
+
+	validated, err := c.ValidateRecordWithResponse(ctx, nil, ayoayo.ValidateRequest{Moves: []ayoayo.Pit{0, 7, 1}})
+	if err != nil {
+		return fmt.Errorf("POST /v1/validate: %w", err)
+	}
+	if validated.JSON200 == nil {
+		return unexpected("POST /v1/validate", validated.HTTPResponse, validated.Body)
+	}
+	fmt.Printf("validate: valid %t, %d plies applied\n", validated.JSON200.Valid, validated.JSON200.Plies)
+
+	daily, err := c.GetDailyPuzzleWithResponse(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("GET /v1/puzzles/daily: %w", err)
+	}
+	if daily.JSON200 == nil {
+		return unexpected("GET /v1/puzzles/daily", daily.HTTPResponse, daily.Body)
+	}
+	fmt.Printf("daily puzzle %s (%s): %s\n", daily.JSON200.ID, daily.JSON200.Goal, daily.JSON200.Prompt)
+	return nil
+}
+
+// unexpected reports an answer the client found no declared type for.
+func unexpected(what string, r *http.Response, body []byte) error {
+	if r == nil {
+		return errors.New(what + ": no answer")
+	}
+	return fmt.Errorf("%s: unexpected answer %s: %s", what, r.Status, body)
+}
