@@ -58,6 +58,8 @@ export class Board {
       const b = el('button', 'pit', { type: 'button', 'data-pit': String(i), tabindex: '-1' });
       const seeds = el('span', 'seeds', { 'aria-hidden': 'true' });
       const count = el('span', 'count', { 'aria-hidden': 'true' });
+      // The number sits outside the pit, where feedback and the move list
+      // send the eye, clear of the seeds and of the highlight ring.
       const no = el('span', 'pit-no', { 'aria-hidden': 'true' });
       no.textContent = String(i);
       b.append(seeds, count, no);
@@ -139,7 +141,10 @@ export class Board {
     const b = this.pits[i];
     b.dataset.count = String(n);
     b.querySelector('.count').textContent = String(n);
-    dots(b.querySelector('.seeds'), Math.min(n, MAX_DOTS));
+    const seeds = b.querySelector('.seeds');
+    dots(seeds, Math.min(n, MAX_DOTS));
+    // Fewer seeds are drawn bigger; the style sizes them so they stay clear of the count.
+    seeds.dataset.fill = n <= 4 ? 'few' : n <= 9 ? 'some' : 'many';
     const canSow = this.interactive && this.legal.has(i);
     b.classList.toggle('legal', canSow);
     b.classList.toggle('empty', n === 0);
