@@ -166,7 +166,7 @@ async function join(id) {
     saved.saveSeat(id, seat, token, 'friend');
   } catch (err) {
     if (!(err instanceof api.ApiError) || err.status !== 409) throw err;
-    notice = 'Both seats are taken: you are watching this game.';
+    notice = 'Both seats were already taken when you opened the link.';
   }
   history.replaceState({ notice }, '', target);
   return route();
