@@ -35,10 +35,21 @@ var screenshots = flag.Bool("screenshots", false, "write the README's screenshot
 // -screenshots is given, recompressed to keep the repository small.
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
+	saveScreenshot(t, ctx, name, chromedp.Screenshot(chromedp.CSS(`main > section`)))
+}
+
+// screenshotScreen saves what the screen shows, as a phone shows it.
+func screenshotScreen(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	saveScreenshot(t, ctx, name, chromedp.CaptureScreenshot())
+}
+
+func saveScreenshot(t *testing.T, ctx context.Context, name string, shot chromedp.Action[[]byte]) {
+	t.Helper()
 	if !*screenshots {
 		return
 	}
-	raw, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`main > section`)))
+	raw, err := chromedp.Run(ctx, shot)
 	if err != nil {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
@@ -183,7 +194,15 @@ type pageState struct {
 	Legal    []int          `json:"legal"`
 	Hash     string         `json:"hash"`
 	Reloaded bool           `json:"reloaded"`
-	Labels   []string       `json:"labels"` // each pit's aria-label
+	Labels   []string       `json:"labels"`   // each pit's aria-label
+	LastMove int            `json:"lastMove"` // the pit ringed as the last move, or -1
+	Marks    int            `json:"marks"`    // stores and rows marked "to move"
+	Winner   string         `json:"winner"`   // the store marked as the winner's
+	Line     string         `json:"line"`     // the status line
+	Caption  string         `json:"caption"`  // the line under the board
+	History  int            `json:"history"`  // entries in the move list
+	Watching bool           `json:"watching"` // the spectator badge is shown
+	Text     string         `json:"text"`     // everything the view shows, as text
 }
 
 const readPage = `(() => {
@@ -202,6 +221,14 @@ const readPage = `(() => {
     hash: location.hash,
     reloaded: window.__noReload !== true,
     labels: [...Array(12).keys()].map((i) => document.querySelector('.pit[data-pit="' + i + '"]')?.getAttribute('aria-label') || ''),
+    lastMove: Number(document.querySelector('.pit.last-move')?.dataset.pit ?? -1),
+    marks: document.querySelectorAll('.store.to-move, .pits.to-move').length,
+    winner: document.querySelector('.store.winner')?.dataset.side || '',
+    line: document.querySelector('.status')?.textContent || '',
+    caption: document.querySelector('.board-caption')?.textContent || '',
+    history: document.querySelectorAll('.history li').length,
+    watching: document.querySelector('.seat-badge')?.checkVisibility() || false,
+    text: view?.innerText || '',
   };
 })()`
 
@@ -216,8 +243,65 @@ type apiGame struct {
 		Captured map[string]int `json:"captured"`
 		ToMove   string         `json:"toMove"`
 	} `json:"position"`
-	Ply    int    `json:"ply"`
-	Status string `json:"status"`
+	Ply      int    `json:"ply"`
+	Status   string `json:"status"`
+	LastMove *struct {
+		Pit int `json:"pit"`
+	} `json:"lastMove"`
+	Result *struct {
+		Winner string `json:"winner"`
+		Reason string `json:"reason"`
+	} `json:"result"`
+}
+
+// apiMove is the part of a GameMove the page animates.
+type apiMove struct {
+	Side string `json:"side"`
+	Pit  int    `json:"pit"`
+	ByAI bool   `json:"byAi"`
+	Legs []struct {
+		From int   `json:"from"`
+		Sown []int `json:"sown"`
+	} `json:"legs"`
+}
+
+// gameMoves reads the game's history: GET /v1/games/{id}/moves.
+func gameMoves(t *testing.T, ctx context.Context, base, id string) []apiMove {
+	t.Helper()
+	var page struct {
+		Moves []apiMove `json:"moves"`
+	}
+	if err := getJSON(ctx, base+"/v1/games/"+id+"/moves?limit=1000", &page); err != nil {
+		t.Fatal(err)
+	}
+	return page.Moves
+}
+
+// postJSON sends body and decodes the answer into v; any status but 200 and
+// 201 is an error.
+func postJSON(ctx context.Context, url string, body, v any) error {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	answer, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK && res.StatusCode != http.StatusCreated {
+		return fmt.Errorf("POST %s: %s: %s", url, res.Status, answer)
+	}
+	return json.Unmarshal(answer, v)
 }
 
 func getJSON(ctx context.Context, url string, v any) error {
@@ -250,12 +334,23 @@ func mismatch(p pageState, g apiGame) string {
 	if !reflect.DeepEqual(p.Captured, g.Position.Captured) {
 		diffs = append(diffs, fmt.Sprintf("captured %v, game %v", p.Captured, g.Position.Captured))
 	}
-	if p.ToMove != g.Position.ToMove {
-		diffs = append(diffs, fmt.Sprintf("board's side to move %q, game %q", p.ToMove, g.Position.ToMove))
-	}
-	wantTurn := g.Position.ToMove
+	// A finished game has no one to move: no badge, no ring.
+	wantTurn, wantMarks := g.Position.ToMove, 2
 	if g.Status == "finished" {
-		wantTurn = ""
+		wantTurn, wantMarks = "", 0
+	}
+	if p.ToMove != wantTurn {
+		diffs = append(diffs, fmt.Sprintf("board's side to move %q, want %q", p.ToMove, wantTurn))
+	}
+	if p.Marks != wantMarks {
+		diffs = append(diffs, fmt.Sprintf("%d stores and rows marked to move, want %d", p.Marks, wantMarks))
+	}
+	wantLast := -1
+	if g.LastMove != nil {
+		wantLast = g.LastMove.Pit
+	}
+	if p.LastMove != wantLast {
+		diffs = append(diffs, fmt.Sprintf("pit %d ringed as the last move, game's last move is pit %d", p.LastMove, wantLast))
 	}
 	if p.Turn != wantTurn {
 		diffs = append(diffs, fmt.Sprintf("turn shown %q, want %q", p.Turn, wantTurn))
@@ -317,9 +412,13 @@ func gameID(t *testing.T, p pageState) string {
 	return id
 }
 
+// do runs steps in the page, failing the test if they do not complete
+// within 30 seconds (a click on a button that never appears, say).
 func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(sctx, steps...); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -332,15 +431,132 @@ func TestBrowser(t *testing.T) {
 	bctx := browser(t, ctx, exe)
 
 	t.Run("game against the AI", func(t *testing.T) { playAI(t, bctx, base) })
+	t.Run("the AI opens", func(t *testing.T) { aiOpens(t, bctx, base) })
+	t.Run("game end", func(t *testing.T) { gameEnd(t, bctx, base) })
+	t.Run("not found", func(t *testing.T) { notFound(t, bctx, base) })
 	t.Run("daily puzzle", func(t *testing.T) { solvePuzzle(t, bctx, base) })
 	t.Run("shared link", func(t *testing.T) { playFriend(t, bctx, base) })
 }
 
+// The sizes the page is tried at: a laptop's window and a phone's screen.
+var (
+	desktop = chromedp.EmulateViewport(1280, 800)
+	phone   = chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2))
+)
+
+// recordCaptions keeps every text the line under the board shows, in order,
+// in window.__captions: a move's animation writes its progress there (the
+// leg, the seeds in hand), far too fast to poll at the test's speed. Each
+// text is taken from the mutation that wrote it, so none is missed.
+const recordCaptions = `(() => {
+  window.__captions = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.target.classList?.contains('board-caption')) for (const n of r.addedNodes) window.__captions.push(n.textContent);
+    }
+  }).observe(document.body, { subtree: true, childList: true });
+})()`
+
+func captions(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	texts, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__captions || []`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts
+}
+
+func seeds(n int) string {
+	if n == 1 {
+		return "1 seed"
+	}
+	return fmt.Sprintf("%d seeds", n)
+}
+
+// checkSowing checks that the page animated m, as recorded in texts: every
+// leg in turn, each counted ("leg 2 of 5") when there are several, starting
+// with the seeds just taken in hand and sown down to none.
+func checkSowing(t *testing.T, texts []string, m apiMove) {
+	t.Helper()
+	who := fmt.Sprintf("%s sows pit %d", strings.ToUpper(m.Side[:1])+m.Side[1:], m.Pit)
+	at := 0
+	find := func(want string) {
+		t.Helper()
+		for i := at; i < len(texts); i++ {
+			if texts[i] == want {
+				at = i + 1
+				return
+			}
+		}
+		t.Fatalf("the caption never said %q after %d texts; it said %q", want, at, texts)
+	}
+	for k, leg := range m.Legs {
+		prefix := who
+		if len(m.Legs) > 1 {
+			prefix += fmt.Sprintf(" · leg %d of %d", k+1, len(m.Legs))
+		}
+		find(prefix + " · " + seeds(len(leg.Sown)) + " in hand")
+		find(prefix + " · 0 seeds in hand")
+	}
+}
+
+// layoutProblems lists what is wrong with the board's layout at the current
+// size: anything off screen, a count covering a seed, seeds outside their pit,
+// pit numbers too small, faded or lying on a pit or a count.
+const layoutProblems = `(() => {
+  const out = [];
+  const w = document.documentElement.clientWidth;
+  if (document.documentElement.scrollWidth > w) out.push('the page scrolls sideways');
+  const hit = (a, b) => a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5;
+  const pits = [...document.querySelectorAll('.pit')];
+  for (const e of [...pits, ...document.querySelectorAll('.store')]) {
+    const r = e.getBoundingClientRect();
+    if (r.left < 0 || r.right > w || r.width < 32) out.push((e.dataset.pit ?? e.dataset.side) + ' is ' + Math.round(r.width) + ' px wide from x=' + Math.round(r.left));
+  }
+  for (const pit of pits) {
+    const n = pit.dataset.pit;
+    const box = pit.getBoundingClientRect();
+    const count = pit.querySelector('.count').getBoundingClientRect();
+    const cx = box.left + box.width / 2, cy = box.top + box.height / 2;
+    for (const dot of pit.querySelectorAll('.seeds i')) {
+      const d = dot.getBoundingClientRect();
+      if (hit(d, count)) { out.push('pit ' + n + ': its count covers a seed'); break; }
+      if (Math.hypot(d.left + d.width / 2 - cx, d.top + d.height / 2 - cy) + d.width / 2 > box.width / 2) { out.push('pit ' + n + ': a seed lies outside the pit'); break; }
+    }
+    const no = pit.querySelector('.pit-no');
+    const style = getComputedStyle(no);
+    if (no.textContent !== n) out.push('pit ' + n + ' is numbered ' + no.textContent);
+    if (parseFloat(style.fontSize) < 12) out.push('pit ' + n + ': its number is ' + style.fontSize);
+    if (Number(style.opacity) < 1) out.push('pit ' + n + ': its number is faded to ' + style.opacity);
+    const r = no.getBoundingClientRect();
+    for (const other of pits) {
+      if (hit(r, other.getBoundingClientRect())) out.push('pit ' + n + ': its number lies on pit ' + other.dataset.pit);
+      if (hit(r, other.querySelector('.count').getBoundingClientRect())) out.push('pit ' + n + ': its number lies on the count of pit ' + other.dataset.pit);
+    }
+  }
+  return out;
+})()`
+
+func checkLayout(t *testing.T, ctx context.Context, size string) {
+	t.Helper()
+	problems, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](layoutProblems))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		t.Errorf("%s: %s", size, p)
+	}
+}
+
 // playAI starts a game against the AI from the form and plays until it ends
-// or for 10 moves, checking the page against the API after each.
+// or for 10 moves, checking the page against the API after each. The first
+// move, pit 0 from the start, relays through five legs: the caption counts
+// them off.
 func playAI(t *testing.T, bctx context.Context, base string) {
 	ctx := tab(t, bctx, base+"/")
 	do(t, ctx, "start a game against the AI",
+		desktop,
+		chromedp.Evaluate[chromedp.Void](recordCaptions),
 		chromedp.Click(chromedp.CSS(`input[name="mode"][value="ai"]`)),
 		chromedp.SetValue(chromedp.CSS(`select[name="level"]`), "1"),
 		chromedp.SetValue(chromedp.CSS(`select[name="seat"]`), "south"),
@@ -354,6 +570,9 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 	id := gameID(t, p)
 	yourTurn := func(p pageState, g apiGame) bool { return g.Status == "finished" || len(p.Legal) > 0 }
 	p, g := settle(t, ctx, base, id, yourTurn)
+	if p.LastMove != -1 || p.Caption != "" {
+		t.Errorf("before the first move: pit %d ringed as the last move, caption %q", p.LastMove, p.Caption)
+	}
 	for move := 0; move < 10 && g.Status == "active"; move++ {
 		if p.ToMove != "south" {
 			t.Fatalf("move %d: the page offers a move to %s, the AI's side", move, p.ToMove)
@@ -368,21 +587,235 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 		before := g.Ply
 		p, g = settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Ply > before && yourTurn(p, g) })
 		t.Logf("move %d: pit %d, ply %d, %v %v, %s", move, pit, g.Ply, g.Position.Pits, g.Position.Captured, g.Status)
+		if move == 0 {
+			moves := gameMoves(t, ctx, base, id)
+			if len(moves[0].Legs) != 5 {
+				t.Fatalf("pit 0 from the start relays through %d legs, the rules say 5", len(moves[0].Legs))
+			}
+			texts := captions(t, ctx)
+			checkSowing(t, texts, moves[0])
+			checkSowing(t, texts, moves[1])
+			if want := fmt.Sprintf("Last move: North sowed pit %d", moves[1].Pit); !strings.HasPrefix(p.Caption, want) {
+				t.Errorf("after the AI's reply the caption says %q, want %q…", p.Caption, want)
+			}
+			paced(t, ctx, moves[0], moves[1])
+		}
 		if move == 2 && g.Status == "active" {
 			screenshot(t, ctx, "board")
+			do(t, ctx, "phone size", phone)
+			screenshotScreen(t, ctx, "board-phone")
+			do(t, ctx, "desktop size", desktop)
 		}
 	}
-
-	// At a phone's width the whole board fits, with no sideways scrolling.
-	do(t, ctx, "phone width", chromedp.EmulateViewport(360, 740))
-	fits, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
-	  const w = document.documentElement.clientWidth;
-	  return document.documentElement.scrollWidth <= w &&
-	    [...document.querySelectorAll('.pit, .store')].every((e) => { const r = e.getBoundingClientRect(); return r.left >= 0 && r.right <= w && r.width >= 32; });
-	})()`))
-	if err != nil || !fits {
-		t.Errorf("at 360 px wide the board does not fit (pits narrower than 32 px or off screen): %v", err)
+	if g.Status == "finished" {
+		checkEnded(t, ctx, base, id)
 	}
+	checkLayout(t, ctx, "1280 px")
+
+	// At a phone's size the whole board fits, with no sideways scrolling.
+	do(t, ctx, "phone size", phone)
+	checkLayout(t, ctx, "390 px")
+}
+
+// paced checks that a relay of five legs and the AI's reply take a few
+// seconds at normal speed, not the 12.8 they once did.
+func paced(t *testing.T, ctx context.Context, moves ...apiMove) {
+	t.Helper()
+	b, err := json.Marshal(moves)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total, err := chromedp.Run(ctx, chromedp.Evaluate[float64](
+		`import('/assets/board.js').then((m) => `+string(b)+`.reduce((ms, move) => ms + m.pace('normal', move).total, 0))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("at normal speed the first move and the AI's reply take %.1f s", total/1000)
+	if total > 6000 {
+		t.Errorf("at normal speed the first move and the AI's reply take %.1f s; want at most 6", total/1000)
+	}
+}
+
+// aiOpens starts a game as North: the AI has played South's first move
+// before the page sees the game, and the page plays it on the board like any
+// other move instead of showing the board after it.
+func aiOpens(t *testing.T, bctx context.Context, base string) {
+	ctx := tab(t, bctx, base+"/")
+	do(t, ctx, "start as North against the AI",
+		chromedp.Evaluate[chromedp.Void](recordCaptions),
+		chromedp.Click(chromedp.CSS(`input[name="mode"][value="ai"]`)),
+		chromedp.SetValue(chromedp.CSS(`select[name="level"]`), "1"),
+		chromedp.SetValue(chromedp.CSS(`select[name="seat"]`), "north"),
+		chromedp.Click(chromedp.CSS(`#new-game button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.board`)),
+	)
+	p, err := readState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gameID(t, p)
+	p, _ = settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return len(p.Legal) > 0 })
+	moves := gameMoves(t, ctx, base, id)
+	if len(moves) != 1 || !moves[0].ByAI || moves[0].Side != "south" {
+		t.Fatalf("the game as created as North holds %d moves (%+v), want the AI's opening move", len(moves), moves)
+	}
+	checkSowing(t, captions(t, ctx), moves[0])
+	if p.History != 1 {
+		t.Errorf("the move list has %d entries, want the AI's opening move", p.History)
+	}
+}
+
+// gameEnd plays the last move of a game set up through the API: North (the
+// page, by the shared link) captures to 26 of 48 seeds and wins. The page
+// then reads the result from the winner's side and shows no one to move.
+// The set-up also crowds a pit with 18 seeds, to check the layout.
+func gameEnd(t *testing.T, bctx context.Context, base string) {
+	start := map[string]any{
+		"pits":     []int{18, 0, 0, 0, 3, 0, 1, 0, 1, 0, 0, 0},
+		"captured": map[string]int{"south": 3, "north": 22},
+		"toMove":   "north",
+	}
+	var created struct {
+		Game struct {
+			ID string `json:"id"`
+		} `json:"game"`
+	}
+	req := map[string]any{"seat": "south", "opponent": map[string]string{"type": "human"}, "start": start}
+	if err := postJSON(context.Background(), base+"/v1/games", req, &created); err != nil {
+		t.Fatal(err)
+	}
+	id := created.Game.ID
+	ctx := tab(t, bctx, base+"/#/join/"+id)
+	do(t, ctx, "desktop size", desktop)
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return slices.Contains(p.Legal, 6) })
+	checkLayout(t, ctx, "1280 px, 18 seeds in pit 0")
+	do(t, ctx, "phone size", phone)
+	checkLayout(t, ctx, "390 px, 18 seeds in pit 0")
+	do(t, ctx, "desktop size", desktop)
+
+	// North's first pit from the left is pit 6: one seed, into empty pit 7,
+	// captures pit 4's three seeds and itself.
+	do(t, ctx, "key 1", chromedp.KeyEvent("1"))
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
+	p := checkEnded(t, ctx, base, id)
+	if !strings.Contains(p.Line, "North wins 26–3") {
+		t.Errorf("the result reads %q, want North's 26 first", p.Line)
+	}
+}
+
+// checkEnded checks a finished game's page: the result line from the
+// winner's side, the winner's store marked, and "to move" nowhere.
+func checkEnded(t *testing.T, ctx context.Context, base, id string) pageState {
+	t.Helper()
+	p, g := settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
+	if g.Result == nil {
+		t.Fatal("a finished game without a result")
+	}
+	c := g.Position.Captured
+	winner := g.Result.Winner
+	var want string
+	switch {
+	case winner == "draw":
+		want = fmt.Sprintf("Draw %d–%d", c["south"], c["north"])
+	case c[winner] >= c[other(winner)]:
+		want = fmt.Sprintf("%s wins %d–%d", title(winner), c[winner], c[other(winner)])
+	default: // a resignation: both sides named
+		want = fmt.Sprintf("%s wins by resignation: %s %d – %s %d", title(winner), title(winner), c[winner], title(other(winner)), c[other(winner)])
+	}
+	if !strings.Contains(p.Line, want) {
+		t.Errorf("the game is over (%+v, %v) and the status says %q; want %q", *g.Result, c, p.Line, want)
+	}
+	if strings.Contains(strings.ToLower(p.Text), "to move") {
+		t.Errorf("the game is over and the page still says \"to move\": %q", p.Text)
+	}
+	if winner != "draw" && p.Winner != winner {
+		t.Errorf("the store marked as the winner's is %q, want %q", p.Winner, winner)
+	}
+	return p
+}
+
+func other(side string) string {
+	if side == "south" {
+		return "north"
+	}
+	return "south"
+}
+
+func title(side string) string { return strings.ToUpper(side[:1]) + side[1:] }
+
+// missingPage is what the page shows in place of a game or a puzzle it
+// cannot show.
+type missingPage struct {
+	Kind  string   `json:"kind"` // data-missing: game, puzzle, unreachable, error
+	Title string   `json:"title"`
+	Text  string   `json:"text"`
+	Links []string `json:"links"` // where the page offers to go
+	Board bool     `json:"board"`
+	Solve bool     `json:"solve"` // "Show the solution" is offered
+}
+
+const readMissing = `(() => {
+  const view = document.querySelector('main > section.missing');
+  return {
+    kind: view?.dataset.missing || '',
+    title: view?.querySelector('h1')?.textContent || '',
+    text: view?.innerText || '',
+    links: [...(view?.querySelectorAll('a[href]') || [])].map((a) => a.getAttribute('href')),
+    board: !!document.querySelector('.board'),
+    solve: [...document.querySelectorAll('.give-up')].some((b) => b.checkVisibility()),
+  };
+})()`
+
+// notFound opens addresses with nothing behind them: each gets a page that
+// says so in words, with no board, and offers a way on that works.
+func notFound(t *testing.T, bctx context.Context, base string) {
+	future := time.Now().UTC().AddDate(1, 0, 0).Format(time.DateOnly)
+	tests := []struct {
+		hash, kind, title string
+		links             []string
+	}{
+		{"#/game/no-such-game", "game", "No such game", []string{"#/", "#/puzzle"}},
+		{"#/join/no-such-game", "game", "No such game", []string{"#/", "#/puzzle"}},
+		{"#/puzzle/" + future, "puzzle", "No puzzle for " + future + " yet", []string{"#/puzzle", "#/puzzles"}},
+		{"#/puzzle/2001-01-01", "puzzle", "No puzzle for 2001-01-01", []string{"#/puzzle", "#/puzzles"}},
+		{"#/puzzle/tomorrow", "puzzle", "Not a day", []string{"#/puzzle", "#/puzzles"}},
+	}
+	ctx := tab(t, bctx, base+"/")
+	for _, tt := range tests {
+		// By way of the home page, so that no page is taken for the next one's.
+		do(t, ctx, "open "+tt.hash,
+			chromedp.Evaluate[chromedp.Void](`location.hash = '#/'`),
+			chromedp.WaitVisible(chromedp.CSS(`#new-game`)),
+			chromedp.Evaluate[chromedp.Void](fmt.Sprintf("location.hash = %q", tt.hash)))
+		var m missingPage
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var err error
+			if m, err = chromedp.Run(ctx, chromedp.Evaluate[missingPage](readMissing)); err != nil {
+				t.Fatal(err)
+			}
+			if m.Title == tt.title || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if m.Kind != tt.kind || m.Title != tt.title {
+			t.Errorf("%s: a page titled %q (%s), want %q (%s)", tt.hash, m.Title, m.Kind, tt.title, tt.kind)
+			continue
+		}
+		for _, l := range tt.links {
+			if !slices.Contains(m.Links, l) {
+				t.Errorf("%s: no way on to %s, only %v", tt.hash, l, m.Links)
+			}
+		}
+		if m.Board || m.Solve || strings.Contains(m.Text, "Ply") {
+			t.Errorf("%s: the page still shows a board (%v), a solution to show (%v) or a ply: %q", tt.hash, m.Board, m.Solve, m.Text)
+		}
+	}
+	// The way on works: today's puzzle, from the last page.
+	do(t, ctx, "follow the link to today's puzzle", chromedp.Click(chromedp.CSS(`.missing a[href="#/puzzle"]`)))
+	waitPuzzle(t, ctx, "today's puzzle", func(p puzzlePage) bool { return p.ID != "" && len(p.Legal) > 0 })
 }
 
 // apiPuzzle is the part of a puzzle the test needs.
@@ -429,6 +862,7 @@ type puzzlePage struct {
 	Feedback string `json:"feedback"`
 	Legal    []int  `json:"legal"`
 	Lines    int    `json:"lines"`
+	Meta     string `json:"meta"`
 }
 
 const readPuzzle = `(() => {
@@ -441,6 +875,7 @@ const readPuzzle = `(() => {
     feedback: f?.textContent || '',
     legal: [...document.querySelectorAll('.pit.legal')].map((b) => Number(b.dataset.pit)),
     lines: document.querySelectorAll('.explanation li').length,
+    meta: document.querySelector('.puzzle-meta')?.textContent || '',
   };
 })()`
 
@@ -471,6 +906,10 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	var before apiPuzzle
 	if err := getJSON(ctx, base+"/v1/puzzles/"+p.ID, &before); err != nil {
 		t.Fatal(err)
+	}
+	// A fresh server: no one has tried it, and the page says so in words.
+	if before.Stats.Solved != 0 || !strings.Contains(p.Meta, "not solved yet") || strings.Contains(p.Meta, "0 times") {
+		t.Errorf("stats %+v read %q; want \"not solved yet\"", before.Stats, p.Meta)
 	}
 	solution := solutionMoves(t, ctx, base, p.ID)
 
@@ -508,6 +947,9 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if p.Result != "correct" || !strings.Contains(p.Feedback, "Correct") {
 		t.Fatalf("after the solution: feedback %q (%s)", p.Feedback, p.Result)
 	}
+	if !strings.Contains(p.Meta, "solved once in") {
+		t.Errorf("after the first solution the stats read %q; want \"solved once in …\"", p.Meta)
+	}
 	screenshot(t, ctx, "puzzle")
 
 	// The archive lists the days, newest first: today's puzzle leads to this one.
@@ -531,7 +973,9 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 }
 
 // playFriend: one person creates a game and shares the link, another opens it
-// in a browser of their own; each sees the other's move arrive live.
+// in a browser of their own; each sees the other's move arrive live. A third
+// opens the link too, once both seats are taken: they watch, and the page
+// keeps saying so while the moves arrive.
 func playFriend(t *testing.T, bctx context.Context, base string) {
 	alice := tab(t, bctx, base+"/")
 	do(t, alice, "create a game for a friend",
@@ -562,6 +1006,15 @@ func playFriend(t *testing.T, bctx context.Context, base string) {
 	settle(t, bob, base, id, waiting)
 	// Alice sees Bob arrive: the game becomes active and her pits light up.
 	pa, _ = settle(t, alice, base, id, ready("south"))
+	if pa.Watching {
+		t.Error("Alice holds a seat and is shown as a spectator")
+	}
+
+	carol := tab(t, bctx, link)
+	pc, _ := settle(t, carol, base, id, waiting)
+	if !pc.Watching {
+		t.Errorf("a third person opening the link is not shown as a spectator: %q", pc.Text)
+	}
 
 	// Two moves each way: each appears on the other screen with no reload.
 	players := []struct {
@@ -582,7 +1035,10 @@ func playFriend(t *testing.T, bctx context.Context, base string) {
 		moved := func(p pageState, g apiGame) bool { return g.Ply == ply+1 }
 		settle(t, pl.me, base, id, moved)
 		settle(t, pl.other, base, id, moved)
-		t.Logf("move %d: %s sowed pit %d; both pages show ply %d", i, pl.name, pit, ply+1)
+		if pc, _ := settle(t, carol, base, id, moved); !pc.Watching {
+			t.Errorf("move %d: the spectator's badge is gone: %q", i, pc.Text)
+		}
+		t.Logf("move %d: %s sowed pit %d; all three pages show ply %d", i, pl.name, pit, ply+1)
 		var gg apiGame
 		if err := getJSON(pl.me, base+"/v1/games/"+id, &gg); err != nil {
 			t.Fatal(err)

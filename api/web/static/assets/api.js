@@ -197,6 +197,7 @@ function gameView(g) {
   return {
     id: g.id,
     position: g.position,
+    start: g.start, // the position before the first move
     ply: g.ply, // moves played so far: the ply the next move names
     status: g.status, // waiting | active | finished
     result: g.result, // {winner, reason} or null

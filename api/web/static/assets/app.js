@@ -6,6 +6,8 @@
 //   #/join/ID          take the other seat of a friend's game, then #/game/ID
 //   #/puzzle[/DATE]    the daily puzzle, or that day's
 //   #/puzzles          earlier puzzles
+// A game or puzzle that cannot be shown (none by that id or day, a server
+// that does not answer) gets a page that says why and offers a way on.
 
 import * as api from './api.js';
 import { GameView } from './game.js';
@@ -40,6 +42,88 @@ function showProblem(err, where) {
   (where || main).append(p);
 }
 
+// A mangled address (a lone %) is taken as written rather than breaking the page.
+function decode(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+/**
+ * Replaces the view with a page that says, in the player's terms, why the
+ * game or puzzle at this address cannot be shown, and links to where to go
+ * instead. what: 'game' or 'puzzle'; arg: the game's id or the puzzle's day.
+ */
+function showFailure(err, what, arg) {
+  if (view) view.close();
+  view = null;
+  const node = mount('tpl-missing');
+  const status = err instanceof api.ApiError ? err.status : -1;
+  const links = [];
+  const link = (text, href) => links.push(Object.assign(document.createElement('a'), { className: 'button', href, textContent: text }));
+  let kind;
+  let title;
+  let text;
+  if (status === 0) {
+    kind = 'unreachable';
+    title = 'The server cannot be reached';
+    text = 'The page could not ask the server for this. Check the connection, then try again.';
+  } else if (what === 'game' && (status === 404 || status === 400)) {
+    kind = 'game';
+    title = 'No such game';
+    text = `This server has no game “${arg}”. The link may be cut short or mistyped, or the game was played on another server.`;
+    link('Start a new game', '#/');
+    link("Today's puzzle", '#/puzzle');
+    if (saved.savedGame(arg)) {
+      const forget = Object.assign(document.createElement('button'), { type: 'button', textContent: 'Forget it in this browser' });
+      forget.addEventListener('click', () => {
+        saved.forgetGame(arg);
+        location.hash = '#/';
+      });
+      links.push(forget);
+    }
+  } else if (what === 'puzzle' && status === 400) {
+    kind = 'puzzle';
+    title = 'Not a day';
+    text = `Each puzzle is found by its day, as #/puzzle/YYYY-MM-DD: today's is #/puzzle/${today()}.`;
+    link("Today's puzzle", '#/puzzle');
+    link('Earlier puzzles', '#/puzzles');
+  } else if (what === 'puzzle' && status === 404) {
+    kind = 'puzzle';
+    if (!arg) {
+      title = 'No puzzle today';
+      text = 'The server has no puzzle for today. Earlier days may have one.';
+    } else if (arg > today()) {
+      title = `No puzzle for ${arg} yet`;
+      text = `Each day's puzzle is published on its day (UTC), and today is ${today()}: no peeking ahead.`;
+    } else {
+      title = `No puzzle for ${arg}`;
+      text = 'The daily puzzles do not go back that far. Earlier puzzles lists every day there is.';
+    }
+    link("Today's puzzle", '#/puzzle');
+    link('Earlier puzzles', '#/puzzles');
+  } else {
+    kind = 'error';
+    title = 'Something went wrong';
+    text = err instanceof api.ApiError ? err.detail : String(err);
+  }
+  if (kind === 'unreachable' || kind === 'error') {
+    const again = Object.assign(document.createElement('button'), { type: 'button', className: 'primary', textContent: 'Try again' });
+    again.addEventListener('click', route);
+    links.unshift(again);
+    link('New game', '#/');
+  }
+  node.dataset.missing = kind;
+  node.querySelector('h1').textContent = title;
+  node.querySelector('.missing-text').textContent = text;
+  node.querySelector('.controls').replaceChildren(...links);
+  document.title = `${title} · Ayoayo`;
+}
+
 function setNav(name) {
   for (const a of document.querySelectorAll('[data-nav]')) {
     if (a.dataset.nav === name) a.setAttribute('aria-current', 'page');
@@ -50,8 +134,9 @@ function setNav(name) {
 async function route() {
   if (view) view.close();
   view = null;
+  document.title = 'Ayoayo';
   const hash = location.hash.replace(/^#\/?/, '');
-  const [name, arg] = hash.split('/').map(decodeURIComponent);
+  const [name, arg] = hash.split('/').map(decode);
   try {
     switch (name) {
       case 'game': {
@@ -86,7 +171,9 @@ async function route() {
         home();
     }
   } catch (err) {
-    showProblem(err);
+    if (name === 'game' || name === 'join') showFailure(err, 'game', arg);
+    else if (name === 'puzzle') showFailure(err, 'puzzle', arg);
+    else showFailure(err, '', arg);
   }
 }
 
@@ -166,7 +253,7 @@ async function join(id) {
     saved.saveSeat(id, seat, token, 'friend');
   } catch (err) {
     if (!(err instanceof api.ApiError) || err.status !== 409) throw err;
-    notice = 'Both seats are taken: you are watching this game.';
+    notice = 'Both seats were already taken when you opened the link.';
   }
   history.replaceState({ notice }, '', target);
   return route();

@@ -7,19 +7,38 @@ export const SIDES = ['south', 'north'];
 export const other = (side) => (side === 'south' ? 'north' : 'south');
 export const sideName = (side) => (side === 'south' ? 'South' : 'North');
 export const ownerOf = (pit) => (pit < 6 ? 'south' : 'north');
-const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
+export const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 
 const MAX_DOTS = 18;
 
-// Animation speeds: milliseconds per seed at most and at least, and the whole
-// move's time the per-seed delay is scaled to, so a long relay stays watchable
-// without taking forever.
+// Animation speeds. A move is given a time that grows with its legs, from
+// base for one leg by perLeg for each further leg, up to cap: a relay of many
+// legs plays faster per seed than a short move, so a move and the AI's reply
+// stay a few seconds at most. That time is shared out over its seeds, each
+// leg's lift counting as two, within max and min milliseconds per seed; a
+// capture pauses twice.
 export const SPEEDS = {
-  slow: { max: 260, min: 60, total: 8000, pause: 700 },
-  normal: { max: 150, min: 30, total: 4000, pause: 450 },
-  fast: { max: 40, min: 8, total: 900, pause: 120 },
+  slow: { base: 1800, perLeg: 450, cap: 6000, max: 220, min: 20, pause: 550 },
+  normal: { base: 900, perLeg: 220, cap: 3000, max: 110, min: 10, pause: 300 },
+  fast: { base: 300, perLeg: 60, cap: 900, max: 35, min: 4, pause: 100 },
   off: null,
 };
+
+/**
+ * The pace of a move's animation at a speed: {step} milliseconds per seed
+ * (twice that to lift a leg), {pause} twice for a capture, {total} in all;
+ * null when animations are off.
+ */
+export function pace(speedName, move) {
+  const speed = SPEEDS[speedName];
+  const legs = move.legs?.length || 0;
+  if (!speed || !legs) return null;
+  const seeds = move.legs.reduce((n, leg) => n + leg.sown.length, 0);
+  const budget = Math.min(speed.cap, speed.base + speed.perLeg * (legs - 1));
+  const step = Math.max(speed.min, Math.min(speed.max, Math.round(budget / (seeds + 2 * legs))));
+  const captures = move.capture && move.capture.seeds > 0;
+  return { step, pause: speed.pause, total: step * (seeds + 2 * legs) + (captures ? 2 * speed.pause : 0) };
+}
 
 export class Board {
   /**
@@ -36,6 +55,7 @@ export class Board {
     this.wake = null;
     this.speed = 'normal';
     this.focusPit = null;
+    this.last = null; // the move last shown: {pit, capture}
 
     const el = (tag, cls, attrs = {}) => {
       const e = document.createElement(tag);
@@ -58,6 +78,8 @@ export class Board {
       const b = el('button', 'pit', { type: 'button', 'data-pit': String(i), tabindex: '-1' });
       const seeds = el('span', 'seeds', { 'aria-hidden': 'true' });
       const count = el('span', 'count', { 'aria-hidden': 'true' });
+      // The number sits outside the pit, where feedback and the move list
+      // send the eye, clear of the seeds and of the highlight ring.
       const no = el('span', 'pit-no', { 'aria-hidden': 'true' });
       no.textContent = String(i);
       b.append(seeds, count, no);
@@ -67,8 +89,15 @@ export class Board {
       this.pits.push(b);
     }
     this.root.append(this.storeTop, this.rows.top, this.rows.bottom, this.storeBottom);
-    host.replaceChildren(this.root);
+    // What the board is doing (the leg being sown, the seeds in hand) or last
+    // did. Not a live region: the move is announced once, when it is over.
+    this.caption = el('p', 'board-caption');
+    host.replaceChildren(this.root, this.caption);
     this.layout();
+  }
+
+  setCaption(text) {
+    this.caption.textContent = text;
   }
 
   /** Which side's row is drawn at the bottom (the viewer's side). */
@@ -103,23 +132,40 @@ export class Board {
 
   /**
    * Shows a position. legal: the pits that may be sown now; interactive:
-   * whether this viewer may sow them.
+   * whether this viewer may sow them; result: how the game ended, if it did,
+   * so that no one is shown to move and the winner's store says so.
    */
-  render(position, { legal = [], interactive = false } = {}) {
+  render(position, { legal = [], interactive = false, result = null } = {}) {
     this.position = position;
     this.legal = new Set(legal);
     this.interactive = interactive;
     this.draw(position.pits, position.captured);
-    this.root.dataset.toMove = position.toMove;
+    const turn = result ? '' : position.toMove;
+    this.root.dataset.toMove = turn;
+    this.root.dataset.winner = result ? result.winner : '';
     for (const side of SIDES) {
       const s = this.stores[side];
-      const moving = position.toMove === side;
-      s.classList.toggle('to-move', moving);
-      s.querySelector('.to-move-badge').textContent = moving ? 'to move' : '';
+      const won = !!result && result.winner === side;
+      s.classList.toggle('to-move', turn === side);
+      s.classList.toggle('winner', won);
+      let badge = turn === side ? 'to move' : '';
+      if (won) badge = 'winner';
+      else if (result && result.winner === 'draw') badge = 'draw';
+      s.querySelector('.to-move-badge').textContent = badge;
     }
-    this.rows.top.classList.toggle('to-move', position.toMove === this.storeTop.dataset.side);
-    this.rows.bottom.classList.toggle('to-move', position.toMove === this.storeBottom.dataset.side);
+    this.rows.top.classList.toggle('to-move', turn === this.storeTop.dataset.side);
+    this.rows.bottom.classList.toggle('to-move', turn === this.storeBottom.dataset.side);
     this.updateTabStops();
+  }
+
+  /**
+   * Marks a move as the last one played: its pit and the pit it captured
+   * stay ringed, and the caption says what it did, until the next move.
+   */
+  markLast(move, mover) {
+    this.last = move ? { pit: move.pit, capture: move.capture && move.capture.seeds > 0 ? move.capture.pit : null } : null;
+    this.setCaption(move ? `Last move: ${describeMove(move, mover)}` : '');
+    if (this.position) this.draw(this.position.pits, this.position.captured);
   }
 
   /** Draws counts without touching legality: used by render and each animation step. */
@@ -139,12 +185,23 @@ export class Board {
     const b = this.pits[i];
     b.dataset.count = String(n);
     b.querySelector('.count').textContent = String(n);
-    dots(b.querySelector('.seeds'), Math.min(n, MAX_DOTS));
+    const seeds = b.querySelector('.seeds');
+    dots(seeds, Math.min(n, MAX_DOTS));
+    // Fewer seeds are drawn bigger; the style sizes them so they stay clear of the count.
+    seeds.dataset.fill = n <= 4 ? 'few' : n <= 9 ? 'some' : 'many';
     const canSow = this.interactive && this.legal.has(i);
+    const sownLast = this.last?.pit === i;
+    const capturedLast = this.last?.capture === i;
     b.classList.toggle('legal', canSow);
     b.classList.toggle('empty', n === 0);
+    b.classList.toggle('last-move', sownLast);
+    b.classList.toggle('last-capture', capturedLast);
     b.setAttribute('aria-disabled', canSow ? 'false' : 'true');
-    b.setAttribute('aria-label', `Pit ${i}, ${sideName(ownerOf(i))}, ${plural(n, 'seed')}${canSow ? ', can be sown' : ''}`);
+    let label = `Pit ${i}, ${sideName(ownerOf(i))}, ${plural(n, 'seed')}`;
+    if (sownLast) label += ', sown last move';
+    if (capturedLast) label += ', captured last move';
+    if (canSow) label += ', can be sown';
+    b.setAttribute('aria-label', label);
   }
 
   /** Keeps exactly one pit in the tab order (roving tabindex): the last focused, else a legal one. */
@@ -223,31 +280,48 @@ export class Board {
 
   /**
    * Plays a move's sowing on the board, seed by seed and leg by leg, then its
-   * capture, then shows the position after it. before: the position the move
-   * was played from; move: {pit, legs:[{from, sown}], capture, position}.
+   * capture, then shows the position after it and marks the move as the last
+   * one. The caption follows it: the leg being sown ("leg 3 of 5") and the
+   * seeds still in hand. before: the position the move was played from;
+   * move: {pit, legs:[{from, sown}], capture, position, result}.
    */
   async animate(before, move) {
-    const speed = SPEEDS[this.speed];
+    const timing = pace(this.speed, move);
     const after = move.position;
-    if (!speed || this.skipping || !move.legs?.length) {
-      this.render(after);
+    const mover = before.toMove;
+    const done = () => {
+      this.last = null;
+      this.render(after, { result: move.result });
+      this.markLast(move, mover);
+    };
+    if (!timing || this.skipping) {
+      done();
       return;
     }
     this.interactive = false;
+    this.last = null;
     this.root.classList.add('animating');
     const pits = before.pits.slice();
     const captured = { ...before.captured };
-    const mover = before.toMove;
-    const seeds = move.legs.reduce((n, leg) => n + leg.sown.length, 0);
-    const step = Math.max(speed.min, Math.min(speed.max, Math.round(speed.total / Math.max(seeds, 1))));
+    const { step } = timing;
+    const who = `${sideName(mover)} sows pit ${move.pit}`;
+    const legs = move.legs.length;
+    const progress = (leg, inHand) => {
+      const parts = [who];
+      if (legs > 1) parts.push(`leg ${leg} of ${legs}`);
+      parts.push(`${plural(inHand, 'seed')} in hand`);
+      this.setCaption(parts.join(' · '));
+    };
     this.legal = new Set();
     this.draw(pits, captured);
-    for (const leg of move.legs) {
+    for (const [k, leg] of move.legs.entries()) {
       if (this.skipping) break;
       const origin = this.pits[leg.from];
       origin.classList.add('lifted');
+      let inHand = leg.sown.length;
       pits[leg.from] = 0;
       this.drawPit(leg.from, 0);
+      progress(k + 1, inHand);
       await this.sleep(step * 2);
       for (const p of leg.sown) {
         if (this.skipping) break;
@@ -257,6 +331,7 @@ export class Board {
         b.classList.remove('sown');
         void b.offsetWidth; // restart the flash on a pit sown twice in a row
         b.classList.add('sown');
+        progress(k + 1, --inHand);
         await this.sleep(step);
       }
       origin.classList.remove('lifted');
@@ -266,18 +341,19 @@ export class Board {
       const landed = lastLeg.sown[lastLeg.sown.length - 1];
       this.pits[landed].classList.add('landed');
       this.pits[move.capture.pit].classList.add('captured');
-      await this.sleep(speed.pause);
+      this.setCaption(`${sideName(mover)} captures ${plural(move.capture.seeds, 'seed')} from pit ${move.capture.pit}`);
+      await this.sleep(timing.pause);
       pits[move.capture.pit] = 0;
       captured[mover] += move.capture.seeds;
       if (after.pits[landed] === 0) pits[landed] = 0;
       this.draw(pits, captured);
       this.stores[mover].classList.add('gained');
-      await this.sleep(speed.pause);
+      await this.sleep(timing.pause);
       this.stores[mover].classList.remove('gained');
     }
     for (const b of this.pits) b.classList.remove('sown', 'captured', 'landed', 'lifted');
     this.root.classList.remove('animating');
-    this.render(after);
+    done();
   }
 }
 
@@ -298,7 +374,12 @@ export function describeMove(move, mover) {
   return s + '.';
 }
 
-/** The result in words: "South wins 27–21 (majority)". */
+/**
+ * The result in words, read from the winner's side: "North wins 29–7 (a
+ * majority of the seeds)." When the winner has fewer seeds (they won by
+ * resignation), both sides are named: "North wins by resignation: North 3 –
+ * South 10."
+ */
 export function describeResult(result, position) {
   if (!result) return '';
   const reasons = {
@@ -307,9 +388,18 @@ export function describeResult(result, position) {
     repetition: 'the position repeated three times',
     resignation: 'resignation',
   };
-  const c = position?.captured;
-  const score = c ? ` ${c.south}–${c.north}` : '';
   const why = reasons[result.reason] || result.reason;
-  if (result.winner === 'draw') return `Draw${score} (${why}).`;
-  return `${sideName(result.winner)} wins${score} (${why}).`;
+  const c = position?.captured;
+  if (result.winner === 'draw') return c ? `Draw ${c.south}–${c.north} (${why}).` : `Draw (${why}).`;
+  const w = result.winner;
+  const l = other(w);
+  if (!c) return `${sideName(w)} wins (${why}).`;
+  if (c[w] >= c[l]) return `${sideName(w)} wins ${c[w]}–${c[l]} (${why}).`;
+  return `${sideName(w)} wins by ${why}: ${sideName(w)} ${c[w]} – ${sideName(l)} ${c[l]}.`;
+}
+
+/** Who won, in two words for the line under the board: "North won", "a draw". */
+export function resultShort(result) {
+  if (!result) return '';
+  return result.winner === 'draw' ? 'a draw' : `${sideName(result.winner)} won`;
 }

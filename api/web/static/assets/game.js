@@ -3,7 +3,7 @@
 // event stream.
 
 import * as api from './api.js';
-import { Board, describeMove, describeResult, sideName, other } from './board.js';
+import { Board, describeMove, describeResult, resultShort, sideName, other } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 
@@ -31,16 +31,61 @@ export class GameView {
     this.tokens = this.local.tokens || {};
     const seats = Object.keys(this.tokens);
     this.board.setPerspective(seats.length === 1 ? seats[0] : 'south');
-    this.game = await api.getGame(this.id);
-    this.history = [];
+    const g = await api.getGame(this.id);
+    this.game = g;
+    let moves = [];
     try {
-      this.history = await api.gameMoves(this.id, 0);
+      moves = await api.gameMoves(this.id, 0);
     } catch {
       // The list is a convenience; the board does not depend on it.
     }
+    // Moves this browser has not shown yet are played on the board as if they
+    // arrived now: the AI's opening move when you take North, or a reply that
+    // came while the page was closed. Only the last two: a long absence is not
+    // replayed move by move.
+    const complete = moves.length === g.ply;
+    const from = complete ? Math.max(this.seenPly(g), g.ply - 2, 0) : g.ply;
+    this.history = complete ? moves.slice(0, from) : moves;
     this.drawHistory();
-    await this.enqueue(() => this.show(notice));
+    // A notice from the way here (the link's seats were taken, the seat is
+    // already yours) stays on the page instead of being replaced by the turn.
+    const line = this.$('.notice');
+    line.hidden = !notice;
+    line.textContent = notice || '';
+    await this.enqueue(async () => {
+      if (from < g.ply) {
+        let pos = from === 0 ? g.start : moves[from - 1].position;
+        this.board.render(pos, { interactive: false });
+        this.board.markLast(this.history[from - 1] || null, this.history[from - 1]?.side);
+        this.$('.skip').hidden = false;
+        for (const m of moves.slice(from)) {
+          await this.showMove(pos, m, m.side);
+          pos = m.position;
+        }
+        this.$('.skip').hidden = true;
+      }
+      await this.show();
+      this.markLast();
+    });
     this.follow();
+  }
+
+  /**
+   * The ply this browser last showed of the game: from its summary, else 0
+   * for a seat just taken here (nothing shown yet), else the game's own ply
+   * (someone watching is shown the game as it stands).
+   */
+  seenPly(g) {
+    if (this.local.summary && Number.isInteger(this.local.summary.ply)) return this.local.summary.ply;
+    return Object.keys(this.tokens).length ? 0 : g.ply;
+  }
+
+  /** Rings the game's last move on the board: from the history, else from the game's brief lastMove. */
+  markLast() {
+    const m = this.history[this.history.length - 1];
+    const brief = this.game.lastMove;
+    if (m && (!brief || m.ply === brief.ply)) this.board.markLast(m, m.side);
+    else if (brief) this.board.markLast({ pit: brief.pit, legs: [] }, brief.side);
   }
 
   /** Stops everything this view started: the event stream, timers, animations. */
@@ -93,12 +138,12 @@ export class GameView {
     return side;
   }
 
-  async show(notice) {
+  async show() {
     if (this.closed) return;
     const g = this.game;
     const mover = this.myTurn();
     this.board.settle();
-    this.board.render(g.position, { interactive: false });
+    this.board.render(g.position, { interactive: false, result: g.result });
     if (mover) {
       try {
         const moves = await api.legalMoves(g.position, g.rules);
@@ -109,8 +154,10 @@ export class GameView {
       }
     }
     this.drawFacts();
-    this.setStatus(notice || this.statusText());
+    this.setStatus(this.statusText());
     const me = Object.keys(this.tokens);
+    // Someone watching is told so for as long as they watch, not once.
+    this.$('.seat-badge').hidden = me.length > 0;
     this.$('.resign').hidden = !(g.status === 'active' && me.length > 0 && (mover || me.length === 1));
     const share = this.$('.share');
     share.hidden = !(g.status === 'waiting' && me.length === 1);
@@ -128,7 +175,7 @@ export class GameView {
     }
     if (me.length === 2) return 'South and North at one screen';
     if (me.length === 1) return `You (${sideName(me[0])}) against a friend`;
-    return 'Watching a game';
+    return 'South against North';
   }
 
   statusText() {
@@ -154,7 +201,7 @@ export class GameView {
     st.textContent = statusWords[g.status] || g.status;
     st.dataset.value = g.status;
     const turn = facts.querySelector('[data-fact="turn"]');
-    turn.textContent = g.status === 'finished' ? 'no one to move' : `${sideName(g.position.toMove)} to move`;
+    turn.textContent = g.status === 'finished' ? resultShort(g.result) : `${sideName(g.position.toMove)} to move`;
     turn.dataset.value = g.status === 'finished' ? '' : g.position.toMove;
   }
 
@@ -208,10 +255,10 @@ export class GameView {
     if (this.closed) return;
     if (this.history.some((m) => m.ply === move.ply)) {
       // Already shown (a retried answer, or the stream was faster).
-      this.board.render(move.position);
+      this.board.render(move.position, { result: move.result });
       return;
     }
-    this.setStatus(`${sideName(mover)} sows pit ${move.pit}…`);
+    this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${move.pit}…` : `${sideName(mover)} sows pit ${move.pit}…`);
     await this.board.animate(before, move);
     this.history.push({ ...move, side: move.side || mover });
     this.drawHistory();

@@ -3,7 +3,7 @@
 // replayed; and the archive of earlier days.
 
 import * as api from './api.js';
-import { Board, describeMove, sideName } from './board.js';
+import { Board, describeMove, plural, sideName } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 
@@ -20,6 +20,13 @@ export function goalName(goal) {
 export function stars(n) {
   const d = Math.max(0, Math.min(5, Number(n) || 0));
   return '★'.repeat(d) + '☆'.repeat(5 - d);
+}
+
+/** How often the puzzle was solved, in words: "not solved yet", "solved twice in 5 attempts". */
+export function solvedText({ solved = 0, attempts = 0 } = {}) {
+  if (!solved) return attempts ? `not solved yet (${plural(attempts, 'attempt')})` : 'not solved yet';
+  const times = solved === 1 ? 'once' : solved === 2 ? 'twice' : `${solved} times`;
+  return `solved ${times} in ${plural(attempts, 'attempt')}`;
 }
 
 export class PuzzleView {
@@ -58,7 +65,7 @@ export class PuzzleView {
     const parts = [goalName(p.goal), `key move relays through ${p.keyLegs} legs`];
     const themes = p.themes.filter((t) => t !== p.goal);
     if (themes.length) parts.push(themes.map(goalName).join(', '));
-    parts.push(`solved ${stats.solved} ${stats.solved === 1 ? "time" : "times"} in ${stats.attempts} ${stats.attempts === 1 ? "attempt" : "attempts"}`);
+    parts.push(solvedText(stats));
     meta.replaceChildren(diff, ' · ' + parts.join(' · '));
   }
 
@@ -91,6 +98,7 @@ export class PuzzleView {
     this.$('.give-up').hidden = false;
     this.$('.explanation').replaceChildren();
     this.board.settle();
+    this.board.markLast(null);
     await this.offerMoves();
     const solver = sideName(this.puzzle.position.toMove);
     this.setFeedback(`${solver} to play. Choose a highlighted pit.`, 'pending');
@@ -188,6 +196,7 @@ export class PuzzleView {
     this.position = this.puzzle.position;
     this.shown = 0;
     this.board.render(this.position, { interactive: false });
+    this.board.markLast(null);
     this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0]?.pit}.`, 'solution');
     await this.replay(line);
     this.board.render(this.position, { interactive: false });

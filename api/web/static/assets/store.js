@@ -34,6 +34,15 @@ export function saveSeat(id, seat, token, mode) {
   return g;
 }
 
+/** Drops what this browser keeps of a game: its seats are gone for good. */
+export function forgetGame(id) {
+  try {
+    localStorage.removeItem(GAME_PREFIX + id);
+  } catch {
+    // Storage disabled: there was nothing to forget.
+  }
+}
+
 export function setGameSummary(id, summary) {
   const g = savedGame(id);
   if (g) {
