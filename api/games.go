@@ -38,7 +38,7 @@ type GameService interface {
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, id, token string, ply, pit int, encode games.Encoder) (body []byte, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
-	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, send func(games.Event, []byte) error, beat func() error) error
+	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out games.Stream) error
 }
 
 // noGames stands in for the game service of a server started without one:
@@ -61,7 +61,7 @@ func (noGames) Play(context.Context, string, string, int, int, games.Encoder) ([
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
 	return games.Game{}, errNoGames
 }
-func (noGames) Follow(context.Context, string, int, time.Duration, func(games.Event, []byte) error, func() error) error {
+func (noGames) Follow(context.Context, string, int, time.Duration, games.Stream) error {
 	return errNoGames
 }
 
@@ -282,36 +282,69 @@ type gameStream struct {
 
 func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
 	defer gs.release()
-	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // tell proxies not to hold events back
 	w.WriteHeader(http.StatusOK)
 
-	// Each write gets its own deadline instead of the server's write timeout,
-	// which counts from the start of the response and would cut every stream.
-	writeFailed := false
-	write := func(b []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		_, err := w.Write(b)
-		if err == nil {
-			err = rc.Flush()
-		}
-		writeFailed = err != nil
-		return err
-	}
-	if err := write([]byte("retry: 2000\n\n")); err != nil {
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	if err := out.send([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
-	send := func(_ games.Event, frame []byte) error { return write(frame) }
-	beat := func() error { return write([]byte(": ping\n\n")) }
-	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, send, beat)
-	if err != nil && gs.ctx.Err() == nil && !writeFailed {
+	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
+	if err != nil && gs.ctx.Err() == nil && !out.failed {
 		// The answer has started: the error can only be logged.
 		gs.s.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())
 	}
 	return nil
+}
+
+// sseWriter writes an event stream's frames to its response: the
+// games.Stream of one follower.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	// armed: the write deadline is set for the writes since the last flush.
+	// Each batch of writes gets its own deadline instead of the server's
+	// write timeout, which counts from the start of the response and would
+	// cut every stream.
+	armed  bool
+	failed bool // a write failed: the client is gone or stalled
+}
+
+func (s *sseWriter) Send(_ games.Event, frame []byte) error { return s.write(frame) }
+
+func (s *sseWriter) Flush() error {
+	err := s.rc.Flush()
+	s.armed = false
+	return s.check(err)
+}
+
+func (s *sseWriter) Beat() error { return s.send([]byte(": ping\n\n")) }
+
+// send writes b and flushes.
+func (s *sseWriter) send(b []byte) error {
+	if err := s.write(b); err != nil {
+		return err
+	}
+	return s.Flush()
+}
+
+func (s *sseWriter) write(b []byte) error {
+	if !s.armed {
+		_ = s.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+		s.armed = true
+	}
+	_, err := s.w.Write(b)
+	return s.check(err)
+}
+
+func (s *sseWriter) check(err error) error {
+	if err != nil {
+		s.failed = true
+	}
+	return err
 }
 
 // gameProblemMembers adds to a game problem what the client needs to
