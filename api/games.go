@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -27,6 +28,12 @@ const (
 	// eventWriteTimeout bounds each write of an event stream, in place of the
 	// server's write timeout, which would cut every stream after its time.
 	eventWriteTimeout = 30 * time.Second
+	// eventDeadlineSlack: a write may start with its deadline up to this
+	// much nearer than eventWriteTimeout. Moving the deadline updates a
+	// runtime timer, which for 5,000 followers of a busy game was a sixth of
+	// the server's time; a stream written to more often than this keeps the
+	// deadline it has.
+	eventDeadlineSlack = time.Second
 )
 
 // GameService is what the /v1/games handlers need: *games.Service has it.
@@ -37,7 +44,7 @@ type GameService interface {
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
-	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, send func(games.Event, []byte) error, beat func() error) error
+	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out games.Stream) error
 }
 
 // noGames stands in for the game service of a server started without one:
@@ -60,7 +67,7 @@ func (noGames) Play(context.Context, games.MoveRequest, games.Encoder) ([]byte, 
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
 	return games.Game{}, errNoGames
 }
-func (noGames) Follow(context.Context, string, int, time.Duration, func(games.Event, []byte) error, func() error) error {
+func (noGames) Follow(context.Context, string, int, time.Duration, games.Stream) error {
 	return errNoGames
 }
 
@@ -285,7 +292,6 @@ type gameStream struct {
 
 func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error {
 	defer gs.release()
-	rc := http.NewResponseController(w)
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -295,29 +301,65 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return nil
 	}
 
-	// Each write gets its own deadline instead of the server's write timeout,
-	// which counts from the start of the response and would cut every stream.
-	writeFailed := false
-	write := func(b []byte) error {
-		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		_, err := w.Write(b)
-		if err == nil {
-			err = rc.Flush()
-		}
-		writeFailed = err != nil
-		return err
-	}
-	if err := write([]byte("retry: 2000\n\n")); err != nil {
+	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
+	if err := out.send([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
-	send := func(_ games.Event, frame []byte) error { return write(frame) }
-	beat := func() error { return write([]byte(": ping\n\n")) }
-	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, send, beat)
-	if err != nil && gs.ctx.Err() == nil && !writeFailed {
+	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
+	// When a game ends, all its followers' streams end at once, and the
+	// teardown of one (the final chunk, closing the response, its log line)
+	// would run before the followers woken with it have written the last
+	// events. Yielding first puts that work behind their writes: with 5,000
+	// followers it took the last move's delivery p99 from about 300 ms to
+	// about 100 ms.
+	runtime.Gosched()
+	if err != nil && gs.ctx.Err() == nil && !out.failed {
 		// The answer has started: the error can only be logged.
 		gs.s.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())
 	}
 	return nil
+}
+
+// sseWriter writes an event stream's frames to its response: the
+// games.Stream of one follower.
+type sseWriter struct {
+	w  http.ResponseWriter
+	rc *http.ResponseController
+	// deadline is the write deadline in force. Writes get their own
+	// deadline instead of the server's write timeout, which counts from the
+	// start of the response and would cut every stream.
+	deadline time.Time
+	failed   bool // a write failed: the client is gone or stalled
+}
+
+func (s *sseWriter) Send(_ games.Event, frame []byte) error { return s.write(frame) }
+
+func (s *sseWriter) Flush() error { return s.check(s.rc.Flush()) }
+
+func (s *sseWriter) Beat() error { return s.send([]byte(": ping\n\n")) }
+
+// send writes b and flushes.
+func (s *sseWriter) send(b []byte) error {
+	if err := s.write(b); err != nil {
+		return err
+	}
+	return s.Flush()
+}
+
+func (s *sseWriter) write(b []byte) error {
+	if now := time.Now(); s.deadline.Sub(now) < eventWriteTimeout-eventDeadlineSlack {
+		s.deadline = now.Add(eventWriteTimeout)
+		_ = s.rc.SetWriteDeadline(s.deadline)
+	}
+	_, err := s.w.Write(b)
+	return s.check(err)
+}
+
+func (s *sseWriter) check(err error) error {
+	if err != nil {
+		s.failed = true
+	}
+	return err
 }
 
 // gameProblemMembers adds to a game problem what the client needs to

@@ -65,17 +65,23 @@ type hub struct {
 func newHub() *hub { return &hub{feeds: map[string]*feed{}} }
 
 // feed is one game's event log on this instance and the goroutine that
-// extends it.
+// extends it. The feed also keeps its followers' streams open while the
+// game is quiet (heartbeats) and ends them at shutdown, so a follower waits
+// on one channel, grown, besides its own context: one timer per game
+// instead of one per follower, and one wake-up per change.
 type feed struct {
 	id        string
 	followers int
+	heartbeat time.Duration // the shortest asked for by a follower; under hub.mu
 	wake      chan struct{} // a change to read; buffered, one pending is enough
 	stop      chan struct{} // closed when the last follower leaves
 
 	mu      sync.RWMutex
 	entries []entry
-	grown   chan struct{} // closed and replaced each time entries grows
+	grown   chan struct{} // closed and replaced when entries grows, beats or stopped change
+	beats   int           // heartbeats: quiet spells of the heartbeat interval
 	ended   bool          // the end event is in entries
+	stopped bool          // the service is stopping: followers end
 	err     error         // the feed failed; followers end with it
 }
 
@@ -101,16 +107,17 @@ func (h *hub) notify(id string) {
 
 // join returns game id's feed, starting it for the first follower; call
 // leave when done.
-func (s *Service) join(id string) *feed {
+func (s *Service) join(id string, heartbeat time.Duration) *feed {
 	h := s.hub
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f := h.feeds[id]
 	if f == nil {
-		f = &feed{id: id, wake: make(chan struct{}, 1), stop: make(chan struct{}), grown: make(chan struct{})}
+		f = &feed{id: id, heartbeat: heartbeat, wake: make(chan struct{}, 1), stop: make(chan struct{}), grown: make(chan struct{})}
 		h.feeds[id] = f
 		go s.run(f)
 	}
+	f.heartbeat = min(f.heartbeat, heartbeat)
 	f.followers++
 	return f
 }
@@ -125,9 +132,18 @@ func (s *Service) leave(f *feed) {
 	}
 }
 
+// heartbeatInterval is f's heartbeat interval now.
+func (s *Service) heartbeatInterval(f *feed) time.Duration {
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	return f.heartbeat
+}
+
 // run keeps f's log up to date until its last follower leaves: it reads
 // when woken, and every poll interval besides, so a change made by another
-// process sharing the store without Changes is still seen.
+// process sharing the store without Changes is still seen. When nothing
+// new has come for a heartbeat interval it tells the followers to beat, and
+// when the service stops it tells them to end.
 func (s *Service) run(f *feed) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -137,29 +153,53 @@ func (s *Service) run(f *feed) {
 	}()
 	tick := time.NewTicker(s.poll)
 	defer tick.Stop()
+	quiet := time.NewTimer(s.heartbeatInterval(f))
+	defer quiet.Stop()
 	next, joined := 0, false // the ply of the next move to add; the joined event added
 	for {
-		err := s.extend(ctx, f, &next, &joined)
+		grew, err := s.extend(ctx, f, &next, &joined)
 		if err != nil || f.done() {
 			if err != nil && ctx.Err() == nil {
 				f.fail(err)
 			}
 			return
 		}
-		select {
-		case <-f.wake:
-		case <-tick.C:
-		case <-f.stop:
+		if grew {
+			quiet.Reset(s.heartbeatInterval(f))
+		}
+		if !s.wait(f, tick.C, quiet) {
 			return
 		}
 	}
 }
 
-// extend reads what is new in the game and appends it to f's log.
-func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) error {
+// wait waits until f's game may have changed, telling the followers to
+// beat while it is quiet; false: the feed is to stop.
+func (s *Service) wait(f *feed, tick <-chan time.Time, quiet *time.Timer) bool {
+	for {
+		select {
+		case <-f.wake:
+			return true
+		case <-tick:
+			return true
+		case <-quiet.C:
+			f.update(func() { f.beats++ })
+			quiet.Reset(s.heartbeatInterval(f))
+		case <-s.stopping:
+			f.update(func() { f.stopped = true })
+			return false
+		case <-f.stop:
+			return false
+		}
+	}
+}
+
+// extend reads what is new in the game and appends it to f's log; it says
+// whether the log grew.
+func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) (bool, error) {
 	g, err := s.store.Game(ctx, f.id)
 	if err != nil {
-		return notFound(f.id, err)
+		return false, notFound(f.id, err)
 	}
 	var add []entry
 	encode := func(e Event) error {
@@ -172,21 +212,21 @@ func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) 
 	}
 	if !*joined && !g.JoinedAt.IsZero() {
 		if err := encode(Event{ID: 0, Kind: EventJoined, Game: &g}); err != nil {
-			return err
+			return false, err
 		}
 		*joined = true
 	}
 	for *next < g.Ply {
 		ms, err := s.moves(ctx, &g, *next, followPage)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if len(ms) == 0 {
 			break
 		}
 		for i := range ms {
 			if err := encode(Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]}); err != nil {
-				return err
+				return false, err
 			}
 			*next = ms[i].Ply + 1
 		}
@@ -194,18 +234,26 @@ func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) 
 	end := g.Status == Finished && *next >= g.Ply
 	if end {
 		if err := encode(Event{ID: g.Ply, Kind: EventEnd, Game: &g}); err != nil {
-			return err
+			return false, err
 		}
 	}
-	if len(add) > 0 {
-		f.mu.Lock()
+	if len(add) == 0 {
+		return false, nil
+	}
+	f.update(func() {
 		f.entries = append(f.entries, add...)
 		f.ended = end
-		close(f.grown)
-		f.grown = make(chan struct{})
-		f.mu.Unlock()
-	}
-	return nil
+	})
+	return true, nil
+}
+
+// update changes f under its lock and wakes its followers.
+func (f *feed) update(change func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	change()
+	close(f.grown)
+	f.grown = make(chan struct{})
 }
 
 func (f *feed) done() bool {
@@ -214,66 +262,92 @@ func (f *feed) done() bool {
 	return f.ended
 }
 
-func (f *feed) fail(err error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.err = err
-	close(f.grown)
-	f.grown = make(chan struct{})
+func (f *feed) fail(err error) { f.update(func() { f.err = err }) }
+
+// feedState is what a follower reads of its feed: see since.
+type feedState struct {
+	batch   []entry         // the entries not yet dealt with
+	grown   <-chan struct{} // closed when the state changes
+	beats   int
+	ended   bool // the log is complete
+	stopped bool
+	err     error
 }
 
-// since returns the entries a follower that has sent the first n of them
-// has not sent, the channel closed when more come, whether the log is
-// complete, and the feed's error.
-func (f *feed) since(n int) ([]entry, <-chan struct{}, bool, error) {
+// since returns f's state for a follower that has dealt with the first n
+// entries of the log.
+func (f *feed) since(n int) feedState {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return f.entries[n:len(f.entries):len(f.entries)], f.grown, f.ended, f.err
+	return feedState{batch: f.entries[n:len(f.entries):len(f.entries)], grown: f.grown, beats: f.beats,
+		ended: f.ended, stopped: f.stopped, err: f.err}
+}
+
+// Stream is where Follow writes one follower's events.
+type Stream interface {
+	// Send writes one event as the bytes the Service's EventEncoder made
+	// of it. It may hold them back until Flush.
+	Send(e Event, frame []byte) error
+	// Flush sends what Send held back. Follow calls it after each batch of
+	// events, so a follower that has fallen behind gets the events it
+	// missed in one write.
+	Flush() error
+	// Beat keeps an idle stream open (and sends it at once).
+	Beat() error
 }
 
 // Follow sends the events of game id after lastID (-1: from the beginning)
-// to send, each as the bytes the Service's EventEncoder made of it, in
-// order; then every new one as it happens, until the game ends, ctx is
-// cancelled or Options.Stopping is closed (a graceful shutdown waits for
-// every response to end, and a stream would not end by itself). beat is
-// called every heartbeat interval, to keep idle connections open.
-func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration,
-	send func(Event, []byte) error, beat func() error) error {
+// to out, in order; then every new one as it happens, until the game ends,
+// ctx is cancelled or Options.Stopping is closed (a graceful shutdown waits
+// for every response to end, and a stream would not end by itself). When
+// the game has been quiet for heartbeat (the shortest any follower of the
+// game on this instance asked for), out beats, to keep idle connections
+// open.
+func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
 	if _, err := s.store.Game(ctx, id); err != nil {
 		return notFound(id, err)
 	}
-	f := s.join(id)
+	f := s.join(id, heartbeat)
 	defer s.leave(f)
-	tick := time.NewTicker(heartbeat)
-	defer tick.Stop()
-	sent := 0 // entries of f's log dealt with
+	sent := 0   // entries of f's log dealt with
+	beats := -1 // the feed's heartbeats seen; -1 before the first look
 	for {
-		batch, grown, ended, err := f.since(sent)
-		if err != nil {
-			return err
+		st := f.since(sent)
+		switch {
+		case st.err != nil:
+			return st.err
+		case st.stopped:
+			return nil
 		}
-		for _, e := range batch {
+		n := 0
+		for _, e := range st.batch {
 			sent++
 			if !wanted(e, lastID) {
 				continue
 			}
-			if err := send(Event{ID: e.id, Kind: e.kind}, e.frame); err != nil {
+			if err := out.Send(Event{ID: e.id, Kind: e.kind}, e.frame); err != nil {
 				return err
 			}
+			n++
 		}
-		if ended {
+		var err error
+		switch {
+		case n > 0:
+			err = out.Flush()
+		case beats >= 0 && st.beats != beats:
+			err = out.Beat()
+		}
+		if err != nil {
+			return err
+		}
+		if st.ended {
 			return nil
 		}
+		beats = st.beats
 		select {
-		case <-grown:
-		case <-tick.C:
-			if err := beat(); err != nil {
-				return err
-			}
+		case <-st.grown:
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.stopping:
-			return nil
 		}
 	}
 }

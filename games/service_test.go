@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -226,6 +227,34 @@ func TestGameServiceRepetition(t *testing.T) {
 	}
 }
 
+// stream is a games.Stream of functions; a nil one does nothing.
+type stream struct {
+	send  func(games.Event, []byte) error
+	flush func() error
+	beat  func() error
+}
+
+func (s stream) Send(e games.Event, frame []byte) error {
+	if s.send == nil {
+		return nil
+	}
+	return s.send(e, frame)
+}
+
+func (s stream) Flush() error {
+	if s.flush == nil {
+		return nil
+	}
+	return s.flush()
+}
+
+func (s stream) Beat() error {
+	if s.beat == nil {
+		return nil
+	}
+	return s.beat()
+}
+
 func TestGameServiceFollow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -243,10 +272,10 @@ func TestGameServiceFollow(t *testing.T) {
 	events := make(chan seen, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- svc.Follow(ctx, id, -1, time.Hour, func(e games.Event, _ []byte) error {
+		done <- svc.Follow(ctx, id, -1, time.Hour, stream{send: func(e games.Event, _ []byte) error {
 			events <- seen{e.ID, e.Kind}
 			return nil
-		}, func() error { return nil })
+		}})
 	}()
 	b, err := svc.Join(ctx, id)
 	if err != nil {
@@ -281,12 +310,68 @@ func TestGameServiceFollow(t *testing.T) {
 
 	// Resuming after event 2 gives the rest, without a gap.
 	got = nil
-	err = svc.Follow(ctx, id, 2, time.Hour, func(e games.Event, _ []byte) error {
+	err = svc.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event, _ []byte) error {
 		got = append(got, seen{e.ID, e.Kind})
 		return nil
-	}, func() error { return nil })
+	}})
 	if want := want[3:]; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("resume after 2: %v (%v), want %v", got, err, want)
+	}
+}
+
+// TestFollowFlushesEachBatch: a follower gets the events it has not seen
+// in one batch, flushed once, however many there are.
+func TestFollowFlushesEachBatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal})
+	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := svc.Join(ctx, a.Game.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := [2]string{a.Token, b.Token}
+	g := b.Game
+	for range 3 {
+		legal := g.Position.LegalMoves(g.Rules)
+		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = svc.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := svc.Resign(ctx, g.ID, a.Token); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		lastID int
+		want   string
+	}{
+		{"from the beginning", -1, "joined 0, move 1, move 2, move 3, end 3, flush"},
+		{"after event 1", 1, "move 2, move 3, end 3, flush"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var calls []string
+			out := stream{
+				send: func(e games.Event, _ []byte) error {
+					calls = append(calls, fmt.Sprintf("%s %d", e.Kind, e.ID))
+					return nil
+				},
+				flush: func() error { calls = append(calls, "flush"); return nil },
+				beat:  func() error { calls = append(calls, "beat"); return nil },
+			}
+			if err := svc.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(calls, ", "); got != tc.want {
+				t.Fatalf("calls %s, want %s", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -301,8 +386,7 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	beats := make(chan struct{}, 10)
 	go func() {
-		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, func(games.Event, []byte) error { return nil },
-			func() error { beats <- struct{}{}; return nil })
+		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, stream{beat: func() error { beats <- struct{}{}; return nil }})
 	}()
 	<-beats // the stream is live and beating
 	close(stopping)
@@ -482,7 +566,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		started.Add(1)
 		wg.Go(func() {
 			first := true
-			_ = svc.Follow(ctx, a.Game.ID, -1, time.Hour, func(_ games.Event, frame []byte) error {
+			_ = svc.Follow(ctx, a.Game.ID, -1, time.Hour, stream{send: func(_ games.Event, frame []byte) error {
 				got[i] = append(got[i], string(frame))
 				if first {
 					first = false
@@ -492,7 +576,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 					return errors.New("seen enough")
 				}
 				return nil
-			}, func() error { return nil })
+			}})
 		})
 	}
 	started.Wait() // every follower has the joined event

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -270,12 +271,17 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 		return fmt.Errorf("%d %s", resp.StatusCode, body)
 	}
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	// A small first buffer: frames are short, and a large one per stream
+	// would make the tool itself allocate (and clear) hundreds of megabytes
+	// for thousands of streams. It grows for a longer line.
+	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
+	// The lines are read as the scanner's bytes, not as strings: one string
+	// per line would make the tool allocate for every line of every follower,
+	// and its garbage collections would then delay the arrivals it measures.
 	for sc.Scan() {
-		line := sc.Text()
 		markReady() // the "retry:" line comes first
-		if v, ok := strings.CutPrefix(line, "id: "); ok {
-			id, err := strconv.Atoi(v)
+		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("id: ")); ok {
+			id, err := strconv.Atoi(string(v))
 			if err != nil {
 				return fmt.Errorf("event id %q", v)
 			}
