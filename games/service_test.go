@@ -337,7 +337,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 	g := b.Game
 	for range 3 {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, g.ID, tokens[g.Position.ToMove], g.Ply, legal.Next(), testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
