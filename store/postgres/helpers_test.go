@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/storetest"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -107,23 +108,13 @@ var t0 = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
 // newGame stores a game between two people, South seated, North waiting.
 func newGame(t *testing.T, s *Store, id string) games.Game {
 	t.Helper()
-	g := games.Game{ID: id, CreatedAt: t0, UpdatedAt: t0, Start: engine.Start(), Position: engine.Start(),
-		Status: games.Waiting, Tokens: [2][]byte{hashOf(id + "-south"), nil}, Version: 1}
-	if err := s.CreateGame(t.Context(), g, nil); err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return storetest.NewGame(t, s, id, t0)
 }
 
 // joinedGame stores a game between two people and seats North.
 func joinedGame(t *testing.T, s *Store, id string) games.Game {
 	t.Helper()
-	newGame(t, s, id)
-	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return storetest.JoinedGame(t, s, id, t0)
 }
 
 // seatToken is the token of the seat to move in a game made by joinedGame.

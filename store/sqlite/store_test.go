@@ -13,6 +13,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/store/storetest"
 )
 
 // The cases every store must pass are in store/storetest (conformance_test.go
@@ -42,23 +43,13 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 123456000, time.UTC)
 // newGame stores a game between two people, South seated, North waiting.
 func newGame(t *testing.T, s *Store, id string) games.Game {
 	t.Helper()
-	g := games.Game{ID: id, CreatedAt: t0, UpdatedAt: t0, Start: engine.Start(), Position: engine.Start(),
-		Status: games.Waiting, Tokens: [2][]byte{hashOf(id + "-south"), nil}, Version: 1}
-	if err := s.CreateGame(t.Context(), g, nil); err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return storetest.NewGame(t, s, id, t0)
 }
 
 // joinedGame stores a game between two people and seats North.
 func joinedGame(t *testing.T, s *Store, id string) games.Game {
 	t.Helper()
-	newGame(t, s, id)
-	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return g
+	return storetest.JoinedGame(t, s, id, t0)
 }
 
 // playOn returns the write of pit played in g by the holder of token, the

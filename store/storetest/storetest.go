@@ -300,3 +300,27 @@ func cloneGame(g games.Game) games.Game {
 	}
 	return g
 }
+
+// NewGame stores a game between two people at time at, South seated (the
+// token hash of id+"-south"), North waiting, and returns it: the starting
+// point the stores' own tests share.
+func NewGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
+	t.Helper()
+	g := games.Game{ID: id, CreatedAt: at, UpdatedAt: at, Start: engine.Start(), Position: engine.Start(),
+		Status: games.Waiting, Tokens: [2][]byte{hashOf(id + "-south"), nil}, Version: 1}
+	if err := s.CreateGame(t.Context(), g, nil); err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// JoinedGame is NewGame with North seated (the token hash of id+"-north").
+func JoinedGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
+	t.Helper()
+	NewGame(t, s, id, at)
+	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
