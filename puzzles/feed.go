@@ -76,6 +76,27 @@ type FeedOptions struct {
 	Now func() time.Time
 	// Generate makes a day's puzzle. Nil: Generate.
 	Generate func(context.Context, time.Time) (Puzzle, error)
+
+	// Practice makes the practice pool's puzzles. Nil: no pool (its
+	// operations fail with ErrNoPool).
+	Practice PracticeFunc
+	// PracticeVersion is the generator version new practice puzzles are
+	// made with. Zero: Version.
+	PracticeVersion int
+	// VerifyPractice proves a practice puzzle before it is served. Nil:
+	// VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
+	// put a lighter check here.
+	VerifyPractice func(Puzzle) error
+	// PracticeConcurrency is how many practice puzzles are made at once;
+	// beyond, ErrPracticeBusy. Zero: one per CPU (GOMAXPROCS).
+	PracticeConcurrency int
+	// Cutover is the first day of generator version 2. Zero:
+	// DefaultCutover. Practice puzzles are checked against the daily ones
+	// of the days before it only (see Feed.Practice).
+	Cutover time.Time
+	// Rand draws where a practice walk without `after` starts. Nil:
+	// math/rand/v2's Uint64.
+	Rand func() uint64
 }
 
 // Feed serves the daily puzzles: "today" from the clock, the first day, and
@@ -87,6 +108,7 @@ type Feed struct {
 	now      func() time.Time
 	generate func(context.Context, time.Time) (Puzzle, error)
 	slots    chan struct{} // one per generation running at once
+	pool     *pool
 
 	mu       sync.Mutex
 	inflight map[string]*generation
@@ -116,6 +138,7 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		generate: o.Generate,
 		slots:    make(chan struct{}, runtime.GOMAXPROCS(0)),
 		inflight: map[string]*generation{},
+		pool:     newPool(o),
 	}
 }
 
@@ -160,8 +183,12 @@ func (f *Feed) ByDate(ctx context.Context, date time.Time) (Stored, error) {
 	return f.create(ctx, date)
 }
 
-// ByID returns the puzzle with id, under the same rules as by date.
+// ByID returns the puzzle with id: a daily one under the same rules as by
+// date, or a practice one (made again from its id).
 func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
+	if IsPracticeID(id) {
+		return f.practiceByID(ctx, id)
+	}
 	date, err := DateOfID(id)
 	if err != nil {
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
@@ -263,15 +290,18 @@ func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []St
 }
 
 // Attempt judges a solver's moves at puzzle id, plays the replies, counts the
-// attempt and returns the verdict with the new counts.
+// attempt and returns the verdict with the new counts. Attempts at practice
+// puzzles are judged alike but not counted: those puzzles are not stored,
+// and counting them would let anyone grow the database without bound, one
+// row per id tried; their counts stay zero.
 func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool) (Attempt, Stats, error) {
 	sp, err := f.ByID(ctx, id)
 	if err != nil {
 		return Attempt{}, Stats{}, err
 	}
 	a, err := Check(sp.Puzzle, moves, giveUp)
-	if err != nil {
-		return Attempt{}, Stats{}, err
+	if err != nil || IsPracticeID(id) {
+		return a, Stats{}, err
 	}
 	stats, err := f.store.RecordAttempt(ctx, sp.Puzzle.ID, a.Correct && a.Complete && !giveUp)
 	return a, stats, err

@@ -1,0 +1,108 @@
+// Package puzzletest holds practice generators for tests, until the
+// generator's own practice mode is wired: one that makes real puzzles from
+// the daily generator (slow: a generation each), one that makes up puzzles
+// at once (they do not prove: for the pool's bookkeeping only).
+package puzzletest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+// farMonday is where DailyPractice takes its days from: a Monday far enough
+// ahead that no server publishes its puzzles.
+var farMonday = time.Date(2200, 1, 6, 0, 0, 0, 0, time.UTC)
+
+// dayOfDifficulty: a weekday whose daily puzzle has that difficulty in
+// every week (Tuesday and Friday alternate), as days after a Monday.
+var dayOfDifficulty = [6]int{0, 0, 2, 3, 5, 6}
+
+const (
+	tries = 8     // days DailyPractice looks at for one seq
+	span  = 30000 // days or weeks it cycles through: the first ~80 or ~570 years from farMonday
+)
+
+// DailyPractice makes the practice puzzle seq from version 1 daily puzzles
+// of days far ahead: for difficulty d, days whose weekday's puzzle has it;
+// the first of tries such days from the (tries*seq)-th whose puzzle meets
+// the filter, or ErrNoPuzzle. Neighbouring seqs look at different days, so
+// their positions differ (as days in different buckets must).
+func DailyPractice(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+	if version != 1 {
+		return puzzles.Puzzle{}, fmt.Errorf("%w: %d", puzzles.ErrUnknownVersion, version)
+	}
+	for i := range uint64(tries) {
+		n := int((tries*seq + i) % span)
+		day := farMonday.AddDate(0, 0, n)
+		if f.Difficulty != 0 {
+			day = farMonday.AddDate(0, 0, 7*n+dayOfDifficulty[f.Difficulty])
+		}
+		p, err := puzzles.GenerateVersion(ctx, day, version)
+		if err != nil {
+			return puzzles.Puzzle{}, err
+		}
+		if (f.Difficulty == 0 || p.Difficulty == f.Difficulty) && (f.Goal == "" || p.Goal == f.Goal) &&
+			(f.Theme == "" || slices.Contains(p.Themes, f.Theme)) {
+			p.ID, p.Date = "", time.Time{}
+			return p, nil
+		}
+	}
+	return puzzles.Puzzle{}, fmt.Errorf("%w: none of %d days meets %+v", puzzles.ErrNoPuzzle, tries, f)
+}
+
+// madeUp is the prompt of every made-up puzzle, which CheckMadeUp looks for.
+const madeUp = "A made-up practice puzzle."
+
+// MadeUpPractice makes up the practice puzzle seq at once: a position that
+// spells seq's low 20 bits (so any 2^20 consecutive seqs differ), with the
+// filter's difficulty, goal and theme (or ones drawn from seq). Like the
+// real generator it cannot meet a defend puzzle of difficulty 1, nor the
+// theme sacrifice at version 1. It does not prove: verify it with
+// CheckMadeUp.
+func MadeUpPractice(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+	if err := ctx.Err(); err != nil {
+		return puzzles.Puzzle{}, err
+	}
+	p := puzzles.Puzzle{Version: version, Goal: f.Goal, Difficulty: f.Difficulty, Prompt: madeUp, Depth: 1, KeyLegs: puzzles.MinKeyLegs}
+	if p.Goal == "" {
+		p.Goal = puzzles.Goals[seq%3]
+	}
+	if p.Difficulty == 0 {
+		p.Difficulty = 2 + int(seq%4)
+	}
+	if (p.Goal == puzzles.GoalDefend && p.Difficulty == 1) || (f.Theme == "sacrifice" && version == 1) {
+		return puzzles.Puzzle{}, fmt.Errorf("%w: made up", puzzles.ErrNoPuzzle)
+	}
+	p.Themes = []string{"relay"}
+	if f.Theme != "" && f.Theme != "relay" {
+		p.Themes = append(p.Themes, f.Theme)
+	}
+	seeds := 0
+	for i := range 10 { // pit 5 spells bits 10-11 plus one
+		p.Position.Pits[i] = uint8(seq >> (2 * i) & 3)
+		seeds += int(p.Position.Pits[i])
+	}
+	// South, to move, always has a move; North always has seeds.
+	p.Position.Pits[5]++
+	p.Position.Pits[10], p.Position.Pits[11] = 1, 1
+	rest := engine.SeedCount - seeds - 3
+	p.Position.Captured[engine.South], p.Position.Captured[engine.North] = uint8(rest/2), uint8(rest-rest/2)
+	moves := p.Position.LegalMoves(p.Rules)
+	p.Solution = []int{moves.Next()}
+	return p, nil
+}
+
+// CheckMadeUp is the VerifyPractice of made-up puzzles: it accepts those
+// MadeUpPractice makes, and nothing else.
+func CheckMadeUp(p puzzles.Puzzle) error {
+	if p.Prompt != madeUp {
+		return errors.New("not a made-up practice puzzle")
+	}
+	return nil
+}
