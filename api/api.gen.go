@@ -120,6 +120,51 @@ func (e PuzzleGoal) Valid() bool {
 	}
 }
 
+// Defines values for PuzzleTheme.
+const (
+	PuzzleThemeBigCapture PuzzleTheme = "big_capture"
+	PuzzleThemeDecoys     PuzzleTheme = "decoys"
+	PuzzleThemeEndgame    PuzzleTheme = "endgame"
+	PuzzleThemeGreedTrap  PuzzleTheme = "greed_trap"
+	PuzzleThemeLap        PuzzleTheme = "lap"
+	PuzzleThemeLongRelay  PuzzleTheme = "long_relay"
+	PuzzleThemeMajority   PuzzleTheme = "majority"
+	PuzzleThemeNoMoves    PuzzleTheme = "no_moves"
+	PuzzleThemeQuietMove  PuzzleTheme = "quiet_move"
+	PuzzleThemeRelay      PuzzleTheme = "relay"
+	PuzzleThemeSacrifice  PuzzleTheme = "sacrifice"
+)
+
+// Valid indicates whether the value is a known member of the PuzzleTheme enum.
+func (e PuzzleTheme) Valid() bool {
+	switch e {
+	case PuzzleThemeBigCapture:
+		return true
+	case PuzzleThemeDecoys:
+		return true
+	case PuzzleThemeEndgame:
+		return true
+	case PuzzleThemeGreedTrap:
+		return true
+	case PuzzleThemeLap:
+		return true
+	case PuzzleThemeLongRelay:
+		return true
+	case PuzzleThemeMajority:
+		return true
+	case PuzzleThemeNoMoves:
+		return true
+	case PuzzleThemeQuietMove:
+		return true
+	case PuzzleThemeRelay:
+		return true
+	case PuzzleThemeSacrifice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReason.
 const (
 	ResultReasonMajority    ResultReason = "majority"
@@ -1157,17 +1202,18 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
-// Puzzle One day's puzzle, without its solution. The key move always relays
-// through at least `keyLegs` >= 8 legs, and exactly one first move does
-// what `goal` asks (proven by exhaustive search, and proven again every
-// time the server loads the puzzle).
+// Puzzle A puzzle, without its solution: one day's, or one of the practice
+// pool's. The key move always relays through at least `keyLegs` >= 8
+// legs, and exactly one first move does what `goal` asks (proven by
+// exhaustive search, and proven again every time the server loads the
+// puzzle).
 //
 // Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
 type Puzzle struct {
-	// Date A day, `YYYY-MM-DD`, in UTC.
+	// Date The puzzle's day, `YYYY-MM-DD` (UTC); null for a practice puzzle, which has none.
 	//
 	// Example: 2026-03-02
-	Date PuzzleDate `json:"date"`
+	Date nullable.Nullable[string] `json:"date"`
 
 	// Difficulty 1 (easiest) to 5, from the key relay's length, how far ahead the goal
 	// looks and how many other moves look as good. Monday's puzzle is the
@@ -1189,10 +1235,16 @@ type Puzzle struct {
 	// Example: max_capture
 	Goal PuzzleGoal `json:"goal"`
 
-	// Id Stable id, `p` and the date.
+	// Id A puzzle's stable id. A daily puzzle's is `p` and its date
+	// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+	// and the generator version, `-d` and the difficulty (0: any), `-g`
+	// and the goal, `-t` and the theme (`any`: any), and `-` and its
+	// sequence number (0 to 2^53-1); exactly one spelling of each is
+	// valid.
+	//
 	//
 	// Example: p20260302
-	Id string `json:"id"`
+	Id PuzzleId `json:"id"`
 
 	// KeyLegs Legs of the key move's relay.
 	//
@@ -1235,7 +1287,7 @@ type Puzzle struct {
 	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
 	Rules Rules `json:"rules"`
 
-	// Stats What players did with the puzzle on this server.
+	// Stats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 	//
 	// Example: {"attempts":12,"solved":5}
 	Stats PuzzleStats `json:"stats"`
@@ -1298,7 +1350,7 @@ type PuzzleAttemptAnswer struct {
 	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
 	Solution *[]PuzzleStep `json:"solution,omitempty"`
 
-	// Stats What players did with the puzzle on this server.
+	// Stats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 	//
 	// Example: {"attempts":12,"solved":5}
 	Stats PuzzleStats `json:"stats"`
@@ -1319,6 +1371,16 @@ type PuzzleDate = string
 //
 // Example: max_capture
 type PuzzleGoal string
+
+// PuzzleId A puzzle's stable id. A daily puzzle's is `p` and its date
+// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+// and the generator version, `-d` and the difficulty (0: any), `-g`
+// and the goal, `-t` and the theme (`any`: any), and `-` and its
+// sequence number (0 to 2^53-1); exactly one spelling of each is
+// valid.
+//
+// Example: p20260302
+type PuzzleId = string
 
 // PuzzleList A page of the feed, newest first.
 //
@@ -1362,7 +1424,7 @@ type PuzzleSolution struct {
 	Solution []PuzzleStep `json:"solution"`
 }
 
-// PuzzleStats What players did with the puzzle on this server.
+// PuzzleStats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 //
 // Example: {"attempts":12,"solved":5}
 type PuzzleStats struct {
@@ -1443,6 +1505,13 @@ type PuzzleStep struct {
 	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
+
+// PuzzleTheme A theme a puzzle may have (see `Puzzle.themes`). `sacrifice` (the
+// key captures less than another move, or nothing) comes with the
+// second generator version.
+//
+// Example: greed_trap
+type PuzzleTheme string
 
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
@@ -1746,6 +1815,34 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
 
+// PracticeBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeBadRequest = Problem
+
+// PracticeBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeBusy = Problem
+
+// PracticeTooMany An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeTooMany = Problem
+
+// PracticeUnmet An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeUnmet = Problem
+
 // PuzzleAttemptRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1858,6 +1955,22 @@ type GetDailyPuzzleByDateParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// GetPracticePuzzleParams defines parameters for GetPracticePuzzle.
+type GetPracticePuzzleParams struct {
+	// Difficulty The difficulty, 1 (easiest) to 5; any if absent.
+	Difficulty *int `form:"difficulty,omitempty" json:"difficulty,omitempty"`
+
+	// Goal The goal; any if absent.
+	Goal *PuzzleGoal `form:"goal,omitempty" json:"goal,omitempty"`
+
+	// Theme A theme the puzzle must have; any if absent.
+	Theme *PuzzleTheme `form:"theme,omitempty" json:"theme,omitempty"`
+
+	// After The id of the practice puzzle you have, asked for with the same
+	// filter: the answer is the next one of its sequence.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
 
@@ -1935,15 +2048,18 @@ type ServerInterface interface {
 	// GetDailyPuzzleByDate The puzzle of a given day
 	// (GET /v1/puzzles/daily/{date})
 	GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate, params GetDailyPuzzleByDateParams) error
+	// GetPracticePuzzle A practice puzzle, and another
+	// (GET /v1/puzzles/practice)
+	GetPracticePuzzle(ctx echo.Context, params GetPracticePuzzleParams) error
 	// GetPuzzle One puzzle by id
 	// (GET /v1/puzzles/{id})
-	GetPuzzle(ctx echo.Context, id string) error
+	GetPuzzle(ctx echo.Context, id PuzzleId) error
 	// SubmitPuzzleAttempt Try a solution
 	// (POST /v1/puzzles/{id}/attempts)
-	SubmitPuzzleAttempt(ctx echo.Context, id string) error
+	SubmitPuzzleAttempt(ctx echo.Context, id PuzzleId) error
 	// GetPuzzleSolution The solution of a puzzle
 	// (GET /v1/puzzles/{id}/solution)
-	GetPuzzleSolution(ctx echo.Context, id string) error
+	GetPuzzleSolution(ctx echo.Context, id PuzzleId) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -2280,11 +2396,50 @@ func (w *ServerInterfaceWrapper) GetDailyPuzzleByDate(ctx echo.Context) error {
 	return err
 }
 
+// GetPracticePuzzle converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPracticePuzzle(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPracticePuzzleParams
+	// ------------- Optional query parameter "difficulty" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "difficulty", ctx.QueryParams(), &params.Difficulty, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter difficulty: %s", err))
+	}
+
+	// ------------- Optional query parameter "goal" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "goal", ctx.QueryParams(), &params.Goal, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter goal: %s", err))
+	}
+
+	// ------------- Optional query parameter "theme" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "theme", ctx.QueryParams(), &params.Theme, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter theme: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPracticePuzzle(ctx, params)
+	return err
+}
+
 // GetPuzzle converts echo context to params.
 func (w *ServerInterfaceWrapper) GetPuzzle(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "id" -------------
-	var id string
+	var id PuzzleId
 
 	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -2300,7 +2455,7 @@ func (w *ServerInterfaceWrapper) GetPuzzle(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) SubmitPuzzleAttempt(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "id" -------------
-	var id string
+	var id PuzzleId
 
 	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -2316,7 +2471,7 @@ func (w *ServerInterfaceWrapper) SubmitPuzzleAttempt(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "id" -------------
-	var id string
+	var id PuzzleId
 
 	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
@@ -2414,6 +2569,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/puzzles/:id/solution", wrapper.GetPuzzleSolution, options.OperationMiddlewares["GetPuzzleSolution"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
+	router.GET(options.BaseURL+"/v1/puzzles/practice", wrapper.GetPracticePuzzle, options.OperationMiddlewares["GetPracticePuzzle"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
 	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
 
@@ -2441,6 +2597,28 @@ type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type PracticeBadRequestApplicationProblemPlusJSONResponse Problem
+
+type PracticeBusyResponseHeaders struct {
+	RetryAfter *int
+}
+type PracticeBusyApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PracticeBusyResponseHeaders
+}
+
+type PracticeTooManyResponseHeaders struct {
+	RetryAfter *int
+}
+type PracticeTooManyApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PracticeTooManyResponseHeaders
+}
+
+type PracticeUnmetApplicationProblemPlusJSONResponse Problem
 
 type PuzzleAttemptRefusedApplicationProblemPlusJSONResponse Problem
 
@@ -4119,8 +4297,113 @@ func (response GetDailyPuzzleByDate503ApplicationProblemPlusJSONResponse) VisitG
 	return err
 }
 
+type GetPracticePuzzleRequestObject struct {
+	Params GetPracticePuzzleParams
+}
+
+type GetPracticePuzzleResponseObject interface {
+	VisitGetPracticePuzzleResponse(w http.ResponseWriter) error
+}
+
+type GetPracticePuzzle200JSONResponse Puzzle
+
+func (response GetPracticePuzzle200JSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPracticePuzzle400ApplicationProblemPlusJSONResponse struct {
+	PracticeBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle400ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPracticePuzzle422ApplicationProblemPlusJSONResponse struct {
+	PracticeUnmetApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle422ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPracticePuzzle429ApplicationProblemPlusJSONResponse struct {
+	PracticeTooManyApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle429ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPracticePuzzle500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle500ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPracticePuzzle503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle503ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPuzzleRequestObject struct {
-	Id string `json:"id"`
+	Id PuzzleId `json:"id"`
 }
 
 type GetPuzzleResponseObject interface {
@@ -4173,6 +4456,25 @@ func (response GetPuzzle404ApplicationProblemPlusJSONResponse) VisitGetPuzzleRes
 	return err
 }
 
+type GetPuzzle429ApplicationProblemPlusJSONResponse struct {
+	PracticeBusyApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzle429ApplicationProblemPlusJSONResponse) VisitGetPuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPuzzle500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -4206,7 +4508,7 @@ func (response GetPuzzle503ApplicationProblemPlusJSONResponse) VisitGetPuzzleRes
 }
 
 type SubmitPuzzleAttemptRequestObject struct {
-	Id   string `json:"id"`
+	Id   PuzzleId `json:"id"`
 	Body *SubmitPuzzleAttemptJSONRequestBody
 }
 
@@ -4308,6 +4610,25 @@ func (response SubmitPuzzleAttempt422ApplicationProblemPlusJSONResponse) VisitSu
 	return err
 }
 
+type SubmitPuzzleAttempt429ApplicationProblemPlusJSONResponse struct {
+	PracticeBusyApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt429ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SubmitPuzzleAttempt500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -4341,7 +4662,7 @@ func (response SubmitPuzzleAttempt503ApplicationProblemPlusJSONResponse) VisitSu
 }
 
 type GetPuzzleSolutionRequestObject struct {
-	Id string `json:"id"`
+	Id PuzzleId `json:"id"`
 }
 
 type GetPuzzleSolutionResponseObject interface {
@@ -4390,6 +4711,25 @@ func (response GetPuzzleSolution404ApplicationProblemPlusJSONResponse) VisitGetP
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPuzzleSolution429ApplicationProblemPlusJSONResponse struct {
+	PracticeBusyApplicationProblemPlusJSONResponse
+}
+
+func (response GetPuzzleSolution429ApplicationProblemPlusJSONResponse) VisitGetPuzzleSolutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4695,6 +5035,9 @@ type StrictServerInterface interface {
 	// GetDailyPuzzleByDate The puzzle of a given day
 	// (GET /v1/puzzles/daily/{date})
 	GetDailyPuzzleByDate(ctx context.Context, request GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error)
+	// GetPracticePuzzle A practice puzzle, and another
+	// (GET /v1/puzzles/practice)
+	GetPracticePuzzle(ctx context.Context, request GetPracticePuzzleRequestObject) (GetPracticePuzzleResponseObject, error)
 	// GetPuzzle One puzzle by id
 	// (GET /v1/puzzles/{id})
 	GetPuzzle(ctx context.Context, request GetPuzzleRequestObject) (GetPuzzleResponseObject, error)
@@ -5275,8 +5618,33 @@ func (sh *strictHandler) GetDailyPuzzleByDate(ctx echo.Context, date PuzzleDate,
 	return nil
 }
 
+// GetPracticePuzzle operation middleware
+func (sh *strictHandler) GetPracticePuzzle(ctx echo.Context, params GetPracticePuzzleParams) error {
+	var request GetPracticePuzzleRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPracticePuzzle(ctx.Request().Context(), request.(GetPracticePuzzleRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPracticePuzzle")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPracticePuzzleResponseObject); ok {
+		return validResponse.VisitGetPracticePuzzleResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetPuzzle operation middleware
-func (sh *strictHandler) GetPuzzle(ctx echo.Context, id string) error {
+func (sh *strictHandler) GetPuzzle(ctx echo.Context, id PuzzleId) error {
 	var request GetPuzzleRequestObject
 
 	request.Id = id
@@ -5301,7 +5669,7 @@ func (sh *strictHandler) GetPuzzle(ctx echo.Context, id string) error {
 }
 
 // SubmitPuzzleAttempt operation middleware
-func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id string) error {
+func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id PuzzleId) error {
 	var request SubmitPuzzleAttemptRequestObject
 
 	request.Id = id
@@ -5349,7 +5717,7 @@ func (sh *strictHandler) SubmitPuzzleAttempt(ctx echo.Context, id string) error 
 }
 
 // GetPuzzleSolution operation middleware
-func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id string) error {
+func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id PuzzleId) error {
 	var request GetPuzzleSolutionRequestObject
 
 	request.Id = id

@@ -116,6 +116,10 @@ var problemTable = []problemRow{
 	{Err: puzzles.ErrNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
 	{Err: puzzles.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
 	{Err: puzzles.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
+	{Err: puzzles.ErrInvalidPractice, Status: http.StatusBadRequest, Code: "invalid_practice_request", Title: "Invalid practice request"},
+	{Err: puzzles.ErrFilterUnmet, Status: http.StatusUnprocessableEntity, Code: "no_practice_puzzle", Title: "No practice puzzle meets the filter"},
+	{Err: puzzles.ErrPracticeBusy, Status: http.StatusTooManyRequests, Code: "practice_busy", Title: "Practice pool busy", RetryAfter: 1},
+	{Err: puzzles.ErrNoPool, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
 	// A stored puzzle that no longer proves (a bad restore, a newer
 	// generator's row): the server's fault, never served.
 	{Err: puzzles.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",

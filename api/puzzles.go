@@ -29,6 +29,7 @@ type PuzzleFeed interface {
 	Page(ctx context.Context, before time.Time, limit int) ([]puzzles.Stored, time.Time, error)
 	Attempt(ctx context.Context, id string, moves []int, giveUp bool) (puzzles.Attempt, puzzles.Stats, error)
 	MaxAge(date time.Time) time.Duration
+	Practice(ctx context.Context, f puzzles.PracticeFilter, after string) (puzzles.Stored, error)
 }
 
 // noPuzzles stands in for the feed of a server started without one: every
@@ -51,6 +52,9 @@ func (noPuzzles) Attempt(context.Context, string, []int, bool) (puzzles.Attempt,
 	return puzzles.Attempt{}, puzzles.Stats{}, errNoPuzzles
 }
 func (noPuzzles) MaxAge(time.Time) time.Duration { return 0 }
+func (noPuzzles) Practice(context.Context, puzzles.PracticeFilter, string) (puzzles.Stored, error) {
+	return puzzles.Stored{}, errNoPuzzles
+}
 
 // etagOf tags an answer by its content: the puzzle and its stats.
 func etagOf(p Puzzle) (string, error) {
@@ -157,6 +161,30 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 	return out, nil
 }
 
+// GetPracticePuzzle answers a puzzle of the practice pool: the next one
+// after the client's, or a first one.
+func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleRequestObject) (GetPracticePuzzleResponseObject, error) {
+	var f puzzles.PracticeFilter
+	if d := req.Params.Difficulty; d != nil {
+		f.Difficulty = *d
+	}
+	if g := req.Params.Goal; g != nil {
+		f.Goal = puzzles.Goal(*g)
+	}
+	if t := req.Params.Theme; t != nil {
+		f.Theme = string(*t)
+	}
+	var after string
+	if a := req.Params.After; a != nil {
+		after = *a
+	}
+	sp, err := s.feed.Practice(ctx, f, after)
+	if err != nil {
+		return nil, err
+	}
+	return GetPracticePuzzle200JSONResponse(puzzleToAPI(sp)), nil
+}
+
 // GetPuzzle answers one puzzle by id.
 func (s *Server) GetPuzzle(ctx context.Context, req GetPuzzleRequestObject) (GetPuzzleResponseObject, error) {
 	sp, err := s.feed.ByID(ctx, req.Id)
@@ -208,9 +236,8 @@ func puzzleToAPI(sp puzzles.Stored) Puzzle {
 	p := sp.Puzzle
 	captureSeed := RulesCaptureSeed(p.Rules.CaptureSeed.String())
 	leftovers := RulesLeftovers(p.Rules.Leftovers.String())
-	return Puzzle{
+	out := Puzzle{
 		Id:         p.ID,
-		Date:       p.Date.Format(puzzles.DateLayout),
 		Position:   positionToAPI(p.Position),
 		Rules:      Rules{CaptureSeed: &captureSeed, Leftovers: &leftovers},
 		Goal:       PuzzleGoal(p.Goal),
@@ -221,6 +248,13 @@ func puzzleToAPI(sp puzzles.Stored) Puzzle {
 		Plies:      p.Plies(),
 		Stats:      PuzzleStats{Attempts: sp.Stats.Attempts, Solved: sp.Stats.Solved},
 	}
+	// A practice puzzle has no day.
+	if p.Date.IsZero() {
+		out.Date.SetNull()
+	} else {
+		out.Date.Set(p.Date.Format(puzzles.DateLayout))
+	}
+	return out
 }
 
 func stepsToAPI(steps []puzzles.Step) []PuzzleStep {

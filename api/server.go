@@ -109,6 +109,11 @@ type Options struct {
 	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
 	// operations answer 503.
 	Puzzles PuzzleFeed
+	// PracticeRate and PracticeBurst are how many practice puzzles one
+	// client address may ask for per minute, and at once (429 rate_limited
+	// beyond), as for the game operations. Zero: no limit.
+	PracticeRate  int
+	PracticeBurst int
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -209,10 +214,11 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		games:    opts.Games,
 		feed:     opts.Puzzles,
 		limits: map[string]*rateLimiter{
-			"CreateGame":       newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
-			"JoinGame":         newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
-			"PlayGameMove":     newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
-			"FollowGameEvents": newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
+			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
+			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
+			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
+			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
+			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil),
 		},
 		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}

@@ -123,6 +123,51 @@ func (e PuzzleGoal) Valid() bool {
 	}
 }
 
+// Defines values for PuzzleTheme.
+const (
+	PuzzleThemeBigCapture PuzzleTheme = "big_capture"
+	PuzzleThemeDecoys     PuzzleTheme = "decoys"
+	PuzzleThemeEndgame    PuzzleTheme = "endgame"
+	PuzzleThemeGreedTrap  PuzzleTheme = "greed_trap"
+	PuzzleThemeLap        PuzzleTheme = "lap"
+	PuzzleThemeLongRelay  PuzzleTheme = "long_relay"
+	PuzzleThemeMajority   PuzzleTheme = "majority"
+	PuzzleThemeNoMoves    PuzzleTheme = "no_moves"
+	PuzzleThemeQuietMove  PuzzleTheme = "quiet_move"
+	PuzzleThemeRelay      PuzzleTheme = "relay"
+	PuzzleThemeSacrifice  PuzzleTheme = "sacrifice"
+)
+
+// Valid indicates whether the value is a known member of the PuzzleTheme enum.
+func (e PuzzleTheme) Valid() bool {
+	switch e {
+	case PuzzleThemeBigCapture:
+		return true
+	case PuzzleThemeDecoys:
+		return true
+	case PuzzleThemeEndgame:
+		return true
+	case PuzzleThemeGreedTrap:
+		return true
+	case PuzzleThemeLap:
+		return true
+	case PuzzleThemeLongRelay:
+		return true
+	case PuzzleThemeMajority:
+		return true
+	case PuzzleThemeNoMoves:
+		return true
+	case PuzzleThemeQuietMove:
+		return true
+	case PuzzleThemeRelay:
+		return true
+	case PuzzleThemeSacrifice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ResultReason.
 const (
 	ResultReasonMajority    ResultReason = "majority"
@@ -1160,17 +1205,18 @@ type Problem struct {
 	Type string `json:"type"`
 }
 
-// Puzzle One day's puzzle, without its solution. The key move always relays
-// through at least `keyLegs` >= 8 legs, and exactly one first move does
-// what `goal` asks (proven by exhaustive search, and proven again every
-// time the server loads the puzzle).
+// Puzzle A puzzle, without its solution: one day's, or one of the practice
+// pool's. The key move always relays through at least `keyLegs` >= 8
+// legs, and exactly one first move does what `goal` asks (proven by
+// exhaustive search, and proven again every time the server loads the
+// puzzle).
 //
 // Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
 type Puzzle struct {
-	// Date A day, `YYYY-MM-DD`, in UTC.
+	// Date The puzzle's day, `YYYY-MM-DD` (UTC); null for a practice puzzle, which has none.
 	//
 	// Example: 2026-03-02
-	Date PuzzleDate `json:"date"`
+	Date nullable.Nullable[string] `json:"date"`
 
 	// Difficulty 1 (easiest) to 5, from the key relay's length, how far ahead the goal
 	// looks and how many other moves look as good. Monday's puzzle is the
@@ -1192,10 +1238,16 @@ type Puzzle struct {
 	// Example: max_capture
 	Goal PuzzleGoal `json:"goal"`
 
-	// ID Stable id, `p` and the date.
+	// ID A puzzle's stable id. A daily puzzle's is `p` and its date
+	// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+	// and the generator version, `-d` and the difficulty (0: any), `-g`
+	// and the goal, `-t` and the theme (`any`: any), and `-` and its
+	// sequence number (0 to 2^53-1); exactly one spelling of each is
+	// valid.
+	//
 	//
 	// Example: p20260302
-	ID string `json:"id"`
+	ID PuzzleID `json:"id"`
 
 	// KeyLegs Legs of the key move's relay.
 	//
@@ -1238,7 +1290,7 @@ type Puzzle struct {
 	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
 	Rules Rules `json:"rules"`
 
-	// Stats What players did with the puzzle on this server.
+	// Stats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 	//
 	// Example: {"attempts":12,"solved":5}
 	Stats PuzzleStats `json:"stats"`
@@ -1301,7 +1353,7 @@ type PuzzleAttemptAnswer struct {
 	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
 	Solution *[]PuzzleStep `json:"solution,omitempty"`
 
-	// Stats What players did with the puzzle on this server.
+	// Stats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 	//
 	// Example: {"attempts":12,"solved":5}
 	Stats PuzzleStats `json:"stats"`
@@ -1322,6 +1374,16 @@ type PuzzleDate = string
 //
 // Example: max_capture
 type PuzzleGoal string
+
+// PuzzleID A puzzle's stable id. A daily puzzle's is `p` and its date
+// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+// and the generator version, `-d` and the difficulty (0: any), `-g`
+// and the goal, `-t` and the theme (`any`: any), and `-` and its
+// sequence number (0 to 2^53-1); exactly one spelling of each is
+// valid.
+//
+// Example: p20260302
+type PuzzleID = string
 
 // PuzzleList A page of the feed, newest first.
 //
@@ -1365,7 +1427,7 @@ type PuzzleSolution struct {
 	Solution []PuzzleStep `json:"solution"`
 }
 
-// PuzzleStats What players did with the puzzle on this server.
+// PuzzleStats What players did with the puzzle on this server; always 0 for a practice puzzle, whose attempts are not counted.
 //
 // Example: {"attempts":12,"solved":5}
 type PuzzleStats struct {
@@ -1446,6 +1508,13 @@ type PuzzleStep struct {
 	// Example: {"reason":"majority","winner":"north"}
 	Result nullable.Nullable[Result] `json:"result,omitempty"`
 }
+
+// PuzzleTheme A theme a puzzle may have (see `Puzzle.themes`). `sacrifice` (the
+// key captures less than another move, or nothing) comes with the
+// second generator version.
+//
+// Example: greed_trap
+type PuzzleTheme string
 
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
@@ -1749,6 +1818,34 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
 
+// PracticeBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeBadRequest = Problem
+
+// PracticeBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeBusy = Problem
+
+// PracticeTooMany An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeTooMany = Problem
+
+// PracticeUnmet An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeUnmet = Problem
+
 // PuzzleAttemptRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -1985,6 +2082,27 @@ type GetDailyPuzzleByDateParams struct {
 
 	// IfNoneMatch The `ETag` of an earlier answer; if nothing changed the answer is `304` without a body.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// GetPracticePuzzleParams defines parameters for GetPracticePuzzle.
+type GetPracticePuzzleParams struct {
+	// Difficulty The difficulty, 1 (easiest) to 5; any if absent.
+	Difficulty *int `form:"difficulty,omitempty" json:"difficulty,omitempty"`
+
+	// Goal The goal; any if absent.
+	Goal *PuzzleGoal `form:"goal,omitempty" json:"goal,omitempty"`
+
+	// Theme A theme the puzzle must have; any if absent.
+	Theme *PuzzleTheme `form:"theme,omitempty" json:"theme,omitempty"`
+
+	// After The id of the practice puzzle you have, asked for with the same
+	// filter: the answer is the next one of its sequence.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // GetPuzzleParams defines parameters for GetPuzzle.
@@ -2502,14 +2620,50 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/puzzles/daily/{date} (the `GetDailyPuzzleByDate` operationId).
 	GetDailyPuzzleByDate(ctx context.Context, date PuzzleDate, params *GetDailyPuzzleByDateParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetPracticePuzzle A practice puzzle, and another
+	//
+	// A puzzle from the practice pool, without its solution: one of the
+	// `difficulty`, `goal` and `theme` asked for (each optional: any), with
+	// every guarantee of a daily puzzle (a unique first move, proven; a key
+	// relay of at least 8 legs), made on request and never one of the
+	// daily puzzles of the coming year (366 days from today).
+	//
+	// Its `id` (`x`, the generator version, `d` the difficulty, `g` the
+	// goal, `t` the theme, `any` or `0` for any, and a sequence number)
+	// says how to make it again: the same id is always the same puzzle,
+	// and `GET /v1/puzzles/{id}`, `POST /v1/puzzles/{id}/attempts` and
+	// `GET /v1/puzzles/{id}/solution` take it. A practice puzzle has no
+	// date (`date` is null), is not stored, and its attempts are judged
+	// like a daily puzzle's but not counted (`stats` stay 0).
+	//
+	// **Another one:** send the `id` of the puzzle you have as `after`,
+	// with the same filter, and get the next puzzle of its sequence: at
+	// least 1,000 in a row without a repeat. Without `after` the sequence
+	// starts at a random place. An `after` of an earlier generator
+	// version starts afresh with the version in force.
+	//
+	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest; a theme the generator in force
+	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
+	// CPU: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`), and the server makes a limited number at
+	// once (`429` `practice_busy`); both say when to retry in
+	// `Retry-After`. Making one takes at most a few seconds.
+	//
+	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
+	GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetPuzzle One puzzle by id
 	//
-	// The puzzle with `id`, without its solution. An id is `p` and the
-	// puzzle's date, `pYYYYMMDD`; a future day's id, or one before the
-	// feed's first day, is `404`.
+	// The puzzle with `id`, without its solution. A daily puzzle's id is
+	// `p` and its date, `pYYYYMMDD`; a future day's id, or one before the
+	// feed's first day, is `404`. A practice puzzle's id (from
+	// `/v1/puzzles/practice`) is made again from the id, always the same
+	// puzzle; one that cannot be made (an unknown generator version, a
+	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
 	//
 	// Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
-	GetPuzzle(ctx context.Context, id string, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitPuzzleAttemptWithBody Try a solution
 	//
@@ -2526,15 +2680,18 @@ type ClientInterface interface {
 	// published line's; the first move must be the key move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
-	// holds the whole `solution`. Every attempt is counted in the puzzle's
-	// `stats`; a complete, correct one without `giveUp` counts as solved.
+	// holds the whole `solution`. Every attempt at a daily puzzle is counted
+	// in the puzzle's `stats`; a complete, correct one without `giveUp`
+	// counts as solved. Attempts at practice puzzles are judged the same
+	// way but not counted: practice puzzles are not stored, and their
+	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-	SubmitPuzzleAttemptWithBody(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitPuzzleAttemptWithBody(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SubmitPuzzleAttempt Try a solution
 	//
@@ -2551,15 +2708,18 @@ type ClientInterface interface {
 	// published line's; the first move must be the key move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
-	// holds the whole `solution`. Every attempt is counted in the puzzle's
-	// `stats`; a complete, correct one without `giveUp` counts as solved.
+	// holds the whole `solution`. Every attempt at a daily puzzle is counted
+	// in the puzzle's `stats`; a complete, correct one without `giveUp`
+	// counts as solved. Attempts at practice puzzles are judged the same
+	// way but not counted: practice puzzles are not stored, and their
+	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-	SubmitPuzzleAttempt(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SubmitPuzzleAttempt(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPuzzleSolution The solution of a puzzle
 	//
@@ -2571,7 +2731,7 @@ type ClientInterface interface {
 	// does not count as an attempt.
 	//
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
-	GetPuzzleSolution(ctx context.Context, id string, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetPuzzleSolution(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ValidateRecordWithBody Check a whole game record
 	//
@@ -3252,14 +3412,60 @@ func (c *Client) GetDailyPuzzleByDate(ctx context.Context, date PuzzleDate, para
 	return c.Client.Do(req)
 }
 
+// GetPracticePuzzle A practice puzzle, and another
+//
+// A puzzle from the practice pool, without its solution: one of the
+// `difficulty`, `goal` and `theme` asked for (each optional: any), with
+// every guarantee of a daily puzzle (a unique first move, proven; a key
+// relay of at least 8 legs), made on request and never one of the
+// daily puzzles of the coming year (366 days from today).
+//
+// Its `id` (`x`, the generator version, `d` the difficulty, `g` the
+// goal, `t` the theme, `any` or `0` for any, and a sequence number)
+// says how to make it again: the same id is always the same puzzle,
+// and `GET /v1/puzzles/{id}`, `POST /v1/puzzles/{id}/attempts` and
+// `GET /v1/puzzles/{id}/solution` take it. A practice puzzle has no
+// date (`date` is null), is not stored, and its attempts are judged
+// like a daily puzzle's but not counted (`stats` stay 0).
+//
+// **Another one:** send the `id` of the puzzle you have as `after`,
+// with the same filter, and get the next puzzle of its sequence: at
+// least 1,000 in a row without a repeat. Without `after` the sequence
+// starts at a random place. An `after` of an earlier generator
+// version starts afresh with the version in force.
+//
+// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest; a theme the generator in force
+// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
+// CPU: each client address may ask for a limited number a minute
+// (`429` `rate_limited`), and the server makes a limited number at
+// once (`429` `practice_busy`); both say when to retry in
+// `Retry-After`. Making one takes at most a few seconds.
+//
+// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
+func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPracticePuzzleRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetPuzzle One puzzle by id
 //
-// The puzzle with `id`, without its solution. An id is `p` and the
-// puzzle's date, `pYYYYMMDD`; a future day's id, or one before the
-// feed's first day, is `404`.
+// The puzzle with `id`, without its solution. A daily puzzle's id is
+// `p` and its date, `pYYYYMMDD`; a future day's id, or one before the
+// feed's first day, is `404`. A practice puzzle's id (from
+// `/v1/puzzles/practice`) is made again from the id, always the same
+// puzzle; one that cannot be made (an unknown generator version, a
+// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
 //
 // Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
-func (c *Client) GetPuzzle(ctx context.Context, id string, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPuzzleRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
@@ -3286,15 +3492,18 @@ func (c *Client) GetPuzzle(ctx context.Context, id string, params *GetPuzzlePara
 // published line's; the first move must be the key move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
-// holds the whole `solution`. Every attempt is counted in the puzzle's
-// `stats`; a complete, correct one without `giveUp` counts as solved.
+// holds the whole `solution`. Every attempt at a daily puzzle is counted
+// in the puzzle's `stats`; a complete, correct one without `giveUp`
+// counts as solved. Attempts at practice puzzles are judged the same
+// way but not counted: practice puzzles are not stored, and their
+// `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitPuzzleAttemptRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
@@ -3321,15 +3530,18 @@ func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id string, par
 // published line's; the first move must be the key move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
-// holds the whole `solution`. Every attempt is counted in the puzzle's
-// `stats`; a complete, correct one without `giveUp` counts as solved.
+// holds the whole `solution`. Every attempt at a daily puzzle is counted
+// in the puzzle's `stats`; a complete, correct one without `giveUp`
+// counts as solved. Attempts at practice puzzles are judged the same
+// way but not counted: practice puzzles are not stored, and their
+// `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-func (c *Client) SubmitPuzzleAttempt(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) SubmitPuzzleAttempt(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSubmitPuzzleAttemptRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
@@ -3351,7 +3563,7 @@ func (c *Client) SubmitPuzzleAttempt(ctx context.Context, id string, params *Sub
 // does not count as an attempt.
 //
 // Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
-func (c *Client) GetPuzzleSolution(ctx context.Context, id string, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+func (c *Client) GetPuzzleSolution(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPuzzleSolutionRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
@@ -4453,8 +4665,113 @@ func NewGetDailyPuzzleByDateRequest(server string, date PuzzleDate, params *GetD
 	return req, nil
 }
 
+// NewGetPracticePuzzleRequest constructs an http.Request for the GetPracticePuzzle method
+func NewGetPracticePuzzleRequest(server string, params *GetPracticePuzzleParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/puzzles/practice")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Difficulty != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "difficulty", *params.Difficulty, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Goal != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "goal", *params.Goal, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Theme != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "theme", *params.Theme, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetPuzzleRequest constructs an http.Request for the GetPuzzle method
-func NewGetPuzzleRequest(server string, id string, params *GetPuzzleParams) (*http.Request, error) {
+func NewGetPuzzleRequest(server string, id PuzzleID, params *GetPuzzleParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4503,7 +4820,7 @@ func NewGetPuzzleRequest(server string, id string, params *GetPuzzleParams) (*ht
 }
 
 // NewSubmitPuzzleAttemptRequest calls the generic SubmitPuzzleAttempt builder with application/json body
-func NewSubmitPuzzleAttemptRequest(server string, id string, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody) (*http.Request, error) {
+func NewSubmitPuzzleAttemptRequest(server string, id PuzzleID, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
@@ -4514,7 +4831,7 @@ func NewSubmitPuzzleAttemptRequest(server string, id string, params *SubmitPuzzl
 }
 
 // NewSubmitPuzzleAttemptRequestWithBody constructs an http.Request for the SubmitPuzzleAttempt method, with any body, and a specified content type
-func NewSubmitPuzzleAttemptRequestWithBody(server string, id string, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader) (*http.Request, error) {
+func NewSubmitPuzzleAttemptRequestWithBody(server string, id PuzzleID, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4565,7 +4882,7 @@ func NewSubmitPuzzleAttemptRequestWithBody(server string, id string, params *Sub
 }
 
 // NewGetPuzzleSolutionRequest constructs an http.Request for the GetPuzzleSolution method
-func NewGetPuzzleSolutionRequest(server string, id string, params *GetPuzzleSolutionParams) (*http.Request, error) {
+func NewGetPuzzleSolutionRequest(server string, id PuzzleID, params *GetPuzzleSolutionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -5162,16 +5479,54 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/puzzles/daily/{date} (the `GetDailyPuzzleByDate` operationId).
 	GetDailyPuzzleByDateWithResponse(ctx context.Context, date PuzzleDate, params *GetDailyPuzzleByDateParams, reqEditors ...RequestEditorFn) (*GetDailyPuzzleByDateResponse, error)
 
+	// GetPracticePuzzleWithResponse A practice puzzle, and another
+	//
+	// A puzzle from the practice pool, without its solution: one of the
+	// `difficulty`, `goal` and `theme` asked for (each optional: any), with
+	// every guarantee of a daily puzzle (a unique first move, proven; a key
+	// relay of at least 8 legs), made on request and never one of the
+	// daily puzzles of the coming year (366 days from today).
+	//
+	// Its `id` (`x`, the generator version, `d` the difficulty, `g` the
+	// goal, `t` the theme, `any` or `0` for any, and a sequence number)
+	// says how to make it again: the same id is always the same puzzle,
+	// and `GET /v1/puzzles/{id}`, `POST /v1/puzzles/{id}/attempts` and
+	// `GET /v1/puzzles/{id}/solution` take it. A practice puzzle has no
+	// date (`date` is null), is not stored, and its attempts are judged
+	// like a daily puzzle's but not counted (`stats` stay 0).
+	//
+	// **Another one:** send the `id` of the puzzle you have as `after`,
+	// with the same filter, and get the next puzzle of its sequence: at
+	// least 1,000 in a row without a repeat. Without `after` the sequence
+	// starts at a random place. An `after` of an earlier generator
+	// version starts afresh with the version in force.
+	//
+	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest; a theme the generator in force
+	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
+	// CPU: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`), and the server makes a limited number at
+	// once (`429` `practice_busy`); both say when to retry in
+	// `Retry-After`. Making one takes at most a few seconds.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
+	GetPracticePuzzleWithResponse(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*GetPracticePuzzleResponse, error)
+
 	// GetPuzzleWithResponse One puzzle by id
 	//
-	// The puzzle with `id`, without its solution. An id is `p` and the
-	// puzzle's date, `pYYYYMMDD`; a future day's id, or one before the
-	// feed's first day, is `404`.
+	// The puzzle with `id`, without its solution. A daily puzzle's id is
+	// `p` and its date, `pYYYYMMDD`; a future day's id, or one before the
+	// feed's first day, is `404`. A practice puzzle's id (from
+	// `/v1/puzzles/practice`) is made again from the id, always the same
+	// puzzle; one that cannot be made (an unknown generator version, a
+	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
-	GetPuzzleWithResponse(ctx context.Context, id string, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*GetPuzzleResponse, error)
+	GetPuzzleWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*GetPuzzleResponse, error)
 
 	// SubmitPuzzleAttemptWithBodyWithResponse Try a solution
 	//
@@ -5188,15 +5543,18 @@ type ClientWithResponsesInterface interface {
 	// published line's; the first move must be the key move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
-	// holds the whole `solution`. Every attempt is counted in the puzzle's
-	// `stats`; a complete, correct one without `giveUp` counts as solved.
+	// holds the whole `solution`. Every attempt at a daily puzzle is counted
+	// in the puzzle's `stats`; a complete, correct one without `giveUp`
+	// counts as solved. Attempts at practice puzzles are judged the same
+	// way but not counted: practice puzzles are not stored, and their
+	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-	SubmitPuzzleAttemptWithBodyWithResponse(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error)
+	SubmitPuzzleAttemptWithBodyWithResponse(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error)
 
 	// SubmitPuzzleAttemptWithResponse Try a solution
 	//
@@ -5213,15 +5571,18 @@ type ClientWithResponsesInterface interface {
 	// published line's; the first move must be the key move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
-	// holds the whole `solution`. Every attempt is counted in the puzzle's
-	// `stats`; a complete, correct one without `giveUp` counts as solved.
+	// holds the whole `solution`. Every attempt at a daily puzzle is counted
+	// in the puzzle's `stats`; a complete, correct one without `giveUp`
+	// counts as solved. Attempts at practice puzzles are judged the same
+	// way but not counted: practice puzzles are not stored, and their
+	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-	SubmitPuzzleAttemptWithResponse(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error)
+	SubmitPuzzleAttemptWithResponse(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error)
 
 	// GetPuzzleSolutionWithResponse The solution of a puzzle
 	//
@@ -5235,7 +5596,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
-	GetPuzzleSolutionWithResponse(ctx context.Context, id string, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error)
+	GetPuzzleSolutionWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error)
 
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
@@ -7115,6 +7476,125 @@ func (r GetDailyPuzzleByDateResponse) ContentType() string {
 	return ""
 }
 
+// GetPracticePuzzleResponse200Headers the declared response headers of an HTTP 200 response for GetPracticePuzzle
+type GetPracticePuzzleResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetPracticePuzzleResponse400Headers the declared response headers of an HTTP 400 response for GetPracticePuzzle
+type GetPracticePuzzleResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetPracticePuzzleResponse422Headers the declared response headers of an HTTP 422 response for GetPracticePuzzle
+type GetPracticePuzzleResponse422Headers struct {
+	XRequestID *string
+}
+
+// GetPracticePuzzleResponse429Headers the declared response headers of an HTTP 429 response for GetPracticePuzzle
+type GetPracticePuzzleResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// GetPracticePuzzleResponse500Headers the declared response headers of an HTTP 500 response for GetPracticePuzzle
+type GetPracticePuzzleResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetPracticePuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetPracticePuzzle
+type GetPracticePuzzleResponse503Headers struct {
+	XRequestID *string
+}
+
+type GetPracticePuzzleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Puzzle
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *PracticeBadRequest
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *PracticeUnmet
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *PracticeTooMany
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPracticePuzzleResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPracticePuzzleResponse400Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetPracticePuzzleResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPracticePuzzleResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPracticePuzzleResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPracticePuzzleResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPracticePuzzleResponse) GetJSON200() *Puzzle {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON400() *PracticeBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON422() *PracticeUnmet {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON429() *PracticeTooMany {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPracticePuzzleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPracticePuzzleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPracticePuzzleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPracticePuzzleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetPuzzleResponse200Headers the declared response headers of an HTTP 200 response for GetPuzzle
 type GetPuzzleResponse200Headers struct {
 	XRequestID *string
@@ -7127,6 +7607,12 @@ type GetPuzzleResponse400Headers struct {
 
 // GetPuzzleResponse404Headers the declared response headers of an HTTP 404 response for GetPuzzle
 type GetPuzzleResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetPuzzleResponse429Headers the declared response headers of an HTTP 429 response for GetPuzzle
+type GetPuzzleResponse429Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7149,6 +7635,8 @@ type GetPuzzleResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PuzzleNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *PracticeBusy
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -7159,6 +7647,8 @@ type GetPuzzleResponse struct {
 	Headers400 *GetPuzzleResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPuzzleResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPuzzleResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPuzzleResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7178,6 +7668,11 @@ func (r GetPuzzleResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPuzzleResponse) GetApplicationProblemJSON404() *PuzzleNotFound {
 	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPuzzleResponse) GetApplicationProblemJSON429() *PracticeBusy {
+	return r.ApplicationProblemJSON429
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -7249,6 +7744,12 @@ type SubmitPuzzleAttemptResponse422Headers struct {
 	XRequestID *string
 }
 
+// SubmitPuzzleAttemptResponse429Headers the declared response headers of an HTTP 429 response for SubmitPuzzleAttempt
+type SubmitPuzzleAttemptResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 // SubmitPuzzleAttemptResponse500Headers the declared response headers of an HTTP 500 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse500Headers struct {
 	XRequestID *string
@@ -7274,6 +7775,8 @@ type SubmitPuzzleAttemptResponse struct {
 	ApplicationProblemJSON415 *UnsupportedMediaType
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *PuzzleAttemptRefused
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *PracticeBusy
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -7290,6 +7793,8 @@ type SubmitPuzzleAttemptResponse struct {
 	Headers415 *SubmitPuzzleAttemptResponse415Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *SubmitPuzzleAttemptResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SubmitPuzzleAttemptResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *SubmitPuzzleAttemptResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7324,6 +7829,11 @@ func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON415() *Unsupported
 // GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
 func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON422() *PuzzleAttemptRefused {
 	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON429() *PracticeBusy {
+	return r.ApplicationProblemJSON429
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -7380,6 +7890,12 @@ type GetPuzzleSolutionResponse404Headers struct {
 	XRequestID *string
 }
 
+// GetPuzzleSolutionResponse429Headers the declared response headers of an HTTP 429 response for GetPuzzleSolution
+type GetPuzzleSolutionResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 // GetPuzzleSolutionResponse500Headers the declared response headers of an HTTP 500 response for GetPuzzleSolution
 type GetPuzzleSolutionResponse500Headers struct {
 	XRequestID *string
@@ -7399,6 +7915,8 @@ type GetPuzzleSolutionResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PuzzleNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *PracticeBusy
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -7409,6 +7927,8 @@ type GetPuzzleSolutionResponse struct {
 	Headers400 *GetPuzzleSolutionResponse400Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *GetPuzzleSolutionResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPuzzleSolutionResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetPuzzleSolutionResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -7428,6 +7948,11 @@ func (r GetPuzzleSolutionResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r GetPuzzleSolutionResponse) GetApplicationProblemJSON404() *PuzzleNotFound {
 	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetPuzzleSolutionResponse) GetApplicationProblemJSON429() *PracticeBusy {
+	return r.ApplicationProblemJSON429
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -8228,16 +8753,60 @@ func (c *ClientWithResponses) GetDailyPuzzleByDateWithResponse(ctx context.Conte
 	return ParseGetDailyPuzzleByDateResponse(rsp)
 }
 
+// GetPracticePuzzleWithResponse A practice puzzle, and another
+//
+// A puzzle from the practice pool, without its solution: one of the
+// `difficulty`, `goal` and `theme` asked for (each optional: any), with
+// every guarantee of a daily puzzle (a unique first move, proven; a key
+// relay of at least 8 legs), made on request and never one of the
+// daily puzzles of the coming year (366 days from today).
+//
+// Its `id` (`x`, the generator version, `d` the difficulty, `g` the
+// goal, `t` the theme, `any` or `0` for any, and a sequence number)
+// says how to make it again: the same id is always the same puzzle,
+// and `GET /v1/puzzles/{id}`, `POST /v1/puzzles/{id}/attempts` and
+// `GET /v1/puzzles/{id}/solution` take it. A practice puzzle has no
+// date (`date` is null), is not stored, and its attempts are judged
+// like a daily puzzle's but not counted (`stats` stay 0).
+//
+// **Another one:** send the `id` of the puzzle you have as `after`,
+// with the same filter, and get the next puzzle of its sequence: at
+// least 1,000 in a row without a repeat. Without `after` the sequence
+// starts at a random place. An `after` of an earlier generator
+// version starts afresh with the version in force.
+//
+// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest; a theme the generator in force
+// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
+// CPU: each client address may ask for a limited number a minute
+// (`429` `rate_limited`), and the server makes a limited number at
+// once (`429` `practice_busy`); both say when to retry in
+// `Retry-After`. Making one takes at most a few seconds.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
+func (c *ClientWithResponses) GetPracticePuzzleWithResponse(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*GetPracticePuzzleResponse, error) {
+	rsp, err := c.GetPracticePuzzle(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPracticePuzzleResponse(rsp)
+}
+
 // GetPuzzleWithResponse One puzzle by id
 //
-// The puzzle with `id`, without its solution. An id is `p` and the
-// puzzle's date, `pYYYYMMDD`; a future day's id, or one before the
-// feed's first day, is `404`.
+// The puzzle with `id`, without its solution. A daily puzzle's id is
+// `p` and its date, `pYYYYMMDD`; a future day's id, or one before the
+// feed's first day, is `404`. A practice puzzle's id (from
+// `/v1/puzzles/practice`) is made again from the id, always the same
+// puzzle; one that cannot be made (an unknown generator version, a
+// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
-func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id string, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*GetPuzzleResponse, error) {
+func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*GetPuzzleResponse, error) {
 	rsp, err := c.GetPuzzle(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -8260,15 +8829,18 @@ func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id stri
 // published line's; the first move must be the key move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
-// holds the whole `solution`. Every attempt is counted in the puzzle's
-// `stats`; a complete, correct one without `giveUp` counts as solved.
+// holds the whole `solution`. Every attempt at a daily puzzle is counted
+// in the puzzle's `stats`; a complete, correct one without `giveUp`
+// counts as solved. Attempts at practice puzzles are judged the same
+// way but not counted: practice puzzles are not stored, and their
+// `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error) {
+func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error) {
 	rsp, err := c.SubmitPuzzleAttemptWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -8291,15 +8863,18 @@ func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx contex
 // published line's; the first move must be the key move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
-// holds the whole `solution`. Every attempt is counted in the puzzle's
-// `stats`; a complete, correct one without `giveUp` counts as solved.
+// holds the whole `solution`. Every attempt at a daily puzzle is counted
+// in the puzzle's `stats`; a complete, correct one without `giveUp`
+// counts as solved. Attempts at practice puzzles are judged the same
+// way but not counted: practice puzzles are not stored, and their
+// `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
-func (c *ClientWithResponses) SubmitPuzzleAttemptWithResponse(ctx context.Context, id string, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error) {
+func (c *ClientWithResponses) SubmitPuzzleAttemptWithResponse(ctx context.Context, id PuzzleID, params *SubmitPuzzleAttemptParams, body SubmitPuzzleAttemptJSONRequestBody, reqEditors ...RequestEditorFn) (*SubmitPuzzleAttemptResponse, error) {
 	rsp, err := c.SubmitPuzzleAttempt(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -8319,7 +8894,7 @@ func (c *ClientWithResponses) SubmitPuzzleAttemptWithResponse(ctx context.Contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
-func (c *ClientWithResponses) GetPuzzleSolutionWithResponse(ctx context.Context, id string, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error) {
+func (c *ClientWithResponses) GetPuzzleSolutionWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error) {
 	rsp, err := c.GetPuzzleSolution(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
@@ -10396,6 +10971,137 @@ func ParseGetDailyPuzzleByDateResponse(rsp *http.Response) (*GetDailyPuzzleByDat
 	return response, nil
 }
 
+// ParseGetPracticePuzzleResponse parses an HTTP response from a GetPracticePuzzleWithResponse call
+func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPracticePuzzleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Puzzle
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest PracticeBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest PracticeUnmet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest PracticeTooMany
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPracticePuzzleResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetPracticePuzzleResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetPracticePuzzleResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPracticePuzzleResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPracticePuzzleResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPracticePuzzleResponse503Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetPuzzleResponse parses an HTTP response from a GetPuzzleWithResponse call
 func ParseGetPuzzleResponse(rsp *http.Response) (*GetPuzzleResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10430,6 +11136,13 @@ func ParseGetPuzzleResponse(rsp *http.Response) (*GetPuzzleResponse, error) {
 			return nil, err
 		}
 		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest PracticeBusy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -10478,6 +11191,23 @@ func ParseGetPuzzleResponse(rsp *http.Response) (*GetPuzzleResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPuzzleResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPuzzleResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10559,6 +11289,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		}
 		response.ApplicationProblemJSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest PracticeBusy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10636,6 +11373,23 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 			headers.XRequestID = &value
 		}
 		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers SubmitPuzzleAttemptResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SubmitPuzzleAttemptResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10696,6 +11450,13 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 		}
 		response.ApplicationProblemJSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest PracticeBusy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10743,6 +11504,23 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 			headers.XRequestID = &value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPuzzleSolutionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPuzzleSolutionResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
