@@ -1,0 +1,143 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
+	"github.com/ayoayo/ayoayo/store/memory"
+)
+
+var practiceNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+
+// newPracticeServer serves the API with a practice pool of made-up puzzles
+// (real=false) or of real ones from the daily generator.
+func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
+	t.Helper()
+	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }, Practice: puzzletest.DailyPractice}
+	if !real {
+		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
+	}
+	cs := &countingStore{Store: memory.New()}
+	o.Puzzles = puzzles.NewFeed(cs, fo)
+	h, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &feedServer{h: h, store: cs}
+}
+
+// TestPracticeAnother: "another" 1,000 times through the API, each after
+// the last, without a repeat; each answer a puzzle of the filter, with no
+// date, no counts and no solution.
+func TestPracticeAnother(t *testing.T) {
+	f := newPracticeServer(t, false, Options{})
+	seen := map[engine.Position]string{}
+	after := ""
+	for i := range 1000 {
+		target := "/v1/puzzles/practice?difficulty=4&goal=defend&theme=decoys"
+		if after != "" {
+			target += "&after=" + after
+		}
+		rec := f.do(t, "GET", target, "")
+		p := decode[Puzzle](t, rec, http.StatusOK)
+		if i == 0 {
+			noSolution(t, rec.Body.Bytes())
+			if !strings.Contains(rec.Body.String(), `"date":null`) {
+				t.Fatalf("a practice puzzle's date: %s", rec.Body.String())
+			}
+		}
+		pos, err := positionFromAPI(p.Position)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev, ok := seen[pos]; ok {
+			t.Fatalf("request %d: %s repeats %s", i, p.Id, prev)
+		}
+		seen[pos] = p.Id
+		if !strings.HasPrefix(p.Id, "x1-d4-gdefend-tdecoys-") || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
+			!p.Date.IsNull() || p.Stats != (PuzzleStats{}) {
+			t.Fatalf("request %d: %+v", i, p)
+		}
+		after = p.Id
+	}
+}
+
+func TestPracticeProblems(t *testing.T) {
+	f := newPracticeServer(t, false, Options{})
+	for _, tc := range []struct {
+		name, query string
+		status      int
+		code        string
+	}{
+		{"difficulty 6", "difficulty=6", 400, "invalid_request"},
+		{"difficulty 0", "difficulty=0", 400, "invalid_request"},
+		{"difficulty not a number", "difficulty=hard", 400, "invalid_request"},
+		{"unknown goal", "goal=chess", 400, "invalid_request"},
+		{"unknown theme", "theme=fun", 400, "invalid_request"},
+		{"after a daily id", "after=p20260302", 400, "invalid_request"},
+		{"after an id spelled twice", "after=x1-d0-gany-tany-01", 400, "invalid_request"},
+		{"after an unknown goal", "after=x1-d0-gchess-tany-1", 400, "invalid_practice_request"},
+		{"after another filter's", "difficulty=2&after=x1-d3-gany-tany-1", 400, "invalid_practice_request"},
+		{"a filter no puzzle meets", "difficulty=1&goal=defend", 422, "no_practice_puzzle"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wantProblem(t, f.do(t, "GET", "/v1/puzzles/practice?"+tc.query, ""), tc.status, tc.code)
+		})
+	}
+	t.Run("no pool", func(t *testing.T) {
+		bare := newFeedServer(t, "2026-12-01T09:00:00Z", time.Time{})
+		wantProblem(t, bare.do(t, "GET", "/v1/puzzles/practice", ""), 503, "not_ready")
+		wantProblem(t, bare.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), 503, "not_ready")
+	})
+	t.Run("rate", func(t *testing.T) {
+		limited := newPracticeServer(t, false, Options{PracticeRate: 6, PracticeBurst: 2})
+		for range 2 {
+			decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
+		}
+		rec := limited.do(t, "GET", "/v1/puzzles/practice", "")
+		wantProblem(t, rec, http.StatusTooManyRequests, "rate_limited")
+		if ra := rec.Header().Get("Retry-After"); ra == "" || ra == "0" {
+			t.Fatalf("Retry-After %q", ra)
+		}
+		// Reading a practice puzzle by id is not limited by this rate.
+		decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), http.StatusOK)
+	})
+}
+
+// TestPracticeByID: a practice puzzle of the daily generator is served by
+// its id, attempted (judged, not counted) and solved at the daily puzzles'
+// operations; an id that makes no puzzle is 404.
+func TestPracticeByID(t *testing.T) {
+	f := newPracticeServer(t, true, Options{})
+	p := decode[Puzzle](t, f.do(t, "GET", "/v1/puzzles/practice?difficulty=2", ""), http.StatusOK)
+	again := decode[Puzzle](t, f.do(t, "GET", "/v1/puzzles/"+p.Id, ""), http.StatusOK)
+	if !reflect.DeepEqual(again, p) {
+		t.Fatalf("by id: %+v, want %+v", again, p)
+	}
+	sol := decode[PuzzleSolution](t, f.do(t, "GET", "/v1/puzzles/"+p.Id+"/solution", ""), http.StatusOK)
+	if sol.Id != p.Id || len(sol.Solution) != p.Plies {
+		t.Fatalf("solution %+v", sol)
+	}
+	key := sol.Solution[0].Pit
+	a := decode[PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", fmt.Sprintf(`{"moves":[%d]}`, key)), http.StatusOK)
+	if !a.Correct || a.Stats != (PuzzleStats{}) {
+		t.Fatalf("the key move: %+v", a)
+	}
+	wrong := decode[PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", `{"moves":[],"giveUp":true}`), http.StatusOK)
+	if wrong.Solution == nil || wrong.Stats != (PuzzleStats{}) {
+		t.Fatalf("giving up: %+v", wrong)
+	}
+	for _, id := range []string{"x1-d1-gdefend-tany-3", "x9-d0-gany-tany-3", "x1-d0-gany-tsacrifice-3"} {
+		t.Run(id, func(t *testing.T) {
+			wantProblem(t, f.do(t, "GET", "/v1/puzzles/"+id, ""), http.StatusNotFound, "puzzle_not_found")
+		})
+	}
+	wantProblem(t, f.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-03", ""), http.StatusBadRequest, "invalid_request")
+}
