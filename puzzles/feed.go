@@ -90,9 +90,9 @@ type FeedOptions struct {
 	// PracticeConcurrency is how many practice puzzles are made at once;
 	// beyond, ErrPracticeBusy. Zero: one per CPU (GOMAXPROCS).
 	PracticeConcurrency int
-	// Cutover is the first day of generator version 2. Zero:
-	// DefaultCutover. Practice puzzles are checked against the daily ones
-	// of the days before it only (see Feed.Practice).
+	// Cutover is the first day of generator version 2. Zero: 2027-01-01.
+	// Practice puzzles are checked against the daily ones of the days
+	// before it only (see Feed.Practice).
 	Cutover time.Time
 	// Rand draws where a practice walk without `after` starts. Nil:
 	// math/rand/v2's Uint64.

@@ -33,9 +33,10 @@ var (
 	ErrPracticeBusy = errors.New("practice pool busy")
 )
 
-// DefaultCutover is the first day of generator version 2 unless FeedOptions
-// says otherwise.
-var DefaultCutover = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+// defaultCutover is the first day of generator version 2 unless
+// FeedOptions says otherwise: the generator's DefaultCutover, once it is
+// there to use.
+var defaultCutover = time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Pool limits.
 const (
@@ -79,7 +80,7 @@ func newPool(o FeedOptions) *pool {
 		o.VerifyPractice = VerifyPractice
 	}
 	if o.Cutover.IsZero() {
-		o.Cutover = DefaultCutover
+		o.Cutover = defaultCutover
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Uint64

@@ -44,6 +44,9 @@ const (
 	// As many at once as --max-streams-per-client holds by default, so a
 	// reconnection of all of them (a restart) is not refused.
 	defaultStreamRate, defaultStreamBurst = 120, api.DefaultMaxStreamsPerClient
+	// A player asks for another practice puzzle every few seconds at the
+	// fastest; making one is a generation, seconds of CPU at worst.
+	defaultPracticeRate, defaultPracticeBurst = 60, 20
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -71,6 +74,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	moveBurst := fs.Int("move-burst", env.int("AYOAYO_MOVE_BURST", defaultMoveBurst), "moves one client address may send at once before the rate applies (env AYOAYO_MOVE_BURST)")
 	streamRate := fs.Int("stream-rate", env.int("AYOAYO_STREAM_RATE", defaultStreamRate), "event streams one client address may open per minute, 429 beyond; 0 for no limit (env AYOAYO_STREAM_RATE)")
 	streamBurst := fs.Int("stream-burst", env.int("AYOAYO_STREAM_BURST", defaultStreamBurst), "event streams one client address may open at once before the rate applies (env AYOAYO_STREAM_BURST)")
+	practiceRate := fs.Int("practice-rate", env.int("AYOAYO_PRACTICE_RATE", defaultPracticeRate), "practice puzzles one client address may ask for per minute, 429 beyond; 0 for no limit (env AYOAYO_PRACTICE_RATE)")
+	practiceBurst := fs.Int("practice-burst", env.int("AYOAYO_PRACTICE_BURST", defaultPracticeBurst), "practice puzzles one client address may ask for at once before the rate applies (env AYOAYO_PRACTICE_BURST)")
 	trustedProxies := fs.String("trusted-proxies", m.env("AYOAYO_TRUSTED_PROXIES", ""), "comma-separated address `ranges` (CIDR, or single addresses) of the reverse proxies in front of the server; a request from one of them counts for the rightmost X-Forwarded-For address outside them; empty: the connection's address (env AYOAYO_TRUSTED_PROXIES)")
 	trustProxy := fs.Bool("trust-proxy", m.env("AYOAYO_TRUST_PROXY", "") == "true", "refused: use --trusted-proxies (env AYOAYO_TRUST_PROXY=true, refused too)")
 	maxStreams := fs.Int("max-streams", env.int("AYOAYO_MAX_STREAMS", api.DefaultMaxStreams), "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
@@ -105,8 +110,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *aiTime <= 0 || *heartbeat <= 0 || *poll <= 0 {
 		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive", errUsage)
 	}
-	if min(*createRate, *joinRate, *moveRate, *streamRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst) < 1 {
-		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate and --stream-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
+	if min(*createRate, *joinRate, *moveRate, *streamRate, *practiceRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst, *practiceBurst) < 1 {
+		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate and --practice-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
 	}
 	if *trustProxy {
 		return fmt.Errorf("%w: --trust-proxy (AYOAYO_TRUST_PROXY) is no more: it let every client choose its own address; name the proxies in front of the server with --trusted-proxies CIDR,... (AYOAYO_TRUSTED_PROXIES)", errUsage)
@@ -144,6 +149,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		PollInterval: *poll,
 	})
 	go gameService.Listen(ctx)
+	// The practice pool's generator (puzzles.GeneratePractice) comes with
+	// generator version 2; until it is wired here, the pool's operations
+	// answer 503 not_ready.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Now: now})
 	handler, err := api.New(api.Options{
 		Logger:              log,
@@ -168,6 +176,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		MaxStreamsPerClient: *maxStreamsClient,
 		MaxStreamsPerGame:   *maxStreamsGame,
 		Puzzles:             feed,
+		PracticeRate:        *practiceRate,
+		PracticeBurst:       *practiceBurst,
 	})
 	if err != nil {
 		return err
