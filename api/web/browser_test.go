@@ -435,6 +435,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("game end", func(t *testing.T) { gameEnd(t, bctx, base) })
 	t.Run("not found", func(t *testing.T) { notFound(t, bctx, base) })
 	t.Run("daily puzzle", func(t *testing.T) { solvePuzzle(t, bctx, base) })
+	t.Run("more puzzles", func(t *testing.T) { practice(t, bctx, base) })
 	t.Run("shared link", func(t *testing.T) { playFriend(t, bctx, base) })
 }
 
@@ -1046,5 +1047,85 @@ func playFriend(t *testing.T, bctx context.Context, base string) {
 		if gg.Status != "active" {
 			break
 		}
+	}
+}
+
+// practiceSeq reads a practice id's filter part and sequence number.
+func practiceSeq(t *testing.T, id string) (string, int) {
+	t.Helper()
+	i := strings.LastIndexByte(id, '-')
+	seq, err := strconv.Atoi(id[i+1:])
+	if i < 0 || err != nil || !strings.HasPrefix(id, "x") {
+		t.Fatalf("%q is not a practice id", id)
+	}
+	return id[:i+1], seq
+}
+
+// choose picks an option of a select, as a person does: the page hears of
+// the change.
+func choose(name, value string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const s = document.querySelector('select[name=%q]');
+  s.value = %q;
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+})()`, name, value))
+}
+
+// practice: "More puzzles" shows a practice puzzle at once; a difficulty
+// chosen brings one of it; "Another puzzle" the next of its sequence, never
+// the same; it is solved like the daily one, uncounted; its address shows it
+// again; an address that names none says so.
+func practice(t *testing.T, bctx context.Context, base string) {
+	ctx := tab(t, bctx, base+"/")
+	do(t, ctx, "open More puzzles", chromedp.Click(chromedp.CSS(`[data-nav=practice]`)))
+	p := waitPuzzle(t, ctx, "a first practice puzzle", func(p puzzlePage) bool { return p.ID != "" && len(p.Legal) > 0 })
+	if prefix, _ := practiceSeq(t, p.ID); prefix != "x1-d0-gany-tany-" || strings.Contains(p.Meta, "solved") {
+		t.Fatalf("first practice puzzle %s, meta %q", p.ID, p.Meta)
+	}
+	do(t, ctx, "choose difficulty 2", choose("difficulty", "2"))
+	p = waitPuzzle(t, ctx, "a puzzle of difficulty 2", func(p puzzlePage) bool {
+		return strings.HasPrefix(p.ID, "x1-d2-gany-tany-") && len(p.Legal) > 0
+	})
+	if !strings.Contains(p.Meta, "★★☆☆☆") {
+		t.Errorf("difficulty 2 reads %q", p.Meta)
+	}
+	first := p.ID
+	_, seq := practiceSeq(t, first)
+	do(t, ctx, "ask for another", chromedp.Click(chromedp.CSS(`.another`)))
+	p = waitPuzzle(t, ctx, "another puzzle", func(p puzzlePage) bool { return p.ID != first && len(p.Legal) > 0 })
+	if prefix, next := practiceSeq(t, p.ID); prefix != "x1-d2-gany-tany-" || next <= seq {
+		t.Fatalf("another after %s: %s", first, p.ID)
+	}
+	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasSuffix(loc, "#/practice/"+p.ID) {
+		t.Fatalf("the address %q (%v) does not follow the puzzle %s", loc, err, p.ID)
+	}
+
+	for i, pit := range solutionMoves(t, ctx, base, p.ID) {
+		do(t, ctx, fmt.Sprintf("play solution move %d", i), chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, pit))))
+		p = waitPuzzle(t, ctx, "feedback on the solution", func(p puzzlePage) bool {
+			return p.Result != "pending" && (p.Result != "partial" || len(p.Legal) > 0)
+		})
+		if p.Result == "correct" {
+			break
+		}
+	}
+	if p.Result != "correct" || strings.Contains(p.Meta, "solved") {
+		t.Fatalf("after the solution: %q (%s), meta %q", p.Feedback, p.Result, p.Meta)
+	}
+	screenshot(t, ctx, "practice")
+
+	solved := p.ID
+	do(t, ctx, "open the puzzle's address afresh", chromedp.Navigate(base+"/#/practice/"+solved), chromedp.Reload())
+	p = waitPuzzle(t, ctx, "the same puzzle again", func(p puzzlePage) bool { return p.ID != "" && len(p.Legal) > 0 })
+	difficulty, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('select[name=difficulty]').value`))
+	if err != nil || p.ID != solved || difficulty != "2" {
+		t.Fatalf("the address of %s shows %s, difficulty %q (%v)", solved, p.ID, difficulty, err)
+	}
+
+	do(t, ctx, "an address that names no practice puzzle", chromedp.Navigate(base+"/#/practice/x1-d1-gdefend-tany-3"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-missing]`)))
+	title, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`[data-missing] h1`)))
+	if err != nil || title != "No such practice puzzle" {
+		t.Fatalf("a practice address with no puzzle: %q (%v)", title, err)
 	}
 }

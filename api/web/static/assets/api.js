@@ -160,6 +160,22 @@ export async function puzzle(id) {
   return puzzleView(await call('GET', `/v1/puzzles/${enc(id)}`, { conditional: true }));
 }
 
+/**
+ * A practice puzzle: {difficulty, goal} filter it (empty: any); after is the
+ * id of the practice puzzle shown, for the next one of its sequence (the
+ * same filter), so that "another" never repeats one.
+ */
+export async function practicePuzzle({ difficulty, goal, after } = {}) {
+  return puzzleView(await call('GET', '/v1/puzzles/practice', { query: { difficulty, goal, after } }));
+}
+
+/** The filter a practice puzzle's id was made with: {difficulty, goal} ('' for any), or null for another kind of id. */
+export function practiceFilter(id) {
+  const m = /^x[0-9]+-d([0-5])-g([a-z_]+)-t([a-z_]+)-[0-9]+$/.exec(id || '');
+  if (!m) return null;
+  return { difficulty: m[1] === '0' ? '' : m[1], goal: m[2] === 'any' ? '' : m[2], theme: m[3] === 'any' ? '' : m[3] };
+}
+
 /** Newest first: {puzzles, next} where next is the `before` of the page of older ones (or null). */
 export async function puzzleArchive(before, limit = 10) {
   const data = await call('GET', '/v1/puzzles', { query: { before, limit } });
@@ -228,7 +244,7 @@ function moveView(m) {
 function puzzleView(p) {
   return {
     id: p.id,
-    date: p.date,
+    date: p.date, // null for a practice puzzle
     position: p.position,
     rules: p.rules || {},
     goal: p.goal,

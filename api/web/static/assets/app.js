@@ -6,12 +6,13 @@
 //   #/join/ID          take the other seat of a friend's game, then #/game/ID
 //   #/puzzle[/DATE]    the daily puzzle, or that day's
 //   #/puzzles          earlier puzzles
+//   #/practice[/ID]    more puzzles: a practice puzzle, and another
 // A game or puzzle that cannot be shown (none by that id or day, a server
 // that does not answer) gets a page that says why and offers a way on.
 
 import * as api from './api.js';
 import { GameView } from './game.js';
-import { PuzzleView, ArchiveView } from './puzzle.js';
+import { PuzzleView, PracticeView, ArchiveView } from './puzzle.js';
 import * as saved from './store.js';
 
 const main = document.getElementById('main');
@@ -56,7 +57,8 @@ const today = () => new Date().toISOString().slice(0, 10);
 /**
  * Replaces the view with a page that says, in the player's terms, why the
  * game or puzzle at this address cannot be shown, and links to where to go
- * instead. what: 'game' or 'puzzle'; arg: the game's id or the puzzle's day.
+ * instead. what: 'game', 'puzzle' or 'practice'; arg: the game's id, the
+ * puzzle's day or the practice puzzle's id.
  */
 function showFailure(err, what, arg) {
   if (view) view.close();
@@ -86,6 +88,12 @@ function showFailure(err, what, arg) {
       });
       links.push(forget);
     }
+  } else if (what === 'practice' && (status === 404 || status === 400)) {
+    kind = 'puzzle';
+    title = 'No such practice puzzle';
+    text = `“${arg}” is not the address of a practice puzzle this server can make. The link may be cut short or mistyped.`;
+    link('More puzzles', '#/practice');
+    link("Today's puzzle", '#/puzzle');
   } else if (what === 'puzzle' && status === 400) {
     kind = 'puzzle';
     title = 'Not a day';
@@ -159,6 +167,13 @@ async function route() {
         await view.start(arg);
         break;
       }
+      case 'practice': {
+        setNav('practice');
+        const node = mount('tpl-puzzle');
+        view = new PracticeView(node, app);
+        await view.start(arg);
+        break;
+      }
       case 'puzzles': {
         setNav('archive');
         const node = mount('tpl-archive');
@@ -172,7 +187,7 @@ async function route() {
     }
   } catch (err) {
     if (name === 'game' || name === 'join') showFailure(err, 'game', arg);
-    else if (name === 'puzzle') showFailure(err, 'puzzle', arg);
+    else if (name === 'puzzle' || name === 'practice') showFailure(err, name, arg);
     else showFailure(err, '', arg);
   }
 }

@@ -1,6 +1,7 @@
 // The daily puzzle: the position and the prompt, a move tried on the board and
 // judged by the server, the feedback with every move's outcome, the solution
-// replayed; and the archive of earlier days.
+// replayed; practice puzzles, the same way, one after another; and the
+// archive of earlier days.
 
 import * as api from './api.js';
 import { Board, describeMove, plural, sideName } from './board.js';
@@ -44,14 +45,24 @@ export class PuzzleView {
   }
 
   async start(date) {
-    this.puzzle = await api.dailyPuzzle(date);
-    const p = this.puzzle;
+    const p = await api.dailyPuzzle(date);
+    await this.show(p, date ? `Puzzle of ${p.date}` : `Daily puzzle · ${p.date}`);
+  }
+
+  /** Shows the puzzle p, under the title, ready to play. */
+  async show(p, title) {
+    this.setPuzzle(p, title);
+    await this.enqueue(() => this.reset());
+  }
+
+  /** Takes p as the puzzle: its title, meta line, prompt and the board's side (reset() sets the board up). */
+  setPuzzle(p, title) {
+    this.puzzle = p;
     this.root.dataset.puzzleId = p.id;
-    this.$('#puzzle-title').textContent = date ? `Puzzle of ${p.date}` : `Daily puzzle · ${p.date}`;
+    this.$('#puzzle-title').textContent = title;
     this.drawMeta(p.stats);
     this.$('.prompt').textContent = p.prompt;
     this.board.setPerspective(p.position.toMove);
-    await this.enqueue(() => this.reset());
   }
 
   /** The line under the title: difficulty, goal, key legs, themes, how often solved. */
@@ -65,7 +76,8 @@ export class PuzzleView {
     const parts = [goalName(p.goal), `key move relays through ${p.keyLegs} legs`];
     const themes = p.themes.filter((t) => t !== p.goal);
     if (themes.length) parts.push(themes.map(goalName).join(', '));
-    parts.push(solvedText(stats));
+    // A practice puzzle's attempts are not counted: no stats to show.
+    if (p.date) parts.push(solvedText(stats));
     meta.replaceChildren(diff, ' · ' + parts.join(' · '));
   }
 
@@ -212,6 +224,79 @@ function verdict(p, pit, right) {
     case 'win': return right ? `pit ${pit} forces the win` : `pit ${pit} does not force the win`;
     case 'defend': return right ? `pit ${pit} is the one safe defence` : `pit ${pit} leaves a big capture to the opponent`;
     default: return right ? `pit ${pit} solves the puzzle` : `pit ${pit} is not the answer`;
+  }
+}
+
+/**
+ * More puzzles: practice puzzles of the difficulty and goal chosen, played as
+ * the daily one is. "Another puzzle" asks for the next one after the puzzle
+ * shown (so none repeats); changing the filter starts afresh. The address
+ * follows the puzzle (#/practice/ID), so a reload or a shared link shows it
+ * again.
+ */
+export class PracticeView extends PuzzleView {
+  constructor(root, app) {
+    super(root, app);
+    // The daily puzzle's page, with the filter and the practice links.
+    for (const el of root.querySelectorAll('.daily-only')) el.hidden = true;
+    for (const el of root.querySelectorAll('.practice-only, .practice-filter')) el.hidden = false;
+    this.$('#puzzle-title').textContent = 'More puzzles';
+    this.form = this.$('.practice-filter');
+    this.form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      this.another();
+    });
+    this.form.addEventListener('change', () => this.another());
+  }
+
+  async start(id) {
+    if (!id) return this.another();
+    const p = await api.puzzle(id);
+    const f = api.practiceFilter(p.id);
+    if (!f) throw new api.ApiError(404, { detail: `${id} is not a practice puzzle.` });
+    this.form.elements.difficulty.value = f.difficulty;
+    this.form.elements.goal.value = f.goal;
+    await this.show(p, 'Practice puzzle');
+  }
+
+  filter() {
+    return { difficulty: this.form.elements.difficulty.value, goal: this.form.elements.goal.value };
+  }
+
+  /** The next puzzle of the chosen filter: after the one shown, if it is of that filter. */
+  another() {
+    return this.enqueue(async () => {
+      const f = this.filter();
+      const shown = api.practiceFilter(this.puzzle?.id);
+      const same = shown && shown.difficulty === f.difficulty && shown.goal === f.goal && !shown.theme;
+      const button = this.$('.another');
+      button.disabled = true;
+      this.setFeedback('Finding a puzzle…', 'pending');
+      let p;
+      try {
+        p = await api.practicePuzzle({ ...f, after: same ? this.puzzle.id : undefined });
+      } catch (err) {
+        this.setFeedback(err instanceof api.ApiError ? problemText(err) : String(err), 'error');
+        return;
+      } finally {
+        button.disabled = false;
+      }
+      // The address follows without a new history entry or a route.
+      history.replaceState(null, '', `#/practice/${encodeURIComponent(p.id)}`);
+      this.setPuzzle(p, 'Practice puzzle');
+      await this.reset();
+    });
+  }
+}
+
+// A practice problem in the player's terms.
+function problemText(err) {
+  switch (err.code) {
+    case 'no_practice_puzzle': return 'No puzzle has that difficulty and goal (a defence is never the easiest). Choose another.';
+    case 'rate_limited':
+    case 'practice_busy': return 'The server is busy making puzzles. Ask again in a few seconds.';
+    case 'not_ready': return 'This server has no practice puzzles.';
+    default: return err.detail;
   }
 }
 
