@@ -288,3 +288,35 @@ func TestVerifyPractice(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPracticeOverhead measures what the pool adds to a generation on
+// every "another": the id, the cache, the checks and the bookkeeping, with
+// made-up puzzles that cost nothing to make.
+func BenchmarkPracticeOverhead(b *testing.B) {
+	ctx := context.Background()
+	feed := madeUpFeed(puzzles.FeedOptions{})
+	after := ""
+	for b.Loop() {
+		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 3}, after)
+		if err != nil {
+			b.Fatal(err)
+		}
+		after = sp.Puzzle.ID
+	}
+}
+
+// BenchmarkPracticeByID measures serving a practice puzzle just made, by
+// its id, from the cache.
+func BenchmarkPracticeByID(b *testing.B) {
+	ctx := context.Background()
+	feed := madeUpFeed(puzzles.FeedOptions{})
+	sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := feed.ByID(ctx, sp.Puzzle.ID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
