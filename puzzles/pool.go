@@ -47,9 +47,20 @@ const (
 	// players are solving now.
 	practiceCacheSize = 1024
 	// maxSkips bounds how many sequence numbers in a row one request
-	// passes over because their puzzle is an upcoming daily one. One in a
-	// row is already all but impossible.
+	// passes over because their puzzle is an upcoming daily one, or the
+	// generator found none for them. One in a row is already rare.
 	maxSkips = 16
+	// maxMisses is how many sequence numbers in a row the generator may
+	// find no puzzle for before the filter is taken as one no puzzle meets.
+	// The generator says ErrNoPuzzle at once for a filter that cannot be met
+	// by definition, and after its budget for a seq where a rare filter
+	// found none; three misses in a row of a filter that can be met are
+	// rare enough, and cost a few seconds at most.
+	maxMisses = 3
+	// missCacheSize is how many sequence numbers the generator found no
+	// puzzle for are remembered, so asking for them again by id costs
+	// nothing.
+	missCacheSize = 256
 )
 
 // PracticeFunc makes the practice puzzle seq of filter f with generator
@@ -67,6 +78,7 @@ type pool struct {
 	rand     func() uint64
 	slots    chan struct{} // one per practice generation running at once
 	made     *lru.Cache[string, Puzzle]
+	missed   *lru.Cache[string, error] // ids the generator made no puzzle for
 
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
@@ -92,6 +104,10 @@ func newPool(o FeedOptions) *pool {
 	if err != nil { // only for a size < 1
 		panic(err)
 	}
+	missed, err := lru.New[string, error](missCacheSize)
+	if err != nil {
+		panic(err)
+	}
 	return &pool{
 		generate: o.Practice,
 		version:  o.PracticeVersion,
@@ -100,6 +116,7 @@ func newPool(o FeedOptions) *pool {
 		rand:     o.Rand,
 		slots:    make(chan struct{}, o.PracticeConcurrency),
 		made:     made,
+		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
 	}
 }
@@ -137,7 +154,9 @@ func VerifyPractice(p Puzzle) error {
 // practice puzzle after (an id of the same filter), or, without after, one
 // from a random place in the filter's sequence. Passing each answer's id as
 // the next request's after walks the sequence without a repeat. A puzzle
-// that is one of the next Window days' daily puzzles is passed over.
+// that is one of the next Window days' daily puzzles is passed over, and so
+// is a sequence number the generator finds no puzzle for; maxMisses of
+// those in a row are ErrFilterUnmet.
 func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string) (Stored, error) {
 	pl := f.pool
 	if pl.generate == nil {
@@ -164,13 +183,17 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 	}
 	ctx, cancel := context.WithTimeout(ctx, practiceTimeout)
 	defer cancel()
+	misses := 0
 	for range maxSkips {
 		p, err := f.practice(ctx, id)
-		if errors.Is(err, errUpcoming) {
-			id.Seq = (id.Seq + 1) % (MaxPracticeSeq + 1)
-			continue
+		switch {
+		case errors.Is(err, errUpcoming):
+		case errors.Is(err, ErrFilterUnmet) && misses < maxMisses-1:
+			misses++
+		default:
+			return Stored{Puzzle: p}, err
 		}
-		return Stored{Puzzle: p}, err
+		id.Seq = (id.Seq + 1) % (MaxPracticeSeq + 1)
 	}
 	return Stored{}, fmt.Errorf("%d practice puzzles in a row up to %s are upcoming daily puzzles", maxSkips, id)
 }
@@ -203,10 +226,16 @@ func (f *Feed) practiceByID(ctx context.Context, id string) (Stored, error) {
 func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 	pl := f.pool
 	key := id.String()
+	if err, ok := pl.missed.Get(key); ok {
+		return Puzzle{}, err
+	}
 	p, ok := pl.made.Get(key)
 	if !ok {
 		var err error
-		if p, err = pl.make(ctx, id); err != nil {
+		if p, err = pl.make(ctx, id); errors.Is(err, ErrFilterUnmet) {
+			pl.missed.Add(key, err)
+		}
+		if err != nil {
 			return Puzzle{}, err
 		}
 		pl.made.Add(key, p)

@@ -320,3 +320,43 @@ func BenchmarkPracticeByID(b *testing.B) {
 		}
 	}
 }
+
+// TestPracticeMisses: a sequence number the generator finds no puzzle for
+// is passed over (and remembered, so asking for it by id costs nothing);
+// only maxMisses of them in a row mean the filter cannot be met.
+func TestPracticeMisses(t *testing.T) {
+	ctx := context.Background()
+	calls := map[uint64]int{}
+	// Seqs 10, 11 and 20-22 have no puzzle.
+	holes := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		calls[seq]++
+		if seq == 10 || seq == 11 || (seq >= 20 && seq <= 22) {
+			return puzzles.Puzzle{}, fmt.Errorf("%w: seq %d", puzzles.ErrNoPuzzle, seq)
+		}
+		return puzzletest.MadeUpPractice(ctx, version, f, seq)
+	}
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeConcurrency: 1,
+		Practice: holes, VerifyPractice: puzzletest.CheckMadeUp,
+	})
+	for _, tc := range []struct {
+		after, want string
+		err         error
+	}{
+		{"x1-d0-gany-tany-9", "x1-d0-gany-tany-12", nil},
+		{"x1-d0-gany-tany-19", "", puzzles.ErrFilterUnmet},
+	} {
+		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, tc.after)
+		if sp.Puzzle.ID != tc.want || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+			t.Fatalf("after %s: %q (%v), want %q (%v)", tc.after, sp.Puzzle.ID, err, tc.want, tc.err)
+		}
+	}
+	for range 2 {
+		if _, err := feed.ByID(ctx, "x1-d0-gany-tany-10"); !errors.Is(err, puzzles.ErrNotFound) {
+			t.Fatalf("a seq with no puzzle, by id: %v", err)
+		}
+	}
+	if calls[10] != 1 || calls[12] != 1 {
+		t.Fatalf("generations per seq %v: seq 10 and 12 once each", calls)
+	}
+}
