@@ -120,7 +120,7 @@ func TestPracticeErrors(t *testing.T) {
 		{"after a daily id", puzzles.PracticeFilter{}, "p20260302", puzzles.ErrInvalidPractice},
 		{"after another filter's", puzzles.PracticeFilter{Difficulty: 2}, "x1-d3-gany-tany-5", puzzles.ErrInvalidPractice},
 		{"a filter no puzzle meets", puzzles.PracticeFilter{Difficulty: 1, Goal: puzzles.GoalDefend}, "", puzzles.ErrFilterUnmet},
-		{"a theme version 1 never has", puzzles.PracticeFilter{Theme: "sacrifice"}, "", puzzles.ErrFilterUnmet},
+		{"a win's theme with another goal", puzzles.PracticeFilter{Goal: puzzles.GoalMaxCapture, Theme: "majority"}, "", puzzles.ErrFilterUnmet},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if sp, err := feed.Practice(ctx, tc.filter, tc.after); !errors.Is(err, tc.want) {
@@ -196,7 +196,7 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 	st := memory.New()
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday.AddDate(0, 0, 1),
-		Practice: dailyTwins, Rand: func() uint64 { return seq },
+		Practice: dailyTwins, PracticeVersion: 1, Rand: func() uint64 { return seq },
 	})
 	for _, tc := range []struct {
 		name  string
@@ -336,7 +336,7 @@ func TestPracticeMisses(t *testing.T) {
 		return puzzletest.MadeUpPractice(ctx, version, f, seq)
 	}
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
-		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeConcurrency: 1,
+		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeConcurrency: 1, PracticeVersion: 1,
 		Practice: holes, VerifyPractice: puzzletest.CheckMadeUp,
 	})
 	for _, tc := range []struct {

@@ -1079,12 +1079,12 @@ func practice(t *testing.T, bctx context.Context, base string) {
 	ctx := tab(t, bctx, base+"/")
 	do(t, ctx, "open More puzzles", chromedp.Click(chromedp.CSS(`[data-nav=practice]`)))
 	p := waitPuzzle(t, ctx, "a first practice puzzle", func(p puzzlePage) bool { return p.ID != "" && len(p.Legal) > 0 })
-	if prefix, _ := practiceSeq(t, p.ID); prefix != "x1-d0-gany-tany-" || strings.Contains(p.Meta, "solved") {
+	if prefix, _ := practiceSeq(t, p.ID); prefix != practicePrefix+"d0-gany-tany-" || strings.Contains(p.Meta, "solved") {
 		t.Fatalf("first practice puzzle %s, meta %q", p.ID, p.Meta)
 	}
 	do(t, ctx, "choose difficulty 2", choose("difficulty", "2"))
 	p = waitPuzzle(t, ctx, "a puzzle of difficulty 2", func(p puzzlePage) bool {
-		return strings.HasPrefix(p.ID, "x1-d2-gany-tany-") && len(p.Legal) > 0
+		return strings.HasPrefix(p.ID, practicePrefix+"d2-gany-tany-") && len(p.Legal) > 0
 	})
 	if !strings.Contains(p.Meta, "★★☆☆☆") {
 		t.Errorf("difficulty 2 reads %q", p.Meta)
@@ -1093,7 +1093,7 @@ func practice(t *testing.T, bctx context.Context, base string) {
 	_, seq := practiceSeq(t, first)
 	do(t, ctx, "ask for another", chromedp.Click(chromedp.CSS(`.another`)))
 	p = waitPuzzle(t, ctx, "another puzzle", func(p puzzlePage) bool { return p.ID != first && len(p.Legal) > 0 })
-	if prefix, next := practiceSeq(t, p.ID); prefix != "x1-d2-gany-tany-" || next <= seq {
+	if prefix, next := practiceSeq(t, p.ID); prefix != practicePrefix+"d2-gany-tany-" || next <= seq {
 		t.Fatalf("another after %s: %s", first, p.ID)
 	}
 	if loc, err := chromedp.Run(ctx, chromedp.Location()); err != nil || !strings.HasSuffix(loc, "#/practice/"+p.ID) {

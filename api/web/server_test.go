@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"testing"
 
@@ -10,6 +11,9 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
+
+// practicePrefix starts the id of every practice puzzle the server makes.
+var practicePrefix = fmt.Sprintf("x%d-", puzzles.Version)
 
 // startServer starts the real API server, client included, on 127.0.0.1 with
 // a fresh database, and returns its base URL.

@@ -63,20 +63,24 @@ const madeUp = "A made-up practice puzzle."
 // spells seq's low 20 bits (so any 2^20 consecutive seqs differ), with the
 // filter's difficulty, goal and theme (or ones drawn from seq). Like the
 // real generator it cannot meet a defend puzzle of difficulty 1, nor the
-// theme sacrifice at version 1. It does not prove: verify it with
-// CheckMadeUp.
+// themes of how a win ends (majority, no_moves) with another goal. It does
+// not prove: verify it with CheckMadeUp.
 func MadeUpPractice(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
 	if err := ctx.Err(); err != nil {
 		return puzzles.Puzzle{}, err
 	}
 	p := puzzles.Puzzle{Version: version, Goal: f.Goal, Difficulty: f.Difficulty, Prompt: madeUp, Depth: 1, KeyLegs: puzzles.MinKeyLegs}
-	if p.Goal == "" {
+	winTheme := f.Theme == "majority" || f.Theme == "no_moves"
+	switch {
+	case p.Goal == "" && winTheme:
+		p.Goal = puzzles.GoalWin
+	case p.Goal == "":
 		p.Goal = puzzles.Goals[seq%3]
 	}
 	if p.Difficulty == 0 {
 		p.Difficulty = 2 + int(seq%4)
 	}
-	if (p.Goal == puzzles.GoalDefend && p.Difficulty == 1) || (f.Theme == "sacrifice" && version == 1) {
+	if (p.Goal == puzzles.GoalDefend && p.Difficulty == 1) || (winTheme && p.Goal != puzzles.GoalWin) {
 		return puzzles.Puzzle{}, fmt.Errorf("%w: made up", puzzles.ErrNoPuzzle)
 	}
 	p.Themes = []string{"relay"}
