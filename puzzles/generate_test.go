@@ -3,6 +3,7 @@ package puzzles
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -71,7 +72,7 @@ func TestFeedYear(t *testing.T) {
 			if err := Verify(pz); err != nil {
 				t.Errorf("%s: %v", d.Format(DateLayout), err)
 			}
-			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != Version {
+			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != VersionFor(d, DefaultCutover) {
 				t.Errorf("%s: date %v id %s version %d", d.Format(DateLayout), pz.Date, pz.ID, pz.Version)
 			}
 			if pz.KeyLegs < MinKeyLegs || pz.Difficulty < 1 || pz.Difficulty > 5 || pz.Prompt == "" {
@@ -160,8 +161,10 @@ func TestGenerateIsPure(t *testing.T) {
 			}
 		})
 	}
-	if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), 2); err == nil {
-		t.Fatal("version 2 generated a puzzle; want ErrUnknownVersion")
+	for _, v := range []int{0, Version + 1} {
+		if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), v); !errors.Is(err, ErrUnknownVersion) {
+			t.Fatalf("version %d: %v, want ErrUnknownVersion", v, err)
+		}
 	}
 }
 
