@@ -200,7 +200,7 @@ func build(d time.Time, version int, p engine.Position, r engine.Rules, facts []
 	if !d.IsZero() { // a practice puzzle's id is the caller's
 		pz.ID = IDFor(d)
 	}
-	pz.Difficulty = difficulty(f.goal, f.depth, k.legs, f.decoys)
+	pz.Difficulty = grade(version, facts, f)
 	pz.Prompt = prompt(p.ToMove, f)
 	pz.Themes = themes(p, r, facts, f, version)
 	return pz
@@ -302,4 +302,17 @@ func greedTrap(p engine.Position, r engine.Rules, facts []moveFacts, f finding) 
 		}
 	}
 	return true
+}
+
+// NonGreedy reports whether p's key move captures less than another legal
+// move of its position: a solver who takes the biggest capture on offer does
+// not find it. Version 2's depth targets count these keys.
+func NonGreedy(p Puzzle) bool {
+	facts := examine(p.Position, p.Rules)
+	for i, m := range facts {
+		if m.pit == p.Key() {
+			return nonGreedy(facts, i)
+		}
+	}
+	return false
 }

@@ -158,7 +158,7 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 		if err := ctx.Err(); err != nil {
 			return Puzzle{}, err
 		}
-		games = selfPlay(rng, r, games[:0])
+		games = selfPlay(rng, r, games[:0], 0)
 		for _, g := range games {
 			// The game position and the positions up to offDepth moves off
 			// it: all reachable in play, and many times more candidates than
@@ -175,7 +175,7 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 					if !ok {
 						continue
 					}
-					d := difficulty(f.goal, f.depth, facts[f.key].legs, f.decoys)
+					d := grade(version, facts, f)
 					if d == target && (goal == prefer || game >= preferGames) {
 						found = append(found, f)
 					} else if abs(d-target) < gap {

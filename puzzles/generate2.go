@@ -41,14 +41,14 @@ const deepFrom = 2
 // v2Seed tells version 2's random draws from version 1's.
 const v2Seed = 0x6179_6f61_796f_0000 | 2
 
-// scan plays up to games seeded self-play games and shows visit every
-// candidate that admit lets through, whose moves sift accepts (nil: all), and
-// that makes a puzzle for one of goals under version's rules, with every
-// finding it makes, in goal order; visit returns true to stop. Candidates are
-// the game's positions and those up to offDepth moves off it, with their
-// mirror images, as in version 1.
-func scan(ctx context.Context, rng *prng, r engine.Rules, version, games int,
-	admit func(engine.Position) bool, sift func([]moveFacts) bool, goals []Goal,
+// scan plays up to games seeded self-play games, each until fewer than
+// minSeeds seeds are left on the board, and shows visit every candidate that
+// admit lets through and that makes a puzzle for one of goals under
+// version's rules, with every finding it makes, in goal order; visit returns
+// true to stop. Candidates are the game's positions and those up to offDepth
+// moves off it, with their mirror images, as in version 1.
+func scan(ctx context.Context, rng *prng, r engine.Rules, version, games, minSeeds int,
+	admit func(engine.Position) bool, goals []Goal,
 	visit func(game int, p engine.Position, facts []moveFacts, found []finding) bool,
 ) error {
 	var (
@@ -59,7 +59,7 @@ func scan(ctx context.Context, rng *prng, r engine.Rules, version, games int,
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		played = selfPlay(rng, r, played[:0])
+		played = selfPlay(rng, r, played[:0], minSeeds)
 		for _, g := range played {
 			cands = offLine(g, r, offDepth, cands[:0])
 			for _, p := range cands {
@@ -67,9 +67,6 @@ func scan(ctx context.Context, rng *prng, r engine.Rules, version, games int,
 					continue
 				}
 				facts := examine(p, r)
-				if sift != nil && !sift(facts) {
-					continue
-				}
 				found = found[:0]
 				for _, goal := range goals {
 					if f, ok := findGoal(p, r, facts, goal, version); ok {
@@ -83,18 +80,6 @@ func scan(ctx context.Context, rng *prng, r engine.Rules, version, games int,
 		}
 	}
 	return nil
-}
-
-// mayBeDeep is a cheap sift for days that want a non-greedy key: some move
-// long enough to be a key captures less than the most any move captures.
-func mayBeDeep(facts []moveFacts) bool {
-	most := mostCaptured(facts)
-	for _, m := range facts {
-		if m.legs >= MinKeyLegs && m.capture < most {
-			return true
-		}
-	}
-	return false
 }
 
 // goalsOf lists the goals of specs.
@@ -119,10 +104,41 @@ func preferredGoalV2(rng *prng, target int, deep bool) Goal {
 	return choices[rng.intN(len(choices))]
 }
 
+// Version 2's budget. Non-greedy keys are rare (a few in a hundred findings)
+// and most of them sit in the first half of a game, while wins within one
+// move, what the easiest days need, sit at its end: so a deep day plays
+// maxGamesV2 games, each only until fewer than deepSeeds seeds are left on
+// the board, and other days play version 1's maxGames whole games. A day
+// holds out for its preferred goal for the first third of its games; a deep
+// day that prefers a win, the rarest non-greedy key, holds out for two
+// thirds (and plays on to winSeeds seeds, where wins are) before it takes a
+// defend of its grade.
+const (
+	maxGamesV2 = 10000
+	deepSeeds  = 16
+	winSeeds   = 8
+)
+
+// rankV2 orders a version 2 day's findings that are not what it holds out
+// for, best first: the grade on target first (the weekday's promise), then a
+// non-greedy key on a deep day, then, among greedy keys, anything but a win
+// in two or three (a win that deep should look ahead).
+func rankV2(gap int, deep, shallow bool, f finding) int {
+	r := 100 * gap
+	if deep && shallow {
+		r += 10
+		if f.goal == GoalWin && f.depth >= 2 {
+			r += 10
+		}
+	}
+	return r
+}
+
 // generateV2 is version 2 of the daily generator: version 1's search, with
-// the day's bucket, the daily half of the practice split, and from deepFrom a
-// non-greedy key (also in the fallback, unless no such puzzle turned up at
-// all within the budget).
+// the day's bucket, the daily half of the practice split, version 2's goals,
+// themes and grades, and from deepFrom a non-greedy key. A deep day that
+// finds no non-greedy key of its grade within its budget settles for a
+// greedy one of its grade (rankV2).
 func generateV2(ctx context.Context, date time.Time) (Puzzle, error) {
 	const version = 2
 	r := engine.Rules{}
@@ -131,32 +147,31 @@ func generateV2(ctx context.Context, date time.Time) (Puzzle, error) {
 	rng := newPRNG(uint64(dayNumber(date)), v2Seed)
 	deep := target >= deepFrom
 	prefer := preferredGoalV2(rng, target, deep)
+	games, minSeeds, patience := maxGames, 0, maxGames/3
+	if deep {
+		games, minSeeds, patience = maxGamesV2, deepSeeds, maxGamesV2/3
+		if prefer == GoalWin {
+			minSeeds, patience = winSeeds, maxGamesV2*2/3
+		}
+	}
 
 	var (
 		pick     Puzzle
 		picked   bool
 		fallback Puzzle
-		rank     = 99 // the fallback's: |difficulty - target|, plus 10 if it is greedy on a deep day
+		rank     = -1
 	)
-	var sift func([]moveFacts) bool
-	if deep {
-		sift = mayBeDeep
-	}
 	admit := func(p engine.Position) bool { return bucket(&p) == want && !practiceSide(&p) }
 	visit := func(game int, p engine.Position, facts []moveFacts, found []finding) bool {
 		var hits []finding
 		for _, f := range found {
-			d := difficulty(f.goal, f.depth, facts[f.key].legs, f.decoys)
-			shallow := deep && !nonGreedy(facts, f.key)
-			if d == target && !shallow && (f.goal == prefer || game >= preferGames) {
+			d := grade(version, facts, f)
+			shallow := !nonGreedy(facts, f.key)
+			if d == target && !(deep && shallow) && (f.goal == prefer || game >= patience) {
 				hits = append(hits, f)
 				continue
 			}
-			fr := abs(d - target)
-			if shallow {
-				fr += 10
-			}
-			if fr < rank {
+			if fr := rankV2(abs(d-target), deep, shallow, f); rank < 0 || fr < rank {
 				fallback, rank = build(date, version, p, r, facts, f), fr
 			}
 		}
@@ -165,13 +180,13 @@ func generateV2(ctx context.Context, date time.Time) (Puzzle, error) {
 		}
 		return picked
 	}
-	if err := scan(ctx, rng, r, version, maxGames, admit, sift, goalsOf(v2Goals), visit); err != nil {
+	if err := scan(ctx, rng, r, version, games, minSeeds, admit, goalsOf(v2Goals), visit); err != nil {
 		return Puzzle{}, err
 	}
 	switch {
 	case picked:
 		return pick, nil
-	case rank < 99:
+	case rank >= 0:
 		return fallback, nil
 	}
 	return Puzzle{}, fmt.Errorf("%w for %s", ErrNoPuzzle, date.Format(DateLayout))

@@ -158,7 +158,7 @@ func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq ui
 		patient := game < practicePatience
 		var hits []finding
 		for _, fd := range found {
-			d := difficulty(fd.goal, fd.depth, facts[fd.key].legs, fd.decoys)
+			d := grade(version, facts, fd)
 			switch {
 			case f.Difficulty != 0 && d != f.Difficulty, !slices.Contains(grades, d):
 				continue
@@ -174,7 +174,7 @@ func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq ui
 		}
 		return picked
 	}
-	if err := scan(ctx, rng, r, version, practiceGames, admit, nil, goalsOf(specs), visit); err != nil {
+	if err := scan(ctx, rng, r, version, practiceGames, 0, admit, goalsOf(specs), visit); err != nil {
 		return Puzzle{}, err
 	}
 	if !picked {

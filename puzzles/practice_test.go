@@ -18,7 +18,7 @@ func TestGeneratePractice(t *testing.T) {
 		seqs []uint64
 	}{
 		{"any", PracticeFilter{}, []uint64{0, 1, 1 << 40}},
-		{"difficulty 2", PracticeFilter{Difficulty: 2}, []uint64{7}},
+		{"difficulty 1", PracticeFilter{Difficulty: 1}, []uint64{7}},
 		{"difficulty 3", PracticeFilter{Difficulty: 3}, []uint64{7}},
 		{"difficulty 5", PracticeFilter{Difficulty: 5}, []uint64{8}},
 		{"win", PracticeFilter{Goal: GoalWin}, []uint64{3}},

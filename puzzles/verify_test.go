@@ -71,7 +71,7 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 	rng := newPRNG(7, 7)
 	var pos []engine.Position
 	for len(pos) < 400 {
-		for _, p := range selfPlay(rng, engine.Rules{}, nil) {
+		for _, p := range selfPlay(rng, engine.Rules{}, nil, 0) {
 			if p.BoardSeeds() <= 20 {
 				pos = append(pos, p)
 			}
