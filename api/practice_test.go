@@ -20,7 +20,7 @@ var practiceNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // (real=false) or of real ones from the daily generator.
 func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 	t.Helper()
-	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }, Practice: puzzletest.DailyPractice}
+	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }, Practice: puzzles.GeneratePractice}
 	if !real {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}

@@ -75,8 +75,11 @@ type finding struct {
 }
 
 // findGoal decides whether the position whose moves are facts makes a puzzle
-// with goal, by exhaustive search, and returns its solution when it does.
-func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal) (finding, bool) {
+// with goal under generator version's rules, by exhaustive search, and
+// returns its solution when it does. Version 2 adds one rule: a max_capture
+// puzzle needs another move that captures something, so that the answer is
+// not simply the only capture on the board.
+func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal, version int) (finding, bool) {
 	f := finding{goal: goal, key: -1, depth: 1}
 	if len(facts) < 2 {
 		return f, false // a forced move is no puzzle
@@ -88,6 +91,9 @@ func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal) (
 		}
 		f.key = uniqueBest(facts, func(m moveFacts) int { return m.capture }, MinCaptureMargin)
 		if f.key < 0 || facts[f.key].capture < MinCaptureMargin {
+			return f, false
+		}
+		if version >= 2 && !slices.ContainsFunc(facts, func(m moveFacts) bool { return m.capture > 0 && m.pit != facts[f.key].pit }) {
 			return f, false
 		}
 		f.line = []int{facts[f.key].pit}
@@ -182,18 +188,21 @@ func winLine(p engine.Position, r engine.Rules, key, depth int) []int {
 	}
 }
 
-// build turns a finding into the puzzle for date, with its prompt, themes and
-// difficulty.
+// build turns a finding into the puzzle for date (zero for a practice
+// puzzle), with its prompt, themes and difficulty.
 func build(d time.Time, version int, p engine.Position, r engine.Rules, facts []moveFacts, f finding) Puzzle {
 	k := facts[f.key]
 	pz := Puzzle{
-		ID: IDFor(d), Date: d, Version: version,
+		Date: d, Version: version,
 		Position: p, Rules: r, Goal: f.goal, Depth: f.depth,
 		KeyLegs: k.legs, Solution: f.line,
 	}
-	pz.Difficulty = difficulty(f.goal, f.depth, k.legs, f.decoys)
+	if !d.IsZero() { // a practice puzzle's id is the caller's
+		pz.ID = IDFor(d)
+	}
+	pz.Difficulty = grade(version, facts, f)
 	pz.Prompt = prompt(p.ToMove, f)
-	pz.Themes = themes(p, r, facts, f)
+	pz.Themes = themes(p, r, facts, f, version)
 	return pz
 }
 
@@ -215,7 +224,10 @@ func prompt(s engine.Side, f finding) string {
 }
 
 // themes names what the solver meets on the way, for filtering and display.
-func themes(p engine.Position, r engine.Rules, facts []moveFacts, f finding) []string {
+// Version 1's greed_trap only said that another move captures more than the
+// key; version 2 calls that sacrifice, and greed_trap says more: every move
+// that captures the most is proved to lose or to give more back (greedTrap).
+func themes(p engine.Position, r engine.Rules, facts []moveFacts, f finding, version int) []string {
 	k := facts[f.key]
 	var ts []string
 	add := func(ok bool, name string) {
@@ -228,7 +240,12 @@ func themes(p engine.Position, r engine.Rules, facts []moveFacts, f finding) []s
 	add(k.maxLeg >= engine.NumPits-1, "lap")
 	add(k.capture == 0, "quiet_move")
 	add(k.capture >= 10, "big_capture")
-	add(slices.ContainsFunc(facts, func(m moveFacts) bool { return m.capture > k.capture }), "greed_trap")
+	if version == 1 {
+		add(slices.ContainsFunc(facts, func(m moveFacts) bool { return m.capture > k.capture }), "greed_trap")
+	} else {
+		add(greedTrap(p, r, facts, f), "greed_trap")
+		add(nonGreedy(facts, f.key), "sacrifice")
+	}
 	add(f.decoys >= 3, "decoys")
 	add(p.BoardSeeds() <= 16, "endgame")
 	if f.goal == GoalWin {
@@ -241,4 +258,61 @@ func themes(p engine.Position, r engine.Rules, facts []moveFacts, f finding) []s
 		add(res.Reason == engine.ByNoMoves, "no_moves")
 	}
 	return ts
+}
+
+// mostCaptured returns the most seeds any of the moves captures.
+func mostCaptured(facts []moveFacts) int {
+	most := 0
+	for _, m := range facts {
+		most = max(most, m.capture)
+	}
+	return most
+}
+
+// nonGreedy reports whether the key move captures less than some other move:
+// a solver who takes the biggest capture on offer misses it. (When no move
+// captures, every move ties for the most and none is non-greedy.)
+func nonGreedy(facts []moveFacts, key int) bool {
+	return facts[key].capture < mostCaptured(facts)
+}
+
+// greedTrap reports whether the key is non-greedy and every move that
+// captures the most is a trap, by the same exhaustive search as the goals:
+// it ends the game lost, or the opponent's best reply captures more than it
+// did, or the opponent then forces a win within the puzzle's depth of its
+// own moves.
+func greedTrap(p engine.Position, r engine.Rules, facts []moveFacts, f finding) bool {
+	if !nonGreedy(facts, f.key) {
+		return false
+	}
+	most := mostCaptured(facts)
+	for _, m := range facts {
+		if m.capture < most {
+			continue
+		}
+		var trapped bool
+		switch {
+		case m.over:
+			trapped = m.winner == engine.WinnerOf(p.ToMove.Other())
+		default:
+			trapped = m.threat > m.capture || winsWithin(&m.next, r, f.depth)
+		}
+		if !trapped {
+			return false
+		}
+	}
+	return true
+}
+
+// NonGreedy reports whether p's key move captures less than another legal
+// move of its position: a solver who takes the biggest capture on offer does
+// not find it. Version 2's depth targets count these keys.
+func NonGreedy(p Puzzle) bool {
+	facts := examine(p.Position, p.Rules)
+	for i, m := range facts {
+		if m.pit == p.Key() {
+			return nonGreedy(facts, i)
+		}
+	}
+	return false
 }

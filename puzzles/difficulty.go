@@ -32,6 +32,22 @@ func difficulty(goal Goal, depth, legs, decoys int) int {
 	return min(1+points, 5)
 }
 
+// grade is the difficulty of finding f, whose moves are facts, by generator
+// version's grading. Version 2 counts the decoys beyond the first: each of
+// its max_capture puzzles has another capture beside the key by rule, and
+// each non-greedy key has a bigger capture beside it by definition, so one
+// tempting alternative is what a version 2 puzzle normally shows; a second
+// one adds a grade, a fourth two. Without that, no non-greedy key could
+// grade below 3 (the bigger capture and the goal's own grade), and the easy
+// days could never ask for looking ahead.
+func grade(version int, facts []moveFacts, f finding) int {
+	decoys := f.decoys
+	if version >= 2 {
+		decoys = max(decoys-1, 0)
+	}
+	return difficulty(f.goal, f.depth, facts[f.key].legs, decoys)
+}
+
 // TargetDifficulty is the difficulty the feed publishes on date's weekday:
 // Monday easiest, the weekend hardest. Tuesday and Friday take the higher of
 // two grades in odd ISO weeks, so that the mean rises every day of the week:

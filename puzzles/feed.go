@@ -67,14 +67,22 @@ const (
 )
 
 // FeedOptions configure a Feed; the zero value serves from DefaultFirstDay
-// by time.Now with Generate.
+// by time.Now, with version 1 puzzles before DefaultCutover and version 2
+// from it.
 type FeedOptions struct {
 	// First is the feed's first day (its UTC day counts); earlier days are
 	// ErrNotFound.
 	First time.Time
 	// Now is the clock that says which day is today.
 	Now func() time.Time
-	// Generate makes a day's puzzle. Nil: Generate.
+	// Cutover is the first day made by generator version 2 (its UTC day
+	// counts); zero means DefaultCutover. Moving it only changes days not
+	// stored yet: a stored puzzle never changes. Practice puzzles are
+	// checked against the daily ones of the days before it only (see
+	// Feed.Practice).
+	Cutover time.Time
+	// Generate makes a day's puzzle. Nil: GenerateVersion with the version
+	// in force for the day (VersionFor the day and Cutover).
 	Generate func(context.Context, time.Time) (Puzzle, error)
 
 	// Practice makes the practice pool's puzzles. Nil: no pool (its
@@ -90,10 +98,6 @@ type FeedOptions struct {
 	// PracticeConcurrency is how many practice puzzles are made at once;
 	// beyond, ErrPracticeBusy. Zero: one per CPU (GOMAXPROCS).
 	PracticeConcurrency int
-	// Cutover is the first day of generator version 2. Zero: 2027-01-01.
-	// Practice puzzles are checked against the daily ones of the days
-	// before it only (see Feed.Practice).
-	Cutover time.Time
 	// Rand draws where a practice walk without `after` starts. Nil:
 	// math/rand/v2's Uint64.
 	Rand func() uint64
@@ -106,6 +110,7 @@ type Feed struct {
 	store    Store
 	first    time.Time
 	now      func() time.Time
+	cutover  time.Time
 	generate func(context.Context, time.Time) (Puzzle, error)
 	slots    chan struct{} // one per generation running at once
 	pool     *pool
@@ -128,19 +133,30 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Cutover.IsZero() {
+		o.Cutover = DefaultCutover
+	}
+	o.Cutover = Day(o.Cutover)
 	if o.Generate == nil {
-		o.Generate = Generate
+		o.Generate = func(ctx context.Context, d time.Time) (Puzzle, error) {
+			return GenerateVersion(ctx, d, VersionFor(d, o.Cutover))
+		}
 	}
 	return &Feed{
 		store:    st,
 		first:    Day(o.First),
 		now:      o.Now,
+		cutover:  o.Cutover,
 		generate: o.Generate,
 		slots:    make(chan struct{}, runtime.GOMAXPROCS(0)),
 		inflight: map[string]*generation{},
 		pool:     newPool(o),
 	}
 }
+
+// VersionOn returns the generator version in force for date's puzzle by the
+// feed's cutover.
+func (f *Feed) VersionOn(date time.Time) int { return VersionFor(date, f.cutover) }
 
 // Today is the current UTC day.
 func (f *Feed) Today() time.Time { return Day(f.now()) }

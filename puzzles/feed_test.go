@@ -67,3 +67,34 @@ func TestFeedServesOnlyWhatProves(t *testing.T) {
 		}
 	})
 }
+
+// TestFeedCutover: days before the cutover keep version 1's puzzle, days
+// from it get version 2's, each the pure function of its date and version.
+func TestFeedCutover(t *testing.T) {
+	ctx := context.Background()
+	today := time.Date(2026, 2, 10, 15, 0, 0, 0, time.UTC)
+	cutover := time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC)
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }})
+	for _, tc := range []struct {
+		name    string
+		date    time.Time
+		version int
+	}{
+		{"the day before the cutover", cutover.AddDate(0, 0, -1), 1},
+		{"the cutover", cutover, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sp, err := feed.ByDate(ctx, tc.date)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := puzzles.GenerateVersion(ctx, tc.date, tc.version)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Puzzle.Version != tc.version || feed.VersionOn(tc.date) != tc.version || !slices.Equal(sp.Puzzle.Solution, want.Solution) || sp.Puzzle.Position != want.Position {
+				t.Fatalf("version %d (feed says %d), position %s, want version %d's %s", sp.Puzzle.Version, feed.VersionOn(tc.date), sp.Puzzle.Position, tc.version, want.Position)
+			}
+		})
+	}
+}

@@ -34,6 +34,13 @@ const Window = 366
 // South's and North's captured counts and the side to move (0 south, 1
 // north), one byte each, modulo Window.
 func bucket(p *engine.Position) int {
+	return int(fnv(p) % Window)
+}
+
+// fnv is 64-bit FNV-1a over the twelve pits, South's and North's captured
+// counts and the side to move, one byte each: the base of every position
+// hash the generator's guarantees rest on.
+func fnv(p *engine.Position) uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
 	h := uint64(offset)
 	for _, b := range p.Pits {
@@ -41,8 +48,7 @@ func bucket(p *engine.Position) int {
 	}
 	h = (h ^ uint64(p.Captured[engine.South])) * prime
 	h = (h ^ uint64(p.Captured[engine.North])) * prime
-	h = (h ^ uint64(p.ToMove)) * prime
-	return int(h % Window)
+	return (h ^ uint64(p.ToMove)) * prime
 }
 
 // mirror returns p seen from the other side of the board: the rows swapped,
@@ -108,22 +114,33 @@ func preferredGoal(rng *prng, target int) Goal {
 	return choices[rng.intN(len(choices))]
 }
 
-// Generate returns the puzzle of date (its UTC day) made by the current
-// generator version.
+// Generate returns the puzzle of date (its UTC day) made by the generator
+// version in force for it with the default cutover: VersionFor(date,
+// DefaultCutover).
 func Generate(ctx context.Context, date time.Time) (Puzzle, error) {
-	return GenerateVersion(ctx, date, Version)
+	return GenerateVersion(ctx, date, VersionFor(date, DefaultCutover))
 }
 
 // GenerateVersion returns the puzzle of date made by the given generator
 // version. The same date and version give the same puzzle on any machine.
 func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, error) {
-	if version != 1 {
-		return Puzzle{}, fmt.Errorf("%w: %d", ErrUnknownVersion, version)
-	}
 	date = Day(date)
 	if err := checkDate(date); err != nil {
 		return Puzzle{}, err
 	}
+	switch version {
+	case 1:
+		return generateV1(ctx, date)
+	case 2:
+		return generateV2(ctx, date)
+	}
+	return Puzzle{}, fmt.Errorf("%w: %d", ErrUnknownVersion, version)
+}
+
+// generateV1 is version 1 of the generator, kept exactly as it was published:
+// its puzzles are stored and served until the cutover.
+func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
+	const version = 1
 	r := engine.Rules{} // the feed uses Russ's rules, the ones players know
 	want := dayBucket(date)
 	target := TargetDifficulty(date)
@@ -141,7 +158,7 @@ func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, 
 		if err := ctx.Err(); err != nil {
 			return Puzzle{}, err
 		}
-		games = selfPlay(rng, r, games[:0])
+		games = selfPlay(rng, r, games[:0], 0)
 		for _, g := range games {
 			// The game position and the positions up to offDepth moves off
 			// it: all reachable in play, and many times more candidates than
@@ -154,11 +171,11 @@ func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, 
 				facts := examine(p, r)
 				found = found[:0]
 				for _, goal := range Goals {
-					f, ok := findGoal(p, r, facts, goal)
+					f, ok := findGoal(p, r, facts, goal, version)
 					if !ok {
 						continue
 					}
-					d := difficulty(f.goal, f.depth, facts[f.key].legs, f.decoys)
+					d := grade(version, facts, f)
 					if d == target && (goal == prefer || game >= preferGames) {
 						found = append(found, f)
 					} else if abs(d-target) < gap {

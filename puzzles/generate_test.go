@@ -3,11 +3,13 @@ package puzzles
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -63,15 +65,67 @@ func TestFeedYear(t *testing.T) {
 		days = 28
 	}
 	first := date(t, "2026-01-01")
-	feed := generateRange(t, first, days)
+	checkFeed(t, first, generateRange(t, first, days))
+}
 
+// TestFeedYearV2 generates the first year of version 2, 2027, and checks
+// every promise of version 1 and version 2's depth targets: at least 60 %
+// of all keys, 70 % of the keys of wins within 2 or 3 moves and 80 % of the
+// keys from Friday to Sunday are not the biggest capture on offer.
+func TestFeedYearV2(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("a year of version 2 takes minutes: run it without -short and -race")
+	}
+	first := date(t, "2027-01-01")
+	feed := generateRange(t, first, 365)
+	checkFeed(t, first, feed)
+	type share struct{ deep, of int }
+	var all, weekend, win23 share
+	count := func(s *share, deep bool) {
+		s.of++
+		if deep {
+			s.deep++
+		}
+	}
+	for _, pz := range feed {
+		if pz.Version != 2 || practiceSide(&pz.Position) {
+			t.Errorf("%s: version %d, practice side %v", pz.ID, pz.Version, practiceSide(&pz.Position))
+		}
+		deep := NonGreedy(pz)
+		if deep != slices.Contains(pz.Themes, "sacrifice") {
+			t.Errorf("%s: non-greedy %v, themes %v", pz.ID, deep, pz.Themes)
+		}
+		count(&all, deep)
+		if wd := pz.Date.Weekday(); wd == time.Friday || wd == time.Saturday || wd == time.Sunday {
+			count(&weekend, deep)
+		}
+		if pz.Goal == GoalWin && pz.Depth >= 2 {
+			count(&win23, deep)
+		}
+	}
+	for _, target := range []struct {
+		name    string
+		s       share
+		percent int
+	}{{"all", all, 60}, {"Friday to Sunday", weekend, 80}, {"wins within 2 or 3", win23, 70}} {
+		t.Logf("non-greedy keys, %s: %d of %d", target.name, target.s.deep, target.s.of)
+		if target.s.of == 0 || 100*target.s.deep < target.percent*target.s.of {
+			t.Errorf("non-greedy keys, %s: %d of %d, want at least %d %%", target.name, target.s.deep, target.s.of, target.percent)
+		}
+	}
+}
+
+// checkFeed checks every promise the feed makes of days consecutive days
+// from first.
+func checkFeed(t *testing.T, first time.Time, feed []Puzzle) {
+	days := len(feed)
 	t.Run("each verifies", func(t *testing.T) {
 		for i, pz := range feed {
 			d := first.AddDate(0, 0, i)
 			if err := Verify(pz); err != nil {
 				t.Errorf("%s: %v", d.Format(DateLayout), err)
 			}
-			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != Version {
+			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != VersionFor(d, DefaultCutover) {
 				t.Errorf("%s: date %v id %s version %d", d.Format(DateLayout), pz.Date, pz.ID, pz.Version)
 			}
 			if pz.KeyLegs < MinKeyLegs || pz.Difficulty < 1 || pz.Difficulty > 5 || pz.Prompt == "" {
@@ -160,8 +214,10 @@ func TestGenerateIsPure(t *testing.T) {
 			}
 		})
 	}
-	if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), 2); err == nil {
-		t.Fatal("version 2 generated a puzzle; want ErrUnknownVersion")
+	for _, v := range []int{0, Version + 1} {
+		if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), v); !errors.Is(err, ErrUnknownVersion) {
+			t.Fatalf("version %d: %v, want ErrUnknownVersion", v, err)
+		}
 	}
 }
 
@@ -186,12 +242,30 @@ type goldenPuzzle struct {
 	Prompt     string   `json:"prompt"`
 }
 
-// TestGoldenFortnight pins two weeks of the feed: a machine, a Go release or a
-// change to the code that gives other puzzles for the same version fails
-// here. Changing the puzzles on purpose means a new Version (and go test
-// -run Golden -update).
+// TestGoldenFortnight pins two weeks of the feed of each version: a machine,
+// a Go release or a change to the code that gives other puzzles for the same
+// version fails here. Changing the puzzles on purpose means a new Version
+// (and go test -run Golden -update, which must leave the older files as they
+// are).
 func TestGoldenFortnight(t *testing.T) {
-	feed := generateRange(t, date(t, "2026-03-02"), 14)
+	tests := []struct {
+		name, first, file string
+	}{
+		{"version 1", "2026-03-02", "testdata/fortnight.golden.jsonl"},
+		{"version 2", "2027-03-01", "testdata/fortnight-v2.golden.jsonl"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if raceDetector && tt.name != "version 1" {
+				t.Skip("version 2's deep days are slow under the race detector; version 1 covers the code")
+			}
+			checkGolden(t, generateRange(t, date(t, tt.first), 14), tt.file)
+		})
+	}
+}
+
+func checkGolden(t *testing.T, feed []Puzzle, file string) {
+	t.Helper()
 	var got strings.Builder
 	for _, pz := range feed {
 		line, err := json.Marshal(goldenPuzzle{pz.ID, pz.Position.String(), pz.Goal, pz.Depth, pz.Difficulty, pz.KeyLegs, pz.Solution, pz.Themes, pz.Prompt})
@@ -201,7 +275,6 @@ func TestGoldenFortnight(t *testing.T) {
 		got.Write(line)
 		got.WriteByte('\n')
 	}
-	const file = "testdata/fortnight.golden.jsonl"
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)

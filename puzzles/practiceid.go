@@ -30,17 +30,6 @@ const MaxPracticeSeq = 1<<53 - 1
 // "x99-d5-gmax_capture-t" + the longest theme + "-" + 16 digits.
 const maxPracticeID = 64
 
-// poolThemes are the themes a filter may name: the v1 themes and those of
-// later generator versions. A theme no puzzle of the version in force has
-// is a filter that cannot be met, not an invalid one.
-var poolThemes = []string{
-	"relay", "long_relay", "lap", "quiet_move", "big_capture", "greed_trap",
-	"sacrifice", "decoys", "endgame", "majority", "no_moves",
-}
-
-// PoolThemes returns the themes a practice filter may name.
-func PoolThemes() []string { return slices.Clone(poolThemes) }
-
 // checkFilter reports a filter out of range as ErrInvalidPractice.
 func checkFilter(f PracticeFilter) error {
 	switch {
@@ -48,7 +37,7 @@ func checkFilter(f PracticeFilter) error {
 		return fmt.Errorf("%w: difficulty %d, want 1 to 5 (or none for any)", ErrInvalidPractice, f.Difficulty)
 	case f.Goal != "" && !f.Goal.Valid():
 		return fmt.Errorf("%w: unknown goal %q", ErrInvalidPractice, f.Goal)
-	case f.Theme != "" && !slices.Contains(poolThemes, f.Theme):
+	case f.Theme != "" && !slices.Contains(themeNames, f.Theme):
 		return fmt.Errorf("%w: unknown theme %q", ErrInvalidPractice, f.Theme)
 	}
 	return nil

@@ -18,10 +18,11 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 )
 
-// Version is the generator version new puzzles are made with. A stored puzzle
-// keeps the version it was made with, and Verify checks it against the rules
-// of that version, so changing the generator never changes a published puzzle.
-const Version = 1
+// Version is the newest generator version, the one days from the cutover are
+// made with (VersionFor). A stored puzzle keeps the version it was made with,
+// and Verify checks it against the rules of that version, so changing the
+// generator never changes a published puzzle.
+const Version = 2
 
 // MinKeyLegs is the fewest relay legs the key move of any puzzle sows: the
 // answer has to be calculated seed by seed, not guessed.

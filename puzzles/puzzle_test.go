@@ -74,3 +74,26 @@ func FuzzParseDate(f *testing.F) {
 		}
 	})
 }
+
+func TestVersionFor(t *testing.T) {
+	cut := time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name          string
+		date, cutover time.Time
+		want          int
+	}{
+		{"the day before the default cutover", time.Date(2026, 12, 31, 23, 59, 0, 0, time.UTC), time.Time{}, 1},
+		{"the default cutover", cut, time.Time{}, Version},
+		{"a later day", cut.AddDate(3, 0, 0), time.Time{}, Version},
+		{"a cutover given at noon counts its day", cut, cut.Add(12 * time.Hour), Version},
+		{"an earlier cutover", time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC), Version},
+		{"a later cutover", cut.AddDate(0, 1, 0), cut.AddDate(0, 2, 0), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := VersionFor(tt.date, tt.cutover); got != tt.want {
+				t.Fatalf("VersionFor = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}

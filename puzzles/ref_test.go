@@ -2,6 +2,7 @@ package puzzles
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -123,6 +124,9 @@ func refProblems(pz Puzzle) []string {
 			}
 		}
 	}
+	if pz.Version >= 2 {
+		problems = append(problems, refGreedProblems(pz, keyCapt)...)
+	}
 	if pz.Goal == GoalWin {
 		if !refMoveWins(p, key, r, p.ToMove, pz.Depth) {
 			errorf("%s: key %d does not force a win within %d", pz.ID, key, pz.Depth)
@@ -133,6 +137,54 @@ func refProblems(pz Puzzle) []string {
 					errorf("%s: pit %d wins within %d already", pz.ID, pit, pz.Depth-1)
 				}
 			}
+		}
+	}
+	return problems
+}
+
+// refGreedProblems checks version 2's rules about captures with the naive
+// solver: a max_capture puzzle has another move that captures; the theme
+// sacrifice is there exactly when another move captures more than the key;
+// greed_trap exactly when, besides, every move that captures the most ends
+// the game lost, or lets the opponent capture more than it took, or lets the
+// opponent force a win within the puzzle's depth.
+func refGreedProblems(pz Puzzle, keyCapt int) []string {
+	var problems []string
+	p, r, key := pz.Position, pz.Rules, pz.Key()
+	most, otherCaptures := 0, false
+	for pit := range engine.NumPits {
+		if c, _, ok := refCapture(p, pit, r); ok {
+			most = max(most, c)
+			otherCaptures = otherCaptures || (pit != key && c > 0)
+		}
+	}
+	if pz.Goal == GoalMaxCapture && !otherCaptures {
+		problems = append(problems, fmt.Sprintf("%s: no other move captures anything", pz.ID))
+	}
+	sacrifice := keyCapt < most
+	trap := sacrifice
+	for pit := range engine.NumPits {
+		c, next, ok := refCapture(p, pit, r)
+		if !ok || c < most || !trap {
+			continue
+		}
+		var out engine.Outcome
+		engine.Play(p, pit, r, &out)
+		if out.Result.Over() {
+			trap = out.Result.Winner == engine.WinnerOf(p.ToMove.Other())
+			continue
+		}
+		trap = refBestCapture(next, r) > c
+		for reply := range engine.NumPits {
+			trap = trap || refMoveWins(next, reply, r, next.ToMove, pz.Depth)
+		}
+	}
+	for _, theme := range []struct {
+		name string
+		want bool
+	}{{"sacrifice", sacrifice}, {"greed_trap", trap}} {
+		if slices.Contains(pz.Themes, theme.name) != theme.want {
+			problems = append(problems, fmt.Sprintf("%s: theme %s is %v in %v, the naive solver says %v", pz.ID, theme.name, !theme.want, pz.Themes, theme.want))
 		}
 	}
 	return problems

@@ -61,8 +61,10 @@ func (pl player) choose(p *engine.Position, c *children, r engine.Rules, rng *pr
 }
 
 // selfPlay plays one game from the start position and appends to dst every
-// position after the opening in which the game is not yet over.
-func selfPlay(rng *prng, r engine.Rules, dst []engine.Position) []engine.Position {
+// position after the opening in which the game is not yet over. With
+// minSeeds > 0 the game stops once fewer than minSeeds seeds are left on the
+// board (version 1 plays every game out: minSeeds 0).
+func selfPlay(rng *prng, r engine.Rules, dst []engine.Position, minSeeds int) []engine.Position {
 	players := [2]player{
 		{style: policy(rng.intN(int(numPolicies))), noise: rng.intN(25)},
 		{style: policy(rng.intN(int(numPolicies))), noise: rng.intN(25)},
@@ -72,7 +74,7 @@ func selfPlay(rng *prng, r engine.Rules, dst []engine.Position) []engine.Positio
 	var c children
 	for ply := range maxGamePlies {
 		c.expand(&p, r)
-		if c.n == 0 {
+		if c.n == 0 || p.BoardSeeds() < minSeeds {
 			break
 		}
 		if ply >= opening {

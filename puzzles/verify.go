@@ -12,7 +12,9 @@ import (
 // move is the only one that does what the goal asks, and relays through at
 // least MinKeyLegs legs), and that every derived field (depth, solution line,
 // key legs, difficulty, prompt, themes) is what the goal's proof gives. It
-// also checks the date's id and the no-repeat bucket. Any mismatch is
+// also checks the date's id and the no-repeat bucket, and from version 2 the
+// side of the practice split: a puzzle with a zero Date is a practice puzzle
+// (version 2 or later; its id is the caller's). Any mismatch is
 // ErrUnverified; a version this build does not know is ErrUnknownVersion.
 //
 // The solution line's replies are the most stubborn defence: the reply after
@@ -20,28 +22,23 @@ import (
 // most, then the lowest pit; the solver's later moves are the fastest wins,
 // then the lowest pit. For defend the reply is the opponent's biggest capture.
 func Verify(p Puzzle) error {
-	if p.Version != 1 {
+	if p.Version < 1 || p.Version > Version {
 		return fmt.Errorf("%w: %d", ErrUnknownVersion, p.Version)
 	}
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s: %s", ErrUnverified, p.ID, fmt.Sprintf(format, args...))
 	}
-	if err := checkDate(p.Date); err != nil || !p.Date.Equal(Day(p.Date)) {
+	practice := p.Date.IsZero()
+	switch {
+	case practice && p.Version < 2:
+		return fail("version %d has no practice puzzles", p.Version)
+	case practice:
+		// A practice puzzle's id is the caller's to make and check.
+	case checkDate(p.Date) != nil || !p.Date.Equal(Day(p.Date)):
 		return fail("date %v is not a feed day", p.Date)
-	}
-	if p.ID != IDFor(p.Date) {
+	case p.ID != IDFor(p.Date):
 		return fail("id does not match the date %s", p.Date.Format(DateLayout))
 	}
-	if bucket(&p.Position) != dayBucket(p.Date) {
-		return fail("position is outside the date's no-repeat bucket")
-	}
-	return prove(p, fail)
-}
-
-// prove checks p's position, rules and goal make the puzzle p says, every
-// derived field included: Verify less the date, the id and the bucket, which
-// are a daily puzzle's.
-func prove(p Puzzle, fail func(format string, args ...any) error) error {
 	if err := p.Position.Validate(); err != nil {
 		return fail("%v", err)
 	}
@@ -51,8 +48,16 @@ func prove(p Puzzle, fail func(format string, args ...any) error) error {
 	if !p.Goal.Valid() {
 		return fail("unknown goal %q", p.Goal)
 	}
+	switch {
+	case !practice && bucket(&p.Position) != dayBucket(p.Date):
+		return fail("position is outside the date's no-repeat bucket")
+	case practice && !practiceSide(&p.Position):
+		return fail("position is on the daily side of the practice split")
+	case !practice && p.Version >= 2 && practiceSide(&p.Position):
+		return fail("position is on the practice side of the practice split")
+	}
 	facts := examine(p.Position, p.Rules)
-	f, ok := findGoal(p.Position, p.Rules, facts, p.Goal)
+	f, ok := findGoal(p.Position, p.Rules, facts, p.Goal, p.Version)
 	if !ok {
 		return fail("the position does not make a %s puzzle", p.Goal)
 	}

@@ -71,7 +71,7 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 	rng := newPRNG(7, 7)
 	var pos []engine.Position
 	for len(pos) < 400 {
-		for _, p := range selfPlay(rng, engine.Rules{}, nil) {
+		for _, p := range selfPlay(rng, engine.Rules{}, nil, 0) {
 			if p.BoardSeeds() <= 20 {
 				pos = append(pos, p)
 			}
@@ -154,7 +154,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 		{"a seed too many", func(p *Puzzle) { p.Position.Pits[0]++ }, ErrUnverified},
 		{"another day's id", func(p *Puzzle) { p.ID = IDFor(p.Date.AddDate(0, 0, 1)) }, ErrUnverified},
 		{"another day", func(p *Puzzle) { p.Date = p.Date.AddDate(0, 0, 1); p.ID = IDFor(p.Date) }, ErrUnverified},
-		{"a future version", func(p *Puzzle) { p.Version = 2 }, ErrUnknownVersion},
+		{"a future version", func(p *Puzzle) { p.Version = Version + 1 }, ErrUnknownVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -24,11 +23,9 @@ func startServer(t *testing.T) string {
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
 	h, err := api.New(api.Options{
-		DB:    st,
-		Games: games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent}),
-		// The practice pool makes its puzzles from the daily generator
-		// until the generator's own practice mode is wired.
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Practice: puzzletest.DailyPractice}),
+		DB:      st,
+		Games:   games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent}),
+		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Practice: puzzles.GeneratePractice}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -2,29 +2,55 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
-// maxFillDays bounds one `puzzles generate` run: ten years ahead is plenty.
+// maxFillDays bounds one `puzzles generate` or `puzzles stats` run: ten
+// years ahead is plenty.
 const maxFillDays = 3660
 
-// runPuzzles is `ayoayo puzzles generate`: it fills the feed ahead of time,
-// so the first request of a day reads a stored puzzle instead of generating
-// it. Days already stored are left as they are (a stored puzzle never
-// changes), and the run can be repeated or interrupted safely.
+// puzzleCutoverFlag declares --puzzle-cutover, shared by serve and the
+// puzzles subcommands so that they agree on which version makes which day.
+func puzzleCutoverFlag(m *Main, fs *flag.FlagSet) *string {
+	return fs.String("puzzle-cutover", m.env("AYOAYO_PUZZLE_CUTOVER", puzzles.DefaultCutover.Format(puzzles.DateLayout)),
+		"first `day` (YYYY-MM-DD) of daily puzzles made by generator version 2; earlier days keep version 1's; days already stored never change (env AYOAYO_PUZZLE_CUTOVER)")
+}
+
+func parseCutover(s string) (time.Time, error) {
+	d, err := puzzles.ParseDate(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: --puzzle-cutover: %v", errUsage, err)
+	}
+	return d, nil
+}
+
+// runPuzzles is `ayoayo puzzles generate|stats`.
 func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	from := fs.String("from", "", "first date to fill, YYYY-MM-DD (default today, UTC)")
-	days := fs.Int("days", 7, fmt.Sprintf("how many days to fill, 1 to %d", maxFillDays))
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
-	if len(args) == 0 || args[0] != "generate" {
+	from := fs.String("from", "", "first `date`, YYYY-MM-DD (default today, UTC)")
+	days := fs.Int("days", 7, fmt.Sprintf("how many days, 1 to %d", maxFillDays))
+	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp+" (generate only)")
+	cutoverFlag := puzzleCutoverFlag(m, fs)
+	asJSON := fs.Bool("json", false, "stats only: print the figures as one JSON object instead of tables")
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	if sub != "generate" && sub != "stats" {
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w: want the subcommand generate", errUsage)
+		return fmt.Errorf("%w: want the subcommand generate or stats", errUsage)
 	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -43,14 +69,39 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	if *days < 1 || *days > maxFillDays {
 		return fmt.Errorf("%w: --days %d, want 1 to %d", errUsage, *days, maxFillDays)
 	}
+	cutover, err := parseCutover(*cutoverFlag)
+	if err != nil {
+		return err
+	}
+	if sub == "stats" {
+		feed, err := generateDays(ctx, first, *days, cutover)
+		if err != nil {
+			return err
+		}
+		st := puzzleStats(feed)
+		if *asJSON {
+			enc := json.NewEncoder(m.Stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(st)
+		}
+		st.write(m.Stdout)
+		return nil
+	}
+	return fillPuzzles(ctx, m, *db, first, *days, cutover)
+}
 
-	st, err := openStore(ctx, *db, time.Now)
+// fillPuzzles is `ayoayo puzzles generate`: it fills the feed ahead of time,
+// so the first request of a day reads a stored puzzle instead of generating
+// it. Days already stored are left as they are (a stored puzzle never
+// changes), and the run can be repeated or interrupted safely.
+func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days int, cutover time.Time) error {
+	st, err := openStore(ctx, db, time.Now)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{})
-	for i := range *days {
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Cutover: cutover})
+	for i := range days {
 		d := first.AddDate(0, 0, i)
 		start := time.Now()
 		sp, generated, err := feed.Prepare(ctx, d)
@@ -66,4 +117,157 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 			p.Date.Format(puzzles.DateLayout), p.ID, p.Date.Weekday().String()[:3], p.Goal, p.Depth, p.Difficulty, p.KeyLegs, what)
 	}
 	return nil
+}
+
+// generateDays generates n days from first, with the version in force for
+// each, one generation per CPU at a time; the result is in date order.
+func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]puzzles.Puzzle, error) {
+	out := make([]puzzles.Puzzle, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				d := first.AddDate(0, 0, i)
+				out[i], errs[i] = puzzles.GenerateVersion(ctx, d, puzzles.VersionFor(d, cutover))
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", first.AddDate(0, 0, i).Format(puzzles.DateLayout), err)
+		}
+	}
+	return out, nil
+}
+
+// stats is what `ayoayo puzzles stats` reports of a run of days.
+type stats struct {
+	From       string         `json:"from"`
+	Days       int            `json:"days"`
+	Versions   map[string]int `json:"versions"`
+	Goals      map[string]int `json:"goals"` // win by depth: win1, win2, win3
+	Themes     map[string]int `json:"themes"`
+	KeyLegs    map[string]int `json:"keyLegs"` // 8-9, 10-11, 12-17, 18+
+	Difficulty map[string]int `json:"difficulty"`
+	OffTarget  int            `json:"offTarget"` // days whose difficulty is not the weekday's target
+	// NonGreedy counts the puzzles whose key captures less than another
+	// move (puzzles.NonGreedy), by weekday Monday first, and in all.
+	NonGreedy      []share `json:"nonGreedy"`
+	NonGreedyAll   share   `json:"nonGreedyAll"`
+	NonGreedyWinN2 share   `json:"nonGreedyWin2or3"`
+}
+
+type share struct {
+	Label string `json:"label,omitempty"`
+	Count int    `json:"count"`
+	Of    int    `json:"of"`
+}
+
+func (s share) String() string {
+	if s.Of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d/%d (%.0f %%)", s.Count, s.Of, 100*float64(s.Count)/float64(s.Of))
+}
+
+func legsBand(legs int) string {
+	switch {
+	case legs >= 18:
+		return "18+"
+	case legs >= 12:
+		return "12-17"
+	case legs >= 10:
+		return "10-11"
+	}
+	return "8-9"
+}
+
+func puzzleStats(feed []puzzles.Puzzle) stats {
+	st := stats{Days: len(feed), Versions: map[string]int{}, Goals: map[string]int{}, Themes: map[string]int{},
+		KeyLegs: map[string]int{}, Difficulty: map[string]int{}}
+	if len(feed) > 0 {
+		st.From = feed[0].Date.Format(puzzles.DateLayout)
+	}
+	names := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+	st.NonGreedy = make([]share, 7)
+	for i := range st.NonGreedy {
+		st.NonGreedy[i].Label = names[i]
+	}
+	st.NonGreedyAll.Label, st.NonGreedyWinN2.Label = "all", "win within 2 or 3"
+	for _, p := range feed {
+		st.Versions[fmt.Sprint(p.Version)]++
+		goal := string(p.Goal)
+		if p.Goal == puzzles.GoalWin {
+			goal += fmt.Sprint(p.Depth)
+		}
+		st.Goals[goal]++
+		for _, t := range p.Themes {
+			st.Themes[t]++
+		}
+		st.KeyLegs[legsBand(p.KeyLegs)]++
+		st.Difficulty[fmt.Sprint(p.Difficulty)]++
+		if p.Difficulty != puzzles.TargetDifficulty(p.Date) {
+			st.OffTarget++
+		}
+		ng := 0
+		if puzzles.NonGreedy(p) {
+			ng = 1
+		}
+		wd := (int(p.Date.Weekday()) + 6) % 7
+		for _, s := range []*share{&st.NonGreedy[wd], &st.NonGreedyAll} {
+			s.Count += ng
+			s.Of++
+		}
+		if p.Goal == puzzles.GoalWin && p.Depth >= 2 {
+			st.NonGreedyWinN2.Count += ng
+			st.NonGreedyWinN2.Of++
+		}
+	}
+	return st
+}
+
+// write prints st as plain-text tables.
+func (st stats) write(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%d days from %s; generator versions %s; %d off the weekday's difficulty\n\n", st.Days, st.From, counts(st.Versions, nil), st.OffTarget)
+	fmt.Fprintf(tw, "goals\t%s\n", counts(st.Goals, []string{"max_capture", "win1", "win2", "win3", "defend"}))
+	fmt.Fprintf(tw, "difficulty\t%s\n", counts(st.Difficulty, []string{"1", "2", "3", "4", "5"}))
+	fmt.Fprintf(tw, "key legs\t%s\n", counts(st.KeyLegs, []string{"8-9", "10-11", "12-17", "18+"}))
+	fmt.Fprintf(tw, "themes\t%s\n", counts(st.Themes, puzzles.ThemeNames()))
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "non-greedy keys\t")
+	for _, s := range append(slices.Clone(st.NonGreedy), st.NonGreedyAll, st.NonGreedyWinN2) {
+		fmt.Fprintf(tw, "  %s\t%s\n", s.Label, s)
+	}
+	tw.Flush()
+}
+
+// counts lists m's entries as "key n", in order's order and then the rest
+// sorted, skipping keys of order that m lacks.
+func counts(m map[string]int, order []string) string {
+	var keys []string
+	for _, k := range order {
+		if m[k] > 0 {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range m {
+		if !slices.Contains(order, k) {
+			rest = append(rest, k)
+		}
+	}
+	slices.Sort(rest)
+	var parts []string
+	for _, k := range append(keys, rest...) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -77,6 +78,10 @@ func TestPuzzlesCommandMistakes(t *testing.T) {
 		{"too many days", []string{"puzzles", "generate", "--days", "99999", "--db", db}},
 		{"stray argument", []string{"puzzles", "generate", "now", "--db", db}},
 		{"serve with a bad feed start", []string{"serve", "--puzzles-from", "2026-02-30", "--db", db}},
+		{"serve with a bad cutover", []string{"serve", "--puzzle-cutover", "2027-1-1", "--db", db}},
+		{"generate with a bad cutover", []string{"puzzles", "generate", "--puzzle-cutover", "soon", "--db", db}},
+		{"stats with no days", []string{"puzzles", "stats", "--days", "0"}},
+		{"stats with a bad date", []string{"puzzles", "stats", "--from", "2027-02-29"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -84,5 +89,42 @@ func TestPuzzlesCommandMistakes(t *testing.T) {
 				t.Fatalf("exit %d, want 2", code)
 			}
 		})
+	}
+}
+
+// TestPuzzlesStats: the stats of a run of days across the cutover count
+// each version, goal, grade and non-greedy key, in tables or in JSON.
+func TestPuzzlesStats(t *testing.T) {
+	code, out, errOut := run(t, "puzzles", "stats", "--from", "2026-12-30", "--days", "4", "--puzzle-cutover", "2027-01-01")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"4 days from 2026-12-30; generator versions 1 2, 2 2", "goals ", "difficulty ", "key legs ", "themes ", "non-greedy keys", "  Fri ", "  all "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+
+	// The same days from the environment's cutover, as JSON: all version 1.
+	var stdout, stderr bytes.Buffer
+	m := &Main{Stdout: &stdout, Stderr: &stderr, Getenv: func(k string) string {
+		if k == "AYOAYO_PUZZLE_CUTOVER" {
+			return "2027-06-01"
+		}
+		return ""
+	}}
+	if code := m.Run(context.Background(), []string{"puzzles", "stats", "--from", "2026-12-30", "--days", "4", "--json"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var st stats
+	if err := json.Unmarshal(stdout.Bytes(), &st); err != nil {
+		t.Fatalf("%v in %s", err, stdout.String())
+	}
+	total := 0
+	for _, n := range st.Goals {
+		total += n
+	}
+	if st.Days != 4 || st.Versions["1"] != 4 || total != 4 || st.NonGreedyAll.Of != 4 || len(st.NonGreedy) != 7 {
+		t.Fatalf("stats %+v", st)
 	}
 }

@@ -36,7 +36,7 @@ func commands() []command {
 		{"validate", "[flags] FILE|-", "check NDJSON game records (one /v1/validate body a line) offline and write NDJSON answers", runValidate},
 		{"analyze", "POSITION [flags]", "search a position (text notation) and print the best move", runAnalyze},
 		{"match", "[flags]", "play paired games between two AI levels and print the score", runMatch},
-		{"puzzles", "generate [flags]", "generate and store daily puzzles ahead of time", runPuzzles},
+		{"puzzles", "generate|stats [flags]", "generate and store daily puzzles ahead of time, or report what a run of days holds", runPuzzles},
 		{"loadtest", "[flags]", "play concurrent games against a server and report moves/s and latency", runLoadtest},
 		{"fanout", "[flags]", "follow one game with many event streams and report move and delivery latency", runFanout},
 	}

@@ -63,6 +63,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	batchLines := fs.Int("batch-max-lines", env.int("AYOAYO_BATCH_MAX_LINES", api.DefaultBatchMaxLines), "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	cutoverFlag := puzzleCutoverFlag(m, fs)
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
@@ -100,6 +101,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	feedStart, err := puzzles.ParseDate(*puzzlesFrom)
 	if err != nil {
 		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
+	}
+	cutover, err := parseCutover(*cutoverFlag)
+	if err != nil {
+		return err
 	}
 	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
 		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
@@ -149,10 +154,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		PollInterval: *poll,
 	})
 	go gameService.Listen(ctx)
-	// The practice pool's generator (puzzles.GeneratePractice) comes with
-	// generator version 2; until it is wired here, the pool's operations
-	// answer 503 not_ready.
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Now: now})
+	// The daily feed, and the practice pool from version 2's own half of
+	// the positions.
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Practice: puzzles.GeneratePractice})
 	handler, err := api.New(api.Options{
 		Logger:              log,
 		DB:                  st,

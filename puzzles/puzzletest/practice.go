@@ -1,60 +1,17 @@
-// Package puzzletest holds practice generators for tests, until the
-// generator's own practice mode is wired: one that makes real puzzles from
-// the daily generator (slow: a generation each), one that makes up puzzles
-// at once (they do not prove: for the pool's bookkeeping only).
+// Package puzzletest holds a practice generator for tests of the pool's
+// bookkeeping: it makes up puzzles at once (they do not prove), so walks of
+// a thousand requests cost nothing. Real practice puzzles come from
+// puzzles.GeneratePractice.
 package puzzletest
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
-
-// farMonday is where DailyPractice takes its days from: a Monday far enough
-// ahead that no server publishes its puzzles.
-var farMonday = time.Date(2200, 1, 6, 0, 0, 0, 0, time.UTC)
-
-// dayOfDifficulty: a weekday whose daily puzzle has that difficulty in
-// every week (Tuesday and Friday alternate), as days after a Monday.
-var dayOfDifficulty = [6]int{0, 0, 2, 3, 5, 6}
-
-const (
-	tries = 8     // days DailyPractice looks at for one seq
-	span  = 30000 // days or weeks it cycles through: the first ~80 or ~570 years from farMonday
-)
-
-// DailyPractice makes the practice puzzle seq from version 1 daily puzzles
-// of days far ahead: for difficulty d, days whose weekday's puzzle has it;
-// the first of tries such days from the (tries*seq)-th whose puzzle meets
-// the filter, or ErrNoPuzzle. Neighbouring seqs look at different days, so
-// their positions differ (as days in different buckets must).
-func DailyPractice(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
-	if version != 1 {
-		return puzzles.Puzzle{}, fmt.Errorf("%w: %d", puzzles.ErrUnknownVersion, version)
-	}
-	for i := range uint64(tries) {
-		n := int((tries*seq + i) % span)
-		day := farMonday.AddDate(0, 0, n)
-		if f.Difficulty != 0 {
-			day = farMonday.AddDate(0, 0, 7*n+dayOfDifficulty[f.Difficulty])
-		}
-		p, err := puzzles.GenerateVersion(ctx, day, version)
-		if err != nil {
-			return puzzles.Puzzle{}, err
-		}
-		if (f.Difficulty == 0 || p.Difficulty == f.Difficulty) && (f.Goal == "" || p.Goal == f.Goal) &&
-			(f.Theme == "" || slices.Contains(p.Themes, f.Theme)) {
-			p.ID, p.Date = "", time.Time{}
-			return p, nil
-		}
-	}
-	return puzzles.Puzzle{}, fmt.Errorf("%w: none of %d days meets %+v", puzzles.ErrNoPuzzle, tries, f)
-}
 
 // madeUp is the prompt of every made-up puzzle, which CheckMadeUp looks for.
 const madeUp = "A made-up practice puzzle."
