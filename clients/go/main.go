@@ -2,8 +2,9 @@
 // oapi-codegen generates from openapi.yaml (package ayoayo beside it), as a
 // third party would: it fetches the document, creates a game against the AI,
 // plays a move, plays it again at a stale ply, evaluates a move, validates a
-// record and reads the daily puzzle. It stops at the first answer that is
-// not the one the document promises. .ci/run runs it against a real server:
+// record, reads the daily puzzle and two practice puzzles. It stops at the
+// first answer that is not the one the document promises. .ci/run runs it
+// against a real server:
 //
 //	go run ./clients/go -server http://127.0.0.1:8080
 package main
@@ -131,6 +132,24 @@ func run(ctx context.Context, server string) error {
 		return unexpected("GET /v1/puzzles/daily", daily.HTTPResponse, daily.Body)
 	}
 	fmt.Printf("daily puzzle %s (%s): %s\n", daily.JSON200.ID, daily.JSON200.Goal, daily.JSON200.Prompt)
+
+	// A practice puzzle, and the next one after it: no date, the same filter.
+	two := 2
+	first, err := c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two})
+	if err != nil {
+		return fmt.Errorf("GET /v1/puzzles/practice: %w", err)
+	}
+	if first.JSON200 == nil || !first.JSON200.Date.IsNull() || first.JSON200.Difficulty != two {
+		return unexpected("GET /v1/puzzles/practice", first.HTTPResponse, first.Body)
+	}
+	next, err := c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two, After: &first.JSON200.ID})
+	if err != nil {
+		return fmt.Errorf("GET /v1/puzzles/practice after %s: %w", first.JSON200.ID, err)
+	}
+	if next.JSON200 == nil || next.JSON200.ID == first.JSON200.ID {
+		return unexpected("GET /v1/puzzles/practice after "+first.JSON200.ID, next.HTTPResponse, next.Body)
+	}
+	fmt.Printf("practice puzzles %s, then %s\n", first.JSON200.ID, next.JSON200.ID)
 	return nil
 }
 
