@@ -21,8 +21,8 @@ import (
 // database, as a site behind a load balancer would, and shows what the
 // instances must agree on: one move per ply however the requests are split,
 // the same bytes for every retry, live events from either instance (also
-// after a reconnection to the other), the same daily puzzle, and no
-// acknowledged move lost when one instance is killed.
+// after a reconnection to the other), the same daily puzzle (and practice
+// puzzle by id), and no acknowledged move lost when one instance is killed.
 func TestTwoInstances(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs two server binaries")
@@ -115,6 +115,24 @@ func TestTwoInstances(t *testing.T) {
 		}
 		wg.Wait()
 		if got[0].ID == "" || fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+			t.Fatalf("the instances serve %+v and %+v", got[0], got[1])
+		}
+	})
+
+	t.Run("a practice puzzle of one is the same puzzle on the other", func(t *testing.T) {
+		var got [2]struct {
+			ID       string     `json:"id"`
+			Position ltPosition `json:"position"`
+		}
+		ctx := context.Background()
+		if st, body, err := callJSON(ctx, c.http, http.MethodGet, a.url+"/v1/puzzles/practice?difficulty=2", "", nil, &got[0]); err != nil || st != http.StatusOK {
+			t.Fatalf("practice puzzle from %s: %d %s %v", a.url, st, body, err)
+		}
+		// Not stored anywhere: the other instance makes it again from its id.
+		if st, body, err := callJSON(ctx, c.http, http.MethodGet, b.url+"/v1/puzzles/"+got[0].ID, "", nil, &got[1]); err != nil || st != http.StatusOK {
+			t.Fatalf("practice puzzle %s from %s: %d %s %v", got[0].ID, b.url, st, body, err)
+		}
+		if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
 			t.Fatalf("the instances serve %+v and %+v", got[0], got[1])
 		}
 	})
