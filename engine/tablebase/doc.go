@@ -47,8 +47,11 @@
 //     X has such a strategy: the safety game), so this holds iff
 //     B(p) >= t and s(p) >= t.
 //
-// (A strategy mixing the two is covered by the second: a play that exits at
-// >= t is allowed by it.) So X gets >= t iff t <= A or t <= min(B, s), that
+// A strategy that makes sure of t does one or the other: if every play it
+// allows exits (at >= t), then, the tree being finitely branching, König's
+// lemma bounds their length, so A(p) >= t; if some play it allows stays
+// forever, that play is worth s(p) >= t and the strategy keeps every play off
+// exits worth < t, so B(p) >= t. So X gets >= t iff t <= A or t <= min(B, s), that
 // is t <= max(A, min(B, s)) = V(p). A play from p that cycles back to p and
 // stays is what the session rule ends at the third occurrence of p (the first
 // position to occur three times), scoring s(p): a cycle neither side can

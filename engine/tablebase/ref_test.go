@@ -86,7 +86,7 @@ func (s *refSolver) solve(n int) *refLevel {
 	}
 	size := len(l.boards)
 	const none = -1 << 20
-	exit := make([]int, size)     // best value among moves that leave the level
+	exit := make([]int, size)      // best value among moves that leave the level
 	terminal := make([]bool, size) // the mover has no legal move
 	quiet := make([][]int, size)   // children at this level, one per move
 	preds := make([][]int, size)   // parents at this level, one per move
