@@ -14,8 +14,10 @@ const noExit = -128
 
 // Build computes the table of every board with at most maxSeeds seeds under
 // r, level by level from 0 seeds up. progress, when not nil, is called now
-// and then with the boards finished so far and the total; the last call has
-// done == total. Build stops with ctx's error when ctx is cancelled.
+// and then with the boards finished so far and the total, never by two
+// goroutines at once; the last call has done == total. (A level's boards
+// count as finished once their moves are looked at; the iteration over the
+// cycles that follows is not counted.) Build stops with ctx's error when ctx is cancelled.
 func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64)) (*Table, error) {
 	if maxSeeds < 0 || maxSeeds > MaxSeedsLimit {
 		return nil, fmt.Errorf("tablebase: %d seeds, want 0 to %d", maxSeeds, MaxSeedsLimit)
@@ -88,9 +90,8 @@ func (b *builder) run(ctx context.Context, progress func(done int64)) error {
 				lists[c] = b.exits(lo, hi)
 				mu.Lock()
 				done += int64(hi - lo)
-				d := done
+				progress(done) // under the lock: calls never overlap
 				mu.Unlock()
-				progress(d)
 			}
 		})
 	}
