@@ -175,4 +175,3 @@ func (b *progressBar) finish() {
 		fmt.Fprintln(b.w)
 	}
 }
-
