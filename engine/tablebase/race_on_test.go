@@ -6,3 +6,5 @@ package tablebase
 // it checks fewer levels under it (and cannot insist on boards where cycles
 // matter: under some rules the first have 9 or 10 seeds).
 const refSeeds = 8
+
+const raceDetector = true
