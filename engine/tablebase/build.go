@@ -46,6 +46,7 @@ func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done
 			return nil, err
 		}
 	}
+	t.crc = checksum(t.body)
 	progress(total, total)
 	return t, nil
 }
