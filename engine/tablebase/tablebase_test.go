@@ -88,14 +88,19 @@ func TestAgainstReference(t *testing.T) {
 	}
 }
 
-// TestMovesConsistent checks on every board up to 8 seeds, from both sides,
-// that the best root-anchored move value is the position's value.
+// TestMovesConsistent checks on every board up to 8 seeds (6 under the
+// race detector), from both sides, that the best root-anchored move value is
+// the position's value.
 func TestMovesConsistent(t *testing.T) {
+	seeds := 8
+	if raceDetector {
+		seeds = 6
+	}
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
-			tb := build(t, 8, rc.rules)
+			tb := build(t, seeds, rc.rules)
 			var buf []MoveValue
-			for n := 0; n <= 8; n++ {
+			for n := 0; n <= seeds; n++ {
 				var x [engine.NumPits]uint8
 				x[engine.NumPits-1] = uint8(n)
 				for ok := true; ok; ok = next(&x) {
