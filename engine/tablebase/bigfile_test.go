@@ -36,11 +36,7 @@ func TestTableFile(t *testing.T) {
 		if len(buf) == 0 {
 			continue
 		}
-		best := buf[0].Value
-		for _, m := range buf {
-			best = max(best, m.Value)
-		}
-		if best != v {
+		if best := bestValue(buf); best != v {
 			t.Fatalf("%v: best move %d, value %d (%v)", p, best, v, buf)
 		}
 	}

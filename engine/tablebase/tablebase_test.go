@@ -19,6 +19,24 @@ var allRules = []struct {
 	{"left,side_owner", engine.Rules{CaptureSeed: engine.CaptureLeft, Leftovers: engine.LeftoversSideOwner}},
 }
 
+// smallSeeds is N for the checks that go over whole tables or search real
+// games: 8, or 6 under the race detector.
+func smallSeeds() int {
+	if raceDetector {
+		return 6
+	}
+	return 8
+}
+
+// bestValue returns the largest value in a non-empty list of moves.
+func bestValue(moves []MoveValue) int {
+	best := moves[0].Value
+	for _, m := range moves {
+		best = max(best, m.Value)
+	}
+	return best
+}
+
 func build(t testing.TB, n int, r engine.Rules) *Table {
 	t.Helper()
 	tb, err := Build(context.Background(), n, r, nil)
@@ -92,10 +110,7 @@ func TestAgainstReference(t *testing.T) {
 // race detector), from both sides, that the best root-anchored move value is
 // the position's value.
 func TestMovesConsistent(t *testing.T) {
-	seeds := 8
-	if raceDetector {
-		seeds = 6
-	}
+	seeds := smallSeeds()
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
 			tb := build(t, seeds, rc.rules)
@@ -118,11 +133,7 @@ func TestMovesConsistent(t *testing.T) {
 							}
 							continue
 						}
-						best := buf[0].Value
-						for _, m := range buf {
-							best = max(best, m.Value)
-						}
-						if best != v {
+						if best := bestValue(buf); best != v {
 							t.Fatalf("%v: best move value %d, value %d (%v)", p, best, v, buf)
 						}
 					}
