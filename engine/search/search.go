@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // ErrNoMoves: the position is finished, so there is nothing to search.
@@ -66,6 +67,44 @@ type Analysis struct {
 	// Centiseeds is Score before rounding, in hundredths of a seed.
 	Centiseeds int
 	Elapsed    time.Duration
+	// Source says whether a search or an endgame table gave the analysis.
+	Source Source
+	// Result is, when Exact, the result with perfect play for the side to
+	// move: the sign of Score.
+	Result tablebase.WDL
+}
+
+// Source says where an analysis comes from.
+type Source uint8
+
+const (
+	// FromSearch: a search, which may have used a table at positions it
+	// reached.
+	FromSearch Source = iota
+	// FromTablebase: the position is in an endgame table, which gave every
+	// move's exact score without a search (Depth and Nodes are 0).
+	FromTablebase
+)
+
+var sourceWords = [...]string{"search", "tablebase"}
+
+// String returns "search" or "tablebase", the words the API uses.
+func (s Source) String() string {
+	if int(s) < len(sourceWords) {
+		return sourceWords[s]
+	}
+	return fmt.Sprintf("Source(%d)", uint8(s))
+}
+
+// resultOf is the result a proven score in centiseeds gives the side to move.
+func resultOf(centiseeds int) tablebase.WDL {
+	switch {
+	case centiseeds > 0:
+		return tablebase.Win
+	case centiseeds < 0:
+		return tablebase.Loss
+	}
+	return tablebase.Draw
 }
 
 // Analyze searches p under r within lim. Every legal move gets its own score
@@ -94,10 +133,18 @@ const (
 
 // Analyze is the package's Analyze on this searcher's table, with the game's
 // earlier positions (oldest first; nil is fine) for the repetition rule.
+// A searcher given endgame tables (WithEndgames) answers a position in the
+// table for r from the table, and uses it at the positions it reaches.
 func (s *Searcher) Analyze(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lim Limits) (Analysis, error) {
+	if err := check(p, r); err != nil {
+		return Analysis{}, err
+	}
+	s.takeEndgame(r)
+	defer s.giveEndgame()
 	return s.analyze(ctx, p, r, history, lim, nil)
 }
 
+// analyze searches p with the endgame table takeEndgame chose, if any.
 func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lim Limits, order func([]rootMove)) (Analysis, error) {
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
@@ -105,12 +152,20 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	if p.LegalMoves(r) == 0 {
 		return Analysis{}, ErrNoMoves
 	}
+	began := time.Now()
+	s.partial = -1
+	if a, ok := s.tableAnalysis(p, r); ok {
+		a.Elapsed = time.Since(began)
+		return a, ctx.Err()
+	}
 	if lim.Depth <= 0 && lim.Time <= 0 && lim.Nodes == 0 {
 		lim.Time = DefaultTime
 	}
-	began := time.Now()
 	s.start(ctx, p, r, history, lim)
 	a := s.iterate(lim, !lim.BestOnly, order)
+	if a.Exact {
+		a.Result = resultOf(a.Centiseeds)
+	}
 	a.Elapsed = time.Since(began)
 	return a, ctx.Err()
 }
