@@ -13,7 +13,8 @@ import (
 // zero and the collector must then reclaim. A searcher starts a new
 // generation of its table for each search instead of clearing it, so reuse
 // costs nothing, and a search through the pool gives exactly what the
-// package's ChooseMove and Analyze give for the same arguments.
+// package's ChooseMove and Analyze give for the same arguments, unless the
+// pool was given endgame tables (WithEndgames), which its searches use.
 //
 // A Pool runs at most size searches at once and holds at most size
 // searchers, each made on first need and kept with the largest table any of

@@ -9,6 +9,38 @@
 // ChooseMove and Analyze make a searcher, with its table, for each call; a
 // server that searches all day lends reusable ones from a Pool instead, with
 // the same results.
+//
+// # Endgame tables
+//
+// A Searcher or Pool given endgame tables (WithEndgames, an Endgames set of
+// engine/tablebase tables, one per rule options) uses the table for its
+// search's rules in three ways. An analysis of a position in the table (at
+// most MaxSeeds seeds on the board) is the table's answer, with no search:
+// every move's exact score, anchored at the position as Table.Moves defines
+// it, so the best move's score is the position's (Source FromTablebase).
+// The levels that set Level.Endgame (7 and 8) play such a position from the
+// table. And a search scores every position it reaches in the table, once
+// the game has not ended there by the majority, a lack of moves or a third
+// occurrence, as the captured difference plus the table's value, proven,
+// and searches no deeper.
+//
+// What proven means then. The table's value counts play continued past the
+// majority of 25 to the end of the board, with a cycle neither side can
+// profitably leave scored as the repetition rule scores it at that
+// position, while the search scores a finished game where the majority
+// ends it. The two measures can differ in size but never in sign: once a
+// player holds 25 seeds no later capture changes who wins, and negamax
+// commutes with the sign, so a proven score built from both kinds of leaves
+// has the sign of the game's true result. Hence, with a table: Exact means
+// the result (Analysis.Result, the sign of Score) is proven; the score's
+// size is the true final difference only when no line it rests on reached
+// the table. Without a table nothing changes: a proven score is the game's
+// true final difference. A table's value ignores the game's earlier
+// positions: the search reaches the table only by a capture (a move that
+// captures nothing keeps the seeds on the board), after which no earlier
+// position can recur, so only a root in the table, played in a game with
+// earlier positions of its capture epoch, could be scored otherwise than
+// the repetition rule would.
 package search
 
 import (
