@@ -390,3 +390,32 @@ func TestEndgames(t *testing.T) {
 		t.Fatalf("closing twice: %v", err)
 	}
 }
+
+// TestMatchWithTable: a level with the table never throws away a win the
+// table sees, and the judge counts the moves it watched.
+func TestMatchWithTable(t *testing.T) {
+	r := engine.Rules{}
+	games := 4
+	if testing.Short() {
+		games = 2
+	}
+	cfg := MatchConfig{
+		A: Player{Level: 7, Endgames: testEndgames(t, r)}, B: Player{Level: 7},
+		Games: games, Seed: 5, Balance: DefaultBalance, Judge: testTable(t, r),
+	}
+	res, err := PlayMatch(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TableWins[0]+res.TableWins[1] == 0 {
+		t.Fatalf("%v: the judge saw no won position", res)
+	}
+	if res.ThrownWins[0] != 0 {
+		t.Fatalf("%v: the level with the table threw a win away", res)
+	}
+	t.Log(res)
+	cfg.Judge = testTable(t, engine.Rules{Leftovers: engine.LeftoversSideOwner})
+	if _, err := PlayMatch(context.Background(), cfg); err == nil {
+		t.Fatal("a judge for other rules: no error")
+	}
+}
