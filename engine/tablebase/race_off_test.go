@@ -1,0 +1,6 @@
+//go:build !race
+
+package tablebase
+
+// refSeeds is the largest level the reference solver checks in full.
+const refSeeds = 10
