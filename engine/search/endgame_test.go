@@ -109,10 +109,7 @@ func TestAnalyzeInTheTable(t *testing.T) {
 // proves the same result. The scores may differ in size: the table's count
 // play past the majority to the end of the board.
 func TestSearchWithTheTableAgrees(t *testing.T) {
-	n := 40
-	if testing.Short() {
-		n = 16
-	}
+	const n = 40
 	var proven, sameScore, faster int
 	for _, r := range allRules {
 		plain := NewSearcher(1 << 20)
