@@ -93,7 +93,7 @@ func (e *Endgames) For(r engine.Rules) Endgame {
 	if e == nil {
 		return nil
 	}
-	if ref := e.tables[rulesIndex(r)].Load(); ref != nil {
+	if ref := e.tables[rulesIndex(r)].Load(); ref != nil && ref.t.Rules() == r {
 		return ref.t
 	}
 	return nil
@@ -219,14 +219,13 @@ func (s *Searcher) giveEndgame() {
 	}
 }
 
-// tableMoves returns the table's value of every legal move of p, anchored
-// at p, or ok=false when the search has no table or p is not in it.
-func (s *Searcher) tableMoves(p engine.Position) ([]tablebase.MoveValue, bool) {
-	if s.eg == nil || int(p.Captured[0])+int(p.Captured[1]) < s.egFrom {
-		return nil, false
+// tableMoves returns t's value of every legal move of p, anchored at p, in
+// buf's memory, or ok=false when t is nil or p is not in it.
+func tableMoves(t Endgame, p engine.Position, buf []tablebase.MoveValue) ([]tablebase.MoveValue, bool) {
+	if t == nil || p.BoardSeeds() > t.MaxSeeds() {
+		return buf, false
 	}
-	moves, ok := s.eg.Moves(p, s.egMoves)
-	s.egMoves = moves
+	moves, ok := t.Moves(p, buf)
 	return moves, ok && len(moves) > 0
 }
 
@@ -236,15 +235,15 @@ func (s *Searcher) tableMoves(p engine.Position) ([]tablebase.MoveValue, bool) {
 // the mover as the move's value (as every capture is, and a quiet move whose
 // value does not rest on a cycle scored at p); then the first, or one drawn
 // by rng when it is not nil.
-func (s *Searcher) tableBest(p engine.Position, moves []tablebase.MoveValue, rng interface{ IntN(int) int }) int {
+func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.MoveValue, rng interface{ IntN(int) int }) int {
 	best, bestOwn, ties := -1, 0, 0
 	for i, m := range moves {
 		own := m.Value
 		if m.Captured == 0 {
 			// A quiet move's own value is the next position's, from its
 			// mover's side, negated.
-			if q, why := p.Apply(m.Pit, s.rules); why == engine.Legal {
-				if v, ok := s.eg.Value(&q); ok {
+			if q, why := p.Apply(m.Pit, r); why == engine.Legal {
+				if v, ok := t.Value(&q); ok {
 					own = min(-v, m.Value)
 				}
 			}
@@ -265,13 +264,12 @@ func (s *Searcher) tableBest(p engine.Position, moves []tablebase.MoveValue, rng
 // maxTablePV bounds the principal variation of a table's answer.
 const maxTablePV = 40
 
-// tableAnalysis answers p from the search's endgame table, if p is in it:
-// every move's exact score, the best first in pit order among equals, and
-// the line of best moves from there to the end of the game (or to a
-// position seen before on it, or maxTablePV plies).
-func (s *Searcher) tableAnalysis(p engine.Position, r engine.Rules) (Analysis, bool) {
-	s.rules = r
-	moves, ok := s.tableMoves(p)
+// tableAnalysis answers p from t, if p is in it: every move's exact score,
+// the best first in pit order among equals, and the line of best moves from
+// there to the end of the game (or to a position seen before on it, or
+// maxTablePV plies).
+func tableAnalysis(t Endgame, p engine.Position, r engine.Rules) (Analysis, bool) {
+	moves, ok := tableMoves(t, p, nil)
 	if !ok {
 		return Analysis{}, false
 	}
@@ -280,7 +278,7 @@ func (s *Searcher) tableAnalysis(p engine.Position, r engine.Rules) (Analysis, b
 	for i, m := range moves {
 		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: true}
 	}
-	b := moves[s.tableBest(p, moves, nil)]
+	b := moves[tableBest(t, r, p, moves, nil)]
 	a.BestMove, a.Score, a.Centiseeds = b.Pit, margin+b.Value, unit*(margin+b.Value)
 	a.Result = tablebase.Result(&p, b.Value)
 	a.PV = []int{b.Pit}
@@ -288,15 +286,30 @@ func (s *Searcher) tableAnalysis(p engine.Position, r engine.Rules) (Analysis, b
 	q, _ := p.Apply(b.Pit, r)
 	for len(a.PV) < maxTablePV && !seen[q] && !q.Status(r).Over() {
 		seen[q] = true
-		moves, ok := s.tableMoves(q)
-		if !ok {
+		if moves, ok = tableMoves(t, q, moves); !ok {
 			break
 		}
-		pit := moves[s.tableBest(q, moves, nil)].Pit
+		pit := moves[tableBest(t, r, q, moves, nil)].Pit
 		a.PV = append(a.PV, pit)
 		q, _ = q.Apply(pit, r)
 	}
 	return a, true
+}
+
+// Analyze answers p from the set's table for r, as a Searcher with the set
+// would, if p is in it; ok is false otherwise (no table, too many seeds on
+// the board, an invalid position, no legal move). It needs no searcher,
+// and takes microseconds.
+func (e *Endgames) Analyze(p engine.Position, r engine.Rules) (a Analysis, ok bool) {
+	if check(p, r) != nil {
+		return Analysis{}, false
+	}
+	t := e.acquire(r)
+	if t == nil {
+		return Analysis{}, false
+	}
+	defer e.release()
+	return tableAnalysis(t, p, r)
 }
 
 var _ Endgame = (*tablebase.Table)(nil)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -55,7 +56,8 @@ func TestAnalyzeInTheTable(t *testing.T) {
 	for _, r := range allRules {
 		t.Run(r.CaptureSeed.String()+"-"+r.Leftovers.String(), func(t *testing.T) {
 			tb := testTable(t, r)
-			s := NewSearcher(1<<16, WithEndgames(testEndgames(t, r)))
+			e := testEndgames(t, r)
+			s := NewSearcher(1<<16, WithEndgames(e))
 			rng := rand.New(rand.NewPCG(5, uint64(rulesIndex(r))))
 			answered := 0
 			for range 300 {
@@ -66,6 +68,11 @@ func TestAnalyzeInTheTable(t *testing.T) {
 				a, err := s.Analyze(context.Background(), p, r, nil, Limits{Depth: 1})
 				if err != nil {
 					t.Fatal(err)
+				}
+				direct, ok := e.Analyze(p, r)
+				direct.Elapsed = a.Elapsed
+				if !ok || !reflect.DeepEqual(direct, a) {
+					t.Fatalf("%s: Endgames.Analyze %+v (%v), the searcher %+v", p, direct, ok, a)
 				}
 				v, _ := tb.Value(&p)
 				margin := p.Margin(p.ToMove)
@@ -99,6 +106,14 @@ func TestAnalyzeInTheTable(t *testing.T) {
 			}
 			if answered < 200 {
 				t.Fatalf("only %d positions answered", answered)
+			}
+			for _, p := range []engine.Position{engine.Start(), engine.MustParse("s-000000-100000-23-24")} {
+				if _, ok := e.Analyze(p, r); ok {
+					t.Fatalf("%s: answered from the table", p)
+				}
+			}
+			if _, ok := e.Analyze(engine.MustParse("s-100000-100000-23-23"), engine.Rules{CaptureSeed: 7}); ok {
+				t.Fatal("invalid rules answered from the table")
 			}
 		})
 	}

@@ -186,7 +186,7 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	}
 	began := time.Now()
 	s.partial = -1
-	if a, ok := s.tableAnalysis(p, r); ok {
+	if a, ok := tableAnalysis(s.eg, p, r); ok {
 		a.Elapsed = time.Since(began)
 		return a, ctx.Err()
 	}

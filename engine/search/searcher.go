@@ -89,7 +89,7 @@ type Searcher struct {
 	eg       Endgame
 	egFrom   int
 	egPos    engine.Position
-	egMoves  []tablebase.MoveValue
+	egMoves  []tablebase.MoveValue // the moves of a root in the table
 
 	roots []rootMove
 	// partial is the best move of an iteration cut short, when one of its
