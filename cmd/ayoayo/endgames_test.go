@@ -173,3 +173,31 @@ func TestServeWithTablebaseFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestAnalyzeAndMatchWithTablebase(t *testing.T) {
+	table := buildTestTable(t, "6")
+	other := buildTestTable(t, "2", "--capture-seed", "left")
+	code, out, errOut := searchCLI(t, "analyze", "s-021010-100010-22-20", "--tablebase", table)
+	if code != 0 {
+		t.Fatalf("analyze: exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"source    tablebase\n", "depth     0\n", "exact     true\n", "result    "} {
+		if !strings.Contains(out, w) {
+			t.Errorf("analyze output lacks %q:\n%s", w, out)
+		}
+	}
+	if code, out, _ := searchCLI(t, "analyze", "s-021010-100010-22-20", "--depth", "2"); code != 0 || !strings.Contains(out, "source    search\n") {
+		t.Errorf("analyze without a table: exit %d:\n%s", code, out)
+	}
+	if code, _, errOut := searchCLI(t, "analyze", "s-021010-100010-22-20", "--tablebase", table+".missing"); code != 1 || !strings.Contains(errOut, ".missing") {
+		t.Errorf("analyze with a missing table: exit %d: %s", code, errOut)
+	}
+
+	code, out, errOut = searchCLI(t, "match", "--a", "7", "--b", "7", "--a-tablebase", table, "--games", "2", "--quiet")
+	if code != 0 || !strings.Contains(out, "A = level 7 with the endgame table "+table+", B = level 7,") {
+		t.Fatalf("match: exit %d:\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := searchCLI(t, "match", "--a", "7", "--b", "7", "--b-tablebase", other, "--games", "2", "--quiet"); code != 2 || !strings.Contains(errOut, "other rules") {
+		t.Errorf("match with a table for other rules: exit %d: %s", code, errOut)
+	}
+}
