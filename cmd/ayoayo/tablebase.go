@@ -16,24 +16,37 @@ import (
 
 // runTablebase is `ayoayo tablebase build|info`.
 func runTablebase(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	if len(args) == 0 || (args[0] != "build" && args[0] != "info") {
+	if len(args) > 0 && args[0] == "info" {
+		return tablebaseInfo(m, fs, args[1:])
+	}
+	// The flags are build's; help (which runs this with --help) shows them.
+	f := buildFlags(fs)
+	if len(args) == 0 || args[0] != "build" {
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
 		return fmt.Errorf("%w: want the subcommand build or info", errUsage)
 	}
-	if args[0] == "info" {
-		return tablebaseInfo(m, fs, args[1:])
-	}
-	return tablebaseBuild(ctx, m, fs, args[1:])
+	return tablebaseBuild(ctx, m, fs, f, args[1:])
 }
 
-func tablebaseBuild(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	seeds := fs.Int("seeds", 12, fmt.Sprintf("N: the table answers every position with at most N seeds on the board (0 to %d)", tablebase.MaxSeedsLimit))
-	var r engine.Rules
-	fs.TextVar(&r.CaptureSeed, "capture-seed", engine.CaptureTaken, "what happens to the capturing seed: taken or left")
-	fs.TextVar(&r.Leftovers, "leftovers", engine.LeftoversLastMover, "who takes the seeds left at the end: last_mover or side_owner")
-	out := fs.String("out", "", "the table file to write (required); written to a temporary file and renamed")
+type tablebaseFlags struct {
+	seeds *int
+	rules engine.Rules
+	out   *string
+}
+
+func buildFlags(fs *flag.FlagSet) *tablebaseFlags {
+	f := &tablebaseFlags{}
+	f.seeds = fs.Int("seeds", 12, fmt.Sprintf("build: N, the most seeds on the board the table answers for (0 to %d)", tablebase.MaxSeedsLimit))
+	fs.TextVar(&f.rules.CaptureSeed, "capture-seed", engine.CaptureTaken, "build: what happens to the capturing seed, taken or left")
+	fs.TextVar(&f.rules.Leftovers, "leftovers", engine.LeftoversLastMover, "build: who takes the seeds left at the end, last_mover or side_owner")
+	f.out = fs.String("out", "", "build: the table file to write (required); written to a temporary file and renamed")
+	return f
+}
+
+func tablebaseBuild(ctx context.Context, m *Main, fs *flag.FlagSet, f *tablebaseFlags, args []string) error {
+	seeds, out := f.seeds, f.out
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -47,6 +60,7 @@ func tablebaseBuild(ctx context.Context, m *Main, fs *flag.FlagSet, args []strin
 	}
 	start := time.Now()
 	bar := newProgressBar(m.Stderr, start)
+	r := f.rules
 	t, err := tablebase.Build(ctx, *seeds, r, bar.update)
 	bar.finish()
 	if err != nil {

@@ -75,7 +75,9 @@ func headerCRC(h []byte) uint32 {
 }
 
 // Checksum returns the CRC-32C of the table's body, as its file stores it.
-func (t *Table) Checksum() uint32 { return crc32.Checksum(t.body, castagnoli) }
+func (t *Table) Checksum() uint32 { return t.crc }
+
+func checksum(body []byte) uint32 { return crc32.Checksum(body, castagnoli) }
 
 // WriteTo writes the table in the file format above.
 func (t *Table) WriteTo(w io.Writer) (int64, error) {
@@ -164,9 +166,9 @@ func Open(path string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t := &Table{rules: h.Rules, maxSeeds: h.MaxSeeds, body: data[headerSize:], unmap: unmap}
+	t := &Table{rules: h.Rules, maxSeeds: h.MaxSeeds, body: data[headerSize:], unmap: unmap, crc: h.BodyCRC}
 	t.setOffsets()
-	if got := t.Checksum(); got != h.BodyCRC {
+	if got := checksum(t.body); got != h.BodyCRC {
 		_ = t.Close()
 		return nil, fmt.Errorf("%s: %w: body checksum %08x, want %08x", path, ErrInvalidFile, got, h.BodyCRC)
 	}

@@ -16,6 +16,7 @@ type Table struct {
 	offset   [MaxSeedsLimit + 2]int64 // offset[n]: index of level n's first board
 	body     []byte                   // one byte a board, levels 0..maxSeeds in order
 	unmap    func() error             // releases a mapped file; nil for a table in memory
+	crc      uint32                   // CRC-32C of body
 }
 
 // Rules returns the rule options the table was built under.

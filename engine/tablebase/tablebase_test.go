@@ -79,7 +79,7 @@ func TestAgainstReference(t *testing.T) {
 				}
 			}
 			t.Logf("%d boards with A < B, %d of them valued by their split strictly inside", open, cyclic)
-			if open == 0 {
+			if open == 0 && refSeeds >= 10 { // the first boards where cycles matter under every rule have 9 or 10 seeds
 				t.Fatalf("no board where cycles matter: the test proves too little")
 			}
 		})
