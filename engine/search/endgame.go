@@ -40,9 +40,9 @@ func rulesIndex(r engine.Rules) int { return int(r.CaptureSeed&1)<<1 | int(r.Lef
 // An Endgames is safe for concurrent use.
 type Endgames struct {
 	tables [ruleSets]atomic.Pointer[endgameRef]
-	add    sync.Mutex   // serialises Add and Close
+	add    sync.Mutex   // serialises Add and Close, and guards closed and retired
 	inUse  sync.RWMutex // read-held by every search using a table; Close takes it
-	closed atomic.Bool
+	closed bool
 	// retired are tables a larger one replaced: a search may still be
 	// using them, so they are closed with the rest.
 	retired []Endgame
@@ -74,7 +74,7 @@ func (e *Endgames) Add(t Endgame) (kept bool, err error) {
 	}
 	e.add.Lock()
 	defer e.add.Unlock()
-	if e.closed.Load() {
+	if e.closed {
 		return false, ErrEndgamesClosed
 	}
 	slot := &e.tables[rulesIndex(r)]
@@ -131,9 +131,10 @@ func (e *Endgames) release() { e.inUse.RUnlock() }
 func (e *Endgames) Close() error {
 	e.add.Lock()
 	defer e.add.Unlock()
-	if e.closed.Swap(true) {
+	if e.closed {
 		return nil
 	}
+	e.closed = true
 	e.inUse.Lock() // every search that acquired a table has released it
 	defer e.inUse.Unlock()
 	all := e.retired
