@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -27,7 +28,7 @@ func BenchmarkSearch(b *testing.B) {
 // position with up to 12 seeds (built before the clock starts, a few
 // seconds): a position in it ends its line, scored exactly.
 func BenchmarkSearchEndgame(b *testing.B) {
-	tb, err := tablebase.Build(context.Background(), 12, engine.Rules{}, nil)
+	tb, err := benchTable()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -37,6 +38,12 @@ func BenchmarkSearchEndgame(b *testing.B) {
 	}
 	benchSearch(b, NewSearcher(DefaultHash, WithEndgames(e)))
 }
+
+// benchTable builds the benchmarks' 12-seed table once, however many times
+// the benchmark function runs.
+var benchTable = sync.OnceValues(func() (*tablebase.Table, error) {
+	return tablebase.Build(context.Background(), 12, engine.Rules{}, nil)
+})
 
 func benchSearch(b *testing.B, s *Searcher) {
 	b.ReportAllocs()
