@@ -137,7 +137,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	defer endgames.Close()
 	var building sync.WaitGroup
 	defer building.Wait()
-	buildTable(ctx, endgames, *tableBuild, log, &building)
+	// A start that fails later stops the build rather than waiting for it.
+	buildCtx, stopBuild := context.WithCancel(ctx)
+	defer stopBuild()
+	buildTable(buildCtx, endgames, *tableBuild, log, &building)
 
 	// One clock for every part of the server.
 	now := time.Now
