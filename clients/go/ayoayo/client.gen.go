@@ -2269,10 +2269,11 @@ type ClientInterface interface {
 	// A position with few enough seeds on the board for an endgame table
 	// the server holds under the same rules (`source: tablebase`) is
 	// answered at once from the table, whatever `depth` and `timeMs` say:
-	// `exact: true`, a `result`, and every legal move's exact score. The
-	// server builds a table of every position with up to 12 seeds on the
-	// board under the default rules when it starts, and may load larger
-	// ones; until a table is ready, such positions are searched.
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -2298,10 +2299,11 @@ type ClientInterface interface {
 	// A position with few enough seeds on the board for an endgame table
 	// the server holds under the same rules (`source: tablebase`) is
 	// answered at once from the table, whatever `depth` and `timeMs` say:
-	// `exact: true`, a `result`, and every legal move's exact score. The
-	// server builds a table of every position with up to 12 seeds on the
-	// board under the default rules when it starts, and may load larger
-	// ones; until a table is ready, such positions are searched.
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -2859,10 +2861,11 @@ func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEdit
 // A position with few enough seeds on the board for an endgame table
 // the server holds under the same rules (`source: tablebase`) is
 // answered at once from the table, whatever `depth` and `timeMs` say:
-// `exact: true`, a `result`, and every legal move's exact score. The
-// server builds a table of every position with up to 12 seeds on the
-// board under the default rules when it starts, and may load larger
-// ones; until a table is ready, such positions are searched.
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -2898,10 +2901,11 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // A position with few enough seeds on the board for an endgame table
 // the server holds under the same rules (`source: tablebase`) is
 // answered at once from the table, whatever `depth` and `timeMs` say:
-// `exact: true`, a `result`, and every legal move's exact score. The
-// server builds a table of every position with up to 12 seeds on the
-// board under the default rules when it starts, and may load larger
-// ones; until a table is ready, such positions are searched.
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -4953,10 +4957,11 @@ type ClientWithResponsesInterface interface {
 	// A position with few enough seeds on the board for an endgame table
 	// the server holds under the same rules (`source: tablebase`) is
 	// answered at once from the table, whatever `depth` and `timeMs` say:
-	// `exact: true`, a `result`, and every legal move's exact score. The
-	// server builds a table of every position with up to 12 seeds on the
-	// board under the default rules when it starts, and may load larger
-	// ones; until a table is ready, such positions are searched.
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -4982,10 +4987,11 @@ type ClientWithResponsesInterface interface {
 	// A position with few enough seeds on the board for an endgame table
 	// the server holds under the same rules (`source: tablebase`) is
 	// answered at once from the table, whatever `depth` and `timeMs` say:
-	// `exact: true`, a `result`, and every legal move's exact score. The
-	// server builds a table of every position with up to 12 seeds on the
-	// board under the default rules when it starts, and may load larger
-	// ones; until a table is ready, such positions are searched.
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -7931,10 +7937,11 @@ func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, params 
 // A position with few enough seeds on the board for an endgame table
 // the server holds under the same rules (`source: tablebase`) is
 // answered at once from the table, whatever `depth` and `timeMs` say:
-// `exact: true`, a `result`, and every legal move's exact score. The
-// server builds a table of every position with up to 12 seeds on the
-// board under the default rules when it starts, and may load larger
-// ones; until a table is ready, such positions are searched.
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -7966,10 +7973,11 @@ func (c *ClientWithResponses) AnalyzePositionWithBodyWithResponse(ctx context.Co
 // A position with few enough seeds on the board for an endgame table
 // the server holds under the same rules (`source: tablebase`) is
 // answered at once from the table, whatever `depth` and `timeMs` say:
-// `exact: true`, a `result`, and every legal move's exact score. The
-// server builds a table of every position with up to 12 seeds on the
-// board under the default rules when it starts, and may load larger
-// ones; until a table is ready, such positions are searched.
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
