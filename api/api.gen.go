@@ -18,6 +18,45 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AnalyzeAnswerResult.
+const (
+	AnalyzeAnswerResultDraw AnalyzeAnswerResult = "draw"
+	AnalyzeAnswerResultLoss AnalyzeAnswerResult = "loss"
+	AnalyzeAnswerResultWin  AnalyzeAnswerResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the AnalyzeAnswerResult enum.
+func (e AnalyzeAnswerResult) Valid() bool {
+	switch e {
+	case AnalyzeAnswerResultDraw:
+		return true
+	case AnalyzeAnswerResultLoss:
+		return true
+	case AnalyzeAnswerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyzeAnswerSource.
+const (
+	AnalyzeAnswerSourceSearch    AnalyzeAnswerSource = "search"
+	AnalyzeAnswerSourceTablebase AnalyzeAnswerSource = "tablebase"
+)
+
+// Valid indicates whether the value is a known member of the AnalyzeAnswerSource enum.
+func (e AnalyzeAnswerSource) Valid() bool {
+	switch e {
+	case AnalyzeAnswerSourceSearch:
+		return true
+	case AnalyzeAnswerSourceTablebase:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusActive   GameStatus = "active"
@@ -290,9 +329,21 @@ func (e Side) Valid() bool {
 // for them). `pv` is the line the search expects, starting with
 // `bestMove`. `moves` scores every legal move, in pit order. `depth` is
 // the deepest iteration completed, `nodes` the positions visited;
-// `exact` means the score is proven.
+// `exact` means the score is proven; `result` then says who wins with
+// perfect play. `source` says where the answer comes from.
 //
-// Example: {"bestMove":0,"depth":8,"exact":false,"moves":[{"pit":0,"score":2},{"pit":1,"score":-1}],"nodes":182394,"pv":[0,7,3],"score":2}
+// A search's proven score is the final difference of a game played to
+// its end by the rules: a majority of 25 ends it. A table's score
+// (`source: tablebase`, and a search score resting on a table's
+// positions) counts play continued past a majority to the end of the
+// board, with a cycle that neither player can profitably leave scored
+// as the repetition rule scores it (each player takes the seeds in
+// their own row), and ignores the game's earlier positions. The two
+// can differ in size, never in sign: `result` is the game's true
+// result either way, since once a player holds 25 seeds no later
+// capture changes who wins.
+//
+// Example: {"bestMove":0,"depth":8,"exact":false,"moves":[{"pit":0,"score":2},{"pit":1,"score":-1}],"nodes":182394,"pv":[0,7,3],"score":2,"source":"search"}
 type AnalyzeAnswer struct {
 	// BestMove A pit number, 0-11. South's pits are 0-5, North's 6-11.
 	//
@@ -324,11 +375,41 @@ type AnalyzeAnswer struct {
 	// Example: [0,7,3]
 	Pv []Pit `json:"pv"`
 
+	// Result Present when `exact` is true: the result of the game for the
+	// player to move with perfect play by both sides.
+	//
+	//
+	// Example: win
+	Result *AnalyzeAnswerResult `json:"result,omitempty"`
+
 	// Score Seeds, for the player to move.
 	//
 	// Example: 2
 	Score int `json:"score"`
+
+	// Source `tablebase`: the position is in an endgame table the server
+	// holds, and the answer is the table's, with no search (`depth`
+	// and `nodes` are 0). `search`: the answer is a search's, which
+	// may have used the table at positions it reached.
+	//
+	//
+	// Example: search
+	Source AnalyzeAnswerSource `json:"source"`
 }
+
+// AnalyzeAnswerResult Present when `exact` is true: the result of the game for the
+// player to move with perfect play by both sides.
+//
+// Example: win
+type AnalyzeAnswerResult string
+
+// AnalyzeAnswerSource `tablebase`: the position is in an endgame table the server
+// holds, and the answer is the table's, with no search (`depth`
+// and `nodes` are 0). `search`: the answer is a search's, which
+// may have used the table at positions it reached.
+//
+// Example: search
+type AnalyzeAnswerSource string
 
 // AnalyzeRequest A position to analyse, the rule options and the search limits. The
 // search stops at `depth` plies or `timeMs` milliseconds, whichever
@@ -929,7 +1010,12 @@ type MoveScore struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Score Expected final difference in captured seeds, for the player to move.
+	// Score Expected final difference in captured seeds, for the player to
+	// move, after this move. From an endgame table (`source:
+	// tablebase`) it is exact: the final difference with perfect play
+	// from then on, play continued until the board is empty or a
+	// player cannot move (see `AnalyzeAnswer`).
+	//
 	//
 	// Example: 2
 	Score int `json:"score"`

@@ -108,7 +108,7 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		moves[i] = MoveScore{Pit: m.Pit, Score: m.Score}
 	}
 	pv := append(make([]int, 0, len(a.PV)), a.PV...)
-	return AnalyzeAnswer{
+	ans := AnalyzeAnswer{
 		BestMove: a.BestMove,
 		Score:    a.Score,
 		Pv:       pv,
@@ -116,5 +116,11 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		Depth:    a.Depth,
 		Nodes:    int64(a.Nodes),
 		Exact:    a.Exact,
+		Source:   AnalyzeAnswerSource(a.Source.String()),
 	}
+	if a.Exact {
+		res := AnalyzeAnswerResult(a.Result.String())
+		ans.Result = &res
+	}
+	return ans
 }

@@ -117,8 +117,9 @@ func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
 	}, nil
 }
 
-// AnalyzePosition runs one search within the request's limits, if a slot is
-// free; closing the connection cancels it.
+// AnalyzePosition answers a position in an endgame table from it at once;
+// any other it searches within the request's limits, if a slot is free;
+// closing the connection cancels the search.
 func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
@@ -126,6 +127,9 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	p, r, err := positionAndRules(req.Body.Position, req.Body.Rules)
 	if err != nil {
 		return nil, err
+	}
+	if a, ok := s.opts.Endgames.Analyze(p, r); ok {
+		return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
 	}
 	lim := search.Limits{Depth: MaxAnalyzeDepth, Time: DefaultAnalyzeMs * time.Millisecond}
 	if d := req.Body.Depth; d != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 func decodeAs[T any](t *testing.T, body []byte) T {
@@ -185,7 +186,7 @@ func (f *fakeSearch) analyze(ctx context.Context, p engine.Position, r engine.Ru
 		f.canceled <- struct{}{}
 		return search.Analysis{}, ctx.Err()
 	}
-	return search.Analysis{BestMove: 2, Score: 3, PV: []int{2, 7}, Moves: []search.MoveScore{{Pit: 2, Score: 3}}, Depth: 4, Nodes: 99, Exact: true}, nil
+	return search.Analysis{BestMove: 2, Score: 3, PV: []int{2, 7}, Moves: []search.MoveScore{{Pit: 2, Score: 3}}, Depth: 4, Nodes: 99, Exact: true, Result: tablebase.Win}, nil
 }
 
 func TestAnalyzeLimits(t *testing.T) {
@@ -228,7 +229,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	close(f.release)
 	ts.s.analyze = f.analyze
 	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
-	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true}`
+	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true,"source":"search","result":"win"}`
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
 		t.Fatalf("answer %s, want %s", rec.Body, want)
 	}

@@ -66,6 +66,10 @@ type Options struct {
 	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
 	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
 	AnalyzeConcurrency int
+	// Endgames are the endgame tables /v1/analyze uses: a position in one
+	// is answered from it, and a search uses it at the positions it
+	// reaches. Tables may be added while the server runs. Nil: none.
+	Endgames *search.Endgames
 
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
@@ -209,7 +213,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		spec:     spec,
-		analyze:  search.NewPool(opts.AnalyzeConcurrency).Analyze, // one searcher per analysis that may run
+		analyze:  search.NewPool(opts.AnalyzeConcurrency, search.WithEndgames(opts.Endgames)).Analyze, // one searcher per analysis that may run
 		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
 		games:    opts.Games,
 		feed:     opts.Puzzles,

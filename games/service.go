@@ -41,8 +41,12 @@ const gameCacheSize = 8192
 // Options configure a Service. The zero value works: the search's AI,
 // DefaultAIMoveTime, two AI searches per CPU, time.Now, no log.
 type Options struct {
-	// Choose is the AI. Nil: a search.Pool of AIConcurrency searchers.
+	// Choose is the AI. Nil: a search.Pool of AIConcurrency searchers,
+	// with Endgames.
 	Choose Chooser
+	// Endgames are the endgame tables the levels that use one play with
+	// (search.Level.Endgame), when Choose is nil. Nil: none.
+	Endgames *search.Endgames
 	// AIMoveTime bounds an AI move at the strongest level; each level below
 	// has half the time of the one above.
 	AIMoveTime time.Duration
@@ -106,7 +110,7 @@ func NewService(st Store, o Options) *Service {
 	if o.Choose == nil {
 		// As many searchers as searches may run (aiSlots), reused from move
 		// to move instead of a new transposition table for each.
-		o.Choose = search.NewPool(o.AIConcurrency).ChooseMove
+		o.Choose = search.NewPool(o.AIConcurrency, search.WithEndgames(o.Endgames)).ChooseMove
 	}
 	if o.Now == nil {
 		o.Now = time.Now

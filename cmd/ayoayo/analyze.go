@@ -20,6 +20,7 @@ func runAnalyze(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	nodes := fs.Uint64("nodes", 0, "node limit (0: none)")
 	hash := fs.Int("hash", 16, "transposition table size in MiB")
 	bestOnly := fs.Bool("best-only", false, "score only the best move exactly (faster; other moves get upper bounds)")
+	tables := tableFilesFlag(fs, m, "tablebase", "AYOAYO_TABLEBASE", "endgame table `FILE` (from ayoayo tablebase build): a position in it is answered from it, and the search uses it; repeatable")
 	rules := rulesFlags(fs)
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -42,8 +43,14 @@ func runAnalyze(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	if *depth == 0 && *limit == 0 && *nodes == 0 {
 		return fmt.Errorf("%w: give at least one of --time, --depth and --nodes", errUsage)
 	}
-	a, err := search.Analyze(ctx, p, r, search.Limits{Depth: *depth, Time: *limit, Nodes: *nodes, Hash: *hash << 20, BestOnly: *bestOnly})
-	if err != nil && a.Depth == 0 {
+	endgames, err := openTables(tables.files, nil)
+	if err != nil {
+		return err
+	}
+	defer endgames.Close()
+	s := search.NewSearcher(*hash<<20, search.WithEndgames(endgames))
+	a, err := s.Analyze(ctx, p, r, nil, search.Limits{Depth: *depth, Time: *limit, Nodes: *nodes, BestOnly: *bestOnly})
+	if err != nil && len(a.Moves) == 0 {
 		return err
 	}
 	w := m.Stdout
@@ -66,6 +73,10 @@ func runAnalyze(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	fmt.Fprintf(w, "depth     %d\n", a.Depth)
 	fmt.Fprintf(w, "nodes     %d (%.2fM/s in %v)\n", a.Nodes, float64(a.Nodes)/max(a.Elapsed.Seconds(), 1e-9)/1e6, a.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "exact     %v\n", a.Exact)
+	fmt.Fprintf(w, "source    %s\n", a.Source)
+	if a.Exact {
+		fmt.Fprintf(w, "result    %s (with perfect play, for %s)\n", a.Result, p.ToMove)
+	}
 	return err
 }
 

@@ -32,7 +32,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
-	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "e2e.db"))
+	// The endgame table the server builds at start by default, here asked
+	// for explicitly (startBinary turns the default off).
+	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "e2e.db"), "--tablebase-build", "12")
 	client := &http.Client{Timeout: 30 * time.Second}
 
 	t.Run("ready", func(t *testing.T) {
@@ -72,6 +74,19 @@ func TestEndToEnd(t *testing.T) {
 			case err != nil || p.Code != r.Code || p.Status != r.Status || p.Type == "" || p.Title == "" || p.Detail == "":
 				t.Errorf("%s: problem %s, want code %s", r.Name, truncate(body), r.Code)
 			}
+		}
+	})
+
+	// The server answers at once and takes up the table once it is built.
+	t.Run("tablebase", func(t *testing.T) {
+		for deadline := time.Now().Add(2 * time.Minute); !strings.Contains(srv.logs(), `"msg":"endgame table ready"`); time.Sleep(50 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no table ready after 2 minutes:\n%s", srv.logs())
+			}
+		}
+		ending := `{"pits":[0,2,1,0,3,1,1,0,2,0,1,1],"captured":{"south":20,"north":16},"toMove":"south"}` // 12 seeds
+		if src, res := analyzeSource(t, srv.url, ending, ""); src != "tablebase" || res != "win" {
+			t.Errorf("an ending with 12 seeds: source %q result %q, want tablebase and win", src, res)
 		}
 	})
 
@@ -119,7 +134,9 @@ func (s *server) logs() string {
 func startBinary(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
-	s.cmd.Env = append(os.Environ(), "AYOAYO_LOG_LEVEL=info")
+	// No endgame table built at start unless the test asks for one with
+	// --tablebase-build: seconds of both cores most tests do not need.
+	s.cmd.Env = append(os.Environ(), "AYOAYO_LOG_LEVEL=info", "AYOAYO_TABLEBASE_BUILD=0")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -12,9 +12,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
@@ -85,6 +87,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	instance := fs.String("instance", m.env("AYOAYO_INSTANCE", defaultInstance()), "`name` of this instance in every log line (env AYOAYO_INSTANCE); default HOST-PID")
 	poll := fs.Duration("event-poll", env.duration("AYOAYO_EVENT_POLL", games.DefaultPollInterval), "how often a followed game is read again without news of a change; with PostgreSQL, changes are announced between instances at once (env AYOAYO_EVENT_POLL)")
 	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
+	tables := tableFilesFlag(fs, m, "tablebase", "AYOAYO_TABLEBASE", "endgame table `FILE` (from ayoayo tablebase build) that /v1/analyze and AI levels 7-8 use for positions under its rules; repeatable")
+	tableBuild := fs.Int("tablebase-build", env.int("AYOAYO_TABLEBASE_BUILD", defaultTableSeeds), fmt.Sprintf("build in the background at start a table of every position with up to this many `seeds` on the board under the default rules, unless a --tablebase file has one as large; 0 builds none, at most %d (env AYOAYO_TABLEBASE_BUILD)", tablebase.MaxSeedsLimit))
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -118,6 +122,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if min(*createRate, *joinRate, *moveRate, *streamRate, *practiceRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst, *practiceBurst) < 1 {
 		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate and --practice-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
 	}
+	if *tableBuild < 0 || *tableBuild > tablebase.MaxSeedsLimit {
+		return fmt.Errorf("%w: --tablebase-build %d, want 0 (none) to %d", errUsage, *tableBuild, tablebase.MaxSeedsLimit)
+	}
 	if *trustProxy {
 		return fmt.Errorf("%w: --trust-proxy (AYOAYO_TRUST_PROXY) is no more: it let every client choose its own address; name the proxies in front of the server with --trusted-proxies CIDR,... (AYOAYO_TRUSTED_PROXIES)", errUsage)
 	}
@@ -129,6 +136,21 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// behind one balancer can be told apart.
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}).WithAttrs([]slog.Attr{slog.String("instance", *instance)})
 	log := slog.New(logHandler)
+
+	// A table file that does not open stops the start, naming the file.
+	endgames, err := openTables(tables.files, log)
+	if err != nil {
+		return err
+	}
+	// Closed last: searches still running are waited for before the files
+	// are unmapped.
+	defer endgames.Close()
+	var building sync.WaitGroup
+	defer building.Wait()
+	// A start that fails later stops the build rather than waiting for it.
+	buildCtx, stopBuild := context.WithCancel(ctx)
+	defer stopBuild()
+	buildTable(buildCtx, endgames, *tableBuild, log, &building)
 
 	// One clock for every part of the server.
 	now := time.Now
@@ -152,6 +174,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
 		Changes:      changesOf(st),
 		PollInterval: *poll,
+		Endgames:     endgames,
 	})
 	go gameService.Listen(ctx)
 	// The daily feed, and the practice pool from version 2's own half of
@@ -182,6 +205,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Puzzles:             feed,
 		PracticeRate:        *practiceRate,
 		PracticeBurst:       *practiceBurst,
+		Endgames:            endgames,
 	})
 	if err != nil {
 		return err
@@ -220,6 +244,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	building.Wait() // ctx has ended: a build in progress gives up
+	if err := endgames.Close(); err != nil {
+		return fmt.Errorf("close the endgame tables: %w", err)
 	}
 	if err := st.Close(); err != nil {
 		return fmt.Errorf("close the database: %w", err)

@@ -2,9 +2,11 @@ package search
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // benchPositions are a spread of game stages: the start, a middle game and a
@@ -19,7 +21,32 @@ var benchPositions = []string{
 // BenchmarkSearch measures the search's speed in positions visited per
 // second: each iteration searches every bench position to a fixed node count.
 func BenchmarkSearch(b *testing.B) {
-	s := NewSearcher(DefaultHash)
+	benchSearch(b, NewSearcher(DefaultHash))
+}
+
+// BenchmarkSearchEndgame is BenchmarkSearch with an endgame table of every
+// position with up to 12 seeds (built before the clock starts, a few
+// seconds): a position in it ends its line, scored exactly.
+func BenchmarkSearchEndgame(b *testing.B) {
+	tb, err := benchTable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := NewEndgames(tb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSearch(b, NewSearcher(DefaultHash, WithEndgames(e)))
+}
+
+// benchTable builds the benchmarks' 12-seed table once, however many times
+// the benchmark function runs.
+var benchTable = sync.OnceValues(func() (*tablebase.Table, error) {
+	return tablebase.Build(context.Background(), 12, engine.Rules{}, nil)
+})
+
+func benchSearch(b *testing.B, s *Searcher) {
+	b.ReportAllocs()
 	var nodes uint64
 	for b.Loop() {
 		for _, n := range benchPositions {

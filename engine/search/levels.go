@@ -32,7 +32,11 @@ type Level struct {
 	Nodes uint64        // node budget (0: none)
 	Time  time.Duration // wall-clock bound of the search
 	Hash  int           // transposition table bytes
-	About string
+	// Endgame: the level uses the searcher's endgame tables (WithEndgames),
+	// if it has one for the game's rules: a position in the table is played
+	// from it, and the search scores the positions it reaches in it exactly.
+	Endgame bool
+	About   string
 }
 
 var levelTable = [...]Level{
@@ -42,8 +46,8 @@ var levelTable = [...]Level{
 	{Level: 4, Depth: 4, Time: 100 * time.Millisecond, Hash: 64 << 10, About: "4-ply search"},
 	{Level: 5, Depth: 6, Time: 200 * time.Millisecond, Hash: 256 << 10, About: "6-ply search"},
 	{Level: 6, Depth: 8, Time: 250 * time.Millisecond, Hash: 1 << 20, About: "8-ply search"},
-	{Level: 7, Depth: MaxDepth, Nodes: 15_000, Time: 250 * time.Millisecond, Hash: 2 << 20, About: "iterative deepening within 15,000 nodes"},
-	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, About: "iterative deepening within 2,000,000 nodes"},
+	{Level: 7, Depth: MaxDepth, Nodes: 15_000, Time: 250 * time.Millisecond, Hash: 2 << 20, Endgame: true, About: "iterative deepening within 15,000 nodes, with the endgame table"},
+	{Level: 8, Depth: MaxDepth, Nodes: 2_000_000, Time: time.Second, Hash: 16 << 20, Endgame: true, About: "iterative deepening within 2,000,000 nodes, with the endgame table"},
 }
 
 // Levels returns the definition of every level, weakest first. The slice is
@@ -136,6 +140,15 @@ func quickMove(ctx context.Context, p engine.Position, r engine.Rules, lv Level,
 // more than one legal move.
 func (s *Searcher) searchMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
 	rng := levelRNG(seed)
+	if lv.Endgame {
+		s.takeEndgame(r)
+		defer s.giveEndgame()
+		moves, ok := tableMoves(s.eg, p, s.egMoves)
+		s.egMoves = moves
+		if ok {
+			return moves[tableBest(s.eg, r, p, moves, rng)].Pit, ctx.Err()
+		}
+	}
 	lim := Limits{Depth: lv.Depth, Nodes: lv.Nodes, Time: lv.Time, BestOnly: true}
 	a, err := s.analyze(ctx, p, r, history, lim, func(roots []rootMove) {
 		// Equal moves are told apart by order alone; shuffling makes the

@@ -13,7 +13,8 @@ import (
 // zero and the collector must then reclaim. A searcher starts a new
 // generation of its table for each search instead of clearing it, so reuse
 // costs nothing, and a search through the pool gives exactly what the
-// package's ChooseMove and Analyze give for the same arguments.
+// package's ChooseMove and Analyze give for the same arguments, unless the
+// pool was given endgame tables (WithEndgames), which its searches use.
 //
 // A Pool runs at most size searches at once and holds at most size
 // searchers, each made on first need and kept with the largest table any of
@@ -22,6 +23,7 @@ import (
 // lent most recently returned first, so a lightly loaded server keeps using
 // the same warm few. A Pool is safe for concurrent use.
 type Pool struct {
+	opts  []Option      // for each searcher it makes
 	slots chan struct{} // a token per search running
 	mu    sync.Mutex
 	idle  []*Searcher // searchers not lent, the most recently returned last
@@ -29,10 +31,11 @@ type Pool struct {
 
 // NewPool returns a pool running at most size searches at once (at least
 // one). Size it like the caller's own bound on concurrent searches: the
-// pool then never makes a caller wait.
-func NewPool(size int) *Pool {
+// pool then never makes a caller wait. Options apply to every searcher it
+// lends (WithEndgames: the tables its analyses and levels use).
+func NewPool(size int, opts ...Option) *Pool {
 	size = max(size, 1)
-	return &Pool{slots: make(chan struct{}, size), idle: make([]*Searcher, 0, size)}
+	return &Pool{opts: opts, slots: make(chan struct{}, size), idle: make([]*Searcher, 0, size)}
 }
 
 // Size returns how many searches the pool runs at once.
@@ -83,6 +86,8 @@ func (pl *Pool) Analyze(ctx context.Context, p engine.Position, r engine.Rules, 
 		return Analysis{}, err
 	}
 	defer pl.giveBack(s)
+	s.takeEndgame(r)
+	defer s.giveEndgame()
 	return s.analyze(ctx, p, r, nil, lim, nil)
 }
 
@@ -109,7 +114,7 @@ func (pl *Pool) borrow(ctx context.Context, hashBytes int) (*Searcher, error) {
 	}
 	pl.mu.Unlock()
 	if s == nil {
-		return NewSearcher(hashBytes), nil
+		return NewSearcher(hashBytes, pl.opts...), nil
 	}
 	s.resize(hashBytes)
 	return s, nil

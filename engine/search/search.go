@@ -9,6 +9,38 @@
 // ChooseMove and Analyze make a searcher, with its table, for each call; a
 // server that searches all day lends reusable ones from a Pool instead, with
 // the same results.
+//
+// # Endgame tables
+//
+// A Searcher or Pool given endgame tables (WithEndgames, an Endgames set of
+// engine/tablebase tables, one per rule options) uses the table for its
+// search's rules in three ways. An analysis of a position in the table (at
+// most MaxSeeds seeds on the board) is the table's answer, with no search:
+// every move's exact score, anchored at the position as Table.Moves defines
+// it, so the best move's score is the position's (Source FromTablebase).
+// The levels that set Level.Endgame (7 and 8) play such a position from the
+// table. And a search scores every position it reaches in the table, once
+// the game has not ended there by the majority, a lack of moves or a third
+// occurrence, as the captured difference plus the table's value, proven,
+// and searches no deeper.
+//
+// What proven means then. The table's value counts play continued past the
+// majority of 25 to the end of the board, with a cycle neither side can
+// profitably leave scored as the repetition rule scores it at that
+// position, while the search scores a finished game where the majority
+// ends it. The two measures can differ in size but never in sign: once a
+// player holds 25 seeds no later capture changes who wins, and negamax
+// commutes with the sign, so a proven score built from both kinds of leaves
+// has the sign of the game's true result. Hence, with a table: Exact means
+// the result (Analysis.Result, the sign of Score) is proven; the score's
+// size is the true final difference only when no line it rests on reached
+// the table. Without a table nothing changes: a proven score is the game's
+// true final difference. A table's value ignores the game's earlier
+// positions: the search reaches the table only by a capture (a move that
+// captures nothing keeps the seeds on the board), after which no earlier
+// position can recur, so only a root in the table, played in a game with
+// earlier positions of its capture epoch, could be scored otherwise than
+// the repetition rule would.
 package search
 
 import (
@@ -18,6 +50,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // ErrNoMoves: the position is finished, so there is nothing to search.
@@ -66,6 +99,44 @@ type Analysis struct {
 	// Centiseeds is Score before rounding, in hundredths of a seed.
 	Centiseeds int
 	Elapsed    time.Duration
+	// Source says whether a search or an endgame table gave the analysis.
+	Source Source
+	// Result is, when Exact, the result with perfect play for the side to
+	// move: the sign of Score.
+	Result tablebase.WDL
+}
+
+// Source says where an analysis comes from.
+type Source uint8
+
+const (
+	// FromSearch: a search, which may have used a table at positions it
+	// reached.
+	FromSearch Source = iota
+	// FromTablebase: the position is in an endgame table, which gave every
+	// move's exact score without a search (Depth and Nodes are 0).
+	FromTablebase
+)
+
+var sourceWords = [...]string{"search", "tablebase"}
+
+// String returns "search" or "tablebase", the words the API uses.
+func (s Source) String() string {
+	if int(s) < len(sourceWords) {
+		return sourceWords[s]
+	}
+	return fmt.Sprintf("Source(%d)", uint8(s))
+}
+
+// resultOf is the result a proven score in centiseeds gives the side to move.
+func resultOf(centiseeds int) tablebase.WDL {
+	switch {
+	case centiseeds > 0:
+		return tablebase.Win
+	case centiseeds < 0:
+		return tablebase.Loss
+	}
+	return tablebase.Draw
 }
 
 // Analyze searches p under r within lim. Every legal move gets its own score
@@ -94,10 +165,18 @@ const (
 
 // Analyze is the package's Analyze on this searcher's table, with the game's
 // earlier positions (oldest first; nil is fine) for the repetition rule.
+// A searcher given endgame tables (WithEndgames) answers a position in the
+// table for r from the table, and uses it at the positions it reaches.
 func (s *Searcher) Analyze(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lim Limits) (Analysis, error) {
+	if err := check(p, r); err != nil {
+		return Analysis{}, err
+	}
+	s.takeEndgame(r)
+	defer s.giveEndgame()
 	return s.analyze(ctx, p, r, history, lim, nil)
 }
 
+// analyze searches p with the endgame table takeEndgame chose, if any.
 func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lim Limits, order func([]rootMove)) (Analysis, error) {
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
@@ -105,12 +184,20 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	if p.LegalMoves(r) == 0 {
 		return Analysis{}, ErrNoMoves
 	}
+	began := time.Now()
+	s.partial = -1
+	if a, ok := tableAnalysis(s.eg, p, r); ok {
+		a.Elapsed = time.Since(began)
+		return a, ctx.Err()
+	}
 	if lim.Depth <= 0 && lim.Time <= 0 && lim.Nodes == 0 {
 		lim.Time = DefaultTime
 	}
-	began := time.Now()
 	s.start(ctx, p, r, history, lim)
 	a := s.iterate(lim, !lim.BestOnly, order)
+	if a.Exact {
+		a.Result = resultOf(a.Centiseeds)
+	}
 	a.Elapsed = time.Since(began)
 	return a, ctx.Err()
 }

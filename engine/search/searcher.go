@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 const (
@@ -81,6 +82,15 @@ type Searcher struct {
 	pvLen   [maxPly + 1]int
 	history [2][engine.NumPits]int32
 
+	// endgames are the tables the searcher may use; eg is the one the
+	// running search probes (nil: none), at positions with at least egFrom
+	// captured seeds, copying each into egPos (see endgame).
+	endgames *Endgames
+	eg       Endgame
+	egFrom   int
+	egPos    engine.Position
+	egMoves  []tablebase.MoveValue // the moves of a root in the table
+
 	roots []rootMove
 	// partial is the best move of an iteration cut short, when one of its
 	// moves was searched in full and beat the previous best; else -1.
@@ -100,11 +110,13 @@ type rootMove struct {
 
 // NewSearcher returns a searcher whose transposition table takes about
 // hashBytes bytes (rounded down to a power of two; 0 means DefaultHash).
-func NewSearcher(hashBytes int) *Searcher {
+// Options may give it endgame tables (WithEndgames).
+func NewSearcher(hashBytes int, opts ...Option) *Searcher {
 	if hashBytes <= 0 {
 		hashBytes = DefaultHash
 	}
-	s := &Searcher{tt: newTable(hashBytes), ttFrom: ttMinDepth, w: DefaultWeights}
+	o := collect(opts)
+	s := &Searcher{tt: newTable(hashBytes), ttFrom: ttMinDepth, w: DefaultWeights, endgames: o.endgames, egFrom: noEndgame}
 	return s
 }
 
@@ -297,6 +309,8 @@ func (s *Searcher) ended(ply int) (int, bool, bool) {
 }
 
 // over is ended for a position p, told whether p occurs for the third time.
+// A position in the search's endgame table ends the search there too: its
+// score is the table's, proven (see the package documentation).
 func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
 	if p.MajorityResult().Over() {
 		return finalScore(p), true, true
@@ -309,6 +323,9 @@ func (s *Searcher) over(p *engine.Position, third bool) (int, bool, bool) {
 			return noMovesScore(p, s.rules), true, true
 		}
 		return repetitionScore(p), true, true
+	}
+	if v, ok := s.endgame(p); ok {
+		return v, true, true
 	}
 	return 0, false, false
 }

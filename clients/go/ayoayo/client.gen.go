@@ -21,6 +21,45 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AnalyzeAnswerResult.
+const (
+	AnalyzeAnswerResultDraw AnalyzeAnswerResult = "draw"
+	AnalyzeAnswerResultLoss AnalyzeAnswerResult = "loss"
+	AnalyzeAnswerResultWin  AnalyzeAnswerResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the AnalyzeAnswerResult enum.
+func (e AnalyzeAnswerResult) Valid() bool {
+	switch e {
+	case AnalyzeAnswerResultDraw:
+		return true
+	case AnalyzeAnswerResultLoss:
+		return true
+	case AnalyzeAnswerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AnalyzeAnswerSource.
+const (
+	AnalyzeAnswerSourceSearch    AnalyzeAnswerSource = "search"
+	AnalyzeAnswerSourceTablebase AnalyzeAnswerSource = "tablebase"
+)
+
+// Valid indicates whether the value is a known member of the AnalyzeAnswerSource enum.
+func (e AnalyzeAnswerSource) Valid() bool {
+	switch e {
+	case AnalyzeAnswerSourceSearch:
+		return true
+	case AnalyzeAnswerSourceTablebase:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusActive   GameStatus = "active"
@@ -293,9 +332,21 @@ func (e Side) Valid() bool {
 // for them). `pv` is the line the search expects, starting with
 // `bestMove`. `moves` scores every legal move, in pit order. `depth` is
 // the deepest iteration completed, `nodes` the positions visited;
-// `exact` means the score is proven.
+// `exact` means the score is proven; `result` then says who wins with
+// perfect play. `source` says where the answer comes from.
 //
-// Example: {"bestMove":0,"depth":8,"exact":false,"moves":[{"pit":0,"score":2},{"pit":1,"score":-1}],"nodes":182394,"pv":[0,7,3],"score":2}
+// A search's proven score is the final difference of a game played to
+// its end by the rules: a majority of 25 ends it. A table's score
+// (`source: tablebase`, and a search score resting on a table's
+// positions) counts play continued past a majority to the end of the
+// board, with a cycle that neither player can profitably leave scored
+// as the repetition rule scores it (each player takes the seeds in
+// their own row), and ignores the game's earlier positions. The two
+// can differ in size, never in sign: `result` is the game's true
+// result either way, since once a player holds 25 seeds no later
+// capture changes who wins.
+//
+// Example: {"bestMove":0,"depth":8,"exact":false,"moves":[{"pit":0,"score":2},{"pit":1,"score":-1}],"nodes":182394,"pv":[0,7,3],"score":2,"source":"search"}
 type AnalyzeAnswer struct {
 	// BestMove A pit number, 0-11. South's pits are 0-5, North's 6-11.
 	//
@@ -327,11 +378,41 @@ type AnalyzeAnswer struct {
 	// Example: [0,7,3]
 	Pv []Pit `json:"pv"`
 
+	// Result Present when `exact` is true: the result of the game for the
+	// player to move with perfect play by both sides.
+	//
+	//
+	// Example: win
+	Result *AnalyzeAnswerResult `json:"result,omitempty"`
+
 	// Score Seeds, for the player to move.
 	//
 	// Example: 2
 	Score int `json:"score"`
+
+	// Source `tablebase`: the position is in an endgame table the server
+	// holds, and the answer is the table's, with no search (`depth`
+	// and `nodes` are 0). `search`: the answer is a search's, which
+	// may have used the table at positions it reached.
+	//
+	//
+	// Example: search
+	Source AnalyzeAnswerSource `json:"source"`
 }
+
+// AnalyzeAnswerResult Present when `exact` is true: the result of the game for the
+// player to move with perfect play by both sides.
+//
+// Example: win
+type AnalyzeAnswerResult string
+
+// AnalyzeAnswerSource `tablebase`: the position is in an endgame table the server
+// holds, and the answer is the table's, with no search (`depth`
+// and `nodes` are 0). `search`: the answer is a search's, which
+// may have used the table at positions it reached.
+//
+// Example: search
+type AnalyzeAnswerSource string
 
 // AnalyzeRequest A position to analyse, the rule options and the search limits. The
 // search stops at `depth` plies or `timeMs` milliseconds, whichever
@@ -932,7 +1013,12 @@ type MoveScore struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Score Expected final difference in captured seeds, for the player to move.
+	// Score Expected final difference in captured seeds, for the player to
+	// move, after this move. From an endgame table (`source:
+	// tablebase`) it is exact: the final difference with perfect play
+	// from then on, play continued until the board is empty or a
+	// player cannot move (see `AnalyzeAnswer`).
+	//
 	//
 	// Example: 2
 	Score int `json:"score"`
@@ -2294,7 +2380,18 @@ type ClientInterface interface {
 	// first, and returns the best move, its score in seeds for the player to
 	// move (positive: that player ends ahead), the principal variation and
 	// a score for every legal move. `exact: true` means the score is proven
-	// (the search saw every line to the end of the game).
+	// (the search saw every line to the end of the game, or to a position
+	// in an endgame table), and then `result` says how the game ends with
+	// perfect play for the player to move.
+	//
+	// A position with few enough seeds on the board for an endgame table
+	// the server holds under the same rules (`source: tablebase`) is
+	// answered at once from the table, whatever `depth` and `timeMs` say:
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -2313,7 +2410,18 @@ type ClientInterface interface {
 	// first, and returns the best move, its score in seeds for the player to
 	// move (positive: that player ends ahead), the principal variation and
 	// a score for every legal move. `exact: true` means the score is proven
-	// (the search saw every line to the end of the game).
+	// (the search saw every line to the end of the game, or to a position
+	// in an endgame table), and then `result` says how the game ends with
+	// perfect play for the player to move.
+	//
+	// A position with few enough seeds on the board for an endgame table
+	// the server holds under the same rules (`source: tablebase`) is
+	// answered at once from the table, whatever `depth` and `timeMs` say:
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -2906,7 +3014,18 @@ func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEdit
 // first, and returns the best move, its score in seeds for the player to
 // move (positive: that player ends ahead), the principal variation and
 // a score for every legal move. `exact: true` means the score is proven
-// (the search saw every line to the end of the game).
+// (the search saw every line to the end of the game, or to a position
+// in an endgame table), and then `result` says how the game ends with
+// perfect play for the player to move.
+//
+// A position with few enough seeds on the board for an endgame table
+// the server holds under the same rules (`source: tablebase`) is
+// answered at once from the table, whatever `depth` and `timeMs` say:
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -2935,7 +3054,18 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // first, and returns the best move, its score in seeds for the player to
 // move (positive: that player ends ahead), the principal variation and
 // a score for every legal move. `exact: true` means the score is proven
-// (the search saw every line to the end of the game).
+// (the search saw every line to the end of the game, or to a position
+// in an endgame table), and then `result` says how the game ends with
+// perfect play for the player to move.
+//
+// A position with few enough seeds on the board for an endgame table
+// the server holds under the same rules (`source: tablebase`) is
+// answered at once from the table, whatever `depth` and `timeMs` say:
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -5137,7 +5267,18 @@ type ClientWithResponsesInterface interface {
 	// first, and returns the best move, its score in seeds for the player to
 	// move (positive: that player ends ahead), the principal variation and
 	// a score for every legal move. `exact: true` means the score is proven
-	// (the search saw every line to the end of the game).
+	// (the search saw every line to the end of the game, or to a position
+	// in an endgame table), and then `result` says how the game ends with
+	// perfect play for the player to move.
+	//
+	// A position with few enough seeds on the board for an endgame table
+	// the server holds under the same rules (`source: tablebase`) is
+	// answered at once from the table, whatever `depth` and `timeMs` say:
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -5156,7 +5297,18 @@ type ClientWithResponsesInterface interface {
 	// first, and returns the best move, its score in seeds for the player to
 	// move (positive: that player ends ahead), the principal variation and
 	// a score for every legal move. `exact: true` means the score is proven
-	// (the search saw every line to the end of the game).
+	// (the search saw every line to the end of the game, or to a position
+	// in an endgame table), and then `result` says how the game ends with
+	// perfect play for the player to move.
+	//
+	// A position with few enough seeds on the board for an endgame table
+	// the server holds under the same rules (`source: tablebase`) is
+	// answered at once from the table, whatever `depth` and `timeMs` say:
+	// `exact: true`, a `result`, and every legal move's exact score. Unless
+	// its operator says otherwise, the server builds a table of every
+	// position with up to 12 seeds on the board under the default rules
+	// when it starts; it may also load larger tables, for any rules. Until
+	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
 	// `no_legal_move`. When the server is already running its maximum
@@ -8303,7 +8455,18 @@ func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, params 
 // first, and returns the best move, its score in seeds for the player to
 // move (positive: that player ends ahead), the principal variation and
 // a score for every legal move. `exact: true` means the score is proven
-// (the search saw every line to the end of the game).
+// (the search saw every line to the end of the game, or to a position
+// in an endgame table), and then `result` says how the game ends with
+// perfect play for the player to move.
+//
+// A position with few enough seeds on the board for an endgame table
+// the server holds under the same rules (`source: tablebase`) is
+// answered at once from the table, whatever `depth` and `timeMs` say:
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum
@@ -8328,7 +8491,18 @@ func (c *ClientWithResponses) AnalyzePositionWithBodyWithResponse(ctx context.Co
 // first, and returns the best move, its score in seeds for the player to
 // move (positive: that player ends ahead), the principal variation and
 // a score for every legal move. `exact: true` means the score is proven
-// (the search saw every line to the end of the game).
+// (the search saw every line to the end of the game, or to a position
+// in an endgame table), and then `result` says how the game ends with
+// perfect play for the player to move.
+//
+// A position with few enough seeds on the board for an endgame table
+// the server holds under the same rules (`source: tablebase`) is
+// answered at once from the table, whatever `depth` and `timeMs` say:
+// `exact: true`, a `result`, and every legal move's exact score. Unless
+// its operator says otherwise, the server builds a table of every
+// position with up to 12 seeds on the board under the default rules
+// when it starts; it may also load larger tables, for any rules. Until
+// a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
 // `no_legal_move`. When the server is already running its maximum

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
+)
+
+// defaultTableSeeds is N of the table serve builds at start unless told
+// otherwise: a few seconds on two cores, 2.7 MB.
+const defaultTableSeeds = 12
+
+// tableFiles is a repeatable --tablebase flag whose default list comes
+// from the environment: the first flag given replaces that list.
+type tableFiles struct {
+	files []string
+	set   bool
+}
+
+// tableFilesFlag declares a repeatable flag of table files, its default the
+// list in the environment variable env (paths separated by commas or
+// colons), or none if env is empty.
+func tableFilesFlag(fs *flag.FlagSet, m *Main, name, env, usage string) *tableFiles {
+	tf := &tableFiles{}
+	if env != "" {
+		tf.files = splitTableList(m.env(env, ""))
+		usage += fmt.Sprintf(" (env %s: a list separated by commas or colons)", env)
+	}
+	fs.Var(tf, name, usage)
+	return tf
+}
+
+func (tf *tableFiles) String() string {
+	if tf == nil {
+		return ""
+	}
+	return strings.Join(tf.files, ",")
+}
+
+func (tf *tableFiles) Set(v string) error {
+	if !tf.set {
+		tf.files, tf.set = nil, true
+	}
+	if v == "" {
+		return errors.New("empty file name")
+	}
+	tf.files = append(tf.files, v)
+	return nil
+}
+
+// splitTableList reads a list of paths separated by commas or colons.
+func splitTableList(s string) []string {
+	var out []string
+	for _, part := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		if part = strings.TrimSpace(part); part != "" {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// openTables opens every file as an endgame table and returns the set of
+// them, the largest for each rule options; a file not kept (a larger one
+// has its rules) is closed at once. log, if not nil, gets a line per file.
+// A file that does not open is an error naming it and why, and closes the
+// ones opened before it.
+func openTables(files []string, log *slog.Logger) (*search.Endgames, error) {
+	set, err := search.NewEndgames()
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		t, err := tablebase.Open(f)
+		if err != nil {
+			return nil, errors.Join(fmt.Errorf("endgame table: %w", err), set.Close())
+		}
+		kept, err := set.Add(t)
+		if err != nil || !kept {
+			err = errors.Join(err, t.Close())
+		}
+		if err != nil {
+			return nil, errors.Join(err, set.Close())
+		}
+		if log != nil {
+			r := t.Rules()
+			log.Info("endgame table", "file", f, "seeds", t.MaxSeeds(), "captureSeed", r.CaptureSeed.String(),
+				"leftovers", r.Leftovers.String(), "used", kept)
+		}
+	}
+	return set, nil
+}
+
+// buildTable builds, in the background, a table of up to seeds seeds under
+// the default rules into set, unless set has one at least as large; the
+// server uses it once it is ready. The WaitGroup's Wait returns once the
+// build has finished or, after ctx ends, given up.
+func buildTable(ctx context.Context, set *search.Endgames, seeds int, log *slog.Logger, wg *sync.WaitGroup) {
+	var r engine.Rules
+	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
+		return
+	}
+	wg.Go(func() {
+		began := time.Now()
+		log.Info("building the endgame table", "seeds", seeds, "captureSeed", r.CaptureSeed.String(), "leftovers", r.Leftovers.String())
+		t, err := tablebase.Build(ctx, seeds, r, nil)
+		if err != nil {
+			if ctx.Err() != nil {
+				log.Info("endgame table build stopped", "seeds", seeds)
+				return
+			}
+			log.Error("endgame table build failed", "seeds", seeds, "error", err.Error())
+			return
+		}
+		if _, err := set.Add(t); err != nil {
+			log.Info("endgame table built after the shutdown began: not used", "seeds", seeds)
+			return
+		}
+		log.Info("endgame table ready", "seeds", seeds, "took", time.Since(began).Round(time.Millisecond).String())
+	})
+}

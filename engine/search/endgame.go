@@ -1,0 +1,316 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
+)
+
+// Endgame is an endgame table as the search uses it: *tablebase.Table is
+// one. Value and Moves follow the table's semantics (see engine/tablebase):
+// the value of a position is the mover's future captures less the
+// opponent's, with perfect play continued to the end of the board. ok is
+// false for a position with more than MaxSeeds seeds on the board.
+type Endgame interface {
+	Rules() engine.Rules
+	MaxSeeds() int
+	Value(p *engine.Position) (v int, ok bool)
+	Moves(p engine.Position, out []tablebase.MoveValue) ([]tablebase.MoveValue, bool)
+}
+
+// ruleSets is how many combinations of rule options there are: a set of
+// endgame tables holds one table for each at most.
+const ruleSets = 4
+
+func rulesIndex(r engine.Rules) int { return int(r.CaptureSeed&1)<<1 | int(r.Leftovers&1) }
+
+// Endgames is the set of endgame tables searches may use, at most one per
+// combination of rule options (the one with the most seeds). Tables may be
+// added while searches run, as a server does when one it builds at start is
+// ready; a search uses the table its rules had when it began.
+//
+// Close waits for the searches using a table to finish, then closes every
+// table that has a Close method (a memory-mapped file), so a search never
+// reads an unmapped table. Searches that begin after Close use no table.
+// An Endgames is safe for concurrent use.
+type Endgames struct {
+	tables [ruleSets]atomic.Pointer[endgameRef]
+	add    sync.Mutex   // serialises Add and Close, and guards closed and retired
+	inUse  sync.RWMutex // read-held by every search using a table; Close takes it
+	closed bool
+	// retired are tables a larger one replaced: a search may still be
+	// using them, so they are closed with the rest.
+	retired []Endgame
+}
+
+type endgameRef struct{ t Endgame }
+
+// NewEndgames returns a set of the given tables (see Add).
+func NewEndgames(tables ...Endgame) (*Endgames, error) {
+	e := &Endgames{}
+	for _, t := range tables {
+		if _, err := e.Add(t); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// ErrEndgamesClosed: a table added to a closed set.
+var ErrEndgamesClosed = errors.New("the set of endgame tables is closed")
+
+// Add makes t the table for its rules unless the set already has one with
+// at least as many seeds, and reports whether it did. A table not kept is
+// left to the caller (it is not closed); adding to a closed set is an error.
+func (e *Endgames) Add(t Endgame) (kept bool, err error) {
+	r := t.Rules()
+	if err := r.Validate(); err != nil {
+		return false, fmt.Errorf("endgame table: %w", err)
+	}
+	e.add.Lock()
+	defer e.add.Unlock()
+	if e.closed {
+		return false, ErrEndgamesClosed
+	}
+	slot := &e.tables[rulesIndex(r)]
+	if old := slot.Load(); old != nil {
+		if old.t.MaxSeeds() >= t.MaxSeeds() {
+			return false, nil
+		}
+		e.retired = append(e.retired, old.t)
+	}
+	slot.Store(&endgameRef{t})
+	return true, nil
+}
+
+// For returns the table for rules r, or nil.
+func (e *Endgames) For(r engine.Rules) Endgame {
+	if e == nil {
+		return nil
+	}
+	if ref := e.tables[rulesIndex(r)].Load(); ref != nil && ref.t.Rules() == r {
+		return ref.t
+	}
+	return nil
+}
+
+// Tables returns the tables in use, one per rules at most.
+func (e *Endgames) Tables() []Endgame {
+	var out []Endgame
+	for i := range e.tables {
+		if ref := e.tables[i].Load(); ref != nil {
+			out = append(out, ref.t)
+		}
+	}
+	return out
+}
+
+// acquire returns the table for r, which the search may use until it calls
+// release; with no table, nil (and release must not be called).
+func (e *Endgames) acquire(r engine.Rules) Endgame {
+	if e == nil || e.For(r) == nil {
+		return nil
+	}
+	e.inUse.RLock()
+	t := e.For(r)
+	if t == nil { // closed meanwhile
+		e.inUse.RUnlock()
+	}
+	return t
+}
+
+func (e *Endgames) release() { e.inUse.RUnlock() }
+
+// Close empties the set, waits for the searches still using its tables
+// and closes each that is an io.Closer. Closing twice does nothing.
+func (e *Endgames) Close() error {
+	e.add.Lock()
+	defer e.add.Unlock()
+	if e.closed {
+		return nil
+	}
+	e.closed = true
+	e.inUse.Lock() // every search that acquired a table has released it
+	defer e.inUse.Unlock()
+	all := e.retired
+	e.retired = nil
+	for i := range e.tables {
+		if ref := e.tables[i].Swap(nil); ref != nil {
+			all = append(all, ref.t)
+		}
+	}
+	var errs []error
+	for _, t := range all {
+		if c, ok := t.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Option configures a Searcher or a Pool.
+type Option func(*options)
+
+type options struct {
+	endgames *Endgames
+}
+
+// WithEndgames gives searches the endgame tables of e: every analysis, and
+// the moves of the levels whose Level.Endgame is set, use the table for
+// their rules, if e has one.
+func WithEndgames(e *Endgames) Option { return func(o *options) { o.endgames = e } }
+
+func collect(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// noEndgame is the searcher's egFrom when it has no table: no position has
+// that many captured seeds.
+const noEndgame = engine.SeedCount + 1
+
+// useEndgame sets the table the running search probes (nil: none).
+func (s *Searcher) useEndgame(t Endgame) {
+	s.eg = t
+	s.egFrom = noEndgame
+	if t != nil {
+		s.egFrom = engine.SeedCount - t.MaxSeeds()
+	}
+}
+
+// endgame probes the running search's table at p, a position the game has
+// not ended at: its exact score, in centiseeds for the side to move, is the
+// captured difference plus the table's value. ok is false when p is not in
+// the table. It is on the hot path: one comparison when p has too many
+// seeds on the board, and p is copied so that it does not escape through the
+// interface call.
+func (s *Searcher) endgame(p *engine.Position) (int, bool) {
+	if int(p.Captured[0])+int(p.Captured[1]) < s.egFrom {
+		return 0, false
+	}
+	s.egPos = *p
+	v, ok := s.eg.Value(&s.egPos)
+	if !ok {
+		return 0, false
+	}
+	return unit * (p.Margin(p.ToMove) + v), true
+}
+
+// takeEndgame makes the searcher's table for r the one its next search
+// probes; giveEndgame gives it back once the search is done (the search must
+// not probe it after that: its file may be closed).
+func (s *Searcher) takeEndgame(r engine.Rules) {
+	s.useEndgame(s.endgames.acquire(r))
+}
+
+func (s *Searcher) giveEndgame() {
+	if s.eg != nil {
+		s.useEndgame(nil)
+		s.endgames.release()
+	}
+}
+
+// tableMoves returns t's value of every legal move of p, anchored at p, in
+// buf's memory, or ok=false when t is nil or p is not in it.
+func tableMoves(t Endgame, p engine.Position, buf []tablebase.MoveValue) ([]tablebase.MoveValue, bool) {
+	if t == nil || p.BoardSeeds() > t.MaxSeeds() {
+		return buf, false
+	}
+	moves, ok := t.Moves(p, buf)
+	return moves, ok && len(moves) > 0
+}
+
+// tableBest returns the index of the best of moves, the legal moves of p
+// with their values from tableMoves. The best value comes first; among
+// equals, a move whose position the table scores, on its own, as good for
+// the mover as the move's value (as every capture is, and a quiet move whose
+// value does not rest on a cycle scored at p); then the first, or one drawn
+// by rng when it is not nil.
+func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.MoveValue, rng interface{ IntN(int) int }) int {
+	best, bestOwn, ties := -1, 0, 0
+	for i, m := range moves {
+		own := m.Value
+		if m.Captured == 0 {
+			// A quiet move's own value is the next position's, from its
+			// mover's side, negated.
+			if q, why := p.Apply(m.Pit, r); why == engine.Legal {
+				if v, ok := t.Value(&q); ok {
+					own = min(-v, m.Value)
+				}
+			}
+		}
+		switch {
+		case best < 0 || m.Value > moves[best].Value || (m.Value == moves[best].Value && own > bestOwn):
+			best, bestOwn, ties = i, own, 1
+		case m.Value == moves[best].Value && own == bestOwn:
+			ties++
+			if rng != nil && rng.IntN(ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return best
+}
+
+// maxTablePV bounds the principal variation of a table's answer.
+const maxTablePV = 40
+
+// tableAnalysis answers p from t, if p is in it: every move's exact score,
+// the best first in pit order among equals, and the line of best moves from
+// there to the end of the game (or to a position seen before on it, or
+// maxTablePV plies).
+func tableAnalysis(t Endgame, p engine.Position, r engine.Rules) (Analysis, bool) {
+	moves, ok := tableMoves(t, p, nil)
+	if !ok {
+		return Analysis{}, false
+	}
+	margin := p.Margin(p.ToMove)
+	a := Analysis{Source: FromTablebase, Exact: true, Moves: make([]MoveScore, len(moves))}
+	for i, m := range moves {
+		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: true}
+	}
+	b := moves[tableBest(t, r, p, moves, nil)]
+	a.BestMove, a.Score, a.Centiseeds = b.Pit, margin+b.Value, unit*(margin+b.Value)
+	a.Result = tablebase.Result(&p, b.Value)
+	a.PV = []int{b.Pit}
+	seen := map[engine.Position]bool{p: true}
+	q, _ := p.Apply(b.Pit, r)
+	for len(a.PV) < maxTablePV && !seen[q] && !q.Status(r).Over() {
+		seen[q] = true
+		if moves, ok = tableMoves(t, q, moves); !ok {
+			break
+		}
+		pit := moves[tableBest(t, r, q, moves, nil)].Pit
+		a.PV = append(a.PV, pit)
+		q, _ = q.Apply(pit, r)
+	}
+	return a, true
+}
+
+// Analyze answers p from the set's table for r, as a Searcher with the set
+// would, if p is in it; ok is false otherwise (no table, too many seeds on
+// the board, an invalid position, no legal move). It needs no searcher,
+// and takes microseconds.
+func (e *Endgames) Analyze(p engine.Position, r engine.Rules) (a Analysis, ok bool) {
+	if check(p, r) != nil {
+		return Analysis{}, false
+	}
+	t := e.acquire(r)
+	if t == nil {
+		return Analysis{}, false
+	}
+	defer e.release()
+	return tableAnalysis(t, p, r)
+}
+
+var _ Endgame = (*tablebase.Table)(nil)
