@@ -1839,6 +1839,13 @@ type PracticeBusy = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PracticeTooMany = Problem
 
+// PracticeUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeUnavailable = Problem
+
 // PracticeUnmet An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -2637,18 +2644,26 @@ type ClientInterface interface {
 	// like a daily puzzle's but not counted (`stats` stay 0).
 	//
 	// **Another one:** send the `id` of the puzzle you have as `after`,
-	// with the same filter, and get the next puzzle of its sequence: at
-	// least 1,000 in a row without a repeat. Without `after` the sequence
-	// starts at a random place. An `after` of an earlier generator
+	// with the same filter, and get the next puzzle of its sequence: any
+	// 1,024 answers in a row of such a walk are distinct puzzles, however
+	// many sequence numbers the server passed over to find them (the
+	// sequence number in the id may jump). Without `after` the sequence
+	// starts at a random place, so the answer is never cached
+	// (`Cache-Control: no-store`). An `after` of an earlier generator
 	// version starts afresh with the version in force.
 	//
-	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-	// defending is never graded easiest; a theme the generator in force
-	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-	// CPU: each client address may ask for a limited number a minute
-	// (`429` `rate_limited`), and the server makes a limited number at
-	// once (`429` `practice_busy`); both say when to retry in
-	// `Retry-After`. Making one takes at most a few seconds.
+	// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+	// meet by definition (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest), or one the generator has found
+	// no puzzle for 32 times in a row lately (a rare combination of
+	// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+	// worst: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`; reading, attempting or solving a practice
+	// puzzle by id counts against the same limit), and the server makes
+	// a limited number at once (`429` `practice_busy`). A request that
+	// runs out of time (about 10 s) before a puzzle is found is `503`
+	// `practice_timeout`: ask again the same way, the work done is kept.
+	// Each says when to retry in `Retry-After`.
 	//
 	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 	GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3429,18 +3444,26 @@ func (c *Client) GetDailyPuzzleByDate(ctx context.Context, date PuzzleDate, para
 // like a daily puzzle's but not counted (`stats` stay 0).
 //
 // **Another one:** send the `id` of the puzzle you have as `after`,
-// with the same filter, and get the next puzzle of its sequence: at
-// least 1,000 in a row without a repeat. Without `after` the sequence
-// starts at a random place. An `after` of an earlier generator
+// with the same filter, and get the next puzzle of its sequence: any
+// 1,024 answers in a row of such a walk are distinct puzzles, however
+// many sequence numbers the server passed over to find them (the
+// sequence number in the id may jump). Without `after` the sequence
+// starts at a random place, so the answer is never cached
+// (`Cache-Control: no-store`). An `after` of an earlier generator
 // version starts afresh with the version in force.
 //
-// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-// defending is never graded easiest; a theme the generator in force
-// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-// CPU: each client address may ask for a limited number a minute
-// (`429` `rate_limited`), and the server makes a limited number at
-// once (`429` `practice_busy`); both say when to retry in
-// `Retry-After`. Making one takes at most a few seconds.
+// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+// meet by definition (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest), or one the generator has found
+// no puzzle for 32 times in a row lately (a rare combination of
+// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+// worst: each client address may ask for a limited number a minute
+// (`429` `rate_limited`; reading, attempting or solving a practice
+// puzzle by id counts against the same limit), and the server makes
+// a limited number at once (`429` `practice_busy`). A request that
+// runs out of time (about 10 s) before a puzzle is found is `503`
+// `practice_timeout`: ask again the same way, the work done is kept.
+// Each says when to retry in `Retry-After`.
 //
 // Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5496,18 +5519,26 @@ type ClientWithResponsesInterface interface {
 	// like a daily puzzle's but not counted (`stats` stay 0).
 	//
 	// **Another one:** send the `id` of the puzzle you have as `after`,
-	// with the same filter, and get the next puzzle of its sequence: at
-	// least 1,000 in a row without a repeat. Without `after` the sequence
-	// starts at a random place. An `after` of an earlier generator
+	// with the same filter, and get the next puzzle of its sequence: any
+	// 1,024 answers in a row of such a walk are distinct puzzles, however
+	// many sequence numbers the server passed over to find them (the
+	// sequence number in the id may jump). Without `after` the sequence
+	// starts at a random place, so the answer is never cached
+	// (`Cache-Control: no-store`). An `after` of an earlier generator
 	// version starts afresh with the version in force.
 	//
-	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-	// defending is never graded easiest; a theme the generator in force
-	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-	// CPU: each client address may ask for a limited number a minute
-	// (`429` `rate_limited`), and the server makes a limited number at
-	// once (`429` `practice_busy`); both say when to retry in
-	// `Retry-After`. Making one takes at most a few seconds.
+	// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+	// meet by definition (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest), or one the generator has found
+	// no puzzle for 32 times in a row lately (a rare combination of
+	// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+	// worst: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`; reading, attempting or solving a practice
+	// puzzle by id counts against the same limit), and the server makes
+	// a limited number at once (`429` `practice_busy`). A request that
+	// runs out of time (about 10 s) before a puzzle is found is `503`
+	// `practice_timeout`: ask again the same way, the work done is kept.
+	// Each says when to retry in `Retry-After`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7478,7 +7509,8 @@ func (r GetDailyPuzzleByDateResponse) ContentType() string {
 
 // GetPracticePuzzleResponse200Headers the declared response headers of an HTTP 200 response for GetPracticePuzzle
 type GetPracticePuzzleResponse200Headers struct {
-	XRequestID *string
+	CacheControl *string
+	XRequestID   *string
 }
 
 // GetPracticePuzzleResponse400Headers the declared response headers of an HTTP 400 response for GetPracticePuzzle
@@ -7504,6 +7536,7 @@ type GetPracticePuzzleResponse500Headers struct {
 
 // GetPracticePuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetPracticePuzzle
 type GetPracticePuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7521,7 +7554,7 @@ type GetPracticePuzzleResponse struct {
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationProblemJSON503 *ServiceUnavailable
+	ApplicationProblemJSON503 *PracticeUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPracticePuzzleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7562,7 +7595,7 @@ func (r GetPracticePuzzleResponse) GetApplicationProblemJSON500() *InternalError
 }
 
 // GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r GetPracticePuzzleResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON503() *PracticeUnavailable {
 	return r.ApplicationProblemJSON503
 }
 
@@ -8770,18 +8803,26 @@ func (c *ClientWithResponses) GetDailyPuzzleByDateWithResponse(ctx context.Conte
 // like a daily puzzle's but not counted (`stats` stay 0).
 //
 // **Another one:** send the `id` of the puzzle you have as `after`,
-// with the same filter, and get the next puzzle of its sequence: at
-// least 1,000 in a row without a repeat. Without `after` the sequence
-// starts at a random place. An `after` of an earlier generator
+// with the same filter, and get the next puzzle of its sequence: any
+// 1,024 answers in a row of such a walk are distinct puzzles, however
+// many sequence numbers the server passed over to find them (the
+// sequence number in the id may jump). Without `after` the sequence
+// starts at a random place, so the answer is never cached
+// (`Cache-Control: no-store`). An `after` of an earlier generator
 // version starts afresh with the version in force.
 //
-// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-// defending is never graded easiest; a theme the generator in force
-// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-// CPU: each client address may ask for a limited number a minute
-// (`429` `rate_limited`), and the server makes a limited number at
-// once (`429` `practice_busy`); both say when to retry in
-// `Retry-After`. Making one takes at most a few seconds.
+// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+// meet by definition (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest), or one the generator has found
+// no puzzle for 32 times in a row lately (a rare combination of
+// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+// worst: each client address may ask for a limited number a minute
+// (`429` `rate_limited`; reading, attempting or solving a practice
+// puzzle by id counts against the same limit), and the server makes
+// a limited number at once (`429` `practice_busy`). A request that
+// runs out of time (about 10 s) before a puzzle is found is `503`
+// `practice_timeout`: ask again the same way, the work done is kept.
+// Each says when to retry in `Retry-After`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11021,7 +11062,7 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		response.ApplicationProblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ServiceUnavailable
+		var dest PracticeUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11032,6 +11073,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetPracticePuzzleResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11089,6 +11137,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPracticePuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
