@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -162,4 +163,34 @@ func TestPracticeByID(t *testing.T) {
 		})
 	}
 	wantProblem(t, f.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-03", ""), http.StatusBadRequest, "invalid_request")
+}
+
+// TestPracticeTimeoutProblem: a practice request out of time before its
+// puzzle is made is 503 practice_timeout with Retry-After, by filter and by
+// id alike.
+func TestPracticeTimeoutProblem(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	slow := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return puzzles.Puzzle{}, context.Canceled
+	}
+	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,
+		Practice: slow, VerifyPractice: puzzletest.CheckMadeUp,
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &feedServer{h: h}
+	for _, target := range []string{"/v1/puzzles/practice?difficulty=2", "/v1/puzzles/x1-d0-gany-tany-5"} {
+		rec := f.do(t, "GET", target, "")
+		wantProblem(t, rec, http.StatusServiceUnavailable, "practice_timeout")
+		if rec.Header().Get("Retry-After") == "" {
+			t.Fatalf("%s: no Retry-After", target)
+		}
+	}
 }

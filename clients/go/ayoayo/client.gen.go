@@ -2676,6 +2676,10 @@ type ClientInterface interface {
 	// `/v1/puzzles/practice`) is made again from the id, always the same
 	// puzzle; one that cannot be made (an unknown generator version, a
 	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+	// Reading, attempting or solving a practice puzzle counts against the
+	// practice rate limit (`429` `rate_limited`), and one not made within
+	// about 10 s is `503` `practice_timeout`: ask again, the generation
+	// runs on.
 	//
 	// Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
 	GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3486,6 +3490,10 @@ func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzl
 // `/v1/puzzles/practice`) is made again from the id, always the same
 // puzzle; one that cannot be made (an unknown generator version, a
 // filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+// Reading, attempting or solving a practice puzzle counts against the
+// practice rate limit (`429` `rate_limited`), and one not made within
+// about 10 s is `503` `practice_timeout`: ask again, the generation
+// runs on.
 //
 // Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
 func (c *Client) GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5553,6 +5561,10 @@ type ClientWithResponsesInterface interface {
 	// `/v1/puzzles/practice`) is made again from the id, always the same
 	// puzzle; one that cannot be made (an unknown generator version, a
 	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+	// Reading, attempting or solving a practice puzzle counts against the
+	// practice rate limit (`429` `rate_limited`), and one not made within
+	// about 10 s is `503` `practice_timeout`: ask again, the generation
+	// runs on.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -8843,6 +8855,10 @@ func (c *ClientWithResponses) GetPracticePuzzleWithResponse(ctx context.Context,
 // `/v1/puzzles/practice`) is made again from the id, always the same
 // puzzle; one that cannot be made (an unknown generator version, a
 // filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+// Reading, attempting or solving a practice puzzle counts against the
+// practice rate limit (`429` `rate_limited`), and one not made within
+// about 10 s is `503` `practice_timeout`: ask again, the generation
+// runs on.
 //
 // Returns a wrapper object for the known response body format(s).
 //
