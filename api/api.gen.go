@@ -1922,6 +1922,13 @@ type PracticeBusy = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PracticeTooMany = Problem
 
+// PracticeUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeUnavailable = Problem
+
 // PracticeUnmet An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -2702,6 +2709,15 @@ type PracticeTooManyApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers PracticeTooManyResponseHeaders
+}
+
+type PracticeUnavailableResponseHeaders struct {
+	RetryAfter *int
+}
+type PracticeUnavailableApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PracticeUnavailableResponseHeaders
 }
 
 type PracticeUnmetApplicationProblemPlusJSONResponse Problem
@@ -4391,15 +4407,25 @@ type GetPracticePuzzleResponseObject interface {
 	VisitGetPracticePuzzleResponse(w http.ResponseWriter) error
 }
 
-type GetPracticePuzzle200JSONResponse Puzzle
+type GetPracticePuzzle200ResponseHeaders struct {
+	CacheControl *string
+}
+
+type GetPracticePuzzle200JSONResponse struct {
+	Body    Puzzle
+	Headers GetPracticePuzzle200ResponseHeaders
+}
 
 func (response GetPracticePuzzle200JSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -4473,16 +4499,19 @@ func (response GetPracticePuzzle500ApplicationProblemPlusJSONResponse) VisitGetP
 }
 
 type GetPracticePuzzle503ApplicationProblemPlusJSONResponse struct {
-	ServiceUnavailableApplicationProblemPlusJSONResponse
+	PracticeUnavailableApplicationProblemPlusJSONResponse
 }
 
 func (response GetPracticePuzzle503ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
 	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err

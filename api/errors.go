@@ -119,6 +119,7 @@ var problemTable = []problemRow{
 	{Err: puzzles.ErrInvalidPractice, Status: http.StatusBadRequest, Code: "invalid_practice_request", Title: "Invalid practice request"},
 	{Err: puzzles.ErrFilterUnmet, Status: http.StatusUnprocessableEntity, Code: "no_practice_puzzle", Title: "No practice puzzle meets the filter"},
 	{Err: puzzles.ErrPracticeBusy, Status: http.StatusTooManyRequests, Code: "practice_busy", Title: "Practice pool busy", RetryAfter: 1},
+	{Err: puzzles.ErrPracticeTimeout, Status: http.StatusServiceUnavailable, Code: "practice_timeout", Title: "No practice puzzle found in time", RetryAfter: 1},
 	{Err: puzzles.ErrNoPool, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
 	// A stored puzzle that no longer proves (a bad restore, a newer
 	// generator's row): the server's fault, never served.

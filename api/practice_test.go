@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -48,6 +49,9 @@ func TestPracticeAnother(t *testing.T) {
 		rec := f.do(t, "GET", target, "")
 		p := decode[Puzzle](t, rec, http.StatusOK)
 		if i == 0 {
+			if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
+				t.Fatalf("Cache-Control %q, want no-store", cc)
+			}
 			noSolution(t, rec.Body.Bytes())
 			if !strings.Contains(rec.Body.String(), `"date":null`) {
 				t.Fatalf("a practice puzzle's date: %s", rec.Body.String())
@@ -106,8 +110,27 @@ func TestPracticeProblems(t *testing.T) {
 		if ra := rec.Header().Get("Retry-After"); ra == "" || ra == "0" {
 			t.Fatalf("Retry-After %q", ra)
 		}
-		// Reading a practice puzzle by id is not limited by this rate.
+		// Reading, attempting or solving a practice puzzle by id may cost
+		// a generation too: the same limit; a daily id is not charged.
+		for _, req := range []struct{ method, target, body string }{
+			{"GET", "/v1/puzzles/x1-d0-gany-tany-5", ""},
+			{"HEAD", "/v1/puzzles/x1-d0-gany-tany-5", ""},
+			{"POST", "/v1/puzzles/x1-d0-gany-tany-5/attempts", `{"moves":[0]}`},
+			{"GET", "/v1/puzzles/x1-d0-gany-tany-5/solution", ""},
+		} {
+			rec := limited.do(t, req.method, req.target, req.body)
+			if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" {
+				t.Fatalf("%s %s past the practice limit: %d %s", req.method, req.target, rec.Code, rec.Body.String())
+			}
+		}
+		wantProblem(t, limited.do(t, "GET", "/v1/puzzles/p20990101", ""), http.StatusNotFound, "puzzle_not_found")
+	})
+	t.Run("by id within the limit", func(t *testing.T) {
+		limited := newPracticeServer(t, false, Options{PracticeRate: 6, PracticeBurst: 3})
 		decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), http.StatusOK)
+		decode[PuzzleSolution](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5/solution", ""), http.StatusOK)
+		decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
+		wantProblem(t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusTooManyRequests, "rate_limited")
 	})
 }
 
@@ -140,4 +163,34 @@ func TestPracticeByID(t *testing.T) {
 		})
 	}
 	wantProblem(t, f.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-03", ""), http.StatusBadRequest, "invalid_request")
+}
+
+// TestPracticeTimeoutProblem: a practice request out of time before its
+// puzzle is made is 503 practice_timeout with Retry-After, by filter and by
+// id alike.
+func TestPracticeTimeoutProblem(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	slow := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return puzzles.Puzzle{}, context.Canceled
+	}
+	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,
+		Practice: slow, VerifyPractice: puzzletest.CheckMadeUp,
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &feedServer{h: h}
+	for _, target := range []string{"/v1/puzzles/practice?difficulty=2", "/v1/puzzles/x1-d0-gany-tany-5"} {
+		rec := f.do(t, "GET", target, "")
+		wantProblem(t, rec, http.StatusServiceUnavailable, "practice_timeout")
+		if rec.Header().Get("Retry-After") == "" {
+			t.Fatalf("%s: no Retry-After", target)
+		}
+	}
 }

@@ -182,7 +182,9 @@ func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleReq
 	if err != nil {
 		return nil, err
 	}
-	return GetPracticePuzzle200JSONResponse(puzzleToAPI(sp)), nil
+	// Without after each answer is another puzzle: nothing may keep one.
+	noStore := "no-store"
+	return GetPracticePuzzle200JSONResponse{Body: puzzleToAPI(sp), Headers: GetPracticePuzzle200ResponseHeaders{CacheControl: &noStore}}, nil
 }
 
 // GetPuzzle answers one puzzle by id.

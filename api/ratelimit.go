@@ -65,11 +65,17 @@ func newRateLimiter(what string, perMinute, burst int, now func() time.Time) *ra
 // a token of its client address's bucket before anything else is done for
 // it, so a refused request costs next to nothing, and so does a flood of
 // invalid ones.
-func limitRate(l *rateLimiter) echo.MiddlewareFunc {
+func limitRate(l *rateLimiter) echo.MiddlewareFunc { return limitRateIf(l, nil) }
+
+// limitRateIf is limitRate for the requests charged reports true of (all
+// if nil): another operation's limit spent by some requests of this one.
+func limitRateIf(l *rateLimiter, charged func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if err := l.allow(c.RealIP()); err != nil {
-				return err
+			if charged == nil || charged(c) {
+				if err := l.allow(c.RealIP()); err != nil {
+					return err
+				}
 			}
 			return next(c)
 		}

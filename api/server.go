@@ -25,6 +25,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
 // Limits the API enforces. The OpenAPI document states the same numbers;
@@ -283,6 +284,11 @@ func (s *Server) echo() (*echo.Echo, error) {
 		if l := s.limits[id]; l != nil {
 			mw = append(mw, limitRate(l))
 		}
+		// A practice puzzle read, attempted or solved by id may cost a
+		// generation as asking for one does: the same limit.
+		if l := s.limits["GetPracticePuzzle"]; l != nil && practiceByID[id] {
+			mw = append(mw, limitRateIf(l, func(c echo.Context) bool { return puzzles.IsPracticeID(c.Param("id")) }))
+		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)
 			continue
@@ -298,6 +304,9 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	return e, nil
 }
+
+// practiceByID are the operations that take a practice puzzle's id.
+var practiceByID = map[string]bool{"GetPuzzle": true, "SubmitPuzzleAttempt": true, "GetPuzzleSolution": true}
 
 // getAndHead registers every GET route for HEAD too (RFC 9110 9.3.2), with
 // the same handler and middleware, the GET operation's validator included:

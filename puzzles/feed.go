@@ -98,6 +98,9 @@ type FeedOptions struct {
 	// PracticeConcurrency is how many practice puzzles are made at once;
 	// beyond, ErrPracticeBusy. Zero: one per CPU (GOMAXPROCS).
 	PracticeConcurrency int
+	// PracticeTimeout bounds one practice request, past which it is
+	// ErrPracticeTimeout (the generation it waits for runs on). Zero: 10 s.
+	PracticeTimeout time.Duration
 	// Rand draws where a practice walk without `after` starts. Nil:
 	// math/rand/v2's Uint64.
 	Rand func() uint64
@@ -114,15 +117,7 @@ type Feed struct {
 	generate func(context.Context, time.Time) (Puzzle, error)
 	slots    chan struct{} // one per generation running at once
 	pool     *pool
-
-	mu       sync.Mutex
-	inflight map[string]*generation
-}
-
-type generation struct {
-	done chan struct{}
-	sp   Stored
-	err  error
+	inflight flight[time.Time, Stored] // generations running, by day
 }
 
 // NewFeed returns the feed over st.
@@ -149,7 +144,6 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		cutover:  o.Cutover,
 		generate: o.Generate,
 		slots:    make(chan struct{}, runtime.GOMAXPROCS(0)),
-		inflight: map[string]*generation{},
 		pool:     newPool(o),
 	}
 }
@@ -217,50 +211,28 @@ func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
 // started it, so that request leaving does not fail the others; the store
 // keeps the first row written if two servers race.
 func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
-	key := date.Format(DateLayout)
-	f.mu.Lock()
-	g, running := f.inflight[key]
-	if !running {
-		g = &generation{done: make(chan struct{})}
-		f.inflight[key] = g
-		go f.run(context.WithoutCancel(ctx), date, g)
-	}
-	f.mu.Unlock()
-	select {
-	case <-g.done:
-		return g.sp, g.err
-	case <-ctx.Done():
-		return Stored{}, ctx.Err()
-	}
+	detached := context.WithoutCancel(ctx)
+	return f.inflight.do(ctx, date, func() (Stored, error) { return f.run(detached, date) })
 }
 
-func (f *Feed) run(ctx context.Context, date time.Time, g *generation) {
+func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
 	defer cancel()
-	defer func() {
-		f.mu.Lock()
-		delete(f.inflight, date.Format(DateLayout))
-		f.mu.Unlock()
-		close(g.done)
-	}()
 	// Generation is pure CPU: at most one per core, the rest wait.
 	select {
 	case f.slots <- struct{}{}:
 		defer func() { <-f.slots }()
 	case <-ctx.Done():
-		g.err = ctx.Err()
-		return
+		return Stored{}, ctx.Err()
 	}
 	p, err := f.generate(ctx, date)
 	if err != nil {
-		g.err = err
-		return
+		return Stored{}, err
 	}
 	if err := Verify(p); err != nil {
-		g.err = fmt.Errorf("generated puzzle %s: %w", p.ID, err)
-		return
+		return Stored{}, fmt.Errorf("generated puzzle %s: %w", p.ID, err)
 	}
-	g.sp, g.err = proved(f.store.AddPuzzle(ctx, p, f.now().UTC()))
+	return proved(f.store.AddPuzzle(ctx, p, f.now().UTC()))
 }
 
 // Page returns up to limit days' puzzles before the day before (nil: from

@@ -25,43 +25,62 @@ var (
 	// ErrNoPool: the server was started without a practice generator.
 	ErrNoPool = errors.New("no practice pool")
 	// ErrFilterUnmet: no puzzle of the generator version in force meets
-	// the filter (say, a defend puzzle of difficulty 1: defending is never
-	// graded easiest).
+	// the filter: it cannot by definition (say, a defend puzzle of
+	// difficulty 1: defending is never graded easiest), or the generator
+	// found none for missLimit sequence numbers in a row. A PracticeFunc
+	// wraps it (with ErrNoPuzzle) for the first kind.
 	ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
 	// ErrPracticeBusy: every practice generation slot is taken; try again
 	// shortly.
 	ErrPracticeBusy = errors.New("practice pool busy")
+	// ErrPracticeTimeout: the request's time budget ran out before a
+	// puzzle was found (the generator missed, or was slow). The work done
+	// is kept (what was made, what was missed; a generation under way runs
+	// on), so asking again, the same way, goes further.
+	ErrPracticeTimeout = errors.New("no practice puzzle found in time")
 )
+
+// errMiss: the generator found no puzzle for one sequence number of a
+// filter it can meet; the walk tries another.
+var errMiss = errors.New("no practice puzzle for this sequence number")
 
 // Pool limits.
 const (
-	// practiceTimeout bounds one practice request's generation, skips
-	// included: a generation takes 2 s at most on one core.
-	practiceTimeout = 10 * time.Second
+	// defaultPracticeTimeout bounds one practice request unless
+	// FeedOptions says otherwise, waits and misses included: a generation
+	// takes a few seconds at most on one core. On running out,
+	// ErrPracticeTimeout.
+	defaultPracticeTimeout = 10 * time.Second
+	// practiceGenTimeout bounds one generation, which runs detached from
+	// the requests waiting for it, with room for a loaded machine.
+	practiceGenTimeout = 30 * time.Second
 	// practiceCacheSize is how many practice puzzles are kept made: those
 	// players are solving now.
 	practiceCacheSize = 1024
-	// maxSkips bounds how many sequence numbers in a row one request
-	// passes over because their puzzle is an upcoming daily one, or the
-	// generator found none for them. One in a row is already rare.
-	maxSkips = 16
-	// maxMisses is how many sequence numbers in a row the generator may
-	// find no puzzle for before the filter is taken as one no puzzle meets.
-	// The generator says ErrNoPuzzle at once for a filter that cannot be met
-	// by definition, and after its budget for a seq where a rare filter
-	// found none; three misses in a row of a filter that can be met are
-	// rare enough, and cost a few seconds at most.
-	maxMisses = 3
+	// maxTries bounds the sequence numbers one request tries for its
+	// answer. Most tries that fail are cheap (remembered misses); those
+	// that cost a generation are bounded by the request's time budget first.
+	maxTries = 64
+	// missLimit is how many generations in a row, of one filter and
+	// version, may find no puzzle (counted across requests) before the
+	// filter is taken as one no puzzle meets. The rarest filters the
+	// generator meets miss about half the time (difficulty 4 and
+	// sacrifice): 32 in a row is a chance in 10^8; a filter that has never
+	// been met costs 32 generations (a minute or two of CPU) once per
+	// process before its answer is 422.
+	missLimit = 32
 	// missCacheSize is how many sequence numbers the generator found no
-	// puzzle for are remembered, so asking for them again by id costs
-	// nothing.
-	missCacheSize = 256
+	// puzzle for are remembered, so trying them again costs nothing.
+	missCacheSize = 4096
 )
 
 // PracticeFunc makes the practice puzzle seq of filter f with generator
 // version: a pure function of its arguments, with ID and Date left zero;
-// seq k to k+1023 of one filter give distinct positions; ErrNoPuzzle
-// (wrapped), quickly, when no puzzle of that version meets f.
+// seq k to k+1023 of one filter give distinct positions (a real puzzle's
+// position is in bucket seq mod PracticeWindow: VerifyPractice checks it).
+// ErrNoPuzzle (wrapped) when it finds none for seq; ErrNoPuzzle and
+// ErrFilterUnmet (both wrapped), quickly, when no puzzle of that version
+// meets f by definition.
 type PracticeFunc func(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error)
 
 // pool is the feed's practice part.
@@ -71,12 +90,20 @@ type pool struct {
 	verify   func(Puzzle) error
 	cutover  time.Time
 	rand     func() uint64
+	timeout  time.Duration
 	slots    chan struct{} // one per practice generation running at once
 	made     *lru.Cache[string, Puzzle]
 	missed   *lru.Cache[string, error] // ids the generator made no puzzle for
+	making   flight[string, Puzzle]    // generations running, by id
+	dailying flight[time.Time, engine.Position]
 
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
+	// streaks counts, per filter and version (a PracticeID of seq 0), the
+	// generations in a row that found no puzzle; missLimit means unmet. Its
+	// keys are valid filters of versions up to the pool's: a few thousand
+	// at most.
+	streaks map[PracticeID]int
 }
 
 func newPool(o FeedOptions) *pool {
@@ -91,6 +118,9 @@ func newPool(o FeedOptions) *pool {
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Uint64
+	}
+	if o.PracticeTimeout <= 0 {
+		o.PracticeTimeout = defaultPracticeTimeout
 	}
 	if o.PracticeConcurrency <= 0 {
 		o.PracticeConcurrency = runtime.GOMAXPROCS(0)
@@ -109,17 +139,21 @@ func newPool(o FeedOptions) *pool {
 		verify:   o.VerifyPractice,
 		cutover:  Day(o.Cutover),
 		rand:     o.Rand,
+		timeout:  o.PracticeTimeout,
 		slots:    make(chan struct{}, o.PracticeConcurrency),
 		made:     made,
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
+		streaks:  map[PracticeID]int{},
 	}
 }
 
 // VerifyPractice proves a practice puzzle again: Verify's proof of a
 // practice puzzle (no date, the practice side of the split, exactly the
 // puzzle its position, rules and goal make), and its id: a practice id of
-// its version whose filter asks for it.
+// its version whose filter asks for it, and whose sequence number's bucket
+// (seq mod PracticeWindow) is its position's, which the no-repeat promise
+// rests on.
 func VerifyPractice(p Puzzle) error {
 	if !p.Date.IsZero() {
 		return fmt.Errorf("%w: %s: a practice puzzle has no date", ErrUnverified, p.ID)
@@ -138,17 +172,26 @@ func VerifyPractice(p Puzzle) error {
 		return fail("made by version %d, the id says %d", p.Version, id.Version)
 	case !meets(p, id.Filter):
 		return fail("not a puzzle its filter asks for")
+	case drillBucket(&p.Position) != int(id.Seq%PracticeWindow):
+		return fail("its position is in bucket %d, its sequence number's is %d", drillBucket(&p.Position), id.Seq%PracticeWindow)
 	}
 	return nil
 }
 
 // Practice returns a practice puzzle f asks for: the next one after the
 // practice puzzle after (an id of the same filter), or, without after, one
-// from a random place in the filter's sequence. Passing each answer's id as
-// the next request's after walks the sequence without a repeat. A puzzle
-// that is one of the next Window days' daily puzzles is passed over, and so
-// is a sequence number the generator finds no puzzle for; maxMisses of
-// those in a row are ErrFilterUnmet.
+// from a random place in the filter's sequence.
+//
+// The no-repeat promise counts answers, not sequence numbers. Each answer
+// has a bucket, the next after the previous answer's: after an answer of seq
+// s, bucket (s+1) mod PracticeWindow, tried at seq s+1, then s+1+1024,
+// s+1+2048, ... (the same bucket, another draw of the generator each time)
+// until one gives a puzzle that is not an upcoming daily one. A puzzle's
+// position is in its seq's bucket, so any PracticeWindow answers in a row
+// are in distinct buckets and have distinct positions, however many seqs
+// were passed over. A filter whose generations miss missLimit times in a
+// row is ErrFilterUnmet; a request whose time runs out first is
+// ErrPracticeTimeout, to ask again.
 func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string) (Stored, error) {
 	pl := f.pool
 	if pl.generate == nil {
@@ -170,24 +213,37 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 		// A puzzle of an earlier generator version starts the walk afresh
 		// with the version in force.
 		if prev.Version == pl.version {
-			id.Seq = (prev.Seq + 1) % (MaxPracticeSeq + 1)
+			id.Seq = nextSeq(prev.Seq, 1)
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, practiceTimeout)
+	bctx, cancel := context.WithTimeout(ctx, pl.timeout)
 	defer cancel()
-	misses := 0
-	for range maxSkips {
-		p, err := f.practice(ctx, id)
+	first := id.Seq
+	for try := range uint64(maxTries) {
+		id.Seq = nextSeq(first, try*PracticeWindow)
+		p, err := f.practice(bctx, id)
 		switch {
-		case errors.Is(err, errUpcoming):
-		case errors.Is(err, ErrFilterUnmet) && misses < maxMisses-1:
-			misses++
+		case errors.Is(err, errUpcoming), errors.Is(err, errMiss):
+		case err != nil:
+			return Stored{}, pl.overBudget(ctx, err)
 		default:
-			return Stored{Puzzle: p}, err
+			return Stored{Puzzle: p}, nil
 		}
-		id.Seq = (id.Seq + 1) % (MaxPracticeSeq + 1)
 	}
-	return Stored{}, fmt.Errorf("%d practice puzzles in a row up to %s are upcoming daily puzzles", maxSkips, id)
+	return Stored{}, fmt.Errorf("%w: %d tries from %s found none: ask again", ErrPracticeTimeout, maxTries, PracticeID{Version: id.Version, Filter: filter, Seq: first})
+}
+
+// nextSeq is the sequence number n after seq, wrapping past MaxPracticeSeq
+// (whose successor, 2^53, is a multiple of PracticeWindow: buckets hold).
+func nextSeq(seq, n uint64) uint64 { return (seq + n) % (MaxPracticeSeq + 1) }
+
+// overBudget turns the end of a request's time budget into
+// ErrPracticeTimeout; the end of the caller's own context stays what it is.
+func (pl *pool) overBudget(ctx context.Context, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("%w within %v: ask again, the same way: the work done is kept", ErrPracticeTimeout, pl.timeout)
+	}
+	return err
 }
 
 // errUpcoming: the practice puzzle is one of the next Window days' daily
@@ -204,17 +260,21 @@ func (f *Feed) practiceByID(ctx context.Context, id string) (Stored, error) {
 	if err != nil || pid.Version > f.pool.version {
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
 	}
-	ctx, cancel := context.WithTimeout(ctx, practiceTimeout)
+	bctx, cancel := context.WithTimeout(ctx, f.pool.timeout)
 	defer cancel()
-	p, err := f.practice(ctx, pid)
-	if errors.Is(err, errUpcoming) || errors.Is(err, ErrFilterUnmet) || errors.Is(err, ErrUnknownVersion) {
+	p, err := f.practice(bctx, pid)
+	switch {
+	case errors.Is(err, errUpcoming), errors.Is(err, errMiss), errors.Is(err, ErrFilterUnmet), errors.Is(err, ErrUnknownVersion):
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
+	case err != nil:
+		return Stored{}, f.pool.overBudget(ctx, err)
 	}
-	return Stored{Puzzle: p}, err
+	return Stored{Puzzle: p}, nil
 }
 
-// practice makes (or finds made) the practice puzzle id, proves it, and
-// refuses it with errUpcoming if it is an upcoming daily puzzle.
+// practice makes (or finds made) the practice puzzle id, and refuses it
+// with errUpcoming if it is an upcoming daily puzzle; errMiss if the
+// generator found none for id.
 func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 	pl := f.pool
 	key := id.String()
@@ -223,14 +283,16 @@ func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 	}
 	p, ok := pl.made.Get(key)
 	if !ok {
-		var err error
-		if p, err = pl.make(ctx, id); errors.Is(err, ErrFilterUnmet) {
-			pl.missed.Add(key, err)
-		}
-		if err != nil {
+		if err := pl.unmet(id); err != nil {
 			return Puzzle{}, err
 		}
-		pl.made.Add(key, p)
+		// One generation per id however many ask at once, detached from
+		// them: its result is remembered even if they all leave.
+		detached := context.WithoutCancel(ctx)
+		var err error
+		if p, err = pl.making.do(ctx, key, func() (Puzzle, error) { return pl.make(detached, id) }); err != nil {
+			return Puzzle{}, err
+		}
 	}
 	if err := f.notUpcoming(ctx, p); err != nil {
 		return Puzzle{}, err
@@ -238,8 +300,42 @@ func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 	return p, nil
 }
 
-// make runs the generator for id, if a slot is free, and checks what it
-// made.
+// streakKey is the key of id's filter and version in streaks.
+func streakKey(id PracticeID) PracticeID {
+	id.Seq = 0
+	return id
+}
+
+// unmet returns ErrFilterUnmet if id's filter has missed missLimit times in
+// a row.
+func (pl *pool) unmet(id PracticeID) error {
+	pl.mu.Lock()
+	n := pl.streaks[streakKey(id)]
+	pl.mu.Unlock()
+	if n >= missLimit {
+		return fmt.Errorf("%w: %s (the generator found none %d times in a row)", ErrFilterUnmet, describeFilter(id.Filter), missLimit)
+	}
+	return nil
+}
+
+// tally records a generation of id's filter: a miss lengthens its streak,
+// anything else ends it; never means unmet by definition.
+func (pl *pool) tally(id PracticeID, miss, never bool) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	k := streakKey(id)
+	switch {
+	case never:
+		pl.streaks[k] = missLimit
+	case miss:
+		pl.streaks[k] = min(pl.streaks[k]+1, missLimit)
+	default:
+		delete(pl.streaks, k)
+	}
+}
+
+// make runs the generator for id, if a slot is free, checks what it made
+// and remembers the outcome: the puzzle, or the miss.
 func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 	// Generation is pure CPU: as with analyses, a request that finds every
 	// slot taken is refused at once rather than queued.
@@ -249,10 +345,18 @@ func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 	default:
 		return Puzzle{}, fmt.Errorf("%w: %d practice puzzles are being made; try again in a second", ErrPracticeBusy, cap(pl.slots))
 	}
+	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
+	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)
 	switch {
-	case errors.Is(err, ErrNoPuzzle):
+	case errors.Is(err, ErrFilterUnmet):
+		pl.tally(id, true, true)
 		return Puzzle{}, fmt.Errorf("%w: %s", ErrFilterUnmet, describeFilter(id.Filter))
+	case errors.Is(err, ErrNoPuzzle):
+		pl.tally(id, true, false)
+		miss := fmt.Errorf("%w: %s", errMiss, id)
+		pl.missed.Add(id.String(), miss)
+		return Puzzle{}, miss
 	case err != nil:
 		return Puzzle{}, err
 	case !p.Date.IsZero() || p.ID != "" || p.Version != id.Version:
@@ -265,6 +369,8 @@ func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 	if !meets(p, id.Filter) {
 		return Puzzle{}, fmt.Errorf("practice generator: %s is not a puzzle its filter asks for", id)
 	}
+	pl.tally(id, false, false)
+	pl.made.Add(id.String(), p)
 	return p, nil
 }
 
@@ -288,8 +394,7 @@ func describeFilter(f PracticeFilter) string {
 // comparison: a daily puzzle comes from its day's bucket, and each bucket is
 // the day of exactly one of those Window days. Days from the cutover on need
 // no check at all: the version 2 generator keeps practice positions out of
-// daily ones by construction. Earlier days' puzzles are read from the store,
-// made (and stored) ahead if need be, and remembered.
+// daily ones by construction.
 func (f *Feed) notUpcoming(ctx context.Context, p Puzzle) error {
 	today := f.Today()
 	ahead := (bucket(&p.Position) - dayBucket(today) + Window) % Window
@@ -307,8 +412,11 @@ func (f *Feed) notUpcoming(ctx context.Context, p Puzzle) error {
 	return nil
 }
 
-// dailyPosition returns day's daily puzzle's position, remembering those of
-// the days ahead.
+// dailyPosition returns day's daily puzzle's position: the stored puzzle's,
+// or, for a day not stored yet, the position the feed's generator (a pure
+// function of the day) will give it, made here but not stored: practice
+// requests never write. Positions of the days ahead are remembered (a year's
+// at most), and each is made once however many ask at once.
 func (f *Feed) dailyPosition(ctx context.Context, day time.Time) (engine.Position, error) {
 	pl := f.pool
 	pl.mu.Lock()
@@ -317,18 +425,46 @@ func (f *Feed) dailyPosition(ctx context.Context, day time.Time) (engine.Positio
 	if ok {
 		return pos, nil
 	}
-	sp, _, err := f.Prepare(ctx, day)
-	if err != nil {
+	detached := context.WithoutCancel(ctx)
+	return pl.dailying.do(ctx, day, func() (engine.Position, error) {
+		pos, err := f.daily(detached, day)
+		if err != nil {
+			return engine.Position{}, err
+		}
+		today := f.Today()
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		for d := range pl.dailies {
+			if d.Before(today) {
+				delete(pl.dailies, d)
+			}
+		}
+		pl.dailies[day] = pos
+		return pos, nil
+	})
+}
+
+// daily reads day's puzzle's position from the store, or makes it, in a
+// daily generation slot, without storing it.
+func (f *Feed) daily(ctx context.Context, day time.Time) (engine.Position, error) {
+	sp, err := f.store.PuzzleByDate(ctx, day)
+	if err == nil {
+		return sp.Puzzle.Position, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
 		return engine.Position{}, err
 	}
-	today := f.Today()
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	for d := range pl.dailies {
-		if d.Before(today) {
-			delete(pl.dailies, d)
-		}
+	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
+	defer cancel()
+	select {
+	case f.slots <- struct{}{}:
+		defer func() { <-f.slots }()
+	case <-ctx.Done():
+		return engine.Position{}, ctx.Err()
 	}
-	pl.dailies[day] = sp.Puzzle.Position
-	return sp.Puzzle.Position, nil
+	p, err := f.generate(ctx, day)
+	if err != nil {
+		return engine.Position{}, fmt.Errorf("the daily puzzle of %s, to compare: %w", day.Format(DateLayout), err)
+	}
+	return p.Position, nil
 }

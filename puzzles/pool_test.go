@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,7 +216,9 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 		after string
 		want  string
 	}{
-		{"today's daily is passed over", "", "x1-d0-gany-tany-1"},
+		// Seq 0 is today's daily; its bucket's next seq, 1024, the daily
+		// of a day past the cutover, so not looked at.
+		{"today's daily is passed over", "", "x1-d0-gany-tany-1024"},
 		{"tomorrow's is past the cutover", "x1-d0-gany-tany-1", "x1-d0-gany-tany-2"},
 		{"an ordinary one", "x1-d0-gany-tany-2", "x1-d0-gany-tany-3"},
 	} {
@@ -228,9 +232,10 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 	if _, err := feed.ByID(ctx, "x1-d0-gany-tany-0"); !errors.Is(err, puzzles.ErrNotFound) {
 		t.Fatalf("today's daily puzzle by its practice id: %v, want ErrNotFound", err)
 	}
-	// Today's daily puzzle was generated once, to compare, and stored.
-	if _, err := st.PuzzleByDate(ctx, poolToday); err != nil {
-		t.Fatalf("today's daily puzzle is not stored: %v", err)
+	// Today's daily puzzle was generated to compare, not stored:
+	// practice requests never write.
+	if _, err := st.PuzzleByDate(ctx, poolToday); !errors.Is(err, puzzles.ErrNotFound) {
+		t.Fatalf("today's daily puzzle was stored by a practice request: %v", err)
 	}
 }
 
@@ -267,6 +272,57 @@ func TestPracticeRealPuzzles(t *testing.T) {
 	}
 }
 
+// TestPracticeRealWalkCrossesMisses: a walk of difficulty 5 with the real
+// generator through seqs it finds no puzzle for (1010 to 1012 miss): each
+// answer is in the bucket after the last one's, whatever seqs were passed
+// over, so the answers stay distinct; each proves and is served again by
+// id. Seconds of generation per answer: not in -short or under -race.
+func TestPracticeRealWalkCrossesMisses(t *testing.T) {
+	if testing.Short() || puzzles.RaceDetector {
+		t.Skip("generations of difficulty 5: seconds each")
+	}
+	ctx := context.Background()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Practice: puzzles.GeneratePractice})
+	f := puzzles.PracticeFilter{Difficulty: 5}
+	after := fmt.Sprintf("x%d-d5-gany-tany-1009", puzzles.Version)
+	seen := map[engine.Position]string{}
+	crossed := 0
+	for k := range 4 {
+		var sp puzzles.Stored
+		var err error
+		for range 5 { // a loaded machine may need the same request again
+			if sp, err = feed.Practice(ctx, f, after); !errors.Is(err, puzzles.ErrPracticeTimeout) {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("answer %d after %s: %v", k, after, err)
+		}
+		p := sp.Puzzle
+		seq := seqOf(t, p.ID)
+		if seq%puzzles.PracticeWindow != uint64(1010+k) || p.Difficulty != 5 {
+			t.Fatalf("answer %d: %s, difficulty %d; want bucket %d", k, p.ID, p.Difficulty, 1010+k)
+		}
+		if seq >= puzzles.PracticeWindow {
+			crossed++
+		}
+		if prev, ok := seen[p.Position]; ok {
+			t.Fatalf("answer %d: %s repeats %s", k, p.ID, prev)
+		}
+		seen[p.Position] = p.ID
+		if err := puzzles.VerifyPractice(p); err != nil {
+			t.Fatal(err)
+		}
+		if again, err := feed.ByID(ctx, p.ID); err != nil || again.Puzzle.Position != p.Position {
+			t.Fatalf("ByID(%s): %v", p.ID, err)
+		}
+		after = p.ID
+	}
+	if crossed == 0 {
+		t.Fatalf("no answer crossed a miss: the walk no longer tests what it says")
+	}
+}
+
 // TestVerifyPractice: a practice puzzle proves only as its id says.
 func TestVerifyPractice(t *testing.T) {
 	base, err := puzzles.GeneratePractice(context.Background(), puzzles.Version, puzzles.PracticeFilter{}, 3)
@@ -283,6 +339,7 @@ func TestVerifyPractice(t *testing.T) {
 		{"a daily id", func(p *puzzles.Puzzle) { p.ID = "p20260302" }, puzzles.ErrUnverified},
 		{"a date", func(p *puzzles.Puzzle) { p.Date = poolToday }, puzzles.ErrUnverified},
 		{"another version's id", func(p *puzzles.Puzzle) { p.ID = "x1-d0-gany-tany-3" }, puzzles.ErrUnverified},
+		{"another bucket's seq", func(p *puzzles.Puzzle) { p.ID = fmt.Sprintf("x%d-d0-gany-tany-4", p.Version) }, puzzles.ErrUnverified},
 		{"another filter's id", func(p *puzzles.Puzzle) { p.ID = fmt.Sprintf("x%d-d%d-gany-tany-3", p.Version, p.Difficulty%5+1) }, puzzles.ErrUnverified},
 		{"a wrong solution", func(p *puzzles.Puzzle) { p.Solution = []int{(p.Solution[0] + 1) % 12} }, puzzles.ErrUnverified},
 		{"an unknown version", func(p *puzzles.Puzzle) { p.Version = 7 }, puzzles.ErrUnknownVersion},
@@ -330,15 +387,20 @@ func BenchmarkPracticeByID(b *testing.B) {
 }
 
 // TestPracticeMisses: a sequence number the generator finds no puzzle for
-// is passed over (and remembered, so asking for it by id costs nothing);
-// only maxMisses of them in a row mean the filter cannot be met.
+// is passed over for the next of the same bucket, so the walk's buckets
+// still advance by one per answer; a miss is remembered (asking for it by
+// id costs nothing); a filter that misses missLimit generations in a row is
+// one no puzzle meets.
 func TestPracticeMisses(t *testing.T) {
 	ctx := context.Background()
-	calls := map[uint64]int{}
-	// Seqs 10, 11 and 20-22 have no puzzle.
+	var mu sync.Mutex
+	calls := map[string]int{}
+	// Bucket 10 misses at seqs 10 and 1034; difficulty 4 always misses.
 	holes := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
-		calls[seq]++
-		if seq == 10 || seq == 11 || (seq >= 20 && seq <= 22) {
+		mu.Lock()
+		calls[puzzles.PracticeID{Version: version, Filter: f, Seq: seq}.String()]++
+		mu.Unlock()
+		if seq == 10 || seq == 1034 || f.Difficulty == 4 {
 			return puzzles.Puzzle{}, fmt.Errorf("%w: seq %d", puzzles.ErrNoPuzzle, seq)
 		}
 		return puzzletest.MadeUpPractice(ctx, version, f, seq)
@@ -348,15 +410,15 @@ func TestPracticeMisses(t *testing.T) {
 		Practice: holes, VerifyPractice: puzzletest.CheckMadeUp,
 	})
 	for _, tc := range []struct {
-		after, want string
-		err         error
+		name, after, want string
 	}{
-		{"x1-d0-gany-tany-9", "x1-d0-gany-tany-12", nil},
-		{"x1-d0-gany-tany-19", "", puzzles.ErrFilterUnmet},
+		{"two misses", "x1-d0-gany-tany-9", "x1-d0-gany-tany-2058"},
+		{"the next bucket", "x1-d0-gany-tany-2058", "x1-d0-gany-tany-2059"},
+		{"the misses again", "x1-d0-gany-tany-9", "x1-d0-gany-tany-2058"},
 	} {
 		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, tc.after)
-		if sp.Puzzle.ID != tc.want || !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
-			t.Fatalf("after %s: %q (%v), want %q (%v)", tc.after, sp.Puzzle.ID, err, tc.want, tc.err)
+		if sp.Puzzle.ID != tc.want || err != nil {
+			t.Fatalf("%s: after %s: %q (%v), want %q", tc.name, tc.after, sp.Puzzle.ID, err, tc.want)
 		}
 	}
 	for range 2 {
@@ -364,8 +426,127 @@ func TestPracticeMisses(t *testing.T) {
 			t.Fatalf("a seq with no puzzle, by id: %v", err)
 		}
 	}
-	if calls[10] != 1 || calls[12] != 1 {
-		t.Fatalf("generations per seq %v: seq 10 and 12 once each", calls)
+	if calls["x1-d0-gany-tany-10"] != 1 || calls["x1-d0-gany-tany-2058"] != 1 {
+		t.Fatalf("generations per seq %v: seq 10 and 2058 once each", calls)
+	}
+	d4 := puzzles.PracticeFilter{Difficulty: 4}
+	for range 3 {
+		if _, err := feed.Practice(ctx, d4, ""); !errors.Is(err, puzzles.ErrFilterUnmet) {
+			t.Fatalf("a filter that always misses: %v, want ErrFilterUnmet", err)
+		}
+	}
+	n := 0
+	for id, c := range calls {
+		if strings.HasPrefix(id, "x1-d4-") {
+			n += c
+		}
+	}
+	if n != puzzles.MissLimit {
+		t.Fatalf("%d generations of a filter that always misses, want %d, then none", n, puzzles.MissLimit)
+	}
+}
+
+// TestPracticeTimeout: a request whose time runs out while the generator
+// is still at work is ErrPracticeTimeout; the generation runs on, and the
+// same request asked again gets its puzzle without another generation.
+func TestPracticeTimeout(t *testing.T) {
+	ctx := context.Background()
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	var mu sync.Mutex
+	calls := 0
+	slow := blockingPractice(started, release)
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1,
+		PracticeTimeout: 20 * time.Millisecond, Rand: func() uint64 { return 5 },
+		Practice: func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return slow(ctx, version, f, seq)
+		},
+		VerifyPractice: puzzletest.CheckMadeUp,
+	})
+	if _, err := feed.Practice(ctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
+		t.Fatalf("a request out of time: %v, want ErrPracticeTimeout", err)
+	}
+	<-started
+	close(release)
+	// The detached generation finishes and is remembered; poll for it
+	// (bounded): the answer of the same request is then at once.
+	for i := range 500 {
+		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, "")
+		if err == nil {
+			mu.Lock()
+			n := calls
+			mu.Unlock()
+			if sp.Puzzle.ID != "x1-d0-gany-tany-5" || n != 1 {
+				t.Fatalf("after the timeout: %s, %d generations, want x1-d0-gany-tany-5 from one", sp.Puzzle.ID, n)
+			}
+			break
+		}
+		if !errors.Is(err, puzzles.ErrPracticeTimeout) || i == 499 {
+			t.Fatalf("asking again: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The caller's own deadline stays a deadline, not ErrPracticeTimeout.
+	stuck := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return poolToday }, Cutover: poolToday,
+		Practice: blockingPractice(make(chan struct{}, 1), nil), VerifyPractice: puzzletest.CheckMadeUp,
+	})
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if _, err := stuck.Practice(cctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, puzzles.ErrPracticeTimeout) {
+		t.Fatalf("past the caller's deadline: %v", err)
+	}
+}
+
+// TestPracticeSameIDOnce: concurrent requests for one practice puzzle share
+// one generation, which does not take a second slot, while a request for
+// another id finds the only slot taken.
+func TestPracticeSameIDOnce(t *testing.T) {
+	ctx := context.Background()
+	started, release := make(chan struct{}, 8), make(chan struct{})
+	var mu sync.Mutex
+	calls := 0
+	slow := blockingPractice(started, release)
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
+		Practice: func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return slow(ctx, version, f, seq)
+		},
+		VerifyPractice: puzzletest.CheckMadeUp,
+	})
+	const n = 8
+	errs := make(chan error, n)
+	for range n {
+		go func() {
+			sp, err := feed.ByID(ctx, "x1-d2-gany-tany-7")
+			if err == nil && sp.Puzzle.ID != "x1-d2-gany-tany-7" {
+				err = fmt.Errorf("got %s", sp.Puzzle.ID)
+			}
+			errs <- err
+		}()
+	}
+	<-started
+	if _, err := feed.ByID(ctx, "x1-d2-gany-tany-8"); !errors.Is(err, puzzles.ErrPracticeBusy) {
+		t.Fatalf("another id while the only slot is taken: %v, want ErrPracticeBusy", err)
+	}
+	close(release)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	// The busy id was never generated; the shared one once (a request that
+	// came after the generation ended finds it made).
+	if calls != 1 {
+		t.Fatalf("%d generations for %d concurrent requests of one id, want 1", calls, n)
 	}
 }
 

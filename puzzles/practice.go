@@ -65,12 +65,12 @@ func (f PracticeFilter) seed(version int) uint64 {
 }
 
 // plan decides what f allows: the goals (in v2Goals order) and the grades a
-// puzzle may have. It refuses, with ErrNoPuzzle, filters that name an
+// puzzle may have. It refuses, with ErrNoPuzzle and ErrFilterUnmet, filters that name an
 // unknown goal or theme, or that no puzzle can meet by how goals, themes and
 // grades are defined (see the comments beside each case).
 func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 	no := func(why string) ([]goalSpec, []int, error) {
-		return nil, nil, fmt.Errorf("%w: practice filter %+v: %s", ErrNoPuzzle, f, why)
+		return nil, nil, fmt.Errorf("%w: %w: practice filter %+v: %s", ErrNoPuzzle, ErrFilterUnmet, f, why)
 	}
 	if f.Difficulty < 0 || f.Difficulty > 5 {
 		return no("difficulty is 1 to 5, or 0 for any")
@@ -124,7 +124,8 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 // ErrNoPuzzle (wrapped) when f cannot be met (e.g. defend at difficulty 1, an
 // unknown theme) -- decide quickly, don't search for minutes.
 //
-// Filters that cannot be met by definition are refused at once; one that can
+// Filters that cannot be met by definition are refused at once (ErrNoPuzzle
+// and ErrFilterUnmet); one that can
 // but is rare gets ErrNoPuzzle after practiceGames self-play games (seconds).
 // A filter that leaves the grade open draws one for each seq, so that the
 // pool is spread over the grades; each seq draws a goal among those allowed.

@@ -38,7 +38,7 @@ func MadeUpPractice(ctx context.Context, version int, f puzzles.PracticeFilter, 
 		p.Difficulty = 2 + int(seq%4)
 	}
 	if (p.Goal == puzzles.GoalDefend && p.Difficulty == 1) || (winTheme && p.Goal != puzzles.GoalWin) {
-		return puzzles.Puzzle{}, fmt.Errorf("%w: made up", puzzles.ErrNoPuzzle)
+		return puzzles.Puzzle{}, fmt.Errorf("%w: %w: made up", puzzles.ErrNoPuzzle, puzzles.ErrFilterUnmet)
 	}
 	p.Themes = []string{"relay"}
 	if f.Theme != "" && f.Theme != "relay" {

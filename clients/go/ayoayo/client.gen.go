@@ -1925,6 +1925,13 @@ type PracticeBusy = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PracticeTooMany = Problem
 
+// PracticeUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PracticeUnavailable = Problem
+
 // PracticeUnmet An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
@@ -2745,18 +2752,26 @@ type ClientInterface interface {
 	// like a daily puzzle's but not counted (`stats` stay 0).
 	//
 	// **Another one:** send the `id` of the puzzle you have as `after`,
-	// with the same filter, and get the next puzzle of its sequence: at
-	// least 1,000 in a row without a repeat. Without `after` the sequence
-	// starts at a random place. An `after` of an earlier generator
+	// with the same filter, and get the next puzzle of its sequence: any
+	// 1,024 answers in a row of such a walk are distinct puzzles, however
+	// many sequence numbers the server passed over to find them (the
+	// sequence number in the id may jump). Without `after` the sequence
+	// starts at a random place, so the answer is never cached
+	// (`Cache-Control: no-store`). An `after` of an earlier generator
 	// version starts afresh with the version in force.
 	//
-	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-	// defending is never graded easiest; a theme the generator in force
-	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-	// CPU: each client address may ask for a limited number a minute
-	// (`429` `rate_limited`), and the server makes a limited number at
-	// once (`429` `practice_busy`); both say when to retry in
-	// `Retry-After`. Making one takes at most a few seconds.
+	// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+	// meet by definition (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest), or one the generator has found
+	// no puzzle for 32 times in a row lately (a rare combination of
+	// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+	// worst: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`; reading, attempting or solving a practice
+	// puzzle by id counts against the same limit), and the server makes
+	// a limited number at once (`429` `practice_busy`). A request that
+	// runs out of time (about 10 s) before a puzzle is found is `503`
+	// `practice_timeout`: ask again the same way, the work done is kept.
+	// Each says when to retry in `Retry-After`.
 	//
 	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 	GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2769,6 +2784,10 @@ type ClientInterface interface {
 	// `/v1/puzzles/practice`) is made again from the id, always the same
 	// puzzle; one that cannot be made (an unknown generator version, a
 	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+	// Reading, attempting or solving a practice puzzle counts against the
+	// practice rate limit (`429` `rate_limited`), and one not made within
+	// about 10 s is `503` `practice_timeout`: ask again, the generation
+	// runs on.
 	//
 	// Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
 	GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3559,18 +3578,26 @@ func (c *Client) GetDailyPuzzleByDate(ctx context.Context, date PuzzleDate, para
 // like a daily puzzle's but not counted (`stats` stay 0).
 //
 // **Another one:** send the `id` of the puzzle you have as `after`,
-// with the same filter, and get the next puzzle of its sequence: at
-// least 1,000 in a row without a repeat. Without `after` the sequence
-// starts at a random place. An `after` of an earlier generator
+// with the same filter, and get the next puzzle of its sequence: any
+// 1,024 answers in a row of such a walk are distinct puzzles, however
+// many sequence numbers the server passed over to find them (the
+// sequence number in the id may jump). Without `after` the sequence
+// starts at a random place, so the answer is never cached
+// (`Cache-Control: no-store`). An `after` of an earlier generator
 // version starts afresh with the version in force.
 //
-// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-// defending is never graded easiest; a theme the generator in force
-// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-// CPU: each client address may ask for a limited number a minute
-// (`429` `rate_limited`), and the server makes a limited number at
-// once (`429` `practice_busy`); both say when to retry in
-// `Retry-After`. Making one takes at most a few seconds.
+// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+// meet by definition (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest), or one the generator has found
+// no puzzle for 32 times in a row lately (a rare combination of
+// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+// worst: each client address may ask for a limited number a minute
+// (`429` `rate_limited`; reading, attempting or solving a practice
+// puzzle by id counts against the same limit), and the server makes
+// a limited number at once (`429` `practice_busy`). A request that
+// runs out of time (about 10 s) before a puzzle is found is `503`
+// `practice_timeout`: ask again the same way, the work done is kept.
+// Each says when to retry in `Retry-After`.
 //
 // Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3593,6 +3620,10 @@ func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzl
 // `/v1/puzzles/practice`) is made again from the id, always the same
 // puzzle; one that cannot be made (an unknown generator version, a
 // filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+// Reading, attempting or solving a practice puzzle counts against the
+// practice rate limit (`429` `rate_limited`), and one not made within
+// about 10 s is `503` `practice_timeout`: ask again, the generation
+// runs on.
 //
 // Corresponds with GET /v1/puzzles/{id} (the `GetPuzzle` operationId).
 func (c *Client) GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5648,18 +5679,26 @@ type ClientWithResponsesInterface interface {
 	// like a daily puzzle's but not counted (`stats` stay 0).
 	//
 	// **Another one:** send the `id` of the puzzle you have as `after`,
-	// with the same filter, and get the next puzzle of its sequence: at
-	// least 1,000 in a row without a repeat. Without `after` the sequence
-	// starts at a random place. An `after` of an earlier generator
+	// with the same filter, and get the next puzzle of its sequence: any
+	// 1,024 answers in a row of such a walk are distinct puzzles, however
+	// many sequence numbers the server passed over to find them (the
+	// sequence number in the id may jump). Without `after` the sequence
+	// starts at a random place, so the answer is never cached
+	// (`Cache-Control: no-store`). An `after` of an earlier generator
 	// version starts afresh with the version in force.
 	//
-	// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-	// defending is never graded easiest; a theme the generator in force
-	// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-	// CPU: each client address may ask for a limited number a minute
-	// (`429` `rate_limited`), and the server makes a limited number at
-	// once (`429` `practice_busy`); both say when to retry in
-	// `Retry-After`. Making one takes at most a few seconds.
+	// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+	// meet by definition (a `defend` puzzle of difficulty 1, say:
+	// defending is never graded easiest), or one the generator has found
+	// no puzzle for 32 times in a row lately (a rare combination of
+	// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+	// worst: each client address may ask for a limited number a minute
+	// (`429` `rate_limited`; reading, attempting or solving a practice
+	// puzzle by id counts against the same limit), and the server makes
+	// a limited number at once (`429` `practice_busy`). A request that
+	// runs out of time (about 10 s) before a puzzle is found is `503`
+	// `practice_timeout`: ask again the same way, the work done is kept.
+	// Each says when to retry in `Retry-After`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5674,6 +5713,10 @@ type ClientWithResponsesInterface interface {
 	// `/v1/puzzles/practice`) is made again from the id, always the same
 	// puzzle; one that cannot be made (an unknown generator version, a
 	// filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+	// Reading, attempting or solving a practice puzzle counts against the
+	// practice rate limit (`429` `rate_limited`), and one not made within
+	// about 10 s is `503` `practice_timeout`: ask again, the generation
+	// runs on.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7630,7 +7673,8 @@ func (r GetDailyPuzzleByDateResponse) ContentType() string {
 
 // GetPracticePuzzleResponse200Headers the declared response headers of an HTTP 200 response for GetPracticePuzzle
 type GetPracticePuzzleResponse200Headers struct {
-	XRequestID *string
+	CacheControl *string
+	XRequestID   *string
 }
 
 // GetPracticePuzzleResponse400Headers the declared response headers of an HTTP 400 response for GetPracticePuzzle
@@ -7656,6 +7700,7 @@ type GetPracticePuzzleResponse500Headers struct {
 
 // GetPracticePuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetPracticePuzzle
 type GetPracticePuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7673,7 +7718,7 @@ type GetPracticePuzzleResponse struct {
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationProblemJSON503 *ServiceUnavailable
+	ApplicationProblemJSON503 *PracticeUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetPracticePuzzleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7714,7 +7759,7 @@ func (r GetPracticePuzzleResponse) GetApplicationProblemJSON500() *InternalError
 }
 
 // GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r GetPracticePuzzleResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON503() *PracticeUnavailable {
 	return r.ApplicationProblemJSON503
 }
 
@@ -8944,18 +8989,26 @@ func (c *ClientWithResponses) GetDailyPuzzleByDateWithResponse(ctx context.Conte
 // like a daily puzzle's but not counted (`stats` stay 0).
 //
 // **Another one:** send the `id` of the puzzle you have as `after`,
-// with the same filter, and get the next puzzle of its sequence: at
-// least 1,000 in a row without a repeat. Without `after` the sequence
-// starts at a random place. An `after` of an earlier generator
+// with the same filter, and get the next puzzle of its sequence: any
+// 1,024 answers in a row of such a walk are distinct puzzles, however
+// many sequence numbers the server passed over to find them (the
+// sequence number in the id may jump). Without `after` the sequence
+// starts at a random place, so the answer is never cached
+// (`Cache-Control: no-store`). An `after` of an earlier generator
 // version starts afresh with the version in force.
 //
-// A filter no puzzle meets (a `defend` puzzle of difficulty 1, say:
-// defending is never graded easiest; a theme the generator in force
-// never gives) is `422` `no_practice_puzzle`. Making a puzzle costs
-// CPU: each client address may ask for a limited number a minute
-// (`429` `rate_limited`), and the server makes a limited number at
-// once (`429` `practice_busy`); both say when to retry in
-// `Retry-After`. Making one takes at most a few seconds.
+// A filter no puzzle meets is `422` `no_practice_puzzle`: one none can
+// meet by definition (a `defend` puzzle of difficulty 1, say:
+// defending is never graded easiest), or one the generator has found
+// no puzzle for 32 times in a row lately (a rare combination of
+// difficulty, goal and theme). Making a puzzle costs CPU, seconds at
+// worst: each client address may ask for a limited number a minute
+// (`429` `rate_limited`; reading, attempting or solving a practice
+// puzzle by id counts against the same limit), and the server makes
+// a limited number at once (`429` `practice_busy`). A request that
+// runs out of time (about 10 s) before a puzzle is found is `503`
+// `practice_timeout`: ask again the same way, the work done is kept.
+// Each says when to retry in `Retry-After`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8976,6 +9029,10 @@ func (c *ClientWithResponses) GetPracticePuzzleWithResponse(ctx context.Context,
 // `/v1/puzzles/practice`) is made again from the id, always the same
 // puzzle; one that cannot be made (an unknown generator version, a
 // filter no puzzle meets, or one of the coming daily puzzles) is `404`.
+// Reading, attempting or solving a practice puzzle counts against the
+// practice rate limit (`429` `rate_limited`), and one not made within
+// about 10 s is `503` `practice_timeout`: ask again, the generation
+// runs on.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11195,7 +11252,7 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		response.ApplicationProblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ServiceUnavailable
+		var dest PracticeUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -11206,6 +11263,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetPracticePuzzleResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11263,6 +11327,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPracticePuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

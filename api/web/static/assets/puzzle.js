@@ -292,7 +292,8 @@ export class PracticeView extends PuzzleView {
 // A practice problem in the player's terms.
 function problemText(err) {
   switch (err.code) {
-    case 'no_practice_puzzle': return 'No puzzle has that difficulty and goal (a defence is never the easiest). Choose another.';
+    case 'no_practice_puzzle': return 'No puzzle has that difficulty and goal (a defence is never the easiest), or none was found lately. Choose another.';
+    case 'practice_timeout': return 'No puzzle was found in time. Ask again: the server keeps looking from where it stopped.';
     case 'rate_limited':
     case 'practice_busy': return 'The server is busy making puzzles. Ask again in a few seconds.';
     case 'not_ready': return 'This server has no practice puzzles.';
