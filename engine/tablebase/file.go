@@ -232,15 +232,34 @@ func (t *Table) scan() (uint32, error) {
 			if bad != nil {
 				continue
 			}
-			var top uint8
-			for _, c := range b {
-				top = max(top, c)
-			}
-			if top > last {
+			if anyAbove(b, last) {
 				i := lo + slices.IndexFunc(b, func(c uint8) bool { return c > last })
 				bad = fmt.Errorf("%w: level %d board %d holds byte %d, above %d, the level's last pair", ErrInvalidFile, n, i, level[i], last)
 			}
 		}
 	}
 	return crc, bad
+}
+
+// anyAbove reports whether a byte of b is above last, eight bytes at a time:
+// a byte's low seven bits plus 127-l carry into its top bit exactly when
+// they exceed l (no carry crosses into the next byte), where l is last less
+// its top bit; the byte's own top bit then decides.
+func anyAbove(b []byte, last uint8) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	k := uint64(127-last&0x7f) * ones
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		low := (x&^tops + k) & tops // low bits above last's low bits
+		if last < 0x80 && (x|low)&tops != 0 || last >= 0x80 && x&low != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c > last {
+			return true
+		}
+	}
+	return false
 }

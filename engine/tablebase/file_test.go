@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -273,4 +275,37 @@ func FuzzParseHeader(f *testing.F) {
 			t.Fatalf("accepted %+v", h)
 		}
 	})
+}
+
+// TestAnyAbove checks the eight-bytes-at-a-time test against the plain one
+// for every bound, on random bytes and on each byte value in each lane.
+func TestAnyAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for last := range 256 {
+		for _, b := range [][]byte{nil, {0}, {255, 0, 0}, bytes.Repeat([]byte{uint8(last)}, 19)} {
+			checkAnyAbove(t, b, uint8(last))
+		}
+		for v := range 256 {
+			for lane := range 9 {
+				b := make([]byte, 9)
+				b[lane] = uint8(v)
+				checkAnyAbove(t, b, uint8(last))
+			}
+		}
+		for range 50 {
+			b := make([]byte, rng.IntN(40))
+			for i := range b {
+				b[i] = uint8(rng.IntN(last + 2))
+			}
+			checkAnyAbove(t, b, uint8(last))
+		}
+	}
+}
+
+func checkAnyAbove(t *testing.T, b []byte, last uint8) {
+	t.Helper()
+	want := slices.ContainsFunc(b, func(c uint8) bool { return c > last })
+	if got := anyAbove(b, last); got != want {
+		t.Fatalf("anyAbove(%v, %d) = %v, want %v", b, last, got, want)
+	}
 }
