@@ -484,13 +484,18 @@ func (p Position) Settle(r Rules) Position {
 }
 
 // SplitRows gives each player the seeds in their own row and empties the board,
-// as the repetition rule and the side_owner option do.
+// as the repetition rule and the side_owner option do. RowMargin tells what it
+// gives one player over the other without building the position.
 func (p Position) SplitRows() Position {
 	p.Captured[South] += uint8(p.RowSeeds(South))
 	p.Captured[North] += uint8(p.RowSeeds(North))
 	p.Pits = [NumPits]uint8{}
 	return p
 }
+
+// RowMargin returns what SplitRows gives s less what it gives the other
+// player: the seeds in s's row less those in the other row.
+func (p *Position) RowMargin(s Side) int { return p.RowSeeds(s) - p.RowSeeds(s.Other()) }
 
 // Finish ends the game in p: if p is finished with no legal move, the leftovers
 // go where the rules say and the board is emptied. It returns the final position

@@ -72,3 +72,20 @@ func BenchmarkBuild12(b *testing.B) {
 	}
 	b.ReportMetric(float64(LevelSize(12)), "boards/level12")
 }
+
+// BenchmarkOpen opens the table file named by AYOAYO_TABLEBASE (skipped
+// without it): the header, then the whole body's checksum and byte check.
+func BenchmarkOpen(b *testing.B) {
+	path := os.Getenv("AYOAYO_TABLEBASE")
+	if path == "" {
+		b.Skip("set AYOAYO_TABLEBASE to a table file")
+	}
+	for b.Loop() {
+		tb, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(tb.body)))
+		_ = tb.Close()
+	}
+}

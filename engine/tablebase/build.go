@@ -33,8 +33,7 @@ func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	t := &Table{rules: r, maxSeeds: maxSeeds}
-	t.setOffsets()
+	t := newTable(r, maxSeeds)
 	t.body = make([]byte, t.offset[maxSeeds+1])
 	if progress == nil {
 		progress = func(int64, int64) {}
@@ -50,13 +49,6 @@ func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done
 	t.crc = checksum(t.body)
 	progress(total, total)
 	return t, nil
-}
-
-// setOffsets fills the level offsets for t.maxSeeds.
-func (t *Table) setOffsets() {
-	for n := 0; n <= t.maxSeeds; n++ {
-		t.offset[n+1] = t.offset[n] + LevelSize(n)
-	}
 }
 
 // builder solves one level. The level's bytes live in cells, four to a
@@ -201,10 +193,7 @@ func (b *builder) exits(lo, hi int, work []pending) []pending {
 		var c uint8
 		switch {
 		case !legal:
-			v := -n // the opponent, who just moved, takes every seed
-			if b.t.rules.Leftovers == engine.LeftoversSideOwner {
-				v = split(&p)
-			}
+			v := settled(&p, b.t.rules) // the game ends: the leftovers as the rules say
 			c = encode(v, v, n)
 		case quiet == 0 || best == n:
 			c = encode(best, best, n)

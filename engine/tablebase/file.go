@@ -7,6 +7,8 @@ import (
 	"hash/crc32"
 	"io"
 	"os"
+	"runtime"
+	"slices"
 
 	"github.com/ayoayo/ayoayo/engine"
 )
@@ -20,16 +22,20 @@ import (
 //	12     1    captureSeed (0 taken, 1 left)
 //	13     1    leftovers (0 last_mover, 1 side_owner)
 //	14     1    N, the most seeds on the board (0 to 20)
-//	15     1    0
+//	15     1    0 (reserved)
 //	16     8    body length: the number of boards with at most N seeds
 //	24     4    CRC-32C (Castagnoli) of the body
 //	28     4    CRC-32C of the header's other 252 bytes (0-27 and 32-255)
 //	32     168  the number of boards of each level n = 0..20 (0 above N)
-//	200    56   0
+//	200    56   0 (reserved)
 //	256    ...  the body: one byte a board, level 0 first, each level in rank
 //	            order (lexicographic order of the pits 0-11 of the board seen
 //	            by the mover); the byte numbers the bounds A <= B, as shares
-//	            a = (A+n)/2 <= b = (B+n)/2, as b(b+1)/2 + a.
+//	            a = (A+n)/2 <= b = (B+n)/2, as b(b+1)/2 + a, so a byte of
+//	            level n is at most n(n+3)/2.
+//
+// A reader refuses a reserved byte that is not 0 and a body byte above its
+// level's last pair, as well as a checksum that does not match.
 const (
 	magic      = "AYOTBL\r\n"
 	version    = 1
@@ -110,6 +116,14 @@ func ParseHeader(b []byte) (Header, error) {
 	if err := h.Rules.Validate(); err != nil {
 		return h, fmt.Errorf("%w: %w", ErrInvalidFile, err)
 	}
+	if b[15] != 0 {
+		return h, fmt.Errorf("%w: reserved header byte 15 is %d, want 0", ErrInvalidFile, b[15])
+	}
+	for i := 32 + 8*(MaxSeedsLimit+1); i < headerSize; i++ {
+		if b[i] != 0 {
+			return h, fmt.Errorf("%w: reserved header byte %d is %d, want 0", ErrInvalidFile, i, b[i])
+		}
+	}
 	h.MaxSeeds = int(b[14])
 	if h.MaxSeeds > MaxSeedsLimit {
 		return h, fmt.Errorf("%w: N = %d, want at most %d", ErrInvalidFile, h.MaxSeeds, MaxSeedsLimit)
@@ -134,10 +148,11 @@ func ParseHeader(b []byte) (Header, error) {
 }
 
 // Open maps the table file at path into memory (or reads it, where mapping
-// is not available), checks its header and the body's checksum, and returns
-// the table. Close releases it. The file must not be rewritten in place
-// while it is open (replace it by renaming, as ayoayo tablebase build does):
-// a mapped file that shrinks under a probe crashes the process.
+// is not available), checks its header, the body's checksum and every body
+// byte, and returns the table. Close ends its use; the mapping is released
+// once the Table is unreachable (see Close). The file must not be rewritten
+// in place while it is mapped (replace it by renaming, as ayoayo tablebase
+// build does): a mapped file that shrinks under a probe crashes the process.
 func Open(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -158,21 +173,93 @@ func Open(path string) (*Table, error) {
 		return nil, err
 	}
 	h, err := ParseHeader(head)
+	if err == nil {
+		err = h.checkSize(st.Size())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if size := headerSize + h.BodyLen; st.Size() != size {
-		return nil, fmt.Errorf("%s: %w: %d bytes, want %d (truncated or padded)", path, ErrInvalidFile, st.Size(), size)
 	}
 	data, unmap, err := mapFile(f, int(st.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t := &Table{rules: h.Rules, maxSeeds: h.MaxSeeds, body: data[headerSize:], unmap: unmap, crc: h.BodyCRC}
-	t.setOffsets()
-	if got := checksum(t.body); got != h.BodyCRC {
-		_ = t.Close()
-		return nil, fmt.Errorf("%s: %w: body checksum %08x, want %08x", path, ErrInvalidFile, got, h.BodyCRC)
+	t, err := fromBody(h, data[headerSize:])
+	if err != nil {
+		_ = unmap() // nothing has seen the table
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	runtime.AddCleanup(t, func(unmap func() error) { _ = unmap() }, unmap)
+	return t, nil
+}
+
+// checkSize checks that a file of size bytes holds h's header and body.
+func (h Header) checkSize(size int64) error {
+	if want := headerSize + h.BodyLen; size != want {
+		return fmt.Errorf("%w: %d bytes, want %d (truncated or padded)", ErrInvalidFile, size, want)
+	}
+	return nil
+}
+
+// fromBody returns the table that header h describes, over body, once the
+// body's checksum matches and every byte of it is a pair of bounds its level
+// can hold.
+func fromBody(h Header, body []byte) (*Table, error) {
+	t := newTable(h.Rules, h.MaxSeeds)
+	t.body, t.crc = body, h.BodyCRC
+	got, bad := t.scan()
+	if got != h.BodyCRC {
+		return nil, fmt.Errorf("%w: body checksum %08x, want %08x", ErrInvalidFile, got, h.BodyCRC)
+	}
+	if bad != nil {
+		return nil, bad
 	}
 	return t, nil
+}
+
+// scan returns the CRC-32C of t's body and an error for its first byte that
+// is no pair of its level (above the level's last code), or nil. It reads
+// the body once, a block at a time, for both.
+func (t *Table) scan() (uint32, error) {
+	const block = 1 << 16
+	var crc uint32
+	var bad error
+	for n := 0; n <= t.maxSeeds; n++ {
+		level := t.body[t.offset[n]:t.offset[n+1]]
+		last := pairCode(n, n)
+		for lo := 0; lo < len(level); lo += block {
+			b := level[lo:min(len(level), lo+block)]
+			crc = crc32.Update(crc, castagnoli, b)
+			if bad != nil {
+				continue
+			}
+			if anyAbove(b, last) {
+				i := lo + slices.IndexFunc(b, func(c uint8) bool { return c > last })
+				bad = fmt.Errorf("%w: level %d board %d holds byte %d, above %d, the level's last pair", ErrInvalidFile, n, i, level[i], last)
+			}
+		}
+	}
+	return crc, bad
+}
+
+// anyAbove reports whether a byte of b is above last, eight bytes at a time:
+// a byte's low seven bits plus 127-l carry into its top bit exactly when
+// they exceed l (no carry crosses into the next byte), where l is last less
+// its top bit; the byte's own top bit then decides.
+func anyAbove(b []byte, last uint8) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	k := uint64(127-last&0x7f) * ones
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		low := (x&^tops + k) & tops // low bits above last's low bits
+		if last < 0x80 && (x|low)&tops != 0 || last >= 0x80 && x&low != 0 {
+			return true
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c > last {
+			return true
+		}
+	}
+	return false
 }

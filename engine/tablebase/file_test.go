@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -42,12 +47,6 @@ func TestFileRoundTrip(t *testing.T) {
 	if !ok || v1 != v2 {
 		t.Fatalf("value %d from the file, %d built", v2, v1)
 	}
-	if err := got.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := got.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
 }
 
 func TestOpenErrors(t *testing.T) {
@@ -57,6 +56,10 @@ func TestOpenErrors(t *testing.T) {
 	rehead := func(b []byte) []byte { // keeps the header checksum right
 		binary.LittleEndian.PutUint32(b[28:], headerCRC(b))
 		return b
+	}
+	rebody := func(b []byte) []byte { // keeps both checksums right
+		binary.LittleEndian.PutUint32(b[24:], checksum(b[headerSize:]))
+		return rehead(b)
 	}
 	for _, tc := range []struct {
 		name string
@@ -74,6 +77,17 @@ func TestOpenErrors(t *testing.T) {
 		{"truncated body", file[:len(file)-1]},
 		{"padded", append(bytes.Clone(file), 0)},
 		{"flipped body bit", mutate(func(b []byte) []byte { b[headerSize+100] ^= 4; return b })},
+		{"reserved byte 15", mutate(func(b []byte) []byte { b[15] = 1; return rehead(b) })},
+		{"reserved byte 200", mutate(func(b []byte) []byte { b[200] = 1; return rehead(b) })},
+		{"reserved byte 255", mutate(func(b []byte) []byte { b[255] = 0x80; return rehead(b) })},
+		{"byte 230 at level 1", mutate(func(b []byte) []byte {
+			for i := range LevelSize(1) {
+				b[headerSize+1+i] = 230 // the reviewer's file: a 1-seed board worth 39
+			}
+			return rebody(b)
+		})},
+		{"byte above level 4", mutate(func(b []byte) []byte { b[len(b)-1] = pairCode(4, 4) + 1; return rebody(b) })},
+		{"byte 255 at level 0", mutate(func(b []byte) []byte { b[headerSize] = 255; return rebody(b) })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "bad.ayotb")
@@ -95,6 +109,153 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// load is Open on a file's bytes in memory.
+func load(data []byte) (*Table, error) {
+	h, err := ParseHeader(data)
+	if err == nil {
+		err = h.checkSize(int64(len(data)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fromBody(h, data[headerSize:])
+}
+
+// checkProbes probes every board of tb, both sides to move: values and
+// bounds within the level with its parity, and every move's value too.
+func checkProbes(t *testing.T, tb *Table) {
+	t.Helper()
+	var x [engine.NumPits]uint8
+	var moves []MoveValue
+	for n := 0; n <= tb.MaxSeeds(); n++ {
+		for i := range uint32(LevelSize(n)) {
+			unrank(i, n, &x)
+			for _, side := range []engine.Side{engine.South, engine.North} {
+				p := engine.Position{Pits: x, ToMove: side}
+				a, b, ok1 := tb.Bounds(&p)
+				v, ok2 := tb.Value(&p)
+				if !ok1 || !ok2 || a > b || v < a || v > b || a < -n || b > n || (v+n)%2 != 0 || (a+n)%2 != 0 || (b+n)%2 != 0 {
+					t.Fatalf("%v: bounds %d, %d (%v), value %d (%v) at level %d", p, a, b, ok1, v, ok2, n)
+				}
+				moves, _ = tb.Moves(p, moves)
+				for _, m := range moves {
+					if m.Value < -n || m.Value > n {
+						t.Fatalf("%v: move %+v beyond level %d", p, m, n)
+					}
+				}
+			}
+		}
+	}
+}
+
+// FuzzOpen: any file gives a table or an error wrapping ErrInvalidFile,
+// never a panic, and a table it gives answers every probe within bounds.
+func FuzzOpen(f *testing.F) {
+	tb := build(f, 3, engine.Rules{})
+	var buf bytes.Buffer
+	if _, err := tb.WriteTo(&buf); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add(buf.Bytes()[:headerSize])
+	f.Add([]byte(magic))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tb, err := load(data)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidFile) || tb != nil {
+				t.Fatalf("load: %v, %v", tb, err)
+			}
+			return
+		}
+		checkProbes(t, tb)
+	})
+}
+
+// FuzzBody gives Open a hostile body under a header and checksums that
+// match it, so that only the body's bytes can be wrong: a body is accepted
+// exactly when each of its bytes is a pair its level can hold, and then every
+// probe stays within bounds.
+func FuzzBody(f *testing.F) {
+	f.Add(uint8(0), uint8(1), []byte{0, 230, 230, 230})
+	f.Add(uint8(3), uint8(4), bytes.Repeat([]byte{2}, 300))
+	f.Add(uint8(1), uint8(2), []byte{0, 0, 1, 2, 3, 4, 5, 6})
+	f.Fuzz(func(t *testing.T, rules, seeds uint8, fill []byte) {
+		tb := newTable(engine.Rules{CaptureSeed: engine.CaptureSeed(rules & 1), Leftovers: engine.Leftovers(rules >> 1 & 1)}, int(seeds%5))
+		tb.body = make([]byte, tb.offset[tb.maxSeeds+1])
+		if len(fill) > 0 {
+			for i := range tb.body {
+				tb.body[i] = fill[i%len(fill)]
+			}
+		}
+		valid := true
+		for n := 0; n <= tb.maxSeeds; n++ {
+			for _, c := range tb.body[tb.offset[n]:tb.offset[n+1]] {
+				valid = valid && c <= pairCode(n, n)
+			}
+		}
+		file := append(tb.header(checksum(tb.body)), tb.body...)
+		got, err := load(file)
+		if (err == nil) != valid || (err != nil && !errors.Is(err, ErrInvalidFile)) {
+			t.Fatalf("valid body %v, load: %v", valid, err)
+		}
+		if err == nil {
+			checkProbes(t, got)
+		}
+	})
+}
+
+// TestClose: probes after Close say ok=false; probes that overlap Close,
+// against its contract, neither crash nor race, and the mapping outlives
+// them.
+func TestClose(t *testing.T) {
+	path, _ := writeTable(t, build(t, 6, engine.Rules{}))
+	tb, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := randomPositions(6, 1<<10, 5)
+	var wg sync.WaitGroup
+	var answered atomic.Int64
+	for range 2 {
+		wg.Go(func() {
+			var out []MoveValue
+			for i := range 20_000 {
+				p := &ps[i%len(ps)]
+				if _, ok := tb.Value(p); ok {
+					answered.Add(1)
+				}
+				tb.Bounds(p)
+				out, _ = tb.Moves(*p, out)
+			}
+		})
+	}
+	for answered.Load() == 0 {
+		runtime.Gosched()
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC() // the probers still hold tb: the mapping must stay
+	wg.Wait()
+	p := engine.Position{Pits: [12]uint8{1}}
+	if v, ok := tb.Value(&p); ok {
+		t.Errorf("Value after Close: %d, ok", v)
+	}
+	if _, _, ok := tb.Bounds(&p); ok {
+		t.Error("Bounds after Close: ok")
+	}
+	if m, ok := tb.Moves(p, nil); ok || len(m) != 0 {
+		t.Errorf("Moves after Close: %v, %v", m, ok)
+	}
+	if tb.MaxSeeds() != 6 {
+		t.Errorf("MaxSeeds after Close: %d", tb.MaxSeeds())
+	}
+	if err := tb.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	runtime.GC() // now unreachable: the cleanup unmaps, with nothing left to fault
+}
+
 // FuzzParseHeader: any bytes give a header or an error, never a panic, and
 // an accepted header describes a table this version can hold.
 func FuzzParseHeader(f *testing.F) {
@@ -114,4 +275,37 @@ func FuzzParseHeader(f *testing.F) {
 			t.Fatalf("accepted %+v", h)
 		}
 	})
+}
+
+// TestAnyAbove checks the eight-bytes-at-a-time test against the plain one
+// for every bound, on random bytes and on each byte value in each lane.
+func TestAnyAbove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for last := range 256 {
+		for _, b := range [][]byte{nil, {0}, {255, 0, 0}, bytes.Repeat([]byte{uint8(last)}, 19)} {
+			checkAnyAbove(t, b, uint8(last))
+		}
+		for v := range 256 {
+			for lane := range 9 {
+				b := make([]byte, 9)
+				b[lane] = uint8(v)
+				checkAnyAbove(t, b, uint8(last))
+			}
+		}
+		for range 50 {
+			b := make([]byte, rng.IntN(40))
+			for i := range b {
+				b[i] = uint8(rng.IntN(last + 2))
+			}
+			checkAnyAbove(t, b, uint8(last))
+		}
+	}
+}
+
+func checkAnyAbove(t *testing.T, b []byte, last uint8) {
+	t.Helper()
+	want := slices.ContainsFunc(b, func(c uint8) bool { return c > last })
+	if got := anyAbove(b, last); got != want {
+		t.Fatalf("anyAbove(%v, %d) = %v, want %v", b, last, got, want)
+	}
 }

@@ -3,20 +3,37 @@ package tablebase
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/ayoayo/ayoayo/engine"
 )
 
 // Table is an endgame table: the bounds (A, B) of every board with at most
 // MaxSeeds seeds, under one set of rules. It is read-only once built or
-// opened, and safe for concurrent probes.
+// opened, and safe for concurrent probes (Value, Bounds, Moves) until Close:
+// see Close for the contract.
 type Table struct {
 	rules    engine.Rules
 	maxSeeds int
-	offset   [MaxSeedsLimit + 2]int64 // offset[n]: index of level n's first board
-	body     []byte                   // one byte a board, levels 0..maxSeeds in order
-	unmap    func() error             // releases a mapped file; nil for a table in memory
-	crc      uint32                   // CRC-32C of body
+	// limit is what probes compare a board's seeds with: maxSeeds while
+	// the table is open, -1 once it is closed, so that every later probe
+	// says ok=false. An atomic load costs what a plain one does.
+	limit  atomic.Int32
+	offset [MaxSeedsLimit + 2]int64 // offset[n]: index of level n's first board
+	body   []byte                   // one byte a board, levels 0..maxSeeds in order
+	crc    uint32                   // CRC-32C of body
+}
+
+// newTable returns an open table of N = maxSeeds seeds under r, with its
+// level offsets; the caller fills body and crc.
+func newTable(r engine.Rules, maxSeeds int) *Table {
+	t := &Table{rules: r, maxSeeds: maxSeeds}
+	t.limit.Store(int32(maxSeeds))
+	for n := 0; n <= maxSeeds; n++ {
+		t.offset[n+1] = t.offset[n] + LevelSize(n)
+	}
+	return t
 }
 
 // Rules returns the rule options the table was built under.
@@ -26,21 +43,43 @@ func (t *Table) Rules() engine.Rules { return t.rules }
 // on the board.
 func (t *Table) MaxSeeds() int { return t.maxSeeds }
 
-// Close releases the file of an opened table. Probing a closed table panics;
-// closing twice, or closing a built table, does nothing.
+// Close ends the use of the table: every probe that starts after Close has
+// returned answers ok=false, as for a board with too many seeds, and
+// MaxSeeds still says N. Closing twice, or closing a built table, is
+// harmless.
+//
+// The contract: call Close only once every probe has returned (a server
+// closes its table after its shutdown has waited for the requests in
+// flight). Breaking it does not crash the process or read freed memory,
+// because Close does not unmap an opened file itself: the mapping is
+// released when the garbage collector finds the Table unreachable, which no
+// running probe allows (the file's memory is the kernel's page cache and can
+// be reclaimed meanwhile). A probe that overlaps Close may answer either
+// way. Counting the probes in flight, so that Close could unmap at once,
+// would cost every probe two atomic writes to a line that all cores share.
 func (t *Table) Close() error {
-	if t.unmap == nil {
-		return nil
-	}
-	f := t.unmap
-	t.unmap, t.body = nil, nil
-	return f()
+	t.limit.Store(-1)
+	return nil
+}
+
+// gain is what going from p to q (the same position, its board settled by
+// the engine) gives p's mover in captured seeds, less what it gives the
+// opponent.
+func gain(p, q *engine.Position) int {
+	m, o := p.ToMove, p.ToMove.Other()
+	return int(q.Captured[m]) - int(p.Captured[m]) - int(q.Captured[o]) + int(p.Captured[o])
 }
 
 // split returns s(p): the seeds in the mover's row less those in the
-// opponent's, the repetition rule's score for the mover.
-func split(p *engine.Position) int {
-	return p.RowSeeds(p.ToMove) - p.RowSeeds(p.ToMove.Other())
+// opponent's, the repetition rule's score for the mover (what engine
+// SplitRows gives them).
+func split(p *engine.Position) int { return p.RowMargin(p.ToMove) }
+
+// settled returns the value of a board whose mover has no legal move: the
+// leftovers go where the rules say (engine Settle).
+func settled(p *engine.Position, r engine.Rules) int {
+	q := p.Settle(r)
+	return gain(p, &q)
 }
 
 // code returns p's byte and its level, or ok=false when p has more than
@@ -50,7 +89,7 @@ func (t *Table) code(p *engine.Position) (c uint8, n int, ok bool) {
 	for _, v := range p.Pits {
 		n += int(v)
 	}
-	if n > t.maxSeeds {
+	if n > int(t.limit.Load()) {
 		return 0, n, false
 	}
 	var idx uint32
@@ -59,7 +98,9 @@ func (t *Table) code(p *engine.Position) (c uint8, n int, ok bool) {
 	} else {
 		idx = rankRotated(&p.Pits, n)
 	}
-	return t.body[t.offset[n]+int64(idx)], n, true
+	c = t.body[t.offset[n]+int64(idx)]
+	runtime.KeepAlive(t) // keeps a mapped body mapped until the byte is read: see Close
+	return c, n, true
 }
 
 // Bounds returns p's bounds A <= B: the value of the rest of the game when
@@ -109,7 +150,7 @@ type MoveValue struct {
 // only when out is too short.
 func (t *Table) Moves(p engine.Position, out []MoveValue) ([]MoveValue, bool) {
 	out = out[:0]
-	if p.BoardSeeds() > t.maxSeeds {
+	if p.BoardSeeds() > int(t.limit.Load()) {
 		return out, false
 	}
 	s := split(&p)
@@ -122,7 +163,10 @@ func (t *Table) Moves(p engine.Position, out []MoveValue) ([]MoveValue, bool) {
 		if why != engine.Legal {
 			continue
 		}
-		c, n, _ := t.code(&q)
+		c, n, ok := t.code(&q)
+		if !ok { // closed meanwhile, against Close's contract
+			return out[:0], false
+		}
 		a, b := bounds(c, n)
 		mv := MoveValue{Pit: pit}
 		if capt.None() {
