@@ -38,12 +38,12 @@ func benchProbe(b *testing.B, tb *Table) {
 }
 
 // BenchmarkProbe probes random positions: a 12-seed table in memory and,
-// when AYOAYO_TABLEBASE names a file, that table mapped.
+// when AYOAYO_TEST_TABLEBASE names a file, that table mapped.
 func BenchmarkProbe(b *testing.B) {
 	b.Run("N=12/memory", func(b *testing.B) {
 		benchProbe(b, build(b, 12, engine.Rules{}))
 	})
-	if path := os.Getenv("AYOAYO_TABLEBASE"); path != "" {
+	if path := os.Getenv("AYOAYO_TEST_TABLEBASE"); path != "" {
 		tb, err := Open(path)
 		if err != nil {
 			b.Fatal(err)
@@ -73,12 +73,12 @@ func BenchmarkBuild12(b *testing.B) {
 	b.ReportMetric(float64(LevelSize(12)), "boards/level12")
 }
 
-// BenchmarkOpen opens the table file named by AYOAYO_TABLEBASE (skipped
+// BenchmarkOpen opens the table file named by AYOAYO_TEST_TABLEBASE (skipped
 // without it): the header, then the whole body's checksum and byte check.
 func BenchmarkOpen(b *testing.B) {
-	path := os.Getenv("AYOAYO_TABLEBASE")
+	path := os.Getenv("AYOAYO_TEST_TABLEBASE")
 	if path == "" {
-		b.Skip("set AYOAYO_TABLEBASE to a table file")
+		b.Skip("set AYOAYO_TEST_TABLEBASE to a table file")
 	}
 	for b.Loop() {
 		tb, err := Open(path)

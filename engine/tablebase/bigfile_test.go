@@ -6,13 +6,13 @@ import (
 )
 
 // TestTableFile checks a big table built by `ayoayo tablebase build`, named
-// by AYOAYO_TABLEBASE (skipped without it): every byte is a pair of shares
+// by AYOAYO_TEST_TABLEBASE (skipped without it): every byte is a pair of shares
 // its level can hold, and on random positions up to its N the best move's
 // value is the position's value, as the fixpoint equations require.
 func TestTableFile(t *testing.T) {
-	path := os.Getenv("AYOAYO_TABLEBASE")
+	path := os.Getenv("AYOAYO_TEST_TABLEBASE")
 	if path == "" {
-		t.Skip("set AYOAYO_TABLEBASE to a table file to check it")
+		t.Skip("set AYOAYO_TEST_TABLEBASE to a table file to check it")
 	}
 	tb, err := Open(path)
 	if err != nil {
