@@ -206,6 +206,42 @@ func (s *Searcher) endgame(p *engine.Position) (int, bool) {
 	return unit * (p.Margin(p.ToMove) + v), true
 }
 
+// tableAtRoot reports whether the running search may answer its root p
+// from its table, given the game's earlier positions. It may not when one
+// of them has p's captured counts: play since the last capture may come
+// back to it, and the repetition rule then scores the game at the first
+// position to occur a third time, which the table, scoring a cycle at the
+// position it starts from, does not know. The search then probes the table
+// only below p's level, after a capture, where no earlier position can
+// recur, and scores the positions of p's level itself.
+func (s *Searcher) tableAtRoot(p engine.Position, history []engine.Position) bool {
+	if s.eg == nil {
+		return false
+	}
+	if !sameEpoch(p, history) {
+		return true
+	}
+	s.egFrom = max(s.egFrom, int(p.Captured[0])+int(p.Captured[1])+1)
+	return false
+}
+
+// sameEpoch reports whether history (oldest first) holds a position with
+// p's captured counts. Captured counts never go down, so the look stops at
+// the first position with fewer seeds captured.
+func sameEpoch(p engine.Position, history []engine.Position) bool {
+	n := int(p.Captured[0]) + int(p.Captured[1])
+	for i := len(history) - 1; i >= 0; i-- {
+		h := history[i]
+		if h.Captured == p.Captured {
+			return true
+		}
+		if int(h.Captured[0])+int(h.Captured[1]) < n {
+			return false
+		}
+	}
+	return false
+}
+
 // takeEndgame makes the searcher's table for r the one its next search
 // probes; giveEndgame gives it back once the search is done (the search must
 // not probe it after that: its file may be closed).

@@ -434,3 +434,62 @@ func TestMatchWithTable(t *testing.T) {
 		t.Fatal("a judge for other rules: no error")
 	}
 }
+
+// deepestProbe records the most seeds on the board of the positions probed.
+type deepestProbe struct {
+	*tablebase.Table
+	most int
+}
+
+func (c *deepestProbe) Value(p *engine.Position) (int, bool) {
+	c.most = max(c.most, p.BoardSeeds())
+	return c.Table.Value(p)
+}
+
+// TestTableRootWithHistory: a root in the table is answered from it only
+// when none of the game's earlier positions has its captured counts;
+// otherwise (play could return to one of them and end by the repetition
+// rule) the search runs and probes the table only after a capture.
+func TestTableRootWithHistory(t *testing.T) {
+	r := engine.Rules{}
+	root := engine.MustParse("s-021011-100010-21-20")
+	earlier := engine.MustParse("n-021011-100001-21-20") // same captured counts
+	before := engine.MustParse("n-131011-100010-19-20")  // before a capture
+	tests := []struct {
+		name      string
+		history   []engine.Position
+		fromTable bool
+	}{
+		{"no history", nil, true},
+		{"an earlier epoch only", []engine.Position{before}, true},
+		{"a position of the root's epoch", []engine.Position{before, earlier}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &deepestProbe{Table: testTable(t, r)}
+			e, err := NewEndgames(tb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := NewSearcher(1<<16, WithEndgames(e))
+			a, err := s.Analyze(context.Background(), root, r, tt.history, Limits{Depth: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.Source == FromTablebase; got != tt.fromTable {
+				t.Fatalf("source %v, want from the table: %v", a.Source, tt.fromTable)
+			}
+			if !tt.fromTable && tb.most >= root.BoardSeeds() {
+				t.Fatalf("probed a position with %d seeds on the board, the root has %d", tb.most, root.BoardSeeds())
+			}
+			tb.most = 0
+			pit, err := s.ChooseMove(context.Background(), root, r, tt.history, 7, 1)
+			if _, why := root.Apply(pit, r); err != nil || why != engine.Legal {
+				t.Fatalf("level 7 played %d: %v", pit, err)
+			}
+			if !tt.fromTable && tb.most >= root.BoardSeeds() {
+				t.Fatalf("level 7 probed a position with %d seeds on the board, the root has %d", tb.most, root.BoardSeeds())
+			}
+		})
+	}
+}

@@ -143,10 +143,12 @@ func (s *Searcher) searchMove(ctx context.Context, p engine.Position, r engine.R
 	if lv.Endgame {
 		s.takeEndgame(r)
 		defer s.giveEndgame()
-		moves, ok := tableMoves(s.eg, p, s.egMoves)
-		s.egMoves = moves
-		if ok {
-			return moves[tableBest(s.eg, r, p, moves, rng)].Pit, ctx.Err()
+		if s.tableAtRoot(p, history) {
+			moves, ok := tableMoves(s.eg, p, s.egMoves)
+			s.egMoves = moves
+			if ok {
+				return moves[tableBest(s.eg, r, p, moves, rng)].Pit, ctx.Err()
+			}
 		}
 	}
 	lim := Limits{Depth: lv.Depth, Nodes: lv.Nodes, Time: lv.Time, BestOnly: true}

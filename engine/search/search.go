@@ -36,11 +36,15 @@
 // size is the true final difference only when no line it rests on reached
 // the table. Without a table nothing changes: a proven score is the game's
 // true final difference. A table's value ignores the game's earlier
-// positions: the search reaches the table only by a capture (a move that
-// captures nothing keeps the seeds on the board), after which no earlier
-// position can recur, so only a root in the table, played in a game with
-// earlier positions of its capture epoch, could be scored otherwise than
-// the repetition rule would.
+// positions: from a root outside the table the search reaches it only by a
+// capture (a move that captures nothing keeps the seeds on the board),
+// after which no earlier position can recur. A root in the table is
+// answered from it only when none of the game's earlier positions (the
+// history given to Searcher.Analyze or ChooseMove) has the root's captured
+// counts; otherwise play could come back to one of them and end by the
+// repetition rule at a position the table does not know of, so the search
+// runs, scores the root's level itself, and probes the table only after a
+// capture.
 package search
 
 import (
@@ -186,9 +190,11 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	}
 	began := time.Now()
 	s.partial = -1
-	if a, ok := tableAnalysis(s.eg, p, r); ok {
-		a.Elapsed = time.Since(began)
-		return a, ctx.Err()
+	if s.tableAtRoot(p, history) {
+		if a, ok := tableAnalysis(s.eg, p, r); ok {
+			a.Elapsed = time.Since(began)
+			return a, ctx.Err()
+		}
 	}
 	if lim.Depth <= 0 && lim.Time <= 0 && lim.Nodes == 0 {
 		lim.Time = DefaultTime
