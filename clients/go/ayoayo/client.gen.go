@@ -344,7 +344,9 @@ func (e Side) Valid() bool {
 // their own row), and ignores the game's earlier positions. The two
 // can differ in size, never in sign: `result` is the game's true
 // result either way, since once a player holds 25 seeds no later
-// capture changes who wins.
+// capture changes who wins. In a table's answer each move's score is
+// the value of the game after it with a cycle it enters scored at the
+// analysed position, so the best move's score is the position's.
 //
 // Example: {"bestMove":0,"depth":8,"exact":false,"moves":[{"pit":0,"score":2},{"pit":1,"score":-1}],"nodes":182394,"pv":[0,7,3],"score":2,"source":"search"}
 type AnalyzeAnswer struct {
@@ -358,7 +360,12 @@ type AnalyzeAnswer struct {
 	// Example: 8
 	Depth int `json:"depth"`
 
-	// Exact Whether the score is proven to be the game's true outcome.
+	// Exact Whether the answer is proven: `result` is then the game's true
+	// result with perfect play. The score is then the game's true final
+	// difference when the search reached no table position; a table's
+	// score counts play to the end of the board (see above), so it may
+	// differ in size from the true final difference, never in sign.
+	//
 	//
 	// Example: false
 	Exact bool `json:"exact"`
