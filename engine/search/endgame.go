@@ -99,9 +99,13 @@ func (e *Endgames) For(r engine.Rules) Endgame {
 	return nil
 }
 
-// Tables returns the tables in use, one per rules at most.
+// Tables returns the tables in use, one per rules at most (none for a nil
+// set, which, like For and Analyze, holds no table).
 func (e *Endgames) Tables() []Endgame {
 	var out []Endgame
+	if e == nil {
+		return nil
+	}
 	for i := range e.tables {
 		if ref := e.tables[i].Load(); ref != nil {
 			out = append(out, ref.t)
@@ -127,8 +131,12 @@ func (e *Endgames) acquire(r engine.Rules) Endgame {
 func (e *Endgames) release() { e.inUse.RUnlock() }
 
 // Close empties the set, waits for the searches still using its tables
-// and closes each that is an io.Closer. Closing twice does nothing.
+// and closes each that is an io.Closer. Closing twice, or a nil set, does
+// nothing.
 func (e *Endgames) Close() error {
+	if e == nil {
+		return nil
+	}
 	e.add.Lock()
 	defer e.add.Unlock()
 	if e.closed {

@@ -493,3 +493,16 @@ func TestTableRootWithHistory(t *testing.T) {
 		})
 	}
 }
+
+// TestNilEndgames: a nil set holds no table, and every method says so.
+func TestNilEndgames(t *testing.T) {
+	var e *Endgames
+	p := engine.MustParse("s-021011-100010-21-20")
+	if _, ok := e.Analyze(p, engine.Rules{}); ok || e.For(engine.Rules{}) != nil || e.Tables() != nil || e.Close() != nil {
+		t.Fatal("a nil set of tables answered")
+	}
+	a, err := NewSearcher(1<<16, WithEndgames(nil)).Analyze(context.Background(), p, engine.Rules{}, nil, Limits{Depth: 2})
+	if err != nil || a.Source != FromSearch {
+		t.Fatalf("a searcher with a nil set: %v, source %v", err, a.Source)
+	}
+}
