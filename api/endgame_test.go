@@ -114,9 +114,21 @@ func TestAnalyzeFromTable(t *testing.T) {
 		})
 	}
 
-	// A finished position in the table's range is still 422.
-	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+positionJSON(t, engine.MustParse("s-000000-000100-24-23"))+`}`)
-	if p := decodeAs[problem](t, rec.Body.Bytes()); rec.Code != http.StatusUnprocessableEntity || p.Code != "no_legal_move" {
-		t.Fatalf("a finished position: %d %s", rec.Code, rec.Body)
+	// A finished position in the table's range is still 422, whether no
+	// move is left or a majority ended the game (the table would play on).
+	finished := []struct{ name, position string }{
+		{"no move left", "s-000000-000100-24-23"},
+		{"south has a majority", "s-100000-000001-30-16"},
+		{"north has a majority, south to move", "s-100001-000001-20-25"},
+	}
+	for _, tt := range finished {
+		t.Run(tt.name, func(t *testing.T) {
+			ts.s.analyses <- struct{}{} // a search would be 429, not 422
+			defer func() { <-ts.s.analyses }()
+			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+positionJSON(t, engine.MustParse(tt.position))+`}`)
+			if p := decodeAs[problem](t, rec.Body.Bytes()); rec.Code != http.StatusUnprocessableEntity || p.Code != "no_legal_move" {
+				t.Fatalf("%d %s", rec.Code, rec.Body)
+			}
+		})
 	}
 }

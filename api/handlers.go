@@ -128,6 +128,11 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	if err != nil {
 		return nil, err
 	}
+	// A finished position has nothing to analyse, whether a table holds it
+	// or not: a table plays past the majority, the rules do not.
+	if p.LegalMoves(r) == 0 {
+		return nil, newError(search.ErrNoMoves, "the position is finished")
+	}
 	if a, ok := s.opts.Endgames.Analyze(p, r); ok {
 		return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
 	}
@@ -137,9 +142,6 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	}
 	if t := req.Body.TimeMs; t != nil {
 		lim.Time = time.Duration(min(max(*t, 1), MaxAnalyzeTimeMs)) * time.Millisecond
-	}
-	if p.LegalMoves(r) == 0 {
-		return nil, newError(search.ErrNoMoves, "the position is finished")
 	}
 
 	select {

@@ -346,8 +346,8 @@ func tableAnalysis(t Endgame, p engine.Position, r engine.Rules) (Analysis, bool
 // the board, an invalid position, no legal move). It needs no searcher,
 // and takes microseconds.
 func (e *Endgames) Analyze(p engine.Position, r engine.Rules) (a Analysis, ok bool) {
-	if check(p, r) != nil {
-		return Analysis{}, false
+	if check(p, r) != nil || p.LegalMoves(r) == 0 {
+		return Analysis{}, false // invalid, or finished (a majority too): nothing to analyse
 	}
 	t := e.acquire(r)
 	if t == nil {
