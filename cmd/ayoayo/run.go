@@ -38,6 +38,7 @@ func commands() []command {
 		{"match", "[flags]", "play paired games between two AI levels and print the score", runMatch},
 		{"puzzles", "generate|stats [flags]", "generate and store daily puzzles ahead of time, or report what a run of days holds", runPuzzles},
 		{"loadtest", "[flags]", "play concurrent games against a server and report moves/s and latency", runLoadtest},
+		{"tablebase", "build|info [flags] [FILE]", "build an endgame table (build --seeds N --out FILE) or check one (info FILE)", runTablebase},
 		{"fanout", "[flags]", "follow one game with many event streams and report move and delivery latency", runFanout},
 	}
 }

@@ -1,0 +1,8 @@
+//go:build !race
+
+package tablebase
+
+// refSeeds is the largest level the reference solver checks in full.
+const refSeeds = 10
+
+const raceDetector = false
