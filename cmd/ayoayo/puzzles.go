@@ -125,12 +125,13 @@ func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time
 	out := make([]puzzles.Puzzle, n)
 	errs := make([]error, n)
 	next := make(chan int)
+	gen := puzzles.NewGenerator() // one endgame table for every day
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
 				d := first.AddDate(0, 0, i)
-				out[i], errs[i] = puzzles.GenerateVersion(ctx, d, puzzles.VersionFor(d, cutover))
+				out[i], errs[i] = gen.Generate(ctx, d, puzzles.VersionFor(d, cutover))
 			}
 		})
 	}
