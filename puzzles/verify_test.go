@@ -5,17 +5,22 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 )
 
 // findPuzzle returns the first puzzle of the feed from 2026-03-02 on with the
-// goal and at least the depth asked for.
-func findPuzzle(t *testing.T, goal Goal, depth int) Puzzle {
+// goal and at least the depth asked for; for the endgame goal, which version
+// 1 does not have, endgamePuzzle's.
+func findPuzzle(t *testing.T, g *Generator, goal Goal, depth int) Puzzle {
 	t.Helper()
+	if goal == GoalEndgame {
+		return endgamePuzzle(t, g, endgamePosition)
+	}
 	first := date(t, "2026-03-02")
 	for i := range 90 {
-		pz, err := Generate(context.Background(), first.AddDate(0, 0, i))
+		pz, err := GenerateVersion(context.Background(), first.AddDate(0, 0, i), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,6 +30,28 @@ func findPuzzle(t *testing.T, goal Goal, depth int) Puzzle {
 	}
 	t.Fatalf("no %s puzzle of depth %d in 90 days", goal, depth)
 	return Puzzle{}
+}
+
+// endgamePosition makes an endgame practice puzzle (the endgame filter's
+// seq 3): South wins with perfect play by one move only (pit 5), and then
+// within 3 moves.
+const endgamePosition = "s-103002-010200-19-20"
+
+// endgamePuzzle returns the practice puzzle (version 2, no date) with goal
+// endgame that the position in notation makes.
+func endgamePuzzle(t *testing.T, g *Generator, notation string) Puzzle {
+	t.Helper()
+	tb, err := g.EndgameTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r := engine.MustParse(notation), engine.Rules{}
+	facts := examine(p, r)
+	f, ok := findGoal(p, r, facts, GoalEndgame, Version, tb)
+	if !ok {
+		t.Fatalf("%s makes no endgame puzzle", notation)
+	}
+	return build(time.Time{}, Version, p, r, facts, f)
 }
 
 // otherLegalMove returns a legal move of p other than pit.
@@ -105,9 +132,10 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 // TestNaiveSolverCatchesAWrongKey keeps the naive cross-check honest: with the
 // key move swapped for another, it must object.
 func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
+	g := NewGenerator()
 	for _, goal := range Goals {
 		t.Run(string(goal), func(t *testing.T) {
-			pz := findPuzzle(t, goal, 1)
+			pz := findPuzzle(t, g, goal, 1)
 			if problems := refProblems(pz); len(problems) > 0 {
 				t.Fatalf("the real puzzle fails: %v", problems)
 			}
@@ -122,7 +150,7 @@ func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
 }
 
 func TestVerifyRejectsTampering(t *testing.T) {
-	base := findPuzzle(t, GoalWin, 2)
+	base := findPuzzle(t, nil, GoalWin, 2)
 	if err := Verify(base); err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +166,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 		{"difficulty", func(p *Puzzle) { p.Difficulty = p.Difficulty%5 + 1 }, ErrUnverified},
 		{"depth", func(p *Puzzle) { p.Depth++ }, ErrUnverified},
 		{"goal", func(p *Puzzle) { p.Goal = GoalMaxCapture }, ErrUnverified},
+		{"an endgame", func(p *Puzzle) { p.Goal = GoalEndgame }, ErrUnverified},
 		{"unknown goal", func(p *Puzzle) { p.Goal = "mate" }, ErrUnverified},
 		{"prompt", func(p *Puzzle) { p.Prompt += "!" }, ErrUnverified},
 		{"themes", func(p *Puzzle) { p.Themes = append(p.Themes, "easy") }, ErrUnverified},
@@ -187,16 +216,56 @@ func ownMoves(pz Puzzle) []int {
 	return moves
 }
 
+// TestVerifyEndgame: an endgame puzzle proves with the table, and a changed
+// one does not.
+func TestVerifyEndgame(t *testing.T) {
+	g := NewGenerator()
+	base := endgamePuzzle(t, g, endgamePosition)
+	ctx := context.Background()
+	if err := g.Verify(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	if problems := refProblems(base); len(problems) > 0 {
+		t.Fatalf("the naive solver objects: %v", problems)
+	}
+	if base.Depth != 3 || base.Key() != 5 || !slices.Contains(base.Themes, "endgame") {
+		t.Fatalf("depth %d, key %d, themes %v: want a win in 3 by pit 5", base.Depth, base.Key(), base.Themes)
+	}
+	tests := []struct {
+		name   string
+		change func(*Puzzle)
+	}{
+		{"another key move", func(p *Puzzle) { p.Solution[0] = otherLegalMove(t, p.Position, p.Key()) }},
+		{"a shorter line", func(p *Puzzle) { p.Solution = p.Solution[:3] }},
+		{"depth", func(p *Puzzle) { p.Depth++ }},
+		{"difficulty", func(p *Puzzle) { p.Difficulty = p.Difficulty%5 + 1 }},
+		{"version 1", func(p *Puzzle) { p.Version = 1 }},
+		{"other rules", func(p *Puzzle) { p.Rules.Leftovers = engine.LeftoversSideOwner }},
+		{"North to move", func(p *Puzzle) { p.Position.ToMove = engine.North }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pz := base
+			pz.Solution = slices.Clone(base.Solution)
+			tt.change(&pz)
+			if err := g.Verify(ctx, pz); !errors.Is(err, ErrUnverified) {
+				t.Fatalf("Verify = %v, want ErrUnverified", err)
+			}
+		})
+	}
+}
+
 func TestCheck(t *testing.T) {
+	g := NewGenerator()
 	type want struct {
 		correct, complete, solution bool
 		steps                       int
 		err                         error
 	}
 	for _, goal := range Goals {
-		pz := findPuzzle(t, goal, 1)
+		pz := findPuzzle(t, g, goal, 1)
 		if goal == GoalWin {
-			pz = findPuzzle(t, goal, 2)
+			pz = findPuzzle(t, g, goal, 2)
 		}
 		own := ownMoves(pz)
 		wrong := otherLegalMove(t, pz.Position, pz.Key())
@@ -231,7 +300,7 @@ func TestCheck(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(string(goal)+"/"+tt.name, func(t *testing.T) {
-				a, err := Check(pz, tt.moves, tt.giveUp)
+				a, err := g.Check(context.Background(), pz, tt.moves, tt.giveUp)
 				if !errors.Is(err, tt.want.err) {
 					t.Fatalf("err %v, want %v", err, tt.want.err)
 				}
@@ -258,7 +327,7 @@ func TestCheck(t *testing.T) {
 				}
 				if tt.name == "the solution" {
 					last := a.Steps[len(a.Steps)-1].Outcome
-					if goal == GoalWin && last.Result.Winner != engine.WinnerOf(pz.Position.ToMove) {
+					if pz.forcing() && last.Result.Winner != engine.WinnerOf(pz.Position.ToMove) {
 						t.Fatalf("the solution ends %v", last.Result)
 					}
 				}
