@@ -105,6 +105,7 @@ func (e OpponentType) Valid() bool {
 // Defines values for PuzzleGoal.
 const (
 	PuzzleGoalDefend     PuzzleGoal = "defend"
+	PuzzleGoalEndgame    PuzzleGoal = "endgame"
 	PuzzleGoalMaxCapture PuzzleGoal = "max_capture"
 	PuzzleGoalWin        PuzzleGoal = "win"
 )
@@ -113,6 +114,8 @@ const (
 func (e PuzzleGoal) Valid() bool {
 	switch e {
 	case PuzzleGoalDefend:
+		return true
+	case PuzzleGoalEndgame:
 		return true
 	case PuzzleGoalMaxCapture:
 		return true
@@ -1187,6 +1190,12 @@ type Puzzle struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture
@@ -1267,7 +1276,7 @@ type PuzzleAttempt struct {
 	// Example: false
 	GiveUp *bool `json:"giveUp,omitempty"`
 
-	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	// Moves Your moves, pit numbers, at most 5 (the deepest puzzle's, an `endgame`).
 	//
 	// Example: [8]
 	Moves []Pit `json:"moves"`
@@ -1319,6 +1328,12 @@ type PuzzleDate = string
 // `defend`: every move but one lets the opponent capture a lot next
 // turn (the prompt says how much); find the one that does not, which is
 // also the best move counting what it captures itself.
+// `endgame` (generator version 2 on): at most 12 seeds are left on the
+// board; the player to move wins with perfect play, and exactly one
+// move keeps the win (every other gives a draw or a loss with perfect
+// play, proven by the endgame table); the win then takes the number of
+// own moves the prompt gives (1-5), whatever the opponent replies, and
+// is played like a `win` puzzle.
 //
 // Example: max_capture
 type PuzzleGoal string
@@ -1349,6 +1364,12 @@ type PuzzleSolution struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture
@@ -2521,9 +2542,10 @@ type ClientInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -2546,9 +2568,10 @@ type ClientInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -3281,9 +3304,10 @@ func (c *Client) GetPuzzle(ctx context.Context, id string, params *GetPuzzlePara
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -3316,9 +3340,10 @@ func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id string, par
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -5183,9 +5208,10 @@ type ClientWithResponsesInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -5208,9 +5234,10 @@ type ClientWithResponsesInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -8255,9 +8282,10 @@ func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id stri
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt is counted in the puzzle's
@@ -8286,9 +8314,10 @@ func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx contex
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt is counted in the puzzle's
