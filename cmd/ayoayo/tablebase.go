@@ -163,7 +163,7 @@ func (b *progressBar) update(done, total int64) {
 	if !b.tty {
 		if t := done * 10 / total; t > b.tenth {
 			b.tenth = t
-			fmt.Fprintf(b.w, "tablebase: %3d%% of %d boards, %s\n", t*10, total, elapsed)
+			fmt.Fprintf(b.w, "tablebase: %3d%%, %s\n", t*10, elapsed)
 		}
 		return
 	}
@@ -178,7 +178,7 @@ func (b *progressBar) update(done, total int64) {
 				bar[i] = '#'
 			}
 		}
-		fmt.Fprintf(b.w, "\r[%s] %5.1f%% %d/%d boards %s ", bar, float64(done)*100/float64(total), done, total, elapsed)
+		fmt.Fprintf(b.w, "\r[%s] %5.1f%% %s ", bar, float64(done)*100/float64(total), elapsed)
 		b.drawn = true
 	}
 }

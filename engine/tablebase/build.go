@@ -16,11 +16,12 @@ const noExit = -128
 
 // Build computes the table of every board with at most maxSeeds seeds under
 // r, level by level from 0 seeds up, on as many goroutines as GOMAXPROCS.
-// progress, when not nil, is called now and then with the boards finished so
-// far and the total, never by two goroutines at once; the last call has
-// done == total. (A level's boards count as finished once their moves are
-// looked at; the iteration over the level's cycles that follows is not
-// counted.) Build stops with ctx's error when ctx is cancelled.
+// progress, when not nil, is called now and then with the work done so far
+// and the total, never by two goroutines at once; the last call has
+// done == total. The work is two units a board: one when its moves are
+// looked at, one when its value is decided (a level's cycles may leave a
+// share of its boards undecided until the iteration ends). Build stops with
+// ctx's error when ctx is cancelled.
 //
 // Memory: the table (one byte a board), plus for the level being solved four
 // bytes a board in the working copy and four a board still undecided after
@@ -38,11 +39,11 @@ func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done
 	if progress == nil {
 		progress = func(int64, int64) {}
 	}
-	total := t.offset[maxSeeds+1]
+	total := 2 * t.offset[maxSeeds+1]
 	workers := runtime.GOMAXPROCS(0)
 	for n := 0; n <= maxSeeds; n++ {
 		b := newBuilder(t, n, workers)
-		if err := b.run(ctx, func(done int64) { progress(t.offset[n]+done, total) }); err != nil {
+		if err := b.run(ctx, func(done int64) { progress(2*t.offset[n]+done, total) }); err != nil {
 			return nil, err
 		}
 	}
@@ -154,9 +155,10 @@ func (b *builder) run(ctx context.Context, progress func(done int64)) error {
 	if err != nil {
 		return err
 	}
-	if err := b.solve(ctx); err != nil {
+	if err := b.solve(ctx, progress); err != nil {
 		return err
 	}
+	progress(2 * int64(b.size)) // boards still undecided now hold their fixpoint
 	level := b.t.body[b.t.offset[b.n]:b.t.offset[b.n+1]]
 	for i := range level {
 		level[i] = b.get(i)
@@ -222,8 +224,10 @@ func (b *builder) exits(lo, hi int, work []pending) []pending {
 // never worse than its old, and never pass the fixpoint, since every bound
 // read is on the right side of it). Boards whose bounds meet are final and
 // dropped from the work.
-func (b *builder) solve(ctx context.Context) error {
+func (b *builder) solve(ctx context.Context, progress func(done int64)) error {
+	size := int64(b.size)
 	for {
+		progress(2*size - b.pending())
 		var changed atomic.Bool
 		err := b.parallel(ctx, func(c int) {
 			if b.sweep(c) {
@@ -234,6 +238,15 @@ func (b *builder) solve(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// pending counts the boards not decided yet.
+func (b *builder) pending() int64 {
+	var n int64
+	for _, w := range b.work {
+		n += int64(len(w))
+	}
+	return n
 }
 
 // sweep updates chunk c's pending boards once and reports whether any

@@ -13,6 +13,16 @@ type refLevel struct {
 	boards [][engine.NumPits]uint8
 	index  map[[engine.NumPits]uint8]int
 	a, b   []int
+	moves  [][]refMove // each board's legal moves; none: the game ends
+	end    []int       // a board without moves: its value, the leftovers
+}
+
+// refMove is a legal move: the value of a move that leaves the level (a
+// capture, or the end of the game after it), or the board it leads to.
+type refMove struct {
+	pit   int
+	exit  int // when child < 0
+	child int // the index of the board reached on the level, or -1
 }
 
 // refSolver holds the reference levels 0..n under one set of rules.
@@ -81,6 +91,8 @@ func rotate(x [engine.NumPits]uint8) [engine.NumPits]uint8 {
 
 func (s *refSolver) solve(n int) *refLevel {
 	l := &refLevel{boards: refBoards(n), index: map[[engine.NumPits]uint8]int{}}
+	l.moves = make([][]refMove, len(l.boards))
+	l.end = make([]int, len(l.boards))
 	for i, x := range l.boards {
 		l.index[x] = i
 	}
@@ -101,21 +113,27 @@ func (s *refSolver) solve(n int) *refLevel {
 			terminal[i] = true
 			end := p.Settle(s.rules)
 			exit[i] = end.Margin(engine.South)
+			l.end[i] = exit[i]
 			continue
 		}
 		for pit := moves.Next(); pit >= 0; pit = moves.Next() {
 			engine.Play(p, pit, s.rules, &out)
 			k := int(out.Capture.Seeds)
+			m := refMove{pit: pit, child: -1}
 			switch {
 			case out.Result.Over(): // the opponent has no move: settled
-				exit[i] = max(exit[i], out.Position.Margin(engine.South))
+				m.exit = out.Position.Margin(engine.South)
 			case k > 0:
-				exit[i] = max(exit[i], k-s.value(rotate(out.Position.Pits)))
+				m.exit = k - s.value(rotate(out.Position.Pits))
 			default:
-				j := l.index[rotate(out.Position.Pits)]
-				quiet[i] = append(quiet[i], j)
-				preds[j] = append(preds[j], i)
+				m.child = l.index[rotate(out.Position.Pits)]
+				quiet[i] = append(quiet[i], m.child)
+				preds[m.child] = append(preds[m.child], i)
 			}
+			if m.child < 0 {
+				exit[i] = max(exit[i], m.exit)
+			}
+			l.moves[i] = append(l.moves[i], m)
 		}
 	}
 	l.a, l.b = make([]int, size), make([]int, size)

@@ -53,16 +53,20 @@ func TestIndex(t *testing.T) {
 }
 
 // TestAgainstReference compares every board of every level up to refSeeds
-// with the reference solver, under each rule combination, and checks that
-// boards whose cycles matter (A < B) were among them. (Boards valued by
-// their split strictly between A and B are rarer: some rules have none up
-// to 10 seeds.)
+// with the reference solver, under each rule combination: the bounds, and
+// the value and move values against the game G(p) solved from its
+// definition (checkCycleGame). Boards whose cycles matter (A < B) must be
+// among them.
 func TestAgainstReference(t *testing.T) {
+	seeds := refSeeds
+	if testing.Short() {
+		seeds = min(seeds, 8)
+	}
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
-			ref := newRefSolver(rc.rules, refSeeds)
-			tb := build(t, refSeeds, rc.rules)
-			open, cyclic := 0, 0
+			ref := newRefSolver(rc.rules, seeds)
+			tb := build(t, seeds, rc.rules)
+			open := 0
 			for n, l := range ref.levels {
 				for i, x := range l.boards {
 					p := engine.Position{Pits: x}
@@ -72,28 +76,31 @@ func TestAgainstReference(t *testing.T) {
 					}
 					if a < b {
 						open++
-						if v, _ := tb.Value(&p); v != a && v != b {
-							cyclic++ // the split lies strictly inside: the cycle is the value
-						}
 					}
 				}
 			}
-			t.Logf("%d boards with A < B, %d of them valued by their split strictly inside", open, cyclic)
-			if open == 0 && refSeeds >= 10 { // the first boards where cycles matter under every rule have 9 or 10 seeds
+			t.Logf("%d boards with A < B", open)
+			if open == 0 && seeds >= 10 { // the first boards where cycles matter under every rule have 9 or 10 seeds
 				t.Fatalf("no board where cycles matter: the test proves too little")
 			}
+			checkCycleGame(t, ref, tb)
 		})
 	}
 }
 
-// TestMovesConsistent checks on every board up to 8 seeds, from both sides,
-// that the best root-anchored move value is the position's value.
+// TestMovesConsistent checks on every board up to 8 seeds (6 under the
+// race detector), from both sides, that the best root-anchored move value is
+// the position's value.
 func TestMovesConsistent(t *testing.T) {
+	seeds := 8
+	if raceDetector {
+		seeds = 6
+	}
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
-			tb := build(t, 8, rc.rules)
+			tb := build(t, seeds, rc.rules)
 			var buf []MoveValue
-			for n := 0; n <= 8; n++ {
+			for n := 0; n <= seeds; n++ {
 				var x [engine.NumPits]uint8
 				x[engine.NumPits-1] = uint8(n)
 				for ok := true; ok; ok = next(&x) {

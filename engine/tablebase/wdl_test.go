@@ -64,7 +64,10 @@ func winnerSign(w engine.Winner, s engine.Side) int {
 // at 25, on random valid positions with few seeds on the board and captured
 // counts close to the majority, wherever no line cycles.
 func TestResultMatchesRealGame(t *testing.T) {
-	const seeds = 8
+	seeds := 8
+	if raceDetector {
+		seeds = 6
+	}
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
 			tb := build(t, seeds, rc.rules)
