@@ -30,12 +30,17 @@ import (
 // than maxEndgameDepth own moves, or that only a cycle scored by the
 // repetition rule gives, makes no puzzle: it could not be shown to the end.
 //
-// The solver plays only the key: the rest of the line is shown, not asked
-// for, because beyond the key many moves keep the win.
+// The solver plays it out like a win puzzle (Check): the key first, then
+// any move that still forces the win within the moves left, against the
+// most stubborn defence.
+//
+// A day does not hold out for the goal: endgame keys that relay 8 legs are
+// rare, and nearly always the biggest capture. A deep day that found
+// nothing it held out for looks for one in its endgame pass (generateV2).
 
 // EndgameSeeds is the most seeds on the board of an endgame puzzle: the
 // size of the table version 2 proves them with (a part of version 2's
-// definition, like its budgets; 2.7 M boards, built in about 3 s of CPU).
+// definition, like its budgets; 2.7 M boards, built in 2-3 s of CPU).
 const EndgameSeeds = 12
 
 // maxEndgameDepth is the most own moves an endgame puzzle's win may need.
