@@ -133,7 +133,8 @@ func (m *cpuMeter) report(b *testing.B) {
 }
 
 // BenchmarkVerify measures the check made whenever a puzzle is loaded: two
-// weeks of each version.
+// weeks of each version, and an endgame puzzle (won in 3 moves), whose
+// proof probes the table and searches the win again.
 func BenchmarkVerify(b *testing.B) {
 	g := NewGenerator()
 	for _, v := range []struct {
@@ -161,4 +162,12 @@ func BenchmarkVerify(b *testing.B) {
 			}
 		})
 	}
+	b.Run("endgame", func(b *testing.B) {
+		pz := endgamePuzzle(b, g, endgamePosition)
+		for b.Loop() {
+			if err := g.Verify(context.Background(), pz); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

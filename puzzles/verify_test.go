@@ -39,7 +39,7 @@ const endgamePosition = "s-103002-010200-19-20"
 
 // endgamePuzzle returns the practice puzzle (version 2, no date) with goal
 // endgame that the position in notation makes.
-func endgamePuzzle(t *testing.T, g *Generator, notation string) Puzzle {
+func endgamePuzzle(t testing.TB, g *Generator, notation string) Puzzle {
 	t.Helper()
 	tb, err := g.EndgameTable(context.Background())
 	if err != nil {
