@@ -29,7 +29,7 @@ func TestGeneratePractice(t *testing.T) {
 	if testing.Short() || raceDetector {
 		tests = tests[:2]
 	}
-	g := NewGenerator()
+	g := testGenerator
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, seq := range tt.seqs {

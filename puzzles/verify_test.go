@@ -132,7 +132,7 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 // TestNaiveSolverCatchesAWrongKey keeps the naive cross-check honest: with the
 // key move swapped for another, it must object.
 func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
-	g := NewGenerator()
+	g := testGenerator
 	for _, goal := range Goals {
 		t.Run(string(goal), func(t *testing.T) {
 			pz := findPuzzle(t, g, goal, 1)
@@ -167,6 +167,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 		{"depth", func(p *Puzzle) { p.Depth++ }, ErrUnverified},
 		{"goal", func(p *Puzzle) { p.Goal = GoalMaxCapture }, ErrUnverified},
 		{"an endgame", func(p *Puzzle) { p.Goal = GoalEndgame }, ErrUnverified},
+
 		{"unknown goal", func(p *Puzzle) { p.Goal = "mate" }, ErrUnverified},
 		{"prompt", func(p *Puzzle) { p.Prompt += "!" }, ErrUnverified},
 		{"themes", func(p *Puzzle) { p.Themes = append(p.Themes, "easy") }, ErrUnverified},
@@ -191,7 +192,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 			pz.Solution = slices.Clone(base.Solution)
 			pz.Themes = slices.Clone(base.Themes)
 			tt.change(&pz)
-			if err := Verify(pz); !errors.Is(err, tt.want) {
+			if err := testGenerator.Verify(context.Background(), pz); !errors.Is(err, tt.want) {
 				t.Fatalf("Verify = %v, want %v", err, tt.want)
 			}
 		})
@@ -219,7 +220,7 @@ func ownMoves(pz Puzzle) []int {
 // TestVerifyEndgame: an endgame puzzle proves with the table, and a changed
 // one does not.
 func TestVerifyEndgame(t *testing.T) {
-	g := NewGenerator()
+	g := testGenerator
 	base := endgamePuzzle(t, g, endgamePosition)
 	ctx := context.Background()
 	if err := g.Verify(ctx, base); err != nil {
@@ -256,7 +257,7 @@ func TestVerifyEndgame(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	g := NewGenerator()
+	g := testGenerator
 	type want struct {
 		correct, complete, solution bool
 		steps                       int
