@@ -62,6 +62,21 @@ type Generator struct {
 // NewGenerator returns a generator whose table is not built yet.
 func NewGenerator() *Generator { return &Generator{done: make(chan struct{})} }
 
+// NewGeneratorWith returns a generator that proves endgame puzzles with tb,
+// a table the caller built or opened (a server's, say), instead of building
+// its own. tb must hold the default rules and at least EndgameSeeds seeds:
+// the values of boards with at most EndgameSeeds seeds are the same in
+// every such table, so the puzzles are too.
+func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
+	if tb.Rules() != (engine.Rules{}) || tb.MaxSeeds() < EndgameSeeds {
+		return nil, fmt.Errorf("puzzles: an endgame table of %d seeds under %+v, want %d or more under the default rules",
+			tb.MaxSeeds(), tb.Rules(), EndgameSeeds)
+	}
+	g := &Generator{done: make(chan struct{}), table: tb}
+	g.once.Do(func() { close(g.done) })
+	return g, nil
+}
+
 // EndgameTable returns the table endgame puzzles are proved with, building
 // it on the first call: EndgameSeeds seeds, the default rules. The build is
 // not tied to any one caller's ctx (callers share it); a caller whose ctx
@@ -141,7 +156,7 @@ func (g *Generator) puzzleTable(ctx context.Context, p Puzzle) (*tablebase.Table
 // cannot), and returns its finding with the key's index in facts.
 func findEndgame(p engine.Position, r engine.Rules, facts []moveFacts, tb *tablebase.Table) (finding, bool) {
 	f := finding{goal: GoalEndgame, key: -1}
-	if tb == nil || tb.Rules() != r || len(facts) < 2 {
+	if tb == nil || tb.Rules() != r || len(facts) < 2 || p.BoardSeeds() > EndgameSeeds {
 		return f, false
 	}
 	var buf [engine.RowPits]tablebase.MoveValue

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // findPuzzle returns the first puzzle of the feed from 2026-03-02 on with the
@@ -253,6 +254,40 @@ func TestVerifyEndgame(t *testing.T) {
 				t.Fatalf("Verify = %v, want ErrUnverified", err)
 			}
 		})
+	}
+}
+
+// TestNewGeneratorWith: a generator given a table proves with it, and
+// refuses one that could give other puzzles.
+func TestNewGeneratorWith(t *testing.T) {
+	ctx := context.Background()
+	tb, err := testGenerator.EndgameTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGeneratorWith(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := g.EndgameTable(ctx); got != tb || err != nil {
+		t.Fatalf("EndgameTable = %p, %v; want the table given", got, err)
+	}
+	if err := g.Verify(ctx, endgamePuzzle(t, testGenerator, endgamePosition)); err != nil {
+		t.Fatal(err)
+	}
+	small, err := tablebase.Build(ctx, 3, engine.Rules{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGeneratorWith(small); err == nil {
+		t.Error("a 3-seed table was taken")
+	}
+	other, err := tablebase.Build(ctx, 2, engine.Rules{Leftovers: engine.LeftoversSideOwner}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGeneratorWith(other); err == nil {
+		t.Error("a table of other rules was taken")
 	}
 }
 
