@@ -161,7 +161,7 @@ const (
 	topGames     = 16000
 	deepSeeds    = 16
 	winSeeds     = 8
-	endgameGames = 4000
+	endgameGames = 3000
 )
 
 // rankV2 orders a version 2 day's findings that are not what it holds out
