@@ -135,7 +135,9 @@ func ParseHeader(b []byte) (Header, error) {
 
 // Open maps the table file at path into memory (or reads it, where mapping
 // is not available), checks its header and the body's checksum, and returns
-// the table. Close releases it.
+// the table. Close releases it. The file must not be rewritten in place
+// while it is open (replace it by renaming, as ayoayo tablebase build does):
+// a mapped file that shrinks under a probe crashes the process.
 func Open(path string) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -2,6 +2,7 @@ package tablebase
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -17,6 +18,24 @@ var allRules = []struct {
 	{"taken,side_owner", engine.Rules{Leftovers: engine.LeftoversSideOwner}},
 	{"left,last_mover", engine.Rules{CaptureSeed: engine.CaptureLeft}},
 	{"left,side_owner", engine.Rules{CaptureSeed: engine.CaptureLeft, Leftovers: engine.LeftoversSideOwner}},
+}
+
+// smallSeeds is N for the checks that go over whole tables or search real
+// games: 8, or 6 under the race detector.
+func smallSeeds() int {
+	if raceDetector {
+		return 6
+	}
+	return 8
+}
+
+// bestValue returns the largest value in a non-empty list of moves.
+func bestValue(moves []MoveValue) int {
+	best := moves[0].Value
+	for _, m := range moves {
+		best = max(best, m.Value)
+	}
+	return best
 }
 
 func build(t testing.TB, n int, r engine.Rules) *Table {
@@ -92,10 +111,7 @@ func TestAgainstReference(t *testing.T) {
 // race detector), from both sides, that the best root-anchored move value is
 // the position's value.
 func TestMovesConsistent(t *testing.T) {
-	seeds := 8
-	if raceDetector {
-		seeds = 6
-	}
+	seeds := smallSeeds()
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
 			tb := build(t, seeds, rc.rules)
@@ -118,11 +134,7 @@ func TestMovesConsistent(t *testing.T) {
 							}
 							continue
 						}
-						best := buf[0].Value
-						for _, m := range buf {
-							best = max(best, m.Value)
-						}
-						if best != v {
+						if best := bestValue(buf); best != v {
 							t.Fatalf("%v: best move value %d, value %d (%v)", p, best, v, buf)
 						}
 					}
@@ -154,5 +166,42 @@ func TestRotation(t *testing.T) {
 	big := engine.Start()
 	if _, ok := tb.Value(&big); ok {
 		t.Fatalf("the start position is in an 8-seed table")
+	}
+}
+
+// TestBuildProgressAndCancel checks that progress only grows and ends at the
+// total, that a cancelled build stops with the context's error, and that
+// bad arguments are refused.
+func TestBuildProgressAndCancel(t *testing.T) {
+	var last, total int64
+	calls := 0
+	if _, err := Build(context.Background(), 7, engine.Rules{}, func(done, all int64) {
+		if done < last || (total != 0 && all != total) || done > all {
+			t.Fatalf("progress %d/%d after %d/%d", done, all, last, total)
+		}
+		last, total = done, all
+		calls++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var boards int64
+	for n := range 8 {
+		boards += LevelSize(n)
+	}
+	if calls < 2 || last != total || total != 2*boards {
+		t.Fatalf("%d calls, last %d/%d", calls, last, total)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if tb, err := Build(ctx, 7, engine.Rules{}, nil); !errors.Is(err, context.Canceled) || tb != nil {
+		t.Fatalf("cancelled build: %v", err)
+	}
+	for _, n := range []int{-1, MaxSeedsLimit + 1} {
+		if _, err := Build(context.Background(), n, engine.Rules{}, nil); err == nil {
+			t.Fatalf("Build(%d) accepted", n)
+		}
+	}
+	if _, err := Build(context.Background(), 3, engine.Rules{Leftovers: 9}, nil); !errors.Is(err, engine.ErrInvalidRules) {
+		t.Fatalf("unknown rule: %v", err)
 	}
 }

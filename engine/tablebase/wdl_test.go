@@ -64,10 +64,7 @@ func winnerSign(w engine.Winner, s engine.Side) int {
 // at 25, on random valid positions with few seeds on the board and captured
 // counts close to the majority, wherever no line cycles.
 func TestResultMatchesRealGame(t *testing.T) {
-	seeds := 8
-	if raceDetector {
-		seeds = 6
-	}
+	seeds := smallSeeds()
 	for _, rc := range allRules {
 		t.Run(rc.name, func(t *testing.T) {
 			tb := build(t, seeds, rc.rules)
