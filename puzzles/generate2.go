@@ -144,13 +144,13 @@ func preferredGoalV2(rng *prng, target int, deep bool) Goal {
 // thirds (and plays on to winSeeds seeds, where wins are) before it takes a
 // defend of its grade.
 //
-// A day from grade 2 up that found nothing it held out for runs the endgame
-// pass before it settles: up to endgameGames more games played out, whose
-// endgame positions it examines for endgame puzzles only (pass.endgame),
-// and takes the first of its grade, non-greedy or not, over a greedy
-// finding of another goal (an endgame key is found by looking to the end of
-// the game, even when it captures the most), and over any finding off its
-// grade.
+// A day from grade 2 up that found nothing it held out for, and no
+// non-greedy key of its grade either, runs the endgame pass before it
+// settles: up to endgameGames more games played out, whose endgame
+// positions it examines for endgame puzzles only (pass.endgame), and takes
+// the first of its grade, non-greedy or not, over a greedy finding of
+// another goal (an endgame key is found by looking to the end of the game,
+// even when it captures the most), and over any finding off its grade.
 //
 // Grade 5 is the rarest non-greedy key: a day that asks for it plays on to
 // topGames before it settles (holding out for its preferred goal for the
@@ -231,15 +231,18 @@ func generateV2(ctx context.Context, date time.Time, tb *tablebase.Table) (Puzzl
 	if err := scan(ctx, rng, r, tb, version, pass{games: games, minSeeds: minSeeds}, admit, goalsOf(v2Goals), visit); err != nil {
 		return Puzzle{}, err
 	}
-	if !picked && target >= 2 {
+	if !picked && target >= 2 && rank != 0 { // rank 0: a non-greedy key of the day's grade, the best there is
 		endgames := func(game int, p engine.Position, facts []moveFacts, found []finding) bool {
 			f := found[0]
-			if d := grade(version, facts, f); d == target {
-				pick, picked = build(date, version, p, r, facts, f), true
-			} else if fr := rankV2(abs(d-target), deep, !nonGreedy(facts, f.key), f); rank < 0 || fr < rank {
+			d := grade(version, facts, f)
+			// Ties go to the endgame: its key is found by looking to the
+			// end of the game, even when it captures the most. One of the
+			// day's grade always wins (its rank is 0 or 10, the fallback's
+			// 10 or more) and ends the pass.
+			if fr := rankV2(abs(d-target), deep, !nonGreedy(facts, f.key), f); rank < 0 || fr <= rank {
 				fallback, rank = build(date, version, p, r, facts, f), fr
 			}
-			return picked
+			return d == target
 		}
 		ps := pass{games: endgameGames, endgame: true}
 		if err := scan(ctx, rng, r, tb, version, ps, admit, []Goal{GoalEndgame}, endgames); err != nil {
