@@ -141,6 +141,7 @@ func (e OpponentType) Valid() bool {
 // Defines values for PuzzleGoal.
 const (
 	PuzzleGoalDefend     PuzzleGoal = "defend"
+	PuzzleGoalEndgame    PuzzleGoal = "endgame"
 	PuzzleGoalMaxCapture PuzzleGoal = "max_capture"
 	PuzzleGoalWin        PuzzleGoal = "win"
 )
@@ -149,6 +150,8 @@ const (
 func (e PuzzleGoal) Valid() bool {
 	switch e {
 	case PuzzleGoalDefend:
+		return true
+	case PuzzleGoalEndgame:
 		return true
 	case PuzzleGoalMaxCapture:
 		return true
@@ -1323,6 +1326,12 @@ type Puzzle struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture
@@ -1409,7 +1418,7 @@ type PuzzleAttempt struct {
 	// Example: false
 	GiveUp *bool `json:"giveUp,omitempty"`
 
-	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	// Moves Your moves, pit numbers, at most 5 (the deepest puzzle's, an `endgame`).
 	//
 	// Example: [8]
 	Moves []Pit `json:"moves"`
@@ -1461,6 +1470,12 @@ type PuzzleDate = string
 // `defend`: every move but one lets the opponent capture a lot next
 // turn (the prompt says how much); find the one that does not, which is
 // also the best move counting what it captures itself.
+// `endgame` (generator version 2 on): at most 12 seeds are left on the
+// board; the player to move wins with perfect play, and exactly one
+// move keeps the win (every other gives a draw or a loss with perfect
+// play, proven by the endgame table); the win then takes the number of
+// own moves the prompt gives (1-5), whatever the opponent replies, and
+// is played like a `win` puzzle.
 //
 // Example: max_capture
 type PuzzleGoal string
@@ -1501,6 +1516,12 @@ type PuzzleSolution struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // Thresholds of the goals.
@@ -79,7 +80,10 @@ type finding struct {
 // returns its solution when it does. Version 2 adds one rule: a max_capture
 // puzzle needs another move that captures something, so that the answer is
 // not simply the only capture on the board.
-func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal, version int) (finding, bool) {
+//
+// An endgame finding needs tb, the endgame table (findEndgame); with tb nil
+// there is none.
+func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal, version int, tb *tablebase.Table) (finding, bool) {
 	f := finding{goal: goal, key: -1, depth: 1}
 	if len(facts) < 2 {
 		return f, false // a forced move is no puzzle
@@ -134,7 +138,15 @@ func findGoal(p engine.Position, r engine.Rules, facts []moveFacts, goal Goal, v
 		if f.key < 0 {
 			return f, false
 		}
-		f.line = winLine(p, r, facts[f.key].pit, f.depth)
+		f.line = prover{r: r}.winLine(p, facts[f.key].pit, f.depth)
+	case GoalEndgame:
+		if version < 2 {
+			return f, false
+		}
+		var ok bool
+		if f, ok = findEndgame(p, r, facts, tb); !ok {
+			return f, false
+		}
 	default:
 		return f, false
 	}
@@ -168,12 +180,13 @@ func uniqueBest(facts []moveFacts, score func(moveFacts) int, margin int) int {
 
 // winLine plays out the forced win that starts with key: the most stubborn
 // defence against the fastest win, to the end of the game.
-func winLine(p engine.Position, r engine.Rules, key, depth int) []int {
+func (pv prover) winLine(p engine.Position, key, depth int) []int {
+	r := pv.r
 	attacker := p.ToMove
 	line := []int{key}
 	q, _ := p.Apply(key, r)
 	for n := depth; ; n-- {
-		reply := stubbornReply(&q, attacker, r, n)
+		reply := pv.stubbornReply(&q, attacker, n)
 		if reply < 0 {
 			return line
 		}
@@ -182,7 +195,7 @@ func winLine(p engine.Position, r engine.Rules, key, depth int) []int {
 		if s.Status(r).Over() {
 			return line
 		}
-		m := fastestWin(&s, r, n-1)
+		m := pv.fastestWin(&s, n-1)
 		line = append(line, m)
 		q, _ = s.Apply(m, r)
 	}
@@ -216,6 +229,9 @@ func prompt(s engine.Side, f finding) string {
 			return fmt.Sprintf("%s to play: find the move that wins the game.", who[s])
 		}
 		return fmt.Sprintf("%s to play and force a win within %d moves, whatever %s replies.", who[s], f.depth, who[s.Other()])
+	case GoalEndgame:
+		return fmt.Sprintf("%s to play and win with perfect play: only one move keeps the win, which then takes %d moves whatever %s replies.",
+			who[s], f.depth, who[s.Other()])
 	case GoalDefend:
 		return fmt.Sprintf("%s to play: every move but one lets %s capture %d or more seeds next turn. Find the one that does not.",
 			who[s], who[s.Other()], f.others)
@@ -248,7 +264,7 @@ func themes(p engine.Position, r engine.Rules, facts []moveFacts, f finding, ver
 	}
 	add(f.decoys >= 3, "decoys")
 	add(p.BoardSeeds() <= 16, "endgame")
-	if f.goal == GoalWin {
+	if f.goal == GoalWin || f.goal == GoalEndgame {
 		end := p
 		for _, pit := range f.line {
 			end, _ = end.Apply(pit, r)
@@ -280,10 +296,14 @@ func nonGreedy(facts []moveFacts, key int) bool {
 // captures the most is a trap, by the same exhaustive search as the goals:
 // it ends the game lost, or the opponent's best reply captures more than it
 // did, or the opponent then forces a win within the puzzle's depth of its
-// own moves.
+// own moves. In an endgame puzzle every move but the key is proven by the
+// table to give up the win: a trap.
 func greedTrap(p engine.Position, r engine.Rules, facts []moveFacts, f finding) bool {
 	if !nonGreedy(facts, f.key) {
 		return false
+	}
+	if f.goal == GoalEndgame {
+		return true
 	}
 	most := mostCaptured(facts)
 	for _, m := range facts {

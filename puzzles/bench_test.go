@@ -17,6 +17,10 @@ import (
 // seen is reported as max-ms (wall clock), with the mean and slowest CPU
 // time (cpu-ms, max-cpu-ms); the target is 2 s on one core.
 func BenchmarkGenerate(b *testing.B) {
+	g := NewGenerator()
+	if _, err := g.EndgameTable(context.Background()); err != nil { // built once, before the clock starts
+		b.Fatal(err)
+	}
 	for _, v := range []struct {
 		version int
 		monday  time.Time
@@ -31,7 +35,7 @@ func BenchmarkGenerate(b *testing.B) {
 			for b.Loop() {
 				d := v.monday.AddDate(0, 0, offset+step*(i%days))
 				m.start()
-				if _, err := GenerateVersion(context.Background(), d, v.version); err != nil {
+				if _, err := g.Generate(context.Background(), d, v.version); err != nil {
 					b.Fatal(err)
 				}
 				m.stop()
@@ -53,6 +57,7 @@ func BenchmarkGenerate(b *testing.B) {
 // within the budget (ErrNoPuzzle) as misses/op. -benchtime 20x samples 20
 // puzzles each.
 func BenchmarkGeneratePractice(b *testing.B) {
+	g := NewGenerator()
 	for d := range 6 {
 		name := fmt.Sprintf("difficulty-%d", d)
 		if d == 0 {
@@ -64,7 +69,7 @@ func BenchmarkGeneratePractice(b *testing.B) {
 			seq, misses := uint64(0), 0
 			for b.Loop() {
 				m.start()
-				_, err := GeneratePractice(context.Background(), Version, PracticeFilter{Difficulty: d}, seq)
+				_, err := g.Practice(context.Background(), Version, PracticeFilter{Difficulty: d}, seq)
 				m.stop()
 				misses += practiceMiss(b, err)
 				seq++
@@ -128,8 +133,10 @@ func (m *cpuMeter) report(b *testing.B) {
 }
 
 // BenchmarkVerify measures the check made whenever a puzzle is loaded: two
-// weeks of each version.
+// weeks of each version, and an endgame puzzle (won in 3 moves), whose
+// proof probes the table and searches the win again.
 func BenchmarkVerify(b *testing.B) {
+	g := NewGenerator()
 	for _, v := range []struct {
 		version int
 		first   time.Time
@@ -140,7 +147,7 @@ func BenchmarkVerify(b *testing.B) {
 		b.Run(fmt.Sprintf("v%d", v.version), func(b *testing.B) {
 			var feed []Puzzle
 			for i := range 14 {
-				pz, err := GenerateVersion(context.Background(), v.first.AddDate(0, 0, i), v.version)
+				pz, err := g.Generate(context.Background(), v.first.AddDate(0, 0, i), v.version)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -148,11 +155,19 @@ func BenchmarkVerify(b *testing.B) {
 			}
 			i := 0
 			for b.Loop() {
-				if err := Verify(feed[i%len(feed)]); err != nil {
+				if err := g.Verify(context.Background(), feed[i%len(feed)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
 			}
 		})
 	}
+	b.Run("endgame", func(b *testing.B) {
+		pz := endgamePuzzle(b, g, endgamePosition)
+		for b.Loop() {
+			if err := g.Verify(context.Background(), pz); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

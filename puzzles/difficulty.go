@@ -22,6 +22,8 @@ func difficulty(goal Goal, depth, legs, decoys int) int {
 		points++
 	case GoalWin:
 		points += depth - 1
+	case GoalEndgame: // a win's depth, and perfect play to judge the others by
+		points += depth
 	}
 	switch {
 	case decoys >= 3:

@@ -59,8 +59,9 @@ var DefaultFirstDay = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // Feed limits.
 const (
 	// generateTimeout bounds one generation (which takes 2 s at most on one
-	// core) with room for a loaded machine.
-	generateTimeout = 20 * time.Second
+	// core) with room for a loaded machine and for the first one of version
+	// 2, which waits for the endgame table (3 s of CPU).
+	generateTimeout = 60 * time.Second
 	// pastMaxAge is how long an earlier day's puzzle may be cached: only its
 	// stats change.
 	pastMaxAge = time.Hour
@@ -81,8 +82,8 @@ type FeedOptions struct {
 	// checked against the daily ones of the days before it only (see
 	// Feed.Practice).
 	Cutover time.Time
-	// Generate makes a day's puzzle. Nil: GenerateVersion with the version
-	// in force for the day (VersionFor the day and Cutover).
+	// Generate makes a day's puzzle. Nil: Generator's Generate with the
+	// version in force for the day (VersionFor the day and Cutover).
 	Generate func(context.Context, time.Time) (Puzzle, error)
 
 	// Practice makes the practice pool's puzzles. Nil: no pool (its
@@ -92,7 +93,7 @@ type FeedOptions struct {
 	// made with. Zero: Version.
 	PracticeVersion int
 	// VerifyPractice proves a practice puzzle before it is served. Nil:
-	// VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
+	// Generator's VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
 	// put a lighter check here.
 	VerifyPractice func(Puzzle) error
 	// PracticeConcurrency is how many practice puzzles are made at once;
@@ -104,12 +105,17 @@ type FeedOptions struct {
 	// Rand draws where a practice walk without `after` starts. Nil:
 	// math/rand/v2's Uint64.
 	Rand func() uint64
+	// Generator makes, proves and judges the feed's puzzles, with the
+	// endgame table it builds on first need; nil: a new one, the feed's
+	// own. Pass one to share its table (e.g. with the practice pool).
+	Generator *Generator
 }
 
 // Feed serves the daily puzzles: "today" from the clock, the first day, and
 // the generations in progress, so that concurrent first requests for a day
 // share one generation. Its methods are safe for concurrent use.
 type Feed struct {
+	gen      *Generator
 	store    Store
 	first    time.Time
 	now      func() time.Time
@@ -132,12 +138,16 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		o.Cutover = DefaultCutover
 	}
 	o.Cutover = Day(o.Cutover)
+	if o.Generator == nil {
+		o.Generator = NewGenerator()
+	}
 	if o.Generate == nil {
 		o.Generate = func(ctx context.Context, d time.Time) (Puzzle, error) {
-			return GenerateVersion(ctx, d, VersionFor(d, o.Cutover))
+			return o.Generator.Generate(ctx, d, VersionFor(d, o.Cutover))
 		}
 	}
 	return &Feed{
+		gen:      o.Generator,
 		store:    st,
 		first:    Day(o.First),
 		now:      o.Now,
@@ -168,12 +178,15 @@ func (f *Feed) published(date time.Time) error {
 	return nil
 }
 
+// Generator returns the generator the feed proves its puzzles with.
+func (f *Feed) Generator() *Generator { return f.gen }
+
 // proved proves a stored puzzle again before it is served.
-func proved(sp Stored, err error) (Stored, error) {
+func (f *Feed) proved(ctx context.Context, sp Stored, err error) (Stored, error) {
 	if err != nil {
 		return Stored{}, err
 	}
-	if err := Verify(sp.Puzzle); err != nil {
+	if err := f.gen.Verify(ctx, sp.Puzzle); err != nil {
 		return Stored{}, fmt.Errorf("stored puzzle %s: %w", sp.Puzzle.ID, err)
 	}
 	return sp, nil
@@ -188,7 +201,7 @@ func (f *Feed) ByDate(ctx context.Context, date time.Time) (Stored, error) {
 	}
 	sp, err := f.store.PuzzleByDate(ctx, date)
 	if !errors.Is(err, ErrNotFound) {
-		return proved(sp, err)
+		return f.proved(ctx, sp, err)
 	}
 	return f.create(ctx, date)
 }
@@ -229,10 +242,11 @@ func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	if err != nil {
 		return Stored{}, err
 	}
-	if err := Verify(p); err != nil {
+	if err := f.gen.Verify(ctx, p); err != nil {
 		return Stored{}, fmt.Errorf("generated puzzle %s: %w", p.ID, err)
 	}
-	return proved(f.store.AddPuzzle(ctx, p, f.now().UTC()))
+	sp, err := f.store.AddPuzzle(ctx, p, f.now().UTC())
+	return f.proved(ctx, sp, err)
 }
 
 // Page returns up to limit days' puzzles before the day before (nil: from
@@ -262,7 +276,7 @@ func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []St
 	var wg sync.WaitGroup
 	for i, d := range days {
 		if sp, ok := byDate[d.Format(DateLayout)]; ok {
-			page[i], errs[i] = proved(sp, nil)
+			page[i], errs[i] = f.proved(ctx, sp, nil)
 			continue
 		}
 		wg.Go(func() { page[i], errs[i] = f.create(ctx, d) })
@@ -287,7 +301,7 @@ func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool)
 	if err != nil {
 		return Attempt{}, Stats{}, err
 	}
-	a, err := Check(sp.Puzzle, moves, giveUp)
+	a, err := f.gen.Check(ctx, sp.Puzzle, moves, giveUp)
 	if err != nil || IsPracticeID(id) {
 		return a, Stats{}, err
 	}
@@ -311,7 +325,7 @@ func (f *Feed) Prepare(ctx context.Context, date time.Time) (sp Stored, generate
 	date = Day(date)
 	sp, err = f.store.PuzzleByDate(ctx, date)
 	if !errors.Is(err, ErrNotFound) {
-		sp, err = proved(sp, err)
+		sp, err = f.proved(ctx, sp, err)
 		return sp, false, err
 	}
 	sp, err = f.create(ctx, date)

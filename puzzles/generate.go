@@ -123,19 +123,13 @@ func Generate(ctx context.Context, date time.Time) (Puzzle, error) {
 
 // GenerateVersion returns the puzzle of date made by the given generator
 // version. The same date and version give the same puzzle on any machine.
+// It builds version 2's endgame table for the call: a Generator shares one.
 func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, error) {
-	date = Day(date)
-	if err := checkDate(date); err != nil {
-		return Puzzle{}, err
-	}
-	switch version {
-	case 1:
-		return generateV1(ctx, date)
-	case 2:
-		return generateV2(ctx, date)
-	}
-	return Puzzle{}, fmt.Errorf("%w: %d", ErrUnknownVersion, version)
+	return NewGenerator().Generate(ctx, date, version)
 }
+
+// v1Goals are version 1's goals, in the order it tries them.
+var v1Goals = []Goal{GoalMaxCapture, GoalWin, GoalDefend}
 
 // generateV1 is version 1 of the generator, kept exactly as it was published:
 // its puzzles are stored and served until the cutover.
@@ -170,8 +164,8 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 				}
 				facts := examine(p, r)
 				found = found[:0]
-				for _, goal := range Goals {
-					f, ok := findGoal(p, r, facts, goal, version)
+				for _, goal := range v1Goals {
+					f, ok := findGoal(p, r, facts, goal, version, nil)
 					if !ok {
 						continue
 					}

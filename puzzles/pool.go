@@ -111,7 +111,8 @@ func newPool(o FeedOptions) *pool {
 		o.PracticeVersion = Version
 	}
 	if o.VerifyPractice == nil {
-		o.VerifyPractice = VerifyPractice
+		gen := o.Generator // NewFeed has set it
+		o.VerifyPractice = func(p Puzzle) error { return gen.VerifyPractice(context.Background(), p) }
 	}
 	if o.Cutover.IsZero() {
 		o.Cutover = DefaultCutover
@@ -154,11 +155,19 @@ func newPool(o FeedOptions) *pool {
 // its version whose filter asks for it, and whose sequence number's bucket
 // (seq mod PracticeWindow) is its position's, which the no-repeat promise
 // rests on.
+//
+// It builds the endgame table an endgame puzzle's proof needs afresh; a
+// server proves with its Generator's VerifyPractice instead.
 func VerifyPractice(p Puzzle) error {
+	return NewGenerator().VerifyPractice(context.Background(), p)
+}
+
+// VerifyPractice is the package's VerifyPractice with the generator's table.
+func (g *Generator) VerifyPractice(ctx context.Context, p Puzzle) error {
 	if !p.Date.IsZero() {
 		return fmt.Errorf("%w: %s: a practice puzzle has no date", ErrUnverified, p.ID)
 	}
-	if err := Verify(p); err != nil {
+	if err := g.Verify(ctx, p); err != nil {
 		return err
 	}
 	fail := func(format string, args ...any) error {

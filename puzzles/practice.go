@@ -37,6 +37,13 @@ func ThemeNames() []string { return slices.Clone(themeNames) }
 // seconds, rather than a search without end.
 const practiceGames = 12000
 
+// practiceEndgameGames bounds a practice generation for the endgame goal,
+// which only a filter naming it asks for: its candidates are the endgame
+// pass's (pass.endgame), several times the work per game, and an endgame
+// puzzle in one drill bucket on the practice side turns up in about one
+// seq in two within it; the pool moves on to the next seq.
+const practiceEndgameGames = 6000
+
 // practicePatience: for this many games a practice generation holds out for
 // what it prefers (the drawn grade when the filter leaves it open, the drawn
 // goal, a non-greedy key from deepFrom); after it, anything the filter
@@ -98,7 +105,7 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 				continue
 			}
 		case "majority", "no_moves": // how a win ends
-			if s.goal != GoalWin {
+			if s.goal != GoalWin && s.goal != GoalEndgame {
 				continue
 			}
 		}
@@ -129,11 +136,22 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 // but is rare gets ErrNoPuzzle after practiceGames self-play games (seconds).
 // A filter that leaves the grade open draws one for each seq, so that the
 // pool is spread over the grades; each seq draws a goal among those allowed.
+//
+// It builds the endgame table for the call: Generator.Practice shares one.
 func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
+	return NewGenerator().Practice(ctx, version, f, seq)
+}
+
+// Practice is GeneratePractice with the generator's endgame table.
+func (g *Generator) Practice(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
 	if version < 2 || version > Version {
 		return Puzzle{}, fmt.Errorf("%w: %d (practice puzzles start with version 2)", ErrUnknownVersion, version)
 	}
 	specs, grades, err := f.plan()
+	if err != nil {
+		return Puzzle{}, err
+	}
+	tb, err := g.EndgameTable(ctx)
 	if err != nil {
 		return Puzzle{}, err
 	}
@@ -142,12 +160,18 @@ func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq ui
 	target := grades[rng.intN(len(grades))]
 	var choices []goalSpec
 	for _, s := range specs {
-		if s.minGrade <= target {
+		if s.minGrade <= target && (!s.fallback || f.Goal == s.goal) {
 			choices = append(choices, s)
 		}
 	}
 	prefer := choices[rng.intN(len(choices))]
-	deep := target >= deepFrom && prefer.deep && f.Theme != "quiet_move" // a quiet key rarely has a bigger capture beside it
+	// A quiet key rarely has a bigger capture beside it, an endgame key
+	// almost never.
+	deep := target >= deepFrom && prefer.deep && f.Theme != "quiet_move" && !prefer.fallback
+	ps := pass{games: practiceGames}
+	if prefer.fallback { // asked for by name: the endgame pass's candidates
+		ps = pass{games: practiceEndgameGames, endgame: true}
+	}
 	want := int(seq % PracticeWindow)
 	admit := func(p engine.Position) bool { return drillBucket(&p) == want && practiceSide(&p) }
 
@@ -175,11 +199,11 @@ func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq ui
 		}
 		return picked
 	}
-	if err := scan(ctx, rng, r, version, practiceGames, 0, admit, goalsOf(specs), visit); err != nil {
+	if err := scan(ctx, rng, r, tb, version, ps, admit, goalsOf(specs), visit); err != nil {
 		return Puzzle{}, err
 	}
 	if !picked {
-		return Puzzle{}, fmt.Errorf("%w: practice filter %+v, seq %d: none within %d games", ErrNoPuzzle, f, seq, practiceGames)
+		return Puzzle{}, fmt.Errorf("%w: practice filter %+v, seq %d: none within %d games", ErrNoPuzzle, f, seq, ps.games)
 	}
 	return pick, nil
 }

@@ -29,10 +29,11 @@ func TestGeneratePractice(t *testing.T) {
 	if testing.Short() || raceDetector {
 		tests = tests[:2]
 	}
+	g := testGenerator
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, seq := range tt.seqs {
-				pz, err := GeneratePractice(context.Background(), Version, tt.f, seq)
+				pz, err := g.Practice(context.Background(), Version, tt.f, seq)
 				if err != nil {
 					t.Fatalf("seq %d: %v", seq, err)
 				}
@@ -46,13 +47,13 @@ func TestGeneratePractice(t *testing.T) {
 				case !practiceSide(&pz.Position) || drillBucket(&pz.Position) != int(seq%PracticeWindow):
 					t.Errorf("seq %d: %s is outside the practice side or the seq's bucket", seq, pz.Position)
 				}
-				if err := Verify(pz); err != nil {
+				if err := g.Verify(context.Background(), pz); err != nil {
 					t.Errorf("seq %d: %v", seq, err)
 				}
 				for _, problem := range refProblems(pz) {
 					t.Errorf("seq %d: %s", seq, problem)
 				}
-				again, err := GeneratePractice(context.Background(), Version, tt.f, seq)
+				again, err := g.Practice(context.Background(), Version, tt.f, seq)
 				if err != nil || !reflect.DeepEqual(pz, again) {
 					t.Errorf("seq %d: a second generation differs (%v)", seq, err)
 				}

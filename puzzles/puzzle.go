@@ -47,14 +47,19 @@ const (
 	// the key move keeps the opponent's best capture small and is also the best
 	// move counting its own capture.
 	GoalDefend Goal = "defend"
+	// GoalEndgame (from version 2): the side to move wins with perfect
+	// play, proven by the endgame table, and exactly one move keeps the win;
+	// Depth is how many moves of its own the win then needs (see
+	// endgame.go).
+	GoalEndgame Goal = "endgame"
 )
 
 // Goals lists every goal, in the order the API documents them.
-var Goals = []Goal{GoalMaxCapture, GoalWin, GoalDefend}
+var Goals = []Goal{GoalMaxCapture, GoalWin, GoalDefend, GoalEndgame}
 
 // Valid reports whether g is one of the goals.
 func (g Goal) Valid() bool {
-	return g == GoalMaxCapture || g == GoalWin || g == GoalDefend
+	return g == GoalMaxCapture || g == GoalWin || g == GoalDefend || g == GoalEndgame
 }
 
 // Errors returned across the package boundary; callers match them with
@@ -83,7 +88,7 @@ type Puzzle struct {
 	Position   engine.Position
 	Rules      engine.Rules
 	Goal       Goal
-	Depth      int // moves of its own the solver plays: N for a win, else 1
+	Depth      int // moves of its own the solver plays: N for a win or an endgame, else 1
 	Prompt     string
 	Themes     []string
 	Difficulty int // 1 (easiest) to 5

@@ -127,6 +127,10 @@ func refProblems(pz Puzzle) []string {
 	if pz.Version >= 2 {
 		problems = append(problems, refGreedProblems(pz, keyCapt)...)
 	}
+	if pz.Goal == GoalEndgame {
+		more, _ := refEndgameProblems(pz)
+		problems = append(problems, more...)
+	}
 	if pz.Goal == GoalWin {
 		if !refMoveWins(p, key, r, p.ToMove, pz.Depth) {
 			errorf("%s: key %d does not force a win within %d", pz.ID, key, pz.Depth)
@@ -163,7 +167,12 @@ func refGreedProblems(pz Puzzle, keyCapt int) []string {
 	}
 	sacrifice := keyCapt < most
 	trap := sacrifice
+	// An endgame puzzle's other moves all give up the win
+	// (refEndgameProblems checks it): each is a trap.
 	for pit := range engine.NumPits {
+		if pz.Goal == GoalEndgame {
+			break
+		}
 		c, next, ok := refCapture(p, pit, r)
 		if !ok || c < most || !trap {
 			continue
@@ -189,3 +198,126 @@ func refGreedProblems(pz Puzzle, keyCapt int) []string {
 	}
 	return problems
 }
+
+// refEndgameProblems checks an endgame puzzle without the table or the
+// generator's search, in two ways.
+//
+// Always, by refMoveWins (every pit through engine.Play): the key forces a
+// win within the puzzle's depth and not sooner, and no other move forces one
+// within one move more than that.
+//
+// When at most refEndgameStates real positions are reachable from the
+// puzzle's (captured counts included), exactly: it walks all of them and
+// computes, backwards from the finished games the attacker has won, the
+// positions from which the attacker forces such a finish and in how many
+// plies (a retrograde attractor with a count of the defender's moves left).
+// The key must lead into it within the puzzle's depth and not sooner, and
+// no other move may lead into it at all: no other move forces a win in any
+// number of moves. It reports whether it could.
+//
+// That the other moves do not win through a cycle scored by the repetition
+// rule either is the table's word alone; the table is checked against its
+// own reference solver in engine/tablebase.
+func refEndgameProblems(pz Puzzle) (problems []string, exact bool) {
+	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	r, attacker := pz.Rules, pz.Position.ToMove
+	for pit := range engine.NumPits {
+		switch {
+		case pit == pz.Key() && !refMoveWins(pz.Position, pit, r, attacker, pz.Depth):
+			errorf("%s: the key %d forces no win within %d", pz.ID, pit, pz.Depth)
+		case pit == pz.Key() && pz.Depth > 1 && refMoveWins(pz.Position, pit, r, attacker, pz.Depth-1):
+			errorf("%s: the key %d forces a win within %d already", pz.ID, pit, pz.Depth-1)
+		case pit != pz.Key() && refMoveWins(pz.Position, pit, r, attacker, pz.Depth+1):
+			errorf("%s: pit %d also forces a win within %d", pz.ID, pit, pz.Depth+1)
+		}
+	}
+	type state struct {
+		over  bool
+		won   bool  // over, won by the attacker
+		left  int   // the defender's moves not yet known to lose
+		dist  int   // plies to a won finish, -1 unknown
+		preds []int // the states with a move here, once per move
+	}
+	index := map[engine.Position]int{}
+	var states []state
+	add := func(p engine.Position, over bool, w engine.Winner) int {
+		if i, ok := index[p]; ok {
+			return i
+		}
+		index[p] = len(states)
+		states = append(states, state{over: over, won: over && w == engine.WinnerOf(attacker), dist: -1})
+		return len(states) - 1
+	}
+	positions := []engine.Position{pz.Position}
+	add(pz.Position, false, engine.NoWinner)
+	var out engine.Outcome
+	for i := 0; i < len(positions); i++ {
+		if len(states) > refEndgameStates {
+			return problems, false
+		}
+		p := positions[i]
+		if states[i].over {
+			continue
+		}
+		for pit := range engine.NumPits {
+			engine.Play(p, pit, r, &out)
+			if !out.Legal() {
+				continue
+			}
+			before := len(states)
+			c := add(out.Position, out.Result.Over(), out.Result.Winner)
+			if c == before {
+				positions = append(positions, out.Position)
+			}
+			states[c].preds = append(states[c].preds, i)
+			states[i].left++
+		}
+	}
+	var queue []int
+	for i := range states {
+		if states[i].won {
+			states[i].dist = 0
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		for _, i := range states[c].preds {
+			s := &states[i]
+			if s.dist >= 0 {
+				continue
+			}
+			if positions[i].ToMove == attacker {
+				s.dist = states[c].dist + 1
+				queue = append(queue, i)
+				continue
+			}
+			if s.left--; s.left == 0 {
+				s.dist = states[c].dist + 1
+				queue = append(queue, i)
+			}
+		}
+	}
+	for pit := range engine.NumPits {
+		engine.Play(pz.Position, pit, r, &out)
+		if !out.Legal() {
+			continue
+		}
+		d := states[index[out.Position]].dist
+		switch {
+		case pit == pz.Key() && d < 0:
+			errorf("%s: the key %d forces no win", pz.ID, pit)
+		case pit == pz.Key() && 1+(d+1)/2 != pz.Depth:
+			errorf("%s: the key %d forces a win in %d more plies, %d own moves; the puzzle says %d", pz.ID, pit, d, 1+(d+1)/2, pz.Depth)
+		case pit != pz.Key() && d >= 0:
+			errorf("%s: pit %d also forces a win, in %d more plies", pz.ID, pit, d)
+		}
+	}
+	return problems, true
+}
+
+// refEndgameStates bounds the exact check of refEndgameProblems: many
+// 12-seed endgames reach millions of positions once the captured counts
+// count, which takes the test seconds each.
+const refEndgameStates = 200_000

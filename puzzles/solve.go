@@ -1,6 +1,9 @@
 package puzzles
 
-import "github.com/ayoayo/ayoayo/engine"
+import (
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
+)
 
 // The solver is a plain exhaustive search over the engine's fast path: no
 // evaluation, no move ordering that could hide a line, no transposition table.
@@ -56,16 +59,40 @@ func ended(p *engine.Position, c *children, r engine.Rules) (bool, engine.Winner
 	return true, res.Winner
 }
 
+// prover decides forced wins by exhaustive search under its rules. With an
+// endgame table (tb not nil) it tries only the attacker's moves that keep
+// the table's win: a move the table does not call a win cannot force one in
+// any number of moves (a forced win is a win with perfect play), so the
+// answers are the same, found sooner.
+type prover struct {
+	r  engine.Rules
+	tb *tablebase.Table
+}
+
+// keeps reports whether q, reached by the attacker's move, is still a win
+// for the attacker by the table (always, without one).
+func (pv prover) keeps(q *engine.Position) bool {
+	if pv.tb == nil {
+		return true
+	}
+	v, ok := pv.tb.Value(q)
+	return !ok || tablebase.Result(q, v) == tablebase.Loss
+}
+
 // winsWithin reports whether the side to move in p forces a win within n of
 // its own moves, whatever the opponent replies.
 func winsWithin(p *engine.Position, r engine.Rules, n int) bool {
+	return prover{r: r}.wins(p, n)
+}
+
+func (pv prover) wins(p *engine.Position, n int) bool {
 	if n <= 0 {
 		return false
 	}
 	var c children
-	c.expand(p, r)
+	c.expand(p, pv.r)
 	for i := range c.n {
-		if moveWinsWithin(&c.next[i], p.ToMove, r, n) {
+		if pv.keeps(&c.next[i]) && pv.moveWins(&c.next[i], p.ToMove, n) {
 			return true
 		}
 	}
@@ -76,6 +103,11 @@ func winsWithin(p *engine.Position, r engine.Rules, n int) bool {
 // win for attacker within n moves counting the one just played: the game is
 // over and won, or n > 1 and every reply leads to a forced win within n-1.
 func moveWinsWithin(q *engine.Position, attacker engine.Side, r engine.Rules, n int) bool {
+	return prover{r: r}.moveWins(q, attacker, n)
+}
+
+func (pv prover) moveWins(q *engine.Position, attacker engine.Side, n int) bool {
+	r := pv.r
 	if n <= 1 {
 		// Only the end of the game counts, and finding one legal reply is
 		// enough to know it goes on: cheaper than listing them all.
@@ -105,7 +137,7 @@ func moveWinsWithin(q *engine.Position, attacker engine.Side, r engine.Rules, n 
 		}
 		found := false
 		for j := range next.n {
-			if moveWinsWithin(&next.next[j], attacker, r, n-1) {
+			if pv.keeps(&next.next[j]) && pv.moveWins(&next.next[j], attacker, n-1) {
 				found = true
 				break
 			}
@@ -133,7 +165,8 @@ func winDistance(q *engine.Position, attacker engine.Side, r engine.Rules, limit
 // attacker's move reached q, when the attacker forces a win within n moves
 // counting that one: the reply after which the attacker needs the most moves,
 // then the one that captures the most, then the lowest pit. It returns -1 when the game is over at q.
-func stubbornReply(q *engine.Position, attacker engine.Side, r engine.Rules, n int) int {
+func (pv prover) stubbornReply(q *engine.Position, attacker engine.Side, n int) int {
+	r := pv.r
 	var replies children
 	replies.expand(q, r)
 	best, bestDist, bestCapt := -1, -1, 0
@@ -145,7 +178,7 @@ func stubbornReply(q *engine.Position, attacker engine.Side, r engine.Rules, n i
 		if over, _ := ended(s, &next, r); !over {
 			dist = n - 1 // the longest it can be, if nothing shorter wins
 			for d := 1; d < n-1; d++ {
-				if winsWithin(s, r, d) {
+				if pv.wins(s, d) {
 					dist = d
 					break
 				}
@@ -162,12 +195,12 @@ func stubbornReply(q *engine.Position, attacker engine.Side, r engine.Rules, n i
 // fastestWin picks the attacker's move the solution line shows in p, where
 // the attacker forces a win within n: the one that wins in the fewest moves,
 // then the lowest pit. It returns -1 when none wins within n.
-func fastestWin(p *engine.Position, r engine.Rules, n int) int {
+func (pv prover) fastestWin(p *engine.Position, n int) int {
 	var c children
-	c.expand(p, r)
+	c.expand(p, pv.r)
 	for d := 1; d <= n; d++ {
 		for i := range c.n {
-			if moveWinsWithin(&c.next[i], p.ToMove, r, d) {
+			if pv.keeps(&c.next[i]) && pv.moveWins(&c.next[i], p.ToMove, d) {
 				return int(c.pits[i])
 			}
 		}

@@ -1,10 +1,12 @@
 package puzzles
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // Verify proves p again from its position, rules and goal alone, by
@@ -21,7 +23,16 @@ import (
 // which the solver needs the most moves to win, then the one that captures
 // most, then the lowest pit; the solver's later moves are the fastest wins,
 // then the lowest pit. For defend the reply is the opponent's biggest capture.
+//
+// An endgame puzzle is proved with the endgame table, which Verify builds
+// for the call: Generator.Verify shares one.
 func Verify(p Puzzle) error {
+	return NewGenerator().Verify(context.Background(), p)
+}
+
+// verify is Verify with the endgame table tb (nil for a puzzle of another
+// goal).
+func verify(p Puzzle, tb *tablebase.Table) error {
 	if p.Version < 1 || p.Version > Version {
 		return fmt.Errorf("%w: %d", ErrUnknownVersion, p.Version)
 	}
@@ -57,7 +68,7 @@ func Verify(p Puzzle) error {
 		return fail("position is on the practice side of the practice split")
 	}
 	facts := examine(p.Position, p.Rules)
-	f, ok := findGoal(p.Position, p.Rules, facts, p.Goal, p.Version)
+	f, ok := findGoal(p.Position, p.Rules, facts, p.Goal, p.Version, tb)
 	if !ok {
 		return fail("the position does not make a %s puzzle", p.Goal)
 	}
@@ -120,11 +131,22 @@ func SolutionSteps(p Puzzle) []Step {
 }
 
 // Check judges moves, the solver's own moves in order (the puzzle plays the
-// replies), against p. A win puzzle accepts any later move that still forces
-// the win within the puzzle's depth, not only the solution line's; the first
-// move must be the key move, the only one. With giveUp, or once the puzzle is
-// solved, the answer includes the solution.
+// replies), against p. A win or endgame puzzle accepts any later move that
+// still forces the win within the puzzle's depth, not only the solution
+// line's; the first move must be the key move, the only one. With giveUp, or
+// once the puzzle is solved, the answer includes the solution. An endgame
+// puzzle is judged with the endgame table, which Check builds for the call:
+// Generator.Check shares one.
 func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
+	return NewGenerator().Check(context.Background(), p, moves, giveUp)
+}
+
+// forcing reports whether p's goal is a forced win the solver plays out.
+func (p *Puzzle) forcing() bool { return p.Goal == GoalWin || p.Goal == GoalEndgame }
+
+// check is Check with the endgame table tb (nil for a puzzle of another
+// goal).
+func check(p Puzzle, moves []int, giveUp bool, tb *tablebase.Table) (Attempt, error) {
 	if len(moves) == 0 && !giveUp {
 		return Attempt{}, ErrEmptyAttempt
 	}
@@ -133,6 +155,7 @@ func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
 	}
 	a := Attempt{Correct: true}
 	r, attacker := p.Rules, p.Position.ToMove
+	pv := prover{r: r, tb: tb}
 	pos := p.Position
 	for i, pit := range moves {
 		if a.Complete {
@@ -145,14 +168,14 @@ func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
 		switch {
 		case !s.Outcome.Legal():
 			a.Correct = false
-		case p.Goal == GoalWin:
-			a.Correct = moveWinsWithin(&after, attacker, r, budget)
+		case p.forcing():
+			a.Correct = pv.moveWins(&after, attacker, budget)
 		default:
 			a.Correct = pit == p.Key()
 		}
 		if !a.Correct {
 			if s.Outcome.Legal() && !s.Outcome.Result.Over() {
-				if reply := refutation(p, &after, budget); reply >= 0 {
+				if reply := refutation(p, pv, &after, budget); reply >= 0 {
 					a.Steps = append(a.Steps, play(after, reply, r, true))
 				}
 			}
@@ -166,7 +189,7 @@ func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
 		if p.Goal == GoalDefend {
 			_, reply = maxCapture(&after, r)
 		} else {
-			reply = stubbornReply(&after, attacker, r, budget)
+			reply = pv.stubbornReply(&after, attacker, budget)
 		}
 		rs := play(after, reply, r, true)
 		a.Steps = append(a.Steps, rs)
@@ -184,13 +207,13 @@ func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
 // refutation picks the opponent's reply that shows a wrong move wrong: for
 // defend, the big capture it allows; for a win, the lowest reply after which
 // the win is no longer forced within the moves left; -1 when none is needed.
-func refutation(p Puzzle, after *engine.Position, budget int) int {
+func refutation(p Puzzle, pv prover, after *engine.Position, budget int) int {
 	r := p.Rules
 	switch p.Goal {
 	case GoalDefend:
 		_, pit := maxCapture(after, r)
 		return pit
-	case GoalWin:
+	case GoalWin, GoalEndgame:
 		var c children
 		c.expand(after, r)
 		for i := range c.n {
@@ -203,7 +226,7 @@ func refutation(p Puzzle, after *engine.Position, budget int) int {
 				}
 				continue
 			}
-			if !winsWithin(s, r, budget-1) {
+			if !pv.wins(s, budget-1) {
 				return int(c.pits[i])
 			}
 		}

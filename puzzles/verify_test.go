@@ -5,17 +5,23 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // findPuzzle returns the first puzzle of the feed from 2026-03-02 on with the
-// goal and at least the depth asked for.
-func findPuzzle(t *testing.T, goal Goal, depth int) Puzzle {
+// goal and at least the depth asked for; for the endgame goal, which version
+// 1 does not have, endgamePuzzle's.
+func findPuzzle(t *testing.T, g *Generator, goal Goal, depth int) Puzzle {
 	t.Helper()
+	if goal == GoalEndgame {
+		return endgamePuzzle(t, g, endgamePosition)
+	}
 	first := date(t, "2026-03-02")
 	for i := range 90 {
-		pz, err := Generate(context.Background(), first.AddDate(0, 0, i))
+		pz, err := GenerateVersion(context.Background(), first.AddDate(0, 0, i), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,6 +31,28 @@ func findPuzzle(t *testing.T, goal Goal, depth int) Puzzle {
 	}
 	t.Fatalf("no %s puzzle of depth %d in 90 days", goal, depth)
 	return Puzzle{}
+}
+
+// endgamePosition makes an endgame practice puzzle (the endgame filter's
+// seq 3): South wins with perfect play by one move only (pit 5), and then
+// within 3 moves.
+const endgamePosition = "s-103002-010200-19-20"
+
+// endgamePuzzle returns the practice puzzle (version 2, no date) with goal
+// endgame that the position in notation makes.
+func endgamePuzzle(t testing.TB, g *Generator, notation string) Puzzle {
+	t.Helper()
+	tb, err := g.EndgameTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, r := engine.MustParse(notation), engine.Rules{}
+	facts := examine(p, r)
+	f, ok := findGoal(p, r, facts, GoalEndgame, Version, tb)
+	if !ok {
+		t.Fatalf("%s makes no endgame puzzle", notation)
+	}
+	return build(time.Time{}, Version, p, r, facts, f)
 }
 
 // otherLegalMove returns a legal move of p other than pit.
@@ -105,9 +133,10 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 // TestNaiveSolverCatchesAWrongKey keeps the naive cross-check honest: with the
 // key move swapped for another, it must object.
 func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
+	g := testGenerator
 	for _, goal := range Goals {
 		t.Run(string(goal), func(t *testing.T) {
-			pz := findPuzzle(t, goal, 1)
+			pz := findPuzzle(t, g, goal, 1)
 			if problems := refProblems(pz); len(problems) > 0 {
 				t.Fatalf("the real puzzle fails: %v", problems)
 			}
@@ -122,7 +151,7 @@ func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
 }
 
 func TestVerifyRejectsTampering(t *testing.T) {
-	base := findPuzzle(t, GoalWin, 2)
+	base := findPuzzle(t, nil, GoalWin, 2)
 	if err := Verify(base); err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +167,8 @@ func TestVerifyRejectsTampering(t *testing.T) {
 		{"difficulty", func(p *Puzzle) { p.Difficulty = p.Difficulty%5 + 1 }, ErrUnverified},
 		{"depth", func(p *Puzzle) { p.Depth++ }, ErrUnverified},
 		{"goal", func(p *Puzzle) { p.Goal = GoalMaxCapture }, ErrUnverified},
+		{"an endgame", func(p *Puzzle) { p.Goal = GoalEndgame }, ErrUnverified},
+
 		{"unknown goal", func(p *Puzzle) { p.Goal = "mate" }, ErrUnverified},
 		{"prompt", func(p *Puzzle) { p.Prompt += "!" }, ErrUnverified},
 		{"themes", func(p *Puzzle) { p.Themes = append(p.Themes, "easy") }, ErrUnverified},
@@ -162,7 +193,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 			pz.Solution = slices.Clone(base.Solution)
 			pz.Themes = slices.Clone(base.Themes)
 			tt.change(&pz)
-			if err := Verify(pz); !errors.Is(err, tt.want) {
+			if err := testGenerator.Verify(context.Background(), pz); !errors.Is(err, tt.want) {
 				t.Fatalf("Verify = %v, want %v", err, tt.want)
 			}
 		})
@@ -187,16 +218,90 @@ func ownMoves(pz Puzzle) []int {
 	return moves
 }
 
+// TestVerifyEndgame: an endgame puzzle proves with the table, and a changed
+// one does not.
+func TestVerifyEndgame(t *testing.T) {
+	g := testGenerator
+	base := endgamePuzzle(t, g, endgamePosition)
+	ctx := context.Background()
+	if err := g.Verify(ctx, base); err != nil {
+		t.Fatal(err)
+	}
+	if problems := refProblems(base); len(problems) > 0 {
+		t.Fatalf("the naive solver objects: %v", problems)
+	}
+	if base.Depth != 3 || base.Key() != 5 || !slices.Contains(base.Themes, "endgame") {
+		t.Fatalf("depth %d, key %d, themes %v: want a win in 3 by pit 5", base.Depth, base.Key(), base.Themes)
+	}
+	tests := []struct {
+		name   string
+		change func(*Puzzle)
+	}{
+		{"another key move", func(p *Puzzle) { p.Solution[0] = otherLegalMove(t, p.Position, p.Key()) }},
+		{"a shorter line", func(p *Puzzle) { p.Solution = p.Solution[:3] }},
+		{"depth", func(p *Puzzle) { p.Depth++ }},
+		{"difficulty", func(p *Puzzle) { p.Difficulty = p.Difficulty%5 + 1 }},
+		{"version 1", func(p *Puzzle) { p.Version = 1 }},
+		{"other rules", func(p *Puzzle) { p.Rules.Leftovers = engine.LeftoversSideOwner }},
+		{"North to move", func(p *Puzzle) { p.Position.ToMove = engine.North }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pz := base
+			pz.Solution = slices.Clone(base.Solution)
+			tt.change(&pz)
+			if err := g.Verify(ctx, pz); !errors.Is(err, ErrUnverified) {
+				t.Fatalf("Verify = %v, want ErrUnverified", err)
+			}
+		})
+	}
+}
+
+// TestNewGeneratorWith: a generator given a table proves with it, and
+// refuses one that could give other puzzles.
+func TestNewGeneratorWith(t *testing.T) {
+	ctx := context.Background()
+	tb, err := testGenerator.EndgameTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGeneratorWith(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := g.EndgameTable(ctx); got != tb || err != nil {
+		t.Fatalf("EndgameTable = %p, %v; want the table given", got, err)
+	}
+	if err := g.Verify(ctx, endgamePuzzle(t, testGenerator, endgamePosition)); err != nil {
+		t.Fatal(err)
+	}
+	small, err := tablebase.Build(ctx, 3, engine.Rules{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGeneratorWith(small); err == nil {
+		t.Error("a 3-seed table was taken")
+	}
+	other, err := tablebase.Build(ctx, 2, engine.Rules{Leftovers: engine.LeftoversSideOwner}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewGeneratorWith(other); err == nil {
+		t.Error("a table of other rules was taken")
+	}
+}
+
 func TestCheck(t *testing.T) {
+	g := testGenerator
 	type want struct {
 		correct, complete, solution bool
 		steps                       int
 		err                         error
 	}
 	for _, goal := range Goals {
-		pz := findPuzzle(t, goal, 1)
+		pz := findPuzzle(t, g, goal, 1)
 		if goal == GoalWin {
-			pz = findPuzzle(t, goal, 2)
+			pz = findPuzzle(t, g, goal, 2)
 		}
 		own := ownMoves(pz)
 		wrong := otherLegalMove(t, pz.Position, pz.Key())
@@ -231,7 +336,7 @@ func TestCheck(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(string(goal)+"/"+tt.name, func(t *testing.T) {
-				a, err := Check(pz, tt.moves, tt.giveUp)
+				a, err := g.Check(context.Background(), pz, tt.moves, tt.giveUp)
 				if !errors.Is(err, tt.want.err) {
 					t.Fatalf("err %v, want %v", err, tt.want.err)
 				}
@@ -258,7 +363,7 @@ func TestCheck(t *testing.T) {
 				}
 				if tt.name == "the solution" {
 					last := a.Steps[len(a.Steps)-1].Outcome
-					if goal == GoalWin && last.Result.Winner != engine.WinnerOf(pz.Position.ToMove) {
+					if pz.forcing() && last.Result.Winner != engine.WinnerOf(pz.Position.ToMove) {
 						t.Fatalf("the solution ends %v", last.Result)
 					}
 				}

@@ -125,12 +125,13 @@ func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time
 	out := make([]puzzles.Puzzle, n)
 	errs := make([]error, n)
 	next := make(chan int)
+	gen := puzzles.NewGenerator() // one endgame table for every day
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
 				d := first.AddDate(0, 0, i)
-				out[i], errs[i] = puzzles.GenerateVersion(ctx, d, puzzles.VersionFor(d, cutover))
+				out[i], errs[i] = gen.Generate(ctx, d, puzzles.VersionFor(d, cutover))
 			}
 		})
 	}
@@ -162,6 +163,7 @@ type stats struct {
 	NonGreedy      []share `json:"nonGreedy"`
 	NonGreedyAll   share   `json:"nonGreedyAll"`
 	NonGreedyWinN2 share   `json:"nonGreedyWin2or3"`
+	NonGreedyEnd   share   `json:"nonGreedyEndgame"`
 }
 
 type share struct {
@@ -200,7 +202,7 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 	for i := range st.NonGreedy {
 		st.NonGreedy[i].Label = names[i]
 	}
-	st.NonGreedyAll.Label, st.NonGreedyWinN2.Label = "all", "win within 2 or 3"
+	st.NonGreedyAll.Label, st.NonGreedyWinN2.Label, st.NonGreedyEnd.Label = "all", "win within 2 or 3", "endgame"
 	for _, p := range feed {
 		st.Versions[fmt.Sprint(p.Version)]++
 		goal := string(p.Goal)
@@ -229,6 +231,10 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 			st.NonGreedyWinN2.Count += ng
 			st.NonGreedyWinN2.Of++
 		}
+		if p.Goal == puzzles.GoalEndgame {
+			st.NonGreedyEnd.Count += ng
+			st.NonGreedyEnd.Of++
+		}
 	}
 	return st
 }
@@ -237,13 +243,13 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 func (st stats) write(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%d days from %s; generator versions %s; %d off the weekday's difficulty\n\n", st.Days, st.From, counts(st.Versions, nil), st.OffTarget)
-	fmt.Fprintf(tw, "goals\t%s\n", counts(st.Goals, []string{"max_capture", "win1", "win2", "win3", "defend"}))
+	fmt.Fprintf(tw, "goals\t%s\n", counts(st.Goals, []string{"max_capture", "win1", "win2", "win3", "defend", "endgame"}))
 	fmt.Fprintf(tw, "difficulty\t%s\n", counts(st.Difficulty, []string{"1", "2", "3", "4", "5"}))
 	fmt.Fprintf(tw, "key legs\t%s\n", counts(st.KeyLegs, []string{"8-9", "10-11", "12-17", "18+"}))
 	fmt.Fprintf(tw, "themes\t%s\n", counts(st.Themes, puzzles.ThemeNames()))
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "non-greedy keys\t")
-	for _, s := range append(slices.Clone(st.NonGreedy), st.NonGreedyAll, st.NonGreedyWinN2) {
+	for _, s := range append(slices.Clone(st.NonGreedy), st.NonGreedyAll, st.NonGreedyWinN2, st.NonGreedyEnd) {
 		fmt.Fprintf(tw, "  %s\t%s\n", s.Label, s)
 	}
 	tw.Flush()

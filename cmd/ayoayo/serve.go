@@ -179,7 +179,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	go gameService.Listen(ctx)
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Practice: puzzles.GeneratePractice})
+	// One generator for the daily feed and the practice pool: the endgame
+	// table their puzzles are proved with is built once, on first need.
+	gen := puzzles.NewGenerator()
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice})
 	handler, err := api.New(api.Options{
 		Logger:              log,
 		DB:                  st,

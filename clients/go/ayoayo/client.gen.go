@@ -144,6 +144,7 @@ func (e OpponentType) Valid() bool {
 // Defines values for PuzzleGoal.
 const (
 	PuzzleGoalDefend     PuzzleGoal = "defend"
+	PuzzleGoalEndgame    PuzzleGoal = "endgame"
 	PuzzleGoalMaxCapture PuzzleGoal = "max_capture"
 	PuzzleGoalWin        PuzzleGoal = "win"
 )
@@ -152,6 +153,8 @@ const (
 func (e PuzzleGoal) Valid() bool {
 	switch e {
 	case PuzzleGoalDefend:
+		return true
+	case PuzzleGoalEndgame:
 		return true
 	case PuzzleGoalMaxCapture:
 		return true
@@ -1326,6 +1329,12 @@ type Puzzle struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture
@@ -1412,7 +1421,7 @@ type PuzzleAttempt struct {
 	// Example: false
 	GiveUp *bool `json:"giveUp,omitempty"`
 
-	// Moves Your moves, pit numbers, at most 3 (the deepest puzzle's).
+	// Moves Your moves, pit numbers, at most 5 (the deepest puzzle's, an `endgame`).
 	//
 	// Example: [8]
 	Moves []Pit `json:"moves"`
@@ -1464,6 +1473,12 @@ type PuzzleDate = string
 // `defend`: every move but one lets the opponent capture a lot next
 // turn (the prompt says how much); find the one that does not, which is
 // also the best move counting what it captures itself.
+// `endgame` (generator version 2 on): at most 12 seeds are left on the
+// board; the player to move wins with perfect play, and exactly one
+// move keeps the win (every other gives a draw or a loss with perfect
+// play, proven by the endgame table); the win then takes the number of
+// own moves the prompt gives (1-5), whatever the opponent replies, and
+// is played like a `win` puzzle.
 //
 // Example: max_capture
 type PuzzleGoal string
@@ -1504,6 +1519,12 @@ type PuzzleSolution struct {
 	// `defend`: every move but one lets the opponent capture a lot next
 	// turn (the prompt says how much); find the one that does not, which is
 	// also the best move counting what it captures itself.
+	// `endgame` (generator version 2 on): at most 12 seeds are left on the
+	// board; the player to move wins with perfect play, and exactly one
+	// move keeps the win (every other gives a draw or a loss with perfect
+	// play, proven by the endgame table); the win then takes the number of
+	// own moves the prompt gives (1-5), whatever the opponent replies, and
+	// is played like a `win` puzzle.
 	//
 	//
 	// Example: max_capture
@@ -2809,9 +2830,10 @@ type ClientInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -2837,9 +2859,10 @@ type ClientInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -3655,9 +3678,10 @@ func (c *Client) GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzlePa
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -3693,9 +3717,10 @@ func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id PuzzleID, p
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -5740,9 +5765,10 @@ type ClientWithResponsesInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -5768,9 +5794,10 @@ type ClientWithResponsesInterface interface {
 	// whether they finish the puzzle (`complete`), and explains them:
 	// `explanation` holds the outcome of every move, yours and the replies
 	// in turn (`reply: true`), up to your first wrong move, which is followed
-	// by the reply that refutes it when there is one. In a `win` puzzle any
-	// later move that still forces the win in time is right, not only the
-	// published line's; the first move must be the key move.
+	// by the reply that refutes it when there is one. In a `win` or
+	// `endgame` puzzle any later move that still forces the win in time is
+	// right, not only the published line's; the first move must be the key
+	// move.
 	//
 	// With `giveUp: true`, or once the puzzle is solved, the answer also
 	// holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -9062,9 +9089,10 @@ func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id Puzz
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt at a daily puzzle is counted
@@ -9096,9 +9124,10 @@ func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx contex
 // whether they finish the puzzle (`complete`), and explains them:
 // `explanation` holds the outcome of every move, yours and the replies
 // in turn (`reply: true`), up to your first wrong move, which is followed
-// by the reply that refutes it when there is one. In a `win` puzzle any
-// later move that still forces the win in time is right, not only the
-// published line's; the first move must be the key move.
+// by the reply that refutes it when there is one. In a `win` or
+// `endgame` puzzle any later move that still forces the win in time is
+// right, not only the published line's; the first move must be the key
+// move.
 //
 // With `giveUp: true`, or once the puzzle is solved, the answer also
 // holds the whole `solution`. Every attempt at a daily puzzle is counted

@@ -12,6 +12,7 @@ const GOALS = {
   max_capture: 'Biggest capture',
   win: 'Forced win',
   defend: 'Defence',
+  endgame: 'Endgame',
 };
 
 export function goalName(goal) {
@@ -223,6 +224,7 @@ function verdict(p, pit, right) {
     case 'max_capture': return right ? `pit ${pit} captures the most seeds` : `pit ${pit} does not capture the most seeds`;
     case 'win': return right ? `pit ${pit} forces the win` : `pit ${pit} does not force the win`;
     case 'defend': return right ? `pit ${pit} is the one safe defence` : `pit ${pit} leaves a big capture to the opponent`;
+    case 'endgame': return right ? `pit ${pit} keeps the win` : `pit ${pit} gives up the win`;
     default: return right ? `pit ${pit} solves the puzzle` : `pit ${pit} is not the answer`;
   }
 }
