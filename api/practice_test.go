@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,8 +22,12 @@ var practiceNow = time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 // (real=false) or of real ones from the daily generator.
 func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 	t.Helper()
-	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }, Practice: puzzles.GeneratePractice}
-	if !real {
+	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }}
+	if real {
+		gen := practiceGenerator(t)
+		// Generous: the race detector makes a generation many times slower.
+		fo.Generator, fo.Practice, fo.PracticeTimeout = gen, gen.Practice, 5*time.Minute
+	} else {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}
 	cs := &countingStore{Store: memory.New()}
@@ -32,6 +37,25 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 		t.Fatal(err)
 	}
 	return &feedServer{h: h, store: cs}
+}
+
+// sharedGenerator is the generator the real-puzzle tests share: its endgame
+// table takes seconds to build, a minute under the race detector.
+var sharedGenerator = sync.OnceValues(func() (*puzzles.Generator, error) {
+	g := puzzles.NewGenerator()
+	_, err := g.EndgameTable(context.Background())
+	return g, err
+})
+
+// practiceGenerator returns sharedGenerator with its table built, so that no
+// request's time goes into building it.
+func practiceGenerator(t *testing.T) *puzzles.Generator {
+	t.Helper()
+	g, err := sharedGenerator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // TestPracticeAnother: "another" 1,000 times through the API, each after

@@ -243,7 +243,12 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 // are served again by id, attempted like daily ones but not counted.
 func TestPracticeRealPuzzles(t *testing.T) {
 	ctx := context.Background()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Practice: puzzles.GeneratePractice})
+	gen := puzzles.SharedGenerator()
+	if _, err := gen.EndgameTable(ctx); err != nil { // built before any request's time runs
+		t.Fatal(err)
+	}
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
+		Generator: gen, Practice: gen.Practice, PracticeTimeout: 5 * time.Minute})
 	n := 6
 	if testing.Short() || puzzles.RaceDetector {
 		n = 2
@@ -282,7 +287,8 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 		t.Skip("generations of difficulty 5: seconds each")
 	}
 	ctx := context.Background()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Practice: puzzles.GeneratePractice})
+	gen := puzzles.SharedGenerator()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: gen, Practice: gen.Practice})
 	f := puzzles.PracticeFilter{Difficulty: 5}
 	after := fmt.Sprintf("x%d-d5-gany-tany-1009", puzzles.Version)
 	seen := map[engine.Position]string{}
@@ -325,7 +331,7 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 
 // TestVerifyPractice: a practice puzzle proves only as its id says.
 func TestVerifyPractice(t *testing.T) {
-	base, err := puzzles.GeneratePractice(context.Background(), puzzles.Version, puzzles.PracticeFilter{}, 3)
+	base, err := puzzles.SharedGenerator().Practice(context.Background(), puzzles.Version, puzzles.PracticeFilter{}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,13 +19,14 @@ var practicePrefix = fmt.Sprintf("x%d-", puzzles.Version)
 func startServer(t *testing.T) string {
 	t.Helper()
 	st := memory.New()
+	gen := puzzles.NewGenerator() // one endgame table for the feed and the pool
 	// Closing stopping ends the event streams, so the server can close even
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
 	h, err := api.New(api.Options{
 		DB:      st,
 		Games:   games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent}),
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Practice: puzzles.GeneratePractice}),
+		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: gen, Practice: gen.Practice}),
 	})
 	if err != nil {
 		t.Fatal(err)

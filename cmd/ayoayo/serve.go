@@ -178,10 +178,11 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	})
 	go gameService.Listen(ctx)
 	// The daily feed, and the practice pool from version 2's own half of
-	// the positions.
-	// One generator for the daily feed and the practice pool: the endgame
-	// table their puzzles are proved with is built once, on first need.
+	// the positions. They share one generator, so the endgame table their
+	// puzzles are proved with is built once: in the background from the
+	// start, not in the first request that needs it.
 	gen := puzzles.NewGenerator()
+	go func() { _, _ = gen.EndgameTable(ctx) }()
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice})
 	handler, err := api.New(api.Options{
 		Logger:              log,
