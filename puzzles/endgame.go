@@ -3,6 +3,7 @@ package puzzles
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -186,4 +187,34 @@ func findEndgame(p engine.Position, r engine.Rules, facts []moveFacts, tb *table
 		}
 	}
 	return f, false
+}
+
+// GenerateDays returns the puzzles of n consecutive days from first, each
+// made by the version in force for it (VersionFor the day and cutover), one
+// generation per CPU at a time; the results are in date order. The first
+// error, in date order, names its day.
+func (g *Generator) GenerateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]Puzzle, error) {
+	out := make([]Puzzle, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				d := first.AddDate(0, 0, i)
+				out[i], errs[i] = g.Generate(ctx, d, VersionFor(d, cutover))
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", first.AddDate(0, 0, i).Format(DateLayout), err)
+		}
+	}
+	return out, nil
 }

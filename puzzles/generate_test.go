@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,27 +31,9 @@ func date(t testing.TB, s string) time.Time {
 // among the CPUs; the results are in date order.
 func generateRange(t *testing.T, g *Generator, first time.Time, n int) []Puzzle {
 	t.Helper()
-	out := make([]Puzzle, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				d := first.AddDate(0, 0, i)
-				out[i], errs[i] = g.Generate(context.Background(), d, VersionFor(d, DefaultCutover))
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("%s: %v", first.AddDate(0, 0, i).Format(DateLayout), err)
-		}
+	out, err := g.GenerateDays(context.Background(), first, n, DefaultCutover)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -6,10 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -120,32 +118,10 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 }
 
 // generateDays generates n days from first, with the version in force for
-// each, one generation per CPU at a time; the result is in date order.
+// each, one generation per CPU at a time, and one endgame table for every
+// day; the result is in date order.
 func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]puzzles.Puzzle, error) {
-	out := make([]puzzles.Puzzle, n)
-	errs := make([]error, n)
-	next := make(chan int)
-	gen := puzzles.NewGenerator() // one endgame table for every day
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				d := first.AddDate(0, 0, i)
-				out[i], errs[i] = gen.Generate(ctx, d, puzzles.VersionFor(d, cutover))
-			}
-		})
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", first.AddDate(0, 0, i).Format(puzzles.DateLayout), err)
-		}
-	}
-	return out, nil
+	return puzzles.NewGenerator().GenerateDays(ctx, first, n, cutover)
 }
 
 // stats is what `ayoayo puzzles stats` reports of a run of days.
