@@ -13,6 +13,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
 // defaultTableSeeds is N of the table serve builds at start unless told
@@ -99,11 +100,26 @@ func openTables(files []string, log *slog.Logger) (*search.Endgames, error) {
 	return set, nil
 }
 
+// puzzleGenerator returns the generator of the puzzle feed and the practice
+// pool. Their endgame puzzles are proved with a table of
+// puzzles.EndgameSeeds seeds under the default rules: a table file the
+// server has that holds them serves, else the generator builds its own,
+// which buildTable then shares when it is the size asked for.
+func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
+	if t, ok := set.For(engine.Rules{}).(*tablebase.Table); ok && t.MaxSeeds() >= puzzles.EndgameSeeds {
+		if g, err := puzzles.NewGeneratorWith(t); err == nil {
+			return g
+		}
+	}
+	return puzzles.NewGenerator()
+}
+
 // buildTable builds, in the background, a table of up to seeds seeds under
 // the default rules into set, unless set has one at least as large; the
-// server uses it once it is ready. The WaitGroup's Wait returns once the
-// build has finished or, after ctx ends, given up.
-func buildTable(ctx context.Context, set *search.Endgames, seeds int, log *slog.Logger, wg *sync.WaitGroup) {
+// server uses it once it is ready. A table of puzzles.EndgameSeeds seeds is
+// the puzzle generator's, built once for both. The WaitGroup's Wait returns
+// once the build has finished or, after ctx ends, given up.
+func buildTable(ctx context.Context, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
@@ -111,7 +127,13 @@ func buildTable(ctx context.Context, set *search.Endgames, seeds int, log *slog.
 	wg.Go(func() {
 		began := time.Now()
 		log.Info("building the endgame table", "seeds", seeds, "captureSeed", r.CaptureSeed.String(), "leftovers", r.Leftovers.String())
-		t, err := tablebase.Build(ctx, seeds, r, nil)
+		var t *tablebase.Table
+		var err error
+		if seeds == puzzles.EndgameSeeds {
+			t, err = gen.EndgameTable(ctx)
+		} else {
+			t, err = tablebase.Build(ctx, seeds, r, nil)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				log.Info("endgame table build stopped", "seeds", seeds)

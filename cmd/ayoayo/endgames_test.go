@@ -4,13 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/puzzles"
 )
 
 func TestTableFilesFlag(t *testing.T) {
@@ -199,5 +205,34 @@ func TestAnalyzeAndMatchWithTablebase(t *testing.T) {
 	}
 	if code, _, errOut := searchCLI(t, "match", "--a", "7", "--b", "7", "--b-tablebase", other, "--games", "2", "--quiet"); code != 2 || !strings.Contains(errOut, "other rules") {
 		t.Errorf("match with a table for other rules: exit %d: %s", code, errOut)
+	}
+}
+
+// TestPuzzlesShareTheEndgameTable: serve builds the 12-seed table once, for
+// the analyses and the puzzle generator alike, and a generator made when
+// the server already has such a table proves with it.
+func TestPuzzlesShareTheEndgameTable(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("builds a 12-seed table: seconds, a minute under the race detector")
+	}
+	ctx := t.Context()
+	set, err := search.NewEndgames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := puzzleGenerator(set) // no table yet: the generator will build one
+	var building sync.WaitGroup
+	buildTable(ctx, set, puzzles.EndgameSeeds, gen, slog.New(slog.DiscardHandler), &building)
+	building.Wait()
+	built, err := gen.EndgameTable(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := set.For(engine.Rules{}); got != search.Endgame(built) {
+		t.Fatalf("the analyses use %v, the puzzle generator %p: two builds", got, built)
+	}
+	again, err := puzzleGenerator(set).EndgameTable(ctx)
+	if err != nil || again != built {
+		t.Fatalf("a generator made after the build has %p (%v), want the server's %p", again, err, built)
 	}
 }

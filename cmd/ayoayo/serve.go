@@ -150,7 +150,13 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// A start that fails later stops the build rather than waiting for it.
 	buildCtx, stopBuild := context.WithCancel(ctx)
 	defer stopBuild()
-	buildTable(buildCtx, endgames, *tableBuild, log, &building)
+	// The daily feed and the practice pool share one generator, so the
+	// endgame table their puzzles are proved with is built once (shared with
+	// the analyses' when it is the same size), in the background from the
+	// start, not in the first request that needs it.
+	gen := puzzleGenerator(endgames)
+	buildTable(buildCtx, endgames, *tableBuild, gen, log, &building)
+	go func() { _, _ = gen.EndgameTable(buildCtx) }()
 
 	// One clock for every part of the server.
 	now := time.Now
@@ -178,11 +184,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	})
 	go gameService.Listen(ctx)
 	// The daily feed, and the practice pool from version 2's own half of
-	// the positions. They share one generator, so the endgame table their
-	// puzzles are proved with is built once: in the background from the
-	// start, not in the first request that needs it.
-	gen := puzzles.NewGenerator()
-	go func() { _, _ = gen.EndgameTable(ctx) }()
+	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice})
 	handler, err := api.New(api.Options{
 		Logger:              log,
