@@ -231,14 +231,7 @@ func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
 func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
 	defer cancel()
-	// Generation is pure CPU: at most one per core, the rest wait.
-	select {
-	case f.slots <- struct{}{}:
-		defer func() { <-f.slots }()
-	case <-ctx.Done():
-		return Stored{}, ctx.Err()
-	}
-	p, err := f.generate(ctx, date)
+	p, err := f.generateDay(ctx, date)
 	if err != nil {
 		return Stored{}, err
 	}
@@ -247,6 +240,18 @@ func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	}
 	sp, err := f.store.AddPuzzle(ctx, p, f.now().UTC())
 	return f.proved(ctx, sp, err)
+}
+
+// generateDay makes date's puzzle in a generation slot. Generation is pure
+// CPU: at most one per core, the rest wait, as long as ctx lets them.
+func (f *Feed) generateDay(ctx context.Context, date time.Time) (Puzzle, error) {
+	select {
+	case f.slots <- struct{}{}:
+		defer func() { <-f.slots }()
+	case <-ctx.Done():
+		return Puzzle{}, ctx.Err()
+	}
+	return f.generate(ctx, date)
 }
 
 // Page returns up to limit days' puzzles before the day before (nil: from

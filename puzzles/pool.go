@@ -465,13 +465,7 @@ func (f *Feed) daily(ctx context.Context, day time.Time) (engine.Position, error
 	}
 	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
 	defer cancel()
-	select {
-	case f.slots <- struct{}{}:
-		defer func() { <-f.slots }()
-	case <-ctx.Done():
-		return engine.Position{}, ctx.Err()
-	}
-	p, err := f.generate(ctx, day)
+	p, err := f.generateDay(ctx, day)
 	if err != nil {
 		return engine.Position{}, fmt.Errorf("the daily puzzle of %s, to compare: %w", day.Format(DateLayout), err)
 	}
