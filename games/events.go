@@ -25,7 +25,7 @@ type EventKind string
 const (
 	EventJoined EventKind = "joined" // the second seat was taken; id 0
 	EventMove   EventKind = "move"   // a move; id is the ply after it
-	EventEnd    EventKind = "end"    // the game ended; id is its last ply
+	EventEnd    EventKind = "end"    // the game ended (finished or aborted); id is its last ply
 )
 
 // Event is one event of a game's stream. Its ID is a ply count: a client
@@ -197,9 +197,9 @@ func (s *Service) wait(f *feed, tick <-chan time.Time, quiet *time.Timer) bool {
 // extend reads what is new in the game and appends it to f's log; it says
 // whether the log grew.
 func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) (bool, error) {
-	g, err := s.store.Game(ctx, f.id)
+	g, err := s.current(ctx, f.id)
 	if err != nil {
-		return false, notFound(f.id, err)
+		return false, err
 	}
 	var add []entry
 	encode := func(e Event) error {
@@ -231,7 +231,7 @@ func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) 
 			*next = ms[i].Ply + 1
 		}
 	}
-	end := g.Status == Finished && *next >= g.Ply
+	end := g.Status.Over() && *next >= g.Ply
 	if end {
 		if err := encode(Event{ID: g.Ply, Kind: EventEnd, Game: &g}); err != nil {
 			return false, err

@@ -17,15 +17,22 @@ import (
 type Status string
 
 // The statuses: a game against a person waits for them to join; a game plays
-// until its result is known.
+// until its result is known, or is aborted (no result, it counts for
+// nobody) when nobody joins it or a side of a timed game never makes its
+// first move.
 const (
 	Waiting  Status = "waiting"
 	Active   Status = "active"
 	Finished Status = "finished"
+	Aborted  Status = "aborted"
 )
 
 // Valid reports whether s is one of the statuses above.
-func (s Status) Valid() bool { return s == Waiting || s == Active || s == Finished }
+func (s Status) Valid() bool { return s == Waiting || s == Active || s == Finished || s == Aborted }
+
+// Over reports whether a game with status s has ended, with a result or
+// aborted.
+func (s Status) Over() bool { return s == Finished || s == Aborted }
 
 // AI is the seat the computer plays, and how strongly.
 type AI struct {
@@ -49,6 +56,16 @@ type Game struct {
 	AI        *AI       // nil when both seats are people
 	Tokens    [2][]byte // SHA-256 of each seat's token, by side; nil when empty or the AI's
 	Version   int64     // bumped by every change
+
+	TimeControl TimeControl
+	// Clock is each side's time left as the current turn began (see
+	// charge); zero in an untimed game.
+	Clock [2]time.Duration
+	// Deadline is when the game ends by itself unless the side to move
+	// moves (a waiting game: unless someone joins); Ending says how. Zero
+	// once the game is over. Stores index it: every instance finds the
+	// overdue games with it.
+	Deadline time.Time
 }
 
 // Move is one move of a game with everything it did.
@@ -62,6 +79,13 @@ type Move struct {
 	Position engine.Position // after the move
 	Result   engine.Result   // the end this move brought, or NotOver
 	At       time.Time
+	// Elapsed is the time the move took by the server's clock: from the
+	// moment the previous move (or the join, or the creation) was accepted
+	// to the moment this one was.
+	Elapsed time.Duration
+	// Clock is the game's clock after the move; ok false in an untimed game.
+	Clock    ClockView
+	HasClock bool
 }
 
 // Play is one accepted move request as the store writes it: the moves it

@@ -75,11 +75,25 @@ type Options struct {
 	// PollInterval is how often a followed game is read again without
 	// being told of a change. Zero: DefaultPollInterval.
 	PollInterval time.Duration
+	// Expiries are how long a game waits for someone before it ends by
+	// itself (first moves, joins, idle untimed games).
+	Expiries Expiries
+	// SweepInterval bounds how long Sweep sleeps between looks for overdue
+	// games when it knows of no deadline sooner: the delay with which it
+	// ends a game whose deadline another instance set and then went away.
+	// Zero: DefaultSweepInterval.
+	SweepInterval time.Duration
+	// RetainFinished is how long Sweep keeps finished and aborted games
+	// after their end; zero keeps them for ever.
+	RetainFinished time.Duration
 }
 
 // DefaultPollInterval is how often a followed game is read again unless
 // Options says otherwise.
 const DefaultPollInterval = 5 * time.Second
+
+// DefaultSweepInterval is Options.SweepInterval's default.
+const DefaultSweepInterval = time.Second
 
 // Service runs game sessions. Its methods are safe for concurrent use.
 type Service struct {
@@ -97,6 +111,10 @@ type Service struct {
 	encodeEvent EventEncoder
 	changes     Changes
 	poll        time.Duration
+
+	exp    Expiries
+	sweep  *sweeper
+	retain time.Duration
 }
 
 // NewService returns the service over st.
@@ -124,9 +142,13 @@ func NewService(st Store, o Options) *Service {
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
 	}
+	if o.SweepInterval <= 0 {
+		o.SweepInterval = DefaultSweepInterval
+	}
 	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: newAISlots(o.AIConcurrency),
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
-		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval}
+		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval,
+		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0)}
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
@@ -181,6 +203,8 @@ type NewGame struct {
 	Start   engine.Position
 	Seat    engine.Side // the creator's seat
 	AILevel int         // 0: the other seat is for a person
+	// TimeControl is the game's time; the zero value is an untimed game.
+	TimeControl TimeControl
 	// Client is the address the request came from: the AI's search slots
 	// are shared out by it (see Options.AIConcurrency).
 	Client string
@@ -209,31 +233,39 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 	if !req.Seat.Valid() {
 		return Seat{}, fmt.Errorf("%w: seat %d", engine.ErrInvalidPosition, req.Seat)
 	}
+	if err := req.TimeControl.Check(); err != nil {
+		return Seat{}, err
+	}
 	now := s.clock()
 	token, hash := newToken()
 	g := Game{ID: newGameID(), CreatedAt: now, UpdatedAt: now, Rules: req.Rules, Start: req.Start,
-		Position: req.Start, Status: Waiting, Version: 1}
+		Position: req.Start, Status: Waiting, Version: 1,
+		TimeControl: req.TimeControl, Clock: req.TimeControl.startClock()}
 	g.Tokens[req.Seat] = hash
 	var moves []Move
 	if req.AILevel > 0 {
 		g.Status = Active
 		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
 		if req.Start.ToMove == g.AI.Side {
-			m, err := s.aiMove(ctx, req.Client, &g, rec, nil, now)
+			m, err := s.aiMove(ctx, req.Client, &g, rec, nil)
 			if errors.Is(err, ErrAIBusy) {
 				return Seat{}, fmt.Errorf("%w; no game was created, send the request again", err)
 			}
 			if err != nil {
 				return Seat{}, err
 			}
-			moves = append(moves, m)
+			m.Elapsed = m.At.Sub(now)
 			advance(&g, rec, m)
+			m.Clock, m.HasClock = ClockOf(&g)
+			moves = append(moves, m)
 		}
 	}
+	g.Deadline = g.deadline(s.exp)
 	if err := s.store.CreateGame(ctx, g, records(moves)); err != nil {
 		return Seat{}, err
 	}
 	s.cache.put(&g)
+	s.sweep.expect(g.Deadline)
 	return Seat{Game: g, Side: req.Seat, Token: token, Moves: moves}, nil
 }
 
@@ -251,13 +283,29 @@ func advance(g *Game, rec *engine.Game, m Move) {
 
 // Join takes the open seat of a game against a person, once.
 func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
+	g, err := s.current(ctx, id)
+	if err != nil {
+		return Seat{}, err
+	}
+	if g.Status == Aborted {
+		return Seat{}, fmt.Errorf("%w: game %s was aborted at %s: nobody joined it in time", ErrFinished, id, g.UpdatedAt.Format(time.RFC3339))
+	}
+	// The game as the join leaves it, for its deadline: a live game's
+	// first move has its window from now.
 	token, hash := newToken()
-	g, err := s.store.Join(ctx, id, hash, s.clock())
+	now := s.clock()
+	joined := g
+	joined.Status, joined.UpdatedAt, joined.JoinedAt = Active, now, now
+	g, err = s.store.Join(ctx, id, hash, now, joined.deadline(s.exp))
 	if errors.Is(err, ErrConflict) {
 		// Read the game to be sure of it: a row that no longer holds
-		// together is the server's fault, not a taken seat.
-		if _, err := s.store.Game(ctx, id); err != nil {
-			return Seat{}, notFound(id, err)
+		// together is the server's fault, not a taken seat; one that
+		// expired meanwhile is ended.
+		if g, err = s.current(ctx, id); err != nil {
+			return Seat{}, err
+		}
+		if g.Status == Aborted {
+			return Seat{}, fmt.Errorf("%w: game %s was aborted: nobody joined it in time", ErrFinished, id)
 		}
 		return Seat{}, fmt.Errorf("%w: game %s has no open seat", ErrSeatTaken, id)
 	}
@@ -265,6 +313,7 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 		return Seat{}, notFound(id, err)
 	}
 	s.cache.put(&g)
+	s.sweep.expect(g.Deadline)
 	s.changed(ctx, id)
 	side := engine.North
 	if slices.Equal(g.Tokens[engine.South], hash) {
@@ -281,17 +330,27 @@ func notFound(id string, err error) error {
 	return err
 }
 
-// Game returns the game with that id.
+// Game returns the game with that id. A game whose deadline has passed is
+// ended first: no read shows an overdue game still running.
 func (s *Service) Game(ctx context.Context, id string) (Game, error) {
+	return s.current(ctx, id)
+}
+
+// current reads game id and ends it if it is overdue.
+func (s *Service) current(ctx context.Context, id string) (Game, error) {
 	g, err := s.store.Game(ctx, id)
+	if err != nil {
+		return g, notFound(id, err)
+	}
+	g, err = s.expire(ctx, g)
 	return g, notFound(id, err)
 }
 
 // Moves returns up to limit moves of the game from ply from on.
 func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move, error) {
-	g, err := s.store.Game(ctx, id)
+	g, err := s.current(ctx, id)
 	if err != nil {
-		return nil, notFound(id, err)
+		return nil, err
 	}
 	ms, err := s.moves(ctx, &g, from, limit)
 	return ms, notFound(id, err)
@@ -300,34 +359,51 @@ func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move
 // moves rebuilds up to limit moves of g from ply from on: the store keeps
 // only which pit each was and when, and replaying g's history through the
 // engine gives the rest, exactly as it was when played (the repetition rule
-// included, since the replay starts at the beginning).
+// included, since the replay starts at the beginning). The times of the
+// moves before from are read too: each move's time and the clock after it
+// follow from all of them.
 func (s *Service) moves(ctx context.Context, g *Game, from, limit int) ([]Move, error) {
 	from = max(from, 0)
 	if from >= len(g.History) || limit < 1 {
 		return nil, nil
 	}
-	recs, err := s.store.Records(ctx, g.ID, from, min(limit, len(g.History)-from))
+	n := min(limit, len(g.History)-from)
+	recs, err := s.store.Records(ctx, g.ID, 0, from+n)
 	if err != nil {
 		return nil, err
+	}
+	if len(recs) < from {
+		return nil, corrupt("game %s: %d records for a history of %d plies", g.ID, len(recs), len(g.History))
 	}
 	rec, err := engine.NewGame(g.Start, g.Rules)
 	if err != nil {
 		return nil, corrupt("game %s: start: %v", g.ID, err)
 	}
-	out := make([]Move, 0, len(recs))
+	out := make([]Move, 0, len(recs)-from)
+	// then is the game as each move left it, for the clock after it.
+	then := Game{Status: Active, TimeControl: g.TimeControl, Clock: g.TimeControl.startClock(), AI: g.AI, UpdatedAt: g.startedAt()}
 	var o engine.Outcome
-	for ply, pit := range g.History[:from+len(recs)] {
+	for ply, r := range recs {
+		pit := g.History[ply]
 		if err := rec.Play(int(pit), &o); err != nil {
 			return nil, corrupt("game %s: stored ply %d does not replay: %v", g.ID, ply, err)
+		}
+		if r.Ply != ply || r.Pit != int(pit) {
+			return nil, corrupt("game %s: record %d (ply %d, pit %d) disagrees with the history's pit %d", g.ID, ply, r.Ply, r.Pit, pit)
+		}
+		spent := r.At.Sub(then.UpdatedAt)
+		then.Clock = charge(g.TimeControl, then.Clock, o.Before.ToMove, ply, r.ByAI, spent)
+		then.Ply, then.Position, then.UpdatedAt = ply+1, o.Position, r.At
+		if o.Result.Over() {
+			then.Status = Finished
 		}
 		if ply < from {
 			continue
 		}
-		r := recs[ply-from]
-		if r.Ply != ply || r.Pit != int(pit) {
-			return nil, corrupt("game %s: record %d (ply %d, pit %d) disagrees with the history's pit %d", g.ID, ply, r.Ply, r.Pit, pit)
-		}
-		out = append(out, moveOf(&o, ply, r.At, r.ByAI))
+		m := moveOf(&o, ply, r.At, r.ByAI)
+		m.Elapsed = spent
+		m.Clock, m.HasClock = ClockOf(&then)
+		out = append(out, m)
 	}
 	return out, nil
 }
@@ -463,6 +539,8 @@ func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byt
 	switch g.Status {
 	case Finished:
 		return nil, ErrFinished
+	case Aborted:
+		return nil, fmt.Errorf("%w: game %s was aborted", ErrFinished, g.ID)
 	case Waiting:
 		return nil, ErrNotStarted
 	}
@@ -491,6 +569,15 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	if err != nil {
 		return nil, false, err // tokens never change: the cache is as good as the database
 	}
+	now := s.clock()
+	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
+		// Overdue: the game ends at its deadline, whatever this request
+		// says, and the request is answered as the ended game says.
+		s.cache.drop(id)
+		if g, err = s.current(ctx, id); err != nil {
+			return nil, false, err
+		}
+	}
 	if g.Status != Active || g.Ply != ply {
 		answer, err := s.refusal(ctx, &g, ply, pit, hash)
 		if answer != nil || err != nil {
@@ -504,25 +591,32 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	if err != nil {
 		return nil, false, err
 	}
-	now := s.clock()
 	var out engine.Outcome
 	if err := rec.Play(pit, &out); err != nil {
 		return nil, false, cachedRefusal(cached, err)
 	}
 	res := PlayResult{Move: moveOf(&out, g.Ply, now, false)}
+	res.Move.Elapsed = now.Sub(g.UpdatedAt)
+	g.Clock = charge(g.TimeControl, g.Clock, side, g.Ply, false, res.Move.Elapsed)
 	hist = append(hist, g.Position)
 	advance(&g, rec, res.Move)
+	res.Move.Clock, res.Move.HasClock = ClockOf(&g)
 	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
-		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist, now)
+		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist)
 		if errors.Is(err, ErrAIBusy) {
 			return s.busy(ctx, req, hash, err)
 		}
 		if err != nil {
 			return nil, false, err
 		}
-		res.Reply = &reply
+		// The AI's thinking is charged to nobody: the person's clock
+		// starts again when the reply is made.
+		reply.Elapsed = reply.At.Sub(now)
 		advance(&g, rec, reply)
+		reply.Clock, reply.HasClock = ClockOf(&g)
+		res.Reply = &reply
 	}
+	g.Deadline = g.deadline(s.exp)
 	g.Version++
 	res.Game = g
 	body, err = encode(&res)
@@ -533,7 +627,7 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	if res.Reply != nil {
 		played = append(played, *res.Reply)
 	}
-	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: records(played), Answer: body, At: now, Game: g}
+	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: records(played), Answer: body, At: g.UpdatedAt, Game: g}
 	// The write re-checks the ply, so the game stored is the one computed here.
 	err = s.store.ApplyPlay(ctx, p)
 	if errors.Is(err, ErrConflict) {
@@ -554,6 +648,7 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 		return nil, false, err
 	}
 	s.cache.put(&g)
+	s.sweep.expect(g.Deadline)
 	s.changed(ctx, id)
 	return body, false, nil
 }
@@ -583,11 +678,12 @@ func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
 }
 
 // aiMove asks the AI for its move in g (rec is the record at the same point)
-// within its level's time bound and plays it on rec. A search that runs out of
-// time still answers with the best move it found; should it ever answer with a
-// move the rules refuse, the first legal move is played instead, so a game
-// never stalls on the AI.
-func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position, at time.Time) (Move, error) {
+// within its level's time bound and plays it on rec; the move is made at
+// the time the search ends. A search that runs out of time still answers
+// with the best move it found; should it ever answer with a move the rules
+// refuse, the first legal move is played instead, so a game never stalls on
+// the AI.
+func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position) (Move, error) {
 	level := g.AI.Level
 	legal := g.Position.LegalMoves(g.Rules)
 	if searches(level) && legal.Len() > 1 {
@@ -618,7 +714,7 @@ func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engin
 	if err := rec.Play(pit, &out); err != nil {
 		return Move{}, corrupt("AI move %d at ply %d of %s: %v", pit, g.Ply, g.ID, err)
 	}
-	return moveOf(&out, g.Ply, at, true), nil
+	return moveOf(&out, g.Ply, s.clock(), true), nil
 }
 
 // searches reports whether the AI searches at level. One that does not
@@ -645,9 +741,9 @@ func aiSeed(id string, ply int) uint64 {
 // its resignation left it, which nothing changes after; the other seat gets
 // ErrFinished.
 func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
-	g, err := s.store.Game(ctx, id)
+	g, err := s.current(ctx, id)
 	if err != nil {
-		return g, notFound(id, err)
+		return g, err
 	}
 	side, err := seatOf(&g, token)
 	if err != nil {

@@ -41,10 +41,11 @@ type Store interface {
 	// Game returns the game with that id, or ErrNotFound.
 	Game(ctx context.Context, id string) (Game, error)
 	// Join gives the open seat of a waiting game to tokenHash, makes the
-	// game active (JoinedAt and UpdatedAt at, Version up by one) and returns
-	// it; ErrNotFound for an unknown game, ErrConflict when it is not
-	// waiting or has no open seat.
-	Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (Game, error)
+	// game active (JoinedAt and UpdatedAt at, Deadline deadline, Version up
+	// by one) and returns it; ErrNotFound for an unknown game, ErrConflict
+	// when it is not waiting, has no open seat, or its Deadline is not after
+	// at.
+	Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (Game, error)
 	// Records returns up to limit records of the game's moves from ply from
 	// on, in order; ErrNotFound for an unknown game. A limit below one
 	// returns none.
@@ -55,13 +56,47 @@ type Store interface {
 	// ApplyPlay stores p in one transaction if the game is still active at
 	// p.Ply, and ErrConflict otherwise (ErrNotFound for an unknown game): of
 	// concurrent plays for one ply exactly one is stored. It writes p.Game's
-	// position, status and result, p.At as the time of the change, adds
+	// position, status, result, clock, deadline and UpdatedAt, adds
 	// p.Moves to the records and their pits to the history, moves the ply on
 	// by len(p.Moves), bumps the version, and makes {p.Ply, p.Moves[0].Pit,
 	// p.Answer} the latest answer of p.TokenHash, replacing the one before.
 	ApplyPlay(ctx context.Context, p Play) error
 	// Resign finishes an active game with result at time at (Version up by
-	// one) and returns it; ErrConflict when the game is not active,
-	// ErrNotFound when unknown.
+	// one, Deadline zero) and returns it; ErrConflict when the game is not
+	// active, ErrNotFound when unknown.
 	Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error)
+	Deadlines
+}
+
+// End is the write that ends a game at its deadline: the game with ID, if
+// it is still at Version, gets Status (Finished with Result, or Aborted),
+// Clock, UpdatedAt At, a zero Deadline and Version up by one.
+type End struct {
+	ID      string
+	Version int64
+	Status  Status
+	Result  engine.Result
+	Clock   [2]time.Duration
+	At      time.Time
+}
+
+// Deadlines are the store methods with which every instance ends overdue
+// games and deletes old ones.
+type Deadlines interface {
+	// End applies e in one conditional write and returns the game after
+	// it: ErrConflict when the game is no longer at e.Version (a move, a
+	// join, a resignation or another instance's End came first), so a game
+	// ends exactly once however many instances try. ErrNotFound when
+	// unknown.
+	End(ctx context.Context, e End) (Game, error)
+	// Overdue returns up to limit waiting or active games whose Deadline is
+	// at or before now, the earliest first.
+	Overdue(ctx context.Context, now time.Time, limit int) ([]Game, error)
+	// NextDeadline returns the earliest Deadline of any waiting or active
+	// game, or the zero time when none has one.
+	NextDeadline(ctx context.Context) (time.Time, error)
+	// DeleteEnded deletes up to limit finished or aborted games last
+	// changed before before, with their moves and answers, in one short
+	// write, and returns how many it deleted.
+	DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error)
 }

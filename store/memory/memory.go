@@ -88,7 +88,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 }
 
 // Join implements games.Store.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
 	if err := ctx.Err(); err != nil {
 		return games.Game{}, err
 	}
@@ -106,12 +106,12 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.T
 			break
 		}
 	}
-	if g.Status != games.Waiting || open < 0 {
+	if g.Status != games.Waiting || open < 0 || (!g.Deadline.IsZero() && !g.Deadline.After(at)) {
 		return games.Game{}, games.ErrConflict
 	}
 	g.Tokens[open] = slices.Clone(tokenHash)
 	g.Status = games.Active
-	g.JoinedAt, g.UpdatedAt = at, at
+	g.JoinedAt, g.UpdatedAt, g.Deadline = at, at, deadline
 	g.Version++
 	return copyGame(*g), nil
 }
@@ -179,6 +179,8 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	g.Position = p.Game.Position
 	g.Status = p.Game.Status
 	g.Result = p.Game.Result
+	g.Clock = p.Game.Clock
+	g.Deadline = p.Game.Deadline
 	g.UpdatedAt = p.At
 	g.Version++
 	return nil
@@ -199,9 +201,87 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	if g.Status != games.Active {
 		return games.Game{}, games.ErrConflict
 	}
-	g.Status, g.Result, g.UpdatedAt = games.Finished, result, at
+	g.Status, g.Result, g.UpdatedAt, g.Deadline = games.Finished, result, at, time.Time{}
 	g.Version++
 	return copyGame(*g), nil
+}
+
+// End implements games.Store.
+func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return games.Game{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.games[e.ID]
+	if !ok {
+		return games.Game{}, games.ErrNotFound
+	}
+	g := &row.game
+	if g.Version != e.Version {
+		return games.Game{}, games.ErrConflict
+	}
+	g.Status, g.Result, g.Clock, g.UpdatedAt, g.Deadline = e.Status, e.Result, e.Clock, e.At, time.Time{}
+	g.Version++
+	return copyGame(*g), nil
+}
+
+// pending reports whether g may still end by its deadline.
+func pending(g *games.Game) bool {
+	return (g.Status == games.Waiting || g.Status == games.Active) && !g.Deadline.IsZero()
+}
+
+// Overdue implements games.Store.
+func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []games.Game
+	for _, row := range s.games {
+		if g := &row.game; pending(g) && !g.Deadline.After(now) {
+			out = append(out, copyGame(*g))
+		}
+	}
+	slices.SortFunc(out, func(a, b games.Game) int { return a.Deadline.Compare(b.Deadline) })
+	return out[:min(len(out), max(limit, 0))], nil
+}
+
+// NextDeadline implements games.Store.
+func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var next time.Time
+	for _, row := range s.games {
+		if g := &row.game; pending(g) && (next.IsZero() || g.Deadline.Before(next)) {
+			next = g.Deadline
+		}
+	}
+	return next, nil
+}
+
+// DeleteEnded implements games.Store.
+func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, row := range s.games {
+		if n >= limit {
+			break
+		}
+		if row.game.Status.Over() && row.game.UpdatedAt.Before(before) {
+			delete(s.games, id)
+			n++
+		}
+	}
+	return n, nil
 }
 
 // AddPuzzle implements puzzles.Store.

@@ -155,7 +155,7 @@ func mustJoin(t *testing.T, s Store, id string, seat engine.Side) games.Game {
 	t.Helper()
 	g := personGame(id, seat)
 	mustCreate(t, s, g, nil)
-	joined, err := s.Join(t.Context(), id, seatToken(id, seat.Other()), tick(1))
+	joined, err := s.Join(t.Context(), id, seatToken(id, seat.Other()), tick(1), time.Time{})
 	if err != nil {
 		t.Fatalf("join %s: %v", id, err)
 	}
@@ -269,7 +269,7 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 		call func() error
 	}{
 		{"Game", func() error { _, err := s.Game(ctx, "unknown"); return err }},
-		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2)); return err }},
+		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2), time.Time{}); return err }},
 		{"Records", func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err }},
 		{"Records with no room", func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err }},
 		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err }},
@@ -328,7 +328,7 @@ func testJoin(t *testing.T, s Store, _ *fixtures) {
 			id := fmt.Sprint("join-", i)
 			before := tc.setup(t, id)
 			token := hashOf("joiner of " + id)
-			got, err := s.Join(ctx, id, token, tick(5))
+			got, err := s.Join(ctx, id, token, tick(5), time.Time{})
 			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
 				t.Fatalf("join: %v, want %v", err, tc.wantErr)
 			}
@@ -353,7 +353,7 @@ func testJoinRace(t *testing.T, s Store, _ *fixtures) {
 	got := make([]games.Game, racers)
 	errs := make([]error, racers)
 	for i := range racers {
-		wg.Go(func() { got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1)) })
+		wg.Go(func() { got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1), time.Time{}) })
 	}
 	wg.Wait()
 	winner := -1
@@ -827,7 +827,7 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		t.Fatal(err)
 	}
 	joinToken := seatToken(aIn.ID, engine.North)
-	joined, err := s.Join(ctx, aIn.ID, joinToken, tick(1))
+	joined, err := s.Join(ctx, aIn.ID, joinToken, tick(1), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

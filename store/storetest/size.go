@@ -93,7 +93,7 @@ func playSizedGame(ctx context.Context, s games.Store, rng *rand.Rand, i, plies 
 		return err
 	}
 	at = at.Add(3*time.Second + 141*time.Microsecond)
-	g, err := s.Join(ctx, id, tokens[engine.North], at)
+	g, err := s.Join(ctx, id, tokens[engine.North], at, time.Time{})
 	if err != nil {
 		return err
 	}

@@ -318,7 +318,7 @@ func NewGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
 func JoinedGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
 	t.Helper()
 	NewGame(t, s, id, at)
-	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at)
+	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at, time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}

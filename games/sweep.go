@@ -1,0 +1,177 @@
+package games
+
+// Deadlines end games by themselves, with nobody calling. Every instance
+// runs Sweep: it sleeps until the earliest deadline in the store (or its
+// interval, for deadlines another instance set), ends the overdue games,
+// each with one conditional write so that a game ends exactly once however
+// many instances try, and announces each end to the followers. A read of a
+// game ends it too when it is overdue (current), so no answer ever shows an
+// overdue game still running; and a deadline that passed while no instance
+// ran is applied at the next start, with the end time it should have had.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// Sweeping's batches: overdue games ended per look, finished games deleted
+// per write (each write short, so moves never wait long behind it), and how
+// often the old ones are looked for.
+const (
+	sweepBatch = 100
+	pruneBatch = 50
+	pruneEvery = time.Minute
+	// prunePause is the rest between two deletion writes, in which the
+	// writes of moves go first.
+	prunePause = 20 * time.Millisecond
+)
+
+// sweeper is what Sweep knows between its looks: when it means to wake,
+// and a nudge for a deadline set sooner than that on this instance.
+type sweeper struct {
+	every time.Duration
+	wake  chan struct{}
+	next  atomic.Int64 // the instant Sweep means to wake at, Unix nanoseconds
+}
+
+func newSweeper(every time.Duration) *sweeper {
+	sw := &sweeper{every: every, wake: make(chan struct{}, 1)}
+	sw.next.Store(math.MaxInt64) // not asleep yet: nothing to wake
+	return sw
+}
+
+// expect tells Sweep of a deadline set on this instance, waking it if the
+// deadline comes before it meant to look again.
+func (sw *sweeper) expect(deadline time.Time) {
+	if deadline.IsZero() || deadline.UnixNano() >= sw.next.Load() {
+		return
+	}
+	select {
+	case sw.wake <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// expire ends g if its deadline has passed, as its Ending says, and returns
+// the game as it then is. The end is written conditionally on the version
+// read: when another request or instance changed the game first, it is read
+// again and looked at anew.
+func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
+	for range 3 {
+		if g.Deadline.IsZero() || s.clock().Before(g.Deadline) {
+			return g, nil
+		}
+		ending, side := g.Ending()
+		e := End{ID: g.ID, Version: g.Version, Clock: g.Clock, At: g.Deadline}
+		switch ending {
+		case EndsAbort:
+			e.Status = Aborted
+		case EndsTimeout:
+			e.Status, e.Result = Finished, engine.TimeoutResult(side)
+			if running, ok := g.Running(); ok {
+				e.Clock[running] = 0
+			}
+		default:
+			return g, nil
+		}
+		ended, err := s.store.End(ctx, e)
+		if err == nil {
+			s.cache.put(&ended)
+			s.changed(ctx, g.ID)
+			s.log.InfoContext(ctx, "game ended at its deadline", "game", g.ID, "status", string(ended.Status),
+				"result", ended.Result.Reason.String(), "deadline", g.Deadline, "late", s.clock().Sub(g.Deadline))
+			return ended, nil
+		}
+		if !errors.Is(err, ErrConflict) {
+			return g, err
+		}
+		if g, err = s.store.Game(ctx, g.ID); err != nil {
+			return g, err
+		}
+	}
+	return g, fmt.Errorf("game %s: its end at %s conflicted three times", g.ID, g.Deadline.Format(time.RFC3339Nano))
+}
+
+// SweepOnce ends the games that are overdue now, up to a batch of them, and
+// returns how many it found.
+func (s *Service) SweepOnce(ctx context.Context) (int, error) {
+	gs, err := s.store.Overdue(ctx, s.clock(), sweepBatch)
+	if err != nil {
+		return 0, err
+	}
+	var errs []error
+	for _, g := range gs {
+		if _, err := s.expire(ctx, g); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return len(gs), errors.Join(errs...)
+}
+
+// Prune deletes the finished and aborted games that ended before before,
+// in short writes with a pause between them, and returns how many it
+// deleted.
+func (s *Service) Prune(ctx context.Context, before time.Time) (int, error) {
+	total := 0
+	for {
+		n, err := s.store.DeleteEnded(ctx, before, pruneBatch)
+		total += n
+		if err != nil || n < pruneBatch {
+			return total, err
+		}
+		select {
+		case <-time.After(prunePause):
+		case <-ctx.Done():
+			return total, ctx.Err()
+		}
+	}
+}
+
+// Sweep ends overdue games, and deletes old ones when Options.RetainFinished
+// says so, until ctx ends; run it in its own goroutine for the server's
+// life. A failing store is retried at the next look.
+func (s *Service) Sweep(ctx context.Context) {
+	var nextPrune time.Time
+	for ctx.Err() == nil {
+		n, err := s.SweepOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "ending overdue games failed; trying again", "error", err.Error())
+		}
+		if n == sweepBatch && err == nil {
+			continue // more are overdue
+		}
+		if now := s.clock(); s.retain > 0 && !now.Before(nextPrune) {
+			nextPrune = now.Add(pruneEvery)
+			if deleted, err := s.Prune(ctx, now.Add(-s.retain)); err != nil && ctx.Err() == nil {
+				s.log.WarnContext(ctx, "deleting old games failed", "error", err.Error())
+			} else if deleted > 0 {
+				s.log.InfoContext(ctx, "deleted old games", "games", deleted, "ended before", now.Add(-s.retain))
+			}
+		}
+		s.sleepUntilDue(ctx)
+	}
+}
+
+// sleepUntilDue waits until the earliest deadline in the store, at most the
+// sweep interval, or until this instance sets a sooner one.
+func (s *Service) sleepUntilDue(ctx context.Context) {
+	now := s.clock()
+	wait := s.sweep.every
+	if next, err := s.store.NextDeadline(ctx); err == nil && !next.IsZero() {
+		wait = min(wait, max(next.Sub(now), 0))
+	}
+	s.sweep.next.Store(now.Add(wait).UnixNano())
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.sweep.wake:
+	case <-ctx.Done():
+	}
+}
