@@ -15,7 +15,23 @@ import (
 
 // gameColumns is the column list every game read selects, in scanGame's order.
 const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version`
+	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
+	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline`
+
+// Durations of the time columns are whole microseconds, the precision the
+// store keeps of every time.
+func micros(d time.Duration) int64 { return d.Microseconds() }
+
+func duration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
+
+// timeOf is the control's kind as the column keeps it.
+func timeOf(tc games.TimeControl) (string, error) {
+	kind, ok := stored.TimeKindWord(tc.Kind)
+	if !ok {
+		return "", fmt.Errorf("time control of kind %d: no word for it", tc.Kind)
+	}
+	return kind, nil
+}
 
 // scanGame reads one game row; games.ErrNotFound when there is none.
 func scanGame(row pgx.Row) (games.Game, error) {
@@ -28,9 +44,15 @@ func scanGame(row pgx.Row) (games.Game, error) {
 		aiSide                    *string
 		aiLevel                   *int
 		southToken, northToken    []byte
+		timeKind                  string
+		initial, increment        int64
+		perMove                   int64
+		southClock, northClock    int64
+		deadline                  *time.Time
 	)
 	err := row.Scan(&g.ID, &g.CreatedAt, &g.UpdatedAt, &joined, &captureSeed, &leftovers, &start, &g.Ply,
-		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version)
+		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
+		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline)
 	if noRows(err) {
 		return games.Game{}, games.ErrNotFound
 	}
@@ -43,6 +65,16 @@ func scanGame(row pgx.Row) (games.Game, error) {
 	}
 	if err := decodeGame(&g, captureSeed, leftovers, start, position, his, status, winner, endReason, aiSide, aiLevel); err != nil {
 		return games.Game{}, stored.Undecodable("game "+g.ID, err)
+	}
+	kind, err := stored.ParseTimeKind(timeKind)
+	if err != nil {
+		return games.Game{}, stored.Undecodable("game "+g.ID, err)
+	}
+	g.TimeControl = games.TimeControl{Kind: kind, Initial: duration(initial), Increment: duration(increment),
+		PerMove: duration(perMove)}
+	g.Clock = [2]time.Duration{duration(southClock), duration(northClock)}
+	if deadline != nil {
+		g.Deadline = deadline.UTC()
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
 	return g, nil
@@ -126,12 +158,19 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		side, level := g.AI.Side.String(), g.AI.Level
 		aiSide, aiLevel = &side, &level
 	}
+	kind, err := timeOf(g.TimeControl)
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, err)
+	}
+	tc := g.TimeControl
 	rs := recordsOf(moves)
 	var created int
-	err := s.pool.QueryRow(ctx, `WITH game AS (
+	err = s.pool.QueryRow(ctx, `WITH game AS (
 			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
+				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+				$23, $24, $25, $26, $27, $28, $29)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING id
 		), moved AS (
@@ -144,7 +183,9 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
-		rs.ply, rs.pit, rs.byAI, rs.at).Scan(&created)
+		rs.ply, rs.pit, rs.byAI, rs.at,
+		kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
+		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&created)
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
@@ -160,14 +201,17 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 }
 
 // Join implements games.Store. The open seat is the first empty one, South
-// before North; the right-hand sides of SET see the row as it was.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+// before North; the right-hand sides of SET see the row as it was. A join
+// at or after the game's deadline is refused in the same statement: the
+// game is due to end instead.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
 	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET
 			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
 			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
-			status = 'active', joined_at = $3, updated_at = $3, version = version + 1
+			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
 		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
-		RETURNING `+gameColumns, id, tokenHash, stamp(at)))
+			AND (deadline IS NULL OR deadline > $3)
+		RETURNING `+gameColumns, id, tokenHash, stamp(at), nullableTime(deadline)))
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
@@ -250,7 +294,8 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	var applied int
 	err := s.pool.QueryRow(ctx, `WITH game AS (
 			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
-				winner = $7, end_reason = $8, updated_at = $9, version = version + 1
+				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $17, north_clock_us = $18,
+				deadline = $19, version = version + 1
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
@@ -265,7 +310,8 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		SELECT count(*) FROM game`,
 		p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
-		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer).Scan(&applied)
+		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
+		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&applied)
 	if err != nil {
 		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
 	}
@@ -278,11 +324,85 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 // Resign implements games.Store.
 func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
 	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
-			updated_at = $4, version = version + 1
+			updated_at = $4, deadline = NULL, version = version + 1
 		WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
 		id, result.Winner.String(), result.Reason.String(), stamp(at)))
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
 	return g, err
+}
+
+// End implements games.Store, in one statement conditional on the version
+// the caller read: of every instance that tries to end a game at once, the
+// first to reach the row locks it, and the others, re-checking the WHERE
+// against the row it left under READ COMMITTED, find the version moved on,
+// update nothing and report games.ErrConflict.
+func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
+	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
+			south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, version = version + 1
+		WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
+		e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
+		micros(e.Clock[engine.South]), micros(e.Clock[engine.North]), stamp(e.At)))
+	if errors.Is(err, games.ErrNotFound) {
+		return games.Game{}, s.unmatched(ctx, e.ID)
+	}
+	return g, err
+}
+
+// pendingGames is the condition of the partial index games_deadline.
+const pendingGames = `status IN ('waiting', 'active') AND deadline IS NOT NULL`
+
+// Overdue implements games.Store, from the start of the index games_deadline.
+func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.Game, error) {
+	if limit < 1 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+pendingGames+
+		" AND deadline <= $1 ORDER BY deadline LIMIT $2", stamp(now), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []games.Game
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// NextDeadline implements games.Store: the first entry of the index
+// games_deadline.
+func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
+	var next time.Time
+	err := s.pool.QueryRow(ctx, "SELECT deadline FROM games WHERE "+pendingGames+
+		" ORDER BY deadline LIMIT 1").Scan(&next)
+	if noRows(err) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return next.UTC(), nil
+}
+
+// DeleteEnded implements games.Store, in one statement: the oldest ended
+// games first, found through the index games_ended, with their moves and
+// answers (ON DELETE CASCADE). Games another instance is deleting at the
+// same moment are skipped rather than waited for.
+func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit < 1 {
+		return 0, nil
+	}
+	tag, err := s.pool.Exec(ctx, `DELETE FROM games WHERE id IN (SELECT id FROM games
+		WHERE status IN ('finished', 'aborted') AND updated_at < $1 ORDER BY updated_at LIMIT $2
+		FOR UPDATE SKIP LOCKED)`, stamp(before), limit)
+	if err != nil {
+		return 0, fmt.Errorf("delete ended games: %w", err)
+	}
+	return int(tag.RowsAffected()), nil
 }

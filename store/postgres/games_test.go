@@ -238,7 +238,7 @@ func TestGames(t *testing.T) {
 				t.Fatal(err)
 			}
 			at := t0.Add(time.Minute)
-			got, err := s.Join(ctx, id, hashOf(id+"-joiner"), at)
+			got, err := s.Join(ctx, id, hashOf(id+"-joiner"), at, time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +246,7 @@ func TestGames(t *testing.T) {
 				!bytes.Equal(got.Tokens[seated], hashOf(id+"-creator")) || !bytes.Equal(got.Tokens[seated.Other()], hashOf(id+"-joiner")) {
 				t.Fatalf("%s seated, after the join: %+v", seated, got)
 			}
-			if _, err := s.Join(ctx, id, hashOf("third"), at); !errors.Is(err, games.ErrConflict) {
+			if _, err := s.Join(ctx, id, hashOf("third"), at, time.Time{}); !errors.Is(err, games.ErrConflict) {
 				t.Fatalf("a second join: %v, want games.ErrConflict", err)
 			}
 		}
@@ -360,7 +360,7 @@ func TestGames(t *testing.T) {
 		res := engine.Result{Winner: engine.NorthWins, Reason: engine.ByResignation}
 		calls := map[string]func() error{
 			"Game":      func() error { _, err := s.Game(ctx, "unknown"); return err },
-			"Join":      func() error { _, err := s.Join(ctx, "unknown", hashOf("x"), t0); return err },
+			"Join":      func() error { _, err := s.Join(ctx, "unknown", hashOf("x"), t0, time.Time{}); return err },
 			"Records":   func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err },
 			"Records 0": func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err },
 			"Answer":    func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err },

@@ -22,7 +22,31 @@ func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano
 
 // gameColumns is the column list every game read selects, in scanGame's order.
 const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version`
+	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
+	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline_us`
+
+// Durations and instants of the time columns are whole microseconds, the
+// precision the store keeps of every time (instants since 1970, UTC).
+func micros(d time.Duration) int64 { return d.Microseconds() }
+
+func duration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
+
+// deadlineOf is a deadline as its column keeps it: NULL for none.
+func deadlineOf(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+// timeOf is the control's kind as the column keeps it.
+func timeOf(tc games.TimeControl) (string, error) {
+	kind, ok := stored.TimeKindWord(tc.Kind)
+	if !ok {
+		return "", fmt.Errorf("time control of kind %d: no word for it", tc.Kind)
+	}
+	return kind, nil
+}
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -37,9 +61,15 @@ func scanGame(row scanner) (games.Game, error) {
 		status, winner, endReason string
 		southToken, northToken    []byte
 		his                       string
+		timeKind                  string
+		initial, increment        int64
+		perMove                   int64
+		southClock, northClock    int64
+		deadline                  sql.NullInt64
 	)
 	err := row.Scan(&g.ID, &created, &updated, &joined, &captureSeed, &leftovers, &start, &g.Ply,
-		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version)
+		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
+		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline)
 	if errors.Is(err, sql.ErrNoRows) {
 		return g, games.ErrNotFound
 	}
@@ -49,6 +79,16 @@ func scanGame(row scanner) (games.Game, error) {
 	if err := decodeGame(&g, created, updated, joined, captureSeed, leftovers, start, position, his, status,
 		winner, endReason, aiSide, aiLevel); err != nil {
 		return games.Game{}, stored.Undecodable("game "+g.ID, err)
+	}
+	kind, err := stored.ParseTimeKind(timeKind)
+	if err != nil {
+		return games.Game{}, stored.Undecodable("game "+g.ID, err)
+	}
+	g.TimeControl = games.TimeControl{Kind: kind, Initial: duration(initial), Increment: duration(increment),
+		PerMove: duration(perMove)}
+	g.Clock = [2]time.Duration{duration(southClock), duration(northClock)}
+	if deadline.Valid {
+		g.Deadline = time.UnixMicro(deadline.Int64).UTC()
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
 	return g, nil
@@ -116,15 +156,24 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	if !g.JoinedAt.IsZero() {
 		joined = formatTime(g.JoinedAt)
 	}
+	kind, err := timeOf(g.TimeControl)
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, err)
+	}
+	tc := g.TimeControl
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
-			south_token, north_token, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			south_token, north_token, version, time_kind, time_initial_us, time_increment_us, time_per_move_us,
+			south_clock_us, north_clock_us, deadline_us)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
 			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
 			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
-			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1))
+			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
+			kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
+			micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), deadlineOf(g.Deadline))
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
@@ -150,16 +199,18 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 	return scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
 }
 
-// Join implements games.Store.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at time.Time) (games.Game, error) {
+// Join implements games.Store. A join at or after the game's deadline is
+// refused in the same statement: the game is due to end instead.
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
 	var g games.Game
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
 				south_token = coalesce(south_token, ?1), north_token = coalesce(north_token, ?1),
-				status = 'active', joined_at = ?2, updated_at = ?2, version = version + 1
-			WHERE id = ?3 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
-			RETURNING `+gameColumns, tokenHash, formatTime(at), id))
+				status = 'active', joined_at = ?2, updated_at = ?2, deadline_us = ?3, version = version + 1
+			WHERE id = ?4 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
+				AND (deadline_us IS NULL OR deadline_us > ?5)
+			RETURNING `+gameColumns, tokenHash, formatTime(at), deadlineOf(deadline), id, at.UnixMicro()))
 		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, id); err != nil {
 				return err
@@ -229,7 +280,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
-				updated_at = ?, version = version + 1
+				updated_at = ?, deadline_us = NULL, version = version + 1
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
 			result.Winner.String(), result.Reason.String(), formatTime(at), id))
 		if errors.Is(err, games.ErrNotFound) {
@@ -270,10 +321,12 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	g := &p.Game
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
-				status = ?, winner = ?, end_reason = ?, updated_at = ?, version = version + 1
+				status = ?, winner = ?, end_reason = ?, updated_at = ?, south_clock_us = ?, north_clock_us = ?,
+				deadline_us = ?, version = version + 1
 			WHERE id = ? AND ply = ? AND status = 'active'`,
 			len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
-			g.Result.Reason.String(), formatTime(p.At), p.GameID, p.Ply)
+			g.Result.Reason.String(), formatTime(p.At), micros(g.Clock[engine.South]), micros(g.Clock[engine.North]),
+			deadlineOf(g.Deadline), p.GameID, p.Ply)
 		if err != nil {
 			return err
 		}
@@ -335,4 +388,91 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 		}
 	}
 	return out, nil
+}
+
+// End implements games.Store: one conditional write, on the version the
+// caller read, so of everyone who tries to end a game (this process's
+// requests and sweeper, other processes on the same file) exactly one does.
+func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
+	var g games.Game
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		var err error
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = ?, winner = ?, end_reason = ?,
+				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, version = version + 1
+			WHERE id = ? AND version = ? RETURNING `+gameColumns,
+			string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), micros(e.Clock[engine.South]),
+			micros(e.Clock[engine.North]), formatTime(e.At), e.ID, e.Version))
+		if errors.Is(err, games.ErrNotFound) {
+			if err := exists(ctx, r, e.ID); err != nil {
+				return err
+			}
+			return games.ErrConflict
+		}
+		return err
+	})
+	return g, err
+}
+
+// pendingGames is the condition of the partial index games_deadline, word
+// for word: SQLite uses that index only for a query whose WHERE clause
+// holds the index's own terms.
+const pendingGames = `status IN ('waiting', 'active') AND deadline_us IS NOT NULL`
+
+// Overdue implements games.Store, from the start of the index games_deadline.
+func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.Game, error) {
+	if limit < 1 {
+		return nil, nil
+	}
+	rows, err := runner{s: s}.query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+pendingGames+
+		" AND deadline_us <= ? ORDER BY deadline_us LIMIT ?", now.UnixMicro(), limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []games.Game
+	for rows.Next() {
+		g, err := scanGame(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// NextDeadline implements games.Store: the first entry of the index
+// games_deadline, read without touching the table.
+func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
+	var next int64
+	err := runner{s: s}.queryRow(ctx, "SELECT deadline_us FROM games WHERE "+pendingGames+
+		" ORDER BY deadline_us LIMIT 1").Scan(&next)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.UnixMicro(next).UTC(), nil
+}
+
+// DeleteEnded implements games.Store: the oldest ended games first, found
+// through the index games_ended, in one write of the group committer; their
+// moves and answers go with them (ON DELETE CASCADE, through the keys that
+// start with the game's id).
+func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
+	if limit < 1 {
+		return 0, nil
+	}
+	var n int64
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		res, err := r.exec(ctx, `DELETE FROM games WHERE id IN (SELECT id FROM games
+			WHERE status IN ('finished', 'aborted') AND updated_at < ? ORDER BY updated_at LIMIT ?)`,
+			formatTime(before), limit)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	return int(n), err
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
@@ -67,7 +68,7 @@ func TestWritesAfterClose(t *testing.T) {
 		write func() error
 	}{
 		{"CreateGame", func() error { return s.CreateGame(ctx, games.Game{ID: "new", Status: games.Waiting}, nil) }},
-		{"Join", func() error { _, err := s.Join(ctx, "closed", hashOf("x"), t0); return err }},
+		{"Join", func() error { _, err := s.Join(ctx, "closed", hashOf("x"), t0, time.Time{}); return err }},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
 		{"Resign", func() error {
 			_, err := s.Resign(ctx, "closed", engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, t0)
@@ -112,7 +113,10 @@ func TestUndecodableRows(t *testing.T) {
 		_, err := s.PuzzlesBefore(ctx, t0.AddDate(0, 0, 1), 10)
 		return err
 	}
-	joinWaiting := func(ctx context.Context, s *Store) error { _, err := s.Join(ctx, "w", hashOf("late"), t0); return err }
+	joinWaiting := func(ctx context.Context, s *Store) error {
+		_, err := s.Join(ctx, "w", hashOf("late"), t0, time.Time{})
+		return err
+	}
 	resign := func(ctx context.Context, s *Store) error {
 		_, err := s.Resign(ctx, "g", engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, t0)
 		return err

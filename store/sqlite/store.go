@@ -7,7 +7,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
+	"errors"
 	"fmt"
 	"net/url"
 	"sync"
@@ -209,13 +211,52 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // migrate applies, each in its own transaction, the migrations not yet
 // recorded in schema_migrations.
+//
+// They run on a connection of their own with foreign keys off, as SQLite's
+// procedure for changing a table's schema asks (the pragma does nothing
+// inside a transaction, so it is set before): a migration that builds a
+// table anew drops the old one, and with foreign keys on that drop would
+// first delete its rows and, through ON DELETE CASCADE, every row that
+// refers to them. Each transaction commits only if PRAGMA foreign_key_check
+// then finds no row without its parent, and the connection is closed after,
+// never handed back to the pool with the checks off. Migrations run at Open,
+// before any other write of this Store; the write lock each transaction
+// takes at its start (_txlock=immediate) keeps other processes out, and the
+// version is looked up again inside it, so a migration another process has
+// applied meanwhile is not applied twice.
 func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, func(ctx context.Context, r runner) error {
-		_, err := r.exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// A connection whose foreign keys are off must not serve anyone
+		// else: told it is bad, database/sql closes it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		_ = conn.Close()
+	}()
+	if _, err := conn.ExecContext(ctx, "PRAGMA foreign_keys = OFF"); err != nil {
+		return err
+	}
+	inTx := func(fn func(tx *sql.Tx) error) error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := fn(tx); err != nil {
+			_ = tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	err = inTx(func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    INTEGER PRIMARY KEY,
 			name       TEXT NOT NULL,
 			applied_at TEXT NOT NULL
@@ -226,18 +267,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	for _, m := range ms {
-		err := s.write(ctx, func(ctx context.Context, r runner) error {
+		err := inTx(func(tx *sql.Tx) error {
 			var seen int
-			if err := r.queryRow(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&seen); err != nil {
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.Version).Scan(&seen); err != nil {
 				return err
 			}
 			if seen > 0 {
 				return nil
 			}
-			if _, err := r.tx.ExecContext(ctx, m.SQL); err != nil { // a script: not one statement to prepare
+			if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 				return fmt.Errorf("%s: %w", m.Name, err)
 			}
-			_, err := r.exec(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+			if err := foreignKeysHold(ctx, tx); err != nil {
+				return fmt.Errorf("%s: %w", m.Name, err)
+			}
+			_, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
 				m.Version, m.Name, formatTime(s.now()))
 			return err
 		})
@@ -246,6 +290,32 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// errForeignKeys: after a migration, a row refers to a row that is not
+// there; the migration is undone.
+var errForeignKeys = errors.New("a row lost the row it refers to")
+
+// foreignKeysHold runs PRAGMA foreign_key_check in tx and reports the first
+// row it finds, wrapping errForeignKeys.
+func foreignKeysHold(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, "PRAGMA foreign_key_check")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if rows.Next() {
+		var (
+			table, parent string
+			rowid         sql.NullInt64
+			fk            int
+		)
+		if err := rows.Scan(&table, &rowid, &parent, &fk); err != nil {
+			return err
+		}
+		return fmt.Errorf("%w: a row of %s (rowid %v) has no row in %s", errForeignKeys, table, rowid.Int64, parent)
+	}
+	return rows.Err()
 }
 
 // Versions returns the migration versions recorded in the database.

@@ -22,7 +22,7 @@ import (
 
 // openTemp opens a fresh database in the test's directory, closed at the
 // end of the test.
-func openTemp(t *testing.T) (*Store, string) {
+func openTemp(t testing.TB) (*Store, string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "t.db")
 	s, err := Open(t.Context(), file, Options{})

@@ -304,7 +304,7 @@ func cloneGame(g games.Game) games.Game {
 // NewGame stores a game between two people at time at, South seated (the
 // token hash of id+"-south"), North waiting, and returns it: the starting
 // point the stores' own tests share.
-func NewGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
+func NewGame(t testing.TB, s games.Store, id string, at time.Time) games.Game {
 	t.Helper()
 	g := games.Game{ID: id, CreatedAt: at, UpdatedAt: at, Start: engine.Start(), Position: engine.Start(),
 		Status: games.Waiting, Tokens: [2][]byte{hashOf(id + "-south"), nil}, Version: 1}

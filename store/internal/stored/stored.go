@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // Migration is one schema migration: a file NNNN_what.sql.
@@ -83,4 +84,27 @@ func DecodeHistory(s string) ([]byte, error) {
 // and must never be matched as the client's bad notation or position.
 func Undecodable(what string, cause error) error {
 	return fmt.Errorf("stored %s does not decode: %s", what, cause.Error())
+}
+
+// The words a database keeps for a time control's kind.
+var timeKindWords = map[games.TimeKind]string{
+	games.Untimed:        "",
+	games.Live:           "live",
+	games.Correspondence: "correspondence",
+}
+
+// TimeKindWord is the word kept for k; false for a kind it has none for.
+func TimeKindWord(k games.TimeKind) (string, bool) {
+	w, ok := timeKindWords[k]
+	return w, ok
+}
+
+// ParseTimeKind reads TimeKindWord's word.
+func ParseTimeKind(w string) (games.TimeKind, error) {
+	for k, word := range timeKindWords {
+		if word == w {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("time control kind %q", w)
 }
