@@ -105,6 +105,7 @@ var problemTable = []problemRow{
 	{Err: games.ErrFinished, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
 	{Err: games.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
 	{Err: games.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
+	{Err: games.ErrInvalidTimeControl, Status: http.StatusUnprocessableEntity, Code: "invalid_time_control", Title: "Invalid time control"},
 	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
 	{Err: ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_streams", Title: "Too many event streams", RetryAfter: 5},
 	{Err: ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},

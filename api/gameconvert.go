@@ -5,6 +5,9 @@ package api
 
 import (
 	"encoding/json"
+	"time"
+
+	"github.com/oapi-codegen/nullable"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
@@ -26,6 +29,10 @@ func gameToAPI(g *games.Game) Game {
 		Version:   g.Version,
 		CreatedAt: g.CreatedAt.UTC(),
 		UpdatedAt: g.UpdatedAt.UTC(),
+
+		TimeControl: timeControlToAPI(g.TimeControl),
+		Clock:       clockToAPI(games.ClockOf(g)),
+		Expiry:      expiryToAPI(games.ExpiryOf(g)),
 	}
 	var seats [2]SeatHolder
 	for side := range seats {
@@ -75,6 +82,10 @@ func moveToAPI(m *games.Move) GameMove {
 		Legs:     legs,
 		Position: positionToAPI(m.Position),
 		PlayedAt: m.At.UTC(),
+		// A move's time is measured on the server, never negative; a
+		// clock that stepped back says zero.
+		ElapsedMs: max(m.Elapsed.Milliseconds(), 0),
+		Clock:     clockToAPI(m.Clock, m.HasClock),
 	}
 	if m.Capture.None() {
 		out.Capture.SetNull()
@@ -104,4 +115,75 @@ func encodePlay(r *games.PlayResult) ([]byte, error) {
 	}
 	b, err := json.Marshal(ans)
 	return append(b, '\n'), err
+}
+
+// timeControlFromAPI reads a time control as the request gives it; the
+// game service checks its bounds (games.ErrInvalidTimeControl).
+func timeControlFromAPI(tc TimeControl) games.TimeControl {
+	of := func(p *int, unit time.Duration) time.Duration {
+		if p == nil {
+			return 0
+		}
+		return time.Duration(*p) * unit
+	}
+	// Every field is read whatever the kind, so that the service refuses
+	// a clock with days or correspondence with seconds.
+	out := games.TimeControl{Initial: of(tc.InitialSeconds, time.Second), Increment: of(tc.IncrementSeconds, time.Second),
+		PerMove: of(tc.DaysPerMove, 24*time.Hour)}
+	switch tc.Kind {
+	case TimeControlKindClock:
+		out.Kind = games.Live
+	case TimeControlKindCorrespondence:
+		out.Kind = games.Correspondence
+	default:
+		out.Kind = games.TimeKind(255) // refused by the service's check
+	}
+	return out
+}
+
+func timeControlToAPI(tc games.TimeControl) nullable.Nullable[TimeControl] {
+	whole := func(d, unit time.Duration) *int {
+		n := int(d / unit)
+		return &n
+	}
+	switch tc.Kind {
+	case games.Live:
+		return nullable.NewNullableWithValue(TimeControl{Kind: TimeControlKindClock,
+			InitialSeconds: whole(tc.Initial, time.Second), IncrementSeconds: whole(tc.Increment, time.Second)})
+	case games.Correspondence:
+		return nullable.NewNullableWithValue(TimeControl{Kind: TimeControlKindCorrespondence,
+			DaysPerMove: whole(tc.PerMove, 24*time.Hour)})
+	}
+	return nullable.NewNullNullable[TimeControl]()
+}
+
+func nullableSide(s engine.Side, ok bool) nullable.Nullable[NullableSide] {
+	if !ok {
+		return nullable.NewNullNullable[NullableSide]()
+	}
+	return nullable.NewNullableWithValue(NullableSide(s.String()))
+}
+
+func clockToAPI(c games.ClockView, ok bool) nullable.Nullable[Clock] {
+	if !ok {
+		return nullable.NewNullNullable[Clock]()
+	}
+	out := Clock{
+		RemainingMs: SideMillis{South: c.Remaining[engine.South].Milliseconds(), North: c.Remaining[engine.North].Milliseconds()},
+		Running:     nullableSide(c.Running, c.IsRunning),
+		Deadline:    nullable.NewNullNullable[time.Time](),
+	}
+	if c.IsRunning {
+		out.Deadline.Set(c.Deadline.UTC())
+	}
+	return nullable.NewNullableWithValue(out)
+}
+
+func expiryToAPI(e games.Expiry, ok bool) nullable.Nullable[Expiry] {
+	if !ok {
+		return nullable.NewNullNullable[Expiry]()
+	}
+	// A waiting game's expiry is no seat's to prevent, only a joiner's.
+	side := nullableSide(e.Side, e.BySide)
+	return nullable.NewNullableWithValue(Expiry{At: e.At.UTC(), Side: side, Ends: ExpiryEnds(e.Ending.String())})
 }

@@ -135,6 +135,9 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 	case b.Opponent.Level != nil:
 		return nil, newError(ErrInvalidRequest, "request body at /opponent/level: a level is only for the AI")
 	}
+	if tc, err := b.TimeControl.Get(); err == nil {
+		nr.TimeControl = timeControlFromAPI(tc)
+	}
 	seat, err := s.games.Create(ctx, nr)
 	if err != nil {
 		return nil, err

@@ -250,7 +250,9 @@ func charge(tc TimeControl, clock [2]time.Duration, side engine.Side, ply int, b
 		return clock
 	}
 	if ply >= 2 {
-		clock[side] = max(clock[side]-spent, 0)
+		// Whole milliseconds, as the API shows them and the stores keep
+		// them, so a clock read back is the clock answered.
+		clock[side] = max(clock[side]-spent, 0).Truncate(time.Millisecond)
 	}
 	clock[side] += tc.Increment
 	return clock
@@ -282,10 +284,11 @@ func ClockOf(g *Game) (ClockView, bool) {
 }
 
 // Expiry is when a game ends by itself unless Side moves (a waiting game:
-// unless someone joins), and how.
+// unless someone joins, and BySide is false), and how.
 type Expiry struct {
 	At     time.Time
 	Side   engine.Side
+	BySide bool
 	Ending Ending
 }
 
@@ -295,5 +298,5 @@ func ExpiryOf(g *Game) (Expiry, bool) {
 	if end == EndsNever || g.Deadline.IsZero() {
 		return Expiry{}, false
 	}
-	return Expiry{At: g.Deadline, Side: side, Ending: end}, true
+	return Expiry{At: g.Deadline, Side: side, BySide: g.Status == Active, Ending: end}, true
 }

@@ -1,8 +1,10 @@
 // Command clients/go plays through the API with nothing but the client that
 // oapi-codegen generates from openapi.yaml (package ayoayo beside it), as a
 // third party would: it fetches the document, creates a game against the AI,
-// plays a move, plays it again at a stale ply, evaluates a move, validates a
-// record, reads the daily puzzle and two practice puzzles. It stops at the
+// plays a move, plays it again at a stale ply, plays a game between two
+// seats with a one-second clock that the server ends by timeout with nobody
+// calling, evaluates a move, validates a record, reads the daily puzzle and
+// two practice puzzles. It stops at the
 // first answer that is not the one the document promises. .ci/run runs it
 // against a real server:
 //
@@ -17,6 +19,8 @@ import (
 	"net/http"
 	"os"
 	"time"
+
+	"github.com/oapi-codegen/nullable"
 
 	"github.com/ayoayo/ayoayo/clients/go/ayoayo"
 )
@@ -100,6 +104,10 @@ func run(ctx context.Context, server string) error {
 	}
 	fmt.Printf("stale ply: %d %s, currentPly %d\n", stale.StatusCode(), stale.ApplicationProblemJSON409.Code, *stale.ApplicationProblemJSON409.CurrentPly)
 
+	if err := flagged(ctx, c); err != nil {
+		return err
+	}
+
 	opening := ayoayo.Position{
 		Pits:     []int{4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
 		Captured: ayoayo.Captured{South: 0, North: 0},
@@ -159,4 +167,65 @@ func unexpected(what string, r *http.Response, body []byte) error {
 		return errors.New(what + ": no answer")
 	}
 	return fmt.Errorf("%s: unexpected answer %s: %s", what, r.Status, body)
+}
+
+// flagged plays a game between two seats with a one-second clock: each
+// side's first move has only its window, then South's clock runs, and the
+// server ends the game by timeout at the clock's deadline with nobody
+// calling; a read after it says so.
+func flagged(ctx context.Context, c *ayoayo.ClientWithResponses) error {
+	one := 1
+	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{
+		Opponent:    ayoayo.Opponent{Type: ayoayo.OpponentTypeHuman},
+		TimeControl: nullable.NewNullableWithValue(ayoayo.TimeControl{Kind: ayoayo.TimeControlKindClock, InitialSeconds: &one}),
+	})
+	if err != nil || created.JSON201 == nil {
+		return errors.Join(err, unexpected("POST /v1/games with a clock", created.HTTPResponse, created.Body))
+	}
+	id := created.JSON201.Game.ID
+	joined, err := c.JoinGameWithResponse(ctx, id, nil)
+	if err != nil || joined.JSON201 == nil {
+		return errors.Join(err, unexpected("POST join", joined.HTTPResponse, joined.Body))
+	}
+	tokens := map[ayoayo.Side]string{created.JSON201.Seat: created.JSON201.Token, joined.JSON201.Seat: joined.JSON201.Token}
+	var game ayoayo.Game
+	for ply, pit := range []int{0, 6} {
+		bearer := func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+tokens[[]ayoayo.Side{ayoayo.SideSouth, ayoayo.SideNorth}[ply]])
+			return nil
+		}
+		played, err := c.PlayGameMoveWithResponse(ctx, id, nil, ayoayo.PlayMoveRequest{Ply: ply, Pit: pit}, bearer)
+		if err != nil || played.JSON201 == nil {
+			return errors.Join(err, unexpected("POST moves in the clocked game", played.HTTPResponse, played.Body))
+		}
+		game = played.JSON201.Game
+	}
+	clock, err := game.Clock.Get()
+	if err != nil {
+		return fmt.Errorf("the clocked game has no clock after two moves: %w", err)
+	}
+	running, _ := clock.Running.Get()
+	deadline, err := clock.Deadline.Get()
+	if running != ayoayo.NullableSideSouth || err != nil {
+		return fmt.Errorf("after both first moves South's clock should run with a deadline: running %q, deadline %v", running, err)
+	}
+	fmt.Printf("clock: South has %d ms, North %d ms; South's runs out at %s\n", clock.RemainingMs.South, clock.RemainingMs.North, deadline.Format(time.RFC3339Nano))
+
+	// Nobody calls until a little after the deadline; then a read shows the
+	// game ended by timeout at the deadline.
+	select {
+	case <-time.After(time.Until(deadline) + 200*time.Millisecond):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	got, err := c.GetGameWithResponse(ctx, id, nil)
+	if err != nil || got.JSON200 == nil {
+		return errors.Join(err, unexpected("GET the clocked game", got.HTTPResponse, got.Body))
+	}
+	result, err := got.JSON200.Result.Get()
+	if got.JSON200.Status != ayoayo.GameStatusFinished || err != nil || result.Reason != ayoayo.ResultReasonTimeout || result.Winner != ayoayo.ResultWinnerNorth {
+		return unexpected("GET the clocked game after its deadline", got.HTTPResponse, got.Body)
+	}
+	fmt.Printf("the clocked game ended by %s, %s wins, at %s\n", result.Reason, result.Winner, got.JSON200.UpdatedAt.Format(time.RFC3339Nano))
+	return nil
 }

@@ -86,6 +86,12 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	maxStreamsGame := fs.Int("max-streams-per-game", env.int("AYOAYO_MAX_STREAMS_PER_GAME", api.DefaultMaxStreamsPerGame), "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
 	instance := fs.String("instance", m.env("AYOAYO_INSTANCE", defaultInstance()), "`name` of this instance in every log line (env AYOAYO_INSTANCE); default HOST-PID")
 	poll := fs.Duration("event-poll", env.duration("AYOAYO_EVENT_POLL", games.DefaultPollInterval), "how often a followed game is read again without news of a change; with PostgreSQL, changes are announced between instances at once (env AYOAYO_EVENT_POLL)")
+	firstMove := fs.Int("first-move-seconds", env.int("AYOAYO_FIRST_MOVE_SECONDS", int(games.DefaultFirstMove/time.Second)), "`seconds` a side of a game with a clock has for its first move (its clock runs from its second turn on); past them the game is aborted (env AYOAYO_FIRST_MOVE_SECONDS)")
+	firstMoveCorr := fs.Duration("first-move-correspondence", env.duration("AYOAYO_FIRST_MOVE_CORRESPONDENCE", games.DefaultFirstMoveCorrespondence), "the same window in correspondence games (env AYOAYO_FIRST_MOVE_CORRESPONDENCE)")
+	waitingExpiry := fs.Duration("waiting-expiry", env.duration("AYOAYO_WAITING_EXPIRY", games.DefaultWaitingExpiry), "how long a game against a person waits for someone to join before it is aborted (env AYOAYO_WAITING_EXPIRY)")
+	idleExpiry := fs.Duration("idle-expiry", env.duration("AYOAYO_IDLE_EXPIRY", games.DefaultIdleExpiry), "how long an untimed game may go without a move before the side to move loses by timeout (env AYOAYO_IDLE_EXPIRY)")
+	sweepInterval := fs.Duration("sweep-interval", env.duration("AYOAYO_SWEEP_INTERVAL", games.DefaultSweepInterval), "longest sleep between two looks for overdue games: the delay with which a deadline set by another instance that went away is applied (env AYOAYO_SWEEP_INTERVAL)")
+	retainDays := fs.Int("retain-finished", env.int("AYOAYO_RETAIN_FINISHED", 0), "delete finished and aborted games this many `days` after their end, in small batches; 0 keeps them for ever (env AYOAYO_RETAIN_FINISHED)")
 	heartbeat := fs.Duration("event-heartbeat", env.duration("AYOAYO_EVENT_HEARTBEAT", api.DefaultEventHeartbeat), "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	tables := tableFilesFlag(fs, m, "tablebase", "AYOAYO_TABLEBASE", "endgame table `FILE` (from ayoayo tablebase build) that /v1/analyze and AI levels 7-8 use for positions under its rules; repeatable")
 	tableBuild := fs.Int("tablebase-build", env.int("AYOAYO_TABLEBASE_BUILD", defaultTableSeeds), fmt.Sprintf("build in the background at start a table of every position with up to this many `seeds` on the board under the default rules, unless a --tablebase file has one as large; 0 builds none, at most %d (env AYOAYO_TABLEBASE_BUILD)", tablebase.MaxSeedsLimit))
@@ -118,6 +124,12 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	if *aiTime <= 0 || *heartbeat <= 0 || *poll <= 0 {
 		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive", errUsage)
+	}
+	if *firstMove < 1 || *firstMoveCorr <= 0 || *waitingExpiry <= 0 || *idleExpiry <= 0 || *sweepInterval <= 0 {
+		return fmt.Errorf("%w: --first-move-seconds, --first-move-correspondence, --waiting-expiry, --idle-expiry and --sweep-interval must be positive", errUsage)
+	}
+	if *retainDays < 0 {
+		return fmt.Errorf("%w: --retain-finished cannot be negative (0 keeps every game)", errUsage)
 	}
 	if min(*createRate, *joinRate, *moveRate, *streamRate, *practiceRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst, *practiceBurst) < 1 {
 		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate and --practice-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
@@ -181,8 +193,17 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Changes:      changesOf(st),
 		PollInterval: *poll,
 		Endgames:     endgames,
+		Expiries: games.Expiries{FirstMove: time.Duration(*firstMove) * time.Second, FirstMoveCorrespondence: *firstMoveCorr,
+			Waiting: *waitingExpiry, Idle: *idleExpiry},
+		SweepInterval:  *sweepInterval,
+		RetainFinished: time.Duration(*retainDays) * 24 * time.Hour,
 	})
 	go gameService.Listen(ctx)
+	// Deadlines end games with nobody calling, on every instance; the
+	// first look applies those that passed while the server was down.
+	var sweeping sync.WaitGroup
+	sweeping.Go(func() { gameService.Sweep(ctx) })
+	defer sweeping.Wait()
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice})
@@ -252,6 +273,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	building.Wait() // ctx has ended: a build in progress gives up
+	sweeping.Wait() // and the sweeper stops before the store closes
 	if err := endgames.Close(); err != nil {
 		return fmt.Errorf("close the endgame tables: %w", err)
 	}

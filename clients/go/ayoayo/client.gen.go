@@ -60,8 +60,27 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	}
 }
 
+// Defines values for ExpiryEnds.
+const (
+	ExpiryEndsAbort   ExpiryEnds = "abort"
+	ExpiryEndsTimeout ExpiryEnds = "timeout"
+)
+
+// Valid indicates whether the value is a known member of the ExpiryEnds enum.
+func (e ExpiryEnds) Valid() bool {
+	switch e {
+	case ExpiryEndsAbort:
+		return true
+	case ExpiryEndsTimeout:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
+	GameStatusAborted  GameStatus = "aborted"
 	GameStatusActive   GameStatus = "active"
 	GameStatusFinished GameStatus = "finished"
 	GameStatusWaiting  GameStatus = "waiting"
@@ -70,6 +89,8 @@ const (
 // Valid indicates whether the value is a known member of the GameStatus enum.
 func (e GameStatus) Valid() bool {
 	switch e {
+	case GameStatusAborted:
+		return true
 	case GameStatusActive:
 		return true
 	case GameStatusFinished:
@@ -117,6 +138,24 @@ func (e IllegalReason) Valid() bool {
 	case IllegalReasonMustFeed:
 		return true
 	case IllegalReasonNotYourPit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NullableSide.
+const (
+	NullableSideNorth NullableSide = "north"
+	NullableSideSouth NullableSide = "south"
+)
+
+// Valid indicates whether the value is a known member of the NullableSide enum.
+func (e NullableSide) Valid() bool {
+	switch e {
+	case NullableSideNorth:
+		return true
+	case NullableSideSouth:
 		return true
 	default:
 		return false
@@ -216,6 +255,7 @@ const (
 	ResultReasonNoMoves     ResultReason = "no_moves"
 	ResultReasonRepetition  ResultReason = "repetition"
 	ResultReasonResignation ResultReason = "resignation"
+	ResultReasonTimeout     ResultReason = "timeout"
 )
 
 // Valid indicates whether the value is a known member of the ResultReason enum.
@@ -228,6 +268,8 @@ func (e ResultReason) Valid() bool {
 	case ResultReasonRepetition:
 		return true
 	case ResultReasonResignation:
+		return true
+	case ResultReasonTimeout:
 		return true
 	default:
 		return false
@@ -324,6 +366,24 @@ func (e Side) Valid() bool {
 	case SideNorth:
 		return true
 	case SideSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TimeControlKind.
+const (
+	TimeControlKindClock          TimeControlKind = "clock"
+	TimeControlKindCorrespondence TimeControlKind = "correspondence"
+)
+
+// Valid indicates whether the value is a known member of the TimeControlKind enum.
+func (e TimeControlKind) Valid() bool {
+	switch e {
+	case TimeControlKindClock:
+		return true
+	case TimeControlKindCorrespondence:
 		return true
 	default:
 		return false
@@ -500,11 +560,39 @@ type Captured struct {
 	South int `json:"south"`
 }
 
+// Clock A timed game's clock, null in an untimed game. `remainingMs` is each
+// side's time left as the current turn began (at the end: after the
+// last move, 0 for a side that ran out; in correspondence, the time a
+// move may take). `running` is the side whose time runs now, or null:
+// before the game starts, after it ends, during a side's first move
+// (which has only its window, see `expiry`) and while the AI is to
+// move. `deadline` is the instant `running`'s time runs out: draw the
+// running clock as `deadline` minus now, and take the result from the
+// server (the game's `end` event), never from the browser's clock.
+//
+// Example: {"deadline":"2025-03-01T12:03:09.2Z","remainingMs":{"north":180000,"south":175200},"running":"north"}
+type Clock struct {
+	// Deadline When `running`'s time runs out (UTC), or null when no time runs.
+	//
+	// Example: 2025-03-01T12:03:10.5Z
+	Deadline nullable.Nullable[time.Time] `json:"deadline"`
+
+	// RemainingMs A number of milliseconds for each side.
+	//
+	// Example: {"north":180000,"south":175200}
+	RemainingMs SideMillis `json:"remainingMs"`
+
+	// Running A side, or null when none applies.
+	//
+	// Example: north
+	Running nullable.Nullable[NullableSide] `json:"running"`
+}
+
 // CreateGameRequest What game to start: the opponent, your seat (default `south`), and
 // optionally a start position (default: the opening position) and rule
 // options (default: Russ's rules).
 //
-// Example: {"opponent":{"type":"human"},"seat":"south"}
+// Example: {"opponent":{"type":"human"},"seat":"south","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type CreateGameRequest struct {
 	// Opponent Who plays the other seat: `{type: human}` (someone who joins with
 	// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
@@ -545,6 +633,29 @@ type CreateGameRequest struct {
 	//
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Start *Position `json:"start,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl,omitempty"`
 }
 
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
@@ -583,22 +694,85 @@ type EvaluateRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// Expiry When the game ends by itself unless `side` moves (a waiting game:
+// unless someone joins, and `side` is null), and how: `timeout` (the
+// side loses: its clock ran out, its correspondence move is overdue,
+// or an untimed game went idle for the server's `--idle-expiry`, 30
+// days by default) or `abort` (no result: nobody joined within the
+// server's `--waiting-expiry`, 24 h by default, or a side of a timed
+// game missed its first-move window). Null once the game is over. The
+// server ends overdue games with nobody calling, and a read never
+// shows an overdue game still running.
+//
+// Example: {"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"}
+type Expiry struct {
+	// At The instant the game ends unless someone acts (UTC).
+	//
+	// Example: 2025-03-01T12:00:39Z
+	At time.Time `json:"at"`
+
+	// Ends How it ends then.
+	//
+	// Example: abort
+	Ends ExpiryEnds `json:"ends"`
+
+	// Side A side, or null when none applies.
+	//
+	// Example: north
+	Side nullable.Nullable[NullableSide] `json:"side"`
+}
+
+// ExpiryEnds How it ends then.
+//
+// Example: abort
+type ExpiryEnds string
+
 // Game A game session. `ply` counts the moves played: it is the `ply` your
 // next move must name. `position` is the position now (whose turn is
 // `position.toMove`); `result` is null until the game ends. `version`
 // grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+// `timeControl`, `clock` and `expiry` say how much time each side has
+// and when the game ends by itself.
 //
-// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
 	// Example: {"level":4,"side":"south"}
 	Ai nullable.Nullable[GameAI] `json:"ai"`
 
+	// Clock A timed game's clock, null in an untimed game. `remainingMs` is each
+	// side's time left as the current turn began (at the end: after the
+	// last move, 0 for a side that ran out; in correspondence, the time a
+	// move may take). `running` is the side whose time runs now, or null:
+	// before the game starts, after it ends, during a side's first move
+	// (which has only its window, see `expiry`) and while the AI is to
+	// move. `deadline` is the instant `running`'s time runs out: draw the
+	// running clock as `deadline` minus now, and take the result from the
+	// server (the game's `end` event), never from the browser's clock.
+	//
+	//
+	// Example: {"deadline":"2025-03-01T12:03:09.2Z","remainingMs":{"north":180000,"south":175200},"running":"north"}
+	Clock nullable.Nullable[Clock] `json:"clock"`
+
 	// CreatedAt When the game was created (UTC).
 	//
 	// Example: 2025-03-01T12:00:00Z
 	CreatedAt time.Time `json:"createdAt"`
+
+	// Expiry When the game ends by itself unless `side` moves (a waiting game:
+	// unless someone joins, and `side` is null), and how: `timeout` (the
+	// side loses: its clock ran out, its correspondence move is overdue,
+	// or an untimed game went idle for the server's `--idle-expiry`, 30
+	// days by default) or `abort` (no result: nobody joined within the
+	// server's `--waiting-expiry`, 24 h by default, or a side of a timed
+	// game missed its first-move window). Null once the game is over. The
+	// server ends overdue games with nobody calling, and a read never
+	// shows an overdue game still running.
+	//
+	//
+	// Example: {"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"}
+	Expiry nullable.Nullable[Expiry] `json:"expiry"`
 
 	// ID A game's id, 16 URL-safe characters chosen at random by the server.
 	//
@@ -630,7 +804,8 @@ type Game struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -671,11 +846,36 @@ type Game struct {
 
 	// Status Where a game stands. `waiting`: a game against a person whose second
 	// seat is still open (no move is accepted yet); `active`: being played;
-	// `finished`: over, see `result`.
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
 	//
 	//
 	// Example: active
 	Status GameStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 
 	// UpdatedAt When it last changed (UTC).
 	//
@@ -720,7 +920,7 @@ type GameJoinedEvent = Game
 // which ply, every leg of the relay, the capture (null if none), the
 // position after it and the result when it ended the game (else null).
 //
-// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
 type GameMove struct {
 	// ByAi Whether the AI played it.
 	//
@@ -735,6 +935,29 @@ type GameMove struct {
 	//
 	// Example: {"pit":9,"seeds":2}
 	Capture nullable.Nullable[Capture] `json:"capture"`
+
+	// Clock A timed game's clock, null in an untimed game. `remainingMs` is each
+	// side's time left as the current turn began (at the end: after the
+	// last move, 0 for a side that ran out; in correspondence, the time a
+	// move may take). `running` is the side whose time runs now, or null:
+	// before the game starts, after it ends, during a side's first move
+	// (which has only its window, see `expiry`) and while the AI is to
+	// move. `deadline` is the instant `running`'s time runs out: draw the
+	// running clock as `deadline` minus now, and take the result from the
+	// server (the game's `end` event), never from the browser's clock.
+	//
+	//
+	// Example: {"deadline":"2025-03-01T12:03:09.2Z","remainingMs":{"north":180000,"south":175200},"running":"north"}
+	Clock nullable.Nullable[Clock] `json:"clock"`
+
+	// ElapsedMs The time the move took by the server's clock: from the moment the
+	// previous move (or the join, or the creation) was accepted to the
+	// moment this one was. An AI move's is its thinking time, which is
+	// charged to nobody.
+	//
+	//
+	// Example: 4200
+	ElapsedMs int64 `json:"elapsedMs"`
 
 	// Legs Every leg of the relay, in order.
 	//
@@ -771,7 +994,8 @@ type GameMove struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -791,11 +1015,11 @@ type GameMoveEvent = GameMove
 
 // GameMovesPage A page of a game's history.
 //
-// Example: {"moves":[{"byAi":false,"capture":null,"legs":[{"from":5,"sown":[6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7]},{"from":7,"sown":[8,9,10,11,0,1]},{"from":1,"sown":[2,3,4,5,6,7]}],"pit":5,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":0},"pits":[6,0,1,6,6,2,7,1,6,1,6,6],"toMove":"north"},"result":null,"side":"south"}],"nextFrom":null}
+// Example: {"moves":[{"byAi":false,"capture":null,"clock":null,"elapsedMs":4200,"legs":[{"from":5,"sown":[6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7]},{"from":7,"sown":[8,9,10,11,0,1]},{"from":1,"sown":[2,3,4,5,6,7]}],"pit":5,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":0},"pits":[6,0,1,6,6,2,7,1,6,1,6,6],"toMove":"north"},"result":null,"side":"south"}],"nextFrom":null}
 type GameMovesPage struct {
 	// Moves The moves, in ply order.
 	//
-	// Example: [{"byAi":false,"capture":{"pit":8,"seeds":7},"legs":[{"from":1,"sown":[2,3,4,5]},{"from":5,"sown":[6,7,8,9,10]},{"from":10,"sown":[11,0,1,2,3]},{"from":3,"sown":[4,5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2,3]}],"pit":1,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":7},"pits":[6,2,7,0,6,1,6,6,0,0,1,6],"toMove":"north"},"result":null,"side":"south"}]
+	// Example: [{"byAi":false,"capture":{"pit":8,"seeds":7},"clock":null,"elapsedMs":4200,"legs":[{"from":1,"sown":[2,3,4,5]},{"from":5,"sown":[6,7,8,9,10]},{"from":10,"sown":[11,0,1,2,3]},{"from":3,"sown":[4,5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2,3]}],"pit":1,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":7},"pits":[6,2,7,0,6,1,6,6,0,0,1,6],"toMove":"north"},"result":null,"side":"south"}]
 	Moves []GameMove `json:"moves"`
 
 	// NextFrom The `from` of the next page, or null when this page reaches the end of the history.
@@ -863,15 +1087,17 @@ type GameProblem struct {
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
 //
-// Example: {"game":{"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
 type GameSeat struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	// `timeControl`, `clock` and `expiry` say how much time each side has
+	// and when the game ends by itself.
 	//
 	//
-	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -887,7 +1113,9 @@ type GameSeat struct {
 
 // GameStatus Where a game stands. `waiting`: a game against a person whose second
 // seat is still open (no move is accepted yet); `active`: being played;
-// `finished`: over, see `result`.
+// `finished`: over, see `result`; `aborted`: ended without a result and
+// counting for nobody, because nobody joined it in time or a side of a
+// timed game did not make its first move in time (see `expiry`).
 //
 // Example: active
 type GameStatus string
@@ -1005,7 +1233,8 @@ type MoveOutcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1074,6 +1303,11 @@ type MovesRequest struct {
 	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
 	Rules *Rules `json:"rules,omitempty"`
 }
+
+// NullableSide A side, or null when none applies.
+//
+// Example: north
+type NullableSide string
 
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
 // `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
@@ -1149,7 +1383,8 @@ type Outcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1166,15 +1401,17 @@ type Pit = int
 // PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
 // (absent otherwise), and the game after both.
 //
-// Example: {"game":{"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
 type PlayMoveAnswer struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	// `timeControl`, `clock` and `expiry` say how much time each side has
+	// and when the game ends by itself.
 	//
 	//
-	// Example: {"ai":null,"createdAt":"2025-03-01T12:00:00Z","id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -1182,7 +1419,7 @@ type PlayMoveAnswer struct {
 	// position after it and the result when it ended the game (else null).
 	//
 	//
-	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
 	Move GameMove `json:"move"`
 
 	// Reply One move of a game with everything it did: who played which pit at
@@ -1190,7 +1427,7 @@ type PlayMoveAnswer struct {
 	// position after it and the result when it ended the game (else null).
 	//
 	//
-	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
+	// Example: {"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}
 	Reply *GameMove `json:"reply,omitempty"`
 }
 
@@ -1614,7 +1851,8 @@ type PuzzleStep struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1634,7 +1872,8 @@ type PuzzleTheme string
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
 // as the `leftovers` option says), `repetition` (a position occurred a
-// third time; each player took their own row) or `resignation`. Null
+// third time; each player took their own row), `resignation` or
+// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 // while the game goes on, and in the outcome of a move that did not end
 // it.
 //
@@ -1720,6 +1959,68 @@ type Seats struct {
 // Example: south
 type Side string
 
+// SideMillis A number of milliseconds for each side.
+//
+// Example: {"north":180000,"south":175200}
+type SideMillis struct {
+	// North North's milliseconds.
+	//
+	// Example: 180000
+	North int64 `json:"north"`
+
+	// South South's milliseconds.
+	//
+	// Example: 175200
+	South int64 `json:"south"`
+}
+
+// TimeControl The time a game gives its players, chosen at creation; absent or
+// null: untimed. The server's clock is the only clock.
+//
+//   - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+//     clock of `initialSeconds` (0-10800; 0 only with an increment of at
+//     least 1) that runs while it is to move, and gets
+//     `incrementSeconds` (0-180) added after each move it completes
+//     (Fischer increment). A side that runs out loses by `timeout`.
+//   - `{kind: correspondence, daysPerMove}`: each move must come within
+//     `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+//     by `timeout`.
+//
+// In both, a side's first move has only a short window (the server's
+// `--first-move-seconds`, 30 s by default, for a clock; one day for
+// correspondence) and its clock runs from its second turn on; a side
+// that misses that window aborts the game. Against the AI only the
+// person's clock runs: the AI's thinking is charged to nobody. A time
+// control outside these bounds is `422 invalid_time_control`.
+//
+// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+type TimeControl struct {
+	// DaysPerMove With `kind: correspondence`: the days each move may take.
+	//
+	// Example: 3
+	DaysPerMove *int `json:"daysPerMove,omitempty"`
+
+	// IncrementSeconds With `kind: clock`: seconds added after each move a side completes (0 if absent).
+	//
+	// Example: 2
+	IncrementSeconds *int `json:"incrementSeconds,omitempty"`
+
+	// InitialSeconds With `kind: clock`: each side's time at the start, in seconds.
+	//
+	// Example: 180
+	InitialSeconds *int `json:"initialSeconds,omitempty"`
+
+	// Kind A live clock or correspondence.
+	//
+	// Example: clock
+	Kind TimeControlKind `json:"kind"`
+}
+
+// TimeControlKind A live clock or correspondence.
+//
+// Example: clock
+type TimeControlKind string
+
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
 // position after them. `result` is present when the game is over
@@ -1752,7 +2053,8 @@ type ValidateAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1800,7 +2102,8 @@ type ValidateBatchAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row) or `resignation`. Null
+	// third time; each player took their own row), `resignation` or
+	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
