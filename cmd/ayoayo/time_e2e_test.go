@@ -6,12 +6,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,7 +39,7 @@ func TestTimeEndToEnd(t *testing.T) {
 	bin := buildBinary(t, dir)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "time.db"),
 		"--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0", "--stream-rate", "0",
-		"--first-move-seconds", "2", "--first-move-correspondence", "2s", "--waiting-expiry", "2s",
+		"--first-move-seconds", strconv.Itoa(int(window / time.Second)), "--first-move-correspondence", window.String(), "--waiting-expiry", window.String(),
 		"--event-poll", "1h", "--event-heartbeat", "1s"}
 	srv := startBinary(t, bin, args...)
 	rng := rand.New(rand.NewPCG(20, 20))
@@ -45,7 +47,7 @@ func TestTimeEndToEnd(t *testing.T) {
 
 	t.Run("deadlines end games with nobody calling", func(t *testing.T) {
 		// Every game is set up first, then all are waited for: their
-		// deadlines pass together, a second or two from now.
+		// deadlines pass together, a few seconds from now.
 		c := newTimeClient(t)
 		type started struct {
 			play     *timedPlay
@@ -62,6 +64,8 @@ func TestTimeEndToEnd(t *testing.T) {
 				p := plays[i]
 				c := newTimeClient(t)
 				c.checkEnded(srv.url, tc, p.play, p.follower.toEnd(t, 30*time.Second), p.deadline)
+				// The line is written after the followers are woken.
+				c.waitEnds([]*server{srv}, []*timedPlay{p.play}, 10*time.Second)
 				if n := endsInLog(srv.logs())[p.play.game.ID]; n != 1 {
 					t.Errorf("the log says the game ended at its deadline %d times, want once", n)
 				}
@@ -79,13 +83,13 @@ func TestTimeEndToEnd(t *testing.T) {
 			t.Fatalf("timeControl %+v, want correspondence with 1 day per move", tc)
 		}
 		checkClock(t, "created", p.game, day, day, "", time.Time{})
-		checkExpiry(t, "created", p.game, p.game.CreatedAt.Add(2*time.Second), "", "abort") // --waiting-expiry
+		checkExpiry(t, "created", p.game, p.game.CreatedAt.Add(window), "", "abort") // --waiting-expiry
 		p.game, p.tokens[1] = c.join(srv.url, p.game.ID)
 		checkClock(t, "joined", p.game, day, day, "", time.Time{})
-		checkExpiry(t, "joined", p.game, p.game.UpdatedAt.Add(2*time.Second), "south", "abort") // --first-move-correspondence
+		checkExpiry(t, "joined", p.game, p.game.UpdatedAt.Add(window), "south", "abort") // --first-move-correspondence
 		c.play(srv.url, p, rng)
 		checkClock(t, "after South's first move", p.game, day, day, "", time.Time{})
-		checkExpiry(t, "after South's first move", p.game, p.game.UpdatedAt.Add(2*time.Second), "north", "abort")
+		checkExpiry(t, "after South's first move", p.game, p.game.UpdatedAt.Add(window), "north", "abort")
 		c.play(srv.url, p, rng)
 		// From each side's second turn on, a move may take the day.
 		checkClock(t, "after both first moves", p.game, day, day, "south", p.game.UpdatedAt.Add(day))
@@ -151,6 +155,169 @@ func TestTimeEndToEnd(t *testing.T) {
 	}
 }
 
+// TestTimeTwoInstances runs two `ayoayo serve` processes on one PostgreSQL
+// database and shows that deadlines are kept across instances and crashes:
+// games with tiny clocks, created, joined and moved through both and
+// followed on both, whose clocks run out over a few seconds while one
+// instance lies SIGKILLed, each end once, by the survivor, with one end
+// event to each of its followers; and deadlines that passed while both
+// were down are applied once each when both start again at the same time.
+func TestTimeTwoInstances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs two server binaries")
+	}
+	dsn := postgresDSN(t)
+	bin := buildBinary(t, t.TempDir())
+	args := func(name string) []string {
+		return []string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--instance", name,
+			"--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0", "--stream-rate", "0",
+			// Followers read a game only when an instance announces a
+			// change (NOTIFY), so the ends they see are the sweepers'.
+			"--event-poll", "1h", "--event-heartbeat", "1s",
+			// Room for setting up every game on a loaded machine before
+			// North's first moves start the clocks.
+			"--first-move-seconds", "120"}
+	}
+	a := startBinary(t, bin, args("a")...)
+	b := startBinary(t, bin, args("b")...)
+	rng := rand.New(rand.NewPCG(40, 40))
+	top := t // the servers live as long as the whole test
+
+	t.Run("one instance killed while the clocks run out: each game ends once, by the survivor", func(t *testing.T) {
+		c := newTimeClient(t)
+		const n = 40
+		// Clocks of 3 to 6 s: they run out over a few seconds, all after
+		// the kill.
+		plays, followers := c.startClocks(n, []*server{a, b}, func(i int) int { return 3 + i%4 }, rng)
+		killed := time.Now()
+		a.kill(t)
+		deadlines := make([]time.Time, n)
+		for i, p := range plays {
+			deadlines[i] = c.checkExpiry(clockCase(p), p)
+			if !deadlines[i].After(killed) {
+				t.Fatalf("game %d's deadline %v came before the kill at %v: the setup was too slow to show anything", i, deadlines[i], killed)
+			}
+		}
+		var late time.Duration
+		for i, p := range plays {
+			// The killed instance's followers lose their streams, with no
+			// end in them.
+			for _, e := range followers[i][0].toEnd(t, 30*time.Second) {
+				if e.kind == "end" {
+					t.Fatalf("game %d: the killed instance's follower got an end event", i)
+				}
+			}
+			events := followers[i][1].toEnd(t, 30*time.Second)
+			c.checkEnded(b.url, clockCase(p), p, events, deadlines[i])
+			late = max(late, events[len(events)-1].at.Sub(deadlines[i]))
+		}
+		t.Logf("%d games ended by the survivor, the last end event %v after its deadline", n, late)
+		// The lines are written after the followers are woken.
+		c.waitEnds([]*server{b}, plays, 10*time.Second)
+		byA, byB := endsInLog(a.logs()), endsInLog(b.logs())
+		for i, p := range plays {
+			if byA[p.game.ID] != 0 || byB[p.game.ID] != 1 {
+				t.Errorf("game %d: ended %d times by the killed instance and %d by the survivor, want 0 and 1", i, byA[p.game.ID], byB[p.game.ID])
+			}
+		}
+	})
+
+	t.Run("both restarted after deadlines passed while both were down: each game ends once", func(t *testing.T) {
+		c := newTimeClient(t)
+		a = startBinary(top, bin, args("a2")...)
+		const n = 20
+		plays, followers := c.startClocks(n, []*server{a, b}, func(i int) int { return 2 + i%2 }, rng)
+		for _, fs := range followers {
+			for _, f := range fs {
+				f.close()
+			}
+		}
+		stopped := time.Now()
+		a.kill(t)
+		b.stop(t)
+		deadlines := make([]time.Time, n)
+		var last time.Time
+		for i, p := range plays {
+			deadlines[i] = c.checkExpiry(clockCase(p), p)
+			if !deadlines[i].After(stopped) {
+				t.Fatalf("game %d's deadline %v came before the stop at %v: the setup was too slow to show anything", i, deadlines[i], stopped)
+			}
+			last = maxTime(last, deadlines[i])
+		}
+		before := endsInLog(a.logs(), b.logs())
+		// Nothing to poll while no server runs: the deadlines themselves
+		// are the condition.
+		time.Sleep(time.Until(last) + 500*time.Millisecond)
+		// Both start at once, and their first sweeps race for the games.
+		var addrs [2]<-chan string
+		a, addrs[0] = launchBinary(top, bin, args("a3")...)
+		b, addrs[1] = launchBinary(top, bin, args("b3")...)
+		a.listening(t, addrs[0])
+		b.listening(t, addrs[1])
+		c.waitEnds([]*server{a, b}, plays, 30*time.Second)
+		after := endsInLog(a.logs(), b.logs())
+		for i, p := range plays {
+			base := []string{a.url, b.url}[i%2]
+			c.checkEnd(clockCase(p), fmt.Sprintf("game %d read after the restart", i), c.get(base, p.game.ID), p.game.Version, deadlines[i])
+			if before[p.game.ID] != 0 || after[p.game.ID] != 1 {
+				t.Errorf("game %d: ended %d times before the restart and %d after, want 0 and 1", i, before[p.game.ID], after[p.game.ID])
+			}
+		}
+	})
+
+	a.stop(t)
+	b.stop(t)
+	for _, s := range []*server{a, b} {
+		if strings.Contains(s.logs(), `"level":"ERROR"`) {
+			t.Errorf("errors in the log:\n%s", s.logs())
+		}
+	}
+}
+
+// startClocks sets up n games between people with a clock of initial(i)
+// seconds and no increment, over the instances: each created on one, joined
+// on the next, followed from the start on every one, its moves sent to
+// each in turn. First every game gets South's first move (which has only
+// its window, --first-move-seconds), then North's first moves start
+// South's clocks all at once, so that the deadlines come close together
+// and the setup's time on a loaded machine does not eat into them. The
+// followers are by game, then by instance.
+func (c *timeClient) startClocks(n int, servers []*server, initial func(int) int, rng *rand.Rand) ([]*timedPlay, [][]*follower) {
+	c.t.Helper()
+	plays, followers := make([]*timedPlay, n), make([][]*follower, n)
+	for i := range n {
+		on := func(k int) string { return servers[(i+k)%len(servers)].url }
+		p := &timedPlay{}
+		p.game, p.tokens[0] = c.create(on(0), liveClock(initial(i), 0))
+		for k := range servers {
+			followers[i] = append(followers[i], c.follow(servers[k].url, p.game.ID))
+		}
+		p.game, p.tokens[1] = c.join(on(1), p.game.ID)
+		c.play(on(0), p, rng)
+		plays[i] = p
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, p := range plays {
+		pit, err := pickMove(p.game.Position, rng) // here: rng is not for goroutines
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		wg.Go(func() { errs[i] = c.move(servers[(i+1)%len(servers)].url, p, pit) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		c.t.Fatal(err)
+	}
+	return plays, followers
+}
+
+// clockCase is what startClocks set up: a clock that runs out on South's
+// second turn.
+func clockCase(p *timedPlay) deadlineCase {
+	return deadlineCase{name: p.game.ID, tc: liveClock(p.game.TimeControl.InitialSeconds, 0), join: true, plies: 2, status: "finished", winner: "north"}
+}
+
 // deadlineCase is a game set up to end by itself: its time control (nil:
 // untimed), whether someone joins, how many moves are played, and how it
 // ends then.
@@ -169,9 +336,13 @@ func liveClock(initial, increment int) map[string]any {
 
 var correspondence = map[string]any{"kind": "correspondence", "daysPerMove": 1}
 
-// deadlineCases: with --first-move-seconds 2, --first-move-correspondence
-// 2s and --waiting-expiry 2s, every one ends within two seconds of its
-// last request.
+// window is TestTimeEndToEnd's first-move windows and waiting expiry:
+// short, and still long enough to set up a few games on a loaded machine
+// before the first of them passes.
+const window = 3 * time.Second
+
+// deadlineCases: every one ends within window of its last request, or
+// sooner.
 var deadlineCases = []deadlineCase{
 	{name: "a 1+0 clock runs out on South's second turn", tc: liveClock(1, 0), join: true, plies: 2, status: "finished", winner: "north"},
 	{name: "a 1+1 clock runs out on North's second turn", tc: liveClock(1, 1), join: true, plies: 3, status: "finished", winner: "south"},
@@ -185,7 +356,7 @@ var deadlineCases = []deadlineCase{
 
 // restartCases end while the server is down: each kind of ending once.
 var restartCases = []deadlineCase{
-	{name: "a 2+0 clock runs out", tc: liveClock(2, 0), join: true, plies: 2, status: "finished", winner: "north"},
+	{name: "a 3+0 clock runs out", tc: liveClock(3, 0), join: true, plies: 2, status: "finished", winner: "north"},
 	{name: "a first move never comes", tc: liveClock(60, 0), join: true, plies: 1, status: "aborted"},
 	{name: "a correspondence first move never comes", tc: correspondence, join: true, plies: 0, status: "aborted"},
 	{name: "nobody joins", join: false, status: "aborted"},
@@ -202,8 +373,9 @@ type timedGame struct {
 	UpdatedAt   time.Time    `json:"updatedAt"`
 	Result      *timedResult `json:"result"`
 	TimeControl *struct {
-		Kind        string `json:"kind"`
-		DaysPerMove int    `json:"daysPerMove"`
+		Kind           string `json:"kind"`
+		InitialSeconds int    `json:"initialSeconds"`
+		DaysPerMove    int    `json:"daysPerMove"`
 	} `json:"timeControl"`
 	Clock  *timedClock  `json:"clock"`
 	Expiry *timedExpiry `json:"expiry"`
@@ -284,14 +456,24 @@ func (c *timeClient) play(base string, p *timedPlay, rng *rand.Rand) {
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	if err := c.move(base, p, pit); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// move plays pit in p on base and takes the game from the answer; it may
+// run in a goroutine of its own.
+func (c *timeClient) move(base string, p *timedPlay, pit int) error {
 	var ans struct {
 		Game timedGame `json:"game"`
 	}
-	if st, data, err := callJSON(context.Background(), c.http, http.MethodPost, base+"/v1/games/"+p.game.ID+"/moves",
-		p.tokens[sideIndex(p.game.Position.ToMove)], map[string]int{"ply": p.game.Ply, "pit": pit}, &ans); err != nil || st != http.StatusCreated {
-		c.t.Fatalf("move of %s on %s: %d %s %v", p.game.ID, base, st, data, err)
+	st, data, err := callJSON(context.Background(), c.http, http.MethodPost, base+"/v1/games/"+p.game.ID+"/moves",
+		p.tokens[sideIndex(p.game.Position.ToMove)], map[string]int{"ply": p.game.Ply, "pit": pit}, &ans)
+	if err != nil || st != http.StatusCreated {
+		return fmt.Errorf("move of %s on %s: %d %s %v", p.game.ID, base, st, data, err)
 	}
 	p.game = ans.Game
+	return nil
 }
 
 // get reads a game and the bytes of the answer.
