@@ -138,8 +138,9 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 	return s
 }
 
-// launchBinary runs bin; listening waits until it says where it listens.
-// Apart, they start several servers at once.
+// launchBinary runs bin without waiting for it; listening then waits for
+// the address it listens on. Apart, they let a test start several servers
+// at once.
 func launchBinary(t *testing.T, bin string, args ...string) (*server, <-chan string) {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
