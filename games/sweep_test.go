@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -33,7 +34,7 @@ func (s *failingEnds) End(context.Context, games.End) (games.Game, error) {
 // lasts.
 func TestSweepWaitsAfterAFailure(t *testing.T) {
 	const every = 50 * time.Millisecond
-	clock := newFakeClock()
+	clock := gamestest.NewClock()
 	st := &failingEnds{Store: memory.New()}
 	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal, SweepInterval: every})
 	if _, err := svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South}); err != nil {
