@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"time"
 
@@ -134,8 +135,14 @@ func (s *Searcher) resize(hashBytes int) {
 // self-play); searches use DefaultWeights otherwise.
 func (s *Searcher) SetWeights(w Weights) { s.w = w }
 
-// poll looks at the node limit, the clock and the context.
+// poll looks at the node limit, the clock and the context, and yields the
+// processor: a search never blocks, so without a yield it keeps its thread
+// for the scheduler's whole time slice (10 ms), and a cheap request waiting
+// for that thread waits behind it. Every pollEvery nodes is a few tens of
+// microseconds of search, and a yield with nobody waiting costs well under
+// one.
 func (s *Searcher) poll() {
+	runtime.Gosched()
 	s.nextPoll = s.nodes + pollEvery
 	stop := false
 	if s.nodeLimit > 0 {
