@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -204,10 +205,10 @@ func TestAnalyzeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got search.Limits
-			ts.s.analyze = func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+			ts.s.analyses = analysis.New(analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
 				got = lim
 				return search.Analyze(ctx, p, r, lim)
-			}
+			}})
 			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+tt.extra+`}`)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -227,7 +228,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
 	close(f.release)
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
 	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
 	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true,"source":"search","result":"win"}`
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
@@ -235,12 +236,12 @@ func TestAnalyzeAnswer(t *testing.T) {
 	}
 }
 
-// With every slot busy, an analysis is refused at once with 429 and
-// Retry-After; a slot freed is usable again.
+// With every unit of the budget busy, an analysis is refused (here at once)
+// with 429 and Retry-After; a unit freed is usable again.
 func TestAnalyzeConcurrencyLimit(t *testing.T) {
-	ts := newTester(t, Options{AnalyzeConcurrency: 2})
+	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
 	body := `{"position":` + startJSON + `}`
 	var wg sync.WaitGroup
 	codes := make(chan int, 2)
@@ -281,7 +282,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 func TestAnalyzeCancelledWithRequest(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

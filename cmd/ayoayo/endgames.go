@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -114,21 +115,48 @@ func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
 	return puzzles.NewGenerator()
 }
 
-// buildTable builds, in the background, a table of up to seeds seeds under
-// the default rules into set, unless set has one at least as large; the
-// server uses it once it is ready. A table of puzzles.EndgameSeeds seeds is
-// the puzzle generator's, built once for both. The WaitGroup's Wait returns
-// once the build has finished or, after ctx ends, given up.
-func buildTable(ctx context.Context, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
+// tableBuild is what a table build asks of the CPU budget: it runs on every
+// core (tablebase.Build), so all of the budget, at generation's priority:
+// it goes after the AI moves and analyses waiting, and waits as long as its
+// context lets it.
+func tableBuild(cpu *budget.Budget) budget.Request {
+	return budget.Request{Priority: budget.Generation, Weight: cpu.Size(), Wait: -1}
+}
+
+// buildPuzzleTable builds the puzzle generator's endgame table, unless it
+// has one, within the CPU budget. The build itself never waits for the
+// budget, only this start of it does: a generation that holds a unit and
+// needs the table first starts the build itself, and this waits for it.
+func buildPuzzleTable(ctx context.Context, cpu *budget.Budget, gen *puzzles.Generator) {
+	release, err := cpu.Acquire(ctx, tableBuild(cpu))
+	if err != nil {
+		return // ctx ended: the server stops
+	}
+	defer release()
+	_, _ = gen.EndgameTable(ctx)
+}
+
+// buildTable builds, in the background and within the CPU budget, a table
+// of up to seeds seeds under the default rules into set, unless set has one
+// at least as large; the server uses it once it is ready. A table of
+// puzzles.EndgameSeeds seeds is the puzzle generator's, built once for both.
+// The WaitGroup's Wait returns once the build has finished or, after ctx
+// ends, given up.
+func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
 	}
 	wg.Go(func() {
+		release, err := cpu.Acquire(ctx, tableBuild(cpu))
+		if err != nil {
+			log.Info("endgame table build stopped", "seeds", seeds)
+			return
+		}
+		defer release()
 		began := time.Now()
 		log.Info("building the endgame table", "seeds", seeds, "captureSeed", r.CaptureSeed.String(), "leftovers", r.Leftovers.String())
 		var t *tablebase.Table
-		var err error
 		if seeds == puzzles.EndgameSeeds {
 			t, err = gen.EndgameTable(ctx)
 		} else {
