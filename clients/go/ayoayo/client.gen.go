@@ -2429,8 +2429,10 @@ type ClientInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes any type of body and a specified content type.
@@ -2459,8 +2461,10 @@ type ClientInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3077,8 +3081,10 @@ func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEdit
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes any type of body and a specified content type.
@@ -3117,8 +3123,10 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes a body of the `application/json` content type.
@@ -5344,8 +5352,10 @@ type ClientWithResponsesInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5374,8 +5384,10 @@ type ClientWithResponsesInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -8548,8 +8560,10 @@ func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, params 
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8584,8 +8598,10 @@ func (c *ClientWithResponses) AnalyzePositionWithBodyWithResponse(ctx context.Co
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
