@@ -252,10 +252,13 @@ func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	return f.proved(ctx, sp, err)
 }
 
-// generateDay makes date's puzzle in a unit of the CPU budget. Generation
-// is pure CPU, and goes after the AI and analyses: it waits as long as ctx
-// lets it.
+// generateDay makes date's puzzle in a unit of the CPU budget, once a build
+// of the generator's table under way is done. Generation is pure CPU, and
+// goes after the AI and analyses: it waits as long as ctx lets it.
 func (f *Feed) generateDay(ctx context.Context, date time.Time) (Puzzle, error) {
+	if err := f.gen.awaitTable(ctx); err != nil {
+		return Puzzle{}, err
+	}
 	release, err := f.budget.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
 	if err != nil {
 		return Puzzle{}, err

@@ -99,6 +99,7 @@ type pool struct {
 	cutover  time.Time
 	rand     func() uint64
 	timeout  time.Duration
+	gen      *Generator // whose table build a generation waits for
 	budget   *budget.Budget
 	slots    int // practice generations at once, within budget
 	made     *lru.Cache[string, Puzzle]
@@ -150,6 +151,7 @@ func newPool(o FeedOptions) *pool {
 		cutover:  Day(o.Cutover),
 		rand:     o.Rand,
 		timeout:  o.PracticeTimeout,
+		gen:      o.Generator,
 		budget:   o.Budget,
 		slots:    o.PracticeConcurrency,
 		made:     made,
@@ -353,9 +355,13 @@ func (pl *pool) tally(id PracticeID, miss, never bool) {
 	}
 }
 
-// make runs the generator for id, in a unit of the CPU budget, checks what
-// it made and remembers the outcome: the puzzle, or the miss.
+// make runs the generator for id, in a unit of the CPU budget (once a build
+// of the generator's table under way is done), checks what it made and
+// remembers the outcome: the puzzle, or the miss.
 func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
+	if err := pl.gen.awaitTable(ctx); err != nil {
+		return Puzzle{}, err
+	}
 	release, err := pl.budget.Acquire(ctx, budget.Request{
 		Priority: budget.Generation,
 		Weight:   1,

@@ -115,25 +115,14 @@ func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
 	return puzzles.NewGenerator()
 }
 
-// tableBuild is what a table build asks of the CPU budget: it runs on every
-// core (tablebase.Build), so all of the budget, at generation's priority:
-// it goes after the AI moves and analyses waiting, and waits as long as its
-// context lets it.
-func tableBuild(cpu *budget.Budget) budget.Request {
-	return budget.Request{Priority: budget.Generation, Weight: cpu.Size(), Wait: -1}
-}
-
-// buildPuzzleTable builds the puzzle generator's endgame table, unless it
-// has one, within the CPU budget. The build itself never waits for the
-// budget, only this start of it does: a generation that holds a unit and
-// needs the table first starts the build itself, and this waits for it.
-func buildPuzzleTable(ctx context.Context, cpu *budget.Budget, gen *puzzles.Generator) {
-	release, err := cpu.Acquire(ctx, tableBuild(cpu))
-	if err != nil {
-		return // ctx ended: the server stops
+// cpuGate admits each piece of a table build's work (a chunk of boards, a
+// few milliseconds) in a unit of the CPU budget, at generation's priority,
+// waiting as long as it must: the AI's moves and analyses get in between
+// the pieces, and a build uses no more cores than the budget has units.
+func cpuGate(cpu *budget.Budget) tablebase.Gate {
+	return func(ctx context.Context) (func(), error) {
+		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
 	}
-	defer release()
-	_, _ = gen.EndgameTable(ctx)
 }
 
 // buildTable builds, in the background and within the CPU budget, a table
@@ -148,19 +137,15 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		return
 	}
 	wg.Go(func() {
-		release, err := cpu.Acquire(ctx, tableBuild(cpu))
-		if err != nil {
-			log.Info("endgame table build stopped", "seeds", seeds)
-			return
-		}
-		defer release()
 		began := time.Now()
 		log.Info("building the endgame table", "seeds", seeds, "captureSeed", r.CaptureSeed.String(), "leftovers", r.Leftovers.String())
 		var t *tablebase.Table
+		var err error
 		if seeds == puzzles.EndgameSeeds {
+			gen.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
 			t, err = gen.EndgameTable(ctx)
 		} else {
-			t, err = tablebase.Build(ctx, seeds, r, nil)
+			t, err = tablebase.BuildGated(ctx, seeds, r, nil, cpuGate(cpu))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

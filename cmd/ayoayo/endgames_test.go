@@ -238,16 +238,16 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	}
 }
 
-// TestTableBuildWaitsForTheBudget: a table build at start waits, at
-// generation's priority, for the heavy work holding the CPU budget, and
-// starts once it is given back.
+// TestTableBuildWaitsForTheBudget: each piece of a table build at start
+// waits, at generation's priority, for the heavy work holding the CPU
+// budget, and the build goes on once it is given back.
 func TestTableBuildWaitsForTheBudget(t *testing.T) {
 	ctx := t.Context()
 	set, err := search.NewEndgames()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu := budget.New(2)
+	cpu := budget.New(1)
 	release, err := cpu.Acquire(ctx, budget.Request{Priority: budget.AIReply})
 	if err != nil {
 		t.Fatal(err)

@@ -166,8 +166,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// the analyses' when it is the same size), in the background from the
 	// start, not in the first request that needs it.
 	gen := puzzleGenerator(endgames)
+	// Started here, before any request, so that a generation waits for the
+	// build before it takes a unit of the budget the build needs.
+	gen.StartEndgameTable(cpuGate(cpu))
 	buildTable(buildCtx, cpu, endgames, *tableBuild, gen, log, &building)
-	building.Go(func() { buildPuzzleTable(buildCtx, cpu, gen) })
 
 	// One clock for every part of the server.
 	now := time.Now
