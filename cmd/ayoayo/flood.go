@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -204,6 +205,22 @@ func (fl floodLoad) start(ctx context.Context, wg *sync.WaitGroup, lt *loadTeste
 			}
 		})
 	}
+}
+
+// loopbackOnly refuses a flood of anything but this machine: it is a
+// benchmark of a server under test, never a load to send elsewhere.
+func loopbackOnly(bases []string) error {
+	for _, b := range bases {
+		u, err := url.Parse(b)
+		if err != nil {
+			return fmt.Errorf("%w: %q: %v", errUsage, b, err)
+		}
+		host := u.Hostname()
+		if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%w: --flood only runs against a server on this machine (127.0.0.1, ::1, localhost), not %s", errUsage, host)
+		}
+	}
+	return nil
 }
 
 // floodPosition is a position a few random moves from the start (up to

@@ -60,6 +60,9 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 		if min(*floodAnalyses, *floodPractice, *floodAI) < 0 || *floodWarmUp < 0 {
 			return fmt.Errorf("%w: the --flood-* counts and --flood-warm-up cannot be negative", errUsage)
 		}
+		if err := loopbackOnly(bases); err != nil {
+			return err
+		}
 		fl := floodLoad{analyses: *floodAnalyses, practice: *floodPractice, aiGames: *floodAI, warmUp: *floodWarmUp}
 		return runFlood(ctx, m.Stdout, lt, fl, *duration, *seed)
 	}

@@ -127,4 +127,8 @@ func TestLoadtestFlood(t *testing.T) {
 			t.Errorf("the report lacks %q:\n%s", want, stdout)
 		}
 	}
+	m, _, stderr = testMain(nil)
+	if code := m.Run(context.Background(), []string{"loadtest", "--addr", "http://192.0.2.1:8080", "--flood"}); code != 2 || !strings.Contains(stderr.String(), "only runs against a server on this machine") {
+		t.Errorf("a flood of another machine: exit %d, %s", code, stderr)
+	}
 }
