@@ -36,6 +36,15 @@ const overrun = time.Second
 // their own.
 type SearchFunc func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error)
 
+// pausingSearch is a search that calls pause now and then (see
+// search.Pool.AnalyzePausing).
+type pausingSearch func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits, pause func()) (search.Analysis, error)
+
+// pauseEvery is how often a search looks whether an AI move waits for its
+// unit: an AI move then waits for an analysis a few milliseconds at most,
+// not for the whole of its time.
+const pauseEvery = 5 * time.Millisecond
+
 // Options configure a Service; the zero value works: no endgame tables, a
 // budget of its own.
 type Options struct {
@@ -52,7 +61,8 @@ type Options struct {
 	// Zero: DefaultWait; negative: it is refused at once when none is free.
 	Wait time.Duration
 	// Search is the search. Nil: a search.Pool with Endgames, of a searcher
-	// per analysis that may run at once.
+	// per analysis that may run at once, whose searches give their unit to
+	// an AI move that waits for one (and queue again behind it).
 	Search SearchFunc
 }
 
@@ -65,7 +75,7 @@ type Service struct {
 	budget   *budget.Budget
 	size     int
 	wait     time.Duration
-	search   SearchFunc
+	search   pausingSearch
 }
 
 // New returns the service.
@@ -82,10 +92,13 @@ func New(o Options) *Service {
 	case o.Wait < 0:
 		o.Wait = 0 // the budget's "at once or not at all"
 	}
-	if o.Search == nil {
-		o.Search = search.NewPool(o.Concurrency, search.WithEndgames(o.Endgames)).Analyze
+	run := search.NewPool(o.Concurrency, search.WithEndgames(o.Endgames)).AnalyzePausing
+	if o.Search != nil {
+		run = func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits, _ func()) (search.Analysis, error) {
+			return o.Search(ctx, p, r, lim)
+		}
 	}
-	return &Service{endgames: o.Endgames, budget: o.Budget, size: o.Concurrency, wait: o.Wait, search: o.Search}
+	return &Service{endgames: o.Endgames, budget: o.Budget, size: o.Concurrency, wait: o.Wait, search: run}
 }
 
 // Analyze returns the analysis of p under r within lim: from an endgame
@@ -102,25 +115,48 @@ func (s *Service) Analyze(ctx context.Context, p engine.Position, r engine.Rules
 	if a, ok := s.endgames.Analyze(p, r); ok {
 		return a, nil
 	}
-	release, err := s.budget.Acquire(ctx, budget.Request{
+	req := budget.Request{
 		Priority: budget.Analysis,
 		Weight:   1,
 		Wait:     s.wait,
 		Shares:   []budget.Share{{Key: analysisShareKey, Max: s.size}},
-	})
+	}
+	release, err := s.budget.Acquire(ctx, req)
 	if errors.Is(err, budget.ErrBusy) {
 		return search.Analysis{}, fmt.Errorf("%w: no room for another of the %d analyses this server runs at once within %v; retry later", ErrBusy, s.size, s.wait)
 	}
 	if err != nil {
 		return search.Analysis{}, err
 	}
-	defer release()
+	defer func() {
+		if release != nil {
+			release()
+		}
+	}()
+	// A paused search queues for its unit again for no longer than it may
+	// search: past that it stops with what it has found.
+	pctx := ctx
 	if lim.Time > 0 {
 		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, lim.Time)
+		defer cancel()
 		ctx, cancel = context.WithTimeout(ctx, lim.Time+overrun)
 		defer cancel()
 	}
-	a, err := s.search(ctx, p, r, lim)
+	var checked time.Time
+	pause := func() {
+		// Nothing running is stopped, but an analysis runs for seconds: it
+		// gives its unit to an AI move that waits, and queues again.
+		if now := time.Now(); now.Sub(checked) >= pauseEvery {
+			checked = now
+			if release != nil && s.budget.Outranked(budget.Analysis) {
+				release()
+				req.Wait = -1
+				release, _ = s.budget.Acquire(pctx, req) // nil when pctx ends: the search stops at its next look
+			}
+		}
+	}
+	a, err := s.search(ctx, p, r, lim, pause)
 	if err != nil && !(errors.Is(err, context.DeadlineExceeded) && len(a.Moves) > 0) {
 		return search.Analysis{}, err
 	}

@@ -136,6 +136,22 @@ func (b *Budget) Held(key string) int {
 	return b.held[key]
 }
 
+// Outranked says whether a task waits at a priority more urgent than p that
+// could start were units given back: the question a long task at p asks
+// now and then, to give its units back and queue again behind it.
+func (b *Budget) Outranked(p Priority) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, q := range b.queues[:max(min(p, numPriorities), 0)] {
+		for _, w := range q {
+			if !b.shareFull(w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Acquire takes req's units, waiting in the queue as req.Wait and ctx allow.
 // It returns the function that gives them back (call it exactly once, when
 // the work is done), ErrBusy (wrapped) when the wait ran out, or ctx's error

@@ -308,3 +308,48 @@ func BenchmarkAcquire(b *testing.B) {
 		b.ReportMetric(float64(waited.Nanoseconds())/float64(b.N), "ns-waited/op")
 	})
 }
+
+// TestOutranked: a task is outranked by a more urgent one that waits and
+// could start, not by a less urgent one, nor by one whose share is full.
+func TestOutranked(t *testing.T) {
+	tests := []struct {
+		name    string
+		waiting budget.Request
+		at      budget.Priority
+		want    bool
+	}{
+		{"an AI move waits", budget.Request{Priority: budget.AIReply, Wait: -1}, budget.Analysis, true},
+		{"a generation waits", budget.Request{Priority: budget.Generation, Wait: -1}, budget.Analysis, false},
+		{"an analysis waits, for an analysis", budget.Request{Priority: budget.Analysis, Wait: -1}, budget.Analysis, false},
+		{"an analysis waits, for a generation", budget.Request{Priority: budget.Analysis, Wait: -1}, budget.Generation, true},
+		{"an AI move whose share is full", budget.Request{Priority: budget.AIReply, Wait: -1, Shares: []budget.Share{{Key: "full", Max: 1}}}, budget.Analysis, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				b := budget.New(2)
+				held, err := b.Acquire(ctx, budget.Request{Priority: tt.at})
+				if err != nil {
+					t.Fatal(err)
+				}
+				full, err := b.Acquire(ctx, budget.Request{Priority: budget.AIReply, Shares: []budget.Share{{Key: "full", Max: 1}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if b.Outranked(tt.at) {
+					t.Fatal("outranked with nobody waiting")
+				}
+				go func() { _, _ = b.Acquire(ctx, tt.waiting) }()
+				synctest.Wait()
+				if got := b.Outranked(tt.at); got != tt.want {
+					t.Errorf("outranked %v, want %v", got, tt.want)
+				}
+				cancel()
+				synctest.Wait()
+				held()
+				full()
+			})
+		})
+	}
+}

@@ -70,7 +70,8 @@ type Searcher struct {
 	nodeLimit uint64
 	nextPoll  uint64
 	nodes     uint64
-	canStop   bool // false until the first iteration is complete
+	canStop   bool   // false until the first iteration is complete
+	pause     func() // called at each poll, when set (Pool.AnalyzePausing)
 	stopped   bool
 
 	// line holds the hashes of the root's capture epoch from the game history,
@@ -143,6 +144,9 @@ func (s *Searcher) SetWeights(w Weights) { s.w = w }
 // one.
 func (s *Searcher) poll() {
 	runtime.Gosched()
+	if s.pause != nil {
+		s.pause()
+	}
 	s.nextPoll = s.nodes + pollEvery
 	stop := false
 	if s.nodeLimit > 0 {
