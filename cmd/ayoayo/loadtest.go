@@ -29,7 +29,8 @@ import (
 // A refusal that says when to come back (429 or 503 with Retry-After) is
 // waited out and the request sent again, up to --retry-wait in all; every
 // refusal is reported by status, and a run that could not set up or keep
-// its games fails.
+// its games fails. With --flood it runs the flood benchmark instead (see
+// runFlood).
 func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base `URLs` of the server's instances, comma-separated; requests go to each in turn (env AYOAYO_LOADTEST_ADDR)")
 	games := fs.Int("games", 200, "games in play at once")
