@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -306,4 +307,33 @@ func postJSON(path, body string) *http.Request {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", jsonType)
 	return req
+}
+
+// The CPU budget's units, units taken and waiting tasks by priority are on
+// /metrics.
+func TestBudgetMetrics(t *testing.T) {
+	cpu := budget.New(1)
+	ts := newTester(t, Options{Budget: cpu})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	release, err := cpu.Acquire(ctx, budget.Request{Priority: budget.AIReply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	go func() { _, _ = cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1}) }()
+	for cpu.Stats().Waiting[budget.Generation] == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	metrics := ts.do(http.MethodGet, "/metrics", "", "").Body.String()
+	for _, want := range []string{
+		"ayoayo_cpu_budget_units 1\n",
+		"ayoayo_cpu_budget_used 1\n",
+		`ayoayo_cpu_budget_waiting{priority="ai_reply"} 0` + "\n",
+		`ayoayo_cpu_budget_waiting{priority="generation"} 1` + "\n",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, truncate(metrics))
+		}
+	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/web"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -65,6 +66,8 @@ type Options struct {
 	// Analyses answers /v1/analyze (*analysis.Service). Nil: an
 	// analysis.Service with no endgame tables and a CPU budget of its own.
 	Analyses Analyzer
+	// Budget is the process's CPU budget, shown on /metrics. Nil: not shown.
+	Budget *budget.Budget
 
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
@@ -225,6 +228,9 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
+		return nil, nil, err
+	}
+	if err := registerBudgetMetrics(opts.Metrics, opts.Budget); err != nil {
 		return nil, nil, err
 	}
 	e, err := s.echo()

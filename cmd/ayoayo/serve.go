@@ -209,6 +209,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		BatchBodyLimit:      *batchLimit,
 		BatchMaxLines:       *batchLines,
 		Analyses:            analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Concurrency: *concurrency}),
+		Budget:              cpu,
 		Games:               gameService,
 		GameCreateRate:      *createRate,
 		GameCreateBurst:     *createBurst,
