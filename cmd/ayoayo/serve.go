@@ -63,7 +63,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	addr := fs.String("addr", m.env("AYOAYO_ADDR", ":8080"), "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")
 	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
 	origins := fs.String("cors-origins", m.env("AYOAYO_CORS_ORIGINS", "*"), "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
-	cpuBudget := fs.Int("cpu-budget", env.int("AYOAYO_CPU_BUDGET", 0), "heavy tasks (AI searches, analyses, puzzle generations) that run at once, AI moves first, then analyses, then generation; 0 means one per CPU but one, at least one (env AYOAYO_CPU_BUDGET)")
+	cpuBudget := fs.Int("cpu-budget", env.int("AYOAYO_CPU_BUDGET", 0), "heavy tasks (AI searches, analyses, puzzle generations, pieces of endgame table builds) that run at once, AI moves first, then analyses, then generation; 0 means one per CPU but one, at least one (env AYOAYO_CPU_BUDGET)")
 	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses that run at once, within --cpu-budget; one that finds no room within a second gets 429; 0 means up to the whole budget (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
 	batchLimit := fs.Int64("batch-body-limit", int64(env.int("AYOAYO_BATCH_BODY_LIMIT", api.DefaultBatchBodyLimit)), "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
