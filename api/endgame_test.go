@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -42,9 +44,14 @@ func TestAnalyzeFromTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTester(t, Options{Endgames: endgames, AnalyzeConcurrency: 1})
-	// The only slot is taken for the whole test: a search would get 429.
-	ts.s.analyses <- struct{}{}
+	// The only unit of the budget is taken for the whole test: a search
+	// would get 429.
+	cpu := budget.New(1)
+	release, err := cpu.Acquire(context.Background(), budget.Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := newTester(t, Options{Analyses: analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Wait: -1})})
 	tests := []struct {
 		name     string
 		position string
@@ -85,7 +92,7 @@ func TestAnalyzeFromTable(t *testing.T) {
 		})
 	}
 
-	<-ts.s.analyses
+	release()
 	searched := []struct {
 		name     string
 		position string
@@ -123,8 +130,11 @@ func TestAnalyzeFromTable(t *testing.T) {
 	}
 	for _, tt := range finished {
 		t.Run(tt.name, func(t *testing.T) {
-			ts.s.analyses <- struct{}{} // a search would be 429, not 422
-			defer func() { <-ts.s.analyses }()
+			release, err := cpu.Acquire(context.Background(), budget.Request{}) // a search would be 429, not 422
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer release()
 			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+positionJSON(t, engine.MustParse(tt.position))+`}`)
 			if p := decodeAs[problem](t, rec.Body.Bytes()); rec.Code != http.StatusUnprocessableEntity || p.Code != "no_legal_move" {
 				t.Fatalf("%d %s", rec.Code, rec.Body)

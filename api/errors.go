@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
@@ -26,7 +27,6 @@ var (
 	ErrBodyTooLarge         = errors.New("request body too large")
 	ErrTooManyLines         = errors.New("too many lines")
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
-	ErrTooManyAnalyses      = errors.New("too many analyses")
 	ErrNotReady             = errors.New("not ready")
 	// ErrRateLimited: too many requests from one client address; the error
 	// is a *RateLimitError that says when to come back.
@@ -92,7 +92,7 @@ var problemTable = []problemRow{
 	{Err: search.ErrNoMoves, Status: http.StatusUnprocessableEntity, Code: "no_legal_move", Title: "No legal move"},
 
 	// Capacity and dependencies.
-	{Err: ErrTooManyAnalyses, Status: http.StatusTooManyRequests, Code: "too_many_analyses", Title: "Too many analyses", RetryAfter: 1},
+	{Err: analysis.ErrBusy, Status: http.StatusTooManyRequests, Code: "too_many_analyses", Title: "Too many analyses", RetryAfter: 1},
 	{Err: ErrNotReady, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
 	// The client went away; nobody reads this answer, but logs and metrics do.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -117,9 +118,13 @@ func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
 	}, nil
 }
 
-// AnalyzePosition answers a position in an endgame table from it at once;
-// any other it searches within the request's limits, if a slot is free;
-// closing the connection cancels the search.
+// Analyzer is what the analysis handler needs: *analysis.Service has it.
+type Analyzer interface {
+	Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error)
+}
+
+// AnalyzePosition reads the request's limits and hands the position to the
+// analysis service; closing the connection cancels the search.
 func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
@@ -128,14 +133,6 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	if err != nil {
 		return nil, err
 	}
-	// A finished position has nothing to analyse, whether a table holds it
-	// or not: a table plays past the majority, the rules do not.
-	if p.LegalMoves(r) == 0 {
-		return nil, newError(search.ErrNoMoves, "the position is finished")
-	}
-	if a, ok := s.opts.Endgames.Analyze(p, r); ok {
-		return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
-	}
 	lim := search.Limits{Depth: MaxAnalyzeDepth, Time: DefaultAnalyzeMs * time.Millisecond}
 	if d := req.Body.Depth; d != nil {
 		lim.Depth = min(max(*d, 1), MaxAnalyzeDepth)
@@ -143,23 +140,13 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	if t := req.Body.TimeMs; t != nil {
 		lim.Time = time.Duration(min(max(*t, 1), MaxAnalyzeTimeMs)) * time.Millisecond
 	}
-
-	select {
-	case s.analyses <- struct{}{}:
-		defer func() { <-s.analyses }()
-	default:
-		s.metrics.rejected.Inc()
-		return nil, newError(ErrTooManyAnalyses, "the server is already running %d analyses; retry later", cap(s.analyses))
-	}
 	s.metrics.running.Inc()
-	defer s.metrics.running.Dec()
-
-	// The search keeps its own time limit; the deadline is a backstop in
-	// case it overruns, and its partial answer is still an answer.
-	ctx, cancel := context.WithTimeout(ctx, lim.Time+time.Second)
-	defer cancel()
-	a, err := s.analyze(ctx, p, r, lim)
-	if err != nil && !(errors.Is(err, context.DeadlineExceeded) && len(a.Moves) > 0) {
+	a, err := s.analyses.Analyze(ctx, p, r, lim)
+	s.metrics.running.Dec()
+	if errors.Is(err, analysis.ErrBusy) {
+		s.metrics.rejected.Inc()
+	}
+	if err != nil {
 		return nil, err
 	}
 	return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
@@ -174,10 +161,10 @@ type analysisMetrics struct {
 func newAnalysisMetrics(reg prometheus.Registerer) (analysisMetrics, error) {
 	m := analysisMetrics{
 		running: prometheus.NewGauge(prometheus.GaugeOpts{
-			Namespace: "ayoayo", Name: "analyses_running", Help: "Analyses (POST /v1/analyze) searching now.",
+			Namespace: "ayoayo", Name: "analyses_running", Help: "Analyses (POST /v1/analyze) searching, or waiting for a unit of the CPU budget, now.",
 		}),
 		rejected: prometheus.NewCounter(prometheus.CounterOpts{
-			Namespace: "ayoayo", Name: "analyses_rejected_total", Help: "Analyses refused with 429 because every slot was busy.",
+			Namespace: "ayoayo", Name: "analyses_rejected_total", Help: "Analyses refused with 429 because no unit of the CPU budget came free in time.",
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.running, m.rejected} {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -204,10 +206,10 @@ func TestAnalyzeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got search.Limits
-			ts.s.analyze = func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+			ts.s.analyses = analysis.New(analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
 				got = lim
 				return search.Analyze(ctx, p, r, lim)
-			}
+			}})
 			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+tt.extra+`}`)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -227,7 +229,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
 	close(f.release)
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
 	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
 	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true,"source":"search","result":"win"}`
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
@@ -235,12 +237,12 @@ func TestAnalyzeAnswer(t *testing.T) {
 	}
 }
 
-// With every slot busy, an analysis is refused at once with 429 and
-// Retry-After; a slot freed is usable again.
+// With every unit of the budget busy, an analysis is refused (here at once)
+// with 429 and Retry-After; a unit freed is usable again.
 func TestAnalyzeConcurrencyLimit(t *testing.T) {
-	ts := newTester(t, Options{AnalyzeConcurrency: 2})
+	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
 	body := `{"position":` + startJSON + `}`
 	var wg sync.WaitGroup
 	codes := make(chan int, 2)
@@ -281,7 +283,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 func TestAnalyzeCancelledWithRequest(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyze = f.analyze
+	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {
@@ -305,4 +307,33 @@ func postJSON(path, body string) *http.Request {
 	req := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	req.Header.Set("Content-Type", jsonType)
 	return req
+}
+
+// The CPU budget's units, units taken and waiting tasks by priority are on
+// /metrics.
+func TestBudgetMetrics(t *testing.T) {
+	cpu := budget.New(1)
+	ts := newTester(t, Options{Budget: cpu})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	release, err := cpu.Acquire(ctx, budget.Request{Priority: budget.AIReply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	go func() { _, _ = cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1}) }()
+	for cpu.Stats().Waiting[budget.Generation] == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	metrics := ts.do(http.MethodGet, "/metrics", "", "").Body.String()
+	for _, want := range []string{
+		"ayoayo_cpu_budget_units 1\n",
+		"ayoayo_cpu_budget_used 1\n",
+		`ayoayo_cpu_budget_waiting{priority="ai_reply"} 0` + "\n",
+		`ayoayo_cpu_budget_waiting{priority="generation"} 1` + "\n",
+	} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, truncate(metrics))
+		}
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"runtime"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -22,9 +21,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/web"
-	"github.com/ayoayo/ayoayo/engine"
-	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -64,13 +63,11 @@ type Options struct {
 	// BodyLimit. Zero means DefaultBatchBodyLimit, DefaultBatchMaxLines.
 	BatchBodyLimit int64
 	BatchMaxLines  int
-	// AnalyzeConcurrency is how many /v1/analyze searches run at once; the
-	// rest are answered 429. Zero means one per CPU (GOMAXPROCS).
-	AnalyzeConcurrency int
-	// Endgames are the endgame tables /v1/analyze uses: a position in one
-	// is answered from it, and a search uses it at the positions it
-	// reaches. Tables may be added while the server runs. Nil: none.
-	Endgames *search.Endgames
+	// Analyses answers /v1/analyze (*analysis.Service). Nil: an
+	// analysis.Service with no endgame tables and a CPU budget of its own.
+	Analyses Analyzer
+	// Budget is the process's CPU budget, shown on /metrics. Nil: not shown.
+	Budget *budget.Budget
 
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
@@ -150,8 +147,8 @@ func (o Options) withDefaults() Options {
 	if o.BatchMaxLines <= 0 {
 		o.BatchMaxLines = DefaultBatchMaxLines
 	}
-	if o.AnalyzeConcurrency <= 0 {
-		o.AnalyzeConcurrency = runtime.GOMAXPROCS(0)
+	if o.Analyses == nil {
+		o.Analyses = analysis.New(analysis.Options{})
 	}
 	if o.Games == nil {
 		o.Games = noGames{}
@@ -182,9 +179,7 @@ type Server struct {
 	specYAML []byte
 	docsHTML []byte
 
-	// analyze is search.Analyze; tests put a controllable search here.
-	analyze  func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error)
-	analyses chan struct{} // one token per running analysis
+	analyses Analyzer
 	metrics  analysisMetrics
 
 	games   GameService
@@ -214,8 +209,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		spec:     spec,
-		analyze:  search.NewPool(opts.AnalyzeConcurrency, search.WithEndgames(opts.Endgames)).Analyze, // one searcher per analysis that may run
-		analyses: make(chan struct{}, opts.AnalyzeConcurrency),
+		analyses: opts.Analyses,
 		games:    opts.Games,
 		feed:     opts.Puzzles,
 		limits: map[string]*rateLimiter{
@@ -234,6 +228,9 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
+		return nil, nil, err
+	}
+	if err := registerBudgetMetrics(opts.Metrics, opts.Budget); err != nil {
 		return nil, nil, err
 	}
 	e, err := s.echo()

@@ -2,114 +2,58 @@ package games
 
 import (
 	"context"
-	"slices"
-	"sync"
+	"errors"
+	"fmt"
 	"time"
+
+	"github.com/ayoayo/ayoayo/budget"
 )
 
-// aiSlots shares the AI's search slots among client addresses. The rule:
-// one address holds at most perAddr of them at once (half, and at least
-// one), so however many games one client plays, the other half stays for
-// everyone else; and a move that has to wait is served in order of arrival,
-// skipping only the waiters whose address already holds its share. A waiter
-// that gives up (its bound or its context) leaves the queue.
+// aiSlots takes the AI's searches out of the process's CPU budget, at the
+// budget's first priority, and shares them among client addresses. The
+// rule: one address holds at most perAddr of them at once (half of what the
+// AI may hold, and at least one), so however many games one client plays,
+// the other half stays for everyone else; and a move that has to wait is
+// served in order of arrival, passing over only the waiters whose address
+// already holds its share. A move that waits longer than wait gets ErrAIBusy.
 type aiSlots struct {
-	mu      sync.Mutex
-	size    int // slots in all
-	free    int
+	budget  *budget.Budget
+	size    int // searches the AI may run at once
 	perAddr int
-	held    map[string]int // slots lent, by address
-	queue   []*aiWaiter    // in order of arrival
+	wait    time.Duration
 }
 
-// aiWaiter is a move waiting for a slot.
-type aiWaiter struct {
-	addr    string
-	granted chan struct{} // closed when the slot is lent to it
-}
+// aiShareKey names the AI's share of the budget; an address's share is
+// the key and the address.
+const aiShareKey = "games.ai"
 
-func newAISlots(n int) *aiSlots {
-	return &aiSlots{size: n, free: n, perAddr: max(1, n/2), held: make(map[string]int)}
-}
-
-// acquire takes a slot for addr, waiting at most wait. It reports false when
-// none came in time, and ctx's error when ctx ended first; a slot taken is
-// given back with release.
-func (q *aiSlots) acquire(ctx context.Context, addr string, wait time.Duration) (bool, error) {
-	q.mu.Lock()
-	if q.free > 0 && q.held[addr] < q.perAddr {
-		// A free slot is never left to a waiter who may take it (release
-		// lends it at once), so taking it jumps nobody.
-		q.lend(addr)
-		q.mu.Unlock()
-		return true, nil
+// newAISlots lets the AI hold at most n units of b (all of it when n is 0
+// or more than b has), waiting at most wait for one.
+func newAISlots(b *budget.Budget, n int, wait time.Duration) *aiSlots {
+	if n <= 0 || n > b.Size() {
+		n = b.Size()
 	}
-	w := &aiWaiter{addr: addr, granted: make(chan struct{})}
-	q.queue = append(q.queue, w)
-	q.mu.Unlock()
-
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var err error
-	select {
-	case <-w.granted:
-		return true, nil
-	case <-timer.C:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if i := slices.Index(q.queue, w); i >= 0 {
-		q.queue = slices.Delete(q.queue, i, i+1)
-		return false, err
-	}
-	// Lent while giving up: a move that timed out uses it all the same, one
-	// whose client has gone gives it back.
-	if err != nil {
-		q.giveBack(addr)
-		return false, err
-	}
-	return true, nil
+	return &aiSlots{budget: b, size: n, perAddr: max(1, n/2), wait: wait}
 }
 
-// release gives back a slot addr took.
-func (q *aiSlots) release(addr string) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.giveBack(addr)
-}
-
-func (q *aiSlots) lend(addr string) {
-	q.free--
-	q.held[addr]++
-}
-
-// giveBack frees addr's slot and lends the free slots to the first waiters
-// whose address holds less than its share. q.mu is held.
-func (q *aiSlots) giveBack(addr string) {
-	q.free++
-	if q.held[addr]--; q.held[addr] <= 0 {
-		delete(q.held, addr)
+// acquire takes a unit for a search for addr, or returns ErrAIBusy when
+// none came in time, or ctx's error when ctx ended first. The unit is given
+// back with the function returned.
+func (q *aiSlots) acquire(ctx context.Context, addr string) (release func(), err error) {
+	release, err = q.budget.Acquire(ctx, budget.Request{
+		Priority: budget.AIReply,
+		Weight:   1,
+		Wait:     q.wait,
+		Shares:   []budget.Share{{Key: aiShareKey, Max: q.size}, {Key: aiShareKey + " " + addr, Max: q.perAddr}},
+	})
+	if errors.Is(err, budget.ErrBusy) {
+		return nil, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once)",
+			ErrAIBusy, q.wait, q.perAddr, q.size)
 	}
-	for i := 0; i < len(q.queue) && q.free > 0; {
-		w := q.queue[i]
-		if q.held[w.addr] >= q.perAddr {
-			i++
-			continue
-		}
-		q.lend(w.addr)
-		q.queue = slices.Delete(q.queue, i, i+1)
-		close(w.granted)
-	}
+	return release, err
 }
 
-// counts returns the slots lent and the moves waiting.
+// counts returns the units the AI holds and the moves waiting for one.
 func (q *aiSlots) counts() (lent, waiting int) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for _, n := range q.held {
-		lent += n
-	}
-	return lent, len(q.queue)
+	return q.budget.Held(aiShareKey), q.budget.Stats().Waiting[budget.AIReply]
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/ayoayo/ayoayo/budget"
 )
 
 func TestAIBudget(t *testing.T) {
@@ -48,73 +51,85 @@ func TestGameCache(t *testing.T) {
 // processes would. Each one's cached rows go stale when the other moves; a
 // stale row must cost a read, never a wrong answer.
 
-// TestAISlots: one address holds at most half the slots; a freed slot goes
-// to the waiter that came first among those whose address holds less than
-// that; a waiter that gives up leaves the queue.
+// TestAISlots: one address holds at most half the AI's units; a freed unit
+// goes to the move that came first among those whose address holds less
+// than that; a move that waits past its bound is ErrAIBusy, one whose
+// context ends gets its error, and either leaves the queue. (The budget's
+// own tests cover the queue in general; this is the AI's use of it.)
 func TestAISlots(t *testing.T) {
-	ctx := context.Background()
-	q := newAISlots(4) // two per address
-	for _, addr := range []string{"a", "a", "b", "c"} {
-		if ok, err := q.acquire(ctx, addr, 0); !ok || err != nil {
-			t.Fatalf("%s with a free slot: %v %v", addr, ok, err)
+	synctest.Test(t, func(t *testing.T) {
+		ctx := context.Background()
+		q := newAISlots(budget.New(4), 0, time.Minute) // two per address
+		held := map[string][]func(){}
+		take := func(addr string, release func()) { held[addr] = append(held[addr], release) }
+		give := func(addr string) {
+			held[addr][0]()
+			held[addr] = held[addr][1:]
 		}
-	}
-	granted := make(chan string, 3)
-	wait := func(name, addr string) {
-		go func() {
-			if ok, err := q.acquire(ctx, addr, time.Minute); ok && err == nil {
-				granted <- name
+		for _, addr := range []string{"a", "a", "b", "c"} {
+			release, err := q.acquire(ctx, addr)
+			if err != nil {
+				t.Fatalf("%s with a free unit: %v", addr, err)
 			}
-		}()
-	}
-	// In order of arrival: a third move of a, a second of b, a first of d.
-	for i, w := range []struct{ name, addr string }{{"a3", "a"}, {"b2", "b"}, {"d1", "d"}} {
-		wait(w.name, w.addr)
-		for _, waiting := q.counts(); waiting != i+1; _, waiting = q.counts() {
-			time.Sleep(time.Millisecond)
+			take(addr, release)
 		}
-	}
-	for _, step := range []struct{ release, want string }{
-		{"c", "b2"}, // a holds its two: b2 is the first that may have a slot
-		{"b", "d1"}, // b's first is done, b2 holds one: d1 is next
-		{"a", "a3"}, // a holds one now
-	} {
-		q.release(step.release)
-		select {
-		case got := <-granted:
-			if got != step.want {
-				t.Fatalf("%s freed a slot, %s got it; want %s", step.release, got, step.want)
+		type grant struct {
+			name, addr string
+			release    func()
+		}
+		granted := make(chan grant, 3)
+		// In order of arrival: a third move of a, a second of b, a first of d.
+		for _, w := range []struct{ name, addr string }{{"a3", "a"}, {"b2", "b"}, {"d1", "d"}} {
+			go func() {
+				if release, err := q.acquire(ctx, w.addr); err == nil {
+					granted <- grant{w.name, w.addr, release}
+				}
+			}()
+			synctest.Wait()
+		}
+		if _, waiting := q.counts(); waiting != 3 {
+			t.Fatalf("%d moves waiting, want 3", waiting)
+		}
+		for _, step := range []struct{ release, want string }{
+			{"c", "b2"}, // a holds its two: b2 is the first that may have a unit
+			{"b", "d1"}, // b's first is done, b2 holds one: d1 is next
+			{"a", "a3"}, // a holds one now
+		} {
+			give(step.release)
+			synctest.Wait()
+			select {
+			case g := <-granted:
+				if g.name != step.want {
+					t.Fatalf("%s freed a unit, %s got it; want %s", step.release, g.name, step.want)
+				}
+				take(g.addr, g.release)
+			default:
+				t.Fatalf("%s freed a unit, and nobody got it; want %s", step.release, step.want)
 			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s freed a slot, and nobody got it in 10s; want %s", step.release, step.want)
 		}
-	}
-	if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
-		t.Fatalf("%d lent, %d waiting; want 4 and none", lent, waiting)
-	}
+		if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
+			t.Fatalf("%d lent, %d waiting; want 4 and none", lent, waiting)
+		}
 
-	// Full: a waiter gives up at its bound, or when its context ends, and
-	// leaves the queue.
-	if ok, err := q.acquire(ctx, "e", 10*time.Millisecond); ok || err != nil {
-		t.Fatalf("past its bound: %v %v, want no slot and no error", ok, err)
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	go func() {
-		for _, waiting := q.counts(); waiting == 0; _, waiting = q.counts() {
-			time.Sleep(time.Millisecond)
+		// Full: a move gives up at its bound, or when its context ends, and
+		// leaves the queue.
+		start := time.Now()
+		if _, err := q.acquire(ctx, "e"); !errors.Is(err, ErrAIBusy) || time.Since(start) != time.Minute {
+			t.Fatalf("past its bound: %v after %v, want ErrAIBusy after a minute", err, time.Since(start))
 		}
-		cancel()
-	}()
-	if ok, err := q.acquire(cctx, "e", time.Minute); ok || !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: %v %v, want no slot and context.Canceled", ok, err)
-	}
-	if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
-		t.Fatalf("after the give-ups: %d lent, %d waiting; want 4 and none", lent, waiting)
-	}
-	for _, addr := range []string{"a", "a", "b", "d"} {
-		q.release(addr)
-	}
-	if lent, _ := q.counts(); lent != 0 || len(q.held) != 0 || q.free != 4 {
-		t.Fatalf("all given back: %d lent, held %v, %d free", lent, q.held, q.free)
-	}
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(time.Second, cancel)
+		if _, err := q.acquire(cctx, "e"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled: %v, want context.Canceled", err)
+		}
+		if lent, waiting := q.counts(); lent != 4 || waiting != 0 {
+			t.Fatalf("after the give-ups: %d lent, %d waiting; want 4 and none", lent, waiting)
+		}
+		for _, addr := range []string{"a", "a", "b", "d"} {
+			give(addr)
+		}
+		if lent, _ := q.counts(); lent != 0 || q.budget.Stats().Used != 0 {
+			t.Fatalf("all given back: %d lent, %+v", lent, q.budget.Stats())
+		}
+	})
 }

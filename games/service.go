@@ -7,6 +7,7 @@ package games
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -21,6 +22,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -39,10 +41,10 @@ const DefaultAIMoveTime = time.Second
 const gameCacheSize = 8192
 
 // Options configure a Service. The zero value works: the search's AI,
-// DefaultAIMoveTime, two AI searches per CPU, time.Now, no log.
+// DefaultAIMoveTime, a CPU budget of its own, time.Now, no log.
 type Options struct {
-	// Choose is the AI. Nil: a search.Pool of AIConcurrency searchers,
-	// with Endgames.
+	// Choose is the AI. Nil: a search.Pool of as many searchers as the
+	// AI may run searches at once, with Endgames.
 	Choose Chooser
 	// Endgames are the endgame tables the levels that use one play with
 	// (search.Level.Endgame), when Choose is nil. Nil: none.
@@ -50,12 +52,16 @@ type Options struct {
 	// AIMoveTime bounds an AI move at the strongest level; each level below
 	// has half the time of the one above.
 	AIMoveTime time.Duration
-	// AIConcurrency bounds the AI searches running at once: each is
-	// CPU-bound, so beyond a few per core they only slow each other down.
-	// One client address holds at most half of them (at least one); moves
-	// that wait are served in order of arrival, and one that waits longer
-	// than AIMoveTime gets ErrAIBusy, with nothing played. A level that does
-	// not search, or a position with one legal move, takes none.
+	// Budget is the process's CPU budget; each AI search holds a unit of
+	// it, at its first priority. Nil: a budget of the service's own, of
+	// AIConcurrency units, or budget.SizeFor the cores.
+	Budget *budget.Budget
+	// AIConcurrency bounds the AI searches running at once, within Budget:
+	// zero means as many as Budget has units. One client address holds at
+	// most half of them (at least one); moves that wait are served in
+	// order of arrival, and one that waits longer than AIMoveTime gets
+	// ErrAIBusy, with nothing played. A level that does not search, or a
+	// position with one legal move, takes none.
 	AIConcurrency int
 	// Now is the clock. Nil: time.Now.
 	Now func() time.Time
@@ -122,13 +128,14 @@ func NewService(st Store, o Options) *Service {
 	if o.AIMoveTime <= 0 {
 		o.AIMoveTime = DefaultAIMoveTime
 	}
-	if o.AIConcurrency <= 0 {
-		o.AIConcurrency = 2 * runtime.GOMAXPROCS(0)
+	if o.Budget == nil {
+		o.Budget = budget.New(cmp.Or(max(o.AIConcurrency, 0), budget.SizeFor(runtime.GOMAXPROCS(0))))
 	}
+	ai := newAISlots(o.Budget, o.AIConcurrency, o.AIMoveTime)
 	if o.Choose == nil {
 		// As many searchers as searches may run (aiSlots), reused from move
 		// to move instead of a new transposition table for each.
-		o.Choose = search.NewPool(o.AIConcurrency, search.WithEndgames(o.Endgames)).ChooseMove
+		o.Choose = search.NewPool(ai.size, search.WithEndgames(o.Endgames)).ChooseMove
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -145,7 +152,7 @@ func NewService(st Store, o Options) *Service {
 	if o.SweepInterval <= 0 {
 		o.SweepInterval = DefaultSweepInterval
 	}
-	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: newAISlots(o.AIConcurrency),
+	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: ai,
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
 		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval,
 		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0)}
@@ -699,15 +706,11 @@ func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engin
 	if searches(level) && legal.Len() > 1 {
 		// Wait for a search slot at most as long as the strongest level may
 		// search: past that the client is better told to come back.
-		ok, err := s.aiSlots.acquire(ctx, client, s.aiTime)
+		release, err := s.aiSlots.acquire(ctx, client)
 		if err != nil {
 			return Move{}, err
 		}
-		if !ok {
-			return Move{}, fmt.Errorf("%w: no AI search slot came free for this client address within %v (it may hold %d of the %d at once)",
-				ErrAIBusy, s.aiTime, s.aiSlots.perAddr, s.aiSlots.size)
-		}
-		defer s.aiSlots.release(client)
+		defer release()
 	}
 	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
 	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -54,10 +55,11 @@ const maxEndgameDepth = 5
 // make a fresh one each call, so they build the table again whenever they
 // need it. Its methods are safe for concurrent use.
 type Generator struct {
-	once  sync.Once
-	done  chan struct{}
-	table *tablebase.Table
-	err   error
+	once     sync.Once
+	building atomic.Bool // the build has started (or the table was given)
+	done     chan struct{}
+	table    *tablebase.Table
+	err      error
 }
 
 // NewGenerator returns a generator whose table is not built yet.
@@ -74,7 +76,10 @@ func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
 			tb.MaxSeeds(), tb.Rules(), EndgameSeeds)
 	}
 	g := &Generator{done: make(chan struct{}), table: tb}
-	g.once.Do(func() { close(g.done) })
+	g.once.Do(func() {
+		g.building.Store(true)
+		close(g.done)
+	})
 	return g, nil
 }
 
@@ -83,17 +88,44 @@ func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
 // not tied to any one caller's ctx (callers share it); a caller whose ctx
 // ends first gets ctx's error and the build goes on for the others.
 func (g *Generator) EndgameTable(ctx context.Context) (*tablebase.Table, error) {
-	g.once.Do(func() {
-		go func() {
-			defer close(g.done)
-			g.table, g.err = tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, nil)
-		}()
-	})
+	g.StartEndgameTable(nil)
 	select {
 	case <-g.done:
 		return g.table, g.err
 	case <-ctx.Done():
 		return nil, ctx.Err()
+	}
+}
+
+// StartEndgameTable starts building the table in the background, each piece
+// of the work admitted by gate (a server's CPU budget), unless it is built
+// or being built. A server calls it at start, before any generation:
+// generations then wait for the table before they take a unit of the
+// budget (see awaitTable), so a build that waits for units never waits for
+// a generation that waits for the build. A build started by EndgameTable
+// instead, from within a generation, is held back by nothing.
+func (g *Generator) StartEndgameTable(gate tablebase.Gate) {
+	g.once.Do(func() {
+		g.building.Store(true)
+		go func() {
+			defer close(g.done)
+			g.table, g.err = tablebase.BuildGated(context.Background(), EndgameSeeds, engine.Rules{}, nil, gate)
+		}()
+	})
+}
+
+// awaitTable waits for a build of the table under way to finish; it starts
+// none. A generation calls it before taking a unit of the CPU budget (see
+// StartEndgameTable).
+func (g *Generator) awaitTable(ctx context.Context) error {
+	if !g.building.Load() {
+		return nil
+	}
+	select {
+	case <-g.done:
+		return nil // the build's own error is the generation's to meet
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/ayoayo/ayoayo/budget"
 )
 
 // Errors of the feed.
@@ -96,8 +98,13 @@ type FeedOptions struct {
 	// Generator's VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
 	// put a lighter check here.
 	VerifyPractice func(Puzzle) error
-	// PracticeConcurrency is how many practice puzzles are made at once;
-	// beyond, ErrPracticeBusy. Zero: one per CPU (GOMAXPROCS).
+	// Budget is the process's CPU budget; each generation, daily or
+	// practice, holds a unit of it at its last priority. Nil: a budget of
+	// the feed's own, budget.SizeFor the cores.
+	Budget *budget.Budget
+	// PracticeConcurrency bounds the practice puzzles made at once, within
+	// Budget; zero: as many as Budget has units. A practice generation that
+	// finds no unit within a second is ErrPracticeBusy.
 	PracticeConcurrency int
 	// PracticeTimeout bounds one practice request, past which it is
 	// ErrPracticeTimeout (the generation it waits for runs on). Zero: 10 s.
@@ -121,7 +128,7 @@ type Feed struct {
 	now      func() time.Time
 	cutover  time.Time
 	generate func(context.Context, time.Time) (Puzzle, error)
-	slots    chan struct{} // one per generation running at once
+	budget   *budget.Budget
 	pool     *pool
 	inflight flight[time.Time, Stored] // generations running, by day
 }
@@ -141,6 +148,9 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 	if o.Generator == nil {
 		o.Generator = NewGenerator()
 	}
+	if o.Budget == nil {
+		o.Budget = budget.New(budget.SizeFor(runtime.GOMAXPROCS(0)))
+	}
 	if o.Generate == nil {
 		o.Generate = func(ctx context.Context, d time.Time) (Puzzle, error) {
 			return o.Generator.Generate(ctx, d, VersionFor(d, o.Cutover))
@@ -153,7 +163,7 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		now:      o.Now,
 		cutover:  o.Cutover,
 		generate: o.Generate,
-		slots:    make(chan struct{}, runtime.GOMAXPROCS(0)),
+		budget:   o.Budget,
 		pool:     newPool(o),
 	}
 }
@@ -242,15 +252,18 @@ func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	return f.proved(ctx, sp, err)
 }
 
-// generateDay makes date's puzzle in a generation slot. Generation is pure
-// CPU: at most one per core, the rest wait, as long as ctx lets them.
+// generateDay makes date's puzzle in a unit of the CPU budget, once a build
+// of the generator's table under way is done. Generation is pure CPU, and
+// goes after the AI and analyses: it waits as long as ctx lets it.
 func (f *Feed) generateDay(ctx context.Context, date time.Time) (Puzzle, error) {
-	select {
-	case f.slots <- struct{}{}:
-		defer func() { <-f.slots }()
-	case <-ctx.Done():
-		return Puzzle{}, ctx.Err()
+	if err := f.gen.awaitTable(ctx); err != nil {
+		return Puzzle{}, err
 	}
+	release, err := f.budget.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
+	if err != nil {
+		return Puzzle{}, err
+	}
+	defer release()
 	return f.generate(ctx, date)
 }
 

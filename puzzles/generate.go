@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -154,6 +155,9 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 		}
 		games = selfPlay(rng, r, games[:0], 0)
 		for _, g := range games {
+			// Generation never blocks: yield now and then, so that a cheap
+			// request waiting for this thread need not wait out its time slice.
+			runtime.Gosched()
 			// The game position and the positions up to offDepth moves off
 			// it: all reachable in play, and many times more candidates than
 			// the game itself for little work.

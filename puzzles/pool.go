@@ -11,12 +11,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"sync"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 )
 
@@ -30,8 +30,8 @@ var (
 	// found none for missLimit sequence numbers in a row. A PracticeFunc
 	// wraps it (with ErrNoPuzzle) for the first kind.
 	ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
-	// ErrPracticeBusy: every practice generation slot is taken; try again
-	// shortly.
+	// ErrPracticeBusy: no unit of the CPU budget came free for a practice
+	// generation in time; try again shortly.
 	ErrPracticeBusy = errors.New("practice pool busy")
 	// ErrPracticeTimeout: the request's time budget ran out before a
 	// puzzle was found (the generator missed, or was slow). The work done
@@ -69,6 +69,11 @@ const (
 	// been met costs 32 generations (a minute or two of CPU) once per
 	// process before its answer is 422.
 	missLimit = 32
+	// practiceWait bounds the wait of a practice generation for a unit of
+	// the CPU budget, past which it is ErrPracticeBusy: generation goes
+	// last, and a player is better told to come back than kept waiting
+	// behind a queue of AI moves and analyses.
+	practiceWait = time.Second
 	// missCacheSize is how many sequence numbers the generator found no
 	// puzzle for are remembered, so trying them again costs nothing.
 	missCacheSize = 4096
@@ -83,6 +88,9 @@ const (
 // meets f by definition.
 type PracticeFunc func(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error)
 
+// practiceShareKey names the practice generations' share of the budget.
+const practiceShareKey = "puzzles.practice"
+
 // pool is the feed's practice part.
 type pool struct {
 	generate PracticeFunc
@@ -91,7 +99,9 @@ type pool struct {
 	cutover  time.Time
 	rand     func() uint64
 	timeout  time.Duration
-	slots    chan struct{} // one per practice generation running at once
+	gen      *Generator // whose table build a generation waits for
+	budget   *budget.Budget
+	slots    int // practice generations at once, within budget
 	made     *lru.Cache[string, Puzzle]
 	missed   *lru.Cache[string, error] // ids the generator made no puzzle for
 	making   flight[string, Puzzle]    // generations running, by id
@@ -123,8 +133,8 @@ func newPool(o FeedOptions) *pool {
 	if o.PracticeTimeout <= 0 {
 		o.PracticeTimeout = defaultPracticeTimeout
 	}
-	if o.PracticeConcurrency <= 0 {
-		o.PracticeConcurrency = runtime.GOMAXPROCS(0)
+	if o.PracticeConcurrency <= 0 || o.PracticeConcurrency > o.Budget.Size() {
+		o.PracticeConcurrency = o.Budget.Size()
 	}
 	made, err := lru.New[string, Puzzle](practiceCacheSize)
 	if err != nil { // only for a size < 1
@@ -141,7 +151,9 @@ func newPool(o FeedOptions) *pool {
 		cutover:  Day(o.Cutover),
 		rand:     o.Rand,
 		timeout:  o.PracticeTimeout,
-		slots:    make(chan struct{}, o.PracticeConcurrency),
+		gen:      o.Generator,
+		budget:   o.Budget,
+		slots:    o.PracticeConcurrency,
 		made:     made,
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
@@ -343,17 +355,26 @@ func (pl *pool) tally(id PracticeID, miss, never bool) {
 	}
 }
 
-// make runs the generator for id, if a slot is free, checks what it made
-// and remembers the outcome: the puzzle, or the miss.
+// make runs the generator for id, in a unit of the CPU budget (once a build
+// of the generator's table under way is done), checks what it made and
+// remembers the outcome: the puzzle, or the miss.
 func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
-	// Generation is pure CPU: as with analyses, a request that finds every
-	// slot taken is refused at once rather than queued.
-	select {
-	case pl.slots <- struct{}{}:
-		defer func() { <-pl.slots }()
-	default:
-		return Puzzle{}, fmt.Errorf("%w: %d practice puzzles are being made; try again in a second", ErrPracticeBusy, cap(pl.slots))
+	if err := pl.gen.awaitTable(ctx); err != nil {
+		return Puzzle{}, err
 	}
+	release, err := pl.budget.Acquire(ctx, budget.Request{
+		Priority: budget.Generation,
+		Weight:   1,
+		Wait:     practiceWait,
+		Shares:   []budget.Share{{Key: practiceShareKey, Max: pl.slots}},
+	})
+	if errors.Is(err, budget.ErrBusy) {
+		return Puzzle{}, fmt.Errorf("%w: no room for another of the %d practice puzzles made at once within %v; try again in a second", ErrPracticeBusy, pl.slots, practiceWait)
+	}
+	if err != nil {
+		return Puzzle{}, err
+	}
+	defer release()
 	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
 	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)

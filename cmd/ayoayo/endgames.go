@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -114,12 +115,23 @@ func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
 	return puzzles.NewGenerator()
 }
 
-// buildTable builds, in the background, a table of up to seeds seeds under
-// the default rules into set, unless set has one at least as large; the
-// server uses it once it is ready. A table of puzzles.EndgameSeeds seeds is
-// the puzzle generator's, built once for both. The WaitGroup's Wait returns
-// once the build has finished or, after ctx ends, given up.
-func buildTable(ctx context.Context, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
+// cpuGate admits each piece of a table build's work (a chunk of boards, a
+// few milliseconds) in a unit of the CPU budget, at generation's priority,
+// waiting as long as it must: the AI's moves and analyses get in between
+// the pieces, and a build uses no more cores than the budget has units.
+func cpuGate(cpu *budget.Budget) tablebase.Gate {
+	return func(ctx context.Context) (func(), error) {
+		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
+	}
+}
+
+// buildTable builds, in the background and within the CPU budget, a table
+// of up to seeds seeds under the default rules into set, unless set has one
+// at least as large; the server uses it once it is ready. A table of
+// puzzles.EndgameSeeds seeds is the puzzle generator's, built once for both.
+// The WaitGroup's Wait returns once the build has finished or, after ctx
+// ends, given up.
+func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
@@ -130,9 +142,10 @@ func buildTable(ctx context.Context, set *search.Endgames, seeds int, gen *puzzl
 		var t *tablebase.Table
 		var err error
 		if seeds == puzzles.EndgameSeeds {
+			gen.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
 			t, err = gen.EndgameTable(ctx)
 		} else {
-			t, err = tablebase.Build(ctx, seeds, r, nil)
+			t, err = tablebase.BuildGated(ctx, seeds, r, nil, cpuGate(cpu))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

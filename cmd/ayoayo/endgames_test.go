@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -222,7 +223,7 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	}
 	gen := puzzleGenerator(set) // no table yet: the generator will build one
 	var building sync.WaitGroup
-	buildTable(ctx, set, puzzles.EndgameSeeds, gen, slog.New(slog.DiscardHandler), &building)
+	buildTable(ctx, budget.New(1), set, puzzles.EndgameSeeds, gen, slog.New(slog.DiscardHandler), &building)
 	building.Wait()
 	built, err := gen.EndgameTable(ctx)
 	if err != nil {
@@ -234,5 +235,39 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	again, err := puzzleGenerator(set).EndgameTable(ctx)
 	if err != nil || again != built {
 		t.Fatalf("a generator made after the build has %p (%v), want the server's %p", again, err, built)
+	}
+}
+
+// TestTableBuildWaitsForTheBudget: each piece of a table build at start
+// waits, at generation's priority, for the heavy work holding the CPU
+// budget, and the build goes on once it is given back.
+func TestTableBuildWaitsForTheBudget(t *testing.T) {
+	ctx := t.Context()
+	set, err := search.NewEndgames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := budget.New(1)
+	release, err := cpu.Acquire(ctx, budget.Request{Priority: budget.AIReply})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var building sync.WaitGroup
+	buildTable(ctx, cpu, set, 4, puzzles.NewGenerator(), slog.New(slog.DiscardHandler), &building)
+	for deadline := time.Now().Add(10 * time.Second); cpu.Stats().Waiting[budget.Generation] == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the build never asked the budget")
+		}
+	}
+	if set.For(engine.Rules{}) != nil {
+		t.Fatal("the table was built while the budget was taken")
+	}
+	release()
+	building.Wait()
+	if tb := set.For(engine.Rules{}); tb == nil || tb.MaxSeeds() != 4 {
+		t.Fatalf("after the budget came free: table %v, want one of 4 seeds", tb)
+	}
+	if st := cpu.Stats(); st.Used != 0 {
+		t.Errorf("the build kept %d units", st.Used)
 	}
 }

@@ -29,7 +29,8 @@ import (
 // A refusal that says when to come back (429 or 503 with Retry-After) is
 // waited out and the request sent again, up to --retry-wait in all; every
 // refusal is reported by status, and a run that could not set up or keep
-// its games fails.
+// its games fails. With --flood it runs the flood benchmark instead (see
+// runFlood).
 func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base `URLs` of the server's instances, comma-separated; requests go to each in turn (env AYOAYO_LOADTEST_ADDR)")
 	games := fs.Int("games", 200, "games in play at once")
@@ -37,6 +38,11 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 	concurrency := fs.Int("concurrency", 32, "requests in flight at once")
 	seed := fs.Uint64("seed", 1, "seed of the random moves")
 	retryWait := fs.Duration("retry-wait", 10*time.Second, "longest one request waits in all, as Retry-After asks, before it counts as refused")
+	flood := fs.Bool("flood", false, "measure cheap requests (one loop of evaluations, one of moves between people) for --duration alone, then for --duration under a flood of heavy ones, and print the ratio of their p99s; --games and --concurrency do not apply")
+	floodAnalyses := fs.Int("flood-analyses", 6, "with --flood: loops of /v1/analyze at the longest timeMs")
+	floodPractice := fs.Int("flood-practice", 4, "with --flood: loops of practice puzzles of difficulty 5")
+	floodAI := fs.Int("flood-ai", 4, "with --flood: loops of moves in games against AI level 8")
+	floodWarmUp := fs.Duration("flood-warm-up", 3*time.Second, "with --flood: how long the flood runs before the cheap requests are measured under it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -51,6 +57,16 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 		return fmt.Errorf("%w: --games, --concurrency and --duration must be positive, --retry-wait not negative", errUsage)
 	}
 	lt := newLoadTester(*concurrency, *retryWait, bases...)
+	if *flood {
+		if min(*floodAnalyses, *floodPractice, *floodAI) < 0 || *floodWarmUp < 0 {
+			return fmt.Errorf("%w: the --flood-* counts and --flood-warm-up cannot be negative", errUsage)
+		}
+		if err := loopbackOnly(bases); err != nil {
+			return err
+		}
+		fl := floodLoad{analyses: *floodAnalyses, practice: *floodPractice, aiGames: *floodAI, warmUp: *floodWarmUp}
+		return runFlood(ctx, m.Stdout, lt, fl, *duration, *seed)
+	}
 	rep, err := lt.run(ctx, *games, *concurrency, *duration, *seed)
 	rep.print(m.Stdout)
 	switch {

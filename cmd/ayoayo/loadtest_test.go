@@ -99,3 +99,36 @@ func TestLoadtestRefusals(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadtestFlood: --flood measures the cheap requests alone and under
+// the flood, and reports both, their ratio and every heavy answer by
+// operation and status; the run is bounded by its durations.
+func TestLoadtestFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a load test of a few seconds")
+	}
+	url := loadtestServer(t, api.Options{})
+	m, stdout, stderr := testMain(nil)
+	code := m.Run(context.Background(), []string{"loadtest", "--addr", url, "--flood", "--duration", "500ms", "--flood-warm-up", "200ms",
+		"--flood-analyses", "1", "--flood-practice", "1", "--flood-ai", "1"})
+	if code != 0 {
+		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"flood: 1 analyses (timeMs 10000), 1 practice requests (difficulty 5), 1 games against AI level 8",
+		"POST /v1/evaluate        alone p50/p99 ",
+		"move against a person    alone p50/p99 ",
+		"p99 ratio ",
+		// This server has no puzzle feed: every practice request is 503.
+		"practice 503: ",
+		"ai create 201: 1",
+	} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	m, _, stderr = testMain(nil)
+	if code := m.Run(context.Background(), []string{"loadtest", "--addr", "http://192.0.2.1:8080", "--flood"}); code != 2 || !strings.Contains(stderr.String(), "only runs against a server on this machine") {
+		t.Errorf("a flood of another machine: exit %d, %s", code, stderr)
+	}
+}

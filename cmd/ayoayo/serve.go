@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -10,12 +11,15 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -59,7 +63,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	addr := fs.String("addr", m.env("AYOAYO_ADDR", ":8080"), "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")
 	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
 	origins := fs.String("cors-origins", m.env("AYOAYO_CORS_ORIGINS", "*"), "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
-	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses run at once, the rest get 429; 0 means one per CPU (env AYOAYO_ANALYZE_CONCURRENCY)")
+	cpuBudget := fs.Int("cpu-budget", env.int("AYOAYO_CPU_BUDGET", 0), "heavy tasks (AI searches, analyses, puzzle generations, pieces of endgame table builds) that run at once, AI moves first, then analyses, then generation; 0 means one per CPU but one, at least one (env AYOAYO_CPU_BUDGET)")
+	concurrency := fs.Int("analyze-concurrency", env.int("AYOAYO_ANALYZE_CONCURRENCY", 0), "analyses that run at once, within --cpu-budget; one that finds no room within a second gets 429; 0 means up to the whole budget (env AYOAYO_ANALYZE_CONCURRENCY)")
 	bodyLimit := fs.Int64("body-limit", int64(env.int("AYOAYO_BODY_LIMIT", api.DefaultBodyLimit)), "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
 	batchLimit := fs.Int64("batch-body-limit", int64(env.int("AYOAYO_BATCH_BODY_LIMIT", api.DefaultBatchBodyLimit)), "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
 	batchLines := fs.Int("batch-max-lines", env.int("AYOAYO_BATCH_MAX_LINES", api.DefaultBatchMaxLines), "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
@@ -68,7 +73,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	cutoverFlag := puzzleCutoverFlag(m, fs)
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
-	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions run at once, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means two per CPU (env AYOAYO_AI_CONCURRENCY)")
+	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
+	practiceConcurrency := fs.Int("practice-concurrency", env.int("AYOAYO_PRACTICE_CONCURRENCY", 0), "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", defaultCreateRate), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", defaultCreateBurst), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
 	joinRate := fs.Int("join-rate", env.int("AYOAYO_JOIN_RATE", defaultJoinRate), "games one client address may join per minute, 429 beyond; 0 for no limit (env AYOAYO_JOIN_RATE)")
@@ -116,8 +122,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if *concurrency < 0 || *bodyLimit < 0 || *shutdown < 0 {
-		return fmt.Errorf("%w: --analyze-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
+	if min(*cpuBudget, *concurrency, *aiConcurrency, *practiceConcurrency) < 0 || *bodyLimit < 0 || *shutdown < 0 {
+		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
 	}
 	if *batchLimit < 1 || *batchLines < 1 {
 		return fmt.Errorf("%w: --batch-body-limit and --batch-max-lines must be positive", errUsage)
@@ -149,6 +155,11 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}).WithAttrs([]slog.Attr{slog.String("instance", *instance)})
 	log := slog.New(logHandler)
 
+	// One budget of CPU for every heavy task of every service, so that
+	// together they leave room for the cheap requests.
+	cpu := budget.New(cmp.Or(*cpuBudget, budget.SizeFor(runtime.GOMAXPROCS(0))))
+	log.Info("cpu budget", "units", cpu.Size(), "cores", runtime.GOMAXPROCS(0))
+
 	// A table file that does not open stops the start, naming the file.
 	endgames, err := openTables(tables.files, log)
 	if err != nil {
@@ -167,8 +178,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// the analyses' when it is the same size), in the background from the
 	// start, not in the first request that needs it.
 	gen := puzzleGenerator(endgames)
-	buildTable(buildCtx, endgames, *tableBuild, gen, log, &building)
-	go func() { _, _ = gen.EndgameTable(buildCtx) }()
+	// Started here, before any request, so that a generation waits for the
+	// build before it takes a unit of the budget the build needs.
+	gen.StartEndgameTable(cpuGate(cpu))
+	buildTable(buildCtx, cpu, endgames, *tableBuild, gen, log, &building)
 
 	// One clock for every part of the server.
 	now := time.Now
@@ -183,6 +196,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	stopping := make(chan struct{})
 	gameService := games.NewService(st, games.Options{
 		AIMoveTime:    *aiTime,
+		Budget:        cpu,
 		AIConcurrency: *aiConcurrency,
 		Now:           now,
 		Logger:        log,
@@ -206,7 +220,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	defer sweeping.Wait()
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice})
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
+		Budget: cpu, PracticeConcurrency: *practiceConcurrency})
 	handler, err := api.New(api.Options{
 		Logger:              log,
 		DB:                  st,
@@ -214,7 +229,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		BodyLimit:           *bodyLimit,
 		BatchBodyLimit:      *batchLimit,
 		BatchMaxLines:       *batchLines,
-		AnalyzeConcurrency:  *concurrency,
+		Analyses:            analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Concurrency: *concurrency}),
+		Budget:              cpu,
 		Games:               gameService,
 		GameCreateRate:      *createRate,
 		GameCreateBurst:     *createBurst,
@@ -232,7 +248,6 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Puzzles:             feed,
 		PracticeRate:        *practiceRate,
 		PracticeBurst:       *practiceBurst,
-		Endgames:            endgames,
 	})
 	if err != nil {
 		return err

@@ -75,6 +75,15 @@ func (pl *Pool) chooseMove(ctx context.Context, p engine.Position, r engine.Rule
 // position borrows nothing. When every searcher is lent, it waits for one;
 // if ctx ends first, it returns an empty Analysis and ctx.Err().
 func (pl *Pool) Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim Limits) (Analysis, error) {
+	return pl.AnalyzePausing(ctx, p, r, lim, nil)
+}
+
+// AnalyzePausing is Analyze that calls pause (when not nil) every thousand
+// nodes or so, from the searching goroutine: a server passes one that
+// blocks while more urgent work has the search's share of the CPU. The
+// search's time limit runs on meanwhile, and the analysis is the same as
+// Analyze's for the same depth.
+func (pl *Pool) AnalyzePausing(ctx context.Context, p engine.Position, r engine.Rules, lim Limits, pause func()) (Analysis, error) {
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
 	}
@@ -88,6 +97,8 @@ func (pl *Pool) Analyze(ctx context.Context, p engine.Position, r engine.Rules, 
 	defer pl.giveBack(s)
 	s.takeEndgame(r)
 	defer s.giveEndgame()
+	s.pause = pause
+	defer func() { s.pause = nil }()
 	return s.analyze(ctx, p, r, nil, lim, nil)
 }
 

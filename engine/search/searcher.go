@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"time"
 
@@ -69,7 +70,8 @@ type Searcher struct {
 	nodeLimit uint64
 	nextPoll  uint64
 	nodes     uint64
-	canStop   bool // false until the first iteration is complete
+	canStop   bool   // false until the first iteration is complete
+	pause     func() // called at each poll, when set (Pool.AnalyzePausing)
 	stopped   bool
 
 	// line holds the hashes of the root's capture epoch from the game history,
@@ -134,8 +136,17 @@ func (s *Searcher) resize(hashBytes int) {
 // self-play); searches use DefaultWeights otherwise.
 func (s *Searcher) SetWeights(w Weights) { s.w = w }
 
-// poll looks at the node limit, the clock and the context.
+// poll looks at the node limit, the clock and the context, and yields the
+// processor: a search never blocks, so without a yield it keeps its thread
+// for the scheduler's whole time slice (10 ms), and a cheap request waiting
+// for that thread waits behind it. Every pollEvery nodes is a few tens of
+// microseconds of search, and a yield with nobody waiting costs well under
+// one.
 func (s *Searcher) poll() {
+	runtime.Gosched()
+	if s.pause != nil {
+		s.pause()
+	}
 	s.nextPoll = s.nodes + pollEvery
 	stop := false
 	if s.nodeLimit > 0 {

@@ -27,6 +27,19 @@ const noExit = -128
 // bytes a board in the working copy and four a board still undecided after
 // its first look: about 0.6 GiB at most for N = 20.
 func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64)) (*Table, error) {
+	return BuildGated(ctx, maxSeeds, r, progress, nil)
+}
+
+// A Gate admits one piece of a build's work (a chunk of 65,536 boards, a few
+// milliseconds): it returns once the piece may run, with the function to
+// call when it is done, or an error that stops the build. A server passes
+// one that takes a unit of its CPU budget, so that a build running for
+// seconds lets more urgent work in between its pieces.
+type Gate func(ctx context.Context) (done func(), err error)
+
+// BuildGated is Build with every piece of the work admitted by gate (nil:
+// none is held back).
+func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64), gate Gate) (*Table, error) {
 	if maxSeeds < 0 || maxSeeds > MaxSeedsLimit {
 		return nil, fmt.Errorf("tablebase: %d seeds, want 0 to %d", maxSeeds, MaxSeedsLimit)
 	}
@@ -42,6 +55,7 @@ func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done
 	workers := runtime.GOMAXPROCS(0)
 	for n := 0; n <= maxSeeds; n++ {
 		b := newBuilder(t, n, workers)
+		b.gate = gate
 		if err := b.run(ctx, func(done int64) { progress(2*t.offset[n]+done, total) }); err != nil {
 			return nil, err
 		}
@@ -62,6 +76,7 @@ type builder struct {
 	workers int
 	cells   []atomic.Uint32
 	work    [][]pending // per chunk: the boards not decided yet
+	gate    Gate        // admits each chunk's work; nil: none held back
 }
 
 // pending is a board whose value depends on boards of its own level: its
@@ -101,21 +116,34 @@ func (b *builder) set(i int, c uint8) {
 	}
 }
 
-// parallel runs f on every chunk, shared out among the workers, and stops
-// early when ctx is cancelled. after, when not nil, runs once a chunk is
-// done, never twice at once.
+// parallel runs f on every chunk, shared out among the workers, each chunk
+// once the gate admits it, and stops early when ctx is cancelled or the
+// gate fails. after, when not nil, runs once a chunk is done, never twice at
+// once.
 func (b *builder) parallel(ctx context.Context, f func(c int), after func(c int)) error {
 	var next atomic.Int64
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	gctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	for range b.workers {
 		wg.Go(func() {
-			for ctx.Err() == nil {
+			for gctx.Err() == nil {
 				c := int(next.Add(1) - 1)
 				if c >= len(b.work) {
 					return
 				}
-				f(c)
+				if b.gate != nil {
+					done, err := b.gate(gctx)
+					if err != nil {
+						stop(fmt.Errorf("tablebase: build held back: %w", err))
+						return
+					}
+					f(c)
+					done()
+				} else {
+					f(c)
+				}
 				if after != nil {
 					mu.Lock()
 					after(c)
@@ -125,7 +153,10 @@ func (b *builder) parallel(ctx context.Context, f func(c int), after func(c int)
 		})
 	}
 	wg.Wait()
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return context.Cause(gctx)
 }
 
 func (b *builder) run(ctx context.Context, progress func(done int64)) error {

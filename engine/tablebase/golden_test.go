@@ -1,12 +1,18 @@
 package tablebase
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+
+	"github.com/ayoayo/ayoayo/engine"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -36,5 +42,46 @@ func TestGoldenChecksum(t *testing.T) {
 	}
 	if sb.String() != string(want) {
 		t.Fatalf("%s differs; run go test -update and review the diff\ngot:\n%s", path, sb.String())
+	}
+}
+
+// TestBuildGated: a build whose gate admits one chunk at a time gives the
+// same table as one run freely, asks the gate for every piece of work, and
+// stops with the gate's error when the gate fails.
+func TestBuildGated(t *testing.T) {
+	const seeds = 9
+	ctx := t.Context()
+	free, err := Build(ctx, seeds, engine.Rules{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one sync.Mutex // one chunk at a time, as a budget of one unit would
+	var admitted, running, most atomic.Int64
+	gate := func(context.Context) (func(), error) {
+		one.Lock()
+		admitted.Add(1)
+		most.Store(max(most.Load(), running.Add(1)))
+		return func() { running.Add(-1); one.Unlock() }, nil
+	}
+	gated, err := BuildGated(ctx, seeds, engine.Rules{}, nil, gate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gated.Checksum() != free.Checksum() {
+		t.Errorf("gated build checksum %08x, the free one's %08x", gated.Checksum(), free.Checksum())
+	}
+	if admitted.Load() < seeds || most.Load() != 1 {
+		t.Errorf("the gate admitted %d pieces, at most %d at once; want one per chunk, one at a time", admitted.Load(), most.Load())
+	}
+	refused := errors.New("no room")
+	var calls atomic.Int64
+	_, err = BuildGated(ctx, seeds, engine.Rules{}, nil, func(context.Context) (func(), error) {
+		if calls.Add(1) > 3 {
+			return nil, refused
+		}
+		return func() {}, nil
+	})
+	if !errors.Is(err, refused) {
+		t.Errorf("a gate that fails: build error %v, want %v", err, refused)
 	}
 }

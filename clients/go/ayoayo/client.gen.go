@@ -2735,8 +2735,10 @@ type ClientInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes any type of body and a specified content type.
@@ -2765,8 +2767,10 @@ type ClientInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes a body of the `application/json` content type.
@@ -3383,8 +3387,10 @@ func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEdit
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes any type of body and a specified content type.
@@ -3423,8 +3429,10 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes a body of the `application/json` content type.
@@ -5650,8 +5658,10 @@ type ClientWithResponsesInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5680,8 +5690,10 @@ type ClientWithResponsesInterface interface {
 	// a table is ready, its positions are searched.
 	//
 	// A finished position has nothing to search: `422` with code
-	// `no_legal_move`. When the server is already running its maximum
-	// number of analyses the answer is `429` with a `Retry-After` header.
+	// `no_legal_move`. A search takes a share of the server's CPU, which
+	// goes to the AI's moves in live games first, then to analyses, then
+	// to puzzle generation; an analysis that finds no room within about a
+	// second is `429` `too_many_analyses` with a `Retry-After` header.
 	// Closing the connection stops the search.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -8854,8 +8866,10 @@ func (c *ClientWithResponses) GetReadyzWithResponse(ctx context.Context, params 
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -8890,8 +8904,10 @@ func (c *ClientWithResponses) AnalyzePositionWithBodyWithResponse(ctx context.Co
 // a table is ready, its positions are searched.
 //
 // A finished position has nothing to search: `422` with code
-// `no_legal_move`. When the server is already running its maximum
-// number of analyses the answer is `429` with a `Retry-After` header.
+// `no_legal_move`. A search takes a share of the server's CPU, which
+// goes to the AI's moves in live games first, then to analyses, then
+// to puzzle generation; an analysis that finds no room within about a
+// second is `429` `too_many_analyses` with a `Retry-After` header.
 // Closing the connection stops the search.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

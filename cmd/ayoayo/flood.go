@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"math/rand/v2"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// floodLoad is the heavy work of loadtest --flood: loops of analyses at the
+// longest time the API allows, of practice puzzles of the hardest
+// difficulty, and of games against the strongest AI. Each loop sends its
+// next request as soon as the last is answered, waiting out a Retry-After
+// first, as a well-behaved client would (and pausing a little after any
+// other failure).
+type floodLoad struct {
+	analyses, practice, aiGames int
+	warmUp                      time.Duration // flood alone before the cheap requests are measured again
+}
+
+// floodBackOff is the pause of a flood loop after a failure that says
+// nothing of when to come back, so a loop does not spin on errors.
+const floodBackOff = 100 * time.Millisecond
+
+// floodMaxAnalyzeMs is the longest search /v1/analyze allows (api.MaxAnalyzeTimeMs).
+const floodMaxAnalyzeMs = 10000
+
+// floodReport is one phase of a flood run: the cheap requests' latencies
+// and, under the flood, the heavy requests' answers.
+type floodReport struct {
+	evaluate []time.Duration
+	moves    []time.Duration
+	heavy    map[string]int // answers by "operation status"
+}
+
+// runFlood measures the cheap requests (one loop of POST /v1/evaluate, one
+// loop of moves between two people) for d with nothing else running, then
+// again for d under the flood, and prints both and the ratio of their p99s.
+// The whole run takes about 2d plus the warm-up and the set-up.
+func runFlood(ctx context.Context, w io.Writer, lt *loadTester, fl floodLoad, d time.Duration, seed uint64) error {
+	alone, err := floodCheap(ctx, lt, d, seed)
+	if err != nil {
+		return fmt.Errorf("the cheap requests alone: %w", err)
+	}
+	fctx, stop := context.WithCancel(ctx)
+	heavy := &floodCounts{m: map[string]int{}}
+	var wg sync.WaitGroup
+	fl.start(fctx, &wg, lt, heavy, seed)
+	select {
+	case <-time.After(fl.warmUp):
+	case <-ctx.Done():
+	}
+	flooded, err := floodCheap(ctx, lt, d, seed+1)
+	stop()
+	wg.Wait()
+	if err != nil {
+		return fmt.Errorf("the cheap requests under the flood: %w", err)
+	}
+	flooded.heavy = heavy.snapshot()
+	fmt.Fprintf(w, "flood: %d analyses (timeMs %d), %d practice requests (difficulty 5), %d games against AI level 8, each in a loop; warm-up %v\n",
+		fl.analyses, floodMaxAnalyzeMs, fl.practice, fl.aiGames, fl.warmUp)
+	printFlood(w, d, alone, flooded)
+	return nil
+}
+
+// floodCheap runs the cheap loops for d: one worker sending evaluations,
+// and one playing moves in games between two people.
+func floodCheap(ctx context.Context, lt *loadTester, d time.Duration, seed uint64) (*floodReport, error) {
+	rep := &floodReport{}
+	var wg sync.WaitGroup
+	var moveErr error
+	wg.Go(func() {
+		var r *loadReport
+		r, moveErr = lt.run(ctx, 4, 1, d, seed)
+		rep.moves = r.latencies
+	})
+	wg.Go(func() {
+		rctx, cancel := context.WithTimeout(ctx, d)
+		defer cancel()
+		rng := rand.New(rand.NewPCG(seed, 99))
+		for rctx.Err() == nil {
+			p := floodPosition(rng, 0)
+			body := map[string]any{"position": apiPosition(p), "pit": pickPit(p, rng)}
+			_, took, err := lt.do(rctx, "evaluate", http.MethodPost, "/v1/evaluate", "", body, nil)
+			if err == nil {
+				rep.evaluate = append(rep.evaluate, took)
+			}
+		}
+	})
+	wg.Wait()
+	if moveErr == nil && (len(rep.moves) == 0 || len(rep.evaluate) == 0) {
+		moveErr = fmt.Errorf("no cheap request was answered (%d moves, %d evaluations)", len(rep.moves), len(rep.evaluate))
+	}
+	return rep, moveErr
+}
+
+// floodCounts counts the heavy requests' answers.
+type floodCounts struct {
+	mu sync.Mutex
+	m  map[string]int
+}
+
+func (c *floodCounts) add(op string, status int, err error) {
+	key := fmt.Sprint(op, " ", status)
+	if err != nil && status == 0 {
+		key = op + " error"
+	}
+	c.mu.Lock()
+	c.m[key]++
+	c.mu.Unlock()
+}
+
+func (c *floodCounts) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.m)
+}
+
+// start launches the flood's loops; they end with ctx.
+func (fl floodLoad) start(ctx context.Context, wg *sync.WaitGroup, lt *loadTester, heavy *floodCounts, seed uint64) {
+	// send makes one heavy request, counts its answer unless the end of the
+	// flood cut it off, and waits out a Retry-After.
+	send := func(op, method, path, token string, body, out any) bool {
+		base := lt.bases[(lt.next.Add(1)-1)%uint64(len(lt.bases))]
+		status, header, _, err := sendJSON(ctx, lt.client, method, base+path, token, body, out)
+		if ctx.Err() != nil {
+			return false
+		}
+		heavy.add(op, status, err)
+		ok := err == nil && status/100 == 2
+		wait, told := retryAfter(status, header)
+		if !ok && !told {
+			wait = floodBackOff
+		}
+		if wait > 0 {
+			select {
+			case <-time.After(wait):
+			case <-ctx.Done():
+			}
+		}
+		return ok
+	}
+	for i := range fl.analyses {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(1000+i)))
+			for ctx.Err() == nil {
+				p := floodPosition(rng, 6)
+				send("analyze", http.MethodPost, "/v1/analyze", "", map[string]any{"position": apiPosition(p), "timeMs": floodMaxAnalyzeMs}, nil)
+			}
+		})
+	}
+	for range fl.practice {
+		wg.Go(func() {
+			after := ""
+			for ctx.Err() == nil {
+				q := url.Values{"difficulty": {"5"}}
+				if after != "" {
+					q.Set("after", after)
+				}
+				var p struct {
+					ID string `json:"id"`
+				}
+				if send("practice", http.MethodGet, "/v1/puzzles/practice?"+q.Encode(), "", nil, &p) {
+					after = p.ID
+				}
+			}
+		})
+	}
+	for i := range fl.aiGames {
+		wg.Go(func() {
+			rng := rand.New(rand.NewPCG(seed, uint64(2000+i)))
+			var seat ltSeat
+			for ctx.Err() == nil {
+				if seat.Token == "" || seat.Game.Status == "finished" {
+					seat = ltSeat{}
+					if !send("ai create", http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, &seat) {
+						continue
+					}
+				}
+				pit, err := pickMove(seat.Game.Position, rng)
+				if err != nil {
+					seat.Token = "" // a position the client cannot read: start afresh
+					continue
+				}
+				var ans ltAnswer
+				if send("ai move", http.MethodPost, "/v1/games/"+seat.Game.ID+"/moves", seat.Token, map[string]int{"pit": pit, "ply": seat.Game.Ply}, &ans) {
+					seat.Game = ans.Game
+					continue
+				}
+				// Learn where the game is before the next try.
+				var fresh ltGame
+				if status, _, err := callJSON(ctx, lt.client, http.MethodGet, lt.bases[0]+"/v1/games/"+seat.Game.ID, "", nil, &fresh); err == nil && status == http.StatusOK {
+					seat.Game = fresh
+				}
+			}
+		})
+	}
+}
+
+// loopbackOnly refuses a flood of anything but this machine: it is a
+// benchmark of a server under test, never a load to send elsewhere.
+func loopbackOnly(bases []string) error {
+	for _, b := range bases {
+		u, err := url.Parse(b)
+		if err != nil {
+			return fmt.Errorf("%w: %q: %v", errUsage, b, err)
+		}
+		host := u.Hostname()
+		if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
+			return fmt.Errorf("%w: --flood only runs against a server on this machine (127.0.0.1, ::1, localhost), not %s", errUsage, host)
+		}
+	}
+	return nil
+}
+
+// floodPosition is a position a few random moves from the start (up to
+// plies), so that requests are not all the same.
+func floodPosition(rng *rand.Rand, plies int) engine.Position {
+	p := engine.Start()
+	var out engine.Outcome
+	for range rng.IntN(plies + 1) {
+		if p.LegalMoves(engine.Rules{}) == 0 {
+			break
+		}
+		engine.Play(p, pickPit(p, rng), engine.Rules{}, &out)
+		if !out.Legal() || out.Result.Over() || out.Position.LegalMoves(engine.Rules{}) == 0 {
+			break
+		}
+		p = out.Position
+	}
+	return p
+}
+
+// pickPit returns a random legal pit of p (any pit if none is legal).
+func pickPit(p engine.Position, rng *rand.Rand) int {
+	var pits []int
+	for m := p.LegalMoves(engine.Rules{}); m != 0; {
+		pits = append(pits, m.Next())
+	}
+	if len(pits) == 0 {
+		return 0
+	}
+	return pits[rng.IntN(len(pits))]
+}
+
+// apiPosition is p as the API's Position.
+func apiPosition(p engine.Position) map[string]any {
+	pits := make([]int, len(p.Pits))
+	for i, n := range p.Pits {
+		pits[i] = int(n)
+	}
+	return map[string]any{
+		"pits":     pits,
+		"captured": map[string]int{"south": int(p.Captured[engine.South]), "north": int(p.Captured[engine.North])},
+		"toMove":   p.ToMove.String(),
+	}
+}
+
+// printFlood prints the two phases side by side.
+func printFlood(w io.Writer, d time.Duration, alone, flooded *floodReport) {
+	ms := func(t time.Duration) string { return fmt.Sprintf("%.2f", float64(t)/float64(time.Millisecond)) }
+	row := func(name string, a, f []time.Duration) {
+		ap50, ap99 := quantiles(a)
+		fp50, fp99 := quantiles(f)
+		ratio := 0.0
+		if ap99 > 0 {
+			ratio = float64(fp99) / float64(ap99)
+		}
+		fmt.Fprintf(w, "%-24s alone p50/p99 %s / %s ms (%d)   flood p50/p99 %s / %s ms (%d)   p99 ratio %.1fx\n",
+			name, ms(ap50), ms(ap99), len(a), ms(fp50), ms(fp99), len(f), ratio)
+	}
+	fmt.Fprintf(w, "cheap requests, one loop of each, %v alone then %v under the flood:\n", d, d)
+	row("POST /v1/evaluate", alone.evaluate, flooded.evaluate)
+	row("move against a person", alone.moves, flooded.moves)
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(flooded.heavy)) {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, flooded.heavy[k]))
+	}
+	fmt.Fprintf(w, "heavy answers under the flood: %s\n", strings.Join(parts, ", "))
+}
+
+// quantiles returns the p50 and p99 of ts (sorting it).
+func quantiles(ts []time.Duration) (p50, p99 time.Duration) {
+	if len(ts) == 0 {
+		return 0, 0
+	}
+	slices.Sort(ts)
+	at := func(f float64) time.Duration { return ts[min(int(f*float64(len(ts))), len(ts)-1)] }
+	return at(0.50), at(0.99)
+}
