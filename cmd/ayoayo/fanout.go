@@ -156,9 +156,9 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(id int) bool {
-				if id >= 1 && id <= len(arrivals) {
-					arrivals[id-1][i].Store(time.Now().UnixNano())
+			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(e sseEvent) bool {
+				if e.id >= 1 && e.id <= len(arrivals) {
+					arrivals[e.id-1][i].Store(time.Now().UnixNano())
 				}
 				return true // until the end event closes the stream, or the run stops it
 			})
@@ -250,10 +250,19 @@ func allArrived(at []atomic.Int64) bool {
 	return true
 }
 
-// followStream reads one event stream, calling seen with each event's id
-// until it returns false; ready is marked done at the first event or
-// comment (the stream is live).
-func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(id int) bool) error {
+// sseEvent is one event of a stream as followStream reads it. Its kind and
+// data are the reader's own buffers, reused for the next event: they are
+// valid only during the call they are given to.
+type sseEvent struct {
+	id   int
+	kind []byte
+	data []byte
+}
+
+// followStream reads one event stream, calling seen with each event that
+// has an id, as its frame ends, until it returns false; ready is marked
+// done at the first event or comment (the stream is live).
+func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(e sseEvent) bool) error {
 	var once sync.Once
 	markReady := func() { once.Do(ready.Done) }
 	defer markReady()
@@ -275,19 +284,35 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 	// would make the tool itself allocate (and clear) hundreds of megabytes
 	// for thousands of streams. It grows for a longer line.
 	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
-	// The lines are read as the scanner's bytes, not as strings: one string
-	// per line would make the tool allocate for every line of every follower,
-	// and its garbage collections would then delay the arrivals it measures.
+	// The lines are read as the scanner's bytes, not as strings, and an
+	// event's kind and data are copied into buffers the stream reuses: one
+	// string per line would make the tool allocate for every line of every
+	// follower, and its garbage collections would then delay the arrivals it
+	// measures.
+	var e sseEvent
+	hasID := false
 	for sc.Scan() {
 		markReady() // the "retry:" line comes first
-		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("id: ")); ok {
-			id, err := strconv.Atoi(string(v))
-			if err != nil {
-				return fmt.Errorf("event id %q", v)
-			}
-			if !seen(id) {
+		line := sc.Bytes()
+		if len(line) == 0 { // the frame is complete
+			if hasID && !seen(e) {
 				return nil
 			}
+			hasID, e.kind, e.data = false, e.kind[:0], e.data[:0]
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("id: ")); ok {
+			if e.id, err = strconv.Atoi(string(v)); err != nil {
+				return fmt.Errorf("event id %q", v)
+			}
+			hasID = true
+		} else if v, ok := bytes.CutPrefix(line, []byte("event: ")); ok {
+			e.kind = append(e.kind[:0], v...)
+		} else if v, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			if len(e.data) > 0 {
+				e.data = append(e.data, '\n') // a data of several lines
+			}
+			e.data = append(e.data, v...)
 		}
 	}
 	if err := sc.Err(); err != nil {
