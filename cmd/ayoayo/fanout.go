@@ -259,6 +259,15 @@ type sseEvent struct {
 	data []byte
 }
 
+// streamRefused is a stream the server did not open: its status and the
+// start of its answer.
+type streamRefused struct {
+	status int
+	body   string
+}
+
+func (e *streamRefused) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
+
 // followStream reads one event stream, calling seen with each event that
 // has an id, as its frame ends, until it returns false; ready is marked
 // done at the first event or comment (the stream is live).
@@ -277,7 +286,7 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%d %s", resp.StatusCode, body)
+		return &streamRefused{status: resp.StatusCode, body: string(body)}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	// A small first buffer: frames are short, and a large one per stream
@@ -328,32 +337,61 @@ type memoryUse struct {
 }
 
 func readMemory(ctx context.Context, client *http.Client, base string) (memoryUse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	v, err := readMetrics(ctx, client, base, "process_resident_memory_bytes", "go_memstats_heap_inuse_bytes")
 	if err != nil {
 		return memoryUse{}, err
+	}
+	res, ok1 := v["process_resident_memory_bytes"]
+	heap, ok2 := v["go_memstats_heap_inuse_bytes"]
+	return memoryUse{resident: res, heap: heap, ok: ok1 && ok2}, nil
+}
+
+// readCPU returns the CPU time the server's process has used, in seconds,
+// as its /metrics says.
+func readCPU(ctx context.Context, client *http.Client, base string) (float64, error) {
+	const name = "process_cpu_seconds_total"
+	v, err := readMetrics(ctx, client, base, name)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := v[name]; !ok {
+		return 0, errors.New("/metrics has no " + name)
+	}
+	return v[name], nil
+}
+
+// readMetrics reads a server's /metrics and returns the value of the first
+// gauge or counter of each family named that it has.
+func readMetrics(ctx context.Context, client *http.Client, base string, names ...string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return memoryUse{}, err
+		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("/metrics: %d", resp.StatusCode)
+	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return memoryUse{}, err
+		return nil, err
 	}
-	value := func(name string) (float64, bool) {
+	values := map[string]float64{}
+	for _, name := range names {
 		f, ok := families[name]
 		if !ok || len(f.GetMetric()) == 0 {
-			return 0, false
+			continue
 		}
 		m := f.GetMetric()[0]
 		if g := m.GetGauge(); g != nil {
-			return g.GetValue(), true
+			values[name] = g.GetValue()
+		} else if c := m.GetCounter(); c != nil {
+			values[name] = c.GetValue()
 		}
-		return 0, false
 	}
-	res, ok1 := value("process_resident_memory_bytes")
-	heap, ok2 := value("go_memstats_heap_inuse_bytes")
-	return memoryUse{resident: res, heap: heap, ok: ok1 && ok2}, nil
+	return values, nil
 }
