@@ -330,7 +330,7 @@ func (r *loadReport) print(w io.Writer) {
 	line("given up", r.failed)
 }
 
-// mapLine writes counts by key, in key order: "create 429: 12, join 429: 1".
+// mapLine is counts by key, in key order: "create 429: 12, join 429: 1".
 func mapLine(m map[string]int) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
