@@ -151,7 +151,7 @@ func (dt *deadlineTest) setUp(ctx, streamCtx context.Context, streams *http.Clie
 		ready.Add(1)
 		go func() {
 			defer close(f.done)
-			err := followStream(streamCtx, streams, dt.bases[i%len(dt.bases)]+"/v1/games/"+f.id+"/events", &ready, func(e sseEvent) bool {
+			err := followStream(streamCtx, streams, dt.bases[i%len(dt.bases)]+"/v1/games/"+f.id+"/events", &ready, func(e streamEvent) bool {
 				if !bytes.Equal(e.kind, []byte("end")) {
 					return true
 				}

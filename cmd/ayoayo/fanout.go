@@ -156,7 +156,7 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(e sseEvent) bool {
+			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(e streamEvent) bool {
 				if e.id >= 1 && e.id <= len(arrivals) {
 					arrivals[e.id-1][i].Store(time.Now().UnixNano())
 				}
@@ -250,10 +250,10 @@ func allArrived(at []atomic.Int64) bool {
 	return true
 }
 
-// sseEvent is one event of a stream as followStream reads it. Its kind and
+// streamEvent is one event of a stream as followStream reads it. Its kind and
 // data are the reader's own buffers, reused for the next event: they are
 // valid only during the call they are given to.
-type sseEvent struct {
+type streamEvent struct {
 	id   int
 	kind []byte
 	data []byte
@@ -271,7 +271,7 @@ func (e *streamRefused) Error() string { return fmt.Sprintf("%d %s", e.status, e
 // followStream reads one event stream, calling seen with each event that
 // has an id, as its frame ends, until it returns false; ready is marked
 // done at the first event or comment (the stream is live).
-func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(e sseEvent) bool) error {
+func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(e streamEvent) bool) error {
 	var once sync.Once
 	markReady := func() { once.Do(ready.Done) }
 	defer markReady()
@@ -298,7 +298,7 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 	// string per line would make the tool allocate for every line of every
 	// follower, and its garbage collections would then delay the arrivals it
 	// measures.
-	var e sseEvent
+	var e streamEvent
 	hasID := false
 	for sc.Scan() {
 		markReady() // the "retry:" line comes first
