@@ -4,30 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/games/gamestest"
 )
-
-// testClock is an injected clock that moves only when the test moves it.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 func TestTimeControlRequests(t *testing.T) {
 	gs := newGamesServer(t, Options{}, games.Options{}, nil)
@@ -82,7 +64,7 @@ func TestTimeControlRequests(t *testing.T) {
 // runs out at, and the timeout the server applies with nobody calling, in
 // the game and its event stream, all as the document says.
 func TestClockOverHTTP(t *testing.T) {
-	clock := &testClock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	clock := gamestest.NewClock()
 	gs := newGamesServer(t, Options{}, games.Options{Now: clock.Now}, nil)
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"},
 		"timeControl": map[string]any{"kind": "clock", "initialSeconds": 60, "incrementSeconds": 2}}, nil)

@@ -10,31 +10,9 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
-
-// fakeClock is the injected clock of these tests: time moves only when a
-// test moves it.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 var (
 	blitz = games.TimeControl{Kind: games.Live, Initial: 3 * time.Minute, Increment: 2 * time.Second}
@@ -79,7 +57,7 @@ func TestTimeControlCheck(t *testing.T) {
 // a service with the fake clock.
 type timedGame struct {
 	svc    *games.Service
-	clock  *fakeClock
+	clock  *gamestest.Clock
 	store  *memory.Store
 	id     string
 	tokens [2]string
@@ -87,7 +65,7 @@ type timedGame struct {
 
 func newTimedGame(t *testing.T, tc games.TimeControl, o games.Options) *timedGame {
 	t.Helper()
-	tg := &timedGame{clock: newFakeClock(), store: memory.New()}
+	tg := &timedGame{clock: gamestest.NewClock(), store: memory.New()}
 	o.Now, o.Choose = tg.clock.Now, lastLegal
 	tg.svc = games.NewService(tg.store, o)
 	ctx := t.Context()
@@ -293,7 +271,7 @@ func TestMoveAfterDeadlineRefused(t *testing.T) {
 // TestWaitingExpiry: a game nobody joins is aborted after the waiting
 // expiry, and a join after it is refused.
 func TestWaitingExpiry(t *testing.T) {
-	clock := newFakeClock()
+	clock := gamestest.NewClock()
 	svc := games.NewService(memory.New(), games.Options{Now: clock.Now, Expiries: games.Expiries{Waiting: time.Hour}})
 	ctx := t.Context()
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
@@ -317,7 +295,7 @@ func TestWaitingExpiry(t *testing.T) {
 // again when the reply is made, however long the AI thought, and the AI's
 // clock never runs.
 func TestAIThinkingChargedToNobody(t *testing.T) {
-	clock := newFakeClock()
+	clock := gamestest.NewClock()
 	slowAI := func(ctx context.Context, p engine.Position, r engine.Rules, h []engine.Position, level int, seed uint64) (int, error) {
 		clock.Advance(700 * time.Millisecond)
 		return lastLegal(ctx, p, r, h, level, seed)
@@ -376,7 +354,7 @@ func (s *endCounter) End(ctx context.Context, e games.End) (games.Game, error) {
 // once; each game ends exactly once, and its follower gets one end event.
 func TestEndsOnceAcrossServices(t *testing.T) {
 	const nGames = 10
-	clock := newFakeClock()
+	clock := gamestest.NewClock()
 	st := &endCounter{Store: memory.New()}
 	var svcs [2]*games.Service
 	for i := range svcs {
@@ -460,7 +438,7 @@ func TestSweepLoop(t *testing.T) {
 // TestPrune: Prune deletes the games that ended before the cut, and only
 // them.
 func TestPrune(t *testing.T) {
-	clock := newFakeClock()
+	clock := gamestest.NewClock()
 	st := memory.New()
 	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal})
 	ctx := t.Context()

@@ -287,8 +287,8 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 	if err != nil {
 		return Seat{}, err
 	}
-	if g.Status == Aborted {
-		return Seat{}, fmt.Errorf("%w: game %s was aborted at %s: nobody joined it in time", ErrFinished, id, g.UpdatedAt.Format(time.RFC3339))
+	if g.Status.Over() {
+		return Seat{}, endedError(&g)
 	}
 	// The game as the join leaves it, for its deadline: a live game's
 	// first move has its window from now.
@@ -304,8 +304,8 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 		if g, err = s.current(ctx, id); err != nil {
 			return Seat{}, err
 		}
-		if g.Status == Aborted {
-			return Seat{}, fmt.Errorf("%w: game %s was aborted: nobody joined it in time", ErrFinished, id)
+		if g.Status.Over() {
+			return Seat{}, endedError(&g)
 		}
 		return Seat{}, fmt.Errorf("%w: game %s has no open seat", ErrSeatTaken, id)
 	}
@@ -320,6 +320,18 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 		side = engine.South
 	}
 	return Seat{Game: g, Side: side, Token: token}, nil
+}
+
+// endedError is ErrFinished for g, which is over, saying how it ended.
+func endedError(g *Game) error {
+	at := g.UpdatedAt.Format(time.RFC3339Nano)
+	switch {
+	case g.Status == Aborted && g.JoinedAt.IsZero() && g.AI == nil:
+		return fmt.Errorf("%w: game %s was aborted at %s: nobody joined it in time", ErrFinished, g.ID, at)
+	case g.Status == Aborted:
+		return fmt.Errorf("%w: game %s was aborted at %s: a first move did not come in time", ErrFinished, g.ID, at)
+	}
+	return fmt.Errorf("%w: game %s ended at %s (%s, %s)", ErrFinished, g.ID, at, g.Result.Reason, g.Result.Winner)
 }
 
 // notFound names the game in a not-found error.
@@ -537,10 +549,8 @@ func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byt
 		}
 	}
 	switch g.Status {
-	case Finished:
-		return nil, ErrFinished
-	case Aborted:
-		return nil, fmt.Errorf("%w: game %s was aborted", ErrFinished, g.ID)
+	case Finished, Aborted:
+		return nil, endedError(g)
 	case Waiting:
 		return nil, ErrNotStarted
 	}

@@ -154,16 +154,20 @@ func (s *Service) Sweep(ctx context.Context) {
 				s.log.InfoContext(ctx, "deleted old games", "games", deleted, "ended before", now.Add(-s.retain))
 			}
 		}
-		s.sleepUntilDue(ctx)
+		s.sleepUntilDue(ctx, err != nil)
 	}
 }
 
 // sleepUntilDue waits until the earliest deadline in the store, at most the
-// sweep interval, or until this instance sets a sooner one.
-func (s *Service) sleepUntilDue(ctx context.Context) {
+// sweep interval, or until this instance sets a sooner one. After a look
+// that failed it waits the whole interval: the games it could not end are
+// still the earliest deadlines, and going straight back to them would spin
+// for as long as the failure lasts (a full disk, a game that no longer
+// holds together).
+func (s *Service) sleepUntilDue(ctx context.Context, failed bool) {
 	now := s.clock()
 	wait := s.sweep.every
-	if next, err := s.store.NextDeadline(ctx); err == nil && !next.IsZero() {
+	if next, err := s.store.NextDeadline(ctx); err == nil && !next.IsZero() && !failed {
 		wait = min(wait, max(next.Sub(now), 0))
 	}
 	s.sweep.next.Store(now.Add(wait).UnixNano())

@@ -133,6 +133,16 @@ func (s *server) logs() string {
 // listens on.
 func startBinary(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
+	s, addr := launchBinary(t, bin, args...)
+	s.listening(t, addr)
+	return s
+}
+
+// launchBinary runs bin without waiting for it; listening then waits for
+// the address it listens on. Apart, they let a test start several servers
+// at once.
+func launchBinary(t *testing.T, bin string, args ...string) (*server, <-chan string) {
+	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
 	// No endgame table built at start unless the test asks for one with
 	// --tablebase-build: seconds of both cores most tests do not need.
@@ -164,6 +174,11 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 			_ = s.cmd.Process.Kill()
 		}
 	})
+	return s, addr
+}
+
+func (s *server) listening(t *testing.T, addr <-chan string) {
+	t.Helper()
 	select {
 	case a := <-addr:
 		s.url = "http://" + a
@@ -172,7 +187,6 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("the server did not say where it listens:\n%s", s.logs())
 	}
-	return s
 }
 
 // stop sends SIGTERM and expects exit status 0.

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/ayoayo/ayoayo/store/sqlite"
@@ -9,8 +10,12 @@ import (
 )
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "conformance.db"), sqlite.Options{})
+	// The file of each store, so that a second handle (another process, as
+	// far as SQLite can tell) opens the same one.
+	var files sync.Map // *sqlite.Store -> string
+	open := func(t *testing.T, file string) *sqlite.Store {
+		t.Helper()
+		s, err := sqlite.Open(t.Context(), file, sqlite.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -19,6 +24,16 @@ func TestConformance(t *testing.T) {
 				t.Errorf("close: %v", err)
 			}
 		})
+		files.Store(s, file)
 		return s
+	}
+	storetest.RunShared(t, func(t *testing.T) storetest.Store {
+		return open(t, filepath.Join(t.TempDir(), "conformance.db"))
+	}, func(t *testing.T, s storetest.Store) storetest.Store {
+		file, ok := files.Load(s)
+		if !ok {
+			t.Fatal("a store the suite did not open")
+		}
+		return open(t, file.(string))
 	})
 }

@@ -225,14 +225,25 @@ func TestMigrate0005KeepsMovesAndAnswers(t *testing.T) {
 			}
 		}
 	})
-	t.Run("read back untimed", func(t *testing.T) {
-		for _, id := range []string{"waiting", "active", "against-ai", "resigned", "played-out"} {
-			g, err := s.Game(ctx, id)
+	t.Run("read back untimed, with the default expiries (0006)", func(t *testing.T) {
+		created := time.Date(2026, 2, 3, 4, 0, 0, 1000, time.UTC)
+		updated := time.Date(2026, 2, 3, 4, 5, 6, 789012000, time.UTC)
+		for _, tc := range []struct {
+			id       string
+			deadline time.Time
+		}{
+			{"waiting", created.Add(games.DefaultWaitingExpiry)},
+			{"active", updated.Add(games.DefaultIdleExpiry)},
+			{"against-ai", updated.Add(games.DefaultIdleExpiry)},
+			{"resigned", time.Time{}},
+			{"played-out", time.Time{}},
+		} {
+			g, err := s.Game(ctx, tc.id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g.TimeControl != (games.TimeControl{}) || g.Clock != ([2]time.Duration{}) || !g.Deadline.IsZero() {
-				t.Fatalf("game %s: time control %+v, clock %v, deadline %v; want none", id, g.TimeControl, g.Clock, g.Deadline)
+			if g.TimeControl != (games.TimeControl{}) || g.Clock != ([2]time.Duration{}) || !g.Deadline.Equal(tc.deadline) {
+				t.Fatalf("game %s: time control %+v, clock %v, deadline %v; want untimed, deadline %v", tc.id, g.TimeControl, g.Clock, g.Deadline, tc.deadline)
 			}
 		}
 	})

@@ -81,19 +81,25 @@ func gameID(rng *rand.Rand) string {
 	return string(b)
 }
 
+// sizedTime is the time control of the measured games: a live clock, so
+// every move rewrites the clock and the deadline, as most games' moves do.
+var sizedTime = games.TimeControl{Kind: games.Live, Initial: 10 * time.Minute, Increment: 5 * time.Second}
+
 // playSizedGame creates game i, seats North and plays up to plies moves of
-// random legal pits, each its own request.
+// random legal pits, each its own request, on a live clock.
 func playSizedGame(ctx context.Context, s games.Store, rng *rand.Rand, i, plies int) error {
 	at := time.Date(2026, 3, 14, 15, 9, 26, 535897000, time.UTC).Add(time.Duration(i) * time.Minute)
 	id := gameID(rng)
 	tokens := [2][]byte{hashOf(id + "-south"), hashOf(id + "-north")}
 	g := games.Game{ID: id, CreatedAt: at, UpdatedAt: at, Start: engine.Start(), Position: engine.Start(),
-		Status: games.Waiting, Tokens: [2][]byte{tokens[engine.South], nil}, Version: 1}
+		Status: games.Waiting, Tokens: [2][]byte{tokens[engine.South], nil}, Version: 1,
+		TimeControl: sizedTime, Clock: [2]time.Duration{sizedTime.Initial, sizedTime.Initial},
+		Deadline: at.Add(24 * time.Hour)}
 	if err := s.CreateGame(ctx, g, nil); err != nil {
 		return err
 	}
 	at = at.Add(3*time.Second + 141*time.Microsecond)
-	g, err := s.Join(ctx, id, tokens[engine.North], at, time.Time{})
+	g, err := s.Join(ctx, id, tokens[engine.North], at, at.Add(30*time.Second))
 	if err != nil {
 		return err
 	}
@@ -121,12 +127,15 @@ func playSizedGame(ctx context.Context, s games.Store, rng *rand.Rand, i, plies 
 		if err := rec.Play(pit, &out); err != nil {
 			return fmt.Errorf("game %d, ply %d: %w", i, g.Ply, err)
 		}
-		at = at.Add(time.Duration(2+rng.IntN(30))*time.Second + time.Duration(rng.IntN(1e6))*time.Microsecond)
+		spent := time.Duration(2+rng.IntN(30))*time.Second + time.Duration(rng.IntN(1e6))*time.Microsecond
+		at = at.Add(spent)
 		next := g
+		next.Clock[out.Before.ToMove] = max(g.Clock[out.Before.ToMove]-spent, 0) + sizedTime.Increment
+		next.Deadline = at.Add(next.Clock[out.Position.ToMove])
 		next.Ply, next.Position, next.Result = rec.Ply(), rec.Position(), rec.Result()
 		next.History = append(g.History, byte(pit))
 		if next.Result.Over() {
-			next.Status = games.Finished
+			next.Status, next.Deadline = games.Finished, time.Time{}
 		}
 		next.UpdatedAt = at
 		next.Version++

@@ -48,8 +48,21 @@ type suiteCase struct {
 // from open. open may register the store's closing with t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) Store) {
 	t.Helper()
-	fx := &fixtures{}
-	cases := slices.Concat(gameCases, puzzleCases)
+	RunShared(t, open, nil)
+}
+
+// Again opens another handle on the database that s, a store of the
+// suite, keeps: what a second process sharing the database would have.
+// It may register the handle's closing with t.Cleanup.
+type Again func(t *testing.T, s Store) Store
+
+// RunShared is Run for a store that several processes can share: the
+// cases that race for a write (ending a game exactly once) race on two
+// handles from again as well as on one.
+func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
+	t.Helper()
+	fx := &fixtures{again: again}
+	cases := slices.Concat(gameCases, clockCases, puzzleCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
@@ -77,9 +90,13 @@ func hashOf(token string) []byte {
 // seatToken is the token hash of side's seat in game id.
 func seatToken(id string, side engine.Side) []byte { return hashOf(id + "/" + side.String()) }
 
-// fixtures are the generated puzzles, made once per Run and shared by its
-// cases, which never change them.
+// fixtures are what a Run's cases share: the generated puzzles, made once
+// per Run, which the cases never change, and how to open a second handle.
 type fixtures struct {
+	// again opens a second handle on a store's database; nil when the
+	// store has none (it lives in one process).
+	again Again
+
 	once sync.Once
 	ps   []puzzles.Puzzle
 	err  error
@@ -196,6 +213,9 @@ func diffGame(got, want games.Game) []string {
 			fmt.Sprintf("%x", tok), fmt.Sprintf("%x", w))
 	}
 	field("Version", got.Version == want.Version, got.Version, want.Version)
+	field("TimeControl", got.TimeControl == want.TimeControl, got.TimeControl, want.TimeControl)
+	field("Clock", got.Clock == want.Clock, got.Clock, want.Clock)
+	field("Deadline", got.Deadline.Equal(want.Deadline), got.Deadline.Format(time.RFC3339Nano), want.Deadline.Format(time.RFC3339Nano))
 	return d
 }
 

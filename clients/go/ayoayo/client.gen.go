@@ -146,13 +146,16 @@ func (e IllegalReason) Valid() bool {
 
 // Defines values for NullableSide.
 const (
-	NullableSideNorth NullableSide = "north"
-	NullableSideSouth NullableSide = "south"
+	NullableSideLessThanNil NullableSide = "<nil>"
+	NullableSideNorth       NullableSide = "north"
+	NullableSideSouth       NullableSide = "south"
 )
 
 // Valid indicates whether the value is a known member of the NullableSide enum.
 func (e NullableSide) Valid() bool {
 	switch e {
+	case NullableSideLessThanNil:
+		return true
 	case NullableSideNorth:
 		return true
 	case NullableSideSouth:
