@@ -147,11 +147,10 @@ func (dt *deadlineTest) setUp(ctx, streamCtx context.Context, streams *http.Clie
 	}
 	f := &dlFollow{id: a.Game.ID, done: make(chan struct{})}
 	if streams != nil {
-		var ready sync.WaitGroup
-		ready.Add(1)
+		live := make(chan struct{})
 		go func() {
 			defer close(f.done)
-			err := followStream(streamCtx, streams, dt.bases[i%len(dt.bases)]+"/v1/games/"+f.id+"/events", &ready, func(e streamEvent) bool {
+			err := followStream(streamCtx, streams, dt.bases[i%len(dt.bases)]+"/v1/games/"+f.id+"/events", func() { close(live) }, func(e streamEvent) bool {
 				if !bytes.Equal(e.kind, []byte("end")) {
 					return true
 				}
@@ -171,18 +170,21 @@ func (dt *deadlineTest) setUp(ctx, streamCtx context.Context, streams *http.Clie
 				f.err = err
 			}
 		}()
-		ready.Wait()
 		select {
+		case <-live:
 		case <-f.done:
-			if refused, ok := errors.AsType[*streamRefused](f.err); ok {
+			err := f.err
+			if err == nil {
+				err = streamCtx.Err() // the run's bound came first
+			}
+			if refused, ok := errors.AsType[*streamRefused](err); ok {
 				// Counted with the other refusals, to say when they are the
 				// server's per-client limits.
 				dt.lt.mu.Lock()
 				dt.lt.answers[fmt.Sprint("stream ", refused.status)]++
 				dt.lt.mu.Unlock()
 			}
-			return nil, fmt.Errorf("the stream of game %s: %w", f.id, f.err)
-		default:
+			return nil, fmt.Errorf("the stream of game %s: %w", f.id, err)
 		}
 	} else {
 		close(f.done)

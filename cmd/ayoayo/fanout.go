@@ -156,7 +156,10 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(e streamEvent) bool {
+			markReady := sync.OnceFunc(ready.Done)
+			// A stream that failed is ready too, once its failure is counted.
+			defer markReady()
+			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", markReady, func(e streamEvent) bool {
 				if e.id >= 1 && e.id <= len(arrivals) {
 					arrivals[e.id-1][i].Store(time.Now().UnixNano())
 				}
@@ -269,12 +272,11 @@ type streamRefused struct {
 func (e *streamRefused) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
 
 // followStream reads one event stream, calling seen with each event that
-// has an id, as its frame ends, until it returns false; ready is marked
-// done at the first event or comment (the stream is live).
-func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(e streamEvent) bool) error {
-	var once sync.Once
-	markReady := func() { once.Do(ready.Done) }
-	defer markReady()
+// has an id, as its frame ends, until it returns false. It calls live once,
+// at the stream's first line (the stream is live), and never when the
+// stream does not open.
+func followStream(ctx context.Context, client *http.Client, url string, live func(), seen func(e streamEvent) bool) error {
+	markLive := sync.OnceFunc(live)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -301,7 +303,7 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 	var e streamEvent
 	hasID := false
 	for sc.Scan() {
-		markReady() // the "retry:" line comes first
+		markLive() // the "retry:" line comes first
 		line := sc.Bytes()
 		if len(line) == 0 { // the frame is complete
 			if hasID && !seen(e) {
