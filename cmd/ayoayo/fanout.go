@@ -156,9 +156,12 @@ func fanout(ctx context.Context, bases []string, followers, moves int, interval 
 		done.Add(1)
 		go func() {
 			defer done.Done()
-			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", &ready, func(id int) bool {
-				if id >= 1 && id <= len(arrivals) {
-					arrivals[id-1][i].Store(time.Now().UnixNano())
+			markReady := sync.OnceFunc(ready.Done)
+			// A stream that failed is ready too, once its failure is counted.
+			defer markReady()
+			err := followStream(streamCtx, client, follows[i%len(follows)]+"/v1/games/"+play.game.ID+"/events", markReady, func(e streamEvent) bool {
+				if e.id >= 1 && e.id <= len(arrivals) {
+					arrivals[e.id-1][i].Store(time.Now().UnixNano())
 				}
 				return true // until the end event closes the stream, or the run stops it
 			})
@@ -250,13 +253,30 @@ func allArrived(at []atomic.Int64) bool {
 	return true
 }
 
-// followStream reads one event stream, calling seen with each event's id
-// until it returns false; ready is marked done at the first event or
-// comment (the stream is live).
-func followStream(ctx context.Context, client *http.Client, url string, ready *sync.WaitGroup, seen func(id int) bool) error {
-	var once sync.Once
-	markReady := func() { once.Do(ready.Done) }
-	defer markReady()
+// streamEvent is one event of a stream as followStream reads it. Its kind and
+// data are the reader's own buffers, reused for the next event: they are
+// valid only during the call they are given to.
+type streamEvent struct {
+	id   int
+	kind []byte
+	data []byte
+}
+
+// streamRefused is a stream the server did not open: its status and the
+// start of its answer.
+type streamRefused struct {
+	status int
+	body   string
+}
+
+func (e *streamRefused) Error() string { return fmt.Sprintf("%d %s", e.status, e.body) }
+
+// followStream reads one event stream, calling seen with each event that
+// has an id, as its frame ends, until it returns false. It calls live once,
+// at the stream's first line (the stream is live), and never when the
+// stream does not open.
+func followStream(ctx context.Context, client *http.Client, url string, live func(), seen func(e streamEvent) bool) error {
+	markLive := sync.OnceFunc(live)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return err
@@ -268,26 +288,42 @@ func followStream(ctx context.Context, client *http.Client, url string, ready *s
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("%d %s", resp.StatusCode, body)
+		return &streamRefused{status: resp.StatusCode, body: string(body)}
 	}
 	sc := bufio.NewScanner(resp.Body)
 	// A small first buffer: frames are short, and a large one per stream
 	// would make the tool itself allocate (and clear) hundreds of megabytes
 	// for thousands of streams. It grows for a longer line.
 	sc.Buffer(make([]byte, 0, 4<<10), 1<<20)
-	// The lines are read as the scanner's bytes, not as strings: one string
-	// per line would make the tool allocate for every line of every follower,
-	// and its garbage collections would then delay the arrivals it measures.
+	// The lines are read as the scanner's bytes, not as strings, and an
+	// event's kind and data are copied into buffers the stream reuses: one
+	// string per line would make the tool allocate for every line of every
+	// follower, and its garbage collections would then delay the arrivals it
+	// measures.
+	var e streamEvent
+	hasID := false
 	for sc.Scan() {
-		markReady() // the "retry:" line comes first
-		if v, ok := bytes.CutPrefix(sc.Bytes(), []byte("id: ")); ok {
-			id, err := strconv.Atoi(string(v))
-			if err != nil {
-				return fmt.Errorf("event id %q", v)
-			}
-			if !seen(id) {
+		markLive() // the "retry:" line comes first
+		line := sc.Bytes()
+		if len(line) == 0 { // the frame is complete
+			if hasID && !seen(e) {
 				return nil
 			}
+			hasID, e.kind, e.data = false, e.kind[:0], e.data[:0]
+			continue
+		}
+		if v, ok := bytes.CutPrefix(line, []byte("id: ")); ok {
+			if e.id, err = strconv.Atoi(string(v)); err != nil {
+				return fmt.Errorf("event id %q", v)
+			}
+			hasID = true
+		} else if v, ok := bytes.CutPrefix(line, []byte("event: ")); ok {
+			e.kind = append(e.kind[:0], v...)
+		} else if v, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			if len(e.data) > 0 {
+				e.data = append(e.data, '\n') // a data of several lines
+			}
+			e.data = append(e.data, v...)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -303,32 +339,61 @@ type memoryUse struct {
 }
 
 func readMemory(ctx context.Context, client *http.Client, base string) (memoryUse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	v, err := readMetrics(ctx, client, base, "process_resident_memory_bytes", "go_memstats_heap_inuse_bytes")
 	if err != nil {
 		return memoryUse{}, err
+	}
+	res, ok1 := v["process_resident_memory_bytes"]
+	heap, ok2 := v["go_memstats_heap_inuse_bytes"]
+	return memoryUse{resident: res, heap: heap, ok: ok1 && ok2}, nil
+}
+
+// readCPU returns the CPU time the server's process has used, in seconds,
+// as its /metrics says.
+func readCPU(ctx context.Context, client *http.Client, base string) (float64, error) {
+	const name = "process_cpu_seconds_total"
+	v, err := readMetrics(ctx, client, base, name)
+	if err != nil {
+		return 0, err
+	}
+	if _, ok := v[name]; !ok {
+		return 0, errors.New("/metrics has no " + name)
+	}
+	return v[name], nil
+}
+
+// readMetrics reads a server's /metrics and returns the value of the first
+// gauge or counter of each family named that it has.
+func readMetrics(ctx context.Context, client *http.Client, base string, names ...string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/metrics", nil)
+	if err != nil {
+		return nil, err
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return memoryUse{}, err
+		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("/metrics: %d", resp.StatusCode)
+	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)
 	families, err := parser.TextToMetricFamilies(resp.Body)
 	if err != nil {
-		return memoryUse{}, err
+		return nil, err
 	}
-	value := func(name string) (float64, bool) {
+	values := map[string]float64{}
+	for _, name := range names {
 		f, ok := families[name]
 		if !ok || len(f.GetMetric()) == 0 {
-			return 0, false
+			continue
 		}
 		m := f.GetMetric()[0]
 		if g := m.GetGauge(); g != nil {
-			return g.GetValue(), true
+			values[name] = g.GetValue()
+		} else if c := m.GetCounter(); c != nil {
+			values[name] = c.GetValue()
 		}
-		return 0, false
 	}
-	res, ok1 := value("process_resident_memory_bytes")
-	heap, ok2 := value("go_memstats_heap_inuse_bytes")
-	return memoryUse{resident: res, heap: heap, ok: ok1 && ok2}, nil
+	return values, nil
 }

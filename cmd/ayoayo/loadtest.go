@@ -335,20 +335,24 @@ func (r *loadReport) print(w io.Writer) {
 			q(0.50).Round(10*time.Microsecond), q(0.90).Round(10*time.Microsecond), q(0.99).Round(10*time.Microsecond), q(1).Round(10*time.Microsecond))
 	}
 	line := func(what string, m map[string]int) {
-		if len(m) == 0 {
-			return
+		if len(m) > 0 {
+			fmt.Fprintf(w, "%s: %s\n", what, mapLine(m))
 		}
-		var parts []string
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
-		}
-		fmt.Fprintf(w, "%s: %s\n", what, strings.Join(parts, ", "))
 	}
 	line("refused (answers not 2xx)", r.answers)
 	if r.retries > 0 {
 		fmt.Fprintf(w, "sent again after Retry-After: %d, after %.1f s of waiting in all\n", r.retries, r.waited.Seconds())
 	}
 	line("given up", r.failed)
+}
+
+// mapLine is counts by key, in key order: "create 429: 12, join 429: 1".
+func mapLine(m map[string]int) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // run sets up the games, then lets workers play them until the duration is up.

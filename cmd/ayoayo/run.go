@@ -40,6 +40,7 @@ func commands() []command {
 		{"loadtest", "[flags]", "play concurrent games against a server and report moves/s and latency", runLoadtest},
 		{"tablebase", "build|info [flags] [FILE]", "build an endgame table (build --seeds N --out FILE) or check one (info FILE)", runTablebase},
 		{"fanout", "[flags]", "follow one game with many event streams and report move and delivery latency", runFanout},
+		{"deadlines", "[flags]", "set up timed games whose clocks run out over a window and report the delay from each deadline to its end event; or, with --idle, the CPU that waiting costs", runDeadlines},
 		{"prune", "--before DATE [flags]", "delete the finished and aborted games that ended before DATE, with their moves, in small batches", runPrune},
 	}
 }
