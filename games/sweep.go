@@ -14,19 +14,24 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ayoayo/ayoayo/engine"
 )
 
-// Sweeping's batches: overdue games ended per look, finished games deleted
-// per write (each write short, so moves never wait long behind it), and how
-// often the old ones are looked for.
+// Sweeping's batches: overdue games ended per look (sweepWorkers of them at
+// once), finished games deleted per write (each write short, so moves never
+// wait long behind it), and how often the old ones are looked for.
 const (
-	sweepBatch = 100
-	pruneBatch = 50
-	pruneEvery = time.Minute
+	sweepBatch   = 100
+	sweepWorkers = 8
+	pruneBatch   = 50
+	pruneEvery   = time.Minute
 	// prunePause is the rest between two deletion writes, in which the
 	// writes of moves go first.
 	prunePause = 20 * time.Millisecond
@@ -99,18 +104,38 @@ func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 }
 
 // SweepOnce ends the games that are overdue now, up to a batch of them, and
-// returns how many it found.
+// returns how many it found. Each end is a write that waits on the
+// database, so a burst of deadlines is ended sweepWorkers at a time rather
+// than one round trip after another; and each sweep starts at a random
+// place in its batch, so that two instances sweeping the same burst mostly
+// end different games instead of racing for the same ones (the loser of a
+// race only reads the game again).
 func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 	gs, err := s.store.Overdue(ctx, s.clock(), sweepBatch)
 	if err != nil {
 		return 0, err
 	}
-	var errs []error
-	for _, g := range gs {
-		if _, err := s.expire(ctx, g); err != nil {
-			errs = append(errs, err)
-		}
+	if len(gs) > 1 {
+		at := rand.IntN(len(gs))
+		gs = append(gs[at:], gs[:at]...)
 	}
+	var (
+		mu   sync.Mutex
+		errs []error
+		work errgroup.Group
+	)
+	work.SetLimit(sweepWorkers)
+	for _, g := range gs {
+		work.Go(func() error {
+			if _, err := s.expire(ctx, g); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+			return nil
+		})
+	}
+	_ = work.Wait() // the errors are gathered in errs, every one
 	return len(gs), errors.Join(errs...)
 }
 
