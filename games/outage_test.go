@@ -101,8 +101,9 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	}
 	follow := func() *follower {
 		f := &follower{ids: make(chan int, 64), beats: make(chan struct{}, 64), done: make(chan error, 1)}
+		id := g.ID
 		go func() {
-			f.done <- svc.Follow(ctx, g.ID, -1, 5*time.Millisecond, stream{
+			f.done <- svc.Follow(ctx, id, -1, 5*time.Millisecond, stream{
 				send: func(e games.Event, _ []byte) error { f.ids <- e.ID; return nil },
 				beat: func() error {
 					select {
