@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"errors"
 
 	sqlitedrv "modernc.org/sqlite"
@@ -41,10 +42,26 @@ func (s *Store) read(err error) error { return s.failures.Read(err, kindOf(err))
 // Failures returns the store's failures since it opened, for metrics.
 func (s *Store) Failures() FailureCounts { return s.failures.Counts() }
 
-// probeWrite changes nothing but still writes a page to the WAL, which is
-// what a full disk refuses: the readiness check's write (see Ping).
-const probeWrite = `UPDATE schema_migrations SET name = name
-	WHERE version = (SELECT max(version) FROM schema_migrations)`
+// The readiness check's write (see Ping) adds a row that needs new pages,
+// probeBytes of them, and removes it in the same transaction: it leaves
+// nothing behind, but it needs room on disk as the writes that failed did.
+// A write that only rewrote a page already there could succeed on a full
+// disk, in WAL space already allocated, and say the store is whole when a
+// move would still fail.
+const (
+	probeBytes  = 64 << 10
+	probeInsert = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (-1, zeroblob(?), '')`
+	probeDelete = `DELETE FROM schema_migrations WHERE version = -1`
+)
+
+// probeWrite is the readiness check's write.
+func probeWrite(ctx context.Context, r runner) error {
+	if _, err := r.exec(ctx, probeInsert, probeBytes); err != nil {
+		return err
+	}
+	_, err := r.exec(ctx, probeDelete)
+	return err
+}
 
 // FailureCounts are the store's failures since it opened (see Failures).
 type FailureCounts = stored.FailureCounts

@@ -18,6 +18,13 @@ func TestFullDatabase(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := t.Context()
 	kept := newGame(t, s, "kept")
+	// Prepared while the pool may still open a connection for it: inside
+	// the committer's transaction, on the one connection below, it could not.
+	for _, q := range []string{probeInsert, probeDelete} {
+		if _, err := s.prepared(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// One connection, so the page limit applies to every statement.
 	s.db.SetMaxOpenConns(1)
 	var pages int

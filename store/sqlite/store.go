@@ -263,10 +263,7 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 // a full disk still answers reads.
 func (s *Store) Ping(ctx context.Context) error {
 	if s.failures.WritesFailing() {
-		return s.write(ctx, func(ctx context.Context, r runner) error {
-			_, err := r.exec(ctx, probeWrite)
-			return err
-		})
+		return s.write(ctx, probeWrite)
 	}
 	var one int
 	return s.read(s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one))
