@@ -2402,8 +2402,12 @@ type ClientInterface interface {
 	// GetReadyz Readiness probe
 	//
 	// Answers `200` when the server can do its work: the database answers
-	// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-	// load balancer sends traffic elsewhere.
+	// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+	// load balancer sends traffic elsewhere: `store_unavailable` while the
+	// database does not answer; `storage_full` once a write has found no
+	// room, until a write succeeds again (the probe tries one); `not_ready`
+	// while the server starts and waits for its database, and from the
+	// moment it is told to stop (before it drains the requests in flight).
 	//
 	// Corresponds with GET /readyz (the `GetReadyz` operationId).
 	GetReadyz(ctx context.Context, params *GetReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2592,6 +2596,15 @@ type ClientInterface interface {
 	// comment line (`: ping`) keeps the connection open. Any instance of
 	// the service answers for every game, live, whichever instance the
 	// moves were played on.
+	//
+	// While the database is unavailable a stream stays open, with its
+	// comment lines, and goes on where it stopped when the database
+	// returns: no event is lost or sent twice. A stream opened meanwhile is
+	// answered `200` too, without the checks of the game and of
+	// `Last-Event-ID`, and waits; should the game turn out not to exist,
+	// the stream ends, and the reconnection gets the `404`. A browser's
+	// `EventSource` keeps reconnecting after a stream that ends, but gives
+	// up for good on any answer but `200`.
 	//
 	// Each instance serves a bounded number of streams: per client address
 	// (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -3040,8 +3053,12 @@ func (c *Client) GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEd
 // GetReadyz Readiness probe
 //
 // Answers `200` when the server can do its work: the database answers
-// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-// load balancer sends traffic elsewhere.
+// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+// load balancer sends traffic elsewhere: `store_unavailable` while the
+// database does not answer; `storage_full` once a write has found no
+// room, until a write succeeds again (the probe tries one); `not_ready`
+// while the server starts and waits for its database, and from the
+// moment it is told to stop (before it drains the requests in flight).
 //
 // Corresponds with GET /readyz (the `GetReadyz` operationId).
 func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3310,6 +3327,15 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 // comment line (`: ping`) keeps the connection open. Any instance of
 // the service answers for every game, live, whichever instance the
 // moves were played on.
+//
+// While the database is unavailable a stream stays open, with its
+// comment lines, and goes on where it stopped when the database
+// returns: no event is lost or sent twice. A stream opened meanwhile is
+// answered `200` too, without the checks of the game and of
+// `Last-Event-ID`, and waits; should the game turn out not to exist,
+// the stream ends, and the reconnection gets the `404`. A browser's
+// `EventSource` keeps reconnecting after a stream that ends, but gives
+// up for good on any answer but `200`.
 //
 // Each instance serves a bounded number of streams: per client address
 // (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -5315,8 +5341,12 @@ type ClientWithResponsesInterface interface {
 	// GetReadyzWithResponse Readiness probe
 	//
 	// Answers `200` when the server can do its work: the database answers
-	// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-	// load balancer sends traffic elsewhere.
+	// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+	// load balancer sends traffic elsewhere: `store_unavailable` while the
+	// database does not answer; `storage_full` once a write has found no
+	// room, until a write succeeds again (the probe tries one); `not_ready`
+	// while the server starts and waits for its database, and from the
+	// moment it is told to stop (before it drains the requests in flight).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5509,6 +5539,15 @@ type ClientWithResponsesInterface interface {
 	// comment line (`: ping`) keeps the connection open. Any instance of
 	// the service answers for every game, live, whichever instance the
 	// moves were played on.
+	//
+	// While the database is unavailable a stream stays open, with its
+	// comment lines, and goes on where it stopped when the database
+	// returns: no event is lost or sent twice. A stream opened meanwhile is
+	// answered `200` too, without the checks of the game and of
+	// `Last-Event-ID`, and waits; should the game turn out not to exist,
+	// the stream ends, and the reconnection gets the `404`. A browser's
+	// `EventSource` keeps reconnecting after a stream that ends, but gives
+	// up for good on any answer but `200`.
 	//
 	// Each instance serves a bounded number of streams: per client address
 	// (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -6081,6 +6120,7 @@ type GetReadyzResponse200Headers struct {
 
 // GetReadyzResponse503Headers the declared response headers of an HTTP 503 response for GetReadyz
 type GetReadyzResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6563,6 +6603,12 @@ type GetGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetGameResponse503Headers the declared response headers of an HTTP 503 response for GetGame
+type GetGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type GetGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6574,6 +6620,8 @@ type GetGameResponse struct {
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetGameResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -6584,6 +6632,8 @@ type GetGameResponse struct {
 	Headers404 *GetGameResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetGameResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6604,6 +6654,11 @@ func (r GetGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r GetGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6779,6 +6834,12 @@ type JoinGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// JoinGameResponse503Headers the declared response headers of an HTTP 503 response for JoinGame
+type JoinGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type JoinGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6794,6 +6855,8 @@ type JoinGameResponse struct {
 	ApplicationProblemJSON429 *RateLimited
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *JoinGameResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6806,6 +6869,8 @@ type JoinGameResponse struct {
 	Headers429 *JoinGameResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *JoinGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinGameResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -6836,6 +6901,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON429() *RateLimited {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -6887,6 +6957,12 @@ type ListGameMovesResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListGameMovesResponse503Headers the declared response headers of an HTTP 503 response for ListGameMoves
+type ListGameMovesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type ListGameMovesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6898,6 +6974,8 @@ type ListGameMovesResponse struct {
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListGameMovesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6906,6 +6984,8 @@ type ListGameMovesResponse struct {
 	Headers404 *ListGameMovesResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListGameMovesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGameMovesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6926,6 +7006,11 @@ func (r ListGameMovesResponse) GetApplicationProblemJSON404() *GameNotFound {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ListGameMovesResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListGameMovesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7207,6 +7292,12 @@ type ResignGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// ResignGameResponse503Headers the declared response headers of an HTTP 503 response for ResignGame
+type ResignGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type ResignGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7222,6 +7313,8 @@ type ResignGameResponse struct {
 	ApplicationProblemJSON409 *GameConflict
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ResignGameResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7234,6 +7327,8 @@ type ResignGameResponse struct {
 	Headers409 *ResignGameResponse409Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ResignGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResignGameResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7264,6 +7359,11 @@ func (r ResignGameResponse) GetApplicationProblemJSON409() *GameConflict {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ResignGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ResignGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7430,6 +7530,7 @@ type ListPuzzlesResponse500Headers struct {
 
 // ListPuzzlesResponse503Headers the declared response headers of an HTTP 503 response for ListPuzzles
 type ListPuzzlesResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7524,6 +7625,7 @@ type GetDailyPuzzleResponse500Headers struct {
 
 // GetDailyPuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetDailyPuzzle
 type GetDailyPuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7621,6 +7723,7 @@ type GetDailyPuzzleByDateResponse500Headers struct {
 
 // GetDailyPuzzleByDateResponse503Headers the declared response headers of an HTTP 503 response for GetDailyPuzzleByDate
 type GetDailyPuzzleByDateResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7854,6 +7957,7 @@ type GetPuzzleResponse500Headers struct {
 
 // GetPuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetPuzzle
 type GetPuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7988,6 +8092,7 @@ type SubmitPuzzleAttemptResponse500Headers struct {
 
 // SubmitPuzzleAttemptResponse503Headers the declared response headers of an HTTP 503 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8134,6 +8239,7 @@ type GetPuzzleSolutionResponse500Headers struct {
 
 // GetPuzzleSolutionResponse503Headers the declared response headers of an HTTP 503 response for GetPuzzleSolution
 type GetPuzzleSolutionResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8513,8 +8619,12 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, params
 // GetReadyzWithResponse Readiness probe
 //
 // Answers `200` when the server can do its work: the database answers
-// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-// load balancer sends traffic elsewhere.
+// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+// load balancer sends traffic elsewhere: `store_unavailable` while the
+// database does not answer; `storage_full` once a write has found no
+// room, until a write succeeds again (the probe tries one); `not_ready`
+// while the server starts and waits for its database, and from the
+// moment it is told to stop (before it drains the requests in flight).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8755,6 +8865,15 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 // comment line (`: ping`) keeps the connection open. Any instance of
 // the service answers for every game, live, whichever instance the
 // moves were played on.
+//
+// While the database is unavailable a stream stays open, with its
+// comment lines, and goes on where it stopped when the database
+// returns: no event is lost or sent twice. A stream opened meanwhile is
+// answered `200` too, without the checks of the game and of
+// `Last-Event-ID`, and waits; should the game turn out not to exist,
+// the stream ends, and the reconnection gets the `404`. A browser's
+// `EventSource` keeps reconnecting after a stream that ends, but gives
+// up for good on any answer but `200`.
 //
 // Each instance serves a bounded number of streams: per client address
 // (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -9434,6 +9553,13 @@ func ParseGetReadyzResponse(rsp *http.Response) (*GetReadyzResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -9943,6 +10069,13 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10010,6 +10143,23 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10202,6 +10352,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10272,6 +10429,23 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10319,6 +10493,13 @@ func ParseListGameMovesResponse(rsp *http.Response) (*ListGameMovesResponse, err
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10362,6 +10543,23 @@ func ParseListGameMovesResponse(rsp *http.Response) (*ListGameMovesResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGameMovesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10687,6 +10885,13 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10757,6 +10962,23 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResignGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10963,6 +11185,13 @@ func ParseListPuzzlesResponse(rsp *http.Response) (*ListPuzzlesResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPuzzlesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11077,6 +11306,13 @@ func ParseGetDailyPuzzleResponse(rsp *http.Response) (*GetDailyPuzzleResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDailyPuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11225,6 +11461,13 @@ func ParseGetDailyPuzzleByDateResponse(rsp *http.Response) (*GetDailyPuzzleByDat
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDailyPuzzleByDateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11501,6 +11744,13 @@ func ParseGetPuzzleResponse(rsp *http.Response) (*GetPuzzleResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11683,6 +11933,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitPuzzleAttemptResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11814,6 +12071,13 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleSolutionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
