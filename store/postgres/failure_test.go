@@ -19,7 +19,9 @@ import (
 // TestKindOf: the driver's errors an outage brings are named by their type
 // and SQLSTATE, and whether a write failing with one may have been stored.
 func TestKindOf(t *testing.T) {
-	pg := func(code string) error { return fmt.Errorf("apply play: %w", &pgconn.PgError{Severity: "FATAL", Code: code}) }
+	pg := func(code string) error {
+		return fmt.Errorf("apply play: %w", &pgconn.PgError{Severity: "FATAL", Code: code})
+	}
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	tests := []struct {
 		name      string
