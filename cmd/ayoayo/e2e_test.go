@@ -133,6 +133,14 @@ func (s *server) logs() string {
 // listens on.
 func startBinary(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
+	return startBinaryUntil(t, bin, "listening", args...)
+}
+
+// startBinaryUntil runs bin and waits for the first log line with message
+// msg and the server's address: "listening" when the API is served,
+// "opening the database" as soon as the port answers.
+func startBinaryUntil(t *testing.T, bin, msg string, args ...string) *server {
+	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
 	// No endgame table built at start unless the test asks for one with
 	// --tablebase-build: seconds of both cores most tests do not need.
@@ -145,6 +153,7 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	said := false
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -153,7 +162,8 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 			s.log.WriteByte('\n')
 			s.mu.Unlock()
 			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == msg && !said {
+				said = true
 				addr <- line.Addr
 			}
 		}
