@@ -144,3 +144,38 @@ func TestServeWaitsForTheDatabase(t *testing.T) {
 		t.Fatalf("exit status %d:\n%s", c, stderr.String())
 	}
 }
+
+// TestServeDBWaitErrors: --db-wait is checked like the other durations, and
+// a start that runs out of it exits 1 saying so, with the last failure.
+func TestServeDBWaitErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-dir", "x.db")
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+		code int
+	}{
+		{"negative", nil, []string{"--db-wait", "-1s"}, []string{"--db-wait cannot be negative"}, 2},
+		{"not a duration", map[string]string{"AYOAYO_DB_WAIT": "a while"}, nil, []string{"AYOAYO_DB_WAIT"}, 2},
+		{"runs out", map[string]string{"AYOAYO_DB": missing}, []string{"--db-wait", "0"},
+			[]string{"the database was not available within --db-wait 0s (1 tries)", "unable to open database file"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			env := map[string]string{"AYOAYO_ADDR": "127.0.0.1:0", "AYOAYO_DB": filepath.Join(t.TempDir(), "x.db")}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			m, _, stderr := testMain(env)
+			if code := m.Run(context.Background(), append([]string{"serve"}, tt.args...)); code != tt.code {
+				t.Errorf("exit status %d, want %d:\n%s", code, tt.code, stderr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+		})
+	}
+}
