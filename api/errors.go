@@ -93,7 +93,22 @@ var problemTable = []problemRow{
 
 	// Capacity and dependencies.
 	{Err: analysis.ErrBusy, Status: http.StatusTooManyRequests, Code: "too_many_analyses", Title: "Too many analyses", RetryAfter: 1},
-	{Err: ErrNotReady, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
+	{Err: ErrNotReady, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready", RetryAfter: notReadyRetry},
+	// The database failed, as the store names it (never by the driver's
+	// words, which only the log sees). A write that may have been stored
+	// comes first: the client must know that before it decides anything.
+	{Err: games.ErrOutcomeUnknown, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
+		RetryAfter: storeRetry, Hide: true, Detail: "the database went away while this change was on its way to it, so it may or may not have been " +
+			"stored. Sending the same request again is safe: a move names its ply, so it is stored at most once, and a copy of a stored " +
+			"one gets its answer again; a resignation or a join that took effect answers 409 the second time; a creation sent again makes a second game"},
+	{Err: games.ErrStorageFull, Status: http.StatusServiceUnavailable, Code: "storage_full", Title: "Database storage full",
+		RetryAfter: fullRetry, Hide: true, Detail: storageFullDetail},
+	{Err: puzzles.ErrStorageFull, Status: http.StatusServiceUnavailable, Code: "storage_full", Title: "Database storage full",
+		RetryAfter: fullRetry, Hide: true, Detail: storageFullDetail},
+	{Err: games.ErrUnavailable, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
+		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
+	{Err: puzzles.ErrUnavailable, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
+		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
 	// The client went away; nobody reads this answer, but logs and metrics do.
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
@@ -134,6 +149,21 @@ var problemTable = []problemRow{
 	{Err: ErrInternal, Status: http.StatusInternalServerError, Code: "internal_error", Title: "Internal server error",
 		Hide: true, Detail: "the server failed to answer this request; it has been logged"},
 }
+
+// How long clients are asked to wait (Retry-After, in seconds). An outage
+// of the database is usually a restart or a failover, seconds long; a full
+// disk waits for an operator, so clients are asked to come back less often.
+// A server that is starting or stopping is ready, or replaced, in seconds.
+const (
+	storeRetry    = 5
+	fullRetry     = 30
+	notReadyRetry = 5
+)
+
+const (
+	storeUnavailableDetail = "the database does not answer; nothing was read or changed. Send the same request again after Retry-After seconds"
+	storageFullDetail      = "the database has no room left for this change, which was not made. Reads still work; send the same request again after Retry-After seconds"
+)
 
 // internalRow is the last row: the answer to an error no row matches.
 var internalRow = problemTable[len(problemTable)-1]

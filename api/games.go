@@ -241,17 +241,21 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 // FollowGameEvents streams the game's events. The game is looked up first,
 // so an unknown one is a 404 problem, not an empty stream, and a
 // Last-Event-ID the game has not reached a 400, not a stream that waits in
-// silence for a ply that may never come.
+// silence for a ply that may never come. While the database is unavailable
+// the stream opens all the same and waits for it: a browser's EventSource
+// gives up for good on an answer other than 200, and on a 200 it keeps
+// reconnecting, however the stream ends.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
 	g, err := s.games.Game(ctx, req.Id)
-	if err != nil {
+	unavailable := errors.Is(err, games.ErrUnavailable)
+	if err != nil && !unavailable {
 		return nil, err
 	}
 	last := -1
 	if req.Params.LastEventID != nil {
 		last = *req.Params.LastEventID
 	}
-	if last > g.Ply {
+	if !unavailable && last > g.Ply {
 		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event, id %d", last, g.Ply)
 	}
 	release, err := s.streams.acquire(callerOf(ctx).addr, req.Id)

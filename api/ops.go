@@ -3,15 +3,20 @@ package api
 import (
 	"bytes"
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo-contrib/echoprometheus"
+	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // The operations endpoints: probes, metrics, the document and its rendering.
@@ -25,17 +30,47 @@ func (s *Server) GetLivez(context.Context, GetLivezRequestObject) (GetLivezRespo
 	return GetLivez200JSONResponse{Status: HealthStatusOk}, nil
 }
 
-// GetReadyz checks the database.
+// GetReadyz checks the database: 503 while it fails, with the store's own
+// code (store_unavailable, storage_full) when the store named the failure,
+// and 503 from the moment shutdown begins.
 func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetReadyzResponseObject, error) {
+	select {
+	case <-s.opts.Stopping:
+		return nil, newError(ErrNotReady, "the server is shutting down")
+	default:
+	}
 	if s.opts.DB != nil {
 		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 		defer cancel()
 		if err := s.opts.DB.Ping(ctx); err != nil {
 			s.log.ErrorContext(ctx, "readiness check failed", "error", err.Error())
+			if errors.Is(err, games.ErrUnavailable) || errors.Is(err, games.ErrStorageFull) {
+				return nil, err // named by the store: its code says which failure
+			}
 			return nil, newError(ErrNotReady, "the database does not answer")
 		}
 	}
 	return GetReadyz200JSONResponse{Status: HealthStatusOk}, nil
+}
+
+// Starting is the handler of a server whose database is not open yet: the
+// process is alive (/livez answers 200), and everything else, /readyz
+// included, is 503 not_ready with Retry-After, so balancers and clients
+// wait for it rather than give up. Its 503s are expected, and not logged:
+// the start logs each try to open the database instead.
+func Starting() http.Handler {
+	e := echo.New()
+	e.HideBanner = true
+	e.HidePort = true
+	quiet := slog.New(slog.DiscardHandler)
+	live := func(c echo.Context) error { return c.JSON(http.StatusOK, Health{Status: HealthStatusOk}) }
+	e.GET("/livez", live)
+	e.HEAD("/livez", live)
+	e.Any("/*", func(c echo.Context) error {
+		writeProblem(c, newError(ErrNotReady, "the server is starting: it waits for its database"), quiet)
+		return nil
+	})
+	return e
 }
 
 // GetMetrics writes the registry in the Prometheus text format.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 type pinger struct{ err error }
@@ -35,6 +38,8 @@ func TestProbes(t *testing.T) {
 		{"ready without a database", nil, "/readyz", http.StatusOK, ""},
 		{"ready", pinger{}, "/readyz", http.StatusOK, ""},
 		{"not ready", pinger{errors.New("disk gone")}, "/readyz", http.StatusServiceUnavailable, "not_ready"},
+		{"database unavailable", pinger{fmt.Errorf("disk gone: %w", games.ErrUnavailable)}, "/readyz", http.StatusServiceUnavailable, "store_unavailable"},
+		{"database full", pinger{fmt.Errorf("disk gone: %w", games.ErrStorageFull)}, "/readyz", http.StatusServiceUnavailable, "storage_full"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -48,10 +53,56 @@ func TestProbes(t *testing.T) {
 				if p.Code != tt.probl || strings.Contains(p.Detail, "disk gone") {
 					t.Errorf("problem %+v, want code %s and no internal detail", p, tt.probl)
 				}
+				if rec.Header().Get("Retry-After") == "" {
+					t.Error("a 503 without Retry-After")
+				}
 			} else if !sameJSON(t, rec.Body.Bytes(), []byte(`{"status":"ok"}`)) {
 				t.Errorf("body %s", rec.Body)
 			}
 		})
+	}
+}
+
+// TestReadyzStopping: /readyz is 503 from the moment shutdown begins,
+// though the database answers.
+func TestReadyzStopping(t *testing.T) {
+	stopping := make(chan struct{})
+	ts := newTester(t, Options{DB: pinger{}, Stopping: stopping})
+	if rec := ts.do(http.MethodGet, "/readyz", "", ""); rec.Code != http.StatusOK {
+		t.Fatalf("before: %d", rec.Code)
+	}
+	close(stopping)
+	rec := ts.do(http.MethodGet, "/readyz", "", "")
+	if p := decodeAs[problem](t, rec.Body.Bytes()); rec.Code != http.StatusServiceUnavailable || p.Code != "not_ready" || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("stopping: %d %+v, Retry-After %q", rec.Code, p, rec.Header().Get("Retry-After"))
+	}
+}
+
+// TestStarting: while the database is not open yet, the process is alive
+// and everything else is 503 not_ready with Retry-After.
+func TestStarting(t *testing.T) {
+	h := Starting()
+	for _, tc := range []struct {
+		method, path string
+		status       int
+	}{
+		{http.MethodGet, "/livez", http.StatusOK},
+		{http.MethodHead, "/livez", http.StatusOK},
+		{http.MethodGet, "/readyz", http.StatusServiceUnavailable},
+		{http.MethodPost, "/v1/games", http.StatusServiceUnavailable},
+		{http.MethodGet, "/", http.StatusServiceUnavailable},
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(tc.method, tc.path, nil))
+		if rec.Code != tc.status {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, rec.Code, tc.status)
+			continue
+		}
+		if tc.status == http.StatusServiceUnavailable {
+			if p := checkProblem(t, rec.Code, rec.Header(), rec.Body.Bytes()); p.Code != "not_ready" || rec.Header().Get("Retry-After") == "" {
+				t.Errorf("%s %s: %+v, Retry-After %q", tc.method, tc.path, p, rec.Header().Get("Retry-After"))
+			}
+		}
 	}
 }
 

@@ -52,6 +52,9 @@ type Options struct {
 	Logger *slog.Logger
 	// DB is checked by /readyz. Nil: always ready.
 	DB Pinger
+	// Stopping makes /readyz answer 503 at once when closed: close it when
+	// shutdown begins, before the drain, so a balancer sends no more.
+	Stopping <-chan struct{}
 	// CORSOrigins are the origins browsers may call the API from; nil or
 	// empty means any ("*").
 	CORSOrigins []string

@@ -34,6 +34,18 @@ var (
 	// the one it was written for (another request changed it first). The
 	// service reads the game again and tells the client why.
 	ErrConflict = errors.New("the game changed before the write")
+	// ErrUnavailable: the database did not answer (refused, lost, starting
+	// up or shutting down, a read-only file system). Nothing was decided
+	// about the game; the same request may be sent again later.
+	ErrUnavailable = errors.New("the database is unavailable")
+	// ErrStorageFull: the database has no room left for the write, which
+	// was not made. Reads still work; writes do once room is made.
+	ErrStorageFull = errors.New("the database's storage is full")
+	// ErrOutcomeUnknown: the database went away while a write was on its
+	// way, so it may or may not have been stored. It is an ErrUnavailable
+	// too. A move sent again is safe: it names its ply, so it is stored at
+	// most once and a copy gets the first one's answer.
+	ErrOutcomeUnknown = errors.New("the write may or may not have been stored")
 )
 
 // StalePlyError is ErrStalePly with the game's current ply.

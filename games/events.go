@@ -10,9 +10,17 @@ package games
 // instance however many follow, and a follower that wakes late, or a client
 // that reconnects with Last-Event-ID to any instance, misses nothing: the
 // log is rebuilt from the store, the one ordered source.
+//
+// When the store cannot be read (the database restarts, say), a feed keeps
+// its followers: their streams stay open, beating, while the feed reads
+// again after a growing pause, or at once when a change is announced; the
+// log then goes on from where it stopped, so nobody misses or repeats an
+// event. Only what waiting cannot mend (the game is gone, a stored game
+// that does not hold together) ends the streams.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -49,7 +57,9 @@ type Changes interface {
 	// Publish announces that game id changed (after the change committed).
 	Publish(ctx context.Context, id string) error
 	// Listen calls changed with every id announced by any instance until
-	// ctx ends.
+	// ctx ends. Once it listens it calls changed with the empty id, which
+	// wakes every feed: whatever was announced while nobody listened (the
+	// database was down, say) is read then.
 	Listen(ctx context.Context, changed func(id string)) error
 }
 
@@ -92,12 +102,20 @@ type entry struct {
 	frame []byte
 }
 
-// notify wakes the feed of game id, if this instance has one.
+// notify wakes the feed of game id, if this instance has one; the empty id
+// wakes every feed (see Changes).
 func (h *hub) notify(id string) {
 	h.mu.Lock()
-	f := h.feeds[id]
+	var wake []*feed
+	if id == "" {
+		for _, f := range h.feeds {
+			wake = append(wake, f)
+		}
+	} else if f := h.feeds[id]; f != nil {
+		wake = append(wake, f)
+	}
 	h.mu.Unlock()
-	if f != nil {
+	for _, f := range wake {
 		select {
 		case f.wake <- struct{}{}:
 		default: // a read is already due
@@ -139,11 +157,21 @@ func (s *Service) heartbeatInterval(f *feed) time.Duration {
 	return f.heartbeat
 }
 
+// Pauses before a feed reads again after a failed read: the first is short,
+// for a blip; each next one doubles, up to the longest, so that a long
+// outage costs the database one read per followed game every few seconds
+// when it returns, not a stampede.
+const (
+	firstReadRetry = 250 * time.Millisecond
+	lastReadRetry  = 5 * time.Second
+)
+
 // run keeps f's log up to date until its last follower leaves: it reads
 // when woken, and every poll interval besides, so a change made by another
 // process sharing the store without Changes is still seen. When nothing
 // new has come for a heartbeat interval it tells the followers to beat, and
-// when the service stops it tells them to end.
+// when the service stops it tells them to end. A read that fails is tried
+// again (see readRetry) while the followers wait.
 func (s *Service) run(f *feed) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -155,32 +183,65 @@ func (s *Service) run(f *feed) {
 	defer tick.Stop()
 	quiet := time.NewTimer(s.heartbeatInterval(f))
 	defer quiet.Stop()
+	retry := time.NewTimer(firstReadRetry)
+	retry.Stop()
+	defer retry.Stop()
 	next, joined := 0, false // the ply of the next move to add; the joined event added
+	failures := 0            // reads failed in a row
 	for {
 		grew, err := s.extend(ctx, f, &next, &joined)
-		if err != nil || f.done() {
-			if err != nil && ctx.Err() == nil {
-				f.fail(err)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && !readRetry(err):
+			f.fail(err)
+			return
+		case err != nil:
+			if failures == 0 {
+				s.log.Warn("a followed game cannot be read; its streams wait", "game", f.id, "error", err.Error())
 			}
+			retry.Reset(min(firstReadRetry<<min(failures, 10), lastReadRetry))
+			failures++
+		case failures > 0:
+			s.log.Info("a followed game can be read again", "game", f.id, "failedReads", failures)
+			failures = 0
+			retry.Stop()
+		}
+		if f.done() {
 			return
 		}
 		if grew {
 			quiet.Reset(s.heartbeatInterval(f))
 		}
-		if !s.wait(f, tick.C, quiet) {
+		if !s.wait(f, tick.C, retry.C, quiet) {
 			return
 		}
 	}
 }
 
-// wait waits until f's game may have changed, telling the followers to
-// beat while it is quiet; false: the feed is to stop.
-func (s *Service) wait(f *feed, tick <-chan time.Time, quiet *time.Timer) bool {
+// readRetry says whether a feed whose read failed with err reads again:
+// yes, unless waiting cannot mend it (the game is gone, or its stored form
+// does not hold together). An error the store did not name is retried too:
+// a stream that waits costs little, one cut costs a browser its stream.
+func readRetry(err error) bool {
+	return !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, errEncode)
+}
+
+// errEncode marks an event the EventEncoder could not encode: a bug, which
+// reading again would not fix.
+var errEncode = errors.New("encode an event")
+
+// wait waits until f's game may have changed, or a failed read is due
+// again (retry), telling the followers to beat while it is quiet; false:
+// the feed is to stop.
+func (s *Service) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) bool {
 	for {
 		select {
 		case <-f.wake:
 			return true
 		case <-tick:
+			return true
+		case <-retry:
 			return true
 		case <-quiet.C:
 			f.update(func() { f.beats++ })
@@ -195,17 +256,31 @@ func (s *Service) wait(f *feed, tick <-chan time.Time, quiet *time.Timer) bool {
 }
 
 // extend reads what is new in the game and appends it to f's log; it says
-// whether the log grew.
-func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) (bool, error) {
+// whether the log grew. When a read fails part way, what was read before it
+// is appended all the same, and next and joined say where the next extend
+// goes on: the log never skips or repeats an event. An overdue game is
+// ended by the read (current), so a follower sees its end at once.
+func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) (grew bool, err error) {
 	g, err := s.current(ctx, f.id)
 	if err != nil {
 		return false, err
 	}
 	var add []entry
+	end := false
+	defer func() {
+		if len(add) == 0 {
+			return
+		}
+		f.update(func() {
+			f.entries = append(f.entries, add...)
+			f.ended = end
+		})
+		grew = true
+	}()
 	encode := func(e Event) error {
 		frame, err := s.encodeEvent(e)
 		if err != nil {
-			return err
+			return fmt.Errorf("%w %s %d of game %s: %w", errEncode, e.Kind, e.ID, f.id, err)
 		}
 		add = append(add, entry{id: e.ID, kind: e.Kind, frame: frame})
 		return nil
@@ -231,20 +306,13 @@ func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) 
 			*next = ms[i].Ply + 1
 		}
 	}
-	end := g.Status.Over() && *next >= g.Ply
-	if end {
+	if g.Status.Over() && *next >= g.Ply {
 		if err := encode(Event{ID: g.Ply, Kind: EventEnd, Game: &g}); err != nil {
 			return false, err
 		}
+		end = true
 	}
-	if len(add) == 0 {
-		return false, nil
-	}
-	f.update(func() {
-		f.entries = append(f.entries, add...)
-		f.ended = end
-	})
-	return true, nil
+	return false, nil // grew: see the deferred append
 }
 
 // update changes f under its lock and wakes its followers.
@@ -302,9 +370,11 @@ type Stream interface {
 // for every response to end, and a stream would not end by itself). When
 // the game has been quiet for heartbeat (the shortest any follower of the
 // game on this instance asked for), out beats, to keep idle connections
-// open.
+// open. While the store is unavailable a follower is not turned away: it
+// waits, beating, for the feed to read the game (and ends then if there is
+// no such game).
 func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
-	if _, err := s.store.Game(ctx, id); err != nil {
+	if _, err := s.store.Game(ctx, id); err != nil && !errors.Is(err, ErrUnavailable) {
 		return notFound(id, err)
 	}
 	f := s.join(id, heartbeat)

@@ -133,15 +133,23 @@ func (s *server) logs() string {
 // listens on.
 func startBinary(t *testing.T, bin string, args ...string) *server {
 	t.Helper()
-	s, addr := launchBinary(t, bin, args...)
+	return startBinaryUntil(t, bin, "listening", args...)
+}
+
+// startBinaryUntil runs bin and waits for the first log line with message
+// msg and the server's address: "listening" when the API is served,
+// "opening the database" as soon as the port answers.
+func startBinaryUntil(t *testing.T, bin, msg string, args ...string) *server {
+	t.Helper()
+	s, addr := launchBinary(t, bin, msg, args...)
 	s.listening(t, addr)
 	return s
 }
 
 // launchBinary runs bin without waiting for it; listening then waits for
-// the address it listens on. Apart, they let a test start several servers
-// at once.
-func launchBinary(t *testing.T, bin string, args ...string) (*server, <-chan string) {
+// the address of its first log line with message msg. Apart, they let a
+// test start several servers at once.
+func launchBinary(t *testing.T, bin, msg string, args ...string) (*server, <-chan string) {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
 	// No endgame table built at start unless the test asks for one with
@@ -155,6 +163,7 @@ func launchBinary(t *testing.T, bin string, args ...string) (*server, <-chan str
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	said := false
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
@@ -163,7 +172,8 @@ func launchBinary(t *testing.T, bin string, args ...string) (*server, <-chan str
 			s.log.WriteByte('\n')
 			s.mu.Unlock()
 			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == msg && !said {
+				said = true
 				addr <- line.Addr
 			}
 		}

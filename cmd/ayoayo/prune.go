@@ -30,7 +30,7 @@ func runPrune(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return fmt.Errorf("%w: --before: %v", errUsage, err)
 	}
-	st, err := openStore(ctx, *db, time.Now)
+	st, err := openStore(ctx, *db, time.Now, nil)
 	if err != nil {
 		return err
 	}

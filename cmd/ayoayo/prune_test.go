@@ -34,7 +34,7 @@ var pruneGames = []pruneGame{
 func storePruneGames(t *testing.T, db string, extra int) {
 	t.Helper()
 	ctx := t.Context()
-	st, err := openStore(ctx, db, time.Now)
+	st, err := openStore(ctx, db, time.Now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func storePruneGames(t *testing.T, db string, extra int) {
 // checkPruned opens db and checks which of pruneGames are left.
 func checkPruned(t *testing.T, db string) {
 	t.Helper()
-	st, err := openStore(t.Context(), db, time.Now)
+	st, err := openStore(t.Context(), db, time.Now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 // it. Days already stored are left as they are (a stored puzzle never
 // changes), and the run can be repeated or interrupted safely.
 func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days int, cutover time.Time) error {
-	st, err := openStore(ctx, db, time.Now)
+	st, err := openStore(ctx, db, time.Now, nil)
 	if err != nil {
 		return err
 	}

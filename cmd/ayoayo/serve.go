@@ -15,7 +15,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
@@ -55,6 +59,11 @@ const (
 	defaultPracticeRate, defaultPracticeBurst = 60, 20
 )
 
+// defaultDBWait is how long a start waits for its database unless told:
+// long enough for a database server started at the same time, or
+// restarted, to come up.
+const defaultDBWait = 60 * time.Second
+
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
 // then stops taking connections, lets the requests in flight finish (for at
 // most --shutdown-timeout) and closes the database.
@@ -71,6 +80,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	cutoverFlag := puzzleCutoverFlag(m, fs)
+	dbWaitFor := fs.Duration("db-wait", env.duration("AYOAYO_DB_WAIT", defaultDBWait), "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
@@ -122,8 +132,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	if min(*cpuBudget, *concurrency, *aiConcurrency, *practiceConcurrency) < 0 || *bodyLimit < 0 || *shutdown < 0 {
-		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit and --shutdown-timeout cannot be negative", errUsage)
+	if min(*cpuBudget, *concurrency, *aiConcurrency, *practiceConcurrency) < 0 || *bodyLimit < 0 || *shutdown < 0 || *dbWaitFor < 0 {
+		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit, --shutdown-timeout and --db-wait cannot be negative", errUsage)
 	}
 	if *batchLimit < 1 || *batchLines < 1 {
 		return fmt.Errorf("%w: --batch-body-limit and --batch-max-lines must be positive", errUsage)
@@ -183,17 +193,56 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	gen.StartEndgameTable(cpuGate(cpu))
 	buildTable(buildCtx, cpu, endgames, *tableBuild, gen, log, &building)
 
+	// The port is taken before the database is opened, so that while the
+	// start waits for the database the process answers: /livez 200, and
+	// 503 with Retry-After for /readyz and the rest. The API's handler
+	// takes over once the database is open.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return err
+	}
+	var current atomic.Pointer[http.Handler]
+	starting := api.Starting()
+	current.Store(&starting)
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*current.Load()).ServeHTTP(w, r) }),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(logHandler, slog.LevelWarn),
+	}
+	// Event streams never end by themselves; closing stopping ends them as
+	// the graceful shutdown begins, so Shutdown does not wait for its timeout.
+	stopping := make(chan struct{})
+	srv.RegisterOnShutdown(func() { close(stopping) })
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	// Whatever ends the start from here on, the server stops with it.
+	defer srv.Close()
+
 	// One clock for every part of the server.
 	now := time.Now
-	st, err := openStore(ctx, *db, now)
+	log.Info("opening the database", "addr", ln.Addr().String(), "db", redactDB(*db), "wait", dbWaitFor.String())
+	wait := dbWait{wait: *dbWaitFor, now: now, after: time.After, log: log}
+	st, err := wait.open(ctx, func(ctx context.Context) (store, error) { return openStore(ctx, *db, now, log) })
+	if err != nil && ctx.Err() != nil {
+		log.Info("stopped while waiting for the database", "error", err.Error())
+		return nil
+	}
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := registerStoreMetrics(metrics, st); err != nil {
+		return err
+	}
 
-	// Event streams never end by themselves; closing stopping ends them as
-	// the graceful shutdown begins, so Shutdown does not wait for its timeout.
-	stopping := make(chan struct{})
+	// Closed as shutdown begins, before the drain: /readyz answers 503 from
+	// then on.
+	draining := make(chan struct{})
 	gameService := games.NewService(st, games.Options{
 		AIMoveTime:    *aiTime,
 		Budget:        cpu,
@@ -214,10 +263,14 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	})
 	go gameService.Listen(ctx)
 	// Deadlines end games with nobody calling, on every instance; the
-	// first look applies those that passed while the server was down.
+	// first look applies those that passed while the server was down. The
+	// sweeper stops, and is waited for, before the store closes, however
+	// the start ends.
+	sweepCtx, stopSweeping := context.WithCancel(ctx)
 	var sweeping sync.WaitGroup
-	sweeping.Go(func() { gameService.Sweep(ctx) })
 	defer sweeping.Wait()
+	defer stopSweeping()
+	sweeping.Go(func() { gameService.Sweep(sweepCtx) })
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
@@ -225,6 +278,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	handler, err := api.New(api.Options{
 		Logger:              log,
 		DB:                  st,
+		Stopping:            draining,
+		Metrics:             metrics,
 		CORSOrigins:         splitList(*origins),
 		BodyLimit:           *bodyLimit,
 		BatchBodyLimit:      *batchLimit,
@@ -252,31 +307,19 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		ErrorLog:          slog.NewLogLogger(logHandler, slog.LevelWarn),
-	}
-	srv.RegisterOnShutdown(func() { close(stopping) })
+	var apiHandler http.Handler = handler
+	current.Store(&apiHandler)
 	// Tests and scripts start the server on port 0 and read the real
-	// address from this line.
+	// address from this line, which says the API is served.
 	log.Info("listening", "addr", ln.Addr().String(), "db", redactDB(*db))
 
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
 	select {
 	case err := <-served:
 		return err // the listener failed; nothing to drain
 	case <-ctx.Done():
 	}
 
+	close(draining)
 	log.Info("shutting down", "timeout", shutdown.String())
 	sctx, cancel := context.WithTimeout(context.Background(), *shutdown)
 	defer cancel()
@@ -293,6 +336,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return fmt.Errorf("close the endgame tables: %w", err)
 	}
 	if err := st.Close(); err != nil {
+		log.Error("closing the database failed", "error", err.Error())
 		return fmt.Errorf("close the database: %w", err)
 	}
 	log.Info("stopped")

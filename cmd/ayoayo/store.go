@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -30,8 +36,9 @@ func isPostgres(db string) bool {
 }
 
 // openStore opens the database --db names: PostgreSQL for a postgres:// or
-// postgresql:// URL, else the SQLite file at that path.
-func openStore(ctx context.Context, db string, now func() time.Time) (store, error) {
+// postgresql:// URL, else the SQLite file at that path. log gets what the
+// store reports of its own (nil: nothing).
+func openStore(ctx context.Context, db string, now func() time.Time, log *slog.Logger) (store, error) {
 	if isPostgres(db) {
 		s, err := postgres.Open(ctx, db, postgres.Options{Now: now})
 		if err != nil {
@@ -39,7 +46,7 @@ func openStore(ctx context.Context, db string, now func() time.Time) (store, err
 		}
 		return pgStore{s}, nil
 	}
-	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now})
+	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log})
 	if err != nil {
 		return nil, err // not a nil *sqlite.Store in a non-nil store
 	}
@@ -69,4 +76,104 @@ func redactDB(db string) string {
 		u.RawQuery = q.Encode()
 	}
 	return u.Redacted()
+}
+
+// Pauses between tries to open the database at start: short at first, for
+// a database starting beside the server, then doubling up to the longest.
+const (
+	firstOpenRetry = 250 * time.Millisecond
+	lastOpenRetry  = 5 * time.Second
+)
+
+// dbWait is how a start waits for its database: for up to wait in all,
+// logging each failed try. now and after are the clock (time.Now and
+// time.After in the server; tests pass their own).
+type dbWait struct {
+	wait  time.Duration
+	now   func() time.Time
+	after func(time.Duration) <-chan time.Time
+	log   *slog.Logger
+}
+
+// open opens the store with open, trying again after a pause while the
+// database is unavailable or full (the failures a store names, which pass),
+// until w.wait has gone by. A failure that waiting cannot mend (a password
+// refused, a file that is not a database) ends it at once, as does ctx.
+func (w dbWait) open(ctx context.Context, open func(context.Context) (store, error)) (store, error) {
+	deadline := w.now().Add(w.wait)
+	pause := firstOpenRetry
+	for try := 1; ; try++ {
+		st, err := open(ctx)
+		if err == nil {
+			if try > 1 {
+				w.log.Info("the database is available", "tries", try)
+			}
+			return st, nil
+		}
+		if !errors.Is(err, games.ErrUnavailable) && !errors.Is(err, games.ErrStorageFull) {
+			return nil, err
+		}
+		left := deadline.Sub(w.now())
+		if left <= 0 {
+			return nil, fmt.Errorf("the database was not available within --db-wait %s (%d tries); the last try: %w", w.wait, try, err)
+		}
+		pause = min(pause, left)
+		w.log.Warn("the database is not available; waiting for it", "try", try, "retryIn", pause.String(), "waitLeft", left.Round(time.Millisecond).String(), "error", err.Error())
+		select {
+		case <-w.after(pause):
+		case <-ctx.Done():
+			return nil, fmt.Errorf("stopped while waiting for the database: %w", err)
+		}
+		pause = min(2*pause, lastOpenRetry)
+	}
+}
+
+// failureCounter is a store that counts its failures (both stores do).
+type failureCounter interface {
+	Failures() sqlite.FailureCounts // postgres.FailureCounts is the same type
+}
+
+// walSizer is a store with a write-ahead log file of its own (SQLite).
+type walSizer interface {
+	WALSize() (int64, error)
+}
+
+// registerStoreMetrics adds the store's failures, by kind, and its WAL's
+// size (SQLite) to reg, read when /metrics is scraped.
+func registerStoreMetrics(reg prometheus.Registerer, st store) error {
+	var cs []prometheus.Collector
+	if fc, ok := st.(failureCounter); ok {
+		for _, k := range []struct {
+			kind  string
+			count func(sqlite.FailureCounts) uint64
+		}{
+			{"unavailable", func(c sqlite.FailureCounts) uint64 { return c.Unavailable }},
+			{"full", func(c sqlite.FailureCounts) uint64 { return c.Full }},
+			{"uncertain_write", func(c sqlite.FailureCounts) uint64 { return c.Uncertain }},
+		} {
+			cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name:        "ayoayo_store_failures_total",
+				Help:        "Database operations that failed for the database's sake, by kind: unavailable (refused, lost, starting or stopping, read-only; answered 503 store_unavailable), full (no room for a write; 503 storage_full), uncertain_write (of unavailable, writes that may have been stored).",
+				ConstLabels: prometheus.Labels{"kind": k.kind},
+			}, func() float64 { return float64(k.count(fc.Failures())) }))
+		}
+	}
+	if ws, ok := st.(walSizer); ok {
+		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "ayoayo_store_wal_bytes",
+			Help: "Size of the SQLite write-ahead log file, which the database needs on disk beyond its own file; it grows while checkpoints fail.",
+		}, func() float64 {
+			n, err := ws.WALSize()
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		}))
+	}
+	for _, c := range cs {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -39,7 +39,7 @@ func TestRedactDB(t *testing.T) {
 func TestOpenStoreChoosesByDB(t *testing.T) {
 	ctx := t.Context()
 	file := filepath.Join(t.TempDir(), "chosen.db")
-	st, err := openStore(ctx, file, time.Now)
+	st, err := openStore(ctx, file, time.Now, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestOpenStoreChoosesByDB(t *testing.T) {
 	}
 	t.Chdir(t.TempDir())
 	for _, db := range []string{"postgres://ayo:sekret@127.0.0.1:1/ayoayo?connect_timeout=5", "postgresql://127.0.0.1:1/ayoayo"} {
-		st, err := openStore(ctx, db, time.Now)
+		st, err := openStore(ctx, db, time.Now, nil)
 		if err == nil {
 			st.Close()
 			t.Fatalf("%s: opened with no server there", db)
@@ -64,7 +64,7 @@ func TestOpenStoreChoosesByDB(t *testing.T) {
 		}
 	}
 	if dsn := os.Getenv("AYOAYO_TEST_POSTGRES"); dsn != "" {
-		st, err := openStore(ctx, freshSchema(t, dsn), time.Now)
+		st, err := openStore(ctx, freshSchema(t, dsn), time.Now, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

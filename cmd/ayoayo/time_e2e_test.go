@@ -250,8 +250,8 @@ func TestTimeTwoInstances(t *testing.T) {
 		time.Sleep(time.Until(last) + 500*time.Millisecond)
 		// Both start at once, and their first sweeps race for the games.
 		var addrs [2]<-chan string
-		a, addrs[0] = launchBinary(top, bin, args("a3")...)
-		b, addrs[1] = launchBinary(top, bin, args("b3")...)
+		a, addrs[0] = launchBinary(top, bin, "listening", args("a3")...)
+		b, addrs[1] = launchBinary(top, bin, "listening", args("b3")...)
 		a.listening(t, addrs[0])
 		b.listening(t, addrs[1])
 		c.waitEnds([]*server{a, b}, plays, 30*time.Second)

@@ -23,19 +23,22 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return s.read(err)
 	}
 	// A connection that has LISTENed must not go back to the pool for
 	// others: it would keep receiving, and its queue would grow unread.
 	pc := conn.Hijack()
 	defer pc.Close(context.WithoutCancel(ctx))
 	if _, err := pc.Exec(ctx, "LISTEN "+changesChannel); err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return fmt.Errorf("listen: %w", s.read(err))
 	}
+	// Listening from now on: what was announced before, while the previous
+	// connection was down, is for the feeds to read now.
+	changed("")
 	for {
 		n, err := pc.WaitForNotification(ctx)
 		if err != nil {
-			return err
+			return s.read(err)
 		}
 		changed(n.Payload)
 	}

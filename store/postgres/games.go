@@ -187,8 +187,9 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
 		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&created)
 	if err != nil {
-		return fmt.Errorf("create game %s: %w", g.ID, err)
+		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
 	}
+	s.failures.Succeeded()
 	if created == 0 {
 		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
 	}
@@ -197,7 +198,8 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 
 // Game implements games.Store.
 func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
-	return scanGame(s.pool.QueryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = $1", id))
+	g, err := scanGame(s.pool.QueryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = $1", id))
+	return g, s.read(err)
 }
 
 // Join implements games.Store. The open seat is the first empty one, South
@@ -215,7 +217,7 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadl
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
-	return g, err
+	return g, s.wrote(err)
 }
 
 // exists returns nil if game id is stored, else games.ErrNotFound.
@@ -232,13 +234,18 @@ func (s *Store) exists(ctx context.Context, id string) error {
 // games.ErrNotFound when there is no such game, else games.ErrConflict.
 func (s *Store) unmatched(ctx context.Context, id string) error {
 	if err := s.exists(ctx, id); err != nil {
-		return err
+		return s.read(err)
 	}
 	return games.ErrConflict
 }
 
 // Records implements games.Store.
 func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
+	out, err := s.records(ctx, id, from, limit)
+	return out, s.read(err)
+}
+
+func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
 	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at FROM moves
 		WHERE game_id = $1 AND ply >= $2 ORDER BY ply LIMIT $3`, id, max(from, 0), max(limit, 0))
 	if err != nil {
@@ -270,7 +277,7 @@ func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.
 	if noRows(err) {
 		return games.Answer{}, games.ErrNotFound
 	}
-	return a, err
+	return a, s.read(err)
 }
 
 // ApplyPlay implements games.Store, in one statement: the UPDATE of the game
@@ -313,8 +320,9 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
 		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&applied)
 	if err != nil {
-		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
+		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, s.wrote(err))
 	}
+	s.failures.Succeeded()
 	if applied == 0 {
 		return s.unmatched(ctx, p.GameID)
 	}
@@ -330,7 +338,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
-	return g, err
+	return g, s.wrote(err)
 }
 
 // End implements games.Store, in one statement conditional on the version

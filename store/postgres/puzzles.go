@@ -37,8 +37,9 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 		p.Rules.Leftovers.String(), string(p.Goal), p.Depth, p.Prompt, themes, p.Difficulty, p.KeyLegs,
 		solution, stamp(at))
 	if err != nil {
-		return puzzles.Stored{}, fmt.Errorf("store puzzle %s: %w", p.ID, err)
+		return puzzles.Stored{}, fmt.Errorf("store puzzle %s: %w", p.ID, s.wrote(err))
 	}
+	s.failures.Succeeded()
 	return s.PuzzleByDate(ctx, p.Date)
 }
 
@@ -49,11 +50,16 @@ func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Store
 	if noRows(err) {
 		return puzzles.Stored{}, puzzles.ErrNotFound
 	}
-	return sp, err
+	return sp, s.read(err)
 }
 
 // PuzzlesBefore implements puzzles.Store.
 func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
+	out, err := s.puzzlesBefore(ctx, date, limit)
+	return out, s.read(err)
+}
+
+func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date < $1 ORDER BY date DESC LIMIT $2",
 		puzzles.Day(date), max(limit, 0))
 	if err != nil {
@@ -84,7 +90,7 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, solved bool) (puzz
 	if noRows(err) {
 		return puzzles.Stats{}, fmt.Errorf("puzzle %s: %w", id, puzzles.ErrNotFound)
 	}
-	return st, err
+	return st, s.wrote(err)
 }
 
 // scanPuzzle reads one row; pgx.ErrNoRows when there is none. The feed

@@ -34,6 +34,8 @@ var migrationFiles embed.FS
 type Store struct {
 	pool *pgxpool.Pool
 	now  func() time.Time
+	// failures names the driver's errors and counts them (failure.go).
+	failures stored.Failures
 }
 
 // Options configure a Store; the zero value is ready to use.
@@ -68,7 +70,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s := &Store{pool: pool, now: opts.Now}
 	if err := s.migrate(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("postgres: migrate: %w", err)
+		// Named, so that a start can tell a database not up yet (wait for
+		// it) from one that refuses us (say why and stop).
+		return nil, fmt.Errorf("postgres: migrate: %w", s.read(err))
 	}
 	return s, nil
 }
@@ -76,10 +80,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // Close closes every connection, waiting for those in use to be returned.
 func (s *Store) Close() { s.pool.Close() }
 
-// Ping checks that the database answers a query, for readiness checks.
+// Ping checks that the database answers a query, for readiness checks;
+// after a write failed for the database's sake, that it takes a write.
 func (s *Store) Ping(ctx context.Context) error {
+	if s.failures.WritesFailing() {
+		_, err := s.pool.Exec(ctx, probeWrite)
+		return s.wrote(err)
+	}
 	var one int
-	return s.pool.QueryRow(ctx, "SELECT 1").Scan(&one)
+	return s.read(s.pool.QueryRow(ctx, "SELECT 1").Scan(&one))
 }
 
 // Pool returns the connection pool, for tests and maintenance commands.

@@ -47,10 +47,17 @@ type committer struct {
 }
 
 // write runs fn in a write transaction shared with whatever other writes are
-// waiting, and returns fn's error, or the commit's. fn must do all its work
-// through r and use the ctx it is given (its caller's may be cancelled while
-// others' writes share the transaction).
+// waiting, and returns fn's error, or the commit's, named when the database
+// failed (see kindOf). SQLite undoes a transaction whose commit fails, so a
+// failed write is never one that may have been stored. fn must do all its
+// work through r and use the ctx it is given (its caller's may be cancelled
+// while others' writes share the transaction).
 func (s *Store) write(ctx context.Context, fn func(ctx context.Context, r runner) error) error {
+	err := s.queueWrite(ctx, fn)
+	return s.failures.Write(err, kindOf(err), false)
+}
+
+func (s *Store) queueWrite(ctx context.Context, fn func(ctx context.Context, r runner) error) error {
 	s.startOnce.Do(func() {
 		s.commit = &committer{writes: make(chan *pendingWrite, maxBatch), closing: make(chan struct{}),
 			stopped: make(chan struct{})}

@@ -196,7 +196,8 @@ func nullableBytes(b []byte) any {
 
 // Game implements games.Store.
 func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
-	return scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
+	g, err := scanGame(runner{s: s}.queryRow(ctx, "SELECT "+gameColumns+" FROM games WHERE id = ?", id))
+	return g, s.read(err)
 }
 
 // Join implements games.Store. A join at or after the game's deadline is
@@ -301,11 +302,11 @@ func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.
 		id, tokenHash).Scan(&a.Ply, &a.Pit, &a.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		if err := exists(ctx, runner{s: s}, id); err != nil {
-			return a, err
+			return a, s.read(err)
 		}
 		return a, games.ErrNotFound
 	}
-	return a, err
+	return a, s.read(err)
 }
 
 // ApplyPlay implements games.Store: one write (see commit.go) that first
@@ -363,6 +364,11 @@ func insertRecords(ctx context.Context, r runner, gameID string, moves []games.R
 
 // Records implements games.Store.
 func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
+	out, err := s.records(ctx, id, from, limit)
+	return out, s.read(err)
+}
+
+func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
 	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at FROM moves
 		WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
 	if err != nil {

@@ -48,11 +48,17 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Stored, error) {
 	row := runner{s: s}.queryRow(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date = ?",
 		puzzles.Day(date).Format(puzzles.DateLayout))
-	return scanPuzzle(row)
+	sp, err := scanPuzzle(row)
+	return sp, s.read(err)
 }
 
 // PuzzlesBefore implements puzzles.Store.
 func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
+	out, err := s.puzzlesBefore(ctx, date, limit)
+	return out, s.read(err)
+}
+
+func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
 	rows, err := runner{s: s}.query(ctx, "SELECT "+puzzleColumns+
 		" FROM puzzles WHERE date < ? ORDER BY date DESC LIMIT ?",
 		puzzles.Day(date).Format(puzzles.DateLayout), max(limit, 0))

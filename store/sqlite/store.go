@@ -11,7 +11,10 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/url"
+	"os"
 	"sync"
 	"time"
 
@@ -25,8 +28,12 @@ var migrationFiles embed.FS
 
 // Store is the database. Its methods are safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db   *sql.DB
+	file string
+	now  func() time.Time
+	log  *slog.Logger
+	// failures names the driver's errors and counts them (failure.go).
+	failures stored.Failures
 	// writeMu is held by the committer (commit.go), the only writer, while
 	// a transaction is open, and by a checkpoint that must hold writers off
 	// for a moment.
@@ -90,6 +97,9 @@ type Options struct {
 	// Now is the clock that stamps what the store records of its own (when
 	// a migration was applied). Nil: time.Now.
 	Now func() time.Time
+	// Logger gets what the store cannot report to a caller: a checkpoint
+	// that fails, and recovers. Nil discards it.
+	Logger *slog.Logger
 }
 
 // Open opens (creating if needed) the database at file and applies every
@@ -98,16 +108,22 @@ func Open(ctx context.Context, file string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
 	db, err := sql.Open("sqlite", dsn(file))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", file, err)
 	}
 	db.SetMaxOpenConns(poolSize)
 	db.SetMaxIdleConns(poolSize)
-	s := &Store{db: db, now: opts.Now, stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
+	s := &Store{db: db, file: file, now: opts.Now, log: opts.Logger,
+		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("migrate %s: %w", file, err)
+		// A file that cannot be opened or written is named as such, so a
+		// start can wait for it (a volume not mounted yet) or say why not.
+		return nil, fmt.Errorf("migrate %s: %w", file, s.read(err))
 	}
 	go s.checkpoints(CheckpointInterval)
 	return s, nil
@@ -128,15 +144,26 @@ const walSizeLimit = 64 << 20
 // size the file is cut back to anyway.
 const restartFrames = walSizeLimit / 4096
 
-// checkpoints runs checkpoint every interval until Close.
+// checkpoints runs checkpoint every interval until Close. A checkpoint that
+// fails is logged once, and again when one succeeds: on a full disk the WAL
+// cannot be copied into the database file and only grows, which is the
+// operator's to see, but not once a second.
 func (s *Store) checkpoints(interval time.Duration) {
 	defer close(s.checkpointsDone)
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	failing := false
 	for {
 		select {
 		case <-t.C:
-			s.checkpoint()
+			err := s.checkpoint()
+			switch {
+			case err != nil && !failing:
+				s.log.Error("checkpoint failed; the WAL grows until one succeeds", "db", s.file, "error", err.Error())
+			case err == nil && failing:
+				s.log.Info("checkpoint succeeded again", "db", s.file)
+			}
+			failing = err != nil
 		case <-s.stopCheckpoints:
 			return
 		}
@@ -151,17 +178,21 @@ func (s *Store) checkpoints(interval time.Duration) {
 // what was added meanwhile, and the last few pages are copied with the
 // writers held off (measured: 35-50 ms every 2-3 s at 3,000 moves/s, most of
 // it the two syncs the copy needs), after which the next write starts the
-// WAL over. Failures (SQLITE_BUSY while another process checkpoints) are
-// harmless: the next tick tries again.
-func (s *Store) checkpoint() {
+// WAL over. A failure (SQLITE_BUSY while another process checkpoints,
+// SQLITE_FULL when the database file cannot grow) loses nothing: the WAL
+// keeps the commits, and the next tick tries again.
+func (s *Store) checkpoint() error {
 	pages, err := s.passiveCheckpoint()
 	if err != nil || pages < restartFrames {
-		return
+		return err
 	}
-	_, _ = s.passiveCheckpoint()
+	if _, err := s.passiveCheckpoint(); err != nil {
+		return err
+	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	_, _ = s.passiveCheckpoint()
+	_, err = s.passiveCheckpoint()
+	return err
 }
 
 // passiveCheckpoint runs one and returns the WAL's length in pages.
@@ -171,7 +202,11 @@ func (s *Store) passiveCheckpoint() (pages int, err error) {
 	return pages, err
 }
 
-// Close closes the database.
+// Close checkpoints the whole WAL into the database file and closes the
+// database. The final checkpoint is made here rather than left to SQLite's
+// close, which would keep its failure to itself; when it fails (a full disk)
+// nothing is lost, since the WAL keeps every commit and the next Open reads
+// it, but the WAL stays as large as it grew, so Close reports it.
 func (s *Store) Close() error {
 	s.stopCommitter()
 	s.closeOnce.Do(func() { close(s.stopCheckpoints) })
@@ -180,7 +215,31 @@ func (s *Store) Close() error {
 		_ = v.(*sql.Stmt).Close()
 		return true
 	})
-	return s.db.Close()
+	var busy, pages, copied int
+	err := s.db.QueryRow("PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &pages, &copied)
+	if err == nil && busy != 0 {
+		// Another process (a backup, say) still reads: its pages are copied
+		// by whoever checkpoints next.
+		err = fmt.Errorf("the final checkpoint copied %d of %d WAL pages: another connection was using the database", copied, pages)
+	}
+	if err != nil {
+		err = fmt.Errorf("final checkpoint of %s: %w", s.file, err)
+	}
+	return errors.Join(err, s.db.Close())
+}
+
+// WALSize is the size of the write-ahead log file in bytes (0 when there
+// is none): what the database needs on disk beyond its own file, for
+// metrics.
+func (s *Store) WALSize() (int64, error) {
+	fi, err := os.Stat(s.file + "-wal")
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
 }
 
 // prepared returns the cached prepared statement for query, preparing it on
@@ -200,10 +259,15 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	return st, nil
 }
 
-// Ping checks that the database answers a query, for readiness checks.
+// Ping checks that the database answers a query, for readiness checks;
+// after a write failed for the database's sake, that it takes a write:
+// a full disk still answers reads.
 func (s *Store) Ping(ctx context.Context) error {
+	if s.failures.WritesFailing() {
+		return s.write(ctx, probeWrite)
+	}
 	var one int
-	return s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	return s.read(s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one))
 }
 
 // DB returns the handle, for tests and maintenance commands.

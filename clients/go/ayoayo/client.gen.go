@@ -2708,8 +2708,12 @@ type ClientInterface interface {
 	// GetReadyz Readiness probe
 	//
 	// Answers `200` when the server can do its work: the database answers
-	// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-	// load balancer sends traffic elsewhere.
+	// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+	// load balancer sends traffic elsewhere: `store_unavailable` while the
+	// database does not answer; `storage_full` once a write has found no
+	// room, until a write succeeds again (the probe tries one); `not_ready`
+	// while the server starts and waits for its database, and from the
+	// moment it is told to stop (before it drains the requests in flight).
 	//
 	// Corresponds with GET /readyz (the `GetReadyz` operationId).
 	GetReadyz(ctx context.Context, params *GetReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2902,6 +2906,15 @@ type ClientInterface interface {
 	// comment line (`: ping`) keeps the connection open. Any instance of
 	// the service answers for every game, live, whichever instance the
 	// moves were played on.
+	//
+	// While the database is unavailable a stream stays open, with its
+	// comment lines, and goes on where it stopped when the database
+	// returns: no event is lost or sent twice. A stream opened meanwhile is
+	// answered `200` too, without the checks of the game and of
+	// `Last-Event-ID`, and waits; should the game turn out not to exist,
+	// the stream ends, and the reconnection gets the `404`. A browser's
+	// `EventSource` keeps reconnecting after a stream that ends, but gives
+	// up for good on any answer but `200`.
 	//
 	// Each instance serves a bounded number of streams: per client address
 	// (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -3350,8 +3363,12 @@ func (c *Client) GetOpenAPI(ctx context.Context, params *GetOpenAPIParams, reqEd
 // GetReadyz Readiness probe
 //
 // Answers `200` when the server can do its work: the database answers
-// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-// load balancer sends traffic elsewhere.
+// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+// load balancer sends traffic elsewhere: `store_unavailable` while the
+// database does not answer; `storage_full` once a write has found no
+// room, until a write succeeds again (the probe tries one); `not_ready`
+// while the server starts and waits for its database, and from the
+// moment it is told to stop (before it drains the requests in flight).
 //
 // Corresponds with GET /readyz (the `GetReadyz` operationId).
 func (c *Client) GetReadyz(ctx context.Context, params *GetReadyzParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3624,6 +3641,15 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 // comment line (`: ping`) keeps the connection open. Any instance of
 // the service answers for every game, live, whichever instance the
 // moves were played on.
+//
+// While the database is unavailable a stream stays open, with its
+// comment lines, and goes on where it stopped when the database
+// returns: no event is lost or sent twice. A stream opened meanwhile is
+// answered `200` too, without the checks of the game and of
+// `Last-Event-ID`, and waits; should the game turn out not to exist,
+// the stream ends, and the reconnection gets the `404`. A browser's
+// `EventSource` keeps reconnecting after a stream that ends, but gives
+// up for good on any answer but `200`.
 //
 // Each instance serves a bounded number of streams: per client address
 // (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -5629,8 +5655,12 @@ type ClientWithResponsesInterface interface {
 	// GetReadyzWithResponse Readiness probe
 	//
 	// Answers `200` when the server can do its work: the database answers
-	// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-	// load balancer sends traffic elsewhere.
+	// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+	// load balancer sends traffic elsewhere: `store_unavailable` while the
+	// database does not answer; `storage_full` once a write has found no
+	// room, until a write succeeds again (the probe tries one); `not_ready`
+	// while the server starts and waits for its database, and from the
+	// moment it is told to stop (before it drains the requests in flight).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5827,6 +5857,15 @@ type ClientWithResponsesInterface interface {
 	// comment line (`: ping`) keeps the connection open. Any instance of
 	// the service answers for every game, live, whichever instance the
 	// moves were played on.
+	//
+	// While the database is unavailable a stream stays open, with its
+	// comment lines, and goes on where it stopped when the database
+	// returns: no event is lost or sent twice. A stream opened meanwhile is
+	// answered `200` too, without the checks of the game and of
+	// `Last-Event-ID`, and waits; should the game turn out not to exist,
+	// the stream ends, and the reconnection gets the `404`. A browser's
+	// `EventSource` keeps reconnecting after a stream that ends, but gives
+	// up for good on any answer but `200`.
 	//
 	// Each instance serves a bounded number of streams: per client address
 	// (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -6399,6 +6438,7 @@ type GetReadyzResponse200Headers struct {
 
 // GetReadyzResponse503Headers the declared response headers of an HTTP 503 response for GetReadyz
 type GetReadyzResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -6881,6 +6921,12 @@ type GetGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// GetGameResponse503Headers the declared response headers of an HTTP 503 response for GetGame
+type GetGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type GetGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6892,6 +6938,8 @@ type GetGameResponse struct {
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetGameResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -6902,6 +6950,8 @@ type GetGameResponse struct {
 	Headers404 *GetGameResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *GetGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetGameResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6922,6 +6972,11 @@ func (r GetGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r GetGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7097,6 +7152,12 @@ type JoinGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// JoinGameResponse503Headers the declared response headers of an HTTP 503 response for JoinGame
+type JoinGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type JoinGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7112,6 +7173,8 @@ type JoinGameResponse struct {
 	ApplicationProblemJSON429 *RateLimited
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *JoinGameResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7124,6 +7187,8 @@ type JoinGameResponse struct {
 	Headers429 *JoinGameResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *JoinGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinGameResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -7154,6 +7219,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON429() *RateLimited {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7205,6 +7275,12 @@ type ListGameMovesResponse500Headers struct {
 	XRequestID *string
 }
 
+// ListGameMovesResponse503Headers the declared response headers of an HTTP 503 response for ListGameMoves
+type ListGameMovesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type ListGameMovesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7216,6 +7292,8 @@ type ListGameMovesResponse struct {
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListGameMovesResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7224,6 +7302,8 @@ type ListGameMovesResponse struct {
 	Headers404 *ListGameMovesResponse404Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListGameMovesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListGameMovesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7244,6 +7324,11 @@ func (r ListGameMovesResponse) GetApplicationProblemJSON404() *GameNotFound {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ListGameMovesResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListGameMovesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7525,6 +7610,12 @@ type ResignGameResponse500Headers struct {
 	XRequestID *string
 }
 
+// ResignGameResponse503Headers the declared response headers of an HTTP 503 response for ResignGame
+type ResignGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 type ResignGameResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -7540,6 +7631,8 @@ type ResignGameResponse struct {
 	ApplicationProblemJSON409 *GameConflict
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ResignGameResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -7552,6 +7645,8 @@ type ResignGameResponse struct {
 	Headers409 *ResignGameResponse409Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ResignGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResignGameResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -7582,6 +7677,11 @@ func (r ResignGameResponse) GetApplicationProblemJSON409() *GameConflict {
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
 func (r ResignGameResponse) GetApplicationProblemJSON500() *InternalError {
 	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ResignGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -7748,6 +7848,7 @@ type ListPuzzlesResponse500Headers struct {
 
 // ListPuzzlesResponse503Headers the declared response headers of an HTTP 503 response for ListPuzzles
 type ListPuzzlesResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7842,6 +7943,7 @@ type GetDailyPuzzleResponse500Headers struct {
 
 // GetDailyPuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetDailyPuzzle
 type GetDailyPuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -7939,6 +8041,7 @@ type GetDailyPuzzleByDateResponse500Headers struct {
 
 // GetDailyPuzzleByDateResponse503Headers the declared response headers of an HTTP 503 response for GetDailyPuzzleByDate
 type GetDailyPuzzleByDateResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8172,6 +8275,7 @@ type GetPuzzleResponse500Headers struct {
 
 // GetPuzzleResponse503Headers the declared response headers of an HTTP 503 response for GetPuzzle
 type GetPuzzleResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8306,6 +8410,7 @@ type SubmitPuzzleAttemptResponse500Headers struct {
 
 // SubmitPuzzleAttemptResponse503Headers the declared response headers of an HTTP 503 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8452,6 +8557,7 @@ type GetPuzzleSolutionResponse500Headers struct {
 
 // GetPuzzleSolutionResponse503Headers the declared response headers of an HTTP 503 response for GetPuzzleSolution
 type GetPuzzleSolutionResponse503Headers struct {
+	RetryAfter *int
 	XRequestID *string
 }
 
@@ -8831,8 +8937,12 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, params
 // GetReadyzWithResponse Readiness probe
 //
 // Answers `200` when the server can do its work: the database answers
-// a query within two seconds. Otherwise `503` (code `not_ready`), so a
-// load balancer sends traffic elsewhere.
+// a query within two seconds. Otherwise `503` with `Retry-After`, so a
+// load balancer sends traffic elsewhere: `store_unavailable` while the
+// database does not answer; `storage_full` once a write has found no
+// room, until a write succeeds again (the probe tries one); `not_ready`
+// while the server starts and waits for its database, and from the
+// moment it is told to stop (before it drains the requests in flight).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9077,6 +9187,15 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 // comment line (`: ping`) keeps the connection open. Any instance of
 // the service answers for every game, live, whichever instance the
 // moves were played on.
+//
+// While the database is unavailable a stream stays open, with its
+// comment lines, and goes on where it stopped when the database
+// returns: no event is lost or sent twice. A stream opened meanwhile is
+// answered `200` too, without the checks of the game and of
+// `Last-Event-ID`, and waits; should the game turn out not to exist,
+// the stream ends, and the reconnection gets the `404`. A browser's
+// `EventSource` keeps reconnecting after a stream that ends, but gives
+// up for good on any answer but `200`.
 //
 // Each instance serves a bounded number of streams: per client address
 // (`429 too_many_streams`, 50 by default), per game and in total (`503
@@ -9756,6 +9875,13 @@ func ParseGetReadyzResponse(rsp *http.Response) (*GetReadyzResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetReadyzResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -10265,6 +10391,13 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10332,6 +10465,23 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10524,6 +10674,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10594,6 +10751,23 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -10641,6 +10815,13 @@ func ParseListGameMovesResponse(rsp *http.Response) (*ListGameMovesResponse, err
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -10684,6 +10865,23 @@ func ParseListGameMovesResponse(rsp *http.Response) (*ListGameMovesResponse, err
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListGameMovesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -11009,6 +11207,13 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		}
 		response.ApplicationProblemJSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
 	}
 
 	switch {
@@ -11079,6 +11284,23 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResignGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -11285,6 +11507,13 @@ func ParseListPuzzlesResponse(rsp *http.Response) (*ListPuzzlesResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPuzzlesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11399,6 +11628,13 @@ func ParseGetDailyPuzzleResponse(rsp *http.Response) (*GetDailyPuzzleResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDailyPuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11547,6 +11783,13 @@ func ParseGetDailyPuzzleByDateResponse(rsp *http.Response) (*GetDailyPuzzleByDat
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetDailyPuzzleByDateResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -11823,6 +12066,13 @@ func ParseGetPuzzleResponse(rsp *http.Response) (*GetPuzzleResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12005,6 +12255,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SubmitPuzzleAttemptResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -12136,6 +12393,13 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleSolutionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -1,0 +1,128 @@
+package stored
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+// Kind is what a driver's error means for the service. Each store reads its
+// own driver's typed errors into one (never their text); the wrapping below
+// is shared, so that both stores answer alike.
+type Kind int
+
+const (
+	// NotAFailure: not the database's trouble (a constraint, a cancelled
+	// request, a bug): the error goes on as it is.
+	NotAFailure Kind = iota
+	// Unavailable: the database did not answer, or cannot write at all
+	// (refused, lost, starting up, shutting down, read-only).
+	Unavailable
+	// Full: no room left for the write.
+	Full
+)
+
+// failure is a driver's error named by its store: it is still the
+// driver's error (for the log, and errors.As) and also the sentinels of the
+// packages whose Store interfaces the stores implement, so neither they nor
+// the api package need to know the driver.
+type failure struct {
+	err   error
+	marks []error // the driver's error first, then the sentinels
+}
+
+func (f *failure) Error() string   { return f.err.Error() }
+func (f *failure) Unwrap() []error { return f.marks }
+
+// unavailableMarks, fullMarks and uncertainMarks are the sentinels each
+// kind of failure is, after the driver's error.
+var (
+	unavailableMarks = []error{games.ErrUnavailable, puzzles.ErrUnavailable}
+	fullMarks        = []error{games.ErrStorageFull, puzzles.ErrStorageFull}
+	uncertainMarks   = []error{games.ErrOutcomeUnknown, games.ErrUnavailable, puzzles.ErrUnavailable}
+)
+
+// name wraps err as a failure of kind; uncertain: a write the database may
+// have stored before it went away.
+func name(err error, kind Kind, uncertain bool) error {
+	var marks []error
+	switch {
+	case kind == Full:
+		marks = fullMarks
+	case kind == Unavailable && uncertain:
+		marks = uncertainMarks
+	case kind == Unavailable:
+		marks = unavailableMarks
+	default:
+		return err
+	}
+	return &failure{err: err, marks: append([]error{err}, marks...)}
+}
+
+// Failures counts a store's failures, for metrics, and remembers whether
+// its writes fail, for readiness: on a full disk, or a file system turned
+// read-only, reads go on working while every write fails, so only a write
+// can tell when the store is whole again. Its methods are safe for
+// concurrent use; the zero value is ready.
+type Failures struct {
+	unavailable, full, uncertain atomic.Uint64
+	writesFailing                atomic.Bool
+}
+
+// FailureCounts are the failures a store has had since it opened.
+type FailureCounts struct {
+	Unavailable uint64 // the database did not answer
+	Full        uint64 // a write found no room
+	Uncertain   uint64 // of Unavailable, writes whose fate is unknown
+}
+
+// Read names a read's error (nil stays nil) and counts it.
+func (f *Failures) Read(err error, kind Kind) error { return f.note(err, kind, false) }
+
+// Write names a write's error and counts it. A write that failed for the
+// database's sake marks the store's writes as failing; one that succeeded
+// clears the mark. Any other error (a conflict, say) proves neither.
+func (f *Failures) Write(err error, kind Kind, uncertain bool) error {
+	switch {
+	case err == nil:
+		f.Succeeded()
+	case kind != NotAFailure:
+		f.writesFailing.Store(true)
+	}
+	return f.note(err, kind, uncertain)
+}
+
+// Succeeded records a write that went through.
+func (f *Failures) Succeeded() { f.writesFailing.Store(false) }
+
+func (f *Failures) note(err error, kind Kind, uncertain bool) error {
+	if err == nil || kind == NotAFailure {
+		return err
+	}
+	// Named already, by a write inside a read (or the other way about):
+	// counted once.
+	if _, named := errors.AsType[*failure](err); named {
+		return err
+	}
+	switch kind {
+	case Full:
+		f.full.Add(1)
+	case Unavailable:
+		f.unavailable.Add(1)
+		if uncertain {
+			f.uncertain.Add(1)
+		}
+	}
+	return name(err, kind, uncertain)
+}
+
+// WritesFailing reports whether the latest write that settled it failed
+// for the database's sake.
+func (f *Failures) WritesFailing() bool { return f.writesFailing.Load() }
+
+// Counts returns the failures so far.
+func (f *Failures) Counts() FailureCounts {
+	return FailureCounts{Unavailable: f.unavailable.Load(), Full: f.full.Load(), Uncertain: f.uncertain.Load()}
+}
