@@ -226,7 +226,7 @@ const readPage = `(() => {
     winner: document.querySelector('.store.winner')?.dataset.side || '',
     line: document.querySelector('.status')?.textContent || '',
     caption: document.querySelector('.board-caption')?.textContent || '',
-    history: document.querySelectorAll('.history li').length,
+    history: document.querySelectorAll('.history button[data-ply]').length,
     watching: document.querySelector('.seat-badge')?.checkVisibility() || false,
     text: view?.innerText || '',
   };
@@ -479,7 +479,7 @@ func seeds(n int) string {
 // with the seeds just taken in hand and sown down to none.
 func checkSowing(t *testing.T, texts []string, m apiMove) {
 	t.Helper()
-	who := fmt.Sprintf("%s sows pit %d", strings.ToUpper(m.Side[:1])+m.Side[1:], m.Pit)
+	who := fmt.Sprintf("%s sows pit %d", title(m.Side), label(m.Pit))
 	at := 0
 	find := func(want string) {
 		t.Helper()
@@ -526,7 +526,7 @@ const layoutProblems = `(() => {
     }
     const no = pit.querySelector('.pit-no');
     const style = getComputedStyle(no);
-    if (no.textContent !== n) out.push('pit ' + n + ' is numbered ' + no.textContent);
+    if (no.textContent !== String(n % 6 + 1)) out.push('pit ' + n + ' is numbered ' + no.textContent + ', not as the keys sow it');
     if (parseFloat(style.fontSize) < 12) out.push('pit ' + n + ': its number is ' + style.fontSize);
     if (Number(style.opacity) < 1) out.push('pit ' + n + ': its number is faded to ' + style.opacity);
     const r = no.getBoundingClientRect();
@@ -596,7 +596,7 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 			texts := captions(t, ctx)
 			checkSowing(t, texts, moves[0])
 			checkSowing(t, texts, moves[1])
-			if want := fmt.Sprintf("Last move: North sowed pit %d", moves[1].Pit); !strings.HasPrefix(p.Caption, want) {
+			if want := fmt.Sprintf("Last move: North sowed pit %d", label(moves[1].Pit)); !strings.HasPrefix(p.Caption, want) {
 				t.Errorf("after the AI's reply the caption says %q, want %q…", p.Caption, want)
 			}
 			paced(t, ctx, moves[0], moves[1])
@@ -744,6 +744,10 @@ func other(side string) string {
 }
 
 func title(side string) string { return strings.ToUpper(side[:1]) + side[1:] }
+
+// label is the number the page gives a pit: 1-6 from its owner's left, the
+// key that sows it.
+func label(pit int) int { return pit%6 + 1 }
 
 // missingPage is what the page shows in place of a game or a puzzle it
 // cannot show.
