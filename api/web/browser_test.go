@@ -252,6 +252,15 @@ type apiGame struct {
 		Winner string `json:"winner"`
 		Reason string `json:"reason"`
 	} `json:"result"`
+	AI *struct {
+		Side  string `json:"side"`
+		Level int    `json:"level"`
+	} `json:"ai"`
+	Seats map[string]string `json:"seats"`
+	Start json.RawMessage   `json:"start"`
+	Rules map[string]string `json:"rules"`
+	// Absent from a server without time controls; null when untimed.
+	TimeControl json.RawMessage `json:"timeControl"`
 }
 
 // apiMove is the part of a GameMove the page animates.
@@ -263,6 +272,9 @@ type apiMove struct {
 		From int   `json:"from"`
 		Sown []int `json:"sown"`
 	} `json:"legs"`
+	Position struct {
+		Pits []int `json:"pits"`
+	} `json:"position"`
 }
 
 // gameMoves reads the game's history: GET /v1/games/{id}/moves.
@@ -437,6 +449,10 @@ func TestBrowser(t *testing.T) {
 	t.Run("daily puzzle", func(t *testing.T) { solvePuzzle(t, bctx, base) })
 	t.Run("more puzzles", func(t *testing.T) { practice(t, bctx, base) })
 	t.Run("shared link", func(t *testing.T) { playFriend(t, bctx, base) })
+	t.Run("colour contrast", func(t *testing.T) { checkContrast(t, bctx, base) })
+	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
+	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
+	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.
@@ -449,11 +465,18 @@ var (
 // in window.__captions: a move's animation writes its progress there (the
 // leg, the seeds in hand), far too fast to poll at the test's speed. Each
 // text is taken from the mutation that wrote it, so none is missed.
+// Each text is also kept in window.__frames with the ply the facts line
+// showed, the tab's title and the time, to check that they keep in step.
 const recordCaptions = `(() => {
   window.__captions = [];
+  window.__frames = [];
   new MutationObserver((records) => {
     for (const r of records) {
-      if (r.target.classList?.contains('board-caption')) for (const n of r.addedNodes) window.__captions.push(n.textContent);
+      if (!r.target.classList?.contains('board-caption')) continue;
+      for (const n of r.addedNodes) {
+        window.__captions.push(n.textContent);
+        window.__frames.push({ caption: n.textContent, ply: document.querySelector('[data-fact="ply"]')?.textContent || '', title: document.title, at: performance.now() });
+      }
     }
   }).observe(document.body, { subtree: true, childList: true });
 })()`
@@ -600,6 +623,7 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 				t.Errorf("after the AI's reply the caption says %q, want %q…", p.Caption, want)
 			}
 			paced(t, ctx, moves[0], moves[1])
+			inStep(t, ctx)
 		}
 		if move == 2 && g.Status == "active" {
 			screenshot(t, ctx, "board")
@@ -608,14 +632,19 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 			do(t, ctx, "desktop size", desktop)
 		}
 	}
-	if g.Status == "finished" {
-		checkEnded(t, ctx, base, id)
-	}
 	checkLayout(t, ctx, "1280 px")
+	checkMoveList(t, ctx, "1280 px")
+	checkRings(t, ctx)
+	stepThrough(t, ctx, base, id)
 
-	// At a phone's size the whole board fits, with no sideways scrolling.
+	// At a phone's size the whole board fits, with no sideways scrolling,
+	// and the move list steps as well.
 	do(t, ctx, "phone size", phone)
 	checkLayout(t, ctx, "390 px")
+	stepThrough(t, ctx, base, id)
+	do(t, ctx, "desktop size", desktop)
+
+	resignAndRematch(t, ctx, base, id)
 }
 
 // paced checks that a relay of five legs and the AI's reply take a few
@@ -703,6 +732,7 @@ func gameEnd(t *testing.T, bctx context.Context, base string) {
 	if !strings.Contains(p.Line, "North wins 26–3") {
 		t.Errorf("the result reads %q, want North's 26 first", p.Line)
 	}
+	wonAndRematch(t, ctx, base, id)
 }
 
 // checkEnded checks a finished game's page: the result line from the
@@ -916,6 +946,10 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if before.Stats.Solved != 0 || !strings.Contains(p.Meta, "not solved yet") || strings.Contains(p.Meta, "0 times") {
 		t.Errorf("stats %+v read %q; want \"not solved yet\"", before.Stats, p.Meta)
 	}
+	// The key move's legs and the themes would give the answer away.
+	if strings.Contains(p.Meta, "legs") {
+		t.Errorf("before it is solved the puzzle's line reads %q: a hint", p.Meta)
+	}
 	solution := solutionMoves(t, ctx, base, p.ID)
 
 	wrong := -1
@@ -952,8 +986,8 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if p.Result != "correct" || !strings.Contains(p.Feedback, "Correct") {
 		t.Fatalf("after the solution: feedback %q (%s)", p.Feedback, p.Result)
 	}
-	if !strings.Contains(p.Meta, "solved once in") {
-		t.Errorf("after the first solution the stats read %q; want \"solved once in …\"", p.Meta)
+	if !strings.Contains(p.Meta, "solved once in") || !strings.Contains(p.Meta, "key move relays through") {
+		t.Errorf("after the first solution the puzzle's line reads %q; want \"solved once in …\" and the key move's legs", p.Meta)
 	}
 	screenshot(t, ctx, "puzzle")
 

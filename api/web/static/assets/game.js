@@ -85,7 +85,6 @@ export class GameView {
         this.$('.skip').hidden = true;
       }
       await this.show();
-      this.markLast();
     });
     this.follow();
   }
@@ -173,6 +172,7 @@ export class GameView {
     this.viewPly = null;
     this.board.settle();
     this.board.render(g.position, { interactive: false, result: g.result, ended: isOver(g) });
+    this.markLast();
     if (mover) {
       try {
         const moves = await api.legalMoves(g.position, g.rules);
