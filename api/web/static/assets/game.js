@@ -543,6 +543,7 @@ export class GameView {
   drawResult() {
     const g = this.game;
     const panel = this.$('.result-panel');
+    const appears = panel.hidden && isOver(g);
     panel.hidden = !isOver(g);
     if (panel.hidden) return;
     const me = Object.keys(this.tokens);
@@ -562,12 +563,15 @@ export class GameView {
       } else {
         text = describeResult(g.result, g.position).replace(/\.$/, '');
       }
-      this.$('.result-detail').textContent = describeResult(g.result, g.position);
+      // The status line says it from the winner's side already.
+      this.$('.result-detail').textContent = '';
     }
     panel.dataset.outcome = outcome;
     this.$('.result-text').textContent = text;
     // A rematch is for the players; anyone may start a game like this one.
     this.$('.rematch').hidden = me.length === 0;
+    // On a phone the panel is below the board: bring it into sight as the game ends.
+    if (appears) panel.scrollIntoView({ block: 'nearest' });
   }
 
   /** This game's settings, as the new-game form takes them (see app.prefill). */
