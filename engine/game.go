@@ -100,3 +100,7 @@ func (g *Game) Resign(s Side) error {
 	g.result = Result{Reason: ByResignation, Winner: WinnerOf(s.Other())}
 	return nil
 }
+
+// TimeoutResult is the end of a game whose side s ran out of time: the
+// other side wins, whatever the seeds say.
+func TimeoutResult(s Side) Result { return Result{Reason: ByTimeout, Winner: WinnerOf(s.Other())} }

@@ -68,3 +68,17 @@ func TestResign(t *testing.T) {
 		t.Fatalf("second resignation: %v", err)
 	}
 }
+
+func TestTimeoutResult(t *testing.T) {
+	for _, tc := range []struct {
+		flagged Side
+		want    Winner
+	}{{South, NorthWins}, {North, SouthWins}} {
+		t.Run(tc.flagged.String(), func(t *testing.T) {
+			r := TimeoutResult(tc.flagged)
+			if r.Reason != ByTimeout || r.Winner != tc.want || !r.Over() {
+				t.Fatalf("TimeoutResult(%s) = %+v, want %s by timeout", tc.flagged, r, tc.want)
+			}
+		})
+	}
+}

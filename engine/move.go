@@ -32,6 +32,10 @@ const (
 	ByNoMoves
 	ByRepetition
 	ByResignation
+	// ByTimeout: a side ran out of time (its clock, a correspondence
+	// deadline, or an idle game's expiry); the other side wins. Time is the
+	// game session's business, not the rules': the engine only names the end.
+	ByTimeout
 )
 
 // String returns the snake_case word the API uses ("" for NotOver).

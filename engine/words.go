@@ -21,7 +21,7 @@ var (
 	captureSeedWords = words{"CaptureSeed", "captureSeed", []string{"taken", "left"}, ErrInvalidRules}
 	leftoversWords   = words{"Leftovers", "leftovers", []string{"last_mover", "side_owner"}, ErrInvalidRules}
 	winnerWords      = words{"Winner", "winner", []string{"", "south", "north", "draw"}, ErrInvalidWord}
-	endWords         = words{"EndReason", "end reason", []string{"", "majority", "no_moves", "repetition", "resignation"}, ErrInvalidWord}
+	endWords         = words{"EndReason", "end reason", []string{"", "majority", "no_moves", "repetition", "resignation", "timeout"}, ErrInvalidWord}
 	reasonWords      = words{"Reason", "illegal-move reason", []string{"", "game_over", "not_your_pit", "empty_pit", "infinite_relay", "must_feed"}, ErrInvalidWord}
 )
 
@@ -111,7 +111,7 @@ func (w Winner) MarshalText() ([]byte, error) { return winnerWords.marshal(uint8
 // word is an error wrapping ErrInvalidWord.
 func (w *Winner) UnmarshalText(text []byte) error { return unmarshal(&winnerWords, text, w) }
 
-// MarshalText returns "majority", "no_moves", "repetition", "resignation",
+// MarshalText returns "majority", "no_moves", "repetition", "resignation", "timeout",
 // or "" for NotOver; another value is an error wrapping ErrInvalidWord.
 func (e EndReason) MarshalText() ([]byte, error) { return endWords.marshal(uint8(e)) }
 

@@ -47,6 +47,7 @@ func TestEnumText(t *testing.T) {
 		{ByNoMoves, "no_moves", decode[EndReason]},
 		{ByRepetition, "repetition", decode[EndReason]},
 		{ByResignation, "resignation", decode[EndReason]},
+		{ByTimeout, "timeout", decode[EndReason]},
 		{Legal, "", decode[Reason]},
 		{GameOver, "game_over", decode[Reason]},
 		{NotYourPit, "not_your_pit", decode[Reason]},
@@ -105,7 +106,7 @@ func TestEnumTextErrors(t *testing.T) {
 		{"leftovers empty", "", decode[Leftovers], ErrInvalidRules},
 		{"winner tie", "tie", decode[Winner], ErrInvalidWord},
 		{"winner upper case", "DRAW", decode[Winner], ErrInvalidWord},
-		{"end reason timeout", "timeout", decode[EndReason], ErrInvalidWord},
+		{"end reason abort: an aborted game has no result", "abort", decode[EndReason], ErrInvalidWord},
 		{"end reason in camel case", "noMoves", decode[EndReason], ErrInvalidWord},
 		{"reason legal is the empty word", "legal", decode[Reason], ErrInvalidWord},
 		{"reason with a NUL", "game_over\x00", decode[Reason], ErrInvalidWord},
@@ -126,7 +127,7 @@ func TestEnumTextErrors(t *testing.T) {
 		{CaptureSeed(2), ErrInvalidRules},
 		{Leftovers(255), ErrInvalidRules},
 		{Winner(4), ErrInvalidWord},
-		{EndReason(5), ErrInvalidWord},
+		{EndReason(6), ErrInvalidWord},
 		{Reason(6), ErrInvalidWord},
 	}
 	for _, tc := range values {
