@@ -346,9 +346,9 @@ func mismatch(p pageState, g apiGame) string {
 	if !reflect.DeepEqual(p.Captured, g.Position.Captured) {
 		diffs = append(diffs, fmt.Sprintf("captured %v, game %v", p.Captured, g.Position.Captured))
 	}
-	// A finished game has no one to move: no badge, no ring.
+	// A game over (finished, or aborted) has no one to move: no badge, no ring.
 	wantTurn, wantMarks := g.Position.ToMove, 2
-	if g.Status == "finished" {
+	if g.Status == "finished" || g.Status == "aborted" {
 		wantTurn, wantMarks = "", 0
 	}
 	if p.ToMove != wantTurn {

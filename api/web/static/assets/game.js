@@ -483,7 +483,7 @@ export class GameView {
   /** Draws both clocks and the first-move countdown, and keeps them ticking while one runs. */
   drawClocks() {
     const g = this.game;
-    const clock = isOver(g) ? this.clock || g.clock : this.clock;
+    const clock = this.clock;
     const boxes = { top: this.$('.clock-top'), bottom: this.$('.clock-bottom') };
     const sides = { top: other(this.board.bottom), bottom: this.board.bottom };
     const now = Date.now();
