@@ -288,7 +288,7 @@ function customTime(form, key) {
  * (start and timeControl null for the opening position, untimed).
  */
 async function newGame({ mode, seat, level, rules, start, timeControl }) {
-  const extra = { rules, start: start || undefined, timeControl: timeControl || undefined };
+  const extra = { rules, start: start && !opening(start) ? start : undefined, timeControl: timeControl || undefined };
   if (mode === 'ai') {
     const { game, token } = await api.createGame({ seat, ...extra, opponent: { type: 'ai', level } });
     saved.saveSeat(game.id, seat, token, 'ai');

@@ -4,7 +4,7 @@
 // rematch at the end.
 
 import * as api from './api.js';
-import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, sideName, other } from './board.js';
+import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, sideName, other } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 
@@ -285,7 +285,7 @@ export class GameView {
     this.enqueue(async () => {
       const before = this.game;
       this.board.render(before.position, { interactive: false });
-      this.setStatus(`${sideName(side)} sows…`);
+      this.setStatus(`${sideName(side)} sows pit ${pitLabel(pit)}…`);
       let res;
       try {
         res = await api.playMove(this.id, this.tokens[side], pit, before.ply);
@@ -324,7 +324,7 @@ export class GameView {
       this.board.render(move.position, { result: move.result });
       return;
     }
-    this.setStatus(move.byAi ? `The AI (${sideName(mover)}) is sowing…` : `${sideName(mover)} is sowing…`);
+    this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${pitLabel(move.pit)}…` : `${sideName(mover)} sows pit ${pitLabel(move.pit)}…`);
     await this.board.animate(before, move);
     this.history.push({ ...move, side: move.side || mover });
     this.drawHistory();
