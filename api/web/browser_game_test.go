@@ -469,9 +469,9 @@ func checkContrast(t *testing.T, bctx context.Context, base string) {
 
 // clockPage is what the page shows of the time.
 type clockPage struct {
-	State   string `json:"state"`
-	Shown   int    `json:"shown"` // clocks on screen
-	Running string `json:"running"`
+	State   string            `json:"state"`
+	Shown   int               `json:"shown"` // clocks on screen
+	Running string            `json:"running"`
 	Low     []string          `json:"low"`
 	Times   map[string]string `json:"times"`
 	Ms      map[string]int    `json:"ms"`

@@ -438,7 +438,7 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	base := startServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute) // within CI's -timeout 10m
 	defer cancel()
 	bctx := browser(t, ctx, exe)
 
