@@ -28,6 +28,8 @@ export class GameView {
     this.$ = (sel) => root.querySelector(sel);
     this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Ayoayo board' });
     this.board.speed = saved.speed();
+    // The bottom side's clock sits right under the board, above its caption.
+    this.board.root.after(this.$('.clock-bottom'));
     this.$('.skip').addEventListener('click', () => this.skip());
     this.$('.resign').addEventListener('click', () => this.resign());
     this.$('.copy').addEventListener('click', () => this.copyLink());
