@@ -313,7 +313,6 @@ func resignAndRematch(t *testing.T, ctx context.Context, base, id string) {
 	}
 	do(t, ctx, "phone size", phone)
 	checkLayout(t, ctx, "390 px, the game over")
-	screenshotScreen(t, ctx, "game-over-phone")
 	do(t, ctx, "desktop size", desktop)
 	screenshot(t, ctx, "game-over")
 
