@@ -477,6 +477,7 @@ type clockPage struct {
 	Expiry  string            `json:"expiry"`
 	Status  string            `json:"status"`
 	Facts   string            `json:"facts"`
+	Misfits []string          `json:"misfits"` // clocks off screen or on the board
 }
 
 const readClocks = `(() => {
@@ -493,6 +494,12 @@ const readClocks = `(() => {
     expiry: ex && ex.checkVisibility() ? ex.textContent : '',
     status: document.querySelector('[data-fact="status"]')?.dataset.value || '',
     facts: document.querySelector('.facts')?.textContent || '',
+    misfits: clocks.filter((c) => {
+      const r = c.getBoundingClientRect();
+      const b = document.querySelector('.board').getBoundingClientRect();
+      const onBoard = r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+      return r.left < 0 || r.right > document.documentElement.clientWidth || onBoard;
+    }).map((c) => c.dataset.side),
   };
 })()`
 
@@ -586,6 +593,15 @@ func flagged(t *testing.T, bctx context.Context, base string) {
 	}
 	if c.Times["south"] != "0:02.0" || c.Times["north"] != "0:02.0" {
 		t.Errorf("the clocks read %v at the start, want 0:02.0 each", c.Times)
+	}
+	for _, size := range []struct {
+		name string
+		set  chromedp.Action[chromedp.Void]
+	}{{"390 px", phone}, {"1280 px", desktop}} {
+		do(t, ctx, size.name, size.set)
+		if c := waitClocks(t, ctx, "the clocks at "+size.name, func(c clockPage) bool { return c.Shown == 2 }); len(c.Misfits) > 0 {
+			t.Errorf("%s: the clocks of %v are off screen or on the board", size.name, c.Misfits)
+		}
 	}
 	do(t, ctx, "South's first move", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, p.Legal[0]))))
 	_, g := settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Ply == 1 })
