@@ -725,3 +725,34 @@ func timedFromForm(t *testing.T, bctx context.Context, base string) {
 		t.Errorf("a 3+2 game waiting for a friend shows %+v", c)
 	}
 }
+
+// timeWords checks the page's words for time controls and clocks, read
+// from its own module in the browser: correspondence and long clocks have
+// no game in the test that lasts long enough to show them.
+func timeWords(t *testing.T, bctx context.Context, base string) {
+	ctx := tab(t, bctx, base+"/")
+	tests := []struct {
+		expr, want string
+	}{
+		{`m.formatClock(180000, m.TIME_CONTROLS['3+2'])`, "3:00"},
+		{`m.formatClock(61001, m.TIME_CONTROLS['3+2'])`, "1:02"},
+		{`m.formatClock(9999, m.TIME_CONTROLS['3+2'])`, "0:09.9"},
+		{`m.formatClock(-5, m.TIME_CONTROLS['3+2'])`, "0:00.0"},
+		{`m.formatClock(3723000, {kind: 'clock', initialSeconds: 10800, incrementSeconds: 0})`, "1:02:03"},
+		{`m.formatClock(3 * 86400e3 - 1, m.TIME_CONTROLS['3d'])`, "2 d 23 h"},
+		{`m.formatClock(5 * 3600e3 + 10 * 60e3, m.TIME_CONTROLS['1d'])`, "5 h 10 min"},
+		{`m.formatClock(59000, m.TIME_CONTROLS['1d'])`, "0:59"},
+		{`m.timeControlName(null)`, "untimed"},
+		{`m.timeControlName(m.TIME_CONTROLS['5+3'])`, "5+3 clock"},
+		{`m.timeControlName({kind: 'clock', initialSeconds: 1, incrementSeconds: 0})`, "1s+0 clock"},
+		{`m.timeControlName(m.TIME_CONTROLS['1d'])`, "1 day a move"},
+		{`m.timeControlName(m.TIME_CONTROLS['7d'])`, "7 days a move"},
+		{`m.timeControlKey({kind: 'correspondence', daysPerMove: 3})`, "3d"},
+	}
+	for _, tt := range tests {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`import('/assets/game.js').then((m) => `+tt.expr+`)`, chromedp.EvalAwaitPromise))
+		if err != nil || got != tt.want {
+			t.Errorf("%s = %q (%v), want %q", tt.expr, got, err, tt.want)
+		}
+	}
+}

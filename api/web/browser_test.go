@@ -450,6 +450,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("more puzzles", func(t *testing.T) { practice(t, bctx, base) })
 	t.Run("shared link", func(t *testing.T) { playFriend(t, bctx, base) })
 	t.Run("colour contrast", func(t *testing.T) { checkContrast(t, bctx, base) })
+	t.Run("time in words", func(t *testing.T) { timeWords(t, bctx, base) })
 	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
 	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
 	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
