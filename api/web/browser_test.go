@@ -226,7 +226,7 @@ const readPage = `(() => {
     winner: document.querySelector('.store.winner')?.dataset.side || '',
     line: document.querySelector('.status')?.textContent || '',
     caption: document.querySelector('.board-caption')?.textContent || '',
-    history: document.querySelectorAll('.history li').length,
+    history: document.querySelectorAll('.history button[data-ply]').length,
     watching: document.querySelector('.seat-badge')?.checkVisibility() || false,
     text: view?.innerText || '',
   };
@@ -252,6 +252,15 @@ type apiGame struct {
 		Winner string `json:"winner"`
 		Reason string `json:"reason"`
 	} `json:"result"`
+	AI *struct {
+		Side  string `json:"side"`
+		Level int    `json:"level"`
+	} `json:"ai"`
+	Seats map[string]string `json:"seats"`
+	Start json.RawMessage   `json:"start"`
+	Rules map[string]string `json:"rules"`
+	// Absent from a server without time controls; null when untimed.
+	TimeControl json.RawMessage `json:"timeControl"`
 }
 
 // apiMove is the part of a GameMove the page animates.
@@ -263,6 +272,9 @@ type apiMove struct {
 		From int   `json:"from"`
 		Sown []int `json:"sown"`
 	} `json:"legs"`
+	Position struct {
+		Pits []int `json:"pits"`
+	} `json:"position"`
 }
 
 // gameMoves reads the game's history: GET /v1/games/{id}/moves.
@@ -334,9 +346,9 @@ func mismatch(p pageState, g apiGame) string {
 	if !reflect.DeepEqual(p.Captured, g.Position.Captured) {
 		diffs = append(diffs, fmt.Sprintf("captured %v, game %v", p.Captured, g.Position.Captured))
 	}
-	// A finished game has no one to move: no badge, no ring.
+	// A game over (finished, or aborted) has no one to move: no badge, no ring.
 	wantTurn, wantMarks := g.Position.ToMove, 2
-	if g.Status == "finished" {
+	if g.Status == "finished" || g.Status == "aborted" {
 		wantTurn, wantMarks = "", 0
 	}
 	if p.ToMove != wantTurn {
@@ -426,7 +438,7 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	base := startServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute) // within CI's -timeout 10m
 	defer cancel()
 	bctx := browser(t, ctx, exe)
 
@@ -437,6 +449,11 @@ func TestBrowser(t *testing.T) {
 	t.Run("daily puzzle", func(t *testing.T) { solvePuzzle(t, bctx, base) })
 	t.Run("more puzzles", func(t *testing.T) { practice(t, bctx, base) })
 	t.Run("shared link", func(t *testing.T) { playFriend(t, bctx, base) })
+	t.Run("colour contrast", func(t *testing.T) { checkContrast(t, bctx, base) })
+	t.Run("time in words", func(t *testing.T) { timeWords(t, bctx, base) })
+	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
+	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
+	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.
@@ -449,11 +466,18 @@ var (
 // in window.__captions: a move's animation writes its progress there (the
 // leg, the seeds in hand), far too fast to poll at the test's speed. Each
 // text is taken from the mutation that wrote it, so none is missed.
+// Each text is also kept in window.__frames with the ply the facts line
+// showed, the tab's title and the time, to check that they keep in step.
 const recordCaptions = `(() => {
   window.__captions = [];
+  window.__frames = [];
   new MutationObserver((records) => {
     for (const r of records) {
-      if (r.target.classList?.contains('board-caption')) for (const n of r.addedNodes) window.__captions.push(n.textContent);
+      if (!r.target.classList?.contains('board-caption')) continue;
+      for (const n of r.addedNodes) {
+        window.__captions.push(n.textContent);
+        window.__frames.push({ caption: n.textContent, ply: document.querySelector('[data-fact="ply"]')?.textContent || '', title: document.title, at: performance.now() });
+      }
     }
   }).observe(document.body, { subtree: true, childList: true });
 })()`
@@ -479,7 +503,7 @@ func seeds(n int) string {
 // with the seeds just taken in hand and sown down to none.
 func checkSowing(t *testing.T, texts []string, m apiMove) {
 	t.Helper()
-	who := fmt.Sprintf("%s sows pit %d", strings.ToUpper(m.Side[:1])+m.Side[1:], m.Pit)
+	who := fmt.Sprintf("%s sows pit %d", title(m.Side), label(m.Pit))
 	at := 0
 	find := func(want string) {
 		t.Helper()
@@ -526,7 +550,7 @@ const layoutProblems = `(() => {
     }
     const no = pit.querySelector('.pit-no');
     const style = getComputedStyle(no);
-    if (no.textContent !== n) out.push('pit ' + n + ' is numbered ' + no.textContent);
+    if (no.textContent !== String(n % 6 + 1)) out.push('pit ' + n + ' is numbered ' + no.textContent + ', not as the keys sow it');
     if (parseFloat(style.fontSize) < 12) out.push('pit ' + n + ': its number is ' + style.fontSize);
     if (Number(style.opacity) < 1) out.push('pit ' + n + ': its number is faded to ' + style.opacity);
     const r = no.getBoundingClientRect();
@@ -596,10 +620,11 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 			texts := captions(t, ctx)
 			checkSowing(t, texts, moves[0])
 			checkSowing(t, texts, moves[1])
-			if want := fmt.Sprintf("Last move: North sowed pit %d", moves[1].Pit); !strings.HasPrefix(p.Caption, want) {
+			if want := fmt.Sprintf("Last move: North sowed pit %d", label(moves[1].Pit)); !strings.HasPrefix(p.Caption, want) {
 				t.Errorf("after the AI's reply the caption says %q, want %q…", p.Caption, want)
 			}
 			paced(t, ctx, moves[0], moves[1])
+			inStep(t, ctx)
 		}
 		if move == 2 && g.Status == "active" {
 			screenshot(t, ctx, "board")
@@ -608,14 +633,19 @@ func playAI(t *testing.T, bctx context.Context, base string) {
 			do(t, ctx, "desktop size", desktop)
 		}
 	}
-	if g.Status == "finished" {
-		checkEnded(t, ctx, base, id)
-	}
 	checkLayout(t, ctx, "1280 px")
+	checkMoveList(t, ctx, "1280 px")
+	checkRings(t, ctx)
+	stepThrough(t, ctx, base, id)
 
-	// At a phone's size the whole board fits, with no sideways scrolling.
+	// At a phone's size the whole board fits, with no sideways scrolling,
+	// and the move list steps as well.
 	do(t, ctx, "phone size", phone)
 	checkLayout(t, ctx, "390 px")
+	stepThrough(t, ctx, base, id)
+	do(t, ctx, "desktop size", desktop)
+
+	resignAndRematch(t, ctx, base, id)
 }
 
 // paced checks that a relay of five legs and the AI's reply take a few
@@ -703,6 +733,7 @@ func gameEnd(t *testing.T, bctx context.Context, base string) {
 	if !strings.Contains(p.Line, "North wins 26–3") {
 		t.Errorf("the result reads %q, want North's 26 first", p.Line)
 	}
+	wonAndRematch(t, ctx, base, id)
 }
 
 // checkEnded checks a finished game's page: the result line from the
@@ -744,6 +775,10 @@ func other(side string) string {
 }
 
 func title(side string) string { return strings.ToUpper(side[:1]) + side[1:] }
+
+// label is the number the page gives a pit: 1-6 from its owner's left, the
+// key that sows it.
+func label(pit int) int { return pit%6 + 1 }
 
 // missingPage is what the page shows in place of a game or a puzzle it
 // cannot show.
@@ -912,6 +947,10 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if before.Stats.Solved != 0 || !strings.Contains(p.Meta, "not solved yet") || strings.Contains(p.Meta, "0 times") {
 		t.Errorf("stats %+v read %q; want \"not solved yet\"", before.Stats, p.Meta)
 	}
+	// The key move's legs and the themes would give the answer away.
+	if strings.Contains(p.Meta, "legs") {
+		t.Errorf("before it is solved the puzzle's line reads %q: a hint", p.Meta)
+	}
 	solution := solutionMoves(t, ctx, base, p.ID)
 
 	wrong := -1
@@ -948,8 +987,8 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if p.Result != "correct" || !strings.Contains(p.Feedback, "Correct") {
 		t.Fatalf("after the solution: feedback %q (%s)", p.Feedback, p.Result)
 	}
-	if !strings.Contains(p.Meta, "solved once in") {
-		t.Errorf("after the first solution the stats read %q; want \"solved once in …\"", p.Meta)
+	if !strings.Contains(p.Meta, "solved once in") || !strings.Contains(p.Meta, "key move relays through") {
+		t.Errorf("after the first solution the puzzle's line reads %q; want \"solved once in …\" and the key move's legs", p.Meta)
 	}
 	screenshot(t, ctx, "puzzle")
 

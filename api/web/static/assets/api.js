@@ -72,10 +72,17 @@ export function evaluate(position, pit, rules) {
 
 /**
  * Creates a game. opponent is {type: 'ai', level} or {type: 'human'}; seat is the
- * creator's side. Answers {game, token}: the token is shown only this once.
+ * creator's side; start (a Position) and timeControl are optional: none is an
+ * untimed game from the opening position. timeControl is {kind: 'clock',
+ * initialSeconds, incrementSeconds} or {kind: 'correspondence', daysPerMove}.
+ * Answers {game, token}: the token is shown only this once.
  */
-export async function createGame({ seat, opponent, rules }) {
-  const data = await call('POST', '/v1/games', { body: { seat, opponent, rules } });
+export async function createGame({ seat, opponent, rules, start, timeControl }) {
+  const body = { seat, opponent, rules };
+  // Sent only when set: a server without time controls refuses the field.
+  if (start) body.start = start;
+  if (timeControl) body.timeControl = timeControl;
+  const data = await call('POST', '/v1/games', { body });
   return { game: gameView(data.game), token: data.token, seat: data.seat || seat };
 }
 
@@ -215,13 +222,17 @@ function gameView(g) {
     position: g.position,
     start: g.start, // the position before the first move
     ply: g.ply, // moves played so far: the ply the next move names
-    status: g.status, // waiting | active | finished
+    status: g.status, // waiting | active | finished | aborted (no result)
     result: g.result, // {winner, reason} or null
     rules: g.rules,
     seats: g.seats, // {south, north}: human | ai | open
     ai: g.ai, // {side, level} or null
     lastMove: g.lastMove, // {ply, side, pit} or null
     version: g.version,
+    // Time, absent from a server without time controls: null for an untimed game.
+    timeControl: g.timeControl || null, // {kind: 'clock', initialSeconds, incrementSeconds} | {kind: 'correspondence', daysPerMove}
+    clock: g.clock || null, // {remainingMs: {south, north}, running: side|null, deadline: date-time|null}
+    expiry: g.expiry || null, // {at, side: side|null, ends: 'timeout'|'abort'}: when the game ends by itself unless side moves
   };
 }
 
@@ -238,6 +249,8 @@ function moveView(m) {
     capture: m.capture || null,
     position: m.position,
     result: m.result || null,
+    elapsedMs: m.elapsedMs ?? null, // games with time: how long the move took
+    clock: m.clock || null, // games: the clock after the move, null when untimed
   };
 }
 

@@ -11,7 +11,7 @@
 // that does not answer) gets a page that says why and offers a way on.
 
 import * as api from './api.js';
-import { GameView } from './game.js';
+import { GameView, TIME_CONTROLS, timeControlKey, timeControlName } from './game.js';
 import { PuzzleView, PracticeView, ArchiveView } from './puzzle.js';
 import * as saved from './store.js';
 
@@ -25,6 +25,16 @@ const app = {
     announcer.textContent = '';
     // A fresh text node after a tick makes repeated identical messages heard.
     setTimeout(() => { announcer.textContent = text; }, 30);
+  },
+  /** Creates a game of these settings (see newGame) and opens it. */
+  async startGame(settings) {
+    const id = await newGame(settings);
+    location.hash = `#/game/${encodeURIComponent(id)}`;
+  },
+  /** Opens the new-game form filled in with these settings. */
+  prefill(settings) {
+    history.pushState({ settings }, '', '#/');
+    route();
   },
 };
 
@@ -183,7 +193,7 @@ async function route() {
       }
       default:
         setNav('play');
-        home();
+        home(history.state?.settings);
     }
   } catch (err) {
     if (name === 'game' || name === 'join') showFailure(err, 'game', arg);
@@ -192,13 +202,20 @@ async function route() {
   }
 }
 
-function home() {
+/** The opening position: a game from it needs no start. */
+const opening = (p) => p.pits.every((n) => n === 4) && p.captured.south === 0 && p.captured.north === 0 && p.toMove === 'south';
+
+/** The new-game form; settings (from a game's "New game with these settings") fill it in. */
+function home(settings) {
   const node = mount('tpl-home');
   const form = node.querySelector('#new-game');
   const sync = () => {
     const mode = form.elements.mode.value;
     for (const el of form.querySelectorAll('[data-for]')) el.hidden = !el.dataset.for.split(' ').includes(mode);
   };
+  const start = settings?.start && !opening(settings.start) ? settings.start : null;
+  if (settings) fill(form, settings);
+  form.querySelector('.same-start').hidden = !start;
   form.addEventListener('change', sync);
   sync();
   form.addEventListener('submit', async (ev) => {
@@ -207,8 +224,15 @@ function home() {
     button.disabled = true;
     form.querySelector('.problem')?.remove();
     try {
-      const id = await newGame(new FormData(form));
-      location.hash = `#/game/${encodeURIComponent(id)}`;
+      const f = new FormData(form);
+      await app.startGame({
+        mode: f.get('mode'),
+        seat: f.get('seat'),
+        level: Number(f.get('level')),
+        rules: { captureSeed: f.get('captureSeed'), leftovers: f.get('leftovers') },
+        start: start && f.get('sameStart') ? start : null,
+        timeControl: TIME_CONTROLS[f.get('time')] ?? customTime(form, f.get('time')),
+      });
     } catch (err) {
       showProblem(err, form);
       button.disabled = false;
@@ -231,25 +255,54 @@ function home() {
   }
 }
 
-async function newGame(form) {
-  const mode = form.get('mode');
-  const rules = { captureSeed: form.get('captureSeed'), leftovers: form.get('leftovers') };
+/** Sets the form's fields to settings: a game's, to start another like it. */
+function fill(form, s) {
+  const set = (name, value) => {
+    const el = form.elements[name];
+    if (el && value !== undefined && value !== null) el.value = String(value);
+  };
+  set('mode', s.mode);
+  set('seat', s.seat);
+  set('level', s.level);
+  set('captureSeed', s.rules?.captureSeed);
+  set('leftovers', s.rules?.leftovers);
+  const key = timeControlKey(s.timeControl);
+  const select = form.elements.time;
+  if (!(key in TIME_CONTROLS)) {
+    // A time control of no preset (made through the API): offered as it was.
+    const opt = new Option(timeControlName(s.timeControl), key);
+    opt.dataset.timeControl = JSON.stringify(s.timeControl);
+    select.add(opt);
+  }
+  select.value = key;
+}
+
+function customTime(form, key) {
+  const opt = [...form.elements.time.options].find((o) => o.value === key);
+  return opt?.dataset.timeControl ? JSON.parse(opt.dataset.timeControl) : null;
+}
+
+/**
+ * Creates a game and keeps its seats in this browser; answers its id.
+ * settings: {mode: 'ai'|'local'|'friend', seat, level, rules, start, timeControl}
+ * (start and timeControl null for the opening position, untimed).
+ */
+async function newGame({ mode, seat, level, rules, start, timeControl }) {
+  const extra = { rules, start: start && !opening(start) ? start : undefined, timeControl: timeControl || undefined };
   if (mode === 'ai') {
-    const seat = form.get('seat');
-    const { game, token } = await api.createGame({ seat, rules, opponent: { type: 'ai', level: Number(form.get('level')) } });
+    const { game, token } = await api.createGame({ seat, ...extra, opponent: { type: 'ai', level } });
     saved.saveSeat(game.id, seat, token, 'ai');
     return game.id;
   }
   if (mode === 'local') {
     // Two people at one screen: create the game, then take the other seat too.
-    const { game, token } = await api.createGame({ seat: 'south', rules, opponent: { type: 'human' } });
+    const { game, token } = await api.createGame({ seat: 'south', ...extra, opponent: { type: 'human' } });
     saved.saveSeat(game.id, 'south', token, 'local');
     const joined = await api.joinGame(game.id);
     saved.saveSeat(game.id, joined.seat || 'north', joined.token, 'local');
     return game.id;
   }
-  const seat = form.get('seat');
-  const { game, token } = await api.createGame({ seat, rules, opponent: { type: 'human' } });
+  const { game, token } = await api.createGame({ seat, ...extra, opponent: { type: 'human' } });
   saved.saveSeat(game.id, seat, token, 'friend');
   return game.id;
 }
@@ -274,14 +327,22 @@ async function join(id) {
   return route();
 }
 
-// Keyboard: digits sow the viewer's pits from the left, Escape skips an
-// animation. Typing in a form field is left alone.
+// Keyboard: digits sow the mover's pits numbered so, the arrows step
+// through a game's moves (unless a pit reached by keyboard takes them, to
+// move between pits), Escape skips an animation. Typing in a form field is
+// left alone.
+const steps = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'start', End: 'live' };
 document.addEventListener('keydown', (ev) => {
-  if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.defaultPrevented) return;
   const t = ev.target;
   if (t instanceof HTMLElement && t.closest('input, select, textarea')) return;
   if (ev.key === 'Escape' && view?.board) {
     view.board.skip();
+    return;
+  }
+  if (steps[ev.key] && view?.step) {
+    ev.preventDefault();
+    view.step(steps[ev.key]);
     return;
   }
   if (/^[1-6]$/.test(ev.key) && view?.board) {

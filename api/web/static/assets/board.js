@@ -9,6 +9,16 @@ export const sideName = (side) => (side === 'south' ? 'South' : 'North');
 export const ownerOf = (pit) => (pit < 6 ? 'south' : 'north');
 export const plural = (n, one, many = one + 's') => `${n} ${n === 1 ? one : many}`;
 
+/**
+ * A pit's number as its owner counts it, from their own left: 1-6, the keys
+ * that sow it. South's 1 is the API's pit 0, North's 1 is pit 6. The page
+ * names pits this way everywhere a player reads them; the API's 0-11 stays
+ * in the data.
+ */
+export const pitLabel = (pit) => (pit % 6) + 1;
+/** A pit named with its owner: "North's pit 2". */
+export const pitName = (pit) => `${sideName(ownerOf(pit))}'s pit ${pitLabel(pit)}`;
+
 const MAX_DOTS = 18;
 
 // Animation speeds. A move is given a time that grows with its legs, from
@@ -16,11 +26,12 @@ const MAX_DOTS = 18;
 // legs plays faster per seed than a short move, so a move and the AI's reply
 // stay a few seconds at most. That time is shared out over its seeds, each
 // leg's lift counting as two, within max and min milliseconds per seed; a
-// capture pauses twice.
+// capture pauses twice. reply: the pause between a move and the AI's answer,
+// so that the eye sees one end before the other starts.
 export const SPEEDS = {
-  slow: { base: 1800, perLeg: 450, cap: 6000, max: 220, min: 20, pause: 550 },
-  normal: { base: 900, perLeg: 220, cap: 3000, max: 110, min: 10, pause: 300 },
-  fast: { base: 300, perLeg: 60, cap: 900, max: 35, min: 4, pause: 100 },
+  slow: { base: 1800, perLeg: 450, cap: 6000, max: 220, min: 20, pause: 550, reply: 900 },
+  normal: { base: 900, perLeg: 220, cap: 3000, max: 110, min: 10, pause: 300, reply: 500 },
+  fast: { base: 300, perLeg: 60, cap: 900, max: 35, min: 4, pause: 100, reply: 200 },
   off: null,
 };
 
@@ -55,7 +66,8 @@ export class Board {
     this.wake = null;
     this.speed = 'normal';
     this.focusPit = null;
-    this.last = null; // the move last shown: {pit, capture}
+    this.last = null; // the move last shown: {pit, capture, move, mover}
+    this.prev = null; // the other side's move before it: {pit, move, mover}
 
     const el = (tag, cls, attrs = {}) => {
       const e = document.createElement(tag);
@@ -81,7 +93,7 @@ export class Board {
       // The number sits outside the pit, where feedback and the move list
       // send the eye, clear of the seeds and of the highlight ring.
       const no = el('span', 'pit-no', { 'aria-hidden': 'true' });
-      no.textContent = String(i);
+      no.textContent = String(pitLabel(i));
       b.append(seeds, count, no);
       b.addEventListener('click', () => this.activate(i));
       b.addEventListener('keydown', (ev) => this.onKey(ev, i));
@@ -133,14 +145,15 @@ export class Board {
   /**
    * Shows a position. legal: the pits that may be sown now; interactive:
    * whether this viewer may sow them; result: how the game ended, if it did,
-   * so that no one is shown to move and the winner's store says so.
+   * so that no one is shown to move and the winner's store says so; ended:
+   * the game is over without a result (aborted): no one to move either.
    */
-  render(position, { legal = [], interactive = false, result = null } = {}) {
+  render(position, { legal = [], interactive = false, result = null, ended = false } = {}) {
     this.position = position;
     this.legal = new Set(legal);
     this.interactive = interactive;
     this.draw(position.pits, position.captured);
-    const turn = result ? '' : position.toMove;
+    const turn = result || ended ? '' : position.toMove;
     this.root.dataset.toMove = turn;
     this.root.dataset.winner = result ? result.winner : '';
     for (const side of SIDES) {
@@ -159,11 +172,14 @@ export class Board {
   }
 
   /**
-   * Marks a move as the last one played: its pit and the pit it captured
-   * stay ringed, and the caption says what it did, until the next move.
+   * Marks a move as the last one played, and previous, the other side's
+   * move before it (if any): each side's last pit sown keeps a solid ring,
+   * the pit the last move captured another, and the caption says what the
+   * last move did, until the next move.
    */
-  markLast(move, mover) {
-    this.last = move ? { pit: move.pit, capture: move.capture && move.capture.seeds > 0 ? move.capture.pit : null } : null;
+  markLast(move, mover, previous = null) {
+    this.last = move ? { pit: move.pit, capture: move.capture && move.capture.seeds > 0 ? move.capture.pit : null, move, mover } : null;
+    this.prev = move && previous?.move && previous.mover !== mover ? { pit: previous.move.pit, move: previous.move, mover: previous.mover } : null;
     this.setCaption(move ? `Last move: ${describeMove(move, mover)}` : '');
     if (this.position) this.draw(this.position.pits, this.position.captured);
   }
@@ -192,13 +208,16 @@ export class Board {
     const canSow = this.interactive && this.legal.has(i);
     const sownLast = this.last?.pit === i;
     const capturedLast = this.last?.capture === i;
+    const sownBefore = this.prev?.pit === i;
     b.classList.toggle('legal', canSow);
     b.classList.toggle('empty', n === 0);
     b.classList.toggle('last-move', sownLast);
+    b.classList.toggle('prev-move', sownBefore && !sownLast);
     b.classList.toggle('last-capture', capturedLast);
     b.setAttribute('aria-disabled', canSow ? 'false' : 'true');
-    let label = `Pit ${i}, ${sideName(ownerOf(i))}, ${plural(n, 'seed')}`;
+    let label = `${pitName(i)}, ${plural(n, 'seed')}`;
     if (sownLast) label += ', sown last move';
+    else if (sownBefore) label += `, sown by ${sideName(this.prev.mover)} the move before`;
     if (capturedLast) label += ', captured last move';
     if (canSow) label += ', can be sown';
     b.setAttribute('aria-label', label);
@@ -240,6 +259,9 @@ export class Board {
   }
 
   onKey(ev, pit) {
+    // A pit clicked with the mouse leaves the arrows to the page (they step
+    // through the moves); one reached with the keyboard moves between pits.
+    if (!ev.currentTarget.matches(':focus-visible')) return;
     const where = this.rowPits('bottom').includes(pit) ? 'bottom' : 'top';
     const row = this.rowPits(where);
     const col = row.indexOf(pit);
@@ -289,10 +311,13 @@ export class Board {
     const timing = pace(this.speed, move);
     const after = move.position;
     const mover = before.toMove;
+    // The move shown last becomes the one before this (when the other side's).
+    const previous = this.last;
     const done = () => {
       this.last = null;
+      this.prev = null;
       this.render(after, { result: move.result });
-      this.markLast(move, mover);
+      this.markLast(move, mover, previous);
     };
     if (!timing || this.skipping) {
       done();
@@ -300,11 +325,12 @@ export class Board {
     }
     this.interactive = false;
     this.last = null;
+    this.prev = null;
     this.root.classList.add('animating');
     const pits = before.pits.slice();
     const captured = { ...before.captured };
     const { step } = timing;
-    const who = `${sideName(mover)} sows pit ${move.pit}`;
+    const who = `${sideName(mover)} sows pit ${pitLabel(move.pit)}`;
     const legs = move.legs.length;
     const progress = (leg, inHand) => {
       const parts = [who];
@@ -341,7 +367,7 @@ export class Board {
       const landed = lastLeg.sown[lastLeg.sown.length - 1];
       this.pits[landed].classList.add('landed');
       this.pits[move.capture.pit].classList.add('captured');
-      this.setCaption(`${sideName(mover)} captures ${plural(move.capture.seeds, 'seed')} from pit ${move.capture.pit}`);
+      this.setCaption(`${sideName(mover)} captures ${plural(move.capture.seeds, 'seed')} from ${pitName(move.capture.pit)}`);
       await this.sleep(timing.pause);
       pits[move.capture.pit] = 0;
       captured[mover] += move.capture.seeds;
@@ -368,34 +394,53 @@ function dots(host, n) {
 export function describeMove(move, mover) {
   const legs = move.legs?.length || 0;
   const sown = (move.legs || []).reduce((n, leg) => n + leg.sown.length, 0);
-  let s = `${sideName(mover)} sowed pit ${move.pit}`;
+  let s = `${sideName(mover)} sowed pit ${pitLabel(move.pit)}`;
   if (legs) s += `: ${plural(legs, 'leg')}, ${plural(sown, 'seed')} sown`;
-  if (move.capture && move.capture.seeds > 0) s += `, captured ${plural(move.capture.seeds, 'seed')} from pit ${move.capture.pit}`;
+  if (move.capture && move.capture.seeds > 0) s += `, captured ${plural(move.capture.seeds, 'seed')} from ${pitName(move.capture.pit)}`;
   return s + '.';
 }
 
 /**
+ * A move in a few characters, for the move list: the pit as its owner counts
+ * it, then what it captured ("3 ×7").
+ */
+export function shortMove(move) {
+  const taken = move.capture && move.capture.seeds > 0 ? ` ×${move.capture.seeds}` : '';
+  return `${pitLabel(move.pit)}${taken}`;
+}
+
+/** The pause before the AI's reply is played, at a speed (0 when animations are off). */
+export function replyPause(speedName) {
+  return SPEEDS[speedName]?.reply || 0;
+}
+
+// Why a game ended, in a few words.
+export const REASONS = {
+  majority: 'a majority of the seeds',
+  no_moves: 'no moves left',
+  repetition: 'the position repeated three times',
+  resignation: 'resignation',
+  timeout: 'timeout',
+};
+
+/**
  * The result in words, read from the winner's side: "North wins 29–7 (a
  * majority of the seeds)." When the winner has fewer seeds (they won by
- * resignation), both sides are named: "North wins by resignation: North 3 –
- * South 10."
+ * resignation or on time), both sides are named: "North wins by
+ * resignation: North 3 – South 10."
  */
 export function describeResult(result, position) {
   if (!result) return '';
-  const reasons = {
-    majority: 'a majority of the seeds',
-    no_moves: 'no moves left',
-    repetition: 'the position repeated three times',
-    resignation: 'resignation',
-  };
-  const why = reasons[result.reason] || result.reason;
-  const c = position?.captured;
-  if (result.winner === 'draw') return c ? `Draw ${c.south}–${c.north} (${why}).` : `Draw (${why}).`;
   const w = result.winner;
   const l = other(w);
+  let why = REASONS[result.reason] || String(result.reason).replace(/_/g, ' ');
+  if (result.reason === 'timeout' && w !== 'draw') why = `${sideName(l)} ran out of time`;
+  const c = position?.captured;
+  if (w === 'draw') return c ? `Draw ${c.south}–${c.north} (${why}).` : `Draw (${why}).`;
   if (!c) return `${sideName(w)} wins (${why}).`;
   if (c[w] >= c[l]) return `${sideName(w)} wins ${c[w]}–${c[l]} (${why}).`;
-  return `${sideName(w)} wins by ${why}: ${sideName(w)} ${c[w]} – ${sideName(l)} ${c[l]}.`;
+  const by = result.reason === 'timeout' ? 'on time' : `by ${why}`;
+  return `${sideName(w)} wins ${by}: ${sideName(w)} ${c[w]} – ${sideName(l)} ${c[l]}.`;
 }
 
 /** Who won, in two words for the line under the board: "North won", "a draw". */

@@ -1,11 +1,15 @@
-// A game session: the board, whose turn, the status line, moves sent with the
-// seat's token, and the other side's moves arriving live from the game's
-// event stream.
+// A game session: the board, whose turn, the status line, the clocks, moves
+// sent with the seat's token, the other side's moves arriving live from the
+// game's event stream, the move list to step through, and the result with a
+// rematch at the end.
 
 import * as api from './api.js';
-import { Board, describeMove, describeResult, resultShort, sideName, other } from './board.js';
+import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, sideName, other } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
+
+/** Whether a game is over: finished with a result, or aborted with none. */
+export const isOver = (g) => g.status === 'finished' || g.status === 'aborted';
 
 export class GameView {
   constructor(root, id, app) {
@@ -17,13 +21,27 @@ export class GameView {
     this.closed = false;
     this.stopEvents = null;
     this.pollTimer = null;
+    this.ticker = null;
+    this.overdueAsked = 0;
     this.resignArmed = false;
+    this.viewPly = null; // the position shown while stepping through the moves (plies played), null: the game now
     this.$ = (sel) => root.querySelector(sel);
     this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Ayoayo board' });
     this.board.speed = saved.speed();
+    // The bottom side's clock sits right under the board, above its caption.
+    this.board.root.after(this.$('.clock-bottom'));
     this.$('.skip').addEventListener('click', () => this.skip());
     this.$('.resign').addEventListener('click', () => this.resign());
     this.$('.copy').addEventListener('click', () => this.copyLink());
+    this.$('.rematch').addEventListener('click', () => this.rematch());
+    this.$('.same-settings').addEventListener('click', () => this.app.prefill(this.settings()));
+    this.$('.history').addEventListener('click', (ev) => {
+      const b = ev.target.closest('button[data-ply]');
+      if (b) this.stepTo(Number(b.dataset.ply) + 1);
+    });
+    for (const b of root.querySelectorAll('.steps button')) {
+      b.addEventListener('click', () => this.step(b.dataset.step));
+    }
   }
 
   async start(notice) {
@@ -33,6 +51,7 @@ export class GameView {
     this.board.setPerspective(seats.length === 1 ? seats[0] : 'south');
     const g = await api.getGame(this.id);
     this.game = g;
+    this.clock = g.clock;
     let moves = [];
     try {
       moves = await api.gameMoves(this.id, 0);
@@ -52,11 +71,14 @@ export class GameView {
     const line = this.$('.notice');
     line.hidden = !notice;
     line.textContent = notice || '';
+    this.drawClocks();
     await this.enqueue(async () => {
       if (from < g.ply) {
         let pos = from === 0 ? g.start : moves[from - 1].position;
         this.board.render(pos, { interactive: false });
-        this.board.markLast(this.history[from - 1] || null, this.history[from - 1]?.side);
+        const shown = this.history[from - 1];
+        this.board.markLast(shown || null, shown?.side, this.history[from - 2] ? { move: this.history[from - 2], mover: this.history[from - 2].side } : null);
+        this.drawFacts(stateAfter(shown, g));
         this.$('.skip').hidden = false;
         for (const m of moves.slice(from)) {
           await this.showMove(pos, m, m.side);
@@ -65,7 +87,6 @@ export class GameView {
         this.$('.skip').hidden = true;
       }
       await this.show();
-      this.markLast();
     });
     this.follow();
   }
@@ -80,18 +101,26 @@ export class GameView {
     return Object.keys(this.tokens).length ? 0 : g.ply;
   }
 
-  /** Rings the game's last move on the board: from the history, else from the game's brief lastMove. */
+  /**
+   * Rings the game's last move and the other side's move before it: from
+   * the history, else the last from the game's brief lastMove.
+   */
   markLast() {
-    const m = this.history[this.history.length - 1];
+    const h = this.history;
+    const m = h[h.length - 1];
     const brief = this.game.lastMove;
-    if (m && (!brief || m.ply === brief.ply)) this.board.markLast(m, m.side);
+    const before = h[h.length - 2];
+    if (m && (!brief || m.ply === brief.ply)) this.board.markLast(m, m.side, before ? { move: before, mover: before.side } : null);
     else if (brief) this.board.markLast({ pit: brief.pit, legs: [] }, brief.side);
+    else this.board.markLast(null);
   }
 
   /** Stops everything this view started: the event stream, timers, animations. */
   close() {
     this.closed = true;
     this.stopFollowing();
+    clearInterval(this.ticker);
+    this.ticker = null;
     this.board.skip();
   }
 
@@ -106,7 +135,7 @@ export class GameView {
   }
 
   follow() {
-    if (this.game.status === 'finished') return;
+    if (isOver(this.game)) return;
     this.stopEvents = api.followGame(
       this.id,
       () => this.scheduleCatchUp(),
@@ -120,7 +149,7 @@ export class GameView {
     );
   }
 
-  /** A finished game changes no more: stop listening. */
+  /** A game that is over changes no more: stop listening. */
   stopFollowing() {
     if (this.stopEvents) this.stopEvents();
     this.stopEvents = null;
@@ -142,18 +171,20 @@ export class GameView {
     if (this.closed) return;
     const g = this.game;
     const mover = this.myTurn();
+    this.viewPly = null;
     this.board.settle();
-    this.board.render(g.position, { interactive: false, result: g.result });
+    this.board.render(g.position, { interactive: false, result: g.result, ended: isOver(g) });
+    this.markLast();
     if (mover) {
       try {
         const moves = await api.legalMoves(g.position, g.rules);
-        if (this.closed || this.game !== g) return;
+        if (this.closed || this.game !== g || this.viewPly !== null) return;
         this.board.render(g.position, { legal: moves.filter((m) => m.legal).map((m) => m.pit), interactive: true });
       } catch (err) {
         this.fail(err);
       }
     }
-    this.drawFacts();
+    this.drawFacts(stateOf(g));
     this.setStatus(this.statusText());
     const me = Object.keys(this.tokens);
     // Someone watching is told so for as long as they watch, not once.
@@ -162,8 +193,12 @@ export class GameView {
     const share = this.$('.share');
     share.hidden = !(g.status === 'waiting' && me.length === 1);
     if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
+    this.clock = g.clock;
+    this.drawClocks();
+    this.drawResult();
+    this.drawHistory();
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
-    if (g.status === 'finished') this.stopFollowing();
+    if (isOver(g)) this.stopFollowing();
   }
 
   titleText() {
@@ -182,6 +217,7 @@ export class GameView {
     const g = this.game;
     const me = Object.keys(this.tokens);
     if (g.status === 'finished') return `Game over. ${describeResult(g.result, g.position)}`;
+    if (g.status === 'aborted') return `Game aborted. ${this.abortText()}`;
     if (g.status === 'waiting') return me.length ? 'Waiting for your friend to open the link…' : 'Waiting for the second player…';
     const side = g.position.toMove;
     if (g.ai && g.ai.side === side) return 'The AI is thinking…';
@@ -191,18 +227,44 @@ export class GameView {
     return me.length ? `Waiting for ${sideName(side)}'s move…` : `${sideName(side)} to move.`;
   }
 
-  drawFacts() {
+  /** Why an aborted game was: nobody joined, or a side never made its first move. */
+  abortText() {
+    const g = this.game;
+    if (g.ply === 0 && (g.seats?.south === 'open' || g.seats?.north === 'open')) return 'Nobody joined in time; it counts for nobody.';
+    return `${sideName(g.position.toMove)} did not make a first move in time; it counts for nobody.`;
+  }
+
+  /**
+   * The line under the board and the tab's title, for state (see stateOf):
+   * drawn after each move's animation, so that both say what the board shows.
+   */
+  drawFacts(state) {
     const g = this.game;
     this.$('.game-title').textContent = this.titleText();
     const facts = this.$('.facts');
-    const statusWords = { waiting: 'waiting for a player', active: 'in play', finished: 'finished' };
-    facts.querySelector('[data-fact="ply"]').textContent = String(g.ply);
+    const statusWords = { waiting: 'waiting for a player', active: 'in play', finished: 'finished', aborted: 'aborted' };
+    facts.querySelector('[data-fact="ply"]').textContent = String(state.ply);
     const st = facts.querySelector('[data-fact="status"]');
-    st.textContent = statusWords[g.status] || g.status;
-    st.dataset.value = g.status;
+    st.textContent = statusWords[state.status] || state.status;
+    st.dataset.value = state.status;
     const turn = facts.querySelector('[data-fact="turn"]');
-    turn.textContent = g.status === 'finished' ? resultShort(g.result) : `${sideName(g.position.toMove)} to move`;
-    turn.dataset.value = g.status === 'finished' ? '' : g.position.toMove;
+    const over = state.status === 'finished' || state.status === 'aborted';
+    turn.textContent = state.status === 'finished' ? resultShort(state.result) : over ? 'no result' : `${sideName(state.toMove)} to move`;
+    turn.dataset.value = over ? '' : state.toMove;
+    const time = facts.querySelector('[data-fact="time"]');
+    time.textContent = timeControlName(g.timeControl);
+    document.title = `${this.tabText(state)} · Ayoayo`;
+  }
+
+  /** The tab's title: "Your move" when this browser is to move. */
+  tabText(state) {
+    const g = this.game;
+    if (state.status === 'finished' || state.status === 'aborted') return 'Game over';
+    if (state.status === 'waiting') return 'Waiting for a player';
+    const side = state.toMove;
+    if (g.ai && g.ai.side === side) return "The AI's move";
+    if (this.tokens[side]) return Object.keys(this.tokens).length === 2 ? `${sideName(side)}'s move` : 'Your move';
+    return `${sideName(side)}'s move`;
   }
 
   setStatus(text, isError = false) {
@@ -220,12 +282,12 @@ export class GameView {
 
   play(pit) {
     const side = this.myTurn();
-    if (this.busy || !side) return;
+    if (this.busy || !side || this.viewPly !== null) return;
     this.busy = true;
     this.enqueue(async () => {
       const before = this.game;
       this.board.render(before.position, { interactive: false });
-      this.setStatus(`${sideName(side)} sows pit ${pit}…`);
+      this.setStatus(`${sideName(side)} sows pit ${pitLabel(pit)}…`);
       let res;
       try {
         res = await api.playMove(this.id, this.tokens[side], pit, before.ply);
@@ -240,9 +302,15 @@ export class GameView {
         await this.show();
         throw err;
       }
+      // The clocks as the server has them now, while the moves are shown.
+      this.clock = res.game.clock;
+      this.drawClocks();
       this.$('.skip').hidden = false;
       await this.showMove(before.position, res.move, side);
-      if (res.reply) await this.showMove(res.move.position, res.reply, other(side));
+      if (res.reply) {
+        await this.board.sleep(replyPause(this.board.speed));
+        await this.showMove(res.move.position, res.reply, other(side));
+      }
       this.$('.skip').hidden = true;
       this.game = res.game;
       this.busy = false;
@@ -258,10 +326,11 @@ export class GameView {
       this.board.render(move.position, { result: move.result });
       return;
     }
-    this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${move.pit}…` : `${sideName(mover)} sows pit ${move.pit}…`);
+    this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${pitLabel(move.pit)}…` : `${sideName(mover)} sows pit ${pitLabel(move.pit)}…`);
     await this.board.animate(before, move);
     this.history.push({ ...move, side: move.side || mover });
     this.drawHistory();
+    this.drawFacts(stateAfter(move, this.game));
     this.app.announce(describeMove(move, mover));
   }
 
@@ -272,9 +341,16 @@ export class GameView {
     if (fresh.ply > this.game.ply) {
       const moves = await api.gameMoves(this.id, this.game.ply);
       let pos = this.game.position;
+      this.leavePast();
+      this.clock = fresh.clock;
+      this.drawClocks();
       this.$('.skip').hidden = false;
+      let first = true;
       for (const m of moves) {
         if (m.ply < this.game.ply || this.history.some((h) => h.ply === m.ply)) continue;
+        // The AI's reply to a move seen just now waits a moment, as after one's own.
+        if (!first && m.byAi) await this.board.sleep(replyPause(this.board.speed));
+        first = false;
         await this.showMove(pos, m, m.side || pos.toMove);
         pos = m.position;
       }
@@ -284,15 +360,243 @@ export class GameView {
     await this.show();
   }
 
+  /** The board back at the game now, from a position stepped back to, before a move is played on it. */
+  leavePast() {
+    if (this.viewPly === null) return;
+    this.viewPly = null;
+    const g = this.game;
+    this.board.render(g.position, { result: g.result, ended: isOver(g) });
+    this.markLast();
+    this.drawHistory();
+  }
+
+  // ---- The move list, and stepping through it ----
+
+  /**
+   * The move list, a line for each pair of moves, each move a button that
+   * shows the position after it; then how the game ended when that was not
+   * a move (a resignation, a timeout, an abort).
+   */
   drawHistory() {
     const ol = this.$('.history');
-    ol.replaceChildren(
-      ...this.history.map((m) => {
-        const li = document.createElement('li');
-        li.textContent = describeMove(m, m.side);
-        return li;
-      }),
-    );
+    const rows = [];
+    const first = this.game.start?.toMove || 'south';
+    const current = this.viewPly === null ? this.history.length : this.viewPly;
+    let row = null;
+    this.history.forEach((m, i) => {
+      if (!row || m.side === first) {
+        row = document.createElement('li');
+        rows.push(row);
+        row.append(Object.assign(cell(`${rows.length}.`), { className: 'n' }));
+        // A list that begins with the second side's move keeps the columns.
+        if (m.side !== first) row.append(cell());
+      }
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.dataset.ply = String(m.ply);
+      b.dataset.side = m.side;
+      b.textContent = shortMove(m);
+      const words = describeMove(m, m.side);
+      b.title = words;
+      b.setAttribute('aria-label', `Move ${i + 1}: ${words}`);
+      if (i + 1 === current) b.setAttribute('aria-current', 'step');
+      row.append(b);
+    });
+    const end = this.endWords();
+    if (end) {
+      const li = document.createElement('li');
+      li.className = 'end';
+      li.textContent = end;
+      rows.push(li);
+    }
+    ol.replaceChildren(...rows);
+    const names = this.$('.history-sides');
+    names.replaceChildren(cell(), cell(sideName(first)), cell(sideName(other(first))));
+    this.drawSteps();
+    // Keep the move shown in sight in the list, which scrolls by itself
+    // (scrollIntoView would scroll the page too).
+    const at = ol.querySelector('[aria-current="step"]');
+    if (!at) {
+      ol.scrollTop = 0;
+    } else {
+      const box = ol.getBoundingClientRect();
+      const r = at.getBoundingClientRect();
+      if (r.bottom > box.bottom) ol.scrollTop += r.bottom - box.bottom;
+      else if (r.top < box.top) ol.scrollTop -= box.top - r.top;
+    }
+  }
+
+  /** How the game ended when its last move did not end it: "South resigned", "North ran out of time". */
+  endWords() {
+    const g = this.game;
+    if (g.status === 'aborted') return 'Game aborted';
+    if (g.status !== 'finished' || !g.result || g.result.winner === 'draw') return '';
+    const loser = sideName(other(g.result.winner));
+    if (g.result.reason === 'resignation') return `${loser} resigned`;
+    if (g.result.reason === 'timeout') return `${loser} ran out of time`;
+    return '';
+  }
+
+  drawSteps() {
+    const n = this.history.length;
+    const at = this.viewPly === null ? n : this.viewPly;
+    const enable = { start: at > 0, back: at > 0, forward: at < n, live: this.viewPly !== null };
+    for (const b of this.root.querySelectorAll('.steps button')) b.disabled = !enable[b.dataset.step];
+    this.root.dataset.viewing = this.viewPly === null ? 'live' : 'past';
+  }
+
+  /** A step through the moves: 'start', 'back', 'forward' or 'live'. */
+  step(how) {
+    const n = this.history.length;
+    const at = this.viewPly === null ? n : this.viewPly;
+    const to = { start: 0, back: at - 1, forward: at + 1, live: n }[how];
+    if (to === undefined) return;
+    this.stepTo(to);
+  }
+
+  /**
+   * Shows the position after `plies` moves of the list (0: the start), the
+   * board not playable; all of them is the game now, playable again.
+   */
+  stepTo(plies) {
+    this.enqueue(async () => {
+      if (this.closed) return;
+      const n = this.history.length;
+      const to = Math.max(0, Math.min(n, plies));
+      if (to === n) {
+        if (this.viewPly !== null) await this.show();
+        return;
+      }
+      this.viewPly = to;
+      const m = this.history[to - 1];
+      const before = this.history[to - 2];
+      const pos = m ? m.position : this.game.start;
+      this.board.settle();
+      this.board.render(pos, { interactive: false, result: m?.result || null });
+      this.board.markLast(m || null, m?.side, before ? { move: before, mover: before.side } : null);
+      this.board.setCaption(m ? `Move ${to} of ${n}: ${describeMove(m, m.side)}` : `The start, before move 1 of ${n}.`);
+      this.setStatus(`Looking back at move ${to} of ${n}. → steps on; “Back to the game” returns.`);
+      this.drawHistory();
+    });
+  }
+
+  // ---- Time ----
+
+  /** Draws both clocks and the first-move countdown, and keeps them ticking while one runs. */
+  drawClocks() {
+    const g = this.game;
+    const clock = this.clock;
+    const boxes = { top: this.$('.clock-top'), bottom: this.$('.clock-bottom') };
+    const sides = { top: other(this.board.bottom), bottom: this.board.bottom };
+    const now = Date.now();
+    let ticking = false;
+    for (const where of ['top', 'bottom']) {
+      const box = boxes[where];
+      const side = sides[where];
+      box.hidden = !clock || !g.timeControl;
+      if (box.hidden) continue;
+      const running = !isOver(g) && clock.running === side && clock.deadline;
+      let ms = clock.remainingMs?.[side] ?? 0;
+      // The running side's time from the server's deadline; never more than
+      // the server gave it (a browser clock set late would add time).
+      if (running) ms = Math.max(0, Math.min(ms, Date.parse(clock.deadline) - now));
+      ticking ||= !!running;
+      box.dataset.side = side;
+      box.dataset.ms = String(Math.round(ms));
+      box.classList.toggle('running', !!running);
+      box.classList.toggle('low', lowTime(ms, g.timeControl));
+      box.querySelector('.clock-name').textContent = sideName(side);
+      box.querySelector('.clock-time').textContent = formatClock(ms, g.timeControl);
+      box.setAttribute('aria-label', `${sideName(side)}'s clock: ${spokenClock(ms)}${running ? ', running' : ''}`);
+    }
+    // A side's first move has a window of its own, then the game is aborted.
+    const ex = g.expiry;
+    const line = this.$('.expiry');
+    const abort = !isOver(g) && ex && ex.ends === 'abort' && ex.at;
+    line.hidden = !abort;
+    if (abort) {
+      const left = Math.max(0, Date.parse(ex.at) - now);
+      ticking = true;
+      const mine = ex.side && this.tokens[ex.side] && Object.keys(this.tokens).length === 1;
+      const t = formatClock(left, g.timeControl || { kind: 'correspondence' });
+      if (!ex.side) line.textContent = `If nobody joins within ${t}, the game is cancelled.`;
+      else if (mine) line.textContent = `You have ${t} to make your first move, or the game is aborted.`;
+      else line.textContent = `${sideName(ex.side)} has ${t} to make a first move, or the game is aborted.`;
+      line.classList.toggle('low', left < 10000);
+      line.dataset.ms = String(Math.round(left));
+    }
+    // A deadline passed: the server ends the game and says so on the stream;
+    // ask it too (at most once a second), in case the stream is slow. The
+    // page never decides the result itself.
+    const due = [clock?.running && clock.deadline, abort && ex.at].filter(Boolean).map(Date.parse);
+    if (!isOver(g) && due.some((t) => t <= now) && now - this.overdueAsked > 1000) {
+      this.overdueAsked = now;
+      this.scheduleCatchUp();
+    }
+    if (ticking && !this.ticker && !this.closed) this.ticker = setInterval(() => this.drawClocks(), 100);
+    if (!ticking && this.ticker) {
+      clearInterval(this.ticker);
+      this.ticker = null;
+    }
+  }
+
+  // ---- The end: the result, a rematch ----
+
+  drawResult() {
+    const g = this.game;
+    const panel = this.$('.result-panel');
+    const appears = panel.hidden && isOver(g);
+    panel.hidden = !isOver(g);
+    if (panel.hidden) return;
+    const me = Object.keys(this.tokens);
+    const mine = me.length === 1 ? me[0] : null;
+    let text;
+    let outcome = '';
+    if (g.status === 'aborted') {
+      text = 'Game aborted';
+      this.$('.result-detail').textContent = this.abortText();
+    } else {
+      const c = g.position.captured;
+      const why = REASONS[g.result.reason] || g.result.reason;
+      if (mine) {
+        outcome = g.result.winner === 'draw' ? 'draw' : g.result.winner === mine ? 'won' : 'lost';
+        const score = `${c[mine]}–${c[other(mine)]}`;
+        text = outcome === 'draw' ? `Draw ${score} (${why})` : `You ${outcome} ${score} (${why})`;
+      } else {
+        text = describeResult(g.result, g.position).replace(/\.$/, '');
+      }
+      // The status line says it from the winner's side already.
+      this.$('.result-detail').textContent = '';
+    }
+    panel.dataset.outcome = outcome;
+    this.$('.result-text').textContent = text;
+    // A rematch is for the players; anyone may start a game like this one.
+    this.$('.rematch').hidden = me.length === 0;
+    // On a phone the panel is below the board: bring it into sight as the game ends.
+    if (appears) panel.scrollIntoView({ block: 'nearest' });
+  }
+
+  /** This game's settings, as the new-game form takes them (see app.prefill). */
+  settings() {
+    const g = this.game;
+    const me = Object.keys(this.tokens);
+    let mode = this.local.mode;
+    if (!['ai', 'local', 'friend'].includes(mode)) mode = g.ai ? 'ai' : me.length === 2 ? 'local' : 'friend';
+    let seat = me.length === 1 ? me[0] : 'south';
+    if (g.ai) seat = other(g.ai.side);
+    return { mode, seat, level: g.ai?.level || null, rules: g.rules, start: g.start, timeControl: g.timeControl };
+  }
+
+  /** The same game again with the seats swapped: a new game, opened at once (with its link, against a friend). */
+  rematch() {
+    const s = this.settings();
+    if (s.mode !== 'local') s.seat = other(s.seat);
+    const button = this.$('.rematch');
+    button.disabled = true;
+    this.app.startGame(s).catch((err) => {
+      button.disabled = false;
+      this.fail(err);
+    });
   }
 
   skip() {
@@ -332,6 +636,82 @@ export class GameView {
   }
 }
 
+function cell(text = '') {
+  const s = document.createElement('span');
+  s.textContent = text;
+  return s;
+}
+
+/** What the facts line says of a game: {ply, status, toMove, result}. */
+function stateOf(g) {
+  return { ply: g.ply, status: g.status, toMove: g.position.toMove, result: g.result };
+}
+
+/** The same, just after move m was shown (before the game's end, if it did not end it); g when there is no move. */
+function stateAfter(m, g) {
+  if (!m) return { ply: 0, status: g.status === 'waiting' ? 'waiting' : 'active', toMove: g.start.toMove, result: null };
+  return { ply: m.ply + 1, status: m.result ? 'finished' : 'active', toMove: m.position.toMove, result: m.result };
+}
+
 export function shareLink(id) {
   return `${location.origin}${location.pathname}#/join/${encodeURIComponent(id)}`;
+}
+
+// ---- Time controls and clocks in words ----
+
+/** The presets of the new-game form, by the value of its select. */
+export const TIME_CONTROLS = {
+  '': null,
+  '3+2': { kind: 'clock', initialSeconds: 180, incrementSeconds: 2 },
+  '5+3': { kind: 'clock', initialSeconds: 300, incrementSeconds: 3 },
+  '10+0': { kind: 'clock', initialSeconds: 600, incrementSeconds: 0 },
+  '1d': { kind: 'correspondence', daysPerMove: 1 },
+  '3d': { kind: 'correspondence', daysPerMove: 3 },
+  '7d': { kind: 'correspondence', daysPerMove: 7 },
+};
+
+/** The key of TIME_CONTROLS for a time control: "3+2", "3d", "" (untimed). */
+export function timeControlKey(tc) {
+  if (!tc) return '';
+  if (tc.kind === 'correspondence') return `${tc.daysPerMove}d`;
+  const min = tc.initialSeconds / 60;
+  return `${Number.isInteger(min) ? min : `${tc.initialSeconds}s`}+${tc.incrementSeconds}`;
+}
+
+/** A time control in words: "3+2 clock", "3 days a move", "untimed". */
+export function timeControlName(tc) {
+  if (!tc) return 'untimed';
+  if (tc.kind === 'correspondence') return tc.daysPerMove === 1 ? '1 day a move' : `${tc.daysPerMove} days a move`;
+  return `${timeControlKey(tc)} clock`;
+}
+
+/** Low on time: under 10 s or a tenth of the start (an hour or a tenth for days a move). */
+function lowTime(ms, tc) {
+  if (!tc) return false;
+  if (tc.kind === 'correspondence') return ms < Math.max(3600e3, tc.daysPerMove * 8640e3);
+  return ms < Math.max(10e3, tc.initialSeconds * 100);
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+
+/** A clock's time: 4:05, 1:02:03, 0:07.3 under ten seconds; 2 d 5 h or 5 h 10 min for days a move. */
+export function formatClock(ms, tc) {
+  const t = Math.max(0, ms);
+  if (tc?.kind === 'correspondence' && t >= 3600e3) {
+    const h = Math.floor(t / 3600e3);
+    if (h >= 24) return `${Math.floor(h / 24)} d ${h % 24} h`;
+    return `${h} h ${Math.floor((t % 3600e3) / 60e3)} min`;
+  }
+  if (t < 10e3) return `0:0${(Math.floor(t / 100) / 10).toFixed(1)}`;
+  const s = Math.ceil(t / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  return h ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
+function spokenClock(ms) {
+  const s = Math.ceil(Math.max(0, ms) / 1000);
+  if (s >= 86400) return `${Math.floor(s / 86400)} days ${Math.floor((s % 86400) / 3600)} hours`;
+  if (s >= 3600) return `${Math.floor(s / 3600)} hours ${Math.floor((s % 3600) / 60)} minutes`;
+  return `${Math.floor(s / 60)} minutes ${s % 60} seconds`;
 }

@@ -59,6 +59,7 @@ export class PuzzleView {
   /** Takes p as the puzzle: its title, meta line, prompt and the board's side (reset() sets the board up). */
   setPuzzle(p, title) {
     this.puzzle = p;
+    this.revealed = false;
     this.root.dataset.puzzleId = p.id;
     this.$('#puzzle-title').textContent = title;
     this.drawMeta(p.stats);
@@ -66,19 +67,27 @@ export class PuzzleView {
     this.board.setPerspective(p.position.toMove);
   }
 
-  /** The line under the title: difficulty, goal, key legs, themes, how often solved. */
+  /**
+   * The line under the title: difficulty, goal, how often solved; once the
+   * puzzle is solved or its solution shown, the key move's legs and the
+   * themes too (before, they would give the answer away).
+   */
   drawMeta(stats) {
     const p = this.puzzle;
+    if (stats) this.stats = stats;
     const meta = this.$('.puzzle-meta');
     const diff = document.createElement('span');
     diff.textContent = stars(p.difficulty);
     diff.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
     diff.className = 'stars';
-    const parts = [goalName(p.goal), `key move relays through ${p.keyLegs} legs`];
-    const themes = p.themes.filter((t) => t !== p.goal);
-    if (themes.length) parts.push(themes.map(goalName).join(', '));
+    const parts = [goalName(p.goal)];
+    if (this.revealed) {
+      parts.push(`key move relays through ${p.keyLegs} legs`);
+      const themes = p.themes.filter((t) => t !== p.goal);
+      if (themes.length) parts.push(themes.map(goalName).join(', '));
+    }
     // A practice puzzle's attempts are not counted: no stats to show.
-    if (p.date) parts.push(solvedText(stats));
+    if (p.date) parts.push(solvedText(this.stats));
     meta.replaceChildren(diff, ' · ' + parts.join(' · '));
   }
 
@@ -146,6 +155,8 @@ export class PuzzleView {
         this.tried = moves;
         if (res.complete) {
           this.done = true;
+          this.revealed = true;
+          this.drawMeta(res.stats);
           saved.markSolved(this.puzzle.id);
           this.setFeedback(`Correct! ${capitalize(verdict(this.puzzle, moves[0], true))}. Puzzle solved.`, 'correct');
           this.$('.give-up').hidden = true;
@@ -200,8 +211,9 @@ export class PuzzleView {
   /** Shows the solution: replays the whole line from the puzzle's position. */
   async giveUp() {
     this.done = true;
+    this.revealed = true;
     const res = await api.attemptPuzzle(this.puzzle.id, this.tried, true);
-    if (res.stats) this.drawMeta(res.stats);
+    this.drawMeta(res.stats);
     const line = res.solution || (await api.puzzleSolution(this.puzzle.id));
     this.$('.give-up').hidden = true;
     this.$('.retry').hidden = false;
@@ -332,8 +344,9 @@ export class ArchiveView {
         s.className = 'stars';
         s.textContent = stars(p.difficulty);
         s.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
-        li.append(a, ' · ', goalName(p.goal), ' · ', s, ` · ${p.keyLegs} legs`);
-        if (solved.has(p.id)) li.append(' · solved here ✓');
+        li.append(a, ' · ', goalName(p.goal), ' · ', s);
+        // The key move's legs are a hint: told only of a puzzle solved here.
+        if (solved.has(p.id)) li.append(` · ${p.keyLegs} legs · solved here ✓`);
         ul.append(li);
       }
       this.next = next;
