@@ -32,8 +32,12 @@ func TestFullDisk(t *testing.T) {
 	}
 	bin := buildBinary(t, t.TempDir())
 	dir := t.TempDir()
-	// 16 MiB: room for the database and its WAL at first, filled at will.
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", dir).CombinedOutput(); err != nil {
+	// 64 MiB, most of it taken by a filler before the load starts: the
+	// server gets a few MiB, which its WAL fills within a second or two of
+	// moves, and removing the filler then gives it room for certain. (A
+	// filler written after the load started could find the WAL grown over
+	// the whole file system already, and free nothing when removed.)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", dir).CombinedOutput(); err != nil {
 		t.Skipf("mounting a small file system is not permitted here (mount -t tmpfs needs root, or CAP_SYS_ADMIN): %v: %s", err, out)
 	}
 	// Registered first, so it runs last: after the server is gone.
@@ -115,17 +119,15 @@ func TestFullDisk(t *testing.T) {
 		return len(acked), full
 	}
 
+	// Fill the file system but for a few MiB: the load fills the rest.
+	filler := filepath.Join(dir, "filler")
+	if err := fillLeaving(filler, 6<<20); err != nil {
+		t.Fatal(err)
+	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for w := range 4 {
 		wg.Go(func() { play(stop, uint64(w)) })
-	}
-	time.Sleep(time.Second)
-	// Fill the file system, leaving the server whatever its files already
-	// hold: from now on, a file that must grow cannot.
-	filler := filepath.Join(dir, "filler")
-	if err := fill(filler); err != nil {
-		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		acks, fulls := counts()
@@ -167,7 +169,7 @@ func TestFullDisk(t *testing.T) {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("/readyz is not 200 30 s after room was made")
+			t.Fatalf("/readyz is not 200 30 s after room was made:\n%s", srv.logs())
 		}
 	}
 	before, _ := counts()
@@ -209,15 +211,20 @@ func TestFullDisk(t *testing.T) {
 	}
 }
 
-// fill writes a file of zeros until the file system has no room left.
-func fill(path string) error {
+// fillLeaving writes a file of zeros until the file system has only leave
+// bytes of room left (or none).
+func fillLeaving(path string, leave int64) error {
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &fs); err != nil {
+		return err
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	chunk := make([]byte, 64<<10)
-	for {
+	for left := int64(fs.Bavail)*int64(fs.Bsize) - leave; left > 0; left -= int64(len(chunk)) {
 		if _, err := f.Write(chunk); err != nil {
 			if errors.Is(err, syscall.ENOSPC) {
 				return nil
@@ -225,4 +232,5 @@ func fill(path string) error {
 			return err
 		}
 	}
+	return nil
 }
