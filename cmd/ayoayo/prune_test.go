@@ -130,3 +130,25 @@ func TestPruneHelp(t *testing.T) {
 		t.Fatalf("exit %d, help:\n%s", code, out)
 	}
 }
+
+// FuzzParseBefore: --before never panics, and what it accepts is an instant
+// in UTC that reads back as itself, so a prune never deletes up to a time
+// other than the one given.
+func FuzzParseBefore(f *testing.F) {
+	for _, s := range []string{"2026-03-01", "2026-03-01T12:00:00Z", "2026-03-01T12:00:00.123456+02:00", "2026-02-30", "yesterday", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseBefore(s)
+		if err != nil {
+			return
+		}
+		if got.Location() != time.UTC {
+			t.Fatalf("parseBefore(%q) = %v, not in UTC", s, got)
+		}
+		again, err := parseBefore(got.Format(time.RFC3339Nano))
+		if err != nil || !again.Equal(got) {
+			t.Fatalf("parseBefore(%q) = %v, which reads back as %v (%v)", s, got, again, err)
+		}
+	})
+}
