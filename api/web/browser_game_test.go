@@ -521,21 +521,6 @@ func waitClocks(t *testing.T, ctx context.Context, what string, ok func(clockPag
 	}
 }
 
-// hasClocks reports whether the server gives games a time control; a
-// server from before time controls does not, and the tests of time skip.
-func hasClocks(t *testing.T, base string) bool {
-	t.Helper()
-	var created struct {
-		Game map[string]json.RawMessage `json:"game"`
-	}
-	req := map[string]any{"seat": "south", "opponent": map[string]any{"type": "ai", "level": 1}}
-	if err := postJSON(context.Background(), base+"/v1/games", req, &created); err != nil {
-		t.Fatal(err)
-	}
-	_, ok := created.Game["timeControl"]
-	return ok
-}
-
 // seat is a seat taken through the API.
 type seat struct {
 	Game struct {
@@ -574,9 +559,6 @@ func playAPI(t *testing.T, base, id, token string, pit, ply int) {
 // low, and runs out: the server ends the game with nobody calling, and the
 // page says South lost on time, in the panel and the move list.
 func flagged(t *testing.T, bctx context.Context, base string) {
-	if !hasClocks(t, base) {
-		t.Skip("the server's games have no timeControl yet (the API of time controls is not there): the clocks cannot be tried")
-	}
 	var north seat
 	req := map[string]any{"seat": "north", "opponent": map[string]any{"type": "human"},
 		"timeControl": map[string]any{"kind": "clock", "initialSeconds": 2, "incrementSeconds": 0}}
@@ -663,9 +645,6 @@ func flagged(t *testing.T, bctx context.Context, base string) {
 // first-move countdown ticks on the page, then the server aborts the game:
 // no result, and the page says so.
 func aborted(t *testing.T, bctx context.Context, base string) {
-	if !hasClocks(t, base) {
-		t.Skip("the server's games have no timeControl yet (the API of time controls is not there): the abort cannot be tried")
-	}
 	var north seat
 	req := map[string]any{"seat": "north", "opponent": map[string]any{"type": "human"},
 		"timeControl": map[string]any{"kind": "clock", "initialSeconds": 60, "incrementSeconds": 1}}
@@ -697,9 +676,6 @@ func aborted(t *testing.T, bctx context.Context, base string) {
 // timedFromForm creates a game against a friend with the 3+2 preset: the
 // server is asked for that clock, and the page names it.
 func timedFromForm(t *testing.T, bctx context.Context, base string) {
-	if !hasClocks(t, base) {
-		t.Skip("the server's games have no timeControl yet (the API of time controls is not there): the presets cannot be tried")
-	}
 	ctx := tab(t, bctx, base+"/")
 	do(t, ctx, "create a 3+2 game for a friend",
 		chromedp.Click(chromedp.CSS(`input[name="mode"][value="friend"]`)),

@@ -259,7 +259,7 @@ type apiGame struct {
 	Seats map[string]string `json:"seats"`
 	Start json.RawMessage   `json:"start"`
 	Rules map[string]string `json:"rules"`
-	// Absent from a server without time controls; null when untimed.
+	// Null when untimed.
 	TimeControl json.RawMessage `json:"timeControl"`
 }
 

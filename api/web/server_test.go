@@ -1,9 +1,11 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
@@ -14,6 +16,10 @@ import (
 // practicePrefix starts the id of every practice puzzle the server makes.
 var practicePrefix = fmt.Sprintf("x%d-", puzzles.Version)
 
+// firstMove is the test server's window for a side's first move in a timed
+// game: long enough for the page to load and play, short enough to wait for.
+const firstMove = 8 * time.Second
+
 // startServer starts the real API server, client included, on 127.0.0.1 with
 // a fresh database, and returns its base URL.
 func startServer(t *testing.T) string {
@@ -23,16 +29,30 @@ func startServer(t *testing.T) string {
 	// Closing stopping ends the event streams, so the server can close even
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
+	// A short first-move window, so that the page sees a game aborted
+	// within the test; the sweeper ends overdue games as the server does.
+	svc := games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent,
+		Expiries: games.Expiries{FirstMove: firstMove}})
 	h, err := api.New(api.Options{
 		DB:      st,
-		Games:   games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent}),
+		Games:   svc,
 		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: gen, Practice: gen.Practice}),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
+	sweeping, stopSweeping := context.WithCancel(context.Background())
+	swept := make(chan struct{})
+	go func() {
+		defer close(swept)
+		svc.Sweep(sweeping)
+	}()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stopping) })
+	t.Cleanup(func() {
+		stopSweeping()
+		<-swept
+	})
 	return srv.URL
 }
