@@ -59,10 +59,13 @@ func TestLoadtestRefusals(t *testing.T) {
 		},
 		{
 			// Two games, created at once; they end within the run, and their
-			// replacements are refused for a minute: both are lost.
+			// replacements are refused for a minute: both are lost. The run
+			// is long enough for two games of random moves to end even
+			// under the race detector on a loaded machine (about 20 moves
+			// a second there, and a game takes up to about 100).
 			name:   "replacements refused",
 			opts:   api.Options{GameCreateRate: 1, GameCreateBurst: 2},
-			args:   []string{"--games", "2", "--concurrency", "2", "--duration", "3s", "--retry-wait", "1s"},
+			args:   []string{"--games", "2", "--concurrency", "2", "--duration", "12s", "--retry-wait", "1s"},
 			code:   1,
 			stdout: []string{"lost 2", "given up: create 429: 2"},
 			stderr: "could not keep 2 games in play: 2 lost",
