@@ -355,7 +355,7 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, e.ID)
 	}
-	return g, err
+	return g, s.wrote(err)
 }
 
 // pendingGames is the condition of the partial index games_deadline.
@@ -369,18 +369,18 @@ func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.
 	rows, err := s.pool.Query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+pendingGames+
 		" AND deadline <= $1 ORDER BY deadline LIMIT $2", stamp(now), limit)
 	if err != nil {
-		return nil, err
+		return nil, s.read(err)
 	}
 	defer rows.Close()
 	var out []games.Game
 	for rows.Next() {
 		g, err := scanGame(rows)
 		if err != nil {
-			return nil, err
+			return nil, s.read(err)
 		}
 		out = append(out, g)
 	}
-	return out, rows.Err()
+	return out, s.read(rows.Err())
 }
 
 // NextDeadline implements games.Store: the first entry of the index
@@ -393,7 +393,7 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, s.read(err)
 	}
 	return next.UTC(), nil
 }
@@ -410,7 +410,7 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		WHERE status IN ('finished', 'aborted') AND updated_at < $1 ORDER BY updated_at LIMIT $2
 		FOR UPDATE SKIP LOCKED)`, stamp(before), limit)
 	if err != nil {
-		return 0, fmt.Errorf("delete ended games: %w", err)
+		return 0, fmt.Errorf("delete ended games: %w", s.wrote(err))
 	}
 	return int(tag.RowsAffected()), nil
 }

@@ -432,18 +432,18 @@ func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.
 	rows, err := runner{s: s}.query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+pendingGames+
 		" AND deadline_us <= ? ORDER BY deadline_us LIMIT ?", now.UnixMicro(), limit)
 	if err != nil {
-		return nil, err
+		return nil, s.read(err)
 	}
 	defer rows.Close()
 	var out []games.Game
 	for rows.Next() {
 		g, err := scanGame(rows)
 		if err != nil {
-			return nil, err
+			return nil, s.read(err)
 		}
 		out = append(out, g)
 	}
-	return out, rows.Err()
+	return out, s.read(rows.Err())
 }
 
 // NextDeadline implements games.Store: the first entry of the index
@@ -456,7 +456,7 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	if err != nil {
-		return time.Time{}, err
+		return time.Time{}, s.read(err)
 	}
 	return time.UnixMicro(next).UTC(), nil
 }
