@@ -250,9 +250,11 @@ func charge(tc TimeControl, clock [2]time.Duration, side engine.Side, ply int, b
 		return clock
 	}
 	if ply >= 2 {
-		// Whole milliseconds, as the API shows them and the stores keep
-		// them, so a clock read back is the clock answered.
-		clock[side] = max(clock[side]-spent, 0).Truncate(time.Millisecond)
+		// Never negative: instances whose clocks disagree a little must
+		// not give a side time back. Whole milliseconds, as the API shows
+		// them and the stores keep them, so a clock read back is the clock
+		// answered.
+		clock[side] = max(clock[side]-max(spent, 0), 0).Truncate(time.Millisecond)
 	}
 	clock[side] += tc.Increment
 	return clock

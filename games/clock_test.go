@@ -3,6 +3,7 @@ package games_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -481,5 +482,58 @@ func TestPrune(t *testing.T) {
 		if _, err := st.Game(ctx, id); err != nil {
 			t.Fatalf("game %s: %v, want it kept", id, err)
 		}
+	}
+}
+
+// TestMoveInTimeNotFlaggedWhileWritten: a move accepted before the deadline
+// whose write lands after it (the AI's reply takes the time) is not ended
+// under it by a sweep or a read on the same instance; the game goes on.
+func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
+	clock := gamestest.NewClock()
+	var (
+		svc    *games.Service
+		id     string
+		tried  int
+		during []string
+	)
+	slowAI := func(ctx context.Context, p engine.Position, r engine.Rules, h []engine.Position, level int, seed uint64) (int, error) {
+		if len(h) >= 3 { // South's second move: its clock runs
+			tried++
+			clock.Advance(5 * time.Second) // far past South's deadline
+			if n, err := svc.SweepOnce(ctx); n != 1 || err != nil {
+				during = append(during, fmt.Sprintf("a sweep found %d (%v)", n, err))
+			}
+			if g, err := svc.Game(ctx, id); err != nil || g.Status != games.Active {
+				during = append(during, fmt.Sprintf("a read: %s (%v)", g.Status, err))
+			}
+		}
+		return lastLegal(ctx, p, r, h, level, seed)
+	}
+	svc = games.NewService(memory.New(), games.Options{Now: clock.Now, Choose: slowAI})
+	ctx := t.Context()
+	seat, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 5,
+		TimeControl: games.TimeControl{Kind: games.Live, Initial: 2 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = seat.Game.ID
+	g := seat.Game
+	for range 2 {
+		clock.Advance(1500 * time.Millisecond) // in time: the clock has 2 s
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+			t.Fatalf("ply %d: %v", g.Ply, err)
+		}
+		if g, err = svc.Game(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tried == 0 {
+		t.Fatal("the AI never saw South's clock run: the test tried nothing")
+	}
+	if len(during) > 0 {
+		t.Errorf("while the move made in time was written: %v", during)
+	}
+	if g.Status != games.Active || g.Ply != 4 || g.Clock[engine.South] != 500*time.Millisecond {
+		t.Fatalf("after the reply: %s at ply %d, South's clock %v; want active at ply 4 with 0.5 s", g.Status, g.Ply, g.Clock[engine.South])
 	}
 }

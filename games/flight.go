@@ -63,3 +63,11 @@ func (fs *flights) land(key flightKey, f *flight, body []byte, err error, stands
 	f.body, f.err, f.stands = body, err, stands
 	close(f.done)
 }
+
+// inFlight reports whether a move request for game id at ply is being
+// played on this instance.
+func (fs *flights) inFlight(id string, ply int) bool {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.m[flightKey{id: id, ply: ply}] != nil
+}

@@ -355,11 +355,24 @@ func (s *Service) Game(ctx context.Context, id string) (Game, error) {
 	return s.current(ctx, id)
 }
 
-// current reads game id and ends it if it is overdue.
+// current reads game id and ends it if it is overdue, unless a move of
+// its side to move is being played on this instance: that move was accepted
+// before the deadline (a later one is refused), and only its write has yet
+// to land, after an AI reply perhaps; ending the game under it would make a
+// move made in time lose on time. Should that move fail, the next read or
+// sweep ends the game.
 func (s *Service) current(ctx context.Context, id string) (Game, error) {
+	return s.read(ctx, id, true)
+}
+
+// read is current, sparing a game with a move in flight or not.
+func (s *Service) read(ctx context.Context, id string, spareInFlight bool) (Game, error) {
 	g, err := s.store.Game(ctx, id)
 	if err != nil {
 		return g, notFound(id, err)
+	}
+	if spareInFlight && g.Status == Active && s.flights.inFlight(g.ID, g.Ply) {
+		return g, nil
 	}
 	g, err = s.expire(ctx, g)
 	return g, notFound(id, err)
@@ -589,9 +602,10 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	now := s.clock()
 	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
 		// Overdue: the game ends at its deadline, whatever this request
-		// says, and the request is answered as the ended game says.
+		// says, and the request is answered as the ended game says. This
+		// request's own flight is no move made in time.
 		s.cache.drop(id)
-		if g, err = s.current(ctx, id); err != nil {
+		if g, err = s.read(ctx, id, false); err != nil {
 			return nil, false, err
 		}
 	}

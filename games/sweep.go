@@ -35,6 +35,9 @@ const (
 	// prunePause is the rest between two deletion writes, in which the
 	// writes of moves go first.
 	prunePause = 20 * time.Millisecond
+	// sparePause is the shortest sleep after a sweep that spared a game
+	// with a move in flight.
+	sparePause = 20 * time.Millisecond
 )
 
 // sweeper is what Sweep knows between its looks: when it means to wake,
@@ -47,7 +50,9 @@ type sweeper struct {
 
 func newSweeper(every time.Duration) *sweeper {
 	sw := &sweeper{every: every, wake: make(chan struct{}, 1)}
-	sw.next.Store(math.MaxInt64) // not asleep yet: nothing to wake
+	// Not asleep: every deadline set before the first sleep leaves a
+	// wake-up, which the first sleep then takes at once.
+	sw.next.Store(math.MaxInt64)
 	return sw
 }
 
@@ -111,22 +116,35 @@ func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 // end different games instead of racing for the same ones (the loser of a
 // race only reads the game again).
 func (s *Service) SweepOnce(ctx context.Context) (int, error) {
+	n, _, err := s.sweepOnce(ctx)
+	return n, err
+}
+
+// sweepOnce is SweepOnce, saying besides whether it spared a game whose
+// move made in time was still being written (see current).
+func (s *Service) sweepOnce(ctx context.Context) (found int, spared bool, err error) {
 	gs, err := s.store.Overdue(ctx, s.clock(), sweepBatch)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if len(gs) > 1 {
 		at := rand.IntN(len(gs))
 		gs = append(gs[at:], gs[:at]...)
 	}
 	var (
-		mu   sync.Mutex
-		errs []error
-		work errgroup.Group
+		mu    sync.Mutex
+		errs  []error
+		work  errgroup.Group
+		spare atomic.Bool
 	)
 	work.SetLimit(sweepWorkers)
 	for _, g := range gs {
 		work.Go(func() error {
+			if g.Status == Active && s.flights.inFlight(g.ID, g.Ply) {
+				// A move made in time is being written: see current.
+				spare.Store(true)
+				return nil
+			}
 			if _, err := s.expire(ctx, g); err != nil {
 				mu.Lock()
 				errs = append(errs, err)
@@ -136,7 +154,7 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 		})
 	}
 	_ = work.Wait() // the errors are gathered in errs, every one
-	return len(gs), errors.Join(errs...)
+	return len(gs), spare.Load(), errors.Join(errs...)
 }
 
 // Prune deletes the finished and aborted games that ended before before,
@@ -164,7 +182,7 @@ func (s *Service) Prune(ctx context.Context, before time.Time) (int, error) {
 func (s *Service) Sweep(ctx context.Context) {
 	var nextPrune time.Time
 	for ctx.Err() == nil {
-		n, err := s.SweepOnce(ctx)
+		n, spared, err := s.sweepOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.log.WarnContext(ctx, "ending overdue games failed; trying again", "error", err.Error())
 		}
@@ -179,7 +197,7 @@ func (s *Service) Sweep(ctx context.Context) {
 				s.log.InfoContext(ctx, "deleted old games", "games", deleted, "ended before", now.Add(-s.retain))
 			}
 		}
-		s.sleepUntilDue(ctx, err != nil)
+		s.sleepUntilDue(ctx, err != nil, spared)
 	}
 }
 
@@ -189,11 +207,20 @@ func (s *Service) Sweep(ctx context.Context) {
 // still the earliest deadlines, and going straight back to them would spin
 // for as long as the failure lasts (a full disk, a game that no longer
 // holds together).
-func (s *Service) sleepUntilDue(ctx context.Context, failed bool) {
+func (s *Service) sleepUntilDue(ctx context.Context, failed, spared bool) {
 	now := s.clock()
 	wait := s.sweep.every
+	// The longest sleep is announced before the next deadline is read:
+	// a deadline set after the read then wakes the sleep, one set before
+	// it is in what the read returns.
+	s.sweep.next.Store(now.Add(wait).UnixNano())
 	if next, err := s.store.NextDeadline(ctx); err == nil && !next.IsZero() && !failed {
 		wait = min(wait, max(next.Sub(now), 0))
+	}
+	if spared {
+		// The spared game's deadline is past: look again in a moment,
+		// when its move has landed or failed, not at once and again.
+		wait = max(wait, sparePause)
 	}
 	s.sweep.next.Store(now.Add(wait).UnixNano())
 	t := time.NewTimer(wait)
