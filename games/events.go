@@ -454,12 +454,21 @@ func (s *Service) Listen(ctx context.Context) {
 	}
 }
 
+// publishTimeout bounds the announcement of one change to the other
+// instances.
+const publishTimeout = 2 * time.Second
+
 // changed announces that game id changed: to this instance's followers at
 // once, and to the other instances through Changes.
 func (s *Service) changed(ctx context.Context, id string) {
 	s.hub.notify(id)
 	if s.changes != nil {
-		if err := s.changes.Publish(context.WithoutCancel(ctx), id); err != nil {
+		// Bounded: an unreachable database must not hold the answer to a
+		// move (or the sweeper) back for the system's TCP timeout; the
+		// others' feeds poll too.
+		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+		defer cancel()
+		if err := s.changes.Publish(pctx, id); err != nil {
 			// The others' feeds poll too: they see it a little later.
 			s.log.WarnContext(ctx, "announcing a game change failed", "game", id, "error", err.Error())
 		}

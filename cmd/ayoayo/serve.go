@@ -261,16 +261,16 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		SweepInterval:  *sweepInterval,
 		RetainFinished: time.Duration(*retainDays) * 24 * time.Hour,
 	})
-	go gameService.Listen(ctx)
 	// Deadlines end games with nobody calling, on every instance; the
 	// first look applies those that passed while the server was down. The
-	// sweeper stops, and is waited for, before the store closes, however
-	// the start ends.
-	sweepCtx, stopSweeping := context.WithCancel(ctx)
+	// sweeper and the listener for other instances' changes stop, and are
+	// waited for, before the store closes, however the start ends.
+	background, stopBackground := context.WithCancel(ctx)
 	var sweeping sync.WaitGroup
 	defer sweeping.Wait()
-	defer stopSweeping()
-	sweeping.Go(func() { gameService.Sweep(sweepCtx) })
+	defer stopBackground()
+	sweeping.Go(func() { gameService.Listen(background) })
+	sweeping.Go(func() { gameService.Sweep(background) })
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
