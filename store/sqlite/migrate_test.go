@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -43,29 +44,8 @@ type oldGame struct {
 func TestMigrate0004LeanMoves(t *testing.T) {
 	ctx := t.Context()
 	file := filepath.Join(t.TempDir(), "v3.db")
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ms) < 4 || ms[3].Version != 4 || !strings.Contains(ms[3].Name, "lean_moves") {
-		t.Fatalf("migration 4 is not 0004_lean_moves: %+v", ms)
-	}
-	db, err := sql.Open("sqlite", dsn(file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, exec := schemaAt(t, ctx, file, 3, "lean_moves")
 	defer db.Close()
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
-	for _, m := range ms[:3] {
-		exec(m.SQL)
-		exec(`INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')`, m.Version, m.Name)
-	}
 
 	// answer is a body as an older server stored it: JSON with text beyond
 	// ASCII, a byte that is not UTF-8 and a trailing newline, different for
@@ -155,6 +135,10 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
 	var all []int
 	for _, m := range ms {
 		all = append(all, m.Version)
@@ -297,4 +281,35 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 			t.Fatalf("%d rows of a deleted game left (%v)", left, err)
 		}
 	})
+}
+
+// schemaAt makes file a database at schema version (the migrations up to it
+// applied, as an older server left it), checking that the next migration is
+// the one named next, and returns it with a helper that runs a statement on
+// it or fails the test.
+func schemaAt(t *testing.T, ctx context.Context, file string, version int, next string) (*sql.DB, func(q string, args ...any)) {
+	t.Helper()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) <= version || ms[version].Version != version+1 || !strings.Contains(ms[version].Name, next) {
+		t.Fatalf("migration %d is not %s: %+v", version+1, next, ms)
+	}
+	db, err := sql.Open("sqlite", dsn(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			t.Fatalf("%.60s: %v", q, err)
+		}
+	}
+	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
+	for _, m := range ms[:version] {
+		exec(m.SQL)
+		exec(`INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')`, m.Version, m.Name)
+	}
+	return db, exec
 }

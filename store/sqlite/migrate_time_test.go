@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,29 +60,8 @@ func dumpRows(t *testing.T, ctx context.Context, db *sql.DB) v4Rows {
 // rules, and returns its rows.
 func buildV4(t *testing.T, ctx context.Context, file string) v4Rows {
 	t.Helper()
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ms) < 5 || ms[4].Version != 5 || !strings.Contains(ms[4].Name, "time") {
-		t.Fatalf("migration 5 is not 0005_time: %+v", ms)
-	}
-	db, err := sql.Open("sqlite", dsn(file))
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, exec := schemaAt(t, ctx, file, 4, "time")
 	defer db.Close()
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%.60s: %v", q, err)
-		}
-	}
-	exec(`CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`)
-	for _, m := range ms[:4] {
-		exec(m.SQL)
-		exec(`INSERT INTO schema_migrations VALUES (?, ?, '2026-01-01T00:00:00.000000Z')`, m.Version, m.Name)
-	}
 	tests := []struct {
 		id      string
 		plies   int
