@@ -19,6 +19,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Defaults of the game options.
@@ -39,7 +40,7 @@ const (
 // GameService is what the /v1/games handlers need: *games.Service has it.
 type GameService interface {
 	Create(ctx context.Context, req games.NewGame) (games.Seat, error)
-	Join(ctx context.Context, id string) (games.Seat, error)
+	Join(ctx context.Context, id string, player *players.Player) (games.Seat, error)
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
@@ -56,7 +57,7 @@ var errNoGames = newError(ErrNotReady, "this server was started without game ses
 func (noGames) Create(context.Context, games.NewGame) (games.Seat, error) {
 	return games.Seat{}, errNoGames
 }
-func (noGames) Join(context.Context, string) (games.Seat, error) { return games.Seat{}, errNoGames }
+func (noGames) Join(context.Context, string, *players.Player) (games.Seat, error) { return games.Seat{}, errNoGames }
 func (noGames) Game(context.Context, string) (games.Game, error) { return games.Game{}, errNoGames }
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames
@@ -148,7 +149,7 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 
 // JoinGame gives the caller the second seat, once.
 func (s *Server) JoinGame(ctx context.Context, req JoinGameRequestObject) (JoinGameResponseObject, error) {
-	seat, err := s.games.Join(ctx, req.Id)
+	seat, err := s.games.Join(ctx, req.Id, nil)
 	if err != nil {
 		return nil, err
 	}

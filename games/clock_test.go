@@ -75,7 +75,7 @@ func newTimedGame(t *testing.T, tc games.TimeControl, o games.Options) *timedGam
 		t.Fatal(err)
 	}
 	tg.clock.Advance(5 * time.Second)
-	b, err := tg.svc.Join(ctx, a.Game.ID)
+	b, err := tg.svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestWaitingExpiry(t *testing.T) {
 		t.Fatalf("a waiting game's expiry: %+v %v", e, ok)
 	}
 	clock.Advance(time.Hour)
-	if _, err := svc.Join(ctx, a.Game.ID); !errors.Is(err, games.ErrFinished) {
+	if _, err := svc.Join(ctx, a.Game.ID, nil); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("join after the expiry: %v, want ErrFinished", err)
 	}
 	g, err := svc.Game(ctx, a.Game.ID)
@@ -369,7 +369,7 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svcs[(i+1)%2].Join(ctx, a.Game.ID); err != nil {
+		if _, err := svcs[(i+1)%2].Join(ctx, a.Game.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		ids[i] = a.Game.ID
@@ -452,7 +452,7 @@ func TestPrune(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := svc.Join(ctx, a.Game.ID); err != nil {
+		if _, err := svc.Join(ctx, a.Game.ID, nil); err != nil {
 			t.Fatal(err)
 		}
 		switch {

@@ -26,6 +26,10 @@ var (
 	// ErrAIBusy: every AI search slot stayed taken for as long as an AI move
 	// may take; nothing was played, and the same request may be sent again.
 	ErrAIBusy = errors.New("the AI is busy")
+	// ErrRatedNotAllowed: a rated game asked for where none can be: without
+	// a time control, against the AI, without a player in a seat, or
+	// between a player and itself.
+	ErrRatedNotAllowed = errors.New("this game cannot be rated")
 )
 
 // Errors a Store reports. ErrNotFound above is one too.

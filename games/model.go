@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Status is where a game session stands.
@@ -61,11 +62,64 @@ type Game struct {
 	// Clock is each side's time left as the current turn began (see
 	// charge); zero in an untimed game.
 	Clock [2]time.Duration
+	// Rated: the game changes its players' ratings in its Category when it
+	// ends with a result.
+	Rated bool
+	// Players are the seats' players, by side.
+	Players [2]SeatPlayer
+
 	// Deadline is when the game ends by itself unless the side to move
 	// moves (a waiting game: unless someone joins); Ending says how. Zero
 	// once the game is over. Stores index it: every instance finds the
 	// overdue games with it.
 	Deadline time.Time
+}
+
+// SeatPlayer is the player in a seat of a game.
+type SeatPlayer struct {
+	ID   string // "" for an anonymous seat or the AI
+	Name string // the player's name when the seat was taken
+	// Rating and Deviation are the player's rating in the game's Category:
+	// when the seat was taken, and, once a rated game has ended, the
+	// rating the result was applied to. Zero in a game with no Category.
+	Rating, Deviation float64
+	// Change is what the end of a rated game did to Rating; HasChange
+	// says it happened.
+	Change    float64
+	HasChange bool
+}
+
+// Category is the rating category of g's time control: "" for an untimed
+// game, which is never rated.
+func (g *Game) Category() players.Category {
+	switch g.TimeControl.Kind {
+	case Live:
+		return players.Live
+	case Correspondence:
+		return players.Correspondence
+	}
+	return ""
+}
+
+// Entry is g, a finished game, as the history of the player in seat side
+// lists it.
+func (g *Game) Entry(side engine.Side) players.GameEntry {
+	seat, other := g.Players[side], g.Players[side.Other()]
+	e := players.GameEntry{GameID: g.ID, EndedAt: g.UpdatedAt, Side: int(side), Category: g.Category(), Rated: g.Rated,
+		Opponent: other.ID, OpponentName: other.Name, AI: g.AI != nil}
+	switch g.Result.Winner {
+	case engine.WinnerOf(side):
+		e.Result = players.Win
+	case engine.WinnerOf(side.Other()):
+		e.Result = players.Loss
+	default:
+		e.Result = players.Draw
+	}
+	if seat.HasChange {
+		e.Rating = players.Change{Before: players.Rating{Value: seat.Rating, Deviation: seat.Deviation},
+			After: players.Rating{Value: seat.Rating + seat.Change}}
+	}
+	return e
 }
 
 // Move is one move of a game with everything it did.
@@ -101,4 +155,7 @@ type Play struct {
 	// Game is the game after the moves: the store writes its position,
 	// status, result and time, and appends the moves' pits to its history.
 	Game Game
+	// Match is the end the moves brought, when they finished the game and
+	// a seat has a player: the store applies it (see ApplyMatch).
+	Match *players.Match
 }

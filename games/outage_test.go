@@ -76,7 +76,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Join(ctx, a.Game.ID)
+	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Chooser picks the AI's move at level in p, reproducibly for seed, within
@@ -215,6 +216,12 @@ type NewGame struct {
 	// Client is the address the request came from: the AI's search slots
 	// are shared out by it (see Options.AIConcurrency).
 	Client string
+	// Player is the creator's player; nil for an anonymous seat.
+	Player *players.Player
+	// Rated asks for a rated game: it needs a time control, a person as
+	// the other seat, and a player in both seats (the second one when it
+	// joins).
+	Rated bool
 }
 
 // Seat is a game with the token of the seat just taken: the only time the
@@ -243,12 +250,23 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 	if err := req.TimeControl.Check(); err != nil {
 		return Seat{}, err
 	}
+	if req.Rated {
+		switch {
+		case !req.TimeControl.Timed():
+			return Seat{}, fmt.Errorf("%w: an untimed game is never rated; give it a time control", ErrRatedNotAllowed)
+		case req.AILevel > 0:
+			return Seat{}, fmt.Errorf("%w: games against the AI are not rated", ErrRatedNotAllowed)
+		case req.Player == nil:
+			return Seat{}, fmt.Errorf("%w: a rated game needs the creator's player (a Player-Token)", ErrRatedNotAllowed)
+		}
+	}
 	now := s.clock()
 	token, hash := newToken()
 	g := Game{ID: newGameID(), CreatedAt: now, UpdatedAt: now, Rules: req.Rules, Start: req.Start,
 		Position: req.Start, Status: Waiting, Version: 1,
-		TimeControl: req.TimeControl, Clock: req.TimeControl.startClock()}
+		TimeControl: req.TimeControl, Clock: req.TimeControl.startClock(), Rated: req.Rated}
 	g.Tokens[req.Seat] = hash
+	g.Players[req.Seat] = seatPlayer(req.Player, g.Category(), now)
 	var moves []Move
 	if req.AILevel > 0 {
 		g.Status = Active
@@ -276,6 +294,55 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 	return Seat{Game: g, Side: req.Seat, Token: token, Moves: moves}, nil
 }
 
+// maxRatingTries bounds the writes that end a game one request makes when
+// a player's rating keeps changing under it (players.ErrRatingsChanged):
+// each try reads the ratings again, and each failed one means another game
+// of the player's ended, so the bound is never met but by a storm.
+const maxRatingTries = 8
+
+// match is what g's end with result at at does for its players, nil when
+// nothing (no result, or no player in either seat). For a rated game it
+// reads both players' ratings and sets g's seats to the change the match
+// makes, as the store will write it (Store's ApplyMatch).
+func (s *Service) match(ctx context.Context, g *Game, result engine.Result, at time.Time) (*players.Match, error) {
+	ids := [2]string{g.Players[engine.South].ID, g.Players[engine.North].ID}
+	if !result.Over() || ids == [2]string{} {
+		return nil, nil
+	}
+	score := 0.5
+	switch result.Winner {
+	case engine.SouthWins:
+		score = 1
+	case engine.NorthWins:
+		score = 0
+	}
+	var c players.Category
+	var before [2]players.Rating
+	if g.Rated && g.Category() != "" && ids[0] != "" && ids[1] != "" {
+		c = g.Category()
+		for i, id := range ids {
+			p, err := s.store.Player(ctx, id)
+			switch {
+			case errors.Is(err, players.ErrNotFound):
+				before[i] = players.NewRating() // deleted since: the store skips the seat
+			case err != nil:
+				return nil, err
+			default:
+				before[i] = p.Rating(c)
+			}
+		}
+	}
+	m := players.NewMatch(ids, score, c, before, at)
+	if m.Rated() {
+		for i := range ids {
+			seat := &g.Players[i]
+			seat.Rating, seat.Deviation = m.Before[i].Value, m.Before[i].Deviation
+			seat.Change, seat.HasChange = m.After[i].Value-m.Before[i].Value, true
+		}
+	}
+	return &m, nil
+}
+
 // advance moves g on past the move m that rec has just played.
 func advance(g *Game, rec *engine.Game, m Move) {
 	g.Ply = rec.Ply()
@@ -288,8 +355,23 @@ func advance(g *Game, rec *engine.Game, m Move) {
 	g.UpdatedAt = m.At
 }
 
-// Join takes the open seat of a game against a person, once.
-func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
+// seatPlayer is p as a seat of a game of category c shows it from now on;
+// the zero SeatPlayer for no player.
+func seatPlayer(p *players.Player, c players.Category, now time.Time) SeatPlayer {
+	if p == nil {
+		return SeatPlayer{}
+	}
+	sp := SeatPlayer{ID: p.ID, Name: p.Name}
+	if c != "" {
+		r := p.Rating(c).Idle(now)
+		sp.Rating, sp.Deviation = r.Value, r.Deviation
+	}
+	return sp
+}
+
+// Join takes the open seat of a game against a person, once, for player
+// (nil: anonymous, which a rated game refuses).
+func (s *Service) Join(ctx context.Context, id string, player *players.Player) (Seat, error) {
 	g, err := s.current(ctx, id)
 	if err != nil {
 		return Seat{}, err
@@ -297,13 +379,22 @@ func (s *Service) Join(ctx context.Context, id string) (Seat, error) {
 	if g.Status.Over() {
 		return Seat{}, endedError(&g)
 	}
+	if g.Rated && g.Status == Waiting {
+		creator := g.Players[engine.South].ID + g.Players[engine.North].ID
+		switch {
+		case player == nil:
+			return Seat{}, fmt.Errorf("%w: game %s is rated; join it with a player (a Player-Token)", players.ErrUnauthorized, id)
+		case player.ID == creator:
+			return Seat{}, fmt.Errorf("%w: a player cannot take both seats of a rated game", ErrRatedNotAllowed)
+		}
+	}
 	// The game as the join leaves it, for its deadline: a live game's
 	// first move has its window from now.
 	token, hash := newToken()
 	now := s.clock()
 	joined := g
 	joined.Status, joined.UpdatedAt, joined.JoinedAt = Active, now, now
-	g, err = s.store.Join(ctx, id, hash, now, joined.deadline(s.exp))
+	g, err = s.store.Join(ctx, id, hash, now, joined.deadline(s.exp), seatPlayer(player, g.Category(), now))
 	if errors.Is(err, ErrConflict) {
 		// Read the game to be sure of it: a row that no longer holds
 		// together is the server's fault, not a taken seat; one that
@@ -491,6 +582,12 @@ type MoveRequest struct {
 	// Client is the address the request came from: the AI's search slots
 	// are shared out by it (see Options.AIConcurrency).
 	Client string
+	// Player is the creator's player; nil for an anonymous seat.
+	Player *players.Player
+	// Rated asks for a rated game: it needs a time control, a person as
+	// the other seat, and a player in both seats (the second one when it
+	// joins).
+	Rated bool
 }
 
 // Play plays the request's move. encode turns the result into the answer's
@@ -649,18 +746,25 @@ func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, 
 	}
 	g.Deadline = g.deadline(s.exp)
 	g.Version++
-	res.Game = g
-	body, err = encode(&res)
-	if err != nil {
-		return nil, false, err
-	}
 	played := []Move{res.Move}
 	if res.Reply != nil {
 		played = append(played, *res.Reply)
 	}
-	p := Play{GameID: id, Ply: ply, TokenHash: hash, Moves: records(played), Answer: body, At: g.UpdatedAt, Game: g}
-	// The write re-checks the ply, so the game stored is the one computed here.
-	err = s.store.ApplyPlay(ctx, p)
+	for range maxRatingTries {
+		var p Play
+		if p.Match, err = s.match(ctx, &g, g.Result, g.UpdatedAt); err != nil {
+			return nil, false, err
+		}
+		res.Game = g
+		if body, err = encode(&res); err != nil {
+			return nil, false, err
+		}
+		p.GameID, p.Ply, p.TokenHash, p.Moves, p.Answer, p.At, p.Game = id, ply, hash, records(played), body, g.UpdatedAt, g
+		// The write re-checks the ply, so the game stored is the one computed here.
+		if err = s.store.ApplyPlay(ctx, p); !errors.Is(err, players.ErrRatingsChanged) {
+			break
+		}
+	}
 	if errors.Is(err, ErrConflict) {
 		// Another request got there first: it may have been this very one.
 		s.cache.drop(id)
@@ -790,7 +894,17 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
 		return g, err
 	}
-	res, err := s.store.Resign(ctx, id, result, s.clock())
+	var res Game
+	for range maxRatingTries {
+		at := s.clock()
+		var m *players.Match
+		if m, err = s.match(ctx, &g, result, at); err != nil {
+			return g, err
+		}
+		if res, err = s.store.Resign(ctx, id, result, at, m); !errors.Is(err, players.ErrRatingsChanged) {
+			break
+		}
+	}
 	if errors.Is(err, ErrConflict) {
 		// The game ended since it was read: say how.
 		if g, err = s.store.Game(ctx, id); err != nil {

@@ -53,14 +53,14 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrNotStarted) {
 		t.Fatalf("move before the join: %v, want ErrNotStarted", err)
 	}
-	north, err := svc.Join(ctx, id)
+	north, err := svc.Join(ctx, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if north.Side != engine.North || north.Game.Status != games.Active || north.Token == south.Token {
 		t.Fatalf("joined %+v", north)
 	}
-	if _, err := svc.Join(ctx, id); !errors.Is(err, games.ErrSeatTaken) {
+	if _, err := svc.Join(ctx, id, nil); !errors.Is(err, games.ErrSeatTaken) {
 		t.Fatalf("second join: %v, want games.ErrSeatTaken", err)
 	}
 
@@ -150,7 +150,7 @@ func TestGameServiceAI(t *testing.T) {
 	if g.Status != games.Active || g.Ply != 1 || len(me.Moves) != 1 || !me.Moves[0].ByAI || me.Moves[0].Pit != 5 {
 		t.Fatalf("created %+v with %+v, want the AI's opening pit 5", g, me.Moves)
 	}
-	if _, err := svc.Join(ctx, g.ID); !errors.Is(err, games.ErrSeatTaken) {
+	if _, err := svc.Join(ctx, g.ID, nil); !errors.Is(err, games.ErrSeatTaken) {
 		t.Fatalf("join a game against the AI: %v, want games.ErrSeatTaken", err)
 	}
 	// Play the person's first legal move until the game ends; each move gets
@@ -201,7 +201,7 @@ func TestGameServiceRepetition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Join(ctx, a.Game.ID)
+	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestGameServiceFollow(t *testing.T) {
 			return nil
 		}})
 	}()
-	b, err := svc.Join(ctx, id)
+	b, err := svc.Join(ctx, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Join(ctx, a.Game.ID)
+	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestGameServiceStaleCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := a.Join(ctx, s.Game.ID)
+	n, err := a.Join(ctx, s.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,7 +491,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Join(ctx, a.Game.ID)
+	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +556,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := svc.Join(ctx, a.Game.ID)
+	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Record is what a store keeps of one move. The rest of the move (its legs,
@@ -33,6 +34,20 @@ type Answer struct {
 // not hold. Every method is safe for concurrent use, also by several
 // processes sharing one database; store/storetest holds each
 // implementation to the same cases.
+//
+// ApplyMatch: what a store does with a Match in the write that ends a
+// game, in the same transaction:
+//   - each seat's player that still exists has its Counts moved on
+//     (players.Match.Count);
+//   - when the match is Rated, and every such player's rating in its
+//     Category still counts Before's Games (0 when it has no rating
+//     there), that rating becomes After, and the game's seat gets Rating
+//     and Deviation from Before and Change After - Before (HasChange);
+//     otherwise the whole write fails with players.ErrRatingsChanged.
+//
+// A rated game thus moves each rating exactly once: its end is one write
+// conditional on the game's state, and a rating two games end at once is
+// read again for the second.
 type Store interface {
 	// CreateGame stores a new game with the moves already played in it (the
 	// AI's opening move when the AI plays first); ErrConflict when a game
@@ -45,7 +60,8 @@ type Store interface {
 	// by one) and returns it; ErrNotFound for an unknown game, ErrConflict
 	// when it is not waiting, has no open seat, or its Deadline is not after
 	// at.
-	Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (Game, error)
+	// The seat also gets player (the zero SeatPlayer for an anonymous one).
+	Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player SeatPlayer) (Game, error)
 	// Records returns up to limit records of the game's moves from ply from
 	// on, in order; ErrNotFound for an unknown game. A limit below one
 	// returns none.
@@ -60,11 +76,19 @@ type Store interface {
 	// p.Moves to the records and their pits to the history, moves the ply on
 	// by len(p.Moves), bumps the version, and makes {p.Ply, p.Moves[0].Pit,
 	// p.Answer} the latest answer of p.TokenHash, replacing the one before.
+	// A p.Match is applied in the same transaction (ApplyMatch); when it
+	// reports players.ErrRatingsChanged nothing is written.
 	ApplyPlay(ctx context.Context, p Play) error
 	// Resign finishes an active game with result at time at (Version up by
-	// one, Deadline zero) and returns it; ErrConflict when the game is not
-	// active, ErrNotFound when unknown.
-	Resign(ctx context.Context, id string, result engine.Result, at time.Time) (Game, error)
+	// one, Deadline zero), applies match when it is not nil (ApplyMatch),
+	// and returns the game; ErrConflict when the game is not active,
+	// ErrNotFound when unknown, players.ErrRatingsChanged as ApplyMatch
+	// says (nothing written).
+	Resign(ctx context.Context, id string, result engine.Result, at time.Time, match *players.Match) (Game, error)
+	// Player returns the player with that id, with its ratings, or
+	// players.ErrNotFound: the service reads the ratings a Match starts
+	// from with it.
+	Player(ctx context.Context, id string) (players.Player, error)
 	Deadlines
 }
 
@@ -78,6 +102,9 @@ type End struct {
 	Result  engine.Result
 	Clock   [2]time.Duration
 	At      time.Time
+	// Match is the end's result for the players, when the game finished
+	// with one and a seat has a player (ApplyMatch).
+	Match *players.Match
 }
 
 // Deadlines are the store methods with which every instance ends overdue

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Sweeping's batches: overdue games ended per look (sweepWorkers of them at
@@ -73,7 +74,7 @@ func (sw *sweeper) expect(deadline time.Time) {
 // read: when another request or instance changed the game first, it is read
 // again and looked at anew.
 func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
-	for range 3 {
+	for range maxRatingTries {
 		if g.Deadline.IsZero() || s.clock().Before(g.Deadline) {
 			return g, nil
 		}
@@ -90,6 +91,11 @@ func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 		default:
 			return g, nil
 		}
+		m, err := s.match(ctx, &g, e.Result, e.At)
+		if err != nil {
+			return g, err
+		}
+		e.Match = m
 		ended, err := s.store.End(ctx, e)
 		if err == nil {
 			s.cache.put(&ended)
@@ -98,14 +104,14 @@ func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 				"result", ended.Result.Reason.String(), "deadline", g.Deadline, "late", s.clock().Sub(g.Deadline))
 			return ended, nil
 		}
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, ErrConflict) && !errors.Is(err, players.ErrRatingsChanged) {
 			return g, err
 		}
 		if g, err = s.store.Game(ctx, g.ID); err != nil {
 			return g, err
 		}
 	}
-	return g, fmt.Errorf("game %s: its end at %s conflicted three times", g.ID, g.Deadline.Format(time.RFC3339Nano))
+	return g, fmt.Errorf("game %s: its end at %s conflicted %d times", g.ID, g.Deadline.Format(time.RFC3339Nano), maxRatingTries)
 }
 
 // SweepOnce ends the games that are overdue now, up to a batch of them, and

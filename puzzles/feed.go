@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // Errors of the feed.
@@ -53,6 +54,34 @@ type Store interface {
 	// RecordAttempt counts one attempt at puzzle id, and one solve if
 	// solved, and returns the new counts; ErrNotFound for an unknown id.
 	RecordAttempt(ctx context.Context, id string, solved bool) (Stats, error)
+	Ratings
+}
+
+// Ratings are the store methods with which players' attempts are rated.
+type Ratings interface {
+	// PuzzleRating returns the puzzle rating keyed key, and false when
+	// the key has none yet.
+	PuzzleRating(ctx context.Context, key string) (players.Rating, bool, error)
+	// Player returns the player with that id, with its ratings, or
+	// players.ErrNotFound.
+	Player(ctx context.Context, id string) (players.Player, error)
+	// Attempted reports whether the player has attempted puzzle id.
+	Attempted(ctx context.Context, player, id string) (bool, error)
+	// RecordSolve records s in one transaction and reports whether it was
+	// the player's first attempt at s.PuzzleID:
+	//   - a first attempt is kept in the player's history (with s.Before
+	//     and s.After of the player's rating), moves the player's puzzle
+	//     rating and s.Key's rating to s.After, provided both still count
+	//     s.Before's Games (no rating counts 0; otherwise nothing is
+	//     written and the answer is players.ErrRatingsChanged), and counts
+	//     one puzzle (and one solved) in the player's Counts;
+	//   - any attempt for which s.OnDay() holds records that day as one of
+	//     the player's DailySolves;
+	//   - when count, the attempt is counted in puzzle s.PuzzleID's Stats
+	//     as RecordAttempt does, and the new Stats returned (else zero).
+	// players.ErrNotFound when the player does not exist, ErrNotFound when
+	// count and the puzzle is not stored.
+	RecordSolve(ctx context.Context, s players.Solve, count bool) (Stats, bool, error)
 }
 
 // DefaultFirstDay is the feed's first day unless FeedOptions says otherwise.

@@ -42,7 +42,7 @@ func storePruneGames(t *testing.T, db string, extra int) {
 	resign := func(id string, at time.Time) {
 		t.Helper()
 		storetest.JoinedGame(t, st, id, at)
-		if _, err := st.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, at); err != nil {
+		if _, err := st.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, at, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

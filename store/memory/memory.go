@@ -15,6 +15,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -23,6 +24,11 @@ type Store struct {
 	mu      sync.RWMutex
 	games   map[string]*gameRow
 	puzzles map[string]*puzzles.Stored // by date
+
+	players       map[string]*players.Player
+	puzzleRatings map[string]players.Rating
+	attempts      map[string]map[string]players.PuzzleEntry // by player, then puzzle id
+	dailySolves   map[string]map[time.Time]bool             // by player, then day
 }
 
 type gameRow struct {
@@ -34,11 +40,14 @@ type gameRow struct {
 var (
 	_ games.Store   = (*Store)(nil)
 	_ puzzles.Store = (*Store)(nil)
+	_ players.Store = (*Store)(nil)
 )
 
 // New returns an empty store.
 func New() *Store {
-	return &Store{games: map[string]*gameRow{}, puzzles: map[string]*puzzles.Stored{}}
+	return &Store{games: map[string]*gameRow{}, puzzles: map[string]*puzzles.Stored{},
+		players: map[string]*players.Player{}, puzzleRatings: map[string]players.Rating{},
+		attempts: map[string]map[string]players.PuzzleEntry{}, dailySolves: map[string]map[time.Time]bool{}}
 }
 
 // Ping always answers: memory is always there.
@@ -88,7 +97,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 }
 
 // Join implements games.Store.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	if err := ctx.Err(); err != nil {
 		return games.Game{}, err
 	}
@@ -110,6 +119,7 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadl
 		return games.Game{}, games.ErrConflict
 	}
 	g.Tokens[open] = slices.Clone(tokenHash)
+	g.Players[open] = player
 	g.Status = games.Active
 	g.JoinedAt, g.UpdatedAt, g.Deadline = at, at, deadline
 	g.Version++
@@ -170,6 +180,9 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if g.Status != games.Active || g.Ply != p.Ply {
 		return games.ErrConflict
 	}
+	if err := s.applyMatch(g, p.Match); err != nil {
+		return err
+	}
 	for _, r := range p.Moves {
 		row.records = append(row.records, r)
 		g.History = append(g.History, byte(r.Pit))
@@ -187,7 +200,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 }
 
 // Resign implements games.Store.
-func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time, match *players.Match) (games.Game, error) {
 	if err := ctx.Err(); err != nil {
 		return games.Game{}, err
 	}
@@ -200,6 +213,9 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	g := &row.game
 	if g.Status != games.Active {
 		return games.Game{}, games.ErrConflict
+	}
+	if err := s.applyMatch(g, match); err != nil {
+		return games.Game{}, err
 	}
 	g.Status, g.Result, g.UpdatedAt, g.Deadline = games.Finished, result, at, time.Time{}
 	g.Version++
@@ -220,6 +236,9 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	g := &row.game
 	if g.Version != e.Version {
 		return games.Game{}, games.ErrConflict
+	}
+	if err := s.applyMatch(g, e.Match); err != nil {
+		return games.Game{}, err
 	}
 	g.Status, g.Result, g.Clock, g.UpdatedAt, g.Deadline = e.Status, e.Result, e.Clock, e.At, time.Time{}
 	g.Version++

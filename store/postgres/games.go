@@ -8,6 +8,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
@@ -206,7 +207,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 // before North; the right-hand sides of SET see the row as it was. A join
 // at or after the game's deadline is refused in the same statement: the
 // game is due to end instead.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET
 			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
 			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
@@ -330,7 +331,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 }
 
 // Resign implements games.Store.
-func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time, match *players.Match) (games.Game, error) {
 	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
 			updated_at = $4, deadline = NULL, version = version + 1
 		WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,

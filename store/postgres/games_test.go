@@ -238,7 +238,7 @@ func TestGames(t *testing.T) {
 				t.Fatal(err)
 			}
 			at := t0.Add(time.Minute)
-			got, err := s.Join(ctx, id, hashOf(id+"-joiner"), at, time.Time{})
+			got, err := s.Join(ctx, id, hashOf(id+"-joiner"), at, time.Time{}, games.SeatPlayer{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +246,7 @@ func TestGames(t *testing.T) {
 				!bytes.Equal(got.Tokens[seated], hashOf(id+"-creator")) || !bytes.Equal(got.Tokens[seated.Other()], hashOf(id+"-joiner")) {
 				t.Fatalf("%s seated, after the join: %+v", seated, got)
 			}
-			if _, err := s.Join(ctx, id, hashOf("third"), at, time.Time{}); !errors.Is(err, games.ErrConflict) {
+			if _, err := s.Join(ctx, id, hashOf("third"), at, time.Time{}, games.SeatPlayer{}); !errors.Is(err, games.ErrConflict) {
 				t.Fatalf("a second join: %v, want games.ErrConflict", err)
 			}
 		}
@@ -335,20 +335,20 @@ func TestGames(t *testing.T) {
 		g := joinedGame(t, s, "resigned")
 		res := engine.Result{Winner: engine.SouthWins, Reason: engine.ByResignation}
 		at := t0.Add(time.Hour)
-		got, err := s.Resign(ctx, g.ID, res, at)
+		got, err := s.Resign(ctx, g.ID, res, at, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.Status != games.Finished || got.Result != res || !got.UpdatedAt.Equal(micro(at)) || got.Version != g.Version+1 {
 			t.Fatalf("after resigning: %+v", got)
 		}
-		if _, err := s.Resign(ctx, g.ID, res, at); !errors.Is(err, games.ErrConflict) {
+		if _, err := s.Resign(ctx, g.ID, res, at, nil); !errors.Is(err, games.ErrConflict) {
 			t.Fatalf("resigning again: %v, want games.ErrConflict", err)
 		}
 		if err := s.ApplyPlay(ctx, playOn(t, g, 0, seatToken(g), at)); !errors.Is(err, games.ErrConflict) {
 			t.Fatalf("a play after resigning: %v, want games.ErrConflict", err)
 		}
-		if _, err := s.Resign(ctx, newGame(t, s, "waiting-resign").ID, res, at); !errors.Is(err, games.ErrConflict) {
+		if _, err := s.Resign(ctx, newGame(t, s, "waiting-resign").ID, res, at, nil); !errors.Is(err, games.ErrConflict) {
 			t.Fatalf("resigning a waiting game: %v, want games.ErrConflict", err)
 		}
 	})
@@ -360,12 +360,12 @@ func TestGames(t *testing.T) {
 		res := engine.Result{Winner: engine.NorthWins, Reason: engine.ByResignation}
 		calls := map[string]func() error{
 			"Game":      func() error { _, err := s.Game(ctx, "unknown"); return err },
-			"Join":      func() error { _, err := s.Join(ctx, "unknown", hashOf("x"), t0, time.Time{}); return err },
+			"Join":      func() error { _, err := s.Join(ctx, "unknown", hashOf("x"), t0, time.Time{}, games.SeatPlayer{}); return err },
 			"Records":   func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err },
 			"Records 0": func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err },
 			"Answer":    func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err },
 			"ApplyPlay": func() error { return s.ApplyPlay(ctx, p) },
-			"Resign":    func() error { _, err := s.Resign(ctx, "unknown", res, t0); return err },
+			"Resign":    func() error { _, err := s.Resign(ctx, "unknown", res, t0, nil); return err },
 		}
 		for name, call := range calls {
 			if err := call(); !errors.Is(err, games.ErrNotFound) {

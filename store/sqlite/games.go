@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
@@ -202,7 +203,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 
 // Join implements games.Store. A join at or after the game's deadline is
 // refused in the same statement: the game is due to end instead.
-func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time) (games.Game, error) {
+func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var g games.Game
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
@@ -276,7 +277,7 @@ func exists(ctx context.Context, q runner, id string) error {
 }
 
 // Resign implements games.Store.
-func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time) (games.Game, error) {
+func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time, match *players.Match) (games.Game, error) {
 	var g games.Game
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error

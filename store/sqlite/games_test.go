@@ -68,10 +68,10 @@ func TestWritesAfterClose(t *testing.T) {
 		write func() error
 	}{
 		{"CreateGame", func() error { return s.CreateGame(ctx, games.Game{ID: "new", Status: games.Waiting}, nil) }},
-		{"Join", func() error { _, err := s.Join(ctx, "closed", hashOf("x"), t0, time.Time{}); return err }},
+		{"Join", func() error { _, err := s.Join(ctx, "closed", hashOf("x"), t0, time.Time{}, games.SeatPlayer{}); return err }},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
 		{"Resign", func() error {
-			_, err := s.Resign(ctx, "closed", engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, t0)
+			_, err := s.Resign(ctx, "closed", engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, t0, nil)
 			return err
 		}},
 		{"AddPuzzle", func() error {
@@ -114,11 +114,11 @@ func TestUndecodableRows(t *testing.T) {
 		return err
 	}
 	joinWaiting := func(ctx context.Context, s *Store) error {
-		_, err := s.Join(ctx, "w", hashOf("late"), t0, time.Time{})
+		_, err := s.Join(ctx, "w", hashOf("late"), t0, time.Time{}, games.SeatPlayer{})
 		return err
 	}
 	resign := func(ctx context.Context, s *Store) error {
-		_, err := s.Resign(ctx, "g", engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, t0)
+		_, err := s.Resign(ctx, "g", engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, t0, nil)
 		return err
 	}
 	// Puzzle rows are immutable: the trigger goes before one is mangled.

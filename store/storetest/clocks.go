@@ -62,7 +62,7 @@ func mustJoinBy(t *testing.T, s Store, g games.Game, at, deadline time.Time) gam
 	if g.Tokens[engine.South] == nil {
 		seat = engine.South
 	}
-	joined, err := s.Join(t.Context(), g.ID, seatToken(g.ID, seat), at, deadline)
+	joined, err := s.Join(t.Context(), g.ID, seatToken(g.ID, seat), at, deadline, games.SeatPlayer{})
 	if err != nil {
 		t.Fatalf("join %s: %v", g.ID, err)
 	}
@@ -122,7 +122,7 @@ func testTimeRoundTrip(t *testing.T, s Store, _ *fixtures) {
 			checkStoredGame(t, s, "read back", untimed)
 		}},
 		{"joined with a new deadline", func(t *testing.T) {
-			joined, err := s.Join(ctx, g.ID, seatToken(g.ID, engine.North), tick(1), tick(31))
+			joined, err := s.Join(ctx, g.ID, seatToken(g.ID, engine.North), tick(1), tick(31), games.SeatPlayer{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func testTimeRoundTrip(t *testing.T, s Store, _ *fixtures) {
 		{"a move that sets one again", func(t *testing.T) { play(t, tick(4), clockOf(4), tick(61).Add(time.Microsecond)) }},
 		{"a resignation clears the deadline and keeps the clock", func(t *testing.T) {
 			result := engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}
-			got, err := s.Resign(ctx, g.ID, result, tick(5))
+			got, err := s.Resign(ctx, g.ID, result, tick(5), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func testJoinDeadline(t *testing.T, s Store, _ *fixtures) {
 			g := timedGame(fmt.Sprint("join-deadline-", i), engine.South, live, tc.deadline)
 			mustCreate(t, s, g, nil)
 			token := seatToken(g.ID, engine.North)
-			got, err := s.Join(ctx, g.ID, token, at, at.Add(30*time.Second))
+			got, err := s.Join(ctx, g.ID, token, at, at.Add(30*time.Second), games.SeatPlayer{})
 			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
 				t.Fatalf("join: %v, want %v", err, tc.wantErr)
 			}
@@ -242,7 +242,7 @@ func testEnd(t *testing.T, s Store, _ *fixtures) {
 		}, func(g games.Game) games.End { return timeoutOf(g, g.Deadline) }, games.ErrConflict},
 		{"after a resignation at that version", func(t *testing.T, id string) (games.Game, games.Game) {
 			read := mustJoinBy(t, s, timedGame(id, engine.South, live, tick(3)), tick(1), tick(4))
-			resigned, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(2))
+			resigned, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(2), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -471,7 +471,7 @@ func testDeleteEnded(t *testing.T, s Store, _ *fixtures) {
 	}
 	resign := func(t *testing.T, g games.Game, at time.Time) games.Game {
 		t.Helper()
-		g, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, at)
+		g, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, at, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -625,7 +625,7 @@ func testTwoServicesSweep(t *testing.T, s Store, fx *fixtures) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			joined, err := a.Join(ctx, seat.Game.ID)
+			joined, err := a.Join(ctx, seat.Game.ID, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

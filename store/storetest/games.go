@@ -155,7 +155,7 @@ func mustJoin(t *testing.T, s Store, id string, seat engine.Side) games.Game {
 	t.Helper()
 	g := personGame(id, seat)
 	mustCreate(t, s, g, nil)
-	joined, err := s.Join(t.Context(), id, seatToken(id, seat.Other()), tick(1), time.Time{})
+	joined, err := s.Join(t.Context(), id, seatToken(id, seat.Other()), tick(1), time.Time{}, games.SeatPlayer{})
 	if err != nil {
 		t.Fatalf("join %s: %v", id, err)
 	}
@@ -269,12 +269,12 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 		call func() error
 	}{
 		{"Game", func() error { _, err := s.Game(ctx, "unknown"); return err }},
-		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2), time.Time{}); return err }},
+		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2), time.Time{}, games.SeatPlayer{}); return err }},
 		{"Records", func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err }},
 		{"Records with no room", func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err }},
 		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err }},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
-		{"Resign", func() error { _, err := s.Resign(ctx, "unknown", resigned, tick(2)); return err }},
+		{"Resign", func() error { _, err := s.Resign(ctx, "unknown", resigned, tick(2), nil); return err }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,7 +316,7 @@ func testJoin(t *testing.T, s Store, _ *fixtures) {
 		}, games.ErrConflict, 0},
 		{"finished", func(t *testing.T, id string) games.Game {
 			mustJoin(t, s, id, engine.South)
-			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(2))
+			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(2), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -328,7 +328,7 @@ func testJoin(t *testing.T, s Store, _ *fixtures) {
 			id := fmt.Sprint("join-", i)
 			before := tc.setup(t, id)
 			token := hashOf("joiner of " + id)
-			got, err := s.Join(ctx, id, token, tick(5), time.Time{})
+			got, err := s.Join(ctx, id, token, tick(5), time.Time{}, games.SeatPlayer{})
 			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
 				t.Fatalf("join: %v, want %v", err, tc.wantErr)
 			}
@@ -353,7 +353,7 @@ func testJoinRace(t *testing.T, s Store, _ *fixtures) {
 	got := make([]games.Game, racers)
 	errs := make([]error, racers)
 	for i := range racers {
-		wg.Go(func() { got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1), time.Time{}) })
+		wg.Go(func() { got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1), time.Time{}, games.SeatPlayer{}) })
 	}
 	wg.Wait()
 	winner := -1
@@ -493,7 +493,7 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 			g := mustJoin(t, s, id, engine.South)
 			g = mustApply(t, s, request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0))
 			p := request(t, g, turnToken(g), tick(4), pick(g.Position, g.Rules, 0), 0)
-			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(3))
+			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(3), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -584,7 +584,7 @@ func testAnswer(t *testing.T, s Store, _ *fixtures) {
 		{"north plays again, replacing its answer", func(t *testing.T) { play(t, north, 3) }},
 		// The answers outlive the game: a retry may come after the end.
 		{"after the game's end", func(t *testing.T) {
-			if _, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(30)); err != nil {
+			if _, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(30), nil); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -678,7 +678,7 @@ func testResign(t *testing.T, s Store, _ *fixtures) {
 		}, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, nil},
 		{"already resigned", func(t *testing.T, id string) games.Game {
 			mustJoin(t, s, id, engine.South)
-			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(2))
+			g, err := s.Resign(ctx, id, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, tick(2), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -697,7 +697,7 @@ func testResign(t *testing.T, s Store, _ *fixtures) {
 		t.Run(tc.name, func(t *testing.T) {
 			id := fmt.Sprint("resign-", i)
 			before := tc.setup(t, id)
-			got, err := s.Resign(ctx, id, tc.result, tick(9))
+			got, err := s.Resign(ctx, id, tc.result, tick(9), nil)
 			if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
 				t.Fatalf("resign: %v, want %v", err, tc.wantErr)
 			}
@@ -827,7 +827,7 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		t.Fatal(err)
 	}
 	joinToken := seatToken(aIn.ID, engine.North)
-	joined, err := s.Join(ctx, aIn.ID, joinToken, tick(1), time.Time{})
+	joined, err := s.Join(ctx, aIn.ID, joinToken, tick(1), time.Time{}, games.SeatPlayer{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func playSizedGame(ctx context.Context, s games.Store, rng *rand.Rand, i, plies 
 		return err
 	}
 	at = at.Add(3*time.Second + 141*time.Microsecond)
-	g, err := s.Join(ctx, id, tokens[engine.North], at, at.Add(30*time.Second))
+	g, err := s.Join(ctx, id, tokens[engine.North], at, at.Add(30*time.Second), games.SeatPlayer{})
 	if err != nil {
 		return err
 	}

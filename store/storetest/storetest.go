@@ -338,7 +338,7 @@ func NewGame(t testing.TB, s games.Store, id string, at time.Time) games.Game {
 func JoinedGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
 	t.Helper()
 	NewGame(t, s, id, at)
-	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at, time.Time{})
+	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at, time.Time{}, games.SeatPlayer{})
 	if err != nil {
 		t.Fatal(err)
 	}
