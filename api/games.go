@@ -57,7 +57,9 @@ var errNoGames = newError(ErrNotReady, "this server was started without game ses
 func (noGames) Create(context.Context, games.NewGame) (games.Seat, error) {
 	return games.Seat{}, errNoGames
 }
-func (noGames) Join(context.Context, string, *players.Player) (games.Seat, error) { return games.Seat{}, errNoGames }
+func (noGames) Join(context.Context, string, *players.Player) (games.Seat, error) {
+	return games.Seat{}, errNoGames
+}
 func (noGames) Game(context.Context, string) (games.Game, error) { return games.Game{}, errNoGames }
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames

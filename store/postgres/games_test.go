@@ -359,8 +359,11 @@ func TestGames(t *testing.T) {
 		p.GameID = "unknown"
 		res := engine.Result{Winner: engine.NorthWins, Reason: engine.ByResignation}
 		calls := map[string]func() error{
-			"Game":      func() error { _, err := s.Game(ctx, "unknown"); return err },
-			"Join":      func() error { _, err := s.Join(ctx, "unknown", hashOf("x"), t0, time.Time{}, games.SeatPlayer{}); return err },
+			"Game": func() error { _, err := s.Game(ctx, "unknown"); return err },
+			"Join": func() error {
+				_, err := s.Join(ctx, "unknown", hashOf("x"), t0, time.Time{}, games.SeatPlayer{})
+				return err
+			},
 			"Records":   func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err },
 			"Records 0": func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err },
 			"Answer":    func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err },

@@ -68,7 +68,10 @@ func TestWritesAfterClose(t *testing.T) {
 		write func() error
 	}{
 		{"CreateGame", func() error { return s.CreateGame(ctx, games.Game{ID: "new", Status: games.Waiting}, nil) }},
-		{"Join", func() error { _, err := s.Join(ctx, "closed", hashOf("x"), t0, time.Time{}, games.SeatPlayer{}); return err }},
+		{"Join", func() error {
+			_, err := s.Join(ctx, "closed", hashOf("x"), t0, time.Time{}, games.SeatPlayer{})
+			return err
+		}},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
 		{"Resign", func() error {
 			_, err := s.Resign(ctx, "closed", engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, t0, nil)

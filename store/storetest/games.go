@@ -269,7 +269,10 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 		call func() error
 	}{
 		{"Game", func() error { _, err := s.Game(ctx, "unknown"); return err }},
-		{"Join", func() error { _, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2), time.Time{}, games.SeatPlayer{}); return err }},
+		{"Join", func() error {
+			_, err := s.Join(ctx, "unknown", hashOf("joiner"), tick(2), time.Time{}, games.SeatPlayer{})
+			return err
+		}},
 		{"Records", func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err }},
 		{"Records with no room", func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err }},
 		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err }},
@@ -353,7 +356,9 @@ func testJoinRace(t *testing.T, s Store, _ *fixtures) {
 	got := make([]games.Game, racers)
 	errs := make([]error, racers)
 	for i := range racers {
-		wg.Go(func() { got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1), time.Time{}, games.SeatPlayer{}) })
+		wg.Go(func() {
+			got[i], errs[i] = s.Join(ctx, g.ID, hashOf(fmt.Sprint("joiner ", i)), tick(1), time.Time{}, games.SeatPlayer{})
+		})
 	}
 	wg.Wait()
 	winner := -1
