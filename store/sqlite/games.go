@@ -29,7 +29,7 @@ const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftov
 	rated, ` + seatColumns
 
 // seatColumns are a game's seats' players, South's then North's, in
-// scanSeat's order.
+// scanGame's and seatArgs' order.
 const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
 	north_player, north_name, north_rating, north_deviation, north_change`
 
@@ -375,7 +375,8 @@ func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.
 
 // ApplyPlay implements games.Store: one write (see commit.go) that first
 // re-checks that the game is still active at p.Ply, so of concurrent plays
-// for the same ply exactly one is stored.
+// for the same ply exactly one is stored. A finishing move's match is
+// applied in the same write, and undoes all of it when a rating changed.
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	// The history grows by one digit per move, appended in SQL, so the
 	// caller's copy of it need not be sent back.
