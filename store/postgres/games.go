@@ -21,7 +21,7 @@ const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftov
 	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
 	rated, ` + seatColumns
 
-// seatColumns are a game's players, South's then North's, in scanSeat's
+// seatColumns are a game's players, South's then North's, in seatRow's
 // order.
 const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
 	north_player, north_name, north_rating, north_deviation, north_change`

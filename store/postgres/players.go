@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/players"
@@ -354,14 +355,10 @@ func (s *Store) PlayerGames(ctx context.Context, id string, q players.GamesQuery
 	default:
 		return nil, nil // puzzles: no game is in that category
 	}
-	var after *time.Time
-	if !q.After.IsZero() {
-		t := stamp(q.After.EndedAt)
-		after = &t
-	}
+	after := cursorTime(q.After.IsZero(), q.After.EndedAt)
 	side := func(col, me, them string) string {
 		return fmt.Sprintf(`(SELECT %[1]s FROM games WHERE %[2]s_player = $1 AND status = 'finished'
-			AND ($2::timestamptz IS NULL OR updated_at < $2 OR (updated_at = $2 AND id < $3))
+			AND (updated_at, id) < ($2, $3)
 			AND ($4 = '' OR time_kind = $4)
 			AND ($5 = '' OR winner = CASE $5 WHEN 'win' THEN '%[2]s' WHEN 'loss' THEN '%[3]s' ELSE 'draw' END)
 			ORDER BY updated_at DESC, id DESC LIMIT $6)`, col, me, them)
@@ -388,6 +385,17 @@ func (s *Store) PlayerGames(ctx context.Context, id string, q players.GamesQuery
 	return out, s.read(rows.Err())
 }
 
+// cursorTime is the time of a page's cursor, as the histories compare
+// (time, id) with it: infinity for the first page, which every row is
+// before. The row comparison is the index scan's own condition, so a
+// later page starts where the cursor is instead of filtering its way there.
+func cursorTime(start bool, at time.Time) pgtype.Timestamptz {
+	if start {
+		return pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
+	}
+	return pgtype.Timestamptz{Time: stamp(at), Valid: true}
+}
+
 // withSide is a row of a game followed by one more column, the side.
 type withSide struct {
 	row  pgx.Row
@@ -402,15 +410,11 @@ func (s *Store) PlayerPuzzles(ctx context.Context, id string, after players.Puzz
 	if limit < 1 {
 		return nil, nil
 	}
-	var at *time.Time
-	if !after.IsZero() {
-		t := stamp(after.At)
-		at = &t
-	}
+	at := cursorTime(after.IsZero(), after.At)
 	rows, err := s.pool.Query(ctx, `SELECT puzzle_id, at, solved, daily,
 			rating_before, deviation_before, rating_after, deviation_after
 		FROM player_puzzles WHERE player_id = $1
-			AND ($2::timestamptz IS NULL OR at < $2 OR (at = $2 AND puzzle_id < $3))
+			AND (at, puzzle_id) < ($2, $3)
 		ORDER BY at DESC, puzzle_id DESC LIMIT $4`, id, at, after.PuzzleID, limit)
 	if err != nil {
 		return nil, s.read(err)
