@@ -289,10 +289,12 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string, at time.Time)
 // old hash, and of two rotations with one token the second re-checks it
 // against the row the first left, so it changes nothing.
 func (s *Store) SetPlayerToken(ctx context.Context, id string, old, hash []byte, at time.Time) error {
+	// The row p reads is the statement's snapshot, before any rotation it
+	// waited for: it tells an unknown player, only u tells who won.
 	var matched bool
-	err := s.pool.QueryRow(ctx, `WITH p AS (SELECT id, token_hash = $2 AS matched FROM players WHERE id = $1),
+	err := s.pool.QueryRow(ctx, `WITH p AS (SELECT id FROM players WHERE id = $1),
 			u AS (UPDATE players SET token_hash = $3, updated_at = $4 WHERE id = $1 AND token_hash = $2 RETURNING id)
-		SELECT p.matched OR EXISTS (SELECT 1 FROM u) FROM p`, id, old, hash, stamp(at)).Scan(&matched)
+		SELECT EXISTS (SELECT 1 FROM u) FROM p`, id, old, hash, stamp(at)).Scan(&matched)
 	if noRows(err) {
 		return players.ErrNotFound
 	}
