@@ -407,14 +407,14 @@ type withSide struct {
 func (w withSide) Scan(dest ...any) error { return w.row.Scan(append(dest, w.side)...) }
 
 // PlayerPuzzles implements players.Store, from the index
-// player_puzzles_recent.
+// player_puzzles_newest.
 func (s *Store) PlayerPuzzles(ctx context.Context, id string, after players.PuzzleCursor, limit int) ([]players.PuzzleEntry, error) {
 	if limit < 1 {
 		return nil, nil
 	}
 	at := cursorTime(after.IsZero(), after.At)
 	rows, err := s.pool.Query(ctx, `SELECT puzzle_id, at, solved, daily,
-			rating_before, deviation_before, rating_after, deviation_after
+			before_value, before_deviation, after_value, after_deviation
 		FROM player_puzzles WHERE player_id = $1
 			AND (at, puzzle_id) < ($2, $3)
 		ORDER BY at DESC, puzzle_id DESC LIMIT $4`, id, at, after.PuzzleID, limit)
@@ -464,7 +464,7 @@ func (s *Store) DailySolves(ctx context.Context, id string, limit int) ([]time.T
 }
 
 // Leaderboard implements players.Store, from the start of the index
-// player_ratings_leaderboard for c.
+// player_ratings_board for c.
 func (s *Store) Leaderboard(ctx context.Context, c players.Category, maxDeviation float64, since time.Time, limit int) ([]players.Leader, error) {
 	if limit < 1 {
 		return nil, nil
@@ -541,7 +541,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		}
 		b, a := sv.Before[0], sv.After[0]
 		tag, err := tx.Exec(ctx, `INSERT INTO player_puzzles (player_id, puzzle_id, at, solved, daily,
-				rating_before, deviation_before, rating_after, deviation_after)
+				before_value, before_deviation, after_value, after_deviation)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
 			sv.Player, sv.PuzzleID, stamp(sv.At), sv.Solved, daily, b.Value, b.Deviation, a.Value, a.Deviation)
 		if err != nil {

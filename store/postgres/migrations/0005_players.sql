@@ -6,7 +6,7 @@
 CREATE TABLE players (
     id         text PRIMARY KEY,
     name       text NOT NULL,
-    token_hash bytea NOT NULL UNIQUE,       -- PlayerByToken reads by it
+    token_hash bytea NOT NULL UNIQUE CHECK (length(token_hash) = 32), -- PlayerByToken reads by it
     created_at timestamptz NOT NULL,
     updated_at timestamptz NOT NULL,
     games      integer NOT NULL DEFAULT 0 CHECK (games >= 0),   -- finished games with a result
@@ -34,7 +34,7 @@ CREATE TABLE player_ratings (
 
 -- A leaderboard is the start of this index for its category; id breaks
 -- ties in the order the answer gives them.
-CREATE INDEX player_ratings_leaderboard ON player_ratings (category, value DESC, player_id);
+CREATE INDEX player_ratings_board ON player_ratings (category, value DESC, player_id);
 
 -- Each puzzle's rating, by its key (a daily puzzle's id, or a practice
 -- puzzle's generator bucket); no row is the puzzle's calibrated start.
@@ -56,15 +56,15 @@ CREATE TABLE player_puzzles (
     at               timestamptz NOT NULL,
     solved           boolean NOT NULL,
     daily            date,                  -- the daily puzzle's day; NULL for practice
-    rating_before    double precision NOT NULL,
-    deviation_before double precision NOT NULL,
-    rating_after     double precision NOT NULL,
-    deviation_after  double precision NOT NULL,
+    before_value     double precision NOT NULL,
+    before_deviation double precision NOT NULL,
+    after_value      double precision NOT NULL,
+    after_deviation  double precision NOT NULL,
     PRIMARY KEY (player_id, puzzle_id)
 );
 
 -- A player's attempts, newest first, a page at a time.
-CREATE INDEX player_puzzles_recent ON player_puzzles (player_id, at DESC, puzzle_id DESC);
+CREATE INDEX player_puzzles_newest ON player_puzzles (player_id, at DESC, puzzle_id DESC);
 
 -- The days on which a player solved that day's daily puzzle: its streak.
 CREATE TABLE player_daily (
@@ -95,14 +95,14 @@ ALTER TABLE games
 -- A player's finished games, newest first (by end, then id), one index per
 -- seat: a history page merges the starts of both. Anonymous seats are left
 -- out; nobody asks for their history.
-CREATE INDEX games_south_player ON games (south_player, updated_at DESC, id DESC)
+CREATE INDEX games_south_history ON games (south_player, updated_at DESC, id DESC)
     WHERE status = 'finished' AND south_player IS NOT NULL;
-CREATE INDEX games_north_player ON games (north_player, updated_at DESC, id DESC)
+CREATE INDEX games_north_history ON games (north_player, updated_at DESC, id DESC)
     WHERE status = 'finished' AND north_player IS NOT NULL;
 
 -- The rest of a player's games (waiting, active, aborted), which only the
 -- deletion of the player looks for.
-CREATE INDEX games_south_player_other ON games (south_player)
+CREATE INDEX games_south_other ON games (south_player)
     WHERE status <> 'finished' AND south_player IS NOT NULL;
-CREATE INDEX games_north_player_other ON games (north_player)
+CREATE INDEX games_north_other ON games (north_player)
     WHERE status <> 'finished' AND north_player IS NOT NULL;
