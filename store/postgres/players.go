@@ -10,6 +10,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -38,16 +39,34 @@ type querier interface {
 // serialization failure instead of games.ErrConflict.
 var txOptions = pgx.TxOptions{IsoLevel: pgx.ReadCommitted}
 
+// deadlockRetries bounds how often inTx runs a transaction again after
+// the server broke a deadlock by aborting it.
+const deadlockRetries = 3
+
 // inTx runs fn in a transaction, committed when fn returns nil and rolled
-// back otherwise, and names the error.
+// back otherwise, and names the error. The rating writes lock players
+// first, so they do not deadlock one another; but two deletions of players
+// who share several games clear their seats in whatever order each finds
+// them, and the server may abort one of them: having written nothing, it
+// is simply run again. fn must set its results afresh on each run.
 func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
-	err := pgx.BeginTxFunc(ctx, s.pool, txOptions, fn)
+	var err error
+	for range deadlockRetries + 1 {
+		err = pgx.BeginTxFunc(ctx, s.pool, txOptions, fn)
+		if pe, ok := errors.AsType[*pgconn.PgError](err); !ok || pe.Code != deadlockDetected {
+			break
+		}
+	}
 	if err != nil {
 		return s.wrote(err)
 	}
 	s.failures.Succeeded()
 	return nil
 }
+
+// deadlockDetected is the SQLSTATE of a transaction the server aborted to
+// break a deadlock.
+const deadlockDetected = "40P01"
 
 // ending runs write, the conditional write that ends a game, and applies m
 // in the same transaction (games.Store's ApplyMatch). Without a match the
@@ -527,6 +546,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		first bool
 	)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		stats, first = puzzles.Stats{}, false // afresh on a run again
 		present, err := lockPlayers(ctx, tx, sv.Player)
 		if err != nil {
 			return err

@@ -636,3 +636,35 @@ func TestLeaderboard(t *testing.T) {
 		t.Fatalf("puzzle leaderboard %+v, %v", board, err)
 	}
 }
+
+// TestDeletionsShareGames: two players who sat on both sides of several
+// games against each other are deleted at once. Each clears its seats in
+// its own order, which can deadlock (the server then aborts one, and inTx
+// runs it again; this test does not force the interleaving): both go
+// through, and no seat names either.
+func TestDeletionsShareGames(t *testing.T) {
+	s := openFresh(t)
+	mustPlayer(t, s, "ada")
+	mustPlayer(t, s, "bob")
+	for i := range 20 {
+		south, north := "ada", "bob"
+		if i%2 == 1 {
+			south, north = north, south
+		}
+		liveGame(t, s, fmt.Sprintf("g%02d", i), south, north, false, t0)
+	}
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for i, id := range []string{"ada", "bob"} {
+		wg.Go(func() { errs[i] = s.DeletePlayer(t.Context(), id) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	var named int
+	if err := s.pool.QueryRow(t.Context(), `SELECT count(*) FROM games
+		WHERE south_player IS NOT NULL OR north_player IS NOT NULL OR south_name <> '' OR north_name <> ''`).Scan(&named); err != nil || named != 0 {
+		t.Fatalf("%d games still name a player, %v", named, err)
+	}
+}
