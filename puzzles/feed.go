@@ -349,11 +349,20 @@ func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool)
 		return Attempt{}, Stats{}, err
 	}
 	a, err := f.gen.Check(ctx, sp.Puzzle, moves, giveUp)
-	if err != nil || IsPracticeID(id) {
+	if err != nil {
 		return a, Stats{}, err
 	}
-	stats, err := f.store.RecordAttempt(ctx, sp.Puzzle.ID, a.Correct && a.Complete && !giveUp)
+	stats, err := f.record(ctx, sp.Puzzle.ID, a.Correct && a.Complete && !giveUp)
 	return a, stats, err
+}
+
+// record counts an anonymous attempt at puzzle id, unless it is a practice
+// puzzle (see Attempt).
+func (f *Feed) record(ctx context.Context, id string, solved bool) (Stats, error) {
+	if IsPracticeID(id) {
+		return Stats{}, nil
+	}
+	return f.store.RecordAttempt(ctx, id, solved)
 }
 
 // MaxAge says how long date's puzzle may be cached: today's until the next

@@ -90,6 +90,14 @@ func (f *Feed) AttemptAs(ctx context.Context, id string, moves []int, giveUp boo
 	if err != nil {
 		return Verdict{}, err
 	}
+	if a.Correct && !a.Complete && !giveUp {
+		// Right so far, and not over: a front end sends a line of several
+		// moves one move at a time, and the attempt counts for the
+		// ratings when it ends (solved, a wrong move, or given up).
+		// Meanwhile it counts in the stats as an anonymous one does.
+		stats, err := f.record(ctx, sp.Puzzle.ID, false)
+		return Verdict{Attempt: a, Stats: stats}, err
+	}
 	solved := a.Correct && a.Complete && !giveUp
 	practice := IsPracticeID(id)
 	daily := sp.Puzzle.Date

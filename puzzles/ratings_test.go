@@ -104,6 +104,42 @@ func TestFirstAttemptIsRated(t *testing.T) {
 	}
 }
 
+// TestLineAttemptRatedWhenItEnds: a front end sends a line of three moves
+// one move at a time; the steps that are right so far rate nothing, and
+// the attempt that ends the line is the rated first one, a solve.
+func TestLineAttemptRatedWhenItEnds(t *testing.T) {
+	ctx := context.Background()
+	day := time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC)
+	st := memory.New()
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Now: func() time.Time { return day }})
+	p, _, err := players.NewService(st, func() time.Time { return day }).Create(ctx, "liner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := feed.ByDate(ctx, day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Puzzle.Depth != 3 {
+		t.Fatalf("%s has depth %d; the test wants a line of three", sp.Puzzle.ID, sp.Puzzle.Depth)
+	}
+	var mine []int
+	for i := 0; i < len(sp.Puzzle.Solution); i += 2 {
+		mine = append(mine, sp.Puzzle.Solution[i])
+		v, err := feed.AttemptAs(ctx, sp.Puzzle.ID, mine, false, &p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := len(mine) == sp.Puzzle.Depth
+		if v.Rated != last || !v.Attempt.Correct || v.Attempt.Complete != last || v.Stats.Attempts != len(mine) {
+			t.Fatalf("after %d moves: %+v", len(mine), v)
+		}
+		if last && v.After[0].Value <= v.Before[0].Value {
+			t.Fatalf("the solve lost points: %+v", v)
+		}
+	}
+}
+
 // TestFirstAttemptsAtOnce: 20 attempts by one player at one puzzle at once:
 // exactly one is the rated first; and 20 at 20 puzzles at once: all rated,
 // none lost.
