@@ -31,6 +31,9 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 		{"/assets/app.js", "text/javascript"},
 		{"/assets/api.js", "text/javascript"},
 		{"/assets/board.js", "text/javascript"},
+		{"/assets/player.js", "text/javascript"},
+		{"/assets/profile.js", "text/javascript"},
+		{"/assets/ratings.js", "text/javascript"},
 		{"/assets/style.css", "text/css"},
 		{"/assets/icon.svg", "image/svg+xml"},
 	}
