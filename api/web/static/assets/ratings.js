@@ -29,16 +29,19 @@ function svg(tag, attrs = {}, text) {
 }
 
 /**
- * Points of the chart from a player's histories: for each category, the
- * rating after each rated game (games: [PlayerGame]) or first attempt at a
- * puzzle (attempts: [PlayerPuzzle]), oldest first, as {t: ms, rating, id}.
+ * Points of the chart from a player's histories, newest first as the API
+ * answers them: for each category, the rating after each rated game (games:
+ * [PlayerGame]) or first attempt at a puzzle (attempts: [PlayerPuzzle]),
+ * oldest first, as {t: ms, rating, id}.
  */
 export function ratingSeries(games, attempts) {
   const series = { live: [], correspondence: [], puzzle: [] };
-  for (const g of games) {
+  // Read oldest first: results within one millisecond (the API's times
+  // have microseconds, Date's do not) keep their order through the sort.
+  for (const g of [...games].reverse()) {
     if (g.rating && series[g.category]) series[g.category].push({ t: Date.parse(g.endedAt), rating: g.rating.after, id: g.gameId });
   }
-  for (const a of attempts) {
+  for (const a of [...attempts].reverse()) {
     if (a.rating) series.puzzle.push({ t: Date.parse(a.at), rating: a.rating.after, id: a.puzzleId });
   }
   for (const s of Object.values(series)) s.sort((a, b) => a.t - b.t);
