@@ -58,7 +58,8 @@ const recordRequests = `(() => {
   const inner = window.fetch;
   window.fetch = (target, init = {}) => {
     const h = init.headers || {};
-    window.__requests.push({ method: init.method || 'GET', path: new URL(String(target), location.href).pathname, player: h['Player-Token'] || '' });
+    const u = new URL(String(target), location.href);
+    window.__requests.push({ method: init.method || 'GET', path: u.pathname, query: u.search, player: h['Player-Token'] || '' });
     return inner(target, init);
   };
 })()`
@@ -66,6 +67,7 @@ const recordRequests = `(() => {
 type sentRequest struct {
 	Method string `json:"method"`
 	Path   string `json:"path"`
+	Query  string `json:"query"`
 	Player string `json:"player"`
 }
 
@@ -200,6 +202,7 @@ func playersTest(t *testing.T, bctx context.Context, base string) {
 	}
 	t.Run("leaderboard", func(t *testing.T) { leaderboard(t, alice, base, ap, bp) })
 	t.Run("puzzle rating", func(t *testing.T) { puzzleRating(t, alice, base, ap) })
+	t.Run("practice near my rating", func(t *testing.T) { practiceNear(t, alice, ap) })
 	t.Run("profile", func(t *testing.T) { profile(t, alice, base, ap, bp) })
 }
 
@@ -419,6 +422,7 @@ func ratedFromForm(t *testing.T, alice, bctx context.Context, base string) (ap, 
 	if !strings.Contains(s, signed(*south.Change)) {
 		t.Errorf("Bob's page names the players %q; want both changes", s)
 	}
+	screenshot(t, bob, "rated-game")
 	return ap, bp
 }
 
@@ -543,6 +547,7 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 			t.Errorf("row %d: %+v; the server has %+v (Alice is %s)", i, r, w, ap.ID)
 		}
 	}
+	screenshot(t, ctx, "leaderboard")
 	do(t, ctx, "the puzzle tab", chromedp.Click(chromedp.CSS(`[role="tab"][data-category="puzzle"]`)))
 	l = waitLeaders(t, ctx, "the puzzle leaderboard", func(l leaderPage) bool { return l.Selected == "puzzle" })
 	if len(l.Rows) != 0 || !strings.Contains(l.Empty, "Nobody") || l.Hash != "#/leaderboard/puzzle" {
@@ -553,7 +558,6 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 	if l.Focused != "correspondence" || l.Hash != "#/leaderboard/correspondence" {
 		t.Errorf("after ← from the puzzle tab: %+v; want the correspondence tab focused and in the address", l)
 	}
-	screenshot(t, ctx, "leaderboard")
 }
 
 // puzzleRating: on the daily puzzle the page shows the player's puzzle
@@ -613,6 +617,7 @@ func puzzleRating(t *testing.T, ctx context.Context, base string, me storedPlaye
 		t.Errorf("solved at the first try and the change reads %q", shown)
 	}
 	t.Logf("first attempt at %s (solved %v): %s, now %d", p.ID, first.Solved, change, first.Rating.After)
+	screenshot(t, ctx, "puzzle-rating")
 	if len(solution) == 1 && !strings.Contains(p.Feedback, "Your puzzle rating: "+change) {
 		t.Errorf("the feedback on a first attempt reads %q; want the change in words too", p.Feedback)
 	}
@@ -820,4 +825,25 @@ func ratingWords(t *testing.T, bctx context.Context, base string) {
 	if !strings.Contains(got.Empty, "No rated games or puzzles yet") {
 		t.Errorf("with no history the chart says %q", got.Empty)
 	}
+}
+
+// practiceNear: the practice filter's "around my rating" asks for near=me
+// with the player's token, and shows the puzzle the server chose.
+func practiceNear(t *testing.T, ctx context.Context, me storedPlayer) {
+	do(t, ctx, "open More puzzles", chromedp.Click(chromedp.CSS(`[data-nav=practice]`)))
+	first := waitPuzzle(t, ctx, "a first practice puzzle", func(p puzzlePage) bool { return p.ID != "" && len(p.Legal) > 0 })
+	do(t, ctx, "choose around my rating", chromedp.Evaluate[chromedp.Void](recordRequests), choose("difficulty", "me"))
+	p := waitPuzzle(t, ctx, "a puzzle around the rating", func(p puzzlePage) bool { return p.ID != first.ID && len(p.Legal) > 0 })
+	if !strings.HasPrefix(p.ID, practicePrefix) {
+		t.Errorf("around the rating the page shows %s, not a practice puzzle", p.ID)
+	}
+	for _, r := range sentRequests(t, ctx) {
+		if r.Path == "/v1/puzzles/practice" {
+			if !strings.Contains(r.Query, "near=me") || strings.Contains(r.Query, "difficulty") || r.Player != me.Token {
+				t.Errorf("the practice puzzle was asked for with %q and Player-Token %q; want near=me, no difficulty, the player's token", r.Query, r.Player)
+			}
+			return
+		}
+	}
+	t.Error("no practice puzzle was asked for")
 }

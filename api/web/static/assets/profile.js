@@ -262,6 +262,7 @@ export class LeaderboardView {
     } catch (err) {
       if (this.closed || this.category !== category) return;
       this.$('.leaders tbody').replaceChildren();
+      this.$('.leaders').hidden = true;
       status.textContent = err instanceof api.ApiError ? err.detail : String(err);
       status.classList.add('problem');
       this.root.dataset.state = 'ready';
@@ -282,6 +283,7 @@ export class LeaderboardView {
         return tr;
       }),
     );
+    this.$('.leaders').hidden = !leaders.length;
     const what = category === 'puzzle' ? 'try a puzzle' : 'finish a rated game';
     status.textContent = leaders.length ? '' : `Nobody is on this leaderboard yet: ${what} to be the first.`;
     this.root.dataset.state = 'ready';
