@@ -8,10 +8,12 @@ package puzzles
 // anonymous ones, move only the counts.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/ayoayo/ayoayo/players"
@@ -123,22 +125,40 @@ func (f *Feed) AttemptAs(ctx context.Context, id string, moves []int, giveUp boo
 
 // PracticeNear is Practice for player with the difficulty chosen from the
 // player's puzzle rating: one of the grades whose calibration is within
-// nearSpread of it, at random. A puzzle the player has attempted already is
-// passed over, so a walk never repeats an attempt; after may name a puzzle
-// of another grade (the walk goes on from its sequence number).
+// nearSpread of it, at random (the nearest when none is), or, should the
+// filter meet no puzzle of that grade, the next nearest. A puzzle the
+// player has attempted already is passed over, so a walk never repeats an
+// attempt; after may name a puzzle of another grade (the walk goes on from
+// its sequence number).
 func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter PracticeFilter, after string) (Stored, error) {
-	filter.Difficulty = f.nearGrade(player.Rating(players.Puzzles).Value)
+	var prev PracticeID
 	if after != "" {
-		prev, err := ParsePracticeID(after)
-		if err != nil {
+		var err error
+		if prev, err = ParsePracticeID(after); err != nil {
 			return Stored{}, fmt.Errorf("after: %w", err)
 		}
-		prev.Filter.Difficulty = filter.Difficulty
-		if prev.Filter != filter {
+		if prev.Filter.Goal != filter.Goal || prev.Filter.Theme != filter.Theme {
 			return Stored{}, fmt.Errorf("%w: after names a puzzle of another filter (%s): drop it to start afresh", ErrInvalidPractice, after)
 		}
-		after = prev.String()
 	}
+	var err error
+	for _, grade := range f.nearGrades(player.Rating(players.Puzzles).Value) {
+		filter.Difficulty = grade
+		next := ""
+		if after != "" {
+			prev.Filter = filter
+			next = prev.String()
+		}
+		var sp Stored
+		if sp, err = f.unattempted(ctx, player, filter, next); !errors.Is(err, ErrFilterUnmet) {
+			return sp, err
+		}
+	}
+	return Stored{}, err
+}
+
+// unattempted is Practice, passing over the puzzles player has attempted.
+func (f *Feed) unattempted(ctx context.Context, player *players.Player, filter PracticeFilter, after string) (Stored, error) {
 	for range nearTries {
 		sp, err := f.Practice(ctx, filter, after)
 		if err != nil {
@@ -156,21 +176,17 @@ func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter 
 	return Stored{}, fmt.Errorf("%w: the next %d puzzles were all attempted already: ask again", ErrPracticeTimeout, nearTries)
 }
 
-// nearGrade picks a grade for a puzzle rating r.
-func (f *Feed) nearGrade(r float64) int {
-	var grades []int
-	best, bestGap := 1, math.Inf(1)
-	for d := 1; d <= 5; d++ {
-		gap := math.Abs(Calibration(d).Value - r)
-		if gap < bestGap {
-			best, bestGap = d, gap
-		}
-		if gap <= nearSpread {
-			grades = append(grades, d)
-		}
+// nearGrades orders the grades for a puzzle rating r: one of those within
+// nearSpread at random first, then the rest by their distance from r.
+func (f *Feed) nearGrades(r float64) []int {
+	grades := []int{1, 2, 3, 4, 5}
+	gap := func(d int) float64 { return math.Abs(Calibration(d).Value - r) }
+	slices.SortStableFunc(grades, func(a, b int) int { return cmp.Compare(gap(a), gap(b)) })
+	near := 1
+	for near < len(grades) && gap(grades[near]) <= nearSpread {
+		near++
 	}
-	if len(grades) == 0 {
-		return best
-	}
-	return grades[f.pool.rand()%uint64(len(grades))]
+	pick := int(f.pool.rand() % uint64(near))
+	grades[0], grades[pick] = grades[pick], grades[0]
+	return grades
 }

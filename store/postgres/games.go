@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -17,7 +18,58 @@ import (
 // gameColumns is the column list every game read selects, in scanGame's order.
 const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline`
+	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
+	rated, ` + seatColumns
+
+// seatColumns are a game's players, South's then North's, in seatRow's
+// order.
+const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
+	north_player, north_name, north_rating, north_deviation, north_change`
+
+// seatRow is one seat's player as its columns hold it: no id for no
+// player, no change until a rated end.
+type seatRow struct {
+	id                *string
+	name              string
+	rating, deviation float64
+	change            *float64
+}
+
+func (r *seatRow) targets() []any {
+	return []any{&r.id, &r.name, &r.rating, &r.deviation, &r.change}
+}
+
+func (r *seatRow) seat() games.SeatPlayer {
+	sp := games.SeatPlayer{Name: r.name, Rating: r.rating, Deviation: r.deviation}
+	if r.id != nil {
+		sp.ID = *r.id
+	}
+	if r.change != nil {
+		sp.Change, sp.HasChange = *r.change, true
+	}
+	return sp
+}
+
+// seatArgs are the values of seatColumns for the seats of g.
+func seatArgs(g *games.Game) []any {
+	var out []any
+	for _, sp := range g.Players {
+		var change *float64
+		if sp.HasChange {
+			change = &sp.Change
+		}
+		out = append(out, nullable(sp.ID), sp.Name, sp.Rating, sp.Deviation, change)
+	}
+	return out
+}
+
+// nullable is s for a nullable column: NULL for "".
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 // Durations of the time columns are whole microseconds, the precision the
 // store keeps of every time.
@@ -50,10 +102,13 @@ func scanGame(row pgx.Row) (games.Game, error) {
 		perMove                   int64
 		southClock, northClock    int64
 		deadline                  *time.Time
+		seats                     [2]seatRow
 	)
-	err := row.Scan(&g.ID, &g.CreatedAt, &g.UpdatedAt, &joined, &captureSeed, &leftovers, &start, &g.Ply,
+	targets := []any{&g.ID, &g.CreatedAt, &g.UpdatedAt, &joined, &captureSeed, &leftovers, &start, &g.Ply,
 		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
-		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline)
+		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline, &g.Rated}
+	targets = append(targets, seats[engine.South].targets()...)
+	err := row.Scan(append(targets, seats[engine.North].targets()...)...)
 	if noRows(err) {
 		return games.Game{}, games.ErrNotFound
 	}
@@ -78,6 +133,7 @@ func scanGame(row pgx.Row) (games.Game, error) {
 		g.Deadline = deadline.UTC()
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
+	g.Players = [2]games.SeatPlayer{seats[engine.South].seat(), seats[engine.North].seat()}
 	return g, nil
 }
 
@@ -166,12 +222,20 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	tc := g.TimeControl
 	rs := recordsOf(moves)
 	var created int
+	args := []any{g.ID, stamp(g.CreatedAt), stamp(g.UpdatedAt), nullableTime(g.JoinedAt), g.Rules.CaptureSeed.String(),
+		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
+		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
+		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
+		rs.ply, rs.pit, rs.byAI, rs.at,
+		kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
+		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline), g.Rated}
 	err = s.pool.QueryRow(ctx, `WITH game AS (
 			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline)
+				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
+				rated, `+seatColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-				$23, $24, $25, $26, $27, $28, $29)
+				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40)
 			ON CONFLICT (id) DO NOTHING
 			RETURNING id
 		), moved AS (
@@ -179,14 +243,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 			SELECT game.id, m.ply, m.pit, m.by_ai, m.at
 			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[]) AS m (ply, pit, by_ai, at)
 		)
-		SELECT count(*) FROM game`,
-		g.ID, stamp(g.CreatedAt), stamp(g.UpdatedAt), nullableTime(g.JoinedAt), g.Rules.CaptureSeed.String(),
-		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
-		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
-		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
-		rs.ply, rs.pit, rs.byAI, rs.at,
-		kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
-		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&created)
+		SELECT count(*) FROM game`, append(args, seatArgs(&g)...)...).Scan(&created)
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
 	}
@@ -208,23 +265,40 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 // at or after the game's deadline is refused in the same statement: the
 // game is due to end instead.
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
+	var seated games.Game
+	seated.Players[engine.South] = player // seatArgs' first five are the joiner's
 	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET
 			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
 			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
+			`+joinSeat+`
 			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
 		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
 			AND (deadline IS NULL OR deadline > $3)
-		RETURNING `+gameColumns, id, tokenHash, stamp(at), nullableTime(deadline)))
+		RETURNING `+gameColumns, append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
+		seatArgs(&seated)[:5]...)...))
 	if errors.Is(err, games.ErrNotFound) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
 	return g, s.wrote(err)
 }
 
+// joinSeat gives the open seat (the one whose token Join sets) the
+// joiner's player, parameters $5 to $9.
+var joinSeat = func() string {
+	var b strings.Builder
+	for i, col := range []string{"player", "name", "rating", "deviation", "change"} {
+		fmt.Fprintf(&b, "south_%[1]s = CASE WHEN south_token IS NULL THEN $%[2]d ELSE south_%[1]s END,\n", col, 5+i)
+		fmt.Fprintf(&b, "north_%[1]s = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $%[2]d ELSE north_%[1]s END,\n", col, 5+i)
+	}
+	return b.String()
+}()
+
 // exists returns nil if game id is stored, else games.ErrNotFound.
-func (s *Store) exists(ctx context.Context, id string) error {
+func (s *Store) exists(ctx context.Context, id string) error { return existsOn(ctx, s.pool, id) }
+
+func existsOn(ctx context.Context, q querier, id string) error {
 	var one int
-	err := s.pool.QueryRow(ctx, "SELECT 1 FROM games WHERE id = $1", id).Scan(&one)
+	err := q.QueryRow(ctx, "SELECT 1 FROM games WHERE id = $1", id).Scan(&one)
 	if noRows(err) {
 		return games.ErrNotFound
 	}
@@ -234,7 +308,15 @@ func (s *Store) exists(ctx context.Context, id string) error {
 // unmatched tells why a conditional write to game id matched no row:
 // games.ErrNotFound when there is no such game, else games.ErrConflict.
 func (s *Store) unmatched(ctx context.Context, id string) error {
-	if err := s.exists(ctx, id); err != nil {
+	return s.unmatchedOn(ctx, s.pool, id)
+}
+
+// unmatchedOn is unmatched asked on q: inside a transaction, on its own
+// connection, so that a transaction never waits for a second one from the
+// pool (which, with every connection held by such a transaction, would
+// never come).
+func (s *Store) unmatchedOn(ctx context.Context, q querier, id string) error {
+	if err := existsOn(ctx, q, id); err != nil {
 		return s.read(err)
 	}
 	return games.ErrConflict
@@ -299,11 +381,17 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	rs := recordsOf(p.Moves)
 	g := &p.Game
-	var applied int
-	err := s.pool.QueryRow(ctx, `WITH game AS (
+	set, ratings := seatRatings(p.Match, 20)
+	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
+		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
+		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
+		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)}
+	err := s.ending(ctx, p.Match, func(q querier) error {
+		var applied int
+		err := q.QueryRow(ctx, `WITH game AS (
 			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
 				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $17, north_clock_us = $18,
-				deadline = $19, version = version + 1
+				deadline = $19, version = version + 1`+set+`
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
@@ -315,31 +403,41 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			SELECT game.id, $14, $2, $15, $16 FROM game
 			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body
 		)
-		SELECT count(*) FROM game`,
-		p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
-		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
-		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
-		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)).Scan(&applied)
+		SELECT count(*) FROM game`, append(args, ratings...)...).Scan(&applied)
+		if err != nil {
+			return s.wrote(err)
+		}
+		if applied == 0 {
+			return s.unmatchedOn(ctx, q, p.GameID)
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, s.wrote(err))
-	}
-	s.failures.Succeeded()
-	if applied == 0 {
-		return s.unmatched(ctx, p.GameID)
+		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
 	}
 	return nil
 }
 
-// Resign implements games.Store.
+// Resign implements games.Store: one conditional statement, in a
+// transaction with the match's writes when there is a match.
 func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at time.Time, match *players.Match) (games.Game, error) {
-	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
-			updated_at = $4, deadline = NULL, version = version + 1
-		WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
-		id, result.Winner.String(), result.Reason.String(), stamp(at)))
-	if errors.Is(err, games.ErrNotFound) {
-		return games.Game{}, s.unmatched(ctx, id)
+	set, ratings := seatRatings(match, 5)
+	var g games.Game
+	err := s.ending(ctx, match, func(q querier) error {
+		var err error
+		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
+				updated_at = $4, deadline = NULL, version = version + 1`+set+`
+			WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
+			append([]any{id, result.Winner.String(), result.Reason.String(), stamp(at)}, ratings...)...))
+		if errors.Is(err, games.ErrNotFound) {
+			return s.unmatchedOn(ctx, q, id)
+		}
+		return s.wrote(err)
+	})
+	if err != nil {
+		return games.Game{}, err
 	}
-	return g, s.wrote(err)
+	return g, nil
 }
 
 // End implements games.Store, in one statement conditional on the version
@@ -347,16 +445,29 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 // first to reach the row locks it, and the others, re-checking the WHERE
 // against the row it left under READ COMMITTED, find the version moved on,
 // update nothing and report games.ErrConflict.
+//
+// With a match, the statement runs in a transaction that has locked the
+// players' rows first; the loser of the race then rolls back having
+// written nothing.
 func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
-	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
-			south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, version = version + 1
-		WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
-		e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
-		micros(e.Clock[engine.South]), micros(e.Clock[engine.North]), stamp(e.At)))
-	if errors.Is(err, games.ErrNotFound) {
-		return games.Game{}, s.unmatched(ctx, e.ID)
+	set, ratings := seatRatings(e.Match, 9)
+	var g games.Game
+	err := s.ending(ctx, e.Match, func(q querier) error {
+		var err error
+		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
+				south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, version = version + 1`+set+`
+			WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
+			append([]any{e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
+				micros(e.Clock[engine.South]), micros(e.Clock[engine.North]), stamp(e.At)}, ratings...)...))
+		if errors.Is(err, games.ErrNotFound) {
+			return s.unmatchedOn(ctx, q, e.ID)
+		}
+		return s.wrote(err)
+	})
+	if err != nil {
+		return games.Game{}, err
 	}
-	return g, s.wrote(err)
+	return g, nil
 }
 
 // pendingGames is the condition of the partial index games_deadline.

@@ -5,11 +5,14 @@
 // instances starting together apply each migration once; each is recorded,
 // so a database written by an older version upgrades in place.
 //
-// Every write is a single SQL statement: PostgreSQL runs it as one
-// transaction, holds its row locks only while it runs (not across round
-// trips), and re-checks a conditional UPDATE's WHERE clause against the row
-// it waited for, which is what makes concurrent writes for one ply store
-// exactly one (see ApplyPlay).
+// Every write of a game is a single SQL statement: PostgreSQL runs it as
+// one transaction, holds its row locks only while it runs (not across
+// round trips), and re-checks a conditional UPDATE's WHERE clause against
+// the row it waited for, which is what makes concurrent writes for one ply
+// store exactly one (see ApplyPlay). The writes that move ratings (the end
+// of a game with players, a first attempt at a puzzle, the deletion of a
+// player) are short transactions of a few statements instead, which lock
+// the players' rows first (see players.go).
 package postgres
 
 import (

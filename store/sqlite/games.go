@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -24,7 +25,13 @@ func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano
 // gameColumns is the column list every game read selects, in scanGame's order.
 const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline_us`
+	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline_us,
+	rated, ` + seatColumns
+
+// seatColumns are a game's seats' players, South's then North's, in
+// scanGame's and seatArgs' order.
+const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
+	north_player, north_name, north_rating, north_deviation, north_change`
 
 // Durations and instants of the time columns are whole microseconds, the
 // precision the store keeps of every time (instants since 1970, UTC).
@@ -67,10 +74,13 @@ func scanGame(row scanner) (games.Game, error) {
 		perMove                   int64
 		southClock, northClock    int64
 		deadline                  sql.NullInt64
+		seats                     [2]seatRow
 	)
 	err := row.Scan(&g.ID, &created, &updated, &joined, &captureSeed, &leftovers, &start, &g.Ply,
 		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
-		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline)
+		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline,
+		&g.Rated, &seats[0].id, &seats[0].name, &seats[0].rating, &seats[0].deviation, &seats[0].change,
+		&seats[1].id, &seats[1].name, &seats[1].rating, &seats[1].deviation, &seats[1].change)
 	if errors.Is(err, sql.ErrNoRows) {
 		return g, games.ErrNotFound
 	}
@@ -92,7 +102,40 @@ func scanGame(row scanner) (games.Game, error) {
 		g.Deadline = time.UnixMicro(deadline.Int64).UTC()
 	}
 	g.Tokens = [2][]byte{southToken, northToken}
+	for side, seat := range seats {
+		g.Players[side] = seat.player()
+	}
 	return g, nil
+}
+
+// seatRow is a seat's player as its columns keep it.
+type seatRow struct {
+	id                sql.NullString
+	name              string
+	rating, deviation float64
+	change            sql.NullFloat64 // NULL until a rated end
+}
+
+func (r seatRow) player() games.SeatPlayer {
+	return games.SeatPlayer{ID: r.id.String, Name: r.name, Rating: r.rating, Deviation: r.deviation,
+		Change: r.change.Float64, HasChange: r.change.Valid}
+}
+
+// seatArgs are sp's columns, in seatColumns' order for one side.
+func seatArgs(sp games.SeatPlayer) []any {
+	var change any
+	if sp.HasChange {
+		change = sp.Change
+	}
+	return []any{nullableText(sp.ID), sp.Name, sp.Rating, sp.Deviation, change}
+}
+
+// nullableText is s, or NULL for "".
+func nullableText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // decodeGame fills g from the text of its row.
@@ -166,15 +209,17 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
 			south_token, north_token, version, time_kind, time_initial_us, time_increment_us, time_per_move_us,
-			south_clock_us, north_clock_us, deadline_us)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			south_clock_us, north_clock_us, deadline_us, rated, `+seatColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+				?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
-			g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
-			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
-			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
-			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
-			kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
-			micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), deadlineOf(g.Deadline))
+			slices.Concat([]any{g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
+				g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
+				string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
+				nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
+				kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
+				micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), deadlineOf(g.Deadline), g.Rated},
+				seatArgs(g.Players[engine.South]), seatArgs(g.Players[engine.North]))...)
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
@@ -202,17 +247,32 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 }
 
 // Join implements games.Store. A join at or after the game's deadline is
-// refused in the same statement: the game is due to end instead.
+// refused in the same statement: the game is due to end instead. The open
+// seat is South's when both are (as the memory store picks it), and its
+// player goes with its token. Every SET term reads the row as it was.
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var g games.Game
+	seat := seatArgs(player)
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
-				south_token = coalesce(south_token, ?1), north_token = coalesce(north_token, ?1),
+				south_token = coalesce(south_token, ?1),
+				north_token = CASE WHEN south_token IS NULL THEN north_token ELSE coalesce(north_token, ?1) END,
+				south_player = CASE WHEN south_token IS NULL THEN ?6 ELSE south_player END,
+				south_name = CASE WHEN south_token IS NULL THEN ?7 ELSE south_name END,
+				south_rating = CASE WHEN south_token IS NULL THEN ?8 ELSE south_rating END,
+				south_deviation = CASE WHEN south_token IS NULL THEN ?9 ELSE south_deviation END,
+				south_change = CASE WHEN south_token IS NULL THEN ?10 ELSE south_change END,
+				north_player = CASE WHEN south_token IS NULL THEN north_player ELSE ?6 END,
+				north_name = CASE WHEN south_token IS NULL THEN north_name ELSE ?7 END,
+				north_rating = CASE WHEN south_token IS NULL THEN north_rating ELSE ?8 END,
+				north_deviation = CASE WHEN south_token IS NULL THEN north_deviation ELSE ?9 END,
+				north_change = CASE WHEN south_token IS NULL THEN north_change ELSE ?10 END,
 				status = 'active', joined_at = ?2, updated_at = ?2, deadline_us = ?3, version = version + 1
 			WHERE id = ?4 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
 				AND (deadline_us IS NULL OR deadline_us > ?5)
-			RETURNING `+gameColumns, tokenHash, formatTime(at), deadlineOf(deadline), id, at.UnixMicro()))
+			RETURNING `+gameColumns, tokenHash, formatTime(at), deadlineOf(deadline), id, at.UnixMicro(),
+			seat[0], seat[1], seat[2], seat[3], seat[4]))
 		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, id); err != nil {
 				return err
@@ -282,16 +342,19 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
-				updated_at = ?, deadline_us = NULL, version = version + 1
+				updated_at = ?, deadline_us = NULL, version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
-			result.Winner.String(), result.Reason.String(), formatTime(at), id))
+			slices.Concat([]any{result.Winner.String(), result.Reason.String(), formatTime(at)}, seatChanges(match), []any{id})...))
 		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, id); err != nil {
 				return err
 			}
 			return games.ErrConflict
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return applyMatch(ctx, r, match)
 	})
 	return g, err
 }
@@ -312,7 +375,8 @@ func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.
 
 // ApplyPlay implements games.Store: one write (see commit.go) that first
 // re-checks that the game is still active at p.Ply, so of concurrent plays
-// for the same ply exactly one is stored.
+// for the same ply exactly one is stored. A finishing move's match is
+// applied in the same write, and undoes all of it when a rating changed.
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	// The history grows by one digit per move, appended in SQL, so the
 	// caller's copy of it need not be sent back.
@@ -324,11 +388,11 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, south_clock_us = ?, north_clock_us = ?,
-				deadline_us = ?, version = version + 1
+				deadline_us = ?, version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND ply = ? AND status = 'active'`,
-			len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
-			g.Result.Reason.String(), formatTime(p.At), micros(g.Clock[engine.South]), micros(g.Clock[engine.North]),
-			deadlineOf(g.Deadline), p.GameID, p.Ply)
+			slices.Concat([]any{len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
+				g.Result.Reason.String(), formatTime(p.At), micros(g.Clock[engine.South]), micros(g.Clock[engine.North]),
+				deadlineOf(g.Deadline)}, seatChanges(p.Match), []any{p.GameID, p.Ply})...)
 		if err != nil {
 			return err
 		}
@@ -340,6 +404,9 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 				return err
 			}
 			return games.ErrConflict
+		}
+		if err := applyMatch(ctx, r, p.Match); err != nil {
+			return err
 		}
 		if err := insertRecords(ctx, r, p.GameID, p.Moves); err != nil {
 			return err
@@ -405,17 +472,21 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = ?, winner = ?, end_reason = ?,
-				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, version = version + 1
+				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, version = version + 1,
+				`+seatChangeSet+`
 			WHERE id = ? AND version = ? RETURNING `+gameColumns,
-			string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), micros(e.Clock[engine.South]),
-			micros(e.Clock[engine.North]), formatTime(e.At), e.ID, e.Version))
+			slices.Concat([]any{string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), micros(e.Clock[engine.South]),
+				micros(e.Clock[engine.North]), formatTime(e.At)}, seatChanges(e.Match), []any{e.ID, e.Version})...))
 		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, e.ID); err != nil {
 				return err
 			}
 			return games.ErrConflict
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return applyMatch(ctx, r, e.Match)
 	})
 	return g, err
 }

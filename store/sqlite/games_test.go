@@ -12,6 +12,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -82,11 +83,28 @@ func TestWritesAfterClose(t *testing.T) {
 			return err
 		}},
 		{"RecordAttempt", func() error { _, err := s.RecordAttempt(ctx, "p20260301", true); return err }},
+		{"CreatePlayer", func() error {
+			return s.CreatePlayer(ctx, players.Player{ID: "pl", Name: "P", TokenHash: hashOf("pl"), CreatedAt: t0, UpdatedAt: t0})
+		}},
+		{"RenamePlayer", func() error { _, err := s.RenamePlayer(ctx, "pl", "Q", t0); return err }},
+		{"SetPlayerToken", func() error { return s.SetPlayerToken(ctx, "pl", hashOf("pl"), hashOf("pl2"), t0) }},
+		{"DeletePlayer", func() error { return s.DeletePlayer(ctx, "pl") }},
+		{"RecordSolve", func() error {
+			_, _, err := s.RecordSolve(ctx, players.Solve{Player: "pl", PuzzleID: "p20260301", Key: "p20260301", At: t0}, true)
+			return err
+		}},
+		{"End with a match", func() error {
+			m := players.NewMatch([2]string{"pl", ""}, 1, "", [2]players.Rating{}, t0)
+			_, err := s.End(ctx, games.End{ID: "closed", Version: g.Version, Status: games.Finished,
+				Result: engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, At: t0, Match: &m})
+			return err
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := tc.write(); !errors.Is(err, ErrClosed) {
-				t.Fatalf("%s after Close: %v, want ErrClosed", tc.name, err)
+			// Named as the store's failure: the service answers 503.
+			if err := tc.write(); !errors.Is(err, ErrClosed) || !errors.Is(err, games.ErrUnavailable) {
+				t.Fatalf("%s after Close: %v, want ErrClosed, unavailable", tc.name, err)
 			}
 		})
 	}

@@ -26,13 +26,15 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
-// Store is what the suite checks: both stores the services need, in one.
+// Store is what the suite checks: the stores the services need, in one.
 type Store interface {
 	games.Store
 	puzzles.Store
+	players.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -62,7 +64,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, clockCases, puzzleCases)
+	cases := slices.Concat(gameCases, clockCases, puzzleCases, playerCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
@@ -216,6 +218,11 @@ func diffGame(got, want games.Game) []string {
 	field("TimeControl", got.TimeControl == want.TimeControl, got.TimeControl, want.TimeControl)
 	field("Clock", got.Clock == want.Clock, got.Clock, want.Clock)
 	field("Deadline", got.Deadline.Equal(want.Deadline), got.Deadline.Format(time.RFC3339Nano), want.Deadline.Format(time.RFC3339Nano))
+	field("Rated", got.Rated == want.Rated, got.Rated, want.Rated)
+	for side, seat := range got.Players {
+		w := want.Players[side]
+		field(fmt.Sprintf("Players[%s]", engine.Side(side)), seat == w, fmt.Sprintf("%+v", seat), fmt.Sprintf("%+v", w))
+	}
 	return d
 }
 

@@ -1969,6 +1969,8 @@ type PlayerPuzzlesPage struct {
 	Attempts []PlayerPuzzle `json:"attempts"`
 
 	// Next The cursor of the next page, for `after`; null when this is the last.
+	//
+	// Example: MTc3MjQzNTcwMDAwMDAwMC5wMjAyNjAzMDI
 	Next nullable.Nullable[string] `json:"next"`
 
 	// Streak Consecutive UTC days, up to today or yesterday, with that day's daily puzzle solved on that day.
