@@ -75,6 +75,27 @@ func (e ExpiryEnds) Valid() bool {
 	}
 }
 
+// Defines values for GameCategory.
+const (
+	GameCategoryCorrespondence GameCategory = "correspondence"
+	GameCategoryLessThannil    GameCategory = "<nil>"
+	GameCategoryLive           GameCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the GameCategory enum.
+func (e GameCategory) Valid() bool {
+	switch e {
+	case GameCategoryCorrespondence:
+		return true
+	case GameCategoryLessThannil:
+		return true
+	case GameCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusAborted  GameStatus = "aborted"
@@ -180,6 +201,27 @@ func (e OpponentType) Valid() bool {
 	}
 }
 
+// Defines values for PlayerResult.
+const (
+	PlayerResultDraw PlayerResult = "draw"
+	PlayerResultLoss PlayerResult = "loss"
+	PlayerResultWin  PlayerResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the PlayerResult enum.
+func (e PlayerResult) Valid() bool {
+	switch e {
+	case PlayerResultDraw:
+		return true
+	case PlayerResultLoss:
+		return true
+	case PlayerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PuzzleGoal.
 const (
 	PuzzleGoalDefend     PuzzleGoal = "defend"
@@ -243,6 +285,27 @@ func (e PuzzleTheme) Valid() bool {
 	case PuzzleThemeRelay:
 		return true
 	case PuzzleThemeSacrifice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RatingCategory.
+const (
+	RatingCategoryCorrespondence RatingCategory = "correspondence"
+	RatingCategoryLive           RatingCategory = "live"
+	RatingCategoryPuzzle         RatingCategory = "puzzle"
+)
+
+// Valid indicates whether the value is a known member of the RatingCategory enum.
+func (e RatingCategory) Valid() bool {
+	switch e {
+	case RatingCategoryCorrespondence:
+		return true
+	case RatingCategoryLive:
+		return true
+	case RatingCategoryPuzzle:
 		return true
 	default:
 		return false
@@ -390,6 +453,39 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for ListPlayerGamesParamsCategory.
+const (
+	ListPlayerGamesParamsCategoryCorrespondence ListPlayerGamesParamsCategory = "correspondence"
+	ListPlayerGamesParamsCategoryLive           ListPlayerGamesParamsCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the ListPlayerGamesParamsCategory enum.
+func (e ListPlayerGamesParamsCategory) Valid() bool {
+	switch e {
+	case ListPlayerGamesParamsCategoryCorrespondence:
+		return true
+	case ListPlayerGamesParamsCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPracticePuzzleParamsNear.
+const (
+	GetPracticePuzzleParamsNearMe GetPracticePuzzleParamsNear = "me"
+)
+
+// Valid indicates whether the value is a known member of the GetPracticePuzzleParamsNear enum.
+func (e GetPracticePuzzleParamsNear) Valid() bool {
+	switch e {
+	case GetPracticePuzzleParamsNearMe:
+		return true
+	default:
+		return false
+	}
+}
+
 // AnalyzeAnswer The result of a search. `score` is in seeds for the player to move
 // (the expected final difference in captured seeds; positive is good
 // for them). `pv` is the line the search expects, starting with
@@ -527,6 +623,23 @@ type AnalyzeRequest struct {
 	TimeMs *int `json:"timeMs,omitempty"`
 }
 
+// AttemptRating What a rated attempt did: to the player's puzzle rating and to the
+// puzzle's. Null when the attempt was not rated (anonymous, or not the
+// player's first attempt at this puzzle).
+//
+// Example: {"player":{"after":1662,"before":1500,"change":162},"puzzle":{"after":1083,"before":1100,"change":-17}}
+type AttemptRating struct {
+	// Player What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Player RatingChange `json:"player"`
+
+	// Puzzle What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Puzzle RatingChange `json:"puzzle"`
+}
+
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
 // `seeds` counts every seed captured (with the default rules, the
 // capturing seed too). Null in the outcome of a move that captured
@@ -592,7 +705,7 @@ type Clock struct {
 // optionally a start position (default: the opening position) and rule
 // options (default: Russ's rules).
 //
-// Example: {"opponent":{"type":"human"},"seat":"south","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"opponent":{"type":"human"},"rated":true,"seat":"south","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type CreateGameRequest struct {
 	// Opponent Who plays the other seat: `{type: human}` (someone who joins with
 	// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
@@ -602,6 +715,17 @@ type CreateGameRequest struct {
 	//
 	// Example: {"level":4,"type":"ai"}
 	Opponent Opponent `json:"opponent"`
+
+	// Rated Ask for a rated game (absent: false). A rated game changes both
+	// players' ratings in its category (`live` for a clock,
+	// `correspondence`) once, when it ends with a result. It needs a
+	// time control, a person as the opponent and the creator's
+	// player (the `Player-Token` header); whoever joins it must send
+	// their own, another player's. Otherwise `422 rated_not_allowed`.
+	//
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
 
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
 	// Both are optional; the defaults are Russ's rules, which most sources
@@ -656,6 +780,47 @@ type CreateGameRequest struct {
 	//
 	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
 	TimeControl nullable.Nullable[TimeControl] `json:"timeControl,omitempty"`
+}
+
+// CreatePlayerRequest The new player's name; without one, a default name: `player-` and the start of its id.
+//
+// Example: {"name":"Adebayo"}
+type CreatePlayerRequest struct {
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name *PlayerName `json:"name,omitempty"`
+}
+
+// CreatedPlayer A player just created, with its secret token, shown only here.
+//
+// Example: {"player":{"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
+type CreatedPlayer struct {
+	// Player A player: an identity a front end maps one of its users onto, with a
+	// display name, ratings, counts and the daily puzzle streak. There are
+	// no passwords or e-mail addresses: the player's secret token (the
+	// `Player-Token` header) is the only proof of being it. Anyone may read
+	// a player; only its token renames it, rotates its token or deletes
+	// it. `streak` counts the consecutive UTC days, up to today or
+	// yesterday, on which the player solved that day's daily puzzle on
+	// that day.
+	//
+	//
+	// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+	Player Player `json:"player"`
+
+	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
+	// random bits). Shown only when the player is created and when it is
+	// rotated; the server keeps only a hash of it. Send it as the
+	// `Player-Token` header.
+	//
+	//
+	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+	Token PlayerToken `json:"token"`
 }
 
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
@@ -732,9 +897,11 @@ type ExpiryEnds string
 // `position.toMove`); `result` is null until the game ends. `version`
 // grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 // `timeControl`, `clock` and `expiry` say how much time each side has
-// and when the game ends by itself.
+// and when the game ends by itself. `rated` says whether its end
+// changes its players' ratings; `players` names the player in each
+// seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -784,6 +951,11 @@ type Game struct {
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
 
+	// Players The player in each seat, or null (an anonymous seat, the AI).
+	//
+	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+	Players GamePlayers `json:"players"`
+
 	// Ply Moves played so far.
 	//
 	// Example: 7
@@ -799,6 +971,15 @@ type Game struct {
 	//
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
+
+	// Rated The game changes its players' ratings in its category when it
+	// ends with a result (exactly once; an aborted game changes
+	// nothing). Only a game with a time control between two players
+	// is rated.
+	//
+	//
+	// Example: true
+	Rated bool `json:"rated"`
 
 	// Result How a game ended. `winner` is the player with more captured seeds, or
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
@@ -902,6 +1083,11 @@ type GameAI struct {
 	// Example: south
 	Side Side `json:"side"`
 }
+
+// GameCategory A game's rating category, from its time control; null for an untimed game.
+//
+// Example: live
+type GameCategory string
 
 // GameEndEvent The `data` of the `end` event of `GET /v1/games/{id}/events`, the
 // stream's last: the finished game.
@@ -1028,6 +1214,35 @@ type GameMovesPage struct {
 	NextFrom nullable.Nullable[int] `json:"nextFrom"`
 }
 
+// GamePlayers The player in each seat, or null (an anonymous seat, the AI).
+//
+// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+type GamePlayers struct {
+	// North The player in a seat of a game: null for an anonymous seat or the
+	// AI. `name` is the player's name when the seat was taken. `rating`
+	// is the player's rating in the game's category when the seat was
+	// taken, and once a rated game has ended with a result, the rating
+	// the result was applied to (null in an untimed game, which has no
+	// category); `change` is what the end did to it, null until then
+	// and in an unrated game.
+	//
+	//
+	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	North nullable.Nullable[SeatPlayer] `json:"north"`
+
+	// South The player in a seat of a game: null for an anonymous seat or the
+	// AI. `name` is the player's name when the seat was taken. `rating`
+	// is the player's rating in the game's category when the seat was
+	// taken, and once a rated game has ended with a result, the rating
+	// the result was applied to (null in an untimed game, which has no
+	// category); `change` is what the end did to it, null until then
+	// and in an unrated game.
+	//
+	//
+	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	South nullable.Nullable[SeatPlayer] `json:"south"`
+}
+
 // GameProblem A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -1087,17 +1302,19 @@ type GameProblem struct {
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
 type GameSeat struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 	// `timeControl`, `clock` and `expiry` say how much time each side has
-	// and when the game ends by itself.
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -1162,6 +1379,60 @@ type LastMove struct {
 	//
 	// Example: south
 	Side Side `json:"side"`
+}
+
+// Leader One line of a leaderboard.
+//
+// Example: {"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
+type Leader struct {
+	// Deviation Its deviation, rounded (at most 110).
+	//
+	// Example: 62
+	Deviation int `json:"deviation"`
+
+	// Games Rated results in the category.
+	//
+	// Example: 112
+	Games int `json:"games"`
+
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Funmi
+	Name string `json:"name"`
+
+	// Rank 1 for the highest rating.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The rating, rounded.
+	//
+	// Example: 1847
+	Rating int `json:"rating"`
+}
+
+// Leaderboard The top 100 players of a category by rating, among those not
+// provisional (deviation at most 110) whose rating in it changed in
+// the last 30 days.
+//
+// Example: {"category":"live","players":[{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
+type Leaderboard struct {
+	// Category What a rating is for: `live` games (with a clock), `correspondence`
+	// games (days per move), or `puzzle`s. Untimed games are never rated.
+	//
+	//
+	// Example: live
+	Category RatingCategory `json:"category"`
+
+	// Players The players, highest rating first (ties by id).
+	//
+	// Example: [{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
+	Players []Leader `json:"players"`
 }
 
 // Leg One sowing of a relay: the seeds lifted from pit `from`, dropped one
@@ -1304,6 +1575,26 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// NullableRatingChange A rating change, or null when the result changed no rating (an unrated game).
+//
+// Example: {"after":1662,"before":1500,"change":162}
+type NullableRatingChange struct {
+	// After The rating after.
+	//
+	// Example: 1662
+	After int `json:"after"`
+
+	// Before The rating before.
+	//
+	// Example: 1500
+	Before int `json:"before"`
+
+	// Change after − before.
+	//
+	// Example: 162
+	Change int `json:"change"`
+}
+
 // NullableSide A side, or null when none applies.
 //
 // Example: north
@@ -1401,17 +1692,19 @@ type Pit = int
 // PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
 // (absent otherwise), and the game after both.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
 type PlayMoveAnswer struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 	// `timeControl`, `clock` and `expiry` say how much time each side has
-	// and when the game ends by itself.
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -1445,6 +1738,320 @@ type PlayMoveRequest struct {
 	// Example: 0
 	Ply int `json:"ply"`
 }
+
+// Player A player: an identity a front end maps one of its users onto, with a
+// display name, ratings, counts and the daily puzzle streak. There are
+// no passwords or e-mail addresses: the player's secret token (the
+// `Player-Token` header) is the only proof of being it. Anyone may read
+// a player; only its token renames it, rotates its token or deletes
+// it. `streak` counts the consecutive UTC days, up to today or
+// yesterday, on which the player solved that day's daily puzzle on
+// that day.
+//
+// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+type Player struct {
+	// Counts What a player has done.
+	//
+	// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
+	Counts PlayerCounts `json:"counts"`
+
+	// CreatedAt When the player was created (UTC).
+	//
+	// Example: 2026-02-01T09:30:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name PlayerName `json:"name"`
+
+	// Ratings A player's rating in each category (a category never played in shows the initial 1500, deviation 350).
+	//
+	// Example: {"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}}
+	Ratings PlayerRatings `json:"ratings"`
+
+	// Streak Consecutive UTC days, up to today or yesterday, with that day's daily puzzle solved on that day.
+	//
+	// Example: 4
+	Streak int `json:"streak"`
+}
+
+// PlayerCounts What a player has done.
+//
+// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
+type PlayerCounts struct {
+	// Draws Of those, drawn.
+	//
+	// Example: 2
+	Draws int `json:"draws"`
+
+	// Games Games the player has finished with a result, rated or not (aborted games do not count).
+	//
+	// Example: 40
+	Games int `json:"games"`
+
+	// Losses Of those, lost.
+	//
+	// Example: 17
+	Losses int `json:"losses"`
+
+	// Puzzles Puzzles attempted (first attempts only).
+	//
+	// Example: 48
+	Puzzles int `json:"puzzles"`
+
+	// Rated Of those, rated.
+	//
+	// Example: 31
+	Rated int `json:"rated"`
+
+	// Solved Puzzles solved at the first attempt.
+	//
+	// Example: 30
+	Solved int `json:"solved"`
+
+	// Wins Of those, won.
+	//
+	// Example: 21
+	Wins int `json:"wins"`
+}
+
+// PlayerGame One game in a player's history, a game that ended with a result (aborted games are not listed).
+//
+// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
+type PlayerGame struct {
+	// Ai The opponent was the AI.
+	//
+	// Example: false
+	Ai bool `json:"ai"`
+
+	// Category A game's rating category, from its time control; null for an untimed game.
+	//
+	// Example: live
+	Category nullable.Nullable[GameCategory] `json:"category"`
+
+	// EndedAt When the game ended (UTC).
+	//
+	// Example: 2026-02-03T18:04:11Z
+	EndedAt time.Time `json:"endedAt"`
+
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
+
+	// Opponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
+	//
+	// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+	Opponent nullable.Nullable[PlayerOpponent] `json:"opponent"`
+
+	// Rated The game was rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating A rating change, or null when the result changed no rating (an unrated game).
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Rating nullable.Nullable[NullableRatingChange] `json:"rating"`
+
+	// Result How a game ended for the player.
+	//
+	// Example: win
+	Result PlayerResult `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// PlayerGamesPage A page of a player's games, newest first; `next` is the `after` of the next page, null on the last.
+//
+// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
+type PlayerGamesPage struct {
+	// Games The games.
+	//
+	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
+	Games []PlayerGame `json:"games"`
+
+	// Next The cursor of the next page, for `after`; null when this is the last.
+	//
+	// Example: MTc3MDE0MTg1MTAwMDAwMC5YcTN2OXcwYkhrMm1QMWFa
+	Next nullable.Nullable[string] `json:"next"`
+}
+
+// PlayerId A player's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: bV3kQ9xZ2mTa
+type PlayerId = string
+
+// PlayerName A player's display name: 1 to 32 characters of letters, marks,
+// digits, punctuation, symbols and inner spaces; no control or format
+// characters, no leading or trailing space, not blank (`422
+// invalid_player_name`). Names are not unique.
+//
+// Example: Adebayo
+type PlayerName = string
+
+// PlayerOpponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
+//
+// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+type PlayerOpponent struct {
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The opponent's name when the seat was taken.
+	//
+	// Example: Funmi
+	Name string `json:"name"`
+}
+
+// PlayerPuzzle A player's first attempt at a puzzle, the one that was rated.
+//
+// Example: {"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}
+type PlayerPuzzle struct {
+	// At When the attempt was made (UTC).
+	//
+	// Example: 2026-03-02T07:15:00Z
+	At time.Time `json:"at"`
+
+	// Daily The daily puzzle's day, `YYYY-MM-DD`; null for a practice puzzle.
+	//
+	// Example: 2026-03-02
+	Daily nullable.Nullable[string] `json:"daily"`
+
+	// PuzzleId A puzzle's stable id. A daily puzzle's is `p` and its date
+	// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+	// and the generator version, `-d` and the difficulty (0: any), `-g`
+	// and the goal, `-t` and the theme (`any`: any), and `-` and its
+	// sequence number (0 to 2^53-1); exactly one spelling of each is
+	// valid.
+	//
+	//
+	// Example: p20260302
+	PuzzleId PuzzleId `json:"puzzleId"`
+
+	// Rating What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Rating RatingChange `json:"rating"`
+
+	// Solved The first attempt solved the puzzle.
+	//
+	// Example: true
+	Solved bool `json:"solved"`
+}
+
+// PlayerPuzzlesPage A page of a player's first attempts at puzzles, newest first, with
+// the player's daily `streak`; `next` is the `after` of the next page,
+// null on the last.
+//
+// Example: {"attempts":[{"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}],"next":null,"streak":1}
+type PlayerPuzzlesPage struct {
+	// Attempts The first attempts.
+	//
+	// Example: [{"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}]
+	Attempts []PlayerPuzzle `json:"attempts"`
+
+	// Next The cursor of the next page, for `after`; null when this is the last.
+	//
+	// Example: MTc3MjQzNTcwMDAwMDAwMC5wMjAyNjAzMDI
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Streak Consecutive UTC days, up to today or yesterday, with that day's daily puzzle solved on that day.
+	//
+	// Example: 1
+	Streak int `json:"streak"`
+}
+
+// PlayerRating A player's Glicko-2 rating in one category, rounded to integers. A
+// new rating is 1500 with deviation 350; the deviation shrinks as
+// results come in and grows again while the player is idle. A rating
+// is `provisional` while its deviation is above 110: such players are
+// not on the leaderboards.
+//
+// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+type PlayerRating struct {
+	// Deviation How uncertain it is (Glicko-2's rating deviation); the true strength is within about twice this of the rating.
+	//
+	// Example: 84
+	Deviation int `json:"deviation"`
+
+	// Games Rated results that made it (games, or puzzles' first attempts).
+	//
+	// Example: 31
+	Games int `json:"games"`
+
+	// Provisional The deviation is above 110.
+	//
+	// Example: false
+	Provisional bool `json:"provisional"`
+
+	// Rating The rating.
+	//
+	// Example: 1623
+	Rating int `json:"rating"`
+}
+
+// PlayerRatings A player's rating in each category (a category never played in shows the initial 1500, deviation 350).
+//
+// Example: {"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}}
+type PlayerRatings struct {
+	// Correspondence A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Correspondence PlayerRating `json:"correspondence"`
+
+	// Live A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Live PlayerRating `json:"live"`
+
+	// Puzzle A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Puzzle PlayerRating `json:"puzzle"`
+}
+
+// PlayerResult How a game ended for the player.
+//
+// Example: win
+type PlayerResult string
+
+// PlayerToken A player's secret token: `pl_` and 43 URL-safe characters (256
+// random bits). Shown only when the player is created and when it is
+// rotated; the server keeps only a hash of it. Send it as the
+// `Player-Token` header.
+//
+// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+type PlayerToken = string
 
 // PlyError The first illegal move of a record.
 //
@@ -1544,7 +2151,7 @@ type Problem struct {
 // exhaustive search, and proven again every time the server loads the
 // puzzle).
 //
-// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
+// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rating":1100,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
 type Puzzle struct {
 	// Date The puzzle's day, `YYYY-MM-DD` (UTC); null for a practice puzzle, which has none.
 	//
@@ -1614,6 +2221,18 @@ type Puzzle struct {
 	// Example: North to play: find the move that captures the most seeds.
 	Prompt string `json:"prompt"`
 
+	// Rating The puzzle's Glicko-2 rating, rounded: a daily puzzle's own, a
+	// practice puzzle's that of its generator bucket (version,
+	// difficulty, goal). It starts from the calibration of the
+	// difficulty, 1100 + 250 × (difficulty − 1) with deviation 250
+	// (1100 for 1 up to 2100 for 5), and moves with every player's
+	// first attempt: a solve is a win for the player, a loss for the
+	// puzzle.
+	//
+	//
+	// Example: 1100
+	Rating int `json:"rating"`
+
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
 	// Both are optional; the defaults are Russ's rules, which most sources
 	// follow.
@@ -1668,9 +2287,10 @@ type PuzzleAttempt struct {
 // `complete`: they finish the puzzle. `explanation`: the outcome of every
 // move sent and of the replies between them. `solution`: the whole
 // solution line, present after `giveUp` or once solved. `stats`: the
-// puzzle's counters, this attempt included.
+// puzzle's counters, this attempt included. `rated` and `rating`: what
+// the attempt did to the player's puzzle rating and the puzzle's.
 //
-// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
+// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"rated":false,"rating":null,"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
 type PuzzleAttemptAnswer struct {
 	// Complete The moves sent finish the puzzle.
 	//
@@ -1686,6 +2306,23 @@ type PuzzleAttemptAnswer struct {
 	//
 	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
 	Explanation []PuzzleStep `json:"explanation"`
+
+	// Rated This attempt changed ratings: it was sent with a `Player-Token`
+	// and is that player's first attempt at this puzzle. Only a
+	// player's first attempt at a puzzle is rated; later ones, and
+	// anonymous ones, change no rating.
+	//
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating What a rated attempt did: to the player's puzzle rating and to the
+	// puzzle's. Null when the attempt was not rated (anonymous, or not the
+	// player's first attempt at this puzzle).
+	//
+	//
+	// Example: {"player":{"after":1662,"before":1500,"change":162},"puzzle":{"after":1083,"before":1100,"change":-17}}
+	Rating nullable.Nullable[AttemptRating] `json:"rating"`
 
 	// Solution The whole solution line; present after giving up or once solved.
 	//
@@ -1741,7 +2378,7 @@ type PuzzleList struct {
 
 	// Puzzles The puzzles, newest first.
 	//
-	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
+	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rating":1100,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
 	Puzzles []Puzzle `json:"puzzles"`
 }
 
@@ -1868,6 +2505,46 @@ type PuzzleStep struct {
 // Example: greed_trap
 type PuzzleTheme string
 
+// RatingCategory What a rating is for: `live` games (with a clock), `correspondence`
+// games (days per move), or `puzzle`s. Untimed games are never rated.
+//
+// Example: live
+type RatingCategory string
+
+// RatingChange What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+//
+// Example: {"after":1662,"before":1500,"change":162}
+type RatingChange struct {
+	// After The rating after.
+	//
+	// Example: 1662
+	After int `json:"after"`
+
+	// Before The rating before.
+	//
+	// Example: 1500
+	Before int `json:"before"`
+
+	// Change after − before.
+	//
+	// Example: 162
+	Change int `json:"change"`
+}
+
+// RenamePlayerRequest The player's new display name.
+//
+// Example: {"name":"Adebayo O."}
+type RenamePlayerRequest struct {
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name PlayerName `json:"name"`
+}
+
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
@@ -1899,6 +2576,20 @@ type ResultReason string
 //
 // Example: north
 type ResultWinner string
+
+// RotatedToken The player's new token; the old one stopped working when this answer was made.
+//
+// Example: {"token":"pl_Qr8tY1uI2oP3aS4dF5gH6jK7lZ8xC9vB0nM1qW2eR3t"}
+type RotatedToken struct {
+	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
+	// random bits). Shown only when the player is created and when it is
+	// rotated; the server keeps only a hash of it. Send it as the
+	// `Player-Token` header.
+	//
+	//
+	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+	Token PlayerToken `json:"token"`
+}
 
 // Rules Rule options, for the variants other accounts of Ayoayo describe.
 // Both are optional; the defaults are Russ's rules, which most sources
@@ -1938,6 +2629,42 @@ type RulesLeftovers string
 //
 // Example: human
 type SeatHolder string
+
+// SeatPlayer The player in a seat of a game: null for an anonymous seat or the
+// AI. `name` is the player's name when the seat was taken. `rating`
+// is the player's rating in the game's category when the seat was
+// taken, and once a rated game has ended with a result, the rating
+// the result was applied to (null in an untimed game, which has no
+// category); `change` is what the end did to it, null until then
+// and in an unrated game.
+//
+// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+type SeatPlayer struct {
+	// Change What the end of this rated game did to the rating; null until then, and in an unrated game.
+	//
+	// Example: 162
+	Change nullable.Nullable[int] `json:"change"`
+
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The player's name when the seat was taken.
+	//
+	// Example: Adebayo
+	Name string `json:"name"`
+
+	// Provisional That rating's deviation was above 110.
+	//
+	// Example: true
+	Provisional bool `json:"provisional"`
+
+	// Rating The player's rating in the game's category; null in an untimed game.
+	//
+	// Example: 1500
+	Rating nullable.Nullable[int] `json:"rating"`
+}
 
 // Seats Who holds each seat.
 //
@@ -2176,6 +2903,17 @@ type ValidateRequest struct {
 	Start *Position `json:"start,omitempty"`
 }
 
+// HistoryAfter Example: MTc3MDE0MTg1MTAwMDAwMC5YcTN2OXcwYkhrMm1QMWFa
+type HistoryAfter = string
+
+// HistoryLimit Example: 20
+type HistoryLimit = int
+
+// PlayerIdPath A player's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: bV3kQ9xZ2mTa
+type PlayerIdPath = PlayerId
+
 // RequestId Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestId = string
 
@@ -2214,6 +2952,20 @@ type GameConflict = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type GameNotFound = Problem
 
+// GameRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameRefused = Problem
+
+// HistoryBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type HistoryBadRequest = Problem
+
 // IllegalMove A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -2228,12 +2980,40 @@ type IllegalMove = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InternalError = Problem
 
+// InvalidPlayerName An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidPlayerName = Problem
+
+// NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type NotYourPlayer = Problem
+
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
+
+// PlayerNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PlayerNotFound = Problem
+
+// PlayerUnauthorized An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PlayerUnauthorized = Problem
 
 // PracticeBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -2361,6 +3141,33 @@ type ListGameMovesParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListPlayerGamesParams defines parameters for ListPlayerGames.
+type ListPlayerGamesParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Category Only rated-category games of this time control kind; any if absent.
+	Category *ListPlayerGamesParamsCategory `form:"category,omitempty" json:"category,omitempty"`
+
+	// Result Only games with this result for the player; any if absent.
+	Result *PlayerResult `form:"result,omitempty" json:"result,omitempty"`
+}
+
+// ListPlayerGamesParamsCategory defines parameters for ListPlayerGames.
+type ListPlayerGamesParamsCategory string
+
+// ListPlayerPuzzlesParams defines parameters for ListPlayerPuzzles.
+type ListPlayerPuzzlesParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // ListPuzzlesParams defines parameters for ListPuzzles.
 type ListPuzzlesParams struct {
 	// Before List puzzles dated strictly before this day, `YYYY-MM-DD`.
@@ -2396,7 +3203,14 @@ type GetPracticePuzzleParams struct {
 	// After The id of the practice puzzle you have, asked for with the same
 	// filter: the answer is the next one of its sequence.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// Near `me`: a difficulty near your puzzle rating, and never a puzzle
+	// you attempted already; needs your `Player-Token`.
+	Near *GetPracticePuzzleParamsNear `form:"near,omitempty" json:"near,omitempty"`
 }
+
+// GetPracticePuzzleParamsNear defines parameters for GetPracticePuzzle.
+type GetPracticePuzzleParamsNear string
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
@@ -2412,6 +3226,12 @@ type PlayGameMoveJSONRequestBody = PlayMoveRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
+
+// CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
+type CreatePlayerJSONRequestBody = CreatePlayerRequest
+
+// RenamePlayerJSONRequestBody defines body for RenamePlayer for application/json ContentType.
+type RenamePlayerJSONRequestBody = RenamePlayerRequest
 
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
@@ -2463,9 +3283,33 @@ type ServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx echo.Context, id GameId) error
+	// GetLeaderboard The best players of a category
+	// (GET /v1/leaderboards/{category})
+	GetLeaderboard(ctx echo.Context, category RatingCategory) error
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
+	// CreatePlayer Make a player
+	// (POST /v1/players)
+	CreatePlayer(ctx echo.Context) error
+	// DeletePlayer Delete your player
+	// (DELETE /v1/players/{id})
+	DeletePlayer(ctx echo.Context, id PlayerIdPath) error
+	// GetPlayer A player, with ratings, counts and streak
+	// (GET /v1/players/{id})
+	GetPlayer(ctx echo.Context, id PlayerIdPath) error
+	// RenamePlayer Rename your player
+	// (PATCH /v1/players/{id})
+	RenamePlayer(ctx echo.Context, id PlayerIdPath) error
+	// ListPlayerGames A player's games
+	// (GET /v1/players/{id}/games)
+	ListPlayerGames(ctx echo.Context, id PlayerIdPath, params ListPlayerGamesParams) error
+	// ListPlayerPuzzles A player's puzzle attempts and streak
+	// (GET /v1/players/{id}/puzzles)
+	ListPlayerPuzzles(ctx echo.Context, id PlayerIdPath, params ListPlayerPuzzlesParams) error
+	// RotatePlayerToken Replace your player's token
+	// (POST /v1/players/{id}/token)
+	RotatePlayerToken(ctx echo.Context, id PlayerIdPath) error
 	// ListPuzzles Earlier puzzles, newest first
 	// (GET /v1/puzzles)
 	ListPuzzles(ctx echo.Context, params ListPuzzlesParams) error
@@ -2724,12 +3568,179 @@ func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
 	return err
 }
 
+// GetLeaderboard converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLeaderboard(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "category" -------------
+	var category RatingCategory
+
+	err = runtime.BindStyledParameterWithOptions("simple", "category", ctx.Param("category"), &category, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLeaderboard(ctx, category)
+	return err
+}
+
 // ListMoves converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	var err error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListMoves(ctx)
+	return err
+}
+
+// CreatePlayer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreatePlayer(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreatePlayer(ctx)
+	return err
+}
+
+// DeletePlayer converts echo context to params.
+func (w *ServerInterfaceWrapper) DeletePlayer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeletePlayer(ctx, id)
+	return err
+}
+
+// GetPlayer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPlayer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPlayer(ctx, id)
+	return err
+}
+
+// RenamePlayer converts echo context to params.
+func (w *ServerInterfaceWrapper) RenamePlayer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenamePlayer(ctx, id)
+	return err
+}
+
+// ListPlayerGames converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPlayerGames(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPlayerGamesParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "result" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "result", ctx.QueryParams(), &params.Result, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter result: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPlayerGames(ctx, id, params)
+	return err
+}
+
+// ListPlayerPuzzles converts echo context to params.
+func (w *ServerInterfaceWrapper) ListPlayerPuzzles(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListPlayerPuzzlesParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListPlayerPuzzles(ctx, id, params)
+	return err
+}
+
+// RotatePlayerToken converts echo context to params.
+func (w *ServerInterfaceWrapper) RotatePlayerToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotatePlayerToken(ctx, id)
 	return err
 }
 
@@ -2855,6 +3866,13 @@ func (w *ServerInterfaceWrapper) GetPracticePuzzle(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "near" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "near", ctx.QueryParams(), &params.Near, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter near: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2989,7 +4007,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
+	router.GET(options.BaseURL+"/v1/leaderboards/:category", wrapper.GetLeaderboard, options.OperationMiddlewares["GetLeaderboard"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
+	router.POST(options.BaseURL+"/v1/players", wrapper.CreatePlayer, options.OperationMiddlewares["CreatePlayer"]...)
+	router.DELETE(options.BaseURL+"/v1/players/:id", wrapper.DeletePlayer, options.OperationMiddlewares["DeletePlayer"]...)
+	router.GET(options.BaseURL+"/v1/players/:id", wrapper.GetPlayer, options.OperationMiddlewares["GetPlayer"]...)
+	router.PATCH(options.BaseURL+"/v1/players/:id", wrapper.RenamePlayer, options.OperationMiddlewares["RenamePlayer"]...)
+	router.GET(options.BaseURL+"/v1/players/:id/games", wrapper.ListPlayerGames, options.OperationMiddlewares["ListPlayerGames"]...)
+	router.GET(options.BaseURL+"/v1/players/:id/puzzles", wrapper.ListPlayerPuzzles, options.OperationMiddlewares["ListPlayerPuzzles"]...)
+	router.POST(options.BaseURL+"/v1/players/:id/token", wrapper.RotatePlayerToken, options.OperationMiddlewares["RotatePlayerToken"]...)
 	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
 	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
@@ -3019,11 +4045,30 @@ type GameConflictApplicationProblemPlusJSONResponse GameProblem
 
 type GameNotFoundApplicationProblemPlusJSONResponse Problem
 
+type GameRefusedApplicationProblemPlusJSONResponse Problem
+
+type HistoryBadRequestApplicationProblemPlusJSONResponse Problem
+
 type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
+type InvalidPlayerNameApplicationProblemPlusJSONResponse Problem
+
+type NotYourPlayerApplicationProblemPlusJSONResponse Problem
+
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
+
+type PlayerNotFoundApplicationProblemPlusJSONResponse Problem
+
+type PlayerUnauthorizedResponseHeaders struct {
+	WWWAuthenticate *string
+}
+type PlayerUnauthorizedApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers PlayerUnauthorizedResponseHeaders
+}
 
 type PracticeBadRequestApplicationProblemPlusJSONResponse Problem
 
@@ -3522,6 +4567,25 @@ func (response CreateGame400ApplicationProblemPlusJSONResponse) VisitCreateGameR
 	return err
 }
 
+type CreateGame401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame401ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGame413ApplicationProblemPlusJSONResponse struct {
 	PayloadTooLargeApplicationProblemPlusJSONResponse
 }
@@ -3555,7 +4619,7 @@ func (response CreateGame415ApplicationProblemPlusJSONResponse) VisitCreateGameR
 }
 
 type CreateGame422ApplicationProblemPlusJSONResponse struct {
-	UnprocessableEntityApplicationProblemPlusJSONResponse
+	GameRefusedApplicationProblemPlusJSONResponse
 }
 
 func (response CreateGame422ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
@@ -3916,6 +4980,25 @@ func (response JoinGame400ApplicationProblemPlusJSONResponse) VisitJoinGameRespo
 	return err
 }
 
+type JoinGame401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame401ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type JoinGame404ApplicationProblemPlusJSONResponse struct {
 	GameNotFoundApplicationProblemPlusJSONResponse
 }
@@ -3944,6 +5027,22 @@ func (response JoinGame409ApplicationProblemPlusJSONResponse) VisitJoinGameRespo
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame422ApplicationProblemPlusJSONResponse struct {
+	GameRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame422ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4438,6 +5537,79 @@ func (response ResignGame503ApplicationProblemPlusJSONResponse) VisitResignGameR
 	return err
 }
 
+type GetLeaderboardRequestObject struct {
+	Category RatingCategory `json:"category"`
+}
+
+type GetLeaderboardResponseObject interface {
+	VisitGetLeaderboardResponse(w http.ResponseWriter) error
+}
+
+type GetLeaderboard200JSONResponse Leaderboard
+
+func (response GetLeaderboard200JSONResponse) VisitGetLeaderboardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLeaderboard400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetLeaderboard400ApplicationProblemPlusJSONResponse) VisitGetLeaderboardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLeaderboard500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetLeaderboard500ApplicationProblemPlusJSONResponse) VisitGetLeaderboardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLeaderboard503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetLeaderboard503ApplicationProblemPlusJSONResponse) VisitGetLeaderboardResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMovesRequestObject struct {
 	Body *ListMovesJSONRequestBody
 }
@@ -4536,6 +5708,840 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayerRequestObject struct {
+	Body *CreatePlayerJSONRequestBody
+}
+
+type CreatePlayerResponseObject interface {
+	VisitCreatePlayerResponse(w http.ResponseWriter) error
+}
+
+type CreatePlayer201ResponseHeaders struct {
+	Location *string
+}
+
+type CreatePlayer201JSONResponse struct {
+	Body    CreatedPlayer
+	Headers CreatePlayer201ResponseHeaders
+}
+
+func (response CreatePlayer201JSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer400ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer413ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer415ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer422ApplicationProblemPlusJSONResponse struct {
+	InvalidPlayerNameApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer422ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer429ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer500ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer503ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayerRequestObject struct {
+	Id PlayerIdPath `json:"id"`
+}
+
+type DeletePlayerResponseObject interface {
+	VisitDeletePlayerResponse(w http.ResponseWriter) error
+}
+
+type DeletePlayer204Response struct {
+}
+
+func (response DeletePlayer204Response) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeletePlayer400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer400ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayer401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer401ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayer403ApplicationProblemPlusJSONResponse struct {
+	NotYourPlayerApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer403ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayer404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer404ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer500ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeletePlayer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response DeletePlayer503ApplicationProblemPlusJSONResponse) VisitDeletePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlayerRequestObject struct {
+	Id PlayerIdPath `json:"id"`
+}
+
+type GetPlayerResponseObject interface {
+	VisitGetPlayerResponse(w http.ResponseWriter) error
+}
+
+type GetPlayer200JSONResponse Player
+
+func (response GetPlayer200JSONResponse) VisitGetPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlayer400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlayer400ApplicationProblemPlusJSONResponse) VisitGetPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlayer404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlayer404ApplicationProblemPlusJSONResponse) VisitGetPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlayer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlayer500ApplicationProblemPlusJSONResponse) VisitGetPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPlayer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetPlayer503ApplicationProblemPlusJSONResponse) VisitGetPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayerRequestObject struct {
+	Id   PlayerIdPath `json:"id"`
+	Body *RenamePlayerJSONRequestBody
+}
+
+type RenamePlayerResponseObject interface {
+	VisitRenamePlayerResponse(w http.ResponseWriter) error
+}
+
+type RenamePlayer200JSONResponse Player
+
+func (response RenamePlayer200JSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer400ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer401ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer403ApplicationProblemPlusJSONResponse struct {
+	NotYourPlayerApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer403ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer404ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer413ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer415ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer422ApplicationProblemPlusJSONResponse struct {
+	InvalidPlayerNameApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer422ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer500ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenamePlayer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response RenamePlayer503ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerGamesRequestObject struct {
+	Id     PlayerIdPath `json:"id"`
+	Params ListPlayerGamesParams
+}
+
+type ListPlayerGamesResponseObject interface {
+	VisitListPlayerGamesResponse(w http.ResponseWriter) error
+}
+
+type ListPlayerGames200JSONResponse PlayerGamesPage
+
+func (response ListPlayerGames200JSONResponse) VisitListPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerGames400ApplicationProblemPlusJSONResponse struct {
+	HistoryBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerGames400ApplicationProblemPlusJSONResponse) VisitListPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerGames404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerGames404ApplicationProblemPlusJSONResponse) VisitListPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerGames500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerGames500ApplicationProblemPlusJSONResponse) VisitListPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerGames503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerGames503ApplicationProblemPlusJSONResponse) VisitListPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerPuzzlesRequestObject struct {
+	Id     PlayerIdPath `json:"id"`
+	Params ListPlayerPuzzlesParams
+}
+
+type ListPlayerPuzzlesResponseObject interface {
+	VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error
+}
+
+type ListPlayerPuzzles200JSONResponse PlayerPuzzlesPage
+
+func (response ListPlayerPuzzles200JSONResponse) VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerPuzzles400ApplicationProblemPlusJSONResponse struct {
+	HistoryBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerPuzzles400ApplicationProblemPlusJSONResponse) VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerPuzzles404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerPuzzles404ApplicationProblemPlusJSONResponse) VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerPuzzles500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerPuzzles500ApplicationProblemPlusJSONResponse) VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListPlayerPuzzles503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListPlayerPuzzles503ApplicationProblemPlusJSONResponse) VisitListPlayerPuzzlesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerTokenRequestObject struct {
+	Id PlayerIdPath `json:"id"`
+}
+
+type RotatePlayerTokenResponseObject interface {
+	VisitRotatePlayerTokenResponse(w http.ResponseWriter) error
+}
+
+type RotatePlayerToken200JSONResponse RotatedToken
+
+func (response RotatePlayerToken200JSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken400ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken401ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken403ApplicationProblemPlusJSONResponse struct {
+	NotYourPlayerApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken403ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken404ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken500ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotatePlayerToken503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response RotatePlayerToken503ApplicationProblemPlusJSONResponse) VisitRotatePlayerTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4876,6 +6882,25 @@ func (response GetPracticePuzzle400ApplicationProblemPlusJSONResponse) VisitGetP
 	return err
 }
 
+type GetPracticePuzzle401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle401ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPracticePuzzle422ApplicationProblemPlusJSONResponse struct {
 	PracticeUnmetApplicationProblemPlusJSONResponse
 }
@@ -5089,6 +7114,25 @@ func (response SubmitPuzzleAttempt400ApplicationProblemPlusJSONResponse) VisitSu
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt401ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5576,9 +7620,33 @@ type StrictServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
+	// GetLeaderboard The best players of a category
+	// (GET /v1/leaderboards/{category})
+	GetLeaderboard(ctx context.Context, request GetLeaderboardRequestObject) (GetLeaderboardResponseObject, error)
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
+	// CreatePlayer Make a player
+	// (POST /v1/players)
+	CreatePlayer(ctx context.Context, request CreatePlayerRequestObject) (CreatePlayerResponseObject, error)
+	// DeletePlayer Delete your player
+	// (DELETE /v1/players/{id})
+	DeletePlayer(ctx context.Context, request DeletePlayerRequestObject) (DeletePlayerResponseObject, error)
+	// GetPlayer A player, with ratings, counts and streak
+	// (GET /v1/players/{id})
+	GetPlayer(ctx context.Context, request GetPlayerRequestObject) (GetPlayerResponseObject, error)
+	// RenamePlayer Rename your player
+	// (PATCH /v1/players/{id})
+	RenamePlayer(ctx context.Context, request RenamePlayerRequestObject) (RenamePlayerResponseObject, error)
+	// ListPlayerGames A player's games
+	// (GET /v1/players/{id}/games)
+	ListPlayerGames(ctx context.Context, request ListPlayerGamesRequestObject) (ListPlayerGamesResponseObject, error)
+	// ListPlayerPuzzles A player's puzzle attempts and streak
+	// (GET /v1/players/{id}/puzzles)
+	ListPlayerPuzzles(ctx context.Context, request ListPlayerPuzzlesRequestObject) (ListPlayerPuzzlesResponseObject, error)
+	// RotatePlayerToken Replace your player's token
+	// (POST /v1/players/{id}/token)
+	RotatePlayerToken(ctx context.Context, request RotatePlayerTokenRequestObject) (RotatePlayerTokenResponseObject, error)
 	// ListPuzzles Earlier puzzles, newest first
 	// (GET /v1/puzzles)
 	ListPuzzles(ctx context.Context, request ListPuzzlesRequestObject) (ListPuzzlesResponseObject, error)
@@ -6049,6 +8117,31 @@ func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
 	return nil
 }
 
+// GetLeaderboard operation middleware
+func (sh *strictHandler) GetLeaderboard(ctx echo.Context, category RatingCategory) error {
+	var request GetLeaderboardRequestObject
+
+	request.Category = category
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLeaderboard(ctx.Request().Context(), request.(GetLeaderboardRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLeaderboard")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLeaderboardResponseObject); ok {
+		return validResponse.VisitGetLeaderboardResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListMoves operation middleware
 func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	var request ListMovesRequestObject
@@ -6089,6 +8182,227 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(ListMovesResponseObject); ok {
 		return validResponse.VisitListMovesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreatePlayer operation middleware
+func (sh *strictHandler) CreatePlayer(ctx echo.Context) error {
+	var request CreatePlayerRequestObject
+
+	var body CreatePlayerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreatePlayer(ctx.Request().Context(), request.(CreatePlayerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreatePlayer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreatePlayerResponseObject); ok {
+		return validResponse.VisitCreatePlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeletePlayer operation middleware
+func (sh *strictHandler) DeletePlayer(ctx echo.Context, id PlayerIdPath) error {
+	var request DeletePlayerRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeletePlayer(ctx.Request().Context(), request.(DeletePlayerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeletePlayer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeletePlayerResponseObject); ok {
+		return validResponse.VisitDeletePlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPlayer operation middleware
+func (sh *strictHandler) GetPlayer(ctx echo.Context, id PlayerIdPath) error {
+	var request GetPlayerRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPlayer(ctx.Request().Context(), request.(GetPlayerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPlayer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPlayerResponseObject); ok {
+		return validResponse.VisitGetPlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RenamePlayer operation middleware
+func (sh *strictHandler) RenamePlayer(ctx echo.Context, id PlayerIdPath) error {
+	var request RenamePlayerRequestObject
+
+	request.Id = id
+
+	var body RenamePlayerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RenamePlayer(ctx.Request().Context(), request.(RenamePlayerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RenamePlayer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RenamePlayerResponseObject); ok {
+		return validResponse.VisitRenamePlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPlayerGames operation middleware
+func (sh *strictHandler) ListPlayerGames(ctx echo.Context, id PlayerIdPath, params ListPlayerGamesParams) error {
+	var request ListPlayerGamesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPlayerGames(ctx.Request().Context(), request.(ListPlayerGamesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPlayerGames")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPlayerGamesResponseObject); ok {
+		return validResponse.VisitListPlayerGamesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListPlayerPuzzles operation middleware
+func (sh *strictHandler) ListPlayerPuzzles(ctx echo.Context, id PlayerIdPath, params ListPlayerPuzzlesParams) error {
+	var request ListPlayerPuzzlesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListPlayerPuzzles(ctx.Request().Context(), request.(ListPlayerPuzzlesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListPlayerPuzzles")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListPlayerPuzzlesResponseObject); ok {
+		return validResponse.VisitListPlayerPuzzlesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RotatePlayerToken operation middleware
+func (sh *strictHandler) RotatePlayerToken(ctx echo.Context, id PlayerIdPath) error {
+	var request RotatePlayerTokenRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotatePlayerToken(ctx.Request().Context(), request.(RotatePlayerTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotatePlayerToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotatePlayerTokenResponseObject); ok {
+		return validResponse.VisitRotatePlayerTokenResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

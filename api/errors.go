@@ -15,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -109,9 +110,23 @@ var problemTable = []problemRow{
 		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
 	{Err: puzzles.ErrUnavailable, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
 		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
+	// Two results kept rating the same player at once, past the
+	// service's retries: nothing was written, and the request may be sent
+	// again as it was.
+	{Err: players.ErrRatingsChanged, Status: http.StatusServiceUnavailable, Code: "ratings_busy", Title: "Ratings busy", RetryAfter: 1},
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
 	// The client went away; nobody reads this answer, but logs and metrics do.
 	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
+
+	// Players. A game or a puzzle operation may return these too (a
+	// Player-Token no player holds, a rated game joined anonymously), so
+	// they come before the games' rows.
+	{Err: players.ErrUnauthorized, Status: http.StatusUnauthorized, Code: "player_unauthorized", Title: "Player token missing or unknown"},
+	{Err: players.ErrForbidden, Status: http.StatusForbidden, Code: "not_your_player", Title: "Not your player"},
+	{Err: players.ErrNotFound, Status: http.StatusNotFound, Code: "player_not_found", Title: "No such player"},
+	{Err: players.ErrInvalidName, Status: http.StatusUnprocessableEntity, Code: "invalid_player_name", Title: "Invalid player name"},
+	{Err: players.ErrInvalidCursor, Status: http.StatusBadRequest, Code: "invalid_cursor", Title: "Invalid cursor"},
+	{Err: games.ErrRatedNotAllowed, Status: http.StatusUnprocessableEntity, Code: "rated_not_allowed", Title: "This game cannot be rated"},
 
 	// Game sessions.
 	{Err: games.ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},

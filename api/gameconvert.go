@@ -33,6 +33,9 @@ func gameToAPI(g *games.Game) Game {
 		TimeControl: timeControlToAPI(g.TimeControl),
 		Clock:       clockToAPI(games.ClockOf(g)),
 		Expiry:      expiryToAPI(games.ExpiryOf(g)),
+
+		Rated:   g.Rated,
+		Players: GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South]), North: seatPlayerToAPI(g, g.Players[engine.North])},
 	}
 	var seats [2]SeatHolder
 	for side := range seats {

@@ -79,8 +79,11 @@ type callerKey struct{}
 
 type caller struct {
 	token string // the bearer token, "" when none
-	addr  string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
-	head  bool   // a HEAD request: the status and headers are the whole answer
+	// playerToken is the Player-Token header, "" when none. It goes to
+	// the players service only, and into no log line or answer.
+	playerToken string
+	addr        string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
+	head        bool   // a HEAD request: the status and headers are the whole answer
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -89,7 +92,8 @@ type caller struct {
 func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
-		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), addr: c.RealIP(), head: r.Method == http.MethodHead}
+		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), playerToken: strings.TrimSpace(r.Header.Get(PlayerTokenHeader)),
+			addr: c.RealIP(), head: r.Method == http.MethodHead}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -141,6 +145,10 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 	if tc, err := b.TimeControl.Get(); err == nil {
 		nr.TimeControl = timeControlFromAPI(tc)
 	}
+	nr.Rated = b.Rated != nil && *b.Rated
+	if nr.Player, err = s.callerPlayer(ctx); err != nil {
+		return nil, err
+	}
 	seat, err := s.games.Create(ctx, nr)
 	if err != nil {
 		return nil, err
@@ -151,7 +159,11 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 
 // JoinGame gives the caller the second seat, once.
 func (s *Server) JoinGame(ctx context.Context, req JoinGameRequestObject) (JoinGameResponseObject, error) {
-	seat, err := s.games.Join(ctx, req.Id, nil)
+	player, err := s.callerPlayer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seat, err := s.games.Join(ctx, req.Id, player)
 	if err != nil {
 		return nil, err
 	}
@@ -395,5 +407,10 @@ func gameProblemHeaders(err error, h http.Header) {
 	}
 	if errors.Is(err, games.ErrUnauthorized) {
 		h.Set(echo.HeaderWWWAuthenticate, "Bearer")
+	}
+	// A player's token is no HTTP authentication scheme: the challenge
+	// names the header it goes in.
+	if errors.Is(err, players.ErrUnauthorized) {
+		h.Set(echo.HeaderWWWAuthenticate, PlayerTokenHeader)
 	}
 }

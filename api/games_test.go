@@ -22,6 +22,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -47,6 +48,9 @@ func newGamesServer(t *testing.T, opts Options, gopts games.Options, configure f
 		gopts.EncodeEvent = EncodeEvent
 	}
 	opts.Games = games.NewService(st, gopts)
+	if opts.Players == nil {
+		opts.Players = players.NewService(st, gopts.Now)
+	}
 	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)

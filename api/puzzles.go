@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
@@ -27,9 +28,13 @@ type PuzzleFeed interface {
 	ByDate(ctx context.Context, date time.Time) (puzzles.Stored, error)
 	ByID(ctx context.Context, id string) (puzzles.Stored, error)
 	Page(ctx context.Context, before time.Time, limit int) ([]puzzles.Stored, time.Time, error)
-	Attempt(ctx context.Context, id string, moves []int, giveUp bool) (puzzles.Attempt, puzzles.Stats, error)
+	// AttemptAs judges an attempt by player (nil: anonymous) and rates a
+	// player's first one.
+	AttemptAs(ctx context.Context, id string, moves []int, giveUp bool, player *players.Player) (puzzles.Verdict, error)
 	MaxAge(date time.Time) time.Duration
 	Practice(ctx context.Context, f puzzles.PracticeFilter, after string) (puzzles.Stored, error)
+	PracticeNear(ctx context.Context, player *players.Player, f puzzles.PracticeFilter, after string) (puzzles.Stored, error)
+	Rating(ctx context.Context, p *puzzles.Puzzle) (players.Rating, error)
 }
 
 // noPuzzles stands in for the feed of a server started without one: every
@@ -48,12 +53,18 @@ func (noPuzzles) ByID(context.Context, string) (puzzles.Stored, error) {
 func (noPuzzles) Page(context.Context, time.Time, int) ([]puzzles.Stored, time.Time, error) {
 	return nil, time.Time{}, errNoPuzzles
 }
-func (noPuzzles) Attempt(context.Context, string, []int, bool) (puzzles.Attempt, puzzles.Stats, error) {
-	return puzzles.Attempt{}, puzzles.Stats{}, errNoPuzzles
+func (noPuzzles) AttemptAs(context.Context, string, []int, bool, *players.Player) (puzzles.Verdict, error) {
+	return puzzles.Verdict{}, errNoPuzzles
 }
 func (noPuzzles) MaxAge(time.Time) time.Duration { return 0 }
 func (noPuzzles) Practice(context.Context, puzzles.PracticeFilter, string) (puzzles.Stored, error) {
 	return puzzles.Stored{}, errNoPuzzles
+}
+func (noPuzzles) PracticeNear(context.Context, *players.Player, puzzles.PracticeFilter, string) (puzzles.Stored, error) {
+	return puzzles.Stored{}, errNoPuzzles
+}
+func (noPuzzles) Rating(context.Context, *puzzles.Puzzle) (players.Rating, error) {
+	return players.Rating{}, errNoPuzzles
 }
 
 // etagOf tags an answer by its content: the puzzle and its stats.
@@ -94,7 +105,10 @@ func (s *Server) daily(ctx context.Context, date time.Time, ifNoneMatch *string)
 		return dailyAnswer{}, err
 	}
 	age := int(s.feed.MaxAge(date) / time.Second)
-	a := dailyAnswer{puzzle: puzzleToAPI(sp), cacheControl: fmt.Sprintf("public, max-age=%d", age)}
+	a := dailyAnswer{cacheControl: fmt.Sprintf("public, max-age=%d", age)}
+	if a.puzzle, err = s.puzzleToAPI(ctx, sp); err != nil {
+		return a, err
+	}
 	if a.etag, err = etagOf(a.puzzle); err != nil {
 		return a, err
 	}
@@ -151,7 +165,9 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 	}
 	out := ListPuzzles200JSONResponse{Puzzles: make([]Puzzle, len(page))}
 	for i, sp := range page {
-		out.Puzzles[i] = puzzleToAPI(sp)
+		if out.Puzzles[i], err = s.puzzleToAPI(ctx, sp); err != nil {
+			return nil, err
+		}
 	}
 	if next.IsZero() {
 		out.Next.SetNull()
@@ -178,13 +194,32 @@ func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleReq
 	if a := req.Params.After; a != nil {
 		after = *a
 	}
-	sp, err := s.feed.Practice(ctx, f, after)
+	var sp puzzles.Stored
+	var err error
+	if req.Params.Near != nil && *req.Params.Near == GetPracticePuzzleParamsNearMe {
+		// near=me is about the caller's rating: without a player there is
+		// nothing to be near.
+		player, err := s.callerPlayer(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if player == nil {
+			return nil, fmt.Errorf("%w: near=me needs the %s header", players.ErrUnauthorized, PlayerTokenHeader)
+		}
+		sp, err = s.feed.PracticeNear(ctx, player, f, after)
+		if err != nil {
+			return nil, err
+		}
+	} else if sp, err = s.feed.Practice(ctx, f, after); err != nil {
+		return nil, err
+	}
+	body, err := s.puzzleToAPI(ctx, sp)
 	if err != nil {
 		return nil, err
 	}
 	// Without after each answer is another puzzle: nothing may keep one.
 	noStore := "no-store"
-	return GetPracticePuzzle200JSONResponse{Body: puzzleToAPI(sp), Headers: GetPracticePuzzle200ResponseHeaders{CacheControl: &noStore}}, nil
+	return GetPracticePuzzle200JSONResponse{Body: body, Headers: GetPracticePuzzle200ResponseHeaders{CacheControl: &noStore}}, nil
 }
 
 // GetPuzzle answers one puzzle by id.
@@ -193,7 +228,11 @@ func (s *Server) GetPuzzle(ctx context.Context, req GetPuzzleRequestObject) (Get
 	if err != nil {
 		return nil, err
 	}
-	return GetPuzzle200JSONResponse(puzzleToAPI(sp)), nil
+	body, err := s.puzzleToAPI(ctx, sp)
+	if err != nil {
+		return nil, err
+	}
+	return GetPuzzle200JSONResponse(body), nil
 }
 
 // SubmitPuzzleAttempt judges the solver's moves, plays the replies, and
@@ -203,15 +242,26 @@ func (s *Server) SubmitPuzzleAttempt(ctx context.Context, req SubmitPuzzleAttemp
 		return nil, errNoBody
 	}
 	giveUp := req.Body.GiveUp != nil && *req.Body.GiveUp
-	a, stats, err := s.feed.Attempt(ctx, req.Id, req.Body.Moves, giveUp)
+	player, err := s.callerPlayer(ctx)
 	if err != nil {
 		return nil, err
 	}
+	v, err := s.feed.AttemptAs(ctx, req.Id, req.Body.Moves, giveUp, player)
+	if err != nil {
+		return nil, err
+	}
+	a, stats := v.Attempt, v.Stats
 	out := SubmitPuzzleAttempt200JSONResponse{
 		Correct:     a.Correct,
 		Complete:    a.Complete,
 		Explanation: stepsToAPI(a.Steps),
 		Stats:       PuzzleStats{Attempts: stats.Attempts, Solved: stats.Solved},
+		Rated:       v.Rated,
+	}
+	if v.Rated {
+		out.Rating.Set(AttemptRating{Player: ratingChange(v.Before[0], v.After[0]), Puzzle: ratingChange(v.Before[1], v.After[1])})
+	} else {
+		out.Rating.SetNull()
 	}
 	if a.Solution != nil {
 		sol := stepsToAPI(a.Solution)
@@ -233,8 +283,17 @@ func (s *Server) GetPuzzleSolution(ctx context.Context, req GetPuzzleSolutionReq
 	}, nil
 }
 
-// puzzleToAPI maps a stored puzzle, leaving out its solution.
-func puzzleToAPI(sp puzzles.Stored) Puzzle {
+// puzzleToAPI maps a stored puzzle, leaving out its solution, with its
+// rating as it stands.
+func (s *Server) puzzleToAPI(ctx context.Context, sp puzzles.Stored) (Puzzle, error) {
+	r, err := s.feed.Rating(ctx, &sp.Puzzle)
+	if err != nil {
+		return Puzzle{}, err
+	}
+	return puzzleWithRating(sp, r), nil
+}
+
+func puzzleWithRating(sp puzzles.Stored, r players.Rating) Puzzle {
 	p := sp.Puzzle
 	captureSeed := RulesCaptureSeed(p.Rules.CaptureSeed.String())
 	leftovers := RulesLeftovers(p.Rules.Leftovers.String())
@@ -249,6 +308,7 @@ func puzzleToAPI(sp puzzles.Stored) Puzzle {
 		KeyLegs:    p.KeyLegs,
 		Plies:      p.Plies(),
 		Stats:      PuzzleStats{Attempts: sp.Stats.Attempts, Solved: sp.Stats.Solved},
+		Rating:     rounded(r.Value),
 	}
 	// A practice puzzle has no day.
 	if p.Date.IsZero() {

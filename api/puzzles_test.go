@@ -97,7 +97,7 @@ func noSolution(t *testing.T, body []byte) {
 	if err := json.Unmarshal(body, &keys); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"id", "date", "position", "rules", "goal", "prompt", "themes", "difficulty", "keyLegs", "plies", "stats"}
+	want := []string{"id", "date", "position", "rules", "goal", "prompt", "themes", "difficulty", "keyLegs", "plies", "stats", "rating"}
 	if len(keys) != len(want) {
 		t.Fatalf("puzzle has fields %v, want exactly %v", keys, want)
 	}

@@ -119,6 +119,17 @@ type Options struct {
 	// beyond), as for the game operations. Zero: no limit.
 	PracticeRate  int
 	PracticeBurst int
+
+	// Players manages players and their tokens (*players.Service). Nil:
+	// the player operations answer 503, and so does a request elsewhere
+	// that sends a Player-Token (it is never taken for an anonymous one).
+	Players PlayerService
+	// PlayerCreateRate and PlayerCreateBurst limit player creations per
+	// client address, as GameCreateRate does game creations: a player
+	// costs a row for ever, so a script must not make millions. Zero: no
+	// limit.
+	PlayerCreateRate  int
+	PlayerCreateBurst int
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -159,6 +170,9 @@ func (o Options) withDefaults() Options {
 	if o.Puzzles == nil {
 		o.Puzzles = noPuzzles{}
 	}
+	if o.Players == nil {
+		o.Players = noPlayers{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -174,7 +188,7 @@ func (o Options) withDefaults() Options {
 
 // Server implements the generated StrictServerInterface. Each resource's
 // handlers live in their own file (handlers.go for the stateless moves,
-// games.go, puzzles.go, ops.go), all methods of this one type.
+// games.go, puzzles.go, players.go, ops.go), all methods of this one type.
 type Server struct {
 	opts     Options
 	log      *slog.Logger
@@ -187,6 +201,7 @@ type Server struct {
 
 	games   GameService
 	feed    PuzzleFeed
+	players PlayerService
 	limits  map[string]*rateLimiter // per client address, by operation id
 	streams *streamSlots            // of open event streams
 }
@@ -215,12 +230,14 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		analyses: opts.Analyses,
 		games:    opts.Games,
 		feed:     opts.Puzzles,
+		players:  opts.Players,
 		limits: map[string]*rateLimiter{
 			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
 			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
 			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
 			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
 			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil),
+			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil),
 		},
 		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
@@ -338,6 +355,6 @@ func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", PlayerTokenHeader}
 	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
 )

@@ -454,6 +454,8 @@ func TestBrowser(t *testing.T) {
 	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
 	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
 	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
+	t.Run("rating words", func(t *testing.T) { ratingWords(t, bctx, base) })
+	t.Run("players", func(t *testing.T) { playersTest(t, bctx, base) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.

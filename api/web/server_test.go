@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -37,6 +38,7 @@ func startServer(t *testing.T) string {
 		DB:      st,
 		Games:   svc,
 		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: gen, Practice: gen.Practice}),
+		Players: players.NewService(st, nil),
 	})
 	if err != nil {
 		t.Fatal(err)

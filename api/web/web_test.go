@@ -31,6 +31,9 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 		{"/assets/app.js", "text/javascript"},
 		{"/assets/api.js", "text/javascript"},
 		{"/assets/board.js", "text/javascript"},
+		{"/assets/player.js", "text/javascript"},
+		{"/assets/profile.js", "text/javascript"},
+		{"/assets/ratings.js", "text/javascript"},
 		{"/assets/style.css", "text/css"},
 		{"/assets/icon.svg", "image/svg+xml"},
 	}
@@ -153,6 +156,44 @@ func TestOnlyAPIModuleNamesEndpoints(t *testing.T) {
 		}
 		if name != "assets/api.js" && has {
 			t.Errorf("%s names an endpoint; keep paths in api.js", name)
+		}
+	}
+}
+
+// The page's Content-Security-Policy runs no inline code: no script without
+// a src, no event-handler attribute and no style attribute in the page, and
+// no module that writes markup as text (where an attribute could slip in).
+func TestPageRunsNoInlineCode(t *testing.T) {
+	files := FS()
+	page, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []*regexp.Regexp{
+		regexp.MustCompile(`<script(?:\s[^>]*)?>`),
+		regexp.MustCompile(`(?i)\son[a-z]+\s*=`),
+		regexp.MustCompile(`(?i)\sstyle\s*=`),
+	} {
+		for _, m := range bad.FindAllString(string(page), -1) {
+			if bad.String() == `<script(?:\s[^>]*)?>` && strings.Contains(m, ` src="`) {
+				continue
+			}
+			t.Errorf("index.html has %q, which the policy refuses", m)
+		}
+	}
+	modules, err := fs.Glob(files, "assets/*.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range modules {
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sink := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write"} {
+			if strings.Contains(string(b), sink) {
+				t.Errorf("%s uses %s: build nodes instead", name, sink)
+			}
 		}
 	}
 }

@@ -4,8 +4,11 @@
 // plays a move, plays it again at a stale ply, plays a game between two
 // seats with a one-second clock that the server ends by timeout with nobody
 // calling, evaluates a move, validates a record, reads the daily puzzle and
-// two practice puzzles. It stops at the
-// first answer that is not the one the document promises. .ci/run runs it
+// two practice puzzles; then makes two players, plays a rated game with a
+// clock between them to its end (a resignation) and checks both rating
+// changes, and attempts the daily puzzle as a player and checks its rating
+// change. It stops at the first answer that is not the one the document
+// promises. .ci/run runs it
 // against a real server:
 //
 //	go run ./clients/go -server http://127.0.0.1:8080
@@ -158,6 +161,118 @@ func run(ctx context.Context, server string) error {
 		return unexpected("GET /v1/puzzles/practice after "+first.JSON200.ID, next.HTTPResponse, next.Body)
 	}
 	fmt.Printf("practice puzzles %s, then %s\n", first.JSON200.ID, next.JSON200.ID)
+	return rated(ctx, c, daily.JSON200.ID)
+}
+
+// asPlayer sends a player's token, in the header the document's
+// playerToken scheme names.
+func asPlayer(token string) ayoayo.RequestEditorFn {
+	return func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Player-Token", token)
+		return nil
+	}
+}
+
+// bearer sends a seat's token.
+func bearer(token string) ayoayo.RequestEditorFn {
+	return func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+}
+
+// rated makes two players, plays a rated live game between them that ends
+// by resignation, and checks the game, both players and the winner's
+// history show the rating changes; then attempts the daily puzzle as a
+// player, twice, and checks that only the first attempt is rated.
+func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) error {
+	var ids, tokens [2]string
+	for i, name := range []string{"Go client South", "Go client North"} {
+		made, err := c.CreatePlayerWithResponse(ctx, nil, ayoayo.CreatePlayerRequest{Name: &name})
+		if err != nil || made.JSON201 == nil {
+			return errors.Join(err, unexpected("POST /v1/players", made.HTTPResponse, made.Body))
+		}
+		ids[i], tokens[i] = made.JSON201.Player.ID, made.JSON201.Token
+	}
+	yes, five := true, 300
+	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{
+		Opponent:    ayoayo.Opponent{Type: ayoayo.OpponentTypeHuman},
+		TimeControl: nullable.NewNullableWithValue(ayoayo.TimeControl{Kind: ayoayo.TimeControlKindClock, InitialSeconds: &five}),
+		Rated:       &yes,
+	}, asPlayer(tokens[0]))
+	if err != nil || created.JSON201 == nil || !created.JSON201.Game.Rated {
+		return errors.Join(err, unexpected("POST /v1/games rated", created.HTTPResponse, created.Body))
+	}
+	id := created.JSON201.Game.ID
+	joined, err := c.JoinGameWithResponse(ctx, id, nil, asPlayer(tokens[1]))
+	if err != nil || joined.JSON201 == nil {
+		return errors.Join(err, unexpected("POST join as a player", joined.HTTPResponse, joined.Body))
+	}
+	resigned, err := c.ResignGameWithResponse(ctx, id, nil, bearer(joined.JSON201.Token))
+	if err != nil || resigned.JSON200 == nil {
+		return errors.Join(err, unexpected("POST resign", resigned.HTTPResponse, resigned.Body))
+	}
+	var changes [2]int
+	for i, seat := range []nullable.Nullable[ayoayo.SeatPlayer]{resigned.JSON200.Players.South, resigned.JSON200.Players.North} {
+		sp, err := seat.Get()
+		if err != nil || sp.ID != ids[i] {
+			return fmt.Errorf("the rated game's seat %d names %+v, want player %s", i, sp, ids[i])
+		}
+		if changes[i], err = sp.Change.Get(); err != nil {
+			return fmt.Errorf("the rated game ended, yet seat %d shows no rating change: %s", i, resigned.Body)
+		}
+	}
+	if changes[0] <= 0 || changes[1] >= 0 {
+		return fmt.Errorf("South won by resignation, yet the changes are %v", changes)
+	}
+	for i := range ids {
+		p, err := c.GetPlayerWithResponse(ctx, ids[i], nil)
+		if err != nil || p.JSON200 == nil {
+			return errors.Join(err, unexpected("GET /v1/players/"+ids[i], p.HTTPResponse, p.Body))
+		}
+		if live := p.JSON200.Ratings.Live; live.Games != 1 || live.Rating != 1500+changes[i] {
+			return fmt.Errorf("player %s's live rating %+v, want 1500%+d from one game", ids[i], live, changes[i])
+		}
+	}
+	history, err := c.ListPlayerGamesWithResponse(ctx, ids[0], nil)
+	if err != nil || history.JSON200 == nil || len(history.JSON200.Games) != 1 {
+		return errors.Join(err, unexpected("GET /v1/players/{id}/games", history.HTTPResponse, history.Body))
+	}
+	if r, err := history.JSON200.Games[0].Rating.Get(); err != nil || r.Change != changes[0] || history.JSON200.Games[0].Result != ayoayo.PlayerResultWin {
+		return fmt.Errorf("the winner's history: %s", history.Body)
+	}
+	fmt.Printf("rated game %s: South %+d, North %+d, in both players' ratings and the history\n", id, changes[0], changes[1])
+
+	// The daily puzzle, solved as a player: the first attempt is rated,
+	// the second is not.
+	sol, err := c.GetPuzzleSolutionWithResponse(ctx, dailyID, nil)
+	if err != nil || sol.JSON200 == nil {
+		return errors.Join(err, unexpected("GET the solution", sol.HTTPResponse, sol.Body))
+	}
+	var moves []ayoayo.Pit
+	for _, s := range sol.JSON200.Solution {
+		if !s.Reply {
+			moves = append(moves, s.Pit)
+		}
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		a, err := c.SubmitPuzzleAttemptWithResponse(ctx, dailyID, nil, ayoayo.PuzzleAttempt{Moves: moves}, asPlayer(tokens[0]))
+		if err != nil || a.JSON200 == nil || !a.JSON200.Complete {
+			return errors.Join(err, unexpected("POST the daily puzzle's attempt as a player", a.HTTPResponse, a.Body))
+		}
+		r, rerr := a.JSON200.Rating.Get()
+		switch {
+		case attempt == 1 && (!a.JSON200.Rated || rerr != nil || r.Player.Change <= 0 || r.Player.After-r.Player.Before != r.Player.Change):
+			return fmt.Errorf("a player's first attempt that solves the puzzle: %s", a.Body)
+		case attempt == 2 && (a.JSON200.Rated || !a.JSON200.Rating.IsNull()):
+			return fmt.Errorf("a player's second attempt changed a rating: %s", a.Body)
+		}
+		if attempt == 1 {
+			fmt.Printf("daily puzzle %s solved as a player: puzzle rating %d -> %d; the puzzle's %d -> %d\n", dailyID,
+				r.Player.Before, r.Player.After, r.Puzzle.Before, r.Puzzle.After)
+		}
+	}
+	fmt.Println("the second attempt changed no rating")
 	return nil
 }
 

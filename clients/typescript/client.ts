@@ -4,8 +4,10 @@
 // through openapi-fetch. It creates a game against the AI, plays a move,
 // plays a game with a one-second clock that the server ends by timeout,
 // evaluates a move, validates a record, reads the daily puzzle and two
-// practice puzzles, and stops
-// at the first answer that is not the one the document promises.
+// practice puzzles; makes two players, plays a rated game with a clock
+// between them to its end (a resignation) and checks both rating changes,
+// attempts the daily puzzle as a player and checks its rating change; and
+// stops at the first answer that is not the one the document promises.
 //
 //   npm ci && npm run generate && npm run build && node build/client.js http://127.0.0.1:8080
 
@@ -83,6 +85,82 @@ async function main(): Promise<void> {
   const next = await api.GET("/v1/puzzles/practice", { params: { query: { difficulty: 2, after: first.data.id } } });
   if (!next.data || next.data.id === first.data.id) fail("GET /v1/puzzles/practice after", next.error, next.response);
   console.log(`practice puzzles ${first.data.id}, then ${next.data.id}`);
+
+  await rated(puzzle.id);
+}
+
+// A player's token goes in the header the document's playerToken scheme
+// names.
+const asPlayer = (token: string) => ({ "Player-Token": token });
+
+// rated makes two players and plays a rated live game between them that
+// ends by resignation, checks the game, both players and the winner's
+// history show the rating changes, then solves the daily puzzle as a
+// player, twice: only the first attempt is rated.
+async function rated(dailyId: string): Promise<void> {
+  const newPlayer = async (name: string) => {
+    const p = await api.POST("/v1/players", { body: { name } });
+    if (!p.data) fail("POST /v1/players", p.error, p.response);
+    return p.data;
+  };
+  const south = await newPlayer("TS client South");
+  const north = await newPlayer("TS client North");
+  const created = await api.POST("/v1/games", {
+    body: { opponent: { type: "human" }, timeControl: { kind: "clock", initialSeconds: 300 }, rated: true },
+    headers: asPlayer(south.token),
+  });
+  if (!created.data || !created.data.game.rated) fail("POST /v1/games rated", created.error, created.response);
+  const id = created.data.game.id;
+  const joined = await api.POST("/v1/games/{id}/join", { params: { path: { id } }, headers: asPlayer(north.token) });
+  if (!joined.data) fail("POST /v1/games/{id}/join as a player", joined.error, joined.response);
+  const resigned = await api.POST("/v1/games/{id}/resign", {
+    params: { path: { id } },
+    headers: { Authorization: `Bearer ${joined.data.token}` },
+  });
+  if (!resigned.data) fail("POST /v1/games/{id}/resign", resigned.error, resigned.response);
+  const { south: s, north: n } = resigned.data.players;
+  const southChange = s?.change ?? null;
+  const northChange = n?.change ?? null;
+  if (s?.id !== south.player.id || n?.id !== north.player.id || southChange === null || northChange === null ||
+    southChange <= 0 || northChange >= 0) {
+    throw new Error(`the rated game after South won by resignation: ${JSON.stringify(resigned.data.players)}`);
+  }
+  for (const [id, change] of [[south.player.id, southChange], [north.player.id, northChange]] as const) {
+    const got = await api.GET("/v1/players/{id}", { params: { path: { id } } });
+    if (!got.data) fail("GET /v1/players/{id}", got.error, got.response);
+    const live = got.data.ratings.live;
+    if (live.games !== 1 || live.rating !== 1500 + change) {
+      throw new Error(`player ${id}'s live rating ${JSON.stringify(live)}, want 1500 ${change} from one game`);
+    }
+  }
+  const history = await api.GET("/v1/players/{id}/games", { params: { path: { id: south.player.id }, query: { result: "win" } } });
+  if (!history.data) fail("GET /v1/players/{id}/games", history.error, history.response);
+  const entry = history.data.games[0];
+  if (history.data.games.length !== 1 || !entry || entry.gameId !== id || entry.rating?.change !== southChange) {
+    throw new Error(`the winner's history: ${JSON.stringify(history.data)}`);
+  }
+  console.log(`rated game ${id}: South ${southChange}, North ${northChange}, in both players' ratings and the history`);
+
+  const solution = await api.GET("/v1/puzzles/{id}/solution", { params: { path: { id: dailyId } } });
+  if (!solution.data) fail("GET /v1/puzzles/{id}/solution", solution.error, solution.response);
+  const moves = solution.data.solution.filter((s) => !s.reply).map((s) => s.pit);
+  for (const attempt of [1, 2]) {
+    const a = await api.POST("/v1/puzzles/{id}/attempts", {
+      params: { path: { id: dailyId } },
+      body: { moves },
+      headers: asPlayer(north.token),
+    });
+    if (!a.data || !a.data.complete) fail("POST /v1/puzzles/{id}/attempts as a player", a.error, a.response);
+    const r = a.data.rating;
+    if (attempt === 1 && (!a.data.rated || !r || r.player.change <= 0 || r.player.after - r.player.before !== r.player.change)) {
+      throw new Error(`a player's first attempt that solves the puzzle: ${JSON.stringify(a.data)}`);
+    }
+    if (attempt === 2 && (a.data.rated || r !== null)) {
+      throw new Error(`a player's second attempt changed a rating: ${JSON.stringify(a.data)}`);
+    }
+    if (r) console.log(`daily puzzle ${dailyId} solved as a player: ${r.player.before} -> ${r.player.after}; the puzzle ${r.puzzle.before} -> ${r.puzzle.after}`);
+  }
+  console.log("the second attempt changed no rating");
 }
 
 // clocked plays a game between two seats with a one-second clock: each

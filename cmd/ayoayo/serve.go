@@ -26,6 +26,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
 
@@ -57,6 +58,9 @@ const (
 	// A player asks for another practice puzzle every few seconds at the
 	// fastest; making one is a generation, seconds of CPU at worst.
 	defaultPracticeRate, defaultPracticeBurst = 60, 20
+	// A person makes a player once per device at most; a row that stays
+	// for ever must not be made by the million, so this is the tightest.
+	defaultPlayerCreateRate, defaultPlayerCreateBurst = 10, 10
 )
 
 // defaultDBWait is how long a start waits for its database unless told:
@@ -87,6 +91,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	practiceConcurrency := fs.Int("practice-concurrency", env.int("AYOAYO_PRACTICE_CONCURRENCY", 0), "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", defaultCreateRate), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", defaultCreateBurst), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
+	playerRate := fs.Int("player-create-rate", env.int("AYOAYO_PLAYER_CREATE_RATE", defaultPlayerCreateRate), "players one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_PLAYER_CREATE_RATE)")
+	playerBurst := fs.Int("player-create-burst", env.int("AYOAYO_PLAYER_CREATE_BURST", defaultPlayerCreateBurst), "players one client address may create at once before the rate applies (env AYOAYO_PLAYER_CREATE_BURST)")
 	joinRate := fs.Int("join-rate", env.int("AYOAYO_JOIN_RATE", defaultJoinRate), "games one client address may join per minute, 429 beyond; 0 for no limit (env AYOAYO_JOIN_RATE)")
 	joinBurst := fs.Int("join-burst", env.int("AYOAYO_JOIN_BURST", defaultJoinBurst), "games one client address may join at once before the rate applies (env AYOAYO_JOIN_BURST)")
 	moveRate := fs.Int("move-rate", env.int("AYOAYO_MOVE_RATE", defaultMoveRate), "moves one client address may send per minute, 429 beyond; 0 for no limit (env AYOAYO_MOVE_RATE)")
@@ -147,8 +153,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if *retainDays < 0 {
 		return fmt.Errorf("%w: --retain-finished cannot be negative (0 keeps every game)", errUsage)
 	}
-	if min(*createRate, *joinRate, *moveRate, *streamRate, *practiceRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst, *practiceBurst) < 1 {
-		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate and --practice-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
+	if min(*createRate, *joinRate, *moveRate, *streamRate, *practiceRate, *playerRate) < 0 || min(*createBurst, *joinBurst, *moveBurst, *streamBurst, *practiceBurst, *playerBurst) < 1 {
+		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate, --practice-rate and --player-create-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
 	}
 	if *tableBuild < 0 || *tableBuild > tablebase.MaxSeedsLimit {
 		return fmt.Errorf("%w: --tablebase-build %d, want 0 (none) to %d", errUsage, *tableBuild, tablebase.MaxSeedsLimit)
@@ -303,6 +309,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		Puzzles:             feed,
 		PracticeRate:        *practiceRate,
 		PracticeBurst:       *practiceBurst,
+		Players:             players.NewService(st, now),
+		PlayerCreateRate:    *playerRate,
+		PlayerCreateBurst:   *playerBurst,
 	})
 	if err != nil {
 		return err

@@ -109,6 +109,7 @@ func TestServeUsageErrors(t *testing.T) {
 		{"a negative rate", nil, []string{"--move-rate", "-1"}, "cannot be negative", 2},
 		{"a negative practice rate", nil, []string{"--practice-rate", "-1"}, "cannot be negative", 2},
 		{"a practice burst of 0", nil, []string{"--practice-burst", "0"}, "at least 1", 2},
+		{"a negative player creation rate", map[string]string{"AYOAYO_PLAYER_CREATE_RATE": "-1"}, nil, "cannot be negative", 2},
 		{"a burst of none", map[string]string{"AYOAYO_STREAM_BURST": "0"}, nil, "at least 1", 2},
 		{"trust-proxy is refused", nil, []string{"--trust-proxy"}, "--trusted-proxies CIDR", 2},
 		{"AYOAYO_TRUST_PROXY is refused", map[string]string{"AYOAYO_TRUST_PROXY": "true"}, nil, "--trusted-proxies CIDR", 2},
@@ -133,7 +134,7 @@ func TestHelpListsServeFlags(t *testing.T) {
 	if code := m.Run(context.Background(), []string{"help"}); code != 0 {
 		t.Fatalf("exit status %d", code)
 	}
-	for _, flag := range []string{"-addr", "-db", "-cors-origins", "-analyze-concurrency", "-body-limit", "-log-level", "-shutdown-timeout", "-trusted-proxies", "-join-rate", "-move-rate", "-stream-rate", "-practice-rate", "-practice-burst", "AYOAYO_PRACTICE_RATE", "AYOAYO_ADDR", "AYOAYO_DB", "AYOAYO_MOVE_BURST"} {
+	for _, flag := range []string{"-addr", "-db", "-cors-origins", "-analyze-concurrency", "-body-limit", "-log-level", "-shutdown-timeout", "-trusted-proxies", "-join-rate", "-move-rate", "-stream-rate", "-practice-rate", "-practice-burst", "AYOAYO_PRACTICE_RATE", "-player-create-rate", "AYOAYO_PLAYER_CREATE_BURST", "AYOAYO_ADDR", "AYOAYO_DB", "AYOAYO_MOVE_BURST"} {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, stdout.String())
 		}

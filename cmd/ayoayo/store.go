@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
@@ -22,6 +23,7 @@ import (
 type store interface {
 	games.Store
 	puzzles.Store
+	players.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

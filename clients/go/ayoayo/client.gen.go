@@ -78,6 +78,27 @@ func (e ExpiryEnds) Valid() bool {
 	}
 }
 
+// Defines values for GameCategory.
+const (
+	GameCategoryCorrespondence GameCategory = "correspondence"
+	GameCategoryLessThanNil    GameCategory = "<nil>"
+	GameCategoryLive           GameCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the GameCategory enum.
+func (e GameCategory) Valid() bool {
+	switch e {
+	case GameCategoryCorrespondence:
+		return true
+	case GameCategoryLessThanNil:
+		return true
+	case GameCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusAborted  GameStatus = "aborted"
@@ -183,6 +204,27 @@ func (e OpponentType) Valid() bool {
 	}
 }
 
+// Defines values for PlayerResult.
+const (
+	PlayerResultDraw PlayerResult = "draw"
+	PlayerResultLoss PlayerResult = "loss"
+	PlayerResultWin  PlayerResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the PlayerResult enum.
+func (e PlayerResult) Valid() bool {
+	switch e {
+	case PlayerResultDraw:
+		return true
+	case PlayerResultLoss:
+		return true
+	case PlayerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PuzzleGoal.
 const (
 	PuzzleGoalDefend     PuzzleGoal = "defend"
@@ -246,6 +288,27 @@ func (e PuzzleTheme) Valid() bool {
 	case PuzzleThemeRelay:
 		return true
 	case PuzzleThemeSacrifice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RatingCategory.
+const (
+	RatingCategoryCorrespondence RatingCategory = "correspondence"
+	RatingCategoryLive           RatingCategory = "live"
+	RatingCategoryPuzzle         RatingCategory = "puzzle"
+)
+
+// Valid indicates whether the value is a known member of the RatingCategory enum.
+func (e RatingCategory) Valid() bool {
+	switch e {
+	case RatingCategoryCorrespondence:
+		return true
+	case RatingCategoryLive:
+		return true
+	case RatingCategoryPuzzle:
 		return true
 	default:
 		return false
@@ -393,6 +456,39 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for ListPlayerGamesParamsCategory.
+const (
+	ListPlayerGamesParamsCategoryCorrespondence ListPlayerGamesParamsCategory = "correspondence"
+	ListPlayerGamesParamsCategoryLive           ListPlayerGamesParamsCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the ListPlayerGamesParamsCategory enum.
+func (e ListPlayerGamesParamsCategory) Valid() bool {
+	switch e {
+	case ListPlayerGamesParamsCategoryCorrespondence:
+		return true
+	case ListPlayerGamesParamsCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPracticePuzzleParamsNear.
+const (
+	GetPracticePuzzleParamsNearMe GetPracticePuzzleParamsNear = "me"
+)
+
+// Valid indicates whether the value is a known member of the GetPracticePuzzleParamsNear enum.
+func (e GetPracticePuzzleParamsNear) Valid() bool {
+	switch e {
+	case GetPracticePuzzleParamsNearMe:
+		return true
+	default:
+		return false
+	}
+}
+
 // AnalyzeAnswer The result of a search. `score` is in seeds for the player to move
 // (the expected final difference in captured seeds; positive is good
 // for them). `pv` is the line the search expects, starting with
@@ -530,6 +626,23 @@ type AnalyzeRequest struct {
 	TimeMs *int `json:"timeMs,omitempty"`
 }
 
+// AttemptRating What a rated attempt did: to the player's puzzle rating and to the
+// puzzle's. Null when the attempt was not rated (anonymous, or not the
+// player's first attempt at this puzzle).
+//
+// Example: {"player":{"after":1662,"before":1500,"change":162},"puzzle":{"after":1083,"before":1100,"change":-17}}
+type AttemptRating struct {
+	// Player What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Player RatingChange `json:"player"`
+
+	// Puzzle What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Puzzle RatingChange `json:"puzzle"`
+}
+
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
 // `seeds` counts every seed captured (with the default rules, the
 // capturing seed too). Null in the outcome of a move that captured
@@ -595,7 +708,7 @@ type Clock struct {
 // optionally a start position (default: the opening position) and rule
 // options (default: Russ's rules).
 //
-// Example: {"opponent":{"type":"human"},"seat":"south","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"opponent":{"type":"human"},"rated":true,"seat":"south","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type CreateGameRequest struct {
 	// Opponent Who plays the other seat: `{type: human}` (someone who joins with
 	// `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
@@ -605,6 +718,17 @@ type CreateGameRequest struct {
 	//
 	// Example: {"level":4,"type":"ai"}
 	Opponent Opponent `json:"opponent"`
+
+	// Rated Ask for a rated game (absent: false). A rated game changes both
+	// players' ratings in its category (`live` for a clock,
+	// `correspondence`) once, when it ends with a result. It needs a
+	// time control, a person as the opponent and the creator's
+	// player (the `Player-Token` header); whoever joins it must send
+	// their own, another player's. Otherwise `422 rated_not_allowed`.
+	//
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
 
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
 	// Both are optional; the defaults are Russ's rules, which most sources
@@ -659,6 +783,47 @@ type CreateGameRequest struct {
 	//
 	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
 	TimeControl nullable.Nullable[TimeControl] `json:"timeControl,omitempty"`
+}
+
+// CreatePlayerRequest The new player's name; without one, a default name: `player-` and the start of its id.
+//
+// Example: {"name":"Adebayo"}
+type CreatePlayerRequest struct {
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name *PlayerName `json:"name,omitempty"`
+}
+
+// CreatedPlayer A player just created, with its secret token, shown only here.
+//
+// Example: {"player":{"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
+type CreatedPlayer struct {
+	// Player A player: an identity a front end maps one of its users onto, with a
+	// display name, ratings, counts and the daily puzzle streak. There are
+	// no passwords or e-mail addresses: the player's secret token (the
+	// `Player-Token` header) is the only proof of being it. Anyone may read
+	// a player; only its token renames it, rotates its token or deletes
+	// it. `streak` counts the consecutive UTC days, up to today or
+	// yesterday, on which the player solved that day's daily puzzle on
+	// that day.
+	//
+	//
+	// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+	Player Player `json:"player"`
+
+	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
+	// random bits). Shown only when the player is created and when it is
+	// rotated; the server keeps only a hash of it. Send it as the
+	// `Player-Token` header.
+	//
+	//
+	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+	Token PlayerToken `json:"token"`
 }
 
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
@@ -735,9 +900,11 @@ type ExpiryEnds string
 // `position.toMove`); `result` is null until the game ends. `version`
 // grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 // `timeControl`, `clock` and `expiry` say how much time each side has
-// and when the game ends by itself.
+// and when the game ends by itself. `rated` says whether its end
+// changes its players' ratings; `players` names the player in each
+// seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -787,6 +954,11 @@ type Game struct {
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
 
+	// Players The player in each seat, or null (an anonymous seat, the AI).
+	//
+	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+	Players GamePlayers `json:"players"`
+
 	// Ply Moves played so far.
 	//
 	// Example: 7
@@ -802,6 +974,15 @@ type Game struct {
 	//
 	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
 	Position Position `json:"position"`
+
+	// Rated The game changes its players' ratings in its category when it
+	// ends with a result (exactly once; an aborted game changes
+	// nothing). Only a game with a time control between two players
+	// is rated.
+	//
+	//
+	// Example: true
+	Rated bool `json:"rated"`
 
 	// Result How a game ended. `winner` is the player with more captured seeds, or
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
@@ -905,6 +1086,11 @@ type GameAI struct {
 	// Example: south
 	Side Side `json:"side"`
 }
+
+// GameCategory A game's rating category, from its time control; null for an untimed game.
+//
+// Example: live
+type GameCategory string
 
 // GameEndEvent The `data` of the `end` event of `GET /v1/games/{id}/events`, the
 // stream's last: the finished game.
@@ -1031,6 +1217,35 @@ type GameMovesPage struct {
 	NextFrom nullable.Nullable[int] `json:"nextFrom"`
 }
 
+// GamePlayers The player in each seat, or null (an anonymous seat, the AI).
+//
+// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+type GamePlayers struct {
+	// North The player in a seat of a game: null for an anonymous seat or the
+	// AI. `name` is the player's name when the seat was taken. `rating`
+	// is the player's rating in the game's category when the seat was
+	// taken, and once a rated game has ended with a result, the rating
+	// the result was applied to (null in an untimed game, which has no
+	// category); `change` is what the end did to it, null until then
+	// and in an unrated game.
+	//
+	//
+	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	North nullable.Nullable[SeatPlayer] `json:"north"`
+
+	// South The player in a seat of a game: null for an anonymous seat or the
+	// AI. `name` is the player's name when the seat was taken. `rating`
+	// is the player's rating in the game's category when the seat was
+	// taken, and once a rated game has ended with a result, the rating
+	// the result was applied to (null in an untimed game, which has no
+	// category); `change` is what the end did to it, null until then
+	// and in an unrated game.
+	//
+	//
+	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	South nullable.Nullable[SeatPlayer] `json:"south"`
+}
+
 // GameProblem A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -1090,17 +1305,19 @@ type GameProblem struct {
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
 type GameSeat struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 	// `timeControl`, `clock` and `expiry` say how much time each side has
-	// and when the game ends by itself.
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -1165,6 +1382,60 @@ type LastMove struct {
 	//
 	// Example: south
 	Side Side `json:"side"`
+}
+
+// Leader One line of a leaderboard.
+//
+// Example: {"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
+type Leader struct {
+	// Deviation Its deviation, rounded (at most 110).
+	//
+	// Example: 62
+	Deviation int `json:"deviation"`
+
+	// Games Rated results in the category.
+	//
+	// Example: 112
+	Games int `json:"games"`
+
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Funmi
+	Name string `json:"name"`
+
+	// Rank 1 for the highest rating.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The rating, rounded.
+	//
+	// Example: 1847
+	Rating int `json:"rating"`
+}
+
+// Leaderboard The top 100 players of a category by rating, among those not
+// provisional (deviation at most 110) whose rating in it changed in
+// the last 30 days.
+//
+// Example: {"category":"live","players":[{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
+type Leaderboard struct {
+	// Category What a rating is for: `live` games (with a clock), `correspondence`
+	// games (days per move), or `puzzle`s. Untimed games are never rated.
+	//
+	//
+	// Example: live
+	Category RatingCategory `json:"category"`
+
+	// Players The players, highest rating first (ties by id).
+	//
+	// Example: [{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
+	Players []Leader `json:"players"`
 }
 
 // Leg One sowing of a relay: the seeds lifted from pit `from`, dropped one
@@ -1307,6 +1578,26 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// NullableRatingChange A rating change, or null when the result changed no rating (an unrated game).
+//
+// Example: {"after":1662,"before":1500,"change":162}
+type NullableRatingChange struct {
+	// After The rating after.
+	//
+	// Example: 1662
+	After int `json:"after"`
+
+	// Before The rating before.
+	//
+	// Example: 1500
+	Before int `json:"before"`
+
+	// Change after − before.
+	//
+	// Example: 162
+	Change int `json:"change"`
+}
+
 // NullableSide A side, or null when none applies.
 //
 // Example: north
@@ -1404,17 +1695,19 @@ type Pit = int
 // PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
 // (absent otherwise), and the game after both.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
 type PlayMoveAnswer struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
 	// `position.toMove`); `result` is null until the game ends. `version`
 	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
 	// `timeControl`, `clock` and `expiry` say how much time each side has
-	// and when the game ends by itself.
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -1448,6 +1741,320 @@ type PlayMoveRequest struct {
 	// Example: 0
 	Ply int `json:"ply"`
 }
+
+// Player A player: an identity a front end maps one of its users onto, with a
+// display name, ratings, counts and the daily puzzle streak. There are
+// no passwords or e-mail addresses: the player's secret token (the
+// `Player-Token` header) is the only proof of being it. Anyone may read
+// a player; only its token renames it, rotates its token or deletes
+// it. `streak` counts the consecutive UTC days, up to today or
+// yesterday, on which the player solved that day's daily puzzle on
+// that day.
+//
+// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+type Player struct {
+	// Counts What a player has done.
+	//
+	// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
+	Counts PlayerCounts `json:"counts"`
+
+	// CreatedAt When the player was created (UTC).
+	//
+	// Example: 2026-02-01T09:30:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name PlayerName `json:"name"`
+
+	// Ratings A player's rating in each category (a category never played in shows the initial 1500, deviation 350).
+	//
+	// Example: {"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}}
+	Ratings PlayerRatings `json:"ratings"`
+
+	// Streak Consecutive UTC days, up to today or yesterday, with that day's daily puzzle solved on that day.
+	//
+	// Example: 4
+	Streak int `json:"streak"`
+}
+
+// PlayerCounts What a player has done.
+//
+// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
+type PlayerCounts struct {
+	// Draws Of those, drawn.
+	//
+	// Example: 2
+	Draws int `json:"draws"`
+
+	// Games Games the player has finished with a result, rated or not (aborted games do not count).
+	//
+	// Example: 40
+	Games int `json:"games"`
+
+	// Losses Of those, lost.
+	//
+	// Example: 17
+	Losses int `json:"losses"`
+
+	// Puzzles Puzzles attempted (first attempts only).
+	//
+	// Example: 48
+	Puzzles int `json:"puzzles"`
+
+	// Rated Of those, rated.
+	//
+	// Example: 31
+	Rated int `json:"rated"`
+
+	// Solved Puzzles solved at the first attempt.
+	//
+	// Example: 30
+	Solved int `json:"solved"`
+
+	// Wins Of those, won.
+	//
+	// Example: 21
+	Wins int `json:"wins"`
+}
+
+// PlayerGame One game in a player's history, a game that ended with a result (aborted games are not listed).
+//
+// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
+type PlayerGame struct {
+	// Ai The opponent was the AI.
+	//
+	// Example: false
+	Ai bool `json:"ai"`
+
+	// Category A game's rating category, from its time control; null for an untimed game.
+	//
+	// Example: live
+	Category nullable.Nullable[GameCategory] `json:"category"`
+
+	// EndedAt When the game ended (UTC).
+	//
+	// Example: 2026-02-03T18:04:11Z
+	EndedAt time.Time `json:"endedAt"`
+
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Opponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
+	//
+	// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+	Opponent nullable.Nullable[PlayerOpponent] `json:"opponent"`
+
+	// Rated The game was rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating A rating change, or null when the result changed no rating (an unrated game).
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Rating nullable.Nullable[NullableRatingChange] `json:"rating"`
+
+	// Result How a game ended for the player.
+	//
+	// Example: win
+	Result PlayerResult `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// PlayerGamesPage A page of a player's games, newest first; `next` is the `after` of the next page, null on the last.
+//
+// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
+type PlayerGamesPage struct {
+	// Games The games.
+	//
+	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
+	Games []PlayerGame `json:"games"`
+
+	// Next The cursor of the next page, for `after`; null when this is the last.
+	//
+	// Example: MTc3MDE0MTg1MTAwMDAwMC5YcTN2OXcwYkhrMm1QMWFa
+	Next nullable.Nullable[string] `json:"next"`
+}
+
+// PlayerID A player's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: bV3kQ9xZ2mTa
+type PlayerID = string
+
+// PlayerName A player's display name: 1 to 32 characters of letters, marks,
+// digits, punctuation, symbols and inner spaces; no control or format
+// characters, no leading or trailing space, not blank (`422
+// invalid_player_name`). Names are not unique.
+//
+// Example: Adebayo
+type PlayerName = string
+
+// PlayerOpponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
+//
+// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+type PlayerOpponent struct {
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The opponent's name when the seat was taken.
+	//
+	// Example: Funmi
+	Name string `json:"name"`
+}
+
+// PlayerPuzzle A player's first attempt at a puzzle, the one that was rated.
+//
+// Example: {"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}
+type PlayerPuzzle struct {
+	// At When the attempt was made (UTC).
+	//
+	// Example: 2026-03-02T07:15:00Z
+	At time.Time `json:"at"`
+
+	// Daily The daily puzzle's day, `YYYY-MM-DD`; null for a practice puzzle.
+	//
+	// Example: 2026-03-02
+	Daily nullable.Nullable[string] `json:"daily"`
+
+	// PuzzleID A puzzle's stable id. A daily puzzle's is `p` and its date
+	// (`pYYYYMMDD`). A practice puzzle's says how to make it again: `x`
+	// and the generator version, `-d` and the difficulty (0: any), `-g`
+	// and the goal, `-t` and the theme (`any`: any), and `-` and its
+	// sequence number (0 to 2^53-1); exactly one spelling of each is
+	// valid.
+	//
+	//
+	// Example: p20260302
+	PuzzleID PuzzleID `json:"puzzleId"`
+
+	// Rating What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	Rating RatingChange `json:"rating"`
+
+	// Solved The first attempt solved the puzzle.
+	//
+	// Example: true
+	Solved bool `json:"solved"`
+}
+
+// PlayerPuzzlesPage A page of a player's first attempts at puzzles, newest first, with
+// the player's daily `streak`; `next` is the `after` of the next page,
+// null on the last.
+//
+// Example: {"attempts":[{"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}],"next":null,"streak":1}
+type PlayerPuzzlesPage struct {
+	// Attempts The first attempts.
+	//
+	// Example: [{"at":"2026-03-02T07:15:00Z","daily":"2026-03-02","puzzleId":"p20260302","rating":{"after":1662,"before":1500,"change":162},"solved":true}]
+	Attempts []PlayerPuzzle `json:"attempts"`
+
+	// Next The cursor of the next page, for `after`; null when this is the last.
+	//
+	// Example: MTc3MjQzNTcwMDAwMDAwMC5wMjAyNjAzMDI
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Streak Consecutive UTC days, up to today or yesterday, with that day's daily puzzle solved on that day.
+	//
+	// Example: 1
+	Streak int `json:"streak"`
+}
+
+// PlayerRating A player's Glicko-2 rating in one category, rounded to integers. A
+// new rating is 1500 with deviation 350; the deviation shrinks as
+// results come in and grows again while the player is idle. A rating
+// is `provisional` while its deviation is above 110: such players are
+// not on the leaderboards.
+//
+// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+type PlayerRating struct {
+	// Deviation How uncertain it is (Glicko-2's rating deviation); the true strength is within about twice this of the rating.
+	//
+	// Example: 84
+	Deviation int `json:"deviation"`
+
+	// Games Rated results that made it (games, or puzzles' first attempts).
+	//
+	// Example: 31
+	Games int `json:"games"`
+
+	// Provisional The deviation is above 110.
+	//
+	// Example: false
+	Provisional bool `json:"provisional"`
+
+	// Rating The rating.
+	//
+	// Example: 1623
+	Rating int `json:"rating"`
+}
+
+// PlayerRatings A player's rating in each category (a category never played in shows the initial 1500, deviation 350).
+//
+// Example: {"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}}
+type PlayerRatings struct {
+	// Correspondence A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Correspondence PlayerRating `json:"correspondence"`
+
+	// Live A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Live PlayerRating `json:"live"`
+
+	// Puzzle A player's Glicko-2 rating in one category, rounded to integers. A
+	// new rating is 1500 with deviation 350; the deviation shrinks as
+	// results come in and grows again while the player is idle. A rating
+	// is `provisional` while its deviation is above 110: such players are
+	// not on the leaderboards.
+	//
+	//
+	// Example: {"deviation":84,"games":31,"provisional":false,"rating":1623}
+	Puzzle PlayerRating `json:"puzzle"`
+}
+
+// PlayerResult How a game ended for the player.
+//
+// Example: win
+type PlayerResult string
+
+// PlayerToken A player's secret token: `pl_` and 43 URL-safe characters (256
+// random bits). Shown only when the player is created and when it is
+// rotated; the server keeps only a hash of it. Send it as the
+// `Player-Token` header.
+//
+// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+type PlayerToken = string
 
 // PlyError The first illegal move of a record.
 //
@@ -1547,7 +2154,7 @@ type Problem struct {
 // exhaustive search, and proven again every time the server loads the
 // puzzle).
 //
-// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
+// Example: {"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rating":1100,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}
 type Puzzle struct {
 	// Date The puzzle's day, `YYYY-MM-DD` (UTC); null for a practice puzzle, which has none.
 	//
@@ -1617,6 +2224,18 @@ type Puzzle struct {
 	// Example: North to play: find the move that captures the most seeds.
 	Prompt string `json:"prompt"`
 
+	// Rating The puzzle's Glicko-2 rating, rounded: a daily puzzle's own, a
+	// practice puzzle's that of its generator bucket (version,
+	// difficulty, goal). It starts from the calibration of the
+	// difficulty, 1100 + 250 × (difficulty − 1) with deviation 250
+	// (1100 for 1 up to 2100 for 5), and moves with every player's
+	// first attempt: a solve is a win for the player, a loss for the
+	// puzzle.
+	//
+	//
+	// Example: 1100
+	Rating int `json:"rating"`
+
 	// Rules Rule options, for the variants other accounts of Ayoayo describe.
 	// Both are optional; the defaults are Russ's rules, which most sources
 	// follow.
@@ -1671,9 +2290,10 @@ type PuzzleAttempt struct {
 // `complete`: they finish the puzzle. `explanation`: the outcome of every
 // move sent and of the replies between them. `solution`: the whole
 // solution line, present after `giveUp` or once solved. `stats`: the
-// puzzle's counters, this attempt included.
+// puzzle's counters, this attempt included. `rated` and `rating`: what
+// the attempt did to the player's puzzle rating and the puzzle's.
 //
-// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
+// Example: {"complete":true,"correct":true,"explanation":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"rated":false,"rating":null,"solution":[{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}],"stats":{"attempts":13,"solved":6}}
 type PuzzleAttemptAnswer struct {
 	// Complete The moves sent finish the puzzle.
 	//
@@ -1689,6 +2309,23 @@ type PuzzleAttemptAnswer struct {
 	//
 	// Example: [{"capture":{"pit":0,"seeds":4},"legal":true,"legs":[{"from":8,"sown":[9,10,11,0,1,2]},{"from":2,"sown":[3,4,5,6]},{"from":6,"sown":[7,8,9,10]},{"from":10,"sown":[11,0,1,2,3,4,5]},{"from":5,"sown":[6,7,8,9,10,11]},{"from":11,"sown":[0,1,2,3]},{"from":3,"sown":[4,5,6]},{"from":6,"sown":[7,8]},{"from":8,"sown":[9,10,11]}],"pit":8,"position":{"captured":{"north":12,"south":15},"pits":[0,4,2,0,3,1,0,4,0,5,2,0],"toMove":"south"},"reply":false,"result":null}]
 	Explanation []PuzzleStep `json:"explanation"`
+
+	// Rated This attempt changed ratings: it was sent with a `Player-Token`
+	// and is that player's first attempt at this puzzle. Only a
+	// player's first attempt at a puzzle is rated; later ones, and
+	// anonymous ones, change no rating.
+	//
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating What a rated attempt did: to the player's puzzle rating and to the
+	// puzzle's. Null when the attempt was not rated (anonymous, or not the
+	// player's first attempt at this puzzle).
+	//
+	//
+	// Example: {"player":{"after":1662,"before":1500,"change":162},"puzzle":{"after":1083,"before":1100,"change":-17}}
+	Rating nullable.Nullable[AttemptRating] `json:"rating"`
 
 	// Solution The whole solution line; present after giving up or once solved.
 	//
@@ -1744,7 +2381,7 @@ type PuzzleList struct {
 
 	// Puzzles The puzzles, newest first.
 	//
-	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
+	// Example: [{"date":"2026-03-02","difficulty":1,"goal":"max_capture","id":"p20260302","keyLegs":9,"plies":1,"position":{"captured":{"north":8,"south":15},"pits":[0,1,3,0,0,4,3,1,6,1,5,1],"toMove":"north"},"prompt":"North to play: find the move that captures the most seeds.","rating":1100,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"stats":{"attempts":12,"solved":5},"themes":["relay"]}]
 	Puzzles []Puzzle `json:"puzzles"`
 }
 
@@ -1871,6 +2508,46 @@ type PuzzleStep struct {
 // Example: greed_trap
 type PuzzleTheme string
 
+// RatingCategory What a rating is for: `live` games (with a clock), `correspondence`
+// games (days per move), or `puzzle`s. Untimed games are never rated.
+//
+// Example: live
+type RatingCategory string
+
+// RatingChange What one rated result did to one rating, rounded; `change` is `after` − `before` of the rounded values.
+//
+// Example: {"after":1662,"before":1500,"change":162}
+type RatingChange struct {
+	// After The rating after.
+	//
+	// Example: 1662
+	After int `json:"after"`
+
+	// Before The rating before.
+	//
+	// Example: 1500
+	Before int `json:"before"`
+
+	// Change after − before.
+	//
+	// Example: 162
+	Change int `json:"change"`
+}
+
+// RenamePlayerRequest The player's new display name.
+//
+// Example: {"name":"Adebayo O."}
+type RenamePlayerRequest struct {
+	// Name A player's display name: 1 to 32 characters of letters, marks,
+	// digits, punctuation, symbols and inner spaces; no control or format
+	// characters, no leading or trailing space, not blank (`422
+	// invalid_player_name`). Names are not unique.
+	//
+	//
+	// Example: Adebayo
+	Name PlayerName `json:"name"`
+}
+
 // Result How a game ended. `winner` is the player with more captured seeds, or
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
@@ -1902,6 +2579,20 @@ type ResultReason string
 //
 // Example: north
 type ResultWinner string
+
+// RotatedToken The player's new token; the old one stopped working when this answer was made.
+//
+// Example: {"token":"pl_Qr8tY1uI2oP3aS4dF5gH6jK7lZ8xC9vB0nM1qW2eR3t"}
+type RotatedToken struct {
+	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
+	// random bits). Shown only when the player is created and when it is
+	// rotated; the server keeps only a hash of it. Send it as the
+	// `Player-Token` header.
+	//
+	//
+	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
+	Token PlayerToken `json:"token"`
+}
 
 // Rules Rule options, for the variants other accounts of Ayoayo describe.
 // Both are optional; the defaults are Russ's rules, which most sources
@@ -1941,6 +2632,42 @@ type RulesLeftovers string
 //
 // Example: human
 type SeatHolder string
+
+// SeatPlayer The player in a seat of a game: null for an anonymous seat or the
+// AI. `name` is the player's name when the seat was taken. `rating`
+// is the player's rating in the game's category when the seat was
+// taken, and once a rated game has ended with a result, the rating
+// the result was applied to (null in an untimed game, which has no
+// category); `change` is what the end did to it, null until then
+// and in an unrated game.
+//
+// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+type SeatPlayer struct {
+	// Change What the end of this rated game did to the rating; null until then, and in an unrated game.
+	//
+	// Example: 162
+	Change nullable.Nullable[int] `json:"change"`
+
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The player's name when the seat was taken.
+	//
+	// Example: Adebayo
+	Name string `json:"name"`
+
+	// Provisional That rating's deviation was above 110.
+	//
+	// Example: true
+	Provisional bool `json:"provisional"`
+
+	// Rating The player's rating in the game's category; null in an untimed game.
+	//
+	// Example: 1500
+	Rating nullable.Nullable[int] `json:"rating"`
+}
 
 // Seats Who holds each seat.
 //
@@ -2179,6 +2906,17 @@ type ValidateRequest struct {
 	Start *Position `json:"start,omitempty"`
 }
 
+// HistoryAfter Example: MTc3MDE0MTg1MTAwMDAwMC5YcTN2OXcwYkhrMm1QMWFa
+type HistoryAfter = string
+
+// HistoryLimit Example: 20
+type HistoryLimit = int
+
+// PlayerIDPath A player's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: bV3kQ9xZ2mTa
+type PlayerIDPath = PlayerID
+
 // RequestID Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestID = string
 
@@ -2217,6 +2955,20 @@ type GameConflict = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type GameNotFound = Problem
 
+// GameRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameRefused = Problem
+
+// HistoryBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type HistoryBadRequest = Problem
+
 // IllegalMove A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -2231,12 +2983,40 @@ type IllegalMove = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InternalError = Problem
 
+// InvalidPlayerName An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidPlayerName = Problem
+
+// NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type NotYourPlayer = Problem
+
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The README and the `/docs` page list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type PayloadTooLarge = Problem
+
+// PlayerNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PlayerNotFound = Problem
+
+// PlayerUnauthorized An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The README and the `/docs` page list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type PlayerUnauthorized = Problem
 
 // PracticeBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -2467,8 +3247,93 @@ type ResignGameParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// GetLeaderboardParams defines parameters for GetLeaderboard.
+type GetLeaderboardParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ListMovesParams defines parameters for ListMoves.
 type ListMovesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreatePlayerParams defines parameters for CreatePlayer.
+type CreatePlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// DeletePlayerParams defines parameters for DeletePlayer.
+type DeletePlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetPlayerParams defines parameters for GetPlayer.
+type GetPlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// RenamePlayerParams defines parameters for RenamePlayer.
+type RenamePlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListPlayerGamesParams defines parameters for ListPlayerGames.
+type ListPlayerGamesParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Category Only rated-category games of this time control kind; any if absent.
+	Category *ListPlayerGamesParamsCategory `form:"category,omitempty" json:"category,omitempty"`
+
+	// Result Only games with this result for the player; any if absent.
+	Result *PlayerResult `form:"result,omitempty" json:"result,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListPlayerGamesParamsCategory defines parameters for ListPlayerGames.
+type ListPlayerGamesParamsCategory string
+
+// ListPlayerPuzzlesParams defines parameters for ListPlayerPuzzles.
+type ListPlayerPuzzlesParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// RotatePlayerTokenParams defines parameters for RotatePlayerToken.
+type RotatePlayerTokenParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -2526,11 +3391,18 @@ type GetPracticePuzzleParams struct {
 	// filter: the answer is the next one of its sequence.
 	After *string `form:"after,omitempty" json:"after,omitempty"`
 
+	// Near `me`: a difficulty near your puzzle rating, and never a puzzle
+	// you attempted already; needs your `Player-Token`.
+	Near *GetPracticePuzzleParamsNear `form:"near,omitempty" json:"near,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
+
+// GetPracticePuzzleParamsNear defines parameters for GetPracticePuzzle.
+type GetPracticePuzzleParamsNear string
 
 // GetPuzzleParams defines parameters for GetPuzzle.
 type GetPuzzleParams struct {
@@ -2586,6 +3458,12 @@ type PlayGameMoveJSONRequestBody = PlayMoveRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
+
+// CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
+type CreatePlayerJSONRequestBody = CreatePlayerRequest
+
+// RenamePlayerJSONRequestBody defines body for RenamePlayer for application/json ContentType.
+type RenamePlayerJSONRequestBody = RenamePlayerRequest
 
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
@@ -2834,6 +3712,14 @@ type ClientInterface interface {
 	// rules) fix the game's starting point and variant. Creation is limited
 	// per client address (`429` with `Retry-After` beyond the limit).
 	//
+	// **As a player:** send your `Player-Token` and your seat is your
+	// player's (`players` in the game); `rated: true` then asks for a
+	// rated game, which needs a time control and a person as the
+	// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+	// its category (`live` with a clock, `correspondence`), with
+	// Glicko-2, exactly once: when it ends with a result (an aborted game
+	// changes nothing). A `Player-Token` no player holds is `401`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -2860,6 +3746,14 @@ type ClientInterface interface {
 	// `start` (default: the opening position) and `rules` (default: Russ's
 	// rules) fix the game's starting point and variant. Creation is limited
 	// per client address (`429` with `Retry-After` beyond the limit).
+	//
+	// **As a player:** send your `Player-Token` and your seat is your
+	// player's (`players` in the game); `rated: true` then asks for a
+	// rated game, which needs a time control and a person as the
+	// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+	// its category (`live` with a clock, `correspondence`), with
+	// Glicko-2, exactly once: when it ends with a result (an aborted game
+	// changes nothing). A `Player-Token` no player holds is `401`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2931,6 +3825,12 @@ type ClientInterface interface {
 	// every later call (and any call for a game against the AI) gets `409
 	// seat_taken`. No body is needed. Joins are limited per client address
 	// (`429 rate_limited` with `Retry-After` beyond the limit).
+	//
+	// **As a player:** send your `Player-Token` and the seat is your
+	// player's. A rated game can only be joined so, by another player
+	// than its creator: without a token it is `401
+	// player_unauthorized`, by its creator's player `422
+	// rated_not_allowed`. A token no player holds is always `401`.
 	//
 	// Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
 	JoinGame(ctx context.Context, id GameID, params *JoinGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3025,6 +3925,15 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGame(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLeaderboard The best players of a category
+	//
+	// The top 100 players by rating in `live`, `correspondence` or
+	// `puzzle`, among those whose rating is not provisional (deviation at
+	// most 110) and changed in the last 30 days.
+	//
+	// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
+	GetLeaderboard(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListMovesWithBody Every move of the player to move, each with its outcome
 	//
 	// Evaluates each of the six pits of the player to move, in pit order
@@ -3050,6 +3959,106 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMoves(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePlayerWithBody Make a player
+	//
+	// Creates a player with the `name` given (or a default one) and gives
+	// you its secret token: shown only in this answer, kept by the server
+	// only as a hash. Send it as the `Player-Token` header to act as the
+	// player. Creation is limited per client address (`429` with
+	// `Retry-After` beyond the limit).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+	CreatePlayerWithBody(ctx context.Context, params *CreatePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePlayer Make a player
+	//
+	// Creates a player with the `name` given (or a default one) and gives
+	// you its secret token: shown only in this answer, kept by the server
+	// only as a hash. Send it as the `Player-Token` header to act as the
+	// player. Creation is limited per client address (`429` with
+	// `Retry-After` beyond the limit).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+	CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeletePlayer Delete your player
+	//
+	// Deletes the player, its ratings and its puzzle history, with its own
+	// `Player-Token`. Its games stay, their seats no longer naming it;
+	// its token stops working at once.
+	//
+	// Corresponds with DELETE /v1/players/{id} (the `DeletePlayer` operationId).
+	DeletePlayer(ctx context.Context, id PlayerIDPath, params *DeletePlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPlayer A player, with ratings, counts and streak
+	//
+	// The player's name, ratings in every category (rounded), counts and
+	// daily puzzle streak. Anyone may read a player; no token is needed.
+	//
+	// Corresponds with GET /v1/players/{id} (the `GetPlayer` operationId).
+	GetPlayer(ctx context.Context, id PlayerIDPath, params *GetPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenamePlayerWithBody Rename your player
+	//
+	// Gives the player a new display name. Needs the player's own
+	// `Player-Token` (`401` without one or with an unknown one, `403`
+	// with another player's). Games already played keep the name their
+	// seats were taken with.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+	RenamePlayerWithBody(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenamePlayer Rename your player
+	//
+	// Gives the player a new display name. Needs the player's own
+	// `Player-Token` (`401` without one or with an unknown one, `403`
+	// with another player's). Games already played keep the name their
+	// seats were taken with.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+	RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPlayerGames A player's games
+	//
+	// The player's games that ended with a result, newest first, each
+	// with the side played, the category, the result, the opponent and,
+	// for a rated game, the rating change. Aborted games are not listed.
+	// `category` and `result` narrow the list; `next` is the `after` of
+	// the next page (an opaque cursor; one this server did not give is
+	// `400 invalid_cursor`).
+	//
+	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+	ListPlayerGames(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPlayerPuzzles A player's puzzle attempts and streak
+	//
+	// The player's first attempts at puzzles (the rated ones), newest
+	// first, each with its rating change, and the player's daily streak:
+	// the consecutive UTC days, up to today or yesterday, on which the
+	// player solved that day's daily puzzle on that day. `next` is the
+	// `after` of the next page.
+	//
+	// Corresponds with GET /v1/players/{id}/puzzles (the `ListPlayerPuzzles` operationId).
+	ListPlayerPuzzles(ctx context.Context, id PlayerIDPath, params *ListPlayerPuzzlesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotatePlayerToken Replace your player's token
+	//
+	// Makes a new token for the player, with its current one, and answers
+	// it: the only time it is shown. The old token stops working at once
+	// (of two rotations sent with the same token, one wins and the other
+	// gets `401`). No body is needed.
+	//
+	// Corresponds with POST /v1/players/{id}/token (the `RotatePlayerToken` operationId).
+	RotatePlayerToken(ctx context.Context, id PlayerIDPath, params *RotatePlayerTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPuzzles Earlier puzzles, newest first
 	//
@@ -3124,6 +4133,13 @@ type ClientInterface interface {
 	// `practice_timeout`: ask again the same way, the work done is kept.
 	// Each says when to retry in `Retry-After`.
 	//
+	// **Near me:** `near=me` with your `Player-Token` (`401` without
+	// one) picks the difficulty for you, at random among the grades
+	// whose calibrated rating (1100 + 250 × (difficulty − 1)) is within
+	// 250 of your puzzle rating, the nearest always among them, in
+	// place of `difficulty`; and it never answers a puzzle you have
+	// attempted already.
+	//
 	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 	GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -3167,6 +4183,15 @@ type ClientInterface interface {
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
+	// **As a player:** send your `Player-Token` and your first attempt at
+	// the puzzle is rated: it changes your puzzle rating and the puzzle's
+	// (Glicko-2; a solve is a win for you, anything else a loss, giving
+	// up included), and the answer says how (`rated: true`, `rating`).
+	// Only the first attempt counts: later ones are judged but change no
+	// rating (`rated: false`, `rating: null`). Solving the day's daily
+	// puzzle on its own day (UTC) extends your streak. A token no player
+	// holds is `401`.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
@@ -3195,6 +4220,15 @@ type ClientInterface interface {
 	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
+	//
+	// **As a player:** send your `Player-Token` and your first attempt at
+	// the puzzle is rated: it changes your puzzle rating and the puzzle's
+	// (Glicko-2; a solve is a win for you, anything else a loss, giving
+	// up included), and the answer says how (`rated: true`, `rating`).
+	// Only the first attempt counts: later ones are judged but change no
+	// rating (`rated: false`, `rating: null`). Solving the day's daily
+	// puzzle on its own day (UTC) extends your streak. A token no player
+	// holds is `401`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3539,6 +4573,14 @@ func (c *Client) EvaluateMove(ctx context.Context, params *EvaluateMoveParams, b
 // rules) fix the game's starting point and variant. Creation is limited
 // per client address (`429` with `Retry-After` beyond the limit).
 //
+// **As a player:** send your `Player-Token` and your seat is your
+// player's (`players` in the game); `rated: true` then asks for a
+// rated game, which needs a time control and a person as the
+// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+// its category (`live` with a clock, `correspondence`), with
+// Glicko-2, exactly once: when it ends with a result (an aborted game
+// changes nothing). A `Player-Token` no player holds is `401`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -3575,6 +4617,14 @@ func (c *Client) CreateGameWithBody(ctx context.Context, params *CreateGameParam
 // `start` (default: the opening position) and `rules` (default: Russ's
 // rules) fix the game's starting point and variant. Creation is limited
 // per client address (`429` with `Retry-After` beyond the limit).
+//
+// **As a player:** send your `Player-Token` and your seat is your
+// player's (`players` in the game); `rated: true` then asks for a
+// rated game, which needs a time control and a person as the
+// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+// its category (`live` with a clock, `correspondence`), with
+// Glicko-2, exactly once: when it ends with a result (an aborted game
+// changes nothing). A `Player-Token` no player holds is `401`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3676,6 +4726,12 @@ func (c *Client) FollowGameEvents(ctx context.Context, id GameID, params *Follow
 // every later call (and any call for a game against the AI) gets `409
 // seat_taken`. No body is needed. Joins are limited per client address
 // (`429 rate_limited` with `Retry-After` beyond the limit).
+//
+// **As a player:** send your `Player-Token` and the seat is your
+// player's. A rated game can only be joined so, by another player
+// than its creator: without a token it is `401
+// player_unauthorized`, by its creator's player `422
+// rated_not_allowed`. A token no player holds is always `401`.
 //
 // Corresponds with POST /v1/games/{id}/join (the `JoinGame` operationId).
 func (c *Client) JoinGame(ctx context.Context, id GameID, params *JoinGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3820,6 +4876,25 @@ func (c *Client) ResignGame(ctx context.Context, id GameID, params *ResignGamePa
 	return c.Client.Do(req)
 }
 
+// GetLeaderboard The best players of a category
+//
+// The top 100 players by rating in `live`, `correspondence` or
+// `puzzle`, among those whose rating is not provisional (deviation at
+// most 110) and changed in the last 30 days.
+//
+// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
+func (c *Client) GetLeaderboard(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLeaderboardRequest(c.Server, category, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListMovesWithBody Every move of the player to move, each with its outcome
 //
 // Evaluates each of the six pits of the player to move, in pit order
@@ -3856,6 +4931,196 @@ func (c *Client) ListMovesWithBody(ctx context.Context, params *ListMovesParams,
 // Corresponds with POST /v1/moves (the `ListMoves` operationId).
 func (c *Client) ListMoves(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListMovesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePlayerWithBody Make a player
+//
+// Creates a player with the `name` given (or a default one) and gives
+// you its secret token: shown only in this answer, kept by the server
+// only as a hash. Send it as the `Player-Token` header to act as the
+// player. Creation is limited per client address (`429` with
+// `Retry-After` beyond the limit).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+func (c *Client) CreatePlayerWithBody(ctx context.Context, params *CreatePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePlayerRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePlayer Make a player
+//
+// Creates a player with the `name` given (or a default one) and gives
+// you its secret token: shown only in this answer, kept by the server
+// only as a hash. Send it as the `Player-Token` header to act as the
+// player. Creation is limited per client address (`429` with
+// `Retry-After` beyond the limit).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePlayerRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeletePlayer Delete your player
+//
+// Deletes the player, its ratings and its puzzle history, with its own
+// `Player-Token`. Its games stay, their seats no longer naming it;
+// its token stops working at once.
+//
+// Corresponds with DELETE /v1/players/{id} (the `DeletePlayer` operationId).
+func (c *Client) DeletePlayer(ctx context.Context, id PlayerIDPath, params *DeletePlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeletePlayerRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPlayer A player, with ratings, counts and streak
+//
+// The player's name, ratings in every category (rounded), counts and
+// daily puzzle streak. Anyone may read a player; no token is needed.
+//
+// Corresponds with GET /v1/players/{id} (the `GetPlayer` operationId).
+func (c *Client) GetPlayer(ctx context.Context, id PlayerIDPath, params *GetPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPlayerRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenamePlayerWithBody Rename your player
+//
+// Gives the player a new display name. Needs the player's own
+// `Player-Token` (`401` without one or with an unknown one, `403`
+// with another player's). Games already played keep the name their
+// seats were taken with.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+func (c *Client) RenamePlayerWithBody(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenamePlayerRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenamePlayer Rename your player
+//
+// Gives the player a new display name. Needs the player's own
+// `Player-Token` (`401` without one or with an unknown one, `403`
+// with another player's). Games already played keep the name their
+// seats were taken with.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+func (c *Client) RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenamePlayerRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPlayerGames A player's games
+//
+// The player's games that ended with a result, newest first, each
+// with the side played, the category, the result, the opponent and,
+// for a rated game, the rating change. Aborted games are not listed.
+// `category` and `result` narrow the list; `next` is the `after` of
+// the next page (an opaque cursor; one this server did not give is
+// `400 invalid_cursor`).
+//
+// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+func (c *Client) ListPlayerGames(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPlayerGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPlayerPuzzles A player's puzzle attempts and streak
+//
+// The player's first attempts at puzzles (the rated ones), newest
+// first, each with its rating change, and the player's daily streak:
+// the consecutive UTC days, up to today or yesterday, on which the
+// player solved that day's daily puzzle on that day. `next` is the
+// `after` of the next page.
+//
+// Corresponds with GET /v1/players/{id}/puzzles (the `ListPlayerPuzzles` operationId).
+func (c *Client) ListPlayerPuzzles(ctx context.Context, id PlayerIDPath, params *ListPlayerPuzzlesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPlayerPuzzlesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotatePlayerToken Replace your player's token
+//
+// Makes a new token for the player, with its current one, and answers
+// it: the only time it is shown. The old token stops working at once
+// (of two rotations sent with the same token, one wins and the other
+// gets `401`). No body is needed.
+//
+// Corresponds with POST /v1/players/{id}/token (the `RotatePlayerToken` operationId).
+func (c *Client) RotatePlayerToken(ctx context.Context, id PlayerIDPath, params *RotatePlayerTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotatePlayerTokenRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3969,6 +5234,13 @@ func (c *Client) GetDailyPuzzleByDate(ctx context.Context, date PuzzleDate, para
 // `practice_timeout`: ask again the same way, the work done is kept.
 // Each says when to retry in `Retry-After`.
 //
+// **Near me:** `near=me` with your `Player-Token` (`401` without
+// one) picks the difficulty for you, at random among the grades
+// whose calibrated rating (1100 + 250 × (difficulty − 1)) is within
+// 250 of your puzzle rating, the nearest always among them, in
+// place of `difficulty`; and it never answers a puzzle you have
+// attempted already.
+//
 // Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
 func (c *Client) GetPracticePuzzle(ctx context.Context, params *GetPracticePuzzleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPracticePuzzleRequest(c.Server, params)
@@ -4032,6 +5304,15 @@ func (c *Client) GetPuzzle(ctx context.Context, id PuzzleID, params *GetPuzzlePa
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
+// **As a player:** send your `Player-Token` and your first attempt at
+// the puzzle is rated: it changes your puzzle rating and the puzzle's
+// (Glicko-2; a solve is a win for you, anything else a loss, giving
+// up included), and the answer says how (`rated: true`, `rating`).
+// Only the first attempt counts: later ones are judged but change no
+// rating (`rated: false`, `rating: null`). Solving the day's daily
+// puzzle on its own day (UTC) extends your streak. A token no player
+// holds is `401`.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
@@ -4070,6 +5351,15 @@ func (c *Client) SubmitPuzzleAttemptWithBody(ctx context.Context, id PuzzleID, p
 // `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
+//
+// **As a player:** send your `Player-Token` and your first attempt at
+// the puzzle is rated: it changes your puzzle rating and the puzzle's
+// (Glicko-2; a solve is a win for you, anything else a loss, giving
+// up included), and the answer says how (`rated: true`, `rating`).
+// Only the first attempt counts: later ones are judged but change no
+// rating (`rated: false`, `rating: null`). Solving the day's daily
+// puzzle on its own day (UTC) extends your streak. A token no player
+// holds is `401`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4949,6 +6239,55 @@ func NewResignGameRequest(server string, id GameID, params *ResignGameParams) (*
 	return req, nil
 }
 
+// NewGetLeaderboardRequest constructs an http.Request for the GetLeaderboard method
+func NewGetLeaderboardRequest(server string, category RatingCategory, params *GetLeaderboardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "category", category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/leaderboards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListMovesRequest calls the generic ListMoves builder with application/json body
 func NewListMovesRequest(server string, params *ListMovesParams, body ListMovesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -4985,6 +6324,470 @@ func NewListMovesRequestWithBody(server string, params *ListMovesParams, content
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreatePlayerRequest calls the generic CreatePlayer builder with application/json body
+func NewCreatePlayerRequest(server string, params *CreatePlayerParams, body CreatePlayerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePlayerRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreatePlayerRequestWithBody constructs an http.Request for the CreatePlayer method, with any body, and a specified content type
+func NewCreatePlayerRequestWithBody(server string, params *CreatePlayerParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeletePlayerRequest constructs an http.Request for the DeletePlayer method
+func NewDeletePlayerRequest(server string, id PlayerIDPath, params *DeletePlayerParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetPlayerRequest constructs an http.Request for the GetPlayer method
+func NewGetPlayerRequest(server string, id PlayerIDPath, params *GetPlayerParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRenamePlayerRequest calls the generic RenamePlayer builder with application/json body
+func NewRenamePlayerRequest(server string, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenamePlayerRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewRenamePlayerRequestWithBody constructs an http.Request for the RenamePlayer method, with any body, and a specified content type
+func NewRenamePlayerRequestWithBody(server string, id PlayerIDPath, params *RenamePlayerParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListPlayerGamesRequest constructs an http.Request for the ListPlayerGames method
+func NewListPlayerGamesRequest(server string, id PlayerIDPath, params *ListPlayerGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Result != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "result", *params.Result, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListPlayerPuzzlesRequest constructs an http.Request for the ListPlayerPuzzles method
+func NewListPlayerPuzzlesRequest(server string, id PlayerIDPath, params *ListPlayerPuzzlesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/puzzles", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRotatePlayerTokenRequest constructs an http.Request for the RotatePlayerToken method
+func NewRotatePlayerTokenRequest(server string, id PlayerIDPath, params *RotatePlayerTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/token", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -5265,6 +7068,18 @@ func NewGetPracticePuzzleRequest(server string, params *GetPracticePuzzleParams)
 		if params.After != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Near != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "near", *params.Near, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5783,6 +7598,14 @@ type ClientWithResponsesInterface interface {
 	// rules) fix the game's starting point and variant. Creation is limited
 	// per client address (`429` with `Retry-After` beyond the limit).
 	//
+	// **As a player:** send your `Player-Token` and your seat is your
+	// player's (`players` in the game); `rated: true` then asks for a
+	// rated game, which needs a time control and a person as the
+	// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+	// its category (`live` with a clock, `correspondence`), with
+	// Glicko-2, exactly once: when it ends with a result (an aborted game
+	// changes nothing). A `Player-Token` no player holds is `401`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -5809,6 +7632,14 @@ type ClientWithResponsesInterface interface {
 	// `start` (default: the opening position) and `rules` (default: Russ's
 	// rules) fix the game's starting point and variant. Creation is limited
 	// per client address (`429` with `Retry-After` beyond the limit).
+	//
+	// **As a player:** send your `Player-Token` and your seat is your
+	// player's (`players` in the game); `rated: true` then asks for a
+	// rated game, which needs a time control and a person as the
+	// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+	// its category (`live` with a clock, `correspondence`), with
+	// Glicko-2, exactly once: when it ends with a result (an aborted game
+	// changes nothing). A `Player-Token` no player holds is `401`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5884,6 +7715,12 @@ type ClientWithResponsesInterface interface {
 	// every later call (and any call for a game against the AI) gets `409
 	// seat_taken`. No body is needed. Joins are limited per client address
 	// (`429 rate_limited` with `Retry-After` beyond the limit).
+	//
+	// **As a player:** send your `Player-Token` and the seat is your
+	// player's. A rated game can only be joined so, by another player
+	// than its creator: without a token it is `401
+	// player_unauthorized`, by its creator's player `422
+	// rated_not_allowed`. A token no player holds is always `401`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5984,6 +7821,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGameWithResponse(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*ResignGameResponse, error)
 
+	// GetLeaderboardWithResponse The best players of a category
+	//
+	// The top 100 players by rating in `live`, `correspondence` or
+	// `puzzle`, among those whose rating is not provisional (deviation at
+	// most 110) and changed in the last 30 days.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
+	GetLeaderboardWithResponse(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error)
+
 	// ListMovesWithBodyWithResponse Every move of the player to move, each with its outcome
 	//
 	// Evaluates each of the six pits of the player to move, in pit order
@@ -6009,6 +7857,116 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMovesWithResponse(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*ListMovesResponse, error)
+
+	// CreatePlayerWithBodyWithResponse Make a player
+	//
+	// Creates a player with the `name` given (or a default one) and gives
+	// you its secret token: shown only in this answer, kept by the server
+	// only as a hash. Send it as the `Player-Token` header to act as the
+	// player. Creation is limited per client address (`429` with
+	// `Retry-After` beyond the limit).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+	CreatePlayerWithBodyWithResponse(ctx context.Context, params *CreatePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
+
+	// CreatePlayerWithResponse Make a player
+	//
+	// Creates a player with the `name` given (or a default one) and gives
+	// you its secret token: shown only in this answer, kept by the server
+	// only as a hash. Send it as the `Player-Token` header to act as the
+	// player. Creation is limited per client address (`429` with
+	// `Retry-After` beyond the limit).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+	CreatePlayerWithResponse(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
+
+	// DeletePlayerWithResponse Delete your player
+	//
+	// Deletes the player, its ratings and its puzzle history, with its own
+	// `Player-Token`. Its games stay, their seats no longer naming it;
+	// its token stops working at once.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/players/{id} (the `DeletePlayer` operationId).
+	DeletePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *DeletePlayerParams, reqEditors ...RequestEditorFn) (*DeletePlayerResponse, error)
+
+	// GetPlayerWithResponse A player, with ratings, counts and streak
+	//
+	// The player's name, ratings in every category (rounded), counts and
+	// daily puzzle streak. Anyone may read a player; no token is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id} (the `GetPlayer` operationId).
+	GetPlayerWithResponse(ctx context.Context, id PlayerIDPath, params *GetPlayerParams, reqEditors ...RequestEditorFn) (*GetPlayerResponse, error)
+
+	// RenamePlayerWithBodyWithResponse Rename your player
+	//
+	// Gives the player a new display name. Needs the player's own
+	// `Player-Token` (`401` without one or with an unknown one, `403`
+	// with another player's). Games already played keep the name their
+	// seats were taken with.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+	RenamePlayerWithBodyWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error)
+
+	// RenamePlayerWithResponse Rename your player
+	//
+	// Gives the player a new display name. Needs the player's own
+	// `Player-Token` (`401` without one or with an unknown one, `403`
+	// with another player's). Games already played keep the name their
+	// seats were taken with.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+	RenamePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error)
+
+	// ListPlayerGamesWithResponse A player's games
+	//
+	// The player's games that ended with a result, newest first, each
+	// with the side played, the category, the result, the opponent and,
+	// for a rated game, the rating change. Aborted games are not listed.
+	// `category` and `result` narrow the list; `next` is the `after` of
+	// the next page (an opaque cursor; one this server did not give is
+	// `400 invalid_cursor`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+	ListPlayerGamesWithResponse(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*ListPlayerGamesResponse, error)
+
+	// ListPlayerPuzzlesWithResponse A player's puzzle attempts and streak
+	//
+	// The player's first attempts at puzzles (the rated ones), newest
+	// first, each with its rating change, and the player's daily streak:
+	// the consecutive UTC days, up to today or yesterday, on which the
+	// player solved that day's daily puzzle on that day. `next` is the
+	// `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id}/puzzles (the `ListPlayerPuzzles` operationId).
+	ListPlayerPuzzlesWithResponse(ctx context.Context, id PlayerIDPath, params *ListPlayerPuzzlesParams, reqEditors ...RequestEditorFn) (*ListPlayerPuzzlesResponse, error)
+
+	// RotatePlayerTokenWithResponse Replace your player's token
+	//
+	// Makes a new token for the player, with its current one, and answers
+	// it: the only time it is shown. The old token stops working at once
+	// (of two rotations sent with the same token, one wins and the other
+	// gets `401`). No body is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players/{id}/token (the `RotatePlayerToken` operationId).
+	RotatePlayerTokenWithResponse(ctx context.Context, id PlayerIDPath, params *RotatePlayerTokenParams, reqEditors ...RequestEditorFn) (*RotatePlayerTokenResponse, error)
 
 	// ListPuzzlesWithResponse Earlier puzzles, newest first
 	//
@@ -6089,6 +8047,13 @@ type ClientWithResponsesInterface interface {
 	// `practice_timeout`: ask again the same way, the work done is kept.
 	// Each says when to retry in `Retry-After`.
 	//
+	// **Near me:** `near=me` with your `Player-Token` (`401` without
+	// one) picks the difficulty for you, at random among the grades
+	// whose calibrated rating (1100 + 250 × (difficulty − 1)) is within
+	// 250 of your puzzle rating, the nearest always among them, in
+	// place of `difficulty`; and it never answers a puzzle you have
+	// attempted already.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
@@ -6136,6 +8101,15 @@ type ClientWithResponsesInterface interface {
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
 	//
+	// **As a player:** send your `Player-Token` and your first attempt at
+	// the puzzle is rated: it changes your puzzle rating and the puzzle's
+	// (Glicko-2; a solve is a win for you, anything else a loss, giving
+	// up included), and the answer says how (`rated: true`, `rating`).
+	// Only the first attempt counts: later ones are judged but change no
+	// rating (`rated: false`, `rating: null`). Solving the day's daily
+	// puzzle on its own day (UTC) extends your streak. A token no player
+	// holds is `401`.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
@@ -6164,6 +8138,15 @@ type ClientWithResponsesInterface interface {
 	// `stats` stay 0.
 	// More moves than the puzzle takes, or no move without `giveUp`, is
 	// `422`.
+	//
+	// **As a player:** send your `Player-Token` and your first attempt at
+	// the puzzle is rated: it changes your puzzle rating and the puzzle's
+	// (Glicko-2; a solve is a win for you, anything else a loss, giving
+	// up included), and the answer says how (`rated: true`, `rating`).
+	// Only the first attempt counts: later ones are judged but change no
+	// rating (`rated: false`, `rating: null`). Solving the day's daily
+	// puzzle on its own day (UTC) extends your streak. A token no player
+	// holds is `401`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6756,6 +8739,12 @@ type CreateGameResponse400Headers struct {
 	XRequestID *string
 }
 
+// CreateGameResponse401Headers the declared response headers of an HTTP 401 response for CreateGame
+type CreateGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
 // CreateGameResponse413Headers the declared response headers of an HTTP 413 response for CreateGame
 type CreateGameResponse413Headers struct {
 	XRequestID *string
@@ -6795,12 +8784,14 @@ type CreateGameResponse struct {
 	JSON201 *GameSeat
 	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationProblemJSON413 *PayloadTooLarge
 	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
 	ApplicationProblemJSON415 *UnsupportedMediaType
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
-	ApplicationProblemJSON422 *UnprocessableEntity
+	ApplicationProblemJSON422 *GameRefused
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationProblemJSON429 *RateLimited
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -6811,6 +8802,8 @@ type CreateGameResponse struct {
 	Headers201 *CreateGameResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CreateGameResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateGameResponse401Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateGameResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -6835,6 +8828,11 @@ func (r CreateGameResponse) GetApplicationProblemJSON400() *BadRequest {
 	return r.ApplicationProblemJSON400
 }
 
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
 // GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
 	return r.ApplicationProblemJSON413
@@ -6846,7 +8844,7 @@ func (r CreateGameResponse) GetApplicationProblemJSON415() *UnsupportedMediaType
 }
 
 // GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
-func (r CreateGameResponse) GetApplicationProblemJSON422() *UnprocessableEntity {
+func (r CreateGameResponse) GetApplicationProblemJSON422() *GameRefused {
 	return r.ApplicationProblemJSON422
 }
 
@@ -7131,6 +9129,12 @@ type JoinGameResponse400Headers struct {
 	XRequestID *string
 }
 
+// JoinGameResponse401Headers the declared response headers of an HTTP 401 response for JoinGame
+type JoinGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
 // JoinGameResponse404Headers the declared response headers of an HTTP 404 response for JoinGame
 type JoinGameResponse404Headers struct {
 	XRequestID *string
@@ -7138,6 +9142,11 @@ type JoinGameResponse404Headers struct {
 
 // JoinGameResponse409Headers the declared response headers of an HTTP 409 response for JoinGame
 type JoinGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// JoinGameResponse422Headers the declared response headers of an HTTP 422 response for JoinGame
+type JoinGameResponse422Headers struct {
 	XRequestID *string
 }
 
@@ -7165,10 +9174,14 @@ type JoinGameResponse struct {
 	JSON201 *GameSeat
 	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationProblemJSON409 *GameConflict
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *GameRefused
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationProblemJSON429 *RateLimited
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -7179,10 +9192,14 @@ type JoinGameResponse struct {
 	Headers201 *JoinGameResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *JoinGameResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinGameResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *JoinGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *JoinGameResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *JoinGameResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *JoinGameResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -7201,6 +9218,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON400() *BadRequest {
 	return r.ApplicationProblemJSON400
 }
 
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 	return r.ApplicationProblemJSON404
@@ -7209,6 +9231,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON409() *GameConflict {
 	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON422() *GameRefused {
+	return r.ApplicationProblemJSON422
 }
 
 // GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -7713,6 +9740,97 @@ func (r ResignGameResponse) ContentType() string {
 	return ""
 }
 
+// GetLeaderboardResponse200Headers the declared response headers of an HTTP 200 response for GetLeaderboard
+type GetLeaderboardResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetLeaderboardResponse400Headers the declared response headers of an HTTP 400 response for GetLeaderboard
+type GetLeaderboardResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetLeaderboardResponse500Headers the declared response headers of an HTTP 500 response for GetLeaderboard
+type GetLeaderboardResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetLeaderboardResponse503Headers the declared response headers of an HTTP 503 response for GetLeaderboard
+type GetLeaderboardResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetLeaderboardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Leaderboard
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLeaderboardResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLeaderboardResponse400Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLeaderboardResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLeaderboardResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLeaderboardResponse) GetJSON200() *Leaderboard {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetLeaderboardResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLeaderboardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLeaderboardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLeaderboardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLeaderboardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListMovesResponse200Headers the declared response headers of an HTTP 200 response for ListMoves
 type ListMovesResponse200Headers struct {
 	XRequestID *string
@@ -7825,6 +9943,907 @@ func (r ListMovesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListMovesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePlayerResponse201Headers the declared response headers of an HTTP 201 response for CreatePlayer
+type CreatePlayerResponse201Headers struct {
+	Location   *string
+	XRequestID *string
+}
+
+// CreatePlayerResponse400Headers the declared response headers of an HTTP 400 response for CreatePlayer
+type CreatePlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreatePlayerResponse413Headers the declared response headers of an HTTP 413 response for CreatePlayer
+type CreatePlayerResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreatePlayerResponse415Headers the declared response headers of an HTTP 415 response for CreatePlayer
+type CreatePlayerResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreatePlayerResponse422Headers the declared response headers of an HTTP 422 response for CreatePlayer
+type CreatePlayerResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreatePlayerResponse429Headers the declared response headers of an HTTP 429 response for CreatePlayer
+type CreatePlayerResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// CreatePlayerResponse500Headers the declared response headers of an HTTP 500 response for CreatePlayer
+type CreatePlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreatePlayerResponse503Headers the declared response headers of an HTTP 503 response for CreatePlayer
+type CreatePlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreatePlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CreatedPlayer
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidPlayerName
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreatePlayerResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreatePlayerResponse400Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreatePlayerResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreatePlayerResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreatePlayerResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePlayerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreatePlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreatePlayerResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreatePlayerResponse) GetJSON201() *CreatedPlayer {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON422() *InvalidPlayerName {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeletePlayerResponse204Headers the declared response headers of an HTTP 204 response for DeletePlayer
+type DeletePlayerResponse204Headers struct {
+	XRequestID *string
+}
+
+// DeletePlayerResponse400Headers the declared response headers of an HTTP 400 response for DeletePlayer
+type DeletePlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// DeletePlayerResponse401Headers the declared response headers of an HTTP 401 response for DeletePlayer
+type DeletePlayerResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// DeletePlayerResponse403Headers the declared response headers of an HTTP 403 response for DeletePlayer
+type DeletePlayerResponse403Headers struct {
+	XRequestID *string
+}
+
+// DeletePlayerResponse404Headers the declared response headers of an HTTP 404 response for DeletePlayer
+type DeletePlayerResponse404Headers struct {
+	XRequestID *string
+}
+
+// DeletePlayerResponse500Headers the declared response headers of an HTTP 500 response for DeletePlayer
+type DeletePlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// DeletePlayerResponse503Headers the declared response headers of an HTTP 503 response for DeletePlayer
+type DeletePlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type DeletePlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *NotYourPlayer
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *DeletePlayerResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeletePlayerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeletePlayerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeletePlayerResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeletePlayerResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeletePlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeletePlayerResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON403() *NotYourPlayer {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeletePlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeletePlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeletePlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeletePlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeletePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPlayerResponse200Headers the declared response headers of an HTTP 200 response for GetPlayer
+type GetPlayerResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetPlayerResponse400Headers the declared response headers of an HTTP 400 response for GetPlayer
+type GetPlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetPlayerResponse404Headers the declared response headers of an HTTP 404 response for GetPlayer
+type GetPlayerResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetPlayerResponse500Headers the declared response headers of an HTTP 500 response for GetPlayer
+type GetPlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetPlayerResponse503Headers the declared response headers of an HTTP 503 response for GetPlayer
+type GetPlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetPlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPlayerResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetPlayerResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetPlayerResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetPlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPlayerResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPlayerResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetPlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetPlayerResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetPlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetPlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RenamePlayerResponse200Headers the declared response headers of an HTTP 200 response for RenamePlayer
+type RenamePlayerResponse200Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse400Headers the declared response headers of an HTTP 400 response for RenamePlayer
+type RenamePlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse401Headers the declared response headers of an HTTP 401 response for RenamePlayer
+type RenamePlayerResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// RenamePlayerResponse403Headers the declared response headers of an HTTP 403 response for RenamePlayer
+type RenamePlayerResponse403Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse404Headers the declared response headers of an HTTP 404 response for RenamePlayer
+type RenamePlayerResponse404Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse413Headers the declared response headers of an HTTP 413 response for RenamePlayer
+type RenamePlayerResponse413Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse415Headers the declared response headers of an HTTP 415 response for RenamePlayer
+type RenamePlayerResponse415Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse422Headers the declared response headers of an HTTP 422 response for RenamePlayer
+type RenamePlayerResponse422Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse500Headers the declared response headers of an HTTP 500 response for RenamePlayer
+type RenamePlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// RenamePlayerResponse503Headers the declared response headers of an HTTP 503 response for RenamePlayer
+type RenamePlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RenamePlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *NotYourPlayer
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidPlayerName
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RenamePlayerResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RenamePlayerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RenamePlayerResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RenamePlayerResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RenamePlayerResponse404Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *RenamePlayerResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *RenamePlayerResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RenamePlayerResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RenamePlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RenamePlayerResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RenamePlayerResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON403() *NotYourPlayer {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON422() *InvalidPlayerName {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RenamePlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RenamePlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RenamePlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RenamePlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RenamePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListPlayerGamesResponse200Headers the declared response headers of an HTTP 200 response for ListPlayerGames
+type ListPlayerGamesResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerGamesResponse400Headers the declared response headers of an HTTP 400 response for ListPlayerGames
+type ListPlayerGamesResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerGamesResponse404Headers the declared response headers of an HTTP 404 response for ListPlayerGames
+type ListPlayerGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerGamesResponse500Headers the declared response headers of an HTTP 500 response for ListPlayerGames
+type ListPlayerGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerGamesResponse503Headers the declared response headers of an HTTP 503 response for ListPlayerGames
+type ListPlayerGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListPlayerGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerGamesPage
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *HistoryBadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPlayerGamesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPlayerGamesResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListPlayerGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPlayerGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPlayerGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPlayerGamesResponse) GetJSON200() *PlayerGamesPage {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationProblemJSON400() *HistoryBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPlayerGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPlayerGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPlayerGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPlayerGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPlayerGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListPlayerPuzzlesResponse200Headers the declared response headers of an HTTP 200 response for ListPlayerPuzzles
+type ListPlayerPuzzlesResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerPuzzlesResponse400Headers the declared response headers of an HTTP 400 response for ListPlayerPuzzles
+type ListPlayerPuzzlesResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerPuzzlesResponse404Headers the declared response headers of an HTTP 404 response for ListPlayerPuzzles
+type ListPlayerPuzzlesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerPuzzlesResponse500Headers the declared response headers of an HTTP 500 response for ListPlayerPuzzles
+type ListPlayerPuzzlesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListPlayerPuzzlesResponse503Headers the declared response headers of an HTTP 503 response for ListPlayerPuzzles
+type ListPlayerPuzzlesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListPlayerPuzzlesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlayerPuzzlesPage
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *HistoryBadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPlayerPuzzlesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListPlayerPuzzlesResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListPlayerPuzzlesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListPlayerPuzzlesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPlayerPuzzlesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPlayerPuzzlesResponse) GetJSON200() *PlayerPuzzlesPage {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListPlayerPuzzlesResponse) GetApplicationProblemJSON400() *HistoryBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListPlayerPuzzlesResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListPlayerPuzzlesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListPlayerPuzzlesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPlayerPuzzlesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPlayerPuzzlesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPlayerPuzzlesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPlayerPuzzlesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotatePlayerTokenResponse200Headers the declared response headers of an HTTP 200 response for RotatePlayerToken
+type RotatePlayerTokenResponse200Headers struct {
+	XRequestID *string
+}
+
+// RotatePlayerTokenResponse400Headers the declared response headers of an HTTP 400 response for RotatePlayerToken
+type RotatePlayerTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// RotatePlayerTokenResponse401Headers the declared response headers of an HTTP 401 response for RotatePlayerToken
+type RotatePlayerTokenResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// RotatePlayerTokenResponse403Headers the declared response headers of an HTTP 403 response for RotatePlayerToken
+type RotatePlayerTokenResponse403Headers struct {
+	XRequestID *string
+}
+
+// RotatePlayerTokenResponse404Headers the declared response headers of an HTTP 404 response for RotatePlayerToken
+type RotatePlayerTokenResponse404Headers struct {
+	XRequestID *string
+}
+
+// RotatePlayerTokenResponse500Headers the declared response headers of an HTTP 500 response for RotatePlayerToken
+type RotatePlayerTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// RotatePlayerTokenResponse503Headers the declared response headers of an HTTP 503 response for RotatePlayerToken
+type RotatePlayerTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RotatePlayerTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RotatedToken
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *NotYourPlayer
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RotatePlayerTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RotatePlayerTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RotatePlayerTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RotatePlayerTokenResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RotatePlayerTokenResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RotatePlayerTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotatePlayerTokenResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotatePlayerTokenResponse) GetJSON200() *RotatedToken {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON403() *NotYourPlayer {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RotatePlayerTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RotatePlayerTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotatePlayerTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotatePlayerTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotatePlayerTokenResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -8137,6 +11156,12 @@ type GetPracticePuzzleResponse400Headers struct {
 	XRequestID *string
 }
 
+// GetPracticePuzzleResponse401Headers the declared response headers of an HTTP 401 response for GetPracticePuzzle
+type GetPracticePuzzleResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
 // GetPracticePuzzleResponse422Headers the declared response headers of an HTTP 422 response for GetPracticePuzzle
 type GetPracticePuzzleResponse422Headers struct {
 	XRequestID *string
@@ -8166,6 +11191,8 @@ type GetPracticePuzzleResponse struct {
 	JSON200 *Puzzle
 	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationProblemJSON400 *PracticeBadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *PracticeUnmet
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -8178,6 +11205,8 @@ type GetPracticePuzzleResponse struct {
 	Headers200 *GetPracticePuzzleResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *GetPracticePuzzleResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetPracticePuzzleResponse401Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *GetPracticePuzzleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -8196,6 +11225,11 @@ func (r GetPracticePuzzleResponse) GetJSON200() *Puzzle {
 // GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r GetPracticePuzzleResponse) GetApplicationProblemJSON400() *PracticeBadRequest {
 	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
 }
 
 // GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -8377,6 +11411,12 @@ type SubmitPuzzleAttemptResponse400Headers struct {
 	XRequestID *string
 }
 
+// SubmitPuzzleAttemptResponse401Headers the declared response headers of an HTTP 401 response for SubmitPuzzleAttempt
+type SubmitPuzzleAttemptResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
 // SubmitPuzzleAttemptResponse404Headers the declared response headers of an HTTP 404 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse404Headers struct {
 	XRequestID *string
@@ -8421,6 +11461,8 @@ type SubmitPuzzleAttemptResponse struct {
 	JSON200 *PuzzleAttemptAnswer
 	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PuzzleNotFound
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -8439,6 +11481,8 @@ type SubmitPuzzleAttemptResponse struct {
 	Headers200 *SubmitPuzzleAttemptResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *SubmitPuzzleAttemptResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SubmitPuzzleAttemptResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SubmitPuzzleAttemptResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -8463,6 +11507,11 @@ func (r SubmitPuzzleAttemptResponse) GetJSON200() *PuzzleAttemptAnswer {
 // GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON400() *BadRequest {
 	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -9095,6 +12144,14 @@ func (c *ClientWithResponses) EvaluateMoveWithResponse(ctx context.Context, para
 // rules) fix the game's starting point and variant. Creation is limited
 // per client address (`429` with `Retry-After` beyond the limit).
 //
+// **As a player:** send your `Player-Token` and your seat is your
+// player's (`players` in the game); `rated: true` then asks for a
+// rated game, which needs a time control and a person as the
+// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+// its category (`live` with a clock, `correspondence`), with
+// Glicko-2, exactly once: when it ends with a result (an aborted game
+// changes nothing). A `Player-Token` no player holds is `401`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/games (the `CreateGame` operationId).
@@ -9127,6 +12184,14 @@ func (c *ClientWithResponses) CreateGameWithBodyWithResponse(ctx context.Context
 // `start` (default: the opening position) and `rules` (default: Russ's
 // rules) fix the game's starting point and variant. Creation is limited
 // per client address (`429` with `Retry-After` beyond the limit).
+//
+// **As a player:** send your `Player-Token` and your seat is your
+// player's (`players` in the game); `rated: true` then asks for a
+// rated game, which needs a time control and a person as the
+// opponent (`422 rated_not_allowed` otherwise). A game is rated in
+// its category (`live` with a clock, `correspondence`), with
+// Glicko-2, exactly once: when it ends with a result (an aborted game
+// changes nothing). A `Player-Token` no player holds is `401`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -9220,6 +12285,12 @@ func (c *ClientWithResponses) FollowGameEventsWithResponse(ctx context.Context, 
 // every later call (and any call for a game against the AI) gets `409
 // seat_taken`. No body is needed. Joins are limited per client address
 // (`429 rate_limited` with `Retry-After` beyond the limit).
+//
+// **As a player:** send your `Player-Token` and the seat is your
+// player's. A rated game can only be joined so, by another player
+// than its creator: without a token it is `401
+// player_unauthorized`, by its creator's player `422
+// rated_not_allowed`. A token no player holds is always `401`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9350,6 +12421,23 @@ func (c *ClientWithResponses) ResignGameWithResponse(ctx context.Context, id Gam
 	return ParseResignGameResponse(rsp)
 }
 
+// GetLeaderboardWithResponse The best players of a category
+//
+// The top 100 players by rating in `live`, `correspondence` or
+// `puzzle`, among those whose rating is not provisional (deviation at
+// most 110) and changed in the last 30 days.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
+func (c *ClientWithResponses) GetLeaderboardWithResponse(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error) {
+	rsp, err := c.GetLeaderboard(ctx, category, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLeaderboardResponse(rsp)
+}
+
 // ListMovesWithBodyWithResponse Every move of the player to move, each with its outcome
 //
 // Evaluates each of the six pits of the player to move, in pit order
@@ -9386,6 +12474,170 @@ func (c *ClientWithResponses) ListMovesWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseListMovesResponse(rsp)
+}
+
+// CreatePlayerWithBodyWithResponse Make a player
+//
+// Creates a player with the `name` given (or a default one) and gives
+// you its secret token: shown only in this answer, kept by the server
+// only as a hash. Send it as the `Player-Token` header to act as the
+// player. Creation is limited per client address (`429` with
+// `Retry-After` beyond the limit).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+func (c *ClientWithResponses) CreatePlayerWithBodyWithResponse(ctx context.Context, params *CreatePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error) {
+	rsp, err := c.CreatePlayerWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePlayerResponse(rsp)
+}
+
+// CreatePlayerWithResponse Make a player
+//
+// Creates a player with the `name` given (or a default one) and gives
+// you its secret token: shown only in this answer, kept by the server
+// only as a hash. Send it as the `Player-Token` header to act as the
+// player. Creation is limited per client address (`429` with
+// `Retry-After` beyond the limit).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
+func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error) {
+	rsp, err := c.CreatePlayer(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePlayerResponse(rsp)
+}
+
+// DeletePlayerWithResponse Delete your player
+//
+// Deletes the player, its ratings and its puzzle history, with its own
+// `Player-Token`. Its games stay, their seats no longer naming it;
+// its token stops working at once.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/players/{id} (the `DeletePlayer` operationId).
+func (c *ClientWithResponses) DeletePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *DeletePlayerParams, reqEditors ...RequestEditorFn) (*DeletePlayerResponse, error) {
+	rsp, err := c.DeletePlayer(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeletePlayerResponse(rsp)
+}
+
+// GetPlayerWithResponse A player, with ratings, counts and streak
+//
+// The player's name, ratings in every category (rounded), counts and
+// daily puzzle streak. Anyone may read a player; no token is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id} (the `GetPlayer` operationId).
+func (c *ClientWithResponses) GetPlayerWithResponse(ctx context.Context, id PlayerIDPath, params *GetPlayerParams, reqEditors ...RequestEditorFn) (*GetPlayerResponse, error) {
+	rsp, err := c.GetPlayer(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPlayerResponse(rsp)
+}
+
+// RenamePlayerWithBodyWithResponse Rename your player
+//
+// Gives the player a new display name. Needs the player's own
+// `Player-Token` (`401` without one or with an unknown one, `403`
+// with another player's). Games already played keep the name their
+// seats were taken with.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+func (c *ClientWithResponses) RenamePlayerWithBodyWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error) {
+	rsp, err := c.RenamePlayerWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenamePlayerResponse(rsp)
+}
+
+// RenamePlayerWithResponse Rename your player
+//
+// Gives the player a new display name. Needs the player's own
+// `Player-Token` (`401` without one or with an unknown one, `403`
+// with another player's). Games already played keep the name their
+// seats were taken with.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
+func (c *ClientWithResponses) RenamePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error) {
+	rsp, err := c.RenamePlayer(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenamePlayerResponse(rsp)
+}
+
+// ListPlayerGamesWithResponse A player's games
+//
+// The player's games that ended with a result, newest first, each
+// with the side played, the category, the result, the opponent and,
+// for a rated game, the rating change. Aborted games are not listed.
+// `category` and `result` narrow the list; `next` is the `after` of
+// the next page (an opaque cursor; one this server did not give is
+// `400 invalid_cursor`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
+func (c *ClientWithResponses) ListPlayerGamesWithResponse(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*ListPlayerGamesResponse, error) {
+	rsp, err := c.ListPlayerGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPlayerGamesResponse(rsp)
+}
+
+// ListPlayerPuzzlesWithResponse A player's puzzle attempts and streak
+//
+// The player's first attempts at puzzles (the rated ones), newest
+// first, each with its rating change, and the player's daily streak:
+// the consecutive UTC days, up to today or yesterday, on which the
+// player solved that day's daily puzzle on that day. `next` is the
+// `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id}/puzzles (the `ListPlayerPuzzles` operationId).
+func (c *ClientWithResponses) ListPlayerPuzzlesWithResponse(ctx context.Context, id PlayerIDPath, params *ListPlayerPuzzlesParams, reqEditors ...RequestEditorFn) (*ListPlayerPuzzlesResponse, error) {
+	rsp, err := c.ListPlayerPuzzles(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPlayerPuzzlesResponse(rsp)
+}
+
+// RotatePlayerTokenWithResponse Replace your player's token
+//
+// Makes a new token for the player, with its current one, and answers
+// it: the only time it is shown. The old token stops working at once
+// (of two rotations sent with the same token, one wins and the other
+// gets `401`). No body is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players/{id}/token (the `RotatePlayerToken` operationId).
+func (c *ClientWithResponses) RotatePlayerTokenWithResponse(ctx context.Context, id PlayerIDPath, params *RotatePlayerTokenParams, reqEditors ...RequestEditorFn) (*RotatePlayerTokenResponse, error) {
+	rsp, err := c.RotatePlayerToken(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotatePlayerTokenResponse(rsp)
 }
 
 // ListPuzzlesWithResponse Earlier puzzles, newest first
@@ -9485,6 +12737,13 @@ func (c *ClientWithResponses) GetDailyPuzzleByDateWithResponse(ctx context.Conte
 // `practice_timeout`: ask again the same way, the work done is kept.
 // Each says when to retry in `Retry-After`.
 //
+// **Near me:** `near=me` with your `Player-Token` (`401` without
+// one) picks the difficulty for you, at random among the grades
+// whose calibrated rating (1100 + 250 × (difficulty − 1)) is within
+// 250 of your puzzle rating, the nearest always among them, in
+// place of `difficulty`; and it never answers a puzzle you have
+// attempted already.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/puzzles/practice (the `GetPracticePuzzle` operationId).
@@ -9544,6 +12803,15 @@ func (c *ClientWithResponses) GetPuzzleWithResponse(ctx context.Context, id Puzz
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
 //
+// **As a player:** send your `Player-Token` and your first attempt at
+// the puzzle is rated: it changes your puzzle rating and the puzzle's
+// (Glicko-2; a solve is a win for you, anything else a loss, giving
+// up included), and the answer says how (`rated: true`, `rating`).
+// Only the first attempt counts: later ones are judged but change no
+// rating (`rated: false`, `rating: null`). Solving the day's daily
+// puzzle on its own day (UTC) extends your streak. A token no player
+// holds is `401`.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/puzzles/{id}/attempts (the `SubmitPuzzleAttempt` operationId).
@@ -9578,6 +12846,15 @@ func (c *ClientWithResponses) SubmitPuzzleAttemptWithBodyWithResponse(ctx contex
 // `stats` stay 0.
 // More moves than the puzzle takes, or no move without `giveUp`, is
 // `422`.
+//
+// **As a player:** send your `Player-Token` and your first attempt at
+// the puzzle is rated: it changes your puzzle rating and the puzzle's
+// (Glicko-2; a solve is a win for you, anything else a loss, giving
+// up included), and the answer says how (`rated: true`, `rating`).
+// Only the first attempt counts: later ones are judged but change no
+// rating (`rated: false`, `rating: null`). Solving the day's daily
+// puzzle on its own day (UTC) extends your streak. A token no player
+// holds is `401`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10195,6 +13472,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationProblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10210,7 +13494,7 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		response.ApplicationProblemJSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
-		var dest UnprocessableEntity
+		var dest GameRefused
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -10267,6 +13551,23 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateGameResponse413Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10646,6 +13947,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationProblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -10659,6 +13967,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			return nil, err
 		}
 		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest GameRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest RateLimited
@@ -10704,6 +14019,23 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers JoinGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -10724,6 +14056,16 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers JoinGameResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers JoinGameResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -11306,6 +14648,103 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 	return response, nil
 }
 
+// ParseGetLeaderboardResponse parses an HTTP response from a GetLeaderboardWithResponse call
+func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLeaderboardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Leaderboard
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLeaderboardResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLeaderboardResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLeaderboardResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLeaderboardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListMovesResponse parses an HTTP response from a ListMovesWithResponse call
 func ParseListMovesResponse(rsp *http.Response) (*ListMovesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -11425,6 +14864,1039 @@ func ParseListMovesResponse(rsp *http.Response) (*ListMovesResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreatePlayerResponse parses an HTTP response from a CreatePlayerWithResponse call
+func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CreatedPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidPlayerName
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreatePlayerResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreatePlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePlayerResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreatePlayerResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreatePlayerResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePlayerResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreatePlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreatePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeletePlayerResponse parses an HTTP response from a DeletePlayerWithResponse call
+func ParseDeletePlayerResponse(rsp *http.Response) (*DeletePlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeletePlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest NotYourPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers DeletePlayerResponse204Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeletePlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeletePlayerResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeletePlayerResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeletePlayerResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeletePlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeletePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPlayerResponse parses an HTTP response from a GetPlayerWithResponse call
+func ParseGetPlayerResponse(rsp *http.Response) (*GetPlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPlayerResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetPlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetPlayerResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetPlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRenamePlayerResponse parses an HTTP response from a RenamePlayerWithResponse call
+func ParseRenamePlayerResponse(rsp *http.Response) (*RenamePlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RenamePlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest NotYourPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidPlayerName
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RenamePlayerResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RenamePlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RenamePlayerResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RenamePlayerResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RenamePlayerResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 413:
+		var headers RenamePlayerResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers RenamePlayerResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers RenamePlayerResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers RenamePlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RenamePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPlayerGamesResponse parses an HTTP response from a ListPlayerGamesWithResponse call
+func ParseListPlayerGamesResponse(rsp *http.Response) (*ListPlayerGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPlayerGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerGamesPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest HistoryBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPlayerGamesResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListPlayerGamesResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListPlayerGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPlayerGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPlayerGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPlayerPuzzlesResponse parses an HTTP response from a ListPlayerPuzzlesWithResponse call
+func ParseListPlayerPuzzlesResponse(rsp *http.Response) (*ListPlayerPuzzlesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPlayerPuzzlesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlayerPuzzlesPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest HistoryBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPlayerPuzzlesResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListPlayerPuzzlesResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListPlayerPuzzlesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListPlayerPuzzlesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListPlayerPuzzlesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotatePlayerTokenResponse parses an HTTP response from a RotatePlayerTokenWithResponse call
+func ParseRotatePlayerTokenResponse(rsp *http.Response) (*RotatePlayerTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotatePlayerTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RotatedToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest NotYourPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RotatePlayerTokenResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers RotatePlayerTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RotatePlayerTokenResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RotatePlayerTokenResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RotatePlayerTokenResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers RotatePlayerTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotatePlayerTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -11831,6 +16303,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		}
 		response.ApplicationProblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest PracticeUnmet
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -11889,6 +16368,23 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 			headers.XRequestID = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetPracticePuzzleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 422:
 		var headers GetPracticePuzzleResponse422Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -12114,6 +16610,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		}
 		response.ApplicationProblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest PuzzleNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12186,6 +16689,23 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 			headers.XRequestID = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SubmitPuzzleAttemptResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers SubmitPuzzleAttemptResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {

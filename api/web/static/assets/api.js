@@ -19,7 +19,35 @@ export class ApiError extends Error {
 // Answers remembered by URL with their ETag, so a repeated GET costs a 304.
 const cache = new Map();
 
-async function call(method, path, { body, token, query, conditional = false } = {}) {
+// The player this browser acts as (see usePlayer): null until the page says.
+let player = null;
+
+/**
+ * Says how requests that can name a player get its token: token() answers the
+ * current one (making a player first when there is none; null to go
+ * anonymous), renew(stale) answers a fresh one once the server no longer
+ * knows stale. Every request that names a player sends it as Player-Token,
+ * and one refused for it (401 player_unauthorized) is sent once more with
+ * the fresh token.
+ */
+export function usePlayer(p) {
+  player = p;
+}
+
+async function call(method, path, opts = {}) {
+  if (!opts.asPlayer || !player) return send(method, path, opts);
+  const playerToken = await player.token();
+  try {
+    return await send(method, path, { ...opts, playerToken });
+  } catch (err) {
+    if (!playerToken || !(err instanceof ApiError) || err.code !== 'player_unauthorized') throw err;
+    const fresh = await player.renew(playerToken);
+    if (!fresh || fresh === playerToken) throw err;
+    return send(method, path, { ...opts, playerToken: fresh });
+  }
+}
+
+async function send(method, path, { body, token, playerToken, query, conditional = false } = {}) {
   let url = path;
   if (query) {
     const q = new URLSearchParams();
@@ -30,6 +58,7 @@ async function call(method, path, { body, token, query, conditional = false } = 
   const headers = { Accept: 'application/json, application/problem+json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (token) headers.Authorization = 'Bearer ' + token;
+  if (playerToken) headers['Player-Token'] = playerToken;
   const cached = conditional ? cache.get(url) : undefined;
   if (cached) headers['If-None-Match'] = cached.etag;
 
@@ -75,20 +104,28 @@ export function evaluate(position, pit, rules) {
  * creator's side; start (a Position) and timeControl are optional: none is an
  * untimed game from the opening position. timeControl is {kind: 'clock',
  * initialSeconds, incrementSeconds} or {kind: 'correspondence', daysPerMove}.
+ * rated asks for a rated game (timed, against a person; 422
+ * rated_not_allowed otherwise). The seat is this browser's player's.
  * Answers {game, token}: the token is shown only this once.
  */
-export async function createGame({ seat, opponent, rules, start, timeControl }) {
+export async function createGame({ seat, opponent, rules, start, timeControl, rated }) {
   const body = { seat, opponent, rules };
   // Sent only when set: a server without time controls refuses the field.
   if (start) body.start = start;
   if (timeControl) body.timeControl = timeControl;
-  const data = await call('POST', '/v1/games', { body });
+  if (rated) body.rated = true;
+  const data = await call('POST', '/v1/games', { body, asPlayer: true });
   return { game: gameView(data.game), token: data.token, seat: data.seat || seat };
 }
 
-/** Takes the other seat of a game against a person (once; then 409 seat_taken): {game, token, seat}. */
-export async function joinGame(id) {
-  const data = await call('POST', `/v1/games/${enc(id)}/join`);
+/**
+ * Takes the other seat of a game against a person (once; then 409
+ * seat_taken): {game, token, seat}. asPlayer: the seat is this browser's
+ * player's (a rated game needs one); false for the second person at one
+ * screen, who is not.
+ */
+export async function joinGame(id, asPlayer = true) {
+  const data = await call('POST', `/v1/games/${enc(id)}/join`, { asPlayer });
   return { game: gameView(data.game), token: data.token, seat: data.seat };
 }
 
@@ -170,9 +207,14 @@ export async function puzzle(id) {
 /**
  * A practice puzzle: {difficulty, goal} filter it (empty: any); after is the
  * id of the practice puzzle shown, for the next one of its sequence (the
- * same filter), so that "another" never repeats one.
+ * same filter), so that "another" never repeats one. near: the difficulty
+ * is chosen around this browser's player's puzzle rating instead, passing
+ * over puzzles the player has tried.
  */
-export async function practicePuzzle({ difficulty, goal, after } = {}) {
+export async function practicePuzzle({ difficulty, goal, after, near = false } = {}) {
+  if (near) {
+    return puzzleView(await call('GET', '/v1/puzzles/practice', { query: { near: 'me', goal, after }, asPlayer: true }));
+  }
   return puzzleView(await call('GET', '/v1/puzzles/practice', { query: { difficulty, goal, after } }));
 }
 
@@ -190,21 +232,26 @@ export async function puzzleArchive(before, limit = 10) {
 }
 
 /**
- * Tries a line: moves are the solver's own pits in order (the server plays
- * the replies). Answers {correct, complete, explanation, solution, stats}:
- * explanation holds every move's outcome, the replies included (reply: true),
- * up to the first wrong move and the reply that refutes it; solution is the
- * whole line after giveUp or once solved, else null.
+ * Tries a line as this browser's player: moves are the solver's own pits in
+ * order (the server plays the replies). Answers {correct, complete,
+ * explanation, solution, stats, rated, rating}: explanation holds every
+ * move's outcome, the replies included (reply: true), up to the first wrong
+ * move and the reply that refutes it; solution is the whole line after
+ * giveUp or once solved, else null; rated says this was the player's first
+ * attempt at the puzzle, which moved the ratings in rating ({player,
+ * puzzle}, each a RatingChange {before, after, change}; null when not rated).
  */
 export async function attemptPuzzle(id, moves, giveUp = false) {
   const body = giveUp ? { moves, giveUp: true } : { moves };
-  const data = await call('POST', `/v1/puzzles/${enc(id)}/attempts`, { body });
+  const data = await call('POST', `/v1/puzzles/${enc(id)}/attempts`, { body, asPlayer: true });
   return {
     correct: data.correct,
     complete: data.complete,
     explanation: data.explanation.map(moveView),
     solution: data.solution ? data.solution.map(moveView) : null,
     stats: data.stats,
+    rated: !!data.rated || !!data.rating,
+    rating: data.rating || null,
   };
 }
 
@@ -214,7 +261,68 @@ export async function puzzleSolution(id) {
   return data.solution.map(moveView);
 }
 
+// ---- Players, ratings, leaderboards ----
+
+/** The rating categories, in the order pages show them. */
+export const CATEGORIES = ['live', 'correspondence', 'puzzle'];
+
+/**
+ * Makes a player, named name or (none) by the server: {player, token}. The
+ * token is shown only this once; keep it, it is the player.
+ */
+export async function createPlayer(name) {
+  const data = await call('POST', '/v1/players', { body: name ? { name } : {} });
+  return { player: playerView(data.player), token: data.token };
+}
+
+/** Anyone's player: {id, name, createdAt, ratings, counts, streak}. */
+export async function getPlayer(id) {
+  return playerView(await call('GET', `/v1/players/${enc(id)}`));
+}
+
+/** Renames one's own player (token is its Player-Token); answers the player. */
+export async function renamePlayer(id, token, name) {
+  return playerView(await send('PATCH', `/v1/players/${enc(id)}`, { body: { name }, playerToken: token }));
+}
+
+/**
+ * A page of a player's finished games, newest first: {games, next}, next
+ * the cursor of the page after (null at the end). Each game:
+ * {gameId, endedAt, side, category, rated, result, opponent, ai, rating}.
+ */
+export async function playerGames(id, { after, limit, category, result } = {}) {
+  const data = await call('GET', `/v1/players/${enc(id)}/games`, { query: { after, limit, category, result } });
+  return { games: data.games || [], next: data.next || null };
+}
+
+/**
+ * A page of a player's first attempts at puzzles, newest first: {attempts,
+ * next, streak}. Each attempt: {puzzleId, at, solved, daily, rating}.
+ */
+export async function playerPuzzles(id, { after, limit } = {}) {
+  const data = await call('GET', `/v1/players/${enc(id)}/puzzles`, { query: { after, limit } });
+  return { attempts: data.attempts || [], next: data.next || null, streak: data.streak || 0 };
+}
+
+/** The best players of a category: [{rank, id, name, rating, deviation, games}]. */
+export async function leaderboard(category) {
+  const data = await call('GET', `/v1/leaderboards/${enc(category)}`);
+  return data.players || [];
+}
+
 // ---- Shapes: the API's answers as the page uses them ----
+
+function playerView(p) {
+  const none = { rating: null, deviation: null, games: 0, provisional: true };
+  return {
+    id: p.id,
+    name: p.name,
+    createdAt: p.createdAt,
+    ratings: Object.fromEntries(CATEGORIES.map((c) => [c, p.ratings?.[c] || none])), // {rating, deviation, games, provisional}
+    counts: p.counts || {}, // {games, wins, losses, draws, rated, puzzles, solved}
+    streak: p.streak || 0, // days in a row with a daily puzzle solved
+  };
+}
 
 function gameView(g) {
   return {
@@ -233,6 +341,9 @@ function gameView(g) {
     timeControl: g.timeControl || null, // {kind: 'clock', initialSeconds, incrementSeconds} | {kind: 'correspondence', daysPerMove}
     clock: g.clock || null, // {remainingMs: {south, north}, running: side|null, deadline: date-time|null}
     expiry: g.expiry || null, // {at, side: side|null, ends: 'timeout'|'abort'}: when the game ends by itself unless side moves
+    // Players, absent from a server without them.
+    rated: !!g.rated, // the result changes both players' ratings
+    players: { south: g.players?.south || null, north: g.players?.north || null }, // SeatPlayer {id, name, rating, provisional, change} or null
   };
 }
 
@@ -267,6 +378,7 @@ function puzzleView(p) {
     keyLegs: p.keyLegs,
     plies: p.plies,
     stats: p.stats || { attempts: 0, solved: 0 },
+    rating: p.rating ?? null, // the puzzle's own rating
   };
 }
 

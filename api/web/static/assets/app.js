@@ -1,12 +1,14 @@
-// The page: a small hash router over four views (new game, a game, the daily
-// puzzle, the archive), the keyboard shortcuts and the screen-reader
-// announcements. Routes:
+// The page: a small hash router over the views (new game, a game, the daily
+// puzzle, practice, the archive, a player's profile, the leaderboards), the
+// keyboard shortcuts and the screen-reader announcements. Routes:
 //   #/                 new game
 //   #/game/ID          a game (seat tokens from this browser's storage)
 //   #/join/ID          take the other seat of a friend's game, then #/game/ID
 //   #/puzzle[/DATE]    the daily puzzle, or that day's
 //   #/puzzles          earlier puzzles
 //   #/practice[/ID]    more puzzles: a practice puzzle, and another
+//   #/player[/ID]      this browser's player's profile, or anyone's
+//   #/leaderboard[/C]  the best players of category C (live by default)
 // A game or puzzle that cannot be shown (none by that id or day, a server
 // that does not answer) gets a page that says why and offers a way on.
 
@@ -14,6 +16,8 @@ import * as api from './api.js';
 import { GameView, TIME_CONTROLS, timeControlKey, timeControlName } from './game.js';
 import { PuzzleView, PracticeView, ArchiveView } from './puzzle.js';
 import * as saved from './store.js';
+import * as player from './player.js';
+import { ProfileView, LeaderboardView } from './profile.js';
 
 const main = document.getElementById('main');
 const announcer = document.getElementById('announce');
@@ -98,6 +102,12 @@ function showFailure(err, what, arg) {
       });
       links.push(forget);
     }
+  } else if (what === 'player' && (status === 404 || status === 400)) {
+    kind = 'player';
+    title = 'No such player';
+    text = `This server has no player “${arg}”. The link may be cut short or mistyped, or the player was deleted.`;
+    link('Leaderboard', '#/leaderboard');
+    link('Your profile', '#/player');
   } else if (what === 'practice' && (status === 404 || status === 400)) {
     kind = 'puzzle';
     title = 'No such practice puzzle';
@@ -191,12 +201,27 @@ async function route() {
         await view.start();
         break;
       }
+      case 'player': {
+        setNav(arg && arg !== saved.player()?.id ? '' : 'profile');
+        const node = mount('tpl-profile');
+        view = new ProfileView(node);
+        await view.start(arg);
+        break;
+      }
+      case 'leaderboard': {
+        setNav('leaderboard');
+        const node = mount('tpl-leaderboard');
+        view = new LeaderboardView(node);
+        await view.start(arg);
+        break;
+      }
       default:
         setNav('play');
         home(history.state?.settings);
     }
   } catch (err) {
     if (name === 'game' || name === 'join') showFailure(err, 'game', arg);
+    else if (name === 'player') showFailure(err, 'player', arg);
     else if (name === 'puzzle' || name === 'practice') showFailure(err, name, arg);
     else showFailure(err, '', arg);
   }
@@ -209,9 +234,16 @@ const opening = (p) => p.pits.every((n) => n === 4) && p.captured.south === 0 &&
 function home(settings) {
   const node = mount('tpl-home');
   const form = node.querySelector('#new-game');
+  const rated = form.elements.rated;
   const sync = () => {
     const mode = form.elements.mode.value;
     for (const el of form.querySelectorAll('[data-for]')) el.hidden = !el.dataset.for.split(' ').includes(mode);
+    // Only a timed game between two players is rated: never one against
+    // the AI, nor two people at one screen (one player, both seats).
+    const timed = !!(TIME_CONTROLS[form.elements.time.value] ?? customTime(form, form.elements.time.value));
+    rated.disabled = !timed || mode !== 'friend';
+    if (rated.disabled) rated.checked = false;
+    form.querySelector('.rated-why').textContent = timed ? "the result changes both players' ratings" : 'only a game with a clock or days a move is rated';
   };
   const start = settings?.start && !opening(settings.start) ? settings.start : null;
   if (settings) fill(form, settings);
@@ -232,6 +264,7 @@ function home(settings) {
         rules: { captureSeed: f.get('captureSeed'), leftovers: f.get('leftovers') },
         start: start && f.get('sameStart') ? start : null,
         timeControl: TIME_CONTROLS[f.get('time')] ?? customTime(form, f.get('time')),
+        rated: !rated.disabled && rated.checked,
       });
     } catch (err) {
       showProblem(err, form);
@@ -266,6 +299,7 @@ function fill(form, s) {
   set('level', s.level);
   set('captureSeed', s.rules?.captureSeed);
   set('leftovers', s.rules?.leftovers);
+  form.elements.rated.checked = !!s.rated;
   const key = timeControlKey(s.timeControl);
   const select = form.elements.time;
   if (!(key in TIME_CONTROLS)) {
@@ -284,10 +318,11 @@ function customTime(form, key) {
 
 /**
  * Creates a game and keeps its seats in this browser; answers its id.
- * settings: {mode: 'ai'|'local'|'friend', seat, level, rules, start, timeControl}
- * (start and timeControl null for the opening position, untimed).
+ * settings: {mode: 'ai'|'local'|'friend', seat, level, rules, start, timeControl, rated}
+ * (start and timeControl null for the opening position, untimed; rated only
+ * for a timed game against a friend).
  */
-async function newGame({ mode, seat, level, rules, start, timeControl }) {
+async function newGame({ mode, seat, level, rules, start, timeControl, rated }) {
   const extra = { rules, start: start && !opening(start) ? start : undefined, timeControl: timeControl || undefined };
   if (mode === 'ai') {
     const { game, token } = await api.createGame({ seat, ...extra, opponent: { type: 'ai', level } });
@@ -298,11 +333,12 @@ async function newGame({ mode, seat, level, rules, start, timeControl }) {
     // Two people at one screen: create the game, then take the other seat too.
     const { game, token } = await api.createGame({ seat: 'south', ...extra, opponent: { type: 'human' } });
     saved.saveSeat(game.id, 'south', token, 'local');
-    const joined = await api.joinGame(game.id);
+    // The second person at this screen is not this browser's player.
+    const joined = await api.joinGame(game.id, false);
     saved.saveSeat(game.id, joined.seat || 'north', joined.token, 'local');
     return game.id;
   }
-  const { game, token } = await api.createGame({ seat, ...extra, opponent: { type: 'human' } });
+  const { game, token } = await api.createGame({ seat, ...extra, rated: rated && !!timeControl, opponent: { type: 'human' } });
   saved.saveSeat(game.id, seat, token, 'friend');
   return game.id;
 }
@@ -359,4 +395,6 @@ speed.addEventListener('change', () => {
 });
 
 window.addEventListener('hashchange', route);
+// The player is made on the first visit, quietly, while the page loads.
+player.token();
 route();

@@ -1,12 +1,14 @@
-// A game session: the board, whose turn, the status line, the clocks, moves
-// sent with the seat's token, the other side's moves arriving live from the
-// game's event stream, the move list to step through, and the result with a
-// rematch at the end.
+// A game session: the board, whose turn, the status line, the seats'
+// players and their ratings, the clocks, moves sent with the seat's token,
+// the other side's moves arriving live from the game's event stream, the move
+// list to step through, and the result, with the rating changes of a rated
+// game and a rematch, at the end.
 
 import * as api from './api.js';
 import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, sideName, other } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
+import { ratingText, signed } from './ratings.js';
 
 /** Whether a game is over: finished with a result, or aborted with none. */
 export const isOver = (g) => g.status === 'finished' || g.status === 'aborted';
@@ -28,8 +30,8 @@ export class GameView {
     this.$ = (sel) => root.querySelector(sel);
     this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Ayoayo board' });
     this.board.speed = saved.speed();
-    // The bottom side's clock sits right under the board, above its caption.
-    this.board.root.after(this.$('.clock-bottom'));
+    // The bottom side's clock and player sit right under the board, above its caption.
+    this.board.root.after(this.$('.clock-bottom'), this.$('.seat-bottom'));
     this.$('.skip').addEventListener('click', () => this.skip());
     this.$('.resign').addEventListener('click', () => this.resign());
     this.$('.copy').addEventListener('click', () => this.copyLink());
@@ -72,6 +74,7 @@ export class GameView {
     line.hidden = !notice;
     line.textContent = notice || '';
     this.drawClocks();
+    this.drawPlayers();
     await this.enqueue(async () => {
       if (from < g.ply) {
         let pos = from === 0 ? g.start : moves[from - 1].position;
@@ -195,6 +198,7 @@ export class GameView {
     if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
     this.clock = g.clock;
     this.drawClocks();
+    this.drawPlayers();
     this.drawResult();
     this.drawHistory();
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
@@ -209,7 +213,9 @@ export class GameView {
       return me.includes(human) ? `You (${sideName(human)}) against the AI, level ${g.ai.level}` : `${sideName(human)} against the AI, level ${g.ai.level}`;
     }
     if (me.length === 2) return 'South and North at one screen';
-    if (me.length === 1) return `You (${sideName(me[0])}) against a friend`;
+    const names = g.players || {};
+    if (me.length === 1) return `You (${sideName(me[0])}) against ${names[other(me[0])]?.name || 'a friend'}`;
+    if (names.south?.name && names.north?.name) return `${names.south.name} (South) against ${names.north.name} (North)`;
     return 'South against North';
   }
 
@@ -253,6 +259,7 @@ export class GameView {
     turn.dataset.value = over ? '' : state.toMove;
     const time = facts.querySelector('[data-fact="time"]');
     time.textContent = timeControlName(g.timeControl);
+    facts.querySelector('[data-fact="rated"]').textContent = g.rated ? ' · rated' : '';
     document.title = `${this.tabText(state)} · Ayoayo`;
   }
 
@@ -540,6 +547,51 @@ export class GameView {
     }
   }
 
+  // ---- The players ----
+
+  /**
+   * Each seat's player above and below the board, as the clocks are: the
+   * name (a link to the profile), the rating in the game's category, and,
+   * once a rated game has ended, what it did to the rating.
+   */
+  drawPlayers() {
+    const g = this.game;
+    const mine = saved.player()?.id;
+    const rows = { top: this.$('.seat-top'), bottom: this.$('.seat-bottom') };
+    const sides = { top: other(this.board.bottom), bottom: this.board.bottom };
+    for (const where of ['top', 'bottom']) {
+      const line = rows[where];
+      const side = sides[where];
+      const p = g.players?.[side];
+      const ai = g.ai && g.ai.side === side;
+      line.dataset.side = side;
+      line.hidden = !p && !ai;
+      if (line.hidden) continue;
+      const parts = [Object.assign(document.createElement('span'), { className: 'seat-side', textContent: `${sideName(side)}: ` })];
+      if (ai) {
+        parts.push(`the AI, level ${g.ai.level}`);
+      } else {
+        const a = document.createElement('a');
+        a.className = 'seat-name';
+        a.href = `#/player/${encodeURIComponent(p.id)}`;
+        a.textContent = p.name;
+        parts.push(a);
+        if (p.id === mine) parts.push(' (you)');
+        if (p.rating !== null && p.rating !== undefined) {
+          const r = Object.assign(document.createElement('span'), { className: 'seat-rating', textContent: ratingText(p) });
+          r.setAttribute('aria-label', `rating ${p.rating}${p.provisional ? ', provisional' : ''}`);
+          parts.push(' ', r);
+        }
+        if (p.change !== null && p.change !== undefined) {
+          const c = Object.assign(document.createElement('span'), { className: 'rating-delta', textContent: signed(p.change) });
+          c.dataset.sign = Math.sign(p.change);
+          parts.push(' ', c);
+        }
+      }
+      line.replaceChildren(...parts);
+    }
+  }
+
   // ---- The end: the result, a rematch ----
 
   drawResult() {
@@ -570,6 +622,22 @@ export class GameView {
     }
     panel.dataset.outcome = outcome;
     this.$('.result-text').textContent = text;
+    // A rated game's end moved both players' ratings: say by how much.
+    const changes = this.$('.rating-changes');
+    const seats = ['south', 'north'].filter((side) => g.players?.[side] && g.players[side].change !== null && g.players[side].change !== undefined);
+    changes.hidden = !seats.length;
+    changes.replaceChildren(
+      ...seats.map((side) => {
+        const p = g.players[side];
+        const li = document.createElement('li');
+        li.dataset.side = side;
+        const who = mine === side ? 'Your rating' : `${p.name}'s rating`;
+        const delta = Object.assign(document.createElement('span'), { className: 'rating-delta', textContent: signed(p.change) });
+        delta.dataset.sign = Math.sign(p.change);
+        li.append(`${who}: ${p.rating} → ${p.rating + p.change} (`, delta, ')');
+        return li;
+      }),
+    );
     // A rematch is for the players; anyone may start a game like this one.
     this.$('.rematch').hidden = me.length === 0;
     // On a phone the panel is below the board: bring it into sight as the game ends.
@@ -584,7 +652,7 @@ export class GameView {
     if (!['ai', 'local', 'friend'].includes(mode)) mode = g.ai ? 'ai' : me.length === 2 ? 'local' : 'friend';
     let seat = me.length === 1 ? me[0] : 'south';
     if (g.ai) seat = other(g.ai.side);
-    return { mode, seat, level: g.ai?.level || null, rules: g.rules, start: g.start, timeControl: g.timeControl };
+    return { mode, seat, level: g.ai?.level || null, rules: g.rules, start: g.start, timeControl: g.timeControl, rated: g.rated };
   }
 
   /** The same game again with the seats swapped: a new game, opened at once (with its link, against a friend). */

@@ -1,12 +1,14 @@
 // The daily puzzle: the position and the prompt, a move tried on the board and
 // judged by the server, the feedback with every move's outcome, the solution
-// replayed; practice puzzles, the same way, one after another; and the
-// archive of earlier days.
+// replayed, and what the first attempt did to the player's puzzle rating and
+// the daily streak; practice puzzles, the same way, one after another; and
+// the archive of earlier days.
 
 import * as api from './api.js';
 import { Board, describeMove, plural, sideName } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
+import { ratingText, signed } from './ratings.js';
 
 const GOALS = {
   max_capture: 'Biggest capture',
@@ -43,6 +45,7 @@ export class PuzzleView {
     this.$('.skip').addEventListener('click', () => this.board.skip());
     this.$('.retry').addEventListener('click', () => this.enqueue(() => this.reset()));
     this.$('.give-up').addEventListener('click', () => this.enqueue(() => this.giveUp()));
+    this.ratingAsked = 0;
   }
 
   async start(date) {
@@ -65,6 +68,52 @@ export class PuzzleView {
     this.drawMeta(p.stats);
     this.$('.prompt').textContent = p.prompt;
     this.board.setPerspective(p.position.toMove);
+    this.drawRating(null);
+  }
+
+  /**
+   * The line under the feedback: this browser's player's puzzle rating and
+   * daily streak, as the server has them now, and change (a RatingChange:
+   * what the first attempt at this puzzle did to the rating) once there is
+   * one. Only the newest of overlapping asks is drawn.
+   */
+  async drawRating(change) {
+    const mine = saved.player();
+    const ask = ++this.ratingAsked;
+    if (change) this.change = change;
+    else this.change = null;
+    const line = this.$('.puzzle-rating');
+    const deltaEl = this.$('.rating-change');
+    deltaEl.textContent = this.change ? signed(this.change.change) : '';
+    deltaEl.dataset.sign = this.change ? String(Math.sign(this.change.change)) : '';
+    if (this.change) deltaEl.setAttribute('aria-label', `changed by ${this.change.change}`);
+    else deltaEl.removeAttribute('aria-label');
+    if (this.change) {
+      line.hidden = false;
+      this.$('.rating-now').textContent = String(this.change.after);
+    }
+    if (!mine) return;
+    let p;
+    try {
+      p = await api.getPlayer(mine.id);
+    } catch {
+      return; // the line is a convenience: the puzzle goes on without it
+    }
+    if (this.closed || ask !== this.ratingAsked) return;
+    line.hidden = false;
+    this.$('.my-rating').href = `#/player/${encodeURIComponent(p.id)}`;
+    this.$('.rating-now').textContent = ratingText(p.ratings.puzzle);
+    this.$('.streak').textContent = ` · daily streak: ${plural(p.streak, 'day')}`;
+    this.root.dataset.streak = String(p.streak);
+  }
+
+  /** After an attempt: what it did to the rating, in the line and in words for the feedback. */
+  rated(res) {
+    if (!res.rated || !res.rating?.player) return '';
+    const change = res.rating.player;
+    if (res.rating.puzzle) this.puzzle.rating = res.rating.puzzle.after;
+    this.drawRating(change);
+    return ` Your puzzle rating: ${signed(change.change)}.`;
   }
 
   /**
@@ -81,6 +130,7 @@ export class PuzzleView {
     diff.setAttribute('aria-label', `difficulty ${p.difficulty} of 5`);
     diff.className = 'stars';
     const parts = [goalName(p.goal)];
+    if (p.rating !== null && p.rating !== undefined) parts.push(`puzzle rating ${p.rating}`);
     if (this.revealed) {
       parts.push(`key move relays through ${p.keyLegs} legs`);
       const themes = p.themes.filter((t) => t !== p.goal);
@@ -144,10 +194,11 @@ export class PuzzleView {
         const moves = [...this.tried, pit];
         const res = await api.attemptPuzzle(this.puzzle.id, moves);
         if (res.stats) this.drawMeta(res.stats);
+        const rating = this.rated(res);
         await this.replay(res.explanation);
         if (!res.correct) {
           this.done = true;
-          this.setFeedback(`Not the answer: ${verdict(this.puzzle, pit, false)}. Try again, or see the solution.`, 'incorrect');
+          this.setFeedback(`Not the answer: ${verdict(this.puzzle, pit, false)}. Try again, or see the solution.${rating}`, 'incorrect');
           this.$('.retry').hidden = false;
           this.board.render(this.position, { interactive: false });
           return;
@@ -158,7 +209,7 @@ export class PuzzleView {
           this.revealed = true;
           this.drawMeta(res.stats);
           saved.markSolved(this.puzzle.id);
-          this.setFeedback(`Correct! ${capitalize(verdict(this.puzzle, moves[0], true))}. Puzzle solved.`, 'correct');
+          this.setFeedback(`Correct! ${capitalize(verdict(this.puzzle, moves[0], true))}. Puzzle solved.${rating}`, 'correct');
           this.$('.give-up').hidden = true;
           this.$('.retry').hidden = false;
           this.$('.retry').textContent = 'Play it again';
@@ -214,6 +265,7 @@ export class PuzzleView {
     this.revealed = true;
     const res = await api.attemptPuzzle(this.puzzle.id, this.tried, true);
     this.drawMeta(res.stats);
+    const rating = this.rated(res);
     const line = res.solution || (await api.puzzleSolution(this.puzzle.id));
     this.$('.give-up').hidden = true;
     this.$('.retry').hidden = false;
@@ -222,7 +274,7 @@ export class PuzzleView {
     this.shown = 0;
     this.board.render(this.position, { interactive: false });
     this.board.markLast(null);
-    this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0]?.pit}.`, 'solution');
+    this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0]?.pit}.${rating}`, 'solution');
     await this.replay(line);
     this.board.render(this.position, { interactive: false });
   }
@@ -273,8 +325,10 @@ export class PracticeView extends PuzzleView {
     await this.show(p, 'Practice puzzle');
   }
 
+  /** The chosen filter; difficulty 'me': around the player's puzzle rating (near). */
   filter() {
-    return { difficulty: this.form.elements.difficulty.value, goal: this.form.elements.goal.value };
+    const difficulty = this.form.elements.difficulty.value;
+    return { difficulty, goal: this.form.elements.goal.value, near: difficulty === 'me' };
   }
 
   /** The next puzzle of the chosen filter: after the one shown, if it is of that filter. */
@@ -282,13 +336,14 @@ export class PracticeView extends PuzzleView {
     return this.enqueue(async () => {
       const f = this.filter();
       const shown = api.practiceFilter(this.puzzle?.id);
-      const same = shown && shown.difficulty === f.difficulty && shown.goal === f.goal && !shown.theme;
+      // Around the rating, the grade is the server's choice: the same goal is the same walk.
+      const same = shown && (f.near || shown.difficulty === f.difficulty) && shown.goal === f.goal && !shown.theme;
       const button = this.$('.another');
       button.disabled = true;
       this.setFeedback('Finding a puzzle…', 'pending');
       let p;
       try {
-        p = await api.practicePuzzle({ ...f, after: same ? this.puzzle.id : undefined });
+        p = await api.practicePuzzle({ difficulty: f.near ? undefined : f.difficulty, goal: f.goal, near: f.near, after: same ? this.puzzle.id : undefined });
       } catch (err) {
         this.setFeedback(err instanceof api.ApiError ? problemText(err) : String(err), 'error');
         return;

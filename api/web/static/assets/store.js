@@ -1,6 +1,8 @@
-// What this browser remembers: each game's seat tokens (localStorage, one key
-// per game, so a reload or a new tab keeps the seat), the animation speed and
-// the puzzles solved here. Nothing else is kept, and no account is needed.
+// What this browser remembers: its player (the id and the secret token the
+// server made for it on the first visit), each game's seat tokens
+// (localStorage, one key per game, so a reload or a new tab keeps the seat),
+// the animation speed and the puzzles solved here. Nothing else is kept, and
+// no account is needed.
 
 const GAME_PREFIX = 'ayoayo.game.';
 
@@ -84,4 +86,25 @@ export function markSolved(id) {
   const s = solvedPuzzles();
   s.add(id);
   write('ayoayo.solved', [...s].slice(-400));
+}
+
+const PLAYER = 'ayoayo.player';
+
+/** This browser's player: {id, token}, or null before the first one is made. */
+export function player() {
+  const p = read(PLAYER);
+  return p && typeof p.id === 'string' && typeof p.token === 'string' ? p : null;
+}
+
+export function setPlayer(id, token) {
+  write(PLAYER, { id, token });
+}
+
+/** Drops the player whose token the server no longer knows. */
+export function forgetPlayer() {
+  try {
+    localStorage.removeItem(PLAYER);
+  } catch {
+    // Storage disabled: there was nothing kept.
+  }
 }
