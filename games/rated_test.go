@@ -297,6 +297,30 @@ func TestRatedGamesEndingAtOnce(t *testing.T) {
 	}
 }
 
+// TestOnePlayerBothSeats: a player joining its own unrated game (one
+// person playing both sides) takes the seat anonymously, so the game is
+// listed and counted once.
+func TestOnePlayerBothSeats(t *testing.T) {
+	fx := newRatedFixture(t)
+	a, err := fx.svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South, Player: &fx.players[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := fx.svc.Join(t.Context(), a.Game.ID, &fx.players[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Game.Players[engine.North].ID != "" || b.Game.Players[engine.South].ID != fx.players[0].ID {
+		t.Fatalf("seats %+v", b.Game.Players)
+	}
+	if _, err := fx.svc.Resign(t.Context(), a.Game.ID, b.Token); err != nil {
+		t.Fatal(err)
+	}
+	if p := fx.player(t, 0); p.Counts.Games != 1 || p.Counts.Wins != 1 {
+		t.Fatalf("counts %+v", p.Counts)
+	}
+}
+
 // TestAIGameCountsForItsPlayer: a game against the AI is never rated, but
 // its player's counts and history have it.
 func TestAIGameCountsForItsPlayer(t *testing.T) {

@@ -379,14 +379,20 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 	if g.Status.Over() {
 		return Seat{}, endedError(&g)
 	}
+	creator := g.Players[engine.South].ID + g.Players[engine.North].ID
 	if g.Rated && g.Status == Waiting {
-		creator := g.Players[engine.South].ID + g.Players[engine.North].ID
 		switch {
 		case player == nil:
 			return Seat{}, fmt.Errorf("%w: game %s is rated; join it with a player (a Player-Token)", players.ErrUnauthorized, id)
 		case player.ID == creator:
 			return Seat{}, fmt.Errorf("%w: a player cannot take both seats of a rated game", ErrRatedNotAllowed)
 		}
+	}
+	if player != nil && player.ID == creator {
+		// One person at one screen playing both sides: the game is theirs
+		// once, so their history and counts list it once; the second
+		// seat stays anonymous.
+		player = nil
 	}
 	// The game as the join leaves it, for its deadline: a live game's
 	// first move has its window from now.
