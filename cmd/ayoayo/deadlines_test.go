@@ -80,7 +80,9 @@ func TestDeadlines(t *testing.T) {
 		},
 		{
 			name: "streams refused", instances: 1, sweep: true, poll: time.Hour, opts: api.Options{MaxStreamsPerClient: 2},
-			args:   []string{"--games", "3", "--concurrency", "1", "--lead", "1s", "--timeout", "10s"},
+			// A lead long enough for the set-up on a loaded machine: the
+			// third stream must be refused before any game ends.
+			args:   []string{"--games", "3", "--concurrency", "1", "--lead", "10s", "--timeout", "30s"},
 			code:   1,
 			stdout: []string{"refused (answers not 2xx): stream 429: 1"},
 			stderr: deadlinesServeFlags,
