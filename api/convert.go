@@ -118,7 +118,9 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		Exact:    a.Exact,
 		Source:   AnalyzeAnswerSource(a.Source.String()),
 	}
-	if a.Exact {
+	// A proven result is given even when the score's size is not proven
+	// (exact false): an answer resting on a result-only table's values.
+	if a.Proven {
 		res := AnalyzeAnswerResult(a.Result.String())
 		ans.Result = &res
 	}
