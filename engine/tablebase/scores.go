@@ -178,28 +178,25 @@ func (t *Table) MoveScores(p engine.Position, out []MoveValue) ([]MoveValue, boo
 	return out, true
 }
 
-// scoreGraph is one level's moves, found once and used for every split:
-// sowing costs far more than the iterations over the splits.
+// scoreGraph is what the splits of one level need of its boards, found
+// once for all of them: sowing costs far more than the iterations over the
+// splits. The captures are kept as their values at each split (the levels
+// below are done), the quiet moves as the boards they lead to.
 type scoreGraph struct {
-	n     int
-	split []int8   // s(p) of each board
-	end   []int8   // a board without a legal move: its settled value; else noExit
-	quiet []bool   // the board has a move that captures nothing
-	first []uint32 // board i's moves are first[i]..first[i+1]-1
-	child []uint32 // the rank of the board a move leads to, turned to its mover
-	took  []uint8  // the seeds a move captures (0: a quiet move, to level n)
+	n      int
+	split  []int8   // s(p) of each board
+	end    []int8   // a board without a legal move: its settled value; else noExit
+	qfirst []uint32 // board i's quiet moves are qfirst[i]..qfirst[i+1]-1
+	qchild []uint32 // the rank of the board a quiet move leads to, turned to its mover
 	// exits[i*(n+1)+j] is the best value of board i's captures at split j,
 	// or noExit.
 	exits []int8
 }
 
-// graphPart is the moves of one chunk of boards.
+// graphPart is the quiet moves of one chunk of boards.
 type graphPart struct {
-	split, end []int8
-	quiet      []bool
-	count      []uint8
-	child      []uint32
-	took       []uint8
+	count []uint8
+	child []uint32
 }
 
 // scoreBuild is a build's score section under way.
@@ -262,57 +259,48 @@ func (sb *scoreBuild) each(ctx context.Context, count int, f func(i int)) error 
 // captures at every split, a chunk of boards at a time on every worker.
 func (sb *scoreBuild) graph(ctx context.Context, n int) (*scoreGraph, error) {
 	size := int(LevelSize(n))
+	g := &scoreGraph{n: n, split: make([]int8, size), end: make([]int8, size), exits: make([]int8, size*splits(n))}
 	parts := make([]graphPart, (size+chunk-1)/chunk)
-	err := sb.each(ctx, len(parts), func(c int) { parts[c] = sb.graphChunk(n, c*chunk, min(size, (c+1)*chunk)) })
+	err := sb.each(ctx, len(parts), func(c int) { parts[c] = sb.graphChunk(g, c*chunk, min(size, (c+1)*chunk)) })
 	if err != nil {
 		return nil, err
 	}
-	g := &scoreGraph{n: n, split: make([]int8, 0, size), end: make([]int8, 0, size), quiet: make([]bool, 0, size), first: make([]uint32, 1, size+1)}
 	moves := 0
 	for _, p := range parts {
 		moves += len(p.child)
 	}
-	g.child, g.took = make([]uint32, 0, moves), make([]uint8, 0, moves)
-	for _, p := range parts {
-		g.split = append(g.split, p.split...)
-		g.end = append(g.end, p.end...)
-		g.quiet = append(g.quiet, p.quiet...)
-		for _, k := range p.count {
-			g.first = append(g.first, g.first[len(g.first)-1]+uint32(k))
+	g.qfirst, g.qchild = make([]uint32, 1, size+1), make([]uint32, 0, moves)
+	for c := range parts {
+		for _, k := range parts[c].count {
+			g.qfirst = append(g.qfirst, g.qfirst[len(g.qfirst)-1]+uint32(k))
 		}
-		g.child = append(g.child, p.child...)
-		g.took = append(g.took, p.took...)
-	}
-	parts = nil
-	// The exits: a board's captures at all its splits at once, since a
-	// child's splits lie side by side in the levels below.
-	g.exits = make([]int8, size*splits(n))
-	err = sb.each(ctx, (size+chunk-1)/chunk, func(c int) {
-		for i := c * chunk; i < min(size, (c+1)*chunk); i++ {
-			sb.exits(g, i)
-		}
-	})
-	if err != nil {
-		return nil, err
+		g.qchild = append(g.qchild, parts[c].child...)
+		parts[c] = graphPart{} // its memory can go at once
 	}
 	return g, nil
 }
 
-func (sb *scoreBuild) graphChunk(n, lo, hi int) graphPart {
-	part := graphPart{
-		split: make([]int8, hi-lo), end: make([]int8, hi-lo), quiet: make([]bool, hi-lo), count: make([]uint8, hi-lo),
-		child: make([]uint32, 0, 4*(hi-lo)), took: make([]uint8, 0, 4*(hi-lo)),
-	}
+// graphChunk fills g for boards lo..hi-1 and returns their quiet moves.
+// A capture of k seeds from split j brings the mover to 24-n+j+k captured:
+// 25 or more ends the game (worth k), otherwise the opponent moves at split
+// n-j-k of level n-k, whose splits lie side by side.
+func (sb *scoreBuild) graphChunk(g *scoreGraph, lo, hi int) graphPart {
+	n := g.n
+	part := graphPart{count: make([]uint8, hi-lo), child: make([]uint32, 0, 2*(hi-lo))}
 	var x [engine.NumPits]uint8
 	unrank(uint32(lo), n, &x)
 	for idx := lo; idx < hi; idx++ {
 		if idx > lo {
 			next(&x)
 		}
-		i := idx - lo
 		p := engine.Position{Pits: x}
-		part.split[i] = int8(split(&p))
-		part.end[i] = noExit
+		g.split[idx] = int8(split(&p))
+		g.end[idx] = noExit
+		row := g.exits[idx*splits(n) : (idx+1)*splits(n)]
+		for j := range row {
+			row[j] = noExit
+		}
+		legal := false
 		for pit := range engine.RowPits {
 			if x[pit] == 0 {
 				continue
@@ -321,48 +309,28 @@ func (sb *scoreBuild) graphChunk(n, lo, hi int) graphPart {
 			if why != engine.Legal {
 				continue
 			}
-			k := 0
-			if !capt.None() {
-				k = int(capt.Seeds)
-			} else {
-				part.quiet[i] = true
+			legal = true
+			if capt.None() {
+				part.count[idx-lo]++
+				part.child = append(part.child, rankRotated(&q.Pits, n))
+				continue
 			}
-			part.count[i]++
-			part.child = append(part.child, rankRotated(&q.Pits, n-k))
-			part.took = append(part.took, uint8(k))
+			k := int(capt.Seeds)
+			mc := n - k
+			base := sb.t.scoreOffset[mc] + int64(rankRotated(&q.Pits, mc))*int64(splits(mc))
+			for j := range row {
+				v := k
+				if jc := n - j - k; jc >= 0 {
+					v = k - sb.t.scoreOf(base+int64(jc), mc)
+				}
+				row[j] = max(row[j], int8(v))
+			}
 		}
-		if part.count[i] == 0 {
-			part.end[i] = int8(settled(&p, sb.t.rules))
+		if !legal {
+			g.end[idx] = int8(settled(&p, sb.t.rules))
 		}
 	}
 	return part
-}
-
-// exits sets the best capture of board i at each split j. A capture of k
-// seeds from split j brings the mover to 24-n+j+k captured: 25 or more ends
-// the game (worth k), otherwise the opponent moves at split n-j-k of level
-// n-k.
-func (sb *scoreBuild) exits(g *scoreGraph, i int) {
-	n := g.n
-	row := g.exits[i*splits(n) : (i+1)*splits(n)]
-	for j := range row {
-		row[j] = noExit
-	}
-	for m := g.first[i]; m < g.first[i+1]; m++ {
-		k := int(g.took[m])
-		if k == 0 {
-			continue
-		}
-		mc := n - k
-		base := sb.t.scoreOffset[mc] + int64(g.child[m])*int64(splits(mc))
-		for j := range row {
-			v := k
-			if jc := n - j - k; jc >= 0 {
-				v = k - sb.t.scoreOf(base+int64(jc), mc)
-			}
-			row[j] = max(row[j], int8(v))
-		}
-	}
 }
 
 // level solves level n of the score section, its split pairs shared out
@@ -433,7 +401,7 @@ func (sb *scoreBuild) pair(ctx context.Context, g *scoreGraph, j int) error {
 						continue
 					}
 					best := int(g.exits[i*splits(n)+jx])
-					if !g.quiet[i] || best == n {
+					if g.qfirst[i] == g.qfirst[i+1] || best == n {
 						a[x][i], b[x][i] = int8(best), int8(best)
 						continue
 					}
@@ -455,12 +423,9 @@ func (sb *scoreBuild) pair(ctx context.Context, g *scoreGraph, j int) error {
 				for _, i := range pending[x] {
 					exit := int(g.exits[int(i)*splits(n)+jx])
 					na, nb := exit, exit
-					for m := g.first[i]; m < g.first[i+1]; m++ {
-						if g.took[m] == 0 {
-							q := g.child[m]
-							na = max(na, -int(b[ox][q]))
-							nb = max(nb, -int(a[ox][q]))
-						}
+					for _, q := range g.qchild[g.qfirst[i]:g.qfirst[i+1]] {
+						na = max(na, -int(b[ox][q]))
+						nb = max(nb, -int(a[ox][q]))
 					}
 					na, nb = max(na, int(a[x][i])), min(nb, int(b[x][i]))
 					if int8(na) != a[x][i] || int8(nb) != b[x][i] {
