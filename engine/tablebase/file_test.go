@@ -131,7 +131,9 @@ func load(data []byte) (*Table, error) {
 }
 
 // checkProbes probes every board of tb, both sides to move: values and
-// bounds within the level with its parity, and every move's value too.
+// bounds within the level with its parity, and every move's value too; and
+// where tb has true scores, every split's score and move scores within the
+// level.
 func checkProbes(t *testing.T, tb *Table) {
 	t.Helper()
 	var x [engine.NumPits]uint8
@@ -150,6 +152,22 @@ func checkProbes(t *testing.T, tb *Table) {
 				for _, m := range moves {
 					if m.Value < -n || m.Value > n {
 						t.Fatalf("%v: move %+v beyond level %d", p, m, n)
+					}
+				}
+				if n > tb.ScoreSeeds() {
+					continue
+				}
+				for cm := maxCaptured - n; cm <= maxCaptured; cm++ {
+					p.Captured[side], p.Captured[side.Other()] = uint8(cm), uint8(engine.SeedCount-n-cm)
+					margin := p.Margin(side)
+					if s, ok := tb.Score(&p); !ok || s < margin-n || s > margin+n {
+						t.Fatalf("%v: score %d (%v) beyond level %d", p, s, ok, n)
+					}
+					moves, _ = tb.MoveScores(p, moves)
+					for _, m := range moves {
+						if m.Value < margin-n || m.Value > margin+n {
+							t.Fatalf("%v: move score %+v beyond level %d", p, m, n)
+						}
 					}
 				}
 			}
