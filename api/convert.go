@@ -120,7 +120,8 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 	}
 	// A proven result is given even when the score's size is not proven
 	// (exact false): an answer resting on a result-only table's values.
-	if a.Proven {
+	// Exact implies it.
+	if a.Proven || a.Exact {
 		res := AnalyzeAnswerResult(a.Result.String())
 		ans.Result = &res
 	}
