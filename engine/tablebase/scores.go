@@ -48,9 +48,9 @@ import (
 // byte each).
 const DefaultScoreSeeds = 12
 
-// MaxScoreSeeds is the largest S a build accepts: the scores of level 14
-// alone take 67 MB, and the build holds the level's moves and exits
-// (about 150 MB).
+// MaxScoreSeeds is the largest S a build accepts: the scores up to 14
+// seeds take 134 MB, and the build of level 14 holds its exits and quiet
+// moves besides (a build of S = 14 peaked at 752 MB).
 const MaxScoreSeeds = 14
 
 // maxCaptured is the most seeds a player may hold in a game not yet over.
