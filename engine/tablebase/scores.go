@@ -346,12 +346,13 @@ func (sb *scoreBuild) level(ctx context.Context, n int, done func(int64)) error 
 	errs := make([]error, sb.workers)
 	for w := range sb.workers {
 		wg.Go(func() {
+			var sc pairScratch // one per worker for all its pairs: less garbage
 			for {
 				j := int(next.Add(1) - 1)
 				if j > n-j {
 					return
 				}
-				if err := sb.pair(ctx, g, j); err != nil {
+				if err := sb.pair(ctx, g, j, &sc); err != nil {
 					errs[w] = err
 					return
 				}
@@ -374,21 +375,30 @@ func (sb *scoreBuild) level(ctx context.Context, n int, done func(int64)) error 
 	return ctx.Err()
 }
 
+// pairScratch is the working memory of pair: each side's bounds and its
+// boards not decided yet.
+type pairScratch struct {
+	a, b    [2][]int8
+	pending [2][]uint32
+}
+
 // pair solves the splits j and n-j of level n together: A up from below
 // and B down from above, sweep after sweep over the boards not decided
 // yet, until a sweep changes nothing (their least and greatest fixpoints,
 // as for the board values).
-func (sb *scoreBuild) pair(ctx context.Context, g *scoreGraph, j int) error {
+func (sb *scoreBuild) pair(ctx context.Context, g *scoreGraph, j int, sc *pairScratch) error {
 	n := g.n
 	size := len(g.split)
 	js := []int{j, n - j}
 	if j == n-j {
 		js = js[:1]
 	}
-	var a, b [2][]int8
-	var pending [2][]uint32
+	a, b, pending := &sc.a, &sc.b, &sc.pending
 	for x := range js {
-		a[x], b[x] = make([]int8, size), make([]int8, size)
+		if cap(a[x]) < size {
+			a[x], b[x] = make([]int8, size), make([]int8, size)
+		}
+		a[x], b[x], pending[x] = a[x][:size], b[x][:size], pending[x][:0]
 	}
 	// other is the side a quiet move leads to: the opponent's split.
 	other := func(x int) int { return (x + 1) % len(js) }
