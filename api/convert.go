@@ -118,7 +118,10 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		Exact:    a.Exact,
 		Source:   AnalyzeAnswerSource(a.Source.String()),
 	}
-	if a.Exact {
+	// A proven result is given even when the score's size is not proven
+	// (exact false): an answer resting on a result-only table's values.
+	// Exact implies it.
+	if a.Proven || a.Exact {
 		res := AnalyzeAnswerResult(a.Result.String())
 		ans.Result = &res
 	}

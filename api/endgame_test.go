@@ -72,21 +72,21 @@ func TestAnalyzeFromTable(t *testing.T) {
 			}
 			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
 			v, _ := tb.Value(&p)
-			margin := p.Margin(p.ToMove)
+			score, _ := tb.Score(&p)
 			want := tablebase.Result(&p, v).String()
 			if ans.Source != AnalyzeAnswerSourceTablebase || !ans.Exact || ans.Result == nil || string(*ans.Result) != want {
 				t.Fatalf("source %s exact %v result %v, want tablebase, exact, %s: %s", ans.Source, ans.Exact, ans.Result, want, rec.Body)
 			}
-			if ans.Score != margin+v || ans.Depth != 0 || ans.Nodes != 0 || len(ans.Pv) == 0 || ans.Pv[0] != ans.BestMove {
-				t.Fatalf("score %d depth %d nodes %d pv %v, want score %d: %s", ans.Score, ans.Depth, ans.Nodes, ans.Pv, margin+v, rec.Body)
+			if ans.Score != score || ans.Depth != 0 || ans.Nodes != 0 || len(ans.Pv) == 0 || ans.Pv[0] != ans.BestMove {
+				t.Fatalf("score %d depth %d nodes %d pv %v, want score %d: %s", ans.Score, ans.Depth, ans.Nodes, ans.Pv, score, rec.Body)
 			}
-			moves, _ := tb.Moves(p, nil)
+			moves, _ := tb.MoveScores(p, nil)
 			if len(ans.Moves) != len(moves) {
 				t.Fatalf("%d moves, the table has %d: %s", len(ans.Moves), len(moves), rec.Body)
 			}
 			for i, m := range moves {
-				if ans.Moves[i].Pit != m.Pit || ans.Moves[i].Score != margin+m.Value {
-					t.Fatalf("move %+v, the table's %+v (margin %d)", ans.Moves[i], m, margin)
+				if ans.Moves[i].Pit != m.Pit || ans.Moves[i].Score != m.Value {
+					t.Fatalf("move %+v, the table's %+v", ans.Moves[i], m)
 				}
 			}
 		})

@@ -235,6 +235,16 @@ func TestAnalyzeAnswer(t *testing.T) {
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
 		t.Fatalf("answer %s, want %s", rec.Body, want)
 	}
+	// A proven result whose score is not exact (a result-only table's
+	// values): result present, exact false.
+	ts.s.analyses = analysis.New(analysis.Options{Search: func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
+		return search.Analysis{BestMove: 2, Score: -5, PV: []int{2}, Moves: []search.MoveScore{{Pit: 2, Score: -5}}, Depth: 3, Nodes: 7, Proven: true, Result: tablebase.Loss}, nil
+	}})
+	rec = ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
+	want = `{"bestMove":2,"score":-5,"pv":[2],"moves":[{"pit":2,"score":-5}],"depth":3,"nodes":7,"exact":false,"source":"search","result":"loss"}`
+	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
+		t.Fatalf("answer %s, want %s", rec.Body, want)
+	}
 }
 
 // With every unit of the budget busy, an analysis is refused (here at once)

@@ -74,7 +74,7 @@ func runAnalyze(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	fmt.Fprintf(w, "nodes     %d (%.2fM/s in %v)\n", a.Nodes, float64(a.Nodes)/max(a.Elapsed.Seconds(), 1e-9)/1e6, a.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "exact     %v\n", a.Exact)
 	fmt.Fprintf(w, "source    %s\n", a.Source)
-	if a.Exact {
+	if a.Proven { // exact or not: a result-only table proves the result alone
 		fmt.Fprintf(w, "result    %s (with perfect play, for %s)\n", a.Result, p.ToMove)
 	}
 	return err

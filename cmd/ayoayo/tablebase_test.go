@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +37,47 @@ func TestTablebaseCommands(t *testing.T) {
 	}
 
 	code, out, errOut = run(t, "tablebase", "info", path)
-	if code != 0 || !strings.Contains(out, "N=6") || !strings.Contains(out, "side_owner") || !strings.Contains(out, "verified") {
+	if code != 0 || !strings.Contains(out, "N=6") || !strings.Contains(out, "side_owner") || !strings.Contains(out, "verified") ||
+		!strings.Contains(out, "version 2") || !strings.Contains(out, "true scores (S=6, every position)") {
 		t.Fatalf("info: exit %d, %q, stderr %q", code, out, errOut)
+	}
+	// A result-only table, and one with true scores for its small boards.
+	for _, tc := range []struct{ scores, want string }{
+		{"-1", "results only"},
+		{"4", "true scores up to 4 seeds (S=4), results only above"},
+	} {
+		p := filepath.Join(dir, "t"+tc.scores+".ayotb")
+		if code, out, errOut := run(t, "tablebase", "build", "--seeds", "6", "--score-seeds", tc.scores, "--out", p); code != 0 || !strings.Contains(out, tc.want) {
+			t.Fatalf("build --score-seeds %s: exit %d, %q, stderr %q", tc.scores, code, out, errOut)
+		}
+		if code, out, errOut := run(t, "tablebase", "info", p); code != 0 || !strings.Contains(out, "values:    "+tc.want) {
+			t.Fatalf("info --score-seeds %s: exit %d, %q, stderr %q", tc.scores, code, out, errOut)
+		}
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A version 1 file, as builds wrote before true scores: it opens, as a
+	// result-only table.
+	v1 := filepath.Join(dir, "v1.ayotb")
+	if code, _, errOut := run(t, "tablebase", "build", "--seeds", "5", "--score-seeds", "-1", "--out", v1); code != 0 {
+		t.Fatalf("build: exit %d, stderr %q", code, errOut)
+	}
+	data, err := os.ReadFile(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[8] = 1
+	castagnoli := crc32.MakeTable(crc32.Castagnoli)
+	binary.LittleEndian.PutUint32(data[28:], crc32.Update(crc32.Checksum(data[:28], castagnoli), castagnoli, data[32:256]))
+	if err := os.WriteFile(v1, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "tablebase", "info", v1); code != 0 || !strings.Contains(out, "version 1") || !strings.Contains(out, "results only") {
+		t.Fatalf("info on a version 1 file: exit %d, %q, stderr %q", code, out, errOut)
+	}
+	if err := os.Remove(v1); err != nil {
+		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "bad.ayotb")
 	if err := os.WriteFile(bad, []byte("not a table"), 0o644); err != nil {
@@ -61,6 +102,10 @@ func TestTablebaseMistakes(t *testing.T) {
 		{"unknown rule", []string{"tablebase", "build", "--leftovers", "nobody", "--out", out}},
 		{"extra argument", []string{"tablebase", "build", "--out", out, "more"}},
 		{"info without file", []string{"tablebase", "info"}},
+		{"score seeds beyond N", []string{"tablebase", "build", "--seeds", "3", "--score-seeds", "4", "--out", out}},
+		{"score seeds beyond the limit", []string{"tablebase", "build", "--seeds", "16", "--score-seeds", "15", "--out", out}},
+		{"score seeds below -1", []string{"tablebase", "build", "--seeds", "3", "--score-seeds", "-2", "--out", out}},
+		{"score seeds not a number", []string{"tablebase", "build", "--seeds", "3", "--score-seeds", "all", "--out", out}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, _, _ := run(t, tc.args...); code != 2 {

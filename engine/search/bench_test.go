@@ -32,11 +32,20 @@ func BenchmarkSearchEndgame(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e, err := NewEndgames(tb)
-	if err != nil {
-		b.Fatal(err)
+	// scores: the table's true scores, as an analysis takes them now;
+	// values: the same table seen as result-only, as before true scores.
+	for _, bc := range []struct {
+		name  string
+		table Endgame
+	}{{"scores", tb}, {"values", resultOnly{tb}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e, err := NewEndgames(bc.table)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchSearch(b, NewSearcher(DefaultHash, WithEndgames(e)))
+		})
 	}
-	benchSearch(b, NewSearcher(DefaultHash, WithEndgames(e)))
 }
 
 // benchTable builds the benchmarks' 12-seed table once, however many times

@@ -14,14 +14,26 @@ import (
 // Endgame is an endgame table as the search uses it: *tablebase.Table is
 // one. Value and Moves follow the table's semantics (see engine/tablebase):
 // the value of a position is the mover's future captures less the
-// opponent's, with perfect play continued to the end of the board. ok is
-// false for a position with more than MaxSeeds seeds on the board.
+// opponent's, with perfect play continued to the end of the board, which
+// gives the result but not always the final difference. ok is false for a
+// position with more than MaxSeeds seeds on the board. Score and
+// MoveScores give the game's true final difference (majority stop
+// included) of the positions with at most ScoreSeeds seeds on the board,
+// and ok=false for the others; ScoreSeeds is -1 for a result-only table.
 type Endgame interface {
 	Rules() engine.Rules
 	MaxSeeds() int
 	Value(p *engine.Position) (v int, ok bool)
 	Moves(p engine.Position, out []tablebase.MoveValue) ([]tablebase.MoveValue, bool)
+	ScoreSeeds() int
+	Score(p *engine.Position) (score int, ok bool)
+	MoveScores(p engine.Position, out []tablebase.MoveValue) ([]tablebase.MoveValue, bool)
 }
+
+// scoreSeeds returns the most seeds on the board of the positions t gives
+// true scores for: ScoreSeeds, within MaxSeeds (a table may answer fewer
+// positions than it holds), or -1.
+func scoreSeeds(t Endgame) int { return min(t.ScoreSeeds(), t.MaxSeeds()) }
 
 // ruleSets is how many combinations of rule options there are: a set of
 // endgame tables holds one table for each at most.
@@ -187,30 +199,45 @@ func collect(opts []Option) options {
 // that many captured seeds.
 const noEndgame = engine.SeedCount + 1
 
-// useEndgame sets the table the running search probes (nil: none).
-func (s *Searcher) useEndgame(t Endgame) {
+// useEndgame sets the table the running search probes (nil: none). With
+// scores (an analysis), the search takes the table's true scores where it
+// has them, and its values elsewhere, noting that it did (egLoose); without
+// (a level's move), its values everywhere, as only the result matters.
+func (s *Searcher) useEndgame(t Endgame, scores bool) {
 	s.eg = t
-	s.egFrom = noEndgame
+	s.egFrom, s.egScoreFrom = noEndgame, noEndgame
 	if t != nil {
 		s.egFrom = engine.SeedCount - t.MaxSeeds()
+		if k := scoreSeeds(t); scores && k >= 0 {
+			s.egScoreFrom = engine.SeedCount - k
+		}
 	}
 }
 
 // endgame probes the running search's table at p, a position the game has
-// not ended at: its exact score, in centiseeds for the side to move, is the
-// captured difference plus the table's value. ok is false when p is not in
-// the table. It is on the hot path: one comparison when p has too many
-// seeds on the board, and p is copied so that it does not escape through the
-// interface call.
+// not ended at: its score in centiseeds for the side to move, proven. Where
+// the table has true scores (and the search wants them) that is the game's
+// final difference; elsewhere it is the captured difference plus the
+// table's value, which has the result's sign but may differ in size, and
+// the search notes that its proofs now prove results only (egLoose). ok is
+// false when p is not in the table. It is on the hot path: one comparison
+// when p has too many seeds on the board, and p is copied so that it does
+// not escape through the interface call.
 func (s *Searcher) endgame(p *engine.Position) (int, bool) {
-	if int(p.Captured[0])+int(p.Captured[1]) < s.egFrom {
+	captured := int(p.Captured[0]) + int(p.Captured[1])
+	if captured < s.egFrom {
 		return 0, false
 	}
 	s.egPos = *p
+	if captured >= s.egScoreFrom {
+		v, ok := s.eg.Score(&s.egPos)
+		return unit * v, ok
+	}
 	v, ok := s.eg.Value(&s.egPos)
 	if !ok {
 		return 0, false
 	}
+	s.egLoose = true
 	return unit * (p.Margin(p.ToMove) + v), true
 }
 
@@ -251,15 +278,16 @@ func sameEpoch(p engine.Position, history []engine.Position) bool {
 }
 
 // takeEndgame makes the searcher's table for r the one its next search
-// probes; giveEndgame gives it back once the search is done (the search must
-// not probe it after that: its file may be closed).
-func (s *Searcher) takeEndgame(r engine.Rules) {
-	s.useEndgame(s.endgames.acquire(r))
+// probes, for true scores or results (see useEndgame); giveEndgame gives it
+// back once the search is done (the search must not probe it after that:
+// its file may be closed).
+func (s *Searcher) takeEndgame(r engine.Rules, scores bool) {
+	s.useEndgame(s.endgames.acquire(r), scores)
 }
 
 func (s *Searcher) giveEndgame() {
 	if s.eg != nil {
-		s.useEndgame(nil)
+		s.useEndgame(nil, false)
 		s.endgames.release()
 	}
 }
@@ -274,13 +302,24 @@ func tableMoves(t Endgame, p engine.Position, buf []tablebase.MoveValue) ([]tabl
 	return moves, ok && len(moves) > 0
 }
 
+// tableScores returns t's true score of every legal move of p, anchored at
+// p, in buf's memory, or ok=false when t is nil or has no true score for p.
+func tableScores(t Endgame, p engine.Position, buf []tablebase.MoveValue) ([]tablebase.MoveValue, bool) {
+	if t == nil || p.BoardSeeds() > scoreSeeds(t) {
+		return buf, false
+	}
+	moves, ok := t.MoveScores(p, buf)
+	return moves, ok && len(moves) > 0
+}
+
 // tableBest returns the index of the best of moves, the legal moves of p
-// with their values from tableMoves. The best value comes first; among
-// equals, a move whose position the table scores, on its own, as good for
-// the mover as the move's value (as every capture is, and a quiet move whose
-// value does not rest on a cycle scored at p); then the first, or one drawn
-// by rng when it is not nil.
-func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.MoveValue, rng interface{ IntN(int) int }) int {
+// with their values from tableMoves, or their true scores from tableScores
+// (scores). The best value comes first; among equals, a move whose position
+// the table scores, on its own, as good for the mover as the move's value
+// (as every capture is, and a quiet move whose value does not rest on a
+// cycle scored at p); then the first, or one drawn by rng when it is not
+// nil.
+func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.MoveValue, scores bool, rng interface{ IntN(int) int }) int {
 	best, bestOwn, ties := -1, 0, 0
 	for i, m := range moves {
 		own := m.Value
@@ -288,7 +327,11 @@ func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.M
 			// A quiet move's own value is the next position's, from its
 			// mover's side, negated.
 			if q, why := p.Apply(m.Pit, r); why == engine.Legal {
-				if v, ok := t.Value(&q); ok {
+				v, ok := t.Value(&q)
+				if scores {
+					v, ok = t.Score(&q)
+				}
+				if ok {
 					own = min(-v, m.Value)
 				}
 			}
@@ -309,32 +352,42 @@ func tableBest(t Endgame, r engine.Rules, p engine.Position, moves []tablebase.M
 // maxTablePV bounds the principal variation of a table's answer.
 const maxTablePV = 40
 
-// tableAnalysis answers p from t, if p is in it: every move's exact score,
-// the best first in pit order among equals, and the line of best moves from
+// tableAnalysis answers p from t, if p is in it: every move's score, the
+// best first in pit order among equals, and the line of best moves from
 // there to the end of the game (or to a position seen before on it, or
-// maxTablePV plies).
+// maxTablePV plies). Where t has true scores for p the answer is exact: the
+// scores are the game's final differences. Elsewhere they are the captured
+// difference plus the table's values: the result is proven, the scores'
+// size is not (Exact is false, Proven true).
 func tableAnalysis(t Endgame, p engine.Position, r engine.Rules) (Analysis, bool) {
-	moves, ok := tableMoves(t, p, nil)
-	if !ok {
-		return Analysis{}, false
+	moves, scores := tableScores(t, p, nil)
+	margin := 0 // what turns a move's value into its score
+	if !scores {
+		var ok bool
+		if moves, ok = tableMoves(t, p, nil); !ok {
+			return Analysis{}, false
+		}
+		margin = p.Margin(p.ToMove)
 	}
-	margin := p.Margin(p.ToMove)
-	a := Analysis{Source: FromTablebase, Exact: true, Moves: make([]MoveScore, len(moves))}
+	a := Analysis{Source: FromTablebase, Exact: scores, Proven: true, Moves: make([]MoveScore, len(moves))}
 	for i, m := range moves {
-		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: true}
+		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: scores}
 	}
-	b := moves[tableBest(t, r, p, moves, nil)]
+	b := moves[tableBest(t, r, p, moves, scores, nil)]
 	a.BestMove, a.Score, a.Centiseeds = b.Pit, margin+b.Value, unit*(margin+b.Value)
-	a.Result = tablebase.Result(&p, b.Value)
+	a.Result = resultOf(a.Score)
 	a.PV = []int{b.Pit}
 	seen := map[engine.Position]bool{p: true}
 	q, _ := p.Apply(b.Pit, r)
 	for len(a.PV) < maxTablePV && !seen[q] && !q.Status(r).Over() {
 		seen[q] = true
-		if moves, ok = tableMoves(t, q, moves); !ok {
-			break
+		var here, ok bool
+		if moves, here = tableScores(t, q, moves); !here {
+			if moves, ok = tableMoves(t, q, moves); !ok {
+				break
+			}
 		}
-		pit := moves[tableBest(t, r, q, moves, nil)].Pit
+		pit := moves[tableBest(t, r, q, moves, here, nil)].Pit
 		a.PV = append(a.PV, pit)
 		q, _ = q.Apply(pit, r)
 	}

@@ -46,79 +46,112 @@ var allRules = []engine.Rules{
 	{CaptureSeed: engine.CaptureLeft, Leftovers: engine.LeftoversSideOwner},
 }
 
+// resultOnly is a test table without true scores, as a version 1 file is.
+type resultOnly struct{ *tablebase.Table }
+
+func (resultOnly) ScoreSeeds() int { return -1 }
+
+func (resultOnly) Score(*engine.Position) (int, bool) { return 0, false }
+
+func (resultOnly) MoveScores(_ engine.Position, out []tablebase.MoveValue) ([]tablebase.MoveValue, bool) {
+	return out[:0], false
+}
+
 // TestAnalyzeInTheTable: a position in the table is answered from it, with
-// every move's root-anchored value, whatever the limits.
+// every move's root-anchored score, whatever the limits: the true final
+// difference, exact, from a table with true scores; from a result-only
+// table, the captured difference plus the table's values, with the result
+// proven and the score not exact.
 func TestAnalyzeInTheTable(t *testing.T) {
 	for _, r := range allRules {
-		t.Run(r.CaptureSeed.String()+"-"+r.Leftovers.String(), func(t *testing.T) {
-			tb := testTable(t, r)
-			e := testEndgames(t, r)
-			s := NewSearcher(1<<16, WithEndgames(e))
-			rng := rand.New(rand.NewPCG(5, uint64(rulesIndex(r))))
-			answered := 0
-			for range 300 {
-				p := randomEnding(rng, 1+rng.IntN(testTableSeeds))
-				if p.LegalMoves(r) == 0 {
-					continue
+		for _, kind := range []string{"scores", "result-only"} {
+			t.Run(r.CaptureSeed.String()+"-"+r.Leftovers.String()+"-"+kind, func(t *testing.T) {
+				tb := testTable(t, r)
+				var table Endgame = tb
+				if kind == "result-only" {
+					table = resultOnly{tb}
 				}
-				a, err := s.Analyze(context.Background(), p, r, nil, Limits{Depth: 1})
+				e, err := NewEndgames(table)
 				if err != nil {
 					t.Fatal(err)
 				}
-				direct, ok := e.Analyze(p, r)
-				direct.Elapsed = a.Elapsed
-				if !ok || !reflect.DeepEqual(direct, a) {
-					t.Fatalf("%s: Endgames.Analyze %+v (%v), the searcher %+v", p, direct, ok, a)
-				}
-				v, _ := tb.Value(&p)
-				margin := p.Margin(p.ToMove)
-				if a.Source != FromTablebase || !a.Exact || a.Depth != 0 || a.Nodes != 0 {
-					t.Fatalf("%s: source %v exact %v depth %d nodes %d, want the table's answer", p, a.Source, a.Exact, a.Depth, a.Nodes)
-				}
-				if a.Score != margin+v || a.Centiseeds != unit*a.Score || a.Result != tablebase.Result(&p, v) {
-					t.Fatalf("%s: score %d result %v, want %d %v", p, a.Score, a.Result, margin+v, tablebase.Result(&p, v))
-				}
-				want, _ := tb.Moves(p, nil)
-				if len(a.Moves) != len(want) {
-					t.Fatalf("%s: %d moves, the table has %d", p, len(a.Moves), len(want))
-				}
-				for i, m := range want {
-					if got := a.Moves[i]; got.Pit != m.Pit || got.Score != margin+m.Value || !got.Exact {
-						t.Fatalf("%s: move %+v, the table says %+v", p, got, m)
+				s := NewSearcher(1<<16, WithEndgames(e))
+				rng := rand.New(rand.NewPCG(5, uint64(rulesIndex(r))))
+				answered := 0
+				for range 300 {
+					p := randomEnding(rng, 1+rng.IntN(testTableSeeds))
+					if p.LegalMoves(r) == 0 {
+						continue
 					}
-					if m.Pit == a.BestMove && m.Value != v {
-						t.Fatalf("%s: best move %d is worth %d, the position %d", p, m.Pit, m.Value, v)
+					a, err := s.Analyze(context.Background(), p, r, nil, Limits{Depth: 1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					direct, ok := e.Analyze(p, r)
+					direct.Elapsed = a.Elapsed
+					if !ok || !reflect.DeepEqual(direct, a) {
+						t.Fatalf("%s: Endgames.Analyze %+v (%v), the searcher %+v", p, direct, ok, a)
+					}
+					v, _ := tb.Value(&p)
+					margin := p.Margin(p.ToMove)
+					score, want := margin+v, []tablebase.MoveValue(nil)
+					want, _ = tb.Moves(p, nil)
+					for i := range want {
+						want[i].Value += margin
+					}
+					if kind == "scores" {
+						score, _ = tb.Score(&p)
+						want, _ = tb.MoveScores(p, nil)
+					}
+					if a.Source != FromTablebase || a.Exact != (kind == "scores") || !a.Proven || a.Depth != 0 || a.Nodes != 0 {
+						t.Fatalf("%s: source %v exact %v proven %v depth %d nodes %d, want the table's answer", p, a.Source, a.Exact, a.Proven, a.Depth, a.Nodes)
+					}
+					if a.Score != score || a.Centiseeds != unit*a.Score || a.Result != tablebase.Result(&p, v) || a.Result != resultOf(score) {
+						t.Fatalf("%s: score %d result %v, want %d %v", p, a.Score, a.Result, score, tablebase.Result(&p, v))
+					}
+					if len(a.Moves) != len(want) {
+						t.Fatalf("%s: %d moves, the table has %d", p, len(a.Moves), len(want))
+					}
+					for i, m := range want {
+						if got := a.Moves[i]; got.Pit != m.Pit || got.Score != m.Value || got.Exact != a.Exact {
+							t.Fatalf("%s: move %+v, the table says %+v", p, got, m)
+						}
+						if m.Pit == a.BestMove && m.Value != score {
+							t.Fatalf("%s: best move %d is worth %d, the position %d", p, m.Pit, m.Value, score)
+						}
+					}
+					q := p
+					for i, pit := range a.PV {
+						next, why := q.Apply(pit, r)
+						if why != engine.Legal || (i == 0 && pit != a.BestMove) {
+							t.Fatalf("%s: pv %v: move %d is %v", p, a.PV, pit, why)
+						}
+						q = next
+					}
+					answered++
+				}
+				if answered < 150 {
+					t.Fatalf("only %d positions answered", answered)
+				}
+				for _, p := range []engine.Position{engine.Start(), engine.MustParse("s-000000-100000-23-24")} {
+					if _, ok := e.Analyze(p, r); ok {
+						t.Fatalf("%s: answered from the table", p)
 					}
 				}
-				q := p
-				for i, pit := range a.PV {
-					next, why := q.Apply(pit, r)
-					if why != engine.Legal || (i == 0 && pit != a.BestMove) {
-						t.Fatalf("%s: pv %v: move %d is %v", p, a.PV, pit, why)
-					}
-					q = next
+				if _, ok := e.Analyze(engine.MustParse("s-100000-100000-23-23"), engine.Rules{CaptureSeed: 7}); ok {
+					t.Fatal("invalid rules answered from the table")
 				}
-				answered++
-			}
-			if answered < 150 {
-				t.Fatalf("only %d positions answered", answered)
-			}
-			for _, p := range []engine.Position{engine.Start(), engine.MustParse("s-000000-100000-23-24")} {
-				if _, ok := e.Analyze(p, r); ok {
-					t.Fatalf("%s: answered from the table", p)
-				}
-			}
-			if _, ok := e.Analyze(engine.MustParse("s-100000-100000-23-23"), engine.Rules{CaptureSeed: 7}); ok {
-				t.Fatal("invalid rules answered from the table")
-			}
-		})
+			})
+		}
 	}
 }
 
-// TestSearchWithTheTableAgrees: where the search proves a result on its
-// own, a search that scores the positions it reaches in the table from it
-// proves the same result. The scores may differ in size: the table's count
-// play past the majority to the end of the board.
+// TestSearchWithTheTableAgrees: where the search proves a score on its
+// own, a search that scores the positions it reaches in the table by the
+// table's true scores proves the same score, and one that uses a
+// result-only table's values the same result, with a score that may differ
+// in size (the values count play past the majority to the end of the
+// board) and is then not exact.
 func TestSearchWithTheTableAgrees(t *testing.T) {
 	n := 40
 	if raceDetector {
@@ -128,6 +161,11 @@ func TestSearchWithTheTableAgrees(t *testing.T) {
 	for _, r := range allRules {
 		plain := NewSearcher(1 << 20)
 		with := NewSearcher(1<<20, WithEndgames(testEndgames(t, r)))
+		loose, err := NewEndgames(resultOnly{testTable(t, r)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		values := NewSearcher(1<<20, WithEndgames(loose))
 		rng := rand.New(rand.NewPCG(7, uint64(rulesIndex(r))))
 		for range n / len(allRules) * 3 {
 			p := randomEnding(rng, testTableSeeds+1+rng.IntN(4))
@@ -146,14 +184,26 @@ func TestSearchWithTheTableAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if b.Source != FromSearch || !b.Exact {
+			if b.Source != FromSearch || !b.Exact || !b.Proven {
 				t.Fatalf("%s %+v: with the table source %v exact %v; without, exact", p, r, b.Source, b.Exact)
 			}
-			if b.Result != a.Result || a.Result != resultOf(a.Centiseeds) {
+			if b.Result != a.Result || a.Result != resultOf(a.Centiseeds) || a.Score != b.Score {
 				t.Fatalf("%s %+v: with the table %v (%+d), without %v (%+d)", p, r, b.Result, b.Score, a.Result, a.Score)
 			}
+			for i, m := range a.Moves {
+				if m.Exact && (!b.Moves[i].Exact || b.Moves[i].Score != m.Score) {
+					t.Fatalf("%s %+v: move %+v with the table, %+v without", p, r, b.Moves[i], m)
+				}
+			}
+			c, err := values.Analyze(context.Background(), p, r, nil, lim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.Proven || c.Result != a.Result || (c.Exact && c.Score != a.Score) {
+				t.Fatalf("%s %+v: with a result-only table %v (%+d) exact %v proven %v, without %v (%+d)", p, r, c.Result, c.Score, c.Exact, c.Proven, a.Result, a.Score)
+			}
 			proven++
-			if a.Score == b.Score {
+			if a.Score == c.Score {
 				sameScore++
 			}
 			if b.Nodes < a.Nodes {
@@ -164,20 +214,21 @@ func TestSearchWithTheTableAgrees(t *testing.T) {
 	if proven < n/4 {
 		t.Fatalf("only %d positions proven: the test proves little", proven)
 	}
-	t.Logf("%d proven results agree (%d with the same score); the table took fewer nodes in %d", proven, sameScore, faster)
+	t.Logf("%d proven scores agree (%d with the same score from a result-only table); the table took fewer nodes in %d", proven, sameScore, faster)
 }
 
 // smallTable is a test table cut down to positions with at most n seeds.
 type smallTable struct {
-	*tablebase.Table
+	Endgame
 	n int
 }
 
 func (c smallTable) MaxSeeds() int { return c.n }
 
-// TestSearchWithTheTableMatchesMinimax checks the results the search proves
+// TestSearchWithTheTableMatchesMinimax checks the scores the search proves
 // with a small table against the reference minimax, on positions with a few
-// seeds more than the table holds, which minimax solves to the end.
+// seeds more than the table holds, which minimax solves to the end: exact
+// with the table's true scores; with a result-only table, the result.
 func TestSearchWithTheTableMatchesMinimax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var checked, differ int
@@ -205,11 +256,22 @@ func TestSearchWithTheTableMatchesMinimax(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !a.Exact || a.Source != FromSearch {
+		if !a.Exact || !a.Proven || a.Source != FromSearch {
 			t.Fatalf("%s %+v: exact %v source %v with the table", p, r, a.Exact, a.Source)
 		}
-		if a.Result != resultOf(truth) {
+		if a.Result != resultOf(truth) || a.Centiseeds != truth {
 			t.Fatalf("%s %+v: result %v (%+d) with the table, minimax %+d", p, r, a.Result, a.Score, truth/unit)
+		}
+		e, err = NewEndgames(smallTable{resultOnly{testTable(t, r)}, 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err = NewSearcher(1<<20, WithEndgames(e)).Analyze(context.Background(), p, r, nil, Limits{Depth: MaxDepth, Nodes: 200_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Proven || a.Result != resultOf(truth) || (a.Exact && a.Centiseeds != truth) {
+			t.Fatalf("%s %+v: result %v (%+d) exact %v with a result-only table, minimax %+d", p, r, a.Result, a.Score, a.Exact, truth/unit)
 		}
 		if a.Centiseeds != truth {
 			differ++
@@ -219,7 +281,7 @@ func TestSearchWithTheTableMatchesMinimax(t *testing.T) {
 	if checked < want/2 {
 		t.Fatalf("only %d positions checked", checked)
 	}
-	t.Logf("%d results agree with minimax, %d of them with another score", checked, differ)
+	t.Logf("%d scores agree with minimax; a result-only table gave another score in %d", checked, differ)
 }
 
 // TestLevelsKeepTableWins: in a position the table calls a win, levels 7 and
@@ -293,6 +355,11 @@ func (c *countingTable) Value(p *engine.Position) (int, bool) {
 	return c.Table.Value(p)
 }
 
+func (c *countingTable) Score(p *engine.Position) (int, bool) {
+	c.probes++
+	return c.Table.Score(p)
+}
+
 // TestTableCostsNoAllocation: the search's nodes allocate nothing, probing
 // the table included.
 func TestTableCostsNoAllocation(t *testing.T) {
@@ -305,7 +372,7 @@ func TestTableCostsNoAllocation(t *testing.T) {
 	for _, n := range []string{"n-102030-010204-17-18", "s-211100-100211-18-20"} {
 		p := engine.MustParse(n)
 		s := NewSearcher(1<<20, WithEndgames(e))
-		s.takeEndgame(r)
+		s.takeEndgame(r, true)
 		allocs := testing.AllocsPerRun(5, func() {
 			s.start(context.Background(), p, r, nil, Limits{})
 			s.negamax(0, 7, -infinity, infinity)
@@ -336,6 +403,15 @@ func (c *closingTable) Value(p *engine.Position) (int, bool) {
 		c.bad.Store(true)
 	}
 	return c.Table.Value(p)
+}
+
+func (c *closingTable) Score(p *engine.Position) (int, bool) {
+	c.probing.Add(1)
+	defer c.probing.Add(-1)
+	if c.closed.Load() {
+		c.bad.Store(true)
+	}
+	return c.Table.Score(p)
 }
 
 func (c *closingTable) Close() error {

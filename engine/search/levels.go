@@ -141,13 +141,15 @@ func quickMove(ctx context.Context, p engine.Position, r engine.Rules, lv Level,
 func (s *Searcher) searchMove(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lv Level, seed uint64) (int, error) {
 	rng := levelRNG(seed)
 	if lv.Endgame {
-		s.takeEndgame(r)
+		// Only the result matters to a move: the table's values, as far as
+		// it reaches, whether it has true scores or not.
+		s.takeEndgame(r, false)
 		defer s.giveEndgame()
 		if s.tableAtRoot(p, history) {
 			moves, ok := tableMoves(s.eg, p, s.egMoves)
 			s.egMoves = moves
 			if ok {
-				return moves[tableBest(s.eg, r, p, moves, rng)].Pit, ctx.Err()
+				return moves[tableBest(s.eg, r, p, moves, false, rng)].Pit, ctx.Err()
 			}
 		}
 	}

@@ -95,7 +95,7 @@ func (pl *Pool) AnalyzePausing(ctx context.Context, p engine.Position, r engine.
 		return Analysis{}, err
 	}
 	defer pl.giveBack(s)
-	s.takeEndgame(r)
+	s.takeEndgame(r, true)
 	defer s.giveEndgame()
 	s.pause = pause
 	defer func() { s.pause = nil }()

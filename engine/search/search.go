@@ -15,36 +15,39 @@
 // A Searcher or Pool given endgame tables (WithEndgames, an Endgames set of
 // engine/tablebase tables, one per rule options) uses the table for its
 // search's rules in three ways. An analysis of a position in the table (at
-// most MaxSeeds seeds on the board) is the table's answer, with no search:
-// every move's exact score, anchored at the position as Table.Moves defines
-// it, so the best move's score is the position's (Source FromTablebase).
-// The levels that set Level.Endgame (7 and 8) play such a position from the
-// table. And a search scores every position it reaches in the table, once
-// the game has not ended there by the majority, a lack of moves or a third
-// occurrence, as the captured difference plus the table's value, proven,
-// and searches no deeper.
+// most MaxSeeds seeds on the board) is the table's answer, with no search
+// (Source FromTablebase): every move's true score where the table has true
+// scores for the position (Table.MoveScores, anchored at the position, so
+// the best move's score is the position's), else every move's value
+// (Table.Moves), which proves the result only. The levels that set
+// Level.Endgame (7 and 8) play such a position from the table's values. And
+// a search scores every position it reaches in the table, once the game has
+// not ended there by the majority, a lack of moves or a third occurrence,
+// proven, and searches no deeper: an analysis by the table's true score
+// where it has one, else (and a level's search always) by the captured
+// difference plus the table's value.
 //
-// What proven means then. The table's value counts play continued past the
-// majority of 25 to the end of the board, with a cycle neither side can
-// profitably leave scored as the repetition rule scores it at that
-// position, while the search scores a finished game where the majority
-// ends it. The two measures can differ in size but never in sign: once a
-// player holds 25 seeds no later capture changes who wins, and negamax
-// commutes with the sign, so a proven score built from both kinds of leaves
-// has the sign of the game's true result. Hence, with a table: Exact means
-// the result (Analysis.Result, the sign of Score) is proven; the score's
-// size is the true final difference only when no line it rests on reached
-// the table. Without a table nothing changes: a proven score is the game's
-// true final difference. A table's value ignores the game's earlier
-// positions: from a root outside the table the search reaches it only by a
-// capture (a move that captures nothing keeps the seeds on the board),
-// after which no earlier position can recur. A root in the table is
-// answered from it only when none of the game's earlier positions (the
-// history given to Searcher.Analyze or ChooseMove) has the root's captured
-// counts; otherwise play could come back to one of them and end by the
-// repetition rule at a position the table does not know of, so the search
-// runs, scores the root's level itself, and probes the table only after a
-// capture.
+// What proven means then. A true score is the game's final difference, the
+// majority stop included, as a finished game in the search is; a value
+// counts play continued past the majority of 25 to the end of the board.
+// Both score a cycle neither side can profitably leave as the repetition
+// rule scores it at the position probed. The two measures can differ in
+// size but never in sign: once a player holds 25 seeds no later capture
+// changes who wins, and negamax commutes with the sign, so a proven score
+// built from both kinds of leaves has the sign of the game's true result.
+// Hence Analysis.Exact (the score is the true final difference) holds for
+// a proven score only when the search used no value that is not a true
+// score; Analysis.Proven (the result is proven) for every proven score.
+// Without a table nothing changes: a proven score is the game's true final
+// difference. A table ignores the game's earlier positions: from a root
+// outside the table the search reaches it only by a capture (a move that
+// captures nothing keeps the seeds on the board), after which no earlier
+// position can recur. A root in the table is answered from it only when
+// none of the game's earlier positions (the history given to
+// Searcher.Analyze or ChooseMove) has the root's captured counts; otherwise
+// play could come back to one of them and end by the repetition rule at a
+// position the table does not know of, so the search runs, scores the
+// root's level itself, and probes the table only after a capture.
 package search
 
 import (
@@ -99,13 +102,19 @@ type Analysis struct {
 	Moves    []MoveScore // every legal root move, in pit order
 	Depth    int         // the deepest iteration completed
 	Nodes    uint64
-	Exact    bool // the score is proven: the game's true final difference
+	// Exact: the score, and every move's score marked Exact, is proven to
+	// be the game's true final difference (majority stop included).
+	Exact bool
+	// Proven: the result is proven (Result holds it), even where the
+	// score's size is not (an answer that rests on a result-only table's
+	// values). Exact implies Proven.
+	Proven bool
 	// Centiseeds is Score before rounding, in hundredths of a seed.
 	Centiseeds int
 	Elapsed    time.Duration
 	// Source says whether a search or an endgame table gave the analysis.
 	Source Source
-	// Result is, when Exact, the result with perfect play for the side to
+	// Result is, when Proven, the result with perfect play for the side to
 	// move: the sign of Score.
 	Result tablebase.WDL
 }
@@ -118,7 +127,8 @@ const (
 	// reached.
 	FromSearch Source = iota
 	// FromTablebase: the position is in an endgame table, which gave every
-	// move's exact score without a search (Depth and Nodes are 0).
+	// move's score without a search (Depth and Nodes are 0): the true final
+	// difference where the table has true scores for it, else the result.
 	FromTablebase
 )
 
@@ -175,7 +185,7 @@ func (s *Searcher) Analyze(ctx context.Context, p engine.Position, r engine.Rule
 	if err := check(p, r); err != nil {
 		return Analysis{}, err
 	}
-	s.takeEndgame(r)
+	s.takeEndgame(r, true)
 	defer s.giveEndgame()
 	return s.analyze(ctx, p, r, history, lim, nil)
 }
@@ -202,7 +212,15 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	s.start(ctx, p, r, history, lim)
 	a := s.iterate(lim, !lim.BestOnly, order)
 	if a.Exact {
-		a.Result = resultOf(a.Centiseeds)
+		a.Proven, a.Result = true, resultOf(a.Centiseeds)
+		if s.egLoose {
+			// A proof that rests on a table's value, not a true score,
+			// proves the result but not the score's size.
+			a.Exact = false
+			for i := range a.Moves {
+				a.Moves[i].Exact = false
+			}
+		}
 	}
 	a.Elapsed = time.Since(began)
 	return a, ctx.Err()

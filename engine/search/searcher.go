@@ -86,12 +86,16 @@ type Searcher struct {
 
 	// endgames are the tables the searcher may use; eg is the one the
 	// running search probes (nil: none), at positions with at least egFrom
-	// captured seeds, copying each into egPos (see endgame).
-	endgames *Endgames
-	eg       Endgame
-	egFrom   int
-	egPos    engine.Position
-	egMoves  []tablebase.MoveValue // the moves of a root in the table
+	// captured seeds, for their true scores from egScoreFrom on, copying
+	// each into egPos (see endgame). egLoose is set once the running search
+	// has used a value that is not a true score.
+	endgames    *Endgames
+	eg          Endgame
+	egFrom      int
+	egScoreFrom int
+	egLoose     bool
+	egPos       engine.Position
+	egMoves     []tablebase.MoveValue // the moves of a root in the table
 
 	roots []rootMove
 	// partial is the best move of an iteration cut short, when one of its
@@ -118,7 +122,7 @@ func NewSearcher(hashBytes int, opts ...Option) *Searcher {
 		hashBytes = DefaultHash
 	}
 	o := collect(opts)
-	s := &Searcher{tt: newTable(hashBytes), ttFrom: ttMinDepth, w: DefaultWeights, endgames: o.endgames, egFrom: noEndgame}
+	s := &Searcher{tt: newTable(hashBytes), ttFrom: ttMinDepth, w: DefaultWeights, endgames: o.endgames, egFrom: noEndgame, egScoreFrom: noEndgame}
 	return s
 }
 
@@ -531,6 +535,7 @@ func (s *Searcher) start(ctx context.Context, p engine.Position, r engine.Rules,
 	s.nextPoll = 0
 	s.canStop = false
 	s.stopped = false
+	s.egLoose = false
 	s.tt.newSearch()
 	s.history = [2][engine.NumPits]int32{}
 	for i := range s.stack {

@@ -37,12 +37,41 @@ func benchProbe(b *testing.B, tb *Table) {
 	}
 }
 
-// BenchmarkProbe probes random positions: a 12-seed table in memory and,
-// when AYOAYO_TEST_TABLEBASE names a file, that table mapped.
+// randomRealPositions returns positions of games still going on with at
+// most n seeds on the board: random boards, captured seeds split at random
+// with neither side at 25.
+func randomRealPositions(n, count int, seed uint64) []engine.Position {
+	rng := rand.New(rand.NewPCG(seed, 8))
+	out := randomPositions(n, count, seed)
+	for i := range out {
+		p := &out[i]
+		k := p.BoardSeeds()
+		cm := maxCaptured - k + rng.IntN(k+1)
+		p.Captured[p.ToMove], p.Captured[p.ToMove.Other()] = uint8(cm), uint8(engine.SeedCount-k-cm)
+	}
+	return out
+}
+
+func benchScore(b *testing.B, tb *Table) {
+	ps := randomRealPositions(tb.ScoreSeeds(), 1<<16, 3)
+	i, sum := 0, 0
+	for b.Loop() {
+		v, _ := tb.Score(&ps[i&(len(ps)-1)])
+		sum += v
+		i++
+	}
+	if sum == 1<<62 {
+		b.Log(sum)
+	}
+}
+
+// BenchmarkProbe probes random positions: a 12-seed table in memory, its
+// values (Value) and its true scores (Score), and, when
+// AYOAYO_TEST_TABLEBASE names a file, that table mapped.
 func BenchmarkProbe(b *testing.B) {
-	b.Run("N=12/memory", func(b *testing.B) {
-		benchProbe(b, build(b, 12, engine.Rules{}))
-	})
+	tb := build(b, 12, engine.Rules{})
+	b.Run("N=12/memory", func(b *testing.B) { benchProbe(b, tb) })
+	b.Run("N=12/memory/score", func(b *testing.B) { benchScore(b, tb) })
 	if path := os.Getenv("AYOAYO_TEST_TABLEBASE"); path != "" {
 		tb, err := Open(path)
 		if err != nil {
@@ -50,6 +79,22 @@ func BenchmarkProbe(b *testing.B) {
 		}
 		defer tb.Close()
 		b.Run("file", func(b *testing.B) { benchProbe(b, tb) })
+		if tb.ScoreSeeds() >= 0 {
+			b.Run("file/score", func(b *testing.B) { benchScore(b, tb) })
+		}
+	}
+}
+
+// BenchmarkMoveScores gives every legal move's true score in a 12-seed
+// table.
+func BenchmarkMoveScores(b *testing.B) {
+	tb := build(b, 12, engine.Rules{})
+	ps := randomRealPositions(12, 1<<12, 4)
+	var out []MoveValue
+	i := 0
+	for b.Loop() {
+		out, _ = tb.MoveScores(ps[i&(len(ps)-1)], out)
+		i++
 	}
 }
 
@@ -64,13 +109,28 @@ func BenchmarkMoves(b *testing.B) {
 	}
 }
 
+// BenchmarkBuild12 builds the 12-seed table, with the true scores of every
+// position (as Build does by default) and without (result-only), and
+// reports the sizes.
 func BenchmarkBuild12(b *testing.B) {
-	for b.Loop() {
-		if _, err := Build(context.Background(), 12, engine.Rules{}, nil); err != nil {
-			b.Fatal(err)
-		}
+	for _, bc := range []struct {
+		name   string
+		scores int
+	}{{"scores", 12}, {"result-only", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var tb *Table
+			for b.Loop() {
+				var err error
+				if tb, err = BuildWith(context.Background(), 12, bc.scores, engine.Rules{}, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(LevelSize(12)), "boards/level12")
+			b.ReportMetric(float64(len(tb.body))/1e6, "MB-values")
+			b.ReportMetric(float64(len(tb.scores)+openSize*len(tb.open))/1e6, "MB-scores")
+			b.ReportMetric(float64(len(tb.open)), "open-entries")
+		})
 	}
-	b.ReportMetric(float64(LevelSize(12)), "boards/level12")
 }
 
 // BenchmarkOpen opens the table file named by AYOAYO_TEST_TABLEBASE (skipped

@@ -1,6 +1,7 @@
 package tablebase
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -15,7 +16,8 @@ import (
 const noExit = -128
 
 // Build computes the table of every board with at most maxSeeds seeds under
-// r, level by level from 0 seeds up, on as many goroutines as GOMAXPROCS.
+// r, level by level from 0 seeds up, on as many goroutines as GOMAXPROCS,
+// with true scores up to DefaultScores(maxSeeds) seeds (see BuildWith).
 // progress, when not nil, is called now and then with the work done so far
 // and the total, never by two goroutines at once; the last call has
 // done == total. The work is two units a board: one when its moves are
@@ -25,10 +27,16 @@ const noExit = -128
 //
 // Memory: the table (one byte a board), plus for the level being solved four
 // bytes a board in the working copy and four a board still undecided after
-// its first look: about 0.6 GiB at most for N = 20.
+// its first look: about 0.6 GiB at most for N = 20. The scores take two
+// byte a board and split, 33 MB for S = 12, and their build holds a
+// level's moves and exits, about 50 MB at level 12.
 func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64)) (*Table, error) {
 	return BuildGated(ctx, maxSeeds, r, progress, nil)
 }
+
+// DefaultScores returns the S a build of N = maxSeeds gets by default:
+// every level up to DefaultScoreSeeds.
+func DefaultScores(maxSeeds int) int { return min(maxSeeds, DefaultScoreSeeds) }
 
 // A Gate admits one piece of a build's work (a chunk of 65,536 boards, a few
 // milliseconds): it returns once the piece may run, with the function to
@@ -40,18 +48,32 @@ type Gate func(ctx context.Context) (done func(), err error)
 // BuildGated is Build with every piece of the work admitted by gate (nil:
 // none is held back).
 func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64), gate Gate) (*Table, error) {
+	return BuildWith(ctx, maxSeeds, DefaultScores(maxSeeds), r, progress, gate)
+}
+
+// BuildWith is BuildGated with true scores (Score, MoveScores) for the
+// boards of up to scoreSeeds seeds, 0 <= scoreSeeds <= min(maxSeeds,
+// MaxScoreSeeds), or none at all when scoreSeeds is -1: a result-only
+// table, whose values give each position's result but not always the
+// game's final difference. The progress's total then also counts one unit
+// a board and split of the score section.
+func BuildWith(ctx context.Context, maxSeeds, scoreSeeds int, r engine.Rules, progress func(done, total int64), gate Gate) (*Table, error) {
 	if maxSeeds < 0 || maxSeeds > MaxSeedsLimit {
 		return nil, fmt.Errorf("tablebase: %d seeds, want 0 to %d", maxSeeds, MaxSeedsLimit)
+	}
+	if scoreSeeds < -1 || scoreSeeds > min(maxSeeds, MaxScoreSeeds) {
+		return nil, fmt.Errorf("tablebase: true scores up to %d seeds, want -1 (none) to %d", scoreSeeds, min(maxSeeds, MaxScoreSeeds))
 	}
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	t := newTable(r, maxSeeds)
+	t := newTable(r, maxSeeds, scoreSeeds)
 	t.body = make([]byte, t.offset[maxSeeds+1])
 	if progress == nil {
 		progress = func(int64, int64) {}
 	}
-	total := 2 * t.offset[maxSeeds+1]
+	boardWork := 2 * t.offset[maxSeeds+1]
+	total := boardWork + t.scoreOffset[scoreSeeds+1]
 	workers := runtime.GOMAXPROCS(0)
 	for n := 0; n <= maxSeeds; n++ {
 		b := newBuilder(t, n, workers)
@@ -61,6 +83,19 @@ func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, progress func
 		}
 	}
 	t.crc = checksum(t.body)
+	if scoreSeeds >= 0 {
+		t.scores = make([]byte, t.scoreOffset[scoreSeeds+1])
+		sb := &scoreBuild{t: t, workers: workers, gate: gate}
+		done := boardWork
+		for n := 0; n <= scoreSeeds; n++ {
+			if err := sb.level(ctx, n, func(d int64) { done += d; progress(done, total) }); err != nil {
+				return nil, err
+			}
+		}
+		slices.SortFunc(sb.open, func(x, y openBounds) int { return cmp.Compare(x.entry, y.entry) })
+		t.open = sb.open
+		t.scoresCRC = t.scoreChecksum()
+	}
 	progress(total, total)
 	return t, nil
 }

@@ -1,7 +1,11 @@
 // Package tablebase holds endgame tables for Ayoayo: for every board with at
 // most N seeds on it (N up to 20) and the player to move, the value of the
 // rest of the game under perfect play, built by levels n = 0, 1, ..., N and
-// stored in one byte a board, in memory or in a memory-mapped file.
+// stored in one byte a board, in memory or in a memory-mapped file; and,
+// for the boards with at most S <= N seeds, the true score of every
+// position of a game still going on, majority stop included (see scores.go
+// and Table.Score): the value gives the result, the score the game's final
+// difference.
 //
 // # Value
 //

@@ -58,7 +58,7 @@ func TestOpenErrors(t *testing.T) {
 		return b
 	}
 	rebody := func(b []byte) []byte { // keeps both checksums right
-		binary.LittleEndian.PutUint32(b[24:], checksum(b[headerSize:]))
+		binary.LittleEndian.PutUint32(b[24:], checksum(b[headerSize:headerSize+len(tb.body)]))
 		return rehead(b)
 	}
 	for _, tc := range []struct {
@@ -69,7 +69,8 @@ func TestOpenErrors(t *testing.T) {
 		{"not a table", []byte("hello, world\n")},
 		{"wrong magic", mutate(func(b []byte) []byte { b[0] = 'X'; return b })},
 		{"short header", file[:100]},
-		{"version 2", mutate(func(b []byte) []byte { b[8] = 2; return rehead(b) })},
+		{"version 3", mutate(func(b []byte) []byte { b[8] = 3; return rehead(b) })},
+		{"version 1 with scores", mutate(func(b []byte) []byte { b[8] = 1; return rehead(b) })},
 		{"header checksum", mutate(func(b []byte) []byte { b[14] = 5; return b })},
 		{"unknown rule", mutate(func(b []byte) []byte { b[13] = 7; return rehead(b) })},
 		{"N too big", mutate(func(b []byte) []byte { b[14] = 21; return rehead(b) })},
@@ -77,8 +78,16 @@ func TestOpenErrors(t *testing.T) {
 		{"truncated body", file[:len(file)-1]},
 		{"padded", append(bytes.Clone(file), 0)},
 		{"flipped body bit", mutate(func(b []byte) []byte { b[headerSize+100] ^= 4; return b })},
-		{"reserved byte 15", mutate(func(b []byte) []byte { b[15] = 1; return rehead(b) })},
-		{"reserved byte 200", mutate(func(b []byte) []byte { b[200] = 1; return rehead(b) })},
+		{"byte 15 neither 0 nor 1", mutate(func(b []byte) []byte { b[15] = 2; return rehead(b) })},
+		{"S beyond N", mutate(func(b []byte) []byte { b[200] = 5; return rehead(b) })},
+		{"S below the section", mutate(func(b []byte) []byte { b[200] = 3; return rehead(b) })},
+		{"reserved byte 201", mutate(func(b []byte) []byte { b[201] = 1; return rehead(b) })},
+		{"reserved byte 228", mutate(func(b []byte) []byte { b[228] = 1; return rehead(b) })},
+		{"open entries beyond the scores", mutate(func(b []byte) []byte { b[227] = 1; return rehead(b) })},
+		{"no score section, reserved byte 200", mutate(func(b []byte) []byte {
+			b[15] = 0
+			return rehead(b)
+		})},
 		{"reserved byte 255", mutate(func(b []byte) []byte { b[255] = 0x80; return rehead(b) })},
 		{"byte 230 at level 1", mutate(func(b []byte) []byte {
 			for i := range LevelSize(1) {
@@ -86,7 +95,7 @@ func TestOpenErrors(t *testing.T) {
 			}
 			return rebody(b)
 		})},
-		{"byte above level 4", mutate(func(b []byte) []byte { b[len(b)-1] = pairCode(4, 4) + 1; return rebody(b) })},
+		{"byte above level 4", mutate(func(b []byte) []byte { b[headerSize+len(tb.body)-1] = pairCode(4, 4) + 1; return rebody(b) })},
 		{"byte 255 at level 0", mutate(func(b []byte) []byte { b[headerSize] = 255; return rebody(b) })},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -122,7 +131,9 @@ func load(data []byte) (*Table, error) {
 }
 
 // checkProbes probes every board of tb, both sides to move: values and
-// bounds within the level with its parity, and every move's value too.
+// bounds within the level with its parity, and every move's value too; and
+// where tb has true scores, every split's score and move scores within the
+// level.
 func checkProbes(t *testing.T, tb *Table) {
 	t.Helper()
 	var x [engine.NumPits]uint8
@@ -141,6 +152,22 @@ func checkProbes(t *testing.T, tb *Table) {
 				for _, m := range moves {
 					if m.Value < -n || m.Value > n {
 						t.Fatalf("%v: move %+v beyond level %d", p, m, n)
+					}
+				}
+				if n > tb.ScoreSeeds() {
+					continue
+				}
+				for cm := maxCaptured - n; cm <= maxCaptured; cm++ {
+					p.Captured[side], p.Captured[side.Other()] = uint8(cm), uint8(engine.SeedCount-n-cm)
+					margin := p.Margin(side)
+					if s, ok := tb.Score(&p); !ok || s < margin-n || s > margin+n {
+						t.Fatalf("%v: score %d (%v) beyond level %d", p, s, ok, n)
+					}
+					moves, _ = tb.MoveScores(p, moves)
+					for _, m := range moves {
+						if m.Value < margin-n || m.Value > margin+n {
+							t.Fatalf("%v: move score %+v beyond level %d", p, m, n)
+						}
 					}
 				}
 			}
@@ -180,7 +207,7 @@ func FuzzBody(f *testing.F) {
 	f.Add(uint8(3), uint8(4), bytes.Repeat([]byte{2}, 300))
 	f.Add(uint8(1), uint8(2), []byte{0, 0, 1, 2, 3, 4, 5, 6})
 	f.Fuzz(func(t *testing.T, rules, seeds uint8, fill []byte) {
-		tb := newTable(engine.Rules{CaptureSeed: engine.CaptureSeed(rules & 1), Leftovers: engine.Leftovers(rules >> 1 & 1)}, int(seeds%5))
+		tb := newTable(engine.Rules{CaptureSeed: engine.CaptureSeed(rules & 1), Leftovers: engine.Leftovers(rules >> 1 & 1)}, int(seeds%5), -1)
 		tb.body = make([]byte, tb.offset[tb.maxSeeds+1])
 		if len(fill) > 0 {
 			for i := range tb.body {

@@ -17,8 +17,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
-// TestGoldenChecksum pins the CRC-32C of the 12-seed table's body under each
-// rule combination: any change to the rules, the indexing, the byte code or
+// TestGoldenChecksum pins the CRC-32C of the 12-seed table's body and of
+// its score section under each rule combination: any change to the rules, the indexing, the byte code or
 // the solution shows here. The builds take seconds, far too long under the
 // race detector, where Build's concurrency is checked by the other tests.
 func TestGoldenChecksum(t *testing.T) {
@@ -28,7 +28,7 @@ func TestGoldenChecksum(t *testing.T) {
 	var sb strings.Builder
 	for _, rc := range allRules {
 		tb := build(t, 12, rc.rules)
-		fmt.Fprintf(&sb, "%s %08x\n", rc.name, tb.Checksum())
+		fmt.Fprintf(&sb, "%s %08x scores %08x\n", rc.name, tb.Checksum(), tb.scoresCRC)
 	}
 	path := filepath.Join("testdata", "checksum12.txt")
 	if *update {
@@ -67,8 +67,8 @@ func TestBuildGated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gated.Checksum() != free.Checksum() {
-		t.Errorf("gated build checksum %08x, the free one's %08x", gated.Checksum(), free.Checksum())
+	if gated.Checksum() != free.Checksum() || gated.scoresCRC != free.scoresCRC {
+		t.Errorf("gated build checksums %08x %08x, the free one's %08x %08x", gated.Checksum(), gated.scoresCRC, free.Checksum(), free.scoresCRC)
 	}
 	if admitted.Load() < seeds || most.Load() != 1 {
 		t.Errorf("the gate admitted %d pieces, at most %d at once; want one per chunk, one at a time", admitted.Load(), most.Load())

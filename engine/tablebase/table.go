@@ -23,15 +23,25 @@ type Table struct {
 	offset [MaxSeedsLimit + 2]int64 // offset[n]: index of level n's first board
 	body   []byte                   // one byte a board, levels 0..maxSeeds in order
 	crc    uint32                   // CRC-32C of body
+	// The score section (see scores.go): levels 0..scoreSeeds, -1 for none.
+	scoreSeeds  int
+	scoreOffset [MaxScoreSeeds + 2]int64 // scoreOffset[n]: index of level n's first entry
+	scores      []byte                   // a byte an entry: W+n, and openFlag when A < B
+	open        []openBounds             // the bounds of the entries with openFlag, by entry
+	scoresCRC   uint32                   // CRC-32C of scores and the open list as written
 }
 
-// newTable returns an open table of N = maxSeeds seeds under r, with its
-// level offsets; the caller fills body and crc.
-func newTable(r engine.Rules, maxSeeds int) *Table {
-	t := &Table{rules: r, maxSeeds: maxSeeds}
+// newTable returns an open table of N = maxSeeds seeds under r, with true
+// scores up to scoreSeeds (-1: none), with its level offsets; the caller
+// fills body, scores and their checksums.
+func newTable(r engine.Rules, maxSeeds, scoreSeeds int) *Table {
+	t := &Table{rules: r, maxSeeds: maxSeeds, scoreSeeds: scoreSeeds}
 	t.limit.Store(int32(maxSeeds))
 	for n := 0; n <= maxSeeds; n++ {
 		t.offset[n+1] = t.offset[n] + LevelSize(n)
+	}
+	for n := 0; n <= scoreSeeds; n++ {
+		t.scoreOffset[n+1] = t.scoreOffset[n] + scoreLevelSize(n)
 	}
 	return t
 }

@@ -170,7 +170,7 @@ func TestRotation(t *testing.T) {
 }
 
 // TestBuildProgressAndCancel checks that progress only grows and ends at the
-// total, that a cancelled build stops with the context's error, and that
+// total (two units a board, one a score entry), that a cancelled build stops with the context's error, and that
 // bad arguments are refused.
 func TestBuildProgressAndCancel(t *testing.T) {
 	var last, total int64
@@ -184,11 +184,12 @@ func TestBuildProgressAndCancel(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	var boards int64
+	var boards, entries int64
 	for n := range 8 {
 		boards += LevelSize(n)
+		entries += scoreLevelSize(n)
 	}
-	if calls < 2 || last != total || total != 2*boards {
+	if calls < 2 || last != total || total != 2*boards+entries {
 		t.Fatalf("%d calls, last %d/%d", calls, last, total)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
