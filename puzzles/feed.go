@@ -89,7 +89,8 @@ var DefaultFirstDay = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // Feed limits.
 const (
-	// generateTimeout bounds one generation (which takes 2 s at most on one
+	// generateTimeout bounds one generation unless FeedOptions says
+	// otherwise (which takes 2 s at most on one
 	// core) with room for a loaded machine and for the first one of version
 	// 2, which waits for the endgame table (3 s of CPU).
 	generateTimeout = 60 * time.Second
@@ -135,6 +136,10 @@ type FeedOptions struct {
 	// Budget; zero: as many as Budget has units. A practice generation that
 	// finds no unit within a second is ErrPracticeBusy.
 	PracticeConcurrency int
+	// GenerateTimeout bounds one generation of a day's puzzle; zero means
+	// 60 s, room enough for a loaded server. An offline job (filling the
+	// feed ahead) may allow more.
+	GenerateTimeout time.Duration
 	// PracticeTimeout bounds one practice request, past which it is
 	// ErrPracticeTimeout (the generation it waits for runs on). Zero: 10 s.
 	PracticeTimeout time.Duration
@@ -160,6 +165,8 @@ type Feed struct {
 	budget   *budget.Budget
 	pool     *pool
 	inflight flight[time.Time, Stored] // generations running, by day
+	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
+	genTimeout time.Duration
 }
 
 // NewFeed returns the feed over st.
@@ -185,15 +192,19 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 			return o.Generator.Generate(ctx, d, VersionFor(d, o.Cutover))
 		}
 	}
+	if o.GenerateTimeout <= 0 {
+		o.GenerateTimeout = generateTimeout
+	}
 	return &Feed{
-		gen:      o.Generator,
-		store:    st,
-		first:    Day(o.First),
-		now:      o.Now,
-		cutover:  o.Cutover,
-		generate: o.Generate,
-		budget:   o.Budget,
-		pool:     newPool(o),
+		genTimeout: o.GenerateTimeout,
+		gen:        o.Generator,
+		store:      st,
+		first:      Day(o.First),
+		now:        o.Now,
+		cutover:    o.Cutover,
+		generate:   o.Generate,
+		budget:     o.Budget,
+		pool:       newPool(o),
 	}
 }
 
@@ -268,7 +279,7 @@ func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
 }
 
 func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
-	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
+	ctx, cancel := context.WithTimeout(ctx, f.genTimeout)
 	defer cancel()
 	p, err := f.generateDay(ctx, date)
 	if err != nil {

@@ -484,7 +484,7 @@ func (f *Feed) daily(ctx context.Context, day time.Time) (engine.Position, error
 	if !errors.Is(err, ErrNotFound) {
 		return engine.Position{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, generateTimeout)
+	ctx, cancel := context.WithTimeout(ctx, f.genTimeout)
 	defer cancel()
 	p, err := f.generateDay(ctx, day)
 	if err != nil {

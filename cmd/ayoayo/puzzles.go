@@ -88,6 +88,9 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	return fillPuzzles(ctx, m, *db, first, *days, cutover)
 }
 
+// fillTimeout bounds one day's generation by `ayoayo puzzles generate`.
+const fillTimeout = 10 * time.Minute
+
 // fillPuzzles is `ayoayo puzzles generate`: it fills the feed ahead of time,
 // so the first request of a day reads a stored puzzle instead of generating
 // it. Days already stored are left as they are (a stored puzzle never
@@ -98,7 +101,9 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 		return err
 	}
 	defer st.Close()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Cutover: cutover})
+	// An offline job: no request waits for it, so a slow or busy machine
+	// gets the time it needs rather than a failed run.
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Cutover: cutover, GenerateTimeout: fillTimeout})
 	for i := range days {
 		d := first.AddDate(0, 0, i)
 		start := time.Now()
