@@ -170,6 +170,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// behind one balancer can be told apart.
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}).WithAttrs([]slog.Attr{slog.String("instance", *instance)})
 	log := slog.New(logHandler)
+	build := readBuildInfo()
+	log.Info("starting", "version", build.Version, "commit", build.Commit, "date", build.Date, "go", build.GoVersion)
 
 	// One budget of CPU for every heavy task of every service, so that
 	// together they leave room for the cheap requests.
@@ -243,6 +245,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	metrics := prometheus.NewRegistry()
 	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := registerStoreMetrics(metrics, st); err != nil {
+		return err
+	}
+	if err := registerBuildInfo(metrics, build); err != nil {
 		return err
 	}
 
