@@ -84,6 +84,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	cutoverFlag := puzzleCutoverFlag(m, fs)
+	migrate := fs.Bool("migrate", env.bool("AYOAYO_MIGRATE", true), "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
 	dbWaitFor := fs.Duration("db-wait", env.duration("AYOAYO_DB_WAIT", defaultDBWait), "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
@@ -233,7 +234,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	now := time.Now
 	log.Info("opening the database", "addr", ln.Addr().String(), "db", redactDB(*db), "wait", dbWaitFor.String())
 	wait := dbWait{wait: *dbWaitFor, now: now, after: time.After, log: log}
-	st, err := wait.open(ctx, func(ctx context.Context) (store, error) { return openStore(ctx, *db, now, log) })
+	st, err := wait.open(ctx, func(ctx context.Context) (store, error) { return openStoreWith(ctx, *db, now, log, *migrate) })
 	if err != nil && ctx.Err() != nil {
 		log.Info("stopped while waiting for the database", "error", err.Error())
 		return nil
@@ -425,6 +426,19 @@ func (e *envDefaults) int(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+func (e *envDefaults) bool(name string, def bool) bool {
+	v := e.m.env(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s=%q is neither true nor false", name, v))
+		return def
+	}
+	return b
 }
 
 func (e *envDefaults) duration(name string, def time.Duration) time.Duration {

@@ -41,18 +41,36 @@ func isPostgres(db string) bool {
 // postgresql:// URL, else the SQLite file at that path. log gets what the
 // store reports of its own (nil: nothing).
 func openStore(ctx context.Context, db string, now func() time.Time, log *slog.Logger) (store, error) {
+	return openStoreWith(ctx, db, now, log, true)
+}
+
+// openStoreWith is openStore that, unless migrate, applies no migration and
+// fails with errSchemaBehind when one is missing. Either way a database
+// that a newer binary migrated is refused (errSchemaNewer).
+func openStoreWith(ctx context.Context, db string, now func() time.Time, log *slog.Logger, migrate bool) (store, error) {
 	if isPostgres(db) {
-		s, err := postgres.Open(ctx, db, postgres.Options{Now: now})
+		s, err := postgres.Open(ctx, db, postgres.Options{Now: now, NoMigrate: !migrate})
 		if err != nil {
 			return nil, err
 		}
 		return pgStore{s}, nil
 	}
-	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log})
+	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log, NoMigrate: !migrate})
 	if err != nil {
 		return nil, err // not a nil *sqlite.Store in a non-nil store
 	}
 	return s, nil
+}
+
+// The schema errors of both stores (the same values).
+var (
+	errSchemaBehind = sqlite.ErrSchemaBehind
+	errSchemaNewer  = sqlite.ErrSchemaNewer
+)
+
+// versioned is a store that lists the migrations it has recorded (both).
+type versioned interface {
+	Versions(ctx context.Context) ([]int, error)
 }
 
 // pgStore gives the PostgreSQL store the Close the other has.
