@@ -43,6 +43,7 @@ func commands() []command {
 		{"deadlines", "[flags]", "set up timed games whose clocks run out over a window and report the delay from each deadline to its end event; or, with --idle, the CPU that waiting costs", runDeadlines},
 		{"prune", "--before DATE [flags]", "delete the finished and aborted games that ended before DATE, with their moves, in small batches", runPrune},
 		{"migrate", "[--db DB]", "apply the database's missing migrations and stop (for serve --migrate=false); a database a newer binary migrated is refused", runMigrate},
+		{"backup", "--out FILE [--db FILE]", "copy a SQLite database, live, to FILE: one consistent snapshot while the server writes, checked with integrity_check", runBackup},
 		{"version", "", "print the version, commit and build date (also: ayoayo --version)", runVersion},
 	}
 }
