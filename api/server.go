@@ -110,6 +110,10 @@ type Options struct {
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
+	// MetricsElsewhere: the registry is served on an admin port (see
+	// Admin), and GET /metrics here is 404 route_not_found, so the public
+	// port does not show the server's insides.
+	MetricsElsewhere bool
 
 	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
 	// operations answer 503.
@@ -251,6 +255,11 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, err
 	}
 	if err := registerBudgetMetrics(opts.Metrics, opts.Budget); err != nil {
+		return nil, nil, err
+	}
+	if err := opts.Metrics.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "ayoayo", Name: "event_streams_open", Help: "Event streams (GET /v1/games/{id}/events) this instance serves now.",
+	}, func() float64 { return float64(s.streams.open()) })); err != nil {
 		return nil, nil, err
 	}
 	e, err := s.echo()

@@ -87,8 +87,10 @@ func TestServeInProcess(t *testing.T) {
 	body, _ := io.ReadAll(res.Body)
 	res.Body.Close()
 	build := readBuildInfo()
-	if want := `ayoayo_build_info{commit="` + build.Commit + `"`; !strings.Contains(string(body), want) {
-		t.Errorf("/metrics lacks %s", want)
+	for _, want := range []string{`ayoayo_build_info{commit="` + build.Commit + `"`, "ayoayo_db_pool_max_connections", "ayoayo_sweeps_total", "ayoayo_event_streams_open 0"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 	started := false
 	for line := range strings.Lines(stderr.String()) {

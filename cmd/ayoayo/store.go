@@ -190,6 +190,9 @@ func registerStoreMetrics(reg prometheus.Registerer, st store) error {
 			return float64(n)
 		}))
 	}
+	if read, ok := storePool(st); ok {
+		cs = append(cs, poolCollectors(read)...)
+	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {
 			return err
