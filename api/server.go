@@ -236,12 +236,12 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		limits: map[string]*rateLimiter{
-			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
-			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
-			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
-			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
-			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil),
-			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil),
+			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).named("game-create"),
+			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).named("join"),
+			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).named("move"),
+			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).named("stream-open"),
+			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).named("practice"),
+			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).named("player-create"),
 		},
 		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
@@ -365,5 +365,5 @@ func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
 // new operation takes or returns.
 var (
 	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", PlayerTokenHeader}
-	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}
 )
