@@ -3571,6 +3571,10 @@ type ClientInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
+	// A server started with an admin port (`--admin-addr`) serves them
+	// there only, with the profiler and the health checks: on the public
+	// port this path is then `404 route_not_found`.
+	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -4361,6 +4365,10 @@ func (c *Client) GetLivez(ctx context.Context, params *GetLivezParams, reqEditor
 // durations and sizes per route and status (`ayoayo_requests_total`,
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
+//
+// A server started with an admin port (`--admin-addr`) serves them
+// there only, with the profiler and the health checks: on the public
+// port this path is then `404 route_not_found`.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7450,6 +7458,10 @@ type ClientWithResponsesInterface interface {
 	// durations and sizes per route and status (`ayoayo_requests_total`,
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
+	//
+	// A server started with an admin port (`--admin-addr`) serves them
+	// there only, with the profiler and the health checks: on the public
+	// port this path is then `404 route_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11974,6 +11986,10 @@ func (c *ClientWithResponses) GetLivezWithResponse(ctx context.Context, params *
 // durations and sizes per route and status (`ayoayo_requests_total`,
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
+//
+// A server started with an admin port (`--admin-addr`) serves them
+// there only, with the profiler and the health checks: on the public
+// port this path is then `404 route_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //

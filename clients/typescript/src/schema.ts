@@ -467,6 +467,10 @@ export interface paths {
          *     durations and sizes per route and status (`ayoayo_requests_total`,
          *     `ayoayo_request_duration_seconds`, ...), analyses running and refused,
          *     and the Go runtime's and process's own metrics.
+         *
+         *     A server started with an admin port (`--admin-addr`) serves them
+         *     there only, with the profiler and the health checks: on the public
+         *     port this path is then `404 route_not_found`.
          */
         get: operations["GetMetrics"];
         put?: never;
