@@ -46,7 +46,8 @@ func openStore(ctx context.Context, db string, now func() time.Time, log *slog.L
 
 // openStoreWith is openStore that, unless migrate, applies no migration and
 // fails with errSchemaBehind when one is missing. Either way a database
-// that a newer binary migrated is refused (errSchemaNewer).
+// that a newer binary migrated is refused (sqlite.ErrSchemaNewer, the same
+// value as postgres.ErrSchemaNewer).
 func openStoreWith(ctx context.Context, db string, now func() time.Time, log *slog.Logger, migrate bool) (store, error) {
 	if isPostgres(db) {
 		s, err := postgres.Open(ctx, db, postgres.Options{Now: now, NoMigrate: !migrate})
@@ -62,11 +63,9 @@ func openStoreWith(ctx context.Context, db string, now func() time.Time, log *sl
 	return s, nil
 }
 
-// The schema errors of both stores (the same values).
-var (
-	errSchemaBehind = sqlite.ErrSchemaBehind
-	errSchemaNewer  = sqlite.ErrSchemaNewer
-)
+// errSchemaBehind is both stores' (the same value): a migration is missing
+// and the open was told not to apply it.
+var errSchemaBehind = sqlite.ErrSchemaBehind
 
 // versioned is a store that lists the migrations it has recorded (both).
 type versioned interface {
