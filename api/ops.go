@@ -75,6 +75,9 @@ func Starting() http.Handler {
 
 // GetMetrics writes the registry in the Prometheus text format.
 func (s *Server) GetMetrics(context.Context, GetMetricsRequestObject) (GetMetricsResponseObject, error) {
+	if s.opts.MetricsElsewhere {
+		return nil, echo.ErrNotFound // served on the admin port only
+	}
 	return metricsResponse{s.opts.Metrics}, nil
 }
 

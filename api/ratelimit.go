@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"math"
+	"net/http"
 	"sync"
 	"time"
 
@@ -33,10 +34,11 @@ func (e *RateLimitError) RetrySeconds() int {
 // whose bucket is full again are forgotten, so memory follows the clients
 // active in the last burst/rate seconds, not every client ever seen.
 type rateLimiter struct {
-	what  string  // what it limits, for RateLimitError
-	rate  float64 // tokens per second
-	burst float64
-	now   func() time.Time
+	what   string  // what it limits, for RateLimitError
+	policy string  // its name in the RateLimit headers
+	rate   float64 // tokens per second
+	burst  float64
+	now    func() time.Time
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
@@ -57,8 +59,16 @@ func newRateLimiter(what string, perMinute, burst int, now func() time.Time) *ra
 	if now == nil {
 		now = time.Now
 	}
-	return &rateLimiter{what: what, rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
+	return &rateLimiter{what: what, policy: "default", rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
 		buckets: map[string]*bucket{}}
+}
+
+// named sets the policy's name in the RateLimit headers.
+func (l *rateLimiter) named(policy string) *rateLimiter {
+	if l != nil {
+		l.policy = policy
+	}
+	return l
 }
 
 // limitRate is the middleware of one operation's limit: the request spends
@@ -73,7 +83,11 @@ func limitRateIf(l *rateLimiter, charged func(echo.Context) bool) echo.Middlewar
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if charged == nil || charged(c) {
-				if err := l.allow(c.RealIP()); err != nil {
+				left, err := l.take(c.RealIP())
+				if l != nil {
+					l.setHeaders(c.Response().Header(), left)
+				}
+				if err != nil {
 					return err
 				}
 			}
@@ -84,8 +98,30 @@ func limitRateIf(l *rateLimiter, charged func(echo.Context) bool) echo.Middlewar
 
 // allow spends one token of key's bucket, or returns a *RateLimitError.
 func (l *rateLimiter) allow(key string) error {
+	_, err := l.take(key)
+	return err
+}
+
+// setHeaders writes the IETF RateLimit headers
+// (draft-ietf-httpapi-ratelimit-headers) of the bucket a request used:
+// RateLimit-Policy names the policy with its quota q (the burst) and window
+// w (the seconds an empty bucket takes to fill again); RateLimit says what
+// is left of it, r requests now, and t, the seconds until the bucket is
+// full again. A token bucket earns requests back continuously, so r grows
+// before t runs out: a client that paces itself by r and t stays under the
+// limit; one refused has Retry-After for the next request.
+func (l *rateLimiter) setHeaders(h http.Header, tokens float64) {
+	window := int(math.Ceil(l.burst / l.rate))
+	h.Set("RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", l.policy, int(l.burst), window))
+	full := int(math.Ceil((l.burst - tokens) / l.rate))
+	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", l.policy, int(math.Floor(tokens)), full))
+}
+
+// take spends one token of key's bucket and returns the tokens left, or
+// returns a *RateLimitError with the tokens there are (less than one).
+func (l *rateLimiter) take(key string) (left float64, err error) {
 	if l == nil {
-		return nil
+		return 0, nil
 	}
 	now := l.now()
 	l.mu.Lock()
@@ -100,10 +136,10 @@ func (l *rateLimiter) allow(key string) error {
 	b.at = now
 	if b.tokens < 1 {
 		wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
-		return &RateLimitError{What: l.what, RetryAfter: wait}
+		return b.tokens, &RateLimitError{What: l.what, RetryAfter: wait}
 	}
 	b.tokens--
-	return nil
+	return b.tokens, nil
 }
 
 // sweep forgets full buckets, at most once per refill time.

@@ -2,8 +2,10 @@ package api
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -142,5 +144,93 @@ func wantRateLimited(t *testing.T, gs *gamesServer, a answer, detail string) {
 	}
 	if ra, err := strconv.Atoi(a.header.Get("Retry-After")); err != nil || ra < 1 || ra > 60 {
 		t.Errorf("Retry-After %q, want 1 to 60 s at one a minute", a.header.Get("Retry-After"))
+	}
+}
+
+// The RateLimit headers follow the bucket: r the requests left now, t the
+// seconds until it is full again, the policy its burst and refill time.
+func TestRateLimitHeaderValues(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := newRateLimiter("moves", 60, 3, func() time.Time { return now }).named("move") // one a second, bursts of 3
+	steps := []struct {
+		advance time.Duration
+		ok      bool
+		want    string
+	}{
+		{0, true, `"move";r=2;t=1`},
+		{0, true, `"move";r=1;t=2`},
+		{0, true, `"move";r=0;t=3`},
+		{0, false, `"move";r=0;t=3`},
+		{1500 * time.Millisecond, true, `"move";r=0;t=3`}, // 1.5 earned, one spent: 0.5 left
+		{2500 * time.Millisecond, true, `"move";r=2;t=1`}, // full again, one spent
+	}
+	for i, st := range steps {
+		now = now.Add(st.advance)
+		left, err := l.take("a")
+		if (err == nil) != st.ok {
+			t.Fatalf("step %d: %v, want ok %v", i, err, st.ok)
+		}
+		h := http.Header{}
+		l.setHeaders(h, left)
+		if got := h.Get("RateLimit"); got != st.want {
+			t.Errorf("step %d: RateLimit %s, want %s", i, got, st.want)
+		}
+		if got := h.Get("RateLimit-Policy"); got != `"move";q=3;w=3` {
+			t.Errorf("step %d: RateLimit-Policy %s", i, got)
+		}
+	}
+}
+
+// Over HTTP: every answer of a limited operation carries the headers, the
+// 429 too (with Retry-After); an operation without a limit has none; a
+// browser may read them.
+func TestRateLimitHeadersOverHTTP(t *testing.T) {
+	gs := newGamesServer(t, Options{MoveRate: 60, MoveBurst: 3, GameCreateRate: 600, GameCreateBurst: 20}, games.Options{}, nil)
+	game, tokens := gs.twoSeats()
+	for i := range 4 {
+		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
+		if got := a.header.Get("RateLimit-Policy"); got != `"move";q=3;w=3` {
+			t.Errorf("move %d: RateLimit-Policy %q", i, got)
+		}
+		rl := a.header.Get("RateLimit")
+		if want := fmt.Sprintf(`"move";r=%d;t=`, max(2-i, 0)); !strings.HasPrefix(rl, want) {
+			t.Errorf("move %d (%d): RateLimit %q, want %s...", i, a.status, rl, want)
+		}
+		if i < 3 {
+			gs.expect(a, http.StatusCreated, "")
+			var pa PlayMoveAnswer
+			a.decode(t, &pa)
+			game = pa.Game
+			continue
+		}
+		wantRateLimited(t, gs, a, "too many moves from this client address")
+	}
+	var seat GameSeat
+	created := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
+	created.decode(t, &seat)
+	// twoSeats made one game, and this one: 18 of 20 left.
+	if got := created.header.Get("RateLimit"); !strings.HasPrefix(got, `"game-create";r=18;t=`) {
+		t.Errorf("creation: RateLimit %q", got)
+	}
+	if got := created.header.Get("RateLimit-Policy"); got != `"game-create";q=20;w=2` {
+		t.Errorf("creation: RateLimit-Policy %q", got)
+	}
+	read := gs.must(http.MethodGet, "/v1/games/"+seat.Game.Id, "", nil, nil)
+	if read.header.Get("RateLimit") != "" || read.header.Get("RateLimit-Policy") != "" {
+		t.Errorf("a read with no limit has RateLimit headers: %v", read.header)
+	}
+	for _, h := range []string{"RateLimit", "RateLimit-Policy", "Retry-After"} {
+		if !slices.Contains(corsExposeHeaders, h) {
+			t.Errorf("CORS does not expose %s", h)
+		}
+	}
+}
+
+// Nothing reads Idempotency-Key, so browsers are not told they may send it.
+func TestCORSDoesNotOfferIdempotencyKey(t *testing.T) {
+	for _, h := range corsAllowHeaders {
+		if strings.EqualFold(h, "Idempotency-Key") {
+			t.Fatal("CORS allows Idempotency-Key, which the server ignores")
+		}
 	}
 }

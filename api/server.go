@@ -110,6 +110,10 @@ type Options struct {
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
+	// MetricsElsewhere: the registry is served on an admin port (see
+	// Admin), and GET /metrics here is 404 route_not_found, so the public
+	// port does not show the server's insides.
+	MetricsElsewhere bool
 
 	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
 	// operations answer 503.
@@ -232,12 +236,12 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		limits: map[string]*rateLimiter{
-			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil),
-			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil),
-			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil),
-			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil),
-			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil),
-			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil),
+			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).named("game-create"),
+			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).named("join"),
+			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).named("move"),
+			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).named("stream-open"),
+			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).named("practice"),
+			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).named("player-create"),
 		},
 		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
@@ -251,6 +255,11 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		return nil, nil, err
 	}
 	if err := registerBudgetMetrics(opts.Metrics, opts.Budget); err != nil {
+		return nil, nil, err
+	}
+	if err := opts.Metrics.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: "ayoayo", Name: "event_streams_open", Help: "Event streams (GET /v1/games/{id}/events) this instance serves now.",
+	}, func() float64 { return float64(s.streams.open()) })); err != nil {
 		return nil, nil, err
 	}
 	e, err := s.echo()
@@ -355,6 +364,9 @@ func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID", PlayerTokenHeader}
-	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag"}
+	// No Idempotency-Key: nothing reads it (see the README's Durability
+	// and concurrency), and a browser allowed to send it would expect it to
+	// make creations safe to retry.
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}
 )

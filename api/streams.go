@@ -39,6 +39,13 @@ func newStreamSlots(max, perClient, perGame int) *streamSlots {
 	return &streamSlots{max: max, perClient: perClient, perGame: perGame, clients: map[string]int{}, games: map[string]int{}}
 }
 
+// open is the number of streams served now.
+func (s *streamSlots) open() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}
+
 // acquire takes a slot for a stream of game from client, or says which
 // limit refuses it; call release when the stream ends.
 func (s *streamSlots) acquire(client, game string) (release func(), err error) {

@@ -119,9 +119,10 @@ type Service struct {
 	changes     Changes
 	poll        time.Duration
 
-	exp    Expiries
-	sweep  *sweeper
-	retain time.Duration
+	exp        Expiries
+	sweep      *sweeper
+	retain     time.Duration
+	sweepStats sweepCounters
 }
 
 // NewService returns the service over st.

@@ -129,8 +129,10 @@ func (s *Service) SweepOnce(ctx context.Context) (int, error) {
 // sweepOnce is SweepOnce, saying besides whether it spared a game whose
 // move made in time was still being written (see current).
 func (s *Service) sweepOnce(ctx context.Context) (found int, spared bool, err error) {
+	s.sweepStats.looks.Add(1)
 	gs, err := s.store.Overdue(ctx, s.clock(), sweepBatch)
 	if err != nil {
+		s.sweepStats.failed.Add(1)
 		return 0, false, err
 	}
 	if len(gs) > 1 {
@@ -155,13 +157,36 @@ func (s *Service) sweepOnce(ctx context.Context) (found int, spared bool, err er
 				mu.Lock()
 				errs = append(errs, err)
 				mu.Unlock()
+				return nil
 			}
+			s.sweepStats.games.Add(1)
 			return nil
 		})
 	}
 	_ = work.Wait() // the errors are gathered in errs, every one
+	if len(errs) > 0 {
+		s.sweepStats.failed.Add(1)
+	}
 	return len(gs), spare.Load(), errors.Join(errs...)
 }
+
+// sweepCounters count the sweeper's work since the service started.
+type sweepCounters struct{ looks, failed, games atomic.Uint64 }
+
+// SweepStats is what the sweeper has done since the service started, for
+// metrics: its looks for overdue games, those that failed (the store, or
+// a game it could not end), and the overdue games it handled (ended here,
+// or found ended by another instance).
+type SweepStats struct{ Looks, Failed, Games uint64 }
+
+// SweepStats reads the sweeper's counts.
+func (s *Service) SweepStats() SweepStats {
+	return SweepStats{Looks: s.sweepStats.looks.Load(), Failed: s.sweepStats.failed.Load(), Games: s.sweepStats.games.Load()}
+}
+
+// AIQueue is the AI's searches for game sessions running now, and the
+// moves waiting for a unit of the CPU budget to search with, for metrics.
+func (s *Service) AIQueue() (running, waiting int) { return s.aiSlots.counts() }
 
 // Prune deletes the finished and aborted games that ended before before,
 // in short writes with a pause between them, and returns how many it

@@ -11,7 +11,7 @@
 // promises. .ci/run runs it
 // against a real server:
 //
-//	go run ./clients/go -server http://127.0.0.1:8080
+//	cd clients/go && go run . -server http://127.0.0.1:8080
 package main
 
 import (

@@ -42,6 +42,9 @@ func commands() []command {
 		{"fanout", "[flags]", "follow one game with many event streams and report move and delivery latency", runFanout},
 		{"deadlines", "[flags]", "set up timed games whose clocks run out over a window and report the delay from each deadline to its end event; or, with --idle, the CPU that waiting costs", runDeadlines},
 		{"prune", "--before DATE [flags]", "delete the finished and aborted games that ended before DATE, with their moves, in small batches", runPrune},
+		{"migrate", "[--db DB]", "apply the database's missing migrations and stop (for serve --migrate=false); a database a newer binary migrated is refused", runMigrate},
+		{"backup", "--out FILE [--db FILE]", "copy a SQLite database, live, to FILE: one consistent snapshot while the server writes, checked with integrity_check", runBackup},
+		{"version", "", "print the version, commit and build date (also: ayoayo --version)", runVersion},
 	}
 }
 
@@ -55,6 +58,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		if len(args) == 0 {
 			return 2
 		}
+		return 0
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		fmt.Fprintln(m.Stdout, readBuildInfo())
 		return 0
 	}
 	i := slices.IndexFunc(commands(), func(c command) bool { return c.name == args[0] })

@@ -84,6 +84,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	cutoverFlag := puzzleCutoverFlag(m, fs)
+	adminAddr := fs.String("admin-addr", m.env("AYOAYO_ADMIN_ADDR", ""), "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	migrate := fs.Bool("migrate", env.bool("AYOAYO_MIGRATE", true), "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
 	dbWaitFor := fs.Duration("db-wait", env.duration("AYOAYO_DB_WAIT", defaultDBWait), "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
@@ -170,6 +172,8 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// behind one balancer can be told apart.
 	logHandler := slog.NewJSONHandler(m.Stderr, &slog.HandlerOptions{Level: level}).WithAttrs([]slog.Attr{slog.String("instance", *instance)})
 	log := slog.New(logHandler)
+	build := readBuildInfo()
+	log.Info("starting", "version", build.Version, "commit", build.Commit, "date", build.Date, "go", build.GoVersion)
 
 	// One budget of CPU for every heavy task of every service, so that
 	// together they leave room for the cheap requests.
@@ -207,6 +211,13 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err != nil {
 		return err
 	}
+	// The registry exists before the database opens, so the admin port
+	// shows the process while the start waits.
+	metrics := prometheus.NewRegistry()
+	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if err := registerBuildInfo(metrics, build); err != nil {
+		return err
+	}
 	var current atomic.Pointer[http.Handler]
 	starting := api.Starting()
 	current.Store(&starting)
@@ -224,6 +235,24 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	srv.RegisterOnShutdown(func() { close(stopping) })
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
+	if *adminAddr != "" {
+		adminLn, err := net.Listen("tcp", *adminAddr)
+		if err != nil {
+			return fmt.Errorf("--admin-addr: %w", err)
+		}
+		admin := &http.Server{
+			Handler:           api.Admin(metrics, srv.Handler),
+			ReadHeaderTimeout: readHeaderTimeout,
+			// No write timeout: a CPU profile or a trace takes as long as
+			// it is asked to (30 s by default).
+			IdleTimeout: idleTimeout,
+			ErrorLog:    slog.NewLogLogger(logHandler, slog.LevelWarn),
+		}
+		go func() { _ = admin.Serve(adminLn) }()
+		// Closed at once when serve returns: nothing on it needs draining.
+		defer admin.Close()
+		log.Info("admin listening", "addr", adminLn.Addr().String())
+	}
 	// Whatever ends the start from here on, the server stops with it.
 	defer srv.Close()
 
@@ -231,7 +260,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	now := time.Now
 	log.Info("opening the database", "addr", ln.Addr().String(), "db", redactDB(*db), "wait", dbWaitFor.String())
 	wait := dbWait{wait: *dbWaitFor, now: now, after: time.After, log: log}
-	st, err := wait.open(ctx, func(ctx context.Context) (store, error) { return openStore(ctx, *db, now, log) })
+	st, err := wait.open(ctx, func(ctx context.Context) (store, error) { return openStoreWith(ctx, *db, now, log, *migrate) })
 	if err != nil && ctx.Err() != nil {
 		log.Info("stopped while waiting for the database", "error", err.Error())
 		return nil
@@ -240,8 +269,6 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	defer st.Close()
-	metrics := prometheus.NewRegistry()
-	metrics.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if err := registerStoreMetrics(metrics, st); err != nil {
 		return err
 	}
@@ -277,6 +304,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	defer stopBackground()
 	sweeping.Go(func() { gameService.Listen(background) })
 	sweeping.Go(func() { gameService.Sweep(background) })
+	if err := registerServiceMetrics(metrics, gameService, cpu); err != nil {
+		return err
+	}
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
@@ -286,6 +316,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		DB:                  st,
 		Stopping:            draining,
 		Metrics:             metrics,
+		MetricsElsewhere:    *adminAddr != "",
 		CORSOrigins:         splitList(*origins),
 		BodyLimit:           *bodyLimit,
 		BatchBodyLimit:      *batchLimit,
@@ -420,6 +451,19 @@ func (e *envDefaults) int(name string, def int) int {
 		return def
 	}
 	return n
+}
+
+func (e *envDefaults) bool(name string, def bool) bool {
+	v := e.m.env(name, "")
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		e.errs = append(e.errs, fmt.Errorf("%s=%q is neither true nor false", name, v))
+		return def
+	}
+	return b
 }
 
 func (e *envDefaults) duration(name string, def time.Duration) time.Duration {

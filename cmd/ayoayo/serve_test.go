@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,29 @@ func TestServeInProcess(t *testing.T) {
 		if res.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d", path, res.StatusCode)
 		}
+	}
+	// The build is named by the start log and by a metric.
+	res, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	build := readBuildInfo()
+	for _, want := range []string{`ayoayo_build_info{commit="` + build.Commit + `"`, "ayoayo_db_pool_max_connections", "ayoayo_sweeps_total", "ayoayo_event_streams_open 0"} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	started := false
+	for line := range strings.Lines(stderr.String()) {
+		var l struct{ Msg, Version, Commit string }
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "starting" {
+			started = l.Version == build.Version && l.Commit == build.Commit
+		}
+	}
+	if !started {
+		t.Errorf("no start line with version %s and commit %s:\n%s", build.Version, build.Commit, stderr.String())
 	}
 	cancel()
 	select {

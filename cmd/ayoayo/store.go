@@ -41,18 +41,35 @@ func isPostgres(db string) bool {
 // postgresql:// URL, else the SQLite file at that path. log gets what the
 // store reports of its own (nil: nothing).
 func openStore(ctx context.Context, db string, now func() time.Time, log *slog.Logger) (store, error) {
+	return openStoreWith(ctx, db, now, log, true)
+}
+
+// openStoreWith is openStore that, unless migrate, applies no migration and
+// fails with errSchemaBehind when one is missing. Either way a database
+// that a newer binary migrated is refused (sqlite.ErrSchemaNewer, the same
+// value as postgres.ErrSchemaNewer).
+func openStoreWith(ctx context.Context, db string, now func() time.Time, log *slog.Logger, migrate bool) (store, error) {
 	if isPostgres(db) {
-		s, err := postgres.Open(ctx, db, postgres.Options{Now: now})
+		s, err := postgres.Open(ctx, db, postgres.Options{Now: now, NoMigrate: !migrate})
 		if err != nil {
 			return nil, err
 		}
 		return pgStore{s}, nil
 	}
-	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log})
+	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log, NoMigrate: !migrate})
 	if err != nil {
 		return nil, err // not a nil *sqlite.Store in a non-nil store
 	}
 	return s, nil
+}
+
+// errSchemaBehind is both stores' (the same value): a migration is missing
+// and the open was told not to apply it.
+var errSchemaBehind = sqlite.ErrSchemaBehind
+
+// versioned is a store that lists the migrations it has recorded (both).
+type versioned interface {
+	Versions(ctx context.Context) ([]int, error)
 }
 
 // pgStore gives the PostgreSQL store the Close the other has.
@@ -171,6 +188,9 @@ func registerStoreMetrics(reg prometheus.Registerer, st store) error {
 			}
 			return float64(n)
 		}))
+	}
+	if read, ok := storePool(st); ok {
+		cs = append(cs, poolCollectors(read)...)
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

@@ -46,12 +46,27 @@ type Options struct {
 	// Now is the clock that stamps what the store records of its own (when
 	// a migration was applied). Nil: time.Now.
 	Now func() time.Time
+	// NoMigrate makes Open check that every migration is applied, failing
+	// with ErrSchemaBehind if not, instead of applying them: for servers
+	// whose operator runs `ayoayo migrate` as a step of its own.
+	NoMigrate bool
 }
+
+// ErrSchemaNewer: the database was migrated by a newer binary (Open fails
+// with it whatever the options); ErrSchemaBehind: Options.NoMigrate was
+// set and a migration is missing.
+var (
+	ErrSchemaNewer  = stored.ErrSchemaNewer
+	ErrSchemaBehind = stored.ErrSchemaBehind
+)
 
 // Open connects to the database dsn names (a postgres:// URL or a
 // "key=value ..." string, as libpq reads them; pool_max_conns and the other
 // pgxpool settings may be given in it) and applies every migration it has not
-// seen. The tables go into the first schema of the connection's search_path.
+// seen, or with NoMigrate checks that none is missing. A database that
+// records a migration this binary does not know is refused (ErrSchemaNewer)
+// before anything is written. The tables go into the first schema of the
+// connection's search_path.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -71,11 +86,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	s := &Store{pool: pool, now: opts.Now}
-	if err := s.migrate(ctx); err != nil {
+	migrate, doing := s.migrate, "migrate"
+	if opts.NoMigrate {
+		migrate, doing = s.checkSchema, "check the schema"
+	}
+	if err := migrate(ctx); err != nil {
 		pool.Close()
 		// Named, so that a start can tell a database not up yet (wait for
 		// it) from one that refuses us (say why and stop).
-		return nil, fmt.Errorf("postgres: migrate: %w", s.read(err))
+		return nil, fmt.Errorf("postgres: %s: %w", doing, s.read(err))
 	}
 	return s, nil
 }
@@ -133,6 +152,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		// A newer binary's migrations are not undone or built upon:
+		// refused, under the lock, before any of ours runs.
+		if err := stored.CheckSchema(applied, ms, false); err != nil {
+			return err
+		}
 		for _, m := range ms {
 			if slices.Contains(applied, m.Version) {
 				continue
@@ -148,6 +172,27 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// checkSchema is migrate's stand-in under Options.NoMigrate: it writes
+// nothing, and fails unless every migration this binary has, and none it
+// lacks, is recorded.
+func (s *Store) checkSchema(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	var exists bool
+	if err := s.pool.QueryRow(ctx, "SELECT to_regclass('schema_migrations') IS NOT NULL").Scan(&exists); err != nil {
+		return err
+	}
+	var applied []int
+	if exists {
+		if applied, err = s.Versions(ctx); err != nil {
+			return err
+		}
+	}
+	return stored.CheckSchema(applied, ms, true)
 }
 
 // Versions returns the migration versions recorded in the database.

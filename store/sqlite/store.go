@@ -100,10 +100,24 @@ type Options struct {
 	// Logger gets what the store cannot report to a caller: a checkpoint
 	// that fails, and recovers. Nil discards it.
 	Logger *slog.Logger
+	// NoMigrate makes Open check that every migration is applied, failing
+	// with ErrSchemaBehind if not, instead of applying them: for servers
+	// whose operator runs `ayoayo migrate` as a step of its own.
+	NoMigrate bool
 }
 
+// ErrSchemaNewer: the database was migrated by a newer binary (Open fails
+// with it whatever the options); ErrSchemaBehind: Options.NoMigrate was
+// set and a migration is missing.
+var (
+	ErrSchemaNewer  = stored.ErrSchemaNewer
+	ErrSchemaBehind = stored.ErrSchemaBehind
+)
+
 // Open opens (creating if needed) the database at file and applies every
-// migration it has not seen.
+// migration it has not seen, or with NoMigrate checks that none is missing.
+// A database that records a migration this binary does not know is refused
+// (ErrSchemaNewer) before anything is written.
 func Open(ctx context.Context, file string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -119,11 +133,15 @@ func Open(ctx context.Context, file string, opts Options) (*Store, error) {
 	db.SetMaxIdleConns(poolSize)
 	s := &Store{db: db, file: file, now: opts.Now, log: opts.Logger,
 		stopCheckpoints: make(chan struct{}), checkpointsDone: make(chan struct{})}
-	if err := s.migrate(ctx); err != nil {
+	migrate, doing := s.migrate, "migrate"
+	if opts.NoMigrate {
+		migrate, doing = s.checkSchema, "check the schema of"
+	}
+	if err := migrate(ctx); err != nil {
 		db.Close()
 		// A file that cannot be opened or written is named as such, so a
 		// start can wait for it (a volume not mounted yet) or say why not.
-		return nil, fmt.Errorf("migrate %s: %w", file, s.read(err))
+		return nil, fmt.Errorf("%s %s: %w", doing, file, s.read(err))
 	}
 	go s.checkpoints(CheckpointInterval)
 	return s, nil
@@ -330,6 +348,15 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A newer binary's migrations are not undone or built upon: refused
+	// before any of ours runs.
+	applied, err := appliedVersions(ctx, conn)
+	if err != nil {
+		return err
+	}
+	if err := stored.CheckSchema(applied, ms, false); err != nil {
+		return err
+	}
 	for _, m := range ms {
 		err := inTx(func(tx *sql.Tx) error {
 			var seen int
@@ -354,6 +381,52 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// checkSchema is migrate's stand-in under Options.NoMigrate: it writes
+// nothing, and fails unless every migration this binary has, and none it
+// lacks, is recorded.
+func (s *Store) checkSchema(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return err
+	}
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	applied, err := appliedVersions(ctx, conn)
+	if err != nil {
+		return err
+	}
+	return stored.CheckSchema(applied, ms, true)
+}
+
+// appliedVersions reads the versions schema_migrations records; none when
+// the table is not there (a new, empty database).
+func appliedVersions(ctx context.Context, conn *sql.Conn) ([]int, error) {
+	var tables int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").Scan(&tables); err != nil {
+		return nil, err
+	}
+	if tables == 0 {
+		return nil, nil
+	}
+	rows, err := conn.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []int
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
 }
 
 // errForeignKeys: after a migration, a row refers to a row that is not

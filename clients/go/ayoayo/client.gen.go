@@ -3582,6 +3582,10 @@ type ClientInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
+	// A server started with an admin port (`--admin-addr`) serves them
+	// there only, with the profiler and the health checks: on the public
+	// port this path is then `404 route_not_found`.
+	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -4372,6 +4376,10 @@ func (c *Client) GetLivez(ctx context.Context, params *GetLivezParams, reqEditor
 // durations and sizes per route and status (`ayoayo_requests_total`,
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
+//
+// A server started with an admin port (`--admin-addr`) serves them
+// there only, with the profiler and the health checks: on the public
+// port this path is then `404 route_not_found`.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7462,6 +7470,10 @@ type ClientWithResponsesInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
+	// A server started with an admin port (`--admin-addr`) serves them
+	// there only, with the profiler and the health checks: on the public
+	// port this path is then `404 route_not_found`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
@@ -8741,8 +8753,10 @@ func (r EvaluateMoveResponse) ContentType() string {
 
 // CreateGameResponse201Headers the declared response headers of an HTTP 201 response for CreateGame
 type CreateGameResponse201Headers struct {
-	Location   *string
-	XRequestID *string
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // CreateGameResponse400Headers the declared response headers of an HTTP 400 response for CreateGame
@@ -8773,8 +8787,10 @@ type CreateGameResponse422Headers struct {
 
 // CreateGameResponse429Headers the declared response headers of an HTTP 429 response for CreateGame
 type CreateGameResponse429Headers struct {
-	RetryAfter *int
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
 }
 
 // CreateGameResponse500Headers the declared response headers of an HTTP 500 response for CreateGame
@@ -9019,7 +9035,9 @@ func (r GetGameResponse) ContentType() string {
 
 // FollowGameEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowGameEvents
 type FollowGameEventsResponse200Headers struct {
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // FollowGameEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowGameEvents
@@ -9132,7 +9150,9 @@ func (r FollowGameEventsResponse) ContentType() string {
 
 // JoinGameResponse201Headers the declared response headers of an HTTP 201 response for JoinGame
 type JoinGameResponse201Headers struct {
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // JoinGameResponse400Headers the declared response headers of an HTTP 400 response for JoinGame
@@ -9163,8 +9183,10 @@ type JoinGameResponse422Headers struct {
 
 // JoinGameResponse429Headers the declared response headers of an HTTP 429 response for JoinGame
 type JoinGameResponse429Headers struct {
-	RetryAfter *int
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
 }
 
 // JoinGameResponse500Headers the declared response headers of an HTTP 500 response for JoinGame
@@ -9405,7 +9427,9 @@ type PlayGameMoveResponse200Headers struct {
 
 // PlayGameMoveResponse201Headers the declared response headers of an HTTP 201 response for PlayGameMove
 type PlayGameMoveResponse201Headers struct {
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // PlayGameMoveResponse400Headers the declared response headers of an HTTP 400 response for PlayGameMove
@@ -9451,8 +9475,10 @@ type PlayGameMoveResponse422Headers struct {
 
 // PlayGameMoveResponse429Headers the declared response headers of an HTTP 429 response for PlayGameMove
 type PlayGameMoveResponse429Headers struct {
-	RetryAfter *int
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
 }
 
 // PlayGameMoveResponse500Headers the declared response headers of an HTTP 500 response for PlayGameMove
@@ -9962,8 +9988,10 @@ func (r ListMovesResponse) ContentType() string {
 
 // CreatePlayerResponse201Headers the declared response headers of an HTTP 201 response for CreatePlayer
 type CreatePlayerResponse201Headers struct {
-	Location   *string
-	XRequestID *string
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // CreatePlayerResponse400Headers the declared response headers of an HTTP 400 response for CreatePlayer
@@ -9988,8 +10016,10 @@ type CreatePlayerResponse422Headers struct {
 
 // CreatePlayerResponse429Headers the declared response headers of an HTTP 429 response for CreatePlayer
 type CreatePlayerResponse429Headers struct {
-	RetryAfter *int
-	XRequestID *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
 }
 
 // CreatePlayerResponse500Headers the declared response headers of an HTTP 500 response for CreatePlayer
@@ -11158,8 +11188,10 @@ func (r GetDailyPuzzleByDateResponse) ContentType() string {
 
 // GetPracticePuzzleResponse200Headers the declared response headers of an HTTP 200 response for GetPracticePuzzle
 type GetPracticePuzzleResponse200Headers struct {
-	CacheControl *string
-	XRequestID   *string
+	CacheControl    *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
 }
 
 // GetPracticePuzzleResponse400Headers the declared response headers of an HTTP 400 response for GetPracticePuzzle
@@ -11965,6 +11997,10 @@ func (c *ClientWithResponses) GetLivezWithResponse(ctx context.Context, params *
 // durations and sizes per route and status (`ayoayo_requests_total`,
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
+//
+// A server started with an admin port (`--admin-addr`) serves them
+// there only, with the profiler and the health checks: on the public
+// port this path is then `404 route_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -13544,6 +13580,20 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			}
 			headers.Location = &value
 		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13611,6 +13661,20 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateGameResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -13853,6 +13917,20 @@ func ParseFollowGameEventsResponse(rsp *http.Response) (*FollowGameEventsRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers FollowGameEventsResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14012,6 +14090,20 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers JoinGameResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14079,6 +14171,20 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers JoinGameResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -14360,6 +14466,20 @@ func ParsePlayGameMoveResponse(rsp *http.Response) (*PlayGameMoveResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers PlayGameMoveResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14457,6 +14577,20 @@ func ParsePlayGameMoveResponse(rsp *http.Response) (*PlayGameMoveResponse, error
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers PlayGameMoveResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -14962,6 +15096,20 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 			}
 			headers.Location = &value
 		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15012,6 +15160,20 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreatePlayerResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -16360,6 +16522,20 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 				return nil, err
 			}
 			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string

@@ -4,6 +4,7 @@
 package stored
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -107,4 +108,51 @@ func ParseTimeKind(w string) (games.TimeKind, error) {
 		}
 	}
 	return 0, fmt.Errorf("time control kind %q", w)
+}
+
+// ErrSchemaNewer: the database records a migration this binary does not
+// have, so a newer version wrote it; this one would misread its rows, or
+// undo what it does not know, and refuses to run on it.
+var ErrSchemaNewer = errors.New("the database's schema is newer than this binary")
+
+// ErrSchemaBehind: the database lacks migrations this binary needs, and it
+// was told not to apply them (serve --migrate=false).
+var ErrSchemaBehind = errors.New("the database's schema is behind this binary")
+
+// CheckSchema compares the versions a database records (applied) with the
+// migrations this binary has (known, in version order): an applied version
+// it does not know is ErrSchemaNewer, naming the newest of each; with
+// needAll, a known one not applied is ErrSchemaBehind.
+func CheckSchema(applied []int, known []Migration, needAll bool) error {
+	latest := 0
+	if len(known) > 0 {
+		latest = known[len(known)-1].Version
+	}
+	have := make(map[int]bool, len(known))
+	for _, m := range known {
+		have[m.Version] = true
+	}
+	newest, unknown := 0, 0
+	for _, v := range applied {
+		newest = max(newest, v)
+		if !have[v] && v > 0 {
+			unknown = max(unknown, v)
+		}
+	}
+	if unknown > 0 {
+		return fmt.Errorf("%w: it is at version %d, this binary knows versions up to %d; run a binary at least as new as the one that migrated it (or restore a backup taken before)", ErrSchemaNewer, newest, latest)
+	}
+	if !needAll {
+		return nil
+	}
+	var missing []string
+	for _, m := range known {
+		if !slices.Contains(applied, m.Version) {
+			missing = append(missing, m.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%w: it is at version %d, this binary needs %d (missing %s); run `ayoayo migrate --db …` first, or serve with --migrate", ErrSchemaBehind, newest, latest, strings.Join(missing, ", "))
+	}
+	return nil
 }
