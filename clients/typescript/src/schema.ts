@@ -2950,22 +2950,27 @@ export interface components {
          *     (the expected final difference in captured seeds; positive is good
          *     for them). `pv` is the line the search expects, starting with
          *     `bestMove`. `moves` scores every legal move, in pit order. `depth` is
-         *     the deepest iteration completed, `nodes` the positions visited;
-         *     `exact` means the score is proven; `result` then says who wins with
-         *     perfect play. `source` says where the answer comes from.
+         *     the deepest iteration completed, `nodes` the positions visited.
+         *     `source` says where the answer comes from.
          *
-         *     A search's proven score is the final difference of a game played to
-         *     its end by the rules: a majority of 25 ends it. A table's score
-         *     (`source: tablebase`, and a search score resting on a table's
-         *     positions) counts play continued past a majority to the end of the
-         *     board, with a cycle that neither player can profitably leave scored
-         *     as the repetition rule scores it (each player takes the seeds in
-         *     their own row), and ignores the game's earlier positions. The two
-         *     can differ in size, never in sign: `result` is the game's true
-         *     result either way, since once a player holds 25 seeds no later
-         *     capture changes who wins. In a table's answer each move's score is
-         *     the value of the game after it with a cycle it enters scored at the
-         *     analysed position, so the best move's score is the position's.
+         *     `exact: true` has one meaning whatever the source: `score` and every
+         *     move's score are the game's true final difference with perfect play
+         *     by both players, the game ending by the rules (a majority of 25
+         *     ends it at once; the seeds left on the board then count for no
+         *     one). `result` is present whenever the result is proven, even when
+         *     the score's size is not: an answer may be `exact: false` with a
+         *     `result`. That happens when the answer rests on an endgame table
+         *     that holds results only (a large table file; its scores count play
+         *     continued past a majority to the end of the board, which has the
+         *     result's sign but not always the true size).
+         *
+         *     An analysed position is taken as the start of its game. A line
+         *     that cycles back without a capture ends, by the repetition rule,
+         *     with each player taking the seeds in their own row; in a table's
+         *     answer a cycle that neither player can profitably leave is scored
+         *     at the analysed position, and each move's score is the value of the
+         *     game after it with a cycle it enters scored there too, so the best
+         *     move's score is the position's.
          * @example {
          *       "bestMove": 0,
          *       "score": 2,
@@ -3032,26 +3037,28 @@ export interface components {
              */
             nodes: number;
             /**
-             * @description Whether the answer is proven: `result` is then the game's true
-             *     result with perfect play. The score is then the game's true final
-             *     difference when the search reached no table position; a table's
-             *     score counts play to the end of the board (see above), so it may
-             *     differ in size from the true final difference, never in sign.
+             * @description Whether `score` and every move's score are proven to be the
+             *     game's true final difference under the rules, majority stop
+             *     included, whatever the source. `result` is then present too.
              * @example false
              */
             exact: boolean;
             /**
              * @description `tablebase`: the position is in an endgame table the server
              *     holds, and the answer is the table's, with no search (`depth`
-             *     and `nodes` are 0). `search`: the answer is a search's, which
-             *     may have used the table at positions it reached.
+             *     and `nodes` are 0): exact where the table has true scores for
+             *     the position, else with a proven `result` only. `search`: the
+             *     answer is a search's, which may have used the table at
+             *     positions it reached (exact only if every one of them had a
+             *     true score).
              * @example search
              * @enum {string}
              */
             source: "search" | "tablebase";
             /**
-             * @description Present when `exact` is true: the result of the game for the
-             *     player to move with perfect play by both sides.
+             * @description Present whenever the result is proven, with `exact` true or
+             *     false: the result of the game for the player to move with
+             *     perfect play by both sides.
              * @example win
              * @enum {string}
              */
