@@ -57,9 +57,6 @@ const (
 	Draw Result = "draw"
 )
 
-// Valid reports whether r is one of the results.
-func (r Result) Valid() bool { return r == Win || r == Loss || r == Draw }
-
 // GamesQuery selects a page of a player's games.
 type GamesQuery struct {
 	After    GameCursor
