@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/ayoayo/ayoayo/api/apitest"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 )
 
 // tester drives a server in process and checks every answer it gets
@@ -99,16 +100,16 @@ func (ts *tester) send(req *http.Request) *httptest.ResponseRecorder {
 var snakeCase = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 
 // checkProblem asserts an RFC 9457 body with every member this API promises.
-func checkProblem(t *testing.T, status int, h http.Header, body []byte) problem {
+func checkProblem(t *testing.T, status int, h http.Header, body []byte) problem.Problem {
 	t.Helper()
 	if ct := h.Get(echo.HeaderContentType); ct != "application/problem+json" {
 		t.Errorf("status %d: Content-Type %q, want application/problem+json", status, ct)
 	}
-	var p problem
+	var p problem.Problem
 	if err := json.Unmarshal(body, &p); err != nil {
 		t.Fatalf("status %d: body is not a problem: %v: %s", status, err, body)
 	}
-	if p.Status != status || p.Title == "" || p.Detail == "" || !snakeCase.MatchString(p.Code) || p.Type != ProblemTypeBase+p.Code {
+	if p.Status != status || p.Title == "" || p.Detail == "" || !snakeCase.MatchString(p.Code) || p.Type != problem.TypeBase+p.Code {
 		t.Errorf("status %d: incomplete problem %+v", status, p)
 	}
 	return p

@@ -18,6 +18,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/oapi-codegen/runtime"
+
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 )
 
 // The limits of a batch request; each line has the limit of a single body
@@ -46,8 +49,8 @@ type batchAnswer struct {
 // (ValidateBatchProblem): the problem a single request would get, less
 // the members that belong to the whole request.
 type batchProblem struct {
-	Line    int     `json:"line"`
-	Problem problem `json:"problem"`
+	Line    int             `json:"line"`
+	Problem problem.Problem `json:"problem"`
 }
 
 // BatchCounts counts the answer lines of a batch by kind.
@@ -102,7 +105,7 @@ func ValidateLines(r io.Reader, w io.Writer, maxLine int) (BatchCounts, error) {
 		switch {
 		case long:
 			counts.Problems++
-			answer = lineProblem(n, newError(ErrBodyTooLarge, "the line is longer than %d bytes", maxLine))
+			answer = lineProblem(n, newError(httpx.ErrBodyTooLarge, "the line is longer than %d bytes", maxLine))
 		case len(bytes.TrimLeft(line, " \t\r\n")) == 0:
 			// Blank: no answer.
 		default:

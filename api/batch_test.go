@@ -13,17 +13,18 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/ayoayo/ayoayo/api/apitest"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 )
 
 const ndjsonType = MIMEApplicationNDJSON
 
 // batchLine is an answer line of either kind, as a client reads it.
 type batchLine struct {
-	Line    int       `json:"line"`
-	Valid   *bool     `json:"valid"`
-	Plies   int       `json:"plies"`
-	Error   *PlyError `json:"error"`
-	Problem *problem  `json:"problem"`
+	Line    int              `json:"line"`
+	Valid   *bool            `json:"valid"`
+	Plies   int              `json:"plies"`
+	Error   *PlyError        `json:"error"`
+	Problem *problem.Problem `json:"problem"`
 }
 
 var answerSpec = sync.OnceValues(GetSwagger)

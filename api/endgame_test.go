@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -136,7 +137,7 @@ func TestAnalyzeFromTable(t *testing.T) {
 			}
 			defer release()
 			rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+positionJSON(t, engine.MustParse(tt.position))+`}`)
-			if p := decodeAs[problem](t, rec.Body.Bytes()); rec.Code != http.StatusUnprocessableEntity || p.Code != "no_legal_move" {
+			if p := decodeAs[problem.Problem](t, rec.Body.Bytes()); rec.Code != http.StatusUnprocessableEntity || p.Code != "no_legal_move" {
 				t.Fatalf("%d %s", rec.Code, rec.Body)
 			}
 		})

@@ -2,14 +2,17 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/ayoayo/ayoayo/api/docs"
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/engine"
@@ -21,46 +24,28 @@ import (
 
 // Errors of the api package itself. Handlers and middleware return them
 // (made by newError, with a detail for the client); problemFor turns them into
-// answers through the table below. Handlers never build error bodies.
+// answers through the table below. Handlers never build error bodies. The
+// HTTP infrastructure's own kinds (body limits, media types, rate limits,
+// stream slots) are httpx's, answered by rows of the same table.
 var (
-	ErrMalformedJSON        = errors.New("malformed JSON")
-	ErrInvalidRequest       = errors.New("invalid request")
-	ErrBodyTooLarge         = errors.New("request body too large")
-	ErrTooManyLines         = errors.New("too many lines")
-	ErrUnsupportedMediaType = errors.New("unsupported media type")
-	ErrNotReady             = errors.New("not ready")
-	// ErrRateLimited: too many requests from one client address; the error
-	// is a *RateLimitError that says when to come back.
-	ErrRateLimited = errors.New("rate limited")
-	ErrInternal    = errors.New("internal error")
+	ErrMalformedJSON  = errors.New("malformed JSON")
+	ErrInvalidRequest = errors.New("invalid request")
+	ErrTooManyLines   = errors.New("too many lines")
+	ErrNotReady       = errors.New("not ready")
+	ErrInternal       = errors.New("internal error")
 )
-
-// apiError is this package's error: its kind, one of the sentinels above,
-// and the detail the client reads.
-type apiError struct {
-	kind   error
-	detail string
-}
-
-func (e *apiError) Error() string { return e.detail }
-func (e *apiError) Unwrap() error { return e.kind }
 
 // newError makes an error of the given kind with a detail for the client.
 func newError(kind error, format string, args ...any) error {
-	return &apiError{kind: kind, detail: fmt.Sprintf(format, args...)}
+	return httpx.Errorf(kind, format, args...)
 }
-
-// ProblemTypeBase prefixes each problem's code to make its type URI; the
-// /docs page has an anchor for every code, so the type resolves to its
-// documentation.
-const ProblemTypeBase = "/docs#problem-"
 
 // problemRow says how one sentinel error is answered. Code is a stable
 // snake_case word clients switch on; never change it once published.
 type problemRow struct {
 	Err        error  // matched with errors.Is, in table order
 	Status     int    // HTTP status
-	Code       string // stable snake_case word; the type URI is ProblemTypeBase+Code
+	Code       string // stable snake_case word; the type URI is problem.TypeBase+Code
 	Title      string // short, fixed summary of the kind of problem
 	RetryAfter int    // seconds, sent as Retry-After when > 0
 	Hide       bool   // never show the error's text: say DefaultDetail instead
@@ -76,10 +61,10 @@ var problemTable = []problemRow{
 	// Requests that do not match the OpenAPI document.
 	{Err: ErrMalformedJSON, Status: http.StatusBadRequest, Code: "malformed_json", Title: "Malformed JSON"},
 	{Err: ErrInvalidRequest, Status: http.StatusBadRequest, Code: "invalid_request", Title: "Invalid request"},
-	{Err: ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
+	{Err: httpx.ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
 	{Err: ErrTooManyLines, Status: http.StatusRequestEntityTooLarge, Code: "too_many_lines", Title: "Too many lines"},
-	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
-	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: "route_not_found", Title: "No such route",
+	{Err: httpx.ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
+	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: problem.RouteNotFoundCode, Title: problem.RouteNotFoundTitle,
 		Hide: true, Detail: "no operation has this path; see /docs"},
 	{Err: echo.ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
 		Hide: true, Detail: "this path does not take this method; the Allow header lists those it takes"},
@@ -115,8 +100,18 @@ var problemTable = []problemRow{
 	// again as it was.
 	{Err: players.ErrRatingsChanged, Status: http.StatusServiceUnavailable, Code: "ratings_busy", Title: "Ratings busy", RetryAfter: 1},
 	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
-	// The client went away; nobody reads this answer, but logs and metrics do.
-	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request"},
+	// The client went away: it cancelled the request, or closed the
+	// connection before the end of its body. This is decided, not an
+	// accident of the table: the status is 499 (nginx's "client closed
+	// request", no status of RFC 9110 fits), so the request's log line and
+	// the request metrics tell these apart from the server's faults and
+	// from requests that were refused; it is not logged as a failure,
+	// because the server has nothing to fix; and the answer is written all
+	// the same, for a client that only half-closed its side, with a detail
+	// of its own: what was cancelled (a query, a search) is no client's
+	// business. docs/errors.md says more.
+	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request",
+		Hide: true, Detail: "the client went away before the answer was ready"},
 
 	// Players. A game or a puzzle operation may return these too (a
 	// Player-Token no player holds, a rated game joined anonymously), so
@@ -136,9 +131,9 @@ var problemTable = []problemRow{
 	{Err: games.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
 	{Err: games.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
 	{Err: games.ErrInvalidTimeControl, Status: http.StatusUnprocessableEntity, Code: "invalid_time_control", Title: "Invalid time control"},
-	{Err: ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
-	{Err: ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_streams", Title: "Too many event streams", RetryAfter: 5},
-	{Err: ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},
+	{Err: httpx.ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
+	{Err: httpx.ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_streams", Title: "Too many event streams", RetryAfter: 5},
+	{Err: httpx.ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},
 	{Err: games.ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
 	{Err: games.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
@@ -156,8 +151,11 @@ var problemTable = []problemRow{
 	// generator's row): the server's fault, never served.
 	{Err: puzzles.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
 		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
-	{Err: puzzles.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
-		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
+	// A stored puzzle made by a generator version this build does not
+	// have (a newer instance wrote it, or an older binary reads it): it was
+	// never checked, so it is not served, but nothing says it is wrong.
+	{Err: puzzles.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_version_unknown", Title: "Puzzle from an unknown generator version",
+		Hide: true, Detail: "the stored puzzle was made by a generator version this server does not have, so it cannot check it and does not serve it; it has been logged"},
 
 	// Anything else is a fault of the server: logged in full, answered
 	// without a word about its internals.
@@ -183,23 +181,33 @@ const (
 // internalRow is the last row: the answer to an error no row matches.
 var internalRow = problemTable[len(problemTable)-1]
 
-// problem is the RFC 9457 body. Field order is the order clients read it in.
-type problem struct {
-	Type      string `json:"type"`
-	Title     string `json:"title"`
-	Status    int    `json:"status"`
-	Detail    string `json:"detail,omitempty"`
-	Code      string `json:"code"`
-	Instance  string `json:"instance,omitempty"`
-	RequestID string `json:"requestId,omitempty"`
-	// Members some problems add, so a client can recover without parsing
-	// the detail (see gameProblemMembers).
-	CurrentPly *int   `json:"currentPly,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-}
+// An *echo.HTTPError that no row above claims (one that echo, a library or
+// the generated code made, which the table does not know) is answered by
+// the generic row of its status: its status is kept, a 5xx excepted, which
+// is internalRow. Its code promises nothing more than the status does, and
+// its message is not shown, as it may quote the request. A stray 409 is
+// never a domain row's code that happens to share the status: not
+// game_over. writeProblem logs each such answer, so that the table can
+// learn the error.
+var (
+	statusRows = []problemRow{
+		{Status: http.StatusBadRequest, Code: "bad_request", Title: "Bad request",
+			Hide: true, Detail: "the server cannot read this request; see /docs for what it takes"},
+		{Status: http.StatusNotFound, Code: "not_found", Title: "Not found",
+			Hide: true, Detail: "the server has nothing at this address"},
+		{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
+			Hide: true, Detail: "this path does not take this method"},
+		{Status: http.StatusConflict, Code: "conflict", Title: "Conflict",
+			Hide: true, Detail: "the request conflicts with the state of what it changes"},
+	}
+	// clientErrorRow answers any other 4xx, with that status.
+	clientErrorRow = problemRow{Code: "client_error", Title: "Client error",
+		Hide: true, Detail: "the server refused this request; see /docs for what it takes"}
+)
 
-// rowFor finds the table row for err. Echo's own *HTTPError values other
-// than its sentinels (a 413 from elsewhere, say) are matched by status.
+// rowFor finds the table row for err: the first row whose sentinel err
+// is, the generic row of an unknown *echo.HTTPError's 4xx status, or
+// internalRow.
 func rowFor(err error) problemRow {
 	for _, row := range problemTable {
 		if errors.Is(err, row.Err) {
@@ -207,24 +215,21 @@ func rowFor(err error) problemRow {
 		}
 	}
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		for _, row := range problemTable {
-			if row.Status == he.Code && !row.Hide {
+	if errors.As(err, &he) && he.Code >= 400 && he.Code < 500 {
+		for _, row := range statusRows {
+			if row.Status == he.Code {
 				return row
 			}
 		}
-		if he.Code >= 400 && he.Code < 500 {
-			return problemRow{Status: he.Code, Code: "invalid_request", Title: http.StatusText(he.Code)}
-		}
+		row := clientErrorRow
+		row.Status = he.Code
+		return row
 	}
 	return internalRow
 }
 
-// StatusOf returns the HTTP status err is answered with.
-func StatusOf(err error) int { return rowFor(err).Status }
-
 // problemFor builds the answer to err.
-func problemFor(err error, c echo.Context) (problem, problemRow) {
+func problemFor(err error, c echo.Context) (problem.Problem, problemRow) {
 	p, row := problemOf(err)
 	p.Instance = c.Request().URL.Path
 	p.RequestID = c.Response().Header().Get(echo.HeaderXRequestID)
@@ -233,78 +238,64 @@ func problemFor(err error, c echo.Context) (problem, problemRow) {
 
 // problemOf builds the problem for err without a request: the answer's
 // body less instance and requestId, as a line of /v1/validate/batch has it.
-func problemOf(err error) (problem, problemRow) {
+func problemOf(err error) (problem.Problem, problemRow) {
 	row := rowFor(err)
-	p := problem{
-		Type:   ProblemTypeBase + row.Code,
-		Title:  row.Title,
-		Status: row.Status,
-		Code:   row.Code,
-	}
+	p := problem.New(row.Status, row.Code, row.Title, "")
 	if row.Hide {
 		p.Detail = row.Detail
 		return p, row
 	}
 	gameProblemMembers(err, &p)
 	p.Detail = err.Error()
-	// Echo's errors print as "code=..., message=..."; the client wants the
-	// message, or the error it wraps.
+	// An echo error that wraps one of the table's prints as "code=...,
+	// message=..., internal=..."; the client wants the error it wraps.
 	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		if he.Internal != nil {
-			p.Detail = he.Internal.Error()
-		} else {
-			p.Detail = fmt.Sprint(he.Message)
-		}
+	if errors.As(err, &he) && he.Internal != nil {
+		p.Detail = he.Internal.Error()
 	}
 	return p, row
 }
 
 // writeProblem answers err as application/problem+json, unless an answer has
 // already started. Faults (5xx) are logged with the error's full text, which
-// the client never sees.
+// the client never sees, and so are the errors only a generic row answers.
 func writeProblem(c echo.Context, err error, log *slog.Logger) {
 	p, row := problemFor(err, c)
-	if row.Status >= 500 {
+	switch {
+	case row.Status >= 500:
 		log.ErrorContext(c.Request().Context(), "request failed", "error", err.Error(),
 			"status", row.Status, "requestId", p.RequestID, "method", c.Request().Method, "path", c.Request().URL.Path)
+	case row.Err == nil:
+		log.WarnContext(c.Request().Context(), "an error no problem row names", "error", err.Error(),
+			"status", row.Status, "code", row.Code, "requestId", p.RequestID, "method", c.Request().Method, "path", c.Request().URL.Path)
 	}
 	if c.Response().Committed {
 		return
 	}
-	body, merr := json.Marshal(p)
-	if merr != nil { // a problem of strings and ints always marshals
-		body = []byte(`{"type":"` + ProblemTypeBase + `internal_error","title":"Internal server error","status":500,"code":"internal_error"}`)
-	}
 	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "application/problem+json")
-	h.Set("X-Content-Type-Options", "nosniff")
 	if row.RetryAfter > 0 {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(row.RetryAfter))
 	}
 	gameProblemHeaders(err, h)
-	c.Response().WriteHeader(row.Status)
-	// Written to a HEAD request too: net/http drops the body and keeps its
-	// Content-Length, so the headers are those of the GET.
-	_, _ = c.Response().Write(body)
+	problem.Write(c.Response(), p)
 }
 
-// ProblemInfo describes one problem code, for documentation.
-type ProblemInfo struct {
-	Code   string
-	Status int
-	Title  string
-}
-
-// ProblemCodes lists every code with its status and title, in table order.
-func ProblemCodes() []ProblemInfo {
-	var out []ProblemInfo
+// ProblemCodes lists every code with its status and title, for the /docs
+// page: the table's, in its order, then the generic rows' (client_error's
+// status is "4xx": it keeps the status it answers).
+func ProblemCodes() []docs.Problem {
+	var out []docs.Problem
 	seen := map[string]bool{}
-	for _, row := range problemTable {
-		if !seen[row.Code] {
-			seen[row.Code] = true
-			out = append(out, ProblemInfo{row.Code, row.Status, row.Title})
+	for _, row := range slices.Concat(problemTable, statusRows, []problemRow{clientErrorRow}) {
+		if seen[row.Code] {
+			continue
 		}
+		seen[row.Code] = true
+		status := "4xx"
+		if row.Status != 0 {
+			status = strconv.Itoa(row.Status)
+		}
+		out = append(out, docs.Problem{Code: row.Code, Status: status, Title: row.Title})
 	}
 	return out
 }

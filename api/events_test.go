@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -39,7 +40,7 @@ func TestGamesHTTPLastEventIDBeyondPly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p problem
+		var p problem.Problem
 		if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != http.StatusBadRequest || p.Code != "invalid_request" ||
 			p.Detail != "header parameter Last-Event-ID: "+strconv.Itoa(last)+" is after the game's last event, id 1" {
 			t.Fatalf("Last-Event-ID %d at ply 1: %d %s, want 400 invalid_request", last, resp.StatusCode, body)

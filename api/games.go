@@ -17,6 +17,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
@@ -26,15 +28,6 @@ import (
 const (
 	DefaultEventHeartbeat = 15 * time.Second
 	defaultMovesLimit     = 100
-	// eventWriteTimeout bounds each write of an event stream, in place of the
-	// server's write timeout, which would cut every stream after its time.
-	eventWriteTimeout = 30 * time.Second
-	// eventDeadlineSlack: a write may start with its deadline up to this
-	// much nearer than eventWriteTimeout. Moving the deadline updates a
-	// runtime timer, which for 5,000 followers of a busy game was a sixth of
-	// the server's time; a stream written to more often than this keeps the
-	// deadline it has.
-	eventDeadlineSlack = time.Second
 )
 
 // GameService is what the /v1/games handlers need: *games.Service has it.
@@ -273,7 +266,7 @@ func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsReque
 	if !unavailable && last > g.Ply {
 		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event, id %d", last, g.Ply)
 	}
-	release, err := s.streams.acquire(callerOf(ctx).addr, req.Id)
+	release, err := s.streams.Acquire(callerOf(ctx).addr, req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -323,8 +316,8 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return nil
 	}
 
-	out := &sseWriter{w: w, rc: http.NewResponseController(w)}
-	if err := out.send([]byte("retry: 2000\n\n")); err != nil {
+	out := eventStream{httpx.NewSSEWriter(w)}
+	if err := out.SSEWriter.Send([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
 	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
@@ -335,59 +328,24 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	// followers it took the last move's delivery p99 from about 300 ms to
 	// about 100 ms.
 	runtime.Gosched()
-	if err != nil && gs.ctx.Err() == nil && !out.failed {
+	if err != nil && gs.ctx.Err() == nil && !out.Failed() {
 		// The answer has started: the error can only be logged.
 		gs.s.log.ErrorContext(gs.ctx, "event stream failed", "game", gs.id, "error", err.Error())
 	}
 	return nil
 }
 
-// sseWriter writes an event stream's frames to its response: the
-// games.Stream of one follower.
-type sseWriter struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-	// deadline is the write deadline in force. Writes get their own
-	// deadline instead of the server's write timeout, which counts from the
-	// start of the response and would cut every stream.
-	deadline time.Time
-	failed   bool // a write failed: the client is gone or stalled
-}
+// eventStream is the games.Stream of one follower: its frames, made once
+// per event by EncodeEvent, go out through the Server-Sent Events writer as
+// they are.
+type eventStream struct{ *httpx.SSEWriter }
 
-func (s *sseWriter) Send(_ games.Event, frame []byte) error { return s.write(frame) }
-
-func (s *sseWriter) Flush() error { return s.check(s.rc.Flush()) }
-
-func (s *sseWriter) Beat() error { return s.send([]byte(": ping\n\n")) }
-
-// send writes b and flushes.
-func (s *sseWriter) send(b []byte) error {
-	if err := s.write(b); err != nil {
-		return err
-	}
-	return s.Flush()
-}
-
-func (s *sseWriter) write(b []byte) error {
-	if now := time.Now(); s.deadline.Sub(now) < eventWriteTimeout-eventDeadlineSlack {
-		s.deadline = now.Add(eventWriteTimeout)
-		_ = s.rc.SetWriteDeadline(s.deadline)
-	}
-	_, err := s.w.Write(b)
-	return s.check(err)
-}
-
-func (s *sseWriter) check(err error) error {
-	if err != nil {
-		s.failed = true
-	}
-	return err
-}
+func (s eventStream) Send(_ games.Event, frame []byte) error { return s.Write(frame) }
 
 // gameProblemMembers adds to a game problem what the client needs to
 // recover: the current ply of a stale move, the rules' reason of an illegal
 // one.
-func gameProblemMembers(err error, p *problem) {
+func gameProblemMembers(err error, p *problem.Problem) {
 	var stale *games.StalePlyError
 	if errors.As(err, &stale) {
 		p.CurrentPly = &stale.Current
@@ -401,7 +359,7 @@ func gameProblemMembers(err error, p *problem) {
 // gameProblemHeaders sets the headers some game problems carry: the real
 // wait of a rate limit, and the scheme a 401 wants (RFC 9110 11.6.1).
 func gameProblemHeaders(err error, h http.Header) {
-	var rl *RateLimitError
+	var rl *httpx.RateLimitError
 	if errors.As(err, &rl) {
 		h.Set(echo.HeaderRetryAfter, strconv.Itoa(rl.RetrySeconds()))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
@@ -896,7 +897,7 @@ func TestGamesHTTPEventStreamLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var p problem
+			var p problem.Problem
 			if err := json.NewDecoder(resp.Body).Decode(&p); err != nil || resp.StatusCode != tc.status || p.Code != tc.code || resp.Header.Get("Retry-After") == "" {
 				t.Fatalf("one stream too many: %d %+v (%v), want %d %s with Retry-After", resp.StatusCode, p, err, tc.status, tc.code)
 			}
@@ -923,58 +924,5 @@ func TestGamesHTTPEventStreamLimits(t *testing.T) {
 				r.Body.Close()
 			}
 		})
-	}
-}
-
-// deadlineRecorder is a ResponseWriter that records the write deadlines
-// set through http.ResponseController and the flushes.
-type deadlineRecorder struct {
-	*httptest.ResponseRecorder
-	deadlines []time.Time
-	flushes   int
-}
-
-func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
-	d.deadlines = append(d.deadlines, t)
-	return nil
-}
-
-func (d *deadlineRecorder) FlushError() error {
-	d.flushes++
-	return nil
-}
-
-// TestSSEWriterDeadline: every write of an event stream starts with at
-// least eventWriteTimeout-eventDeadlineSlack before it is cut, yet writes
-// close together move the deadline once; each batch is flushed once.
-func TestSSEWriterDeadline(t *testing.T) {
-	rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
-	out := &sseWriter{w: rec, rc: http.NewResponseController(rec)}
-	start := time.Now()
-	for _, frame := range []string{"a\n\n", "b\n\n"} {
-		if err := out.Send(games.Event{}, []byte(frame)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := out.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.Beat(); err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.deadlines) != 1 || rec.deadlines[0].Before(start.Add(eventWriteTimeout)) {
-		t.Fatalf("deadlines %v, want one at least %v after %v", rec.deadlines, eventWriteTimeout, start)
-	}
-	if rec.flushes != 2 || rec.Body.String() != "a\n\nb\n\n: ping\n\n" {
-		t.Fatalf("%d flushes of %q, want 2 of the two events and a ping", rec.flushes, rec.Body.String())
-	}
-	// A deadline that has come nearer than the slack allows is moved.
-	out.deadline = time.Now().Add(eventWriteTimeout - eventDeadlineSlack - time.Millisecond)
-	before := time.Now()
-	if err := out.Beat(); err != nil {
-		t.Fatal(err)
-	}
-	if len(rec.deadlines) != 2 || rec.deadlines[1].Before(before.Add(eventWriteTimeout)) {
-		t.Fatalf("deadlines %v, want a second one at least %v after %v", rec.deadlines, eventWriteTimeout, before)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -157,7 +158,7 @@ func TestValidateRecordTooLong(t *testing.T) {
 	ts := newTester(t, Options{})
 	moves := strings.Repeat("0,", MaxRecordMoves) + "0"
 	rec := ts.do(http.MethodPost, "/v1/validate", "application/json", `{"moves":[`+moves+`]}`)
-	var p problem
+	var p problem.Problem
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != http.StatusBadRequest || p.Code != "invalid_request" {
 		t.Fatalf("%d %s, want 400 invalid_request", rec.Code, rec.Body)
 	}
@@ -269,7 +270,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "1" {
 		t.Errorf("third analysis: status %d Retry-After %q, want 429 and 1", rec.Code, rec.Header().Get("Retry-After"))
 	}
-	if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != "too_many_analyses" {
+	if p := decodeAs[problem.Problem](t, rec.Body.Bytes()); p.Code != "too_many_analyses" {
 		t.Errorf("code %q, want too_many_analyses", p.Code)
 	}
 	close(f.release)

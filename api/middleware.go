@@ -2,19 +2,13 @@ package api
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -22,34 +16,9 @@ import (
 	"github.com/labstack/echo-contrib/echoprometheus"
 	"github.com/labstack/echo/v4"
 	oapimw "github.com/oapi-codegen/echo-middleware"
+
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
 )
-
-// newRequestID makes a random 128-bit request ID. IDs only need to be
-// unique, not secret, so math/rand's generator serves, without the system
-// call crypto/rand may make on every request.
-func newRequestID() string {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
-	return hex.EncodeToString(b[:])
-}
-
-// A client's X-Request-ID is kept when it is at most maxRequestIDLen of
-// requestIDChars: enough for any ID scheme in use (UUIDs, trace ids), and
-// nothing a log line or an answer should not carry.
-const (
-	maxRequestIDLen = 64
-	requestIDChars  = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-"
-)
-
-// replaceBadRequestID is the RequestID middleware's handler of the ID it
-// chose: a client's ID that is too long or has other characters is replaced
-// by a new one before anything logs or echoes it.
-func replaceBadRequestID(c echo.Context, id string) {
-	if len(id) > maxRequestIDLen || strings.TrimLeft(id, requestIDChars) != "" {
-		c.Response().Header().Set(echo.HeaderXRequestID, newRequestID())
-	}
-}
 
 // problems answers every error returned below it as problem+json, so the
 // logging and metrics middleware above see the status the client got.
@@ -59,53 +28,6 @@ func (s *Server) problems(next echo.HandlerFunc) echo.HandlerFunc {
 			writeProblem(c, err, s.log)
 		}
 		return nil
-	}
-}
-
-// recoverPanic turns a panic in a handler into an internal error carrying
-// the panic value and stack for the log; the client sees none of it.
-func (s *Server) recoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) (err error) {
-		defer func() {
-			r := recover()
-			if r == nil {
-				return
-			}
-			if r == http.ErrAbortHandler { //nolint:errorlint // the sentinel is compared as net/http does
-				panic(r)
-			}
-			stack := make([]byte, 8<<10)
-			stack = stack[:runtime.Stack(stack, false)]
-			err = newError(ErrInternal, "panic: %v\n%s", r, stack)
-		}()
-		return next(c)
-	}
-}
-
-// logRequests writes one structured line per request.
-func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		start := time.Now()
-		err := next(c)
-		req, res := c.Request(), c.Response()
-		level := slog.LevelInfo
-		if res.Status >= 500 {
-			level = slog.LevelError
-		}
-		if !s.log.Enabled(req.Context(), level) {
-			return err
-		}
-		s.log.LogAttrs(req.Context(), level, "request",
-			slog.String("method", req.Method),
-			slog.String("path", req.URL.Path),
-			slog.Int("status", res.Status),
-			slog.Int64("bytesOut", res.Size),
-			slog.Float64("durationMs", float64(time.Since(start).Microseconds())/1000),
-			slog.String("requestId", res.Header().Get(echo.HeaderXRequestID)),
-			slog.String("remote", req.RemoteAddr),
-			slog.String("client", c.RealIP()), // the address limits count, behind trusted proxies too
-		)
-		return err
 	}
 }
 
@@ -124,83 +46,14 @@ func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
 	}.ToMiddleware()
 }
 
-// bodyLimit reads the whole request body, up to limit bytes (or the
-// route's own limit in routes, by echo path), before anything else looks at
-// it: a larger body is refused with 413 whether or not it declares its
-// length, and the validator and the handler then share one in-memory copy.
-func bodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			limit := limit
-			if l, ok := routes[c.Path()]; ok {
-				limit = l
-			}
-			req := c.Request()
-			if req.Body == nil || req.Body == http.NoBody {
-				return next(c)
-			}
-			tooLarge := func() error {
-				return newError(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
-			}
-			if req.ContentLength > limit {
-				return tooLarge()
-			}
-			var body []byte
-			var err error
-			if n := req.ContentLength; n > 0 {
-				// net/http delivers exactly the declared length, so it is
-				// read in one allocation.
-				body = make([]byte, n)
-				_, err = io.ReadFull(req.Body, body)
-			} else {
-				body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
-			}
-			if err != nil {
-				var mbe *http.MaxBytesError
-				if errors.As(err, &mbe) {
-					return tooLarge()
-				}
-				return newError(ErrInvalidRequest, "reading the request body: %v", err)
-			}
-			if int64(len(body)) > limit {
-				return tooLarge()
-			}
-			_ = req.Body.Close()
-			req.Body = io.NopCloser(bytes.NewReader(body))
-			req.ContentLength = int64(len(body))
-			return next(c)
-		}
-	}
-}
-
 // requireJSON refuses a request body that is not declared as JSON, before
 // the validator sees it: 415 says what is wrong better than a schema error.
-var requireJSON = requireMediaType(echo.MIMEApplicationJSON, func(mt string) bool {
+var requireJSON = httpx.RequireMediaType(echo.MIMEApplicationJSON, func(mt string) bool {
 	return mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 })
 
 // requireNDJSON is requireJSON for /v1/validate/batch.
-var requireNDJSON = requireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
-
-// requireMediaType refuses a request body whose Content-Type's media type
-// (lower case, without parameters) is not one that ok accepts, with 415
-// naming want.
-func requireMediaType(want string, ok func(mt string) bool) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			req := c.Request()
-			if req.ContentLength == 0 {
-				return next(c)
-			}
-			ct := req.Header.Get(echo.HeaderContentType)
-			mt, _, _ := strings.Cut(ct, ";")
-			if !ok(strings.ToLower(strings.TrimSpace(mt))) {
-				return newError(ErrUnsupportedMediaType, "Content-Type %q is not %s", ct, want)
-			}
-			return next(c)
-		}
-	}
-}
+var requireNDJSON = httpx.RequireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
 
 // validators returns, for each operation id, the middleware that checks a
 // request against that operation of the embedded OpenAPI document with

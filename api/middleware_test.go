@@ -12,6 +12,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -77,7 +78,7 @@ func TestDataAfterTheBody(t *testing.T) {
 			if tt.code == "" {
 				return
 			}
-			if p := decodeAs[problem](t, rec.Body.Bytes()); p.Code != tt.code || !strings.Contains(p.Detail, "after top-level value") {
+			if p := decodeAs[problem.Problem](t, rec.Body.Bytes()); p.Code != tt.code || !strings.Contains(p.Detail, "after top-level value") {
 				t.Errorf("code %q detail %q, want %s about what follows the value", p.Code, p.Detail, tt.code)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -84,7 +85,7 @@ func decode[T any](t *testing.T, rec *httptest.ResponseRecorder, status int) T {
 // wantProblem checks a problem+json answer's status and code.
 func wantProblem(t *testing.T, rec *httptest.ResponseRecorder, status int, code string) {
 	t.Helper()
-	p := decode[problem](t, rec, status)
+	p := decode[problem.Problem](t, rec, status)
 	if p.Code != code || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/problem+json") {
 		t.Fatalf("problem %+v (%s), want code %s", p, rec.Header().Get("Content-Type"), code)
 	}

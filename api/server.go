@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -22,6 +23,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/api/docs"
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -35,6 +39,13 @@ const (
 	MaxAnalyzeDepth  = 30       // plies, the default and the maximum
 	MaxAnalyzeTimeMs = 10000    // milliseconds, the maximum
 	DefaultAnalyzeMs = 1000     // milliseconds, the default
+)
+
+// Defaults of the event-stream limits, per instance.
+const (
+	DefaultMaxStreams          = 10000
+	DefaultMaxStreamsPerClient = 50
+	DefaultMaxStreamsPerGame   = 10000
 )
 
 // Pinger is what readiness needs of the database: the stores have it.
@@ -137,7 +148,7 @@ type Options struct {
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
-// (0 to streamSlots).
+// (0 to httpx.StreamSlots).
 func limitOr(v, def int) int {
 	switch {
 	case v == 0:
@@ -206,8 +217,8 @@ type Server struct {
 	games   GameService
 	feed    PuzzleFeed
 	players PlayerService
-	limits  map[string]*rateLimiter // per client address, by operation id
-	streams *streamSlots            // of open event streams
+	limits  map[string]*httpx.Limiter // per client address, by operation id
+	streams *httpx.StreamSlots        // of open event streams
 }
 
 var _ StrictServerInterface = (*Server)(nil)
@@ -235,20 +246,20 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		games:    opts.Games,
 		feed:     opts.Puzzles,
 		players:  opts.Players,
-		limits: map[string]*rateLimiter{
-			"CreateGame":        newRateLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).named("game-create"),
-			"JoinGame":          newRateLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).named("join"),
-			"PlayGameMove":      newRateLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).named("move"),
-			"FollowGameEvents":  newRateLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).named("stream-open"),
-			"GetPracticePuzzle": newRateLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).named("practice"),
-			"CreatePlayer":      newRateLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).named("player-create"),
+		limits: map[string]*httpx.Limiter{
+			"CreateGame":        httpx.NewLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("game-create"),
+			"JoinGame":          httpx.NewLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).Named("join"),
+			"PlayGameMove":      httpx.NewLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).Named("move"),
+			"FollowGameEvents":  httpx.NewLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("stream-open"),
+			"GetPracticePuzzle": httpx.NewLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).Named("practice"),
+			"CreatePlayer":      httpx.NewLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).Named("player-create"),
 		},
-		streams: newStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		streams: httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = specToYAML(spec); err != nil {
 		return nil, nil, err
 	}
-	if s.docsHTML, err = renderDocs(spec); err != nil {
+	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), strings.TrimPrefix(problem.TypeBase, "/docs#")); err != nil {
 		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
@@ -259,7 +270,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 	}
 	if err := opts.Metrics.Register(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: "ayoayo", Name: "event_streams_open", Help: "Event streams (GET /v1/games/{id}/events) this instance serves now.",
-	}, func() float64 { return float64(s.streams.open()) })); err != nil {
+	}, func() float64 { return float64(s.streams.Open()) })); err != nil {
 		return nil, nil, err
 	}
 	e, err := s.echo()
@@ -275,7 +286,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	e.HideBanner = true
 	e.HidePort = true
 	e.JSONSerializer = jsonSerializer{}
-	e.IPExtractor = clientAddress(s.opts.TrustedProxies)
+	e.IPExtractor = httpx.ClientAddress(s.opts.TrustedProxies)
 	// Errors that escape the middleware below (none should) still become
 	// problems.
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeProblem(c, err, s.log) }
@@ -285,11 +296,11 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	e.Use(
-		middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID, RequestIDHandler: replaceBadRequestID}),
-		metricsMW,      // sees the final status, the problems included
-		s.logRequests,  // likewise
-		s.problems,     // every error below becomes a problem+json answer
-		s.recoverPanic, // a panic below becomes an error
+		httpx.RequestIDs(),
+		metricsMW,                // sees the final status, the problems included
+		httpx.LogRequests(s.log), // likewise
+		s.problems,               // every error below becomes a problem+json answer
+		httpx.RecoverPanic,       // a panic below becomes an error
 		middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.opts.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
@@ -297,7 +308,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 			ExposeHeaders: corsExposeHeaders,
 			MaxAge:        600,
 		}),
-		bodyLimit(s.opts.BodyLimit, map[string]int64{batchPath: s.opts.BatchBodyLimit}),
+		httpx.BodyLimit(s.opts.BodyLimit, map[string]int64{batchPath: s.opts.BatchBodyLimit}),
 	)
 
 	validate, err := s.validators()
@@ -308,12 +319,12 @@ func (s *Server) echo() (*echo.Echo, error) {
 	for id, v := range validate {
 		var mw []echo.MiddlewareFunc
 		if l := s.limits[id]; l != nil {
-			mw = append(mw, limitRate(l))
+			mw = append(mw, httpx.LimitRate(l))
 		}
 		// A practice puzzle read, attempted or solved by id may cost a
 		// generation as asking for one does: the same limit.
 		if l := s.limits["GetPracticePuzzle"]; l != nil && practiceByID[id] {
-			mw = append(mw, limitRateIf(l, func(c echo.Context) bool { return puzzles.IsPracticeID(c.Param("id")) }))
+			mw = append(mw, httpx.LimitRateIf(l, func(c echo.Context) bool { return puzzles.IsPracticeID(c.Param("id")) }))
 		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)
@@ -321,45 +332,20 @@ func (s *Server) echo() (*echo.Echo, error) {
 		}
 		perOp[id] = append(mw, requireJSON, v)
 	}
-	RegisterHandlersWithOptions(getAndHead{e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	// Every GET operation stands for its HEAD: the document declares no
+	// HEAD operations.
+	RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
 	for _, path := range web.Routes {
-		getAndHead{e}.GET(path, client)
+		httpx.GetAndHead{Echo: e}.GET(path, client)
 	}
 	return e, nil
 }
 
 // practiceByID are the operations that take a practice puzzle's id.
 var practiceByID = map[string]bool{"GetPuzzle": true, "SubmitPuzzleAttempt": true, "GetPuzzleSolution": true}
-
-// getAndHead registers every GET route for HEAD too (RFC 9110 9.3.2), with
-// the same handler and middleware, the GET operation's validator included:
-// the answer has the status and headers of the GET, and net/http sends no
-// body to a HEAD request, whatever the handler writes. The document
-// declares no HEAD operations; each GET operation stands for its HEAD.
-type getAndHead struct{ *echo.Echo }
-
-func (r getAndHead) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
-	r.Echo.HEAD(path, h, m...)
-	return r.Echo.GET(path, h, m...)
-}
-
-// clientAddress is how c.RealIP() finds the client: the connection's
-// address, or behind trusted proxies echo's reading of X-Forwarded-For,
-// trusting those ranges only (echo would trust every private, loopback and
-// link-local address by default).
-func clientAddress(proxies []*net.IPNet) echo.IPExtractor {
-	if len(proxies) == 0 {
-		return echo.ExtractIPDirect()
-	}
-	trust := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
-	for _, r := range proxies {
-		trust = append(trust, echo.TrustIPRange(r))
-	}
-	return echo.ExtractIPFromXFFHeader(trust...)
-}
 
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.

@@ -12,10 +12,11 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
-	"encoding/json"
 	"io/fs"
 	"net/http"
 	"path"
+
+	"github.com/ayoayo/ayoayo/api/internal/problem"
 )
 
 //go:embed static
@@ -39,20 +40,11 @@ const csp = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-
 	"connect-src 'self'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
 // notFound answers as the API answers an unknown route: an RFC 9457 problem
-// with the same code, so a client sees one convention everywhere.
+// with the same code, written by the same writer, so a client sees one
+// convention everywhere.
 func notFound(w http.ResponseWriter, r *http.Request) {
-	body, _ := json.Marshal(map[string]any{ // strings and an int always marshal
-		"type":   "/docs#problem-route_not_found",
-		"title":  "No such route",
-		"status": http.StatusNotFound,
-		"detail": "the browser client has no file " + r.URL.Path,
-		"code":   "route_not_found",
-	})
-	w.Header().Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusNotFound)
-	// Written to a HEAD request too: net/http drops the body and keeps its
-	// Content-Length, so the headers are those of the GET.
-	_, _ = w.Write(body)
+	problem.Write(w, problem.New(http.StatusNotFound, problem.RouteNotFoundCode, problem.RouteNotFoundTitle,
+		"the browser client has no file "+r.URL.Path))
 }
 
 // Handler serves the client. Embedded files carry no modification time, so

@@ -1,4 +1,4 @@
-package api
+package httpx
 
 import (
 	"fmt"
@@ -29,11 +29,11 @@ func (e *RateLimitError) RetrySeconds() int {
 	return max(int(math.Ceil(e.RetryAfter.Seconds())), 1)
 }
 
-// rateLimiter is a token bucket per client key (an address): each key may
+// Limiter is a token bucket per client key (an address): each key may
 // spend burst requests at once, and earns rate requests per second back. Keys
 // whose bucket is full again are forgotten, so memory follows the clients
 // active in the last burst/rate seconds, not every client ever seen.
-type rateLimiter struct {
+type Limiter struct {
 	what   string  // what it limits, for RateLimitError
 	policy string  // its name in the RateLimit headers
 	rate   float64 // tokens per second
@@ -50,36 +50,36 @@ type bucket struct {
 	at     time.Time
 }
 
-// newRateLimiter allows perMinute requests of what a minute per key with
+// NewLimiter allows perMinute requests of what a minute per key with
 // bursts of burst; perMinute <= 0 means no limit (nil).
-func newRateLimiter(what string, perMinute, burst int, now func() time.Time) *rateLimiter {
+func NewLimiter(what string, perMinute, burst int, now func() time.Time) *Limiter {
 	if perMinute <= 0 {
 		return nil
 	}
 	if now == nil {
 		now = time.Now
 	}
-	return &rateLimiter{what: what, policy: "default", rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
+	return &Limiter{what: what, policy: "default", rate: float64(perMinute) / 60, burst: float64(max(burst, 1)), now: now,
 		buckets: map[string]*bucket{}}
 }
 
-// named sets the policy's name in the RateLimit headers.
-func (l *rateLimiter) named(policy string) *rateLimiter {
+// Named sets the policy's name in the RateLimit headers.
+func (l *Limiter) Named(policy string) *Limiter {
 	if l != nil {
 		l.policy = policy
 	}
 	return l
 }
 
-// limitRate is the middleware of one operation's limit: the request spends
+// LimitRate is the middleware of one operation's limit: the request spends
 // a token of its client address's bucket before anything else is done for
 // it, so a refused request costs next to nothing, and so does a flood of
 // invalid ones.
-func limitRate(l *rateLimiter) echo.MiddlewareFunc { return limitRateIf(l, nil) }
+func LimitRate(l *Limiter) echo.MiddlewareFunc { return LimitRateIf(l, nil) }
 
-// limitRateIf is limitRate for the requests charged reports true of (all
+// LimitRateIf is LimitRate for the requests charged reports true of (all
 // if nil): another operation's limit spent by some requests of this one.
-func limitRateIf(l *rateLimiter, charged func(echo.Context) bool) echo.MiddlewareFunc {
+func LimitRateIf(l *Limiter, charged func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			if charged == nil || charged(c) {
@@ -96,12 +96,6 @@ func limitRateIf(l *rateLimiter, charged func(echo.Context) bool) echo.Middlewar
 	}
 }
 
-// allow spends one token of key's bucket, or returns a *RateLimitError.
-func (l *rateLimiter) allow(key string) error {
-	_, err := l.take(key)
-	return err
-}
-
 // setHeaders writes the IETF RateLimit headers
 // (draft-ietf-httpapi-ratelimit-headers) of the bucket a request used:
 // RateLimit-Policy names the policy with its quota q (the burst) and window
@@ -110,7 +104,7 @@ func (l *rateLimiter) allow(key string) error {
 // full again. A token bucket earns requests back continuously, so r grows
 // before t runs out: a client that paces itself by r and t stays under the
 // limit; one refused has Retry-After for the next request.
-func (l *rateLimiter) setHeaders(h http.Header, tokens float64) {
+func (l *Limiter) setHeaders(h http.Header, tokens float64) {
 	window := int(math.Ceil(l.burst / l.rate))
 	h.Set("RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", l.policy, int(l.burst), window))
 	full := int(math.Ceil((l.burst - tokens) / l.rate))
@@ -119,7 +113,7 @@ func (l *rateLimiter) setHeaders(h http.Header, tokens float64) {
 
 // take spends one token of key's bucket and returns the tokens left, or
 // returns a *RateLimitError with the tokens there are (less than one).
-func (l *rateLimiter) take(key string) (left float64, err error) {
+func (l *Limiter) take(key string) (left float64, err error) {
 	if l == nil {
 		return 0, nil
 	}
@@ -143,7 +137,7 @@ func (l *rateLimiter) take(key string) (left float64, err error) {
 }
 
 // sweep forgets full buckets, at most once per refill time.
-func (l *rateLimiter) sweep(now time.Time) {
+func (l *Limiter) sweep(now time.Time) {
 	full := time.Duration(l.burst / l.rate * float64(time.Second))
 	if now.Sub(l.swept) < full {
 		return

@@ -1,4 +1,9 @@
-package api
+// Package docs renders the API's reference page, /docs, from the loaded
+// OpenAPI document: every tag, operation, schema, description and example,
+// and the table of problem codes the server answers with. The page carries
+// its own style and no script, so it works offline and without any CDN, and
+// it links back to the game, the web client at /.
+package docs
 
 import (
 	"bytes"
@@ -18,21 +23,23 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// The /docs page is rendered once, at start, from the loaded document by
-// this file and docs.html.tmpl: every tag, operation, schema, description
-// and example, and the table of problem codes. The page carries its own
-// style and no script, so it works offline and without any CDN.
-
 //go:embed docs.html.tmpl
 var docsTemplate string
+
+// Problem is one row of the page's table of problem codes.
+type Problem struct {
+	Code   string
+	Status string // "404"; "4xx" for a code that keeps the status it answers
+	Title  string
+}
 
 type docsPage struct {
 	Title, Version string
 	Description    template.HTML
 	Tags           []docsTag
 	Schemas        []docsSchema
-	Problems       []ProblemInfo
-	ProblemBase    string
+	Problems       []Problem
+	ProblemAnchor  string
 }
 
 type docsTag struct {
@@ -83,18 +90,21 @@ type docsProp struct {
 	Description template.HTML
 }
 
-// renderDocs builds the reference page.
-func renderDocs(spec *openapi3.T) ([]byte, error) {
+// Render builds the reference page of spec, once, at start. problems are
+// the codes the server answers with; each row's anchor is problemAnchor
+// followed by its code, the fragment of the problem types' URIs, so that
+// every type resolves to its row.
+func Render(spec *openapi3.T, problems []Problem, problemAnchor string) ([]byte, error) {
 	t, err := template.New("docs").Parse(docsTemplate)
 	if err != nil {
 		return nil, err
 	}
 	page := docsPage{
-		Title:       spec.Info.Title,
-		Version:     spec.Info.Version,
-		Description: markdown(spec.Info.Description),
-		Problems:    ProblemCodes(),
-		ProblemBase: strings.TrimPrefix(ProblemTypeBase, "/docs#"),
+		Title:         spec.Info.Title,
+		Version:       spec.Info.Version,
+		Description:   markdown(spec.Info.Description),
+		Problems:      problems,
+		ProblemAnchor: problemAnchor,
 	}
 	byTag := map[string]*docsTag{}
 	for _, tg := range spec.Tags {
