@@ -1,8 +1,10 @@
 package api
 
 // Conversions between the API's JSON models (generated from openapi.yaml)
-// and the engine's and search's types, all in this one file so the mapping
-// of every field is in one place. Requests have already passed the OpenAPI
+// and the engine's and search's types: positions, rules, moves and their
+// outcomes, analyses, which every resource shares. Each resource's own
+// models are converted beside it (gameconvert.go for games, puzzles.go and
+// players.go for theirs). Requests have already passed the OpenAPI
 // validator; the engine checks what the schema cannot (the 48-seed total).
 
 import (
@@ -69,23 +71,36 @@ func outcomeToAPI(o *engine.Outcome) Outcome {
 		reason := IllegalReason(o.Reason.String())
 		return Outcome{Legal: false, Reason: &reason}
 	}
-	legs := make([]Leg, len(o.Legs))
-	for i, l := range o.Legs {
-		legs[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
-	}
+	legs := legsToAPI(o.Legs)
 	pos := positionToAPI(o.Position)
-	out := Outcome{Legal: true, Legs: &legs, Position: &pos}
-	if o.Capture.None() {
-		out.Capture.SetNull()
-	} else {
-		out.Capture.Set(Capture{Pit: int(o.Capture.Pit), Seeds: int(o.Capture.Seeds)})
-	}
-	if o.Result.Over() {
-		out.Result.Set(resultToAPI(o.Result))
-	} else {
-		out.Result.SetNull()
+	return Outcome{Legal: true, Legs: &legs, Position: &pos, Capture: captureOrNull(o.Capture), Result: resultOrNull(o.Result)}
+}
+
+// legsToAPI maps the legs of a move, each with every pit it sowed.
+func legsToAPI(legs []engine.Leg) []Leg {
+	out := make([]Leg, len(legs))
+	for i, l := range legs {
+		out[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
 	}
 	return out
+}
+
+// captureOrNull is a move's capture, or an explicit null when it captured
+// nothing.
+func captureOrNull(c engine.Capture) nullable.Nullable[Capture] {
+	if c.None() {
+		return nullable.NewNullNullable[Capture]()
+	}
+	return nullable.NewNullableWithValue(Capture{Pit: int(c.Pit), Seeds: int(c.Seeds)})
+}
+
+// resultOrNull is the end a move brought, or an explicit null when the game
+// goes on (resultIfOver leaves it out instead).
+func resultOrNull(r engine.Result) nullable.Nullable[Result] {
+	if !r.Over() {
+		return nullable.NewNullNullable[Result]()
+	}
+	return nullable.NewNullableWithValue(resultToAPI(r))
 }
 
 // moveOutcomeToAPI is outcomeToAPI with the pit played.

@@ -1,7 +1,7 @@
 package api
 
 // Conversions between the game session models of openapi.yaml and the
-// store's records, in one place like convert.go for the stateless ones.
+// games service's types, as convert.go has those every resource shares.
 
 import (
 	"encoding/json"
@@ -73,34 +73,21 @@ func gameToAPI(g *games.Game) Game {
 }
 
 func moveToAPI(m *games.Move) GameMove {
-	legs := make([]Leg, len(m.Legs))
-	for i, l := range m.Legs {
-		legs[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
-	}
-	out := GameMove{
+	return GameMove{
 		Ply:      m.Ply,
 		Side:     Side(m.Side.String()),
 		Pit:      m.Pit,
 		ByAi:     m.ByAI,
-		Legs:     legs,
+		Legs:     legsToAPI(m.Legs),
 		Position: positionToAPI(m.Position),
 		PlayedAt: m.At.UTC(),
 		// A move's time is measured on the server, never negative; a
 		// clock that stepped back says zero.
 		ElapsedMs: max(m.Elapsed.Milliseconds(), 0),
 		Clock:     clockToAPI(m.Clock, m.HasClock),
+		Capture:   captureOrNull(m.Capture),
+		Result:    resultOrNull(m.Result),
 	}
-	if m.Capture.None() {
-		out.Capture.SetNull()
-	} else {
-		out.Capture.Set(Capture{Pit: int(m.Capture.Pit), Seeds: int(m.Capture.Seeds)})
-	}
-	if m.Result.Over() {
-		out.Result.Set(resultToAPI(m.Result))
-	} else {
-		out.Result.SetNull()
-	}
-	return out
 }
 
 func seatToAPI(a *games.Seat) GameSeat {

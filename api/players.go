@@ -111,11 +111,21 @@ func (s *Server) GetPlayer(ctx context.Context, req GetPlayerRequestObject) (Get
 	if err != nil {
 		return nil, err
 	}
-	streak, err := s.players.Streak(ctx, p.ID)
+	out, err := s.withStreak(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
-	return GetPlayer200JSONResponse(playerToAPI(&p, streak)), nil
+	return GetPlayer200JSONResponse(out), nil
+}
+
+// withStreak is the answer of player p, with its streak of solved daily
+// puzzles.
+func (s *Server) withStreak(ctx context.Context, p *players.Player) (Player, error) {
+	streak, err := s.players.Streak(ctx, p.ID)
+	if err != nil {
+		return Player{}, err
+	}
+	return playerToAPI(p, streak), nil
 }
 
 // RenamePlayer renames the caller's own player.
@@ -127,11 +137,11 @@ func (s *Server) RenamePlayer(ctx context.Context, req RenamePlayerRequestObject
 	if err != nil {
 		return nil, err
 	}
-	streak, err := s.players.Streak(ctx, p.ID)
+	out, err := s.withStreak(ctx, &p)
 	if err != nil {
 		return nil, err
 	}
-	return RenamePlayer200JSONResponse(playerToAPI(&p, streak)), nil
+	return RenamePlayer200JSONResponse(out), nil
 }
 
 // RotatePlayerToken replaces the caller's token and answers the new one.
