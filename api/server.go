@@ -256,7 +256,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		},
 		streams: httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
-	if s.specYAML, err = specToYAML(spec); err != nil {
+	if s.specYAML, err = docs.YAML(spec); err != nil {
 		return nil, nil, err
 	}
 	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), strings.TrimPrefix(problem.TypeBase, "/docs#")); err != nil {

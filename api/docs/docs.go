@@ -1,8 +1,9 @@
-// Package docs renders the API's reference page, /docs, from the loaded
-// OpenAPI document: every tag, operation, schema, description and example,
-// and the table of problem codes the server answers with. The page carries
-// its own style and no script, so it works offline and without any CDN, and
-// it links back to the game, the web client at /.
+// Package docs renders the loaded OpenAPI document for people: the
+// reference page, /docs (every tag, operation, schema, description and
+// example, and the table of problem codes the server answers with), and the
+// YAML that /openapi.yaml serves. The page carries its own style and no
+// script, so it works offline and without any CDN, and it links back to the
+// game, the web client at /.
 package docs
 
 import (
