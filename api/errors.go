@@ -10,11 +10,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
-
-	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
@@ -48,7 +47,7 @@ type problemRow struct {
 	Code       string // stable snake_case word; the type URI is problem.TypeBase+Code
 	Title      string // short, fixed summary of the kind of problem
 	RetryAfter int    // seconds, sent as Retry-After when > 0
-	Hide       bool   // never show the error's text: say DefaultDetail instead
+	Hide       bool   // never show the error's text: say Detail instead
 	Detail     string // detail when the error's own text is not shown
 }
 
@@ -147,8 +146,8 @@ var problemTable = []problemRow{
 	{Err: puzzles.ErrPracticeBusy, Status: http.StatusTooManyRequests, Code: "practice_busy", Title: "Practice pool busy", RetryAfter: 1},
 	{Err: puzzles.ErrPracticeTimeout, Status: http.StatusServiceUnavailable, Code: "practice_timeout", Title: "No practice puzzle found in time", RetryAfter: 1},
 	{Err: puzzles.ErrNoPool, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
-	// A stored puzzle that no longer proves (a bad restore, a newer
-	// generator's row): the server's fault, never served.
+	// A stored puzzle that no longer proves (a bad restore, a row edited
+	// by hand): the server's fault, never served.
 	{Err: puzzles.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
 		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
 	// A stored puzzle made by a generator version this build does not

@@ -4,6 +4,12 @@
 // stateless endpoints), the games service and the puzzle feed, which make
 // every decision. Every error becomes an RFC 9457 problem through the one
 // table in errors.go.
+//
+// It holds handlers, conversions and errors; what serves any HTTP API lives
+// beside it: limits, stream slots, body reading, the event-stream writer and
+// request IDs and logs in api/internal/httpx, the problem writer in
+// api/internal/problem, the /docs page in api/docs, the browser client in
+// api/web.
 package api
 
 import (
@@ -13,7 +19,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -259,7 +264,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 	if s.specYAML, err = docs.YAML(spec); err != nil {
 		return nil, nil, err
 	}
-	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), strings.TrimPrefix(problem.TypeBase, "/docs#")); err != nil {
+	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), problem.Anchor); err != nil {
 		return nil, nil, err
 	}
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {

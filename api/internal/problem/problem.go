@@ -13,8 +13,12 @@ import (
 const MediaType = "application/problem+json"
 
 // TypeBase prefixes a problem's code to make its type URI: the /docs page
-// has an anchor for every code, so the type resolves to its documentation.
-const TypeBase = "/docs#problem-"
+// has a row for every code, whose id is Anchor followed by the code, so the
+// type resolves to its documentation.
+const (
+	Anchor   = "problem-"
+	TypeBase = "/docs#" + Anchor
+)
 
 // The problem of a path no route serves. Both the API's router and the web
 // client's file server answer it, so its words live here, in one place.
