@@ -21,8 +21,8 @@ import (
 //
 // A body that cannot be read is the client's doing only when the client
 // went away (it closed the connection before the end of its body, or the
-// request was cancelled): that error is context.Canceled. Any other failure
-// to read is the server's, an error no problem row claims.
+// request was cancelled): that error wraps context.Canceled. Any other
+// failure to read is the server's: an error of no kind a problem row names.
 func BodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
