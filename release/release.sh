@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the release: static binaries (CGO_ENABLED=0) for linux, darwin and
 # windows on amd64 and arm64, each in an archive with the LICENSE, the
-# README and docs/*.md; a SHA-256 checksum file; and for linux the OCI image as a file
-# (release/image: the binary on an empty base, no daemon needed).
+# README and docs/*.md; a SHA-256 checksum file; and for linux the OCI image
+# as a file (release/image: the binary on an empty base, no daemon needed).
 #
 #   release/release.sh                 the tag at HEAD (v1.2.3) names the release
 #   release/release.sh --snapshot      any commit: v0.0.0-SNAPSHOT-<commit>
