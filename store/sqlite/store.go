@@ -1,7 +1,7 @@
 // Package sqlite keeps games, players and puzzles in SQLite through
-// modernc.org/sqlite (pure Go, no cgo). The schema lives in numbered migrations embedded in the
-// binary and applied in order at Open; each is recorded, so a database written
-// by an older version upgrades in place.
+// modernc.org/sqlite (pure Go, no cgo). The schema lives in numbered
+// migrations embedded in the binary and applied in order at Open; each is
+// recorded, so a database written by an older version upgrades in place.
 package sqlite
 
 import (
