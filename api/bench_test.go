@@ -16,9 +16,10 @@ import (
 
 // The speed target: POST /v1/evaluate over loopback at no less than 55 % of
 // the request rate of a bare echo handler that answers a fixed JSON body of
-// the same size (the README has the measured figures). Both servers run in
-// the same benchmark, their requests interleaved, so machine load weighs on
-// both alike. Reported: bare-req/s, api-req/s and ratio (api/bare).
+// the same size (docs/performance.md has the measured figures). Both
+// servers run in the same benchmark, their requests interleaved, so machine
+// load weighs on both alike. Reported: bare-req/s, api-req/s and ratio
+// (api/bare).
 //
 //	go test ./api -run '^$' -bench EvaluateOverLoopback -benchtime 3s
 

@@ -355,8 +355,8 @@ var practiceByID = map[string]bool{"GetPuzzle": true, "SubmitPuzzleAttempt": tru
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	// No Idempotency-Key: nothing reads it (see the README's Durability
-	// and concurrency), and a browser allowed to send it would expect it to
+	// No Idempotency-Key: nothing reads it (see docs/api.md, "No
+	// Idempotency-Key"), and a browser allowed to send it would expect it to
 	// make creations safe to retry.
 	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader}
 	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the release: static binaries (CGO_ENABLED=0) for linux, darwin and
-# windows on amd64 and arm64, each in an archive with the LICENSE and the
-# README; a SHA-256 checksum file; and for linux the OCI image as a file
-# (release/image: the binary on an empty base, no daemon needed).
+# windows on amd64 and arm64, each in an archive with the LICENSE, the
+# README and docs/*.md; a SHA-256 checksum file; and for linux the OCI image
+# as a file (release/image: the binary on an empty base, no daemon needed).
 #
 #   release/release.sh                 the tag at HEAD (v1.2.3) names the release
 #   release/release.sh --snapshot      any commit: v0.0.0-SNAPSHOT-<commit>
@@ -40,6 +40,7 @@ for target in $targets; do
 	mkdir -p "dist/$name"
 	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "dist/$name/$exe" ./cmd/ayoayo
 	cp LICENSE README.md "dist/$name/"
+	mkdir -p "dist/$name/docs" && cp docs/*.md "dist/$name/docs/"
 	# Sorted names, fixed owner and times: the same archive from the same commit.
 	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$date" -C dist -czf "dist/$name.tar.gz" "$name"
 	if [[ $os == linux ]]; then

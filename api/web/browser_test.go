@@ -29,7 +29,7 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-var screenshots = flag.Bool("screenshots", false, "write the README's screenshots to screenshots/ while the browser test runs")
+var screenshots = flag.Bool("screenshots", false, "write docs/browser-client.md's screenshots to screenshots/ while the browser test runs")
 
 // screenshot saves the view (main > section) as screenshots/name.png when
 // -screenshots is given, recompressed to keep the repository small.

@@ -24,7 +24,7 @@ func runBackup(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) er
 		return fmt.Errorf("%w: --out is required", errUsage)
 	}
 	if isPostgres(*db) {
-		return fmt.Errorf("%w: --db is a PostgreSQL database: back it up with pg_dump (see the README's Install, upgrade, back up, restore)", errUsage)
+		return fmt.Errorf("%w: --db is a PostgreSQL database: back it up with pg_dump (see docs/operations.md, Back up)", errUsage)
 	}
 	info, err := sqlite.Backup(ctx, *db, *out)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // limits, behind a proxy on loopback) and sends it the requests of the
 // issue "Game sessions under abuse", each as it was seen over HTTP; then
 // it runs the load test against it, and against a server started with the
-// flags the README gives for a load test.
+// flags docs/performance.md gives for a load test.
 func TestServeUnderAbuse(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -191,7 +191,7 @@ func TestServeUnderAbuse(t *testing.T) {
 	})
 	srv.stop(t)
 
-	t.Run("loadtest against the README's load-test flags", func(t *testing.T) {
+	t.Run("loadtest against the documented load-test flags", func(t *testing.T) {
 		lsrv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "load.db"),
 			"--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0")
 		m, stdout, stderr := testMain(nil)

@@ -21,10 +21,10 @@ const (
 // counted for the side to move minus the same for the opponent.
 //
 // DefaultWeights come from self-play (TestTune, coordinate ascent over paired
-// matches from balanced openings at levels 4 and 5; README, "The AI"): only
-// Pits and Target earned a weight. Pits is a cheap stand-in for mobility, the
-// number of moves left before a row runs dry; Target counts the seeds a
-// capture could take next. Row, Hoard and Tempo scored within the noise at
+// matches from balanced openings at levels 4 and 5; docs/ai.md, "The
+// evaluation"): only Pits and Target earned a weight. Pits is a cheap
+// stand-in for mobility, the number of moves left before a row runs dry;
+// Target counts the seeds a capture could take next. Row, Hoard and Tempo scored within the noise at
 // every weight tried, so they stay at zero.
 type Weights struct {
 	Row    int // per seed in the player's own row

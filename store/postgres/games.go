@@ -16,163 +16,41 @@ import (
 )
 
 // gameColumns is the column list every game read selects, in scanGame's order.
-const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
-	rated, ` + seatColumns
+var gameColumns = stored.GameColumns("deadline")
 
-// seatColumns are a game's players, South's then North's, in seatRow's
-// order.
-const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
-	north_player, north_name, north_rating, north_deviation, north_change`
-
-// seatRow is one seat's player as its columns hold it: no id for no
-// player, no change until a rated end.
-type seatRow struct {
-	id                *string
-	name              string
-	rating, deviation float64
-	change            *float64
-}
-
-func (r *seatRow) targets() []any {
-	return []any{&r.id, &r.name, &r.rating, &r.deviation, &r.change}
-}
-
-func (r *seatRow) seat() games.SeatPlayer {
-	sp := games.SeatPlayer{Name: r.name, Rating: r.rating, Deviation: r.deviation}
-	if r.id != nil {
-		sp.ID = *r.id
-	}
-	if r.change != nil {
-		sp.Change, sp.HasChange = *r.change, true
-	}
-	return sp
-}
-
-// seatArgs are the values of seatColumns for the seats of g.
+// seatArgs are the values of the seats' columns of g, South's then North's.
 func seatArgs(g *games.Game) []any {
-	var out []any
-	for _, sp := range g.Players {
-		var change *float64
-		if sp.HasChange {
-			change = &sp.Change
-		}
-		out = append(out, nullable(sp.ID), sp.Name, sp.Rating, sp.Deviation, change)
-	}
-	return out
+	return append(stored.SeatArgs(g.Players[engine.South]), stored.SeatArgs(g.Players[engine.North])...)
 }
 
-// nullable is s for a nullable column: NULL for "".
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
-// Durations of the time columns are whole microseconds, the precision the
-// store keeps of every time.
-func micros(d time.Duration) int64 { return d.Microseconds() }
-
-func duration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
-
-// timeOf is the control's kind as the column keeps it.
-func timeOf(tc games.TimeControl) (string, error) {
-	kind, ok := stored.TimeKindWord(tc.Kind)
-	if !ok {
-		return "", fmt.Errorf("time control of kind %d: no word for it", tc.Kind)
-	}
-	return kind, nil
-}
-
-// scanGame reads one game row; games.ErrNotFound when there is none.
-func scanGame(row pgx.Row) (games.Game, error) {
+// scanGame reads one game row; games.ErrNotFound when there is none. The
+// instants are PostgreSQL's timestamps; the rest is decoded as every store
+// does.
+func scanGame(row stored.Scanner) (games.Game, error) {
 	var (
-		g                         games.Game
-		joined                    *time.Time
-		captureSeed, leftovers    string
-		start, position, his      string
-		status, winner, endReason string
-		aiSide                    *string
-		aiLevel                   *int
-		southToken, northToken    []byte
-		timeKind                  string
-		initial, increment        int64
-		perMove                   int64
-		southClock, northClock    int64
-		deadline                  *time.Time
-		seats                     [2]seatRow
+		r                stored.GameRow
+		created, updated time.Time
+		joined, deadline *time.Time
 	)
-	targets := []any{&g.ID, &g.CreatedAt, &g.UpdatedAt, &joined, &captureSeed, &leftovers, &start, &g.Ply,
-		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
-		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline, &g.Rated}
-	targets = append(targets, seats[engine.South].targets()...)
-	err := row.Scan(append(targets, seats[engine.North].targets()...)...)
+	err := row.Scan(r.Targets(&created, &updated, &joined, &deadline)...)
 	if noRows(err) {
 		return games.Game{}, games.ErrNotFound
 	}
 	if err != nil {
 		return games.Game{}, err
 	}
-	g.CreatedAt, g.UpdatedAt = g.CreatedAt.UTC(), g.UpdatedAt.UTC()
+	g, err := r.Game()
+	if err != nil {
+		return games.Game{}, err
+	}
+	g.CreatedAt, g.UpdatedAt = created.UTC(), updated.UTC()
 	if joined != nil {
 		g.JoinedAt = joined.UTC()
 	}
-	if err := decodeGame(&g, captureSeed, leftovers, start, position, his, status, winner, endReason, aiSide, aiLevel); err != nil {
-		return games.Game{}, stored.Undecodable("game "+g.ID, err)
-	}
-	kind, err := stored.ParseTimeKind(timeKind)
-	if err != nil {
-		return games.Game{}, stored.Undecodable("game "+g.ID, err)
-	}
-	g.TimeControl = games.TimeControl{Kind: kind, Initial: duration(initial), Increment: duration(increment),
-		PerMove: duration(perMove)}
-	g.Clock = [2]time.Duration{duration(southClock), duration(northClock)}
 	if deadline != nil {
 		g.Deadline = deadline.UTC()
 	}
-	g.Tokens = [2][]byte{southToken, northToken}
-	g.Players = [2]games.SeatPlayer{seats[engine.South].seat(), seats[engine.North].seat()}
 	return g, nil
-}
-
-// decodeGame fills g from the text of its row.
-func decodeGame(g *games.Game, captureSeed, leftovers, start, position, his, status, winner, endReason string,
-	aiSide *string, aiLevel *int) error {
-	var err error
-	if g.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
-		return err
-	}
-	if g.Start, err = engine.Parse(start); err != nil {
-		return err
-	}
-	if g.Position, err = engine.Parse(position); err != nil {
-		return err
-	}
-	if g.History, err = stored.DecodeHistory(his); err != nil {
-		return err
-	}
-	if g.Status = games.Status(status); !g.Status.Valid() {
-		return fmt.Errorf("status %q", status)
-	}
-	if err := g.Result.Winner.UnmarshalText([]byte(winner)); err != nil {
-		return err
-	}
-	if err := g.Result.Reason.UnmarshalText([]byte(endReason)); err != nil {
-		return err
-	}
-	if (aiSide == nil) != (aiLevel == nil) {
-		return errors.New("an AI side without a level, or a level without a side")
-	}
-	if aiSide != nil {
-		side, err := engine.ParseSide(*aiSide)
-		if err != nil {
-			return err
-		}
-		g.AI = &games.AI{Side: side, Level: *aiLevel}
-	}
-	return nil
 }
 
 // records are moves' records as parallel arrays, which unnest turns back
@@ -215,7 +93,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		side, level := g.AI.Side.String(), g.AI.Level
 		aiSide, aiLevel = &side, &level
 	}
-	kind, err := timeOf(g.TimeControl)
+	kind, err := stored.TimeKindOf(g.TimeControl)
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
@@ -227,13 +105,13 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 		g.Tokens[engine.South], g.Tokens[engine.North], max(g.Version, 1),
 		rs.ply, rs.pit, rs.byAI, rs.at,
-		kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
-		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline), g.Rated}
+		kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
+		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline), g.Rated}
 	err = s.pool.QueryRow(ctx, `WITH game AS (
 			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
 				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
-				rated, `+seatColumns+`)
+				rated, `+stored.SeatColumns+`)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
 				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40)
 			ON CONFLICT (id) DO NOTHING
@@ -385,7 +263,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
 		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
-		micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), nullableTime(g.Deadline)}
+		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)}
 	err := s.ending(ctx, p.Match, func(q querier) error {
 		var applied int
 		err := q.QueryRow(ctx, `WITH game AS (
@@ -458,7 +336,7 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 				south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, version = version + 1`+set+`
 			WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
 			append([]any{e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
-				micros(e.Clock[engine.South]), micros(e.Clock[engine.North]), stamp(e.At)}, ratings...)...))
+				stored.Micros(e.Clock[engine.South]), stored.Micros(e.Clock[engine.North]), stamp(e.At)}, ratings...)...))
 		if errors.Is(err, games.ErrNotFound) {
 			return s.unmatchedOn(ctx, q, e.ID)
 		}
@@ -484,15 +362,8 @@ func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.
 		return nil, s.read(err)
 	}
 	defer rows.Close()
-	var out []games.Game
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			return nil, s.read(err)
-		}
-		out = append(out, g)
-	}
-	return out, s.read(rows.Err())
+	out, err := stored.Collect(rows, scanGame)
+	return out, s.read(err)
 }
 
 // NextDeadline implements games.Store: the first entry of the index

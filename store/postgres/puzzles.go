@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
@@ -66,15 +64,7 @@ func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([
 		return nil, err
 	}
 	defer rows.Close()
-	var out []puzzles.Stored
-	for rows.Next() {
-		sp, err := scanPuzzle(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, sp)
-	}
-	return out, rows.Err()
+	return stored.Collect(rows, scanPuzzle)
 }
 
 // RecordAttempt implements puzzles.Store. The row lock the UPDATE takes
@@ -96,7 +86,7 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, solved bool) (puzz
 // scanPuzzle reads one row; pgx.ErrNoRows when there is none. The feed
 // proves the puzzle again before serving it; a row that does not even decode
 // is the server's fault.
-func scanPuzzle(row pgx.Row) (puzzles.Stored, error) {
+func scanPuzzle(row stored.Scanner) (puzzles.Stored, error) {
 	var (
 		sp                           puzzles.Stored
 		p                            = &sp.Puzzle
@@ -118,14 +108,9 @@ func decodePuzzle(p *puzzles.Puzzle, position, capSeed, leftovers, goal string) 
 	// A date column carries no zone; pgx reads it as midnight UTC, the
 	// feed's days. Say so rather than rely on it.
 	p.Date = time.Date(p.Date.Year(), p.Date.Month(), p.Date.Day(), 0, 0, 0, 0, time.UTC)
-	var err error
-	if p.Position, err = engine.Parse(position); err != nil {
+	if err := stored.DecodePuzzle(p, position, capSeed, leftovers, goal); err != nil {
 		return err
 	}
-	if p.Rules, err = engine.ParseRules(capSeed, leftovers); err != nil {
-		return err
-	}
-	p.Goal = puzzles.Goal(goal)
 	if len(p.Themes) == 0 {
 		p.Themes = nil // as the generator leaves a puzzle without themes
 	}

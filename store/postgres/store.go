@@ -1,4 +1,4 @@
-// Package postgres keeps games and puzzles in PostgreSQL through
+// Package postgres keeps games, players and puzzles in PostgreSQL through
 // github.com/jackc/pgx/v5, for several server instances sharing one
 // database. The schema lives in numbered migrations embedded in the binary
 // and applied at Open, all in one transaction under an advisory lock, so

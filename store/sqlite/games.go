@@ -23,21 +23,7 @@ func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
 
 // gameColumns is the column list every game read selects, in scanGame's order.
-const gameColumns = `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline_us,
-	rated, ` + seatColumns
-
-// seatColumns are a game's seats' players, South's then North's, in
-// scanGame's and seatArgs' order.
-const seatColumns = `south_player, south_name, south_rating, south_deviation, south_change,
-	north_player, north_name, north_rating, north_deviation, north_change`
-
-// Durations and instants of the time columns are whole microseconds, the
-// precision the store keeps of every time (instants since 1970, UTC).
-func micros(d time.Duration) int64 { return d.Microseconds() }
-
-func duration(us int64) time.Duration { return time.Duration(us) * time.Microsecond }
+var gameColumns = stored.GameColumns("deadline_us")
 
 // deadlineOf is a deadline as its column keeps it: NULL for none.
 func deadlineOf(t time.Time) any {
@@ -47,100 +33,38 @@ func deadlineOf(t time.Time) any {
 	return t.UnixMicro()
 }
 
-// timeOf is the control's kind as the column keeps it.
-func timeOf(tc games.TimeControl) (string, error) {
-	kind, ok := stored.TimeKindWord(tc.Kind)
-	if !ok {
-		return "", fmt.Errorf("time control of kind %d: no word for it", tc.Kind)
-	}
-	return kind, nil
-}
-
-type scanner interface{ Scan(dest ...any) error }
-
-func scanGame(row scanner) (games.Game, error) {
+// scanGame reads one game row; games.ErrNotFound when there is none. The
+// instants are SQLite's own (text, and the deadline in microseconds); the
+// rest is decoded as every store does.
+func scanGame(row stored.Scanner) (games.Game, error) {
 	var (
-		g                         games.Game
-		created, updated          string
-		joined, aiSide            sql.NullString
-		aiLevel                   sql.NullInt64
-		captureSeed, leftovers    string
-		start, position           string
-		status, winner, endReason string
-		southToken, northToken    []byte
-		his                       string
-		timeKind                  string
-		initial, increment        int64
-		perMove                   int64
-		southClock, northClock    int64
-		deadline                  sql.NullInt64
-		seats                     [2]seatRow
+		r                stored.GameRow
+		created, updated string
+		joined           sql.NullString
+		deadline         sql.NullInt64
 	)
-	err := row.Scan(&g.ID, &created, &updated, &joined, &captureSeed, &leftovers, &start, &g.Ply,
-		&position, &his, &status, &winner, &endReason, &aiSide, &aiLevel, &southToken, &northToken, &g.Version,
-		&timeKind, &initial, &increment, &perMove, &southClock, &northClock, &deadline,
-		&g.Rated, &seats[0].id, &seats[0].name, &seats[0].rating, &seats[0].deviation, &seats[0].change,
-		&seats[1].id, &seats[1].name, &seats[1].rating, &seats[1].deviation, &seats[1].change)
+	err := row.Scan(r.Targets(&created, &updated, &joined, &deadline)...)
 	if errors.Is(err, sql.ErrNoRows) {
-		return g, games.ErrNotFound
+		return games.Game{}, games.ErrNotFound
 	}
 	if err != nil {
-		return g, err
+		return games.Game{}, err
 	}
-	if err := decodeGame(&g, created, updated, joined, captureSeed, leftovers, start, position, his, status,
-		winner, endReason, aiSide, aiLevel); err != nil {
-		return games.Game{}, stored.Undecodable("game "+g.ID, err)
-	}
-	kind, err := stored.ParseTimeKind(timeKind)
+	g, err := r.Game()
 	if err != nil {
+		return games.Game{}, err
+	}
+	if err := instants(&g, created, updated, joined); err != nil {
 		return games.Game{}, stored.Undecodable("game "+g.ID, err)
 	}
-	g.TimeControl = games.TimeControl{Kind: kind, Initial: duration(initial), Increment: duration(increment),
-		PerMove: duration(perMove)}
-	g.Clock = [2]time.Duration{duration(southClock), duration(northClock)}
 	if deadline.Valid {
 		g.Deadline = time.UnixMicro(deadline.Int64).UTC()
-	}
-	g.Tokens = [2][]byte{southToken, northToken}
-	for side, seat := range seats {
-		g.Players[side] = seat.player()
 	}
 	return g, nil
 }
 
-// seatRow is a seat's player as its columns keep it.
-type seatRow struct {
-	id                sql.NullString
-	name              string
-	rating, deviation float64
-	change            sql.NullFloat64 // NULL until a rated end
-}
-
-func (r seatRow) player() games.SeatPlayer {
-	return games.SeatPlayer{ID: r.id.String, Name: r.name, Rating: r.rating, Deviation: r.deviation,
-		Change: r.change.Float64, HasChange: r.change.Valid}
-}
-
-// seatArgs are sp's columns, in seatColumns' order for one side.
-func seatArgs(sp games.SeatPlayer) []any {
-	var change any
-	if sp.HasChange {
-		change = sp.Change
-	}
-	return []any{nullableText(sp.ID), sp.Name, sp.Rating, sp.Deviation, change}
-}
-
-// nullableText is s, or NULL for "".
-func nullableText(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// decodeGame fills g from the text of its row.
-func decodeGame(g *games.Game, created, updated string, joined sql.NullString, captureSeed, leftovers, start,
-	position, his, status, winner, endReason string, aiSide sql.NullString, aiLevel sql.NullInt64) error {
+// instants sets the times g's row keeps as text.
+func instants(g *games.Game, created, updated string, joined sql.NullString) error {
 	var err error
 	if g.CreatedAt, err = parseTime(created); err != nil {
 		return err
@@ -153,40 +77,7 @@ func decodeGame(g *games.Game, created, updated string, joined sql.NullString, c
 			return err
 		}
 	}
-	if g.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
-		return err
-	}
-	if g.Start, err = engine.Parse(start); err != nil {
-		return err
-	}
-	if g.Position, err = engine.Parse(position); err != nil {
-		return err
-	}
-	if g.History, err = stored.DecodeHistory(his); err != nil {
-		return err
-	}
-	if g.Status = games.Status(status); !g.Status.Valid() {
-		return fmt.Errorf("status %q", status)
-	}
-	if g.Result, err = parseResult(winner, endReason); err != nil {
-		return err
-	}
-	if aiSide.Valid {
-		side, err := engine.ParseSide(aiSide.String)
-		if err != nil {
-			return err
-		}
-		g.AI = &games.AI{Side: side, Level: int(aiLevel.Int64)}
-	}
 	return nil
-}
-
-func parseResult(winner, reason string) (engine.Result, error) {
-	var r engine.Result
-	if err := r.Winner.UnmarshalText([]byte(winner)); err != nil {
-		return r, err
-	}
-	return r, r.Reason.UnmarshalText([]byte(reason))
 }
 
 // CreateGame stores a new game with the moves already played in it (the AI's
@@ -200,7 +91,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	if !g.JoinedAt.IsZero() {
 		joined = formatTime(g.JoinedAt)
 	}
-	kind, err := timeOf(g.TimeControl)
+	kind, err := stored.TimeKindOf(g.TimeControl)
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
@@ -209,7 +100,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
 			south_token, north_token, version, time_kind, time_initial_us, time_increment_us, time_per_move_us,
-			south_clock_us, north_clock_us, deadline_us, rated, `+seatColumns+`)
+			south_clock_us, north_clock_us, deadline_us, rated, `+stored.SeatColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 				?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
@@ -217,9 +108,9 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 				g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 				string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
 				nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
-				kind, micros(tc.Initial), micros(tc.Increment), micros(tc.PerMove),
-				micros(g.Clock[engine.South]), micros(g.Clock[engine.North]), deadlineOf(g.Deadline), g.Rated},
-				seatArgs(g.Players[engine.South]), seatArgs(g.Players[engine.North]))...)
+				kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
+				stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), deadlineOf(g.Deadline), g.Rated},
+				stored.SeatArgs(g.Players[engine.South]), stored.SeatArgs(g.Players[engine.North]))...)
 		if err != nil {
 			return fmt.Errorf("create game %s: %w", g.ID, err)
 		}
@@ -252,7 +143,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 // player goes with its token. Every SET term reads the row as it was.
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var g games.Game
-	seat := seatArgs(player)
+	seat := stored.SeatArgs(player)
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET
@@ -391,7 +282,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 				deadline_us = ?, version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND ply = ? AND status = 'active'`,
 			slices.Concat([]any{len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
-				g.Result.Reason.String(), formatTime(p.At), micros(g.Clock[engine.South]), micros(g.Clock[engine.North]),
+				g.Result.Reason.String(), formatTime(p.At), stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]),
 				deadlineOf(g.Deadline)}, seatChanges(p.Match), []any{p.GameID, p.Ply})...)
 		if err != nil {
 			return err
@@ -416,6 +307,23 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			p.GameID, p.TokenHash, p.Ply, p.Moves[0].Pit, p.Answer)
 		return err
 	})
+}
+
+// execFound runs a write that must change a row: none is its answer when
+// the write changed no row.
+func (r runner) execFound(ctx context.Context, none error, query string, args ...any) error {
+	res, err := r.exec(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return none
+	}
+	return nil
 }
 
 // insertRecords stores the records of moves.
@@ -475,8 +383,8 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, version = version + 1,
 				`+seatChangeSet+`
 			WHERE id = ? AND version = ? RETURNING `+gameColumns,
-			slices.Concat([]any{string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), micros(e.Clock[engine.South]),
-				micros(e.Clock[engine.North]), formatTime(e.At)}, seatChanges(e.Match), []any{e.ID, e.Version})...))
+			slices.Concat([]any{string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), stored.Micros(e.Clock[engine.South]),
+				stored.Micros(e.Clock[engine.North]), formatTime(e.At)}, seatChanges(e.Match), []any{e.ID, e.Version})...))
 		if errors.Is(err, games.ErrNotFound) {
 			if err := exists(ctx, r, e.ID); err != nil {
 				return err
@@ -507,15 +415,8 @@ func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.
 		return nil, s.read(err)
 	}
 	defer rows.Close()
-	var out []games.Game
-	for rows.Next() {
-		g, err := scanGame(rows)
-		if err != nil {
-			return nil, s.read(err)
-		}
-		out = append(out, g)
-	}
-	return out, s.read(rows.Err())
+	out, err := stored.Collect(rows, scanGame)
+	return out, s.read(err)
 }
 
 // NextDeadline implements games.Store: the first entry of the index

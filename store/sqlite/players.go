@@ -136,15 +136,10 @@ func (s *Store) PlayerByToken(ctx context.Context, hash []byte) (players.Player,
 func (s *Store) RenamePlayer(ctx context.Context, id, name string, at time.Time) (players.Player, error) {
 	var p players.Player
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
-		res, err := r.exec(ctx, `UPDATE players SET name = ?, updated_at = ? WHERE id = ?`, name, usOf(at), id)
+		err := r.execFound(ctx, players.ErrNotFound, `UPDATE players SET name = ?, updated_at = ? WHERE id = ?`,
+			name, usOf(at), id)
 		if err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return players.ErrNotFound
 		}
 		p, err = readPlayer(ctx, r, "WHERE p.id = ?", id)
 		return err
@@ -196,15 +191,8 @@ var clearSeats = []string{
 // seats cleared of its id and name.
 func (s *Store) DeletePlayer(ctx context.Context, id string) error {
 	return s.write(ctx, func(ctx context.Context, r runner) error {
-		res, err := r.exec(ctx, `DELETE FROM players WHERE id = ?`, id)
-		if err != nil {
+		if err := r.execFound(ctx, players.ErrNotFound, `DELETE FROM players WHERE id = ?`, id); err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return players.ErrNotFound
 		}
 		for _, q := range clearSeats {
 			if _, err := r.exec(ctx, q, id); err != nil {

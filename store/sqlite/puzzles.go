@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
@@ -66,15 +65,7 @@ func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([
 		return nil, err
 	}
 	defer rows.Close()
-	var out []puzzles.Stored
-	for rows.Next() {
-		p, err := scanPuzzle(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return stored.Collect(rows, scanPuzzle)
 }
 
 // RecordAttempt implements puzzles.Store.
@@ -97,7 +88,7 @@ func (s *Store) RecordAttempt(ctx context.Context, id string, solved bool) (puzz
 
 // scanPuzzle reads one row. The feed proves the puzzle again before serving
 // it; a row that does not even decode is the server's fault.
-func scanPuzzle(row scanner) (puzzles.Stored, error) {
+func scanPuzzle(row stored.Scanner) (puzzles.Stored, error) {
 	var (
 		sp                                 puzzles.Stored
 		p                                  = &sp.Puzzle
@@ -123,13 +114,9 @@ func decodePuzzle(p *puzzles.Puzzle, date, position, capSeed, leftovers, goal, t
 	if p.Date, err = puzzles.ParseDate(date); err != nil {
 		return err
 	}
-	if p.Position, err = engine.Parse(position); err != nil {
+	if err := stored.DecodePuzzle(p, position, capSeed, leftovers, goal); err != nil {
 		return err
 	}
-	if p.Rules, err = engine.ParseRules(capSeed, leftovers); err != nil {
-		return err
-	}
-	p.Goal = puzzles.Goal(goal)
 	if err := json.Unmarshal([]byte(themes), &p.Themes); err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
-// Package store keeps games and puzzles in SQLite through modernc.org/sqlite
-// (pure Go, no cgo). The schema lives in numbered migrations embedded in the
-// binary and applied in order at Open; each is recorded, so a database written
-// by an older version upgrades in place.
+// Package sqlite keeps games, players and puzzles in SQLite through
+// modernc.org/sqlite (pure Go, no cgo). The schema lives in numbered
+// migrations embedded in the binary and applied in order at Open; each is
+// recorded, so a database written by an older version upgrades in place.
 package sqlite
 
 import (
@@ -413,7 +413,12 @@ func appliedVersions(ctx context.Context, conn *sql.Conn) ([]int, error) {
 	if tables == 0 {
 		return nil, nil
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	return versions(conn.QueryContext(ctx, "SELECT version FROM schema_migrations"))
+}
+
+// versions reads the rows of a query of schema_migrations' versions, and
+// closes them.
+func versions(rows *sql.Rows, err error) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -457,20 +462,7 @@ func foreignKeysHold(ctx context.Context, tx *sql.Tx) error {
 
 // Versions returns the migration versions recorded in the database.
 func (s *Store) Versions(ctx context.Context) ([]int, error) {
-	rows, err := s.db.QueryContext(ctx, "SELECT version FROM schema_migrations ORDER BY version")
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var vs []int
-	for rows.Next() {
-		var v int
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		vs = append(vs, v)
-	}
-	return vs, rows.Err()
+	return versions(s.db.QueryContext(ctx, "SELECT version FROM schema_migrations ORDER BY version"))
 }
 
 // migrations reads the embedded migrations in version order.

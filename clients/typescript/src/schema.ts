@@ -3081,7 +3081,7 @@ export interface components {
         /**
          * @description An error, as RFC 9457 defines it. Switch on `code` (a stable
          *     snake_case word) or on `type`; `detail` is for humans and may change.
-         *     The README and the `/docs` page list every code.
+         *     The `/docs` page and the project's docs/api.md list every code.
          * @example {
          *       "type": "/docs#problem-invalid_position",
          *       "title": "Invalid position",
