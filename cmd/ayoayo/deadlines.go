@@ -32,7 +32,7 @@ import (
 // none, and measures the CPU each instance uses over --sample while nothing
 // happens: what waiting for the deadlines of that many games costs.
 func runDeadlines(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base `URLs` of the server's instances, comma-separated; requests go to each in turn, and game i's follower to the i-th (env AYOAYO_LOADTEST_ADDR)")
+	addr := fs.String("addr", "http://127.0.0.1:8080", "base `URLs` of the server's instances, comma-separated; requests go to each in turn, and game i's follower to the i-th (env AYOAYO_LOADTEST_ADDR)")
 	n := fs.Int("games", 2000, "games to set up")
 	spread := fs.Duration("spread", time.Minute, "the window the deadlines fall evenly over")
 	lead := fs.Duration("lead", 20*time.Second, "from the start of the run to the first deadline: the time the set-up has")
@@ -41,7 +41,7 @@ func runDeadlines(ctx context.Context, m *Main, fs *flag.FlagSet, args []string)
 	retryWait := fs.Duration("retry-wait", 10*time.Second, "longest one request waits in all, as Retry-After asks, before it counts as refused")
 	idle := fs.Bool("idle", false, "set up the games with 3-hour clocks and no followers, then measure each instance's CPU over --sample")
 	sample := fs.Duration("sample", time.Minute, "with --idle: how long to measure the CPU, after a pause of 5 s for the set-up's aftermath")
-	if err := fs.Parse(args); err != nil {
+	if err := m.parse(fs, args, envPrefix+"LOADTEST_", "addr"); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

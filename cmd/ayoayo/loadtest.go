@@ -32,7 +32,7 @@ import (
 // its games fails. With --flood it runs the flood benchmark instead (see
 // runFlood).
 func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	addr := fs.String("addr", m.env("AYOAYO_LOADTEST_ADDR", "http://127.0.0.1:8080"), "base `URLs` of the server's instances, comma-separated; requests go to each in turn (env AYOAYO_LOADTEST_ADDR)")
+	addr := fs.String("addr", "http://127.0.0.1:8080", "base `URLs` of the server's instances, comma-separated; requests go to each in turn (env AYOAYO_LOADTEST_ADDR)")
 	games := fs.Int("games", 200, "games in play at once")
 	duration := fs.Duration("duration", 10*time.Second, "how long to send moves")
 	concurrency := fs.Int("concurrency", 32, "requests in flight at once")
@@ -43,7 +43,7 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 	floodPractice := fs.Int("flood-practice", 4, "with --flood: loops of practice puzzles of difficulty 5")
 	floodAI := fs.Int("flood-ai", 4, "with --flood: loops of moves in games against AI level 8")
 	floodWarmUp := fs.Duration("flood-warm-up", 3*time.Second, "with --flood: how long the flood runs before the cheap requests are measured under it")
-	if err := fs.Parse(args); err != nil {
+	if err := m.parse(fs, args, envPrefix+"LOADTEST_", "addr"); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
