@@ -190,15 +190,10 @@ func (dt *deadlineTest) setUp(ctx, streamCtx context.Context, follow bool, i int
 			return f, err
 		}
 	}
-	clock, err := g.Clock.Get()
-	var deadline time.Time
-	if err == nil {
-		deadline, err = clock.Deadline.Get()
-	}
-	if g.Status != ayoayo.GameStatusActive || err != nil {
+	if g.Status != ayoayo.GameStatusActive || g.Clock == nil || g.Clock.Deadline == nil {
 		return f, fmt.Errorf("game %s: no clock runs after both first moves (status %s)", g.ID, g.Status)
 	}
-	f.deadline = deadline
+	f.deadline = *g.Clock.Deadline
 	return f, nil
 }
 

@@ -186,55 +186,41 @@ func (fl Flood) start(ctx context.Context, wg *sync.WaitGroup, lt *Tester, heavy
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(2000+i)))
 			level := 8
-			var seat *ayoayo.GameSeat
+			var ai *seat
 			for ctx.Err() == nil {
-				if seat == nil || seat.Game.Status == ayoayo.GameStatusFinished {
-					seat = nil
+				if ai == nil || ai.Game.Status == ayoayo.GameStatusFinished {
+					var created seat
 					create := ayoayo.CreateGameRequest{Opponent: ayoayo.Opponent{Type: ayoayo.OpponentTypeAi, Level: &level}}
-					send("ai create", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					if !send("ai create", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
 						return c.CreateGame(ctx, nil, create)
-					}, func(resp *http.Response) error {
-						r, err := ayoayo.ParseCreateGameResponse(resp)
-						if err == nil {
-							seat = r.JSON201
-						}
-						return err
-					})
-					if seat == nil {
+					}, jsonInto(&created)) {
+						ai = nil
 						continue
 					}
+					ai = &created
 				}
-				pit, err := pickMove(seat.Game.Position, rng)
+				pit, err := pickMove(ai.Game.Position, rng)
 				if err != nil {
-					seat = nil // a position the client cannot read: start afresh
+					ai = nil // a position the client cannot read: start afresh
 					continue
 				}
-				body := ayoayo.PlayMoveRequest{Pit: pit, Ply: seat.Game.Ply}
-				var played *ayoayo.Game
-				send("ai move", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
-					return c.PlayGameMove(ctx, seat.Game.ID, nil, body, bearer(seat.Token))
-				}, func(resp *http.Response) error {
-					r, err := ayoayo.ParsePlayGameMoveResponse(resp)
-					if err == nil && r.JSON200 != nil {
-						played = &r.JSON200.Game
-					} else if err == nil && r.JSON201 != nil {
-						played = &r.JSON201.Game
-					}
-					return err
-				})
-				if played != nil {
-					seat.Game = *played
+				body := ayoayo.PlayMoveRequest{Pit: pit, Ply: ai.Game.Ply}
+				var ans struct {
+					Game game `json:"game"`
+				}
+				if send("ai move", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.PlayGameMove(ctx, ai.Game.ID, nil, body, bearer(ai.Token))
+				}, jsonInto(&ans)) {
+					ai.Game = ans.Game
 					continue
 				}
 				// Learn where the game is before the next try.
-				resp, err := lt.clients[0].GetGame(ctx, seat.Game.ID, nil)
-				if err != nil {
-					continue
+				var fresh game
+				if _, _, _, _, err := attempt1(ctx, lt.clients[0], func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.GetGame(ctx, ai.Game.ID, nil)
+				}, jsonInto(&fresh)); err == nil && fresh.ID != "" {
+					ai.Game = fresh
 				}
-				if r, err := ayoayo.ParseGetGameResponse(resp); err == nil && r.JSON200 != nil {
-					seat.Game = *r.JSON200
-				}
-				resp.Body.Close()
 			}
 		})
 	}
