@@ -24,6 +24,7 @@ func puzzleCutoverFlag(fs *flag.FlagSet) *string {
 	return fs.String("puzzle-cutover", puzzles.DefaultCutover.Format(puzzles.DateLayout), puzzleCutoverHelp)
 }
 
+// puzzleCutoverHelp describes --puzzle-cutover, for serve and puzzles alike.
 const puzzleCutoverHelp = "first `day` (YYYY-MM-DD) of daily puzzles made by generator version 2; earlier days keep version 1's; days already stored never change (env AYOAYO_PUZZLE_CUTOVER)"
 
 func parseCutover(s string) (time.Time, error) {
