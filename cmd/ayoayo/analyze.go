@@ -20,8 +20,11 @@ func runAnalyze(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	nodes := fs.Uint64("nodes", 0, "node limit (0: none)")
 	hash := fs.Int("hash", 16, "transposition table size in MiB")
 	bestOnly := fs.Bool("best-only", false, "score only the best move exactly (faster; other moves get upper bounds)")
-	tables := tableFilesFlag(fs, m, "tablebase", "AYOAYO_TABLEBASE", "endgame table `FILE` (from ayoayo tablebase build): a position in it is answered from it, and the search uses it; repeatable")
+	tables := tableFilesFlag(fs, "endgame table `FILE` (from ayoayo tablebase build): a position in it is answered from it, and the search uses it; repeatable")
 	rules := rulesFlags(fs)
+	if err := m.bindEnv(fs, envPrefix, "tablebase"); err != nil {
+		return err
+	}
 	rest, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err

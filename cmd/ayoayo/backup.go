@@ -12,9 +12,9 @@ import (
 // snapshot) while the server goes on writing, checked, and put in place
 // whole. PostgreSQL has its own tools.
 func runBackup(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), "the SQLite database `file` to copy, which a server may be using (env AYOAYO_DB)")
+	db := fs.String("db", "./ayoayo.db", "the SQLite database `file` to copy, which a server may be using (env AYOAYO_DB)")
 	out := fs.String("out", "", "the `file` to write the copy to, replaced if it exists (required)")
-	if err := fs.Parse(args); err != nil {
+	if err := m.parse(fs, args, envPrefix, "db"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/internal/load"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -85,7 +86,7 @@ func TestDeadlines(t *testing.T) {
 			args:   []string{"--games", "3", "--concurrency", "1", "--lead", "10s", "--timeout", "30s"},
 			code:   1,
 			stdout: []string{"refused (answers not 2xx): stream 429: 1"},
-			stderr: deadlinesServeFlags,
+			stderr: load.DeadlinesServeFlags,
 		},
 		{
 			name: "idle", instances: 2, sweep: true, poll: time.Hour,

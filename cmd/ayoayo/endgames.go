@@ -23,24 +23,26 @@ import (
 const defaultTableSeeds = 12
 
 // tableFiles is a repeatable --tablebase flag whose default list comes
-// from the environment: the first flag given replaces that list.
+// from the environment (AYOAYO_TABLEBASE, paths separated by commas or
+// colons; see bindEnv): the first flag given replaces that list.
 type tableFiles struct {
 	files []string
 	set   bool
 }
 
-// tableFilesFlag declares a repeatable flag of table files, its default the
-// list in the environment variable env (paths separated by commas or
-// colons), or none if env is empty.
-func tableFilesFlag(fs *flag.FlagSet, m *Main, name, env, usage string) *tableFiles {
+// tablesEnvHelp ends the help of every --tablebase flag.
+const tablesEnvHelp = " (env AYOAYO_TABLEBASE: a list separated by commas or colons)"
+
+// tableFilesFlag declares a repeatable --tablebase flag of table files.
+func tableFilesFlag(fs *flag.FlagSet, usage string) *tableFiles {
 	tf := &tableFiles{}
-	if env != "" {
-		tf.files = splitTableList(m.env(env, ""))
-		usage += fmt.Sprintf(" (env %s: a list separated by commas or colons)", env)
-	}
-	fs.Var(tf, name, usage)
+	fs.Var(tf, "tablebase", usage+tablesEnvHelp)
 	return tf
 }
+
+// SetList sets the list from the environment, leaving the first flag free
+// to replace it.
+func (tf *tableFiles) SetList(v string) { tf.files = splitTableList(v) }
 
 func (tf *tableFiles) String() string {
 	if tf == nil {

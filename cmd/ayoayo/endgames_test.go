@@ -36,8 +36,8 @@ func TestTableFilesFlag(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _, _ := testMain(map[string]string{"AYOAYO_TABLEBASE": tt.env})
 			fs, _ := m.flagSet(command{name: "test"})
-			tf := tableFilesFlag(fs, m, "tablebase", "AYOAYO_TABLEBASE", "table")
-			if err := fs.Parse(tt.args); err != nil {
+			tf := tableFilesFlag(fs, "table")
+			if err := m.parse(fs, tt.args, envPrefix); err != nil {
 				t.Fatal(err)
 			}
 			if !slices.Equal(tf.files, tt.want) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
@@ -18,7 +19,7 @@ type poolStats struct {
 // storePool reads the pool of either store, or says it has none.
 func storePool(st store) (func() poolStats, bool) {
 	switch s := st.(type) {
-	case pgStore:
+	case *postgres.Store:
 		return func() poolStats {
 			ps := s.Pool().Stat()
 			return poolStats{max: int(ps.MaxConns()), inUse: int(ps.AcquiredConns()), idle: int(ps.IdleConns()),

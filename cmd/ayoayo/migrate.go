@@ -13,8 +13,8 @@ import (
 // before the new binaries start with --migrate=false), rather than leaving
 // it to whichever instance starts first.
 func runMigrate(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), "the database: a SQLite file, or a PostgreSQL URL postgres://USER:PASSWORD@HOST:PORT/DB (env AYOAYO_DB)")
-	if err := fs.Parse(args); err != nil {
+	db := fs.String("db", "./ayoayo.db", "the database: a SQLite file, or a PostgreSQL URL postgres://USER:PASSWORD@HOST:PORT/DB (env AYOAYO_DB)")
+	if err := m.parse(fs, args, envPrefix, "db"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
@@ -95,7 +96,7 @@ func execOn(t *testing.T, st store, query string, args ...any) error {
 	case *sqlite.Store:
 		_, err := s.DB().ExecContext(t.Context(), query, args...)
 		return err
-	case pgStore:
+	case *postgres.Store:
 		_, err := s.Pool().Exec(t.Context(), query, args...)
 		return err
 	}

@@ -15,9 +15,9 @@ import (
 // short write, with a pause between them, so a server running on the same
 // database keeps storing moves meanwhile.
 func runPrune(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp)
+	db := fs.String("db", "./ayoayo.db", dbHelp)
 	beforeFlag := fs.String("before", "", "delete the games that ended before this `date` (YYYY-MM-DD, midnight UTC) or instant (RFC 3339); required")
-	if err := fs.Parse(args); err != nil {
+	if err := m.parse(fs, args, envPrefix, "db"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -20,10 +20,12 @@ const maxFillDays = 3660
 
 // puzzleCutoverFlag declares --puzzle-cutover, shared by serve and the
 // puzzles subcommands so that they agree on which version makes which day.
-func puzzleCutoverFlag(m *Main, fs *flag.FlagSet) *string {
-	return fs.String("puzzle-cutover", m.env("AYOAYO_PUZZLE_CUTOVER", puzzles.DefaultCutover.Format(puzzles.DateLayout)),
-		"first `day` (YYYY-MM-DD) of daily puzzles made by generator version 2; earlier days keep version 1's; days already stored never change (env AYOAYO_PUZZLE_CUTOVER)")
+func puzzleCutoverFlag(fs *flag.FlagSet) *string {
+	return fs.String("puzzle-cutover", puzzles.DefaultCutover.Format(puzzles.DateLayout), puzzleCutoverHelp)
 }
+
+// puzzleCutoverHelp describes --puzzle-cutover, for serve and puzzles alike.
+const puzzleCutoverHelp = "first `day` (YYYY-MM-DD) of daily puzzles made by generator version 2; earlier days keep version 1's; days already stored never change (env AYOAYO_PUZZLE_CUTOVER)"
 
 func parseCutover(s string) (time.Time, error) {
 	d, err := puzzles.ParseDate(s)
@@ -37,8 +39,8 @@ func parseCutover(s string) (time.Time, error) {
 func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	from := fs.String("from", "", "first `date`, YYYY-MM-DD (default today, UTC)")
 	days := fs.Int("days", 7, fmt.Sprintf("how many days, 1 to %d", maxFillDays))
-	db := fs.String("db", m.env("AYOAYO_DB", "./ayoayo.db"), dbHelp+" (generate only)")
-	cutoverFlag := puzzleCutoverFlag(m, fs)
+	db := fs.String("db", "./ayoayo.db", dbHelp+" (generate only)")
+	cutoverFlag := puzzleCutoverFlag(fs)
 	asJSON := fs.Bool("json", false, "stats only: print the figures as one JSON object instead of tables")
 	sub := ""
 	if len(args) > 0 {
@@ -50,7 +52,7 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 		}
 		return fmt.Errorf("%w: want the subcommand generate or stats", errUsage)
 	}
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := m.parse(fs, args[1:], envPrefix, "db", "puzzle-cutover"); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

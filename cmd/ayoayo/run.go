@@ -129,11 +129,3 @@ func (m *Main) help(args []string) {
 		}
 	}
 }
-
-// env returns the environment variable name if set, else def.
-func (m *Main) env(name, def string) string {
-	if v := m.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}

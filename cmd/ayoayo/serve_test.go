@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -162,5 +166,87 @@ func TestHelpListsServeFlags(t *testing.T) {
 		if !strings.Contains(stdout.String(), flag) {
 			t.Errorf("help lacks %s:\n%s", flag, stdout.String())
 		}
+	}
+}
+
+// Every serve flag reads the variable its help names, and every variable
+// the help names is a flag's: the name is derived from the flag's, so this
+// catches a help text that drifted from it. Each is then shown to work,
+// set through the environment alone.
+func TestServeFlagsAndEnvironment(t *testing.T) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var c serveConfig
+	c.declare(fs)
+	envOf := map[string]string{}
+	fs.VisitAll(func(f *flag.Flag) { envOf[envName(envPrefix, f.Name)] = f.Name })
+	named := regexp.MustCompile(`AYOAYO_[A-Z_]+[A-Z]`)
+	fs.VisitAll(func(f *flag.Flag) {
+		want := envName(envPrefix, f.Name)
+		if f.Name == "db" && f.Usage != dbHelp {
+			t.Errorf("--db: help %q, want dbHelp", f.Usage)
+		}
+		if !strings.Contains(f.Usage, "(env "+want) {
+			t.Errorf("--%s: help does not name %s: %q", f.Name, want, f.Usage)
+		}
+		for _, v := range named.FindAllString(f.Usage, -1) {
+			if _, ok := envOf[v]; !ok {
+				t.Errorf("--%s: help names %s, which no flag reads", f.Name, v)
+			}
+		}
+	})
+	if len(envOf) < 45 {
+		t.Errorf("only %d flags: %v", len(envOf), envOf)
+	}
+
+	// Through the environment only: values unlike every default.
+	env := map[string]string{}
+	for name, flagName := range envOf {
+		f := fs.Lookup(flagName)
+		switch f.Value.(type) {
+		case *tableFiles:
+			env[name] = "a.ayotb:b.ayotb"
+		default:
+			switch f.DefValue {
+			case "true", "false":
+				env[name] = map[string]string{"true": "false", "false": "true"}[f.DefValue]
+			default:
+				if _, err := strconv.Atoi(f.DefValue); err == nil {
+					env[name] = "7"
+				} else if _, err := time.ParseDuration(f.DefValue); err == nil {
+					env[name] = "7m"
+				} else {
+					env[name] = "seven"
+				}
+			}
+		}
+	}
+	m, _, _ := testMain(env)
+	fs2 := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var got serveConfig
+	got.declare(fs2)
+	if err := m.parse(fs2, nil, envPrefix); err != nil {
+		t.Fatal(err)
+	}
+	fs2.VisitAll(func(f *flag.Flag) {
+		want := env[envName(envPrefix, f.Name)]
+		if _, ok := f.Value.(*tableFiles); ok {
+			want = "a.ayotb,b.ayotb"
+		}
+		if d, err := time.ParseDuration(want); err == nil {
+			want = d.String()
+		}
+		if f.Value.String() != want {
+			t.Errorf("--%s from %s: %q, want %q", f.Name, envName(envPrefix, f.Name), f.Value.String(), want)
+		}
+	})
+	// The command line wins over the environment.
+	fs3 := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var over serveConfig
+	over.declare(fs3)
+	if err := m.parse(fs3, []string{"--move-rate", "9", "--tablebase", "c.ayotb"}, envPrefix); err != nil {
+		t.Fatal(err)
+	}
+	if over.MoveRate != 9 || !slices.Equal(over.Tables.files, []string{"c.ayotb"}) {
+		t.Errorf("move rate %d, tables %q: the command line did not win", over.MoveRate, over.Tables.files)
 	}
 }

@@ -52,9 +52,9 @@ func openStoreWith(ctx context.Context, db string, now func() time.Time, log *sl
 	if isPostgres(db) {
 		s, err := postgres.Open(ctx, db, postgres.Options{Now: now, NoMigrate: !migrate})
 		if err != nil {
-			return nil, err
+			return nil, err // not a nil *postgres.Store in a non-nil store
 		}
-		return pgStore{s}, nil
+		return s, nil
 	}
 	s, err := sqlite.Open(ctx, db, sqlite.Options{Now: now, Logger: log, NoMigrate: !migrate})
 	if err != nil {
@@ -70,14 +70,6 @@ var errSchemaBehind = sqlite.ErrSchemaBehind
 // versioned is a store that lists the migrations it has recorded (both).
 type versioned interface {
 	Versions(ctx context.Context) ([]int, error)
-}
-
-// pgStore gives the PostgreSQL store the Close the other has.
-type pgStore struct{ *postgres.Store }
-
-func (s pgStore) Close() error {
-	s.Store.Close()
-	return nil
 }
 
 // redactDB is --db as a log may show it: a URL's password, in its user

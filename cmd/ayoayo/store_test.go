@@ -68,7 +68,7 @@ func TestOpenStoreChoosesByDB(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, ok := st.(pgStore); !ok {
+		if _, ok := st.(*postgres.Store); !ok {
 			t.Fatalf("opened a %T, want PostgreSQL", st)
 		}
 		if err := st.Close(); err != nil {

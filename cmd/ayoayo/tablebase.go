@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
+	"github.com/ayoayo/ayoayo/internal/progress"
 )
 
 // runTablebase is `ayoayo tablebase build|info`.
@@ -92,10 +93,10 @@ func tablebaseBuild(ctx context.Context, m *Main, fs *flag.FlagSet, f *tablebase
 		return fmt.Errorf("%w: --score-seeds %d, want -1 (none) to %d", errUsage, scores, min(*seeds, tablebase.MaxScoreSeeds))
 	}
 	start := time.Now()
-	bar := newProgressBar(m.Stderr, start)
+	bar := progress.New(m.Stderr, "tablebase", start)
 	r := f.rules
-	t, err := tablebase.BuildWith(ctx, *seeds, scores, r, bar.update, nil)
-	bar.finish()
+	t, err := tablebase.BuildWith(ctx, *seeds, scores, r, bar.Update, nil)
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -199,60 +200,4 @@ func writeAtomically(path string, write func(io.Writer) (int64, error)) (err err
 		return err
 	}
 	return os.Rename(f.Name(), path)
-}
-
-// progressBar draws Build's progress on w: one line redrawn in place on a
-// terminal, or a plain line every tenth of the way otherwise (a log file).
-type progressBar struct {
-	w     io.Writer
-	tty   bool
-	start time.Time
-	last  time.Time // last redraw on a terminal
-	tenth int64     // tenths written as plain lines
-	drawn bool
-}
-
-func newProgressBar(w io.Writer, start time.Time) *progressBar {
-	b := &progressBar{w: w, start: start}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			b.tty = true
-		}
-	}
-	return b
-}
-
-func (b *progressBar) update(done, total int64) {
-	if total <= 0 {
-		return
-	}
-	elapsed := time.Since(b.start).Round(time.Second)
-	if !b.tty {
-		if t := done * 10 / total; t > b.tenth {
-			b.tenth = t
-			fmt.Fprintf(b.w, "tablebase: %3d%%, %s\n", t*10, elapsed)
-		}
-		return
-	}
-	if now := time.Now(); now.Sub(b.last) >= 100*time.Millisecond || done == total {
-		b.last = now
-		const width = 40
-		fill := int(done * width / total)
-		bar := make([]byte, width)
-		for i := range bar {
-			bar[i] = '.'
-			if i < fill {
-				bar[i] = '#'
-			}
-		}
-		fmt.Fprintf(b.w, "\r[%s] %5.1f%% %s ", bar, float64(done)*100/float64(total), elapsed)
-		b.drawn = true
-	}
-}
-
-// finish ends the redrawn line, so what follows starts on its own.
-func (b *progressBar) finish() {
-	if b.drawn {
-		fmt.Fprintln(b.w)
-	}
 }

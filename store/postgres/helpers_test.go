@@ -87,7 +87,7 @@ func openOn(t *testing.T, dsn string, opts Options) *Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 

@@ -100,7 +100,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 }
 
 // Close closes every connection, waiting for those in use to be returned.
-func (s *Store) Close() { s.pool.Close() }
+// It returns an error, always nil, so that every store closes alike and a
+// caller holds any of them behind one interface.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
 
 // Ping checks that the database answers a query, for readiness checks;
 // after a write failed for the database's sake, that it takes a write.

@@ -101,7 +101,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 			if err != nil {
 				t.Fatalf("round %d: instance %d: %v", round, i, err)
 			}
-			t.Cleanup(stores[i].Close)
+			t.Cleanup(func() { _ = stores[i].Close() })
 		}
 		var rows int
 		if err := stores[0].Pool().QueryRow(t.Context(), "SELECT count(*) FROM schema_migrations").Scan(&rows); err != nil {

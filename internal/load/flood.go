@@ -1,4 +1,4 @@
-package main
+package load
 
 import (
 	"context"
@@ -7,25 +7,24 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
-	"net/netip"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/ayoayo/ayoayo/clients/go/ayoayo"
 	"github.com/ayoayo/ayoayo/engine"
 )
 
-// floodLoad is the heavy work of loadtest --flood: loops of analyses at the
+// Flood is the heavy work of the flood benchmark: loops of analyses at the
 // longest time the API allows, of practice puzzles of the hardest
 // difficulty, and of games against the strongest AI. Each loop sends its
 // next request as soon as the last is answered, waiting out a Retry-After
 // first, as a well-behaved client would (and pausing a little after any
 // other failure).
-type floodLoad struct {
-	analyses, practice, aiGames int
-	warmUp                      time.Duration // flood alone before the cheap requests are measured again
+type Flood struct {
+	Analyses, Practice, AIGames int
+	WarmUp                      time.Duration // flood alone before the cheap requests are measured again
 }
 
 // floodBackOff is the pause of a flood loop after a failure that says
@@ -43,21 +42,21 @@ type floodReport struct {
 	heavy    map[string]int // answers by "operation status"
 }
 
-// runFlood measures the cheap requests (one loop of POST /v1/evaluate, one
-// loop of moves between two people) for d with nothing else running, then
-// again for d under the flood, and prints both and the ratio of their p99s.
-// The whole run takes about 2d plus the warm-up and the set-up.
-func runFlood(ctx context.Context, w io.Writer, lt *loadTester, fl floodLoad, d time.Duration, seed uint64) error {
+// Run measures the cheap requests (one loop of POST /v1/evaluate, one loop
+// of moves between two people) for d with nothing else running, then again
+// for d under the flood, and prints both and the ratio of their p99s. The
+// whole run takes about 2d plus the warm-up and the set-up.
+func (fl Flood) Run(ctx context.Context, w io.Writer, lt *Tester, d time.Duration, seed uint64) error {
 	alone, err := floodCheap(ctx, lt, d, seed)
 	if err != nil {
 		return fmt.Errorf("the cheap requests alone: %w", err)
 	}
-	fctx, stop := context.WithCancel(ctx)
 	heavy := &floodCounts{m: map[string]int{}}
+	floodCtx, stop := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	fl.start(fctx, &wg, lt, heavy, seed)
+	fl.start(floodCtx, &wg, lt, heavy, seed)
 	select {
-	case <-time.After(fl.warmUp):
+	case <-time.After(fl.WarmUp):
 	case <-ctx.Done():
 	}
 	flooded, err := floodCheap(ctx, lt, d, seed+1)
@@ -68,20 +67,20 @@ func runFlood(ctx context.Context, w io.Writer, lt *loadTester, fl floodLoad, d 
 	}
 	flooded.heavy = heavy.snapshot()
 	fmt.Fprintf(w, "flood: %d analyses (timeMs %d), %d practice requests (difficulty 5), %d games against AI level 8, each in a loop; warm-up %v\n",
-		fl.analyses, floodMaxAnalyzeMs, fl.practice, fl.aiGames, fl.warmUp)
+		fl.Analyses, floodMaxAnalyzeMs, fl.Practice, fl.AIGames, fl.WarmUp)
 	printFlood(w, d, alone, flooded)
 	return nil
 }
 
 // floodCheap runs the cheap loops for d: one worker sending evaluations,
 // and one playing moves in games between two people.
-func floodCheap(ctx context.Context, lt *loadTester, d time.Duration, seed uint64) (*floodReport, error) {
+func floodCheap(ctx context.Context, lt *Tester, d time.Duration, seed uint64) (*floodReport, error) {
 	rep := &floodReport{}
 	var wg sync.WaitGroup
 	var moveErr error
 	wg.Go(func() {
-		var r *loadReport
-		r, moveErr = lt.run(ctx, 4, 1, d, seed)
+		var r *Report
+		r, moveErr = lt.Play(ctx, 4, 1, d, seed)
 		rep.moves = r.latencies
 	})
 	wg.Go(func() {
@@ -90,8 +89,10 @@ func floodCheap(ctx context.Context, lt *loadTester, d time.Duration, seed uint6
 		rng := rand.New(rand.NewPCG(seed, 99))
 		for rctx.Err() == nil {
 			p := floodPosition(rng, 0)
-			body := map[string]any{"position": apiPosition(p), "pit": pickPit(p, rng)}
-			_, took, err := lt.do(rctx, "evaluate", http.MethodPost, "/v1/evaluate", "", body, nil)
+			body := ayoayo.EvaluateRequest{Position: apiPosition(p), Pit: pickPit(p, rng)}
+			_, took, err := call(rctx, lt, "evaluate", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+				return c.EvaluateMove(ctx, nil, body)
+			}, ayoayo.ParseEvaluateMoveResponse)
 			if err == nil {
 				rep.evaluate = append(rep.evaluate, took)
 			}
@@ -127,12 +128,12 @@ func (c *floodCounts) snapshot() map[string]int {
 }
 
 // start launches the flood's loops; they end with ctx.
-func (fl floodLoad) start(ctx context.Context, wg *sync.WaitGroup, lt *loadTester, heavy *floodCounts, seed uint64) {
-	// send makes one heavy request, counts its answer unless the end of the
-	// flood cut it off, and waits out a Retry-After.
-	send := func(op, method, path, token string, body, out any) bool {
-		base := lt.bases[(lt.next.Add(1)-1)%uint64(len(lt.bases))]
-		status, header, _, err := sendJSON(ctx, lt.client, method, base+path, token, body, out)
+func (fl Flood) start(ctx context.Context, wg *sync.WaitGroup, lt *Tester, heavy *floodCounts, seed uint64) {
+	// send makes one heavy request, reads a 2xx answer with read, counts
+	// the answer unless the end of the flood cut it off, and waits out a
+	// Retry-After.
+	send := func(op string, req request, read func(*http.Response) error) bool {
+		status, header, _, _, err := attempt1(ctx, lt.pick(), req, read)
 		if ctx.Err() != nil {
 			return false
 		}
@@ -150,77 +151,79 @@ func (fl floodLoad) start(ctx context.Context, wg *sync.WaitGroup, lt *loadTeste
 		}
 		return ok
 	}
-	for i := range fl.analyses {
+	discard := func(*http.Response) error { return nil }
+	for i := range fl.Analyses {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(1000+i)))
+			timeMs := floodMaxAnalyzeMs
 			for ctx.Err() == nil {
-				p := floodPosition(rng, 6)
-				send("analyze", http.MethodPost, "/v1/analyze", "", map[string]any{"position": apiPosition(p), "timeMs": floodMaxAnalyzeMs}, nil)
+				body := ayoayo.AnalyzeRequest{Position: apiPosition(floodPosition(rng, 6)), TimeMs: &timeMs}
+				send("analyze", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.AnalyzePosition(ctx, nil, body)
+				}, discard)
 			}
 		})
 	}
-	for range fl.practice {
+	for range fl.Practice {
 		wg.Go(func() {
-			after := ""
+			difficulty := 5
+			var after *string
 			for ctx.Err() == nil {
-				q := url.Values{"difficulty": {"5"}}
-				if after != "" {
-					q.Set("after", after)
-				}
-				var p struct {
-					ID string `json:"id"`
-				}
-				if send("practice", http.MethodGet, "/v1/puzzles/practice?"+q.Encode(), "", nil, &p) {
-					after = p.ID
-				}
+				params := ayoayo.GetPracticePuzzleParams{Difficulty: &difficulty, After: after}
+				send("practice", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.GetPracticePuzzle(ctx, &params)
+				}, func(resp *http.Response) error {
+					r, err := ayoayo.ParseGetPracticePuzzleResponse(resp)
+					if err == nil && r.JSON200 != nil {
+						after = &r.JSON200.ID
+					}
+					return err
+				})
 			}
 		})
 	}
-	for i := range fl.aiGames {
+	for i := range fl.AIGames {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(seed, uint64(2000+i)))
-			var seat ltSeat
+			level := 8
+			var ai *seat
 			for ctx.Err() == nil {
-				if seat.Token == "" || seat.Game.Status == "finished" {
-					seat = ltSeat{}
-					if !send("ai create", http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, &seat) {
+				if ai == nil || ai.Game.Status == ayoayo.GameStatusFinished {
+					var created seat
+					create := ayoayo.CreateGameRequest{Opponent: ayoayo.Opponent{Type: ayoayo.OpponentTypeAi, Level: &level}}
+					if !send("ai create", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+						return c.CreateGame(ctx, nil, create)
+					}, jsonInto(&created)) {
+						ai = nil
 						continue
 					}
+					ai = &created
 				}
-				pit, err := pickMove(seat.Game.Position, rng)
+				pit, err := pickMove(ai.Game.Position, rng)
 				if err != nil {
-					seat.Token = "" // a position the client cannot read: start afresh
+					ai = nil // a position the client cannot read: start afresh
 					continue
 				}
-				var ans ltAnswer
-				if send("ai move", http.MethodPost, "/v1/games/"+seat.Game.ID+"/moves", seat.Token, map[string]int{"pit": pit, "ply": seat.Game.Ply}, &ans) {
-					seat.Game = ans.Game
+				body := ayoayo.PlayMoveRequest{Pit: pit, Ply: ai.Game.Ply}
+				var ans struct {
+					Game game `json:"game"`
+				}
+				if send("ai move", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.PlayGameMove(ctx, ai.Game.ID, nil, body, bearer(ai.Token))
+				}, jsonInto(&ans)) {
+					ai.Game = ans.Game
 					continue
 				}
 				// Learn where the game is before the next try.
-				var fresh ltGame
-				if status, _, err := callJSON(ctx, lt.client, http.MethodGet, lt.bases[0]+"/v1/games/"+seat.Game.ID, "", nil, &fresh); err == nil && status == http.StatusOK {
-					seat.Game = fresh
+				var fresh game
+				if _, _, _, _, err := attempt1(ctx, lt.clients[0], func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.GetGame(ctx, ai.Game.ID, nil)
+				}, jsonInto(&fresh)); err == nil && fresh.ID != "" {
+					ai.Game = fresh
 				}
 			}
 		})
 	}
-}
-
-// loopbackOnly refuses a flood of anything but this machine: it is a
-// benchmark of a server under test, never a load to send elsewhere.
-func loopbackOnly(bases []string) error {
-	for _, b := range bases {
-		u, err := url.Parse(b)
-		if err != nil {
-			return fmt.Errorf("%w: %q: %v", errUsage, b, err)
-		}
-		host := u.Hostname()
-		if ip, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !ip.IsLoopback()) {
-			return fmt.Errorf("%w: --flood only runs against a server on this machine (127.0.0.1, ::1, localhost), not %s", errUsage, host)
-		}
-	}
-	return nil
 }
 
 // floodPosition is a position a few random moves from the start (up to
@@ -254,15 +257,15 @@ func pickPit(p engine.Position, rng *rand.Rand) int {
 }
 
 // apiPosition is p as the API's Position.
-func apiPosition(p engine.Position) map[string]any {
+func apiPosition(p engine.Position) ayoayo.Position {
 	pits := make([]int, len(p.Pits))
 	for i, n := range p.Pits {
 		pits[i] = int(n)
 	}
-	return map[string]any{
-		"pits":     pits,
-		"captured": map[string]int{"south": int(p.Captured[engine.South]), "north": int(p.Captured[engine.North])},
-		"toMove":   p.ToMove.String(),
+	return ayoayo.Position{
+		Pits:     pits,
+		Captured: ayoayo.Captured{South: int(p.Captured[engine.South]), North: int(p.Captured[engine.North])},
+		ToMove:   ayoayo.Side(p.ToMove.String()),
 	}
 }
 

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/puzzles"
+)
+
+// serveConfig is everything serve is told. Each field is one flag, declared
+// once in declare; each flag also reads its AYOAYO_* variable, named after
+// it (see envName), so adding a setting is a field and one line in declare.
+type serveConfig struct {
+	Addr, AdminAddr, DB, Instance, LogLevel string
+	CORSOrigins, TrustedProxies             string
+	PuzzlesFrom, PuzzleCutover              string
+	Migrate, TrustProxy                     bool
+	DBWait, Shutdown                        time.Duration
+
+	CPUBudget, AnalyzeConcurrency, AIConcurrency, PracticeConcurrency int
+	BodyLimit, BatchBodyLimit                                         int64
+	BatchMaxLines                                                     int
+
+	AIMoveTime                            time.Duration
+	FirstMoveSeconds                      int
+	FirstMoveCorrespondence               time.Duration
+	WaitingExpiry, IdleExpiry, SweepEvery time.Duration
+	RetainFinishedDays                    int
+
+	GameCreateRate, GameCreateBurst     int
+	PlayerCreateRate, PlayerCreateBurst int
+	JoinRate, JoinBurst                 int
+	MoveRate, MoveBurst                 int
+	StreamRate, StreamBurst             int
+	PracticeRate, PracticeBurst         int
+
+	MaxStreams, MaxStreamsPerClient, MaxStreamsPerGame int
+	EventPoll, EventHeartbeat                          time.Duration
+
+	Tables       tableFiles
+	TableBuildTo int
+
+	// Read from the fields above by check.
+	level              slog.Level
+	feedStart, cutover time.Time
+	proxies            []*net.IPNet
+}
+
+// Server timeouts. The write timeout leaves room for the longest analysis
+// the API allows (10 s) plus encoding; idle keep-alive connections are
+// closed after two minutes.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 15 * time.Second
+	writeTimeout      = 30 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
+// Default per-client-address rate limits: requests per minute, and the
+// burst allowed at once. A person moves every second or two at the
+// fastest, in a game against the AI or both seats at one screen; joins a
+// game now and then; opens one event stream per game on screen, which a
+// browser reopens 2 s after it drops. People may share an address (a
+// household, a school, a mobile carrier's NAT), so each limit is tens of
+// times what one person needs, and still far below a flood: a load test
+// from one address plays thousands of moves a second.
+const (
+	defaultCreateRate, defaultCreateBurst = 60, 20
+	defaultJoinRate, defaultJoinBurst     = 60, 20
+	defaultMoveRate, defaultMoveBurst     = 600, 60 // 10 a second
+	// As many at once as --max-streams-per-client holds by default, so a
+	// reconnection of all of them (a restart) is not refused.
+	defaultStreamRate, defaultStreamBurst = 120, api.DefaultMaxStreamsPerClient
+	// A player asks for another practice puzzle every few seconds at the
+	// fastest; making one is a generation, seconds of CPU at worst.
+	defaultPracticeRate, defaultPracticeBurst = 60, 20
+	// A person makes a player once per device at most; a row that stays
+	// for ever must not be made by the million, so this is the tightest.
+	defaultPlayerCreateRate, defaultPlayerCreateBurst = 10, 10
+)
+
+// defaultDBWait is how long a start waits for its database unless told:
+// long enough for a database server started at the same time, or
+// restarted, to come up.
+const defaultDBWait = 60 * time.Second
+
+// declare declares serve's flags on fs, one line each, filling c. The
+// defaults and texts are the README's table; each text names the variable
+// the flag reads (TestServeFlagsAndEnvironment checks that they agree).
+func (c *serveConfig) declare(fs *flag.FlagSet) {
+	fs.StringVar(&c.Addr, "addr", ":8080", "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")
+	fs.StringVar(&c.DB, "db", "./ayoayo.db", dbHelp)
+	fs.StringVar(&c.CORSOrigins, "cors-origins", "*", "comma-separated `origins` browsers may call the API from, * for any (env AYOAYO_CORS_ORIGINS)")
+	fs.IntVar(&c.CPUBudget, "cpu-budget", 0, "heavy tasks (AI searches, analyses, puzzle generations, pieces of endgame table builds) that run at once, AI moves first, then analyses, then generation; 0 means one per CPU but one, at least one (env AYOAYO_CPU_BUDGET)")
+	fs.IntVar(&c.AnalyzeConcurrency, "analyze-concurrency", 0, "analyses that run at once, within --cpu-budget; one that finds no room within a second gets 429; 0 means up to the whole budget (env AYOAYO_ANALYZE_CONCURRENCY)")
+	fs.Int64Var(&c.BodyLimit, "body-limit", api.DefaultBodyLimit, "largest request body in `bytes`, 413 beyond (env AYOAYO_BODY_LIMIT)")
+	fs.Int64Var(&c.BatchBodyLimit, "batch-body-limit", api.DefaultBatchBodyLimit, "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
+	fs.IntVar(&c.BatchMaxLines, "batch-max-lines", api.DefaultBatchMaxLines, "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
+	fs.StringVar(&c.PuzzlesFrom, "puzzles-from", puzzles.DefaultFirstDay.Format(puzzles.DateLayout), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	fs.StringVar(&c.PuzzleCutover, "puzzle-cutover", puzzles.DefaultCutover.Format(puzzles.DateLayout), puzzleCutoverHelp)
+	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	fs.BoolVar(&c.Migrate, "migrate", true, "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
+	fs.DurationVar(&c.DBWait, "db-wait", defaultDBWait, "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
+	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
+	fs.DurationVar(&c.AIMoveTime, "ai-move-time", games.DefaultAIMoveTime, "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
+	fs.IntVar(&c.AIConcurrency, "ai-concurrency", 0, "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
+	fs.IntVar(&c.PracticeConcurrency, "practice-concurrency", 0, "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
+	fs.IntVar(&c.GameCreateRate, "game-create-rate", defaultCreateRate, "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
+	fs.IntVar(&c.GameCreateBurst, "game-create-burst", defaultCreateBurst, "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
+	fs.IntVar(&c.PlayerCreateRate, "player-create-rate", defaultPlayerCreateRate, "players one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_PLAYER_CREATE_RATE)")
+	fs.IntVar(&c.PlayerCreateBurst, "player-create-burst", defaultPlayerCreateBurst, "players one client address may create at once before the rate applies (env AYOAYO_PLAYER_CREATE_BURST)")
+	fs.IntVar(&c.JoinRate, "join-rate", defaultJoinRate, "games one client address may join per minute, 429 beyond; 0 for no limit (env AYOAYO_JOIN_RATE)")
+	fs.IntVar(&c.JoinBurst, "join-burst", defaultJoinBurst, "games one client address may join at once before the rate applies (env AYOAYO_JOIN_BURST)")
+	fs.IntVar(&c.MoveRate, "move-rate", defaultMoveRate, "moves one client address may send per minute, 429 beyond; 0 for no limit (env AYOAYO_MOVE_RATE)")
+	fs.IntVar(&c.MoveBurst, "move-burst", defaultMoveBurst, "moves one client address may send at once before the rate applies (env AYOAYO_MOVE_BURST)")
+	fs.IntVar(&c.StreamRate, "stream-rate", defaultStreamRate, "event streams one client address may open per minute, 429 beyond; 0 for no limit (env AYOAYO_STREAM_RATE)")
+	fs.IntVar(&c.StreamBurst, "stream-burst", defaultStreamBurst, "event streams one client address may open at once before the rate applies (env AYOAYO_STREAM_BURST)")
+	fs.IntVar(&c.PracticeRate, "practice-rate", defaultPracticeRate, "practice puzzles one client address may ask for per minute (by id too: /v1/puzzles/x...), 429 beyond; 0 for no limit (env AYOAYO_PRACTICE_RATE)")
+	fs.IntVar(&c.PracticeBurst, "practice-burst", defaultPracticeBurst, "practice puzzles one client address may ask for at once before the rate applies (env AYOAYO_PRACTICE_BURST)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", "", "comma-separated address `ranges` (CIDR, or single addresses) of the reverse proxies in front of the server; a request from one of them counts for the rightmost X-Forwarded-For address outside them; empty: the connection's address (env AYOAYO_TRUSTED_PROXIES)")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", false, "refused: use --trusted-proxies (env AYOAYO_TRUST_PROXY=true, refused too)")
+	fs.IntVar(&c.MaxStreams, "max-streams", api.DefaultMaxStreams, "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
+	fs.IntVar(&c.MaxStreamsPerClient, "max-streams-per-client", api.DefaultMaxStreamsPerClient, "event streams one client address may hold open on this instance, 429 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_CLIENT)")
+	fs.IntVar(&c.MaxStreamsPerGame, "max-streams-per-game", api.DefaultMaxStreamsPerGame, "event streams of one game this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS_PER_GAME)")
+	fs.StringVar(&c.Instance, "instance", defaultInstance(), "`name` of this instance in every log line (env AYOAYO_INSTANCE); default HOST-PID")
+	fs.DurationVar(&c.EventPoll, "event-poll", games.DefaultPollInterval, "how often a followed game is read again without news of a change; with PostgreSQL, changes are announced between instances at once (env AYOAYO_EVENT_POLL)")
+	fs.IntVar(&c.FirstMoveSeconds, "first-move-seconds", int(games.DefaultFirstMove/time.Second), "`seconds` a side of a game with a clock has for its first move (its clock runs from its second turn on); past them the game is aborted (env AYOAYO_FIRST_MOVE_SECONDS)")
+	fs.DurationVar(&c.FirstMoveCorrespondence, "first-move-correspondence", games.DefaultFirstMoveCorrespondence, "the same window in correspondence games (env AYOAYO_FIRST_MOVE_CORRESPONDENCE)")
+	fs.DurationVar(&c.WaitingExpiry, "waiting-expiry", games.DefaultWaitingExpiry, "how long a game against a person waits for someone to join before it is aborted (env AYOAYO_WAITING_EXPIRY)")
+	fs.DurationVar(&c.IdleExpiry, "idle-expiry", games.DefaultIdleExpiry, "how long an untimed game may go without a move before the side to move loses by timeout (env AYOAYO_IDLE_EXPIRY)")
+	fs.DurationVar(&c.SweepEvery, "sweep-interval", games.DefaultSweepInterval, "longest sleep between two looks for overdue games: the delay with which a deadline set by another instance that went away is applied (env AYOAYO_SWEEP_INTERVAL)")
+	fs.IntVar(&c.RetainFinishedDays, "retain-finished", 0, "delete finished and aborted games this many `days` after their end, in small batches; 0 keeps them for ever (env AYOAYO_RETAIN_FINISHED)")
+	fs.DurationVar(&c.EventHeartbeat, "event-heartbeat", api.DefaultEventHeartbeat, "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
+	fs.Var(&c.Tables, "tablebase", serveTablesHelp)
+	fs.IntVar(&c.TableBuildTo, "tablebase-build", defaultTableSeeds, fmt.Sprintf("build in the background at start a table of every position with up to this many `seeds` on the board under the default rules, unless a --tablebase file has one as large; 0 builds none, at most %d (env AYOAYO_TABLEBASE_BUILD)", tablebase.MaxSeedsLimit))
+}
+
+// serveTablesHelp describes serve's --tablebase.
+const serveTablesHelp = "endgame table `FILE` (from ayoayo tablebase build) that /v1/analyze and AI levels 7-8 use for positions under its rules; repeatable" + tablesEnvHelp
+
+// check reads the settings that need more than the flag package's parsing
+// and refuses values out of range, as usage mistakes.
+func (c *serveConfig) check() error {
+	if err := c.level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, c.LogLevel)
+	}
+	var err error
+	if c.feedStart, err = puzzles.ParseDate(c.PuzzlesFrom); err != nil {
+		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
+	}
+	if c.cutover, err = parseCutover(c.PuzzleCutover); err != nil {
+		return err
+	}
+	if min(c.CPUBudget, c.AnalyzeConcurrency, c.AIConcurrency, c.PracticeConcurrency) < 0 || c.BodyLimit < 0 || c.Shutdown < 0 || c.DBWait < 0 {
+		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit, --shutdown-timeout and --db-wait cannot be negative", errUsage)
+	}
+	if c.BatchBodyLimit < 1 || c.BatchMaxLines < 1 {
+		return fmt.Errorf("%w: --batch-body-limit and --batch-max-lines must be positive", errUsage)
+	}
+	if c.AIMoveTime <= 0 || c.EventHeartbeat <= 0 || c.EventPoll <= 0 {
+		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat and --event-poll must be positive", errUsage)
+	}
+	if c.FirstMoveSeconds < 1 || c.FirstMoveCorrespondence <= 0 || c.WaitingExpiry <= 0 || c.IdleExpiry <= 0 || c.SweepEvery <= 0 {
+		return fmt.Errorf("%w: --first-move-seconds, --first-move-correspondence, --waiting-expiry, --idle-expiry and --sweep-interval must be positive", errUsage)
+	}
+	if c.RetainFinishedDays < 0 {
+		return fmt.Errorf("%w: --retain-finished cannot be negative (0 keeps every game)", errUsage)
+	}
+	if min(c.GameCreateRate, c.JoinRate, c.MoveRate, c.StreamRate, c.PracticeRate, c.PlayerCreateRate) < 0 ||
+		min(c.GameCreateBurst, c.JoinBurst, c.MoveBurst, c.StreamBurst, c.PracticeBurst, c.PlayerCreateBurst) < 1 {
+		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate, --practice-rate and --player-create-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
+	}
+	if c.TableBuildTo < 0 || c.TableBuildTo > tablebase.MaxSeedsLimit {
+		return fmt.Errorf("%w: --tablebase-build %d, want 0 (none) to %d", errUsage, c.TableBuildTo, tablebase.MaxSeedsLimit)
+	}
+	if c.TrustProxy {
+		return fmt.Errorf("%w: --trust-proxy (AYOAYO_TRUST_PROXY) is no more: it let every client choose its own address; name the proxies in front of the server with --trusted-proxies CIDR,... (AYOAYO_TRUSTED_PROXIES)", errUsage)
+	}
+	if c.proxies, err = parseRanges(c.TrustedProxies); err != nil {
+		return fmt.Errorf("%w: --trusted-proxies: %v", errUsage, err)
+	}
+	return nil
+}
