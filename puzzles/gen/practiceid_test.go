@@ -1,4 +1,4 @@
-package puzzles_test
+package gen_test
 
 import (
 	"errors"

@@ -1,5 +1,5 @@
 //go:build !race
 
-package puzzles
+package gen
 
 const raceDetector = false

@@ -8,7 +8,7 @@
 // features, and picks one of the difficulty the weekday asks for. Nothing in it
 // reads the clock, the environment or a database, so every machine derives the
 // same puzzle for the same date.
-package puzzles
+package gen
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build race
 
-package puzzles
+package gen
 
 // raceDetector: the race detector slows generation about fifteenfold, so
 // the year test checks four weeks under it (the full year runs without).
