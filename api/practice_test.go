@@ -24,9 +24,9 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 	t.Helper()
 	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }}
 	if real {
-		gen := practiceGenerator(t)
+		g := practiceGenerator(t)
 		// Generous: the race detector makes a generation many times slower.
-		fo.Generator, fo.Practice, fo.PracticeTimeout = gen, gen.Practice, 5*time.Minute
+		fo.Generator, fo.Practice, fo.PracticeTimeout = g, g.Practice, 5*time.Minute
 	} else {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}

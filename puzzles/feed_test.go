@@ -74,8 +74,8 @@ func TestFeedCutover(t *testing.T) {
 	ctx := context.Background()
 	today := time.Date(2026, 2, 10, 15, 0, 0, 0, time.UTC)
 	cutover := time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC)
-	gen := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: gen})
+	g := puzzles.SharedGenerator()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: g})
 	for _, tc := range []struct {
 		name    string
 		date    time.Time
@@ -89,7 +89,7 @@ func TestFeedCutover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := gen.Generate(ctx, tc.date, tc.version)
+			want, err := g.Generate(ctx, tc.date, tc.version)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,12 +24,6 @@ import (
 var (
 	// ErrNoPool: the server was started without a practice generator.
 	ErrNoPool = errors.New("no practice pool")
-	// ErrFilterUnmet: no puzzle of the generator version in force meets
-	// the filter: it cannot by definition (say, a defend puzzle of
-	// difficulty 1: defending is never graded easiest), or the generator
-	// found none for missLimit sequence numbers in a row. A PracticeFunc
-	// wraps it (with ErrNoPuzzle) for the first kind.
-	ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
 	// ErrPracticeBusy: no unit of the CPU budget came free for a practice
 	// generation in time; try again shortly.
 	ErrPracticeBusy = errors.New("practice pool busy")
@@ -121,8 +115,8 @@ func newPool(o FeedOptions) *pool {
 		o.PracticeVersion = Version
 	}
 	if o.VerifyPractice == nil {
-		gen := o.Generator // NewFeed has set it
-		o.VerifyPractice = func(p Puzzle) error { return gen.VerifyPractice(context.Background(), p) }
+		g := o.Generator // NewFeed has set it
+		o.VerifyPractice = func(p Puzzle) error { return g.VerifyPractice(context.Background(), p) }
 	}
 	if o.Cutover.IsZero() {
 		o.Cutover = DefaultCutover
@@ -159,44 +153,6 @@ func newPool(o FeedOptions) *pool {
 		dailies:  map[time.Time]engine.Position{},
 		streaks:  map[PracticeID]int{},
 	}
-}
-
-// VerifyPractice proves a practice puzzle again: Verify's proof of a
-// practice puzzle (no date, the practice side of the split, exactly the
-// puzzle its position, rules and goal make), and its id: a practice id of
-// its version whose filter asks for it, and whose sequence number's bucket
-// (seq mod PracticeWindow) is its position's, which the no-repeat promise
-// rests on.
-//
-// It builds the endgame table an endgame puzzle's proof needs afresh; a
-// server proves with its Generator's VerifyPractice instead.
-func VerifyPractice(p Puzzle) error {
-	return NewGenerator().VerifyPractice(context.Background(), p)
-}
-
-// VerifyPractice is the package's VerifyPractice with the generator's table.
-func (g *Generator) VerifyPractice(ctx context.Context, p Puzzle) error {
-	if !p.Date.IsZero() {
-		return fmt.Errorf("%w: %s: a practice puzzle has no date", ErrUnverified, p.ID)
-	}
-	if err := g.Verify(ctx, p); err != nil {
-		return err
-	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrUnverified, p.ID, fmt.Sprintf(format, args...))
-	}
-	id, err := ParsePracticeID(p.ID)
-	switch {
-	case err != nil:
-		return fail("%v", err)
-	case id.Version != p.Version:
-		return fail("made by version %d, the id says %d", p.Version, id.Version)
-	case !meets(p, id.Filter):
-		return fail("not a puzzle its filter asks for")
-	case drillBucket(&p.Position) != int(id.Seq%PracticeWindow):
-		return fail("its position is in bucket %d, its sequence number's is %d", drillBucket(&p.Position), id.Seq%PracticeWindow)
-	}
-	return nil
 }
 
 // Practice returns a practice puzzle f asks for: the next one after the

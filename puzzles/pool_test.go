@@ -243,12 +243,12 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 // are served again by id, attempted like daily ones but not counted.
 func TestPracticeRealPuzzles(t *testing.T) {
 	ctx := context.Background()
-	gen := puzzles.SharedGenerator()
-	if _, err := gen.EndgameTable(ctx); err != nil { // built before any request's time runs
+	g := puzzles.SharedGenerator()
+	if _, err := g.EndgameTable(ctx); err != nil { // built before any request's time runs
 		t.Fatal(err)
 	}
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
-		Generator: gen, Practice: gen.Practice, PracticeTimeout: 5 * time.Minute})
+		Generator: g, Practice: g.Practice, PracticeTimeout: 5 * time.Minute})
 	n := 6
 	if testing.Short() || puzzles.RaceDetector {
 		n = 2
@@ -287,8 +287,8 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 		t.Skip("generations of difficulty 5: seconds each")
 	}
 	ctx := context.Background()
-	gen := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: gen, Practice: gen.Practice})
+	g := puzzles.SharedGenerator()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: g, Practice: g.Practice})
 	f := puzzles.PracticeFilter{Difficulty: 5}
 	after := fmt.Sprintf("x%d-d5-gany-tany-1009", puzzles.Version)
 	seen := map[engine.Position]string{}

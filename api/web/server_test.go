@@ -26,7 +26,7 @@ const firstMove = 8 * time.Second
 func startServer(t *testing.T) string {
 	t.Helper()
 	st := memory.New()
-	gen := puzzles.NewGenerator() // one endgame table for the feed and the pool
+	g := puzzles.NewGenerator() // one endgame table for the feed and the pool
 	// Closing stopping ends the event streams, so the server can close even
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
@@ -37,7 +37,7 @@ func startServer(t *testing.T) string {
 	h, err := api.New(api.Options{
 		DB:      st,
 		Games:   svc,
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: gen, Practice: gen.Practice}),
+		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: g, Practice: g.Practice}),
 		Players: players.NewService(st, nil),
 	})
 	if err != nil {

@@ -132,7 +132,7 @@ func cpuGate(cpu *budget.Budget) tablebase.Gate {
 // puzzles.EndgameSeeds seeds is the puzzle generator's, built once for both.
 // The WaitGroup's Wait returns once the build has finished or, after ctx
 // ends, given up.
-func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
+func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, generator *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
@@ -143,8 +143,8 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		var t *tablebase.Table
 		var err error
 		if seeds == puzzles.EndgameSeeds {
-			gen.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
-			t, err = gen.EndgameTable(ctx)
+			generator.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
+			t, err = generator.EndgameTable(ctx)
 		} else {
 			t, err = tablebase.BuildGated(ctx, seeds, r, nil, cpuGate(cpu))
 		}

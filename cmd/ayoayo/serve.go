@@ -197,11 +197,11 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// endgame table their puzzles are proved with is built once (shared with
 	// the analyses' when it is the same size), in the background from the
 	// start, not in the first request that needs it.
-	gen := puzzleGenerator(endgames)
+	generator := puzzleGenerator(endgames)
 	// Started here, before any request, so that a generation waits for the
 	// build before it takes a unit of the budget the build needs.
-	gen.StartEndgameTable(cpuGate(cpu))
-	buildTable(buildCtx, cpu, endgames, *tableBuild, gen, log, &building)
+	generator.StartEndgameTable(cpuGate(cpu))
+	buildTable(buildCtx, cpu, endgames, *tableBuild, generator, log, &building)
 
 	// The port is taken before the database is opened, so that while the
 	// start waits for the database the process answers: /livez 200, and
@@ -309,7 +309,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	}
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
+	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: generator, Practice: generator.Practice,
 		Budget: cpu, PracticeConcurrency: *practiceConcurrency})
 	handler, err := api.New(api.Options{
 		Logger:              log,

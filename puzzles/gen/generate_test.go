@@ -363,12 +363,12 @@ func TestBucketsPartitionTheYear(t *testing.T) {
 	first := date(t, "2027-06-01")
 	seen := map[int]bool{}
 	for i := range Window {
-		seen[dayBucket(first.AddDate(0, 0, i))] = true
+		seen[DayBucket(first.AddDate(0, 0, i))] = true
 	}
 	if len(seen) != Window {
 		t.Fatalf("%d buckets over %d days", len(seen), Window)
 	}
-	if dayBucket(first) != dayBucket(first.AddDate(0, 0, Window)) {
+	if DayBucket(first) != DayBucket(first.AddDate(0, 0, Window)) {
 		t.Fatal("buckets do not cycle with the window")
 	}
 }

@@ -58,9 +58,9 @@ func practiceSide(p *engine.Position) bool {
 // puzzles seq k to k+PracticeWindow-1 of one filter have distinct positions.
 const PracticeWindow = 1024
 
-// drillBucket is the practice pool's bucket: practice puzzle seq must have a
+// DrillBucket is the practice pool's bucket: practice puzzle seq must have a
 // position with drillBucket(p) == seq mod PracticeWindow, the scheme Window
 // uses for dates, on a third hash (the top ten bits of its drill hash).
-func drillBucket(p *engine.Position) int {
+func DrillBucket(p *engine.Position) int {
 	return int(positionHash(p, drillSalt) >> 54)
 }

@@ -983,9 +983,9 @@ func testLeaderboard(t *testing.T, s Store, _ *fixtures) {
 
 func testRecordSolve(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	mustAdd(t, s, gen[0])
-	counted := gen[0]
+	made := fx.puzzles(t)
+	mustAdd(t, s, made[0])
+	counted := made[0]
 	p := mustCreatePlayer(t, s, "solver")
 	d, unstored := day(t, "2026-02-20"), day(t, "2000-01-03")
 	// want is the player as each step leaves it.

@@ -65,12 +65,12 @@ func testAddPuzzle(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
+	made := fx.puzzles(t)
 	// Every racer brings its own puzzle for the day, as servers running
 	// different generator versions would.
 	const date = "2026-04-01"
 	var variants []puzzles.Puzzle
-	for _, p := range gen {
+	for _, p := range made {
 		variants = append(variants, movedTo(p, date))
 	}
 	for i := 1; i < len(variants); i++ {
@@ -107,8 +107,8 @@ func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	first := gen[0]
+	made := fx.puzzles(t)
+	first := made[0]
 	mustAdd(t, s, first)
 	// The counters move, and are kept along with the puzzle.
 	stats, err := s.RecordAttempt(ctx, first.ID, true)
@@ -124,10 +124,10 @@ func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 		second puzzles.Puzzle
 	}{
 		{"the same puzzle again", first},
-		{"another puzzle for the day", movedTo(gen[1], first.Date.Format(puzzles.DateLayout))},
+		{"another puzzle for the day", movedTo(made[1], first.Date.Format(puzzles.DateLayout))},
 		{"a newer generator's puzzle", newer},
 		{"the day at another time", func() puzzles.Puzzle {
-			p := movedTo(gen[2], first.Date.Format(puzzles.DateLayout))
+			p := movedTo(made[2], first.Date.Format(puzzles.DateLayout))
 			p.Date = p.Date.Add(13*time.Hour + 7*time.Minute)
 			return p
 		}()},
@@ -146,15 +146,15 @@ func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleByDate(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	for _, p := range gen {
+	made := fx.puzzles(t)
+	for _, p := range made {
 		mustAdd(t, s, p)
 	}
 	feb16 := day(t, "2026-02-16")
 	tests := []struct {
 		name string
 		date time.Time
-		want int // index in gen, or -1 for ErrNotFound
+		want int // index in made, or -1 for ErrNotFound
 	}{
 		{"the first day", day(t, "2026-02-15"), 0},
 		{"midnight", feb16, 1},
@@ -178,19 +178,19 @@ func testPuzzleByDate(t *testing.T, s Store, fx *fixtures) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkStored(t, "by date", got, gen[tc.want], puzzles.Stats{})
+			checkStored(t, "by date", got, made[tc.want], puzzles.Stats{})
 		})
 	}
 }
 
 func testPuzzlesBefore(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
+	made := fx.puzzles(t)
 	// Five days, stored out of order, each a different puzzle.
 	days := []string{"2026-03-03", "2026-03-01", "2026-03-05", "2026-03-02", "2026-03-04"}
 	byID := map[string]puzzles.Puzzle{}
 	for i, d := range days {
-		p := movedTo(gen[i%len(gen)], d)
+		p := movedTo(made[i%len(made)], d)
 		p.Prompt += " " + d
 		mustAdd(t, s, p)
 		byID[p.ID] = p
@@ -235,11 +235,11 @@ func testPuzzlesBefore(t *testing.T, s Store, fx *fixtures) {
 
 func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	for _, p := range gen {
+	made := fx.puzzles(t)
+	for _, p := range made {
 		mustAdd(t, s, p)
 	}
-	target := gen[0]
+	target := made[0]
 	steps := []struct {
 		name   string
 		solved bool
@@ -260,10 +260,10 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 		})
 	}
 	t.Run("other puzzles keep their counts", func(t *testing.T) {
-		checkStoredPuzzle(t, s, "the next day's", gen[1], puzzles.Stats{})
+		checkStoredPuzzle(t, s, "the next day's", made[1], puzzles.Stats{})
 	})
 	t.Run("unknown id", func(t *testing.T) {
-		for _, id := range []string{"p20990101", "p20260218", "", gen[0].Date.Format(puzzles.DateLayout)} {
+		for _, id := range []string{"p20990101", "p20260218", "", made[0].Date.Format(puzzles.DateLayout)} {
 			if got, err := s.RecordAttempt(ctx, id, true); !errors.Is(err, puzzles.ErrNotFound) {
 				t.Fatalf("RecordAttempt(%q): %+v, %v; want puzzles.ErrNotFound", id, got, err)
 			}
@@ -271,7 +271,7 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 		checkStoredPuzzle(t, s, "after them", target, steps[len(steps)-1].want)
 	})
 	t.Run("concurrent attempts all count", func(t *testing.T) {
-		p := gen[2]
+		p := made[2]
 		got := make([]puzzles.Stats, racers)
 		errs := make([]error, racers)
 		var wg sync.WaitGroup
@@ -295,9 +295,9 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleAliasing(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	want := clonePuzzle(gen[0])
-	in := clonePuzzle(gen[0])
+	made := fx.puzzles(t)
+	want := clonePuzzle(made[0])
+	in := clonePuzzle(made[0])
 	added, err := s.AddPuzzle(ctx, in, tick(0))
 	if err != nil {
 		t.Fatal(err)
