@@ -8,6 +8,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -30,11 +31,11 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
 		First: today, Now: func() time.Time { return today }, Generator: g, Budget: cpu,
 		// A version 2 generation: it needs the table, in the unit it holds.
-		Generate: func(ctx context.Context, d time.Time) (puzzles.Puzzle, error) {
+		Generate: func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
 			if _, err := g.EndgameTable(ctx); err != nil {
-				return puzzles.Puzzle{}, err
+				return gen.Puzzle{}, err
 			}
-			return puzzles.Puzzle{}, made
+			return gen.Puzzle{}, made
 		},
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

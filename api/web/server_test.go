@@ -11,11 +11,12 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // practicePrefix starts the id of every practice puzzle the server makes.
-var practicePrefix = fmt.Sprintf("x%d-", puzzles.Version)
+var practicePrefix = fmt.Sprintf("x%d-", gen.Version)
 
 // firstMove is the test server's window for a side's first move in a timed
 // game: long enough for the page to load and play, short enough to wait for.

@@ -28,6 +28,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Server timeouts. The write timeout leaves room for the longest analysis
@@ -82,7 +83,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	batchLimit := fs.Int64("batch-body-limit", int64(env.int("AYOAYO_BATCH_BODY_LIMIT", api.DefaultBatchBodyLimit)), "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
 	batchLines := fs.Int("batch-max-lines", env.int("AYOAYO_BATCH_MAX_LINES", api.DefaultBatchMaxLines), "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
 	logLevel := fs.String("log-level", m.env("AYOAYO_LOG_LEVEL", "info"), "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
-	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(puzzles.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	puzzlesFrom := fs.String("puzzles-from", m.env("AYOAYO_PUZZLES_FROM", puzzles.DefaultFirstDay.Format(gen.DateLayout)), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	cutoverFlag := puzzleCutoverFlag(m, fs)
 	adminAddr := fs.String("admin-addr", m.env("AYOAYO_ADMIN_ADDR", ""), "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
 	migrate := fs.Bool("migrate", env.bool("AYOAYO_MIGRATE", true), "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
@@ -132,7 +133,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
 		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, *logLevel)
 	}
-	feedStart, err := puzzles.ParseDate(*puzzlesFrom)
+	feedStart, err := gen.ParseDate(*puzzlesFrom)
 	if err != nil {
 		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
 	}

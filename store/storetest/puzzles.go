@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 var puzzleCases = []suiteCase{
@@ -21,7 +22,7 @@ var puzzleCases = []suiteCase{
 }
 
 // mustAdd stores p and checks that the store answers with it.
-func mustAdd(t *testing.T, s Store, p puzzles.Puzzle) {
+func mustAdd(t *testing.T, s Store, p gen.Puzzle) {
 	t.Helper()
 	got, err := s.AddPuzzle(t.Context(), clonePuzzle(p), tick(0))
 	if err != nil {
@@ -32,11 +33,11 @@ func mustAdd(t *testing.T, s Store, p puzzles.Puzzle) {
 
 // checkStoredPuzzle reads the puzzle of want's date and fails t unless it is
 // want with stats.
-func checkStoredPuzzle(t *testing.T, s Store, what string, want puzzles.Puzzle, stats puzzles.Stats) {
+func checkStoredPuzzle(t *testing.T, s Store, what string, want gen.Puzzle, stats puzzles.Stats) {
 	t.Helper()
 	got, err := s.PuzzleByDate(t.Context(), want.Date)
 	if err != nil {
-		t.Fatalf("%s: puzzle of %s: %v", what, want.Date.Format(puzzles.DateLayout), err)
+		t.Fatalf("%s: puzzle of %s: %v", what, want.Date.Format(gen.DateLayout), err)
 	}
 	checkStored(t, what, got, want, stats)
 }
@@ -57,7 +58,7 @@ func testAddPuzzle(t *testing.T, s Store, fx *fixtures) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if day := got.Puzzle.Date.Format(puzzles.DateLayout); day != "2026-05-01" {
+		if day := got.Puzzle.Date.Format(gen.DateLayout); day != "2026-05-01" {
 			t.Fatalf("stored under %s, want the UTC day 2026-05-01", day)
 		}
 	})
@@ -69,7 +70,7 @@ func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 	// Every racer brings its own puzzle for the day, as servers running
 	// different generator versions would.
 	const date = "2026-04-01"
-	var variants []puzzles.Puzzle
+	var variants []gen.Puzzle
 	for _, p := range made {
 		variants = append(variants, movedTo(p, date))
 	}
@@ -92,7 +93,7 @@ func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 		}
 	}
 	first := got[0].Puzzle
-	if !slices.ContainsFunc(variants, func(p puzzles.Puzzle) bool { return samePuzzle(p, first) }) {
+	if !slices.ContainsFunc(variants, func(p gen.Puzzle) bool { return samePuzzle(p, first) }) {
 		t.Fatalf("the stored puzzle is none of those added: %+v", first)
 	}
 	for i := range got {
@@ -121,13 +122,13 @@ func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 	newer.Themes = append(newer.Themes, "newer")
 	tests := []struct {
 		name   string
-		second puzzles.Puzzle
+		second gen.Puzzle
 	}{
 		{"the same puzzle again", first},
-		{"another puzzle for the day", movedTo(made[1], first.Date.Format(puzzles.DateLayout))},
+		{"another puzzle for the day", movedTo(made[1], first.Date.Format(gen.DateLayout))},
 		{"a newer generator's puzzle", newer},
-		{"the day at another time", func() puzzles.Puzzle {
-			p := movedTo(made[2], first.Date.Format(puzzles.DateLayout))
+		{"the day at another time", func() gen.Puzzle {
+			p := movedTo(made[2], first.Date.Format(gen.DateLayout))
 			p.Date = p.Date.Add(13*time.Hour + 7*time.Minute)
 			return p
 		}()},
@@ -188,7 +189,7 @@ func testPuzzlesBefore(t *testing.T, s Store, fx *fixtures) {
 	made := fx.puzzles(t)
 	// Five days, stored out of order, each a different puzzle.
 	days := []string{"2026-03-03", "2026-03-01", "2026-03-05", "2026-03-02", "2026-03-04"}
-	byID := map[string]puzzles.Puzzle{}
+	byID := map[string]gen.Puzzle{}
 	for i, d := range days {
 		p := movedTo(made[i%len(made)], d)
 		p.Prompt += " " + d
@@ -263,7 +264,7 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 		checkStoredPuzzle(t, s, "the next day's", made[1], puzzles.Stats{})
 	})
 	t.Run("unknown id", func(t *testing.T) {
-		for _, id := range []string{"p20990101", "p20260218", "", made[0].Date.Format(puzzles.DateLayout)} {
+		for _, id := range []string{"p20990101", "p20260218", "", made[0].Date.Format(gen.DateLayout)} {
 			if got, err := s.RecordAttempt(ctx, id, true); !errors.Is(err, puzzles.ErrNotFound) {
 				t.Fatalf("RecordAttempt(%q): %+v, %v; want puzzles.ErrNotFound", id, got, err)
 			}
@@ -305,7 +306,7 @@ func testPuzzleAliasing(t *testing.T, s Store, fx *fixtures) {
 	if len(want.Themes) == 0 || len(want.Solution) == 0 {
 		t.Fatalf("puzzle %s has no themes or no solution to change", want.ID)
 	}
-	change := func(p *puzzles.Puzzle) {
+	change := func(p *gen.Puzzle) {
 		p.Themes[0] += " changed"
 		p.Solution[0] = (p.Solution[0] + 1) % 12
 	}
