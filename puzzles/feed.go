@@ -165,7 +165,7 @@ type Feed struct {
 	generate func(context.Context, time.Time) (gen.Puzzle, error)
 	budget   *budget.Budget
 	pool     *pool
-	inflight flight[time.Time, Stored] // generations running, by day
+	inflight flight[Stored] // generations running, by day (gen.DateLayout)
 	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
 	genTimeout time.Duration
 }
@@ -209,10 +209,6 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 	}
 }
 
-// VersionOn returns the generator version in force for date's puzzle by the
-// feed's cutover.
-func (f *Feed) VersionOn(date time.Time) int { return gen.VersionFor(date, f.cutover) }
-
 // Today is the current UTC day.
 func (f *Feed) Today() time.Time { return gen.Day(f.now()) }
 
@@ -228,9 +224,6 @@ func (f *Feed) published(date time.Time) error {
 	}
 	return nil
 }
-
-// Generator returns the generator the feed proves its puzzles with.
-func (f *Feed) Generator() *Generator { return f.gen }
 
 // proved proves a stored puzzle again before it is served.
 func (f *Feed) proved(ctx context.Context, sp Stored, err error) (Stored, error) {
@@ -276,7 +269,7 @@ func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
 // keeps the first row written if two servers race.
 func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
 	detached := context.WithoutCancel(ctx)
-	return f.inflight.do(ctx, date, func() (Stored, error) { return f.run(detached, date) })
+	return f.inflight.do(ctx, date.Format(gen.DateLayout), func() (Stored, error) { return f.run(detached, date) })
 }
 
 func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {

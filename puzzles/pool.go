@@ -98,9 +98,9 @@ type pool struct {
 	budget   *budget.Budget
 	slots    int // practice generations at once, within budget
 	made     *lru.Cache[string, gen.Puzzle]
-	missed   *lru.Cache[string, error]  // ids the generator made no puzzle for
-	making   flight[string, gen.Puzzle] // generations running, by id
-	dailying flight[time.Time, engine.Position]
+	missed   *lru.Cache[string, error] // ids the generator made no puzzle for
+	making   flight[gen.Puzzle]        // generations running, by id
+	dailying flight[engine.Position]   // daily positions being made, by day (gen.DateLayout)
 
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
@@ -413,7 +413,7 @@ func (f *Feed) dailyPosition(ctx context.Context, day time.Time) (engine.Positio
 		return pos, nil
 	}
 	detached := context.WithoutCancel(ctx)
-	return pl.dailying.do(ctx, day, func() (engine.Position, error) {
+	return pl.dailying.do(ctx, day.Format(gen.DateLayout), func() (engine.Position, error) {
 		pos, err := f.daily(detached, day)
 		if err != nil {
 			return engine.Position{}, err

@@ -1,7 +1,7 @@
 // Package puzzletest holds a practice generator for tests of the pool's
 // bookkeeping: it makes up puzzles at once (they do not prove), so walks of
 // a thousand requests cost nothing. Real practice puzzles come from
-// puzzles.GeneratePractice.
+// gen.Practice.
 package puzzletest
 
 import (
