@@ -61,11 +61,11 @@ func CheckTable(tb *tablebase.Table) error {
 }
 
 // NeedsTable reports whether p's proof (Verify, Check) needs the endgame
-// table: only an endgame puzzle of a version that has them, under the
-// default rules, does. No other puzzle can have the endgame goal, and the
-// proof of any other goal never looks the table up.
+// table: only an endgame puzzle of version 2 or later, under the default
+// rules, does. No other puzzle can have the endgame goal, and the proof of
+// any other goal never looks the table up.
 func NeedsTable(p Puzzle) bool {
-	return p.Goal == GoalEndgame && p.Version >= 2 && p.Version <= Version && p.Rules == (engine.Rules{})
+	return p.Goal == GoalEndgame && p.Version >= 2 && p.Rules == (engine.Rules{})
 }
 
 // proofTable returns the table p's proof uses: tb, checked, when p
