@@ -213,7 +213,7 @@ func generateV2(ctx context.Context, date time.Time, tb *tablebase.Table) (Puzzl
 		fallback Puzzle
 		rank     = -1
 	)
-	admit := func(p engine.Position) bool { return Bucket(&p) == want && !practiceSide(&p) }
+	admit := func(p engine.Position) bool { return Bucket(&p) == want && !PracticeSide(&p) }
 	visit := func(game int, p engine.Position, facts []moveFacts, found []finding) bool {
 		var hits []finding
 		for _, f := range found {

@@ -87,8 +87,8 @@ func TestFeedYearV2(t *testing.T) {
 		}
 	}
 	for _, pz := range feed {
-		if pz.Version != 2 || practiceSide(&pz.Position) {
-			t.Errorf("%s: version %d, practice side %v", pz.ID, pz.Version, practiceSide(&pz.Position))
+		if pz.Version != 2 || PracticeSide(&pz.Position) {
+			t.Errorf("%s: version %d, practice side %v", pz.ID, pz.Version, PracticeSide(&pz.Position))
 		}
 		deep := NonGreedy(pz)
 		if deep != slices.Contains(pz.Themes, "sacrifice") {

@@ -169,7 +169,7 @@ func Practice(ctx context.Context, tb *tablebase.Table, version int, f PracticeF
 		ps = pass{games: practiceEndgameGames, endgame: true}
 	}
 	want := int(seq % PracticeWindow)
-	admit := func(p engine.Position) bool { return DrillBucket(&p) == want && practiceSide(&p) }
+	admit := func(p engine.Position) bool { return DrillBucket(&p) == want && PracticeSide(&p) }
 
 	var (
 		pick   Puzzle

@@ -44,7 +44,7 @@ func TestGeneratePractice(t *testing.T) {
 					tt.f.Goal != "" && pz.Goal != tt.f.Goal,
 					tt.f.Theme != "" && !slices.Contains(pz.Themes, tt.f.Theme):
 					t.Errorf("seq %d: difficulty %d goal %s themes %v do not meet %+v", seq, pz.Difficulty, pz.Goal, pz.Themes, tt.f)
-				case !practiceSide(&pz.Position) || DrillBucket(&pz.Position) != int(seq%PracticeWindow):
+				case !PracticeSide(&pz.Position) || DrillBucket(&pz.Position) != int(seq%PracticeWindow):
 					t.Errorf("seq %d: %s is outside the practice side or the seq's bucket", seq, pz.Position)
 				}
 				if err := Verify(tb, pz); err != nil {

@@ -66,9 +66,9 @@ func verify(p Puzzle, tb *tablebase.Table) error {
 	switch {
 	case !practice && Bucket(&p.Position) != DayBucket(p.Date):
 		return fail("position is outside the date's no-repeat bucket")
-	case practice && !practiceSide(&p.Position):
+	case practice && !PracticeSide(&p.Position):
 		return fail("position is on the daily side of the practice split")
-	case !practice && p.Version >= 2 && practiceSide(&p.Position):
+	case !practice && p.Version >= 2 && PracticeSide(&p.Position):
 		return fail("position is on the practice side of the practice split")
 	}
 	facts := examine(p.Position, p.Rules)

@@ -45,12 +45,12 @@ func positionHash(p *engine.Position, salt uint64) uint64 {
 	return h ^ h>>31
 }
 
-// practiceSide reports whether p belongs to the practice pool: the top bit of
+// PracticeSide reports whether p belongs to the practice pool: the top bit of
 // its practice hash. From version 2 on, daily puzzles come only from the
 // other half and practice puzzles only from this one, so no practice puzzle
 // is ever a daily puzzle of version 2 or later. (Version 1's puzzles predate
 // the split and may fall on either side.)
-func practiceSide(p *engine.Position) bool {
+func PracticeSide(p *engine.Position) bool {
 	return positionHash(p, sideSalt)>>63 == 1
 }
 
