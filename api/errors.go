@@ -19,6 +19,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Errors of the api package itself. Handlers and middleware return them
@@ -137,23 +138,23 @@ var problemTable = []problemRow{
 	{Err: games.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
 
 	// The daily puzzle feed.
-	{Err: puzzles.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
+	{Err: gen.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
 	{Err: puzzles.ErrNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
-	{Err: puzzles.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
-	{Err: puzzles.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
-	{Err: puzzles.ErrInvalidPractice, Status: http.StatusBadRequest, Code: "invalid_practice_request", Title: "Invalid practice request"},
-	{Err: puzzles.ErrFilterUnmet, Status: http.StatusUnprocessableEntity, Code: "no_practice_puzzle", Title: "No practice puzzle meets the filter"},
+	{Err: gen.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
+	{Err: gen.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
+	{Err: gen.ErrInvalidPractice, Status: http.StatusBadRequest, Code: "invalid_practice_request", Title: "Invalid practice request"},
+	{Err: gen.ErrFilterUnmet, Status: http.StatusUnprocessableEntity, Code: "no_practice_puzzle", Title: "No practice puzzle meets the filter"},
 	{Err: puzzles.ErrPracticeBusy, Status: http.StatusTooManyRequests, Code: "practice_busy", Title: "Practice pool busy", RetryAfter: 1},
 	{Err: puzzles.ErrPracticeTimeout, Status: http.StatusServiceUnavailable, Code: "practice_timeout", Title: "No practice puzzle found in time", RetryAfter: 1},
 	{Err: puzzles.ErrNoPool, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
 	// A stored puzzle that no longer proves (a bad restore, a row edited
 	// by hand): the server's fault, never served.
-	{Err: puzzles.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
+	{Err: gen.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
 		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
 	// A stored puzzle made by a generator version this build does not
 	// have (a newer instance wrote it, or an older binary reads it): it was
 	// never checked, so it is not served, but nothing says it is wrong.
-	{Err: puzzles.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_version_unknown", Title: "Puzzle from an unknown generator version",
+	{Err: gen.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_version_unknown", Title: "Puzzle from an unknown generator version",
 		Hide: true, Detail: "the stored puzzle was made by a generator version this server does not have, so it cannot check it and does not serve it; it has been logged"},
 
 	// Anything else is a fault of the server: logged in full, answered

@@ -16,7 +16,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // secret stands for what an error's text may hold that no client may read:
@@ -47,8 +47,8 @@ func TestProblemsOfUnnamedErrors(t *testing.T) {
 		{"echo's own 404", echo.ErrNotFound, 404, problem.RouteNotFoundCode, ""},
 		{"a 400 that wraps a named error", echo.NewHTTPError(http.StatusBadRequest).SetInternal(games.ErrStalePly), 409, "stale_ply", ""},
 		{"the client went away", fmt.Errorf("query %s: %w", secret, context.Canceled), 499, "client_closed_request", ""},
-		{"a puzzle of an unknown generator", fmt.Errorf("%w: 7 (%s)", puzzles.ErrUnknownVersion, secret), 500, "puzzle_version_unknown", "ERROR"},
-		{"a puzzle that does not verify", fmt.Errorf("%w: %s", puzzles.ErrUnverified, secret), 500, "puzzle_unverified", "ERROR"},
+		{"a puzzle of an unknown generator", fmt.Errorf("%w: 7 (%s)", gen.ErrUnknownVersion, secret), 500, "puzzle_version_unknown", "ERROR"},
+		{"a puzzle that does not verify", fmt.Errorf("%w: %s", gen.ErrUnverified, secret), 500, "puzzle_unverified", "ERROR"},
 		{"anything else", errors.New(secret), 500, "internal_error", "ERROR"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // PlayerTokenHeader carries a player's token, apart from a seat's
@@ -209,7 +209,7 @@ func (s *Server) ListPlayerPuzzles(ctx context.Context, req ListPlayerPuzzlesReq
 		if e.Daily.IsZero() {
 			pp.Daily.SetNull()
 		} else {
-			pp.Daily.Set(e.Daily.UTC().Format(puzzles.DateLayout))
+			pp.Daily.Set(e.Daily.UTC().Format(gen.DateLayout))
 		}
 		out.Attempts[i] = pp
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -24,9 +25,9 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 	t.Helper()
 	fo := puzzles.FeedOptions{Now: func() time.Time { return practiceNow }}
 	if real {
-		gen := practiceGenerator(t)
+		g := practiceGenerator(t)
 		// Generous: the race detector makes a generation many times slower.
-		fo.Generator, fo.Practice, fo.PracticeTimeout = gen, gen.Practice, 5*time.Minute
+		fo.Generator, fo.Practice, fo.PracticeTimeout = g, g.Practice, 5*time.Minute
 	} else {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}
@@ -89,7 +90,7 @@ func TestPracticeAnother(t *testing.T) {
 			t.Fatalf("request %d: %s repeats %s", i, p.Id, prev)
 		}
 		seen[pos] = p.Id
-		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", puzzles.Version)) || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
+		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", gen.Version)) || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
 			!p.Date.IsNull() || p.Stats != (PuzzleStats{}) {
 			t.Fatalf("request %d: %+v", i, p)
 		}
@@ -195,12 +196,12 @@ func TestPracticeByID(t *testing.T) {
 func TestPracticeTimeoutProblem(t *testing.T) {
 	release := make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	slow := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+	slow := func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 		select {
 		case <-release:
 		case <-ctx.Done():
 		}
-		return puzzles.Puzzle{}, context.Canceled
+		return gen.Puzzle{}, context.Canceled
 	}
 	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
 		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"time"
 
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
-	openapi_types "github.com/oapi-codegen/runtime/types"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // The daily puzzle feed's handlers: they ask the feed (package puzzles) and
@@ -32,9 +34,9 @@ type PuzzleFeed interface {
 	// player's first one.
 	AttemptAs(ctx context.Context, id string, moves []int, giveUp bool, player *players.Player) (puzzles.Verdict, error)
 	MaxAge(date time.Time) time.Duration
-	Practice(ctx context.Context, f puzzles.PracticeFilter, after string) (puzzles.Stored, error)
-	PracticeNear(ctx context.Context, player *players.Player, f puzzles.PracticeFilter, after string) (puzzles.Stored, error)
-	Rating(ctx context.Context, p *puzzles.Puzzle) (players.Rating, error)
+	Practice(ctx context.Context, f gen.PracticeFilter, after string) (puzzles.Stored, error)
+	PracticeNear(ctx context.Context, player *players.Player, f gen.PracticeFilter, after string) (puzzles.Stored, error)
+	Rating(ctx context.Context, p *gen.Puzzle) (players.Rating, error)
 }
 
 // noPuzzles stands in for the feed of a server started without one: every
@@ -43,7 +45,7 @@ type noPuzzles struct{}
 
 var errNoPuzzles = newError(ErrNotReady, "this server was started without the puzzle feed")
 
-func (noPuzzles) Today() time.Time { return puzzles.Day(time.Now()) }
+func (noPuzzles) Today() time.Time { return gen.Day(time.Now()) }
 func (noPuzzles) ByDate(context.Context, time.Time) (puzzles.Stored, error) {
 	return puzzles.Stored{}, errNoPuzzles
 }
@@ -57,13 +59,13 @@ func (noPuzzles) AttemptAs(context.Context, string, []int, bool, *players.Player
 	return puzzles.Verdict{}, errNoPuzzles
 }
 func (noPuzzles) MaxAge(time.Time) time.Duration { return 0 }
-func (noPuzzles) Practice(context.Context, puzzles.PracticeFilter, string) (puzzles.Stored, error) {
+func (noPuzzles) Practice(context.Context, gen.PracticeFilter, string) (puzzles.Stored, error) {
 	return puzzles.Stored{}, errNoPuzzles
 }
-func (noPuzzles) PracticeNear(context.Context, *players.Player, puzzles.PracticeFilter, string) (puzzles.Stored, error) {
+func (noPuzzles) PracticeNear(context.Context, *players.Player, gen.PracticeFilter, string) (puzzles.Stored, error) {
 	return puzzles.Stored{}, errNoPuzzles
 }
-func (noPuzzles) Rating(context.Context, *puzzles.Puzzle) (players.Rating, error) {
+func (noPuzzles) Rating(context.Context, *gen.Puzzle) (players.Rating, error) {
 	return players.Rating{}, errNoPuzzles
 }
 
@@ -130,7 +132,7 @@ func (s *Server) GetDailyPuzzle(ctx context.Context, req GetDailyPuzzleRequestOb
 
 // GetDailyPuzzleByDate answers one day's puzzle.
 func (s *Server) GetDailyPuzzleByDate(ctx context.Context, req GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error) {
-	date, err := puzzles.ParseDate(req.Date)
+	date, err := gen.ParseDate(req.Date)
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +157,7 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 	var before time.Time
 	if req.Params.Before != nil {
 		var err error
-		if before, err = puzzles.ParseDate(*req.Params.Before); err != nil {
+		if before, err = gen.ParseDate(*req.Params.Before); err != nil {
 			return nil, err
 		}
 	}
@@ -180,12 +182,12 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 // GetPracticePuzzle answers a puzzle of the practice pool: the next one
 // after the client's, or a first one.
 func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleRequestObject) (GetPracticePuzzleResponseObject, error) {
-	var f puzzles.PracticeFilter
+	var f gen.PracticeFilter
 	if d := req.Params.Difficulty; d != nil {
 		f.Difficulty = *d
 	}
 	if g := req.Params.Goal; g != nil {
-		f.Goal = puzzles.Goal(*g)
+		f.Goal = gen.Goal(*g)
 	}
 	if t := req.Params.Theme; t != nil {
 		f.Theme = string(*t)
@@ -279,7 +281,7 @@ func (s *Server) GetPuzzleSolution(ctx context.Context, req GetPuzzleSolutionReq
 	return GetPuzzleSolution200JSONResponse{
 		Id:       sp.Puzzle.ID,
 		Goal:     PuzzleGoal(sp.Puzzle.Goal),
-		Solution: stepsToAPI(puzzles.SolutionSteps(sp.Puzzle)),
+		Solution: stepsToAPI(gen.SolutionSteps(sp.Puzzle)),
 	}, nil
 }
 
@@ -314,12 +316,12 @@ func puzzleWithRating(sp puzzles.Stored, r players.Rating) Puzzle {
 	if p.Date.IsZero() {
 		out.Date.SetNull()
 	} else {
-		out.Date.Set(p.Date.Format(puzzles.DateLayout))
+		out.Date.Set(p.Date.Format(gen.DateLayout))
 	}
 	return out
 }
 
-func stepsToAPI(steps []puzzles.Step) []PuzzleStep {
+func stepsToAPI(steps []gen.Step) []PuzzleStep {
 	out := make([]PuzzleStep, len(steps))
 	for i := range steps {
 		o := &steps[i].Outcome

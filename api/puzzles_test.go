@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -24,7 +25,7 @@ type countingStore struct {
 	adds atomic.Int32
 }
 
-func (c *countingStore) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (puzzles.Stored, error) {
+func (c *countingStore) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzzles.Stored, error) {
 	c.adds.Add(1)
 	return c.Store.AddPuzzle(ctx, p, at)
 }
@@ -116,7 +117,7 @@ func TestDailyPuzzle(t *testing.T) {
 	rec := f.do(t, "GET", "/v1/puzzles/daily", "")
 	p := decode[Puzzle](t, rec, http.StatusOK)
 	noSolution(t, rec.Body.Bytes())
-	if p.Id != "p20260304" || dateOf(p) != "2026-03-04" || p.KeyLegs < puzzles.MinKeyLegs || p.Plies < 1 || p.Prompt == "" {
+	if p.Id != "p20260304" || dateOf(p) != "2026-03-04" || p.KeyLegs < gen.MinKeyLegs || p.Plies < 1 || p.Prompt == "" {
 		t.Fatalf("daily puzzle %+v", p)
 	}
 	if cc := rec.Header().Get("Cache-Control"); cc != "public, max-age=50400" {
@@ -233,7 +234,7 @@ func TestPuzzleByIDAndSolution(t *testing.T) {
 	rec := f.do(t, "GET", "/v1/puzzles/p20260307", "")
 	p := decode[Puzzle](t, rec, http.StatusOK)
 	noSolution(t, rec.Body.Bytes())
-	want, err := puzzles.Generate(context.Background(), time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC))
+	want, err := gen.Daily(context.Background(), nil, time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC), 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +275,11 @@ func TestPuzzleByIDAndSolution(t *testing.T) {
 func TestPuzzleAttempts(t *testing.T) {
 	f := newFeedServer(t, "2026-03-08T12:00:00Z", time.Time{})
 	date := time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC) // a win within 3
-	pz, err := puzzles.Generate(context.Background(), date)
+	pz, err := gen.Daily(context.Background(), nil, date, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pz.Goal != puzzles.GoalWin || pz.Depth < 2 {
+	if pz.Goal != gen.GoalWin || pz.Depth < 2 {
 		t.Fatalf("the test wants a deep win puzzle on %s, got %s within %d", date, pz.Goal, pz.Depth)
 	}
 	target := "/v1/puzzles/" + pz.ID + "/attempts"

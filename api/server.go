@@ -33,7 +33,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/budget"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Limits the API enforces. The OpenAPI document states the same numbers;
@@ -329,7 +329,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		// A practice puzzle read, attempted or solved by id may cost a
 		// generation as asking for one does: the same limit.
 		if l := s.limits["GetPracticePuzzle"]; l != nil && practiceByID[id] {
-			mw = append(mw, httpx.LimitRateIf(l, func(c echo.Context) bool { return puzzles.IsPracticeID(c.Param("id")) }))
+			mw = append(mw, httpx.LimitRateIf(l, func(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }))
 		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)

@@ -51,9 +51,6 @@ func (s Side) FirstPit() int { return int(s) * RowPits }
 // Opposite returns the pit facing pit across the board.
 func Opposite(pit int) int { return NumPits - 1 - pit }
 
-// OwnerOf returns the side whose row holds pit (0-11).
-func OwnerOf(pit int) Side { return Side(pit / RowPits) }
-
 // Errors returned across the package boundary. Callers match them with errors.Is;
 // the wrapped text says what exactly was wrong.
 var (

@@ -3,6 +3,8 @@ package games
 import (
 	"slices"
 	"sync"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // gameCache keeps the latest known row of recently played games, so a move
@@ -10,22 +12,29 @@ import (
 // guess: the write of a move re-checks the ply in the database, and a move
 // whose ply does not match the cached game asks the database, so a stale
 // entry costs a read, never a wrong answer. Reads for clients (GET, events)
-// do not use it.
+// do not use it. A full cache forgets the game played least recently
+// (golang-lru's LRU): finished and idle games are the many, and a forgotten
+// game is merely read again.
 type gameCache struct {
+	// mu makes put's compare and add one step (simplelru is not safe for
+	// concurrent use; its thread-safe wrapper would lock each call alone).
 	mu    sync.Mutex
-	games map[string]*Game
-	max   int
+	games *simplelru.LRU[string, *Game]
 }
 
 func newGameCache(max int) *gameCache {
-	return &gameCache{games: make(map[string]*Game, max), max: max}
+	games, err := simplelru.NewLRU[string, *Game](max, nil)
+	if err != nil { // only for a size < 1
+		panic(err)
+	}
+	return &gameCache{games: games}
 }
 
 // get returns a copy of the cached game.
 func (c *gameCache) get(id string) (Game, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	g, ok := c.games[id]
+	g, ok := c.games.Get(id)
 	if !ok {
 		return Game{}, false
 	}
@@ -36,9 +45,7 @@ func (c *gameCache) get(id string) (Game, bool) {
 	return cp, true
 }
 
-// put records g unless a newer version of it is already there. A full cache
-// forgets an arbitrary game (map order): finished and idle games are the
-// many, and a forgotten game is merely read again.
+// put records g unless a newer version of it is already there.
 func (c *gameCache) put(g *Game) {
 	cp := *g
 	// The history is appended to as the game goes on; the entry must not
@@ -46,21 +53,15 @@ func (c *gameCache) put(g *Game) {
 	cp.History = append([]byte(nil), g.History...)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.games[g.ID]; ok && old.Version >= g.Version {
+	if old, ok := c.games.Peek(g.ID); ok && old.Version >= g.Version {
 		return
 	}
-	if len(c.games) >= c.max {
-		for id := range c.games {
-			delete(c.games, id)
-			break
-		}
-	}
-	c.games[g.ID] = &cp
+	c.games.Add(g.ID, &cp)
 }
 
 // drop forgets game id.
 func (c *gameCache) drop(id string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.games, id)
+	c.games.Remove(id)
 }

@@ -38,8 +38,11 @@ func TestGameCache(t *testing.T) {
 	}
 	c.put(&Game{ID: "b", Version: 1})
 	c.put(&Game{ID: "c", Version: 1})
-	if len(c.games) > 2 {
-		t.Fatalf("%d games kept, limit 2", len(c.games))
+	if c.games.Len() > 2 {
+		t.Fatalf("%d games kept, limit 2", c.games.Len())
+	}
+	if _, ok := c.get("a"); ok {
+		t.Fatal("a full cache kept the game played least recently")
 	}
 	c.drop("c")
 	if _, ok := c.get("c"); ok {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -21,23 +22,25 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 		t.Skip("builds the 12-seed table: seconds, a minute under the race detector")
 	}
 	cpu := budget.New(1)
-	gen := puzzles.NewGenerator()
-	gen.StartEndgameTable(func(ctx context.Context) (func(), error) {
+	g := puzzles.NewGenerator()
+	g.StartEndgameTable(func(ctx context.Context) (func(), error) {
 		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1})
 	})
 	made := errors.New("made with the table")
 	today := time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
-		First: today, Now: func() time.Time { return today }, Generator: gen, Budget: cpu,
+		First: today, Now: func() time.Time { return today }, Generator: g, Budget: cpu,
 		// A version 2 generation: it needs the table, in the unit it holds.
-		Generate: func(ctx context.Context, d time.Time) (puzzles.Puzzle, error) {
-			if _, err := gen.EndgameTable(ctx); err != nil {
-				return puzzles.Puzzle{}, err
+		Generate: func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
+			if _, err := g.EndgameTable(ctx); err != nil {
+				return gen.Puzzle{}, err
 			}
-			return puzzles.Puzzle{}, made
+			return gen.Puzzle{}, made
 		},
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	// Generous: it catches a deadlock, and a gated build on a loaded machine
+	// (a load average of 15 on 2 cores) took 26 s.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	if _, err := feed.ByDate(ctx, today); !errors.Is(err, made) {
 		t.Fatalf("the generation: %v, want it to run once the table is built", err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/players"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Errors of the feed.
@@ -33,7 +34,7 @@ type Stats struct {
 
 // Stored is a puzzle as the feed serves it, with its counters.
 type Stored struct {
-	Puzzle Puzzle
+	Puzzle gen.Puzzle
 	Stats  Stats
 }
 
@@ -44,7 +45,7 @@ type Store interface {
 	// AddPuzzle stores p unless a puzzle for its date is already stored, and
 	// returns the stored one either way: concurrent callers for one date,
 	// in one process or several, all get the first row committed.
-	AddPuzzle(ctx context.Context, p Puzzle, at time.Time) (Stored, error)
+	AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (Stored, error)
 	// PuzzleByDate returns the puzzle stored for date's UTC day, or
 	// ErrNotFound.
 	PuzzleByDate(ctx context.Context, date time.Time) (Stored, error)
@@ -116,7 +117,7 @@ type FeedOptions struct {
 	Cutover time.Time
 	// Generate makes a day's puzzle. Nil: Generator's Generate with the
 	// version in force for the day (VersionFor the day and Cutover).
-	Generate func(context.Context, time.Time) (Puzzle, error)
+	Generate func(context.Context, time.Time) (gen.Puzzle, error)
 
 	// Practice makes the practice pool's puzzles. Nil: no pool (its
 	// operations fail with ErrNoPool).
@@ -127,7 +128,7 @@ type FeedOptions struct {
 	// VerifyPractice proves a practice puzzle before it is served. Nil:
 	// Generator's VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
 	// put a lighter check here.
-	VerifyPractice func(Puzzle) error
+	VerifyPractice func(gen.Puzzle) error
 	// Budget is the process's CPU budget; each generation, daily or
 	// practice, holds a unit of it at its last priority. Nil: a budget of
 	// the feed's own, budget.SizeFor the cores.
@@ -161,10 +162,10 @@ type Feed struct {
 	first    time.Time
 	now      func() time.Time
 	cutover  time.Time
-	generate func(context.Context, time.Time) (Puzzle, error)
+	generate func(context.Context, time.Time) (gen.Puzzle, error)
 	budget   *budget.Budget
 	pool     *pool
-	inflight flight[time.Time, Stored] // generations running, by day
+	inflight flight[Stored] // generations running, by day (gen.DateLayout)
 	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
 	genTimeout time.Duration
 }
@@ -178,9 +179,9 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		o.Now = time.Now
 	}
 	if o.Cutover.IsZero() {
-		o.Cutover = DefaultCutover
+		o.Cutover = gen.DefaultCutover
 	}
-	o.Cutover = Day(o.Cutover)
+	o.Cutover = gen.Day(o.Cutover)
 	if o.Generator == nil {
 		o.Generator = NewGenerator()
 	}
@@ -188,8 +189,8 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		o.Budget = budget.New(budget.SizeFor(runtime.GOMAXPROCS(0)))
 	}
 	if o.Generate == nil {
-		o.Generate = func(ctx context.Context, d time.Time) (Puzzle, error) {
-			return o.Generator.Generate(ctx, d, VersionFor(d, o.Cutover))
+		o.Generate = func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
+			return o.Generator.Generate(ctx, d, gen.VersionFor(d, o.Cutover))
 		}
 	}
 	if o.GenerateTimeout <= 0 {
@@ -199,7 +200,7 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		genTimeout: o.GenerateTimeout,
 		gen:        o.Generator,
 		store:      st,
-		first:      Day(o.First),
+		first:      gen.Day(o.First),
 		now:        o.Now,
 		cutover:    o.Cutover,
 		generate:   o.Generate,
@@ -208,28 +209,21 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 	}
 }
 
-// VersionOn returns the generator version in force for date's puzzle by the
-// feed's cutover.
-func (f *Feed) VersionOn(date time.Time) int { return VersionFor(date, f.cutover) }
-
 // Today is the current UTC day.
-func (f *Feed) Today() time.Time { return Day(f.now()) }
+func (f *Feed) Today() time.Time { return gen.Day(f.now()) }
 
 // published checks that date's puzzle is out: not in the future, not before
 // the first day.
 func (f *Feed) published(date time.Time) error {
-	day := date.Format(DateLayout)
+	day := date.Format(gen.DateLayout)
 	switch {
 	case date.After(f.Today()):
 		return fmt.Errorf("%w: no puzzle for %s: it is in the future", ErrNotFound, day)
 	case date.Before(f.first):
-		return fmt.Errorf("%w: no puzzle for %s: the feed starts on %s", ErrNotFound, day, f.first.Format(DateLayout))
+		return fmt.Errorf("%w: no puzzle for %s: the feed starts on %s", ErrNotFound, day, f.first.Format(gen.DateLayout))
 	}
 	return nil
 }
-
-// Generator returns the generator the feed proves its puzzles with.
-func (f *Feed) Generator() *Generator { return f.gen }
 
 // proved proves a stored puzzle again before it is served.
 func (f *Feed) proved(ctx context.Context, sp Stored, err error) (Stored, error) {
@@ -245,7 +239,7 @@ func (f *Feed) proved(ctx context.Context, sp Stored, err error) (Stored, error)
 // ByDate returns date's puzzle, generating and storing it on the first
 // request.
 func (f *Feed) ByDate(ctx context.Context, date time.Time) (Stored, error) {
-	date = Day(date)
+	date = gen.Day(date)
 	if err := f.published(date); err != nil {
 		return Stored{}, err
 	}
@@ -259,10 +253,10 @@ func (f *Feed) ByDate(ctx context.Context, date time.Time) (Stored, error) {
 // ByID returns the puzzle with id: a daily one under the same rules as by
 // date, or a practice one (made again from its id).
 func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
-	if IsPracticeID(id) {
+	if gen.IsPracticeID(id) {
 		return f.practiceByID(ctx, id)
 	}
-	date, err := DateOfID(id)
+	date, err := gen.DateOfID(id)
 	if err != nil {
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
 	}
@@ -275,7 +269,7 @@ func (f *Feed) ByID(ctx context.Context, id string) (Stored, error) {
 // keeps the first row written if two servers race.
 func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
 	detached := context.WithoutCancel(ctx)
-	return f.inflight.do(ctx, date, func() (Stored, error) { return f.run(detached, date) })
+	return f.inflight.do(ctx, date.Format(gen.DateLayout), func() (Stored, error) { return f.run(detached, date) })
 }
 
 func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
@@ -295,13 +289,13 @@ func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 // generateDay makes date's puzzle in a unit of the CPU budget, once a build
 // of the generator's table under way is done. Generation is pure CPU, and
 // goes after the AI and analyses: it waits as long as ctx lets it.
-func (f *Feed) generateDay(ctx context.Context, date time.Time) (Puzzle, error) {
+func (f *Feed) generateDay(ctx context.Context, date time.Time) (gen.Puzzle, error) {
 	if err := f.gen.awaitTable(ctx); err != nil {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	release, err := f.budget.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
 	if err != nil {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	defer release()
 	return f.generate(ctx, date)
@@ -316,7 +310,7 @@ func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []St
 	if before.IsZero() || before.After(tomorrow) {
 		before = tomorrow // a later day shows no more than tomorrow does
 	}
-	before = Day(before)
+	before = gen.Day(before)
 	var days []time.Time
 	for d := before.AddDate(0, 0, -1); len(days) < limit && !d.Before(f.first); d = d.AddDate(0, 0, -1) {
 		days = append(days, d)
@@ -327,13 +321,13 @@ func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []St
 	}
 	byDate := map[string]Stored{}
 	for _, sp := range stored {
-		byDate[sp.Puzzle.Date.Format(DateLayout)] = sp
+		byDate[sp.Puzzle.Date.Format(gen.DateLayout)] = sp
 	}
 	page = make([]Stored, len(days))
 	errs := make([]error, len(days))
 	var wg sync.WaitGroup
 	for i, d := range days {
-		if sp, ok := byDate[d.Format(DateLayout)]; ok {
+		if sp, ok := byDate[d.Format(gen.DateLayout)]; ok {
 			page[i], errs[i] = f.proved(ctx, sp, nil)
 			continue
 		}
@@ -354,10 +348,10 @@ func (f *Feed) Page(ctx context.Context, before time.Time, limit int) (page []St
 // puzzles are judged alike but not counted: those puzzles are not stored,
 // and counting them would let anyone grow the database without bound, one
 // row per id tried; their counts stay zero.
-func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool) (Attempt, Stats, error) {
+func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool) (gen.Attempt, Stats, error) {
 	sp, err := f.ByID(ctx, id)
 	if err != nil {
-		return Attempt{}, Stats{}, err
+		return gen.Attempt{}, Stats{}, err
 	}
 	a, err := f.gen.Check(ctx, sp.Puzzle, moves, giveUp)
 	if err != nil {
@@ -370,7 +364,7 @@ func (f *Feed) Attempt(ctx context.Context, id string, moves []int, giveUp bool)
 // record counts an anonymous attempt at puzzle id, unless it is a practice
 // puzzle (see Attempt).
 func (f *Feed) record(ctx context.Context, id string, solved bool) (Stats, error) {
-	if IsPracticeID(id) {
+	if gen.IsPracticeID(id) {
 		return Stats{}, nil
 	}
 	return f.store.RecordAttempt(ctx, id, solved)
@@ -379,7 +373,7 @@ func (f *Feed) record(ctx context.Context, id string, solved bool) (Stats, error
 // MaxAge says how long date's puzzle may be cached: today's until the next
 // UTC midnight, an earlier day's for an hour (only its stats change).
 func (f *Feed) MaxAge(date time.Time) time.Duration {
-	if Day(date).Before(f.Today()) {
+	if gen.Day(date).Before(f.Today()) {
 		return pastMaxAge
 	}
 	return max(f.Today().AddDate(0, 0, 1).Sub(f.now()), 0)
@@ -389,7 +383,7 @@ func (f *Feed) MaxAge(date time.Time) time.Duration {
 // for a day not yet published (to fill the store ahead), and reports whether
 // it generated it.
 func (f *Feed) Prepare(ctx context.Context, date time.Time) (sp Stored, generated bool, err error) {
-	date = Day(date)
+	date = gen.Day(date)
 	sp, err = f.store.PuzzleByDate(ctx, date)
 	if !errors.Is(err, ErrNotFound) {
 		sp, err = f.proved(ctx, sp, err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -26,7 +27,7 @@ func TestFeedServesOnlyWhatProves(t *testing.T) {
 	}
 	// A bad restore: yesterday's row holds a solution that is not one.
 	yesterday := today.AddDate(0, 0, -1)
-	bad, err := puzzles.Generate(ctx, yesterday)
+	bad, err := gen.Daily(ctx, nil, yesterday, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,21 +43,21 @@ func TestFeedServesOnlyWhatProves(t *testing.T) {
 		want error
 	}{
 		{"today, generated and proved", today, nil},
-		{"a row that does not prove", yesterday, puzzles.ErrUnverified},
+		{"a row that does not prove", yesterday, gen.ErrUnverified},
 		{"tomorrow", today.AddDate(0, 0, 1), puzzles.ErrNotFound},
 		{"before the first day", time.Date(2026, 1, 31, 0, 0, 0, 0, time.UTC), puzzles.ErrNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sp, err := feed.ByDate(ctx, tc.date)
 			if !errors.Is(err, tc.want) || (tc.want == nil && sp.Puzzle.ID != good.Puzzle.ID) {
-				t.Fatalf("%s: %v (%v), want %v", tc.date.Format(puzzles.DateLayout), sp.Puzzle.ID, err, tc.want)
+				t.Fatalf("%s: %v (%v), want %v", tc.date.Format(gen.DateLayout), sp.Puzzle.ID, err, tc.want)
 			}
 		})
 	}
 	t.Run("prepare a day ahead", func(t *testing.T) {
 		ahead := today.AddDate(0, 0, 3)
 		sp, generated, err := feed.Prepare(ctx, ahead)
-		if err != nil || !generated || sp.Puzzle.ID != puzzles.IDFor(ahead) {
+		if err != nil || !generated || sp.Puzzle.ID != gen.IDFor(ahead) {
 			t.Fatalf("Prepare: %v generated=%v (%v)", sp.Puzzle.ID, generated, err)
 		}
 		if _, generated, err := feed.Prepare(ctx, ahead); err != nil || generated {
@@ -74,8 +75,8 @@ func TestFeedCutover(t *testing.T) {
 	ctx := context.Background()
 	today := time.Date(2026, 2, 10, 15, 0, 0, 0, time.UTC)
 	cutover := time.Date(2026, 2, 10, 0, 0, 0, 0, time.UTC)
-	gen := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: gen})
+	g := puzzles.SharedGenerator()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: g})
 	for _, tc := range []struct {
 		name    string
 		date    time.Time
@@ -89,7 +90,7 @@ func TestFeedCutover(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := gen.Generate(ctx, tc.date, tc.version)
+			want, err := g.Generate(ctx, tc.date, tc.version)
 			if err != nil {
 				t.Fatal(err)
 			}

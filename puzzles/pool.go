@@ -18,18 +18,13 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Errors of the practice pool.
 var (
 	// ErrNoPool: the server was started without a practice generator.
 	ErrNoPool = errors.New("no practice pool")
-	// ErrFilterUnmet: no puzzle of the generator version in force meets
-	// the filter: it cannot by definition (say, a defend puzzle of
-	// difficulty 1: defending is never graded easiest), or the generator
-	// found none for missLimit sequence numbers in a row. A PracticeFunc
-	// wraps it (with ErrNoPuzzle) for the first kind.
-	ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
 	// ErrPracticeBusy: no unit of the CPU budget came free for a practice
 	// generation in time; try again shortly.
 	ErrPracticeBusy = errors.New("practice pool busy")
@@ -86,7 +81,7 @@ const (
 // ErrNoPuzzle (wrapped) when it finds none for seq; ErrNoPuzzle and
 // ErrFilterUnmet (both wrapped), quickly, when no puzzle of that version
 // meets f by definition.
-type PracticeFunc func(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error)
+type PracticeFunc func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error)
 
 // practiceShareKey names the practice generations' share of the budget.
 const practiceShareKey = "puzzles.practice"
@@ -95,17 +90,17 @@ const practiceShareKey = "puzzles.practice"
 type pool struct {
 	generate PracticeFunc
 	version  int
-	verify   func(Puzzle) error
+	verify   func(gen.Puzzle) error
 	cutover  time.Time
 	rand     func() uint64
 	timeout  time.Duration
 	gen      *Generator // whose table build a generation waits for
 	budget   *budget.Budget
 	slots    int // practice generations at once, within budget
-	made     *lru.Cache[string, Puzzle]
+	made     *lru.Cache[string, gen.Puzzle]
 	missed   *lru.Cache[string, error] // ids the generator made no puzzle for
-	making   flight[string, Puzzle]    // generations running, by id
-	dailying flight[time.Time, engine.Position]
+	making   flight[gen.Puzzle]        // generations running, by id
+	dailying flight[engine.Position]   // daily positions being made, by day (gen.DateLayout)
 
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
@@ -113,19 +108,19 @@ type pool struct {
 	// generations in a row that found no puzzle; missLimit means unmet. Its
 	// keys are valid filters of versions up to the pool's: a few thousand
 	// at most.
-	streaks map[PracticeID]int
+	streaks map[gen.PracticeID]int
 }
 
 func newPool(o FeedOptions) *pool {
 	if o.PracticeVersion == 0 {
-		o.PracticeVersion = Version
+		o.PracticeVersion = gen.Version
 	}
 	if o.VerifyPractice == nil {
-		gen := o.Generator // NewFeed has set it
-		o.VerifyPractice = func(p Puzzle) error { return gen.VerifyPractice(context.Background(), p) }
+		g := o.Generator // NewFeed has set it
+		o.VerifyPractice = func(p gen.Puzzle) error { return g.VerifyPractice(context.Background(), p) }
 	}
 	if o.Cutover.IsZero() {
-		o.Cutover = DefaultCutover
+		o.Cutover = gen.DefaultCutover
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Uint64
@@ -136,7 +131,7 @@ func newPool(o FeedOptions) *pool {
 	if o.PracticeConcurrency <= 0 || o.PracticeConcurrency > o.Budget.Size() {
 		o.PracticeConcurrency = o.Budget.Size()
 	}
-	made, err := lru.New[string, Puzzle](practiceCacheSize)
+	made, err := lru.New[string, gen.Puzzle](practiceCacheSize)
 	if err != nil { // only for a size < 1
 		panic(err)
 	}
@@ -148,7 +143,7 @@ func newPool(o FeedOptions) *pool {
 		generate: o.Practice,
 		version:  o.PracticeVersion,
 		verify:   o.VerifyPractice,
-		cutover:  Day(o.Cutover),
+		cutover:  gen.Day(o.Cutover),
 		rand:     o.Rand,
 		timeout:  o.PracticeTimeout,
 		gen:      o.Generator,
@@ -157,46 +152,8 @@ func newPool(o FeedOptions) *pool {
 		made:     made,
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
-		streaks:  map[PracticeID]int{},
+		streaks:  map[gen.PracticeID]int{},
 	}
-}
-
-// VerifyPractice proves a practice puzzle again: Verify's proof of a
-// practice puzzle (no date, the practice side of the split, exactly the
-// puzzle its position, rules and goal make), and its id: a practice id of
-// its version whose filter asks for it, and whose sequence number's bucket
-// (seq mod PracticeWindow) is its position's, which the no-repeat promise
-// rests on.
-//
-// It builds the endgame table an endgame puzzle's proof needs afresh; a
-// server proves with its Generator's VerifyPractice instead.
-func VerifyPractice(p Puzzle) error {
-	return NewGenerator().VerifyPractice(context.Background(), p)
-}
-
-// VerifyPractice is the package's VerifyPractice with the generator's table.
-func (g *Generator) VerifyPractice(ctx context.Context, p Puzzle) error {
-	if !p.Date.IsZero() {
-		return fmt.Errorf("%w: %s: a practice puzzle has no date", ErrUnverified, p.ID)
-	}
-	if err := g.Verify(ctx, p); err != nil {
-		return err
-	}
-	fail := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s: %s", ErrUnverified, p.ID, fmt.Sprintf(format, args...))
-	}
-	id, err := ParsePracticeID(p.ID)
-	switch {
-	case err != nil:
-		return fail("%v", err)
-	case id.Version != p.Version:
-		return fail("made by version %d, the id says %d", p.Version, id.Version)
-	case !meets(p, id.Filter):
-		return fail("not a puzzle its filter asks for")
-	case drillBucket(&p.Position) != int(id.Seq%PracticeWindow):
-		return fail("its position is in bucket %d, its sequence number's is %d", drillBucket(&p.Position), id.Seq%PracticeWindow)
-	}
-	return nil
 }
 
 // Practice returns a practice puzzle f asks for: the next one after the
@@ -213,23 +170,23 @@ func (g *Generator) VerifyPractice(ctx context.Context, p Puzzle) error {
 // were passed over. A filter whose generations miss missLimit times in a
 // row is ErrFilterUnmet; a request whose time runs out first is
 // ErrPracticeTimeout, to ask again.
-func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string) (Stored, error) {
+func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after string) (Stored, error) {
 	pl := f.pool
 	if pl.generate == nil {
 		return Stored{}, fmt.Errorf("%w: this server was started without one", ErrNoPool)
 	}
-	if err := checkFilter(filter); err != nil {
+	if err := gen.CheckFilter(filter); err != nil {
 		return Stored{}, err
 	}
 	// Random starts stay far below the top, so a walk never wraps.
-	id := PracticeID{Version: pl.version, Filter: filter, Seq: pl.rand() % (MaxPracticeSeq / 2)}
+	id := gen.PracticeID{Version: pl.version, Filter: filter, Seq: pl.rand() % (gen.MaxPracticeSeq / 2)}
 	if after != "" {
-		prev, err := ParsePracticeID(after)
+		prev, err := gen.ParsePracticeID(after)
 		if err != nil {
 			return Stored{}, fmt.Errorf("after: %w", err)
 		}
 		if prev.Filter != filter {
-			return Stored{}, fmt.Errorf("%w: after names a puzzle of another filter (%s): drop it to start afresh", ErrInvalidPractice, after)
+			return Stored{}, fmt.Errorf("%w: after names a puzzle of another filter (%s): drop it to start afresh", gen.ErrInvalidPractice, after)
 		}
 		// A puzzle of an earlier generator version starts the walk afresh
 		// with the version in force.
@@ -241,7 +198,7 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 	defer cancel()
 	first := id.Seq
 	for try := range uint64(maxTries) {
-		id.Seq = nextSeq(first, try*PracticeWindow)
+		id.Seq = nextSeq(first, try*gen.PracticeWindow)
 		p, err := f.practice(bctx, id)
 		switch {
 		case errors.Is(err, errUpcoming), errors.Is(err, errMiss):
@@ -251,12 +208,12 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 			return Stored{Puzzle: p}, nil
 		}
 	}
-	return Stored{}, fmt.Errorf("%w: %d tries from %s found none: ask again", ErrPracticeTimeout, maxTries, PracticeID{Version: id.Version, Filter: filter, Seq: first})
+	return Stored{}, fmt.Errorf("%w: %d tries from %s found none: ask again", ErrPracticeTimeout, maxTries, gen.PracticeID{Version: id.Version, Filter: filter, Seq: first})
 }
 
 // nextSeq is the sequence number n after seq, wrapping past MaxPracticeSeq
 // (whose successor, 2^53, is a multiple of PracticeWindow: buckets hold).
-func nextSeq(seq, n uint64) uint64 { return (seq + n) % (MaxPracticeSeq + 1) }
+func nextSeq(seq, n uint64) uint64 { return (seq + n) % (gen.MaxPracticeSeq + 1) }
 
 // overBudget turns the end of a request's time budget into
 // ErrPracticeTimeout; the end of the caller's own context stays what it is.
@@ -277,7 +234,7 @@ func (f *Feed) practiceByID(ctx context.Context, id string) (Stored, error) {
 	if f.pool.generate == nil {
 		return Stored{}, fmt.Errorf("%w: this server was started without one", ErrNoPool)
 	}
-	pid, err := ParsePracticeID(id)
+	pid, err := gen.ParsePracticeID(id)
 	if err != nil || pid.Version > f.pool.version {
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
 	}
@@ -285,7 +242,7 @@ func (f *Feed) practiceByID(ctx context.Context, id string) (Stored, error) {
 	defer cancel()
 	p, err := f.practice(bctx, pid)
 	switch {
-	case errors.Is(err, errUpcoming), errors.Is(err, errMiss), errors.Is(err, ErrFilterUnmet), errors.Is(err, ErrUnknownVersion):
+	case errors.Is(err, errUpcoming), errors.Is(err, errMiss), errors.Is(err, gen.ErrFilterUnmet), errors.Is(err, gen.ErrUnknownVersion):
 		return Stored{}, fmt.Errorf("%w: no puzzle has id %q", ErrNotFound, id)
 	case err != nil:
 		return Stored{}, f.pool.overBudget(ctx, err)
@@ -296,52 +253,52 @@ func (f *Feed) practiceByID(ctx context.Context, id string) (Stored, error) {
 // practice makes (or finds made) the practice puzzle id, and refuses it
 // with errUpcoming if it is an upcoming daily puzzle; errMiss if the
 // generator found none for id.
-func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
+func (f *Feed) practice(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) {
 	pl := f.pool
 	key := id.String()
 	if err, ok := pl.missed.Get(key); ok {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	p, ok := pl.made.Get(key)
 	if !ok {
 		if err := pl.unmet(id); err != nil {
-			return Puzzle{}, err
+			return gen.Puzzle{}, err
 		}
 		// One generation per id however many ask at once, detached from
 		// them: its result is remembered even if they all leave.
 		detached := context.WithoutCancel(ctx)
 		var err error
-		if p, err = pl.making.do(ctx, key, func() (Puzzle, error) { return pl.make(detached, id) }); err != nil {
-			return Puzzle{}, err
+		if p, err = pl.making.do(ctx, key, func() (gen.Puzzle, error) { return pl.make(detached, id) }); err != nil {
+			return gen.Puzzle{}, err
 		}
 	}
 	if err := f.notUpcoming(ctx, p); err != nil {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	return p, nil
 }
 
 // streakKey is the key of id's filter and version in streaks.
-func streakKey(id PracticeID) PracticeID {
+func streakKey(id gen.PracticeID) gen.PracticeID {
 	id.Seq = 0
 	return id
 }
 
 // unmet returns ErrFilterUnmet if id's filter has missed missLimit times in
 // a row.
-func (pl *pool) unmet(id PracticeID) error {
+func (pl *pool) unmet(id gen.PracticeID) error {
 	pl.mu.Lock()
 	n := pl.streaks[streakKey(id)]
 	pl.mu.Unlock()
 	if n >= missLimit {
-		return fmt.Errorf("%w: %s (the generator found none %d times in a row)", ErrFilterUnmet, describeFilter(id.Filter), missLimit)
+		return fmt.Errorf("%w: %s (the generator found none %d times in a row)", gen.ErrFilterUnmet, describeFilter(id.Filter), missLimit)
 	}
 	return nil
 }
 
 // tally records a generation of id's filter: a miss lengthens its streak,
 // anything else ends it; never means unmet by definition.
-func (pl *pool) tally(id PracticeID, miss, never bool) {
+func (pl *pool) tally(id gen.PracticeID, miss, never bool) {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
 	k := streakKey(id)
@@ -358,9 +315,9 @@ func (pl *pool) tally(id PracticeID, miss, never bool) {
 // make runs the generator for id, in a unit of the CPU budget (once a build
 // of the generator's table under way is done), checks what it made and
 // remembers the outcome: the puzzle, or the miss.
-func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
+func (pl *pool) make(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) {
 	if err := pl.gen.awaitTable(ctx); err != nil {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	release, err := pl.budget.Acquire(ctx, budget.Request{
 		Priority: budget.Generation,
@@ -369,35 +326,35 @@ func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 		Shares:   []budget.Share{{Key: practiceShareKey, Max: pl.slots}},
 	})
 	if errors.Is(err, budget.ErrBusy) {
-		return Puzzle{}, fmt.Errorf("%w: no room for another of the %d practice puzzles made at once within %v; try again in a second", ErrPracticeBusy, pl.slots, practiceWait)
+		return gen.Puzzle{}, fmt.Errorf("%w: no room for another of the %d practice puzzles made at once within %v; try again in a second", ErrPracticeBusy, pl.slots, practiceWait)
 	}
 	if err != nil {
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
 	defer release()
 	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
 	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)
 	switch {
-	case errors.Is(err, ErrFilterUnmet):
+	case errors.Is(err, gen.ErrFilterUnmet):
 		pl.tally(id, true, true)
-		return Puzzle{}, fmt.Errorf("%w: %s", ErrFilterUnmet, describeFilter(id.Filter))
-	case errors.Is(err, ErrNoPuzzle):
+		return gen.Puzzle{}, fmt.Errorf("%w: %s", gen.ErrFilterUnmet, describeFilter(id.Filter))
+	case errors.Is(err, gen.ErrNoPuzzle):
 		pl.tally(id, true, false)
 		miss := fmt.Errorf("%w: %s", errMiss, id)
 		pl.missed.Add(id.String(), miss)
-		return Puzzle{}, miss
+		return gen.Puzzle{}, miss
 	case err != nil:
-		return Puzzle{}, err
+		return gen.Puzzle{}, err
 	case !p.Date.IsZero() || p.ID != "" || p.Version != id.Version:
-		return Puzzle{}, fmt.Errorf("practice generator: %s came with id %q, date %v, version %d", id, p.ID, p.Date, p.Version)
+		return gen.Puzzle{}, fmt.Errorf("practice generator: %s came with id %q, date %v, version %d", id, p.ID, p.Date, p.Version)
 	}
 	p.ID = id.String()
 	if err := pl.verify(p); err != nil {
-		return Puzzle{}, fmt.Errorf("generated practice puzzle: %w", err)
+		return gen.Puzzle{}, fmt.Errorf("generated practice puzzle: %w", err)
 	}
-	if !meets(p, id.Filter) {
-		return Puzzle{}, fmt.Errorf("practice generator: %s is not a puzzle its filter asks for", id)
+	if !gen.Meets(p, id.Filter) {
+		return gen.Puzzle{}, fmt.Errorf("practice generator: %s is not a puzzle its filter asks for", id)
 	}
 	pl.tally(id, false, false)
 	pl.made.Add(id.String(), p)
@@ -405,7 +362,7 @@ func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 }
 
 // describeFilter says what a filter asks for, for error details.
-func describeFilter(f PracticeFilter) string {
+func describeFilter(f gen.PracticeFilter) string {
 	s := "a puzzle"
 	if f.Difficulty != 0 {
 		s += fmt.Sprintf(" of difficulty %d", f.Difficulty)
@@ -425,9 +382,9 @@ func describeFilter(f PracticeFilter) string {
 // the day of exactly one of those Window days. Days from the cutover on need
 // no check at all: the version 2 generator keeps practice positions out of
 // daily ones by construction.
-func (f *Feed) notUpcoming(ctx context.Context, p Puzzle) error {
+func (f *Feed) notUpcoming(ctx context.Context, p gen.Puzzle) error {
 	today := f.Today()
-	ahead := (bucket(&p.Position) - dayBucket(today) + Window) % Window
+	ahead := (gen.Bucket(&p.Position) - gen.DayBucket(today) + gen.Window) % gen.Window
 	day := today.AddDate(0, 0, ahead)
 	if !day.Before(f.pool.cutover) {
 		return nil
@@ -456,7 +413,7 @@ func (f *Feed) dailyPosition(ctx context.Context, day time.Time) (engine.Positio
 		return pos, nil
 	}
 	detached := context.WithoutCancel(ctx)
-	return pl.dailying.do(ctx, day, func() (engine.Position, error) {
+	return pl.dailying.do(ctx, day.Format(gen.DateLayout), func() (engine.Position, error) {
 		pos, err := f.daily(detached, day)
 		if err != nil {
 			return engine.Position{}, err
@@ -488,7 +445,7 @@ func (f *Feed) daily(ctx context.Context, day time.Time) (engine.Position, error
 	defer cancel()
 	p, err := f.generateDay(ctx, day)
 	if err != nil {
-		return engine.Position{}, fmt.Errorf("the daily puzzle of %s, to compare: %w", day.Format(DateLayout), err)
+		return engine.Position{}, fmt.Errorf("the daily puzzle of %s, to compare: %w", day.Format(gen.DateLayout), err)
 	}
 	return p.Position, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -35,11 +36,11 @@ func madeUpFeed(o puzzles.FeedOptions) *puzzles.Feed {
 func TestPracticeWalkHasNoRepeats(t *testing.T) {
 	ctx := context.Background()
 	feed := madeUpFeed(puzzles.FeedOptions{})
-	for _, f := range []puzzles.PracticeFilter{
+	for _, f := range []gen.PracticeFilter{
 		{},
 		{Difficulty: 3},
-		{Goal: puzzles.GoalDefend},
-		{Difficulty: 5, Goal: puzzles.GoalWin, Theme: "greed_trap"},
+		{Goal: gen.GoalDefend},
+		{Difficulty: 5, Goal: gen.GoalWin, Theme: "greed_trap"},
 	} {
 		t.Run(fmt.Sprintf("%+v", f), func(t *testing.T) {
 			seen := map[engine.Position]string{}
@@ -54,7 +55,7 @@ func TestPracticeWalkHasNoRepeats(t *testing.T) {
 					t.Fatalf("request %d: %s repeats %s", i, p.ID, prev)
 				}
 				seen[p.Position] = p.ID
-				id, err := puzzles.ParsePracticeID(p.ID)
+				id, err := gen.ParsePracticeID(p.ID)
 				if err != nil || id.Filter != f || !p.Date.IsZero() || sp.Stats != (puzzles.Stats{}) {
 					t.Fatalf("request %d: id %q (%v), date %v, stats %+v", i, p.ID, err, p.Date, sp.Stats)
 				}
@@ -80,7 +81,7 @@ func TestPracticeStarts(t *testing.T) {
 		{"after an earlier version's", "x1-d0-gany-tany-41", "x2-d0-gany-tany-77"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, tc.after)
+			sp, err := feed.Practice(ctx, gen.PracticeFilter{}, tc.after)
 			if err != nil || sp.Puzzle.ID != tc.want {
 				t.Fatalf("Practice after %q = %q (%v), want %q", tc.after, sp.Puzzle.ID, err, tc.want)
 			}
@@ -95,11 +96,11 @@ func TestPracticeStarts(t *testing.T) {
 
 // blockingPractice waits for its context, or for release.
 func blockingPractice(started chan<- struct{}, release <-chan struct{}) puzzles.PracticeFunc {
-	return func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+	return func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 		started <- struct{}{}
 		select {
 		case <-ctx.Done():
-			return puzzles.Puzzle{}, ctx.Err()
+			return gen.Puzzle{}, ctx.Err()
 		case <-release:
 			return puzzletest.MadeUpPractice(ctx, version, f, seq)
 		}
@@ -111,18 +112,18 @@ func TestPracticeErrors(t *testing.T) {
 	feed := madeUpFeed(puzzles.FeedOptions{})
 	for _, tc := range []struct {
 		name   string
-		filter puzzles.PracticeFilter
+		filter gen.PracticeFilter
 		after  string
 		want   error
 	}{
-		{"difficulty 6", puzzles.PracticeFilter{Difficulty: 6}, "", puzzles.ErrInvalidPractice},
-		{"difficulty -1", puzzles.PracticeFilter{Difficulty: -1}, "", puzzles.ErrInvalidPractice},
-		{"unknown goal", puzzles.PracticeFilter{Goal: "chess"}, "", puzzles.ErrInvalidPractice},
-		{"unknown theme", puzzles.PracticeFilter{Theme: "fun"}, "", puzzles.ErrInvalidPractice},
-		{"after a daily id", puzzles.PracticeFilter{}, "p20260302", puzzles.ErrInvalidPractice},
-		{"after another filter's", puzzles.PracticeFilter{Difficulty: 2}, "x1-d3-gany-tany-5", puzzles.ErrInvalidPractice},
-		{"a filter no puzzle meets", puzzles.PracticeFilter{Difficulty: 1, Goal: puzzles.GoalDefend}, "", puzzles.ErrFilterUnmet},
-		{"a win's theme with another goal", puzzles.PracticeFilter{Goal: puzzles.GoalMaxCapture, Theme: "majority"}, "", puzzles.ErrFilterUnmet},
+		{"difficulty 6", gen.PracticeFilter{Difficulty: 6}, "", gen.ErrInvalidPractice},
+		{"difficulty -1", gen.PracticeFilter{Difficulty: -1}, "", gen.ErrInvalidPractice},
+		{"unknown goal", gen.PracticeFilter{Goal: "chess"}, "", gen.ErrInvalidPractice},
+		{"unknown theme", gen.PracticeFilter{Theme: "fun"}, "", gen.ErrInvalidPractice},
+		{"after a daily id", gen.PracticeFilter{}, "p20260302", gen.ErrInvalidPractice},
+		{"after another filter's", gen.PracticeFilter{Difficulty: 2}, "x1-d3-gany-tany-5", gen.ErrInvalidPractice},
+		{"a filter no puzzle meets", gen.PracticeFilter{Difficulty: 1, Goal: gen.GoalDefend}, "", gen.ErrFilterUnmet},
+		{"a win's theme with another goal", gen.PracticeFilter{Goal: gen.GoalMaxCapture, Theme: "majority"}, "", gen.ErrFilterUnmet},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if sp, err := feed.Practice(ctx, tc.filter, tc.after); !errors.Is(err, tc.want) {
@@ -139,7 +140,7 @@ func TestPracticeErrors(t *testing.T) {
 	})
 	t.Run("no pool", func(t *testing.T) {
 		bare := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{})
-		if _, err := bare.Practice(ctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrNoPool) {
+		if _, err := bare.Practice(ctx, gen.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrNoPool) {
 			t.Fatalf("Practice without a pool: %v", err)
 		}
 		if _, err := bare.ByID(ctx, "x1-d0-gany-tany-1"); !errors.Is(err, puzzles.ErrNoPool) {
@@ -154,11 +155,11 @@ func TestPracticeErrors(t *testing.T) {
 		})
 		first := make(chan error, 1)
 		go func() {
-			_, err := busy.Practice(ctx, puzzles.PracticeFilter{}, "")
+			_, err := busy.Practice(ctx, gen.PracticeFilter{}, "")
 			first <- err
 		}()
 		<-started
-		if _, err := busy.Practice(ctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeBusy) {
+		if _, err := busy.Practice(ctx, gen.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeBusy) {
 			t.Fatalf("a second generation while the only slot is taken: %v, want ErrPracticeBusy", err)
 		}
 		close(release)
@@ -171,7 +172,7 @@ func TestPracticeErrors(t *testing.T) {
 			Now: func() time.Time { return poolToday }, Cutover: poolToday,
 			Practice: blockingPractice(make(chan struct{}, 1), nil), VerifyPractice: puzzletest.CheckMadeUp,
 		})
-		if _, err := stuck.Practice(cctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, context.DeadlineExceeded) {
+		if _, err := stuck.Practice(cctx, gen.PracticeFilter{}, ""); !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a generation past the request's deadline: %v", err)
 		}
 	})
@@ -179,11 +180,11 @@ func TestPracticeErrors(t *testing.T) {
 
 // dailyTwins: even seqs are the version 1 daily puzzles of the days from
 // today (seq 2k: today + k), odd ones DailyPractice's.
-func dailyTwins(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+func dailyTwins(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 	if seq%2 == 1 {
 		return puzzletest.MadeUpPractice(ctx, version, f, seq)
 	}
-	p, err := puzzles.GenerateVersion(ctx, puzzles.Day(poolToday).AddDate(0, 0, int(seq/2)), version)
+	p, err := gen.Daily(ctx, nil, gen.Day(poolToday).AddDate(0, 0, int(seq/2)), version) // version 1: no table
 	p.ID, p.Date = "", time.Time{}
 	return p, err
 }
@@ -201,14 +202,14 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 		Practice: dailyTwins, PracticeVersion: 1, Rand: func() uint64 { return seq },
 		// Version 1 has no practice puzzles of its own: these are daily
 		// puzzles and made-up ones, checked for what they are.
-		VerifyPractice: func(p puzzles.Puzzle) error {
+		VerifyPractice: func(p gen.Puzzle) error {
 			if puzzletest.CheckMadeUp(p) == nil {
 				return nil
 			}
 			q := p
-			q.Date = puzzles.Day(poolToday).AddDate(0, 0, int(seqOf(t, p.ID)/2))
-			q.ID = puzzles.IDFor(q.Date)
-			return puzzles.Verify(q)
+			q.Date = gen.Day(poolToday).AddDate(0, 0, int(seqOf(t, p.ID)/2))
+			q.ID = gen.IDFor(q.Date)
+			return gen.Verify(nil, q)
 		},
 	})
 	for _, tc := range []struct {
@@ -223,7 +224,7 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 		{"an ordinary one", "x1-d0-gany-tany-2", "x1-d0-gany-tany-3"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, tc.after)
+			sp, err := feed.Practice(ctx, gen.PracticeFilter{}, tc.after)
 			if err != nil || sp.Puzzle.ID != tc.want {
 				t.Fatalf("Practice after %q: %q (%v), want %q", tc.after, sp.Puzzle.ID, err, tc.want)
 			}
@@ -243,12 +244,12 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 // are served again by id, attempted like daily ones but not counted.
 func TestPracticeRealPuzzles(t *testing.T) {
 	ctx := context.Background()
-	gen := puzzles.SharedGenerator()
-	if _, err := gen.EndgameTable(ctx); err != nil { // built before any request's time runs
+	g := puzzles.SharedGenerator()
+	if _, err := g.EndgameTable(ctx); err != nil { // built before any request's time runs
 		t.Fatal(err)
 	}
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
-		Generator: gen, Practice: gen.Practice, PracticeTimeout: 5 * time.Minute})
+		Generator: g, Practice: g.Practice, PracticeTimeout: 5 * time.Minute})
 	n := 6
 	if testing.Short() || puzzles.RaceDetector {
 		n = 2
@@ -256,7 +257,7 @@ func TestPracticeRealPuzzles(t *testing.T) {
 	seen := map[engine.Position]bool{}
 	after := ""
 	for range n {
-		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 2}, after)
+		sp, err := feed.Practice(ctx, gen.PracticeFilter{Difficulty: 2}, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,10 +288,10 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 		t.Skip("generations of difficulty 5: seconds each")
 	}
 	ctx := context.Background()
-	gen := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: gen, Practice: gen.Practice})
-	f := puzzles.PracticeFilter{Difficulty: 5}
-	after := fmt.Sprintf("x%d-d5-gany-tany-1009", puzzles.Version)
+	g := puzzles.SharedGenerator()
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: g, Practice: g.Practice})
+	f := gen.PracticeFilter{Difficulty: 5}
+	after := fmt.Sprintf("x%d-d5-gany-tany-1009", gen.Version)
 	seen := map[engine.Position]string{}
 	crossed := 0
 	for k := range 4 {
@@ -306,17 +307,17 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 		}
 		p := sp.Puzzle
 		seq := seqOf(t, p.ID)
-		if seq%puzzles.PracticeWindow != uint64(1010+k) || p.Difficulty != 5 {
+		if seq%gen.PracticeWindow != uint64(1010+k) || p.Difficulty != 5 {
 			t.Fatalf("answer %d: %s, difficulty %d; want bucket %d", k, p.ID, p.Difficulty, 1010+k)
 		}
-		if seq >= puzzles.PracticeWindow {
+		if seq >= gen.PracticeWindow {
 			crossed++
 		}
 		if prev, ok := seen[p.Position]; ok {
 			t.Fatalf("answer %d: %s repeats %s", k, p.ID, prev)
 		}
 		seen[p.Position] = p.ID
-		if err := puzzles.VerifyPractice(p); err != nil {
+		if err := g.VerifyPractice(ctx, p); err != nil {
 			t.Fatal(err)
 		}
 		if again, err := feed.ByID(ctx, p.ID); err != nil || again.Puzzle.Position != p.Position {
@@ -331,29 +332,29 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 
 // TestVerifyPractice: a practice puzzle proves only as its id says.
 func TestVerifyPractice(t *testing.T) {
-	base, err := puzzles.SharedGenerator().Practice(context.Background(), puzzles.Version, puzzles.PracticeFilter{}, 3)
+	base, err := puzzles.SharedGenerator().Practice(context.Background(), gen.Version, gen.PracticeFilter{}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	base.ID = fmt.Sprintf("x%d-d0-gany-tany-3", puzzles.Version)
+	base.ID = fmt.Sprintf("x%d-d0-gany-tany-3", gen.Version)
 	for _, tc := range []struct {
 		name   string
-		change func(p *puzzles.Puzzle)
+		change func(p *gen.Puzzle)
 		want   error
 	}{
-		{"as made", func(*puzzles.Puzzle) {}, nil},
-		{"a daily id", func(p *puzzles.Puzzle) { p.ID = "p20260302" }, puzzles.ErrUnverified},
-		{"a date", func(p *puzzles.Puzzle) { p.Date = poolToday }, puzzles.ErrUnverified},
-		{"another version's id", func(p *puzzles.Puzzle) { p.ID = "x1-d0-gany-tany-3" }, puzzles.ErrUnverified},
-		{"another bucket's seq", func(p *puzzles.Puzzle) { p.ID = fmt.Sprintf("x%d-d0-gany-tany-4", p.Version) }, puzzles.ErrUnverified},
-		{"another filter's id", func(p *puzzles.Puzzle) { p.ID = fmt.Sprintf("x%d-d%d-gany-tany-3", p.Version, p.Difficulty%5+1) }, puzzles.ErrUnverified},
-		{"a wrong solution", func(p *puzzles.Puzzle) { p.Solution = []int{(p.Solution[0] + 1) % 12} }, puzzles.ErrUnverified},
-		{"an unknown version", func(p *puzzles.Puzzle) { p.Version = 7 }, puzzles.ErrUnknownVersion},
+		{"as made", func(*gen.Puzzle) {}, nil},
+		{"a daily id", func(p *gen.Puzzle) { p.ID = "p20260302" }, gen.ErrUnverified},
+		{"a date", func(p *gen.Puzzle) { p.Date = poolToday }, gen.ErrUnverified},
+		{"another version's id", func(p *gen.Puzzle) { p.ID = "x1-d0-gany-tany-3" }, gen.ErrUnverified},
+		{"another bucket's seq", func(p *gen.Puzzle) { p.ID = fmt.Sprintf("x%d-d0-gany-tany-4", p.Version) }, gen.ErrUnverified},
+		{"another filter's id", func(p *gen.Puzzle) { p.ID = fmt.Sprintf("x%d-d%d-gany-tany-3", p.Version, p.Difficulty%5+1) }, gen.ErrUnverified},
+		{"a wrong solution", func(p *gen.Puzzle) { p.Solution = []int{(p.Solution[0] + 1) % 12} }, gen.ErrUnverified},
+		{"an unknown version", func(p *gen.Puzzle) { p.Version = 7 }, gen.ErrUnknownVersion},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := base
 			tc.change(&p)
-			if err := puzzles.VerifyPractice(p); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
+			if err := puzzles.SharedGenerator().VerifyPractice(context.Background(), p); !errors.Is(err, tc.want) || (tc.want == nil) != (err == nil) {
 				t.Fatalf("VerifyPractice: %v, want %v", err, tc.want)
 			}
 		})
@@ -368,7 +369,7 @@ func BenchmarkPracticeOverhead(b *testing.B) {
 	feed := madeUpFeed(puzzles.FeedOptions{})
 	after := ""
 	for b.Loop() {
-		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 3}, after)
+		sp, err := feed.Practice(ctx, gen.PracticeFilter{Difficulty: 3}, after)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -381,7 +382,7 @@ func BenchmarkPracticeOverhead(b *testing.B) {
 func BenchmarkPracticeByID(b *testing.B) {
 	ctx := context.Background()
 	feed := madeUpFeed(puzzles.FeedOptions{})
-	sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, "")
+	sp, err := feed.Practice(ctx, gen.PracticeFilter{}, "")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -402,12 +403,12 @@ func TestPracticeMisses(t *testing.T) {
 	var mu sync.Mutex
 	calls := map[string]int{}
 	// Bucket 10 misses at seqs 10 and 1034; difficulty 4 always misses.
-	holes := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+	holes := func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 		mu.Lock()
-		calls[puzzles.PracticeID{Version: version, Filter: f, Seq: seq}.String()]++
+		calls[gen.PracticeID{Version: version, Filter: f, Seq: seq}.String()]++
 		mu.Unlock()
 		if seq == 10 || seq == 1034 || f.Difficulty == 4 {
-			return puzzles.Puzzle{}, fmt.Errorf("%w: seq %d", puzzles.ErrNoPuzzle, seq)
+			return gen.Puzzle{}, fmt.Errorf("%w: seq %d", gen.ErrNoPuzzle, seq)
 		}
 		return puzzletest.MadeUpPractice(ctx, version, f, seq)
 	}
@@ -422,7 +423,7 @@ func TestPracticeMisses(t *testing.T) {
 		{"the next bucket", "x1-d0-gany-tany-2058", "x1-d0-gany-tany-2059"},
 		{"the misses again", "x1-d0-gany-tany-9", "x1-d0-gany-tany-2058"},
 	} {
-		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, tc.after)
+		sp, err := feed.Practice(ctx, gen.PracticeFilter{}, tc.after)
 		if sp.Puzzle.ID != tc.want || err != nil {
 			t.Fatalf("%s: after %s: %q (%v), want %q", tc.name, tc.after, sp.Puzzle.ID, err, tc.want)
 		}
@@ -435,9 +436,9 @@ func TestPracticeMisses(t *testing.T) {
 	if calls["x1-d0-gany-tany-10"] != 1 || calls["x1-d0-gany-tany-2058"] != 1 {
 		t.Fatalf("generations per seq %v: seq 10 and 2058 once each", calls)
 	}
-	d4 := puzzles.PracticeFilter{Difficulty: 4}
+	d4 := gen.PracticeFilter{Difficulty: 4}
 	for range 3 {
-		if _, err := feed.Practice(ctx, d4, ""); !errors.Is(err, puzzles.ErrFilterUnmet) {
+		if _, err := feed.Practice(ctx, d4, ""); !errors.Is(err, gen.ErrFilterUnmet) {
 			t.Fatalf("a filter that always misses: %v, want ErrFilterUnmet", err)
 		}
 	}
@@ -464,7 +465,7 @@ func TestPracticeTimeout(t *testing.T) {
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1,
 		PracticeTimeout: 20 * time.Millisecond, Rand: func() uint64 { return 5 },
-		Practice: func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 			mu.Lock()
 			calls++
 			mu.Unlock()
@@ -472,7 +473,7 @@ func TestPracticeTimeout(t *testing.T) {
 		},
 		VerifyPractice: puzzletest.CheckMadeUp,
 	})
-	if _, err := feed.Practice(ctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
+	if _, err := feed.Practice(ctx, gen.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
 		t.Fatalf("a request out of time: %v, want ErrPracticeTimeout", err)
 	}
 	<-started
@@ -480,7 +481,7 @@ func TestPracticeTimeout(t *testing.T) {
 	// The detached generation finishes and is remembered; poll for it
 	// (bounded): the answer of the same request is then at once.
 	for i := range 500 {
-		sp, err := feed.Practice(ctx, puzzles.PracticeFilter{}, "")
+		sp, err := feed.Practice(ctx, gen.PracticeFilter{}, "")
 		if err == nil {
 			mu.Lock()
 			n := calls
@@ -502,7 +503,7 @@ func TestPracticeTimeout(t *testing.T) {
 	})
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
 	defer cancel()
-	if _, err := stuck.Practice(cctx, puzzles.PracticeFilter{}, ""); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, puzzles.ErrPracticeTimeout) {
+	if _, err := stuck.Practice(cctx, gen.PracticeFilter{}, ""); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, puzzles.ErrPracticeTimeout) {
 		t.Fatalf("past the caller's deadline: %v", err)
 	}
 }
@@ -518,7 +519,7 @@ func TestPracticeSameIDOnce(t *testing.T) {
 	slow := blockingPractice(started, release)
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
-		Practice: func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 			mu.Lock()
 			calls++
 			mu.Unlock()
@@ -559,7 +560,7 @@ func TestPracticeSameIDOnce(t *testing.T) {
 // seqOf is a practice id's sequence number.
 func seqOf(t *testing.T, id string) uint64 {
 	t.Helper()
-	pid, err := puzzles.ParsePracticeID(id)
+	pid, err := gen.ParsePracticeID(id)
 	if err != nil {
 		t.Fatal(err)
 	}

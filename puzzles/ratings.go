@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/players"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Calibration of the difficulty grades: a puzzle's rating starts at
@@ -48,8 +49,8 @@ func Calibration(d int) players.Rating {
 
 // RatingKey names p's rating: a daily puzzle's own id, or a practice
 // puzzle's generator bucket (version, grade and goal).
-func RatingKey(p *Puzzle) string {
-	if !IsPracticeID(p.ID) {
+func RatingKey(p *gen.Puzzle) string {
+	if !gen.IsPracticeID(p.ID) {
 		return p.ID
 	}
 	return fmt.Sprintf("practice-v%d-d%d-%s", p.Version, p.Difficulty, p.Goal)
@@ -57,7 +58,7 @@ func RatingKey(p *Puzzle) string {
 
 // Rating returns p's rating: as stored, or its calibration while nobody has
 // rated it.
-func (f *Feed) Rating(ctx context.Context, p *Puzzle) (players.Rating, error) {
+func (f *Feed) Rating(ctx context.Context, p *gen.Puzzle) (players.Rating, error) {
 	r, ok, err := f.store.PuzzleRating(ctx, RatingKey(p))
 	if err != nil || !ok {
 		return Calibration(p.Difficulty), err
@@ -67,7 +68,7 @@ func (f *Feed) Rating(ctx context.Context, p *Puzzle) (players.Rating, error) {
 
 // Verdict is the answer to an attempt.
 type Verdict struct {
-	Attempt Attempt
+	Attempt gen.Attempt
 	Stats   Stats // the puzzle's counts after it (zero for a practice puzzle)
 	// Rated: the attempt was its player's first at the puzzle, and moved
 	// the player's puzzle rating ([0]) and the puzzle's ([1]) from Before
@@ -99,7 +100,7 @@ func (f *Feed) AttemptAs(ctx context.Context, id string, moves []int, giveUp boo
 		return Verdict{Attempt: a, Stats: stats}, err
 	}
 	solved := a.Correct && a.Complete && !giveUp
-	practice := IsPracticeID(id)
+	practice := gen.IsPracticeID(id)
 	daily := sp.Puzzle.Date
 	if practice {
 		daily = time.Time{}
@@ -138,15 +139,15 @@ func (f *Feed) AttemptAs(ctx context.Context, id string, moves []int, giveUp boo
 // player has attempted already is passed over, so a walk never repeats an
 // attempt; after may name a puzzle of another grade (the walk goes on from
 // its sequence number).
-func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter PracticeFilter, after string) (Stored, error) {
-	var prev PracticeID
+func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter gen.PracticeFilter, after string) (Stored, error) {
+	var prev gen.PracticeID
 	if after != "" {
 		var err error
-		if prev, err = ParsePracticeID(after); err != nil {
+		if prev, err = gen.ParsePracticeID(after); err != nil {
 			return Stored{}, fmt.Errorf("after: %w", err)
 		}
 		if prev.Filter.Goal != filter.Goal || prev.Filter.Theme != filter.Theme {
-			return Stored{}, fmt.Errorf("%w: after names a puzzle of another filter (%s): drop it to start afresh", ErrInvalidPractice, after)
+			return Stored{}, fmt.Errorf("%w: after names a puzzle of another filter (%s): drop it to start afresh", gen.ErrInvalidPractice, after)
 		}
 	}
 	var err error
@@ -158,7 +159,7 @@ func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter 
 			next = prev.String()
 		}
 		var sp Stored
-		if sp, err = f.unattempted(ctx, player, filter, next); !errors.Is(err, ErrFilterUnmet) {
+		if sp, err = f.unattempted(ctx, player, filter, next); !errors.Is(err, gen.ErrFilterUnmet) {
 			return sp, err
 		}
 	}
@@ -166,7 +167,7 @@ func (f *Feed) PracticeNear(ctx context.Context, player *players.Player, filter 
 }
 
 // unattempted is Practice, passing over the puzzles player has attempted.
-func (f *Feed) unattempted(ctx context.Context, player *players.Player, filter PracticeFilter, after string) (Stored, error) {
+func (f *Feed) unattempted(ctx context.Context, player *players.Player, filter gen.PracticeFilter, after string) (Stored, error) {
 	for range nearTries {
 		sp, err := f.Practice(ctx, filter, after)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -99,7 +100,7 @@ func TestFirstAttemptIsRated(t *testing.T) {
 		t.Fatalf("streak %d %v", streak, err)
 	}
 
-	practice, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 3}, "")
+	practice, err := feed.Practice(ctx, gen.PracticeFilter{Difficulty: 3}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +157,7 @@ func TestFirstAttemptsAtOnce(t *testing.T) {
 	ctx := context.Background()
 	feed, st, p := ratedFeed(t)
 	const n = 20
-	sp, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 2}, "")
+	sp, err := feed.Practice(ctx, gen.PracticeFilter{Difficulty: 2}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +181,7 @@ func TestFirstAttemptsAtOnce(t *testing.T) {
 	ids := make([]string, n)
 	after := sp.Puzzle.ID
 	for i := range ids {
-		next, err := feed.Practice(ctx, puzzles.PracticeFilter{Difficulty: 2}, after)
+		next, err := feed.Practice(ctx, gen.PracticeFilter{Difficulty: 2}, after)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,7 +233,7 @@ func TestPracticeNear(t *testing.T) {
 			q.Ratings = map[players.Category]players.Rating{players.Puzzles: {Value: c.rating, Deviation: 100, Volatility: 0.06}}
 			got := map[int]bool{}
 			for range 60 {
-				sp, err := feed.PracticeNear(ctx, &q, puzzles.PracticeFilter{}, "")
+				sp, err := feed.PracticeNear(ctx, &q, gen.PracticeFilter{}, "")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -256,7 +257,7 @@ func TestPracticeNear(t *testing.T) {
 		seen := map[string]bool{}
 		after := ""
 		for i := range 40 {
-			sp, err := feed.PracticeNear(ctx, &p, puzzles.PracticeFilter{}, after)
+			sp, err := feed.PracticeNear(ctx, &p, gen.PracticeFilter{}, after)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,11 +11,12 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // practicePrefix starts the id of every practice puzzle the server makes.
-var practicePrefix = fmt.Sprintf("x%d-", puzzles.Version)
+var practicePrefix = fmt.Sprintf("x%d-", gen.Version)
 
 // firstMove is the test server's window for a side's first move in a timed
 // game: long enough for the page to load and play, short enough to wait for.
@@ -26,7 +27,7 @@ const firstMove = 8 * time.Second
 func startServer(t *testing.T) string {
 	t.Helper()
 	st := memory.New()
-	gen := puzzles.NewGenerator() // one endgame table for the feed and the pool
+	g := puzzles.NewGenerator() // one endgame table for the feed and the pool
 	// Closing stopping ends the event streams, so the server can close even
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
@@ -37,7 +38,7 @@ func startServer(t *testing.T) string {
 	h, err := api.New(api.Options{
 		DB:      st,
 		Games:   svc,
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: gen, Practice: gen.Practice}),
+		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: g, Practice: g.Practice}),
 		Players: players.NewService(st, nil),
 	})
 	if err != nil {

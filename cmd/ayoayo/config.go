@@ -11,6 +11,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // serveConfig is everything serve is told. Each field is one flag, declared
@@ -103,8 +104,8 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.Int64Var(&c.BatchBodyLimit, "batch-body-limit", api.DefaultBatchBodyLimit, "largest /v1/validate/batch body in `bytes`, 413 beyond; each line has --body-limit (env AYOAYO_BATCH_BODY_LIMIT)")
 	fs.IntVar(&c.BatchMaxLines, "batch-max-lines", api.DefaultBatchMaxLines, "most `lines` in a /v1/validate/batch body, blank ones included, 413 beyond (env AYOAYO_BATCH_MAX_LINES)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
-	fs.StringVar(&c.PuzzlesFrom, "puzzles-from", puzzles.DefaultFirstDay.Format(puzzles.DateLayout), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
-	fs.StringVar(&c.PuzzleCutover, "puzzle-cutover", puzzles.DefaultCutover.Format(puzzles.DateLayout), puzzleCutoverHelp)
+	fs.StringVar(&c.PuzzlesFrom, "puzzles-from", puzzles.DefaultFirstDay.Format(gen.DateLayout), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
+	fs.StringVar(&c.PuzzleCutover, "puzzle-cutover", gen.DefaultCutover.Format(gen.DateLayout), puzzleCutoverHelp)
 	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
 	fs.BoolVar(&c.Migrate, "migrate", true, "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
 	fs.DurationVar(&c.DBWait, "db-wait", defaultDBWait, "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
@@ -152,7 +153,7 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, c.LogLevel)
 	}
 	var err error
-	if c.feedStart, err = puzzles.ParseDate(c.PuzzlesFrom); err != nil {
+	if c.feedStart, err = gen.ParseDate(c.PuzzlesFrom); err != nil {
 		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
 	}
 	if c.cutover, err = parseCutover(c.PuzzleCutover); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // defaultTableSeeds is N of the table serve builds at start unless told
@@ -106,11 +107,11 @@ func openTables(files []string, log *slog.Logger) (*search.Endgames, error) {
 
 // puzzleGenerator returns the generator of the puzzle feed and the practice
 // pool. Their endgame puzzles are proved with a table of
-// puzzles.EndgameSeeds seeds under the default rules: a table file the
+// gen.EndgameSeeds seeds under the default rules: a table file the
 // server has that holds them serves, else the generator builds its own,
 // which buildTable then shares when it is the size asked for.
 func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
-	if t, ok := set.For(engine.Rules{}).(*tablebase.Table); ok && t.MaxSeeds() >= puzzles.EndgameSeeds {
+	if t, ok := set.For(engine.Rules{}).(*tablebase.Table); ok && t.MaxSeeds() >= gen.EndgameSeeds {
 		if g, err := puzzles.NewGeneratorWith(t); err == nil {
 			return g
 		}
@@ -131,10 +132,10 @@ func cpuGate(cpu *budget.Budget) tablebase.Gate {
 // buildTable builds, in the background and within the CPU budget, a table
 // of up to seeds seeds under the default rules into set, unless set has one
 // at least as large; the server uses it once it is ready. A table of
-// puzzles.EndgameSeeds seeds is the puzzle generator's, built once for both.
+// gen.EndgameSeeds seeds is the puzzle generator's, built once for both.
 // The WaitGroup's Wait returns once the build has finished or, after ctx
 // ends, given up.
-func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, gen *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
+func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, generator *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
@@ -144,9 +145,9 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		log.Info("building the endgame table", "seeds", seeds, "captureSeed", r.CaptureSeed.String(), "leftovers", r.Leftovers.String())
 		var t *tablebase.Table
 		var err error
-		if seeds == puzzles.EndgameSeeds {
-			gen.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
-			t, err = gen.EndgameTable(ctx)
+		if seeds == gen.EndgameSeeds {
+			generator.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
+			t, err = generator.EndgameTable(ctx)
 		} else {
 			t, err = tablebase.BuildGated(ctx, seeds, r, nil, cpuGate(cpu))
 		}

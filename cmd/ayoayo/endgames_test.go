@@ -18,6 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 func TestTableFilesFlag(t *testing.T) {
@@ -221,11 +222,11 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gen := puzzleGenerator(set) // no table yet: the generator will build one
+	generator := puzzleGenerator(set) // no table yet: the generator will build one
 	var building sync.WaitGroup
-	buildTable(ctx, budget.New(1), set, puzzles.EndgameSeeds, gen, slog.New(slog.DiscardHandler), &building)
+	buildTable(ctx, budget.New(1), set, gen.EndgameSeeds, generator, slog.New(slog.DiscardHandler), &building)
 	building.Wait()
-	built, err := gen.EndgameTable(ctx)
+	built, err := generator.EndgameTable(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

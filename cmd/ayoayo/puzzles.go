@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // maxFillDays bounds one `puzzles generate` or `puzzles stats` run: ten
@@ -21,14 +22,14 @@ const maxFillDays = 3660
 // puzzleCutoverFlag declares --puzzle-cutover, shared by serve and the
 // puzzles subcommands so that they agree on which version makes which day.
 func puzzleCutoverFlag(fs *flag.FlagSet) *string {
-	return fs.String("puzzle-cutover", puzzles.DefaultCutover.Format(puzzles.DateLayout), puzzleCutoverHelp)
+	return fs.String("puzzle-cutover", gen.DefaultCutover.Format(gen.DateLayout), puzzleCutoverHelp)
 }
 
 // puzzleCutoverHelp describes --puzzle-cutover, for serve and puzzles alike.
 const puzzleCutoverHelp = "first `day` (YYYY-MM-DD) of daily puzzles made by generator version 2; earlier days keep version 1's; days already stored never change (env AYOAYO_PUZZLE_CUTOVER)"
 
 func parseCutover(s string) (time.Time, error) {
-	d, err := puzzles.ParseDate(s)
+	d, err := gen.ParseDate(s)
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%w: --puzzle-cutover: %v", errUsage, err)
 	}
@@ -58,9 +59,9 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	first := puzzles.Day(time.Now())
+	first := gen.Day(time.Now())
 	if *from != "" {
-		d, err := puzzles.ParseDate(*from)
+		d, err := gen.ParseDate(*from)
 		if err != nil {
 			return fmt.Errorf("%w: --from: %v", errUsage, err)
 		}
@@ -111,7 +112,7 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 		start := time.Now()
 		sp, generated, err := feed.Prepare(ctx, d)
 		if err != nil {
-			return fmt.Errorf("%s: %w", d.Format(puzzles.DateLayout), err)
+			return fmt.Errorf("%s: %w", d.Format(gen.DateLayout), err)
 		}
 		what := "already stored"
 		if generated {
@@ -119,7 +120,7 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 		}
 		p := sp.Puzzle
 		fmt.Fprintf(m.Stdout, "%s %s %-3s %-11s depth %d  difficulty %d  key legs %2d  %s\n",
-			p.Date.Format(puzzles.DateLayout), p.ID, p.Date.Weekday().String()[:3], p.Goal, p.Depth, p.Difficulty, p.KeyLegs, what)
+			p.Date.Format(gen.DateLayout), p.ID, p.Date.Weekday().String()[:3], p.Goal, p.Depth, p.Difficulty, p.KeyLegs, what)
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 // generateDays generates n days from first, with the version in force for
 // each, one generation per CPU at a time, and one endgame table for every
 // day; the result is in date order.
-func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]puzzles.Puzzle, error) {
+func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]gen.Puzzle, error) {
 	return puzzles.NewGenerator().GenerateDays(ctx, first, n, cutover)
 }
 
@@ -142,7 +143,7 @@ type stats struct {
 	Difficulty map[string]int `json:"difficulty"`
 	OffTarget  int            `json:"offTarget"` // days whose difficulty is not the weekday's target
 	// NonGreedy counts the puzzles whose key captures less than another
-	// move (puzzles.NonGreedy), by weekday Monday first, and in all.
+	// move (gen.NonGreedy), by weekday Monday first, and in all.
 	NonGreedy      []share `json:"nonGreedy"`
 	NonGreedyAll   share   `json:"nonGreedyAll"`
 	NonGreedyWinN2 share   `json:"nonGreedyWin2or3"`
@@ -174,11 +175,11 @@ func legsBand(legs int) string {
 	return "8-9"
 }
 
-func puzzleStats(feed []puzzles.Puzzle) stats {
+func puzzleStats(feed []gen.Puzzle) stats {
 	st := stats{Days: len(feed), Versions: map[string]int{}, Goals: map[string]int{}, Themes: map[string]int{},
 		KeyLegs: map[string]int{}, Difficulty: map[string]int{}}
 	if len(feed) > 0 {
-		st.From = feed[0].Date.Format(puzzles.DateLayout)
+		st.From = feed[0].Date.Format(gen.DateLayout)
 	}
 	names := []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
 	st.NonGreedy = make([]share, 7)
@@ -189,7 +190,7 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 	for _, p := range feed {
 		st.Versions[fmt.Sprint(p.Version)]++
 		goal := string(p.Goal)
-		if p.Goal == puzzles.GoalWin {
+		if p.Goal == gen.GoalWin {
 			goal += fmt.Sprint(p.Depth)
 		}
 		st.Goals[goal]++
@@ -198,11 +199,11 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 		}
 		st.KeyLegs[legsBand(p.KeyLegs)]++
 		st.Difficulty[fmt.Sprint(p.Difficulty)]++
-		if p.Difficulty != puzzles.TargetDifficulty(p.Date) {
+		if p.Difficulty != gen.TargetDifficulty(p.Date) {
 			st.OffTarget++
 		}
 		ng := 0
-		if puzzles.NonGreedy(p) {
+		if gen.NonGreedy(p) {
 			ng = 1
 		}
 		wd := (int(p.Date.Weekday()) + 6) % 7
@@ -210,11 +211,11 @@ func puzzleStats(feed []puzzles.Puzzle) stats {
 			s.Count += ng
 			s.Of++
 		}
-		if p.Goal == puzzles.GoalWin && p.Depth >= 2 {
+		if p.Goal == gen.GoalWin && p.Depth >= 2 {
 			st.NonGreedyWinN2.Count += ng
 			st.NonGreedyWinN2.Of++
 		}
-		if p.Goal == puzzles.GoalEndgame {
+		if p.Goal == gen.GoalEndgame {
 			st.NonGreedyEnd.Count += ng
 			st.NonGreedyEnd.Of++
 		}
@@ -229,7 +230,7 @@ func (st stats) write(w io.Writer) {
 	fmt.Fprintf(tw, "goals\t%s\n", counts(st.Goals, []string{"max_capture", "win1", "win2", "win3", "defend", "endgame"}))
 	fmt.Fprintf(tw, "difficulty\t%s\n", counts(st.Difficulty, []string{"1", "2", "3", "4", "5"}))
 	fmt.Fprintf(tw, "key legs\t%s\n", counts(st.KeyLegs, []string{"8-9", "10-11", "12-17", "18+"}))
-	fmt.Fprintf(tw, "themes\t%s\n", counts(st.Themes, puzzles.ThemeNames()))
+	fmt.Fprintf(tw, "themes\t%s\n", counts(st.Themes, gen.ThemeNames()))
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "non-greedy keys\t")
 	for _, s := range append(slices.Clone(st.NonGreedy), st.NonGreedyAll, st.NonGreedyWinN2, st.NonGreedyEnd) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
@@ -47,7 +47,7 @@ func TestPuzzlesGenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	d, _ := puzzles.ParseDate("2026-01-08")
+	d, _ := gen.ParseDate("2026-01-08")
 	stored, err := st.PuzzlesBefore(context.Background(), d.AddDate(0, 0, 1), 10)
 	if err != nil || len(stored) != 4 || stored[0].Puzzle.ID != "p20260108" {
 		t.Fatalf("stored %d puzzles (%v), want 4 ending with p20260108", len(stored), err)

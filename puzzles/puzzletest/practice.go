@@ -1,7 +1,7 @@
 // Package puzzletest holds a practice generator for tests of the pool's
 // bookkeeping: it makes up puzzles at once (they do not prove), so walks of
 // a thousand requests cost nothing. Real practice puzzles come from
-// puzzles.GeneratePractice.
+// gen.Practice.
 package puzzletest
 
 import (
@@ -10,7 +10,7 @@ import (
 	"fmt"
 
 	"github.com/ayoayo/ayoayo/engine"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // madeUp is the prompt of every made-up puzzle, which CheckMadeUp looks for.
@@ -22,23 +22,23 @@ const madeUp = "A made-up practice puzzle."
 // real generator it cannot meet a defend puzzle of difficulty 1, nor the
 // themes of how a win ends (majority, no_moves) with another goal. It does
 // not prove: verify it with CheckMadeUp.
-func MadeUpPractice(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+func MadeUpPractice(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 	if err := ctx.Err(); err != nil {
-		return puzzles.Puzzle{}, err
+		return gen.Puzzle{}, err
 	}
-	p := puzzles.Puzzle{Version: version, Goal: f.Goal, Difficulty: f.Difficulty, Prompt: madeUp, Depth: 1, KeyLegs: puzzles.MinKeyLegs}
+	p := gen.Puzzle{Version: version, Goal: f.Goal, Difficulty: f.Difficulty, Prompt: madeUp, Depth: 1, KeyLegs: gen.MinKeyLegs}
 	winTheme := f.Theme == "majority" || f.Theme == "no_moves"
 	switch {
 	case p.Goal == "" && winTheme:
-		p.Goal = puzzles.GoalWin
+		p.Goal = gen.GoalWin
 	case p.Goal == "":
-		p.Goal = puzzles.Goals[seq%3]
+		p.Goal = gen.Goals[seq%3]
 	}
 	if p.Difficulty == 0 {
 		p.Difficulty = 2 + int(seq%4)
 	}
-	if (p.Goal == puzzles.GoalDefend && p.Difficulty == 1) || (winTheme && p.Goal != puzzles.GoalWin) {
-		return puzzles.Puzzle{}, fmt.Errorf("%w: %w: made up", puzzles.ErrNoPuzzle, puzzles.ErrFilterUnmet)
+	if (p.Goal == gen.GoalDefend && p.Difficulty == 1) || (winTheme && p.Goal != gen.GoalWin) {
+		return gen.Puzzle{}, fmt.Errorf("%w: %w: made up", gen.ErrNoPuzzle, gen.ErrFilterUnmet)
 	}
 	p.Themes = []string{"relay"}
 	if f.Theme != "" && f.Theme != "relay" {
@@ -61,7 +61,7 @@ func MadeUpPractice(ctx context.Context, version int, f puzzles.PracticeFilter, 
 
 // CheckMadeUp is the VerifyPractice of made-up puzzles: it accepts those
 // MadeUpPractice makes, and nothing else.
-func CheckMadeUp(p puzzles.Puzzle) error {
+func CheckMadeUp(p gen.Puzzle) error {
 	if p.Prompt != madeUp {
 		return errors.New("not a made-up practice puzzle")
 	}

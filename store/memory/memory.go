@@ -17,6 +17,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Store is the in-memory store. The zero value is not ready: use New.
@@ -308,18 +309,18 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 }
 
 // AddPuzzle implements puzzles.Store.
-func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, _ time.Time) (puzzles.Stored, error) {
+func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, _ time.Time) (puzzles.Stored, error) {
 	if err := ctx.Err(); err != nil {
 		return puzzles.Stored{}, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := puzzles.Day(p.Date).Format(puzzles.DateLayout)
+	key := gen.Day(p.Date).Format(gen.DateLayout)
 	if sp, ok := s.puzzles[key]; ok {
 		return copyPuzzle(*sp), nil
 	}
 	sp := &puzzles.Stored{Puzzle: p}
-	sp.Puzzle.Date = puzzles.Day(p.Date)
+	sp.Puzzle.Date = gen.Day(p.Date)
 	sp.Puzzle.Themes = slices.Clone(p.Themes)
 	sp.Puzzle.Solution = slices.Clone(p.Solution)
 	s.puzzles[key] = sp
@@ -339,7 +340,7 @@ func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Store
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	sp, ok := s.puzzles[puzzles.Day(date).Format(puzzles.DateLayout)]
+	sp, ok := s.puzzles[gen.Day(date).Format(gen.DateLayout)]
 	if !ok {
 		return puzzles.Stored{}, puzzles.ErrNotFound
 	}
@@ -353,7 +354,7 @@ func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	day := puzzles.Day(date)
+	day := gen.Day(date)
 	var out []puzzles.Stored
 	for _, sp := range s.puzzles {
 		if sp.Puzzle.Date.Before(day) {

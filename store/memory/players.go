@@ -11,6 +11,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 func copyPlayer(p *players.Player) players.Player {
@@ -313,7 +314,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		if s.dailySolves[sv.Player] == nil {
 			s.dailySolves[sv.Player] = map[time.Time]bool{}
 		}
-		s.dailySolves[sv.Player][puzzles.Day(sv.Daily)] = true
+		s.dailySolves[sv.Player][gen.Day(sv.Daily)] = true
 	}
 	var stats puzzles.Stats
 	if stored != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 var _ players.Store = (*Store)(nil)
@@ -556,7 +557,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		}
 		var daily *time.Time
 		if !sv.Daily.IsZero() {
-			d := puzzles.Day(sv.Daily)
+			d := gen.Day(sv.Daily)
 			daily = &d
 		}
 		b, a := sv.Before[0], sv.After[0]
@@ -574,7 +575,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		}
 		if sv.OnDay() {
 			_, err := tx.Exec(ctx, "INSERT INTO player_daily (player_id, day) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-				sv.Player, puzzles.Day(sv.Daily))
+				sv.Player, gen.Day(sv.Daily))
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
@@ -17,7 +18,7 @@ const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goa
 // (or the id) has its row, after waiting for a competing insert to commit or
 // roll back; the read that follows is a statement of its own, so under READ
 // COMMITTED it sees whichever row was committed first.
-func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (puzzles.Stored, error) {
+func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzzles.Stored, error) {
 	// A nil slice would be NULL; the columns hold arrays, empty or not.
 	themes := p.Themes
 	if themes == nil {
@@ -31,7 +32,7 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 			leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT DO NOTHING`,
-		p.ID, puzzles.Day(p.Date), p.Version, p.Position.String(), p.Rules.CaptureSeed.String(),
+		p.ID, gen.Day(p.Date), p.Version, p.Position.String(), p.Rules.CaptureSeed.String(),
 		p.Rules.Leftovers.String(), string(p.Goal), p.Depth, p.Prompt, themes, p.Difficulty, p.KeyLegs,
 		solution, stamp(at))
 	if err != nil {
@@ -44,7 +45,7 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 // PuzzleByDate implements puzzles.Store.
 func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Stored, error) {
 	sp, err := scanPuzzle(s.pool.QueryRow(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date = $1",
-		puzzles.Day(date)))
+		gen.Day(date)))
 	if noRows(err) {
 		return puzzles.Stored{}, puzzles.ErrNotFound
 	}
@@ -59,7 +60,7 @@ func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([
 
 func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
 	rows, err := s.pool.Query(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date < $1 ORDER BY date DESC LIMIT $2",
-		puzzles.Day(date), max(limit, 0))
+		gen.Day(date), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func scanPuzzle(row stored.Scanner) (puzzles.Stored, error) {
 	return sp, nil
 }
 
-func decodePuzzle(p *puzzles.Puzzle, position, capSeed, leftovers, goal string) error {
+func decodePuzzle(p *gen.Puzzle, position, capSeed, leftovers, goal string) error {
 	// A date column carries no zone; pgx reads it as midnight UTC, the
 	// feed's days. Say so rather than rely on it.
 	p.Date = time.Date(p.Date.Year(), p.Date.Month(), p.Date.Day(), 0, 0, 0, 0, time.UTC)

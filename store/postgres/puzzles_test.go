@@ -6,21 +6,23 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // somePuzzle is a puzzle for day as far as a store is concerned: stores
 // keep what they are given and prove nothing.
-func somePuzzle(t *testing.T, day string) puzzles.Puzzle {
+func somePuzzle(t *testing.T, day string) gen.Puzzle {
 	t.Helper()
-	d, err := puzzles.ParseDate(day)
+	d, err := gen.ParseDate(day)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return puzzles.Puzzle{ID: puzzles.IDFor(d), Date: d, Version: 3, Position: engine.Start(),
-		Rules: engine.Rules{Leftovers: engine.LeftoversSideOwner}, Goal: puzzles.GoalWin, Depth: 2,
+	return gen.Puzzle{ID: gen.IDFor(d), Date: d, Version: 3, Position: engine.Start(),
+		Rules: engine.Rules{Leftovers: engine.LeftoversSideOwner}, Goal: gen.GoalWin, Depth: 2,
 		Prompt: "South to win in 2", Themes: []string{"relay", "ẹ̀kọ́"}, Difficulty: 4, KeyLegs: 3,
 		Solution: []int{4, 9, 0}}
 }

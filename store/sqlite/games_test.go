@@ -14,6 +14,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // TestGroupCommitIsolatesWrites sends many games' moves at once, two rivals
@@ -79,7 +80,7 @@ func TestWritesAfterClose(t *testing.T) {
 			return err
 		}},
 		{"AddPuzzle", func() error {
-			_, err := s.AddPuzzle(ctx, puzzles.Puzzle{ID: "p20260301", Date: t0}, t0)
+			_, err := s.AddPuzzle(ctx, gen.Puzzle{ID: "p20260301", Date: t0}, t0)
 			return err
 		}},
 		{"RecordAttempt", func() error { _, err := s.RecordAttempt(ctx, "p20260301", true); return err }},
@@ -175,7 +176,7 @@ func TestUndecodableRows(t *testing.T) {
 			if _, err := s.DB().ExecContext(ctx, `INSERT INTO puzzles (id, date, version, position, capture_seed,
 				leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 				VALUES (?, ?, 1, 's-444444-444444-0-0', 'taken', 'last_mover', 'max_capture', 1, '', '["relay"]', 1, 8, '[0]', '')`,
-				puzzles.IDFor(t0), t0.Format(puzzles.DateLayout)); err != nil {
+				gen.IDFor(t0), t0.Format(gen.DateLayout)); err != nil {
 				t.Fatal(err)
 			}
 			// Every row decodes before one is mangled.

@@ -20,6 +20,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // usOf is an instant as the players' tables keep it: whole microseconds
@@ -397,7 +398,7 @@ func (s *Store) playerPuzzles(ctx context.Context, id string, after players.Puzz
 		}
 		e.At = timeOfUs(us)
 		if daily.Valid {
-			if e.Daily, err = puzzles.ParseDate(daily.String); err != nil {
+			if e.Daily, err = gen.ParseDate(daily.String); err != nil {
 				return nil, fmt.Errorf("stored attempt at %s: day %q: %s", e.PuzzleID, daily.String, err.Error())
 			}
 		}
@@ -427,7 +428,7 @@ func (s *Store) dailySolves(ctx context.Context, id string, limit int) ([]time.T
 		if err := rows.Scan(&day); err != nil {
 			return nil, err
 		}
-		d, err := puzzles.ParseDate(day)
+		d, err := gen.ParseDate(day)
 		if err != nil {
 			return nil, fmt.Errorf("stored daily solve %q: %s", day, err.Error())
 		}
@@ -516,7 +517,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 	}
 	var daily any
 	if !sv.Daily.IsZero() {
-		daily = puzzles.Day(sv.Daily).Format(puzzles.DateLayout)
+		daily = gen.Day(sv.Daily).Format(gen.DateLayout)
 	}
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		stats, first = puzzles.Stats{}, false
@@ -556,7 +557,7 @@ func (s *Store) RecordSolve(ctx context.Context, sv players.Solve, count bool) (
 		}
 		if sv.OnDay() {
 			_, err := r.exec(ctx, `INSERT INTO player_daily (player_id, day) VALUES (?, ?) ON CONFLICT DO NOTHING`,
-				sv.Player, puzzles.Day(sv.Daily).Format(puzzles.DateLayout))
+				sv.Player, gen.Day(sv.Daily).Format(gen.DateLayout))
 			if err != nil {
 				return err
 			}

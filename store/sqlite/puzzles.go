@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
@@ -18,7 +19,7 @@ const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goa
 
 // AddPuzzle implements puzzles.Store: the insert does nothing when the
 // date has its row, so concurrent callers all read back the first.
-func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (puzzles.Stored, error) {
+func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzzles.Stored, error) {
 	themes, err := json.Marshal(p.Themes)
 	if err != nil {
 		return puzzles.Stored{}, err
@@ -32,7 +33,7 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 			leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT DO NOTHING`,
-			p.ID, puzzles.Day(p.Date).Format(puzzles.DateLayout), p.Version, p.Position.String(),
+			p.ID, gen.Day(p.Date).Format(gen.DateLayout), p.Version, p.Position.String(),
 			p.Rules.CaptureSeed.String(), p.Rules.Leftovers.String(), string(p.Goal), p.Depth,
 			p.Prompt, string(themes), p.Difficulty, p.KeyLegs, string(solution), formatTime(at))
 		return err
@@ -46,7 +47,7 @@ func (s *Store) AddPuzzle(ctx context.Context, p puzzles.Puzzle, at time.Time) (
 // PuzzleByDate implements puzzles.Store.
 func (s *Store) PuzzleByDate(ctx context.Context, date time.Time) (puzzles.Stored, error) {
 	row := runner{s: s}.queryRow(ctx, "SELECT "+puzzleColumns+" FROM puzzles WHERE date = ?",
-		puzzles.Day(date).Format(puzzles.DateLayout))
+		gen.Day(date).Format(gen.DateLayout))
 	sp, err := scanPuzzle(row)
 	return sp, s.read(err)
 }
@@ -60,7 +61,7 @@ func (s *Store) PuzzlesBefore(ctx context.Context, date time.Time, limit int) ([
 func (s *Store) puzzlesBefore(ctx context.Context, date time.Time, limit int) ([]puzzles.Stored, error) {
 	rows, err := runner{s: s}.query(ctx, "SELECT "+puzzleColumns+
 		" FROM puzzles WHERE date < ? ORDER BY date DESC LIMIT ?",
-		puzzles.Day(date).Format(puzzles.DateLayout), max(limit, 0))
+		gen.Day(date).Format(gen.DateLayout), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -109,9 +110,9 @@ func scanPuzzle(row stored.Scanner) (puzzles.Stored, error) {
 	return sp, nil
 }
 
-func decodePuzzle(p *puzzles.Puzzle, date, position, capSeed, leftovers, goal, themes, solution string) error {
+func decodePuzzle(p *gen.Puzzle, date, position, capSeed, leftovers, goal, themes, solution string) error {
 	var err error
-	if p.Date, err = puzzles.ParseDate(date); err != nil {
+	if p.Date, err = gen.ParseDate(date); err != nil {
 		return err
 	}
 	if err := stored.DecodePuzzle(p, position, capSeed, leftovers, goal); err != nil {

@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // TestPuzzleRowImmutable: the database itself refuses to change a stored
@@ -12,11 +12,11 @@ import (
 func TestPuzzleRowImmutable(t *testing.T) {
 	ctx := t.Context()
 	s, _ := openTemp(t)
-	date, err := puzzles.ParseDate("2026-02-17")
+	date, err := gen.ParseDate("2026-02-17")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := puzzles.Generate(ctx, date)
+	p, err := gen.Daily(ctx, nil, date, 1) // version 1: no endgame table
 	if err != nil {
 		t.Fatal(err)
 	}

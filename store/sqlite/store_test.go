@@ -13,6 +13,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/storetest"
 )
 
@@ -238,11 +239,11 @@ func TestDataSurvivesReopen(t *testing.T) {
 		}
 		g = last.Game
 	}
-	date, err := puzzles.ParseDate("2026-02-16")
+	date, err := gen.ParseDate("2026-02-16")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := puzzles.Generate(ctx, date)
+	p, err := gen.Daily(ctx, nil, date, 1) // version 1: no endgame table
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // The cases of players: identities and tokens, what the end of a game does
@@ -850,28 +851,28 @@ func testDailySolves(t *testing.T, s Store, _ *fixtures) {
 		want  []time.Time
 	}{
 		{"solved on its day", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d1), puzzles.IDFor(d1), true, d1, noon(d1))
+			return solveAt(t, s, p, gen.IDFor(d1), gen.IDFor(d1), true, d1, noon(d1))
 		}, true, []time.Time{d1}},
 		{"solved again on its day", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d1), puzzles.IDFor(d1), true, d1, noon(d1).Add(time.Hour))
+			return solveAt(t, s, p, gen.IDFor(d1), gen.IDFor(d1), true, d1, noon(d1).Add(time.Hour))
 		}, false, []time.Time{d1}},
 		{"the next one on its day", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d2), puzzles.IDFor(d2), true, d2, d2)
+			return solveAt(t, s, p, gen.IDFor(d2), gen.IDFor(d2), true, d2, d2)
 		}, true, []time.Time{d2, d1}},
 		{"missed on its day", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d3), puzzles.IDFor(d3), false, d3, noon(d3))
+			return solveAt(t, s, p, gen.IDFor(d3), gen.IDFor(d3), false, d3, noon(d3))
 		}, true, []time.Time{d2, d1}},
 		{"then solved on its day: not first, still a day", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d3), puzzles.IDFor(d3), true, d3, noon(d3).Add(time.Hour))
+			return solveAt(t, s, p, gen.IDFor(d3), gen.IDFor(d3), true, d3, noon(d3).Add(time.Hour))
 		}, false, []time.Time{d3, d2, d1}},
 		{"solved a day late", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p, puzzles.IDFor(d4), puzzles.IDFor(d4), true, d4, noon(d4).Add(24*time.Hour))
+			return solveAt(t, s, p, gen.IDFor(d4), gen.IDFor(d4), true, d4, noon(d4).Add(24*time.Hour))
 		}, true, []time.Time{d3, d2, d1}},
 		{"a practice puzzle", func(t *testing.T) players.Solve {
 			return solveAt(t, s, p, "practice-1", "bucket", true, time.Time{}, noon(d4))
 		}, true, []time.Time{d3, d2, d1}},
 		{"another player's", func(t *testing.T) players.Solve {
-			return solveAt(t, s, other, puzzles.IDFor(d4), puzzles.IDFor(d4), true, d4, noon(d4))
+			return solveAt(t, s, other, gen.IDFor(d4), gen.IDFor(d4), true, d4, noon(d4))
 		}, true, []time.Time{d3, d2, d1}},
 	}
 	for _, st := range steps {
@@ -983,9 +984,9 @@ func testLeaderboard(t *testing.T, s Store, _ *fixtures) {
 
 func testRecordSolve(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	mustAdd(t, s, gen[0])
-	counted := gen[0]
+	made := fx.puzzles(t)
+	mustAdd(t, s, made[0])
+	counted := made[0]
 	p := mustCreatePlayer(t, s, "solver")
 	d, unstored := day(t, "2026-02-20"), day(t, "2000-01-03")
 	// want is the player as each step leaves it.
@@ -1018,7 +1019,7 @@ func testRecordSolve(t *testing.T, s Store, fx *fixtures) {
 			return sv
 		}, false, false, puzzles.Stats{}, players.ErrRatingsChanged},
 		{"a daily solve whose ratings changed: not even the day", func(t *testing.T) players.Solve {
-			sv := solveAt(t, s, p.ID, puzzles.IDFor(d), puzzles.IDFor(d), true, d, d.Add(time.Hour))
+			sv := solveAt(t, s, p.ID, gen.IDFor(d), gen.IDFor(d), true, d, d.Add(time.Hour))
 			sv.Before[0].Games++
 			return sv
 		}, false, false, puzzles.Stats{}, players.ErrRatingsChanged},
@@ -1032,7 +1033,7 @@ func testRecordSolve(t *testing.T, s Store, fx *fixtures) {
 			return solveAt(t, s, p.ID, counted.ID, counted.ID, false, counted.Date, tick(6))
 		}, true, false, puzzles.Stats{Attempts: 2, Solved: 1}, nil},
 		{"counted, at a puzzle not stored", func(t *testing.T) players.Solve {
-			return solveAt(t, s, p.ID, puzzles.IDFor(unstored), puzzles.IDFor(unstored), true, unstored, tick(7))
+			return solveAt(t, s, p.ID, gen.IDFor(unstored), gen.IDFor(unstored), true, unstored, tick(7))
 		}, true, false, puzzles.Stats{}, puzzles.ErrNotFound},
 		{"an unknown player", func(t *testing.T) players.Solve {
 			return solveAt(t, s, "solver-nobody", "practice-c", "bucket-1", true, time.Time{}, tick(8))
@@ -1075,7 +1076,7 @@ func testRecordSolve(t *testing.T, s Store, fx *fixtures) {
 			}
 			checkStoredPlayer(t, s, "after it", want)
 			checkNoPlayer(t, s, "after it", "solver-nobody")
-			for _, id := range []string{"practice-a", "practice-b", "practice-c", counted.ID, puzzles.IDFor(unstored), puzzles.IDFor(d)} {
+			for _, id := range []string{"practice-a", "practice-b", "practice-c", counted.ID, gen.IDFor(unstored), gen.IDFor(d)} {
 				got, err := s.Attempted(ctx, p.ID, id)
 				if err != nil || got != attempted[id] {
 					t.Fatalf("attempted %s: %v, %v; want %v", id, got, err, attempted[id])
@@ -1262,8 +1263,8 @@ func testDeletePlayer(t *testing.T, s Store, _ *fixtures) {
 	aiOnly.Players[engine.South] = games.SeatPlayer{ID: gone.ID, Name: gone.Name}
 	mustCreate(t, s, aiOnly, opening)
 	d := day(t, "2026-02-15")
-	mustSolve(t, s, solveAt(t, s, gone.ID, puzzles.IDFor(d), puzzles.IDFor(d), true, d, d.Add(time.Hour)), true)
-	mustSolve(t, s, solveAt(t, s, stays.ID, puzzles.IDFor(d), puzzles.IDFor(d), true, d, d.Add(2*time.Hour)), true)
+	mustSolve(t, s, solveAt(t, s, gone.ID, gen.IDFor(d), gen.IDFor(d), true, d, d.Add(time.Hour)), true)
+	mustSolve(t, s, solveAt(t, s, stays.ID, gen.IDFor(d), gen.IDFor(d), true, d, d.Add(2*time.Hour)), true)
 	before := map[string]games.Game{}
 	for _, id := range []string{"del-rated", active.ID, waiting.ID, aiOnly.ID} {
 		g, err := s.Game(ctx, id)
@@ -1302,7 +1303,7 @@ func testDeletePlayer(t *testing.T, s Store, _ *fixtures) {
 			if err != nil || len(days) != 0 {
 				t.Fatalf("daily solves: %v, %v; want none", days, err)
 			}
-			if a, err := s.Attempted(ctx, gone.ID, puzzles.IDFor(d)); err != nil || a {
+			if a, err := s.Attempted(ctx, gone.ID, gen.IDFor(d)); err != nil || a {
 				t.Fatalf("attempted: %v, %v; want false", a, err)
 			}
 		}},

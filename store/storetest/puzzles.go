@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 var puzzleCases = []suiteCase{
@@ -21,7 +22,7 @@ var puzzleCases = []suiteCase{
 }
 
 // mustAdd stores p and checks that the store answers with it.
-func mustAdd(t *testing.T, s Store, p puzzles.Puzzle) {
+func mustAdd(t *testing.T, s Store, p gen.Puzzle) {
 	t.Helper()
 	got, err := s.AddPuzzle(t.Context(), clonePuzzle(p), tick(0))
 	if err != nil {
@@ -32,11 +33,11 @@ func mustAdd(t *testing.T, s Store, p puzzles.Puzzle) {
 
 // checkStoredPuzzle reads the puzzle of want's date and fails t unless it is
 // want with stats.
-func checkStoredPuzzle(t *testing.T, s Store, what string, want puzzles.Puzzle, stats puzzles.Stats) {
+func checkStoredPuzzle(t *testing.T, s Store, what string, want gen.Puzzle, stats puzzles.Stats) {
 	t.Helper()
 	got, err := s.PuzzleByDate(t.Context(), want.Date)
 	if err != nil {
-		t.Fatalf("%s: puzzle of %s: %v", what, want.Date.Format(puzzles.DateLayout), err)
+		t.Fatalf("%s: puzzle of %s: %v", what, want.Date.Format(gen.DateLayout), err)
 	}
 	checkStored(t, what, got, want, stats)
 }
@@ -57,7 +58,7 @@ func testAddPuzzle(t *testing.T, s Store, fx *fixtures) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if day := got.Puzzle.Date.Format(puzzles.DateLayout); day != "2026-05-01" {
+		if day := got.Puzzle.Date.Format(gen.DateLayout); day != "2026-05-01" {
 			t.Fatalf("stored under %s, want the UTC day 2026-05-01", day)
 		}
 	})
@@ -65,12 +66,12 @@ func testAddPuzzle(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
+	made := fx.puzzles(t)
 	// Every racer brings its own puzzle for the day, as servers running
 	// different generator versions would.
 	const date = "2026-04-01"
-	var variants []puzzles.Puzzle
-	for _, p := range gen {
+	var variants []gen.Puzzle
+	for _, p := range made {
 		variants = append(variants, movedTo(p, date))
 	}
 	for i := 1; i < len(variants); i++ {
@@ -92,7 +93,7 @@ func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 		}
 	}
 	first := got[0].Puzzle
-	if !slices.ContainsFunc(variants, func(p puzzles.Puzzle) bool { return samePuzzle(p, first) }) {
+	if !slices.ContainsFunc(variants, func(p gen.Puzzle) bool { return samePuzzle(p, first) }) {
 		t.Fatalf("the stored puzzle is none of those added: %+v", first)
 	}
 	for i := range got {
@@ -107,8 +108,8 @@ func testPuzzleRace(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	first := gen[0]
+	made := fx.puzzles(t)
+	first := made[0]
 	mustAdd(t, s, first)
 	// The counters move, and are kept along with the puzzle.
 	stats, err := s.RecordAttempt(ctx, first.ID, true)
@@ -121,13 +122,13 @@ func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 	newer.Themes = append(newer.Themes, "newer")
 	tests := []struct {
 		name   string
-		second puzzles.Puzzle
+		second gen.Puzzle
 	}{
 		{"the same puzzle again", first},
-		{"another puzzle for the day", movedTo(gen[1], first.Date.Format(puzzles.DateLayout))},
+		{"another puzzle for the day", movedTo(made[1], first.Date.Format(gen.DateLayout))},
 		{"a newer generator's puzzle", newer},
-		{"the day at another time", func() puzzles.Puzzle {
-			p := movedTo(gen[2], first.Date.Format(puzzles.DateLayout))
+		{"the day at another time", func() gen.Puzzle {
+			p := movedTo(made[2], first.Date.Format(gen.DateLayout))
 			p.Date = p.Date.Add(13*time.Hour + 7*time.Minute)
 			return p
 		}()},
@@ -146,15 +147,15 @@ func testPuzzleNeverChanges(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleByDate(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	for _, p := range gen {
+	made := fx.puzzles(t)
+	for _, p := range made {
 		mustAdd(t, s, p)
 	}
 	feb16 := day(t, "2026-02-16")
 	tests := []struct {
 		name string
 		date time.Time
-		want int // index in gen, or -1 for ErrNotFound
+		want int // index in made, or -1 for ErrNotFound
 	}{
 		{"the first day", day(t, "2026-02-15"), 0},
 		{"midnight", feb16, 1},
@@ -178,19 +179,19 @@ func testPuzzleByDate(t *testing.T, s Store, fx *fixtures) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkStored(t, "by date", got, gen[tc.want], puzzles.Stats{})
+			checkStored(t, "by date", got, made[tc.want], puzzles.Stats{})
 		})
 	}
 }
 
 func testPuzzlesBefore(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
+	made := fx.puzzles(t)
 	// Five days, stored out of order, each a different puzzle.
 	days := []string{"2026-03-03", "2026-03-01", "2026-03-05", "2026-03-02", "2026-03-04"}
-	byID := map[string]puzzles.Puzzle{}
+	byID := map[string]gen.Puzzle{}
 	for i, d := range days {
-		p := movedTo(gen[i%len(gen)], d)
+		p := movedTo(made[i%len(made)], d)
 		p.Prompt += " " + d
 		mustAdd(t, s, p)
 		byID[p.ID] = p
@@ -235,11 +236,11 @@ func testPuzzlesBefore(t *testing.T, s Store, fx *fixtures) {
 
 func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	for _, p := range gen {
+	made := fx.puzzles(t)
+	for _, p := range made {
 		mustAdd(t, s, p)
 	}
-	target := gen[0]
+	target := made[0]
 	steps := []struct {
 		name   string
 		solved bool
@@ -260,10 +261,10 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 		})
 	}
 	t.Run("other puzzles keep their counts", func(t *testing.T) {
-		checkStoredPuzzle(t, s, "the next day's", gen[1], puzzles.Stats{})
+		checkStoredPuzzle(t, s, "the next day's", made[1], puzzles.Stats{})
 	})
 	t.Run("unknown id", func(t *testing.T) {
-		for _, id := range []string{"p20990101", "p20260218", "", gen[0].Date.Format(puzzles.DateLayout)} {
+		for _, id := range []string{"p20990101", "p20260218", "", made[0].Date.Format(gen.DateLayout)} {
 			if got, err := s.RecordAttempt(ctx, id, true); !errors.Is(err, puzzles.ErrNotFound) {
 				t.Fatalf("RecordAttempt(%q): %+v, %v; want puzzles.ErrNotFound", id, got, err)
 			}
@@ -271,7 +272,7 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 		checkStoredPuzzle(t, s, "after them", target, steps[len(steps)-1].want)
 	})
 	t.Run("concurrent attempts all count", func(t *testing.T) {
-		p := gen[2]
+		p := made[2]
 		got := make([]puzzles.Stats, racers)
 		errs := make([]error, racers)
 		var wg sync.WaitGroup
@@ -295,9 +296,9 @@ func testRecordAttempt(t *testing.T, s Store, fx *fixtures) {
 
 func testPuzzleAliasing(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
-	gen := fx.puzzles(t)
-	want := clonePuzzle(gen[0])
-	in := clonePuzzle(gen[0])
+	made := fx.puzzles(t)
+	want := clonePuzzle(made[0])
+	in := clonePuzzle(made[0])
 	added, err := s.AddPuzzle(ctx, in, tick(0))
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func testPuzzleAliasing(t *testing.T, s Store, fx *fixtures) {
 	if len(want.Themes) == 0 || len(want.Solution) == 0 {
 		t.Fatalf("puzzle %s has no themes or no solution to change", want.ID)
 	}
-	change := func(p *puzzles.Puzzle) {
+	change := func(p *gen.Puzzle) {
 		p.Themes[0] += " changed"
 		p.Solution[0] = (p.Solution[0] + 1) % 12
 	}

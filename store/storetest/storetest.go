@@ -28,6 +28,7 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Store is what the suite checks: the stores the services need, in one.
@@ -100,7 +101,7 @@ type fixtures struct {
 	again Again
 
 	once sync.Once
-	ps   []puzzles.Puzzle
+	ps   []gen.Puzzle
 	err  error
 }
 
@@ -109,16 +110,16 @@ var puzzleDates = []string{"2026-02-15", "2026-02-16", "2026-02-17"}
 
 // puzzles returns the generated puzzles, one for each of puzzleDates, each
 // a fresh copy the caller may change.
-func (fx *fixtures) puzzles(t *testing.T) []puzzles.Puzzle {
+func (fx *fixtures) puzzles(t *testing.T) []gen.Puzzle {
 	t.Helper()
 	fx.once.Do(func() {
 		for _, s := range puzzleDates {
-			d, err := puzzles.ParseDate(s)
+			d, err := gen.ParseDate(s)
 			if err != nil {
 				fx.err = err
 				return
 			}
-			p, err := puzzles.Generate(t.Context(), d)
+			p, err := gen.Daily(t.Context(), nil, d, 1) // version 1: no endgame table
 			if err != nil {
 				fx.err = fmt.Errorf("generate %s: %w", s, err)
 				return
@@ -129,7 +130,7 @@ func (fx *fixtures) puzzles(t *testing.T) []puzzles.Puzzle {
 	if fx.err != nil {
 		t.Fatal(fx.err)
 	}
-	out := make([]puzzles.Puzzle, len(fx.ps))
+	out := make([]gen.Puzzle, len(fx.ps))
 	for i, p := range fx.ps {
 		out[i] = clonePuzzle(p)
 	}
@@ -137,7 +138,7 @@ func (fx *fixtures) puzzles(t *testing.T) []puzzles.Puzzle {
 }
 
 // clonePuzzle returns p with its own slices.
-func clonePuzzle(p puzzles.Puzzle) puzzles.Puzzle {
+func clonePuzzle(p gen.Puzzle) gen.Puzzle {
 	p.Themes = slices.Clone(p.Themes)
 	p.Solution = slices.Clone(p.Solution)
 	return p
@@ -146,20 +147,20 @@ func clonePuzzle(p puzzles.Puzzle) puzzles.Puzzle {
 // movedTo returns a copy of p dated day, with the id of that day: another
 // puzzle for the day as far as a store is concerned, since stores decide
 // nothing about what they keep.
-func movedTo(p puzzles.Puzzle, day string) puzzles.Puzzle {
-	d, err := puzzles.ParseDate(day)
+func movedTo(p gen.Puzzle, day string) gen.Puzzle {
+	d, err := gen.ParseDate(day)
 	if err != nil {
 		panic(err) // the suite's own dates
 	}
 	p = clonePuzzle(p)
-	p.Date, p.ID = d, puzzles.IDFor(d)
+	p.Date, p.ID = d, gen.IDFor(d)
 	return p
 }
 
 // day parses a date of the suite's tables.
 func day(t *testing.T, s string) time.Time {
 	t.Helper()
-	d, err := puzzles.ParseDate(s)
+	d, err := gen.ParseDate(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func day(t *testing.T, s string) time.Time {
 
 // samePuzzle reports whether two puzzles are the same, dates compared as
 // instants.
-func samePuzzle(a, b puzzles.Puzzle) bool {
+func samePuzzle(a, b gen.Puzzle) bool {
 	if !a.Date.Equal(b.Date) {
 		return false
 	}
@@ -177,7 +178,7 @@ func samePuzzle(a, b puzzles.Puzzle) bool {
 }
 
 // checkStored fails t unless got is want with stats.
-func checkStored(t *testing.T, what string, got puzzles.Stored, want puzzles.Puzzle, stats puzzles.Stats) {
+func checkStored(t *testing.T, what string, got puzzles.Stored, want gen.Puzzle, stats puzzles.Stats) {
 	t.Helper()
 	if !samePuzzle(got.Puzzle, want) {
 		t.Fatalf("%s: puzzle\n%+v\nwant\n%+v", what, got.Puzzle, want)

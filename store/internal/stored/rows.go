@@ -7,7 +7,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // GameColumns is the column list every game read of both stores selects, in
@@ -174,7 +174,7 @@ func TimeKindOf(tc games.TimeControl) (string, error) {
 // DecodePuzzle fills the columns both stores keep as text: the position,
 // the rules and the goal. The date, themes and solution are each store's
 // to read, in its own types.
-func DecodePuzzle(p *puzzles.Puzzle, position, captureSeed, leftovers, goal string) error {
+func DecodePuzzle(p *gen.Puzzle, position, captureSeed, leftovers, goal string) error {
 	var err error
 	if p.Position, err = engine.Parse(position); err != nil {
 		return err
@@ -182,7 +182,7 @@ func DecodePuzzle(p *puzzles.Puzzle, position, captureSeed, leftovers, goal stri
 	if p.Rules, err = engine.ParseRules(captureSeed, leftovers); err != nil {
 		return err
 	}
-	p.Goal = puzzles.Goal(goal)
+	p.Goal = gen.Goal(goal)
 	return nil
 }
 

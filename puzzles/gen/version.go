@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"time"
@@ -45,12 +45,12 @@ func positionHash(p *engine.Position, salt uint64) uint64 {
 	return h ^ h>>31
 }
 
-// practiceSide reports whether p belongs to the practice pool: the top bit of
+// PracticeSide reports whether p belongs to the practice pool: the top bit of
 // its practice hash. From version 2 on, daily puzzles come only from the
 // other half and practice puzzles only from this one, so no practice puzzle
 // is ever a daily puzzle of version 2 or later. (Version 1's puzzles predate
 // the split and may fall on either side.)
-func practiceSide(p *engine.Position) bool {
+func PracticeSide(p *engine.Position) bool {
 	return positionHash(p, sideSalt)>>63 == 1
 }
 
@@ -58,9 +58,9 @@ func practiceSide(p *engine.Position) bool {
 // puzzles seq k to k+PracticeWindow-1 of one filter have distinct positions.
 const PracticeWindow = 1024
 
-// drillBucket is the practice pool's bucket: practice puzzle seq must have a
+// DrillBucket is the practice pool's bucket: practice puzzle seq must have a
 // position with drillBucket(p) == seq mod PracticeWindow, the scheme Window
 // uses for dates, on a third hash (the top ten bits of its drill hash).
-func drillBucket(p *engine.Position) int {
+func DrillBucket(p *engine.Position) int {
 	return int(positionHash(p, drillSalt) >> 54)
 }

@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // The practice pool: as many puzzles as a player wants, each a pure function
@@ -123,7 +124,7 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 	return goals, grades, nil
 }
 
-// GeneratePractice returns practice puzzle number seq for f, made by generator
+// Practice returns practice puzzle number seq for f, made by generator
 // version (>= 2): a pure function of (version, f, seq). Its positions satisfy
 // practiceSide, so no daily puzzle of version >= 2 ever has them; and seq values
 // k, k+1, ..., k+1023 of one filter give distinct positions (a bucket scheme on a
@@ -137,13 +138,9 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 // A filter that leaves the grade open draws one for each seq, so that the
 // pool is spread over the grades; each seq draws a goal among those allowed.
 //
-// It builds the endgame table for the call: Generator.Practice shares one.
-func GeneratePractice(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
-	return NewGenerator().Practice(ctx, version, f, seq)
-}
-
-// Practice is GeneratePractice with the generator's endgame table.
-func (g *Generator) Practice(ctx context.Context, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
+// Every version proves its endgame puzzles with tb, which must pass
+// CheckTable.
+func Practice(ctx context.Context, tb *tablebase.Table, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
 	if version < 2 || version > Version {
 		return Puzzle{}, fmt.Errorf("%w: %d (practice puzzles start with version 2)", ErrUnknownVersion, version)
 	}
@@ -151,8 +148,7 @@ func (g *Generator) Practice(ctx context.Context, version int, f PracticeFilter,
 	if err != nil {
 		return Puzzle{}, err
 	}
-	tb, err := g.EndgameTable(ctx)
-	if err != nil {
+	if err := CheckTable(tb); err != nil {
 		return Puzzle{}, err
 	}
 	r := engine.Rules{}
@@ -173,7 +169,7 @@ func (g *Generator) Practice(ctx context.Context, version int, f PracticeFilter,
 		ps = pass{games: practiceEndgameGames, endgame: true}
 	}
 	want := int(seq % PracticeWindow)
-	admit := func(p engine.Position) bool { return drillBucket(&p) == want && practiceSide(&p) }
+	admit := func(p engine.Position) bool { return DrillBucket(&p) == want && PracticeSide(&p) }
 
 	var (
 		pick   Puzzle

@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -27,11 +28,11 @@ func date(t testing.TB, s string) time.Time {
 	return d
 }
 
-// generateRange generates n consecutive days from first with g, shared out
+// generateRange generates n consecutive days from first with tb, shared out
 // among the CPUs; the results are in date order.
-func generateRange(t *testing.T, g *Generator, first time.Time, n int) []Puzzle {
+func generateRange(t *testing.T, tb *tablebase.Table, first time.Time, n int) []Puzzle {
 	t.Helper()
-	out, err := g.GenerateDays(context.Background(), first, n, DefaultCutover)
+	out, err := Days(context.Background(), tb, first, n, DefaultCutover)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +56,8 @@ func TestFeedYear(t *testing.T) {
 		days = 28
 	}
 	first := date(t, "2026-01-01")
-	g := testGenerator
-	checkFeed(t, g, first, generateRange(t, g, first, days))
+	tb := testTable(t)
+	checkFeed(t, tb, first, generateRange(t, tb, first, days))
 }
 
 // TestFeedYearV2 generates the first year of version 2, 2027, and checks
@@ -74,9 +75,9 @@ func TestFeedYearV2(t *testing.T) {
 	if !fullYears() {
 		first, days = date(t, "2027-02-01"), 28
 	}
-	g := testGenerator
-	feed := generateRange(t, g, first, days)
-	checkFeed(t, g, first, feed)
+	tb := testTable(t)
+	feed := generateRange(t, tb, first, days)
+	checkFeed(t, tb, first, feed)
 	type share struct{ deep, of int }
 	var all, weekend, win23 share
 	count := func(s *share, deep bool) {
@@ -86,8 +87,8 @@ func TestFeedYearV2(t *testing.T) {
 		}
 	}
 	for _, pz := range feed {
-		if pz.Version != 2 || practiceSide(&pz.Position) {
-			t.Errorf("%s: version %d, practice side %v", pz.ID, pz.Version, practiceSide(&pz.Position))
+		if pz.Version != 2 || PracticeSide(&pz.Position) {
+			t.Errorf("%s: version %d, practice side %v", pz.ID, pz.Version, PracticeSide(&pz.Position))
 		}
 		deep := NonGreedy(pz)
 		if deep != slices.Contains(pz.Themes, "sacrifice") {
@@ -115,12 +116,12 @@ func TestFeedYearV2(t *testing.T) {
 
 // checkFeed checks every promise the feed makes of days consecutive days
 // from first.
-func checkFeed(t *testing.T, g *Generator, first time.Time, feed []Puzzle) {
+func checkFeed(t *testing.T, tb *tablebase.Table, first time.Time, feed []Puzzle) {
 	days := len(feed)
 	t.Run("each verifies", func(t *testing.T) {
 		for i, pz := range feed {
 			d := first.AddDate(0, 0, i)
-			if err := g.Verify(context.Background(), pz); err != nil {
+			if err := Verify(tb, pz); err != nil {
 				t.Errorf("%s: %v", d.Format(DateLayout), err)
 			}
 			if !pz.Date.Equal(d) || pz.ID != IDFor(d) || pz.Version != VersionFor(d, DefaultCutover) {
@@ -218,11 +219,18 @@ func TestGenerateIsPure(t *testing.T) {
 	for _, s := range dates {
 		t.Run(s, func(t *testing.T) {
 			d := date(t, s)
-			a, err := testGenerator.Generate(context.Background(), d, VersionFor(d, DefaultCutover))
+			v := VersionFor(d, DefaultCutover)
+			a, err := Daily(context.Background(), testTable(t), d, v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := Generate(context.Background(), d.Add(17*time.Hour)) // any time of the day
+			var fresh *tablebase.Table // version 1 needs none
+			if v >= 2 {
+				if fresh, err = tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			b, err := Daily(context.Background(), fresh, d.Add(17*time.Hour), v) // any time of the day
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +240,7 @@ func TestGenerateIsPure(t *testing.T) {
 		})
 	}
 	for _, v := range []int{0, Version + 1} {
-		if _, err := GenerateVersion(context.Background(), date(t, "2026-01-01"), v); !errors.Is(err, ErrUnknownVersion) {
+		if _, err := Daily(context.Background(), testTable(t), date(t, "2026-01-01"), v); !errors.Is(err, ErrUnknownVersion) {
 			t.Fatalf("version %d: %v, want ErrUnknownVersion", v, err)
 		}
 	}
@@ -241,7 +249,7 @@ func TestGenerateIsPure(t *testing.T) {
 func TestGenerateStopsWhenCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Generate(ctx, date(t, "2026-01-04")); err != context.Canceled {
+	if _, err := Daily(ctx, nil, date(t, "2026-01-04"), 1); err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
 }
@@ -276,7 +284,7 @@ func TestGoldenFortnight(t *testing.T) {
 			if raceDetector && tt.name != "version 1" {
 				t.Skip("version 2's deep days are slow under the race detector; version 1 covers the code")
 			}
-			checkGolden(t, generateRange(t, testGenerator, date(t, tt.first), 14), tt.file)
+			checkGolden(t, generateRange(t, testTable(t), date(t, tt.first), 14), tt.file)
 		})
 	}
 }
@@ -363,12 +371,12 @@ func TestBucketsPartitionTheYear(t *testing.T) {
 	first := date(t, "2027-06-01")
 	seen := map[int]bool{}
 	for i := range Window {
-		seen[dayBucket(first.AddDate(0, 0, i))] = true
+		seen[DayBucket(first.AddDate(0, 0, i))] = true
 	}
 	if len(seen) != Window {
 		t.Fatalf("%d buckets over %d days", len(seen), Window)
 	}
-	if dayBucket(first) != dayBucket(first.AddDate(0, 0, Window)) {
+	if DayBucket(first) != DayBucket(first.AddDate(0, 0, Window)) {
 		t.Fatal("buckets do not cycle with the window")
 	}
 }

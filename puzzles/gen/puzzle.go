@@ -1,6 +1,10 @@
-// Package puzzles generates and verifies the daily puzzle feed: a pure,
-// deterministic function from a date (and a generator version) to a position
-// with a goal and a proven, unique solution.
+// Package gen generates and proves puzzles: a pure, deterministic function
+// from a date (or a practice filter and sequence number) and a generator
+// version to a position with a goal and a proven, unique solution, and the
+// judge of a solver's attempt at one. Version 2's endgame puzzles are proved
+// with an endgame table the caller hands in (CheckTable); gen keeps no
+// caches, slots or timeouts: the feed and the practice pool in package
+// puzzles do.
 //
 // The generator plays seeded self-play games from varied openings, keeps the
 // positions whose key move relays through at least MinKeyLegs legs and whose
@@ -8,7 +12,7 @@
 // features, and picks one of the difficulty the weekday asks for. Nothing in it
 // reads the clock, the environment or a database, so every machine derives the
 // same puzzle for the same date.
-package puzzles
+package gen
 
 import (
 	"errors"

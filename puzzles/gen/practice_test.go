@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -29,11 +29,11 @@ func TestGeneratePractice(t *testing.T) {
 	if testing.Short() || raceDetector {
 		tests = tests[:2]
 	}
-	g := testGenerator
+	tb := testTable(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			for _, seq := range tt.seqs {
-				pz, err := g.Practice(context.Background(), Version, tt.f, seq)
+				pz, err := Practice(context.Background(), tb, Version, tt.f, seq)
 				if err != nil {
 					t.Fatalf("seq %d: %v", seq, err)
 				}
@@ -44,16 +44,16 @@ func TestGeneratePractice(t *testing.T) {
 					tt.f.Goal != "" && pz.Goal != tt.f.Goal,
 					tt.f.Theme != "" && !slices.Contains(pz.Themes, tt.f.Theme):
 					t.Errorf("seq %d: difficulty %d goal %s themes %v do not meet %+v", seq, pz.Difficulty, pz.Goal, pz.Themes, tt.f)
-				case !practiceSide(&pz.Position) || drillBucket(&pz.Position) != int(seq%PracticeWindow):
+				case !PracticeSide(&pz.Position) || DrillBucket(&pz.Position) != int(seq%PracticeWindow):
 					t.Errorf("seq %d: %s is outside the practice side or the seq's bucket", seq, pz.Position)
 				}
-				if err := g.Verify(context.Background(), pz); err != nil {
+				if err := Verify(tb, pz); err != nil {
 					t.Errorf("seq %d: %v", seq, err)
 				}
 				for _, problem := range refProblems(pz) {
 					t.Errorf("seq %d: %s", seq, problem)
 				}
-				again, err := g.Practice(context.Background(), Version, tt.f, seq)
+				again, err := Practice(context.Background(), tb, Version, tt.f, seq)
 				if err != nil || !reflect.DeepEqual(pz, again) {
 					t.Errorf("seq %d: a second generation differs (%v)", seq, err)
 				}
@@ -87,8 +87,8 @@ func TestGeneratePracticeRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
-			cancel() // a refusal decides before any search
-			if _, err := GeneratePractice(ctx, tt.version, tt.f, 0); !errors.Is(err, tt.want) {
+			cancel() // a refusal decides before any search, and needs no table
+			if _, err := Practice(ctx, nil, tt.version, tt.f, 0); !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)
 			}
 		})

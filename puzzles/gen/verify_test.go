@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 // findPuzzle returns the first puzzle of the feed from 2026-03-02 on with the
 // goal and at least the depth asked for; for the endgame goal, which version
 // 1 does not have, endgamePuzzle's.
-func findPuzzle(t *testing.T, g *Generator, goal Goal, depth int) Puzzle {
+func findPuzzle(t *testing.T, tb *tablebase.Table, goal Goal, depth int) Puzzle {
 	t.Helper()
 	if goal == GoalEndgame {
-		return endgamePuzzle(t, g, endgamePosition)
+		return endgamePuzzle(t, tb, endgamePosition)
 	}
 	first := date(t, "2026-03-02")
 	for i := range 90 {
-		pz, err := GenerateVersion(context.Background(), first.AddDate(0, 0, i), 1)
+		pz, err := Daily(context.Background(), nil, first.AddDate(0, 0, i), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,12 +40,8 @@ const endgamePosition = "s-103002-010200-19-20"
 
 // endgamePuzzle returns the practice puzzle (version 2, no date) with goal
 // endgame that the position in notation makes.
-func endgamePuzzle(t testing.TB, g *Generator, notation string) Puzzle {
+func endgamePuzzle(t testing.TB, tb *tablebase.Table, notation string) Puzzle {
 	t.Helper()
-	tb, err := g.EndgameTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
 	p, r := engine.MustParse(notation), engine.Rules{}
 	facts := examine(p, r)
 	f, ok := findGoal(p, r, facts, GoalEndgame, Version, tb)
@@ -133,10 +129,10 @@ func TestSolverAgreesWithNaiveSearch(t *testing.T) {
 // TestNaiveSolverCatchesAWrongKey keeps the naive cross-check honest: with the
 // key move swapped for another, it must object.
 func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
-	g := testGenerator
+	tb := testTable(t)
 	for _, goal := range Goals {
 		t.Run(string(goal), func(t *testing.T) {
-			pz := findPuzzle(t, g, goal, 1)
+			pz := findPuzzle(t, tb, goal, 1)
 			if problems := refProblems(pz); len(problems) > 0 {
 				t.Fatalf("the real puzzle fails: %v", problems)
 			}
@@ -152,7 +148,7 @@ func TestNaiveSolverCatchesAWrongKey(t *testing.T) {
 
 func TestVerifyRejectsTampering(t *testing.T) {
 	base := findPuzzle(t, nil, GoalWin, 2)
-	if err := Verify(base); err != nil {
+	if err := Verify(nil, base); err != nil { // version 1: no table
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -193,7 +189,7 @@ func TestVerifyRejectsTampering(t *testing.T) {
 			pz.Solution = slices.Clone(base.Solution)
 			pz.Themes = slices.Clone(base.Themes)
 			tt.change(&pz)
-			if err := testGenerator.Verify(context.Background(), pz); !errors.Is(err, tt.want) {
+			if err := Verify(testTable(t), pz); !errors.Is(err, tt.want) {
 				t.Fatalf("Verify = %v, want %v", err, tt.want)
 			}
 		})
@@ -221,10 +217,9 @@ func ownMoves(pz Puzzle) []int {
 // TestVerifyEndgame: an endgame puzzle proves with the table, and a changed
 // one does not.
 func TestVerifyEndgame(t *testing.T) {
-	g := testGenerator
-	base := endgamePuzzle(t, g, endgamePosition)
-	ctx := context.Background()
-	if err := g.Verify(ctx, base); err != nil {
+	tb := testTable(t)
+	base := endgamePuzzle(t, tb, endgamePosition)
+	if err := Verify(tb, base); err != nil {
 		t.Fatal(err)
 	}
 	if problems := refProblems(base); len(problems) > 0 {
@@ -250,58 +245,57 @@ func TestVerifyEndgame(t *testing.T) {
 			pz := base
 			pz.Solution = slices.Clone(base.Solution)
 			tt.change(&pz)
-			if err := g.Verify(ctx, pz); !errors.Is(err, ErrUnverified) {
+			if err := Verify(tb, pz); !errors.Is(err, ErrUnverified) {
 				t.Fatalf("Verify = %v, want ErrUnverified", err)
 			}
 		})
 	}
 }
 
-// TestNewGeneratorWith: a generator given a table proves with it, and
-// refuses one that could give other puzzles.
-func TestNewGeneratorWith(t *testing.T) {
+// TestCheckTable: a table proves endgame puzzles only if it gives the
+// same puzzles as the one generator version 2 was defined with.
+func TestCheckTable(t *testing.T) {
 	ctx := context.Background()
-	tb, err := testGenerator.EndgameTable(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewGeneratorWith(tb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := g.EndgameTable(ctx); got != tb || err != nil {
-		t.Fatalf("EndgameTable = %p, %v; want the table given", got, err)
-	}
-	if err := g.Verify(ctx, endgamePuzzle(t, testGenerator, endgamePosition)); err != nil {
+	if err := CheckTable(testTable(t)); err != nil {
 		t.Fatal(err)
 	}
 	small, err := tablebase.Build(ctx, 3, engine.Rules{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewGeneratorWith(small); err == nil {
-		t.Error("a 3-seed table was taken")
-	}
 	other, err := tablebase.Build(ctx, 2, engine.Rules{Leftovers: engine.LeftoversSideOwner}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewGeneratorWith(other); err == nil {
-		t.Error("a table of other rules was taken")
+	for _, tc := range []struct {
+		name string
+		tb   *tablebase.Table
+	}{{"none", nil}, {"3 seeds", small}, {"other rules", other}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := CheckTable(tc.tb); err == nil {
+				t.Error("taken")
+			}
+			if _, err := Daily(ctx, tc.tb, date(t, "2027-01-04"), 2); err == nil {
+				t.Error("version 2 generated with it")
+			}
+			if err := Verify(tc.tb, endgamePuzzle(t, testTable(t), endgamePosition)); err == nil || errors.Is(err, ErrUnverified) {
+				t.Errorf("an endgame puzzle: %v, want a refusal of the table", err)
+			}
+		})
 	}
 }
 
 func TestCheck(t *testing.T) {
-	g := testGenerator
+	tb := testTable(t)
 	type want struct {
 		correct, complete, solution bool
 		steps                       int
 		err                         error
 	}
 	for _, goal := range Goals {
-		pz := findPuzzle(t, g, goal, 1)
+		pz := findPuzzle(t, tb, goal, 1)
 		if goal == GoalWin {
-			pz = findPuzzle(t, g, goal, 2)
+			pz = findPuzzle(t, tb, goal, 2)
 		}
 		own := ownMoves(pz)
 		wrong := otherLegalMove(t, pz.Position, pz.Key())
@@ -336,7 +330,7 @@ func TestCheck(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(string(goal)+"/"+tt.name, func(t *testing.T) {
-				a, err := g.Check(context.Background(), pz, tt.moves, tt.giveUp)
+				a, err := Check(tb, pz, tt.moves, tt.giveUp)
 				if !errors.Is(err, tt.want.err) {
 					t.Fatalf("err %v, want %v", err, tt.want.err)
 				}

@@ -1,7 +1,6 @@
-package puzzles
+package gen
 
 import (
-	"context"
 	"fmt"
 	"slices"
 
@@ -24,10 +23,15 @@ import (
 // most, then the lowest pit; the solver's later moves are the fastest wins,
 // then the lowest pit. For defend the reply is the opponent's biggest capture.
 //
-// An endgame puzzle is proved with the endgame table, which Verify builds
-// for the call: Generator.Verify shares one.
-func Verify(p Puzzle) error {
-	return NewGenerator().Verify(context.Background(), p)
+// An endgame puzzle is proved with tb, which must pass CheckTable; for any
+// other puzzle tb may be nil (NeedsTable). The proof is a bounded search of
+// milliseconds, with nothing to cancel.
+func Verify(tb *tablebase.Table, p Puzzle) error {
+	tb, err := proofTable(p, tb)
+	if err != nil {
+		return err
+	}
+	return verify(p, tb)
 }
 
 // verify is Verify with the endgame table tb (nil for a puzzle of another
@@ -60,11 +64,11 @@ func verify(p Puzzle, tb *tablebase.Table) error {
 		return fail("unknown goal %q", p.Goal)
 	}
 	switch {
-	case !practice && bucket(&p.Position) != dayBucket(p.Date):
+	case !practice && Bucket(&p.Position) != DayBucket(p.Date):
 		return fail("position is outside the date's no-repeat bucket")
-	case practice && !practiceSide(&p.Position):
+	case practice && !PracticeSide(&p.Position):
 		return fail("position is on the daily side of the practice split")
-	case !practice && p.Version >= 2 && practiceSide(&p.Position):
+	case !practice && p.Version >= 2 && PracticeSide(&p.Position):
 		return fail("position is on the practice side of the practice split")
 	}
 	facts := examine(p.Position, p.Rules)
@@ -86,6 +90,36 @@ func verify(p Puzzle, tb *tablebase.Table) error {
 		return fail("prompt %q, want %q", p.Prompt, want.Prompt)
 	case !slices.Equal(p.Themes, want.Themes):
 		return fail("themes %v, want %v", p.Themes, want.Themes)
+	}
+	return nil
+}
+
+// VerifyPractice proves a practice puzzle again: Verify's proof of a
+// practice puzzle (no date, the practice side of the split, exactly the
+// puzzle its position, rules and goal make), and its id: a practice id of
+// its version whose filter asks for it, and whose sequence number's bucket
+// (seq mod PracticeWindow) is its position's, which the no-repeat promise
+// rests on. It proves an endgame puzzle with tb, as Verify does.
+func VerifyPractice(tb *tablebase.Table, p Puzzle) error {
+	if !p.Date.IsZero() {
+		return fmt.Errorf("%w: %s: a practice puzzle has no date", ErrUnverified, p.ID)
+	}
+	if err := Verify(tb, p); err != nil {
+		return err
+	}
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrUnverified, p.ID, fmt.Sprintf(format, args...))
+	}
+	id, err := ParsePracticeID(p.ID)
+	switch {
+	case err != nil:
+		return fail("%v", err)
+	case id.Version != p.Version:
+		return fail("made by version %d, the id says %d", p.Version, id.Version)
+	case !Meets(p, id.Filter):
+		return fail("not a puzzle its filter asks for")
+	case DrillBucket(&p.Position) != int(id.Seq%PracticeWindow):
+		return fail("its position is in bucket %d, its sequence number's is %d", DrillBucket(&p.Position), id.Seq%PracticeWindow)
 	}
 	return nil
 }
@@ -135,10 +169,14 @@ func SolutionSteps(p Puzzle) []Step {
 // still forces the win within the puzzle's depth, not only the solution
 // line's; the first move must be the key move, the only one. With giveUp, or
 // once the puzzle is solved, the answer includes the solution. An endgame
-// puzzle is judged with the endgame table, which Check builds for the call:
-// Generator.Check shares one.
-func Check(p Puzzle, moves []int, giveUp bool) (Attempt, error) {
-	return NewGenerator().Check(context.Background(), p, moves, giveUp)
+// puzzle is judged with tb, as Verify proves it; for any other puzzle tb
+// may be nil.
+func Check(tb *tablebase.Table, p Puzzle, moves []int, giveUp bool) (Attempt, error) {
+	tb, err := proofTable(p, tb)
+	if err != nil {
+		return Attempt{}, err
+	}
+	return check(p, moves, giveUp, tb)
 }
 
 // forcing reports whether p's goal is a forced win the solver plays out.

@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"errors"
@@ -21,6 +21,13 @@ import (
 // another filter.
 var ErrInvalidPractice = errors.New("invalid practice request")
 
+// ErrFilterUnmet: no puzzle of the generator version in force meets the
+// filter. Practice reports it (with ErrNoPuzzle) when none can by
+// definition (say, a defend puzzle of difficulty 1: defending is never
+// graded easiest); a service may report it too when the generator found
+// none for many sequence numbers in a row.
+var ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
+
 // MaxPracticeSeq is the largest sequence number of a practice id: the
 // largest integer a JSON number holds exactly, so clients in any language
 // can read it.
@@ -30,8 +37,8 @@ const MaxPracticeSeq = 1<<53 - 1
 // "x99-d5-gmax_capture-t" + the longest theme + "-" + 16 digits.
 const maxPracticeID = 64
 
-// checkFilter reports a filter out of range as ErrInvalidPractice.
-func checkFilter(f PracticeFilter) error {
+// CheckFilter reports a filter out of range as ErrInvalidPractice.
+func CheckFilter(f PracticeFilter) error {
 	switch {
 	case f.Difficulty < 0 || f.Difficulty > 5:
 		return fmt.Errorf("%w: difficulty %d, want 1 to 5 (or none for any)", ErrInvalidPractice, f.Difficulty)
@@ -43,8 +50,8 @@ func checkFilter(f PracticeFilter) error {
 	return nil
 }
 
-// meets reports whether p is a puzzle f asks for.
-func meets(p Puzzle, f PracticeFilter) bool {
+// Meets reports whether p is a puzzle f asks for.
+func Meets(p Puzzle, f PracticeFilter) bool {
 	return (f.Difficulty == 0 || p.Difficulty == f.Difficulty) &&
 		(f.Goal == "" || p.Goal == f.Goal) &&
 		(f.Theme == "" || slices.Contains(p.Themes, f.Theme))
@@ -107,7 +114,7 @@ func ParsePracticeID(s string) (PracticeID, error) {
 	if parts[3] != "any" {
 		id.Filter.Theme = parts[3]
 	}
-	if err := checkFilter(id.Filter); err != nil {
+	if err := CheckFilter(id.Filter); err != nil {
 		return bad("filter out of range")
 	}
 	if id.Seq, err = strconv.ParseUint(parts[4], 10, 64); err != nil || id.Seq > MaxPracticeSeq {

@@ -1,22 +1,22 @@
-package puzzles_test
+package gen_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 func TestParsePracticeID(t *testing.T) {
-	good := map[string]puzzles.PracticeID{
+	good := map[string]gen.PracticeID{
 		"x1-d0-gany-tany-0":                           {Version: 1},
-		"x2-d3-gwin-tany-4127":                        {Version: 2, Filter: puzzles.PracticeFilter{Difficulty: 3, Goal: puzzles.GoalWin}, Seq: 4127},
-		"x1-d5-gmax_capture-tgreed_trap-42":           {Version: 1, Filter: puzzles.PracticeFilter{Difficulty: 5, Goal: puzzles.GoalMaxCapture, Theme: "greed_trap"}, Seq: 42},
-		"x99-d1-gdefend-tlong_relay-9007199254740991": {Version: 99, Filter: puzzles.PracticeFilter{Difficulty: 1, Goal: puzzles.GoalDefend, Theme: "long_relay"}, Seq: puzzles.MaxPracticeSeq},
+		"x2-d3-gwin-tany-4127":                        {Version: 2, Filter: gen.PracticeFilter{Difficulty: 3, Goal: gen.GoalWin}, Seq: 4127},
+		"x1-d5-gmax_capture-tgreed_trap-42":           {Version: 1, Filter: gen.PracticeFilter{Difficulty: 5, Goal: gen.GoalMaxCapture, Theme: "greed_trap"}, Seq: 42},
+		"x99-d1-gdefend-tlong_relay-9007199254740991": {Version: 99, Filter: gen.PracticeFilter{Difficulty: 1, Goal: gen.GoalDefend, Theme: "long_relay"}, Seq: gen.MaxPracticeSeq},
 	}
 	for s, want := range good {
 		t.Run(s, func(t *testing.T) {
-			got, err := puzzles.ParsePracticeID(s)
+			got, err := gen.ParsePracticeID(s)
 			if err != nil || got != want || got.String() != s {
 				t.Fatalf("ParsePracticeID(%q) = %+v (%v), want %+v", s, got, err, want)
 			}
@@ -47,7 +47,7 @@ func TestParsePracticeID(t *testing.T) {
 	}
 	for name, s := range bad {
 		t.Run(name, func(t *testing.T) {
-			if got, err := puzzles.ParsePracticeID(s); !errors.Is(err, puzzles.ErrInvalidPractice) {
+			if got, err := gen.ParsePracticeID(s); !errors.Is(err, gen.ErrInvalidPractice) {
 				t.Fatalf("ParsePracticeID(%q) = %+v (%v), want ErrInvalidPractice", s, got, err)
 			}
 		})
@@ -62,20 +62,20 @@ func FuzzParsePracticeID(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		id, err := puzzles.ParsePracticeID(s)
-		if _, derr := puzzles.DateOfID(s); derr == nil && err == nil {
+		id, err := gen.ParsePracticeID(s)
+		if _, derr := gen.DateOfID(s); derr == nil && err == nil {
 			t.Fatalf("%q parses as a daily and a practice id", s)
 		}
 		if err != nil {
-			if !errors.Is(err, puzzles.ErrInvalidPractice) {
+			if !errors.Is(err, gen.ErrInvalidPractice) {
 				t.Fatalf("%q: %v, want ErrInvalidPractice", s, err)
 			}
 			return
 		}
-		if id.String() != s || !puzzles.IsPracticeID(s) {
+		if id.String() != s || !gen.IsPracticeID(s) {
 			t.Fatalf("%q parses to %+v, spelled %q", s, id, id.String())
 		}
-		again, err := puzzles.ParsePracticeID(id.String())
+		again, err := gen.ParsePracticeID(id.String())
 		if err != nil || again != id {
 			t.Fatalf("%q: parsed again %+v (%v)", s, again, err)
 		}

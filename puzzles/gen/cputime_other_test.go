@@ -1,6 +1,6 @@
 //go:build !linux
 
-package puzzles
+package gen
 
 import "time"
 

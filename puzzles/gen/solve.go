@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"github.com/ayoayo/ayoayo/engine"
@@ -147,18 +147,6 @@ func (pv prover) moveWins(q *engine.Position, attacker engine.Side, n int) bool 
 		}
 	}
 	return true
-}
-
-// winDistance returns the fewest own moves, at most limit, within which the
-// attacker forces a win from q, reached by the attacker's move; 0 when it does
-// not within limit.
-func winDistance(q *engine.Position, attacker engine.Side, r engine.Rules, limit int) int {
-	for n := 1; n <= limit; n++ {
-		if moveWinsWithin(q, attacker, r, n) {
-			return n
-		}
-	}
-	return 0
 }
 
 // stubbornReply picks the defence the solution line shows after the

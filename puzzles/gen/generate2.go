@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -191,7 +191,7 @@ func rankV2(gap int, deep, shallow bool, f finding) int {
 func generateV2(ctx context.Context, date time.Time, tb *tablebase.Table) (Puzzle, error) {
 	const version = 2
 	r := engine.Rules{}
-	want := dayBucket(date)
+	want := DayBucket(date)
 	target := TargetDifficulty(date)
 	rng := newPRNG(uint64(dayNumber(date)), v2Seed)
 	deep := target >= deepFrom
@@ -213,7 +213,7 @@ func generateV2(ctx context.Context, date time.Time, tb *tablebase.Table) (Puzzl
 		fallback Puzzle
 		rank     = -1
 	)
-	admit := func(p engine.Position) bool { return bucket(&p) == want && !practiceSide(&p) }
+	admit := func(p engine.Position) bool { return Bucket(&p) == want && !PracticeSide(&p) }
 	visit := func(game int, p engine.Position, facts []moveFacts, found []finding) bool {
 		var hits []finding
 		for _, f := range found {

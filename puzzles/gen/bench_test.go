@@ -1,4 +1,4 @@
-package puzzles
+package gen
 
 import (
 	"context"
@@ -17,10 +17,7 @@ import (
 // seen is reported as max-ms (wall clock), with the mean and slowest CPU
 // time (cpu-ms, max-cpu-ms); the target is 2 s on one core.
 func BenchmarkGenerate(b *testing.B) {
-	g := NewGenerator()
-	if _, err := g.EndgameTable(context.Background()); err != nil { // built once, before the clock starts
-		b.Fatal(err)
-	}
+	tb := testTable(b) // built once, before the clock starts
 	for _, v := range []struct {
 		version int
 		monday  time.Time
@@ -35,7 +32,7 @@ func BenchmarkGenerate(b *testing.B) {
 			for b.Loop() {
 				d := v.monday.AddDate(0, 0, offset+step*(i%days))
 				m.start()
-				if _, err := g.Generate(context.Background(), d, v.version); err != nil {
+				if _, err := Daily(context.Background(), tb, d, v.version); err != nil {
 					b.Fatal(err)
 				}
 				m.stop()
@@ -57,7 +54,7 @@ func BenchmarkGenerate(b *testing.B) {
 // within the budget (ErrNoPuzzle) as misses/op. -benchtime 20x samples 20
 // puzzles each.
 func BenchmarkGeneratePractice(b *testing.B) {
-	g := NewGenerator()
+	tb := testTable(b)
 	for d := range 6 {
 		name := fmt.Sprintf("difficulty-%d", d)
 		if d == 0 {
@@ -69,7 +66,7 @@ func BenchmarkGeneratePractice(b *testing.B) {
 			seq, misses := uint64(0), 0
 			for b.Loop() {
 				m.start()
-				_, err := g.Practice(context.Background(), Version, PracticeFilter{Difficulty: d}, seq)
+				_, err := Practice(context.Background(), tb, Version, PracticeFilter{Difficulty: d}, seq)
 				m.stop()
 				misses += practiceMiss(b, err)
 				seq++
@@ -136,7 +133,7 @@ func (m *cpuMeter) report(b *testing.B) {
 // weeks of each version, and an endgame puzzle (won in 3 moves), whose
 // proof probes the table and searches the win again.
 func BenchmarkVerify(b *testing.B) {
-	g := NewGenerator()
+	tb := testTable(b)
 	for _, v := range []struct {
 		version int
 		first   time.Time
@@ -147,7 +144,7 @@ func BenchmarkVerify(b *testing.B) {
 		b.Run(fmt.Sprintf("v%d", v.version), func(b *testing.B) {
 			var feed []Puzzle
 			for i := range 14 {
-				pz, err := g.Generate(context.Background(), v.first.AddDate(0, 0, i), v.version)
+				pz, err := Daily(context.Background(), tb, v.first.AddDate(0, 0, i), v.version)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -155,7 +152,7 @@ func BenchmarkVerify(b *testing.B) {
 			}
 			i := 0
 			for b.Loop() {
-				if err := g.Verify(context.Background(), feed[i%len(feed)]); err != nil {
+				if err := Verify(tb, feed[i%len(feed)]); err != nil {
 					b.Fatal(err)
 				}
 				i++
@@ -163,9 +160,9 @@ func BenchmarkVerify(b *testing.B) {
 		})
 	}
 	b.Run("endgame", func(b *testing.B) {
-		pz := endgamePuzzle(b, g, endgamePosition)
+		pz := endgamePuzzle(b, tb, endgamePosition)
 		for b.Loop() {
-			if err := g.Verify(context.Background(), pz); err != nil {
+			if err := Verify(tb, pz); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,13 +1,15 @@
-package puzzles
+package gen
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 )
 
 // ErrNoPuzzle: the generator found no puzzle at all within its budget. It
@@ -31,10 +33,10 @@ var ErrNoPuzzle = errors.New("no puzzle found")
 // (under a microsecond each), the analysis is not, so this costs little.
 const Window = 366
 
-// bucket returns the position's bucket: 64-bit FNV-1a over the twelve pits,
+// Bucket returns the position's bucket: 64-bit FNV-1a over the twelve pits,
 // South's and North's captured counts and the side to move (0 south, 1
 // north), one byte each, modulo Window.
-func bucket(p *engine.Position) int {
+func Bucket(p *engine.Position) int {
 	return int(fnv(p) % Window)
 }
 
@@ -86,8 +88,8 @@ func offLine(p engine.Position, r engine.Rules, depth int, dst []engine.Position
 	return dst
 }
 
-// dayBucket is the bucket a date's puzzle must come from.
-func dayBucket(d time.Time) int {
+// DayBucket is the bucket a date's puzzle must come from.
+func DayBucket(d time.Time) int {
 	n := dayNumber(d) % Window
 	if n < 0 {
 		n += Window
@@ -115,18 +117,57 @@ func preferredGoal(rng *prng, target int) Goal {
 	return choices[rng.intN(len(choices))]
 }
 
-// Generate returns the puzzle of date (its UTC day) made by the generator
-// version in force for it with the default cutover: VersionFor(date,
-// DefaultCutover).
-func Generate(ctx context.Context, date time.Time) (Puzzle, error) {
-	return GenerateVersion(ctx, date, VersionFor(date, DefaultCutover))
+// Daily returns the puzzle of date (its UTC day) made by the given
+// generator version: the same date and version give the same puzzle on any
+// machine. Version 1 has no endgame puzzles and needs no table (tb may be
+// nil); version 2 proves its endgame puzzles with tb, which must pass
+// CheckTable.
+func Daily(ctx context.Context, tb *tablebase.Table, date time.Time, version int) (Puzzle, error) {
+	date = Day(date)
+	if err := checkDate(date); err != nil {
+		return Puzzle{}, err
+	}
+	switch version {
+	case 1:
+		return generateV1(ctx, date)
+	case 2:
+		if err := CheckTable(tb); err != nil {
+			return Puzzle{}, err
+		}
+		return generateV2(ctx, date, tb)
+	}
+	return Puzzle{}, fmt.Errorf("%w: %d", ErrUnknownVersion, version)
 }
 
-// GenerateVersion returns the puzzle of date made by the given generator
-// version. The same date and version give the same puzzle on any machine.
-// It builds version 2's endgame table for the call: a Generator shares one.
-func GenerateVersion(ctx context.Context, date time.Time, version int) (Puzzle, error) {
-	return NewGenerator().Generate(ctx, date, version)
+// Days returns the puzzles of n consecutive days from first, each made by
+// the version in force for it (VersionFor the day and cutover) with tb (nil
+// will do while every day is before cutover), one generation per CPU at a
+// time; the results are in date order. The first error, in date order,
+// names its day.
+func Days(ctx context.Context, tb *tablebase.Table, first time.Time, n int, cutover time.Time) ([]Puzzle, error) {
+	out := make([]Puzzle, n)
+	errs := make([]error, n)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				d := first.AddDate(0, 0, i)
+				out[i], errs[i] = Daily(ctx, tb, d, VersionFor(d, cutover))
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", first.AddDate(0, 0, i).Format(DateLayout), err)
+		}
+	}
+	return out, nil
 }
 
 // v1Goals are version 1's goals, in the order it tries them.
@@ -137,7 +178,7 @@ var v1Goals = []Goal{GoalMaxCapture, GoalWin, GoalDefend}
 func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 	const version = 1
 	r := engine.Rules{} // the feed uses Russ's rules, the ones players know
-	want := dayBucket(date)
+	want := DayBucket(date)
 	target := TargetDifficulty(date)
 	rng := newPRNG(uint64(dayNumber(date)), 0x6179_6f61_796f_0000|uint64(version))
 
@@ -163,7 +204,7 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 			// the game itself for little work.
 			cands = offLine(g, r, offDepth, cands[:0])
 			for _, p := range cands {
-				if bucket(&p) != want {
+				if Bucket(&p) != want {
 					continue
 				}
 				facts := examine(p, r)
