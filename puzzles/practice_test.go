@@ -82,7 +82,7 @@ func TestGeneratePracticeRefuses(t *testing.T) {
 		{"decoys at difficulty 2", Version, PracticeFilter{Difficulty: 2, Theme: "decoys"}, ErrNoPuzzle},
 		{"a long relay at difficulty 1", Version, PracticeFilter{Difficulty: 1, Theme: "long_relay"}, ErrNoPuzzle},
 		{"version 1", 1, PracticeFilter{}, ErrUnknownVersion},
-		{"a future version", Version + 1, PracticeFilter{}, ErrUnknownVersion},
+		{"a future version", PracticeVersion + 1, PracticeFilter{}, ErrUnknownVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
