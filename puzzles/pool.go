@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -107,6 +108,11 @@ type pool struct {
 	making   flight[string, Puzzle]    // generations running, by id
 	dailying flight[time.Time, engine.Position]
 
+	stock        StockStore // nil: none
+	stockSize    int
+	checkStocked func(Puzzle) error // what a stocked row is checked with when read
+	log          *slog.Logger
+
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
 	// streaks counts, per filter and version (a PracticeID of seq 0), the
@@ -118,7 +124,11 @@ type pool struct {
 
 func newPool(o FeedOptions) *pool {
 	if o.PracticeVersion == 0 {
-		o.PracticeVersion = Version
+		o.PracticeVersion = PracticeVersion
+	}
+	checkStocked := o.VerifyPractice // a test's lighter check covers stocked rows too
+	if checkStocked == nil {
+		checkStocked = stockedShape
 	}
 	if o.VerifyPractice == nil {
 		gen := o.Generator // NewFeed has set it
@@ -158,6 +168,11 @@ func newPool(o FeedOptions) *pool {
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
 		streaks:  map[PracticeID]int{},
+
+		stock:        o.Stock,
+		stockSize:    min(o.StockSize, PracticeWindow),
+		checkStocked: checkStocked,
+		log:          stockLog(o.Log),
 	}
 }
 
@@ -237,6 +252,13 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 			id.Seq = nextSeq(prev.Seq, 1)
 		}
 	}
+	if after == "" {
+		if p, ok := f.randomStocked(ctx, filter); ok {
+			return Stored{Puzzle: p}, nil
+		}
+	} else if p, ok := f.fromStock(ctx, id); ok {
+		return Stored{Puzzle: p}, nil
+	}
 	bctx, cancel := context.WithTimeout(ctx, pl.timeout)
 	defer cancel()
 	first := id.Seq
@@ -248,6 +270,7 @@ func (f *Feed) Practice(ctx context.Context, filter PracticeFilter, after string
 		case err != nil:
 			return Stored{}, pl.overBudget(ctx, err)
 		default:
+			f.stockMade(ctx, id, p)
 			return Stored{Puzzle: p}, nil
 		}
 	}
@@ -303,6 +326,9 @@ func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 		return Puzzle{}, err
 	}
 	p, ok := pl.made.Get(key)
+	if !ok {
+		p, ok = f.stockedAt(ctx, id)
+	}
 	if !ok {
 		if err := pl.unmet(id); err != nil {
 			return Puzzle{}, err
@@ -375,6 +401,11 @@ func (pl *pool) make(ctx context.Context, id PracticeID) (Puzzle, error) {
 		return Puzzle{}, err
 	}
 	defer release()
+	return pl.run(ctx, id)
+}
+
+// run is make's generation, in the unit its caller holds.
+func (pl *pool) run(ctx context.Context, id PracticeID) (Puzzle, error) {
 	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
 	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)

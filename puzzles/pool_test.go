@@ -131,7 +131,7 @@ func TestPracticeErrors(t *testing.T) {
 		})
 	}
 	t.Run("by id", func(t *testing.T) {
-		for _, id := range []string{"x1-d1-gdefend-tany-3", "x3-d0-gany-tany-1", "x1-d0-gany-tany-01", "x"} {
+		for _, id := range []string{"x1-d1-gdefend-tany-3", "x4-d0-gany-tany-1", "x1-d0-gany-tany-01", "x"} {
 			if _, err := feed.ByID(ctx, id); !errors.Is(err, puzzles.ErrNotFound) {
 				t.Errorf("ByID(%q): %v, want ErrNotFound", id, err)
 			}
@@ -288,9 +288,10 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 	}
 	ctx := context.Background()
 	gen := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: gen, Practice: gen.Practice})
+	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: gen, Practice: gen.Practice,
+		PracticeVersion: 2}) // version 2's misses at 1010 to 1012
 	f := puzzles.PracticeFilter{Difficulty: 5}
-	after := fmt.Sprintf("x%d-d5-gany-tany-1009", puzzles.Version)
+	after := fmt.Sprintf("x%d-d5-gany-tany-1009", 2)
 	seen := map[engine.Position]string{}
 	crossed := 0
 	for k := range 4 {
