@@ -291,6 +291,7 @@ func (s *Stocker) fill(ctx context.Context, filter PracticeFilter) (bool, error)
 		return false, nil
 	}
 	id := PracticeID{Version: pl.version, Filter: filter, Seq: uint64(c.bucket) + c.tries*PracticeWindow}
+	start := time.Now()
 	p, err := s.make(ctx, id)
 	switch {
 	case errors.Is(err, budget.ErrPreempted):
@@ -311,6 +312,8 @@ func (s *Stocker) fill(ctx context.Context, filter PracticeFilter) (bool, error)
 	if _, err := pl.stock.AddStock(ctx, row, s.feed.now().UTC()); err != nil {
 		return false, fmt.Errorf("stock %s: %w", id, err)
 	}
+	pl.log.DebugContext(ctx, "practice puzzle stocked", "id", id.String(), "ms", time.Since(start).Milliseconds(),
+		"difficulty", p.Difficulty, "goal", p.Goal, "non_greedy", NonGreedy(p))
 	c.bucket, c.tries = c.bucket+1, 0
 	return true, nil
 }

@@ -90,6 +90,7 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	shutdown := fs.Duration("shutdown-timeout", env.duration("AYOAYO_SHUTDOWN_TIMEOUT", 15*time.Second), "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	aiTime := fs.Duration("ai-move-time", env.duration("AYOAYO_AI_MOVE_TIME", games.DefaultAIMoveTime), "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	aiConcurrency := fs.Int("ai-concurrency", env.int("AYOAYO_AI_CONCURRENCY", 0), "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
+	practiceStock := fs.Int("practice-stock", env.int("AYOAYO_PRACTICE_STOCK", puzzles.DefaultStockSize), fmt.Sprintf("practice puzzles per filter made ahead, in idle time, into the database's stock (docs/practice-stock.md), at most %d; 0 makes none (env AYOAYO_PRACTICE_STOCK)", puzzles.PracticeWindow))
 	practiceConcurrency := fs.Int("practice-concurrency", env.int("AYOAYO_PRACTICE_CONCURRENCY", 0), "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
 	createRate := fs.Int("game-create-rate", env.int("AYOAYO_GAME_CREATE_RATE", defaultCreateRate), "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	createBurst := fs.Int("game-create-burst", env.int("AYOAYO_GAME_CREATE_BURST", defaultCreateBurst), "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
@@ -139,6 +140,9 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	cutover, err := parseCutover(*cutoverFlag)
 	if err != nil {
 		return err
+	}
+	if *practiceStock < 0 || *practiceStock > puzzles.PracticeWindow {
+		return fmt.Errorf("%w: --practice-stock is 0 to %d", errUsage, puzzles.PracticeWindow)
 	}
 	if min(*cpuBudget, *concurrency, *aiConcurrency, *practiceConcurrency) < 0 || *bodyLimit < 0 || *shutdown < 0 || *dbWaitFor < 0 {
 		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit, --shutdown-timeout and --db-wait cannot be negative", errUsage)
@@ -310,7 +314,10 @@ func runServe(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: feedStart, Cutover: cutover, Now: now, Generator: gen, Practice: gen.Practice,
-		Budget: cpu, PracticeConcurrency: *practiceConcurrency})
+		Budget: cpu, PracticeConcurrency: *practiceConcurrency, Stock: st, StockSize: *practiceStock, Log: log})
+	if stocker, err := feed.NewStocker(*instance); err == nil { // none with --practice-stock 0
+		sweeping.Go(func() { stocker.Run(background) })
+	}
 	handler, err := api.New(api.Options{
 		Logger:              log,
 		DB:                  st,
