@@ -30,6 +30,9 @@ type Stocked struct {
 	Bucket int    // Seq mod PracticeWindow
 	Seq    uint64
 	Puzzle Puzzle // with its practice id; its Version is the stock's
+	// Made is when the row was stored: the stocker compared its puzzle
+	// with the daily puzzles of the Window days from then.
+	Made time.Time
 }
 
 // StockStore keeps the practice stock, shared by every instance. Like the
@@ -92,10 +95,24 @@ func (f *Feed) fromStock(ctx context.Context, id PracticeID) (Puzzle, bool) {
 	if i := slices.IndexFunc(rows, func(s Stocked) bool { return s.Seq >= id.Seq }); i >= 0 {
 		pick = rows[i]
 	}
-	if err := f.notUpcoming(ctx, pick.Puzzle); err != nil {
-		return Puzzle{}, false
+	if !f.checkedAhead(pick) {
+		if err := f.notUpcoming(ctx, pick.Puzzle); err != nil {
+			return Puzzle{}, false
+		}
 	}
 	return pick.Puzzle, true
+}
+
+// checkedAhead reports whether s's puzzle was compared, when it was
+// stocked, with the one daily puzzle it could be today: the day of its
+// bucket among the Window days from today. A bucket is the day of exactly
+// one of any Window days in a row, so that day was among those from the
+// day s was made unless it lies Window days or more after it. This spares a
+// request served from the stock the generation of a day's puzzle.
+func (f *Feed) checkedAhead(s Stocked) bool {
+	today := f.Today()
+	ahead := (bucket(&s.Puzzle.Position) - dayBucket(today) + Window) % Window
+	return today.AddDate(0, 0, ahead).Before(Day(s.Made).AddDate(0, 0, Window))
 }
 
 // stockedAt returns the stocked puzzle of exactly id, if there is one.
@@ -173,6 +190,8 @@ func (f *Feed) stockMade(ctx context.Context, id PracticeID, p Puzzle) {
 	if rows := f.stockBucket(ctx, id); len(rows) > 0 {
 		return
 	}
+	// Compared with the upcoming daily puzzles just now (Feed.practice),
+	// so made now, as the stocker's rows.
 	s := Stocked{Filter: FilterKey(id.Filter), Bucket: b, Seq: id.Seq, Puzzle: p}
 	if _, err := pl.stock.AddStock(ctx, s, f.now().UTC()); err != nil {
 		pl.log.WarnContext(ctx, "practice stock: could not keep a puzzle made on demand", "id", id.String(), "err", err)
@@ -296,7 +315,8 @@ func (s *Stocker) fill(ctx context.Context, filter PracticeFilter) (bool, error)
 	switch {
 	case errors.Is(err, budget.ErrPreempted):
 		return false, nil // the same seq again, once live work leaves room
-	case errors.Is(err, errMiss), errors.Is(err, ErrFilterUnmet):
+	case errors.Is(err, errMiss), errors.Is(err, ErrFilterUnmet),
+		errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil: // a seq too slow for a loaded machine is passed over too
 		c.tries++
 		return true, nil
 	case err != nil:

@@ -43,7 +43,7 @@ func copyAll(rows []puzzles.Stocked) []puzzles.Stocked {
 }
 
 // AddStock implements puzzles.StockStore.
-func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, _ time.Time) (bool, error) {
+func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, at time.Time) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -61,6 +61,7 @@ func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, _ time.Time) 
 	if found {
 		return false, nil
 	}
+	row.Made = at
 	st.rows[k] = slices.Insert(st.rows[k], i, copyStocked(row))
 	return true, nil
 }

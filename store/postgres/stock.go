@@ -14,7 +14,7 @@ import (
 var _ puzzles.StockStore = (*Store)(nil)
 
 const stockColumns = `filter, bucket, seq, id, version, position, capture_seed, leftovers, goal, depth,
-	prompt, themes, difficulty, key_legs, solution`
+	prompt, themes, difficulty, key_legs, solution, created_at`
 
 // AddStock implements puzzles.StockStore.
 func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, at time.Time) (bool, error) {
@@ -77,10 +77,10 @@ func (s *Store) stockRows(ctx context.Context, rest string, args ...any) ([]puzz
 			position, capSeed, leftovers, goal string
 		)
 		if err := rows.Scan(&st.Filter, &st.Bucket, &seq, &p.ID, &p.Version, &position, &capSeed, &leftovers,
-			&goal, &p.Depth, &p.Prompt, &p.Themes, &p.Difficulty, &p.KeyLegs, &p.Solution); err != nil {
+			&goal, &p.Depth, &p.Prompt, &p.Themes, &p.Difficulty, &p.KeyLegs, &p.Solution, &st.Made); err != nil {
 			return nil, err
 		}
-		st.Seq = uint64(seq)
+		st.Seq, st.Made = uint64(seq), st.Made.UTC()
 		if err := decodeStocked(p, position, capSeed, leftovers, goal); err != nil {
 			return nil, stored.Undecodable("practice puzzle "+p.ID, err)
 		}

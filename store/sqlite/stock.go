@@ -17,7 +17,7 @@ import (
 var _ puzzles.StockStore = (*Store)(nil)
 
 const stockColumns = `filter, bucket, seq, id, version, position, capture_seed, leftovers, goal, depth,
-	prompt, themes, difficulty, key_legs, solution`
+	prompt, themes, difficulty, key_legs, solution, created_at`
 
 // AddStock implements puzzles.StockStore.
 func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, at time.Time) (bool, error) {
@@ -84,15 +84,15 @@ func (s *Store) stockRows(ctx context.Context, rest string, args ...any) ([]puzz
 		var (
 			st                                         puzzles.Stocked
 			p                                          = &st.Puzzle
-			seq                                        int64
+			seq, made                                  int64
 			position, capSeed, leftovers, goal, themes string
 			solution                                   string
 		)
 		if err := rows.Scan(&st.Filter, &st.Bucket, &seq, &p.ID, &p.Version, &position, &capSeed, &leftovers,
-			&goal, &p.Depth, &p.Prompt, &themes, &p.Difficulty, &p.KeyLegs, &solution); err != nil {
+			&goal, &p.Depth, &p.Prompt, &themes, &p.Difficulty, &p.KeyLegs, &solution, &made); err != nil {
 			return nil, err
 		}
-		st.Seq = uint64(seq)
+		st.Seq, st.Made = uint64(seq), time.UnixMicro(made).UTC()
 		if err := decodeStocked(p, position, capSeed, leftovers, goal, themes, solution); err != nil {
 			return nil, stored.Undecodable("practice puzzle "+p.ID, err)
 		}

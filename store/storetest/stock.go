@@ -36,11 +36,12 @@ func testStockAdd(t *testing.T, s Store, fx *fixtures) {
 		stocked(t, fx, 0, 3, g, 5),
 		stocked(t, fx, 1, 2, f, 5), // another version
 	}
-	for i, r := range rows {
-		added, err := s.AddStock(ctx, r, tick(i))
+	for i := range rows {
+		added, err := s.AddStock(ctx, rows[i], tick(i))
 		if err != nil || !added {
-			t.Fatalf("add %s: %v, %v; want added", r.Puzzle.ID, added, err)
+			t.Fatalf("add %s: %v, %v; want added", rows[i].Puzzle.ID, added, err)
 		}
+		rows[i].Made = tick(i) // what a read gives back: when it was stored
 	}
 	// A row of the same key again changes nothing.
 	again := stocked(t, fx, 2, 3, f, 5)
