@@ -207,6 +207,9 @@ const (
 	// stockPause is how long Run waits when Step had nothing to do, or was
 	// preempted: the stock is work for idle time.
 	stockPause = 5 * time.Second
+	// stockRest is how long a filter whose every bucket is stocked or was
+	// passed over is left alone.
+	stockRest = time.Hour
 )
 
 // Stocker fills the practice stock in the background: for each stocked
@@ -224,7 +227,8 @@ type Stocker struct {
 // stockCursor is where a filter's filling stands on this instance.
 type stockCursor struct {
 	bucket int
-	tries  uint64 // seqs of bucket tried so far: bucket + tries*PracticeWindow is next
+	tries  uint64    // seqs of bucket tried so far: bucket + tries*PracticeWindow is next
+	rest   time.Time // until then, nothing is left to try
 }
 
 // ErrNoStock: the feed was made without a stock (FeedOptions.Stock) or
@@ -270,6 +274,9 @@ func (s *Stocker) Run(ctx context.Context) {
 func (s *Stocker) Step(ctx context.Context) (bool, error) {
 	pl := s.feed.pool
 	for _, filter := range s.filters {
+		if c := s.next[filter]; c != nil && s.feed.now().Before(c.rest) {
+			continue
+		}
 		key := FilterKey(filter)
 		n, err := pl.stock.StockCount(ctx, pl.version, key)
 		if err != nil {
@@ -286,7 +293,11 @@ func (s *Stocker) Step(ctx context.Context) (bool, error) {
 		if !mine {
 			continue
 		}
-		return s.fill(ctx, filter)
+		worked, err := s.fill(ctx, filter)
+		if c := s.next[filter]; !worked && err == nil && s.feed.now().Before(c.rest) {
+			continue // nothing left to try here: the next filter
+		}
+		return worked, err
 	}
 	return false, nil
 }
@@ -306,7 +317,10 @@ func (s *Stocker) fill(ctx context.Context, filter PracticeFilter) (bool, error)
 		}
 	}
 	if c.bucket >= min(pl.stockSize, PracticeWindow) {
-		c.bucket = 0 // filled as far as this instance can tell; count again next time
+		// Every bucket is stocked or was passed over: the stock is short of
+		// its size by those. Try them again later (an upcoming daily puzzle
+		// that kept a seq out is a past one tomorrow).
+		c.bucket, c.rest = 0, s.feed.now().Add(stockRest)
 		return false, nil
 	}
 	id := PracticeID{Version: pl.version, Filter: filter, Seq: uint64(c.bucket) + c.tries*PracticeWindow}

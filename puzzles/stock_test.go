@@ -337,3 +337,31 @@ func TestStockDailyCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestStockPassesOver: a filter whose seqs all miss does not hold up the
+// others: its buckets are passed over after their tries, and the stocker
+// goes on to the next filter.
+func TestStockPassesOver(t *testing.T) {
+	ctx := t.Context()
+	st := memory.New()
+	gen := func(ctx context.Context, version int, f puzzles.PracticeFilter, seq uint64) (puzzles.Puzzle, error) {
+		if f == (puzzles.PracticeFilter{}) {
+			return puzzles.Puzzle{}, fmt.Errorf("%w: never, here", puzzles.ErrNoPuzzle)
+		}
+		return madeUpStock(ctx, version, f, seq)
+	}
+	stocker, err := stockFeed(st, 2, gen, puzzles.FeedOptions{}).NewStocker("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fillStock(t, stocker)
+	for _, f := range puzzles.StockedFilters() {
+		want := 2
+		if f == (puzzles.PracticeFilter{}) {
+			want = 0
+		}
+		if n, err := st.StockCount(ctx, puzzles.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != want {
+			t.Errorf("%s: stock of %d, %v; want %d", puzzles.FilterKey(f), n, err, want)
+		}
+	}
+}
