@@ -27,6 +27,9 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 		gen := practiceGenerator(t)
 		// Generous: the race detector makes a generation many times slower.
 		fo.Generator, fo.Practice, fo.PracticeTimeout = gen, gen.Practice, 5*time.Minute
+		// Version 2, the cheaper search: these tests are of the HTTP
+		// layer, and version 3 holds out for seconds more per puzzle.
+		fo.PracticeVersion = 2
 	} else {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}

@@ -248,7 +248,9 @@ func TestPracticeRealPuzzles(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
-		Generator: gen, Practice: gen.Practice, PracticeTimeout: 5 * time.Minute})
+		Generator: gen, Practice: gen.Practice, PracticeTimeout: 5 * time.Minute,
+		PracticeVersion: 2}) // the cheaper search; version 3's own test is TestGeneratePracticeV3
+
 	n := 6
 	if testing.Short() || puzzles.RaceDetector {
 		n = 2
