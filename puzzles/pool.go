@@ -326,8 +326,9 @@ func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 		return Puzzle{}, err
 	}
 	p, ok := pl.made.Get(key)
+	checked := false
 	if !ok {
-		p, ok = f.stockedAt(ctx, id)
+		p, ok, checked = f.stockedAt(ctx, id)
 	}
 	if !ok {
 		if err := pl.unmet(id); err != nil {
@@ -340,6 +341,9 @@ func (f *Feed) practice(ctx context.Context, id PracticeID) (Puzzle, error) {
 		if p, err = pl.making.do(ctx, key, func() (Puzzle, error) { return pl.make(detached, id) }); err != nil {
 			return Puzzle{}, err
 		}
+	}
+	if checked {
+		return p, nil
 	}
 	if err := f.notUpcoming(ctx, p); err != nil {
 		return Puzzle{}, err

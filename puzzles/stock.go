@@ -115,13 +115,14 @@ func (f *Feed) checkedAhead(s Stocked) bool {
 	return today.AddDate(0, 0, ahead).Before(Day(s.Made).AddDate(0, 0, Window))
 }
 
-// stockedAt returns the stocked puzzle of exactly id, if there is one.
-func (f *Feed) stockedAt(ctx context.Context, id PracticeID) (Puzzle, bool) {
+// stockedAt returns the stocked puzzle of exactly id, if there is one, and
+// whether it was compared with the daily puzzle of its day (checkedAhead).
+func (f *Feed) stockedAt(ctx context.Context, id PracticeID) (p Puzzle, ok, checked bool) {
 	rows := f.stockBucket(ctx, id)
 	if i := slices.IndexFunc(rows, func(s Stocked) bool { return s.Seq == id.Seq }); i >= 0 {
-		return rows[i].Puzzle, true
+		return rows[i].Puzzle, true, f.checkedAhead(rows[i])
 	}
-	return Puzzle{}, false
+	return Puzzle{}, false, false
 }
 
 // stockBucket reads the stock of id's version and filter in id's bucket,

@@ -334,6 +334,10 @@ func TestStockDailyCheck(t *testing.T) {
 			if err != nil || sp.Puzzle.ID != p.ID || dailies != 0 {
 				t.Errorf("%q, %v, %d daily generations; want %s from the stock, none", sp.Puzzle.ID, err, dailies, p.ID)
 			}
+			// By id (to attempt it), the same.
+			if byID, err := feed.ByID(ctx, p.ID); err != nil || byID.Puzzle.ID != p.ID || dailies != 0 {
+				t.Errorf("by id: %q, %v, %d daily generations; want %s from the stock, none", byID.Puzzle.ID, err, dailies, p.ID)
+			}
 		})
 	}
 }
