@@ -92,7 +92,7 @@ func TestPracticeAnother(t *testing.T) {
 			t.Fatalf("request %d: %s repeats %s", i, p.Id, prev)
 		}
 		seen[pos] = p.Id
-		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", puzzles.Version)) || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
+		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", puzzles.PracticeVersion)) || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
 			!p.Date.IsNull() || p.Stats != (PuzzleStats{}) {
 			t.Fatalf("request %d: %+v", i, p)
 		}
