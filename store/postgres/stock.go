@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
 
 	"github.com/ayoayo/ayoayo/store/internal/stored"
@@ -81,27 +80,12 @@ func (s *Store) stockRows(ctx context.Context, rest string, args ...any) ([]puzz
 			return nil, err
 		}
 		st.Seq, st.Made = uint64(seq), st.Made.UTC()
-		if err := decodeStocked(p, position, capSeed, leftovers, goal); err != nil {
+		if err := decodePuzzle(p, position, capSeed, leftovers, goal); err != nil { // no date: stays zero
 			return nil, stored.Undecodable("practice puzzle "+p.ID, err)
 		}
 		out = append(out, st)
 	}
 	return out, rows.Err()
-}
-
-func decodeStocked(p *puzzles.Puzzle, position, capSeed, leftovers, goal string) error {
-	var err error
-	if p.Position, err = engine.Parse(position); err != nil {
-		return err
-	}
-	if p.Rules, err = engine.ParseRules(capSeed, leftovers); err != nil {
-		return err
-	}
-	p.Goal = puzzles.Goal(goal)
-	if len(p.Themes) == 0 {
-		p.Themes = nil // as the generator leaves a puzzle without themes
-	}
-	return nil
 }
 
 // TakeLease implements puzzles.StockStore: one upsert whose update is
