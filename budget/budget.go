@@ -35,8 +35,12 @@ const (
 	AIReply Priority = iota
 	// Analysis: a search asked for over the API.
 	Analysis
-	// Generation: puzzles and endgame tables, which can wait the longest.
+	// Generation: puzzles and endgame tables that someone asked for.
 	Generation
+	// Stock: work nobody waits for (the practice stock, made ahead), which
+	// runs only in idle time: taken with AcquirePreemptible, it gives its
+	// units back as soon as more urgent work cannot start without them.
+	Stock
 
 	numPriorities
 )
@@ -49,6 +53,8 @@ func (p Priority) String() string {
 		return "analysis"
 	case Generation:
 		return "generation"
+	case Stock:
+		return "stock"
 	}
 	return fmt.Sprintf("priority(%d)", int(p))
 }
@@ -96,6 +102,9 @@ type Budget struct {
 	used   int
 	held   map[string]int           // units held, by share key
 	queues [numPriorities][]*waiter // by priority, in order of arrival
+	// yielding are the running tasks that give their units back when
+	// asked (AcquirePreemptible), in order of start.
+	yielding []*yielder
 }
 
 // waiter is a task in the queue.
@@ -157,6 +166,15 @@ func (b *Budget) Outranked(p Priority) bool {
 // the work is done), ErrBusy (wrapped) when the wait ran out, or ctx's error
 // when ctx ended first.
 func (b *Budget) Acquire(ctx context.Context, req Request) (release func(), err error) {
+	w, err := b.acquire(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return b.releaser(w), nil
+}
+
+// acquire is Acquire, answering with the waiter its units were lent to.
+func (b *Budget) acquire(ctx context.Context, req Request) (*waiter, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -172,7 +190,7 @@ func (b *Budget) Acquire(ctx context.Context, req Request) (release func(), err 
 	b.grant()
 	if isClosed(w.granted) {
 		b.mu.Unlock()
-		return b.releaser(w), nil
+		return w, nil
 	}
 	if req.Wait == 0 {
 		b.leave(w)
@@ -187,9 +205,10 @@ func (b *Budget) Acquire(ctx context.Context, req Request) (release func(), err 
 		defer t.Stop()
 		timeout = t.C
 	}
+	var err error
 	select {
 	case <-w.granted:
-		return b.releaser(w), nil
+		return w, nil
 	case <-timeout:
 	case <-ctx.Done():
 		err = ctx.Err()
@@ -209,7 +228,7 @@ func (b *Budget) Acquire(ctx context.Context, req Request) (release func(), err 
 		b.giveBack(w)
 		return nil, err
 	}
-	return b.releaser(w), nil
+	return w, nil
 }
 
 // busy is the ErrBusy of a wait that ran out.
@@ -271,6 +290,7 @@ func (b *Budget) grant() {
 				continue
 			}
 			if !b.fits(w) {
+				b.preempt(w)
 				return
 			}
 			b.used += w.req.Weight

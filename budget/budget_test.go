@@ -129,7 +129,7 @@ func TestOrder(t *testing.T) {
 					}()
 					synctest.Wait() // queued before the next arrives
 				}
-				if got := b.Stats().Waiting; got == [3]int{} {
+				if got := b.Stats().Waiting; got == (budget.Stats{}).Waiting {
 					t.Fatalf("no task is waiting: %v", got)
 				}
 				for _, release := range held {
@@ -185,7 +185,7 @@ func TestBoundedWait(t *testing.T) {
 				}
 				time.Sleep(tt.freeIn) // the bubble's clock: no real wait
 				synctest.Wait()
-				if st := b.Stats(); st.Used != 0 || st.Waiting != [3]int{} {
+				if st := b.Stats(); st.Used != 0 || st.Waiting != (budget.Stats{}).Waiting {
 					t.Errorf("left behind %+v", st)
 				}
 			})
@@ -235,7 +235,7 @@ func TestCancel(t *testing.T) {
 		if _, err := b.Acquire(ctx, budget.Request{}); !errors.Is(err, context.Canceled) {
 			t.Errorf("an ended context: %v, want context.Canceled", err)
 		}
-		if st := b.Stats(); st.Used != 0 || st.Waiting != [3]int{} {
+		if st := b.Stats(); st.Used != 0 || st.Waiting != (budget.Stats{}).Waiting {
 			t.Errorf("left behind %+v", st)
 		}
 	})

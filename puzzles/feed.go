@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sync"
 	"time"
@@ -123,11 +124,12 @@ type FeedOptions struct {
 	// operations fail with ErrNoPool).
 	Practice PracticeFunc
 	// PracticeVersion is the generator version new practice puzzles are
-	// made with. Zero: Version.
+	// made with. Zero: PracticeVersion.
 	PracticeVersion int
 	// VerifyPractice proves a practice puzzle before it is served. Nil:
 	// Generator's VerifyPractice. Tests of the pool's bookkeeping with made-up puzzles
-	// put a lighter check here.
+	// put a lighter check here; it then checks stocked rows too (else they
+	// get a cheap check of their position: they were proven when stocked).
 	VerifyPractice func(gen.Puzzle) error
 	// Budget is the process's CPU budget; each generation, daily or
 	// practice, holds a unit of it at its last priority. Nil: a budget of
@@ -147,6 +149,15 @@ type FeedOptions struct {
 	// Rand draws where a practice walk without `after` starts. Nil:
 	// math/rand/v2's Uint64.
 	Rand func() uint64
+	// Stock keeps the practice stock (see Stocker); nil: every practice
+	// puzzle is made on demand. StockSize is its puzzles per filter, at
+	// most PracticeWindow; zero keeps no puzzle made on demand and makes
+	// no Stocker.
+	Stock     StockStore
+	StockSize int
+	// Log receives what the practice stock cannot do (a store that fails
+	// is read around); nil: nothing is logged.
+	Log *slog.Logger
 	// Generator makes, proves and judges the feed's puzzles, with the
 	// endgame table it builds on first need; nil: a new one, the feed's
 	// own. Pass one to share its table (e.g. with the practice pool).

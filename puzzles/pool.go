@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"sync"
 	"time"
@@ -102,6 +103,11 @@ type pool struct {
 	making   flight[gen.Puzzle]        // generations running, by id
 	dailying flight[engine.Position]   // daily positions being made, by day (gen.DateLayout)
 
+	stock        StockStore // nil: none
+	stockSize    int
+	checkStocked func(gen.Puzzle) error // what a stocked row is checked with when read
+	log          *slog.Logger
+
 	mu      sync.Mutex
 	dailies map[time.Time]engine.Position // upcoming v1 daily positions, by day
 	// streaks counts, per filter and version (a PracticeID of seq 0), the
@@ -113,7 +119,11 @@ type pool struct {
 
 func newPool(o FeedOptions) *pool {
 	if o.PracticeVersion == 0 {
-		o.PracticeVersion = gen.Version
+		o.PracticeVersion = gen.PracticeVersion
+	}
+	checkStocked := o.VerifyPractice // a test's lighter check covers stocked rows too
+	if checkStocked == nil {
+		checkStocked = stockedShape
 	}
 	if o.VerifyPractice == nil {
 		g := o.Generator // NewFeed has set it
@@ -153,6 +163,11 @@ func newPool(o FeedOptions) *pool {
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
 		streaks:  map[gen.PracticeID]int{},
+
+		stock:        o.Stock,
+		stockSize:    min(o.StockSize, gen.PracticeWindow),
+		checkStocked: checkStocked,
+		log:          stockLog(o.Log),
 	}
 }
 
@@ -194,6 +209,13 @@ func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after st
 			id.Seq = nextSeq(prev.Seq, 1)
 		}
 	}
+	if after == "" {
+		if p, ok := f.randomStocked(ctx, filter); ok {
+			return Stored{Puzzle: p}, nil
+		}
+	} else if p, ok := f.fromStock(ctx, id); ok {
+		return Stored{Puzzle: p}, nil
+	}
 	bctx, cancel := context.WithTimeout(ctx, pl.timeout)
 	defer cancel()
 	first := id.Seq
@@ -205,6 +227,7 @@ func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after st
 		case err != nil:
 			return Stored{}, pl.overBudget(ctx, err)
 		default:
+			f.stockMade(ctx, id, p)
 			return Stored{Puzzle: p}, nil
 		}
 	}
@@ -260,6 +283,10 @@ func (f *Feed) practice(ctx context.Context, id gen.PracticeID) (gen.Puzzle, err
 		return gen.Puzzle{}, err
 	}
 	p, ok := pl.made.Get(key)
+	checked := false
+	if !ok {
+		p, ok, checked = f.stockedAt(ctx, id)
+	}
 	if !ok {
 		if err := pl.unmet(id); err != nil {
 			return gen.Puzzle{}, err
@@ -271,6 +298,9 @@ func (f *Feed) practice(ctx context.Context, id gen.PracticeID) (gen.Puzzle, err
 		if p, err = pl.making.do(ctx, key, func() (gen.Puzzle, error) { return pl.make(detached, id) }); err != nil {
 			return gen.Puzzle{}, err
 		}
+	}
+	if checked {
+		return p, nil
 	}
 	if err := f.notUpcoming(ctx, p); err != nil {
 		return gen.Puzzle{}, err
@@ -332,6 +362,11 @@ func (pl *pool) make(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error)
 		return gen.Puzzle{}, err
 	}
 	defer release()
+	return pl.run(ctx, id)
+}
+
+// run is make's generation, in the unit its caller holds.
+func (pl *pool) run(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) {
 	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
 	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)

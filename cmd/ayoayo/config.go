@@ -25,6 +25,7 @@ type serveConfig struct {
 	DBWait, Shutdown                        time.Duration
 
 	CPUBudget, AnalyzeConcurrency, AIConcurrency, PracticeConcurrency int
+	PracticeStock                                                     int
 	BodyLimit, BatchBodyLimit                                         int64
 	BatchMaxLines                                                     int
 
@@ -112,6 +113,7 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
 	fs.DurationVar(&c.AIMoveTime, "ai-move-time", games.DefaultAIMoveTime, "time bound of an AI move at level 8, halved at each level below (env AYOAYO_AI_MOVE_TIME)")
 	fs.IntVar(&c.AIConcurrency, "ai-concurrency", 0, "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
+	fs.IntVar(&c.PracticeStock, "practice-stock", puzzles.DefaultStockSize, fmt.Sprintf("practice puzzles per filter made ahead, in idle time, into the database's stock (docs/practice-stock.md), at most %d; 0 makes none (env AYOAYO_PRACTICE_STOCK)", gen.PracticeWindow))
 	fs.IntVar(&c.PracticeConcurrency, "practice-concurrency", 0, "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
 	fs.IntVar(&c.GameCreateRate, "game-create-rate", defaultCreateRate, "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
 	fs.IntVar(&c.GameCreateBurst, "game-create-burst", defaultCreateBurst, "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
@@ -158,6 +160,9 @@ func (c *serveConfig) check() error {
 	}
 	if c.cutover, err = parseCutover(c.PuzzleCutover); err != nil {
 		return err
+	}
+	if c.PracticeStock < 0 || c.PracticeStock > gen.PracticeWindow {
+		return fmt.Errorf("%w: --practice-stock is 0 to %d", errUsage, gen.PracticeWindow)
 	}
 	if min(c.CPUBudget, c.AnalyzeConcurrency, c.AIConcurrency, c.PracticeConcurrency) < 0 || c.BodyLimit < 0 || c.Shutdown < 0 || c.DBWait < 0 {
 		return fmt.Errorf("%w: --cpu-budget, --analyze-concurrency, --ai-concurrency, --practice-concurrency, --body-limit, --shutdown-timeout and --db-wait cannot be negative", errUsage)

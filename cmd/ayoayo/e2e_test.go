@@ -154,7 +154,7 @@ func launchBinary(t *testing.T, bin, msg string, args ...string) (*server, <-cha
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
 	// No endgame table built at start unless the test asks for one with
 	// --tablebase-build: seconds of both cores most tests do not need.
-	s.cmd.Env = append(os.Environ(), "AYOAYO_LOG_LEVEL=info", "AYOAYO_TABLEBASE_BUILD=0")
+	s.cmd.Env = append(os.Environ(), "AYOAYO_LOG_LEVEL=info", "AYOAYO_TABLEBASE_BUILD=0", "AYOAYO_PRACTICE_STOCK=0")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -40,9 +40,10 @@ func parseCutover(s string) (time.Time, error) {
 func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	from := fs.String("from", "", "first `date`, YYYY-MM-DD (default today, UTC)")
 	days := fs.Int("days", 7, fmt.Sprintf("how many days, 1 to %d", maxFillDays))
-	db := fs.String("db", "./ayoayo.db", dbHelp+" (generate only)")
+	db := fs.String("db", "./ayoayo.db", dbHelp+" (generate, and stats --practice)")
 	cutoverFlag := puzzleCutoverFlag(fs)
 	asJSON := fs.Bool("json", false, "stats only: print the figures as one JSON object instead of tables")
+	practice := fs.Bool("practice", false, "stats only: the practice stock of --db (per stocked filter: puzzles, non-greedy share, grades) instead of generated days")
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0]
@@ -73,6 +74,9 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	cutover, err := parseCutover(*cutoverFlag)
 	if err != nil {
 		return err
+	}
+	if sub == "stats" && *practice {
+		return practiceStats(ctx, m, *db, *asJSON)
 	}
 	if sub == "stats" {
 		feed, err := generateDays(ctx, first, *days, cutover)

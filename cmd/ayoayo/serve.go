@@ -286,7 +286,15 @@ func (s *serving) startAPI() error {
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(s.st, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
-		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency})
+		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log})
+	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
+		// Stopped, and waited for, before the store closes.
+		stocking, stopStocking := context.WithCancel(context.Background())
+		var stocked sync.WaitGroup
+		stocked.Go(func() { stocker.Run(stocking) })
+		s.onExit(stocked.Wait)
+		s.onExit(stopStocking)
+	}
 	s.draining = make(chan struct{})
 	handler, err := api.New(api.Options{
 		Logger:              s.log,

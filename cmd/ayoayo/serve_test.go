@@ -36,12 +36,13 @@ func (s *syncBuffer) String() string {
 }
 
 // testMain runs the command with env as its environment. Unless env says
-// otherwise, serve builds no endgame table at start: seconds of both cores
-// that no test but the ones about it needs.
+// otherwise, serve builds no endgame table and no practice stock at start:
+// seconds (hours, for the stock) of both cores that no test but the ones
+// about them needs.
 func testMain(env map[string]string) (*Main, *syncBuffer, *syncBuffer) {
 	var stdout, stderr syncBuffer
 	getenv := func(k string) string {
-		if v, ok := env[k]; ok || k != "AYOAYO_TABLEBASE_BUILD" {
+		if v, ok := env[k]; ok || (k != "AYOAYO_TABLEBASE_BUILD" && k != "AYOAYO_PRACTICE_STOCK") {
 			return v
 		}
 		return "0"

@@ -23,6 +23,7 @@ import (
 type store interface {
 	games.Store
 	puzzles.Store
+	puzzles.StockStore
 	players.Store
 	Ping(ctx context.Context) error
 	Close() error

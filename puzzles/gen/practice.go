@@ -45,11 +45,23 @@ const practiceGames = 12000
 // seq in two within it; the pool moves on to the next seq.
 const practiceEndgameGames = 6000
 
+// practiceDeepGames bounds a version 3 generation that holds out for a
+// non-greedy key: a deep day's games (played to deepSeeds seeds, winSeeds
+// for a win), more of them, as a practice seq admits a quarter as many
+// positions as a day (a bucket of PracticeWindow, on one side of the split).
+const practiceDeepGames = 3 * topGames
+
 // practicePatience: for this many games a practice generation holds out for
 // what it prefers (the drawn grade when the filter leaves it open, the drawn
 // goal, a non-greedy key from deepFrom); after it, anything the filter
 // allows will do.
 const practicePatience = 4000
+
+// PracticeVersion is the newest practice generator version, the one new
+// practice ids name. Version 3 is version 2's goals, grades, themes and
+// proofs (no daily puzzle is made by it), with a deeper search: from
+// deepFrom up it takes only a non-greedy key, with a deep day's budget.
+const PracticeVersion = 3
 
 // practiceSeed tells practice draws from daily ones.
 const practiceSeed = 0x7072_6163_0000_0000
@@ -141,7 +153,7 @@ func (f PracticeFilter) plan() (goals []goalSpec, grades []int, err error) {
 // Every version proves its endgame puzzles with tb, which must pass
 // CheckTable.
 func Practice(ctx context.Context, tb *tablebase.Table, version int, f PracticeFilter, seq uint64) (Puzzle, error) {
-	if version < 2 || version > Version {
+	if version < 2 || version > PracticeVersion {
 		return Puzzle{}, fmt.Errorf("%w: %d (practice puzzles start with version 2)", ErrUnknownVersion, version)
 	}
 	specs, grades, err := f.plan()
@@ -160,13 +172,30 @@ func Practice(ctx context.Context, tb *tablebase.Table, version int, f PracticeF
 			choices = append(choices, s)
 		}
 	}
+	if version >= 3 && target >= deepFrom { // hold out for a goal that can be non-greedy
+		if deepOnes := slices.DeleteFunc(slices.Clone(choices), func(s goalSpec) bool { return !s.deep }); len(deepOnes) > 0 {
+			choices = deepOnes
+		}
+	}
 	prefer := choices[rng.intN(len(choices))]
 	// A quiet key rarely has a bigger capture beside it, an endgame key
 	// almost never.
 	deep := target >= deepFrom && prefer.deep && f.Theme != "quiet_move" && !prefer.fallback
-	ps := pass{games: practiceGames}
+	ps, patience := pass{games: practiceGames}, practicePatience
 	if prefer.fallback { // asked for by name: the endgame pass's candidates
 		ps = pass{games: practiceEndgameGames, endgame: true}
+	}
+	// Version 3 holds out for depth as a deep day does, with its budget
+	// (see generateV2), and never settles: a seq whose search finds no
+	// non-greedy key is a miss, and the walk moves on to the next.
+	// (An endgame key is all but never non-greedy: the endgame pass keeps
+	// version 2's way, see docs/practice-stock.md.)
+	strict := version >= 3 && deep
+	if strict {
+		ps, patience = pass{games: practiceDeepGames, minSeeds: deepSeeds}, practiceDeepGames/3
+		if prefer.goal == GoalWin {
+			ps.minSeeds, patience = winSeeds, practiceDeepGames*2/3
+		}
 	}
 	want := int(seq % PracticeWindow)
 	admit := func(p engine.Position) bool { return DrillBucket(&p) == want && PracticeSide(&p) }
@@ -176,12 +205,14 @@ func Practice(ctx context.Context, tb *tablebase.Table, version int, f PracticeF
 		picked bool
 	)
 	visit := func(game int, p engine.Position, facts []moveFacts, found []finding) bool {
-		patient := game < practicePatience
+		patient := game < patience
 		var hits []finding
 		for _, fd := range found {
 			d := grade(version, facts, fd)
 			switch {
 			case f.Difficulty != 0 && d != f.Difficulty, !slices.Contains(grades, d):
+				continue
+			case strict && !nonGreedy(facts, fd.key):
 				continue
 			case patient && (d != target || fd.goal != prefer.goal || (deep && !nonGreedy(facts, fd.key))):
 				continue

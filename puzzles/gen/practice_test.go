@@ -82,7 +82,7 @@ func TestGeneratePracticeRefuses(t *testing.T) {
 		{"decoys at difficulty 2", Version, PracticeFilter{Difficulty: 2, Theme: "decoys"}, ErrNoPuzzle},
 		{"a long relay at difficulty 1", Version, PracticeFilter{Difficulty: 1, Theme: "long_relay"}, ErrNoPuzzle},
 		{"version 1", 1, PracticeFilter{}, ErrUnknownVersion},
-		{"a future version", Version + 1, PracticeFilter{}, ErrUnknownVersion},
+		{"a future version", PracticeVersion + 1, PracticeFilter{}, ErrUnknownVersion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +90,51 @@ func TestGeneratePracticeRefuses(t *testing.T) {
 			cancel() // a refusal decides before any search, and needs no table
 			if _, err := Practice(ctx, nil, tt.version, tt.f, 0); !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestGeneratePracticeV3: practice generator version 3 holds out for a
+// non-greedy key from deepFrom: what it makes proves, meets its filter, is
+// in its seq's bucket, is the same every time, and from difficulty 2 its
+// key captures less than another move; where none can be asked for
+// (difficulty 1, max_capture) it still makes puzzles. Seconds of search
+// each: not in -short or under -race.
+func TestGeneratePracticeV3(t *testing.T) {
+	if testing.Short() || raceDetector {
+		t.Skip("version 3 generations: seconds each")
+	}
+	tests := []struct {
+		name      string
+		f         PracticeFilter
+		seq       uint64
+		nonGreedy bool
+	}{
+		{"difficulty 3", PracticeFilter{Difficulty: 3}, 1, true},
+		{"greed trap", PracticeFilter{Theme: "greed_trap"}, 1, true},
+		{"difficulty 1", PracticeFilter{Difficulty: 1}, 0, false},
+		{"max_capture", PracticeFilter{Goal: GoalMaxCapture}, 0, false},
+	}
+	tb := testTable(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			pz, err := Practice(ctx, tb, 3, tt.f, tt.seq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pz.ID = PracticeID{Version: 3, Filter: tt.f, Seq: tt.seq}.String()
+			if err := VerifyPractice(tb, pz); err != nil {
+				t.Fatal(err)
+			}
+			if tt.nonGreedy && !NonGreedy(pz) {
+				t.Errorf("%s: a greedy key at difficulty %d", pz.ID, pz.Difficulty)
+			}
+			again, err := Practice(ctx, tb, 3, tt.f, tt.seq)
+			again.ID = pz.ID
+			if err != nil || !reflect.DeepEqual(pz, again) {
+				t.Errorf("a second generation differs (%v)", err)
 			}
 		})
 	}

@@ -37,7 +37,7 @@ func Verify(tb *tablebase.Table, p Puzzle) error {
 // verify is Verify with the endgame table tb (nil for a puzzle of another
 // goal).
 func verify(p Puzzle, tb *tablebase.Table) error {
-	if p.Version < 1 || p.Version > Version {
+	if p.Version < 1 || p.Version > PracticeVersion || (p.Version > Version && !p.Date.IsZero()) { // beyond Version: practice only
 		return fmt.Errorf("%w: %d", ErrUnknownVersion, p.Version)
 	}
 	fail := func(format string, args ...any) error {

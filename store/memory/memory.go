@@ -30,6 +30,8 @@ type Store struct {
 	puzzleRatings map[string]players.Rating
 	attempts      map[string]map[string]players.PuzzleEntry // by player, then puzzle id
 	dailySolves   map[string]map[time.Time]bool             // by player, then day
+
+	stock stock // the practice stock and its leases
 }
 
 type gameRow struct {
@@ -42,6 +44,8 @@ var (
 	_ games.Store   = (*Store)(nil)
 	_ puzzles.Store = (*Store)(nil)
 	_ players.Store = (*Store)(nil)
+
+	_ puzzles.StockStore = (*Store)(nil)
 )
 
 // New returns an empty store.

@@ -115,11 +115,15 @@ func decodePuzzle(p *gen.Puzzle, date, position, capSeed, leftovers, goal, theme
 	if p.Date, err = gen.ParseDate(date); err != nil {
 		return err
 	}
+	return decodeUndated(p, position, capSeed, leftovers, goal, themes, solution)
+}
+
+// decodeUndated reads what a daily row and a practice stock row share:
+// every column but the date, themes and solution as SQLite keeps them (JSON
+// text).
+func decodeUndated(p *gen.Puzzle, position, capSeed, leftovers, goal, themes, solution string) error {
 	if err := stored.DecodePuzzle(p, position, capSeed, leftovers, goal); err != nil {
 		return err
 	}
-	if err := json.Unmarshal([]byte(themes), &p.Themes); err != nil {
-		return err
-	}
-	return json.Unmarshal([]byte(solution), &p.Solution)
+	return errors.Join(json.Unmarshal([]byte(themes), &p.Themes), json.Unmarshal([]byte(solution), &p.Solution))
 }

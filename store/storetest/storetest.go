@@ -35,6 +35,7 @@ import (
 type Store interface {
 	games.Store
 	puzzles.Store
+	puzzles.StockStore
 	players.Store
 }
 
@@ -65,7 +66,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, clockCases, puzzleCases, playerCases)
+	cases := slices.Concat(gameCases, clockCases, puzzleCases, playerCases, stockCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
