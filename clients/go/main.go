@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -145,15 +146,22 @@ func run(ctx context.Context, server string) error {
 	fmt.Printf("daily puzzle %s (%s): %s\n", daily.JSON200.ID, daily.JSON200.Goal, daily.JSON200.Prompt)
 
 	// A practice puzzle, and the next one after it: no date, the same filter.
+	// Until the server's stock of practice puzzles has one, it makes them
+	// on request, and a search that outlasts the request is a 503 with
+	// Retry-After: asking again the same way finds the work done.
 	two := 2
-	first, err := c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two})
+	first, err := retryUnavailable(func() (*ayoayo.GetPracticePuzzleResponse, error) {
+		return c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two})
+	})
 	if err != nil {
 		return fmt.Errorf("GET /v1/puzzles/practice: %w", err)
 	}
 	if first.JSON200 == nil || !first.JSON200.Date.IsNull() || first.JSON200.Difficulty != two {
 		return unexpected("GET /v1/puzzles/practice", first.HTTPResponse, first.Body)
 	}
-	next, err := c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two, After: &first.JSON200.ID})
+	next, err := retryUnavailable(func() (*ayoayo.GetPracticePuzzleResponse, error) {
+		return c.GetPracticePuzzleWithResponse(ctx, &ayoayo.GetPracticePuzzleParams{Difficulty: &two, After: &first.JSON200.ID})
+	})
 	if err != nil {
 		return fmt.Errorf("GET /v1/puzzles/practice after %s: %w", first.JSON200.ID, err)
 	}
@@ -277,6 +285,22 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 }
 
 // unexpected reports an answer the client found no declared type for.
+// retryUnavailable calls get until its answer is not a 503, waiting the
+// answer's Retry-After (at most 10 s) between calls, six calls at most.
+func retryUnavailable(get func() (*ayoayo.GetPracticePuzzleResponse, error)) (*ayoayo.GetPracticePuzzleResponse, error) {
+	for try := 1; ; try++ {
+		r, err := get()
+		if err != nil || try == 6 || r.StatusCode() != http.StatusServiceUnavailable {
+			return r, err
+		}
+		wait, err := strconv.Atoi(r.HTTPResponse.Header.Get("Retry-After"))
+		if err != nil || wait < 0 {
+			wait = 1
+		}
+		time.Sleep(time.Duration(min(wait, 10)) * time.Second)
+	}
+}
+
 func unexpected(what string, r *http.Response, body []byte) error {
 	if r == nil {
 		return errors.New(what + ": no answer")
