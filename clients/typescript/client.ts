@@ -80,13 +80,29 @@ async function main(): Promise<void> {
   console.log(`attempt [8]: correct ${attempt.data.correct}, complete ${attempt.data.complete}`);
 
   // A practice puzzle, and the next one after it: no date, the same filter.
-  const first = await api.GET("/v1/puzzles/practice", { params: { query: { difficulty: 2 } } });
+  // Until the server's stock of practice puzzles has one, it makes them on
+  // request, and a search that outlasts the request is a 503 with
+  // Retry-After: asking again the same way finds the work done.
+  const first = await retryUnavailable(() => api.GET("/v1/puzzles/practice", { params: { query: { difficulty: 2 } } }));
   if (!first.data || first.data.date !== null) fail("GET /v1/puzzles/practice", first.error, first.response);
-  const next = await api.GET("/v1/puzzles/practice", { params: { query: { difficulty: 2, after: first.data.id } } });
+  const after = first.data.id;
+  const next = await retryUnavailable(() => api.GET("/v1/puzzles/practice", { params: { query: { difficulty: 2, after } } }));
   if (!next.data || next.data.id === first.data.id) fail("GET /v1/puzzles/practice after", next.error, next.response);
   console.log(`practice puzzles ${first.data.id}, then ${next.data.id}`);
 
   await rated(puzzle.id);
+}
+
+// retryUnavailable calls get until its answer is not a 503, waiting the
+// answer's Retry-After (at most 10 s) between calls, six calls at most.
+async function retryUnavailable<T extends { response: Response }>(get: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const r = await get();
+    if (attempt === 6 || r.response.status !== 503) return r;
+    const wait = Number(r.response.headers.get("Retry-After"));
+    const seconds = Number.isFinite(wait) && wait >= 0 ? Math.min(wait, 10) : 1;
+    await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  }
 }
 
 // A player's token goes in the header the document's playerToken scheme
