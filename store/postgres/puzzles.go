@@ -7,7 +7,6 @@ import (
 
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
-
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
@@ -19,15 +18,7 @@ const puzzleColumns = `id, date, version, position, capture_seed, leftovers, goa
 // roll back; the read that follows is a statement of its own, so under READ
 // COMMITTED it sees whichever row was committed first.
 func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzzles.Stored, error) {
-	// A nil slice would be NULL; the columns hold arrays, empty or not.
-	themes := p.Themes
-	if themes == nil {
-		themes = []string{}
-	}
-	solution := make([]int16, len(p.Solution))
-	for i, pit := range p.Solution {
-		solution[i] = int16(pit)
-	}
+	themes, solution := arrays(p)
 	_, err := s.pool.Exec(ctx, `INSERT INTO puzzles (id, date, version, position, capture_seed,
 			leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
@@ -40,6 +31,21 @@ func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzz
 	}
 	s.failures.Succeeded()
 	return s.PuzzleByDate(ctx, p.Date)
+}
+
+// arrays returns p's themes and solution as their columns take them:
+// arrays, empty rather than NULL (a nil slice would be NULL), the solution's
+// pits as smallints.
+func arrays(p gen.Puzzle) (themes []string, solution []int16) {
+	themes = p.Themes
+	if themes == nil {
+		themes = []string{}
+	}
+	solution = make([]int16, len(p.Solution))
+	for i, pit := range p.Solution {
+		solution[i] = int16(pit)
+	}
+	return themes, solution
 }
 
 // PuzzleByDate implements puzzles.Store.

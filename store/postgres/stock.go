@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
@@ -18,14 +17,7 @@ const stockColumns = `filter, bucket, seq, id, version, position, capture_seed, 
 // AddStock implements puzzles.StockStore.
 func (s *Store) AddStock(ctx context.Context, row puzzles.Stocked, at time.Time) (bool, error) {
 	p := row.Puzzle
-	themes := p.Themes
-	if themes == nil {
-		themes = []string{}
-	}
-	solution := make([]int16, len(p.Solution))
-	for i, pit := range p.Solution {
-		solution[i] = int16(pit)
-	}
+	themes, solution := arrays(p)
 	tag, err := s.pool.Exec(ctx, `INSERT INTO practice_stock (version, filter, bucket, seq, id, position,
 			capture_seed, leftovers, goal, depth, prompt, themes, difficulty, key_legs, solution, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)

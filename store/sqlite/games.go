@@ -11,7 +11,6 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
-
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 

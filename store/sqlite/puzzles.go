@@ -10,7 +10,6 @@ import (
 
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
-
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
-
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
 
