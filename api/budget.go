@@ -20,7 +20,7 @@ func registerBudgetMetrics(reg prometheus.Registerer, b *budget.Budget) error {
 		Namespace: "ayoayo", Name: "cpu_budget_used", Help: "Units of the CPU budget taken now by AI moves, analyses, generations and table builds.",
 	}, func() float64 { return float64(b.Stats().Used) })
 	cs := []prometheus.Collector{units, used}
-	for p := budget.AIReply; p <= budget.Generation; p++ {
+	for p := budget.AIReply; p <= budget.Stock; p++ {
 		cs = append(cs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "ayoayo", Name: "cpu_budget_waiting", Help: "Tasks waiting for a unit of the CPU budget now, by priority.",
 			ConstLabels: prometheus.Labels{"priority": p.String()},
