@@ -193,7 +193,7 @@ var (
 	statusRows = []problemRow{
 		{Status: http.StatusBadRequest, Code: "bad_request", Title: "Bad request",
 			Hide: true, Detail: "the server cannot read this request; see /docs for what it takes"},
-		{Status: http.StatusNotFound, Code: "not_found", Title: "Not found",
+		{Status: http.StatusNotFound, Code: "resource_not_found", Title: "Not found",
 			Hide: true, Detail: "the server has nothing at this address"},
 		{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
 			Hide: true, Detail: "this path does not take this method"},

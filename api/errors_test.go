@@ -37,7 +37,7 @@ func TestProblemsOfUnnamedErrors(t *testing.T) {
 		log    string // the level of the line logged, "" for none
 	}{
 		{"a stray 400", echo.NewHTTPError(http.StatusBadRequest, secret), 400, "bad_request", "WARN"},
-		{"a stray 404", echo.NewHTTPError(http.StatusNotFound, secret), 404, "not_found", "WARN"},
+		{"a stray 404", echo.NewHTTPError(http.StatusNotFound, secret), 404, "resource_not_found", "WARN"},
 		{"a stray 405", echo.NewHTTPError(http.StatusMethodNotAllowed, secret), 405, "method_not_allowed", "WARN"},
 		{"a stray 409, not game_over", echo.NewHTTPError(http.StatusConflict, secret), 409, "conflict", "WARN"},
 		{"a stray 413, not body_too_large", echo.NewHTTPError(http.StatusRequestEntityTooLarge, secret), 413, "client_error", "WARN"},

@@ -151,8 +151,8 @@ type FeedOptions struct {
 	Rand func() uint64
 	// Stock keeps the practice stock (see Stocker); nil: every practice
 	// puzzle is made on demand. StockSize is its puzzles per filter, at
-	// most PracticeWindow; zero keeps no puzzle made on demand and makes
-	// no Stocker.
+	// most PracticeWindow; zero reads no stock (rows an earlier run left
+	// included), keeps no puzzle made on demand and makes no Stocker.
 	Stock     StockStore
 	StockSize int
 	// Log receives what the practice stock cannot do (a store that fails

@@ -121,6 +121,9 @@ func newPool(o FeedOptions) *pool {
 	if o.PracticeVersion == 0 {
 		o.PracticeVersion = gen.PracticeVersion
 	}
+	if o.StockSize <= 0 { // no stock: rows an earlier run left are not read either
+		o.Stock = nil
+	}
 	checkStocked := o.VerifyPractice // a test's lighter check covers stocked rows too
 	if checkStocked == nil {
 		checkStocked = stockedShape
@@ -365,20 +368,42 @@ func (pl *pool) make(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error)
 	return pl.run(ctx, id)
 }
 
-// run is make's generation, in the unit its caller holds.
+// run is make's generation, in the unit its caller holds, with the
+// request path's bookkeeping: the streaks of misses, the misses and the
+// puzzles made.
 func (pl *pool) run(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) {
+	p, err := pl.generateChecked(ctx, id)
+	switch {
+	case errors.Is(err, gen.ErrFilterUnmet):
+		pl.tally(id, true, true)
+		return gen.Puzzle{}, err
+	case errors.Is(err, errMiss):
+		pl.tally(id, true, false)
+		pl.missed.Add(id.String(), err)
+		return gen.Puzzle{}, err
+	case err != nil:
+		return gen.Puzzle{}, err
+	}
+	pl.tally(id, false, false)
+	pl.made.Add(id.String(), p)
+	return p, nil
+}
+
+// generateChecked makes the puzzle of id within practiceGenTimeout and
+// checks it: errMiss when the generator found none for id's seq,
+// ErrFilterUnmet when none can meet its filter. It keeps no account of
+// either (the stocker's generations, which no request waits for, must not
+// count towards a filter's streak or push players' puzzles out of the
+// cache).
+func (pl *pool) generateChecked(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) {
 	ctx, cancel := context.WithTimeout(ctx, practiceGenTimeout)
 	defer cancel()
 	p, err := pl.generate(ctx, id.Version, id.Filter, id.Seq)
 	switch {
 	case errors.Is(err, gen.ErrFilterUnmet):
-		pl.tally(id, true, true)
 		return gen.Puzzle{}, fmt.Errorf("%w: %s", gen.ErrFilterUnmet, describeFilter(id.Filter))
 	case errors.Is(err, gen.ErrNoPuzzle):
-		pl.tally(id, true, false)
-		miss := fmt.Errorf("%w: %s", errMiss, id)
-		pl.missed.Add(id.String(), miss)
-		return gen.Puzzle{}, miss
+		return gen.Puzzle{}, fmt.Errorf("%w: %s", errMiss, id)
 	case err != nil:
 		return gen.Puzzle{}, err
 	case !p.Date.IsZero() || p.ID != "" || p.Version != id.Version:
@@ -391,8 +416,6 @@ func (pl *pool) run(ctx context.Context, id gen.PracticeID) (gen.Puzzle, error) 
 	if !gen.Meets(p, id.Filter) {
 		return gen.Puzzle{}, fmt.Errorf("practice generator: %s is not a puzzle its filter asks for", id)
 	}
-	pl.tally(id, false, false)
-	pl.made.Add(id.String(), p)
 	return p, nil
 }
 

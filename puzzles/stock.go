@@ -203,8 +203,10 @@ func (f *Feed) stockMade(ctx context.Context, id gen.PracticeID, p gen.Puzzle) {
 // Stocker lease and pacing.
 const (
 	// stockLease is how long a stocker's lease on a filter lasts; it is
-	// renewed before every generation, which takes seconds (practiceGenTimeout
-	// at most), so it lapses only when its holder has gone.
+	// taken before a generation waits for its unit of the budget and taken
+	// again once the unit is granted (the wait may be long), and a
+	// generation takes seconds (practiceGenTimeout at most), so it lapses
+	// only when its holder has gone.
 	stockLease = 2 * time.Minute
 	// stockPause is how long Run waits when Step had nothing to do, or was
 	// preempted: the stock is work for idle time.
@@ -287,12 +289,10 @@ func (s *Stocker) Step(ctx context.Context) (bool, error) {
 		if n >= pl.stockSize {
 			continue
 		}
-		now := s.feed.now()
-		mine, err := pl.stock.TakeLease(ctx, fmt.Sprintf("stock/x%d-%s", pl.version, key), s.holder, now, now.Add(stockLease))
-		if err != nil {
-			return false, fmt.Errorf("lease the stock of %s: %w", key, err)
-		}
-		if !mine {
+		if mine, err := s.lease(ctx, filter); err != nil || !mine {
+			if err != nil {
+				return false, err
+			}
 			continue
 		}
 		worked, err := s.fill(ctx, filter)
@@ -329,8 +329,8 @@ func (s *Stocker) fill(ctx context.Context, filter gen.PracticeFilter) (bool, er
 	start := time.Now()
 	p, err := s.make(ctx, id)
 	switch {
-	case errors.Is(err, budget.ErrPreempted):
-		return false, nil // the same seq again, once live work leaves room
+	case errors.Is(err, budget.ErrPreempted), errors.Is(err, errLeaseLost):
+		return false, nil // the same seq again, once live work leaves room (or the lease comes back)
 	case errors.Is(err, errMiss), errors.Is(err, gen.ErrFilterUnmet),
 		errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil: // a seq too slow for a loaded machine is passed over too
 		c.tries++
@@ -366,11 +366,36 @@ func (s *Stocker) make(ctx context.Context, id gen.PracticeID) (gen.Puzzle, erro
 		return gen.Puzzle{}, err
 	}
 	defer release()
-	p, err := pl.run(gctx, id)
+	// The wait for the unit may have outlasted the lease: renewed now, or
+	// another instance has the filter and this one leaves it.
+	if mine, err := s.lease(ctx, id.Filter); err != nil || !mine {
+		if err == nil {
+			err = errLeaseLost
+		}
+		return gen.Puzzle{}, err
+	}
+	p, err := pl.generateChecked(gctx, id)
 	if cause := context.Cause(gctx); err != nil && errors.Is(cause, budget.ErrPreempted) {
 		return gen.Puzzle{}, fmt.Errorf("%w: %w", cause, err)
 	}
 	return p, err
+}
+
+// errLeaseLost: another instance took a filter's lease while this one
+// waited for a unit of the budget.
+var errLeaseLost = errors.New("the practice stock's lease went to another instance")
+
+// lease takes, or renews, this stocker's lease on filter's stock, and
+// reports whether it holds it.
+func (s *Stocker) lease(ctx context.Context, filter gen.PracticeFilter) (bool, error) {
+	pl := s.feed.pool
+	key := FilterKey(filter)
+	now := s.feed.now()
+	mine, err := pl.stock.TakeLease(ctx, fmt.Sprintf("stock/x%d-%s", pl.version, key), s.holder, now, now.Add(stockLease))
+	if err != nil {
+		return false, fmt.Errorf("lease the stock of %s: %w", key, err)
+	}
+	return mine, nil
 }
 
 // stockLog is the pool's logger unless FeedOptions gives one.

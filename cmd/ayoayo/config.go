@@ -93,7 +93,7 @@ const (
 const defaultDBWait = 60 * time.Second
 
 // declare declares serve's flags on fs, one line each, filling c. The
-// defaults and texts are the README's table; each text names the variable
+// defaults and texts are docs/operations.md's table; each text names the variable
 // the flag reads (TestServeFlagsAndEnvironment checks that they agree).
 func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", ":8080", "listen address `HOST:PORT`; port 0 picks a free port (env AYOAYO_ADDR)")

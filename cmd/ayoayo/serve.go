@@ -77,6 +77,11 @@ type serving struct {
 	st                 store
 	games              *games.Service
 	building, sweeping sync.WaitGroup
+	// background is the context of the work that runs beside the requests
+	// (the sweeper, the listener, the practice stocker): it ends with
+	// serve's, and serve waits for that work (sweeping) before it closes
+	// the tables and the store.
+	background context.Context
 
 	// onExit's functions, run last first when serve returns, however the
 	// start ended.
@@ -272,6 +277,7 @@ func (s *serving) startGames(ctx context.Context) error {
 	// sweeper and the listener for other instances' changes stop, and are
 	// waited for, before the store closes, however the start ends.
 	background, stopBackground := context.WithCancel(ctx)
+	s.background = background
 	s.onExit(s.sweeping.Wait)
 	s.onExit(stopBackground)
 	s.sweeping.Go(func() { s.games.Listen(background) })
@@ -288,12 +294,9 @@ func (s *serving) startAPI() error {
 	feed := puzzles.NewFeed(s.st, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
 		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log})
 	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
-		// Stopped, and waited for, before the store closes.
-		stocking, stopStocking := context.WithCancel(context.Background())
-		var stocked sync.WaitGroup
-		stocked.Go(func() { stocker.Run(stocking) })
-		s.onExit(stocked.Wait)
-		s.onExit(stopStocking)
+		// Background work: stopped, and waited for, before the tables and
+		// the store close.
+		s.sweeping.Go(func() { stocker.Run(s.background) })
 	}
 	s.draining = make(chan struct{})
 	handler, err := api.New(api.Options{

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"text/tabwriter"
 	"time"
 
@@ -30,7 +31,14 @@ type filterStats struct {
 
 // practiceStats prints the figures of db's practice stock.
 func practiceStats(ctx context.Context, m *Main, db string, asJSON bool) error {
-	st, err := openStore(ctx, db, time.Now, nil)
+	// A report changes nothing: no migration, and no new empty SQLite
+	// file for a mistyped path.
+	if !isPostgres(db) {
+		if _, err := os.Stat(db); err != nil {
+			return fmt.Errorf("%w: --db: %w", errUsage, err)
+		}
+	}
+	st, err := openStoreWith(ctx, db, time.Now, nil, false)
 	if err != nil {
 		return err
 	}
