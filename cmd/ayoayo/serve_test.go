@@ -51,11 +51,27 @@ func testMain(env map[string]string) (*Main, *syncBuffer, *syncBuffer) {
 }
 
 // Serve in process: the address comes from the environment, the log says
-// where it listens, and cancelling the context shuts it down with status 0.
+// where it listens, and cancelling the context shuts it down with status 0;
+// with a practice stocker running too, which stops before the store closes
+// (nothing of the stock's is logged after the shutdown begins).
 func TestServeInProcess(t *testing.T) {
+	tests := []struct {
+		name  string
+		stock string
+	}{
+		{"without a practice stock", "0"},
+		{"with a practice stocker running", "2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { serveInProcess(t, tt.stock) })
+	}
+}
+
+func serveInProcess(t *testing.T, stock string) {
 	m, _, stderr := testMain(map[string]string{
-		"AYOAYO_ADDR": "127.0.0.1:0",
-		"AYOAYO_DB":   filepath.Join(t.TempDir(), "serve.db"),
+		"AYOAYO_ADDR":           "127.0.0.1:0",
+		"AYOAYO_DB":             filepath.Join(t.TempDir(), "serve.db"),
+		"AYOAYO_PRACTICE_STOCK": stock,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
@@ -118,6 +134,10 @@ func TestServeInProcess(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), `"msg":"stopped"`) {
 		t.Errorf("no stop in the log:\n%s", stderr.String())
+	}
+	_, after, _ := strings.Cut(stderr.String(), `"msg":"shutting down"`)
+	if strings.Contains(after, "practice stock") {
+		t.Errorf("the practice stock logged after the shutdown began:\n%s", after)
 	}
 }
 
