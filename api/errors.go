@@ -63,6 +63,7 @@ var problemTable = []problemRow{
 	{Err: ErrInvalidRequest, Status: http.StatusBadRequest, Code: "invalid_request", Title: "Invalid request"},
 	{Err: httpx.ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
 	{Err: ErrTooManyLines, Status: http.StatusRequestEntityTooLarge, Code: "too_many_lines", Title: "Too many lines"},
+	{Err: httpx.ErrBodyTimeout, Status: http.StatusRequestTimeout, Code: "body_timeout", Title: "Request body too slow"},
 	{Err: httpx.ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
 	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: problem.RouteNotFoundCode, Title: problem.RouteNotFoundTitle,
 		Hide: true, Detail: "no operation has this path; see /docs"},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"syscall"
 
@@ -72,6 +73,9 @@ func readError(ctx context.Context, err error, tooLarge func() error) error {
 	}
 	if clientGone(ctx, err) {
 		return fmt.Errorf("the client went away while sending its body (%w): %w", err, context.Canceled)
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return Errorf(ErrBodyTimeout, "the request body did not arrive within the server's read deadline")
 	}
 	return fmt.Errorf("reading the request body: %w", err)
 }

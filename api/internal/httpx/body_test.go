@@ -51,7 +51,7 @@ func TestBodyLimitReadErrors(t *testing.T) {
 		{name: "connection reset", declared: int64(len(body) + 10),
 			err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, want: context.Canceled},
 		{name: "request cancelled", declared: int64(len(body) + 10), err: errors.New("read on a cancelled request"), cancel: true, want: context.Canceled},
-		{name: "read deadline", declared: int64(len(body) + 10), err: os.ErrDeadlineExceeded, notKinds: true},
+		{name: "read deadline", declared: int64(len(body) + 10), err: os.ErrDeadlineExceeded, want: ErrBodyTimeout},
 		{name: "other read failure", declared: -1, err: errors.New("device s3cret failed"), notKinds: true},
 		{name: "http.MaxBytesReader's limit", declared: -1, err: &http.MaxBytesError{Limit: 4}, want: ErrBodyTooLarge},
 	} {

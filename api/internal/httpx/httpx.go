@@ -16,6 +16,9 @@ import (
 var (
 	ErrBodyTooLarge         = errors.New("request body too large")
 	ErrUnsupportedMediaType = errors.New("unsupported media type")
+	// ErrBodyTimeout: the client sent its body too slowly, past the
+	// server's read deadline: its doing, not the server's.
+	ErrBodyTimeout = errors.New("request body not received in time")
 	// ErrRateLimited: too many requests from one client address; the error
 	// is a *RateLimitError that says when to come back.
 	ErrRateLimited = errors.New("rate limited")
