@@ -45,9 +45,9 @@ type StockStore interface {
 	// StockBucket returns the stocked puzzles of version and filter in
 	// bucket, by seq; none is an empty answer, not an error.
 	StockBucket(ctx context.Context, version int, filter string, bucket int) ([]Stocked, error)
-	// StockCount returns how many puzzles the stock of version and filter
-	// holds.
-	StockCount(ctx context.Context, version int, filter string) (int, error)
+	// StockedBuckets returns how many buckets of the stock of version and
+	// filter hold a puzzle (a bucket may hold several, of different seqs).
+	StockedBuckets(ctx context.Context, version int, filter string) (int, error)
 	// Stock returns every stocked puzzle of version and filter, by bucket
 	// then seq.
 	Stock(ctx context.Context, version int, filter string) ([]Stocked, error)
@@ -172,7 +172,7 @@ func (f *Feed) randomStocked(ctx context.Context, filter gen.PracticeFilter) (ge
 	if pl.stock == nil {
 		return gen.Puzzle{}, false
 	}
-	n, err := pl.stock.StockCount(ctx, pl.version, FilterKey(filter))
+	n, err := pl.stock.StockedBuckets(ctx, pl.version, FilterKey(filter))
 	if err != nil || n == 0 {
 		return gen.Puzzle{}, false
 	}
@@ -282,7 +282,7 @@ func (s *Stocker) Step(ctx context.Context) (bool, error) {
 			continue
 		}
 		key := FilterKey(filter)
-		n, err := pl.stock.StockCount(ctx, pl.version, key)
+		n, err := pl.stock.StockedBuckets(ctx, pl.version, key)
 		if err != nil {
 			return false, fmt.Errorf("count the stock of %s: %w", key, err)
 		}

@@ -110,7 +110,7 @@ func TestStockServesWhatIDsMake(t *testing.T) {
 	empty := stockFeed(memory.New(), 0, nil, puzzles.FeedOptions{})
 	for _, f := range puzzles.StockedFilters() {
 		t.Run(puzzles.FilterKey(f), func(t *testing.T) {
-			if n, err := st.StockCount(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != size {
+			if n, err := st.StockedBuckets(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != size {
 				t.Fatalf("stock of %d, %v; want %d", n, err, size)
 			}
 			made := generator.count(f)
@@ -182,7 +182,7 @@ func TestStockTwoInstances(t *testing.T) {
 		if n0+n1 == 0 || (n0 > 0 && n1 > 0) {
 			t.Errorf("%s: made %d and %d times by the two instances, want by one only", puzzles.FilterKey(f), n0, n1)
 		}
-		if n, err := st.StockCount(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != size {
+		if n, err := st.StockedBuckets(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != size {
 			t.Errorf("%s: stock of %d, %v; want %d", puzzles.FilterKey(f), n, err, size)
 		}
 	}
@@ -218,7 +218,7 @@ func (failingStock) StockBucket(context.Context, int, string, int) ([]puzzles.St
 	return nil, errStockDown
 }
 
-func (failingStock) StockCount(context.Context, int, string) (int, error) { return 0, errStockDown }
+func (failingStock) StockedBuckets(context.Context, int, string) (int, error) { return 0, errStockDown }
 
 // TestStockUnreadable: a stock that cannot be read is gone around: the
 // answer is made on demand, as without a stock.
@@ -276,7 +276,7 @@ func TestStockYields(t *testing.T) {
 		t.Fatalf("preempted step: worked %v, %v; want nothing done, no error", got.worked, got.err)
 	}
 	fillStock(t, stocker)
-	if n, err := st.StockCount(ctx, gen.PracticeVersion, "d0-gany-tany"); err != nil || n != 1 {
+	if n, err := st.StockedBuckets(ctx, gen.PracticeVersion, "d0-gany-tany"); err != nil || n != 1 {
 		t.Fatalf("stock of %d, %v after the preempted seq was made again; want 1", n, err)
 	}
 }
@@ -365,7 +365,7 @@ func TestStockPassesOver(t *testing.T) {
 		if f == (gen.PracticeFilter{}) {
 			want = 0
 		}
-		if n, err := st.StockCount(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != want {
+		if n, err := st.StockedBuckets(ctx, gen.PracticeVersion, puzzles.FilterKey(f)); err != nil || n != want {
 			t.Errorf("%s: stock of %d, %v; want %d", puzzles.FilterKey(f), n, err, want)
 		}
 	}

@@ -83,14 +83,18 @@ func (s *Store) StockBucket(ctx context.Context, version int, filter string, buc
 	return out, nil
 }
 
-// StockCount implements puzzles.StockStore.
-func (s *Store) StockCount(ctx context.Context, version int, filter string) (int, error) {
+// StockedBuckets implements puzzles.StockStore.
+func (s *Store) StockedBuckets(ctx context.Context, version int, filter string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
 	s.stock.mu.Lock()
 	defer s.stock.mu.Unlock()
-	return len(s.stock.rows[stockKey{version, filter}]), nil
+	buckets := map[int]bool{}
+	for _, r := range s.stock.rows[stockKey{version, filter}] {
+		buckets[r.Bucket] = true
+	}
+	return len(buckets), nil
 }
 
 // Stock implements puzzles.StockStore.

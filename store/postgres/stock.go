@@ -44,10 +44,10 @@ func (s *Store) Stock(ctx context.Context, version int, filter string) ([]puzzle
 	return out, s.read(err)
 }
 
-// StockCount implements puzzles.StockStore.
-func (s *Store) StockCount(ctx context.Context, version int, filter string) (int, error) {
+// StockedBuckets implements puzzles.StockStore.
+func (s *Store) StockedBuckets(ctx context.Context, version int, filter string) (int, error) {
 	var n int
-	err := s.pool.QueryRow(ctx, "SELECT count(*) FROM practice_stock WHERE version = $1 AND filter = $2",
+	err := s.pool.QueryRow(ctx, "SELECT count(DISTINCT bucket) FROM practice_stock WHERE version = $1 AND filter = $2",
 		version, filter).Scan(&n)
 	return n, s.read(err)
 }

@@ -72,13 +72,13 @@ func testStockAdd(t *testing.T, s Store, fx *fixtures) {
 			checkStockRows(t, got, tt.want)
 		})
 	}
-	t.Run("count", func(t *testing.T) {
+	t.Run("buckets stocked", func(t *testing.T) {
 		for _, c := range []struct {
 			version int
 			filter  string
 			want    int
-		}{{3, f, 3}, {3, g, 1}, {2, f, 1}, {2, g, 0}} {
-			if n, err := s.StockCount(ctx, c.version, c.filter); err != nil || n != c.want {
+		}{{3, f, 2}, {3, g, 1}, {2, f, 1}, {2, g, 0}} { // x3-f: buckets 5 (two seqs) and 7
+			if n, err := s.StockedBuckets(ctx, c.version, c.filter); err != nil || n != c.want {
 				t.Errorf("count of x%d-%s: %d, %v; want %d", c.version, c.filter, n, err, c.want)
 			}
 		}
