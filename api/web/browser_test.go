@@ -965,8 +965,10 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if wrong >= 0 {
 		do(t, ctx, "try a wrong move", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, wrong))))
 		p = waitPuzzle(t, ctx, "feedback on a wrong move", func(p puzzlePage) bool { return p.Result != "pending" })
-		if p.Result != "incorrect" || !strings.Contains(p.Feedback, fmt.Sprintf("pit %d", wrong)) {
-			t.Fatalf("a wrong move (pit %d): feedback %q (%s)", wrong, p.Feedback, p.Result)
+		// The pit is named as the board numbers it (1-6 from its owner's
+		// left), not by the API's 0-11.
+		if want := fmt.Sprintf("Not the answer: pit %d ", label(wrong)); p.Result != "incorrect" || !strings.HasPrefix(p.Feedback, want) {
+			t.Fatalf("a wrong move (the API's pit %d): feedback %q (%s), want %q…", wrong, p.Feedback, p.Result, want)
 		}
 		if p.Lines == 0 {
 			t.Error("a wrong move: no move explained")
