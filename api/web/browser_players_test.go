@@ -611,6 +611,11 @@ func puzzleRating(t *testing.T, ctx context.Context, base string, me storedPlaye
 	if shown != change || !strings.Contains(after, fmt.Sprint(first.Rating.After)) {
 		t.Errorf("after the first attempt the line reads %q (change %q); the server recorded %s to %d", after, shown, change, first.Rating.After)
 	}
+	// The change is told as a change, beside the rating: alone, "−135"
+	// reads as a rating of −135.
+	if want := "(" + change + " on this puzzle)"; !strings.Contains(after, want) {
+		t.Errorf("after the first attempt the line reads %q; want the change as %q", after, want)
+	}
 	// A puzzle solved at the first try raises the rating; a multi-move
 	// one is rated on its first step.
 	if first.Solved && !strings.HasPrefix(shown, "+") {
@@ -618,8 +623,8 @@ func puzzleRating(t *testing.T, ctx context.Context, base string, me storedPlaye
 	}
 	t.Logf("first attempt at %s (solved %v): %s, now %d", p.ID, first.Solved, change, first.Rating.After)
 	screenshot(t, ctx, "puzzle-rating")
-	if len(solution) == 1 && !strings.Contains(p.Feedback, "Your puzzle rating: "+change) {
-		t.Errorf("the feedback on a first attempt reads %q; want the change in words too", p.Feedback)
+	if want := fmt.Sprintf("Your puzzle rating is now %d (%s).", first.Rating.After, change); len(solution) == 1 && !strings.Contains(p.Feedback, want) {
+		t.Errorf("the feedback on a first attempt reads %q; want %q", p.Feedback, want)
 	}
 }
 

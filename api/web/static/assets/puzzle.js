@@ -88,6 +88,7 @@ export class PuzzleView {
     deltaEl.dataset.sign = this.change ? String(Math.sign(this.change.change)) : '';
     if (this.change) deltaEl.setAttribute('aria-label', `changed by ${this.change.change}`);
     else deltaEl.removeAttribute('aria-label');
+    this.$('.rating-change-words').hidden = !this.change;
     if (this.change) {
       line.hidden = false;
       this.$('.rating-now').textContent = String(this.change.after);
@@ -113,7 +114,9 @@ export class PuzzleView {
     const change = res.rating.player;
     if (res.rating.puzzle) this.puzzle.rating = res.rating.puzzle.after;
     this.drawRating(change);
-    return ` Your puzzle rating: ${signed(change.change)}.`;
+    // The rating first, then the change: a change alone ("−135") reads as
+    // the rating itself.
+    return ` Your puzzle rating is now ${change.after} (${signed(change.change)}).`;
   }
 
   /**
