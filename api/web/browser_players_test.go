@@ -522,6 +522,21 @@ func waitLeaders(t *testing.T, ctx context.Context, what string, ok func(leaderP
 // does, Alice's row marked as hers; the tabs switch category by click and
 // by arrow key, and an empty one says so.
 func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPlayer) {
+	// After one rated game both live ratings are provisional: the board is
+	// empty, and the page says why rather than "nobody", with Alice's own.
+	mine := getPlayer(t, ctx, base, ap.ID).Ratings["live"]
+	if !mine.Provisional || mine.Games != 1 {
+		t.Fatalf("after one rated game Alice's live rating is %+v", mine)
+	}
+	do(t, ctx, "open the leaderboard of provisional players", chromedp.Click(chromedp.CSS(`nav a[data-nav="leaderboard"]`)))
+	l := waitLeaders(t, ctx, "the live leaderboard, all provisional", func(l leaderPage) bool { return l.Selected == "live" && l.Empty != "" })
+	yours := fmt.Sprintf("Yours, %d? after 1 rated game, is still provisional", mine.Rating)
+	if len(l.Rows) != 0 || strings.Contains(l.Empty, "Nobody") || !strings.Contains(l.Empty, "No settled ratings") || !strings.Contains(l.Empty, yours) {
+		t.Errorf("the live leaderboard when both players are provisional: %+v; want no rows, \"No settled ratings\" and %q", l, yours)
+	}
+	screenshot(t, ctx, "leaderboard-provisional")
+	do(t, ctx, "back home", chromedp.Click(chromedp.CSS(`nav a[data-nav="play"]`)), chromedp.WaitVisible(chromedp.CSS(`#new-game`)))
+
 	establish(t, base, ap, bp)
 	var want struct {
 		Players []struct {
@@ -537,7 +552,7 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 		t.Fatalf("the live leaderboard is %+v; want Alice, then Bob", want.Players)
 	}
 	do(t, ctx, "open the leaderboard", chromedp.Click(chromedp.CSS(`nav a[data-nav="leaderboard"]`)))
-	l := waitLeaders(t, ctx, "the live leaderboard", func(l leaderPage) bool { return l.Selected == "live" && len(l.Rows) > 0 })
+	l = waitLeaders(t, ctx, "the live leaderboard", func(l leaderPage) bool { return l.Selected == "live" && len(l.Rows) > 0 })
 	if len(l.Rows) != len(want.Players) {
 		t.Fatalf("the page lists %+v; the server %+v", l.Rows, want.Players)
 	}
@@ -550,7 +565,7 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 	screenshot(t, ctx, "leaderboard")
 	do(t, ctx, "the puzzle tab", chromedp.Click(chromedp.CSS(`[role="tab"][data-category="puzzle"]`)))
 	l = waitLeaders(t, ctx, "the puzzle leaderboard", func(l leaderPage) bool { return l.Selected == "puzzle" })
-	if len(l.Rows) != 0 || !strings.Contains(l.Empty, "Nobody") || l.Hash != "#/leaderboard/puzzle" {
+	if len(l.Rows) != 0 || !strings.Contains(l.Empty, "No settled ratings") || !strings.Contains(l.Empty, "Try a puzzle to start yours") || l.Hash != "#/leaderboard/puzzle" {
 		t.Errorf("the puzzle leaderboard of a server where nobody has a settled puzzle rating: %+v", l)
 	}
 	do(t, ctx, "arrow left to the correspondence tab", chromedp.KeyEvent(kb.ArrowLeft))
