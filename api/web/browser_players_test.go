@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -844,6 +845,80 @@ func ratingWords(t *testing.T, bctx context.Context, base string) {
 	}
 	if !strings.Contains(got.Empty, "No rated games or puzzles yet") {
 		t.Errorf("with no history the chart says %q", got.Empty)
+	}
+	chartAxis(t, ctx)
+}
+
+// chartAxis checks that the rating chart's axis covers its data: the
+// gridlines' labels span every rating drawn, and every point lies between
+// the highest and the lowest gridline, a lone point and one far from the
+// others included.
+func chartAxis(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type point struct {
+		Rating float64 `json:"rating"`
+		Y      float64 `json:"y"`
+		X      float64 `json:"x"`
+	}
+	type drawn struct {
+		Ticks  []float64 `json:"ticks"` // the gridlines' labels
+		Lines  []float64 `json:"lines"` // the gridlines' y
+		Points []point   `json:"points"`
+		DayX   []float64 `json:"dayX"` // the day labels' x
+	}
+	tests := []struct {
+		name    string
+		live    []float64
+		puzzle  []float64
+		oneTime bool // every result at the same instant
+	}{
+		{"a lone point", nil, []float64{1365}, true},
+		{"a lone puzzle point far below the live line", []float64{1700, 1850, 2100}, []float64{1365}, false},
+		{"close together", []float64{1500, 1503, 1499}, nil, false},
+		{"a wide range", []float64{650, 2950}, []float64{1500}, false},
+		{"on round values", []float64{1400, 1600}, nil, false},
+	}
+	for _, tt := range tests {
+		live, _ := json.Marshal(tt.live)
+		puzzle, _ := json.Marshal(tt.puzzle)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[drawn](fmt.Sprintf(`import('/assets/ratings.js').then((m) => {
+  const at = (i) => %v ? Date.parse('2026-11-01T10:00:00Z') : Date.parse('2026-11-01T10:00:00Z') + i * 86400e3;
+  const series = {
+    live: (%s || []).map((r, i) => ({ t: at(i), rating: r, id: 'g' + i })),
+    correspondence: [],
+    puzzle: (%s || []).map((r, i) => ({ t: at(i) + 3600e3 * (%v ? 0 : 1), rating: r, id: 'p' + i })),
+  };
+  const host = document.createElement('div');
+  document.body.append(host);
+  m.drawRatingChart(host, series);
+  const svg = host.querySelector('svg');
+  const texts = [...svg.querySelectorAll('.chart-grid text')];
+  const out = {
+    ticks: texts.filter((e) => /^[0-9]+$/.test(e.textContent)).map((e) => Number(e.textContent)),
+    lines: [...svg.querySelectorAll('.chart-grid line')].map((l) => Number(l.getAttribute('y1'))),
+    points: [...svg.querySelectorAll('.chart-line circle')].map((c) => ({ rating: Number(/ (\d+),/.exec(c.textContent)[1]), y: Number(c.getAttribute('cy')), x: Number(c.getAttribute('cx')) })),
+    dayX: texts.filter((e) => /^\d{4}-/.test(e.textContent)).map((e) => Number(e.getAttribute('x'))),
+  };
+  host.remove();
+  return out;
+})`, tt.oneTime, live, puzzle, tt.oneTime), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(got.Ticks) < 2 || len(got.Ticks) != len(got.Lines) || len(got.Points) != len(tt.live)+len(tt.puzzle) {
+			t.Errorf("%s: gridlines %v at y %v, points %+v", tt.name, got.Ticks, got.Lines, got.Points)
+			continue
+		}
+		lo, hi := slices.Min(got.Ticks), slices.Max(got.Ticks)
+		top, bottom := slices.Min(got.Lines), slices.Max(got.Lines)
+		for _, p := range got.Points {
+			if p.Rating < lo || p.Rating > hi || p.Y < top || p.Y > bottom {
+				t.Errorf("%s: the point %v (y %v) lies outside the axis %v–%v (y %v–%v)", tt.name, p.Rating, p.Y, lo, hi, top, bottom)
+			}
+		}
+		if tt.oneTime && (len(got.DayX) != 1 || got.DayX[0] != got.Points[0].X) {
+			t.Errorf("%s: the day is labelled at x %v, the point drawn at x %v: want the day under it", tt.name, got.DayX, got.Points[0].X)
+		}
 	}
 }
 
