@@ -317,6 +317,8 @@ type apiMove struct {
 	Position struct {
 		Pits []int `json:"pits"`
 	} `json:"position"`
+	// What the server charged the mover's clock (null when untimed).
+	ElapsedMs *int64 `json:"elapsedMs"`
 }
 
 // gameMoves reads the game's history: GET /v1/games/{id}/moves.
@@ -494,6 +496,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("colour contrast", func(t *testing.T) { checkContrast(t, bctx, base) })
 	t.Run("time in words", func(t *testing.T) { timeWords(t, bctx, base) })
 	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
+	t.Run("timed game against the AI", func(t *testing.T) { timedAI(t, bctx, base) })
 	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
 	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
 	t.Run("rating words", func(t *testing.T) { ratingWords(t, bctx, base) })

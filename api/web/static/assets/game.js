@@ -315,7 +315,7 @@ export class GameView {
       this.$('.skip').hidden = false;
       await this.showMove(before.position, res.move, side);
       if (res.reply) {
-        await this.board.sleep(replyPause(this.board.speed));
+        if (!this.instant(res.reply)) await this.board.sleep(replyPause(this.board.speed));
         await this.showMove(res.move.position, res.reply, other(side));
       }
       this.$('.skip').hidden = true;
@@ -334,11 +334,25 @@ export class GameView {
       return;
     }
     this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${pitLabel(move.pit)}…` : `${sideName(mover)} sows pit ${pitLabel(move.pit)}…`);
-    await this.board.animate(before, move);
+    await this.board.animate(before, move, { instant: this.instant(move) });
     this.history.push({ ...move, side: move.side || mover });
     this.drawHistory();
     this.drawFacts(stateAfter(move, this.game));
     this.app.announce(describeMove(move, mover));
+  }
+
+  /**
+   * Whether move is shown at once instead of animated: in a game with a
+   * time control where this browser holds a seat, unless the move ends the
+   * game. The server starts the next side's time when it stores a move, not
+   * when the page has shown it, so an animation there (and the pause before
+   * the AI's reply) would be spent from a player's clock: a few seconds of
+   * every move at normal speed. A player's time is never spent on the
+   * page's animations; someone watching, and an untimed game, still see
+   * every seed sown.
+   */
+  instant(move) {
+    return !!this.game.timeControl && Object.keys(this.tokens).length > 0 && !move.result;
   }
 
   /** Brings the page up to the server's game: animates moves not yet shown, then shows the game. */
@@ -356,7 +370,7 @@ export class GameView {
       for (const m of moves) {
         if (m.ply < this.game.ply || this.history.some((h) => h.ply === m.ply)) continue;
         // The AI's reply to a move seen just now waits a moment, as after one's own.
-        if (!first && m.byAi) await this.board.sleep(replyPause(this.board.speed));
+        if (!first && m.byAi && !this.instant(m)) await this.board.sleep(replyPause(this.board.speed));
         first = false;
         await this.showMove(pos, m, m.side || pos.toMove);
         pos = m.position;
