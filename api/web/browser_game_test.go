@@ -810,4 +810,27 @@ func timedAI(t *testing.T, bctx context.Context, base string) {
 	if elapsed > animation/2 {
 		t.Errorf("South's second move was charged %.0f ms of its clock, played the moment the board allowed it: the page spent it on %.0f ms of animations", elapsed, animation)
 	}
+	resignedClock(t, ctx, base, id)
+}
+
+// resignedClock: South resigns while its clock runs. The clock stops where
+// it stood, at the time the server ended the game, instead of jumping back
+// to the time South had when its turn began (the game's remainingMs).
+func resignedClock(t *testing.T, ctx context.Context, base, id string) {
+	t.Helper()
+	start := waitClocks(t, ctx, "South's clock running", func(c clockPage) bool { return c.Running == "south" })
+	running := waitClocks(t, ctx, "South's clock 1.5 s down", func(c clockPage) bool {
+		return c.Running != "south" || c.Ms["south"] < start.Ms["south"]-1500
+	})
+	do(t, ctx, "resign, and confirm", chromedp.Click(chromedp.CSS(`.resign`)), chromedp.Click(chromedp.CSS(`.resign`)))
+	end := waitClocks(t, ctx, "the clocks at the end", func(c clockPage) bool { return c.Status == "finished" && c.Running == "" })
+	t.Logf("South's clock: %d ms at its turn's start, %d ms before resigning, %d ms at the end", start.Ms["south"], running.Ms["south"], end.Ms["south"])
+	// The clock ticks every 100 ms: it may read that much high before.
+	if end.Ms["south"] > running.Ms["south"]+100 {
+		t.Errorf("South resigned with its clock at %s (%d ms) and it then read %s (%d ms): it jumped back", running.Times["south"], running.Ms["south"], end.Times["south"], end.Ms["south"])
+	}
+	if end.Ms["north"] != start.Ms["north"] {
+		t.Errorf("the AI's clock read %d ms during the game and %d ms at its end", start.Ms["north"], end.Ms["north"])
+	}
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
 }

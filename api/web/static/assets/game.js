@@ -196,7 +196,7 @@ export class GameView {
     const share = this.$('.share');
     share.hidden = !(g.status === 'waiting' && me.length === 1);
     if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
-    this.clock = g.clock;
+    this.clock = this.clockOf(g);
     this.drawClocks();
     this.drawPlayers();
     this.drawResult();
@@ -363,7 +363,7 @@ export class GameView {
       const moves = await api.gameMoves(this.id, this.game.ply);
       let pos = this.game.position;
       this.leavePast();
-      this.clock = fresh.clock;
+      this.clock = this.clockOf(fresh);
       this.drawClocks();
       this.$('.skip').hidden = false;
       let first = true;
@@ -503,6 +503,28 @@ export class GameView {
 
   // ---- Time ----
 
+  /**
+   * The clocks to draw for game g. Once it is over, the server's remainingMs
+   * is each side's time as the last turn began, so the side whose time ran
+   * when the game ended otherwise than by a move (a resignation) would be
+   * drawn with the time it had at that turn's start: its clock would jump
+   * back at the end. Its time at the end is what its turn's deadline left
+   * when the game ended (updatedAt), and that is what is drawn.
+   */
+  clockOf(g) {
+    const clock = g.clock;
+    if (!clock || !isOver(g) || !g.updatedAt) return clock;
+    const side = g.position.toMove;
+    const last = this.history[this.history.length - 1];
+    let deadline = null;
+    if (last && last.ply === g.ply - 1 && last.clock?.running === side) deadline = last.clock.deadline;
+    else if (this.lastRun && this.lastRun.ply === g.ply && this.lastRun.side === side) deadline = this.lastRun.deadline;
+    if (!deadline) return clock;
+    const left = Math.max(0, Date.parse(deadline) - Date.parse(g.updatedAt));
+    if (!(left < clock.remainingMs[side])) return clock;
+    return { ...clock, remainingMs: { ...clock.remainingMs, [side]: left } };
+  }
+
   /** Draws both clocks and the first-move countdown, and keeps them ticking while one runs. */
   drawClocks() {
     const g = this.game;
@@ -522,6 +544,8 @@ export class GameView {
       // the server gave it (a browser clock set late would add time).
       if (running) ms = Math.max(0, Math.min(ms, Date.parse(clock.deadline) - now));
       ticking ||= !!running;
+      // The turn whose time runs: its deadline tells the time left if the game ends in it (see clockOf).
+      if (running) this.lastRun = { ply: g.ply, side, deadline: clock.deadline };
       box.dataset.side = side;
       box.dataset.ms = String(Math.round(ms));
       box.classList.toggle('running', !!running);
