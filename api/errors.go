@@ -235,7 +235,7 @@ func problemOf(err error) (problem.Problem, problemRow) {
 	}
 	gameProblemMembers(err, &p)
 	p.Detail = err.Error()
-	// An echo error that wraps one of the table's prints as "code=...,
+	// An echo error that wraps a named error prints as "code=...,
 	// message=..., internal=..."; the client wants the error it wraps.
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Internal != nil {
