@@ -20,6 +20,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 )
@@ -255,7 +256,7 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 // reconnecting, however the stream ends.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
 	g, err := s.games.Game(ctx, req.Id)
-	unavailable := errors.Is(err, games.ErrUnavailable)
+	unavailable := errors.Is(err, fault.ErrUnavailable)
 	if err != nil && !unavailable {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -18,9 +19,9 @@ import (
 // Failures as the stores name them (store/internal/stored), over the
 // driver's words, which no client may see.
 var (
-	errDown      = fmt.Errorf("dial tcp 10.0.0.7:5432: connection refused: %w", games.ErrUnavailable)
-	errFull      = fmt.Errorf("database or disk is full (13): %w", games.ErrStorageFull)
-	errUncertain = fmt.Errorf("unexpected EOF: %w", errors.Join(games.ErrOutcomeUnknown, games.ErrUnavailable))
+	errDown      = fmt.Errorf("dial tcp 10.0.0.7:5432: connection refused: %w", fault.ErrUnavailable)
+	errFull      = fmt.Errorf("database or disk is full (13): %w", fault.ErrStorageFull)
+	errUncertain = fmt.Errorf("unexpected EOF: %w", errors.Join(fault.ErrOutcomeUnknown, fault.ErrUnavailable))
 )
 
 // outageStore is a game store whose database can fail: reads with read,

@@ -661,7 +661,7 @@ func TestPlayerCreateRateLimit(t *testing.T) {
 }
 
 // TestPlayerProblems: the players' errors and the new game and rating
-// errors have their rows in the one problem table.
+// errors answer with the kinds and codes they are declared with.
 func TestPlayerProblems(t *testing.T) {
 	for _, tc := range []struct {
 		err    error

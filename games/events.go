@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // EventKind names the events of a game's stream.
@@ -374,7 +376,7 @@ type Stream interface {
 // waits, beating, for the feed to read the game (and ends then if there is
 // no such game).
 func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
-	if _, err := s.store.Game(ctx, id); err != nil && !errors.Is(err, ErrUnavailable) {
+	if _, err := s.store.Game(ctx, id); err != nil && !errors.Is(err, fault.ErrUnavailable) {
 		return notFound(id, err)
 	}
 	f := s.join(id, heartbeat)

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // downStore is a store whose database can be taken away: while down, every
-// read and write fails with games.ErrUnavailable, as the real stores name a
+// read and write fails with fault.ErrUnavailable, as the real stores name a
 // refused connection, and each failed read is signalled on failed.
 type downStore struct {
 	*memory.Store
@@ -34,7 +35,7 @@ func (d *downStore) check() error {
 	case d.failed <- struct{}{}:
 	default:
 	}
-	return fmt.Errorf("%w: connection refused", games.ErrUnavailable)
+	return fmt.Errorf("%w: connection refused", fault.ErrUnavailable)
 }
 
 func (d *downStore) Game(ctx context.Context, id string) (games.Game, error) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -104,7 +105,7 @@ func TestWritesAfterClose(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Named as the store's failure: the service answers 503.
-			if err := tc.write(); !errors.Is(err, ErrClosed) || !errors.Is(err, games.ErrUnavailable) {
+			if err := tc.write(); !errors.Is(err, ErrClosed) || !errors.Is(err, fault.ErrUnavailable) {
 				t.Fatalf("%s after Close: %v, want ErrClosed, unavailable", tc.name, err)
 			}
 		})
