@@ -38,8 +38,10 @@ type oldGame struct {
 // TestMigrate0004LeanMoves builds a file at schema version 3 (migrations 1-3
 // only) with moves in the old shape, opens it, which applies 0004, and reads
 // it back through the store: every move keeps its ply, pit, author and time
-// to the microsecond, and each seat token of each game keeps the answer of
-// its latest move only, with that move's ply and pit and the bytes it had.
+// to the microsecond. (0004 also kept each seat's latest answer; 0009,
+// which applies too, reads from those the version their moves keep, and
+// drops them: store/retrytest holds the retries of such answers to their
+// bytes.)
 func TestMigrate0004LeanMoves(t *testing.T) {
 	ctx := t.Context()
 	file := filepath.Join(t.TempDir(), "v3.db")
