@@ -37,7 +37,7 @@ type GameService interface {
 	Join(ctx context.Context, id string, player *players.Player) (games.Seat, error)
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
-	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
+	Play(ctx context.Context, req games.MoveRequest) (res games.PlayResult, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
 	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out games.Stream) error
 }
@@ -58,8 +58,8 @@ func (noGames) Game(context.Context, string) (games.Game, error) { return games.
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames
 }
-func (noGames) Play(context.Context, games.MoveRequest, games.Encoder) ([]byte, bool, error) {
-	return nil, false, errNoGames
+func (noGames) Play(context.Context, games.MoveRequest) (games.PlayResult, bool, error) {
+	return games.PlayResult{}, false, errNoGames
 }
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
 	return games.Game{}, errNoGames
@@ -206,8 +206,8 @@ func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObje
 	return ListGameMoves200JSONResponse(page), nil
 }
 
-// rawPlayAnswer writes a move's answer as it was encoded and stored, so a
-// retry gets exactly the bytes the first request got.
+// rawPlayAnswer writes a move's answer as encodePlay made it: a retry's,
+// rebuilt by the service, is the same bytes the first request got.
 type rawPlayAnswer struct {
 	status int
 	body   []byte
@@ -227,7 +227,11 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	}
 	cl := callerOf(ctx)
 	mr := games.MoveRequest{ID: req.Id, Token: cl.token, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: cl.addr}
-	body, replayed, err := s.games.Play(ctx, mr, encodePlay)
+	res, replayed, err := s.games.Play(ctx, mr)
+	if err != nil {
+		return nil, err
+	}
+	body, err := encodePlay(&res)
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func (tg *timedGame) play(t *testing.T, think time.Duration) games.Game {
 	t.Helper()
 	g := tg.game(t)
 	tg.clock.Advance(think)
-	if _, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+	if _, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 		t.Fatalf("ply %d after %v: %v", g.Ply, think, err)
 	}
 	return tg.game(t)
@@ -240,7 +240,7 @@ func TestDeadlines(t *testing.T) {
 					t.Fatal("an ended game still has an expiry")
 				}
 				// A move sent now is refused as over, and nothing is played.
-				_, _, err := tg.svc.Play(ctx, games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer)
+				_, _, err := tg.svc.Play(ctx, games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)})
 				if !errors.Is(err, games.ErrFinished) {
 					t.Fatalf("a move after the end: %v, want ErrFinished", err)
 				}
@@ -260,7 +260,7 @@ func TestMoveAfterDeadlineRefused(t *testing.T) {
 	tg.play(t, time.Second)
 	g := tg.play(t, time.Second)
 	tg.clock.Advance(5 * time.Second) // exactly at the deadline: too late
-	_, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[engine.South], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer)
+	_, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[engine.South], Ply: g.Ply, Pit: firstLegal(&g)})
 	if !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move at the deadline: %v, want ErrFinished", err)
 	}
@@ -310,7 +310,7 @@ func TestAIThinkingChargedToNobody(t *testing.T) {
 	g := seat.Game
 	for _, think := range []time.Duration{2 * time.Second, 3 * time.Second, 4 * time.Second} {
 		clock.Advance(think)
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -520,7 +520,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 	g := seat.Game
 	for range 2 {
 		clock.Advance(1500 * time.Millisecond) // in time: the clock has 2 s
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 			t.Fatalf("ply %d: %v", g.Ply, err)
 		}
 		if g, err = svc.Game(ctx, id); err != nil {

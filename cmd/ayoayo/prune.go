@@ -10,7 +10,7 @@ import (
 )
 
 // runPrune is `ayoayo prune --before DATE`: it deletes the finished and
-// aborted games that ended before DATE, with their moves and answers, as
+// aborted games that ended before DATE, with their moves, as
 // the server's --retain-finished does by itself: in small batches, each a
 // short write, with a pause between them, so a server running on the same
 // database keeps storing moves meanwhile.
