@@ -57,3 +57,7 @@ func (q *aiSlots) acquire(ctx context.Context, addr string) (release func(), err
 func (q *aiSlots) counts() (lent, waiting int) {
 	return q.budget.Held(aiShareKey), q.budget.Stats().Waiting[budget.AIReply]
 }
+
+// AIQueue is the AI's searches for game sessions running now, and the
+// moves waiting for a unit of the CPU budget to search with, for metrics.
+func (s *Service) AIQueue() (running, waiting int) { return s.aiSlots.counts() }

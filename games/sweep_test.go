@@ -36,7 +36,7 @@ func TestSweepWaitsAfterAFailure(t *testing.T) {
 	const every = 50 * time.Millisecond
 	clock := gamestest.NewClock()
 	st := &failingEnds{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal, SweepInterval: every})
+	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal})
 	if _, err := svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South}); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestSweepWaitsAfterAFailure(t *testing.T) {
 	const looks = 5
 	ctx, cancel := context.WithTimeout(t.Context(), looks*every)
 	defer cancel()
-	svc.Sweep(ctx)
+	games.NewSweeper(svc, games.SweepOptions{Interval: every}).Run(ctx)
 	// One try a look: the first at once, then one an interval.
 	if n := st.tries.Load(); n < 1 || n > looks+2 {
 		t.Fatalf("%d tries to end the game in %d sweep intervals, want at most %d", n, looks, looks+2)
