@@ -151,3 +151,31 @@ func sseIDs(body string) string {
 	}
 	return strings.Join(ids, " ")
 }
+
+// BenchmarkFrameShared is what each follower pays for an event's frame
+// once someone has made it: a look-up in the memo, all followers at once.
+func BenchmarkFrameShared(b *testing.B) {
+	fs := newFrames(encodeEvent)
+	e := games.Event{ID: 1, Kind: games.EventMove, Move: &games.Move{Ply: 0, Pit: 2, Position: engine.Start()}}
+	if _, err := fs.frame("g1", e); err != nil {
+		b.Fatal(err)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := fs.frame("g1", e); err != nil {
+				b.Error(err)
+			}
+		}
+	})
+}
+
+// BenchmarkFrameEncode is the encoding of a move's frame, which the memo
+// makes once per event instead of once per follower.
+func BenchmarkFrameEncode(b *testing.B) {
+	e := games.Event{ID: 1, Kind: games.EventMove, Move: &games.Move{Ply: 0, Pit: 2, Position: engine.Start()}}
+	for b.Loop() {
+		if _, err := encodeEvent(e); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
