@@ -6,9 +6,7 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -39,11 +37,15 @@ type GameService interface {
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, req games.MoveRequest) (res games.PlayResult, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
+}
+
+// GameHub is what the event streams need: *games.Hub has it.
+type GameHub interface {
 	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out games.Stream) error
 }
 
-// noGames stands in for the game service of a server started without one:
-// every operation answers 503.
+// noGames stands in for the game service and the hub of a server started
+// without them: every operation answers 503.
 type noGames struct{}
 
 var errNoGames = newError(ErrNotReady, "this server was started without game sessions")
@@ -259,6 +261,9 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 // gives up for good on an answer other than 200, and on a 200 it keeps
 // reconnecting, however the stream ends.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
+	if _, none := s.hub.(noGames); none {
+		return nil, errNoGames
+	}
 	g, err := s.games.Game(ctx, req.Id)
 	unavailable := errors.Is(err, fault.ErrUnavailable)
 	if err != nil && !unavailable {
@@ -276,25 +281,6 @@ func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsReque
 		return nil, err
 	}
 	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release, head: callerOf(ctx).head}, nil
-}
-
-// EncodeEvent is the Server-Sent Events frame of a game event, which the
-// games service makes once per event and sends to every follower: the
-// event's id (its ply count, for Last-Event-ID), its kind, and its data, a
-// GameMove for a move and the Game for the others.
-func EncodeEvent(e games.Event) ([]byte, error) {
-	var data any
-	switch e.Kind {
-	case games.EventMove:
-		data = moveToAPI(e.Move)
-	default:
-		data = gameToAPI(e.Game)
-	}
-	payload, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	return fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Kind, payload), nil
 }
 
 // gameStream writes a game's events as Server-Sent Events.
@@ -321,11 +307,11 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return nil
 	}
 
-	out := eventStream{httpx.NewSSEWriter(w)}
+	out := eventStream{SSEWriter: httpx.NewSSEWriter(w), frames: gs.s.frames, game: gs.id}
 	if err := out.SSEWriter.Send([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
-	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
+	err := gs.s.hub.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
 	// When a game ends, all its followers' streams end at once, and the
 	// teardown of one (the final chunk, closing the response, its log line)
 	// would run before the followers woken with it have written the last
@@ -340,12 +326,22 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	return nil
 }
 
-// eventStream is the games.Stream of one follower: its frames, made once
-// per event by EncodeEvent, go out through the Server-Sent Events writer as
-// they are.
-type eventStream struct{ *httpx.SSEWriter }
+// eventStream is the games.Stream of one follower: each event's frame,
+// made once for every follower of the game (frames), goes out through the
+// Server-Sent Events writer as it is.
+type eventStream struct {
+	*httpx.SSEWriter
+	frames *frames
+	game   string
+}
 
-func (s eventStream) Send(_ games.Event, frame []byte) error { return s.Write(frame) }
+func (s eventStream) Send(e games.Event) error {
+	frame, err := s.frames.frame(s.game, e)
+	if err != nil {
+		return err
+	}
+	return s.Write(frame)
+}
 
 // gameProblemMembers adds to a game problem what the client needs to
 // recover: the current ply of a stale move, the rules' reason of an illegal

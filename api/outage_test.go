@@ -77,8 +77,9 @@ func (o *outageStore) ApplyPlay(ctx context.Context, p games.Play) error {
 // whose write may have been stored says so, and sending it again is safe.
 func TestGamesHTTPStoreOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent})
-	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
+	opts := Options{EventHeartbeat: 10 * time.Millisecond}
+	withGames(&opts, st, games.Options{}, games.HubOptions{})
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +155,9 @@ func TestGamesHTTPStoreOutage(t *testing.T) {
 // database is back: an EventSource would give up on a 503.
 func TestGamesHTTPEventsDuringOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, PollInterval: 10 * time.Millisecond})
-	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
+	opts := Options{EventHeartbeat: 10 * time.Millisecond}
+	withGames(&opts, st, games.Options{}, games.HubOptions{PollInterval: 10 * time.Millisecond})
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

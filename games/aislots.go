@@ -135,3 +135,7 @@ func aiSeed(id string, ply int) uint64 {
 	h.Write(b[:])
 	return h.Sum64()
 }
+
+// AIQueue is the AI's searches for game sessions running now, and the
+// moves waiting for a unit of the CPU budget to search with, for metrics.
+func (s *Service) AIQueue() (running, waiting int) { return s.aiSlots.counts() }

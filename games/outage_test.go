@@ -69,7 +69,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	st := newDownStore()
 	// A short poll makes the feed try (and fail) a read during the outage
 	// without being told of a change.
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: 10 * time.Millisecond})
 	// Another instance sharing the database, whose reads do not fail: it
 	// goes on playing while this one cannot read.
 	other := games.NewService(st.Store, games.Options{Choose: lastLegal})
@@ -104,8 +104,8 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 		f := &follower{ids: make(chan int, 64), beats: make(chan struct{}, 64), done: make(chan error, 1)}
 		id := g.ID
 		go func() {
-			f.done <- svc.Follow(ctx, id, -1, 5*time.Millisecond, stream{
-				send: func(e games.Event, _ []byte) error { f.ids <- e.ID; return nil },
+			f.done <- hub.Follow(ctx, id, -1, 5*time.Millisecond, stream{
+				send: func(e games.Event) error { f.ids <- e.ID; return nil },
 				beat: func() error {
 					select {
 					case f.beats <- struct{}{}:
@@ -174,10 +174,10 @@ func TestFollowEndsWhenTheGameIsGone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := newDownStore()
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	hub := games.NewHub(st, games.HubOptions{PollInterval: 10 * time.Millisecond})
 	st.down.Store(true)
 	done := make(chan error, 1)
-	go func() { done <- svc.Follow(ctx, "no-such-game", -1, time.Hour, stream{}) }()
+	go func() { done <- hub.Follow(ctx, "no-such-game", -1, time.Hour, stream{}) }()
 	<-st.failed
 	<-st.failed // the feed's read, or Follow's own and then the feed's
 	st.down.Store(false)

@@ -195,7 +195,7 @@ func TestRatedEndByTimeout(t *testing.T) {
 		}
 	}
 	fx.clock.Advance(4 * 24 * time.Hour) // South, to move, runs out
-	if _, err := fx.svc.SweepOnce(t.Context()); err != nil {
+	if _, err := games.NewSweeper(fx.svc, games.SweepOptions{}).SweepOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ended, err := fx.svc.Game(t.Context(), g.ID)
@@ -253,7 +253,7 @@ func TestRatedTimeoutTwoSweepers(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, svc := range []*games.Service{fx.svc, other} {
 		wg.Go(func() {
-			if _, err := svc.SweepOnce(t.Context()); err != nil {
+			if _, err := games.NewSweeper(svc, games.SweepOptions{}).SweepOnce(t.Context()); err != nil {
 				t.Error(err)
 			}
 		})

@@ -66,59 +66,27 @@ type Options struct {
 	// Logger gets what the service cannot answer (an AI that chose no legal
 	// move). Nil discards it.
 	Logger *slog.Logger
-	// Stopping ends every Follow when closed: close it when a graceful
-	// shutdown begins, since a stream would not end by itself.
-	Stopping <-chan struct{}
-	// EncodeEvent makes the bytes followers are sent of each event, once
-	// per event however many follow. Nil: a plain-text stand-in.
-	EncodeEvent EventEncoder
-	// Changes carries game changes between the instances sharing the store
-	// (see Listen). Nil: one instance; its feeds still poll the store every
-	// PollInterval, which is how a change by another process is seen then.
-	Changes Changes
-	// PollInterval is how often a followed game is read again without
-	// being told of a change. Zero: DefaultPollInterval.
-	PollInterval time.Duration
+	// Changed hears of every change committed to a game (the Hub, which
+	// tells its followers). Nil: nobody is told.
+	Changed Notifier
 	// Expiries are how long a game waits for someone before it ends by
 	// itself (first moves, joins, idle untimed games).
 	Expiries Expiries
-	// SweepInterval bounds how long Sweep sleeps between looks for overdue
-	// games when it knows of no deadline sooner: the delay with which it
-	// ends a game whose deadline another instance set and then went away.
-	// Zero: DefaultSweepInterval.
-	SweepInterval time.Duration
-	// RetainFinished is how long Sweep keeps finished and aborted games
-	// after their end; zero keeps them for ever.
-	RetainFinished time.Duration
 }
-
-// DefaultPollInterval is how often a followed game is read again unless
-// Options says otherwise.
-const DefaultPollInterval = 5 * time.Second
-
-// DefaultSweepInterval is Options.SweepInterval's default.
-const DefaultSweepInterval = time.Second
 
 // Service runs game sessions. Its methods are safe for concurrent use.
 type Service struct {
-	store    Store
-	ai       *aiPlayer
-	aiSlots  *aiSlots // ai's, for AIQueue
-	flights  flights  // the move requests being played, by game and ply
-	now      func() time.Time
-	log      *slog.Logger
-	stopping <-chan struct{}
-	hub      *hub
-	cache    *gameCache // the move path's guess of each game's row
+	store   Store
+	ai      *aiPlayer
+	aiSlots *aiSlots // ai's, for AIQueue
+	flights flights  // the move requests being played, by game and ply
+	now     func() time.Time
+	log     *slog.Logger
+	notify  Notifier   // nil: nobody hears of changes
+	cache   *gameCache // the move path's guess of each game's row
 
-	encodeEvent EventEncoder
-	changes     Changes
-	poll        time.Duration
-
-	exp        Expiries
-	sweep      *sweeper
-	retain     time.Duration
-	sweepStats sweepCounters
+	exp   Expiries
+	sweep *alarm // wakes the Sweeper for a deadline set here
 }
 
 // NewService returns the service over st.
@@ -141,19 +109,9 @@ func NewService(st Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.EncodeEvent == nil {
-		o.EncodeEvent = plainEvent
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	if o.SweepInterval <= 0 {
-		o.SweepInterval = DefaultSweepInterval
-	}
 	s := &Service{store: st, aiSlots: ai,
-		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
-		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval,
-		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0)}
+		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, notify: o.Changed,
+		cache: newGameCache(gameCacheSize), exp: o.Expiries.withDefaults(), sweep: newAlarm()}
 	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger}
 	return s
 }
@@ -477,32 +435,9 @@ func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move
 	return ms, notFound(id, err)
 }
 
-// moves rebuilds up to limit moves of g from ply from on (see walk). The
-// times of the moves before from are read too: each move's time and the
-// clock after it follow from all of them.
+// moves rebuilds up to limit moves of g from ply from on: see storedMoves.
 func (s *Service) moves(ctx context.Context, g *Game, from, limit int) ([]Move, error) {
-	from = max(from, 0)
-	if from >= len(g.History) || limit < 1 {
-		return nil, nil
-	}
-	n := min(limit, len(g.History)-from)
-	recs, err := s.store.Records(ctx, g.ID, 0, from+n)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) < from {
-		return nil, corrupt("game %s: %d records for a history of %d plies", g.ID, len(recs), len(g.History))
-	}
-	out := make([]Move, 0, len(recs)-from)
-	err = walk(g, recs, func(m Move, _ *Game) {
-		if m.Ply >= from {
-			out = append(out, m)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return storedMoves(ctx, s.store, g, from, limit)
 }
 
 // Resign ends the game for the holder of token: the other side wins. The

@@ -21,6 +21,15 @@ func openGameStore(t *testing.T) *memory.Store {
 	return memory.New()
 }
 
+// followed is a session service over st whose changes go to a hub over
+// the same store, with ho's options.
+func followed(t *testing.T, st games.Store, o games.Options, ho games.HubOptions) (*games.Service, *games.Hub) {
+	t.Helper()
+	hub := games.NewHub(st, ho)
+	o.Changed = hub
+	return games.NewService(st, o), hub
+}
+
 // lastLegal is a deterministic AI for tests: the highest legal pit.
 func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.Position, _ int, _ uint64) (int, error) {
 	pit := -1
@@ -232,16 +241,16 @@ func TestGameServiceRepetition(t *testing.T) {
 
 // stream is a games.Stream of functions; a nil one does nothing.
 type stream struct {
-	send  func(games.Event, []byte) error
+	send  func(games.Event) error
 	flush func() error
 	beat  func() error
 }
 
-func (s stream) Send(e games.Event, frame []byte) error {
+func (s stream) Send(e games.Event) error {
 	if s.send == nil {
 		return nil
 	}
-	return s.send(e, frame)
+	return s.send(e)
 }
 
 func (s stream) Flush() error {
@@ -261,7 +270,7 @@ func (s stream) Beat() error {
 func TestGameServiceFollow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second}, games.HubOptions{})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +284,7 @@ func TestGameServiceFollow(t *testing.T) {
 	events := make(chan seen, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- svc.Follow(ctx, id, -1, time.Hour, stream{send: func(e games.Event, _ []byte) error {
+		done <- hub.Follow(ctx, id, -1, time.Hour, stream{send: func(e games.Event) error {
 			events <- seen{e.ID, e.Kind}
 			return nil
 		}})
@@ -313,7 +322,7 @@ func TestGameServiceFollow(t *testing.T) {
 
 	// Resuming after event 2 gives the rest, without a gap.
 	got = nil
-	err = svc.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event, _ []byte) error {
+	err = hub.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event) error {
 		got = append(got, seen{e.ID, e.Kind})
 		return nil
 	}})
@@ -327,7 +336,7 @@ func TestGameServiceFollow(t *testing.T) {
 func TestFollowFlushesEachBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal}, games.HubOptions{})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -361,14 +370,14 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls []string
 			out := stream{
-				send: func(e games.Event, _ []byte) error {
+				send: func(e games.Event) error {
 					calls = append(calls, fmt.Sprintf("%s %d", e.Kind, e.ID))
 					return nil
 				},
 				flush: func() error { calls = append(calls, "flush"); return nil },
 				beat:  func() error { calls = append(calls, "beat"); return nil },
 			}
-			if err := svc.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
+			if err := hub.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Join(calls, ", "); got != tc.want {
@@ -381,7 +390,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 func TestFollowEndsOnShutdown(t *testing.T) {
 	ctx := context.Background()
 	stopping := make(chan struct{})
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second, Stopping: stopping})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second}, games.HubOptions{Stopping: stopping})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -389,7 +398,7 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	beats := make(chan struct{}, 10)
 	go func() {
-		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, stream{beat: func() error { beats <- struct{}{}; return nil }})
+		done <- hub.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, stream{beat: func() error { beats <- struct{}{}; return nil }})
 	}()
 	<-beats // the stream is live and beating
 	close(stopping)
@@ -542,19 +551,15 @@ func (c *countingStore) Records(ctx context.Context, id string, from, limit int)
 }
 
 // TestFollowReadsOncePerChange: however many follow a game, each change is
-// read from the store once (per instance), encoded once, and every follower
-// gets the same bytes, in order.
+// read from the store once (per instance), each event is made once, and
+// every follower gets the same events, in order: the very same values, so
+// the api encodes each once.
 func TestFollowReadsOncePerChange(t *testing.T) {
 	const followers, moves = 200, 6
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := &countingStore{Store: memory.New()}
-	var encoded atomic.Int64
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: time.Hour,
-		EncodeEvent: func(e games.Event) ([]byte, error) {
-			encoded.Add(1)
-			return fmt.Appendf(nil, "%s %d", e.Kind, e.ID), nil
-		}})
+	svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: time.Hour})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -564,13 +569,17 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([][]string, followers)
+	made := make([][]*games.Move, followers) // the move events' values, as each follower got them
 	var started, wg sync.WaitGroup
 	for i := range followers {
 		started.Add(1)
 		wg.Go(func() {
 			first := true
-			_ = svc.Follow(ctx, a.Game.ID, -1, time.Hour, stream{send: func(_ games.Event, frame []byte) error {
-				got[i] = append(got[i], string(frame))
+			_ = hub.Follow(ctx, a.Game.ID, -1, time.Hour, stream{send: func(e games.Event) error {
+				got[i] = append(got[i], fmt.Sprintf("%s %d", e.Kind, e.ID))
+				if e.Move != nil {
+					made[i] = append(made[i], e.Move)
+				}
 				if first {
 					first = false
 					started.Done()
@@ -583,7 +592,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		})
 	}
 	started.Wait() // every follower has the joined event
-	readsBefore, encodedBefore := st.records.Load(), encoded.Load()
+	readsBefore := st.records.Load()
 	tokens := [2]string{a.Token, b.Token}
 	g := b.Game
 	for range moves {
@@ -608,8 +617,12 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	if reads := st.records.Load() - readsBefore; reads > moves {
 		t.Errorf("%d reads of moves for %d moves and %d followers, want at most one a move", reads, moves, followers)
 	}
-	if n := encoded.Load() - encodedBefore; n != moves {
-		t.Errorf("%d events encoded for %d moves, want one each", n, moves)
+	for i := range made {
+		for j, m := range made[i] {
+			if m != made[0][j] {
+				t.Fatalf("follower %d got move %d as a value of its own, want the one every follower shares", i, m.Ply+1)
+			}
+		}
 	}
 }
 

@@ -648,12 +648,10 @@ func testTwoServicesSweep(t *testing.T, s Store, fx *fixtures) {
 	clock.set(t0.Add(games.DefaultIdleExpiry + time.Hour))
 	var wg sync.WaitGroup
 	errs := make([]error, racers)
+	sweepers := [2]*games.Sweeper{games.NewSweeper(a, games.SweepOptions{}), games.NewSweeper(b, games.SweepOptions{})}
 	for i := range racers {
-		svc := a
-		if i%2 == 1 {
-			svc = b
-		}
-		wg.Go(func() { _, errs[i] = svc.SweepOnce(ctx) })
+		sw := sweepers[i%2]
+		wg.Go(func() { _, errs[i] = sw.SweepOnce(ctx) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -674,7 +672,7 @@ func testTwoServicesSweep(t *testing.T, s Store, fx *fixtures) {
 	if next, err := s.NextDeadline(ctx); err != nil || !next.IsZero() {
 		t.Fatalf("next deadline %v (%v) after the sweep, want none", next, err)
 	}
-	if n, err := b.SweepOnce(ctx); err != nil || n != 0 {
+	if n, err := sweepers[1].SweepOnce(ctx); err != nil || n != 0 {
 		t.Fatalf("a sweep after: %d overdue (%v), want none", n, err)
 	}
 }
