@@ -123,7 +123,7 @@ func TestEventStreamsShareFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.Resign(ctx, g.ID, a.Token); err != nil {
+	if _, err := svc.Resign(ctx, g.ID, games.Actor{Token: a.Token}); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait() // the end event ends every stream

@@ -36,7 +36,9 @@ type GameService interface {
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
 	Play(ctx context.Context, req games.MoveRequest) (res games.PlayResult, replayed bool, err error)
-	Resign(ctx context.Context, id, token string) (games.Game, error)
+	Resign(ctx context.Context, id string, by games.Actor) (games.Game, error)
+	Draw(ctx context.Context, id string, by games.Actor, offer bool) (games.Game, error)
+	Takeback(ctx context.Context, id string, by games.Actor, offer bool) (games.Game, error)
 }
 
 // GameHub is what the event streams need: *games.Hub has it.
@@ -63,7 +65,13 @@ func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 func (noGames) Play(context.Context, games.MoveRequest) (games.PlayResult, bool, error) {
 	return games.PlayResult{}, false, errNoGames
 }
-func (noGames) Resign(context.Context, string, string) (games.Game, error) {
+func (noGames) Resign(context.Context, string, games.Actor) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) Draw(context.Context, string, games.Actor, bool) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) Takeback(context.Context, string, games.Actor, bool) (games.Game, error) {
 	return games.Game{}, errNoGames
 }
 func (noGames) Follow(context.Context, string, int, time.Duration, games.Stream) error {
@@ -102,6 +110,21 @@ func bearerToken(h string) string {
 		return ""
 	}
 	return strings.TrimSpace(token)
+}
+
+// actor is who the caller acts as in a game: the seat token it sends, or
+// else the player its Player-Token authenticates (games decides which
+// seat, if any, is that player's).
+func (s *Server) actor(ctx context.Context) (games.Actor, error) {
+	cl := callerOf(ctx)
+	if cl.token != "" || cl.playerToken == "" {
+		return games.Actor{Token: cl.token}, nil
+	}
+	p, err := s.callerPlayer(ctx)
+	if err != nil {
+		return games.Actor{}, err
+	}
+	return games.Actor{Player: p.ID}, nil
 }
 
 func callerOf(ctx context.Context) caller {
@@ -227,8 +250,11 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	if req.Body == nil {
 		return nil, errNoBody
 	}
-	cl := callerOf(ctx)
-	mr := games.MoveRequest{ID: req.Id, Token: cl.token, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: cl.addr}
+	by, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	mr := games.MoveRequest{ID: req.Id, Token: by.Token, Player: by.Player, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: callerOf(ctx).addr}
 	res, replayed, err := s.games.Play(ctx, mr)
 	if err != nil {
 		return nil, err
@@ -246,7 +272,11 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 // ResignGame ends the game for the caller's seat; the same seat resigning
 // again gets the same answer.
 func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (ResignGameResponseObject, error) {
-	g, err := s.games.Resign(ctx, req.Id, callerOf(ctx).token)
+	by, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.games.Resign(ctx, req.Id, by)
 	if err != nil {
 		return nil, err
 	}

@@ -36,6 +36,9 @@ const (
 	// deadline, or an idle game's expiry); the other side wins. Time is the
 	// game session's business, not the rules': the engine only names the end.
 	ByTimeout
+	// ByAgreement: both sides agreed to a draw (a game session's offer,
+	// accepted); like a timeout, the rules only name it.
+	ByAgreement
 )
 
 // String returns the snake_case word the API uses ("" for NotOver).

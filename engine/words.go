@@ -21,7 +21,7 @@ var (
 	captureSeedWords = words{"CaptureSeed", "captureSeed", []string{"taken", "left"}, ErrInvalidRules}
 	leftoversWords   = words{"Leftovers", "leftovers", []string{"last_mover", "side_owner"}, ErrInvalidRules}
 	winnerWords      = words{"Winner", "winner", []string{"", "south", "north", "draw"}, ErrInvalidWord}
-	endWords         = words{"EndReason", "end reason", []string{"", "majority", "no_moves", "repetition", "resignation", "timeout"}, ErrInvalidWord}
+	endWords         = words{"EndReason", "end reason", []string{"", "majority", "no_moves", "repetition", "resignation", "timeout", "agreement"}, ErrInvalidWord}
 	reasonWords      = words{"Reason", "illegal-move reason", []string{"", "game_over", "not_your_pit", "empty_pit", "infinite_relay", "must_feed"}, ErrInvalidWord}
 )
 

@@ -48,6 +48,7 @@ func TestEnumText(t *testing.T) {
 		{ByRepetition, "repetition", decode[EndReason]},
 		{ByResignation, "resignation", decode[EndReason]},
 		{ByTimeout, "timeout", decode[EndReason]},
+		{ByAgreement, "agreement", decode[EndReason]},
 		{Legal, "", decode[Reason]},
 		{GameOver, "game_over", decode[Reason]},
 		{NotYourPit, "not_your_pit", decode[Reason]},

@@ -476,7 +476,7 @@ func TestPrune(t *testing.T) {
 		default:
 			recent = append(recent, a.Game.ID)
 		}
-		if _, err := svc.Resign(ctx, a.Game.ID, a.Token); err != nil {
+		if _, err := svc.Resign(ctx, a.Game.ID, games.Actor{Token: a.Token}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -31,6 +31,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/fault"
 )
 
@@ -42,6 +43,17 @@ const (
 	EventJoined EventKind = "joined" // the second seat was taken; id 0
 	EventMove   EventKind = "move"   // a move; id is the ply after it
 	EventEnd    EventKind = "end"    // the game ended (finished or aborted); id is its last ply
+	// EventOffer: a draw offer or a takeback proposal now stands (the
+	// game's offers say which); id is the game's ply.
+	EventOffer EventKind = "offer"
+	// EventOfferDeclined: an offer was refused or withdrawn; id is the
+	// game's ply.
+	EventOfferDeclined EventKind = "offerDeclined"
+	// EventTakeback: moves were taken back; id is the ply the game went
+	// back to, and the game is as it stood there. The moves after it are
+	// gone: a follower drops them, and the events that follow go on from
+	// that ply.
+	EventTakeback EventKind = "takeback"
 )
 
 // Event is one event of a game's stream. Its ID is a ply count: a client
@@ -50,8 +62,12 @@ const (
 type Event struct {
 	ID   int
 	Kind EventKind
-	Game *Game // joined and end: the game at that point
+	Game *Game // joined, end, offer, offerDeclined and takeback: the game at that point
 	Move *Move // move
+	// Version is the game's version when the event was read: with the
+	// kind and ID it names the event, since a takeback makes plies (and
+	// so IDs) come again.
+	Version int64
 }
 
 // Changes carries the news that a game changed between the instances that
@@ -225,9 +241,18 @@ type feedRun struct {
 	tick     *time.Ticker // the poll
 	quiet    *time.Timer  // the heartbeat
 	retry    *time.Timer  // the next read after a failed one
-	next     int          // the ply of the next move to add
-	joined   bool         // the joined event is added
 	failures int          // reads failed in a row
+	at       feedAt
+}
+
+// feedAt is where a feed's log stands: what the next read adds to.
+type feedAt struct {
+	next   int    // the ply of the next move to add
+	joined bool   // the joined event is added
+	pits   []byte // the pits of the moves added, which a takeback cuts
+	// offers are the draw and takeback offers last seen, at offerPly.
+	offers   [2]Offer
+	offerPly int
 }
 
 // run keeps f's log up to date until its last follower leaves: it reads
@@ -249,7 +274,7 @@ func (h *Hub) run(f *feed) {
 	defer r.quiet.Stop()
 	defer r.retry.Stop()
 	for {
-		grew, err := h.extend(ctx, f, &r.next, &r.joined)
+		grew, err := h.extend(ctx, f, &r.at)
 		if ctx.Err() != nil || !h.settle(f, &r, err) || f.done() {
 			return
 		}
@@ -318,9 +343,9 @@ func (h *Hub) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) boo
 
 // extend reads what is new in the game and appends it to f's log; it says
 // whether the log grew. When a read fails part way, what was read before it
-// is appended all the same, and next and joined say where the next extend
-// goes on: the log never skips or repeats an event.
-func (h *Hub) extend(ctx context.Context, f *feed, next *int, joined *bool) (grew bool, err error) {
+// is appended all the same, and at says where the next extend goes on: the
+// log never skips or repeats an event.
+func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt) (grew bool, err error) {
 	g, err := h.store.Game(ctx, f.id)
 	if err != nil {
 		return false, notFound(f.id, err)
@@ -336,12 +361,20 @@ func (h *Hub) extend(ctx context.Context, f *feed, next *int, joined *bool) (gre
 		})
 		grew = true
 	}()
-	if !*joined && !g.JoinedAt.IsZero() {
-		add = append(add, Event{ID: 0, Kind: EventJoined, Game: &g})
-		*joined = true
+	if !at.joined && !g.JoinedAt.IsZero() {
+		add = append(add, Event{ID: 0, Kind: EventJoined, Game: &g, Version: g.Version})
+		at.joined = true
 	}
-	for *next < g.Ply {
-		ms, err := storedMoves(ctx, h.store, &g, *next, followPage)
+	if back := takenBack(at.pits, g.History); back < at.next {
+		e, err := h.takebackEvent(ctx, &g, back)
+		if err != nil {
+			return false, notFound(f.id, err)
+		}
+		add = append(add, e)
+		at.next, at.pits = back, at.pits[:back]
+	}
+	for at.next < g.Ply {
+		ms, err := storedMoves(ctx, h.store, &g, at.next, followPage)
 		if err != nil {
 			return false, notFound(f.id, err)
 		}
@@ -349,14 +382,74 @@ func (h *Hub) extend(ctx context.Context, f *feed, next *int, joined *bool) (gre
 			break
 		}
 		for i := range ms {
-			add = append(add, Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]})
-			*next = ms[i].Ply + 1
+			add = append(add, Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i], Version: g.Version})
+			at.next = ms[i].Ply + 1
+			at.pits = append(at.pits, byte(ms[i].Pit))
 		}
 	}
-	if g.Status.Over() && *next >= g.Ply {
-		add = append(add, Event{ID: g.Ply, Kind: EventEnd, Game: &g})
+	add = append(add, offerEvents(&g, at)...)
+	if g.Status.Over() && at.next >= g.Ply {
+		add = append(add, Event{ID: g.Ply, Kind: EventEnd, Game: &g, Version: g.Version})
 	}
 	return false, nil // grew: see the deferred append
+}
+
+// takenBack is the number of pits sent and history have in common: below
+// len(sent) when moves sent were taken back since (and perhaps others
+// made in their place).
+func takenBack(sent, history []byte) int {
+	n := 0
+	for n < len(sent) && n < len(history) && sent[n] == history[n] {
+		n++
+	}
+	return n
+}
+
+// takebackEvent is the event of g's takeback to ply to: the game as it
+// stood there, rebuilt from the records when moves were made again since.
+func (h *Hub) takebackEvent(ctx context.Context, g *Game, to int) (Event, error) {
+	at := *g
+	if to < g.Ply {
+		recs, err := h.store.Records(ctx, g.ID, 0, to)
+		if err != nil {
+			return Event{}, err
+		}
+		then := Game{Status: Active, TimeControl: g.TimeControl, Clock: g.TimeControl.startClock(), AI: g.AI,
+			UpdatedAt: g.startedAt(), Position: g.Start}
+		if err := walk(g, recs, func(_ Move, after *Game) { then = *after }); err != nil {
+			return Event{}, err
+		}
+		at.Ply, at.Position, at.Status, at.Result = then.Ply, then.Position, Active, engine.Result{}
+		at.Clock, at.UpdatedAt, at.History, at.Deadline = then.Clock, then.UpdatedAt, g.History[:to:to], time.Time{}
+		at.DrawOffer, at.TakebackOffer = NoOffer, NoOffer
+	}
+	return Event{ID: to, Kind: EventTakeback, Game: &at, Version: g.Version}, nil
+}
+
+// offerEvents are the events of the change in g's offers since at (which
+// they move on): an offer that now stands, or one refused or withdrawn;
+// none for an offer a move, a takeback or the end cleared. One event of a
+// kind shows both offers.
+func offerEvents(g *Game, at *feedAt) []Event {
+	var made, declined bool
+	for i, o := range [2]Offer{g.DrawOffer, g.TakebackOffer} {
+		switch was := at.offers[i]; {
+		case o == was:
+		case o != NoOffer:
+			made = true
+		case g.Status == Active && g.Ply == at.offerPly:
+			declined = true
+		}
+	}
+	at.offers, at.offerPly = [2]Offer{g.DrawOffer, g.TakebackOffer}, g.Ply
+	var out []Event
+	if declined {
+		out = append(out, Event{ID: g.Ply, Kind: EventOfferDeclined, Game: g, Version: g.Version})
+	}
+	if made {
+		out = append(out, Event{ID: g.Ply, Kind: EventOffer, Game: g, Version: g.Version})
+	}
+	return out
 }
 
 // update changes f under its lock and wakes its followers.
@@ -425,12 +518,13 @@ func (h *Hub) Follow(ctx context.Context, id string, lastID int, heartbeat time.
 	defer h.leave(f)
 	sent := 0   // entries of f's log dealt with
 	beats := -1 // the feed's heartbeats seen; -1 before the first look
+	seen := lastID
 	for {
 		st := f.since(sent)
 		if st.err != nil || st.stopped {
 			return st.err
 		}
-		n, err := sendBatch(st.batch, lastID, out)
+		n, err := sendBatch(st.batch, &seen, lastID < 0, out)
 		sent += len(st.batch)
 		switch {
 		case err != nil:
@@ -453,11 +547,11 @@ func (h *Hub) Follow(ctx context.Context, id string, lastID int, heartbeat time.
 }
 
 // sendBatch sends out the events of batch a follower that has seen up to
-// lastID wants, and says how many.
-func sendBatch(batch []Event, lastID int, out Stream) (int, error) {
+// *seen (-1: nothing) wants, moves *seen on, and says how many it sent.
+func sendBatch(batch []Event, seen *int, fromStart bool, out Stream) (int, error) {
 	n := 0
 	for _, e := range batch {
-		if !wanted(e, lastID) {
+		if !wanted(e, seen, fromStart) {
 			continue
 		}
 		if err := out.Send(e); err != nil {
@@ -468,15 +562,31 @@ func sendBatch(batch []Event, lastID int, out Stream) (int, error) {
 	return n, nil
 }
 
-// wanted says whether a follower that has seen up to lastID is sent e: the
-// joined event only from the beginning, moves after lastID, and the end
-// always, since it closes the stream.
-func wanted(e Event, lastID int) bool {
+// wanted says whether a follower that has seen up to *seen is sent e, and
+// moves *seen on when it is: the joined event only from the beginning,
+// moves after *seen, a takeback when it undoes moves the follower has
+// seen, offers at or after *seen, and the end always, since it closes the
+// stream. A follower that resumes after a takeback it did not see (from
+// an id of the moves taken back) may be sent that takeback and the moves
+// made again since: applied in order, they still leave it right.
+func wanted(e Event, seen *int, fromStart bool) bool {
 	switch e.Kind {
 	case EventJoined:
-		return lastID < 0
+		return fromStart
 	case EventMove:
-		return e.ID > lastID
+		if e.ID <= *seen {
+			return false
+		}
+		*seen = e.ID
+		return true
+	case EventTakeback:
+		if e.ID >= *seen {
+			return false
+		}
+		*seen = e.ID
+		return true
+	case EventOffer, EventOfferDeclined:
+		return e.ID >= *seen
 	}
 	return true
 }

@@ -73,6 +73,11 @@ type Game struct {
 	// once the game is over. Stores index it: every instance finds the
 	// overdue games with it.
 	Deadline time.Time
+
+	// DrawOffer and TakebackOffer are the offers that stand in an active
+	// game (see offers.go); a move clears a takeback offer, and a draw
+	// offer of the side that did not move.
+	DrawOffer, TakebackOffer Offer
 }
 
 // SeatPlayer is the player in a seat of a game.

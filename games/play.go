@@ -24,10 +24,11 @@ type PlayResult struct {
 }
 
 // MoveRequest is a request to play Pit at Ply of game ID for the holder of
-// Token.
+// Token, or for the seat of Player (see Actor).
 type MoveRequest struct {
 	ID       string
 	Token    string
+	Player   string // the id of the player the api authenticated, when no Token
 	Ply, Pit int
 	// Client is the address the request came from: the AI's search slots
 	// are shared out by it (see Options.AIConcurrency).
@@ -44,7 +45,7 @@ type MoveRequest struct {
 // its result, replayed; any other waits for it, then is answered from the
 // game it left.
 func (s *Service) Play(ctx context.Context, req MoveRequest) (res PlayResult, replayed bool, err error) {
-	hash := tokenHash(req.Token)
+	hash := actorKey(req.actor())
 	key := flightKey{id: req.ID, ply: req.Ply}
 	for {
 		f, lead := s.flights.join(key, hash, req.Pit)
@@ -66,6 +67,9 @@ func (s *Service) Play(ctx context.Context, req MoveRequest) (res PlayResult, re
 		// (or refused) on its own, on the game as that one left it.
 	}
 }
+
+// actor is who sends req.
+func (req *MoveRequest) actor() Actor { return Actor{Token: req.Token, Player: req.Player} }
 
 // lead plays req as the flight f, and lands f with the answer whatever
 // happens, so that its waiters never wait for nothing.
@@ -169,7 +173,7 @@ func (s *Service) gameFor(ctx context.Context, useCache bool, req MoveRequest, n
 			return g, 0, false, err
 		}
 	}
-	if side, err = seatOf(&g, req.Token); err != nil {
+	if side, err = seatOf(&g, req.actor()); err != nil {
 		return g, 0, false, err // tokens never change: the cache is as good as the database
 	}
 	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
@@ -197,6 +201,7 @@ func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveR
 	g.Clock = charge(g.TimeControl, g.Clock, side, g.Ply, false, res.Move.Elapsed)
 	hist = append(hist, g.Position)
 	advance(g, rec, res.Move)
+	clearOffers(g, side)
 	res.Move.Clock, res.Move.HasClock = ClockOf(g)
 	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
 		reply, err := s.ai.move(ctx, req.Client, g, rec, hist)

@@ -167,20 +167,22 @@ func TestRatedEndByResignation(t *testing.T) {
 	fx := newRatedFixture(t)
 	g, tokens := fx.start(t, blitz, engine.Start())
 	fx.clock.Advance(time.Second)
-	if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[0], Ply: 0, Pit: 0}); err != nil {
-		t.Fatal(err)
+	for ply, pit := range []int{0, 6} { // both sides have moved: a resignation counts
+		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	ended, err := fx.svc.Resign(t.Context(), g.ID, tokens[1])
+	ended, err := fx.svc.Resign(t.Context(), g.ID, games.Actor{Token: tokens[1]})
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkRated(t, fx, ended, 0, players.Live)
 	// The winner cannot resign a finished game, and the loser's second
 	// resignation rates nothing again.
-	if _, err := fx.svc.Resign(t.Context(), g.ID, tokens[0]); !errors.Is(err, games.ErrFinished) {
+	if _, err := fx.svc.Resign(t.Context(), g.ID, games.Actor{Token: tokens[0]}); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("resigning a finished game: %v", err)
 	}
-	if _, err := fx.svc.Resign(t.Context(), g.ID, tokens[1]); err != nil {
+	if _, err := fx.svc.Resign(t.Context(), g.ID, games.Actor{Token: tokens[1]}); err != nil {
 		t.Fatalf("the same resignation again: %v", err)
 	}
 	checkRated(t, fx, ended, 0, players.Live)
@@ -275,15 +277,17 @@ func TestRatedGamesEndingAtOnce(t *testing.T) {
 	ids, tokens := make([]string, n), make([][2]string, n)
 	for i := range n {
 		g, tk := fx.start(t, blitz, engine.Start())
-		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tk[0], Ply: 0, Pit: 0}); err != nil {
-			t.Fatal(err)
+		for ply, pit := range []int{0, 6} {
+			if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tk[ply%2], Ply: ply, Pit: pit}); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ids[i], tokens[i] = g.ID, tk
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
-		wg.Go(func() { _, errs[i] = fx.svc.Resign(t.Context(), ids[i], tokens[i][1]) })
+		wg.Go(func() { _, errs[i] = fx.svc.Resign(t.Context(), ids[i], games.Actor{Token: tokens[i][1]}) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -313,7 +317,7 @@ func TestOnePlayerBothSeats(t *testing.T) {
 	if b.Game.Players[engine.North].ID != "" || b.Game.Players[engine.South].ID != fx.players[0].ID {
 		t.Fatalf("seats %+v", b.Game.Players)
 	}
-	if _, err := fx.svc.Resign(t.Context(), a.Game.ID, b.Token); err != nil {
+	if _, err := fx.svc.Resign(t.Context(), a.Game.ID, games.Actor{Token: b.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if p := fx.player(t, 0); p.Counts.Games != 1 || p.Counts.Wins != 1 {
@@ -329,7 +333,7 @@ func TestAIGameCountsForItsPlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ended, err := fx.svc.Resign(t.Context(), a.Game.ID, a.Token)
+	ended, err := fx.svc.Resign(t.Context(), a.Game.ID, games.Actor{Token: a.Token})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func TestRetryRebuildsTheAnswer(t *testing.T) {
 		}},
 		{"after a rated end by resignation", func(t *testing.T) {
 			fx.clock.Advance(time.Second)
-			if _, err := fx.svc.Resign(ctx, g.ID, tokens[engine.South]); err != nil {
+			if _, err := fx.svc.Resign(ctx, g.ID, games.Actor{Token: tokens[engine.South]}); err != nil {
 				t.Fatal(err)
 			}
 			// The seats' ratings were the players' first ones, which the

@@ -141,18 +141,36 @@ func newGameID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// seatOf returns the side whose token is token, or ErrUnauthorized.
-func seatOf(g *Game, token string) (engine.Side, error) {
-	if token == "" {
-		return 0, fmt.Errorf("%w: send the seat's token as Authorization: Bearer TOKEN", ErrUnauthorized)
+// seatOf returns the side by acts for in g, or ErrUnauthorized: the seat
+// whose token by carries, or else the seat whose player by is.
+func seatOf(g *Game, by Actor) (engine.Side, error) {
+	if by.Token == "" && by.Player == "" {
+		return 0, fmt.Errorf("%w: send the seat's token as Authorization: Bearer TOKEN, or the seat's player's Player-Token", ErrUnauthorized)
 	}
-	h := tokenHash(token)
+	if by.Token != "" {
+		h := tokenHash(by.Token)
+		for _, side := range []engine.Side{engine.South, engine.North} {
+			if len(g.Tokens[side]) == len(h) && subtle.ConstantTimeCompare(g.Tokens[side], h) == 1 {
+				return side, nil
+			}
+		}
+		return 0, fmt.Errorf("%w: the token is not one of this game's seats", ErrUnauthorized)
+	}
 	for _, side := range []engine.Side{engine.South, engine.North} {
-		if len(g.Tokens[side]) == len(h) && subtle.ConstantTimeCompare(g.Tokens[side], h) == 1 {
+		if g.Players[side].ID == by.Player {
 			return side, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: the token is not one of this game's seats", ErrUnauthorized)
+	return 0, fmt.Errorf("%w: the player has no seat in this game", ErrUnauthorized)
+}
+
+// actorKey tells apart who sends move requests, for the flights: the
+// token's hash, or the player's id hashed apart from any token.
+func actorKey(by Actor) []byte {
+	if by.Token != "" {
+		return tokenHash(by.Token)
+	}
+	return tokenHash("player\x00" + by.Player)
 }
 
 // NewGame is what a creator asks for.
@@ -440,61 +458,67 @@ func (s *Service) moves(ctx context.Context, g *Game, from, limit int) ([]Move, 
 	return storedMoves(ctx, s.store, g, from, limit)
 }
 
-// Resign ends the game for the holder of token: the other side wins. The
-// same seat resigning again (a resend after a lost answer) gets the game as
-// its resignation left it, which nothing changes after; the other seat gets
-// ErrFinished.
-func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
+// Resign ends the game for by's seat: the other side wins. The same seat
+// resigning again (a resend after a lost answer) gets the game as its
+// resignation left it, which nothing changes after; the other seat gets
+// ErrFinished. A rated game in which a side has not moved yet is aborted
+// instead (abortOnly), and a resignation sent to it again gets it aborted.
+func (s *Service) Resign(ctx context.Context, id string, by Actor) (Game, error) {
+	for range maxAmendTries {
+		res, err := s.resignOnce(ctx, id, by)
+		if !errors.Is(err, ErrConflict) {
+			return res, notFound(id, err)
+		}
+		// The game changed since it was read (it ended, or an offer was
+		// made): read it again, and say how or resign again.
+	}
+	return Game{}, corrupt("game %s: a resignation kept conflicting", id)
+}
+
+// resignOnce is Resign on one read of the game.
+func (s *Service) resignOnce(ctx context.Context, id string, by Actor) (Game, error) {
 	g, err := s.current(ctx, id)
 	if err != nil {
 		return g, err
 	}
-	side, err := seatOf(&g, token)
+	side, err := seatOf(&g, by)
 	if err != nil {
 		return g, err
 	}
-	rec, err := engine.NewGame(g.Start, g.Rules)
-	if err != nil {
-		return g, corrupt("game %s: start: %v", id, err)
-	}
-	if err := rec.Resign(side); err != nil {
-		return g, corrupt("game %s: resign: %v", id, err)
-	}
-	result := rec.Result()
-	if g.Status == Finished && g.Result == result {
+	result := engine.Result{Reason: engine.ByResignation, Winner: engine.WinnerOf(side.Other())}
+	if g.Status == Finished && g.Result == result || g.Status == Aborted && g.Rated && g.firstMove() && !g.JoinedAt.IsZero() {
 		return g, nil // this seat has resigned already
 	}
 	if _, err := s.refusal(ctx, &g, side, -1, -1); err != nil {
 		return g, err
 	}
 	var res Game
-	for range maxRatingTries {
-		at := s.clock()
-		var m *players.Match
-		if m, err = s.match(ctx, &g, result, at); err != nil {
-			return g, err
-		}
-		if res, err = s.store.Resign(ctx, id, result, at, m); !errors.Is(err, players.ErrRatingsChanged) {
-			break
-		}
-	}
-	if errors.Is(err, ErrConflict) {
-		// The game ended since it was read: say how.
-		if g, err = s.store.Game(ctx, id); err != nil {
-			return g, notFound(id, err)
-		}
-		if g.Status == Finished && g.Result == result {
-			return g, nil // by this seat's resignation, sent twice at once
-		}
-		if _, err := s.refusal(ctx, &g, side, -1, -1); err != nil {
-			return g, err
-		}
-		return g, corrupt("game %s: a resignation conflicted, yet the game is active", id)
+	if g.abortOnly() {
+		res, err = s.end(ctx, &g, End{ID: id, Version: g.Version, Status: Aborted, Clock: g.Clock})
+	} else {
+		res, err = s.resign(ctx, &g, result)
 	}
 	if err != nil {
-		return g, notFound(id, err)
+		return g, err
 	}
 	s.cache.put(&res)
 	s.changed(ctx, id)
 	return res, nil
+}
+
+// resign writes g's end by resignation with result.
+func (s *Service) resign(ctx context.Context, g *Game, result engine.Result) (Game, error) {
+	var res Game
+	var err error
+	for range maxRatingTries {
+		at := s.clock()
+		var m *players.Match
+		if m, err = s.match(ctx, g, result, at); err != nil {
+			return *g, err
+		}
+		if res, err = s.store.Resign(ctx, g.ID, result, at, m); !errors.Is(err, players.ErrRatingsChanged) {
+			break
+		}
+	}
+	return res, err
 }

@@ -121,20 +121,20 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 1, Pit: 1}); !errors.Is(err, games.ErrNotYourTurn) {
 		t.Fatalf("South at North's turn: %v", err)
 	}
-	g, err := svc.Resign(ctx, id, north.Token)
+	g, err := svc.Resign(ctx, id, games.Actor{Token: north.Token})
 	if err != nil || g.Result != (engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}) {
 		t.Fatalf("resign: %+v %v", g.Result, err)
 	}
 	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
-	if again, err := svc.Resign(ctx, id, north.Token); err != nil || again.Version != g.Version || again.Result != g.Result {
+	if again, err := svc.Resign(ctx, id, games.Actor{Token: north.Token}); err != nil || again.Version != g.Version || again.Result != g.Result {
 		t.Fatalf("the same seat resigning again: version %d %+v %v, want the first answer's version %d", again.Version, again.Result, err, g.Version)
 	}
-	if _, err := svc.Resign(ctx, id, south.Token); !errors.Is(err, games.ErrFinished) {
+	if _, err := svc.Resign(ctx, id, games.Actor{Token: south.Token}); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("the other seat resigning after the resignation: %v", err)
 	}
-	if _, err := svc.Resign(ctx, id, "nope"); !errors.Is(err, games.ErrUnauthorized) {
+	if _, err := svc.Resign(ctx, id, games.Actor{Token: "nope"}); !errors.Is(err, games.ErrUnauthorized) {
 		t.Fatalf("resign with a bad token: %v", err)
 	}
 	if _, err := svc.Game(ctx, "nope"); !errors.Is(err, games.ErrNotFound) {
@@ -304,7 +304,7 @@ func TestGameServiceFollow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.Resign(ctx, id, a.Token); err != nil {
+	if _, err := svc.Resign(ctx, id, games.Actor{Token: a.Token}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {
@@ -356,7 +356,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := svc.Resign(ctx, g.ID, a.Token); err != nil {
+	if _, err := svc.Resign(ctx, g.ID, games.Actor{Token: a.Token}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {

@@ -71,14 +71,14 @@ type Store interface {
 	// ApplyPlay stores p in one transaction if the game is still active at
 	// p.Ply, and ErrConflict otherwise (ErrNotFound for an unknown game): of
 	// concurrent plays for one ply exactly one is stored. It writes p.Game's
-	// position, status, result, clock, deadline and UpdatedAt, adds
+	// position, status, result, clock, deadline, offers and UpdatedAt, adds
 	// p.Moves to the records (with their Version) and their pits to the
 	// history, moves the ply on by len(p.Moves) and bumps the version.
 	// A p.Match is applied in the same transaction (ApplyMatch); when it
 	// reports players.ErrRatingsChanged nothing is written.
 	ApplyPlay(ctx context.Context, p Play) error
 	// Resign finishes an active game with result at time at (Version up by
-	// one, Deadline zero), applies match when it is not nil (ApplyMatch),
+	// one, Deadline zero, no offers), applies match when it is not nil (ApplyMatch),
 	// and returns the game; ErrConflict when the game is not active,
 	// ErrNotFound when unknown, players.ErrRatingsChanged as ApplyMatch
 	// says (nothing written).
@@ -87,12 +87,29 @@ type Store interface {
 	// players.ErrNotFound: the service reads the ratings a Match starts
 	// from with it.
 	Player(ctx context.Context, id string) (players.Player, error)
+	// Amend writes an offer, its withdrawal or refusal, or a takeback (see
+	// Amend) and returns the game after it.
+	Amend(ctx context.Context, a Amend) (Game, error)
 	Deadlines
 }
 
-// End is the write that ends a game at its deadline: the game with ID, if
-// it is still at Version, gets Status (Finished with Result, or Aborted),
-// Clock, UpdatedAt At, a zero Deadline and Version up by one.
+// Amend is the write of an offer or a takeback: the game with ID, if it
+// is still active at Version, gets Game's Ply, Position, Clock, UpdatedAt,
+// Deadline, DrawOffer and TakebackOffer, Version up by one; when Game.Ply
+// is below the stored ply (a takeback), the records from Game.Ply on are
+// deleted and the history cut to Game.Ply, in the same transaction.
+// ErrConflict when the game is no longer active at Version, ErrNotFound
+// when unknown.
+type Amend struct {
+	ID      string
+	Version int64
+	Game    Game
+}
+
+// End is the write that ends a game at its deadline (or by agreement, or
+// an abort): the game with ID, if it is still at Version, gets Status
+// (Finished with Result, or Aborted), Clock, UpdatedAt At, a zero
+// Deadline, no offers and Version up by one.
 type End struct {
 	ID      string
 	Version int64

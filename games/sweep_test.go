@@ -131,7 +131,7 @@ func TestSweeperPrunes(t *testing.T) {
 		svc := games.NewService(st, games.Options{Choose: lastLegal})
 		resigned := func() string {
 			g, tokens := twoSeatGame(t, svc)
-			if _, err := svc.Resign(t.Context(), g.ID, tokens[0]); err != nil {
+			if _, err := svc.Resign(t.Context(), g.ID, games.Actor{Token: tokens[0]}); err != nil {
 				t.Fatal(err)
 			}
 			return g.ID

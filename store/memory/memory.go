@@ -182,9 +182,36 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	g.Result = p.Game.Result
 	g.Clock = p.Game.Clock
 	g.Deadline = p.Game.Deadline
+	g.DrawOffer, g.TakebackOffer = p.Game.DrawOffer, p.Game.TakebackOffer
 	g.UpdatedAt = p.At
 	g.Version++
 	return nil
+}
+
+// Amend implements games.Store.
+func (s *Store) Amend(ctx context.Context, a games.Amend) (games.Game, error) {
+	if err := ctx.Err(); err != nil {
+		return games.Game{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	row, ok := s.games[a.ID]
+	if !ok {
+		return games.Game{}, games.ErrNotFound
+	}
+	g, n := &row.game, &a.Game
+	if g.Status != games.Active || g.Version != a.Version {
+		return games.Game{}, games.ErrConflict
+	}
+	if n.Ply < g.Ply {
+		row.records = slices.DeleteFunc(row.records, func(r games.Record) bool { return r.Ply >= n.Ply })
+		g.History = g.History[:max(n.Ply, 0)]
+		g.Ply = n.Ply
+	}
+	g.Position, g.Clock, g.UpdatedAt, g.Deadline = n.Position, n.Clock, n.UpdatedAt, n.Deadline
+	g.DrawOffer, g.TakebackOffer = n.DrawOffer, n.TakebackOffer
+	g.Version++
+	return copyGame(*g), nil
 }
 
 // Resign implements games.Store.
@@ -206,6 +233,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 		return games.Game{}, err
 	}
 	g.Status, g.Result, g.UpdatedAt, g.Deadline = games.Finished, result, at, time.Time{}
+	g.DrawOffer, g.TakebackOffer = games.NoOffer, games.NoOffer
 	g.Version++
 	return copyGame(*g), nil
 }
@@ -229,6 +257,7 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 		return games.Game{}, err
 	}
 	g.Status, g.Result, g.Clock, g.UpdatedAt, g.Deadline = e.Status, e.Result, e.Clock, e.At, time.Time{}
+	g.DrawOffer, g.TakebackOffer = games.NoOffer, games.NoOffer
 	g.Version++
 	return copyGame(*g), nil
 }

@@ -250,17 +250,18 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	rs := recordsOf(p.Moves)
 	g := &p.Game
-	set, ratings := seatRatings(p.Match, 18)
+	set, ratings := seatRatings(p.Match, 20)
 	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
 		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
-		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)}
+		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline),
+		g.DrawOffer.String(), g.TakebackOffer.String()}
 	err := s.ending(ctx, p.Match, func(q querier) error {
 		var applied int
 		err := q.QueryRow(ctx, `WITH game AS (
 			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
 				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $15, north_clock_us = $16,
-				deadline = $17, version = version + 1`+set+`
+				deadline = $17, draw_offer = $18, takeback_offer = $19, version = version + 1`+set+`
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
@@ -291,7 +292,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	err := s.ending(ctx, match, func(q querier) error {
 		var err error
 		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
-				updated_at = $4, deadline = NULL, version = version + 1`+set+`
+				updated_at = $4, deadline = NULL, draw_offer = '', takeback_offer = '', version = version + 1`+set+`
 			WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
 			append([]any{id, result.Winner.String(), result.Reason.String(), stamp(at)}, ratings...)...))
 		if errors.Is(err, games.ErrNotFound) {
@@ -320,7 +321,8 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	err := s.ending(ctx, e.Match, func(q querier) error {
 		var err error
 		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
-				south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, version = version + 1`+set+`
+				south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, draw_offer = '',
+				takeback_offer = '', version = version + 1`+set+`
 			WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
 			append([]any{e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
 				stored.Micros(e.Clock[engine.South]), stored.Micros(e.Clock[engine.North]), stamp(e.At)}, ratings...)...))
@@ -332,6 +334,33 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	if err != nil {
 		return games.Game{}, err
 	}
+	return g, nil
+}
+
+// Amend implements games.Store in one statement conditional on the
+// version the caller read; a takeback's deletion of the undone moves is
+// part of it, so it happens exactly when the game's row changes.
+func (s *Store) Amend(ctx context.Context, a games.Amend) (games.Game, error) {
+	n := &a.Game
+	g, err := scanGame(s.pool.QueryRow(ctx, `WITH game AS (
+			UPDATE games SET ply = $3, history = left(history, $3), position = $4, south_clock_us = $5,
+				north_clock_us = $6, updated_at = $7, deadline = $8, draw_offer = $9, takeback_offer = $10,
+				version = version + 1
+			WHERE id = $1 AND version = $2 AND status = 'active' AND ply >= $3
+			RETURNING `+gameColumns+`
+		), undone AS (
+			DELETE FROM moves m USING game WHERE m.game_id = game.id AND m.ply >= $3
+		)
+		SELECT `+gameColumns+` FROM game`,
+		a.ID, a.Version, n.Ply, n.Position.String(), stored.Micros(n.Clock[engine.South]), stored.Micros(n.Clock[engine.North]),
+		stamp(n.UpdatedAt), nullableTime(n.Deadline), n.DrawOffer.String(), n.TakebackOffer.String()))
+	if errors.Is(err, games.ErrNotFound) {
+		return games.Game{}, s.unmatched(ctx, a.ID)
+	}
+	if err != nil {
+		return games.Game{}, s.wrote(err)
+	}
+	s.failures.Succeeded()
 	return g, nil
 }
 

@@ -232,7 +232,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = 'finished', winner = ?, end_reason = ?,
-				updated_at = ?, deadline_us = NULL, version = version + 1, `+seatChangeSet+`
+				updated_at = ?, deadline_us = NULL, draw_offer = '', takeback_offer = '', version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND status = 'active' RETURNING `+gameColumns,
 			slices.Concat([]any{result.Winner.String(), result.Reason.String(), formatTime(at)}, seatChanges(match), []any{id})...))
 		if errors.Is(err, games.ErrNotFound) {
@@ -264,11 +264,11 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, south_clock_us = ?, north_clock_us = ?,
-				deadline_us = ?, version = version + 1, `+seatChangeSet+`
+				deadline_us = ?, draw_offer = ?, takeback_offer = ?, version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND ply = ? AND status = 'active'`,
 			slices.Concat([]any{len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
 				g.Result.Reason.String(), formatTime(p.At), stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]),
-				deadlineOf(g.Deadline)}, seatChanges(p.Match), []any{p.GameID, p.Ply})...)
+				deadlineOf(g.Deadline), g.DrawOffer.String(), g.TakebackOffer.String()}, seatChanges(p.Match), []any{p.GameID, p.Ply})...)
 		if err != nil {
 			return err
 		}
@@ -286,6 +286,35 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		}
 		return insertRecords(ctx, r, p.GameID, p.Moves)
 	})
+}
+
+// Amend implements games.Store: one conditional UPDATE on the version the
+// caller read, and for a takeback the deletion of the undone moves, in one
+// write of the group committer.
+func (s *Store) Amend(ctx context.Context, a games.Amend) (games.Game, error) {
+	n := &a.Game
+	var g games.Game
+	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		var err error
+		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET ply = ?1, history = substr(history, 1, ?1), position = ?2,
+				south_clock_us = ?3, north_clock_us = ?4, updated_at = ?5, deadline_us = ?6, draw_offer = ?7,
+				takeback_offer = ?8, version = version + 1
+			WHERE id = ?9 AND version = ?10 AND status = 'active' AND ply >= ?1 RETURNING `+gameColumns,
+			n.Ply, n.Position.String(), stored.Micros(n.Clock[engine.South]), stored.Micros(n.Clock[engine.North]),
+			formatTime(n.UpdatedAt), deadlineOf(n.Deadline), n.DrawOffer.String(), n.TakebackOffer.String(), a.ID, a.Version))
+		if errors.Is(err, games.ErrNotFound) {
+			if err := exists(ctx, r, a.ID); err != nil {
+				return err
+			}
+			return games.ErrConflict
+		}
+		if err != nil {
+			return err
+		}
+		_, err = r.exec(ctx, `DELETE FROM moves WHERE game_id = ? AND ply >= ?`, a.ID, n.Ply)
+		return err
+	})
+	return g, err
 }
 
 // execFound runs a write that must change a row: none is its answer when
@@ -359,8 +388,8 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		var err error
 		g, err = scanGame(r.queryRow(ctx, `UPDATE games SET status = ?, winner = ?, end_reason = ?,
-				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, version = version + 1,
-				`+seatChangeSet+`
+				south_clock_us = ?, north_clock_us = ?, updated_at = ?, deadline_us = NULL, draw_offer = '', takeback_offer = '',
+				version = version + 1, `+seatChangeSet+`
 			WHERE id = ? AND version = ? RETURNING `+gameColumns,
 			slices.Concat([]any{string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(), stored.Micros(e.Clock[engine.South]),
 				stored.Micros(e.Clock[engine.North]), formatTime(e.At)}, seatChanges(e.Match), []any{e.ID, e.Version})...))

@@ -65,7 +65,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, clockCases, puzzleCases, playerCases, stockCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
@@ -220,6 +220,8 @@ func diffGame(got, want games.Game) []string {
 	field("Clock", got.Clock == want.Clock, got.Clock, want.Clock)
 	field("Deadline", got.Deadline.Equal(want.Deadline), got.Deadline.Format(time.RFC3339Nano), want.Deadline.Format(time.RFC3339Nano))
 	field("Rated", got.Rated == want.Rated, got.Rated, want.Rated)
+	field("DrawOffer", got.DrawOffer == want.DrawOffer, got.DrawOffer, want.DrawOffer)
+	field("TakebackOffer", got.TakebackOffer == want.TakebackOffer, got.TakebackOffer, want.TakebackOffer)
 	for side, seat := range got.Players {
 		w := want.Players[side]
 		field(fmt.Sprintf("Players[%s]", engine.Side(side)), seat == w, fmt.Sprintf("%+v", seat), fmt.Sprintf("%+v", w))

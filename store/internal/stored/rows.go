@@ -17,7 +17,7 @@ func GameColumns(deadline string) string {
 	return `id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 	position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
 	time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, ` + deadline + `,
-	rated, ` + SeatColumns
+	rated, ` + SeatColumns + `, draw_offer, takeback_offer`
 }
 
 // SeatColumns are a game's seats' players, South's then North's, in
@@ -45,6 +45,7 @@ type GameRow struct {
 	perMove                   int64
 	southClock, northClock    int64
 	seats                     [2]SeatRow
+	drawOffer, takebackOffer  string
 }
 
 // Targets are the destinations of the columns GameColumns names, in its
@@ -56,7 +57,8 @@ func (r *GameRow) Targets(created, updated, joined, deadline any) []any {
 		&r.southToken, &r.northToken, &r.game.Version,
 		&r.timeKind, &r.initial, &r.increment, &r.perMove, &r.southClock, &r.northClock, deadline, &r.game.Rated}
 	t = append(t, r.seats[engine.South].Targets()...)
-	return append(t, r.seats[engine.North].Targets()...)
+	t = append(t, r.seats[engine.North].Targets()...)
+	return append(t, &r.drawOffer, &r.takebackOffer)
 }
 
 // Game decodes the scanned row into a game, all but its instants; a value
@@ -111,7 +113,11 @@ func (r *GameRow) decode(g *games.Game) error {
 	g.Clock = [2]time.Duration{Duration(r.southClock), Duration(r.northClock)}
 	g.Tokens = [2][]byte{r.southToken, r.northToken}
 	g.Players = [2]games.SeatPlayer{r.seats[engine.South].Player(), r.seats[engine.North].Player()}
-	return nil
+	if g.DrawOffer, err = games.ParseOffer(r.drawOffer); err != nil {
+		return err
+	}
+	g.TakebackOffer, err = games.ParseOffer(r.takebackOffer)
+	return err
 }
 
 // SeatRow is one seat's player as its columns keep it: no id for no

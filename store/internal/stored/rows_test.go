@@ -57,7 +57,8 @@ func row() []any {
 		[]byte{1}, []byte(nil), int64(7),
 		"live", int64(180e6), int64(2e6), int64(0), int64(179e6), int64(180e6), nil, true,
 		ptr("p1"), "Ada", 1500.0, 350.0, ptr(12.5),
-		(*string)(nil), "", 0.0, 0.0, (*float64)(nil)}
+		(*string)(nil), "", 0.0, 0.0, (*float64)(nil),
+		"north", ""}
 }
 
 func TestGameRow(t *testing.T) {
@@ -70,6 +71,9 @@ func TestGameRow(t *testing.T) {
 	if g.ID != "g1" || g.Ply != 1 || g.Version != 7 || !g.Rated || g.Status != games.Active ||
 		len(g.History) != 1 || g.Position.String() != "n-270616-660066-2-0" {
 		t.Errorf("game %+v", g)
+	}
+	if g.DrawOffer != games.OfferByNorth || g.TakebackOffer != games.NoOffer {
+		t.Errorf("offers %v %v, want north's draw offer", g.DrawOffer, g.TakebackOffer)
 	}
 	if g.AI == nil || g.AI.Side != engine.North || g.AI.Level != 3 {
 		t.Errorf("AI %+v", g.AI)
@@ -104,6 +108,7 @@ func TestGameRowUndecodable(t *testing.T) {
 		{"an AI side without a level", 14, (*int)(nil)},
 		{"an unknown rule", 4, "kept"},
 		{"an unknown time control", 18, "blitz"},
+		{"an offer of no side", 36, "east"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			values := row()
