@@ -314,6 +314,7 @@ func (e RatingCategory) Valid() bool {
 
 // Defines values for ResultReason.
 const (
+	ResultReasonAgreement   ResultReason = "agreement"
 	ResultReasonMajority    ResultReason = "majority"
 	ResultReasonNoMoves     ResultReason = "no_moves"
 	ResultReasonRepetition  ResultReason = "repetition"
@@ -324,6 +325,8 @@ const (
 // Valid indicates whether the value is a known member of the ResultReason enum.
 func (e ResultReason) Valid() bool {
 	switch e {
+	case ResultReasonAgreement:
+		return true
 	case ResultReasonMajority:
 		return true
 	case ResultReasonNoMoves:
@@ -912,7 +915,7 @@ type ExpiryEnds string
 // changes its players' ratings; `players` names the player in each
 // seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -962,6 +965,19 @@ type Game struct {
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
 
+	// Offers The offers that stand in the game, each the side that made it or
+	// null: `draw`, a draw offer (the other side accepts it by offering a
+	// draw too, `POST /v1/games/{id}/draw`), and `takeback`, a request to
+	// undo the side's last move and the reply after it (`POST
+	// /v1/games/{id}/takeback`, unrated games only). An offer stands until
+	// the other side answers it or moves (a side's own move keeps its
+	// draw offer, and clears any takeback request); both are null once
+	// the game is over.
+	//
+	//
+	// Example: {"draw":"north","takeback":null}
+	Offers GameOffers `json:"offers"`
+
 	// Players The player in each seat, or null (an anonymous seat, the AI).
 	//
 	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
@@ -996,8 +1012,9 @@ type Game struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1191,8 +1208,9 @@ type GameMove struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1223,6 +1241,33 @@ type GameMovesPage struct {
 	//
 	// Example: 100
 	NextFrom nullable.Nullable[int] `json:"nextFrom"`
+}
+
+// GameOfferEvent The `data` of the `offer` and `offerDeclined` events of `GET
+// /v1/games/{id}/events`: the game, whose `offers` say which offers
+// stand now.
+type GameOfferEvent = Game
+
+// GameOffers The offers that stand in the game, each the side that made it or
+// null: `draw`, a draw offer (the other side accepts it by offering a
+// draw too, `POST /v1/games/{id}/draw`), and `takeback`, a request to
+// undo the side's last move and the reply after it (`POST
+// /v1/games/{id}/takeback`, unrated games only). An offer stands until
+// the other side answers it or moves (a side's own move keeps its
+// draw offer, and clears any takeback request); both are null once
+// the game is over.
+//
+// Example: {"draw":"north","takeback":null}
+type GameOffers struct {
+	// Draw A side, or null when none applies.
+	//
+	// Example: north
+	Draw nullable.Nullable[NullableSide] `json:"draw"`
+
+	// Takeback A side, or null when none applies.
+	//
+	// Example: north
+	Takeback nullable.Nullable[NullableSide] `json:"takeback"`
 }
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
@@ -1313,7 +1358,7 @@ type GameProblem struct {
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
 type GameSeat struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
@@ -1325,7 +1370,7 @@ type GameSeat struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -1347,6 +1392,10 @@ type GameSeat struct {
 //
 // Example: active
 type GameStatus string
+
+// GameTakebackEvent The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
+// the game as it stands at the ply it went back to (the event's id).
+type GameTakebackEvent = Game
 
 // Health The answer of a health probe.
 //
@@ -1515,8 +1564,9 @@ type MoveOutcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1611,6 +1661,18 @@ type NullableRatingChange struct {
 // Example: north
 type NullableSide string
 
+// OfferRequest An offer or its answer: `offer: true` makes the offer, or accepts
+// the other side's standing one; `offer: false` refuses the other side's standing offer, or
+// withdraws your own.
+//
+// Example: {"offer":true}
+type OfferRequest struct {
+	// Offer True to offer (or accept), false to refuse (or withdraw).
+	//
+	// Example: true
+	Offer bool `json:"offer"`
+}
+
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
 // `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
 // 1 (random moves) to 8 (the strongest). `level` is required for the AI
@@ -1685,8 +1747,9 @@ type Outcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1703,7 +1766,7 @@ type Pit = int
 // PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
 // (absent otherwise), and the game after both.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
 type PlayMoveAnswer struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
@@ -1715,7 +1778,7 @@ type PlayMoveAnswer struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -2499,8 +2562,9 @@ type PuzzleStep struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -2560,8 +2624,9 @@ type RenamePlayerRequest struct {
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
 // as the `leftovers` option says), `repetition` (a position occurred a
-// third time; each player took their own row), `resignation` or
-// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+// third time; each player took their own row), `resignation`,
+// `timeout` (a game session's side ran out of time: see `Expiry`) or
+// `agreement` (a draw both sides agreed to). Null
 // while the game goes on, and in the outcome of a move that did not end
 // it.
 //
@@ -2791,8 +2856,9 @@ type ValidateAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -2840,8 +2906,9 @@ type ValidateBatchAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -3005,6 +3072,13 @@ type InvalidPlayerName = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type NotYourPlayer = Problem
 
+// OfferConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type OfferConflict = GameProblem
+
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3095,6 +3169,13 @@ type ServiceUnavailable = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type StreamsFull = Problem
+
+// TakebackRated A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type TakebackRated = GameProblem
 
 // TooManyRequests An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -3232,8 +3313,14 @@ type EvaluateMoveJSONRequestBody = EvaluateRequest
 // CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
 type CreateGameJSONRequestBody = CreateGameRequest
 
+// OfferDrawJSONRequestBody defines body for OfferDraw for application/json ContentType.
+type OfferDrawJSONRequestBody = OfferRequest
+
 // PlayGameMoveJSONRequestBody defines body for PlayGameMove for application/json ContentType.
 type PlayGameMoveJSONRequestBody = PlayMoveRequest
+
+// OfferTakebackJSONRequestBody defines body for OfferTakeback for application/json ContentType.
+type OfferTakebackJSONRequestBody = OfferRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
@@ -3279,6 +3366,9 @@ type ServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
+	// OfferDraw Offer, accept or refuse a draw
+	// (POST /v1/games/{id}/draw)
+	OfferDraw(ctx echo.Context, id GameId) error
 	// FollowGameEvents Follow the game live (Server-Sent Events)
 	// (GET /v1/games/{id}/events)
 	FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error
@@ -3294,6 +3384,9 @@ type ServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx echo.Context, id GameId) error
+	// OfferTakeback Ask for, accept or refuse a takeback
+	// (POST /v1/games/{id}/takeback)
+	OfferTakeback(ctx echo.Context, id GameId) error
 	// GetLeaderboard The best players of a category
 	// (GET /v1/leaderboards/{category})
 	GetLeaderboard(ctx echo.Context, category RatingCategory) error
@@ -3463,6 +3556,22 @@ func (w *ServerInterfaceWrapper) GetGame(ctx echo.Context) error {
 	return err
 }
 
+// OfferDraw converts echo context to params.
+func (w *ServerInterfaceWrapper) OfferDraw(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OfferDraw(ctx, id)
+	return err
+}
+
 // FollowGameEvents converts echo context to params.
 func (w *ServerInterfaceWrapper) FollowGameEvents(ctx echo.Context) error {
 	var err error
@@ -3576,6 +3685,22 @@ func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ResignGame(ctx, id)
+	return err
+}
+
+// OfferTakeback converts echo context to params.
+func (w *ServerInterfaceWrapper) OfferTakeback(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.OfferTakeback(ctx, id)
 	return err
 }
 
@@ -4013,11 +4138,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/draw", wrapper.OfferDraw, options.OperationMiddlewares["OfferDraw"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/takeback", wrapper.OfferTakeback, options.OperationMiddlewares["OfferTakeback"]...)
 	router.GET(options.BaseURL+"/v1/leaderboards/:category", wrapper.GetLeaderboard, options.OperationMiddlewares["GetLeaderboard"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/players", wrapper.CreatePlayer, options.OperationMiddlewares["CreatePlayer"]...)
@@ -4067,6 +4194,8 @@ type InternalErrorApplicationProblemPlusJSONResponse Problem
 type InvalidPlayerNameApplicationProblemPlusJSONResponse Problem
 
 type NotYourPlayerApplicationProblemPlusJSONResponse Problem
+
+type OfferConflictApplicationProblemPlusJSONResponse GameProblem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -4142,6 +4271,8 @@ type StreamsFullApplicationProblemPlusJSONResponse struct {
 
 	Headers StreamsFullResponseHeaders
 }
+
+type TakebackRatedApplicationProblemPlusJSONResponse GameProblem
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -4801,6 +4932,163 @@ type GetGame503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetGame503ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDrawRequestObject struct {
+	Id   GameId `json:"id"`
+	Body *OfferDrawJSONRequestBody
+}
+
+type OfferDrawResponseObject interface {
+	VisitOfferDrawResponse(w http.ResponseWriter) error
+}
+
+type OfferDraw200JSONResponse Game
+
+func (response OfferDraw200JSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw400ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw401ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw404ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw409ApplicationProblemPlusJSONResponse struct {
+	OfferConflictApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw409ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw413ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw415ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw500ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw503ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -5534,6 +5822,179 @@ type ResignGame503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ResignGame503ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakebackRequestObject struct {
+	Id   GameId `json:"id"`
+	Body *OfferTakebackJSONRequestBody
+}
+
+type OfferTakebackResponseObject interface {
+	VisitOfferTakebackResponse(w http.ResponseWriter) error
+}
+
+type OfferTakeback200JSONResponse Game
+
+func (response OfferTakeback200JSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback400ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback401ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback403ApplicationProblemPlusJSONResponse struct {
+	TakebackRatedApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback403ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback404ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback409ApplicationProblemPlusJSONResponse struct {
+	OfferConflictApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback409ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback413ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback415ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback500ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferTakeback503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response OfferTakeback503ApplicationProblemPlusJSONResponse) VisitOfferTakebackResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7616,6 +8077,9 @@ type StrictServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx context.Context, request GetGameRequestObject) (GetGameResponseObject, error)
+	// OfferDraw Offer, accept or refuse a draw
+	// (POST /v1/games/{id}/draw)
+	OfferDraw(ctx context.Context, request OfferDrawRequestObject) (OfferDrawResponseObject, error)
 	// FollowGameEvents Follow the game live (Server-Sent Events)
 	// (GET /v1/games/{id}/events)
 	FollowGameEvents(ctx context.Context, request FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error)
@@ -7631,6 +8095,9 @@ type StrictServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
+	// OfferTakeback Ask for, accept or refuse a takeback
+	// (POST /v1/games/{id}/takeback)
+	OfferTakeback(ctx context.Context, request OfferTakebackRequestObject) (OfferTakebackResponseObject, error)
 	// GetLeaderboard The best players of a category
 	// (GET /v1/leaderboards/{category})
 	GetLeaderboard(ctx context.Context, request GetLeaderboardRequestObject) (GetLeaderboardResponseObject, error)
@@ -7978,6 +8445,54 @@ func (sh *strictHandler) GetGame(ctx echo.Context, id GameId, params GetGamePara
 	return nil
 }
 
+// OfferDraw operation middleware
+func (sh *strictHandler) OfferDraw(ctx echo.Context, id GameId) error {
+	var request OfferDrawRequestObject
+
+	request.Id = id
+
+	var body OfferDrawJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OfferDraw(ctx.Request().Context(), request.(OfferDrawRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OfferDraw")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OfferDrawResponseObject); ok {
+		return validResponse.VisitOfferDrawResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // FollowGameEvents operation middleware
 func (sh *strictHandler) FollowGameEvents(ctx echo.Context, id GameId, params FollowGameEventsParams) error {
 	var request FollowGameEventsRequestObject
@@ -8122,6 +8637,54 @@ func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
 		return err
 	} else if validResponse, ok := response.(ResignGameResponseObject); ok {
 		return validResponse.VisitResignGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// OfferTakeback operation middleware
+func (sh *strictHandler) OfferTakeback(ctx echo.Context, id GameId) error {
+	var request OfferTakebackRequestObject
+
+	request.Id = id
+
+	var body OfferTakebackJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.OfferTakeback(ctx.Request().Context(), request.(OfferTakebackRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "OfferTakeback")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(OfferTakebackResponseObject); ok {
+		return validResponse.VisitOfferTakebackResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -28,6 +28,7 @@ var answered = []error{
 	players.ErrUnauthorized, players.ErrForbidden, players.ErrNotFound, players.ErrInvalidName, players.ErrInvalidCursor,
 	games.ErrRatedNotAllowed, games.ErrUnauthorized, games.ErrNotYourTurn, games.ErrStalePly, games.ErrFinished,
 	games.ErrNotStarted, games.ErrSeatTaken, games.ErrInvalidTimeControl,
+	games.ErrNoOffer, games.ErrTakebackRated, games.ErrNothingToTakeBack,
 	httpx.ErrRateLimited, httpx.ErrTooManyStreams, httpx.ErrStreamsFull,
 	games.ErrAIBusy, games.ErrNotFound,
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,

@@ -30,9 +30,10 @@ type frames struct {
 // frameKey names one event of one game. The kind is part of it: a game's
 // end event has the id of its last move.
 type frameKey struct {
-	game string
-	kind games.EventKind
-	id   int
+	game    string
+	kind    games.EventKind
+	id      int
+	version int64 // a takeback makes ids come again, at later versions
 }
 
 // frameOnce is one frame, made by the first follower that asks for it
@@ -53,7 +54,7 @@ func newFrames(encode func(games.Event) ([]byte, error)) *frames {
 
 // frame returns the frame of event e of game id, making it if nobody has.
 func (fs *frames) frame(id string, e games.Event) ([]byte, error) {
-	k := frameKey{game: id, kind: e.Kind, id: e.ID}
+	k := frameKey{game: id, kind: e.Kind, id: e.ID, version: e.Version}
 	f, ok := fs.cache.Get(k)
 	if !ok {
 		f = &frameOnce{}
@@ -67,7 +68,8 @@ func (fs *frames) frame(id string, e games.Event) ([]byte, error) {
 
 // encodeEvent is the Server-Sent Events frame of a game event: the event's
 // id (its ply count, for Last-Event-ID), its kind, and its data, a GameMove
-// for a move and the Game for the others.
+// for a move and the Game for the others (joined, end, offer,
+// offerDeclined and takeback).
 func encodeEvent(e games.Event) ([]byte, error) {
 	var data any
 	switch e.Kind {

@@ -36,6 +36,7 @@ func gameToAPI(g *games.Game) Game {
 
 		Rated:   g.Rated,
 		Players: GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South]), North: seatPlayerToAPI(g, g.Players[engine.North])},
+		Offers:  GameOffers{Draw: nullableSide(g.DrawOffer.By()), Takeback: nullableSide(g.TakebackOffer.By())},
 	}
 	var seats [2]SeatHolder
 	for side := range seats {

@@ -283,6 +283,40 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 	return ResignGame200JSONResponse(gameToAPI(&g)), nil
 }
 
+// OfferDraw offers, accepts, refuses or withdraws a draw for the caller's
+// seat.
+func (s *Server) OfferDraw(ctx context.Context, req OfferDrawRequestObject) (OfferDrawResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	by, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.games.Draw(ctx, req.Id, by, req.Body.Offer)
+	if err != nil {
+		return nil, err
+	}
+	return OfferDraw200JSONResponse(gameToAPI(&g)), nil
+}
+
+// OfferTakeback asks for, accepts, refuses or withdraws a takeback for
+// the caller's seat.
+func (s *Server) OfferTakeback(ctx context.Context, req OfferTakebackRequestObject) (OfferTakebackResponseObject, error) {
+	if req.Body == nil {
+		return nil, errNoBody
+	}
+	by, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	g, err := s.games.Takeback(ctx, req.Id, by, req.Body.Offer)
+	if err != nil {
+		return nil, err
+	}
+	return OfferTakeback200JSONResponse(gameToAPI(&g)), nil
+}
+
 // FollowGameEvents streams the game's events. The game is looked up first,
 // so an unknown one is a 404 problem, not an empty stream, and a
 // Last-Event-ID the game has not reached a 400, not a stream that waits in

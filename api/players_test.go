@@ -272,8 +272,10 @@ func TestPlayerRatedGame(t *testing.T) {
 	if !g.Rated || sp.Id != ada.Id || np.Id != bisi.Id || !sp.Change.IsNull() || sp.Rating.MustGet() != 1500 || !sp.Provisional {
 		t.Fatalf("joined: rated %v, players %+v %+v", g.Rated, sp, np)
 	}
-	// South plays a move, North resigns: South wins.
+	// Both sides move (before that, a resignation aborts), North resigns:
+	// South wins.
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[0], map[string]any{"ply": 0, "pit": 0}, nil), 201, "")
+	gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[1], map[string]any{"ply": 1, "pit": 6}, nil), 201, "")
 	a := gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", seats[1], nil, nil)
 	gs.expect(a, http.StatusOK, "")
 	var ended Game

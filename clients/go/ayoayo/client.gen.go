@@ -317,6 +317,7 @@ func (e RatingCategory) Valid() bool {
 
 // Defines values for ResultReason.
 const (
+	ResultReasonAgreement   ResultReason = "agreement"
 	ResultReasonMajority    ResultReason = "majority"
 	ResultReasonNoMoves     ResultReason = "no_moves"
 	ResultReasonRepetition  ResultReason = "repetition"
@@ -327,6 +328,8 @@ const (
 // Valid indicates whether the value is a known member of the ResultReason enum.
 func (e ResultReason) Valid() bool {
 	switch e {
+	case ResultReasonAgreement:
+		return true
 	case ResultReasonMajority:
 		return true
 	case ResultReasonNoMoves:
@@ -915,7 +918,7 @@ type ExpiryEnds string
 // changes its players' ratings; `players` names the player in each
 // seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -965,6 +968,19 @@ type Game struct {
 	// Example: {"pit":3,"ply":6,"side":"south"}
 	LastMove nullable.Nullable[LastMove] `json:"lastMove"`
 
+	// Offers The offers that stand in the game, each the side that made it or
+	// null: `draw`, a draw offer (the other side accepts it by offering a
+	// draw too, `POST /v1/games/{id}/draw`), and `takeback`, a request to
+	// undo the side's last move and the reply after it (`POST
+	// /v1/games/{id}/takeback`, unrated games only). An offer stands until
+	// the other side answers it or moves (a side's own move keeps its
+	// draw offer, and clears any takeback request); both are null once
+	// the game is over.
+	//
+	//
+	// Example: {"draw":"north","takeback":null}
+	Offers GameOffers `json:"offers"`
+
 	// Players The player in each seat, or null (an anonymous seat, the AI).
 	//
 	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
@@ -999,8 +1015,9 @@ type Game struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1194,8 +1211,9 @@ type GameMove struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1226,6 +1244,33 @@ type GameMovesPage struct {
 	//
 	// Example: 100
 	NextFrom nullable.Nullable[int] `json:"nextFrom"`
+}
+
+// GameOfferEvent The `data` of the `offer` and `offerDeclined` events of `GET
+// /v1/games/{id}/events`: the game, whose `offers` say which offers
+// stand now.
+type GameOfferEvent = Game
+
+// GameOffers The offers that stand in the game, each the side that made it or
+// null: `draw`, a draw offer (the other side accepts it by offering a
+// draw too, `POST /v1/games/{id}/draw`), and `takeback`, a request to
+// undo the side's last move and the reply after it (`POST
+// /v1/games/{id}/takeback`, unrated games only). An offer stands until
+// the other side answers it or moves (a side's own move keeps its
+// draw offer, and clears any takeback request); both are null once
+// the game is over.
+//
+// Example: {"draw":"north","takeback":null}
+type GameOffers struct {
+	// Draw A side, or null when none applies.
+	//
+	// Example: north
+	Draw nullable.Nullable[NullableSide] `json:"draw"`
+
+	// Takeback A side, or null when none applies.
+	//
+	// Example: north
+	Takeback nullable.Nullable[NullableSide] `json:"takeback"`
 }
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
@@ -1316,7 +1361,7 @@ type GameProblem struct {
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-02T12:00:00Z","ends":"abort","side":null},"id":"Xq3v9w0bHk2mP1aZ","lastMove":null,"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":0,"position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"open","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"waiting","timeControl":null,"updatedAt":"2025-03-01T12:00:00Z","version":1},"seat":"south","token":"q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8"}
 type GameSeat struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
@@ -1328,7 +1373,7 @@ type GameSeat struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -1350,6 +1395,10 @@ type GameSeat struct {
 //
 // Example: active
 type GameStatus string
+
+// GameTakebackEvent The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
+// the game as it stands at the ply it went back to (the event's id).
+type GameTakebackEvent = Game
 
 // Health The answer of a health probe.
 //
@@ -1518,8 +1567,9 @@ type MoveOutcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1614,6 +1664,18 @@ type NullableRatingChange struct {
 // Example: north
 type NullableSide string
 
+// OfferRequest An offer or its answer: `offer: true` makes the offer, or accepts
+// the other side's standing one; `offer: false` refuses the other side's standing offer, or
+// withdraws your own.
+//
+// Example: {"offer":true}
+type OfferRequest struct {
+	// Offer True to offer (or accept), false to refuse (or withdraw).
+	//
+	// Example: true
+	Offer bool `json:"offer"`
+}
+
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
 // `POST /v1/games/{id}/join`) or `{type: ai, level}` with a level from
 // 1 (random moves) to 8 (the strongest). `level` is required for the AI
@@ -1688,8 +1750,9 @@ type Outcome struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -1706,7 +1769,7 @@ type Pit = int
 // PlayMoveAnswer The move played, the AI's reply when it was the AI's turn next
 // (absent otherwise), and the game after both.
 //
-// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-31T12:00:09Z","ends":"timeout","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2025-03-01T12:00:09Z","version":3},"move":{"byAi":false,"capture":{"pit":9,"seeds":2},"clock":null,"elapsedMs":4200,"legs":[{"from":0,"sown":[1,2,3,4]},{"from":4,"sown":[5,6,7,8,9]},{"from":9,"sown":[10,11,0,1,2]},{"from":2,"sown":[3,4,5,6,7,8]},{"from":8,"sown":[9,10,11,0,1,2]}],"pit":0,"playedAt":"2025-03-01T12:00:09Z","ply":0,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"result":null,"side":"south"}}
 type PlayMoveAnswer struct {
 	// Game A game session. `ply` counts the moves played: it is the `ply` your
 	// next move must name. `position` is the position now (whose turn is
@@ -1718,7 +1781,7 @@ type PlayMoveAnswer struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -2502,8 +2565,9 @@ type PuzzleStep struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -2563,8 +2627,9 @@ type RenamePlayerRequest struct {
 // `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 // `no_moves` (the player to move had no legal move; the seeds left went
 // as the `leftovers` option says), `repetition` (a position occurred a
-// third time; each player took their own row), `resignation` or
-// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+// third time; each player took their own row), `resignation`,
+// `timeout` (a game session's side ran out of time: see `Expiry`) or
+// `agreement` (a draw both sides agreed to). Null
 // while the game goes on, and in the outcome of a move that did not end
 // it.
 //
@@ -2794,8 +2859,9 @@ type ValidateAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -2843,8 +2909,9 @@ type ValidateBatchAnswer struct {
 	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
 	// `no_moves` (the player to move had no legal move; the seeds left went
 	// as the `leftovers` option says), `repetition` (a position occurred a
-	// third time; each player took their own row), `resignation` or
-	// `timeout` (a game session's side ran out of time: see `Expiry`). Null
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
 	// while the game goes on, and in the outcome of a move that did not end
 	// it.
 	//
@@ -3008,6 +3075,13 @@ type InvalidPlayerName = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type NotYourPlayer = Problem
 
+// OfferConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type OfferConflict = GameProblem
+
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3098,6 +3172,13 @@ type ServiceUnavailable = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type StreamsFull = Problem
+
+// TakebackRated A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type TakebackRated = GameProblem
 
 // TooManyRequests An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -3209,6 +3290,14 @@ type GetGameParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// OfferDrawParams defines parameters for OfferDraw.
+type OfferDrawParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -3252,6 +3341,14 @@ type PlayGameMoveParams struct {
 
 // ResignGameParams defines parameters for ResignGame.
 type ResignGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// OfferTakebackParams defines parameters for OfferTakeback.
+type OfferTakebackParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -3464,8 +3561,14 @@ type EvaluateMoveJSONRequestBody = EvaluateRequest
 // CreateGameJSONRequestBody defines body for CreateGame for application/json ContentType.
 type CreateGameJSONRequestBody = CreateGameRequest
 
+// OfferDrawJSONRequestBody defines body for OfferDraw for application/json ContentType.
+type OfferDrawJSONRequestBody = OfferRequest
+
 // PlayGameMoveJSONRequestBody defines body for PlayGameMove for application/json ContentType.
 type PlayGameMoveJSONRequestBody = PlayMoveRequest
+
+// OfferTakebackJSONRequestBody defines body for OfferTakeback for application/json ContentType.
+type OfferTakebackJSONRequestBody = OfferRequest
 
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
@@ -3785,6 +3888,50 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OfferDrawWithBody Offer, accept or refuse a draw
+	//
+	// Offers a draw for your seat (`offer: true`), with the seat's token
+	// or its player's `Player-Token`. When the other side's draw offer
+	// stands, offering is accepting: the game ends at once, a draw,
+	// reason `agreement`, rated as a draw in a rated game (one in which a
+	// side has not moved yet is aborted instead). `offer: false` refuses
+	// the other side's offer, or withdraws your own (`409 no_offer` when
+	// neither stands). An offer stands until the other side answers it or
+	// moves; the AI declines every offer at once (the answer shows none).
+	// The game's `offers.draw` shows a standing offer, and the event
+	// stream sends `offer` and `offerDeclined` events.
+	//
+	// Safe to retry: an offer that stands already, or an agreement sent
+	// again, gets the game as it is. `409 game_over` in a game that has
+	// ended, `409 game_waiting` before the second seat is taken.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+	OfferDrawWithBody(ctx context.Context, id GameID, params *OfferDrawParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OfferDraw Offer, accept or refuse a draw
+	//
+	// Offers a draw for your seat (`offer: true`), with the seat's token
+	// or its player's `Player-Token`. When the other side's draw offer
+	// stands, offering is accepting: the game ends at once, a draw,
+	// reason `agreement`, rated as a draw in a rated game (one in which a
+	// side has not moved yet is aborted instead). `offer: false` refuses
+	// the other side's offer, or withdraws your own (`409 no_offer` when
+	// neither stands). An offer stands until the other side answers it or
+	// moves; the AI declines every offer at once (the answer shows none).
+	// The game's `offers.draw` shows a standing offer, and the event
+	// stream sends `offer` and `offerDeclined` events.
+	//
+	// Safe to retry: an offer that stands already, or an agreement sent
+	// again, gets the game as it is. `409 game_over` in a game that has
+	// ended, `409 game_waiting` before the second seat is taken.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+	OfferDraw(ctx context.Context, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// FollowGameEvents Follow the game live (Server-Sent Events)
 	//
 	// A `text/event-stream` of the game's changes, for `EventSource` in a
@@ -3798,9 +3945,23 @@ type ClientInterface interface {
 	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 	// - `end` (id: the game's last ply): the game ended; data is a
 	//   `GameEndEvent`, the finished `Game`. The stream then closes.
+	// - `offer` (id: the game's ply): a draw offer or a takeback request
+	//   now stands; data is a `GameOfferEvent`, the `Game`, whose
+	//   `offers` say which.
+	// - `offerDeclined` (id: the game's ply): an offer was refused or
+	//   withdrawn; data is a `GameOfferEvent`. An offer that a move, a
+	//   takeback or the end cleared has no event of its own.
+	// - `takeback` (id: the ply the game went back to): moves were taken
+	//   back; data is a `GameTakebackEvent`, the `Game` as it stands at
+	//   that ply. Drop the moves from that ply on: the `move` events that
+	//   follow go on from it, with ids that come again. A stream resumed
+	//   (`Last-Event-ID`) from an id of the moves taken back may get that
+	//   takeback and the moves made since; applied in order they leave
+	//   the game right. After a takeback, a `Last-Event-ID` beyond the
+	//   game's `ply` is refused: read the game again and follow anew.
 	//
 	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-	// of an event stream a schema, so the three are components of their
+	// of an event stream a schema, so the five are components of their
 	// own, named here: client generators emit a type for each (oapi-codegen
 	// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
 	//
@@ -3864,7 +4025,8 @@ type ClientInterface interface {
 	// PlayGameMoveWithBody Make a move
 	//
 	// Plays `pit` for the seat whose token is in `Authorization: Bearer
-	// TOKEN`. `ply` must be the game's current ply (the number of moves
+	// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+	// (when no seat token is). `ply` must be the game's current ply (the number of moves
 	// played so far, `game.ply`): it makes a move request safe to retry and
 	// impossible to apply twice.
 	//
@@ -3897,7 +4059,8 @@ type ClientInterface interface {
 	// PlayGameMove Make a move
 	//
 	// Plays `pit` for the seat whose token is in `Authorization: Bearer
-	// TOKEN`. `ply` must be the game's current ply (the number of moves
+	// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+	// (when no seat token is). `ply` must be the game's current ply (the number of moves
 	// played so far, `game.ply`): it makes a move request safe to retry and
 	// impossible to apply twice.
 	//
@@ -3931,14 +4094,73 @@ type ClientInterface interface {
 	//
 	// Ends the game at once: the other side wins, reason `resignation`.
 	// Either seat may resign at any time while the game is `active`, with
-	// its token in `Authorization: Bearer TOKEN`. No body is needed.
+	// its token in `Authorization: Bearer TOKEN`, or the `Player-Token` of
+	// the player in that seat. No body is needed.
+	//
+	// A rated game in which a side has not made its first move yet can
+	// only be aborted: a resignation then aborts it (status `aborted`, no
+	// result, no rating moves), so that nobody trades rating without
+	// playing.
 	//
 	// Resigning is safe to retry: the seat that resigned, sending it again,
 	// gets `200` with the first answer, byte for byte (the game does not
-	// change after it). The other seat gets `409 game_over`.
+	// change after it); so does either seat of a game a resignation
+	// aborted. The other seat gets `409 game_over`.
 	//
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGame(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OfferTakebackWithBody Ask for, accept or refuse a takeback
+	//
+	// Asks to undo your seat's last move and the other side's reply
+	// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+	// in a rated one). When the other side's request stands, asking is
+	// accepting: the moves go, and the game is as it was when that turn
+	// began: its `ply`, `position`, history and `version` go back and on
+	// (the version still grows), the undone moves are gone from
+	// `GET /v1/games/{id}/moves`, and the event stream sends a
+	// `takeback` event. Against the AI a request is accepted at once.
+	// `offer: false` refuses the other side's request, or withdraws your
+	// own (`409 no_offer` when neither stands); `409
+	// nothing_to_take_back` before your first move.
+	//
+	// The clock: the side whose move is undone gets its turn back as it
+	// began, still running from then: the undone move, the reply and the
+	// wait for the answer were its time (nobody gains time by a
+	// takeback), and the other side gets back the time of its undone
+	// reply. A move request sent again for a ply that was taken back is
+	// no retry: past the game's `ply` it is `409 stale_ply`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+	OfferTakebackWithBody(ctx context.Context, id GameID, params *OfferTakebackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OfferTakeback Ask for, accept or refuse a takeback
+	//
+	// Asks to undo your seat's last move and the other side's reply
+	// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+	// in a rated one). When the other side's request stands, asking is
+	// accepting: the moves go, and the game is as it was when that turn
+	// began: its `ply`, `position`, history and `version` go back and on
+	// (the version still grows), the undone moves are gone from
+	// `GET /v1/games/{id}/moves`, and the event stream sends a
+	// `takeback` event. Against the AI a request is accepted at once.
+	// `offer: false` refuses the other side's request, or withdraws your
+	// own (`409 no_offer` when neither stands); `409
+	// nothing_to_take_back` before your first move.
+	//
+	// The clock: the side whose move is undone gets its turn back as it
+	// began, still running from then: the undone move, the reply and the
+	// wait for the answer were its time (nobody gains time by a
+	// takeback), and the other side gets back the time of its undone
+	// reply. A move request sent again for a ply that was taken back is
+	// no retry: past the game's `ply` it is `409 stale_ply`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+	OfferTakeback(ctx context.Context, id GameID, params *OfferTakebackParams, body OfferTakebackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLeaderboard The best players of a category
 	//
@@ -4680,6 +4902,70 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 	return c.Client.Do(req)
 }
 
+// OfferDrawWithBody Offer, accept or refuse a draw
+//
+// Offers a draw for your seat (`offer: true`), with the seat's token
+// or its player's `Player-Token`. When the other side's draw offer
+// stands, offering is accepting: the game ends at once, a draw,
+// reason `agreement`, rated as a draw in a rated game (one in which a
+// side has not moved yet is aborted instead). `offer: false` refuses
+// the other side's offer, or withdraws your own (`409 no_offer` when
+// neither stands). An offer stands until the other side answers it or
+// moves; the AI declines every offer at once (the answer shows none).
+// The game's `offers.draw` shows a standing offer, and the event
+// stream sends `offer` and `offerDeclined` events.
+//
+// Safe to retry: an offer that stands already, or an agreement sent
+// again, gets the game as it is. `409 game_over` in a game that has
+// ended, `409 game_waiting` before the second seat is taken.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+func (c *Client) OfferDrawWithBody(ctx context.Context, id GameID, params *OfferDrawParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOfferDrawRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OfferDraw Offer, accept or refuse a draw
+//
+// Offers a draw for your seat (`offer: true`), with the seat's token
+// or its player's `Player-Token`. When the other side's draw offer
+// stands, offering is accepting: the game ends at once, a draw,
+// reason `agreement`, rated as a draw in a rated game (one in which a
+// side has not moved yet is aborted instead). `offer: false` refuses
+// the other side's offer, or withdraws your own (`409 no_offer` when
+// neither stands). An offer stands until the other side answers it or
+// moves; the AI declines every offer at once (the answer shows none).
+// The game's `offers.draw` shows a standing offer, and the event
+// stream sends `offer` and `offerDeclined` events.
+//
+// Safe to retry: an offer that stands already, or an agreement sent
+// again, gets the game as it is. `409 game_over` in a game that has
+// ended, `409 game_waiting` before the second seat is taken.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+func (c *Client) OfferDraw(ctx context.Context, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOfferDrawRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // FollowGameEvents Follow the game live (Server-Sent Events)
 //
 // A `text/event-stream` of the game's changes, for `EventSource` in a
@@ -4693,9 +4979,23 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 //     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 //   - `end` (id: the game's last ply): the game ended; data is a
 //     `GameEndEvent`, the finished `Game`. The stream then closes.
+//   - `offer` (id: the game's ply): a draw offer or a takeback request
+//     now stands; data is a `GameOfferEvent`, the `Game`, whose
+//     `offers` say which.
+//   - `offerDeclined` (id: the game's ply): an offer was refused or
+//     withdrawn; data is a `GameOfferEvent`. An offer that a move, a
+//     takeback or the end cleared has no event of its own.
+//   - `takeback` (id: the ply the game went back to): moves were taken
+//     back; data is a `GameTakebackEvent`, the `Game` as it stands at
+//     that ply. Drop the moves from that ply on: the `move` events that
+//     follow go on from it, with ids that come again. A stream resumed
+//     (`Last-Event-ID`) from an id of the moves taken back may get that
+//     takeback and the moves made since; applied in order they leave
+//     the game right. After a takeback, a `Last-Event-ID` beyond the
+//     game's `ply` is refused: read the game again and follow anew.
 //
 // Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-// of an event stream a schema, so the three are components of their
+// of an event stream a schema, so the five are components of their
 // own, named here: client generators emit a type for each (oapi-codegen
 // with `skip-prune`, as clients/go/oapi-codegen.yaml does).
 //
@@ -4789,7 +5089,8 @@ func (c *Client) ListGameMoves(ctx context.Context, id GameID, params *ListGameM
 // PlayGameMoveWithBody Make a move
 //
 // Plays `pit` for the seat whose token is in `Authorization: Bearer
-// TOKEN`. `ply` must be the game's current ply (the number of moves
+// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+// (when no seat token is). `ply` must be the game's current ply (the number of moves
 // played so far, `game.ply`): it makes a move request safe to retry and
 // impossible to apply twice.
 //
@@ -4832,7 +5133,8 @@ func (c *Client) PlayGameMoveWithBody(ctx context.Context, id GameID, params *Pl
 // PlayGameMove Make a move
 //
 // Plays `pit` for the seat whose token is in `Authorization: Bearer
-// TOKEN`. `ply` must be the game's current ply (the number of moves
+// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+// (when no seat token is). `ply` must be the game's current ply (the number of moves
 // played so far, `game.ply`): it makes a move request safe to retry and
 // impossible to apply twice.
 //
@@ -4876,15 +5178,94 @@ func (c *Client) PlayGameMove(ctx context.Context, id GameID, params *PlayGameMo
 //
 // Ends the game at once: the other side wins, reason `resignation`.
 // Either seat may resign at any time while the game is `active`, with
-// its token in `Authorization: Bearer TOKEN`. No body is needed.
+// its token in `Authorization: Bearer TOKEN`, or the `Player-Token` of
+// the player in that seat. No body is needed.
+//
+// A rated game in which a side has not made its first move yet can
+// only be aborted: a resignation then aborts it (status `aborted`, no
+// result, no rating moves), so that nobody trades rating without
+// playing.
 //
 // Resigning is safe to retry: the seat that resigned, sending it again,
 // gets `200` with the first answer, byte for byte (the game does not
-// change after it). The other seat gets `409 game_over`.
+// change after it); so does either seat of a game a resignation
+// aborted. The other seat gets `409 game_over`.
 //
 // Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 func (c *Client) ResignGame(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResignGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OfferTakebackWithBody Ask for, accept or refuse a takeback
+//
+// Asks to undo your seat's last move and the other side's reply
+// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+// in a rated one). When the other side's request stands, asking is
+// accepting: the moves go, and the game is as it was when that turn
+// began: its `ply`, `position`, history and `version` go back and on
+// (the version still grows), the undone moves are gone from
+// `GET /v1/games/{id}/moves`, and the event stream sends a
+// `takeback` event. Against the AI a request is accepted at once.
+// `offer: false` refuses the other side's request, or withdraws your
+// own (`409 no_offer` when neither stands); `409
+// nothing_to_take_back` before your first move.
+//
+// The clock: the side whose move is undone gets its turn back as it
+// began, still running from then: the undone move, the reply and the
+// wait for the answer were its time (nobody gains time by a
+// takeback), and the other side gets back the time of its undone
+// reply. A move request sent again for a ply that was taken back is
+// no retry: past the game's `ply` it is `409 stale_ply`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+func (c *Client) OfferTakebackWithBody(ctx context.Context, id GameID, params *OfferTakebackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOfferTakebackRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OfferTakeback Ask for, accept or refuse a takeback
+//
+// Asks to undo your seat's last move and the other side's reply
+// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+// in a rated one). When the other side's request stands, asking is
+// accepting: the moves go, and the game is as it was when that turn
+// began: its `ply`, `position`, history and `version` go back and on
+// (the version still grows), the undone moves are gone from
+// `GET /v1/games/{id}/moves`, and the event stream sends a
+// `takeback` event. Against the AI a request is accepted at once.
+// `offer: false` refuses the other side's request, or withdraws your
+// own (`409 no_offer` when neither stands); `409
+// nothing_to_take_back` before your first move.
+//
+// The clock: the side whose move is undone gets its turn back as it
+// began, still running from then: the undone move, the reply and the
+// wait for the answer were its time (nobody gains time by a
+// takeback), and the other side gets back the time of its undone
+// reply. A move request sent again for a ply that was taken back is
+// no retry: past the game's `ply` it is `409 stale_ply`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+func (c *Client) OfferTakeback(ctx context.Context, id GameID, params *OfferTakebackParams, body OfferTakebackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOfferTakebackRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5950,6 +6331,68 @@ func NewGetGameRequest(server string, id GameID, params *GetGameParams) (*http.R
 	return req, nil
 }
 
+// NewOfferDrawRequest calls the generic OfferDraw builder with application/json body
+func NewOfferDrawRequest(server string, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOfferDrawRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewOfferDrawRequestWithBody constructs an http.Request for the OfferDraw method, with any body, and a specified content type
+func NewOfferDrawRequestWithBody(server string, id GameID, params *OfferDrawParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/draw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewFollowGameEventsRequest constructs an http.Request for the FollowGameEvents method
 func NewFollowGameEventsRequest(server string, id GameID, params *FollowGameEventsParams) (*http.Request, error) {
 	var err error
@@ -6239,6 +6682,68 @@ func NewResignGameRequest(server string, id GameID, params *ResignGameParams) (*
 	if err != nil {
 		return nil, err
 	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewOfferTakebackRequest calls the generic OfferTakeback builder with application/json body
+func NewOfferTakebackRequest(server string, id GameID, params *OfferTakebackParams, body OfferTakebackJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOfferTakebackRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewOfferTakebackRequestWithBody constructs an http.Request for the OfferTakeback method, with any body, and a specified content type
+func NewOfferTakebackRequestWithBody(server string, id GameID, params *OfferTakebackParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/takeback", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	if params != nil {
 
@@ -7681,6 +8186,50 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
 
+	// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
+	//
+	// Offers a draw for your seat (`offer: true`), with the seat's token
+	// or its player's `Player-Token`. When the other side's draw offer
+	// stands, offering is accepting: the game ends at once, a draw,
+	// reason `agreement`, rated as a draw in a rated game (one in which a
+	// side has not moved yet is aborted instead). `offer: false` refuses
+	// the other side's offer, or withdraws your own (`409 no_offer` when
+	// neither stands). An offer stands until the other side answers it or
+	// moves; the AI declines every offer at once (the answer shows none).
+	// The game's `offers.draw` shows a standing offer, and the event
+	// stream sends `offer` and `offerDeclined` events.
+	//
+	// Safe to retry: an offer that stands already, or an agreement sent
+	// again, gets the game as it is. `409 game_over` in a game that has
+	// ended, `409 game_waiting` before the second seat is taken.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+	OfferDrawWithBodyWithResponse(ctx context.Context, id GameID, params *OfferDrawParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OfferDrawResponse, error)
+
+	// OfferDrawWithResponse Offer, accept or refuse a draw
+	//
+	// Offers a draw for your seat (`offer: true`), with the seat's token
+	// or its player's `Player-Token`. When the other side's draw offer
+	// stands, offering is accepting: the game ends at once, a draw,
+	// reason `agreement`, rated as a draw in a rated game (one in which a
+	// side has not moved yet is aborted instead). `offer: false` refuses
+	// the other side's offer, or withdraws your own (`409 no_offer` when
+	// neither stands). An offer stands until the other side answers it or
+	// moves; the AI declines every offer at once (the answer shows none).
+	// The game's `offers.draw` shows a standing offer, and the event
+	// stream sends `offer` and `offerDeclined` events.
+	//
+	// Safe to retry: an offer that stands already, or an agreement sent
+	// again, gets the game as it is. `409 game_over` in a game that has
+	// ended, `409 game_waiting` before the second seat is taken.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+	OfferDrawWithResponse(ctx context.Context, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody, reqEditors ...RequestEditorFn) (*OfferDrawResponse, error)
+
 	// FollowGameEventsWithResponse Follow the game live (Server-Sent Events)
 	//
 	// A `text/event-stream` of the game's changes, for `EventSource` in a
@@ -7694,9 +8243,23 @@ type ClientWithResponsesInterface interface {
 	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 	// - `end` (id: the game's last ply): the game ended; data is a
 	//   `GameEndEvent`, the finished `Game`. The stream then closes.
+	// - `offer` (id: the game's ply): a draw offer or a takeback request
+	//   now stands; data is a `GameOfferEvent`, the `Game`, whose
+	//   `offers` say which.
+	// - `offerDeclined` (id: the game's ply): an offer was refused or
+	//   withdrawn; data is a `GameOfferEvent`. An offer that a move, a
+	//   takeback or the end cleared has no event of its own.
+	// - `takeback` (id: the ply the game went back to): moves were taken
+	//   back; data is a `GameTakebackEvent`, the `Game` as it stands at
+	//   that ply. Drop the moves from that ply on: the `move` events that
+	//   follow go on from it, with ids that come again. A stream resumed
+	//   (`Last-Event-ID`) from an id of the moves taken back may get that
+	//   takeback and the moves made since; applied in order they leave
+	//   the game right. After a takeback, a `Last-Event-ID` beyond the
+	//   game's `ply` is refused: read the game again and follow anew.
 	//
 	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-	// of an event stream a schema, so the three are components of their
+	// of an event stream a schema, so the five are components of their
 	// own, named here: client generators emit a type for each (oapi-codegen
 	// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
 	//
@@ -7766,7 +8329,8 @@ type ClientWithResponsesInterface interface {
 	// PlayGameMoveWithBodyWithResponse Make a move
 	//
 	// Plays `pit` for the seat whose token is in `Authorization: Bearer
-	// TOKEN`. `ply` must be the game's current ply (the number of moves
+	// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+	// (when no seat token is). `ply` must be the game's current ply (the number of moves
 	// played so far, `game.ply`): it makes a move request safe to retry and
 	// impossible to apply twice.
 	//
@@ -7799,7 +8363,8 @@ type ClientWithResponsesInterface interface {
 	// PlayGameMoveWithResponse Make a move
 	//
 	// Plays `pit` for the seat whose token is in `Authorization: Bearer
-	// TOKEN`. `ply` must be the game's current ply (the number of moves
+	// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+	// (when no seat token is). `ply` must be the game's current ply (the number of moves
 	// played so far, `game.ply`): it makes a move request safe to retry and
 	// impossible to apply twice.
 	//
@@ -7833,16 +8398,75 @@ type ClientWithResponsesInterface interface {
 	//
 	// Ends the game at once: the other side wins, reason `resignation`.
 	// Either seat may resign at any time while the game is `active`, with
-	// its token in `Authorization: Bearer TOKEN`. No body is needed.
+	// its token in `Authorization: Bearer TOKEN`, or the `Player-Token` of
+	// the player in that seat. No body is needed.
+	//
+	// A rated game in which a side has not made its first move yet can
+	// only be aborted: a resignation then aborts it (status `aborted`, no
+	// result, no rating moves), so that nobody trades rating without
+	// playing.
 	//
 	// Resigning is safe to retry: the seat that resigned, sending it again,
 	// gets `200` with the first answer, byte for byte (the game does not
-	// change after it). The other seat gets `409 game_over`.
+	// change after it); so does either seat of a game a resignation
+	// aborted. The other seat gets `409 game_over`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGameWithResponse(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*ResignGameResponse, error)
+
+	// OfferTakebackWithBodyWithResponse Ask for, accept or refuse a takeback
+	//
+	// Asks to undo your seat's last move and the other side's reply
+	// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+	// in a rated one). When the other side's request stands, asking is
+	// accepting: the moves go, and the game is as it was when that turn
+	// began: its `ply`, `position`, history and `version` go back and on
+	// (the version still grows), the undone moves are gone from
+	// `GET /v1/games/{id}/moves`, and the event stream sends a
+	// `takeback` event. Against the AI a request is accepted at once.
+	// `offer: false` refuses the other side's request, or withdraws your
+	// own (`409 no_offer` when neither stands); `409
+	// nothing_to_take_back` before your first move.
+	//
+	// The clock: the side whose move is undone gets its turn back as it
+	// began, still running from then: the undone move, the reply and the
+	// wait for the answer were its time (nobody gains time by a
+	// takeback), and the other side gets back the time of its undone
+	// reply. A move request sent again for a ply that was taken back is
+	// no retry: past the game's `ply` it is `409 stale_ply`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+	OfferTakebackWithBodyWithResponse(ctx context.Context, id GameID, params *OfferTakebackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OfferTakebackResponse, error)
+
+	// OfferTakebackWithResponse Ask for, accept or refuse a takeback
+	//
+	// Asks to undo your seat's last move and the other side's reply
+	// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+	// in a rated one). When the other side's request stands, asking is
+	// accepting: the moves go, and the game is as it was when that turn
+	// began: its `ply`, `position`, history and `version` go back and on
+	// (the version still grows), the undone moves are gone from
+	// `GET /v1/games/{id}/moves`, and the event stream sends a
+	// `takeback` event. Against the AI a request is accepted at once.
+	// `offer: false` refuses the other side's request, or withdraws your
+	// own (`409 no_offer` when neither stands); `409
+	// nothing_to_take_back` before your first move.
+	//
+	// The clock: the side whose move is undone gets its turn back as it
+	// began, still running from then: the undone move, the reply and the
+	// wait for the answer were its time (nobody gains time by a
+	// takeback), and the other side gets back the time of its undone
+	// reply. A move request sent again for a ply that was taken back is
+	// no retry: past the game's `ply` it is `409 stale_ply`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+	OfferTakebackWithResponse(ctx context.Context, id GameID, params *OfferTakebackParams, body OfferTakebackJSONRequestBody, reqEditors ...RequestEditorFn) (*OfferTakebackResponse, error)
 
 	// GetLeaderboardWithResponse The best players of a category
 	//
@@ -9033,6 +9657,168 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+// OfferDrawResponse200Headers the declared response headers of an HTTP 200 response for OfferDraw
+type OfferDrawResponse200Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse400Headers the declared response headers of an HTTP 400 response for OfferDraw
+type OfferDrawResponse400Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse401Headers the declared response headers of an HTTP 401 response for OfferDraw
+type OfferDrawResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// OfferDrawResponse404Headers the declared response headers of an HTTP 404 response for OfferDraw
+type OfferDrawResponse404Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse409Headers the declared response headers of an HTTP 409 response for OfferDraw
+type OfferDrawResponse409Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse413Headers the declared response headers of an HTTP 413 response for OfferDraw
+type OfferDrawResponse413Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse415Headers the declared response headers of an HTTP 415 response for OfferDraw
+type OfferDrawResponse415Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse500Headers the declared response headers of an HTTP 500 response for OfferDraw
+type OfferDrawResponse500Headers struct {
+	XRequestID *string
+}
+
+// OfferDrawResponse503Headers the declared response headers of an HTTP 503 response for OfferDraw
+type OfferDrawResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type OfferDrawResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Game
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *OfferConflict
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OfferDrawResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OfferDrawResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OfferDrawResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *OfferDrawResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *OfferDrawResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *OfferDrawResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *OfferDrawResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *OfferDrawResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OfferDrawResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OfferDrawResponse) GetJSON200() *Game {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON409() *OfferConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OfferDrawResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OfferDrawResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OfferDrawResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OfferDrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // FollowGameEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowGameEvents
 type FollowGameEventsResponse200Headers struct {
 	RateLimit       *string
@@ -9771,6 +10557,182 @@ func (r ResignGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResignGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OfferTakebackResponse200Headers the declared response headers of an HTTP 200 response for OfferTakeback
+type OfferTakebackResponse200Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse400Headers the declared response headers of an HTTP 400 response for OfferTakeback
+type OfferTakebackResponse400Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse401Headers the declared response headers of an HTTP 401 response for OfferTakeback
+type OfferTakebackResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// OfferTakebackResponse403Headers the declared response headers of an HTTP 403 response for OfferTakeback
+type OfferTakebackResponse403Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse404Headers the declared response headers of an HTTP 404 response for OfferTakeback
+type OfferTakebackResponse404Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse409Headers the declared response headers of an HTTP 409 response for OfferTakeback
+type OfferTakebackResponse409Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse413Headers the declared response headers of an HTTP 413 response for OfferTakeback
+type OfferTakebackResponse413Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse415Headers the declared response headers of an HTTP 415 response for OfferTakeback
+type OfferTakebackResponse415Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse500Headers the declared response headers of an HTTP 500 response for OfferTakeback
+type OfferTakebackResponse500Headers struct {
+	XRequestID *string
+}
+
+// OfferTakebackResponse503Headers the declared response headers of an HTTP 503 response for OfferTakeback
+type OfferTakebackResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type OfferTakebackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Game
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TakebackRated
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *OfferConflict
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OfferTakebackResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *OfferTakebackResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OfferTakebackResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OfferTakebackResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *OfferTakebackResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *OfferTakebackResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *OfferTakebackResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *OfferTakebackResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *OfferTakebackResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *OfferTakebackResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OfferTakebackResponse) GetJSON200() *Game {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON403() *TakebackRated {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON409() *OfferConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OfferTakebackResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OfferTakebackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OfferTakebackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OfferTakebackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OfferTakebackResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12269,6 +13231,62 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 	return ParseGetGameResponse(rsp)
 }
 
+// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
+//
+// Offers a draw for your seat (`offer: true`), with the seat's token
+// or its player's `Player-Token`. When the other side's draw offer
+// stands, offering is accepting: the game ends at once, a draw,
+// reason `agreement`, rated as a draw in a rated game (one in which a
+// side has not moved yet is aborted instead). `offer: false` refuses
+// the other side's offer, or withdraws your own (`409 no_offer` when
+// neither stands). An offer stands until the other side answers it or
+// moves; the AI declines every offer at once (the answer shows none).
+// The game's `offers.draw` shows a standing offer, and the event
+// stream sends `offer` and `offerDeclined` events.
+//
+// Safe to retry: an offer that stands already, or an agreement sent
+// again, gets the game as it is. `409 game_over` in a game that has
+// ended, `409 game_waiting` before the second seat is taken.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+func (c *ClientWithResponses) OfferDrawWithBodyWithResponse(ctx context.Context, id GameID, params *OfferDrawParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OfferDrawResponse, error) {
+	rsp, err := c.OfferDrawWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOfferDrawResponse(rsp)
+}
+
+// OfferDrawWithResponse Offer, accept or refuse a draw
+//
+// Offers a draw for your seat (`offer: true`), with the seat's token
+// or its player's `Player-Token`. When the other side's draw offer
+// stands, offering is accepting: the game ends at once, a draw,
+// reason `agreement`, rated as a draw in a rated game (one in which a
+// side has not moved yet is aborted instead). `offer: false` refuses
+// the other side's offer, or withdraws your own (`409 no_offer` when
+// neither stands). An offer stands until the other side answers it or
+// moves; the AI declines every offer at once (the answer shows none).
+// The game's `offers.draw` shows a standing offer, and the event
+// stream sends `offer` and `offerDeclined` events.
+//
+// Safe to retry: an offer that stands already, or an agreement sent
+// again, gets the game as it is. `409 game_over` in a game that has
+// ended, `409 game_waiting` before the second seat is taken.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/draw (the `OfferDraw` operationId).
+func (c *ClientWithResponses) OfferDrawWithResponse(ctx context.Context, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody, reqEditors ...RequestEditorFn) (*OfferDrawResponse, error) {
+	rsp, err := c.OfferDraw(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOfferDrawResponse(rsp)
+}
+
 // FollowGameEventsWithResponse Follow the game live (Server-Sent Events)
 //
 // A `text/event-stream` of the game's changes, for `EventSource` in a
@@ -12282,9 +13300,23 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 //     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
 //   - `end` (id: the game's last ply): the game ended; data is a
 //     `GameEndEvent`, the finished `Game`. The stream then closes.
+//   - `offer` (id: the game's ply): a draw offer or a takeback request
+//     now stands; data is a `GameOfferEvent`, the `Game`, whose
+//     `offers` say which.
+//   - `offerDeclined` (id: the game's ply): an offer was refused or
+//     withdrawn; data is a `GameOfferEvent`. An offer that a move, a
+//     takeback or the end cleared has no event of its own.
+//   - `takeback` (id: the ply the game went back to): moves were taken
+//     back; data is a `GameTakebackEvent`, the `Game` as it stands at
+//     that ply. Drop the moves from that ply on: the `move` events that
+//     follow go on from it, with ids that come again. A stream resumed
+//     (`Last-Event-ID`) from an id of the moves taken back may get that
+//     takeback and the moves made since; applied in order they leave
+//     the game right. After a takeback, a `Last-Event-ID` beyond the
+//     game's `ply` is refused: read the game again and follow anew.
 //
 // Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-// of an event stream a schema, so the three are components of their
+// of an event stream a schema, so the five are components of their
 // own, named here: client generators emit a type for each (oapi-codegen
 // with `skip-prune`, as clients/go/oapi-codegen.yaml does).
 //
@@ -12372,7 +13404,8 @@ func (c *ClientWithResponses) ListGameMovesWithResponse(ctx context.Context, id 
 // PlayGameMoveWithBodyWithResponse Make a move
 //
 // Plays `pit` for the seat whose token is in `Authorization: Bearer
-// TOKEN`. `ply` must be the game's current ply (the number of moves
+// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+// (when no seat token is). `ply` must be the game's current ply (the number of moves
 // played so far, `game.ply`): it makes a move request safe to retry and
 // impossible to apply twice.
 //
@@ -12411,7 +13444,8 @@ func (c *ClientWithResponses) PlayGameMoveWithBodyWithResponse(ctx context.Conte
 // PlayGameMoveWithResponse Make a move
 //
 // Plays `pit` for the seat whose token is in `Authorization: Bearer
-// TOKEN`. `ply` must be the game's current ply (the number of moves
+// TOKEN`, or for the seat of the player whose `Player-Token` is sent
+// (when no seat token is). `ply` must be the game's current ply (the number of moves
 // played so far, `game.ply`): it makes a move request safe to retry and
 // impossible to apply twice.
 //
@@ -12451,11 +13485,18 @@ func (c *ClientWithResponses) PlayGameMoveWithResponse(ctx context.Context, id G
 //
 // Ends the game at once: the other side wins, reason `resignation`.
 // Either seat may resign at any time while the game is `active`, with
-// its token in `Authorization: Bearer TOKEN`. No body is needed.
+// its token in `Authorization: Bearer TOKEN`, or the `Player-Token` of
+// the player in that seat. No body is needed.
+//
+// A rated game in which a side has not made its first move yet can
+// only be aborted: a resignation then aborts it (status `aborted`, no
+// result, no rating moves), so that nobody trades rating without
+// playing.
 //
 // Resigning is safe to retry: the seat that resigned, sending it again,
 // gets `200` with the first answer, byte for byte (the game does not
-// change after it). The other seat gets `409 game_over`.
+// change after it); so does either seat of a game a resignation
+// aborted. The other seat gets `409 game_over`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12466,6 +13507,70 @@ func (c *ClientWithResponses) ResignGameWithResponse(ctx context.Context, id Gam
 		return nil, err
 	}
 	return ParseResignGameResponse(rsp)
+}
+
+// OfferTakebackWithBodyWithResponse Ask for, accept or refuse a takeback
+//
+// Asks to undo your seat's last move and the other side's reply
+// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+// in a rated one). When the other side's request stands, asking is
+// accepting: the moves go, and the game is as it was when that turn
+// began: its `ply`, `position`, history and `version` go back and on
+// (the version still grows), the undone moves are gone from
+// `GET /v1/games/{id}/moves`, and the event stream sends a
+// `takeback` event. Against the AI a request is accepted at once.
+// `offer: false` refuses the other side's request, or withdraws your
+// own (`409 no_offer` when neither stands); `409
+// nothing_to_take_back` before your first move.
+//
+// The clock: the side whose move is undone gets its turn back as it
+// began, still running from then: the undone move, the reply and the
+// wait for the answer were its time (nobody gains time by a
+// takeback), and the other side gets back the time of its undone
+// reply. A move request sent again for a ply that was taken back is
+// no retry: past the game's `ply` it is `409 stale_ply`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+func (c *ClientWithResponses) OfferTakebackWithBodyWithResponse(ctx context.Context, id GameID, params *OfferTakebackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OfferTakebackResponse, error) {
+	rsp, err := c.OfferTakebackWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOfferTakebackResponse(rsp)
+}
+
+// OfferTakebackWithResponse Ask for, accept or refuse a takeback
+//
+// Asks to undo your seat's last move and the other side's reply
+// after it (`offer: true`), in an unrated game (`403 takeback_rated`
+// in a rated one). When the other side's request stands, asking is
+// accepting: the moves go, and the game is as it was when that turn
+// began: its `ply`, `position`, history and `version` go back and on
+// (the version still grows), the undone moves are gone from
+// `GET /v1/games/{id}/moves`, and the event stream sends a
+// `takeback` event. Against the AI a request is accepted at once.
+// `offer: false` refuses the other side's request, or withdraws your
+// own (`409 no_offer` when neither stands); `409
+// nothing_to_take_back` before your first move.
+//
+// The clock: the side whose move is undone gets its turn back as it
+// began, still running from then: the undone move, the reply and the
+// wait for the answer were its time (nobody gains time by a
+// takeback), and the other side gets back the time of its undone
+// reply. A move request sent again for a ply that was taken back is
+// no retry: past the game's `ply` it is `409 stale_ply`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/takeback (the `OfferTakeback` operationId).
+func (c *ClientWithResponses) OfferTakebackWithResponse(ctx context.Context, id GameID, params *OfferTakebackParams, body OfferTakebackJSONRequestBody, reqEditors ...RequestEditorFn) (*OfferTakebackResponse, error) {
+	rsp, err := c.OfferTakeback(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOfferTakebackResponse(rsp)
 }
 
 // GetLeaderboardWithResponse The best players of a category
@@ -13863,6 +14968,195 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	return response, nil
 }
 
+// ParseOfferDrawResponse parses an HTTP response from a OfferDrawWithResponse call
+func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OfferDrawResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest OfferConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OfferDrawResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OfferDrawResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OfferDrawResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers OfferDrawResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers OfferDrawResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers OfferDrawResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers OfferDrawResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers OfferDrawResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers OfferDrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseFollowGameEventsResponse parses an HTTP response from a FollowGameEventsWithResponse call
 func ParseFollowGameEventsResponse(rsp *http.Response) (*FollowGameEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -14773,6 +16067,212 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResignGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOfferTakebackResponse parses an HTTP response from a OfferTakebackWithResponse call
+func ParseOfferTakebackResponse(rsp *http.Response) (*OfferTakebackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OfferTakebackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TakebackRated
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest OfferConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers OfferTakebackResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers OfferTakebackResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers OfferTakebackResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OfferTakebackResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers OfferTakebackResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers OfferTakebackResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers OfferTakebackResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers OfferTakebackResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers OfferTakebackResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers OfferTakebackResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
