@@ -371,6 +371,9 @@ func TestPlayerGamesPages(t *testing.T) {
 	var ids []string
 	for range 5 {
 		g, seats := gs.ratedGame(adaToken, bisiToken)
+		// Both sides move first: before that, a resignation aborts.
+		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[0], map[string]any{"ply": 0, "pit": 0}, nil), 201, "")
+		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[1], map[string]any{"ply": 1, "pit": 6}, nil), 201, "")
 		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", seats[0], nil, nil), 200, "")
 		ids = append([]string{g.Id}, ids...)
 		clock.Advance(time.Minute)
@@ -423,6 +426,9 @@ func TestPlayerLeaderboard(t *testing.T) {
 		if games%3 == 2 {
 			loser = seats[0]
 		}
+		// Both sides move first: before that, a resignation aborts.
+		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[0], map[string]any{"ply": 0, "pit": 0}, nil), 201, "")
+		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[1], map[string]any{"ply": 1, "pit": 6}, nil), 201, "")
 		gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", loser, nil, nil), 200, "")
 		a, b := gs.player(ada.Id), gs.player(bisi.Id)
 		if games < 2 && len(board("live").Players) != 0 {

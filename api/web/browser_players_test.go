@@ -400,6 +400,16 @@ func ratedFromForm(t *testing.T, alice, bctx context.Context, base string) (ap, 
 		t.Errorf("the facts of a rated game read %q (%v)", facts, err)
 	}
 
+	// Both sides move (through the API, by their players' tokens): before
+	// that, a resignation would abort the rated game.
+	for ply, pit := range []int{0, 6} {
+		by := []string{ap.Token, bp.Token}[ply]
+		move := map[string]any{"ply": ply, "pit": pit}
+		if _, err := send(context.Background(), "POST", base+"/v1/games/"+id+"/moves", map[string]string{"Player-Token": by}, move, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, alice, base, id, func(p pageState, g apiGame) bool { return g.Ply == 2 && len(p.Legal) > 0 })
 	do(t, alice, "resign, and confirm", chromedp.Click(chromedp.CSS(`.resign`)), chromedp.Click(chromedp.CSS(`.resign`)))
 	settle(t, alice, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
 	if err := getJSON(alice, base+"/v1/games/"+id, &g); err != nil {
@@ -454,6 +464,15 @@ func establish(t *testing.T, base string, a, b storedPlayer) string {
 		id := created.Game.ID
 		if _, err := send(ctx, "POST", base+"/v1/games/"+id+"/join", map[string]string{"Player-Token": b.Token}, nil, &joined); err != nil {
 			t.Fatal(err)
+		}
+		// Both sides move, each by its player's token: before that, a
+		// resignation aborts a rated game.
+		for ply, pit := range []int{0, 6} {
+			by := []string{a.Token, b.Token}[ply]
+			move := map[string]any{"ply": ply, "pit": pit}
+			if _, err := send(ctx, "POST", base+"/v1/games/"+id+"/moves", map[string]string{"Player-Token": by}, move, nil); err != nil {
+				t.Fatal(err)
+			}
 		}
 		loser := joined.Token // North resigns: a wins
 		if i%3 == 2 {

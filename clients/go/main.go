@@ -6,7 +6,8 @@
 // calling, evaluates a move, validates a record, reads the daily puzzle and
 // two practice puzzles; then makes two players, plays a rated game with a
 // clock between them to its end (a resignation) and checks both rating
-// changes, and attempts the daily puzzle as a player and checks its rating
+// changes, plays an unrated game between them with a takeback and a draw
+// offered and accepted, and attempts the daily puzzle as a player and checks its rating
 // change. It stops at the first answer that is not the one the document
 // promises. .ci/run runs it
 // against a real server:
@@ -216,6 +217,20 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 	if err != nil || joined.JSON201 == nil {
 		return errors.Join(err, unexpected("POST join as a player", joined.HTTPResponse, joined.Body))
 	}
+	// Both sides move, each by its player's token (before that, a
+	// resignation would abort the rated game); a takeback is refused in a
+	// rated game with its own code.
+	for ply, pit := range []int{0, 6} {
+		played, err := c.PlayGameMoveWithResponse(ctx, id, nil, ayoayo.PlayMoveRequest{Ply: ply, Pit: pit}, asPlayer(tokens[ply]))
+		if err != nil || played.JSON201 == nil {
+			return errors.Join(err, unexpected("POST moves by a player's token", played.HTTPResponse, played.Body))
+		}
+	}
+	refused, err := c.OfferTakebackWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[1]))
+	if err != nil || refused.ApplicationProblemJSON403 == nil || refused.ApplicationProblemJSON403.Code != "takeback_rated" {
+		return errors.Join(err, unexpected("POST takeback in a rated game", refused.HTTPResponse, refused.Body))
+	}
+	fmt.Printf("takeback in a rated game: %d %s\n", refused.StatusCode(), refused.ApplicationProblemJSON403.Code)
 	resigned, err := c.ResignGameWithResponse(ctx, id, nil, bearer(joined.JSON201.Token))
 	if err != nil || resigned.JSON200 == nil {
 		return errors.Join(err, unexpected("POST resign", resigned.HTTPResponse, resigned.Body))
@@ -250,6 +265,9 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 		return fmt.Errorf("the winner's history: %s", history.Body)
 	}
 	fmt.Printf("rated game %s: South %+d, North %+d, in both players' ratings and the history\n", id, changes[0], changes[1])
+	if err := offers(ctx, c, tokens); err != nil {
+		return err
+	}
 
 	// The daily puzzle, solved as a player: the first attempt is rated,
 	// the second is not.
@@ -366,5 +384,55 @@ func flagged(ctx context.Context, c *ayoayo.ClientWithResponses) error {
 		return unexpected("GET the clocked game after its deadline", got.HTTPResponse, got.Body)
 	}
 	fmt.Printf("the clocked game ended by %s, %s wins, at %s\n", result.Reason, result.Winner, got.JSON200.UpdatedAt.Format(time.RFC3339Nano))
+	return nil
+}
+
+// offers plays an unrated game between the two players (tokens, South's
+// first), each acting by its player's token: two moves, a takeback North
+// asks for and South accepts, a draw North offers and South accepts; then
+// checks that an offer in the finished game is refused.
+func offers(ctx context.Context, c *ayoayo.ClientWithResponses, tokens [2]string) error {
+	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{Opponent: ayoayo.Opponent{Type: ayoayo.OpponentTypeHuman}},
+		asPlayer(tokens[0]))
+	if err != nil || created.JSON201 == nil {
+		return errors.Join(err, unexpected("POST /v1/games unrated", created.HTTPResponse, created.Body))
+	}
+	id := created.JSON201.Game.ID
+	if joined, err := c.JoinGameWithResponse(ctx, id, nil, asPlayer(tokens[1])); err != nil || joined.JSON201 == nil {
+		return errors.Join(err, unexpected("POST join unrated", joined.HTTPResponse, joined.Body))
+	}
+	for ply, pit := range []int{0, 6} {
+		played, err := c.PlayGameMoveWithResponse(ctx, id, nil, ayoayo.PlayMoveRequest{Ply: ply, Pit: pit}, asPlayer(tokens[ply]))
+		if err != nil || played.JSON201 == nil {
+			return errors.Join(err, unexpected("POST moves in the unrated game", played.HTTPResponse, played.Body))
+		}
+	}
+	asked, err := c.OfferTakebackWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[1]))
+	if err != nil || asked.JSON200 == nil {
+		return errors.Join(err, unexpected("POST takeback (ask)", asked.HTTPResponse, asked.Body))
+	}
+	if by, err := asked.JSON200.Offers.Takeback.Get(); err != nil || by != ayoayo.NullableSideNorth {
+		return fmt.Errorf("after North asked for a takeback, offers %s", asked.Body)
+	}
+	back, err := c.OfferTakebackWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[0]))
+	if err != nil || back.JSON200 == nil || back.JSON200.Ply != 1 || !back.JSON200.Offers.Takeback.IsNull() {
+		return errors.Join(err, unexpected("POST takeback (accept)", back.HTTPResponse, back.Body))
+	}
+	fmt.Printf("takeback in game %s: North's move undone, the game is back at ply %d\n", id, back.JSON200.Ply)
+	if offered, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[1])); err != nil || offered.JSON200 == nil {
+		return errors.Join(err, unexpected("POST draw (offer)", offered.HTTPResponse, offered.Body))
+	}
+	agreed, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[0]))
+	if err != nil || agreed.JSON200 == nil || agreed.JSON200.Status != ayoayo.GameStatusFinished {
+		return errors.Join(err, unexpected("POST draw (accept)", agreed.HTTPResponse, agreed.Body))
+	}
+	if r, err := agreed.JSON200.Result.Get(); err != nil || r.Reason != ayoayo.ResultReasonAgreement || r.Winner != ayoayo.ResultWinnerDraw {
+		return fmt.Errorf("a draw by agreement: %s", agreed.Body)
+	}
+	late, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: false}, asPlayer(tokens[1]))
+	if err != nil || late.ApplicationProblemJSON409 == nil || late.ApplicationProblemJSON409.Code != "game_over" {
+		return errors.Join(err, unexpected("POST draw in a finished game", late.HTTPResponse, late.Body))
+	}
+	fmt.Printf("draw by agreement in game %s; an offer after it: %d %s\n", id, late.StatusCode(), late.ApplicationProblemJSON409.Code)
 	return nil
 }

@@ -6,7 +6,8 @@
 // that the server ends by timeout, evaluates a move, validates a record,
 // reads the daily puzzle and two practice puzzles; makes two players, plays
 // a rated game with a clock between them to its end (a resignation) and
-// checks both rating changes, attempts the daily puzzle as a player and
+// checks both rating changes, plays an unrated game between them with a
+// takeback and a draw offered and accepted, attempts the daily puzzle as a player and
 // checks its rating change; and stops at the first answer that is not the
 // one the document promises.
 //
@@ -129,6 +130,18 @@ async function rated(dailyId: string): Promise<void> {
   const id = created.data.game.id;
   const joined = await api.POST("/v1/games/{id}/join", { params: { path: { id } }, headers: asPlayer(north.token) });
   if (!joined.data) fail("POST /v1/games/{id}/join as a player", joined.error, joined.response);
+  // Both sides move, each by its player's token (before that, a
+  // resignation would abort the rated game); a takeback is refused in a
+  // rated game with its own code.
+  for (const [ply, pit, token] of [[0, 0, south.token], [1, 6, north.token]] as const) {
+    const played = await api.POST("/v1/games/{id}/moves", { params: { path: { id } }, body: { ply, pit }, headers: asPlayer(token) });
+    if (!played.data) fail("POST /v1/games/{id}/moves by a player's token", played.error, played.response);
+  }
+  const refused = await api.POST("/v1/games/{id}/takeback", { params: { path: { id } }, body: { offer: true }, headers: asPlayer(north.token) });
+  if (refused.response.status !== 403 || refused.error?.code !== "takeback_rated") {
+    fail("POST /v1/games/{id}/takeback in a rated game", refused.error, refused.response);
+  }
+  console.log(`takeback in a rated game: ${refused.response.status} ${refused.error.code}`);
   const resigned = await api.POST("/v1/games/{id}/resign", {
     params: { path: { id } },
     headers: { Authorization: `Bearer ${joined.data.token}` },
@@ -156,6 +169,7 @@ async function rated(dailyId: string): Promise<void> {
     throw new Error(`the winner's history: ${JSON.stringify(history.data)}`);
   }
   console.log(`rated game ${id}: South ${southChange}, North ${northChange}, in both players' ratings and the history`);
+  await offers(south.token, north.token);
 
   const solution = await api.GET("/v1/puzzles/{id}/solution", { params: { path: { id: dailyId } } });
   if (!solution.data) fail("GET /v1/puzzles/{id}/solution", solution.error, solution.response);
@@ -219,3 +233,33 @@ main().catch((err: unknown) => {
   console.error("clients/typescript:", err);
   process.exitCode = 1;
 });
+
+// offers plays an unrated game between two players, each acting by its
+// player's token: two moves, a takeback North asks for and South accepts,
+// a draw North offers and South accepts; then an offer in the finished
+// game is refused.
+async function offers(southToken: string, northToken: string): Promise<void> {
+  const created = await api.POST("/v1/games", { body: { opponent: { type: "human" } }, headers: asPlayer(southToken) });
+  if (!created.data) fail("POST /v1/games unrated", created.error, created.response);
+  const id = created.data.game.id;
+  const joined = await api.POST("/v1/games/{id}/join", { params: { path: { id } }, headers: asPlayer(northToken) });
+  if (!joined.data) fail("POST /v1/games/{id}/join unrated", joined.error, joined.response);
+  for (const [ply, pit, token] of [[0, 0, southToken], [1, 6, northToken]] as const) {
+    const played = await api.POST("/v1/games/{id}/moves", { params: { path: { id } }, body: { ply, pit }, headers: asPlayer(token) });
+    if (!played.data) fail("POST /v1/games/{id}/moves in the unrated game", played.error, played.response);
+  }
+  const asked = await api.POST("/v1/games/{id}/takeback", { params: { path: { id } }, body: { offer: true }, headers: asPlayer(northToken) });
+  if (!asked.data || asked.data.offers.takeback !== "north") fail("POST takeback (ask)", asked.error, asked.response);
+  const back = await api.POST("/v1/games/{id}/takeback", { params: { path: { id } }, body: { offer: true }, headers: asPlayer(southToken) });
+  if (!back.data || back.data.ply !== 1 || back.data.offers.takeback !== null) fail("POST takeback (accept)", back.error, back.response);
+  console.log(`takeback in game ${id}: North's move undone, the game is back at ply ${back.data.ply}`);
+  const offered = await api.POST("/v1/games/{id}/draw", { params: { path: { id } }, body: { offer: true }, headers: asPlayer(northToken) });
+  if (!offered.data || offered.data.offers.draw !== "north") fail("POST draw (offer)", offered.error, offered.response);
+  const agreed = await api.POST("/v1/games/{id}/draw", { params: { path: { id } }, body: { offer: true }, headers: asPlayer(southToken) });
+  if (!agreed.data || agreed.data.status !== "finished" || agreed.data.result?.reason !== "agreement" || agreed.data.result.winner !== "draw") {
+    fail("POST draw (accept)", agreed.error, agreed.response);
+  }
+  const late = await api.POST("/v1/games/{id}/draw", { params: { path: { id } }, body: { offer: false }, headers: asPlayer(northToken) });
+  if (late.response.status !== 409 || late.error?.code !== "game_over") fail("POST draw in a finished game", late.error, late.response);
+  console.log(`draw by agreement in game ${id}; an offer after it: ${late.response.status} ${late.error.code}`);
+}

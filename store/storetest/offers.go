@@ -139,14 +139,17 @@ func testEndClearsOffers(t *testing.T, s Store, _ *fixtures) {
 			if i == 0 {
 				got, err = s.Resign(ctx, g.ID, result, tick(9), nil)
 			} else {
+				// A draw by agreement ends a game with End.
+				result = engine.Result{Reason: engine.ByAgreement, Winner: engine.Draw}
 				got, err = s.End(ctx, games.End{ID: g.ID, Version: offered.Version, Status: games.Finished, Result: result, At: tick(9)})
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.DrawOffer != games.NoOffer || got.TakebackOffer != games.NoOffer {
-				t.Fatalf("offers %v %v after the end", got.DrawOffer, got.TakebackOffer)
+			if got.DrawOffer != games.NoOffer || got.TakebackOffer != games.NoOffer || got.Result != result {
+				t.Fatalf("offers %v %v, result %+v after the end", got.DrawOffer, got.TakebackOffer, got.Result)
 			}
+			checkStoredGame(t, s, "after the end", got)
 		})
 	}
 }

@@ -123,7 +123,8 @@ export interface paths {
         /**
          * Make a move
          * @description Plays `pit` for the seat whose token is in `Authorization: Bearer
-         *     TOKEN`. `ply` must be the game's current ply (the number of moves
+         *     TOKEN`, or for the seat of the player whose `Player-Token` is sent
+         *     (when no seat token is). `ply` must be the game's current ply (the number of moves
          *     played so far, `game.ply`): it makes a move request safe to retry and
          *     impossible to apply twice.
          *
@@ -168,13 +169,90 @@ export interface paths {
          * Resign
          * @description Ends the game at once: the other side wins, reason `resignation`.
          *     Either seat may resign at any time while the game is `active`, with
-         *     its token in `Authorization: Bearer TOKEN`. No body is needed.
+         *     its token in `Authorization: Bearer TOKEN`, or the `Player-Token` of
+         *     the player in that seat. No body is needed.
+         *
+         *     A rated game in which a side has not made its first move yet can
+         *     only be aborted: a resignation then aborts it (status `aborted`, no
+         *     result, no rating moves), so that nobody trades rating without
+         *     playing.
          *
          *     Resigning is safe to retry: the seat that resigned, sending it again,
          *     gets `200` with the first answer, byte for byte (the game does not
-         *     change after it). The other seat gets `409 game_over`.
+         *     change after it); so does either seat of a game a resignation
+         *     aborted. The other seat gets `409 game_over`.
          */
         post: operations["ResignGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer, accept or refuse a draw
+         * @description Offers a draw for your seat (`offer: true`), with the seat's token
+         *     or its player's `Player-Token`. When the other side's draw offer
+         *     stands, offering is accepting: the game ends at once, a draw,
+         *     reason `agreement`, rated as a draw in a rated game (one in which a
+         *     side has not moved yet is aborted instead). `offer: false` refuses
+         *     the other side's offer, or withdraws your own (`409 no_offer` when
+         *     neither stands). An offer stands until the other side answers it or
+         *     moves; the AI declines every offer at once (the answer shows none).
+         *     The game's `offers.draw` shows a standing offer, and the event
+         *     stream sends `offer` and `offerDeclined` events.
+         *
+         *     Safe to retry: an offer that stands already, or an agreement sent
+         *     again, gets the game as it is. `409 game_over` in a game that has
+         *     ended, `409 game_waiting` before the second seat is taken.
+         */
+        post: operations["OfferDraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/takeback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for, accept or refuse a takeback
+         * @description Asks to undo your seat's last move and the other side's reply
+         *     after it (`offer: true`), in an unrated game (`403 takeback_rated`
+         *     in a rated one). When the other side's request stands, asking is
+         *     accepting: the moves go, and the game is as it was when that turn
+         *     began: its `ply`, `position`, history and `version` go back and on
+         *     (the version still grows), the undone moves are gone from
+         *     `GET /v1/games/{id}/moves`, and the event stream sends a
+         *     `takeback` event. Against the AI a request is accepted at once.
+         *     `offer: false` refuses the other side's request, or withdraws your
+         *     own (`409 no_offer` when neither stands); `409
+         *     nothing_to_take_back` before your first move.
+         *
+         *     The clock: the side whose move is undone gets its turn back as it
+         *     began, still running from then: the undone move, the reply and the
+         *     wait for the answer were its time (nobody gains time by a
+         *     takeback), and the other side gets back the time of its undone
+         *     reply. A move request sent again for a ply that was taken back is
+         *     no retry: past the game's `ply` it is `409 stale_ply`.
+         */
+        post: operations["OfferTakeback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,9 +279,23 @@ export interface paths {
          *       data is a `GameMoveEvent`, a `GameMove` with its full outcome.
          *     - `end` (id: the game's last ply): the game ended; data is a
          *       `GameEndEvent`, the finished `Game`. The stream then closes.
+         *     - `offer` (id: the game's ply): a draw offer or a takeback request
+         *       now stands; data is a `GameOfferEvent`, the `Game`, whose
+         *       `offers` say which.
+         *     - `offerDeclined` (id: the game's ply): an offer was refused or
+         *       withdrawn; data is a `GameOfferEvent`. An offer that a move, a
+         *       takeback or the end cleared has no event of its own.
+         *     - `takeback` (id: the ply the game went back to): moves were taken
+         *       back; data is a `GameTakebackEvent`, the `Game` as it stands at
+         *       that ply. Drop the moves from that ply on: the `move` events that
+         *       follow go on from it, with ids that come again. A stream resumed
+         *       (`Last-Event-ID`) from an id of the moves taken back may get that
+         *       takeback and the moves made since; applied in order they leave
+         *       the game right. After a takeback, a `Last-Event-ID` beyond the
+         *       game's `ply` is refused: read the game again and follow anew.
          *
          *     Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-         *     of an event stream a schema, so the three are components of their
+         *     of an event stream a schema, so the five are components of their
          *     own, named here: client generators emit a type for each (oapi-codegen
          *     with `skip-prune`, as clients/go/oapi-codegen.yaml does).
          *
@@ -1283,6 +1375,10 @@ export interface components {
          *           "provisional": false,
          *           "change": null
          *         }
+         *       },
+         *       "offers": {
+         *         "draw": "north",
+         *         "takeback": null
          *       }
          *     }
          */
@@ -1331,6 +1427,40 @@ export interface components {
              */
             rated: boolean;
             players: components["schemas"]["GamePlayers"];
+            offers: components["schemas"]["GameOffers"];
+        };
+        /**
+         * @description The offers that stand in the game, each the side that made it or
+         *     null: `draw`, a draw offer (the other side accepts it by offering a
+         *     draw too, `POST /v1/games/{id}/draw`), and `takeback`, a request to
+         *     undo the side's last move and the reply after it (`POST
+         *     /v1/games/{id}/takeback`, unrated games only). An offer stands until
+         *     the other side answers it or moves (a side's own move keeps its
+         *     draw offer, and clears any takeback request); both are null once
+         *     the game is over.
+         * @example {
+         *       "draw": "north",
+         *       "takeback": null
+         *     }
+         */
+        GameOffers: {
+            draw: components["schemas"]["NullableSide"];
+            takeback: components["schemas"]["NullableSide"];
+        };
+        /**
+         * @description An offer or its answer: `offer: true` makes the offer, or accepts
+         *     the other side's standing one; `offer: false` refuses the other side's standing offer, or
+         *     withdraws your own.
+         * @example {
+         *       "offer": true
+         *     }
+         */
+        OfferRequest: {
+            /**
+             * @description True to offer (or accept), false to refuse (or withdraw).
+             * @example true
+             */
+            offer: boolean;
         };
         /**
          * @description A seat just taken: the game, your side and your secret token (43
@@ -1410,6 +1540,10 @@ export interface components {
          *         "players": {
          *           "south": null,
          *           "north": null
+         *         },
+         *         "offers": {
+         *           "draw": null,
+         *           "takeback": null
          *         }
          *       }
          *     }
@@ -1661,6 +1795,10 @@ export interface components {
          *           "provisional": false,
          *           "change": null
          *         }
+         *       },
+         *       "offers": {
+         *         "draw": null,
+         *         "takeback": null
          *       }
          *     }
          */
@@ -1842,10 +1980,187 @@ export interface components {
          *       "players": {
          *         "south": null,
          *         "north": null
+         *       },
+         *       "offers": {
+         *         "draw": null,
+         *         "takeback": null
          *       }
          *     }
          */
         GameEndEvent: components["schemas"]["Game"];
+        /**
+         * @description The `data` of the `offer` and `offerDeclined` events of `GET
+         *     /v1/games/{id}/events`: the game, whose `offers` say which offers
+         *     stand now.
+         * @example {
+         *       "id": "Xq3v9w0bHk2mP1aZ",
+         *       "status": "active",
+         *       "ply": 1,
+         *       "position": {
+         *         "pits": [
+         *           2,
+         *           7,
+         *           0,
+         *           6,
+         *           1,
+         *           6,
+         *           6,
+         *           6,
+         *           0,
+         *           0,
+         *           6,
+         *           6
+         *         ],
+         *         "captured": {
+         *           "south": 2,
+         *           "north": 0
+         *         },
+         *         "toMove": "north"
+         *       },
+         *       "start": {
+         *         "pits": [
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4
+         *         ],
+         *         "captured": {
+         *           "south": 0,
+         *           "north": 0
+         *         },
+         *         "toMove": "south"
+         *       },
+         *       "rules": {
+         *         "captureSeed": "taken",
+         *         "leftovers": "last_mover"
+         *       },
+         *       "seats": {
+         *         "south": "human",
+         *         "north": "human"
+         *       },
+         *       "ai": null,
+         *       "result": null,
+         *       "lastMove": {
+         *         "ply": 0,
+         *         "side": "south",
+         *         "pit": 0
+         *       },
+         *       "version": 6,
+         *       "createdAt": "2025-03-01T12:00:00Z",
+         *       "updatedAt": "2025-03-01T12:00:20Z",
+         *       "timeControl": null,
+         *       "clock": null,
+         *       "expiry": {
+         *         "at": "2025-03-31T12:00:20Z",
+         *         "side": "north",
+         *         "ends": "timeout"
+         *       },
+         *       "rated": false,
+         *       "players": {
+         *         "south": null,
+         *         "north": null
+         *       },
+         *       "offers": {
+         *         "draw": "south",
+         *         "takeback": null
+         *       }
+         *     }
+         */
+        GameOfferEvent: components["schemas"]["Game"];
+        /**
+         * @description The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
+         *     the game as it stands at the ply it went back to (the event's id).
+         * @example {
+         *       "id": "Xq3v9w0bHk2mP1aZ",
+         *       "status": "active",
+         *       "ply": 1,
+         *       "position": {
+         *         "pits": [
+         *           2,
+         *           7,
+         *           0,
+         *           6,
+         *           1,
+         *           6,
+         *           6,
+         *           6,
+         *           0,
+         *           0,
+         *           6,
+         *           6
+         *         ],
+         *         "captured": {
+         *           "south": 2,
+         *           "north": 0
+         *         },
+         *         "toMove": "north"
+         *       },
+         *       "start": {
+         *         "pits": [
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4
+         *         ],
+         *         "captured": {
+         *           "south": 0,
+         *           "north": 0
+         *         },
+         *         "toMove": "south"
+         *       },
+         *       "rules": {
+         *         "captureSeed": "taken",
+         *         "leftovers": "last_mover"
+         *       },
+         *       "seats": {
+         *         "south": "human",
+         *         "north": "human"
+         *       },
+         *       "ai": null,
+         *       "result": null,
+         *       "lastMove": {
+         *         "ply": 0,
+         *         "side": "south",
+         *         "pit": 0
+         *       },
+         *       "version": 9,
+         *       "createdAt": "2025-03-01T12:00:00Z",
+         *       "updatedAt": "2025-03-01T12:00:20Z",
+         *       "timeControl": null,
+         *       "clock": null,
+         *       "expiry": {
+         *         "at": "2025-03-31T12:00:20Z",
+         *         "side": "north",
+         *         "ends": "timeout"
+         *       },
+         *       "rated": false,
+         *       "players": {
+         *         "south": null,
+         *         "north": null
+         *       },
+         *       "offers": {
+         *         "draw": null,
+         *         "takeback": null
+         *       }
+         *     }
+         */
+        GameTakebackEvent: components["schemas"]["Game"];
         /**
          * @description A page of a game's history.
          * @example {
@@ -2222,6 +2537,10 @@ export interface components {
          *         "players": {
          *           "south": null,
          *           "north": null
+         *         },
+         *         "offers": {
+         *           "draw": null,
+         *           "takeback": null
          *         }
          *       }
          *     }
@@ -2415,8 +2734,9 @@ export interface components {
          *     `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
          *     `no_moves` (the player to move had no legal move; the seeds left went
          *     as the `leftovers` option says), `repetition` (a position occurred a
-         *     third time; each player took their own row), `resignation` or
-         *     `timeout` (a game session's side ran out of time: see `Expiry`). Null
+         *     third time; each player took their own row), `resignation`,
+         *     `timeout` (a game session's side ran out of time: see `Expiry`) or
+         *     `agreement` (a draw both sides agreed to). Null
          *     while the game goes on, and in the outcome of a move that did not end
          *     it.
          * @example {
@@ -2436,7 +2756,7 @@ export interface components {
              * @example majority
              * @enum {string}
              */
-            reason: "majority" | "no_moves" | "repetition" | "resignation" | "timeout";
+            reason: "majority" | "no_moves" | "repetition" | "resignation" | "timeout" | "agreement";
         } | null;
         /**
          * @description Why a move is illegal, the first that applies in this order:
@@ -5001,7 +5321,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description No `Authorization: Bearer TOKEN`, or a token that is not one of this game's seats (`unauthorized`). */
+        /** @description No `Authorization: Bearer TOKEN` nor `Player-Token`, a token that is not one of this game's seats, or a player with no seat in it (`unauthorized`); a `Player-Token` no player holds is `player_unauthorized`. */
         Unauthorized: {
             headers: {
                 "X-Request-ID": components["headers"]["RequestId"];
@@ -5061,6 +5381,51 @@ export interface components {
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The offer cannot be made or answered now: `no_offer` (a refusal or
+         *     withdrawal, and no such offer stands), `nothing_to_take_back` (a
+         *     takeback before your first move), `game_over` (the game has ended)
+         *     or `game_waiting` (the second seat is still open). Nothing changed.
+         */
+        OfferConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-no_offer",
+                 *       "title": "No offer",
+                 *       "status": 409,
+                 *       "detail": "no such offer stands: no draw offer stands in game Xq3v9w0bHk2mP1aZ",
+                 *       "code": "no_offer",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/draw"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["GameProblem"];
+            };
+        };
+        /** @description A takeback asked for in a rated game (`takeback_rated`); nothing changed. */
+        TakebackRated: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-takeback_rated",
+                 *       "title": "No takebacks in rated games",
+                 *       "status": 403,
+                 *       "detail": "a rated game has no takebacks: game Xq3v9w0bHk2mP1aZ is rated",
+                 *       "code": "takeback_rated",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/takeback"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["GameProblem"];
             };
         };
         /**
@@ -5785,6 +6150,10 @@ export interface operations {
                      *         "players": {
                      *           "south": null,
                      *           "north": null
+                     *         },
+                     *         "offers": {
+                     *           "draw": null,
+                     *           "takeback": null
                      *         }
                      *       }
                      *     }
@@ -5954,6 +6323,10 @@ export interface operations {
                      *         "players": {
                      *           "south": null,
                      *           "north": null
+                     *         },
+                     *         "offers": {
+                     *           "draw": null,
+                     *           "takeback": null
                      *         }
                      *       }
                      *     }
@@ -6212,6 +6585,10 @@ export interface operations {
                      *         "players": {
                      *           "south": null,
                      *           "north": null
+                     *         },
+                     *         "offers": {
+                     *           "draw": null,
+                     *           "takeback": null
                      *         }
                      *       }
                      *     }
@@ -6393,6 +6770,10 @@ export interface operations {
                      *         "players": {
                      *           "south": null,
                      *           "north": null
+                     *         },
+                     *         "offers": {
+                     *           "draw": null,
+                     *           "takeback": null
                      *         }
                      *       }
                      *     }
@@ -6446,6 +6827,103 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["GameConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    OfferDraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "offer": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfferRequest"];
+            };
+        };
+        responses: {
+            /** @description The game after the offer or the answer to it. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["OfferConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    OfferTakeback: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "offer": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["OfferRequest"];
+            };
+        };
+        responses: {
+            /** @description The game after the offer or the answer to it. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["TakebackRated"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["OfferConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
