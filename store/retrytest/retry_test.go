@@ -89,7 +89,8 @@ func noAI(context.Context, engine.Position, engine.Rules, []engine.Position, int
 
 // checkRetries sends every stored answer's request again, through the game
 // service over st and the api's handler, and holds the answer to the
-// stored bytes: 200 (a replay), the same body byte for byte.
+// stored bytes: 200 (a replay), the same body byte for byte but for the
+// members the API has added since.
 func checkRetries(t *testing.T, st games.Store, fx fixture, answers []storedAnswer) {
 	t.Helper()
 	svc := games.NewService(st, games.Options{Choose: noAI, Now: func() time.Time { return fx.Now }})
@@ -118,7 +119,11 @@ func checkRetries(t *testing.T, st games.Store, fx fixture, answers []storedAnsw
 			if rec.Code != http.StatusOK {
 				t.Fatalf("retry: %d %s, want 200", rec.Code, rec.Body)
 			}
-			if got := rec.Body.Bytes(); !bytes.Equal(got, a.body) {
+			// The game's offers came to the API after these answers were
+			// stored (issue 31): the one member a stored answer lacks, and
+			// none stands in these games.
+			got := bytes.Replace(rec.Body.Bytes(), []byte(`"offers":{"draw":null,"takeback":null},`), nil, 1)
+			if !bytes.Equal(got, a.body) {
 				t.Fatalf("retry answered\n%s\nthe stored answer was\n%s", got, a.body)
 			}
 		})
