@@ -88,8 +88,10 @@ func (s *Service) rebuild(ctx context.Context, g *Game, ply int) (*PlayResult, e
 // the rating the seat had when the request was made unless the player's
 // rating moved between the seat's taking and the game's end (another rated
 // game of theirs ended meanwhile, or the deviation grew over an idle
-// rating period): then the retry says the rating at the end. Nothing else
-// in a retried answer can differ from the first.
+// rating period): then the retry says the rating at the end. The offers
+// are g's too, the ones that stand now (an offer made or answered since
+// the request shows); nothing else in a retried answer can differ from
+// the first.
 func (s *Service) asLeft(g, then *Game, version int64) Game {
 	out := *g
 	out.Ply, out.Position, out.Status, out.Result = then.Ply, then.Position, then.Status, then.Result

@@ -286,7 +286,11 @@ func (s *Service) match(ctx context.Context, g *Game, result engine.Result, at t
 	}
 	var c players.Category
 	var before [2]players.Rating
-	if g.Rated && g.Category() != "" && ids[0] != "" && ids[1] != "" {
+	// Rated only once both sides have moved: before that a resignation or
+	// an agreement aborts the game (abortOnly), and a move that ends it by
+	// the rules (from a start position a move can finish) leaves its
+	// result unrated.
+	if g.Rated && g.Category() != "" && ids[0] != "" && ids[1] != "" && g.Ply >= 2 {
 		c = g.Category()
 		for i, id := range ids {
 			p, err := s.store.Player(ctx, id)
