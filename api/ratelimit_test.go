@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -23,7 +24,7 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		gs := newGamesServer(t, Options{JoinRate: 1, JoinBurst: 2}, games.Options{}, nil)
 		var ids []string
 		for range 3 {
-			var seat GameSeat
+			var seat oapi.GameSeat
 			gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
 			ids = append(ids, seat.Game.Id)
 		}
@@ -32,9 +33,9 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		}
 		a := gs.must(http.MethodPost, "/v1/games/"+ids[2]+"/join", "", nil, nil)
 		wantRateLimited(t, gs, a, "too many joins from this client address")
-		var g Game
+		var g oapi.Game
 		gs.must(http.MethodGet, "/v1/games/"+ids[2], "", nil, nil).decode(t, &g)
-		if g.Status != GameStatusWaiting {
+		if g.Status != oapi.GameStatusWaiting {
 			t.Errorf("the refused join took the seat: %s", g.Status)
 		}
 	})
@@ -44,13 +45,13 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		for range 3 {
 			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 			gs.expect(m, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			m.decode(t, &pa)
 			game = pa.Game
 		}
 		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 		wantRateLimited(t, gs, a, "too many moves from this client address")
-		var g Game
+		var g oapi.Game
 		gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, nil).decode(t, &g)
 		if g.Ply != 3 {
 			t.Errorf("the game is at ply %d after a refused move, want 3", g.Ply)
@@ -58,7 +59,7 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 	})
 	t.Run("event streams", func(t *testing.T) {
 		gs := newGamesServer(t, Options{StreamRate: 1, StreamBurst: 2, EventHeartbeat: 20 * time.Millisecond}, games.Options{}, nil)
-		var seat GameSeat
+		var seat oapi.GameSeat
 		gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
 		for range 2 {
 			resp, err := gs.openEvents(seat.Game.Id, "")
@@ -82,12 +83,12 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		gs := newGamesServer(t, Options{}, games.Options{}, nil)
 		game, tokens := gs.twoSeats()
 		for range 100 {
-			if game.Status != GameStatusActive {
+			if game.Status != oapi.GameStatusActive {
 				game, tokens = gs.twoSeats()
 			}
 			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 			gs.expect(m, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			m.decode(t, &pa)
 			game = pa.Game
 		}
@@ -122,14 +123,14 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 		if i < 3 {
 			gs.expect(a, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			a.decode(t, &pa)
 			game = pa.Game
 			continue
 		}
 		wantRateLimited(t, gs, a, "too many moves from this client address")
 	}
-	var seat GameSeat
+	var seat oapi.GameSeat
 	created := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 	created.decode(t, &seat)
 	// twoSeats made one game, and this one: 18 of 20 left.

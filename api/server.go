@@ -1,5 +1,5 @@
 // Package api translates HTTP: it serves the API that openapi.yaml specifies
-// through the generated echo server (api.gen.go), validates requests against
+// through the echo server generated in api/oapi, validates requests against
 // the embedded document, and hands them to the engine and the search (the
 // stateless endpoints), the games service and the puzzle feed, which make
 // every decision. Every error becomes an RFC 9457 problem through the one
@@ -31,6 +31,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -226,7 +227,7 @@ type Server struct {
 	streams *httpx.StreamSlots        // of open event streams
 }
 
-var _ StrictServerInterface = (*Server)(nil)
+var _ oapi.StrictServerInterface = (*Server)(nil)
 
 // New builds the HTTP server: the generated routes with their validator,
 // and the middleware every request goes through. It fails only if the
@@ -239,7 +240,7 @@ func New(opts Options) (*echo.Echo, error) {
 // newServer is New that also returns the handlers, for tests.
 func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
-	spec, err := GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
@@ -339,7 +340,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	// Every GET operation stands for its HEAD: the document declares no
 	// HEAD operations.
-	RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	oapi.RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, oapi.NewStrictHandler(s, []oapi.StrictMiddlewareFunc{s.withCaller}), oapi.RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
