@@ -427,7 +427,7 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 }
 
 func TestGamesHTTPCreateRateLimit(t *testing.T) {
-	gs := newGamesServer(t, Options{GameCreateRate: 1, GameCreateBurst: 2}, games.Options{}, nil)
+	gs := newGamesServer(t, Options{RateLimits: RateLimits{"game-create": {Rate: 1, Burst: 2}}}, games.Options{}, nil)
 	human := map[string]any{"opponent": map[string]any{"type": "human"}}
 	for range 2 {
 		gs.expect(gs.must(http.MethodPost, "/v1/games", "", human, nil), http.StatusCreated, "")

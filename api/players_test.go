@@ -651,7 +651,7 @@ func TestPlayerTokenCORS(t *testing.T) {
 
 // TestPlayerCreateRateLimit: player creations are limited per address.
 func TestPlayerCreateRateLimit(t *testing.T) {
-	gs := newPlayersServer(t, playersClock(), Options{PlayerCreateRate: 1, PlayerCreateBurst: 2}, false)
+	gs := newPlayersServer(t, playersClock(), Options{RateLimits: RateLimits{"player-create": {Rate: 1, Burst: 2}}}, false)
 	gs.newPlayer("one")
 	gs.newPlayer("two")
 	a := gs.must(http.MethodPost, "/v1/players", "", map[string]any{"name": "three"}, nil)
