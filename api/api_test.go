@@ -18,6 +18,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/apitest"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // tester drives a server in process and checks every answer it gets
@@ -43,7 +44,7 @@ func newTester(t *testing.T, opts Options) *tester {
 // tests can check each answer against the operation's declared responses.
 func specRouter(t *testing.T) routers.Router {
 	t.Helper()
-	spec, err := GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -47,7 +48,7 @@ func TestMoves(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[MovesAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.MovesAnswer](t, rec.Body.Bytes())
 			if len(ans.Moves) != 6 {
 				t.Fatalf("%d moves, want 6", len(ans.Moves))
 			}
@@ -100,18 +101,18 @@ func TestValidate(t *testing.T) {
 		plies  int
 		pos    string // notation of the position reached
 		result string // winner/reason, or "" while the game goes on
-		err    *PlyError
+		err    *oapi.PlyError
 	}{
 		{"empty record", `{"moves":[]}`, true, 0, "s-444444-444444-0-0", "", nil},
 		{"three moves", `{"moves":[0,6,1]}`, true, 3, "", "", nil},
 		{"one move", `{"moves":[0]}`, true, 1, "n-270616-660066-2-0", "", nil},
-		{"empty pit at ply 1", `{"moves":[0,8]}`, false, 1, "n-270616-660066-2-0", "", &PlyError{Ply: 1, Pit: 8, Reason: "empty_pit"}},
-		{"not your pit at ply 0", `{"moves":[6]}`, false, 0, "s-444444-444444-0-0", "", &PlyError{Ply: 0, Pit: 6, Reason: "not_your_pit"}},
+		{"empty pit at ply 1", `{"moves":[0,8]}`, false, 1, "n-270616-660066-2-0", "", &oapi.PlyError{Ply: 1, Pit: 8, Reason: "empty_pit"}},
+		{"not your pit at ply 0", `{"moves":[6]}`, false, 0, "s-444444-444444-0-0", "", &oapi.PlyError{Ply: 0, Pit: 6, Reason: "not_your_pit"}},
 		{"finished start", `{"start":` + finishedJSON + `,"moves":[]}`, true, 0, "", "draw/no_moves", nil},
-		{"finished start, a move", `{"start":` + finishedJSON + `,"moves":[0]}`, false, 0, "", "draw/no_moves", &PlyError{Ply: 0, Pit: 0, Reason: "game_over"}},
+		{"finished start, a move", `{"start":` + finishedJSON + `,"moves":[0]}`, false, 0, "", "draw/no_moves", &oapi.PlyError{Ply: 0, Pit: 0, Reason: "game_over"}},
 		{"ends by repetition", `{"rules":{"leftovers":"side_owner"},"moves":` + string(repMovesJSON) + `}`, true, len(repMoves), "", "/repetition", nil},
 		{"a move after repetition", `{"moves":` + string(overMoves) + `}`, false, len(repMoves), "", "/repetition",
-			&PlyError{Ply: len(repMoves), Pit: 0, Reason: "game_over"}},
+			&oapi.PlyError{Ply: len(repMoves), Pit: 0, Reason: "game_over"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +120,7 @@ func TestValidate(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[ValidateAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.ValidateAnswer](t, rec.Body.Bytes())
 			if ans.Valid != tt.valid || ans.Plies != tt.plies {
 				t.Fatalf("valid %v plies %d, want %v %d: %s", ans.Valid, ans.Plies, tt.valid, tt.plies, rec.Body)
 			}
@@ -218,7 +219,7 @@ func TestAnalyzeLimits(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("limits %+v, want %+v", got, tt.want)
 			}
-			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.AnalyzeAnswer](t, rec.Body.Bytes())
 			if !engine.Start().LegalMoves(engine.Rules{}).Has(ans.BestMove) || len(ans.Moves) != 6 || len(ans.Pv) == 0 {
 				t.Errorf("implausible analysis %s", rec.Body)
 			}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/puzzles"
@@ -86,7 +87,7 @@ func TestHeadOnEveryGet(t *testing.T) {
 	// HEAD on the event stream of a game that goes on: the headers, at
 	// once, not a stream that never ends.
 	seat := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
-	var waiting GameSeat
+	var waiting oapi.GameSeat
 	seat.decode(t, &waiting)
 	start := time.Now()
 	head := gs.send(t, http.MethodHead, "/v1/games/"+waiting.Game.Id+"/events")

@@ -18,6 +18,7 @@ import (
 	oapimw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -71,7 +72,7 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
-	spec, err := GetSwagger() // the validator's own copy, without servers
+	spec, err := oapi.GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
 	}

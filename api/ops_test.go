@@ -20,6 +20,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/fault"
 )
 
@@ -149,7 +150,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err := served.Validate(context.Background()); err != nil {
 		t.Fatalf("served document is not valid: %v", err)
 	}
-	embedded, _ := GetSwagger()
+	embedded, _ := oapi.GetSwagger()
 	if got, want := served.Paths.Len(), embedded.Paths.Len(); got != want {
 		t.Errorf("served %d paths, embedded %d", got, want)
 	}
@@ -169,7 +170,7 @@ func TestDocsPage(t *testing.T) {
 		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	page := rec.Body.String()
-	spec, _ := GetSwagger()
+	spec, _ := oapi.GetSwagger()
 	var want []string
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {

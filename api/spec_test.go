@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/ayoayo/ayoayo/api/apitest"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 )
 
@@ -35,7 +36,7 @@ func TestSpecValidAndEmbedded(t *testing.T) {
 	if file.OpenAPI != "3.0.3" {
 		t.Errorf("openapi %q, want 3.0.3", file.OpenAPI)
 	}
-	embedded, err := GetSwagger()
+	embedded, err := oapi.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}
