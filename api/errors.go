@@ -17,6 +17,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -132,6 +133,9 @@ var problemTable = []problemRow{
 	{Err: games.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
 	{Err: games.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
 	{Err: games.ErrInvalidTimeControl, Status: http.StatusUnprocessableEntity, Code: "invalid_time_control", Title: "Invalid time control"},
+	{Err: idempotency.ErrInFlight, Status: http.StatusConflict, Code: "idempotency_key_in_use", Title: "Request with this Idempotency-Key in progress", RetryAfter: 1},
+	{Err: idempotency.ErrMismatch, Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused", Title: "Idempotency-Key used for another request"},
+	{Err: idempotency.ErrInvalidKey, Status: http.StatusBadRequest, Code: "invalid_idempotency_key", Title: "Invalid Idempotency-Key"},
 	{Err: httpx.ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
 	{Err: httpx.ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_streams", Title: "Too many event streams", RetryAfter: 5},
 	{Err: httpx.ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},

@@ -149,12 +149,3 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 	}
 }
-
-// Nothing reads Idempotency-Key, so browsers are not told they may send it.
-func TestCORSDoesNotOfferIdempotencyKey(t *testing.T) {
-	for _, h := range corsAllowHeaders {
-		if strings.EqualFold(h, "Idempotency-Key") {
-			t.Fatal("CORS allows Idempotency-Key, which the server ignores")
-		}
-	}
-}

@@ -150,6 +150,11 @@ type Options struct {
 	// limit.
 	PlayerCreateRate  int
 	PlayerCreateBurst int
+
+	// Idempotency keeps the answers of creations sent with an
+	// Idempotency-Key (*idempotency.Service over the store), so a retried
+	// creation gets the first one's answer. Nil: the header is ignored.
+	Idempotency Idempotency
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -331,6 +336,10 @@ func (s *Server) echo() (*echo.Echo, error) {
 		if l := s.limits["GetPracticePuzzle"]; l != nil && practiceByID[id] {
 			mw = append(mw, httpx.LimitRateIf(l, func(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }))
 		}
+		if idempotentOperations[id] {
+			// After the validator: the key is read from a valid request.
+			v = chain(v, s.idempotent(id))
+		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)
 			continue
@@ -349,15 +358,17 @@ func (s *Server) echo() (*echo.Echo, error) {
 	return e, nil
 }
 
+// chain makes one middleware of outer then inner.
+func chain(outer, inner echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return outer(inner(next)) }
+}
+
 // practiceByID are the operations that take a practice puzzle's id.
 var practiceByID = map[string]bool{"GetPuzzle": true, "SubmitPuzzleAttempt": true, "GetPuzzleSolution": true}
 
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	// No Idempotency-Key: nothing reads it (see docs/api.md, "No
-	// Idempotency-Key"), and a browser allowed to send it would expect it to
-	// make creations safe to retry.
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader}
-	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader, IdempotencyKeyHeader}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy", replayedHeader}
 )
