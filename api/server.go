@@ -123,6 +123,11 @@ type Options struct {
 	MaxStreamsPerClient int
 	MaxStreamsPerGame   int
 
+	// RequestLog is which requests get a line in the log: RequestLogAll
+	// (the zero value), RequestLogErrors (answers of 400 and above) or
+	// RequestLogNone. Faults are logged in full either way.
+	RequestLog RequestLog
+
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
@@ -155,6 +160,36 @@ type Options struct {
 	// Idempotency-Key (*idempotency.Service over the store), so a retried
 	// creation gets the first one's answer. Nil: the header is ignored.
 	Idempotency Idempotency
+}
+
+// RequestLog says which requests are logged (Options.RequestLog).
+type RequestLog string
+
+// The values of RequestLog, as --request-log spells them.
+const (
+	RequestLogAll    RequestLog = "all"
+	RequestLogErrors RequestLog = "errors"
+	RequestLogNone   RequestLog = "none"
+)
+
+// ParseRequestLog reads a RequestLog, refusing any other word.
+func ParseRequestLog(s string) (RequestLog, error) {
+	switch l := RequestLog(s); l {
+	case RequestLogAll, RequestLogErrors, RequestLogNone:
+		return l, nil
+	}
+	return "", fmt.Errorf("request log %q is not all, errors or none", s)
+}
+
+// minStatus is the lowest status logged; -1: none.
+func (l RequestLog) minStatus() int {
+	switch l {
+	case RequestLogErrors:
+		return 400
+	case RequestLogNone:
+		return -1
+	}
+	return 0
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -307,10 +342,11 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	e.Use(
 		httpx.RequestIDs(),
-		metricsMW,                // sees the final status, the problems included
-		httpx.LogRequests(s.log), // likewise
-		s.problems,               // every error below becomes a problem+json answer
-		httpx.RecoverPanic,       // a panic below becomes an error
+		metricsMW, // sees the final status, the problems included
+		httpx.LogRequests(s.log, s.opts.RequestLog.minStatus()), // likewise
+		compress(),         // every answer below, problems included
+		s.problems,         // every error below becomes a problem+json answer
+		httpx.RecoverPanic, // a panic below becomes an error
 		middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.opts.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
