@@ -27,6 +27,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
@@ -304,7 +305,8 @@ func (s *serving) startAPI() error {
 		DB:                  s.st,
 		Stopping:            s.draining,
 		Metrics:             s.metrics,
-		MetricsElsewhere:    c.AdminAddr != "",
+		MetricsElsewhere:    !c.MetricsPublic,
+		RequestLog:          c.requestLog,
 		CORSOrigins:         splitList(c.CORSOrigins),
 		BodyLimit:           c.BodyLimit,
 		BatchBodyLimit:      c.BatchBodyLimit,
@@ -331,6 +333,7 @@ func (s *serving) startAPI() error {
 		Players:             players.NewService(s.st, s.now),
 		PlayerCreateRate:    c.PlayerCreateRate,
 		PlayerCreateBurst:   c.PlayerCreateBurst,
+		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 	})
 	if err != nil {
 		return err
