@@ -93,6 +93,10 @@ type Options struct {
 	// RetainFinished is how long Sweep keeps finished and aborted games
 	// after their end; zero keeps them for ever.
 	RetainFinished time.Duration
+	// AIThought is told how long the AI took to choose each move, by
+	// level, for metrics: it must be quick and safe for concurrent use.
+	// Nil: nobody is told.
+	AIThought func(level int, took time.Duration)
 }
 
 // DefaultPollInterval is how often a followed game is read again unless
@@ -123,6 +127,7 @@ type Service struct {
 	sweep      *sweeper
 	retain     time.Duration
 	sweepStats sweepCounters
+	aiThought  func(level int, took time.Duration) // Options.AIThought
 }
 
 // NewService returns the service over st.
@@ -157,7 +162,8 @@ func NewService(st Store, o Options) *Service {
 	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: ai,
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
 		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval,
-		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0)}
+		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0),
+		aiThought: o.AIThought}
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
@@ -838,8 +844,12 @@ func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engin
 		defer release()
 	}
 	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
+	start := s.now()
 	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
 	cancel()
+	if s.aiThought != nil {
+		s.aiThought(level, s.now().Sub(start))
+	}
 	if !legal.Has(pit) {
 		if ctx.Err() != nil {
 			return Move{}, ctx.Err()

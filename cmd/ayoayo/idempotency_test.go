@@ -23,12 +23,12 @@ type inProcess struct {
 	stop func()
 }
 
-func serveOn(t *testing.T, db string) *inProcess {
+func serveOn(t *testing.T, db string, args ...string) *inProcess {
 	t.Helper()
 	m, _, stderr := testMain(map[string]string{"AYOAYO_ADDR": "127.0.0.1:0", "AYOAYO_DB": db})
 	ctx, cancel := context.WithCancel(context.Background())
 	exit := make(chan int, 1)
-	go func() { exit <- m.Run(ctx, []string{"serve", "--request-log", "none"}) }()
+	go func() { exit <- m.Run(ctx, append([]string{"serve", "--request-log", "none"}, args...)) }()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {

@@ -76,6 +76,7 @@ type serving struct {
 	stopping, draining chan struct{}
 
 	st                 store
+	domain             *domainMetrics
 	games              *games.Service
 	building, sweeping sync.WaitGroup
 	// background is the context of the work that runs beside the requests
@@ -255,7 +256,11 @@ func (s *serving) openStore(ctx context.Context) (bool, error) {
 // instances' changes.
 func (s *serving) startGames(ctx context.Context) error {
 	c := s.cfg
-	s.games = games.NewService(s.st, games.Options{
+	var err error
+	if s.domain, err = newDomainMetrics(s.metrics); err != nil {
+		return err
+	}
+	s.games = games.NewService(observedGames{s.st, s.domain}, games.Options{
 		AIMoveTime:    c.AIMoveTime,
 		Budget:        s.cpu,
 		AIConcurrency: c.AIConcurrency,
@@ -272,6 +277,7 @@ func (s *serving) startGames(ctx context.Context) error {
 			Waiting: c.WaitingExpiry, Idle: c.IdleExpiry},
 		SweepInterval:  c.SweepEvery,
 		RetainFinished: time.Duration(c.RetainFinishedDays) * 24 * time.Hour,
+		AIThought:      s.domain.aiThought,
 	})
 	// Deadlines end games with nobody calling, on every instance; the
 	// first look applies those that passed while the server was down. The
@@ -293,7 +299,8 @@ func (s *serving) startAPI() error {
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(s.st, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
-		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log})
+		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log,
+		Attempted: s.domain.attempted})
 	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
 		// Background work: stopped, and waited for, before the tables and
 		// the store close.
