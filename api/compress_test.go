@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // gunzip returns the bytes b compresses.
@@ -113,5 +115,36 @@ func TestEventStreamNotCompressed(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the join's event did not arrive while the stream stayed open")
+	}
+}
+
+// The cost of compressing a game's answer (GET /v1/games/{id}), in time
+// per request and in bytes sent, against sending it as it is.
+func BenchmarkGameAnswerCompression(b *testing.B) {
+	st := memory.New()
+	e, err := New(Options{Games: games.NewService(st, games.Options{Choose: lastLegal})})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rec := serve(e, postJSON("/v1/games", `{"opponent":{"type":"ai","level":1},"seat":"north"}`))
+	var seat GameSeat
+	if err := json.Unmarshal(rec.Body.Bytes(), &seat); err != nil {
+		b.Fatal(err)
+	}
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				r := httptest.NewRequest(http.MethodGet, "/v1/games/"+seat.Game.Id, nil)
+				r.Header.Set("Accept-Encoding", enc)
+				w := httptest.NewRecorder()
+				e.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d", w.Code)
+				}
+				size = w.Body.Len()
+			}
+			b.ReportMetric(float64(size), "answer-bytes")
+		})
 	}
 }
