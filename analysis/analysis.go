@@ -16,11 +16,12 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // ErrBusy: no unit of the CPU budget came free for the analysis in time;
 // asking again shortly may find one.
-var ErrBusy = errors.New("too many analyses")
+var ErrBusy = fault.NewRetry(fault.Limited, time.Second, "too_many_analyses", "Too many analyses", "too many analyses")
 
 // DefaultWait is how long an analysis waits for a unit of the budget
 // unless Options says otherwise: long enough to ride out an AI reply or

@@ -121,8 +121,9 @@ func TestEventStreamNotCompressed(t *testing.T) {
 // The cost of compressing a game's answer (GET /v1/games/{id}), in time
 // per request and in bytes sent, against sending it as it is.
 func BenchmarkGameAnswerCompression(b *testing.B) {
-	st := memory.New()
-	e, err := New(Options{Games: games.NewService(st, games.Options{Choose: lastLegal})})
+	var opts Options
+	withGames(&opts, memory.New(), games.Options{}, games.HubOptions{})
+	e, err := New(opts)
 	if err != nil {
 		b.Fatal(err)
 	}

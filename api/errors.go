@@ -4,36 +4,35 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
-	"slices"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/ayoayo/ayoayo/analysis"
-	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
-	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/idempotency"
-	"github.com/ayoayo/ayoayo/players"
-	"github.com/ayoayo/ayoayo/puzzles"
-	"github.com/ayoayo/ayoayo/puzzles/gen"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
-// Errors of the api package itself. Handlers and middleware return them
-// (made by newError, with a detail for the client); problemFor turns them into
-// answers through the table below. Handlers never build error bodies. The
-// HTTP infrastructure's own kinds (body limits, media types, rate limits,
-// stream slots) are httpx's, answered by rows of the same table.
+// Errors of the api package itself, declared with their kinds and codes as
+// every domain's are (see package fault). Handlers and middleware return
+// them (made by newError, with a detail for the client); problemFor
+// answers them as it answers any declared error. Handlers never build
+// error bodies.
 var (
-	ErrMalformedJSON  = errors.New("malformed JSON")
-	ErrInvalidRequest = errors.New("invalid request")
-	ErrTooManyLines   = errors.New("too many lines")
-	ErrNotReady       = errors.New("not ready")
-	ErrInternal       = errors.New("internal error")
+	ErrMalformedJSON  = fault.New(fault.Malformed, "malformed_json", "Malformed JSON", "malformed JSON")
+	ErrInvalidRequest = fault.New(fault.Malformed, "invalid_request", "Invalid request", "invalid request")
+	ErrTooManyLines   = fault.New(fault.TooLarge, "too_many_lines", "Too many lines", "too many lines")
+	// ErrNotReady: the server is starting (it waits for its database) or
+	// stopping, or runs without what the operation needs.
+	ErrNotReady = fault.NewRetry(fault.Busy, notReadyRetry*time.Second, "not_ready", "Not ready", "not ready")
+	// ErrInternal: anything no declaration names is a fault of the server:
+	// logged in full, answered without a word about its internals.
+	ErrInternal = fault.New(fault.Internal, "internal_error", "Internal server error", "internal error")
 )
 
 // newError makes an error of the given kind with a detail for the client.
@@ -41,10 +40,11 @@ func newError(kind error, format string, args ...any) error {
 	return httpx.Errorf(kind, format, args...)
 }
 
-// problemRow says how one sentinel error is answered. Code is a stable
-// snake_case word clients switch on; never change it once published.
+// problemRow says how an error is answered: a declared error's code and
+// title with its kind's status, or a row of its own for an error that
+// cannot declare its kind.
 type problemRow struct {
-	Err        error  // matched with errors.Is, in table order
+	Err        error  // the sentinel answered: the declared one, or the row's, matched with errors.Is
 	Status     int    // HTTP status
 	Code       string // stable snake_case word; the type URI is problem.TypeBase+Code
 	Title      string // short, fixed summary of the kind of problem
@@ -53,120 +53,73 @@ type problemRow struct {
 	Detail     string // detail when the error's own text is not shown
 }
 
-// problemTable maps every error that can reach a client to its answer. The
-// first row whose Err matches wins, so put specific errors before general
-// ones. To add a kind of error: declare the sentinel in your package, wrap it
-// with %w where it happens, and add a row here (a test checks the codes are
-// unique snake_case words and the statuses are errors).
-var problemTable = []problemRow{
-	// Requests that do not match the OpenAPI document.
-	{Err: ErrMalformedJSON, Status: http.StatusBadRequest, Code: "malformed_json", Title: "Malformed JSON"},
-	{Err: ErrInvalidRequest, Status: http.StatusBadRequest, Code: "invalid_request", Title: "Invalid request"},
-	{Err: httpx.ErrBodyTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "body_too_large", Title: "Request body too large"},
-	{Err: ErrTooManyLines, Status: http.StatusRequestEntityTooLarge, Code: "too_many_lines", Title: "Too many lines"},
-	{Err: httpx.ErrBodyTimeout, Status: http.StatusRequestTimeout, Code: "body_timeout", Title: "Request body too slow"},
-	{Err: httpx.ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "unsupported_media_type", Title: "Unsupported media type"},
-	{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: problem.RouteNotFoundCode, Title: problem.RouteNotFoundTitle,
-		Hide: true, Detail: "no operation has this path; see /docs"},
-	{Err: echo.ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
-		Hide: true, Detail: "this path does not take this method; the Allow header lists those it takes"},
-
-	// Requests that match the document but not the game.
-	{Err: engine.ErrInvalidPosition, Status: http.StatusUnprocessableEntity, Code: "invalid_position", Title: "Invalid position"},
-	{Err: engine.ErrInvalidNotation, Status: http.StatusBadRequest, Code: "invalid_notation", Title: "Invalid position notation"},
-	{Err: engine.ErrInvalidRules, Status: http.StatusUnprocessableEntity, Code: "invalid_rules", Title: "Invalid rule options"},
-	{Err: engine.ErrGameOver, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
-	{Err: engine.ErrIllegalMove, Status: http.StatusUnprocessableEntity, Code: "illegal_move", Title: "Illegal move"},
-	{Err: search.ErrNoMoves, Status: http.StatusUnprocessableEntity, Code: "no_legal_move", Title: "No legal move"},
-
-	// Capacity and dependencies.
-	{Err: analysis.ErrBusy, Status: http.StatusTooManyRequests, Code: "too_many_analyses", Title: "Too many analyses", RetryAfter: 1},
-	{Err: ErrNotReady, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready", RetryAfter: notReadyRetry},
-	// The database failed, as the store names it (never by the driver's
-	// words, which only the log sees). A write that may have been stored
-	// comes first: the client must know that before it decides anything.
-	{Err: games.ErrOutcomeUnknown, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
-		RetryAfter: storeRetry, Hide: true, Detail: "the database went away while this change was on its way to it, so it may or may not have been " +
-			"stored. Sending the same request again is safe: a move names its ply, so it is stored at most once, and a copy of a stored " +
-			"one gets its answer again; a resignation or a join that took effect answers 409 the second time; a creation sent again makes a second game"},
-	{Err: games.ErrStorageFull, Status: http.StatusServiceUnavailable, Code: "storage_full", Title: "Database storage full",
-		RetryAfter: fullRetry, Hide: true, Detail: storageFullDetail},
-	{Err: puzzles.ErrStorageFull, Status: http.StatusServiceUnavailable, Code: "storage_full", Title: "Database storage full",
-		RetryAfter: fullRetry, Hide: true, Detail: storageFullDetail},
-	{Err: games.ErrUnavailable, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
-		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
-	{Err: puzzles.ErrUnavailable, Status: http.StatusServiceUnavailable, Code: "store_unavailable", Title: "Database unavailable",
-		RetryAfter: storeRetry, Hide: true, Detail: storeUnavailableDetail},
-	// Two results kept rating the same player at once, past the
-	// service's retries: nothing was written, and the request may be sent
-	// again as it was.
-	{Err: players.ErrRatingsChanged, Status: http.StatusServiceUnavailable, Code: "ratings_busy", Title: "Ratings busy", RetryAfter: 1},
-	{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
-	// The client went away: it cancelled the request, or closed the
-	// connection before the end of its body. This is decided, not an
-	// accident of the table: the status is 499 (nginx's "client closed
-	// request", no status of RFC 9110 fits), so the request's log line and
-	// the request metrics tell these apart from the server's faults and
-	// from requests that were refused; it is not logged as a failure,
-	// because the server has nothing to fix; and the answer is written all
-	// the same, for a client that only half-closed its side, with a detail
-	// of its own: what was cancelled (a query, a search) is no client's
-	// business. docs/errors.md says more.
-	{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request",
-		Hide: true, Detail: "the client went away before the answer was ready"},
-
-	// Players. A game or a puzzle operation may return these too (a
-	// Player-Token no player holds, a rated game joined anonymously), so
-	// they come before the games' rows.
-	{Err: players.ErrUnauthorized, Status: http.StatusUnauthorized, Code: "player_unauthorized", Title: "Player token missing or unknown"},
-	{Err: players.ErrForbidden, Status: http.StatusForbidden, Code: "not_your_player", Title: "Not your player"},
-	{Err: players.ErrNotFound, Status: http.StatusNotFound, Code: "player_not_found", Title: "No such player"},
-	{Err: players.ErrInvalidName, Status: http.StatusUnprocessableEntity, Code: "invalid_player_name", Title: "Invalid player name"},
-	{Err: players.ErrInvalidCursor, Status: http.StatusBadRequest, Code: "invalid_cursor", Title: "Invalid cursor"},
-	{Err: games.ErrRatedNotAllowed, Status: http.StatusUnprocessableEntity, Code: "rated_not_allowed", Title: "This game cannot be rated"},
-
-	// Game sessions.
-	{Err: games.ErrUnauthorized, Status: http.StatusUnauthorized, Code: "unauthorized", Title: "Unauthorized"},
-	{Err: games.ErrNotYourTurn, Status: http.StatusForbidden, Code: "not_your_turn", Title: "Not your turn"},
-	{Err: games.ErrStalePly, Status: http.StatusConflict, Code: "stale_ply", Title: "Stale ply"},
-	{Err: games.ErrFinished, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
-	{Err: games.ErrNotStarted, Status: http.StatusConflict, Code: "game_waiting", Title: "Game waiting for a player"},
-	{Err: games.ErrSeatTaken, Status: http.StatusConflict, Code: "seat_taken", Title: "Seat taken"},
-	{Err: games.ErrInvalidTimeControl, Status: http.StatusUnprocessableEntity, Code: "invalid_time_control", Title: "Invalid time control"},
-	{Err: idempotency.ErrInFlight, Status: http.StatusConflict, Code: "idempotency_key_in_use", Title: "Request with this Idempotency-Key in progress", RetryAfter: 1},
-	{Err: idempotency.ErrMismatch, Status: http.StatusUnprocessableEntity, Code: "idempotency_key_reused", Title: "Idempotency-Key used for another request"},
-	{Err: idempotency.ErrInvalidKey, Status: http.StatusBadRequest, Code: "invalid_idempotency_key", Title: "Invalid Idempotency-Key"},
-	{Err: httpx.ErrRateLimited, Status: http.StatusTooManyRequests, Code: "rate_limited", Title: "Too many requests", RetryAfter: 1},
-	{Err: httpx.ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_streams", Title: "Too many event streams", RetryAfter: 5},
-	{Err: httpx.ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},
-	{Err: games.ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
-	{Err: games.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
-
-	// The daily puzzle feed.
-	{Err: gen.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},
-	{Err: puzzles.ErrNotFound, Status: http.StatusNotFound, Code: "puzzle_not_found", Title: "No such puzzle"},
-	{Err: gen.ErrTooManyMoves, Status: http.StatusUnprocessableEntity, Code: "too_many_moves", Title: "Too many moves"},
-	{Err: gen.ErrEmptyAttempt, Status: http.StatusUnprocessableEntity, Code: "empty_attempt", Title: "Empty attempt"},
-	{Err: gen.ErrInvalidPractice, Status: http.StatusBadRequest, Code: "invalid_practice_request", Title: "Invalid practice request"},
-	{Err: gen.ErrFilterUnmet, Status: http.StatusUnprocessableEntity, Code: "no_practice_puzzle", Title: "No practice puzzle meets the filter"},
-	{Err: puzzles.ErrPracticeBusy, Status: http.StatusTooManyRequests, Code: "practice_busy", Title: "Practice pool busy", RetryAfter: 1},
-	{Err: puzzles.ErrPracticeTimeout, Status: http.StatusServiceUnavailable, Code: "practice_timeout", Title: "No practice puzzle found in time", RetryAfter: 1},
-	{Err: puzzles.ErrNoPool, Status: http.StatusServiceUnavailable, Code: "not_ready", Title: "Not ready"},
-	// A stored puzzle that no longer proves (a bad restore, a row edited
-	// by hand): the server's fault, never served.
-	{Err: gen.ErrUnverified, Status: http.StatusInternalServerError, Code: "puzzle_unverified", Title: "Puzzle failed verification",
-		Hide: true, Detail: "the stored puzzle did not verify and is not served; it has been logged"},
-	// A stored puzzle made by a generator version this build does not
-	// have (a newer instance wrote it, or an older binary reads it): it was
-	// never checked, so it is not served, but nothing says it is wrong.
-	{Err: gen.ErrUnknownVersion, Status: http.StatusInternalServerError, Code: "puzzle_version_unknown", Title: "Puzzle from an unknown generator version",
-		Hide: true, Detail: "the stored puzzle was made by a generator version this server does not have, so it cannot check it and does not serve it; it has been logged"},
-
-	// Anything else is a fault of the server: logged in full, answered
-	// without a word about its internals.
-	{Err: ErrInternal, Status: http.StatusInternalServerError, Code: "internal_error", Title: "Internal server error",
-		Hide: true, Detail: "the server failed to answer this request; it has been logged"},
+// kindAnswer is how every declared error of a kind is answered.
+type kindAnswer struct {
+	Status     int
+	RetryAfter int    // seconds, unless the error says how long itself
+	Detail     string // when set, said instead of the error's text: the server's faults
 }
+
+// kindAnswers is the one table: each kind of failure's status. The code
+// and title are the declared error's own (see package fault); to add a
+// kind of error to the API, declare it where it happens with its kind and
+// code, wrap it with %w, and list it in answered (codes.go) for the /docs
+// page. A test checks every kind has its status.
+var kindAnswers = [...]kindAnswer{
+	fault.Malformed:    {Status: http.StatusBadRequest},
+	fault.Unauthorized: {Status: http.StatusUnauthorized},
+	fault.Forbidden:    {Status: http.StatusForbidden},
+	fault.NotFound:     {Status: http.StatusNotFound},
+	fault.TooSlow:      {Status: http.StatusRequestTimeout},
+	fault.Conflict:     {Status: http.StatusConflict},
+	fault.TooLarge:     {Status: http.StatusRequestEntityTooLarge},
+	fault.Unsupported:  {Status: http.StatusUnsupportedMediaType},
+	fault.Invalid:      {Status: http.StatusUnprocessableEntity},
+	fault.Limited:      {Status: http.StatusTooManyRequests},
+	fault.Busy:         {Status: http.StatusServiceUnavailable},
+	// The database failed, as the store names it (never by the driver's
+	// words, which only the log sees).
+	fault.Unavailable: {Status: http.StatusServiceUnavailable, RetryAfter: storeRetry, Detail: storeUnavailableDetail},
+	fault.Uncertain:   {Status: http.StatusServiceUnavailable, RetryAfter: storeRetry, Detail: outcomeUnknownDetail},
+	fault.Full:        {Status: http.StatusServiceUnavailable, RetryAfter: fullRetry, Detail: storageFullDetail},
+	fault.Internal:    {Status: http.StatusInternalServerError, Detail: internalDetail},
+}
+
+// The errors that cannot declare their kind: the engine's (it imports
+// nothing of this module), echo's and the context package's. firstRows
+// are matched before any declared error, in order (a notation that reads
+// as a position that does not add up is invalid_position); lastRows after
+// them (a store's failure met while the request was cancelled is the
+// store's).
+var (
+	firstRows = []problemRow{
+		{Err: echo.ErrNotFound, Status: http.StatusNotFound, Code: problem.RouteNotFoundCode, Title: problem.RouteNotFoundTitle,
+			Hide: true, Detail: "no operation has this path; see /docs"},
+		{Err: echo.ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Title: "Method not allowed",
+			Hide: true, Detail: "this path does not take this method; the Allow header lists those it takes"},
+		{Err: engine.ErrInvalidPosition, Status: http.StatusUnprocessableEntity, Code: "invalid_position", Title: "Invalid position"},
+		{Err: engine.ErrInvalidNotation, Status: http.StatusBadRequest, Code: "invalid_notation", Title: "Invalid position notation"},
+		{Err: engine.ErrInvalidRules, Status: http.StatusUnprocessableEntity, Code: "invalid_rules", Title: "Invalid rule options"},
+		{Err: engine.ErrGameOver, Status: http.StatusConflict, Code: "game_over", Title: "Game over"},
+		{Err: engine.ErrIllegalMove, Status: http.StatusUnprocessableEntity, Code: "illegal_move", Title: "Illegal move"},
+		{Err: search.ErrNoMoves, Status: http.StatusUnprocessableEntity, Code: "no_legal_move", Title: "No legal move"},
+	}
+	lastRows = []problemRow{
+		{Err: context.DeadlineExceeded, Status: http.StatusServiceUnavailable, Code: "timeout", Title: "Timed out"},
+		// The client went away: it cancelled the request, or closed the
+		// connection before the end of its body. This is decided, not an
+		// accident of the table: the status is 499 (nginx's "client closed
+		// request", no status of RFC 9110 fits), so the request's log line
+		// and the request metrics tell these apart from the server's faults
+		// and from requests that were refused; it is not logged as a
+		// failure, because the server has nothing to fix; and the answer is
+		// written all the same, for a client that only half-closed its
+		// side, with a detail of its own: what was cancelled (a query, a
+		// search) is no client's business. docs/errors.md says more.
+		{Err: context.Canceled, Status: 499, Code: "client_closed_request", Title: "Client closed request",
+			Hide: true, Detail: "the client went away before the answer was ready"},
+	}
+)
 
 // How long clients are asked to wait (Retry-After, in seconds). An outage
 // of the database is usually a restart or a failover, seconds long; a full
@@ -180,11 +133,32 @@ const (
 
 const (
 	storeUnavailableDetail = "the database does not answer; nothing was read or changed. Send the same request again after Retry-After seconds"
-	storageFullDetail      = "the database has no room left for this change, which was not made. Reads still work; send the same request again after Retry-After seconds"
+	// A write that may have been stored: the client must know that before
+	// it decides anything.
+	outcomeUnknownDetail = "the database went away while this change was on its way to it, so it may or may not have been " +
+		"stored. Sending the same request again is safe: a move names its ply, so it is stored at most once, and a copy of a stored " +
+		"one gets its answer again; a resignation or a join that took effect answers 409 the second time; a creation sent again makes a second game"
+	storageFullDetail = "the database has no room left for this change, which was not made. Reads still work; send the same request again after Retry-After seconds"
+	internalDetail    = "the server failed to answer this request; it has been logged"
 )
 
-// internalRow is the last row: the answer to an error no row matches.
-var internalRow = problemTable[len(problemTable)-1]
+// declaredRow is the answer to a declared error: its kind's, with its own
+// code, title and wait.
+func declaredRow(e *fault.Error) problemRow {
+	k := kindAnswers[fault.Internal]
+	if int(e.Kind()) < len(kindAnswers) && kindAnswers[e.Kind()].Status != 0 {
+		k = kindAnswers[e.Kind()]
+	}
+	row := problemRow{Err: e, Status: k.Status, Code: e.Code(), Title: e.Title(),
+		RetryAfter: k.RetryAfter, Hide: k.Detail != "", Detail: k.Detail}
+	if w := e.Wait(); w > 0 {
+		row.RetryAfter = int(math.Ceil(w.Seconds()))
+	}
+	return row
+}
+
+// internalRow is the answer to an error nothing names.
+var internalRow = declaredRow(ErrInternal.(*fault.Error))
 
 // An *echo.HTTPError that no row above claims (one that echo, a library or
 // the generated code made, which the table does not know) is answered by
@@ -210,11 +184,20 @@ var (
 		Hide: true, Detail: "the server refused this request; see /docs for what it takes"}
 )
 
-// rowFor finds the table row for err: the first row whose sentinel err
-// is, the generic row of an unknown *echo.HTTPError's 4xx status, or
-// internalRow.
+// rowFor finds the answer to err: the first of firstRows it is, else the
+// first declared error it wraps (as errors.As finds it), else the first of
+// lastRows, else the generic row of an unknown *echo.HTTPError's 4xx
+// status, else internalRow. Never by the error's text.
 func rowFor(err error) problemRow {
-	for _, row := range problemTable {
+	for _, row := range firstRows {
+		if errors.Is(err, row.Err) {
+			return row
+		}
+	}
+	if e, ok := fault.Of(err); ok {
+		return declaredRow(e)
+	}
+	for _, row := range lastRows {
 		if errors.Is(err, row.Err) {
 			return row
 		}
@@ -252,7 +235,7 @@ func problemOf(err error) (problem.Problem, problemRow) {
 	}
 	gameProblemMembers(err, &p)
 	p.Detail = err.Error()
-	// An echo error that wraps one of the table's prints as "code=...,
+	// An echo error that wraps a named error prints as "code=...,
 	// message=..., internal=..."; the client wants the error it wraps.
 	var he *echo.HTTPError
 	if errors.As(err, &he) && he.Internal != nil {
@@ -283,24 +266,4 @@ func writeProblem(c echo.Context, err error, log *slog.Logger) {
 	}
 	gameProblemHeaders(err, h)
 	problem.Write(c.Response(), p)
-}
-
-// ProblemCodes lists every code with its status and title, for the /docs
-// page: the table's, in its order, then the generic rows' (client_error's
-// status is "4xx": it keeps the status it answers).
-func ProblemCodes() []docs.Problem {
-	var out []docs.Problem
-	seen := map[string]bool{}
-	for _, row := range slices.Concat(problemTable, statusRows, []problemRow{clientErrorRow}) {
-		if seen[row.Code] {
-			continue
-		}
-		seen[row.Code] = true
-		status := "4xx"
-		if row.Status != 0 {
-			status = strconv.Itoa(row.Status)
-		}
-		out = append(out, docs.Problem{Code: row.Code, Status: status, Title: row.Title})
-	}
-	return out
 }

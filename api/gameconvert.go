@@ -94,9 +94,10 @@ func seatToAPI(a *games.Seat) GameSeat {
 	return GameSeat{Game: gameToAPI(&a.Game), Seat: Side(a.Side.String()), Token: a.Token}
 }
 
-// encodePlay is the body of a move's answer, stored with the move so that a
-// retry gets these very bytes back. It ends in a newline like every answer
-// the generated code encodes.
+// encodePlay is the body of a move's answer. A retry's result is rebuilt
+// by the service to be the first one's, field for field, so it encodes to
+// these very bytes (store/retrytest holds migrated games to that). It ends
+// in a newline like every answer the generated code encodes.
 func encodePlay(r *games.PlayResult) ([]byte, error) {
 	ans := PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game)}
 	if r.Reply != nil {

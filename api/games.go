@@ -6,9 +6,7 @@ package api
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -20,6 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 )
@@ -36,13 +35,17 @@ type GameService interface {
 	Join(ctx context.Context, id string, player *players.Player) (games.Seat, error)
 	Game(ctx context.Context, id string) (games.Game, error)
 	Moves(ctx context.Context, id string, from, limit int) ([]games.Move, error)
-	Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) (body []byte, replayed bool, err error)
+	Play(ctx context.Context, req games.MoveRequest) (res games.PlayResult, replayed bool, err error)
 	Resign(ctx context.Context, id, token string) (games.Game, error)
+}
+
+// GameHub is what the event streams need: *games.Hub has it.
+type GameHub interface {
 	Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out games.Stream) error
 }
 
-// noGames stands in for the game service of a server started without one:
-// every operation answers 503.
+// noGames stands in for the game service and the hub of a server started
+// without them: every operation answers 503.
 type noGames struct{}
 
 var errNoGames = newError(ErrNotReady, "this server was started without game sessions")
@@ -57,8 +60,8 @@ func (noGames) Game(context.Context, string) (games.Game, error) { return games.
 func (noGames) Moves(context.Context, string, int, int) ([]games.Move, error) {
 	return nil, errNoGames
 }
-func (noGames) Play(context.Context, games.MoveRequest, games.Encoder) ([]byte, bool, error) {
-	return nil, false, errNoGames
+func (noGames) Play(context.Context, games.MoveRequest) (games.PlayResult, bool, error) {
+	return games.PlayResult{}, false, errNoGames
 }
 func (noGames) Resign(context.Context, string, string) (games.Game, error) {
 	return games.Game{}, errNoGames
@@ -205,8 +208,8 @@ func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObje
 	return ListGameMoves200JSONResponse(page), nil
 }
 
-// rawPlayAnswer writes a move's answer as it was encoded and stored, so a
-// retry gets exactly the bytes the first request got.
+// rawPlayAnswer writes a move's answer as encodePlay made it: a retry's,
+// rebuilt by the service, is the same bytes the first request got.
 type rawPlayAnswer struct {
 	status int
 	body   []byte
@@ -226,7 +229,11 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 	}
 	cl := callerOf(ctx)
 	mr := games.MoveRequest{ID: req.Id, Token: cl.token, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: cl.addr}
-	body, replayed, err := s.games.Play(ctx, mr, encodePlay)
+	res, replayed, err := s.games.Play(ctx, mr)
+	if err != nil {
+		return nil, err
+	}
+	body, err := encodePlay(&res)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +261,11 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 // gives up for good on an answer other than 200, and on a 200 it keeps
 // reconnecting, however the stream ends.
 func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
+	if _, none := s.hub.(noGames); none {
+		return nil, errNoGames
+	}
 	g, err := s.games.Game(ctx, req.Id)
-	unavailable := errors.Is(err, games.ErrUnavailable)
+	unavailable := errors.Is(err, fault.ErrUnavailable)
 	if err != nil && !unavailable {
 		return nil, err
 	}
@@ -271,25 +281,6 @@ func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsReque
 		return nil, err
 	}
 	return gameStream{s: s, ctx: ctx, id: req.Id, last: last, release: release, head: callerOf(ctx).head}, nil
-}
-
-// EncodeEvent is the Server-Sent Events frame of a game event, which the
-// games service makes once per event and sends to every follower: the
-// event's id (its ply count, for Last-Event-ID), its kind, and its data, a
-// GameMove for a move and the Game for the others.
-func EncodeEvent(e games.Event) ([]byte, error) {
-	var data any
-	switch e.Kind {
-	case games.EventMove:
-		data = moveToAPI(e.Move)
-	default:
-		data = gameToAPI(e.Game)
-	}
-	payload, err := json.Marshal(data)
-	if err != nil {
-		return nil, err
-	}
-	return fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Kind, payload), nil
 }
 
 // gameStream writes a game's events as Server-Sent Events.
@@ -316,11 +307,11 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 		return nil
 	}
 
-	out := eventStream{httpx.NewSSEWriter(w)}
+	out := eventStream{SSEWriter: httpx.NewSSEWriter(w), frames: gs.s.frames, game: gs.id}
 	if err := out.SSEWriter.Send([]byte("retry: 2000\n\n")); err != nil {
 		return nil // the client is gone
 	}
-	err := gs.s.games.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
+	err := gs.s.hub.Follow(gs.ctx, gs.id, gs.last, gs.s.opts.EventHeartbeat, out)
 	// When a game ends, all its followers' streams end at once, and the
 	// teardown of one (the final chunk, closing the response, its log line)
 	// would run before the followers woken with it have written the last
@@ -335,12 +326,22 @@ func (gs gameStream) VisitFollowGameEventsResponse(w http.ResponseWriter) error 
 	return nil
 }
 
-// eventStream is the games.Stream of one follower: its frames, made once
-// per event by EncodeEvent, go out through the Server-Sent Events writer as
-// they are.
-type eventStream struct{ *httpx.SSEWriter }
+// eventStream is the games.Stream of one follower: each event's frame,
+// made once for every follower of the game (frames), goes out through the
+// Server-Sent Events writer as it is.
+type eventStream struct {
+	*httpx.SSEWriter
+	frames *frames
+	game   string
+}
 
-func (s eventStream) Send(_ games.Event, frame []byte) error { return s.Write(frame) }
+func (s eventStream) Send(e games.Event) error {
+	frame, err := s.frames.frame(s.game, e)
+	if err != nil {
+		return err
+	}
+	return s.Write(frame)
+}
 
 // gameProblemMembers adds to a game problem what the client needs to
 // recover: the current ply of a stale move, the rules' reason of an illegal

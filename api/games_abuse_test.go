@@ -144,9 +144,9 @@ func (r *clientRecorder) Create(ctx context.Context, req games.NewGame) (games.S
 	return r.GameService.Create(ctx, req)
 }
 
-func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest, encode games.Encoder) ([]byte, bool, error) {
+func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest) (games.PlayResult, bool, error) {
 	r.note(req.Client)
-	return r.GameService.Play(ctx, req, encode)
+	return r.GameService.Play(ctx, req)
 }
 
 // TestGamesHTTPClientAddress: the address the AI's slots are shared by is

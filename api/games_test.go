@@ -41,14 +41,25 @@ type gamesServer struct {
 
 func newGamesServer(t *testing.T, opts Options, gopts games.Options, configure func(*http.Server)) *gamesServer {
 	t.Helper()
-	st := memory.New()
+	return newFollowedServer(t, opts, gopts, games.HubOptions{}, configure)
+}
+
+// withGames sets opts' game service over st, with the hub its changes go
+// to.
+func withGames(opts *Options, st games.Store, gopts games.Options, hopts games.HubOptions) {
 	if gopts.Choose == nil {
 		gopts.Choose = lastLegal
 	}
-	if gopts.EncodeEvent == nil {
-		gopts.EncodeEvent = EncodeEvent
-	}
-	opts.Games = games.NewService(st, gopts)
+	hub := games.NewHub(st, hopts)
+	gopts.Changed = hub
+	opts.Games, opts.Hub = games.NewService(st, gopts), hub
+}
+
+// newFollowedServer is newGamesServer with the hub's options.
+func newFollowedServer(t *testing.T, opts Options, gopts games.Options, hopts games.HubOptions, configure func(*http.Server)) *gamesServer {
+	t.Helper()
+	st := memory.New()
+	withGames(&opts, st, gopts, hopts)
 	if opts.Players == nil {
 		opts.Players = players.NewService(st, gopts.Now)
 	}
@@ -727,7 +738,7 @@ func TestGamesHTTPEventsOutliveWriteTimeout(t *testing.T) {
 
 func TestGamesHTTPEvents(t *testing.T) {
 	stopping := make(chan struct{})
-	gs := newGamesServer(t, Options{EventHeartbeat: 30 * time.Millisecond}, games.Options{Stopping: stopping}, nil)
+	gs := newFollowedServer(t, Options{EventHeartbeat: 30 * time.Millisecond}, games.Options{}, games.HubOptions{Stopping: stopping}, nil)
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 	var south GameSeat
 	a.decode(t, &south)

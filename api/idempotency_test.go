@@ -22,12 +22,12 @@ func instances(t *testing.T, n int) ([]*gamesServer, *memory.Store) {
 	st := memory.New()
 	var out []*gamesServer
 	for range n {
-		gopts := games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent}
-		e, err := New(Options{
-			Games:       games.NewService(st, gopts),
+		opts := Options{
 			Players:     players.NewService(st, nil),
 			Idempotency: idempotency.New(st, idempotency.Options{}),
-		})
+		}
+		withGames(&opts, st, games.Options{}, games.HubOptions{})
+		e, err := New(opts)
 		if err != nil {
 			t.Fatal(err)
 		}

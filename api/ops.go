@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
-	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // The operations endpoints: probes, metrics, the document and its rendering.
@@ -41,7 +41,7 @@ func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetRe
 		defer cancel()
 		if err := s.opts.DB.Ping(ctx); err != nil {
 			s.log.ErrorContext(ctx, "readiness check failed", "error", err.Error())
-			if errors.Is(err, games.ErrUnavailable) || errors.Is(err, games.ErrStorageFull) {
+			if errors.Is(err, fault.ErrUnavailable) || errors.Is(err, fault.ErrStorageFull) {
 				return nil, err // named by the store: its code says which failure
 			}
 			return nil, newError(ErrNotReady, "the database does not answer")

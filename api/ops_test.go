@@ -20,7 +20,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
-	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 type pinger struct{ err error }
@@ -40,8 +40,8 @@ func TestProbes(t *testing.T) {
 		{"ready without a database", nil, "/readyz", http.StatusOK, ""},
 		{"ready", pinger{}, "/readyz", http.StatusOK, ""},
 		{"not ready", pinger{errors.New("disk gone")}, "/readyz", http.StatusServiceUnavailable, "not_ready"},
-		{"database unavailable", pinger{fmt.Errorf("disk gone: %w", games.ErrUnavailable)}, "/readyz", http.StatusServiceUnavailable, "store_unavailable"},
-		{"database full", pinger{fmt.Errorf("disk gone: %w", games.ErrStorageFull)}, "/readyz", http.StatusServiceUnavailable, "storage_full"},
+		{"database unavailable", pinger{fmt.Errorf("disk gone: %w", fault.ErrUnavailable)}, "/readyz", http.StatusServiceUnavailable, "store_unavailable"},
+		{"database full", pinger{fmt.Errorf("disk gone: %w", fault.ErrStorageFull)}, "/readyz", http.StatusServiceUnavailable, "storage_full"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -401,7 +401,7 @@ func TestBodyLimitOption(t *testing.T) {
 // (not_found, method_not_allowed).
 func TestProblemTable(t *testing.T) {
 	byCode := map[string]problemRow{}
-	for _, row := range slices.Concat(problemTable, statusRows) {
+	for _, row := range slices.Concat(firstRows, answeredRows(), lastRows, statusRows) {
 		if (row.Err == nil) != slices.Contains(statusRows, row) || !snakeCase.MatchString(row.Code) || row.Title == "" || row.Status < 400 || row.Status > 599 {
 			t.Errorf("bad row %+v", row)
 		}

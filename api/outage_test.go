@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
@@ -18,9 +19,9 @@ import (
 // Failures as the stores name them (store/internal/stored), over the
 // driver's words, which no client may see.
 var (
-	errDown      = fmt.Errorf("dial tcp 10.0.0.7:5432: connection refused: %w", games.ErrUnavailable)
-	errFull      = fmt.Errorf("database or disk is full (13): %w", games.ErrStorageFull)
-	errUncertain = fmt.Errorf("unexpected EOF: %w", errors.Join(games.ErrOutcomeUnknown, games.ErrUnavailable))
+	errDown      = fmt.Errorf("dial tcp 10.0.0.7:5432: connection refused: %w", fault.ErrUnavailable)
+	errFull      = fmt.Errorf("database or disk is full (13): %w", fault.ErrStorageFull)
+	errUncertain = fmt.Errorf("unexpected EOF: %w", errors.Join(fault.ErrOutcomeUnknown, fault.ErrUnavailable))
 )
 
 // outageStore is a game store whose database can fail: reads with read,
@@ -76,8 +77,9 @@ func (o *outageStore) ApplyPlay(ctx context.Context, p games.Play) error {
 // whose write may have been stored says so, and sending it again is safe.
 func TestGamesHTTPStoreOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent})
-	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
+	opts := Options{EventHeartbeat: 10 * time.Millisecond}
+	withGames(&opts, st, games.Options{}, games.HubOptions{})
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,8 +155,9 @@ func TestGamesHTTPStoreOutage(t *testing.T) {
 // database is back: an EventSource would give up on a 503.
 func TestGamesHTTPEventsDuringOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, PollInterval: 10 * time.Millisecond})
-	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
+	opts := Options{EventHeartbeat: 10 * time.Millisecond}
+	withGames(&opts, st, games.Options{}, games.HubOptions{PollInterval: 10 * time.Millisecond})
+	e, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func newPlayersServer(t *testing.T, clock *gamestest.Clock, opts Options, practi
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, clock.Now()
 	}
 	opts.Puzzles = puzzles.NewFeed(st, fo)
-	opts.Games = games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, Now: clock.Now})
+	withGames(&opts, st, games.Options{Now: clock.Now}, games.HubOptions{})
 	opts.Players = players.NewService(st, clock.Now)
 	e, err := New(opts)
 	if err != nil {
@@ -661,7 +661,7 @@ func TestPlayerCreateRateLimit(t *testing.T) {
 }
 
 // TestPlayerProblems: the players' errors and the new game and rating
-// errors have their rows in the one problem table.
+// errors answer with the kinds and codes they are declared with.
 func TestPlayerProblems(t *testing.T) {
 	for _, tc := range []struct {
 		err    error

@@ -91,6 +91,9 @@ type Options struct {
 	// Games runs game sessions (*games.Service). Nil: the /v1/games
 	// operations answer 503.
 	Games GameService
+	// Hub follows games for the event streams (*games.Hub, the Notifier
+	// of Games). Nil: the streams answer 503.
+	Hub GameHub
 	// GameCreateRate, JoinRate, MoveRate and StreamRate are how many game
 	// creations, joins, moves and event-stream opens one client address may
 	// send per minute, in bursts of up to the matching Burst; beyond, 429
@@ -227,6 +230,9 @@ func (o Options) withDefaults() Options {
 	if o.Games == nil {
 		o.Games = noGames{}
 	}
+	if o.Hub == nil {
+		o.Hub = noGames{}
+	}
 	if o.Puzzles == nil {
 		o.Puzzles = noPuzzles{}
 	}
@@ -260,6 +266,8 @@ type Server struct {
 	metrics  analysisMetrics
 
 	games   GameService
+	hub     GameHub
+	frames  *frames // of the events the hub hands out
 	feed    PuzzleFeed
 	players PlayerService
 	limits  map[string]*httpx.Limiter // per client address, by operation id
@@ -289,6 +297,8 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		spec:     spec,
 		analyses: opts.Analyses,
 		games:    opts.Games,
+		hub:      opts.Hub,
+		frames:   newFrames(encodeEvent),
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		limits: map[string]*httpx.Limiter{

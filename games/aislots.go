@@ -2,11 +2,16 @@ package games
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"log/slog"
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/search"
 )
 
 // aiSlots takes the AI's searches out of the process's CPU budget, at the
@@ -57,3 +62,86 @@ func (q *aiSlots) acquire(ctx context.Context, addr string) (release func(), err
 func (q *aiSlots) counts() (lent, waiting int) {
 	return q.budget.Held(aiShareKey), q.budget.Stats().Waiting[budget.AIReply]
 }
+
+// aiPlayer is the AI as the service schedules it, around the chooser: a
+// search takes a slot of the budget (aiSlots), and each level has its
+// time. The service hands it a game and gets back the AI's move, played.
+type aiPlayer struct {
+	choose Chooser
+	slots  *aiSlots
+	time   time.Duration    // the strongest level's time; each level below has half the one above
+	clock  func() time.Time // the service's, at the precision stores keep
+	log    *slog.Logger
+	// thought hears how long each choice took, by level (Options.AIThought).
+	thought func(level int, took time.Duration)
+}
+
+// budget is the time bound of an AI move at level: the strongest level has
+// the whole of a.time, and each level below it half the one above.
+func (a *aiPlayer) budget(level int) time.Duration {
+	shift := min(max(search.MaxLevel-level, 0), 20)
+	return max(a.time>>shift, time.Millisecond)
+}
+
+// move asks the AI for its move in g (rec is the record at the same point)
+// within its level's time bound and plays it on rec; the move is made at
+// the time the search ends. A search that runs out of time still answers
+// with the best move it found; should it ever answer with a move the rules
+// refuse, the first legal move is played instead, so a game never stalls on
+// the AI.
+func (a *aiPlayer) move(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position) (Move, error) {
+	level := g.AI.Level
+	legal := g.Position.LegalMoves(g.Rules)
+	if searches(level) && legal.Len() > 1 {
+		// Wait for a search slot at most as long as the strongest level may
+		// search: past that the client is better told to come back.
+		release, err := a.slots.acquire(ctx, client)
+		if err != nil {
+			return Move{}, err
+		}
+		defer release()
+	}
+	actx, cancel := context.WithTimeout(ctx, a.budget(level))
+	start := a.clock()
+	pit, err := a.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
+	if a.thought != nil {
+		a.thought(level, a.clock().Sub(start))
+	}
+	cancel()
+	if !legal.Has(pit) {
+		if ctx.Err() != nil {
+			return Move{}, ctx.Err()
+		}
+		a.log.WarnContext(ctx, "AI chose no legal move; playing the first legal one", "game", g.ID,
+			"ply", g.Ply, "pit", pit, "error", err)
+		pit = legal.Next()
+	}
+	var out engine.Outcome
+	if err := rec.Play(pit, &out); err != nil {
+		return Move{}, corrupt("AI move %d at ply %d of %s: %v", pit, g.Ply, g.ID, err)
+	}
+	return moveOf(&out, g.Ply, a.clock(), true), nil
+}
+
+// searches reports whether the AI searches at level. One that does not
+// (a random move, the largest capture) costs next to nothing and needs no
+// search slot, as a position with a single legal move does not: search.Pool
+// lends neither a searcher.
+func searches(level int) bool {
+	lv, err := search.LevelOf(level)
+	return err != nil || lv.Depth > 0
+}
+
+// aiSeed makes the AI's choices reproducible per game and ply.
+func aiSeed(id string, ply int) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], uint64(ply))
+	h.Write(b[:])
+	return h.Sum64()
+}
+
+// AIQueue is the AI's searches for game sessions running now, and the
+// moves waiting for a unit of the CPU budget to search with, for metrics.
+func (s *Service) AIQueue() (running, waiting int) { return s.aiSlots.counts() }

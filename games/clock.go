@@ -10,11 +10,11 @@ package games
 // instance can find the games that are overdue).
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // TimeKind is the kind of a game's time control.
@@ -50,7 +50,7 @@ const (
 )
 
 // ErrInvalidTimeControl: a time control outside the bounds above.
-var ErrInvalidTimeControl = errors.New("invalid time control")
+var ErrInvalidTimeControl = fault.New(fault.Invalid, "invalid_time_control", "Invalid time control", "invalid time control")
 
 // Timed reports whether tc is a time control at all.
 func (tc TimeControl) Timed() bool { return tc.Kind != Untimed }

@@ -58,6 +58,7 @@ func TestTimeControlCheck(t *testing.T) {
 // a service with the fake clock.
 type timedGame struct {
 	svc    *games.Service
+	sweep  *games.Sweeper
 	clock  *gamestest.Clock
 	store  *memory.Store
 	id     string
@@ -69,6 +70,7 @@ func newTimedGame(t *testing.T, tc games.TimeControl, o games.Options) *timedGam
 	tg := &timedGame{clock: gamestest.NewClock(), store: memory.New()}
 	o.Now, o.Choose = tg.clock.Now, lastLegal
 	tg.svc = games.NewService(tg.store, o)
+	tg.sweep = games.NewSweeper(tg.svc, games.SweepOptions{})
 	ctx := t.Context()
 	a, err := tg.svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, TimeControl: tc})
 	if err != nil {
@@ -89,7 +91,7 @@ func (tg *timedGame) play(t *testing.T, think time.Duration) games.Game {
 	t.Helper()
 	g := tg.game(t)
 	tg.clock.Advance(think)
-	if _, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+	if _, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 		t.Fatalf("ply %d after %v: %v", g.Ply, think, err)
 	}
 	return tg.game(t)
@@ -214,7 +216,7 @@ func TestDeadlines(t *testing.T) {
 					t.Fatalf("deadline %v, want %v", g.Deadline, deadline)
 				}
 				tg.clock.Advance(deadline.Sub(tg.clock.Now()) - time.Millisecond)
-				if n, err := tg.svc.SweepOnce(ctx); n != 0 || err != nil {
+				if n, err := tg.sweep.SweepOnce(ctx); n != 0 || err != nil {
 					t.Fatalf("a millisecond early: swept %d, %v", n, err)
 				}
 				if g := tg.game(t); g.Status.Over() {
@@ -222,7 +224,7 @@ func TestDeadlines(t *testing.T) {
 				}
 				tg.clock.Advance(time.Hour) // every instance was down meanwhile
 				if by == "sweep" {
-					if n, err := tg.svc.SweepOnce(ctx); n != 1 || err != nil {
+					if n, err := tg.sweep.SweepOnce(ctx); n != 1 || err != nil {
 						t.Fatalf("swept %d, %v; want 1", n, err)
 					}
 				}
@@ -240,11 +242,11 @@ func TestDeadlines(t *testing.T) {
 					t.Fatal("an ended game still has an expiry")
 				}
 				// A move sent now is refused as over, and nothing is played.
-				_, _, err := tg.svc.Play(ctx, games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer)
+				_, _, err := tg.svc.Play(ctx, games.MoveRequest{ID: tg.id, Token: tg.tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(&g)})
 				if !errors.Is(err, games.ErrFinished) {
 					t.Fatalf("a move after the end: %v, want ErrFinished", err)
 				}
-				if n, err := tg.svc.SweepOnce(ctx); n != 0 || err != nil {
+				if n, err := tg.sweep.SweepOnce(ctx); n != 0 || err != nil {
 					t.Fatalf("swept again: %d, %v; want nothing", n, err)
 				}
 			})
@@ -260,7 +262,7 @@ func TestMoveAfterDeadlineRefused(t *testing.T) {
 	tg.play(t, time.Second)
 	g := tg.play(t, time.Second)
 	tg.clock.Advance(5 * time.Second) // exactly at the deadline: too late
-	_, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[engine.South], Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer)
+	_, _, err := tg.svc.Play(t.Context(), games.MoveRequest{ID: tg.id, Token: tg.tokens[engine.South], Ply: g.Ply, Pit: firstLegal(&g)})
 	if !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move at the deadline: %v, want ErrFinished", err)
 	}
@@ -310,7 +312,7 @@ func TestAIThinkingChargedToNobody(t *testing.T) {
 	g := seat.Game
 	for _, think := range []time.Duration{2 * time.Second, 3 * time.Second, 4 * time.Second} {
 		clock.Advance(think)
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -357,9 +359,18 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 	const nGames = 10
 	clock := gamestest.NewClock()
 	st := &endCounter{Store: memory.New()}
+	// The second instance's hub has the followers; each instance has
+	// its sweeper.
+	hub := games.NewHub(st, games.HubOptions{})
 	var svcs [2]*games.Service
+	var sweepers [2]*games.Sweeper
 	for i := range svcs {
-		svcs[i] = games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal})
+		o := games.Options{Now: clock.Now, Choose: lastLegal}
+		if i == 1 {
+			o.Changed = hub
+		}
+		svcs[i] = games.NewService(st, o)
+		sweepers[i] = games.NewSweeper(svcs[i], games.SweepOptions{})
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -380,7 +391,7 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 	var followed sync.WaitGroup
 	for _, id := range ids {
 		followed.Go(func() {
-			err := svcs[1].Follow(ctx, id, 0, time.Hour, stream{send: func(e games.Event, _ []byte) error {
+			err := hub.Follow(ctx, id, 0, time.Hour, stream{send: func(e games.Event) error {
 				if e.Kind == games.EventEnd {
 					ends.Add(1)
 				}
@@ -397,7 +408,7 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 		wg.Go(func() {
 			svc := svcs[i%2]
 			if i%4 < 2 {
-				if _, err := svc.SweepOnce(ctx); err != nil {
+				if _, err := sweepers[i%2].SweepOnce(ctx); err != nil {
 					t.Error(err)
 				}
 				return
@@ -422,11 +433,12 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 // TestSweepLoop: the sweeper wakes by itself when a deadline set on this
 // instance comes due, with nobody reading the game.
 func TestSweepLoop(t *testing.T) {
-	tg := newTimedGame(t, games.TimeControl{Kind: games.Live, Initial: 2 * time.Second}, games.Options{SweepInterval: 5 * time.Millisecond})
+	tg := newTimedGame(t, games.TimeControl{Kind: games.Live, Initial: 2 * time.Second}, games.Options{})
+	sw := games.NewSweeper(tg.svc, games.SweepOptions{Interval: 5 * time.Millisecond})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan struct{})
-	go func() { tg.svc.Sweep(ctx); close(done) }()
+	go func() { sw.Run(ctx); close(done) }()
 	tg.clock.Advance(time.Minute)
 	eventually(t, "the sweeper aborts the game", func() bool {
 		g, err := tg.store.Game(ctx, tg.id) // the store, not the service: no read ends it
@@ -469,7 +481,7 @@ func TestPrune(t *testing.T) {
 		}
 	}
 	cut := clock.Now().Add(-24 * time.Hour)
-	n, err := svc.Prune(ctx, cut)
+	n, err := games.NewSweeper(svc, games.SweepOptions{}).Prune(ctx, cut)
 	if err != nil || n != len(old) {
 		t.Fatalf("pruned %d, %v; want %d", n, err, len(old))
 	}
@@ -492,6 +504,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 	clock := gamestest.NewClock()
 	var (
 		svc    *games.Service
+		sweep  *games.Sweeper
 		id     string
 		tried  int
 		during []string
@@ -500,7 +513,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 		if len(h) >= 3 { // South's second move: its clock runs
 			tried++
 			clock.Advance(5 * time.Second) // far past South's deadline
-			if n, err := svc.SweepOnce(ctx); n != 1 || err != nil {
+			if n, err := sweep.SweepOnce(ctx); n != 1 || err != nil {
 				during = append(during, fmt.Sprintf("a sweep found %d (%v)", n, err))
 			}
 			if g, err := svc.Game(ctx, id); err != nil || g.Status != games.Active {
@@ -510,6 +523,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 		return lastLegal(ctx, p, r, h, level, seed)
 	}
 	svc = games.NewService(memory.New(), games.Options{Now: clock.Now, Choose: slowAI})
+	sweep = games.NewSweeper(svc, games.SweepOptions{})
 	ctx := t.Context()
 	seat, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 5,
 		TimeControl: games.TimeControl{Kind: games.Live, Initial: 2 * time.Second}})
@@ -520,7 +534,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 	g := seat.Game
 	for range 2 {
 		clock.Advance(1500 * time.Millisecond) // in time: the clock has 2 s
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: seat.Token, Ply: g.Ply, Pit: firstLegal(&g)}); err != nil {
 			t.Fatalf("ply %d: %v", g.Ply, err)
 		}
 		if g, err = svc.Game(ctx, id); err != nil {

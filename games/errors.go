@@ -3,54 +3,48 @@ package games
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
-// Errors of game sessions; callers match them with errors.Is, and the api
-// package's problem table gives each one its status and code.
+// Errors of game sessions, each declared with its kind and the code the
+// client reads (see package fault); callers match them with errors.Is.
 var (
 	// ErrNotFound: no game with that id.
-	ErrNotFound = errors.New("game not found")
+	ErrNotFound = fault.New(fault.NotFound, "not_found", "Not found", "game not found")
 	// ErrUnauthorized: no seat token, or one this game never issued.
-	ErrUnauthorized = errors.New("missing or unknown seat token")
+	ErrUnauthorized = fault.New(fault.Unauthorized, "unauthorized", "Unauthorized", "missing or unknown seat token")
 	// ErrNotYourTurn: a valid token for the seat that is not to move.
-	ErrNotYourTurn = errors.New("not this seat's turn")
+	ErrNotYourTurn = fault.New(fault.Forbidden, "not_your_turn", "Not your turn", "not this seat's turn")
 	// ErrSeatTaken: the game's second seat already has a player (or the AI).
-	ErrSeatTaken = errors.New("seat already taken")
+	ErrSeatTaken = fault.New(fault.Conflict, "seat_taken", "Seat taken", "seat already taken")
 	// ErrStalePly: a move named a ply that is not the game's current one;
 	// the error is a *StalePlyError that says which ply is.
-	ErrStalePly = errors.New("stale ply")
-	// ErrFinished: the game has ended and takes no more moves.
-	ErrFinished = errors.New("game is finished")
+	ErrStalePly = fault.New(fault.Conflict, "stale_ply", "Stale ply", "stale ply")
+	// ErrFinished: the game has ended and takes no more moves. Its code is
+	// the engine's for a finished position: the same news to the client.
+	ErrFinished = fault.New(fault.Conflict, "game_over", "Game over", "game is finished")
 	// ErrNotStarted: the game still waits for its second player.
-	ErrNotStarted = errors.New("game has not started")
+	ErrNotStarted = fault.New(fault.Conflict, "game_waiting", "Game waiting for a player", "game has not started")
 	// ErrAIBusy: every AI search slot stayed taken for as long as an AI move
-	// may take; nothing was played, and the same request may be sent again.
-	ErrAIBusy = errors.New("the AI is busy")
+	// may take; nothing was played, and the same request may be sent again
+	// in a second.
+	ErrAIBusy = fault.NewRetry(fault.Busy, time.Second, "ai_busy", "The AI is busy", "the AI is busy")
 	// ErrRatedNotAllowed: a rated game asked for where none can be: without
 	// a time control, against the AI, without a player in a seat, or
 	// between a player and itself.
-	ErrRatedNotAllowed = errors.New("this game cannot be rated")
+	ErrRatedNotAllowed = fault.New(fault.Invalid, "rated_not_allowed", "This game cannot be rated", "this game cannot be rated")
 )
 
-// Errors a Store reports. ErrNotFound above is one too.
-var (
-	// ErrConflict: a conditional write found the game in another state than
-	// the one it was written for (another request changed it first). The
-	// service reads the game again and tells the client why.
-	ErrConflict = errors.New("the game changed before the write")
-	// ErrUnavailable: the database did not answer (refused, lost, starting
-	// up or shutting down, a read-only file system). Nothing was decided
-	// about the game; the same request may be sent again later.
-	ErrUnavailable = errors.New("the database is unavailable")
-	// ErrStorageFull: the database has no room left for the write, which
-	// was not made. Reads still work; writes do once room is made.
-	ErrStorageFull = errors.New("the database's storage is full")
-	// ErrOutcomeUnknown: the database went away while a write was on its
-	// way, so it may or may not have been stored. It is an ErrUnavailable
-	// too. A move sent again is safe: it names its ply, so it is stored at
-	// most once and a copy gets the first one's answer.
-	ErrOutcomeUnknown = errors.New("the write may or may not have been stored")
-)
+// ErrConflict is an error a Store reports (ErrNotFound above is one too,
+// and so are the database's failures, fault.ErrUnavailable,
+// fault.ErrStorageFull and fault.ErrOutcomeUnknown). It never reaches a
+// client as it is, so it has no kind: a conditional write found the game
+// in another state than the one it was written for (another request
+// changed it first), and the service reads the game again and tells the
+// client why.
+var ErrConflict = errors.New("the game changed before the write")
 
 // StalePlyError is ErrStalePly with the game's current ply.
 type StalePlyError struct {
@@ -61,8 +55,9 @@ func (e *StalePlyError) Error() string {
 	return fmt.Sprintf("stale ply: sent %d, the game is at ply %d", e.Sent, e.Current)
 }
 
-// Is makes errors.Is(err, ErrStalePly) hold.
-func (e *StalePlyError) Is(target error) bool { return target == ErrStalePly }
+// Unwrap makes errors.Is(err, ErrStalePly) hold, and lets the api package
+// find the declaration's code.
+func (e *StalePlyError) Unwrap() error { return ErrStalePly }
 
 // ErrCorrupt marks a stored game that is not what the rules say it should
 // be: a fault of the server, never of the client. It is made by corrupt,

@@ -1,15 +1,21 @@
 package games
 
-// Live updates of game sessions. A change is committed to the store first;
-// then the games it touched are announced (Changes, across every instance
-// sharing the store, and this instance's own hub at once). Each instance
-// keeps one feed per game that has followers: on a change the feed reads the
-// game and its new moves once, encodes each new event once, and appends it
-// to the game's log; every follower of that game on this instance then
-// writes the same bytes from the log. So a change costs one read per
+// The follow hub: live updates of game sessions, a part of its own beside
+// the session service. A change is committed to the store first; then the
+// session service tells its Notifier, the Hub, which announces the change
+// (Changes, across every instance sharing the store, and this instance's
+// own feeds at once). Each instance keeps one feed per game that has
+// followers: on a change the feed reads the game and its new moves once and
+// appends the new events to the game's log; every follower of that game on
+// this instance then sends the same events from the log (the api package
+// encodes each once, however many follow). So a change costs one read per
 // instance however many follow, and a follower that wakes late, or a client
 // that reconnects with Last-Event-ID to any instance, misses nothing: the
 // log is rebuilt from the store, the one ordered source.
+//
+// The Hub reads the store as it is: an overdue game is ended by the
+// sweeper (or by any read through the session service), whose end is
+// announced like any change.
 //
 // When the store cannot be read (the database restarts, say), a feed keeps
 // its followers: their streams stay open, beating, while the feed reads
@@ -21,9 +27,11 @@ package games
 import (
 	"context"
 	"errors"
-	"fmt"
+	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // EventKind names the events of a game's stream.
@@ -46,13 +54,9 @@ type Event struct {
 	Move *Move // move
 }
 
-// EventEncoder turns an event into the bytes every follower is sent; the api
-// package gives one (the Server-Sent Events frame of its JSON).
-type EventEncoder func(Event) ([]byte, error)
-
 // Changes carries the news that a game changed between the instances that
-// share one store. A store with one process needs none: each Service's own
-// hub hears its own changes.
+// share one store. A store with one process needs none: each instance's
+// Hub hears its own changes.
 type Changes interface {
 	// Publish announces that game id changed (after the change committed).
 	Publish(ctx context.Context, id string) error
@@ -63,16 +67,75 @@ type Changes interface {
 	Listen(ctx context.Context, changed func(id string)) error
 }
 
-// followPage is how many moves a feed reads from the store at a time.
-const followPage = 256
+// Notifier hears of every change the session service commits to a game
+// (a join, a move, an end): the Hub, which tells the game's followers.
+type Notifier interface {
+	Changed(ctx context.Context, id string)
+}
 
-// hub holds this instance's feeds, one per followed game.
-type hub struct {
+// changed tells the service's Notifier, if any, that game id changed.
+func (s *Service) changed(ctx context.Context, id string) {
+	if s.notify != nil {
+		s.notify.Changed(ctx, id)
+	}
+}
+
+// FollowStore is what a Hub reads of a followed game: the game and the
+// records of its moves.
+type FollowStore interface {
+	Game(ctx context.Context, id string) (Game, error)
+	Records(ctx context.Context, id string, from, limit int) ([]Record, error)
+}
+
+// HubOptions configure a Hub. The zero value works: one instance, the
+// default poll, no log.
+type HubOptions struct {
+	// Changes carries game changes between the instances sharing the store
+	// (see Listen). Nil: one instance; its feeds still poll the store every
+	// PollInterval, which is how a change by another process is seen then.
+	Changes Changes
+	// PollInterval is how often a followed game is read again without
+	// being told of a change. Zero: DefaultPollInterval.
+	PollInterval time.Duration
+	// Stopping ends every Follow when closed: close it when a graceful
+	// shutdown begins, since a stream would not end by itself.
+	Stopping <-chan struct{}
+	// Logger gets the feeds' trouble with the store. Nil discards it.
+	Logger *slog.Logger
+}
+
+// DefaultPollInterval is how often a followed game is read again unless
+// HubOptions says otherwise.
+const DefaultPollInterval = 5 * time.Second
+
+// Hub is this instance's followers of games and their feeds, one per
+// followed game. It is the session service's Notifier. Its methods are
+// safe for concurrent use.
+type Hub struct {
+	store    FollowStore
+	changes  Changes
+	poll     time.Duration
+	stopping <-chan struct{}
+	log      *slog.Logger
+
 	mu    sync.Mutex
 	feeds map[string]*feed
 }
 
-func newHub() *hub { return &hub{feeds: map[string]*feed{}} }
+// NewHub returns the hub of the games in st.
+func NewHub(st FollowStore, o HubOptions) *Hub {
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Hub{store: st, changes: o.Changes, poll: o.PollInterval, stopping: o.Stopping, log: o.Logger,
+		feeds: map[string]*feed{}}
+}
+
+// followPage is how many moves a feed reads from the store at a time.
+const followPage = 256
 
 // feed is one game's event log on this instance and the goroutine that
 // extends it. The feed also keeps its followers' streams open while the
@@ -82,29 +145,22 @@ func newHub() *hub { return &hub{feeds: map[string]*feed{}} }
 type feed struct {
 	id        string
 	followers int
-	heartbeat time.Duration // the shortest asked for by a follower; under hub.mu
+	heartbeat time.Duration // the shortest asked for by a follower; under Hub.mu
 	wake      chan struct{} // a change to read; buffered, one pending is enough
 	stop      chan struct{} // closed when the last follower leaves
 
 	mu      sync.RWMutex
-	entries []entry
+	entries []Event       // shared by every follower: never changed once added
 	grown   chan struct{} // closed and replaced when entries grows, beats or stopped change
 	beats   int           // heartbeats: quiet spells of the heartbeat interval
 	ended   bool          // the end event is in entries
-	stopped bool          // the service is stopping: followers end
+	stopped bool          // the hub is stopping: followers end
 	err     error         // the feed failed; followers end with it
-}
-
-// entry is one encoded event.
-type entry struct {
-	id    int
-	kind  EventKind
-	frame []byte
 }
 
 // notify wakes the feed of game id, if this instance has one; the empty id
 // wakes every feed (see Changes).
-func (h *hub) notify(id string) {
+func (h *Hub) notify(id string) {
 	h.mu.Lock()
 	var wake []*feed
 	if id == "" {
@@ -125,23 +181,21 @@ func (h *hub) notify(id string) {
 
 // join returns game id's feed, starting it for the first follower; call
 // leave when done.
-func (s *Service) join(id string, heartbeat time.Duration) *feed {
-	h := s.hub
+func (h *Hub) join(id string, heartbeat time.Duration) *feed {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	f := h.feeds[id]
 	if f == nil {
 		f = &feed{id: id, heartbeat: heartbeat, wake: make(chan struct{}, 1), stop: make(chan struct{}), grown: make(chan struct{})}
 		h.feeds[id] = f
-		go s.run(f)
+		go h.run(f)
 	}
 	f.heartbeat = min(f.heartbeat, heartbeat)
 	f.followers++
 	return f
 }
 
-func (s *Service) leave(f *feed) {
-	h := s.hub
+func (h *Hub) leave(f *feed) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if f.followers--; f.followers == 0 {
@@ -151,9 +205,9 @@ func (s *Service) leave(f *feed) {
 }
 
 // heartbeatInterval is f's heartbeat interval now.
-func (s *Service) heartbeatInterval(f *feed) time.Duration {
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
+func (h *Hub) heartbeatInterval(f *feed) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	return f.heartbeat
 }
 
@@ -166,57 +220,68 @@ const (
 	lastReadRetry  = 5 * time.Second
 )
 
+// feedRun is what a feed's goroutine keeps between two reads.
+type feedRun struct {
+	tick     *time.Ticker // the poll
+	quiet    *time.Timer  // the heartbeat
+	retry    *time.Timer  // the next read after a failed one
+	next     int          // the ply of the next move to add
+	joined   bool         // the joined event is added
+	failures int          // reads failed in a row
+}
+
 // run keeps f's log up to date until its last follower leaves: it reads
 // when woken, and every poll interval besides, so a change made by another
 // process sharing the store without Changes is still seen. When nothing
 // new has come for a heartbeat interval it tells the followers to beat, and
-// when the service stops it tells them to end. A read that fails is tried
+// when the hub stops it tells them to end. A read that fails is tried
 // again (see readRetry) while the followers wait.
-func (s *Service) run(f *feed) {
+func (h *Hub) run(f *feed) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
 		<-f.stop
 		cancel()
 	}()
-	tick := time.NewTicker(s.poll)
-	defer tick.Stop()
-	quiet := time.NewTimer(s.heartbeatInterval(f))
-	defer quiet.Stop()
-	retry := time.NewTimer(firstReadRetry)
-	retry.Stop()
-	defer retry.Stop()
-	next, joined := 0, false // the ply of the next move to add; the joined event added
-	failures := 0            // reads failed in a row
+	r := feedRun{tick: time.NewTicker(h.poll), quiet: time.NewTimer(h.heartbeatInterval(f)), retry: time.NewTimer(firstReadRetry)}
+	r.retry.Stop()
+	defer r.tick.Stop()
+	defer r.quiet.Stop()
+	defer r.retry.Stop()
 	for {
-		grew, err := s.extend(ctx, f, &next, &joined)
-		switch {
-		case ctx.Err() != nil:
-			return
-		case err != nil && !readRetry(err):
-			f.fail(err)
-			return
-		case err != nil:
-			if failures == 0 {
-				s.log.Warn("a followed game cannot be read; its streams wait", "game", f.id, "error", err.Error())
-			}
-			retry.Reset(min(firstReadRetry<<min(failures, 10), lastReadRetry))
-			failures++
-		case failures > 0:
-			s.log.Info("a followed game can be read again", "game", f.id, "failedReads", failures)
-			failures = 0
-			retry.Stop()
-		}
-		if f.done() {
+		grew, err := h.extend(ctx, f, &r.next, &r.joined)
+		if ctx.Err() != nil || !h.settle(f, &r, err) || f.done() {
 			return
 		}
 		if grew {
-			quiet.Reset(s.heartbeatInterval(f))
+			r.quiet.Reset(h.heartbeatInterval(f))
 		}
-		if !s.wait(f, tick.C, retry.C, quiet) {
+		if !h.wait(f, r.tick.C, r.retry.C, r.quiet) {
 			return
 		}
 	}
+}
+
+// settle deals with the outcome of a read of f's game: a failure waits
+// cannot mend fails the feed (false), another is retried after a growing
+// pause, and the first read that works after failures says so.
+func (h *Hub) settle(f *feed, r *feedRun, err error) bool {
+	switch {
+	case err != nil && !readRetry(err):
+		f.fail(err)
+		return false
+	case err != nil:
+		if r.failures == 0 {
+			h.log.Warn("a followed game cannot be read; its streams wait", "game", f.id, "error", err.Error())
+		}
+		r.retry.Reset(min(firstReadRetry<<min(r.failures, 10), lastReadRetry))
+		r.failures++
+	case r.failures > 0:
+		h.log.Info("a followed game can be read again", "game", f.id, "failedReads", r.failures)
+		r.failures = 0
+		r.retry.Stop()
+	}
+	return true
 }
 
 // readRetry says whether a feed whose read failed with err reads again:
@@ -224,17 +289,13 @@ func (s *Service) run(f *feed) {
 // does not hold together). An error the store did not name is retried too:
 // a stream that waits costs little, one cut costs a browser its stream.
 func readRetry(err error) bool {
-	return !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt) && !errors.Is(err, errEncode)
+	return !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt)
 }
-
-// errEncode marks an event the EventEncoder could not encode: a bug, which
-// reading again would not fix.
-var errEncode = errors.New("encode an event")
 
 // wait waits until f's game may have changed, or a failed read is due
 // again (retry), telling the followers to beat while it is quiet; false:
 // the feed is to stop.
-func (s *Service) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) bool {
+func (h *Hub) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) bool {
 	for {
 		select {
 		case <-f.wake:
@@ -245,8 +306,8 @@ func (s *Service) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer)
 			return true
 		case <-quiet.C:
 			f.update(func() { f.beats++ })
-			quiet.Reset(s.heartbeatInterval(f))
-		case <-s.stopping:
+			quiet.Reset(h.heartbeatInterval(f))
+		case <-h.stopping:
 			f.update(func() { f.stopped = true })
 			return false
 		case <-f.stop:
@@ -258,59 +319,42 @@ func (s *Service) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer)
 // extend reads what is new in the game and appends it to f's log; it says
 // whether the log grew. When a read fails part way, what was read before it
 // is appended all the same, and next and joined say where the next extend
-// goes on: the log never skips or repeats an event. An overdue game is
-// ended by the read (current), so a follower sees its end at once.
-func (s *Service) extend(ctx context.Context, f *feed, next *int, joined *bool) (grew bool, err error) {
-	g, err := s.current(ctx, f.id)
+// goes on: the log never skips or repeats an event.
+func (h *Hub) extend(ctx context.Context, f *feed, next *int, joined *bool) (grew bool, err error) {
+	g, err := h.store.Game(ctx, f.id)
 	if err != nil {
-		return false, err
+		return false, notFound(f.id, err)
 	}
-	var add []entry
-	end := false
+	var add []Event
 	defer func() {
 		if len(add) == 0 {
 			return
 		}
 		f.update(func() {
 			f.entries = append(f.entries, add...)
-			f.ended = end
+			f.ended = add[len(add)-1].Kind == EventEnd
 		})
 		grew = true
 	}()
-	encode := func(e Event) error {
-		frame, err := s.encodeEvent(e)
-		if err != nil {
-			return fmt.Errorf("%w %s %d of game %s: %w", errEncode, e.Kind, e.ID, f.id, err)
-		}
-		add = append(add, entry{id: e.ID, kind: e.Kind, frame: frame})
-		return nil
-	}
 	if !*joined && !g.JoinedAt.IsZero() {
-		if err := encode(Event{ID: 0, Kind: EventJoined, Game: &g}); err != nil {
-			return false, err
-		}
+		add = append(add, Event{ID: 0, Kind: EventJoined, Game: &g})
 		*joined = true
 	}
 	for *next < g.Ply {
-		ms, err := s.moves(ctx, &g, *next, followPage)
+		ms, err := storedMoves(ctx, h.store, &g, *next, followPage)
 		if err != nil {
-			return false, err
+			return false, notFound(f.id, err)
 		}
 		if len(ms) == 0 {
 			break
 		}
 		for i := range ms {
-			if err := encode(Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]}); err != nil {
-				return false, err
-			}
+			add = append(add, Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i]})
 			*next = ms[i].Ply + 1
 		}
 	}
 	if g.Status.Over() && *next >= g.Ply {
-		if err := encode(Event{ID: g.Ply, Kind: EventEnd, Game: &g}); err != nil {
-			return false, err
-		}
-		end = true
+		add = append(add, Event{ID: g.Ply, Kind: EventEnd, Game: &g})
 	}
 	return false, nil // grew: see the deferred append
 }
@@ -334,7 +378,7 @@ func (f *feed) fail(err error) { f.update(func() { f.err = err }) }
 
 // feedState is what a follower reads of its feed: see since.
 type feedState struct {
-	batch   []entry         // the entries not yet dealt with
+	batch   []Event         // the entries not yet dealt with
 	grown   <-chan struct{} // closed when the state changes
 	beats   int
 	ended   bool // the log is complete
@@ -351,11 +395,11 @@ func (f *feed) since(n int) feedState {
 		ended: f.ended, stopped: f.stopped, err: f.err}
 }
 
-// Stream is where Follow writes one follower's events.
+// Stream is where Follow sends one follower's events.
 type Stream interface {
-	// Send writes one event as the bytes the Service's EventEncoder made
-	// of it. It may hold them back until Flush.
-	Send(e Event, frame []byte) error
+	// Send sends one event. It may hold it back until Flush. The event is
+	// shared with every follower of the game: Send must not change it.
+	Send(e Event) error
 	// Flush sends what Send held back. Follow calls it after each batch of
 	// events, so a follower that has fallen behind gets the events it
 	// missed in one write.
@@ -366,52 +410,38 @@ type Stream interface {
 
 // Follow sends the events of game id after lastID (-1: from the beginning)
 // to out, in order; then every new one as it happens, until the game ends,
-// ctx is cancelled or Options.Stopping is closed (a graceful shutdown waits
-// for every response to end, and a stream would not end by itself). When
-// the game has been quiet for heartbeat (the shortest any follower of the
-// game on this instance asked for), out beats, to keep idle connections
+// ctx is cancelled or HubOptions.Stopping is closed (a graceful shutdown
+// waits for every response to end, and a stream would not end by itself).
+// When the game has been quiet for heartbeat (the shortest any follower of
+// the game on this instance asked for), out beats, to keep idle connections
 // open. While the store is unavailable a follower is not turned away: it
 // waits, beating, for the feed to read the game (and ends then if there is
 // no such game).
-func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
-	if _, err := s.store.Game(ctx, id); err != nil && !errors.Is(err, ErrUnavailable) {
+func (h *Hub) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
+	if _, err := h.store.Game(ctx, id); err != nil && !errors.Is(err, fault.ErrUnavailable) {
 		return notFound(id, err)
 	}
-	f := s.join(id, heartbeat)
-	defer s.leave(f)
+	f := h.join(id, heartbeat)
+	defer h.leave(f)
 	sent := 0   // entries of f's log dealt with
 	beats := -1 // the feed's heartbeats seen; -1 before the first look
 	for {
 		st := f.since(sent)
-		switch {
-		case st.err != nil:
+		if st.err != nil || st.stopped {
 			return st.err
-		case st.stopped:
-			return nil
 		}
-		n := 0
-		for _, e := range st.batch {
-			sent++
-			if !wanted(e, lastID) {
-				continue
-			}
-			if err := out.Send(Event{ID: e.id, Kind: e.kind}, e.frame); err != nil {
-				return err
-			}
-			n++
-		}
-		var err error
+		n, err := sendBatch(st.batch, lastID, out)
+		sent += len(st.batch)
 		switch {
+		case err != nil:
+			return err
 		case n > 0:
 			err = out.Flush()
 		case beats >= 0 && st.beats != beats:
 			err = out.Beat()
 		}
-		if err != nil {
+		if err != nil || st.ended {
 			return err
-		}
-		if st.ended {
-			return nil
 		}
 		beats = st.beats
 		select {
@@ -422,31 +452,47 @@ func (s *Service) Follow(ctx context.Context, id string, lastID int, heartbeat t
 	}
 }
 
+// sendBatch sends out the events of batch a follower that has seen up to
+// lastID wants, and says how many.
+func sendBatch(batch []Event, lastID int, out Stream) (int, error) {
+	n := 0
+	for _, e := range batch {
+		if !wanted(e, lastID) {
+			continue
+		}
+		if err := out.Send(e); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // wanted says whether a follower that has seen up to lastID is sent e: the
 // joined event only from the beginning, moves after lastID, and the end
 // always, since it closes the stream.
-func wanted(e entry, lastID int) bool {
-	switch e.kind {
+func wanted(e Event, lastID int) bool {
+	switch e.Kind {
 	case EventJoined:
 		return lastID < 0
 	case EventMove:
-		return e.id > lastID
+		return e.ID > lastID
 	}
 	return true
 }
 
 // Listen wakes this instance's feeds with the changes every instance
-// announces (Options.Changes) until ctx ends; run it in its own goroutine
-// for the server's life. A failing listener is retried after a pause, and
-// meanwhile the feeds' polling still sees every change. Without Changes it
-// returns at once.
-func (s *Service) Listen(ctx context.Context) {
-	for s.changes != nil && ctx.Err() == nil {
-		err := s.changes.Listen(ctx, s.hub.notify)
+// announces (HubOptions.Changes) until ctx ends; run it in its own
+// goroutine for the server's life. A failing listener is retried after a
+// pause, and meanwhile the feeds' polling still sees every change. Without
+// Changes it returns at once.
+func (h *Hub) Listen(ctx context.Context) {
+	for h.changes != nil && ctx.Err() == nil {
+		err := h.changes.Listen(ctx, h.notify)
 		if ctx.Err() != nil {
 			return
 		}
-		s.log.WarnContext(ctx, "listening for game changes failed; retrying", "error", err.Error())
+		h.log.WarnContext(ctx, "listening for game changes failed; retrying", "error", err.Error())
 		select {
 		case <-time.After(time.Second):
 		case <-ctx.Done():
@@ -458,23 +504,20 @@ func (s *Service) Listen(ctx context.Context) {
 // instances.
 const publishTimeout = 2 * time.Second
 
-// changed announces that game id changed: to this instance's followers at
+// Changed announces that game id changed: to this instance's followers at
 // once, and to the other instances through Changes.
-func (s *Service) changed(ctx context.Context, id string) {
-	s.hub.notify(id)
-	if s.changes != nil {
-		// Bounded: an unreachable database must not hold the answer to a
-		// move (or the sweeper) back for the system's TCP timeout; the
-		// others' feeds poll too.
-		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
-		defer cancel()
-		if err := s.changes.Publish(pctx, id); err != nil {
-			// The others' feeds poll too: they see it a little later.
-			s.log.WarnContext(ctx, "announcing a game change failed", "game", id, "error", err.Error())
-		}
+func (h *Hub) Changed(ctx context.Context, id string) {
+	h.notify(id)
+	if h.changes == nil {
+		return
+	}
+	// Bounded: an unreachable database must not hold the answer to a move
+	// (or the sweeper) back for the system's TCP timeout; the others'
+	// feeds poll too.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), publishTimeout)
+	defer cancel()
+	if err := h.changes.Publish(pctx, id); err != nil {
+		// The others' feeds poll too: they see it a little later.
+		h.log.WarnContext(ctx, "announcing a game change failed", "game", id, "error", err.Error())
 	}
 }
-
-// plainEvent is the EventEncoder of a Service given none: the kind and the
-// id as text, enough for tests of the order of events.
-func plainEvent(e Event) ([]byte, error) { return fmt.Appendf(nil, "%s %d", e.Kind, e.ID), nil }

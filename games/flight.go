@@ -28,7 +28,7 @@ type flight struct {
 	// Set before done is closed. stands is false when the outcome is not one
 	// a copy of the request may be given: the request's client went away
 	// before an answer, or the play panicked.
-	body   []byte
+	res    *PlayResult
 	err    error
 	stands bool
 }
@@ -56,11 +56,11 @@ func (fs *flights) join(key flightKey, hash []byte, pit int) (f *flight, lead bo
 // land ends the flight at key with its outcome and wakes its waiters. The
 // flight leaves the map first: whoever comes next plays for itself, and
 // reads the game that this play left.
-func (fs *flights) land(key flightKey, f *flight, body []byte, err error, stands bool) {
+func (fs *flights) land(key flightKey, f *flight, res *PlayResult, err error, stands bool) {
 	fs.mu.Lock()
 	delete(fs.m, key)
 	fs.mu.Unlock()
-	f.body, f.err, f.stands = body, err, stands
+	f.res, f.err, f.stands = res, err, stands
 	close(f.done)
 }
 

@@ -16,7 +16,7 @@ func TestAIBudget(t *testing.T) {
 		level int
 		want  time.Duration
 	}{{8, 800 * time.Millisecond}, {7, 400 * time.Millisecond}, {3, 25 * time.Millisecond}, {1, 6250 * time.Microsecond}} {
-		if got := svc.aiBudget(tc.level); got != tc.want {
+		if got := svc.ai.budget(tc.level); got != tc.want {
 			t.Errorf("level %d: %v, want %v", tc.level, got, tc.want)
 		}
 	}

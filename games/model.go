@@ -143,15 +143,14 @@ type Move struct {
 }
 
 // Play is one accepted move request as the store writes it: the moves it
-// adds (the player's and, in a game against the AI, the reply), and the
-// answer the request got, kept for an identical retry.
+// adds (the player's and, in a game against the AI, the reply). Nothing
+// of the answer the request got is stored: a retry's is rebuilt from the
+// moves' records and the game.
 type Play struct {
-	GameID    string
-	Ply       int      // the ply the request was made at: the game's current ply
-	TokenHash []byte   // the seat token that sent it
-	Moves     []Record // at least one; Moves[0] is the request's own move
-	Answer    []byte   // the response body
-	At        time.Time
+	GameID string
+	Ply    int      // the ply the request was made at: the game's current ply
+	Moves  []Record // at least one; Moves[0] is the request's own move
+	At     time.Time
 	// Game is the game after the moves: the store writes its position,
 	// status, result and time, and appends the moves' pits to its history.
 	Game Game

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
 // downStore is a store whose database can be taken away: while down, every
-// read and write fails with games.ErrUnavailable, as the real stores name a
+// read and write fails with fault.ErrUnavailable, as the real stores name a
 // refused connection, and each failed read is signalled on failed.
 type downStore struct {
 	*memory.Store
@@ -34,7 +35,7 @@ func (d *downStore) check() error {
 	case d.failed <- struct{}{}:
 	default:
 	}
-	return fmt.Errorf("%w: connection refused", games.ErrUnavailable)
+	return fmt.Errorf("%w: connection refused", fault.ErrUnavailable)
 }
 
 func (d *downStore) Game(ctx context.Context, id string) (games.Game, error) {
@@ -68,7 +69,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	st := newDownStore()
 	// A short poll makes the feed try (and fail) a read during the outage
 	// without being told of a change.
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: 10 * time.Millisecond})
 	// Another instance sharing the database, whose reads do not fail: it
 	// goes on playing while this one cannot read.
 	other := games.NewService(st.Store, games.Options{Choose: lastLegal})
@@ -86,7 +87,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 		t.Helper()
 		legal := g.Position.LegalMoves(g.Rules)
 		pit := legal.Next()
-		if _, _, err := on.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}, testAnswer); err != nil {
+		if _, _, err := on.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = st.Store.Game(ctx, g.ID); err != nil {
@@ -103,8 +104,8 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 		f := &follower{ids: make(chan int, 64), beats: make(chan struct{}, 64), done: make(chan error, 1)}
 		id := g.ID
 		go func() {
-			f.done <- svc.Follow(ctx, id, -1, 5*time.Millisecond, stream{
-				send: func(e games.Event, _ []byte) error { f.ids <- e.ID; return nil },
+			f.done <- hub.Follow(ctx, id, -1, 5*time.Millisecond, stream{
+				send: func(e games.Event) error { f.ids <- e.ID; return nil },
 				beat: func() error {
 					select {
 					case f.beats <- struct{}{}:
@@ -173,10 +174,10 @@ func TestFollowEndsWhenTheGameIsGone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := newDownStore()
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	hub := games.NewHub(st, games.HubOptions{PollInterval: 10 * time.Millisecond})
 	st.down.Store(true)
 	done := make(chan error, 1)
-	go func() { done <- svc.Follow(ctx, "no-such-game", -1, time.Hour, stream{}) }()
+	go func() { done <- hub.Follow(ctx, "no-such-game", -1, time.Hour, stream{}) }()
 	<-st.failed
 	<-st.failed // the feed's read, or Follow's own and then the feed's
 	st.down.Store(false)

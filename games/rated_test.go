@@ -167,7 +167,7 @@ func TestRatedEndByResignation(t *testing.T) {
 	fx := newRatedFixture(t)
 	g, tokens := fx.start(t, blitz, engine.Start())
 	fx.clock.Advance(time.Second)
-	if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[0], Ply: 0, Pit: 0}, testAnswer); err != nil {
+	if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[0], Ply: 0, Pit: 0}); err != nil {
 		t.Fatal(err)
 	}
 	ended, err := fx.svc.Resign(t.Context(), g.ID, tokens[1])
@@ -190,12 +190,12 @@ func TestRatedEndByTimeout(t *testing.T) {
 	fx := newRatedFixture(t)
 	g, tokens := fx.start(t, corr3, engine.Start())
 	for ply, pit := range []int{0, 6} {
-		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}, testAnswer); err != nil {
+		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	fx.clock.Advance(4 * 24 * time.Hour) // South, to move, runs out
-	if _, err := fx.svc.SweepOnce(t.Context()); err != nil {
+	if _, err := games.NewSweeper(fx.svc, games.SweepOptions{}).SweepOnce(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	ended, err := fx.svc.Game(t.Context(), g.ID)
@@ -212,7 +212,7 @@ func TestRatedEndByMove(t *testing.T) {
 	fx := newRatedFixture(t)
 	g, tokens := fx.start(t, blitz, engine.MustParse("s-111000-110010-21-21"))
 	for i, pit := range []int{2, 7, 0, 6, 2, 10, 4, 8, 0, 6, 2, 10, 4, 8} {
-		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[i%2], Ply: i, Pit: pit}, testAnswer); err != nil {
+		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[i%2], Ply: i, Pit: pit}); err != nil {
 			t.Fatalf("ply %d: %v", i, err)
 		}
 	}
@@ -245,7 +245,7 @@ func TestRatedTimeoutTwoSweepers(t *testing.T) {
 	other := games.NewService(fx.store, games.Options{Now: fx.clock.Now, Choose: lastLegal})
 	g, tokens := fx.start(t, blitz, engine.Start())
 	for ply, pit := range []int{0, 6} {
-		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}, testAnswer); err != nil {
+		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,7 +253,7 @@ func TestRatedTimeoutTwoSweepers(t *testing.T) {
 	var wg sync.WaitGroup
 	for _, svc := range []*games.Service{fx.svc, other} {
 		wg.Go(func() {
-			if _, err := svc.SweepOnce(t.Context()); err != nil {
+			if _, err := games.NewSweeper(svc, games.SweepOptions{}).SweepOnce(t.Context()); err != nil {
 				t.Error(err)
 			}
 		})
@@ -275,7 +275,7 @@ func TestRatedGamesEndingAtOnce(t *testing.T) {
 	ids, tokens := make([]string, n), make([][2]string, n)
 	for i := range n {
 		g, tk := fx.start(t, blitz, engine.Start())
-		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tk[0], Ply: 0, Pit: 0}, testAnswer); err != nil {
+		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tk[0], Ply: 0, Pit: 0}); err != nil {
 			t.Fatal(err)
 		}
 		ids[i], tokens[i] = g.ID, tk

@@ -6,17 +6,14 @@ package games
 // its reply and hands the store one write per accepted request.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"log/slog"
 	"runtime"
 	"slices"
@@ -69,65 +66,31 @@ type Options struct {
 	// Logger gets what the service cannot answer (an AI that chose no legal
 	// move). Nil discards it.
 	Logger *slog.Logger
-	// Stopping ends every Follow when closed: close it when a graceful
-	// shutdown begins, since a stream would not end by itself.
-	Stopping <-chan struct{}
-	// EncodeEvent makes the bytes followers are sent of each event, once
-	// per event however many follow. Nil: a plain-text stand-in.
-	EncodeEvent EventEncoder
-	// Changes carries game changes between the instances sharing the store
-	// (see Listen). Nil: one instance; its feeds still poll the store every
-	// PollInterval, which is how a change by another process is seen then.
-	Changes Changes
-	// PollInterval is how often a followed game is read again without
-	// being told of a change. Zero: DefaultPollInterval.
-	PollInterval time.Duration
+	// Changed hears of every change committed to a game (the Hub, which
+	// tells its followers). Nil: nobody is told.
+	Changed Notifier
 	// Expiries are how long a game waits for someone before it ends by
 	// itself (first moves, joins, idle untimed games).
 	Expiries Expiries
-	// SweepInterval bounds how long Sweep sleeps between looks for overdue
-	// games when it knows of no deadline sooner: the delay with which it
-	// ends a game whose deadline another instance set and then went away.
-	// Zero: DefaultSweepInterval.
-	SweepInterval time.Duration
-	// RetainFinished is how long Sweep keeps finished and aborted games
-	// after their end; zero keeps them for ever.
-	RetainFinished time.Duration
 	// AIThought is told how long the AI took to choose each move, by
 	// level, for metrics: it must be quick and safe for concurrent use.
 	// Nil: nobody is told.
 	AIThought func(level int, took time.Duration)
 }
 
-// DefaultPollInterval is how often a followed game is read again unless
-// Options says otherwise.
-const DefaultPollInterval = 5 * time.Second
-
-// DefaultSweepInterval is Options.SweepInterval's default.
-const DefaultSweepInterval = time.Second
-
 // Service runs game sessions. Its methods are safe for concurrent use.
 type Service struct {
-	store    Store
-	choose   Chooser
-	aiTime   time.Duration
-	aiSlots  *aiSlots
-	flights  flights // the move requests being played, by game and ply
-	now      func() time.Time
-	log      *slog.Logger
-	stopping <-chan struct{}
-	hub      *hub
-	cache    *gameCache // the move path's guess of each game's row
+	store   Store
+	ai      *aiPlayer
+	aiSlots *aiSlots // ai's, for AIQueue
+	flights flights  // the move requests being played, by game and ply
+	now     func() time.Time
+	log     *slog.Logger
+	notify  Notifier   // nil: nobody hears of changes
+	cache   *gameCache // the move path's guess of each game's row
 
-	encodeEvent EventEncoder
-	changes     Changes
-	poll        time.Duration
-
-	exp        Expiries
-	sweep      *sweeper
-	retain     time.Duration
-	sweepStats sweepCounters
-	aiThought  func(level int, took time.Duration) // Options.AIThought
+	exp   Expiries
+	sweep *alarm // wakes the Sweeper for a deadline set here
 }
 
 // NewService returns the service over st.
@@ -150,32 +113,16 @@ func NewService(st Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.EncodeEvent == nil {
-		o.EncodeEvent = plainEvent
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = DefaultPollInterval
-	}
-	if o.SweepInterval <= 0 {
-		o.SweepInterval = DefaultSweepInterval
-	}
-	return &Service{store: st, choose: o.Choose, aiTime: o.AIMoveTime, aiSlots: ai,
-		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, stopping: o.Stopping,
-		hub: newHub(), cache: newGameCache(gameCacheSize), encodeEvent: o.EncodeEvent, changes: o.Changes, poll: o.PollInterval,
-		exp: o.Expiries.withDefaults(), sweep: newSweeper(o.SweepInterval), retain: max(o.RetainFinished, 0),
-		aiThought: o.AIThought}
+	s := &Service{store: st, aiSlots: ai,
+		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, notify: o.Changed,
+		cache: newGameCache(gameCacheSize), exp: o.Expiries.withDefaults(), sweep: newAlarm()}
+	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger, thought: o.AIThought}
+	return s
 }
 
 // clock is the time now at the precision stores keep, so an answer given at
 // once and the same game read back later say the same time.
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
-
-// aiBudget is the time bound of an AI move at level: the strongest level has
-// the whole of aiTime, and each level below it half the one above.
-func (s *Service) aiBudget(level int) time.Duration {
-	shift := min(max(search.MaxLevel-level, 0), 20)
-	return max(s.aiTime>>shift, time.Millisecond)
-}
 
 // newToken returns a seat token (256 random bits, URL-safe) and its hash,
 // the only form the store ever sees.
@@ -279,7 +226,7 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		g.Status = Active
 		g.AI = &AI{Side: req.Seat.Other(), Level: req.AILevel}
 		if req.Start.ToMove == g.AI.Side {
-			m, err := s.aiMove(ctx, req.Client, &g, rec, nil)
+			m, err := s.ai.move(ctx, req.Client, &g, rec, nil)
 			if errors.Is(err, ErrAIBusy) {
 				return Seat{}, fmt.Errorf("%w; no game was created, send the request again", err)
 			}
@@ -293,7 +240,7 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		}
 	}
 	g.Deadline = g.deadline(s.exp)
-	if err := s.store.CreateGame(ctx, g, records(moves)); err != nil {
+	if err := s.store.CreateGame(ctx, g, records(moves, g.Version)); err != nil {
 		return Seat{}, err
 	}
 	s.cache.put(&g)
@@ -492,396 +439,9 @@ func (s *Service) Moves(ctx context.Context, id string, from, limit int) ([]Move
 	return ms, notFound(id, err)
 }
 
-// moves rebuilds up to limit moves of g from ply from on: the store keeps
-// only which pit each was and when, and replaying g's history through the
-// engine gives the rest, exactly as it was when played (the repetition rule
-// included, since the replay starts at the beginning). The times of the
-// moves before from are read too: each move's time and the clock after it
-// follow from all of them.
+// moves rebuilds up to limit moves of g from ply from on: see storedMoves.
 func (s *Service) moves(ctx context.Context, g *Game, from, limit int) ([]Move, error) {
-	from = max(from, 0)
-	if from >= len(g.History) || limit < 1 {
-		return nil, nil
-	}
-	n := min(limit, len(g.History)-from)
-	recs, err := s.store.Records(ctx, g.ID, 0, from+n)
-	if err != nil {
-		return nil, err
-	}
-	if len(recs) < from {
-		return nil, corrupt("game %s: %d records for a history of %d plies", g.ID, len(recs), len(g.History))
-	}
-	rec, err := engine.NewGame(g.Start, g.Rules)
-	if err != nil {
-		return nil, corrupt("game %s: start: %v", g.ID, err)
-	}
-	out := make([]Move, 0, len(recs)-from)
-	// then is the game as each move left it, for the clock after it.
-	then := Game{Status: Active, TimeControl: g.TimeControl, Clock: g.TimeControl.startClock(), AI: g.AI, UpdatedAt: g.startedAt()}
-	var o engine.Outcome
-	for ply, r := range recs {
-		pit := g.History[ply]
-		if err := rec.Play(int(pit), &o); err != nil {
-			return nil, corrupt("game %s: stored ply %d does not replay: %v", g.ID, ply, err)
-		}
-		if r.Ply != ply || r.Pit != int(pit) {
-			return nil, corrupt("game %s: record %d (ply %d, pit %d) disagrees with the history's pit %d", g.ID, ply, r.Ply, r.Pit, pit)
-		}
-		spent := r.At.Sub(then.UpdatedAt)
-		then.Clock = charge(g.TimeControl, then.Clock, o.Before.ToMove, ply, r.ByAI, spent)
-		then.Ply, then.Position, then.UpdatedAt = ply+1, o.Position, r.At
-		if o.Result.Over() {
-			then.Status = Finished
-		}
-		if ply < from {
-			continue
-		}
-		m := moveOf(&o, ply, r.At, r.ByAI)
-		m.Elapsed = spent
-		m.Clock, m.HasClock = ClockOf(&then)
-		out = append(out, m)
-	}
-	return out, nil
-}
-
-// records is what the store keeps of moves.
-func records(ms []Move) []Record {
-	out := make([]Record, len(ms))
-	for i, m := range ms {
-		out[i] = Record{Ply: m.Ply, Pit: m.Pit, ByAI: m.ByAI, At: m.At}
-	}
-	return out
-}
-
-// replay rebuilds the engine's record of g from its start and history, so the
-// repetition rule sees every earlier position. It also returns the positions
-// before the current one, which the AI needs to see that rule coming.
-func replay(g *Game) (*engine.Game, []engine.Position, error) {
-	rec, err := engine.NewGame(g.Start, g.Rules)
-	if err != nil {
-		return nil, nil, corrupt("game %s: start: %v", g.ID, err)
-	}
-	hist := make([]engine.Position, 0, len(g.History)+2)
-	var out engine.Outcome
-	for i, pit := range g.History {
-		hist = append(hist, rec.Position())
-		if err := rec.Play(int(pit), &out); err != nil {
-			return nil, nil, corrupt("game %s: stored ply %d does not replay: %v", g.ID, i, err)
-		}
-	}
-	if rec.Position() != g.Position {
-		return nil, nil, corrupt("game %s: replay reaches %s, the store says %s", g.ID, rec.Position(), g.Position)
-	}
-	return rec, hist, nil
-}
-
-// PlayResult is what an accepted move request did.
-type PlayResult struct {
-	Move  Move
-	Reply *Move // the AI's answer, when it was the AI's turn next
-	Game  Game  // the game after both
-}
-
-// Encoder turns a PlayResult into the bytes of the answer, which are stored
-// with the move so that the same request sent again gets them back.
-type Encoder func(*PlayResult) ([]byte, error)
-
-// MoveRequest is a request to play Pit at Ply of game ID for the holder of
-// Token.
-type MoveRequest struct {
-	ID       string
-	Token    string
-	Ply, Pit int
-	// Client is the address the request came from: the AI's search slots
-	// are shared out by it (see Options.AIConcurrency).
-	Client string
-	// Player is the creator's player; nil for an anonymous seat.
-	Player *players.Player
-	// Rated asks for a rated game: it needs a time control, a person as
-	// the other seat, and a player in both seats (the second one when it
-	// joins).
-	Rated bool
-}
-
-// Play plays the request's move. encode turns the result into the answer's
-// body, which is stored with the move so that the same request sent again
-// (same token, ply and pit) gets the same body back, with replayed set,
-// instead of making a second move.
-//
-// Requests for one game and ply are played one at a time on this instance
-// (see flight): a copy of the request being played waits for it and gets
-// its answer, replayed; any other waits for it, then is answered from the
-// game it left.
-func (s *Service) Play(ctx context.Context, req MoveRequest, encode Encoder) (body []byte, replayed bool, err error) {
-	hash := tokenHash(req.Token)
-	key := flightKey{id: req.ID, ply: req.Ply}
-	for {
-		f, lead := s.flights.join(key, hash, req.Pit)
-		if lead {
-			return s.lead(ctx, key, f, req, hash, encode)
-		}
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return nil, false, ctx.Err()
-		}
-		if f.stands && f.pit == req.Pit && bytes.Equal(f.hash, hash) {
-			return f.body, f.body != nil, f.err
-		}
-		// Another request, or one that got no answer: this one is played
-		// (or refused) on its own, on the game as that one left it.
-	}
-}
-
-// lead plays req as the flight f, and lands f with the answer whatever
-// happens, so that its waiters never wait for nothing.
-func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
-	defer func() {
-		// Neither body nor error (a panic), or an error after the client
-		// went away: not an answer a copy of the request should get.
-		stands := (body != nil || err != nil) && (err == nil || ctx.Err() == nil)
-		s.flights.land(key, f, body, err, stands)
-	}()
-	body, replayed, err = s.playFrom(ctx, true, req, hash, encode)
-	if errors.Is(err, errCachedRefusal) {
-		// Refused on the strength of a cached row: the database decides
-		// which refusal the request gets (its ply may be stale).
-		body, replayed, err = s.playFrom(ctx, false, req, hash, encode)
-	}
-	return body, replayed, notFound(req.ID, err)
-}
-
-// errCachedRefusal marks a refusal that was decided from a cached row.
-var errCachedRefusal = errors.New("refused from the cache")
-
-// cachedRefusal marks err when the row it was decided from came from the
-// cache.
-func cachedRefusal(cached bool, err error) error {
-	if cached {
-		return fmt.Errorf("%w: %w", errCachedRefusal, err)
-	}
-	return err
-}
-
-// refusal says why a request for pit at ply in g, which is not active at
-// that ply, is not played; or, when the very same request (token, ply, pit)
-// was the seat's latest accepted one, returns the answer it got. The order
-// is the contract's: a replay first, then a finished game, a waiting one, a
-// stale ply.
-func (s *Service) refusal(ctx context.Context, g *Game, ply, pit int, hash []byte) ([]byte, error) {
-	if ply >= 0 && ply < g.Ply {
-		a, err := s.store.Answer(ctx, g.ID, hash)
-		switch {
-		case err == nil && a.Ply == ply && a.Pit == pit:
-			return a.Body, nil
-		case err != nil && !errors.Is(err, ErrNotFound):
-			return nil, err
-		}
-	}
-	switch g.Status {
-	case Finished, Aborted:
-		return nil, endedError(g)
-	case Waiting:
-		return nil, ErrNotStarted
-	}
-	if ply >= 0 && ply != g.Ply {
-		return nil, &StalePlyError{Sent: ply, Current: g.Ply}
-	}
-	return nil, nil
-}
-
-func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest, hash []byte, encode Encoder) (body []byte, replayed bool, err error) {
-	id, ply, pit := req.ID, req.Ply, req.Pit
-	var g Game
-	cached := false
-	if useCache {
-		g, cached = s.cache.get(id)
-	}
-	if !cached || g.Ply != ply || g.Status != Active {
-		cached = false
-		// A miss, or a request the cached row would refuse: the database
-		// has the last word.
-		if g, err = s.store.Game(ctx, id); err != nil {
-			return nil, false, err
-		}
-	}
-	side, err := seatOf(&g, req.Token)
-	if err != nil {
-		return nil, false, err // tokens never change: the cache is as good as the database
-	}
-	now := s.clock()
-	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
-		// Overdue: the game ends at its deadline, whatever this request
-		// says, and the request is answered as the ended game says. This
-		// request's own flight is no move made in time.
-		s.cache.drop(id)
-		if g, err = s.read(ctx, id, false); err != nil {
-			return nil, false, err
-		}
-	}
-	if g.Status != Active || g.Ply != ply {
-		answer, err := s.refusal(ctx, &g, ply, pit, hash)
-		if answer != nil || err != nil {
-			return answer, answer != nil, err
-		}
-	}
-	if side != g.Position.ToMove {
-		return nil, false, cachedRefusal(cached, fmt.Errorf("%w: %s is to move, this token holds %s", ErrNotYourTurn, g.Position.ToMove, side))
-	}
-	rec, hist, err := replay(&g)
-	if err != nil {
-		return nil, false, err
-	}
-	var out engine.Outcome
-	if err := rec.Play(pit, &out); err != nil {
-		return nil, false, cachedRefusal(cached, err)
-	}
-	res := PlayResult{Move: moveOf(&out, g.Ply, now, false)}
-	res.Move.Elapsed = now.Sub(g.UpdatedAt)
-	g.Clock = charge(g.TimeControl, g.Clock, side, g.Ply, false, res.Move.Elapsed)
-	hist = append(hist, g.Position)
-	advance(&g, rec, res.Move)
-	res.Move.Clock, res.Move.HasClock = ClockOf(&g)
-	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
-		reply, err := s.aiMove(ctx, req.Client, &g, rec, hist)
-		if errors.Is(err, ErrAIBusy) {
-			return s.busy(ctx, req, hash, err)
-		}
-		if err != nil {
-			return nil, false, err
-		}
-		// The AI's thinking is charged to nobody: the person's clock
-		// starts again when the reply is made.
-		reply.Elapsed = reply.At.Sub(now)
-		advance(&g, rec, reply)
-		reply.Clock, reply.HasClock = ClockOf(&g)
-		res.Reply = &reply
-	}
-	g.Deadline = g.deadline(s.exp)
-	g.Version++
-	played := []Move{res.Move}
-	if res.Reply != nil {
-		played = append(played, *res.Reply)
-	}
-	for range maxRatingTries {
-		var p Play
-		if p.Match, err = s.match(ctx, &g, g.Result, g.UpdatedAt); err != nil {
-			return nil, false, err
-		}
-		res.Game = g
-		if body, err = encode(&res); err != nil {
-			return nil, false, err
-		}
-		p.GameID, p.Ply, p.TokenHash, p.Moves, p.Answer, p.At, p.Game = id, ply, hash, records(played), body, g.UpdatedAt, g
-		// The write re-checks the ply, so the game stored is the one computed here.
-		if err = s.store.ApplyPlay(ctx, p); !errors.Is(err, players.ErrRatingsChanged) {
-			break
-		}
-	}
-	if errors.Is(err, ErrConflict) {
-		// Another request got there first: it may have been this very one.
-		s.cache.drop(id)
-		cur, err := s.store.Game(ctx, id)
-		if err != nil {
-			return nil, false, err
-		}
-		answer, err := s.refusal(ctx, &cur, ply, pit, hash)
-		if answer == nil && err == nil {
-			err = corrupt("game %s: a play at ply %d conflicted, yet the game is active at that ply", id, ply)
-		}
-		return answer, answer != nil, err
-	}
-	if err != nil {
-		s.cache.drop(id)
-		return nil, false, err
-	}
-	s.cache.put(&g)
-	s.sweep.expect(g.Deadline)
-	s.changed(ctx, id)
-	return body, false, nil
-}
-
-// busy answers a request whose AI reply found no search slot in time
-// (busy is that error). Nothing of it was written; should the game have moved
-// on all the same (another instance played the ply), the request is
-// answered as the game now says, else with busy and the ply the game is
-// still at.
-func (s *Service) busy(ctx context.Context, req MoveRequest, hash []byte, busy error) ([]byte, bool, error) {
-	g, err := s.store.Game(ctx, req.ID)
-	if err != nil {
-		return nil, false, err
-	}
-	if g.Status != Active || g.Ply != req.Ply {
-		s.cache.drop(req.ID)
-		answer, err := s.refusal(ctx, &g, req.Ply, req.Pit, hash)
-		return answer, answer != nil, err
-	}
-	return nil, false, fmt.Errorf("%w; nothing was played, game %s is still at ply %d: send the same request again", busy, req.ID, req.Ply)
-}
-
-// moveOf is the record of the move in out, played at ply.
-func moveOf(out *engine.Outcome, ply int, at time.Time, byAI bool) Move {
-	return Move{Ply: ply, Side: out.Before.ToMove, Pit: out.Pit, ByAI: byAI, Legs: slices.Clone(out.Legs),
-		Capture: out.Capture, Position: out.Position, Result: out.Result, At: at}
-}
-
-// aiMove asks the AI for its move in g (rec is the record at the same point)
-// within its level's time bound and plays it on rec; the move is made at
-// the time the search ends. A search that runs out of time still answers
-// with the best move it found; should it ever answer with a move the rules
-// refuse, the first legal move is played instead, so a game never stalls on
-// the AI.
-func (s *Service) aiMove(ctx context.Context, client string, g *Game, rec *engine.Game, hist []engine.Position) (Move, error) {
-	level := g.AI.Level
-	legal := g.Position.LegalMoves(g.Rules)
-	if searches(level) && legal.Len() > 1 {
-		// Wait for a search slot at most as long as the strongest level may
-		// search: past that the client is better told to come back.
-		release, err := s.aiSlots.acquire(ctx, client)
-		if err != nil {
-			return Move{}, err
-		}
-		defer release()
-	}
-	actx, cancel := context.WithTimeout(ctx, s.aiBudget(level))
-	start := s.now()
-	pit, err := s.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
-	cancel()
-	if s.aiThought != nil {
-		s.aiThought(level, s.now().Sub(start))
-	}
-	if !legal.Has(pit) {
-		if ctx.Err() != nil {
-			return Move{}, ctx.Err()
-		}
-		s.log.WarnContext(ctx, "AI chose no legal move; playing the first legal one", "game", g.ID,
-			"ply", g.Ply, "pit", pit, "error", err)
-		pit = legal.Next()
-	}
-	var out engine.Outcome
-	if err := rec.Play(pit, &out); err != nil {
-		return Move{}, corrupt("AI move %d at ply %d of %s: %v", pit, g.Ply, g.ID, err)
-	}
-	return moveOf(&out, g.Ply, s.clock(), true), nil
-}
-
-// searches reports whether the AI searches at level. One that does not
-// (a random move, the largest capture) costs next to nothing and needs no
-// search slot, as a position with a single legal move does not: search.Pool
-// lends neither a searcher.
-func searches(level int) bool {
-	lv, err := search.LevelOf(level)
-	return err != nil || lv.Depth > 0
-}
-
-// aiSeed makes the AI's choices reproducible per game and ply.
-func aiSeed(id string, ply int) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(id))
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], uint64(ply))
-	h.Write(b[:])
-	return h.Sum64()
+	return storedMoves(ctx, s.store, g, from, limit)
 }
 
 // Resign ends the game for the holder of token: the other side wins. The
@@ -908,7 +468,7 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 	if g.Status == Finished && g.Result == result {
 		return g, nil // this seat has resigned already
 	}
-	if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+	if _, err := s.refusal(ctx, &g, side, -1, -1); err != nil {
 		return g, err
 	}
 	var res Game
@@ -930,7 +490,7 @@ func (s *Service) Resign(ctx context.Context, id, token string) (Game, error) {
 		if g.Status == Finished && g.Result == result {
 			return g, nil // by this seat's resignation, sent twice at once
 		}
-		if _, err := s.refusal(ctx, &g, -1, -1, nil); err != nil {
+		if _, err := s.refusal(ctx, &g, side, -1, -1); err != nil {
 			return g, err
 		}
 		return g, corrupt("game %s: a resignation conflicted, yet the game is active", id)

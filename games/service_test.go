@@ -21,6 +21,15 @@ func openGameStore(t *testing.T) *memory.Store {
 	return memory.New()
 }
 
+// followed is a session service over st whose changes go to a hub over
+// the same store, with ho's options.
+func followed(t *testing.T, st games.Store, o games.Options, ho games.HubOptions) (*games.Service, *games.Hub) {
+	t.Helper()
+	hub := games.NewHub(st, ho)
+	o.Changed = hub
+	return games.NewService(st, o), hub
+}
+
 // lastLegal is a deterministic AI for tests: the highest legal pit.
 func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.Position, _ int, _ uint64) (int, error) {
 	pit := -1
@@ -30,13 +39,20 @@ func lastLegal(_ context.Context, p engine.Position, r engine.Rules, _ []engine.
 	return pit, nil
 }
 
-// testAnswer is a small stand-in for the HTTP answer body.
+// testAnswer is a stand-in for the HTTP answer body: all of the result,
+// so that a retry's rebuilt result is held to every field of the first.
 func testAnswer(r *games.PlayResult) ([]byte, error) {
-	v := map[string]any{"ply": r.Move.Ply, "pit": r.Move.Pit, "version": r.Game.Version}
-	if r.Reply != nil {
-		v["reply"] = r.Reply.Pit
+	return json.Marshal(r)
+}
+
+// play plays req on svc and encodes the result with testAnswer.
+func play(ctx context.Context, svc *games.Service, req games.MoveRequest) ([]byte, bool, error) {
+	res, replayed, err := svc.Play(ctx, req)
+	if err != nil {
+		return nil, replayed, err
 	}
-	return json.Marshal(v)
+	body, err := testAnswer(&res)
+	return body, replayed, err
 }
 
 func TestGameServiceTwoPeople(t *testing.T) {
@@ -50,7 +66,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		t.Fatalf("created %+v", south)
 	}
 	id := south.Game.ID
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrNotStarted) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}); !errors.Is(err, games.ErrNotStarted) {
 		t.Fatalf("move before the join: %v, want ErrNotStarted", err)
 	}
 	north, err := svc.Join(ctx, id, nil)
@@ -80,7 +96,7 @@ func TestGameServiceTwoPeople(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tc.token, Ply: tc.ply, Pit: tc.pit}, testAnswer)
+			_, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tc.token, Ply: tc.ply, Pit: tc.pit})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%v, want %v", err, tc.want)
 			}
@@ -91,25 +107,25 @@ func TestGameServiceTwoPeople(t *testing.T) {
 		})
 	}
 
-	body, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
+	body, replayed, err := play(ctx, svc, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0})
 	if err != nil || replayed {
 		t.Fatalf("first move: %v (replayed %v)", err, replayed)
 	}
-	again, replayed, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0}, testAnswer)
+	again, replayed, err := play(ctx, svc, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 0})
 	if err != nil || !replayed || string(again) != string(body) {
 		t.Fatalf("retry: %s %v %v, want the stored %s", again, replayed, err, body)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 1}, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 0, Pit: 1}); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("other pit at the old ply: %v, want stale", err)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 1, Pit: 1}, testAnswer); !errors.Is(err, games.ErrNotYourTurn) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: south.Token, Ply: 1, Pit: 1}); !errors.Is(err, games.ErrNotYourTurn) {
 		t.Fatalf("South at North's turn: %v", err)
 	}
 	g, err := svc.Resign(ctx, id, north.Token)
 	if err != nil || g.Result != (engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}) {
 		t.Fatalf("resign: %+v %v", g.Result, err)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: north.Token, Ply: 1, Pit: 7}); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after resignation: %v, want ErrFinished", err)
 	}
 	if again, err := svc.Resign(ctx, id, north.Token); err != nil || again.Version != g.Version || again.Result != g.Result {
@@ -157,20 +173,16 @@ func TestGameServiceAI(t *testing.T) {
 	// the AI's reply in the same answer.
 	for g.Status == games.Active {
 		legal := g.Position.LegalMoves(g.Rules)
-		body, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: me.Token, Ply: g.Ply, Pit: legal.Next()}, testAnswer)
+		ans, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: me.Token, Ply: g.Ply, Pit: legal.Next()})
 		if err != nil {
 			t.Fatalf("ply %d: %v", g.Ply, err)
-		}
-		var ans struct{ Reply *int }
-		if err := json.Unmarshal(body, &ans); err != nil {
-			t.Fatal(err)
 		}
 		before := g.Ply
 		if g, err = svc.Game(ctx, g.ID); err != nil {
 			t.Fatal(err)
 		}
 		if g.Status == games.Active && (ans.Reply == nil || g.Ply != before+2) {
-			t.Fatalf("ply %d: the AI did not reply (%s)", before, body)
+			t.Fatalf("ply %d: the AI did not reply (%+v)", before, ans)
 		}
 	}
 	ms, err := svc.Moves(ctx, g.ID, 0, 1000)
@@ -211,7 +223,7 @@ func TestGameServiceRepetition(t *testing.T) {
 		if g.Status != games.Active {
 			t.Fatalf("game over at ply %d of %d: %+v", i, len(line), g.Result)
 		}
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit}); err != nil {
 			t.Fatalf("ply %d: %v", i, err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -222,23 +234,23 @@ func TestGameServiceRepetition(t *testing.T) {
 	if g.Status != games.Finished || g.Result != want || g.Position != engine.MustParse("s-000000-000000-23-25") {
 		t.Fatalf("after the line: %s %+v at %s, want finished by repetition", g.Status, g.Result, g.Position)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: 0}, testAnswer); !errors.Is(err, games.ErrFinished) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: 0}); !errors.Is(err, games.ErrFinished) {
 		t.Fatalf("move after the end: %v, want ErrFinished", err)
 	}
 }
 
 // stream is a games.Stream of functions; a nil one does nothing.
 type stream struct {
-	send  func(games.Event, []byte) error
+	send  func(games.Event) error
 	flush func() error
 	beat  func() error
 }
 
-func (s stream) Send(e games.Event, frame []byte) error {
+func (s stream) Send(e games.Event) error {
 	if s.send == nil {
 		return nil
 	}
-	return s.send(e, frame)
+	return s.send(e)
 }
 
 func (s stream) Flush() error {
@@ -258,7 +270,7 @@ func (s stream) Beat() error {
 func TestGameServiceFollow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second}, games.HubOptions{})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +284,7 @@ func TestGameServiceFollow(t *testing.T) {
 	events := make(chan seen, 100)
 	done := make(chan error, 1)
 	go func() {
-		done <- svc.Follow(ctx, id, -1, time.Hour, stream{send: func(e games.Event, _ []byte) error {
+		done <- hub.Follow(ctx, id, -1, time.Hour, stream{send: func(e games.Event) error {
 			events <- seen{e.ID, e.Kind}
 			return nil
 		}})
@@ -285,7 +297,7 @@ func TestGameServiceFollow(t *testing.T) {
 	g := b.Game
 	for range 4 {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: id, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, id); err != nil {
@@ -310,7 +322,7 @@ func TestGameServiceFollow(t *testing.T) {
 
 	// Resuming after event 2 gives the rest, without a gap.
 	got = nil
-	err = svc.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event, _ []byte) error {
+	err = hub.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event) error {
 		got = append(got, seen{e.ID, e.Kind})
 		return nil
 	}})
@@ -324,7 +336,7 @@ func TestGameServiceFollow(t *testing.T) {
 func TestFollowFlushesEachBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal}, games.HubOptions{})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +349,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 	g := b.Game
 	for range 3 {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -358,14 +370,14 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var calls []string
 			out := stream{
-				send: func(e games.Event, _ []byte) error {
+				send: func(e games.Event) error {
 					calls = append(calls, fmt.Sprintf("%s %d", e.Kind, e.ID))
 					return nil
 				},
 				flush: func() error { calls = append(calls, "flush"); return nil },
 				beat:  func() error { calls = append(calls, "beat"); return nil },
 			}
-			if err := svc.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
+			if err := hub.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
 				t.Fatal(err)
 			}
 			if got := strings.Join(calls, ", "); got != tc.want {
@@ -378,7 +390,7 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 func TestFollowEndsOnShutdown(t *testing.T) {
 	ctx := context.Background()
 	stopping := make(chan struct{})
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second, Stopping: stopping})
+	svc, hub := followed(t, openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second}, games.HubOptions{Stopping: stopping})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -386,7 +398,7 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 	done := make(chan error, 1)
 	beats := make(chan struct{}, 10)
 	go func() {
-		done <- svc.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, stream{beat: func() error { beats <- struct{}{}; return nil }})
+		done <- hub.Follow(ctx, a.Game.ID, -1, 10*time.Millisecond, stream{beat: func() error { beats <- struct{}{}; return nil }})
 	}()
 	<-beats // the stream is live and beating
 	close(stopping)
@@ -409,21 +421,21 @@ func TestGameServiceStaleCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := s.Game.ID
-	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 0, Pit: 0}, testAnswer); err != nil { // a caches ply 1
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 0, Pit: 0}); err != nil { // a caches ply 1
 		t.Fatal(err)
 	}
-	if _, _, err := b.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 7}, testAnswer); err != nil { // the game moves on behind a's back
+	if _, _, err := b.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 7}); err != nil { // the game moves on behind a's back
 		t.Fatal(err)
 	}
 	// a's row says ply 1, North to move: a request at ply 1 looks fine to it,
 	// and the write must refuse it.
-	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 8}, testAnswer); !errors.Is(err, games.ErrStalePly) {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: n.Token, Ply: 1, Pit: 8}); !errors.Is(err, games.ErrStalePly) {
 		t.Fatalf("stale request through a stale cache: %v, want stale_ply", err)
 	}
 	// A request at the real ply goes through a, whose row is behind.
 	g, _ := st.Game(ctx, id)
 	legal := g.Position.LegalMoves(g.Rules)
-	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 2, Pit: legal.Next()}, testAnswer); err != nil {
+	if _, _, err := a.Play(ctx, games.MoveRequest{ID: id, Token: s.Token, Ply: 2, Pit: legal.Next()}); err != nil {
 		t.Fatalf("current request through a stale cache: %v", err)
 	}
 	ms, err := a.Moves(ctx, id, 0, 10)
@@ -458,11 +470,11 @@ func TestAIBusy(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := svc.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
+		_, _, err := svc.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0})
 		held <- err
 	}()
 	<-entered
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); !errors.Is(err, games.ErrAIBusy) {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}); !errors.Is(err, games.ErrAIBusy) {
 		t.Fatalf("move while the only AI slot is taken: %v, want ErrAIBusy", err)
 	}
 	if g, err := svc.Game(ctx, other.Game.ID); err != nil || g.Ply != 0 {
@@ -475,7 +487,7 @@ func TestAIBusy(t *testing.T) {
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: other.Game.ID, Token: other.Token, Ply: 0, Pit: 0}); err != nil {
 		t.Fatalf("the same move once the slot is free: %v", err)
 	}
 }
@@ -495,7 +507,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: a.Game.ID, Token: a.Token, Ply: 0, Pit: 2}, testAnswer); err != nil {
+	if _, _, err := svc.Play(ctx, games.MoveRequest{ID: a.Game.ID, Token: a.Token, Ply: 0, Pit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	// Rewrite the record behind the service's back: North's pit 8 as the
@@ -508,7 +520,7 @@ func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	if err := st.CreateGame(ctx, g, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = svc.Play(ctx, games.MoveRequest{ID: "corrupt", Token: b.Token, Ply: 1, Pit: 7}, testAnswer)
+	_, _, err = svc.Play(ctx, games.MoveRequest{ID: "corrupt", Token: b.Token, Ply: 1, Pit: 7})
 	for _, tc := range []struct {
 		name   string
 		target error
@@ -539,19 +551,15 @@ func (c *countingStore) Records(ctx context.Context, id string, from, limit int)
 }
 
 // TestFollowReadsOncePerChange: however many follow a game, each change is
-// read from the store once (per instance), encoded once, and every follower
-// gets the same bytes, in order.
+// read from the store once (per instance), each event is made once, and
+// every follower gets the same events, in order: the very same values, so
+// the api encodes each once.
 func TestFollowReadsOncePerChange(t *testing.T) {
 	const followers, moves = 200, 6
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := &countingStore{Store: memory.New()}
-	var encoded atomic.Int64
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: time.Hour,
-		EncodeEvent: func(e games.Event) ([]byte, error) {
-			encoded.Add(1)
-			return fmt.Appendf(nil, "%s %d", e.Kind, e.ID), nil
-		}})
+	svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: time.Hour})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -561,13 +569,17 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make([][]string, followers)
+	made := make([][]*games.Move, followers) // the move events' values, as each follower got them
 	var started, wg sync.WaitGroup
 	for i := range followers {
 		started.Add(1)
 		wg.Go(func() {
 			first := true
-			_ = svc.Follow(ctx, a.Game.ID, -1, time.Hour, stream{send: func(_ games.Event, frame []byte) error {
-				got[i] = append(got[i], string(frame))
+			_ = hub.Follow(ctx, a.Game.ID, -1, time.Hour, stream{send: func(e games.Event) error {
+				got[i] = append(got[i], fmt.Sprintf("%s %d", e.Kind, e.ID))
+				if e.Move != nil {
+					made[i] = append(made[i], e.Move)
+				}
 				if first {
 					first = false
 					started.Done()
@@ -580,12 +592,12 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		})
 	}
 	started.Wait() // every follower has the joined event
-	readsBefore, encodedBefore := st.records.Load(), encoded.Load()
+	readsBefore := st.records.Load()
 	tokens := [2]string{a.Token, b.Token}
 	g := b.Game
 	for range moves {
 		legal := g.Position.LegalMoves(g.Rules)
-		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}, testAnswer); err != nil {
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}); err != nil {
 			t.Fatal(err)
 		}
 		if g, err = svc.Game(ctx, g.ID); err != nil {
@@ -605,8 +617,12 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 	if reads := st.records.Load() - readsBefore; reads > moves {
 		t.Errorf("%d reads of moves for %d moves and %d followers, want at most one a move", reads, moves, followers)
 	}
-	if n := encoded.Load() - encodedBefore; n != moves {
-		t.Errorf("%d events encoded for %d moves, want one each", n, moves)
+	for i := range made {
+		for j, m := range made[i] {
+			if m != made[0][j] {
+				t.Fatalf("follower %d got move %d as a value of its own, want the one every follower shares", i, m.Ply+1)
+			}
+		}
 	}
 }
 
@@ -670,7 +686,7 @@ func TestPlayOneSearchPerPly(t *testing.T) {
 	for i := range copies {
 		wg.Go(func() {
 			a := &answers[i]
-			a.body, a.replayed, a.err = svc.Play(ctx, req, testAnswer)
+			a.body, a.replayed, a.err = play(ctx, svc, req)
 		})
 	}
 	eventually(t, "the first copy searches, the rest wait for it", func() bool { return svc.Waiting(id, 0) == copies-1 })
@@ -679,7 +695,7 @@ func TestPlayOneSearchPerPly(t *testing.T) {
 	for i := copies; i < copies+others; i++ {
 		wg.Go(func() {
 			a := &answers[i]
-			a.body, a.replayed, a.err = svc.Play(ctx, other, testAnswer)
+			a.body, a.replayed, a.err = play(ctx, svc, other)
 		})
 	}
 	wg.Wait()
@@ -745,7 +761,7 @@ func TestAIBusyTellsWhatWasPlayed(t *testing.T) {
 	}
 	held := make(chan error, 1)
 	go func() {
-		_, _, err := busy.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0}, testAnswer)
+		_, _, err := busy.Play(ctx, games.MoveRequest{ID: holder.Game.ID, Token: holder.Token, Ply: 0, Pit: 0})
 		held <- err
 	}()
 	eventually(t, "the only slot is taken", func() bool { lent, _ := busy.AISlots(); return lent == 1 })
@@ -778,11 +794,11 @@ func TestAIBusyTellsWhatWasPlayed(t *testing.T) {
 			waited := make(chan answer, 1)
 			go func() {
 				var a answer
-				a.body, a.replayed, a.err = busy.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: tc.pit}, testAnswer)
+				a.body, a.replayed, a.err = play(ctx, busy, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: tc.pit})
 				waited <- a
 			}()
 			eventually(t, "the request waits for a slot", func() bool { _, waiting := busy.AISlots(); return waiting == 1 })
-			played, replayed, err := other.Play(ctx, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: 0}, testAnswer)
+			played, replayed, err := play(ctx, other, games.MoveRequest{ID: me.Game.ID, Token: me.Token, Ply: 0, Pit: 0})
 			if err != nil || replayed {
 				t.Fatalf("the other instance: %v (replayed %v)", err, replayed)
 			}
@@ -840,7 +856,7 @@ func TestAIFairShare(t *testing.T) {
 			return 0, false, err
 		}
 		start := time.Now()
-		_, replayed, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: s.Token, Ply: g.Ply, Pit: firstLegal(&g), Client: client}, testAnswer)
+		_, replayed, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: s.Token, Ply: g.Ply, Pit: firstLegal(&g), Client: client})
 		return time.Since(start), replayed, err
 	}
 	for wave := range waves {
@@ -856,7 +872,7 @@ func TestAIFairShare(t *testing.T) {
 				copies = 8
 			}
 			for range copies {
-				wg.Go(func() { _, _, _ = svc.Play(ctx, req, testAnswer) }) // ai_busy for most: not this test's business
+				wg.Go(func() { _, _, _ = svc.Play(ctx, req) }) // ai_busy for most: not this test's business
 			}
 		}
 		// Once the busy address holds its share and queues the rest, the

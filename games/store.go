@@ -13,19 +13,21 @@ import (
 // game's start, rules and history through the engine, so the service
 // rebuilds it rather than have every store keep it: a stored move costs a
 // few dozen bytes instead of hundreds.
+//
+// With the game's row, the records are also all a retried move request's
+// answer is rebuilt from (see rebuild): no answer is ever stored.
 type Record struct {
 	Ply  int // 0 for the first move of the game
 	Pit  int
 	ByAI bool
 	At   time.Time
-}
-
-// Answer is the answer a seat's latest accepted move request got, kept so
-// that the same request sent again gets the same bytes back.
-type Answer struct {
-	Ply  int    // the ply the request was made at
-	Pit  int    // the pit it played
-	Body []byte // the response body, byte for byte
+	// Version is the game's version after the request that made the move
+	// (both moves of a request the AI replied in have it), which the
+	// request's answer shows and later writes of other kinds (not moves)
+	// make impossible to count back to. Zero for a move stored before
+	// versions were kept that was no seat's latest, which nobody can
+	// retry.
+	Version int64
 }
 
 // Store keeps game sessions. Implementations decide nothing about the game:
@@ -66,16 +68,12 @@ type Store interface {
 	// on, in order; ErrNotFound for an unknown game. A limit below one
 	// returns none.
 	Records(ctx context.Context, id string, from, limit int) ([]Record, error)
-	// Answer returns the answer of the latest accepted request sent with
-	// tokenHash in game id, or ErrNotFound when there is none.
-	Answer(ctx context.Context, id string, tokenHash []byte) (Answer, error)
 	// ApplyPlay stores p in one transaction if the game is still active at
 	// p.Ply, and ErrConflict otherwise (ErrNotFound for an unknown game): of
 	// concurrent plays for one ply exactly one is stored. It writes p.Game's
 	// position, status, result, clock, deadline and UpdatedAt, adds
-	// p.Moves to the records and their pits to the history, moves the ply on
-	// by len(p.Moves), bumps the version, and makes {p.Ply, p.Moves[0].Pit,
-	// p.Answer} the latest answer of p.TokenHash, replacing the one before.
+	// p.Moves to the records (with their Version) and their pits to the
+	// history, moves the ply on by len(p.Moves) and bumps the version.
 	// A p.Match is applied in the same transaction (ApplyMatch); when it
 	// reports players.ErrRatingsChanged nothing is written.
 	ApplyPlay(ctx context.Context, p Play) error
@@ -123,7 +121,7 @@ type Deadlines interface {
 	// game, or the zero time when none has one.
 	NextDeadline(ctx context.Context) (time.Time, error)
 	// DeleteEnded deletes up to limit finished or aborted games last
-	// changed before before, with their moves and answers, in one short
+	// changed before before, with their moves, in one short
 	// write, and returns how many it deleted.
 	DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error)
 }

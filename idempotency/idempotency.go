@@ -33,18 +33,22 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
-// Errors of a request whose key cannot be honoured. Each has its own
-// answer in the api's problem table.
+// Errors of a request whose key cannot be honoured, declared with their
+// kinds and codes (see package fault).
 var (
 	// ErrInFlight: a request with this key is running now; ask again once
 	// it has answered.
-	ErrInFlight = errors.New("a request with this idempotency key is in progress")
+	ErrInFlight = fault.NewRetry(fault.Conflict, time.Second, "idempotency_key_in_use",
+		"Request with this Idempotency-Key in progress", "a request with this idempotency key is in progress")
 	// ErrMismatch: the key was used, within its life, for another request.
-	ErrMismatch = errors.New("the idempotency key was used for another request")
+	ErrMismatch = fault.New(fault.Invalid, "idempotency_key_reused",
+		"Idempotency-Key used for another request", "the idempotency key was used for another request")
 	// ErrInvalidKey: the key is empty or longer than MaxKeyLength.
-	ErrInvalidKey = errors.New("invalid idempotency key")
+	ErrInvalidKey = fault.New(fault.Malformed, "invalid_idempotency_key", "Invalid Idempotency-Key", "invalid idempotency key")
 )
 
 // MaxKeyLength bounds a key, in bytes. A UUID (36) fits many times over.

@@ -1,8 +1,9 @@
 package players
 
 import (
-	"errors"
 	"time"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // Match is the end of a game with a result, as a store applies it in the
@@ -29,7 +30,9 @@ type Match struct {
 
 // ErrRatingsChanged: a rating changed between its read and the write that
 // was to update it; nothing was written, and the service reads it again.
-var ErrRatingsChanged = errors.New("a rating changed before the write")
+// Past the service's retries (a storm of results for one player) the
+// client may send the same request again a second later.
+var ErrRatingsChanged = fault.NewRetry(fault.Busy, time.Second, "ratings_busy", "Ratings busy", "a rating changed before the write")
 
 // NewMatch is a finished game between the seats' players (South first,
 // "" for no player) in which South scored score, rated in category c ("":

@@ -18,23 +18,26 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
-// Errors of players; the api package's problem table gives each one its
-// status and code.
+// Errors of players, each declared with its kind and the code the client
+// reads (see package fault).
 var (
 	// ErrNotFound: no player with that id (or a deleted one).
-	ErrNotFound = errors.New("player not found")
+	ErrNotFound = fault.New(fault.NotFound, "player_not_found", "No such player", "player not found")
 	// ErrUnauthorized: no player token, or one no player holds.
-	ErrUnauthorized = errors.New("missing or unknown player token")
+	ErrUnauthorized = fault.New(fault.Unauthorized, "player_unauthorized", "Player token missing or unknown", "missing or unknown player token")
 	// ErrForbidden: a valid player token, but another player's.
-	ErrForbidden = errors.New("the player token is another player's")
+	ErrForbidden = fault.New(fault.Forbidden, "not_your_player", "Not your player", "the player token is another player's")
 	// ErrInvalidName: a display name too long, blank, or with characters
 	// a name cannot hold.
-	ErrInvalidName = errors.New("invalid player name")
+	ErrInvalidName = fault.New(fault.Invalid, "invalid_player_name", "Invalid player name", "invalid player name")
 	// ErrInvalidCursor: a history cursor this server did not give.
-	ErrInvalidCursor = errors.New("invalid cursor")
-	// ErrConflict: a store found an id already taken.
+	ErrInvalidCursor = fault.New(fault.Malformed, "invalid_cursor", "Invalid cursor", "invalid cursor")
+	// ErrConflict: a store found an id already taken. The service makes
+	// the ids, so a client never meets it: it has no kind.
 	ErrConflict = errors.New("player id taken")
 )
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
@@ -24,7 +25,7 @@ var (
 	// ErrNotFound: no puzzle for that day or id (a future day, a day before
 	// the feed's first, an id that names no day). Stores report a missing
 	// row with it too.
-	ErrNotFound = errors.New("no such puzzle")
+	ErrNotFound = fault.New(fault.NotFound, "puzzle_not_found", "No such puzzle", "no such puzzle")
 )
 
 // Stats counts what players did with a puzzle.

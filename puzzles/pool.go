@@ -19,21 +19,23 @@ import (
 
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Errors of the practice pool.
 var (
-	// ErrNoPool: the server was started without a practice generator.
-	ErrNoPool = errors.New("no practice pool")
+	// ErrNoPool: the server was started without a practice generator. It
+	// will not have one later: no wait is suggested.
+	ErrNoPool = fault.New(fault.Busy, "not_ready", "Not ready", "no practice pool")
 	// ErrPracticeBusy: no unit of the CPU budget came free for a practice
 	// generation in time; try again shortly.
-	ErrPracticeBusy = errors.New("practice pool busy")
+	ErrPracticeBusy = fault.NewRetry(fault.Limited, time.Second, "practice_busy", "Practice pool busy", "practice pool busy")
 	// ErrPracticeTimeout: the request's time budget ran out before a
 	// puzzle was found (the generator missed, or was slow). The work done
 	// is kept (what was made, what was missed; a generation under way runs
 	// on), so asking again, the same way, goes further.
-	ErrPracticeTimeout = errors.New("no practice puzzle found in time")
+	ErrPracticeTimeout = fault.NewRetry(fault.Busy, time.Second, "practice_timeout", "No practice puzzle found in time", "no practice puzzle found in time")
 )
 
 // errMiss: the generator found no puzzle for one sequence number of a

@@ -732,3 +732,105 @@ func timeWords(t *testing.T, bctx context.Context, base string) {
 		}
 	}
 }
+
+// setSpeed picks the page's animation speed at its foot, as a person does.
+func setSpeed(speed string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const s = document.getElementById('speed');
+  s.value = %q;
+  s.dispatchEvent(new Event('change', { bubbles: true }));
+})()`, speed))
+}
+
+// playOnSight has the page's player sow the first pit offered the moment
+// the board offers one with the facts line at ply, as a player who never
+// hesitates: what the server charges that move is then the page's own
+// doing, not the test's polling.
+func playOnSight(ply int) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => {
+  const board = document.querySelector('.board');
+  const look = () => {
+    const pit = board.querySelector('.pit.legal');
+    if (!pit || document.querySelector('[data-fact="ply"]')?.textContent !== '%d') return false;
+    pit.click();
+    return true;
+  };
+  const watch = new MutationObserver(() => { if (look()) watch.disconnect(); });
+  watch.observe(board, { subtree: true, attributes: true, attributeFilter: ['class'] });
+})()`, ply))
+}
+
+// timedAI: a 5+3 game against the AI from the form, at normal speed. The
+// player's first move relays through five legs and the AI replies at once;
+// the page would take seconds to sow both, and the server runs the
+// player's clock from the moment it stored the reply. The page shows both
+// at once instead, so a player who answers the moment the board lets them
+// is charged little for the move, far less than the animations' length.
+func timedAI(t *testing.T, bctx context.Context, base string) {
+	ctx := tab(t, bctx, base+"/")
+	do(t, ctx, "start a 5+3 game against the AI at normal speed",
+		desktop,
+		setSpeed("normal"),
+		chromedp.Click(chromedp.CSS(`input[name="mode"][value="ai"]`)),
+		chromedp.SetValue(chromedp.CSS(`select[name="level"]`), "1"),
+		chromedp.SetValue(chromedp.CSS(`select[name="seat"]`), "south"),
+		chromedp.SetValue(chromedp.CSS(`select[name="time"]`), "5+3"),
+		chromedp.Click(chromedp.CSS(`#new-game button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`.board`)),
+	)
+	p, err := readState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gameID(t, p)
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return slices.Contains(p.Legal, 0) })
+	// Pit 0 from the start: five legs. The second move is played on sight.
+	do(t, ctx, "sow pit 0, then the next pit on sight", playOnSight(2), chromedp.Click(chromedp.CSS(`.pit[data-pit="0"]`)))
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Ply >= 4 && len(p.Legal) > 0 })
+	moves := gameMoves(t, ctx, base, id)
+	if len(moves) < 3 || len(moves[0].Legs) != 5 || !moves[1].ByAI || moves[2].ElapsedMs == nil {
+		t.Fatalf("the game's moves: %+v; want South's five legs, the AI's reply, South's timed second move", moves)
+	}
+	b, err := json.Marshal(moves[:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What sowing both moves, and the pause between them, takes at normal speed.
+	animation, err := chromedp.Run(ctx, chromedp.Evaluate[float64](
+		`import('/assets/board.js').then((m) => `+string(b)+`.reduce((ms, move) => ms + m.pace('normal', move).total, m.replyPause('normal')))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	elapsed := float64(*moves[2].ElapsedMs)
+	t.Logf("South's second move was charged %.0f ms; animating the first move and the reply takes %.0f ms at normal speed", elapsed, animation)
+	if animation < 2000 {
+		t.Fatalf("the animations take %.0f ms: too short to tell", animation)
+	}
+	if elapsed > animation/2 {
+		t.Errorf("South's second move was charged %.0f ms of its clock, played the moment the board allowed it: the page spent it on %.0f ms of animations", elapsed, animation)
+	}
+	resignedClock(t, ctx, base, id)
+}
+
+// resignedClock: South resigns while its clock runs. The clock stops where
+// it stood, at the time the server ended the game, instead of jumping back
+// to the time South had when its turn began (the game's remainingMs).
+func resignedClock(t *testing.T, ctx context.Context, base, id string) {
+	t.Helper()
+	start := waitClocks(t, ctx, "South's clock running", func(c clockPage) bool { return c.Running == "south" })
+	running := waitClocks(t, ctx, "South's clock 1.5 s down", func(c clockPage) bool {
+		return c.Running != "south" || c.Ms["south"] < start.Ms["south"]-1500
+	})
+	do(t, ctx, "resign, and confirm", chromedp.Click(chromedp.CSS(`.resign`)), chromedp.Click(chromedp.CSS(`.resign`)))
+	end := waitClocks(t, ctx, "the clocks at the end", func(c clockPage) bool { return c.Status == "finished" && c.Running == "" })
+	t.Logf("South's clock: %d ms at its turn's start, %d ms before resigning, %d ms at the end", start.Ms["south"], running.Ms["south"], end.Ms["south"])
+	// The clock ticks every 100 ms: it may read that much high before.
+	if end.Ms["south"] > running.Ms["south"]+100 {
+		t.Errorf("South resigned with its clock at %s (%d ms) and it then read %s (%d ms): it jumped back", running.Times["south"], running.Ms["south"], end.Times["south"], end.Ms["south"])
+	}
+	if end.Ms["north"] != start.Ms["north"] {
+		t.Errorf("the AI's clock read %d ms during the game and %d ms at its end", start.Ms["north"], end.Ms["north"])
+	}
+	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -522,6 +523,21 @@ func waitLeaders(t *testing.T, ctx context.Context, what string, ok func(leaderP
 // does, Alice's row marked as hers; the tabs switch category by click and
 // by arrow key, and an empty one says so.
 func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPlayer) {
+	// After one rated game both live ratings are provisional: the board is
+	// empty, and the page says why rather than "nobody", with Alice's own.
+	mine := getPlayer(t, ctx, base, ap.ID).Ratings["live"]
+	if !mine.Provisional || mine.Games != 1 {
+		t.Fatalf("after one rated game Alice's live rating is %+v", mine)
+	}
+	do(t, ctx, "open the leaderboard of provisional players", chromedp.Click(chromedp.CSS(`nav a[data-nav="leaderboard"]`)))
+	l := waitLeaders(t, ctx, "the live leaderboard, all provisional", func(l leaderPage) bool { return l.Selected == "live" && l.Empty != "" })
+	yours := fmt.Sprintf("Yours, %d? after 1 rated game, is still provisional", mine.Rating)
+	if len(l.Rows) != 0 || strings.Contains(l.Empty, "Nobody") || !strings.Contains(l.Empty, "No settled ratings") || !strings.Contains(l.Empty, yours) {
+		t.Errorf("the live leaderboard when both players are provisional: %+v; want no rows, \"No settled ratings\" and %q", l, yours)
+	}
+	screenshot(t, ctx, "leaderboard-provisional")
+	do(t, ctx, "back home", chromedp.Click(chromedp.CSS(`nav a[data-nav="play"]`)), chromedp.WaitVisible(chromedp.CSS(`#new-game`)))
+
 	establish(t, base, ap, bp)
 	var want struct {
 		Players []struct {
@@ -537,7 +553,7 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 		t.Fatalf("the live leaderboard is %+v; want Alice, then Bob", want.Players)
 	}
 	do(t, ctx, "open the leaderboard", chromedp.Click(chromedp.CSS(`nav a[data-nav="leaderboard"]`)))
-	l := waitLeaders(t, ctx, "the live leaderboard", func(l leaderPage) bool { return l.Selected == "live" && len(l.Rows) > 0 })
+	l = waitLeaders(t, ctx, "the live leaderboard", func(l leaderPage) bool { return l.Selected == "live" && len(l.Rows) > 0 })
 	if len(l.Rows) != len(want.Players) {
 		t.Fatalf("the page lists %+v; the server %+v", l.Rows, want.Players)
 	}
@@ -550,7 +566,7 @@ func leaderboard(t *testing.T, ctx context.Context, base string, ap, bp storedPl
 	screenshot(t, ctx, "leaderboard")
 	do(t, ctx, "the puzzle tab", chromedp.Click(chromedp.CSS(`[role="tab"][data-category="puzzle"]`)))
 	l = waitLeaders(t, ctx, "the puzzle leaderboard", func(l leaderPage) bool { return l.Selected == "puzzle" })
-	if len(l.Rows) != 0 || !strings.Contains(l.Empty, "Nobody") || l.Hash != "#/leaderboard/puzzle" {
+	if len(l.Rows) != 0 || !strings.Contains(l.Empty, "No settled ratings") || !strings.Contains(l.Empty, "Try a puzzle to start yours") || l.Hash != "#/leaderboard/puzzle" {
 		t.Errorf("the puzzle leaderboard of a server where nobody has a settled puzzle rating: %+v", l)
 	}
 	do(t, ctx, "arrow left to the correspondence tab", chromedp.KeyEvent(kb.ArrowLeft))
@@ -611,6 +627,11 @@ func puzzleRating(t *testing.T, ctx context.Context, base string, me storedPlaye
 	if shown != change || !strings.Contains(after, fmt.Sprint(first.Rating.After)) {
 		t.Errorf("after the first attempt the line reads %q (change %q); the server recorded %s to %d", after, shown, change, first.Rating.After)
 	}
+	// The change is told as a change, beside the rating: alone, "−135"
+	// reads as a rating of −135.
+	if want := "(" + change + " on this puzzle)"; !strings.Contains(after, want) {
+		t.Errorf("after the first attempt the line reads %q; want the change as %q", after, want)
+	}
 	// A puzzle solved at the first try raises the rating; a multi-move
 	// one is rated on its first step.
 	if first.Solved && !strings.HasPrefix(shown, "+") {
@@ -618,8 +639,8 @@ func puzzleRating(t *testing.T, ctx context.Context, base string, me storedPlaye
 	}
 	t.Logf("first attempt at %s (solved %v): %s, now %d", p.ID, first.Solved, change, first.Rating.After)
 	screenshot(t, ctx, "puzzle-rating")
-	if len(solution) == 1 && !strings.Contains(p.Feedback, "Your puzzle rating: "+change) {
-		t.Errorf("the feedback on a first attempt reads %q; want the change in words too", p.Feedback)
+	if want := fmt.Sprintf("Your puzzle rating is now %d (%s).", first.Rating.After, change); len(solution) == 1 && !strings.Contains(p.Feedback, want) {
+		t.Errorf("the feedback on a first attempt reads %q; want %q", p.Feedback, want)
 	}
 }
 
@@ -824,6 +845,80 @@ func ratingWords(t *testing.T, bctx context.Context, base string) {
 	}
 	if !strings.Contains(got.Empty, "No rated games or puzzles yet") {
 		t.Errorf("with no history the chart says %q", got.Empty)
+	}
+	chartAxis(t, ctx)
+}
+
+// chartAxis checks that the rating chart's axis covers its data: the
+// gridlines' labels span every rating drawn, and every point lies between
+// the highest and the lowest gridline, a lone point and one far from the
+// others included.
+func chartAxis(t *testing.T, ctx context.Context) {
+	t.Helper()
+	type point struct {
+		Rating float64 `json:"rating"`
+		Y      float64 `json:"y"`
+		X      float64 `json:"x"`
+	}
+	type drawn struct {
+		Ticks  []float64 `json:"ticks"` // the gridlines' labels
+		Lines  []float64 `json:"lines"` // the gridlines' y
+		Points []point   `json:"points"`
+		DayX   []float64 `json:"dayX"` // the day labels' x
+	}
+	tests := []struct {
+		name    string
+		live    []float64
+		puzzle  []float64
+		oneTime bool // every result at the same instant
+	}{
+		{"a lone point", nil, []float64{1365}, true},
+		{"a lone puzzle point far below the live line", []float64{1700, 1850, 2100}, []float64{1365}, false},
+		{"close together", []float64{1500, 1503, 1499}, nil, false},
+		{"a wide range", []float64{650, 2950}, []float64{1500}, false},
+		{"on round values", []float64{1400, 1600}, nil, false},
+	}
+	for _, tt := range tests {
+		live, _ := json.Marshal(tt.live)
+		puzzle, _ := json.Marshal(tt.puzzle)
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[drawn](fmt.Sprintf(`import('/assets/ratings.js').then((m) => {
+  const at = (i) => %v ? Date.parse('2026-11-01T10:00:00Z') : Date.parse('2026-11-01T10:00:00Z') + i * 86400e3;
+  const series = {
+    live: (%s || []).map((r, i) => ({ t: at(i), rating: r, id: 'g' + i })),
+    correspondence: [],
+    puzzle: (%s || []).map((r, i) => ({ t: at(i) + 3600e3 * (%v ? 0 : 1), rating: r, id: 'p' + i })),
+  };
+  const host = document.createElement('div');
+  document.body.append(host);
+  m.drawRatingChart(host, series);
+  const svg = host.querySelector('svg');
+  const texts = [...svg.querySelectorAll('.chart-grid text')];
+  const out = {
+    ticks: texts.filter((e) => /^[0-9]+$/.test(e.textContent)).map((e) => Number(e.textContent)),
+    lines: [...svg.querySelectorAll('.chart-grid line')].map((l) => Number(l.getAttribute('y1'))),
+    points: [...svg.querySelectorAll('.chart-line circle')].map((c) => ({ rating: Number(/ (\d+),/.exec(c.textContent)[1]), y: Number(c.getAttribute('cy')), x: Number(c.getAttribute('cx')) })),
+    dayX: texts.filter((e) => /^\d{4}-/.test(e.textContent)).map((e) => Number(e.getAttribute('x'))),
+  };
+  host.remove();
+  return out;
+})`, tt.oneTime, live, puzzle, tt.oneTime), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(got.Ticks) < 2 || len(got.Ticks) != len(got.Lines) || len(got.Points) != len(tt.live)+len(tt.puzzle) {
+			t.Errorf("%s: gridlines %v at y %v, points %+v", tt.name, got.Ticks, got.Lines, got.Points)
+			continue
+		}
+		lo, hi := slices.Min(got.Ticks), slices.Max(got.Ticks)
+		top, bottom := slices.Min(got.Lines), slices.Max(got.Lines)
+		for _, p := range got.Points {
+			if p.Rating < lo || p.Rating > hi || p.Y < top || p.Y > bottom {
+				t.Errorf("%s: the point %v (y %v) lies outside the axis %v–%v (y %v–%v)", tt.name, p.Rating, p.Y, lo, hi, top, bottom)
+			}
+		}
+		if tt.oneTime && (len(got.DayX) != 1 || got.DayX[0] != got.Points[0].X) {
+			t.Errorf("%s: the day is labelled at x %v, the point drawn at x %v: want the day under it", tt.name, got.DayX, got.Points[0].X)
+		}
 	}
 }
 

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -130,7 +131,7 @@ func tab(t *testing.T, parent context.Context, target string) context.Context {
 	t.Helper()
 	ctx, cancel := chromedp.NewContext(parent, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
-	watchConsole(t, ctx)
+	ctx = watchConsole(t, ctx)
 	u, err := neturl.Parse(target)
 	if err != nil {
 		t.Fatal(err)
@@ -151,14 +152,37 @@ func tab(t *testing.T, parent context.Context, target string) context.Context {
 	return ctx
 }
 
+// pageLog is what a tab's pages wrote to the console and the requests they
+// sent, from the moment the tab opened: see consoleLog and requestsSent.
+type pageLog struct {
+	mu       sync.Mutex
+	console  []chromedp.ConsoleMessage
+	requests []string // "METHOD /path"
+}
+
+type pageLogKey struct{}
+
 // watchConsole fails the test on any uncaught exception in the page,
-// reported when the test ends.
-func watchConsole(t *testing.T, ctx context.Context) {
+// reported when the test ends, and keeps every console message and request
+// of the tab in the context it returns.
+func watchConsole(t *testing.T, ctx context.Context) context.Context {
 	t.Helper()
+	log := &pageLog{}
+	if err := chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			path := e.Request.URL
+			if u, err := neturl.Parse(e.Request.URL); err == nil {
+				path = u.Path
+			}
+			log.mu.Lock()
+			log.requests = append(log.requests, e.Request.Method+" "+path)
+			log.mu.Unlock()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	cctx, cancel := context.WithCancel(ctx)
 	msgs := chromedp.Console(cctx)
-	var mu sync.Mutex
-	var thrown []string
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -166,20 +190,38 @@ func watchConsole(t *testing.T, ctx context.Context) {
 			if err != nil {
 				return
 			}
-			if m.IsException() {
-				mu.Lock()
-				thrown = append(thrown, fmt.Sprintf("%s (%s:%d)", m.Text, m.URL, m.Line))
-				mu.Unlock()
-			}
+			log.mu.Lock()
+			log.console = append(log.console, m)
+			log.mu.Unlock()
 		}
 	}()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		for _, e := range thrown {
-			t.Errorf("page exception: %s", e)
+		for _, m := range log.console {
+			if m.IsException() {
+				t.Errorf("page exception: %s (%s:%d)", m.Text, m.URL, m.Line)
+			}
 		}
 	})
+	return context.WithValue(ctx, pageLogKey{}, log)
+}
+
+// consoleLog returns what the tab's pages wrote to the console so far.
+func consoleLog(ctx context.Context) []chromedp.ConsoleMessage {
+	log := ctx.Value(pageLogKey{}).(*pageLog)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	return slices.Clone(log.console)
+}
+
+// requestsSent returns the requests the tab's pages sent so far, each as
+// "METHOD /path".
+func requestsSent(ctx context.Context) []string {
+	log := ctx.Value(pageLogKey{}).(*pageLog)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	return slices.Clone(log.requests)
 }
 
 // pageState is what the page shows of a game.
@@ -275,6 +317,8 @@ type apiMove struct {
 	Position struct {
 		Pits []int `json:"pits"`
 	} `json:"position"`
+	// What the server charged the mover's clock (null when untimed).
+	ElapsedMs *int64 `json:"elapsedMs"`
 }
 
 // gameMoves reads the game's history: GET /v1/games/{id}/moves.
@@ -452,6 +496,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("colour contrast", func(t *testing.T) { checkContrast(t, bctx, base) })
 	t.Run("time in words", func(t *testing.T) { timeWords(t, bctx, base) })
 	t.Run("time presets", func(t *testing.T) { timedFromForm(t, bctx, base) })
+	t.Run("timed game against the AI", func(t *testing.T) { timedAI(t, bctx, base) })
 	t.Run("flagged", func(t *testing.T) { flagged(t, bctx, base) })
 	t.Run("aborted", func(t *testing.T) { aborted(t, bctx, base) })
 	t.Run("rating words", func(t *testing.T) { ratingWords(t, bctx, base) })
@@ -965,8 +1010,10 @@ func solvePuzzle(t *testing.T, bctx context.Context, base string) {
 	if wrong >= 0 {
 		do(t, ctx, "try a wrong move", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, wrong))))
 		p = waitPuzzle(t, ctx, "feedback on a wrong move", func(p puzzlePage) bool { return p.Result != "pending" })
-		if p.Result != "incorrect" || !strings.Contains(p.Feedback, fmt.Sprintf("pit %d", wrong)) {
-			t.Fatalf("a wrong move (pit %d): feedback %q (%s)", wrong, p.Feedback, p.Result)
+		// The pit is named as the board numbers it (1-6 from its owner's
+		// left), not by the API's 0-11.
+		if want := fmt.Sprintf("Not the answer: pit %d ", label(wrong)); p.Result != "incorrect" || !strings.HasPrefix(p.Feedback, want) {
+			t.Fatalf("a wrong move (the API's pit %d): feedback %q (%s), want %q…", wrong, p.Feedback, p.Result, want)
 		}
 		if p.Lines == 0 {
 			t.Error("a wrong move: no move explained")
@@ -1056,6 +1103,20 @@ func playFriend(t *testing.T, bctx context.Context, base string) {
 	pc, _ := settle(t, carol, base, id, waiting)
 	if !pc.Watching {
 		t.Errorf("a third person opening the link is not shown as a spectator: %q", pc.Text)
+	}
+	// The page saw the seats taken before asking for one: no join was
+	// sent, so none was refused (409) in the console.
+	joinPath := "POST /v1/games/" + id + "/join"
+	if sent := requestsSent(carol); slices.Contains(sent, joinPath) || !slices.Contains(sent, "GET /v1/games/"+id) {
+		t.Errorf("a spectator's page sent %q; want the game read and no join", sent)
+	}
+	for _, m := range consoleLog(carol) {
+		if m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning {
+			t.Errorf("a spectator's console: %s (%s)", m, m.URL)
+		}
+	}
+	if !strings.Contains(pc.Text, "Both seats were already taken") {
+		t.Errorf("a spectator's page does not say why they watch: %q", pc.Text)
 	}
 
 	// Two moves each way: each appears on the other screen with no reload.

@@ -31,11 +31,13 @@ func startServer(t *testing.T) string {
 	stopping := make(chan struct{})
 	// A short first-move window, so that the page sees a game aborted
 	// within the test; the sweeper ends overdue games as the server does.
-	svc := games.NewService(st, games.Options{Stopping: stopping, EncodeEvent: api.EncodeEvent,
-		Expiries: games.Expiries{FirstMove: firstMove}})
+	hub := games.NewHub(st, games.HubOptions{Stopping: stopping})
+	svc := games.NewService(st, games.Options{Changed: hub, Expiries: games.Expiries{FirstMove: firstMove}})
+	sweeper := games.NewSweeper(svc, games.SweepOptions{})
 	h, err := api.New(api.Options{
 		DB:    st,
 		Games: svc,
+		Hub:   hub,
 		// Version 2, the cheaper search: the page is what is tested here.
 		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
 		Players: players.NewService(st, nil),
@@ -48,7 +50,7 @@ func startServer(t *testing.T) string {
 	swept := make(chan struct{})
 	go func() {
 		defer close(swept)
-		svc.Sweep(sweeping)
+		sweeper.Run(sweeping)
 	}()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stopping) })

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // TestDBWait: a start tries to open the database again, with growing
@@ -21,8 +21,8 @@ import (
 // in all; any other failure ends it at once. The clock is the test's: each
 // pause moves it on, and nothing sleeps.
 func TestDBWait(t *testing.T) {
-	down := fmt.Errorf("dial: %w", games.ErrUnavailable)
-	full := fmt.Errorf("no room: %w", games.ErrStorageFull)
+	down := fmt.Errorf("dial: %w", fault.ErrUnavailable)
+	full := fmt.Errorf("no room: %w", fault.ErrStorageFull)
 	refused := errors.New("password authentication failed")
 	tests := []struct {
 		name    string
@@ -36,8 +36,8 @@ func TestDBWait(t *testing.T) {
 		{"up on the third try", time.Minute, []error{down, down}, 3, "[250ms 500ms]", nil},
 		{"a full disk is waited for too", time.Minute, []error{full}, 2, "[250ms]", nil},
 		{"pauses grow to 5s", time.Minute, []error{down, down, down, down, down, down, down}, 8, "[250ms 500ms 1s 2s 4s 5s 5s]", nil},
-		{"runs out of time", time.Second, []error{down, down, down, down, down, down}, 4, "[250ms 500ms 250ms]", games.ErrUnavailable},
-		{"no wait: one try", 0, []error{down}, 1, "[]", games.ErrUnavailable},
+		{"runs out of time", time.Second, []error{down, down, down, down, down, down}, 4, "[250ms 500ms 250ms]", fault.ErrUnavailable},
+		{"no wait: one try", 0, []error{down}, 1, "[]", fault.ErrUnavailable},
 		{"a refusal ends it at once", time.Minute, []error{refused, down}, 1, "[]", refused},
 	}
 	for _, tc := range tests {

@@ -22,12 +22,13 @@ func deadlinesServers(t *testing.T, instances int, sweep bool, poll time.Duratio
 	store := memory.New()
 	var addrs []string
 	for range instances {
-		svc := games.NewService(store, games.Options{EncodeEvent: api.EncodeEvent, PollInterval: poll})
+		hub := games.NewHub(store, games.HubOptions{PollInterval: poll})
+		svc := games.NewService(store, games.Options{Changed: hub})
 		if sweep {
-			go svc.Sweep(t.Context())
+			go games.NewSweeper(svc, games.SweepOptions{}).Run(t.Context())
 		}
 		o := opts
-		o.Games = svc
+		o.Games, o.Hub = svc, hub
 		h, err := api.New(o)
 		if err != nil {
 			t.Fatal(err)

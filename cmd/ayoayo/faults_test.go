@@ -30,9 +30,11 @@ func TestCorruptStoredGameIsServerFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
+	hub := games.NewHub(st, games.HubOptions{})
 	h, err := api.New(api.Options{
 		DB:      st,
-		Games:   games.NewService(st, games.Options{}),
+		Games:   games.NewService(st, games.Options{Changed: hub}),
+		Hub:     hub,
 		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{}),
 	})
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 // given limits.
 func loadtestServer(t *testing.T, opts api.Options) string {
 	t.Helper()
-	opts.Games = games.NewService(memory.New(), games.Options{EncodeEvent: api.EncodeEvent})
+	st := memory.New()
+	hub := games.NewHub(st, games.HubOptions{})
+	opts.Games, opts.Hub = games.NewService(st, games.Options{Changed: hub}), hub
 	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -56,7 +56,7 @@ func poolCollectors(read func() poolStats) []prometheus.Collector {
 
 // registerServiceMetrics adds the AI's queue, the analyses' queue and the
 // sweeper's work to reg, read when scraped.
-func registerServiceMetrics(reg prometheus.Registerer, gs *games.Service, cpu *budget.Budget) error {
+func registerServiceMetrics(reg prometheus.Registerer, gs *games.Service, sw *games.Sweeper, cpu *budget.Budget) error {
 	gauge := func(name, help string, v func() float64) prometheus.Collector {
 		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "ayoayo", Name: name, Help: help}, v)
 	}
@@ -71,11 +71,11 @@ func registerServiceMetrics(reg prometheus.Registerer, gs *games.Service, cpu *b
 		gauge("analyses_waiting", "Analyses (POST /v1/analyze) waiting for a unit of the CPU budget; one that waits a second gets 429.",
 			func() float64 { return float64(cpu.Stats().Waiting[budget.Analysis]) }),
 		counter("sweeps_total", "Looks for overdue games (clocks run out, games never started or abandoned) by this instance's sweeper.",
-			func() float64 { return float64(gs.SweepStats().Looks) }),
+			func() float64 { return float64(sw.Stats().Looks) }),
 		counter("sweep_failures_total", "Looks of the sweeper that failed, the store's failures or a game it could not end; retried at the next look.",
-			func() float64 { return float64(gs.SweepStats().Failed) }),
+			func() float64 { return float64(sw.Stats().Failed) }),
 		counter("sweep_games_total", "Overdue games the sweeper handled: ended here, or found ended by another instance.",
-			func() float64 { return float64(gs.SweepStats().Games) }),
+			func() float64 { return float64(sw.Stats().Games) }),
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

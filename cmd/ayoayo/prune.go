@@ -10,7 +10,7 @@ import (
 )
 
 // runPrune is `ayoayo prune --before DATE`: it deletes the finished and
-// aborted games that ended before DATE, with their moves and answers, as
+// aborted games that ended before DATE, with their moves, as
 // the server's --retain-finished does by itself: in small batches, each a
 // short write, with a pause between them, so a server running on the same
 // database keeps storing moves meanwhile.
@@ -35,7 +35,7 @@ func runPrune(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	defer st.Close()
-	n, err := games.NewService(st, games.Options{}).Prune(ctx, before)
+	n, err := games.NewSweeper(games.NewService(st, games.Options{}), games.SweepOptions{}).Prune(ctx, before)
 	fmt.Fprintf(m.Stdout, "deleted %d finished or aborted games that ended before %s\n", n, before.Format(time.RFC3339Nano))
 	return err
 }

@@ -78,6 +78,7 @@ type serving struct {
 	st                 store
 	domain             *domainMetrics
 	games              *games.Service
+	hub                *games.Hub
 	building, sweeping sync.WaitGroup
 	// background is the context of the work that runs beside the requests
 	// (the sweeper, the listener, the practice stocker): it ends with
@@ -251,33 +252,41 @@ func (s *serving) openStore(ctx context.Context) (bool, error) {
 	return true, registerStoreMetrics(s.metrics, st)
 }
 
-// startGames makes the game service and starts what it runs with nobody
-// calling: the sweeper that ends overdue games and the listener for other
-// instances' changes.
+// startGames makes the parts of game sessions over the store: the follow
+// hub, the session service that tells it of each change, and the sweeper
+// that ends overdue games through the service; and starts what runs with
+// nobody calling: the sweeper and the hub's listener for other instances'
+// changes.
 func (s *serving) startGames(ctx context.Context) error {
 	c := s.cfg
 	var err error
 	if s.domain, err = newDomainMetrics(s.metrics); err != nil {
 		return err
 	}
+	s.hub = games.NewHub(s.st, games.HubOptions{
+		// A store several instances share carries each one's changes to
+		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
+		Changes:      changesOf(s.st),
+		PollInterval: c.EventPoll,
+		Stopping:     s.stopping,
+		Logger:       s.log,
+	})
 	s.games = games.NewService(observedGames{s.st, s.domain}, games.Options{
 		AIMoveTime:    c.AIMoveTime,
 		Budget:        s.cpu,
 		AIConcurrency: c.AIConcurrency,
 		Now:           s.now,
 		Logger:        s.log,
-		Stopping:      s.stopping,
-		EncodeEvent:   api.EncodeEvent,
-		// A store several instances share carries each one's changes to
-		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
-		Changes:      changesOf(s.st),
-		PollInterval: c.EventPoll,
-		Endgames:     s.endgames,
+		Changed:       s.hub,
+		Endgames:      s.endgames,
+		AIThought:     s.domain.aiThought,
 		Expiries: games.Expiries{FirstMove: time.Duration(c.FirstMoveSeconds) * time.Second, FirstMoveCorrespondence: c.FirstMoveCorrespondence,
 			Waiting: c.WaitingExpiry, Idle: c.IdleExpiry},
-		SweepInterval:  c.SweepEvery,
+	})
+	sweeper := games.NewSweeper(s.games, games.SweepOptions{
+		Interval:       c.SweepEvery,
 		RetainFinished: time.Duration(c.RetainFinishedDays) * 24 * time.Hour,
-		AIThought:      s.domain.aiThought,
+		Logger:         s.log,
 	})
 	// Deadlines end games with nobody calling, on every instance; the
 	// first look applies those that passed while the server was down. The
@@ -287,9 +296,9 @@ func (s *serving) startGames(ctx context.Context) error {
 	s.background = background
 	s.onExit(s.sweeping.Wait)
 	s.onExit(stopBackground)
-	s.sweeping.Go(func() { s.games.Listen(background) })
-	s.sweeping.Go(func() { s.games.Sweep(background) })
-	return registerServiceMetrics(s.metrics, s.games, s.cpu)
+	s.sweeping.Go(func() { s.hub.Listen(background) })
+	s.sweeping.Go(func() { sweeper.Run(background) })
+	return registerServiceMetrics(s.metrics, s.games, sweeper, s.cpu)
 }
 
 // startAPI makes the other services and the API's handler, and serves it
@@ -321,6 +330,7 @@ func (s *serving) startAPI() error {
 		Analyses:            analysis.New(analysis.Options{Endgames: s.endgames, Budget: s.cpu, Concurrency: c.AnalyzeConcurrency}),
 		Budget:              s.cpu,
 		Games:               s.games,
+		Hub:                 s.hub,
 		GameCreateRate:      c.GameCreateRate,
 		GameCreateBurst:     c.GameCreateBurst,
 		JoinRate:            c.JoinRate,

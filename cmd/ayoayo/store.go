@@ -12,6 +12,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
@@ -124,7 +125,7 @@ func (w dbWait) open(ctx context.Context, open func(context.Context) (store, err
 			}
 			return st, nil
 		}
-		if !errors.Is(err, games.ErrUnavailable) && !errors.Is(err, games.ErrStorageFull) {
+		if !errors.Is(err, fault.ErrUnavailable) && !errors.Is(err, fault.ErrStorageFull) {
 			return nil, err
 		}
 		left := deadline.Sub(w.now())

@@ -1,11 +1,12 @@
 package gen
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // The practice pool's ids. A practice puzzle is not stored: its id says how
@@ -19,14 +20,14 @@ import (
 // ErrInvalidPractice: a practice request that cannot be met as asked: a
 // filter out of range, an `after` that is no practice id or is one of
 // another filter.
-var ErrInvalidPractice = errors.New("invalid practice request")
+var ErrInvalidPractice = fault.New(fault.Malformed, "invalid_practice_request", "Invalid practice request", "invalid practice request")
 
 // ErrFilterUnmet: no puzzle of the generator version in force meets the
 // filter. Practice reports it (with ErrNoPuzzle) when none can by
 // definition (say, a defend puzzle of difficulty 1: defending is never
 // graded easiest); a service may report it too when the generator found
 // none for many sequence numbers in a row.
-var ErrFilterUnmet = errors.New("no practice puzzle meets the filter")
+var ErrFilterUnmet = fault.New(fault.Invalid, "no_practice_puzzle", "No practice puzzle meets the filter", "no practice puzzle meets the filter")
 
 // MaxPracticeSeq is the largest sequence number of a practice id: the
 // largest integer a JSON number holds exactly, so clients in any language

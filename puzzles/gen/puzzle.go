@@ -15,11 +15,11 @@
 package gen
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // Version is the newest generator version, the one days from the cutover are
@@ -66,21 +66,24 @@ func (g Goal) Valid() bool {
 	return g == GoalMaxCapture || g == GoalWin || g == GoalDefend || g == GoalEndgame
 }
 
-// Errors returned across the package boundary; callers match them with
-// errors.Is.
+// Errors returned across the package boundary, each declared with its kind
+// and the code the client reads (see package fault); callers match them
+// with errors.Is.
 var (
 	// ErrInvalidDate: a date that is not YYYY-MM-DD, or out of range.
-	ErrInvalidDate = errors.New("invalid puzzle date")
+	ErrInvalidDate = fault.New(fault.Malformed, "invalid_date", "Invalid date", "invalid puzzle date")
 	// ErrUnverified: a puzzle whose solution does not hold (a corrupt or
-	// tampered record, or one made by a different generator version's rules).
-	ErrUnverified = errors.New("puzzle does not verify")
+	// tampered record, or one made by a different generator version's
+	// rules): the server's fault, never served.
+	ErrUnverified = fault.New(fault.Internal, "puzzle_unverified", "Puzzle failed verification", "puzzle does not verify")
 	// ErrUnknownVersion: a puzzle made by a generator version this build does
-	// not know.
-	ErrUnknownVersion = errors.New("unknown puzzle generator version")
+	// not know (a newer instance wrote it, or an older binary reads it): it
+	// was never checked, so it is not served, but nothing says it is wrong.
+	ErrUnknownVersion = fault.New(fault.Internal, "puzzle_version_unknown", "Puzzle from an unknown generator version", "unknown puzzle generator version")
 	// ErrTooManyMoves: an attempt with moves after the puzzle is already over.
-	ErrTooManyMoves = errors.New("more moves than the puzzle has")
+	ErrTooManyMoves = fault.New(fault.Invalid, "too_many_moves", "Too many moves", "more moves than the puzzle has")
 	// ErrEmptyAttempt: an attempt with no move that does not give up either.
-	ErrEmptyAttempt = errors.New("attempt has no moves")
+	ErrEmptyAttempt = fault.New(fault.Invalid, "empty_attempt", "Empty attempt", "attempt has no moves")
 )
 
 // Puzzle is one day's puzzle. Everything but Date, Version, Position, Rules and

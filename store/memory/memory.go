@@ -38,7 +38,6 @@ type Store struct {
 type gameRow struct {
 	game    games.Game
 	records []games.Record
-	answers map[string]games.Answer // by token hash
 }
 
 var (
@@ -86,7 +85,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	if _, ok := s.games[g.ID]; ok {
 		return games.ErrConflict
 	}
-	row := &gameRow{game: copyGame(g), records: slices.Clone(moves), answers: map[string]games.Answer{}}
+	row := &gameRow{game: copyGame(g), records: slices.Clone(moves)}
 	row.game.Version = max(row.game.Version, 1)
 	s.games[g.ID] = row
 	return nil
@@ -156,25 +155,6 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 	return out, nil
 }
 
-// Answer implements games.Store.
-func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
-	if err := ctx.Err(); err != nil {
-		return games.Answer{}, err
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	row, ok := s.games[id]
-	if !ok {
-		return games.Answer{}, games.ErrNotFound
-	}
-	a, ok := row.answers[string(tokenHash)]
-	if !ok {
-		return games.Answer{}, games.ErrNotFound
-	}
-	a.Body = slices.Clone(a.Body)
-	return a, nil
-}
-
 // ApplyPlay implements games.Store.
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if err := ctx.Err(); err != nil {
@@ -197,7 +177,6 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		row.records = append(row.records, r)
 		g.History = append(g.History, byte(r.Pit))
 	}
-	row.answers[string(p.TokenHash)] = games.Answer{Ply: p.Ply, Pit: p.Moves[0].Pit, Body: slices.Clone(p.Answer)}
 	g.Ply += len(p.Moves)
 	g.Position = p.Game.Position
 	g.Status = p.Game.Status

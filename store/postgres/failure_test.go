@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/internal/stored"
 )
@@ -59,7 +60,7 @@ func TestKindOf(t *testing.T) {
 }
 
 // TestOpenWithNoServer: a server that refuses the connection is
-// games.ErrUnavailable from Open, which a start waits for.
+// fault.ErrUnavailable from Open, which a start waits for.
 func TestOpenWithNoServer(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -70,7 +71,7 @@ func TestOpenWithNoServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	_, err = Open(ctx, "postgres://nobody@"+addr+"/none?sslmode=disable&connect_timeout=5", Options{})
-	if !errors.Is(err, games.ErrUnavailable) {
+	if !errors.Is(err, fault.ErrUnavailable) {
 		t.Fatalf("open with nothing listening: %v, want ErrUnavailable", err)
 	}
 }

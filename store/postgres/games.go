@@ -56,21 +56,23 @@ func scanGame(row stored.Scanner) (games.Game, error) {
 // records are moves' records as parallel arrays, which unnest turns back
 // into rows: every move of a write goes in the one statement.
 type records struct {
-	ply  []int32
-	pit  []int16
-	byAI []bool
-	at   []time.Time
+	ply     []int32
+	pit     []int16
+	byAI    []bool
+	at      []time.Time
+	version []int64
 }
 
 func recordsOf(ms []games.Record) records {
 	r := records{
-		ply:  make([]int32, len(ms)),
-		pit:  make([]int16, len(ms)),
-		byAI: make([]bool, len(ms)),
-		at:   make([]time.Time, len(ms)),
+		ply:     make([]int32, len(ms)),
+		pit:     make([]int16, len(ms)),
+		byAI:    make([]bool, len(ms)),
+		at:      make([]time.Time, len(ms)),
+		version: make([]int64, len(ms)),
 	}
 	for i, m := range ms {
-		r.ply[i], r.pit[i], r.byAI[i], r.at[i] = int32(m.Ply), int16(m.Pit), m.ByAI, stamp(m.At)
+		r.ply[i], r.pit[i], r.byAI[i], r.at[i], r.version[i] = int32(m.Ply), int16(m.Pit), m.ByAI, stamp(m.At), m.Version
 	}
 	return r
 }
@@ -117,11 +119,11 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 			ON CONFLICT (id) DO NOTHING
 			RETURNING id
 		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at
-			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[]) AS m (ply, pit, by_ai, at)
+			INSERT INTO moves (game_id, ply, pit, by_ai, at, version)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version
+			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[]) AS m (ply, pit, by_ai, at, version)
 		)
-		SELECT count(*) FROM game`, append(args, seatArgs(&g)...)...).Scan(&created)
+		SELECT count(*) FROM game`, append(append(args, seatArgs(&g)...), rs.version)...).Scan(&created)
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
 	}
@@ -207,14 +209,14 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 }
 
 func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
-	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at FROM moves
+	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at, version FROM moves
 		WHERE game_id = $1 AND ply >= $2 ORDER BY ply LIMIT $3`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}
 	var out []games.Record
 	var m games.Record
-	_, err = pgx.ForEachRow(rows, []any{&m.Ply, &m.Pit, &m.ByAI, &m.At}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&m.Ply, &m.Pit, &m.ByAI, &m.At, &m.Version}, func() error {
 		m.At = m.At.UTC()
 		out = append(out, m)
 		return nil
@@ -230,20 +232,9 @@ func (s *Store) records(ctx context.Context, id string, from, limit int) ([]game
 	return out, nil
 }
 
-// Answer implements games.Store.
-func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
-	var a games.Answer
-	err := s.pool.QueryRow(ctx, "SELECT ply, pit, body FROM answers WHERE game_id = $1 AND token_hash = $2",
-		id, tokenHash).Scan(&a.Ply, &a.Pit, &a.Body)
-	if noRows(err) {
-		return games.Answer{}, games.ErrNotFound
-	}
-	return a, s.read(err)
-}
-
 // ApplyPlay implements games.Store, in one statement: the UPDATE of the game
 // row is conditional on the ply and status the play was made at, and the
-// moves and the answer are written only from what it returns. Of concurrent
+// moves are written only from what it returns. Of concurrent
 // plays for one ply, the first to reach the row locks it; the others wait
 // for its commit and then, under READ COMMITTED, re-check their WHERE against
 // the row it left, whose ply has moved on: they update nothing, write
@@ -259,27 +250,23 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	rs := recordsOf(p.Moves)
 	g := &p.Game
-	set, ratings := seatRatings(p.Match, 20)
+	set, ratings := seatRatings(p.Match, 18)
 	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
-		rs.ply, rs.pit, rs.byAI, rs.at, p.TokenHash, p.Moves[0].Pit, p.Answer,
+		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
 		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)}
 	err := s.ending(ctx, p.Match, func(q querier) error {
 		var applied int
 		err := q.QueryRow(ctx, `WITH game AS (
 			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
-				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $17, north_clock_us = $18,
-				deadline = $19, version = version + 1`+set+`
+				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $15, north_clock_us = $16,
+				deadline = $17, version = version + 1`+set+`
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at
-			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[]) AS m (ply, pit, by_ai, at)
-		), answered AS (
-			INSERT INTO answers (game_id, token_hash, ply, pit, body)
-			SELECT game.id, $14, $2, $15, $16 FROM game
-			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body
+			INSERT INTO moves (game_id, ply, pit, by_ai, at, version)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version
+			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[], $14::bigint[]) AS m (ply, pit, by_ai, at, version)
 		)
 		SELECT count(*) FROM game`, append(args, ratings...)...).Scan(&applied)
 		if err != nil {
@@ -382,8 +369,8 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 }
 
 // DeleteEnded implements games.Store, in one statement: the oldest ended
-// games first, found through the index games_ended, with their moves and
-// answers (ON DELETE CASCADE). Games another instance is deleting at the
+// games first, found through the index games_ended, with their moves (ON
+// DELETE CASCADE). Games another instance is deleting at the
 // same moment are skipped rather than waited for.
 func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {

@@ -17,7 +17,7 @@ import (
 // TestPlayRaceAcrossInstances races requests for one ply through four
 // instances, each with a pool of its own, for ply after ply of one game:
 // each ply stores exactly one request and refuses the others with
-// games.ErrConflict, and the game, its records and its answers are the
+// games.ErrConflict, and the game and its records are the
 // winners'. Two of the instances ask for serializable transactions by
 // default, which the store overrides: its losers must still hear
 // ErrConflict, not a serialization failure.
@@ -39,7 +39,6 @@ func TestPlayRaceAcrossInstances(t *testing.T) {
 			// Rivals hold the same seat's token (a client retrying on
 			// several instances) and play different pits where they can.
 			plays[i] = playOn(t, g, legal[i%len(legal)], seatToken(g), t0.Add(time.Duration(ply*racers+i)*time.Millisecond))
-			plays[i].Answer = fmt.Appendf(nil, `{"racer":%d}`, i)
 		}
 		errs := make([]error, racers)
 		var wg sync.WaitGroup
@@ -75,10 +74,6 @@ func TestPlayRaceAcrossInstances(t *testing.T) {
 		if got.Ply != g.Ply || got.Position != g.Position || !bytes.Equal(got.History, g.History) || got.Version != g.Version ||
 			!got.UpdatedAt.Equal(micro(g.UpdatedAt)) {
 			t.Fatalf("ply %d: stored %+v, want the winner's %+v", ply, got, g)
-		}
-		a, err := stores[ply%len(stores)].Answer(ctx, g.ID, plays[won].TokenHash)
-		if err != nil || a.Ply != ply || a.Pit != plays[won].Moves[0].Pit || !bytes.Equal(a.Body, plays[won].Answer) {
-			t.Fatalf("ply %d: answer %+v (%v), want racer %d's", ply, a, err, won)
 		}
 	}
 	recs, err := stores[3].Records(ctx, g.ID, 0, 100)
@@ -123,12 +118,13 @@ func TestWritesAreWhole(t *testing.T) {
 			t.Fatalf("the game was stored without its move: %v", err)
 		}
 	})
-	t.Run("a play with a bad answer is not applied", func(t *testing.T) {
-		g := joinedGame(t, s, "bad-answer")
+	t.Run("a play with a bad record is not applied", func(t *testing.T) {
+		g := joinedGame(t, s, "bad-record")
 		p := playOn(t, g, 0, seatToken(g), t0)
-		p.TokenHash = p.TokenHash[:31] // not a SHA-256
+		good := p.Moves[0].Version
+		p.Moves[0].Version = -1
 		if err := s.ApplyPlay(ctx, p); err == nil || errors.Is(err, games.ErrConflict) {
-			t.Fatalf("ApplyPlay with a 31-byte token hash: %v, want the database's refusal", err)
+			t.Fatalf("ApplyPlay with a negative version: %v, want the database's refusal", err)
 		}
 		got, err := s.Game(ctx, g.ID)
 		if err != nil || got.Ply != 0 || got.Version != g.Version || len(got.History) != 0 {
@@ -138,7 +134,7 @@ func TestWritesAreWhole(t *testing.T) {
 			t.Fatalf("after the refused play: records %v (%v), want none", recs, err)
 		}
 		// And the same play, made right, goes in.
-		p.TokenHash = hashOf(seatToken(g))
+		p.Moves[0].Version = good
 		if err := s.ApplyPlay(ctx, p); err != nil {
 			t.Fatal(err)
 		}
@@ -289,25 +285,27 @@ func TestGames(t *testing.T) {
 		}
 	})
 
-	t.Run("answers are each seat's latest", func(t *testing.T) {
-		g := joinedGame(t, s, "answers")
-		plays := map[string]games.Play{}
+	t.Run("records keep their request's version", func(t *testing.T) {
+		g := joinedGame(t, s, "versions")
+		var want []int64
 		for i := range 4 {
 			p := playOn(t, g, legalPits(g)[0], seatToken(g), t0.Add(time.Duration(i)*time.Second))
 			if err := s.ApplyPlay(ctx, p); err != nil {
 				t.Fatal(err)
 			}
-			plays[seatToken(g)] = p
 			g = p.Game
+			want = append(want, g.Version)
 		}
-		for token, p := range plays {
-			a, err := s.Answer(ctx, g.ID, hashOf(token))
-			if err != nil || a.Ply != p.Ply || a.Pit != p.Moves[0].Pit || !bytes.Equal(a.Body, p.Answer) {
-				t.Fatalf("%s: answer %+v (%v), want ply %d's %q", token, a, err, p.Ply, p.Answer)
-			}
+		recs, err := s.Records(ctx, g.ID, 0, 10)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := s.Answer(ctx, g.ID, hashOf("a stranger")); !errors.Is(err, games.ErrNotFound) {
-			t.Fatalf("answer of a token that never played: %v, want games.ErrNotFound", err)
+		var got []int64
+		for _, r := range recs {
+			got = append(got, r.Version)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("versions %v, want %v", got, want)
 		}
 	})
 
@@ -366,7 +364,6 @@ func TestGames(t *testing.T) {
 			},
 			"Records":   func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err },
 			"Records 0": func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err },
-			"Answer":    func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err },
 			"ApplyPlay": func() error { return s.ApplyPlay(ctx, p) },
 			"Resign":    func() error { _, err := s.Resign(ctx, "unknown", res, t0, nil); return err },
 		}

@@ -145,9 +145,8 @@ func playOn(t *testing.T, g games.Game, pit int, token string, at time.Time) gam
 	}
 	next.UpdatedAt = at
 	next.Version++
-	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: hashOf(token),
-		Moves:  []games.Record{{Ply: g.Ply, Pit: pit, At: at}},
-		Answer: fmt.Appendf(nil, `{"ply":%d,"pit":%d,"note":"Ayò"}`, g.Ply, pit), At: at, Game: next}
+	return games.Play{GameID: g.ID, Ply: g.Ply,
+		Moves: []games.Record{{Ply: g.Ply, Pit: pit, At: at, Version: next.Version}}, At: at, Game: next}
 }
 
 // micro is t as the store gives it back.

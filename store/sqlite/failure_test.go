@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
-// TestFullDatabase: a write that finds no room is games.ErrStorageFull (and
-// puzzles'), not an unnamed error; reads go on; Ping fails, though reads
+// TestFullDatabase: a write that finds no room is fault.ErrStorageFull
+// (not an outage), not an unnamed error; reads go on; Ping fails, though reads
 // work, until a write can be made again; and the failures are counted.
 // SQLite's max_page_count stands in for a full disk: past it, SQLite fails
 // a write with SQLITE_FULL, as it does on ENOSPC.
@@ -40,13 +39,13 @@ func TestFullDatabase(t *testing.T) {
 		g.ID = fmt.Sprintf("g%05d", i)
 		err = s.CreateGame(ctx, g, nil)
 	}
-	if !errors.Is(err, games.ErrStorageFull) || !errors.Is(err, puzzles.ErrStorageFull) || errors.Is(err, games.ErrUnavailable) {
+	if !errors.Is(err, fault.ErrStorageFull) || errors.Is(err, fault.ErrUnavailable) {
 		t.Fatalf("a write to a full database: %v, want ErrStorageFull", err)
 	}
 	if _, err := s.Game(ctx, kept.ID); err != nil {
 		t.Fatalf("a read from a full database: %v", err)
 	}
-	if err := s.Ping(ctx); !errors.Is(err, games.ErrStorageFull) {
+	if err := s.Ping(ctx); !errors.Is(err, fault.ErrStorageFull) {
 		t.Fatalf("Ping after a write found no room: %v, want ErrStorageFull", err)
 	}
 	if c := s.Failures(); c.Full < 2 || c.Unavailable != 0 {
@@ -69,7 +68,7 @@ func TestFullDatabase(t *testing.T) {
 }
 
 // TestClosedStoreIsUnavailable: a write after Close (a request still
-// running at shutdown) is games.ErrUnavailable, answered 503, not a fault.
+// running at shutdown) is fault.ErrUnavailable, answered 503, not a fault.
 func TestClosedStoreIsUnavailable(t *testing.T) {
 	s, _ := openTemp(t)
 	g := newGame(t, s, "g")
@@ -77,7 +76,7 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 		t.Fatalf("close: %v", err)
 	}
 	g.ID = "late"
-	if err := s.CreateGame(t.Context(), g, nil); !errors.Is(err, games.ErrUnavailable) {
+	if err := s.CreateGame(t.Context(), g, nil); !errors.Is(err, fault.ErrUnavailable) {
 		t.Fatalf("a write after Close: %v, want ErrUnavailable", err)
 	}
 }

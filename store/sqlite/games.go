@@ -249,20 +249,6 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	return g, err
 }
 
-// Answer implements games.Store.
-func (s *Store) Answer(ctx context.Context, id string, tokenHash []byte) (games.Answer, error) {
-	var a games.Answer
-	err := runner{s: s}.queryRow(ctx, `SELECT ply, pit, body FROM answers WHERE game_id = ? AND token_hash = ?`,
-		id, tokenHash).Scan(&a.Ply, &a.Pit, &a.Body)
-	if errors.Is(err, sql.ErrNoRows) {
-		if err := exists(ctx, runner{s: s}, id); err != nil {
-			return a, s.read(err)
-		}
-		return a, games.ErrNotFound
-	}
-	return a, s.read(err)
-}
-
 // ApplyPlay implements games.Store: one write (see commit.go) that first
 // re-checks that the game is still active at p.Ply, so of concurrent plays
 // for the same ply exactly one is stored. A finishing move's match is
@@ -298,13 +284,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		if err := applyMatch(ctx, r, p.Match); err != nil {
 			return err
 		}
-		if err := insertRecords(ctx, r, p.GameID, p.Moves); err != nil {
-			return err
-		}
-		_, err = r.exec(ctx, `INSERT INTO answers (game_id, token_hash, ply, pit, body) VALUES (?, ?, ?, ?, ?)
-			ON CONFLICT (game_id, token_hash) DO UPDATE SET ply = excluded.ply, pit = excluded.pit, body = excluded.body`,
-			p.GameID, p.TokenHash, p.Ply, p.Moves[0].Pit, p.Answer)
-		return err
+		return insertRecords(ctx, r, p.GameID, p.Moves)
 	})
 }
 
@@ -328,8 +308,8 @@ func (r runner) execFound(ctx context.Context, none error, query string, args ..
 // insertRecords stores the records of moves.
 func insertRecords(ctx context.Context, r runner, gameID string, moves []games.Record) error {
 	for _, m := range moves {
-		_, err := r.exec(ctx, `INSERT INTO moves (game_id, ply, pit, by_ai, at) VALUES (?, ?, ?, ?, ?)`,
-			gameID, m.Ply, m.Pit, m.ByAI, m.At.UnixMicro())
+		_, err := r.exec(ctx, `INSERT INTO moves (game_id, ply, pit, by_ai, at, version) VALUES (?, ?, ?, ?, ?, ?)`,
+			gameID, m.Ply, m.Pit, m.ByAI, m.At.UnixMicro(), m.Version)
 		if err != nil {
 			return fmt.Errorf("store move %d of %s: %w", m.Ply, gameID, err)
 		}
@@ -344,7 +324,7 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 }
 
 func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
-	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at FROM moves
+	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at, version FROM moves
 		WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
@@ -354,7 +334,7 @@ func (s *Store) records(ctx context.Context, id string, from, limit int) ([]game
 	for rows.Next() {
 		var m games.Record
 		var at int64
-		if err := rows.Scan(&m.Ply, &m.Pit, &m.ByAI, &at); err != nil {
+		if err := rows.Scan(&m.Ply, &m.Pit, &m.ByAI, &at, &m.Version); err != nil {
 			return nil, err
 		}
 		m.At = time.UnixMicro(at).UTC()
@@ -435,8 +415,8 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 
 // DeleteEnded implements games.Store: the oldest ended games first, found
 // through the index games_ended, in one write of the group committer; their
-// moves and answers go with them (ON DELETE CASCADE, through the keys that
-// start with the game's id).
+// moves go with them (ON DELETE CASCADE, through the key that starts with
+// the game's id).
 func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {
 		return 0, nil

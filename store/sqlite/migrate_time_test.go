@@ -45,12 +45,21 @@ func dumpRows(t *testing.T, ctx context.Context, db *sql.DB) v4Rows {
 		}
 		return out
 	}
+	var answers []string
+	// Migration 0009 drops the answers: a file past it has none to read.
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema WHERE name = 'answers'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n > 0 {
+		answers = read(`SELECT concat_ws('|', game_id, hex(token_hash), ply, pit, hex(body)) FROM answers ORDER BY game_id, token_hash`)
+	}
 	return v4Rows{
 		games: read(`SELECT concat_ws('|', id, created_at, updated_at, quote(joined_at), capture_seed, leftovers, start,
 			ply, position, history, status, winner, end_reason, quote(ai_side), quote(ai_level), quote(south_token),
 			quote(north_token), version) FROM games ORDER BY id`),
 		moves:   read(`SELECT concat_ws('|', game_id, ply, pit, by_ai, at) FROM moves ORDER BY game_id, ply`),
-		answers: read(`SELECT concat_ws('|', game_id, hex(token_hash), ply, pit, hex(body)) FROM answers ORDER BY game_id, token_hash`),
+		answers: answers,
 	}
 }
 
@@ -171,7 +180,8 @@ func TestMigrate0005KeepsMovesAndAnswers(t *testing.T) {
 	}{
 		{"games", before.games, after.games},
 		{"moves", before.moves, after.moves},
-		{"answers", before.answers, after.answers},
+		// 0005 kept the answers; 0009, which applies too, dropped them.
+		{"answers", nil, after.answers},
 	} {
 		t.Run("every row of "+tc.name, func(t *testing.T) {
 			if !slices.Equal(tc.after, tc.before) {
@@ -251,8 +261,7 @@ func TestMigrate0005KeepsMovesAndAnswers(t *testing.T) {
 			t.Fatalf("deleted %d ended games (%v), want 4", n, err)
 		}
 		var left int
-		if err := s.DB().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM moves WHERE game_id <> 'against-ai')
-			+ (SELECT count(*) FROM answers WHERE game_id <> 'against-ai')`).Scan(&left); err != nil || left != 0 {
+		if err := s.DB().QueryRowContext(ctx, `SELECT count(*) FROM moves WHERE game_id <> 'against-ai'`).Scan(&left); err != nil || left != 0 {
 			t.Fatalf("%d rows of deleted games left (%v)", left, err)
 		}
 	})

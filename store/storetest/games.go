@@ -21,7 +21,7 @@ var gameCases = []suiteCase{
 	{"games/apply play", testApplyPlay},
 	{"games/apply play with the AI's reply", testAIReply},
 	{"games/apply play conflicts", testApplyPlayConflicts},
-	{"games/answer of a seat's latest request", testAnswer},
+	{"games/records keep their request's version", testRecordVersions},
 	{"games/apply play race", testPlayRace},
 	{"games/resign", testResign},
 	{"games/records paging", testRecordsPaging},
@@ -51,6 +51,7 @@ func aiGame(t *testing.T, id string, ai engine.Side, start engine.Position, rule
 	}
 	next, records := advance(t, g, t0, pick(g.Position, g.Rules, 1))
 	next.Version = 1 // created with its opening move: one write
+	records[0].Version = 1
 	return next, records
 }
 
@@ -75,7 +76,8 @@ func pick(p engine.Position, r engine.Rules, k int) int {
 // advance plays pits in g through the engine, replaying its history from the
 // start as the service does, and returns the game after them (version
 // bumped once, updated at at) and the records of the moves they made, all at
-// at. A move of the AI's side in a game against the AI is marked as the AI's.
+// at and with that version. A move of the AI's side in a game against the
+// AI is marked as the AI's.
 func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game, []games.Record) {
 	t.Helper()
 	rec, err := engine.NewGame(g.Start, g.Rules)
@@ -113,32 +115,24 @@ func advance(t *testing.T, g games.Game, at time.Time, pits ...int) (games.Game,
 	}
 	next.UpdatedAt = at
 	next.Version++
+	for i := range records {
+		records[i].Version = next.Version
+	}
 	return next, records
 }
 
-// answerOf is the answer body the suite stores for a request: different for
-// every request, with bytes beyond ASCII and a trailing newline.
-func answerOf(id string, ply, pit int, token []byte) []byte {
-	return fmt.Appendf(nil, "{\"game\":%q,\"ply\":%d,\"pit\":%d,\"by\":\"%.6x\",\"note\":\"Ayò Ọlọ́pọ́n\"}\n", id, ply, pit, token)
-}
-
 // request is the write of one accepted move request in g: the holder of
-// token plays pit and, in a game against the AI that goes on with the AI to
-// move, the AI replies with its k-th legal pit.
-func request(t *testing.T, g games.Game, token []byte, at time.Time, pit, k int) games.Play {
+// the token plays pit and, in a game against the AI that goes on with the
+// AI to move, the AI replies with its k-th legal pit. Which seat's token
+// sent it is nothing the store keeps: the service knows a seat's moves by
+// their plies.
+func request(t *testing.T, g games.Game, _ []byte, at time.Time, pit, k int) games.Play {
 	t.Helper()
 	next, records := advance(t, g, at, pit)
 	if g.AI != nil && next.Status == games.Active && next.Position.ToMove == g.AI.Side {
 		next, records = advance(t, g, at, pit, pick(next.Position, next.Rules, k))
 	}
-	return games.Play{GameID: g.ID, Ply: g.Ply, TokenHash: slices.Clone(token), Moves: records,
-		Answer: answerOf(g.ID, g.Ply, pit, token), At: at, Game: next}
-}
-
-// answerIn is the answer p leaves for its token: the request's ply, its own
-// move's pit (not the AI's reply's) and the body, copied.
-func answerIn(p games.Play) *games.Answer {
-	return &games.Answer{Ply: p.Ply, Pit: p.Moves[0].Pit, Body: slices.Clone(p.Answer)}
+	return games.Play{GameID: g.ID, Ply: g.Ply, Moves: records, At: at, Game: next}
 }
 
 // mustCreate stores g with records.
@@ -235,13 +229,6 @@ func testCreate(t *testing.T, s Store, _ *fixtures) {
 			mustCreate(t, s, tc.game, tc.records)
 			checkStoredGame(t, s, "read back", tc.game)
 			checkStoredRecords(t, s, "read back", tc.game.ID, tc.records)
-			// A new game has no answer for anyone: its moves were not
-			// requests.
-			for side, tok := range tc.game.Tokens {
-				if tok != nil {
-					checkStoredAnswer(t, s, fmt.Sprintf("%s's answer", engine.Side(side)), tc.game.ID, tok, nil)
-				}
-			}
 		})
 	}
 }
@@ -275,7 +262,6 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 		}},
 		{"Records", func() error { _, err := s.Records(ctx, "unknown", 0, 10); return err }},
 		{"Records with no room", func() error { _, err := s.Records(ctx, "unknown", 0, 0); return err }},
-		{"Answer", func() error { _, err := s.Answer(ctx, "unknown", p.TokenHash); return err }},
 		{"ApplyPlay", func() error { return s.ApplyPlay(ctx, p) }},
 		{"Resign", func() error { _, err := s.Resign(ctx, "unknown", resigned, tick(2), nil); return err }},
 	}
@@ -288,7 +274,6 @@ func testUnknownGame(t *testing.T, s Store, _ *fixtures) {
 	}
 	checkStoredGame(t, s, "the known game", known)
 	checkStoredRecords(t, s, "the known game", known.ID, nil)
-	checkStoredAnswer(t, s, "the known game", known.ID, p.TokenHash, nil)
 }
 
 func testJoin(t *testing.T, s Store, _ *fixtures) {
@@ -422,33 +407,21 @@ func testApplyPlay(t *testing.T, s Store, _ *fixtures) {
 func testAIReply(t *testing.T, s Store, _ *fixtures) {
 	g, opening := aiGame(t, "reply", engine.South, engine.Start(), engine.Rules{})
 	mustCreate(t, s, g, opening)
-	person, aiSeat := seatToken(g.ID, engine.North), seatToken(g.ID, engine.South)
-	checkStoredAnswer(t, s, "before the person's first request", g.ID, person, nil)
+	person := seatToken(g.ID, engine.North)
 	p := request(t, g, person, tick(2), pick(g.Position, g.Rules, 2), 1)
 	if len(p.Moves) != 2 || p.Moves[0].ByAI || !p.Moves[1].ByAI || p.Moves[0].Pit == p.Moves[1].Pit {
 		t.Fatalf("the request did not make a move and the AI's reply: %+v", p.Moves)
+	}
+	// Both moves of the request carry the version it left the game at; the
+	// opening move, the creation's.
+	if p.Moves[0].Version != 2 || p.Moves[1].Version != 2 || opening[0].Version != 1 {
+		t.Fatalf("versions of the opening %d, the move %d and the reply %d; want 1, 2, 2", opening[0].Version, p.Moves[0].Version, p.Moves[1].Version)
 	}
 	g = mustApply(t, s, p)
 	if g.Ply != 3 || len(g.History) != 3 || g.Version != 2 {
 		t.Fatalf("after a play with the reply: ply %d, history %v, version %d; want 3, 3 pits, 2", g.Ply, g.History, g.Version)
 	}
 	checkStoredRecords(t, s, "after the reply", g.ID, slices.Concat(opening, p.Moves))
-	// The answer is the person's: the request's ply and pit, not the
-	// reply's; the AI's moves carry none.
-	tests := []struct {
-		name  string
-		token []byte
-		want  *games.Answer // nil: ErrNotFound
-	}{
-		{"the person's token", person, answerIn(p)},
-		{"no token", nil, nil},
-		{"the AI's seat", aiSeat, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			checkStoredAnswer(t, s, tc.name, g.ID, tc.token, tc.want)
-		})
-	}
 }
 
 func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
@@ -519,75 +492,49 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The answer p's token has now, if any, stays: the refused
-			// play's own body, different from every stored one, must not
-			// replace it.
-			var answer *games.Answer
-			switch a, err := s.Answer(ctx, id, p.TokenHash); {
-			case err == nil:
-				answer = &a
-			case !errors.Is(err, games.ErrNotFound):
-				t.Fatal(err)
-			}
-			p.Answer = fmt.Appendf(nil, "refused: %s", p.Answer)
 			if err := s.ApplyPlay(ctx, p); !errors.Is(err, tc.wantErr) {
 				t.Fatalf("apply play: %v, want %v", err, tc.wantErr)
 			}
 			checkStoredGame(t, s, "after the refused play", before)
 			checkStoredRecords(t, s, "after the refused play", id, records)
-			checkStoredAnswer(t, s, "after the refused play", id, p.TokenHash, answer)
 		})
 	}
 }
 
-func testAnswer(t *testing.T, s Store, _ *fixtures) {
+// testRecordVersions: each record keeps the version of the game after the
+// request that made it, which the service's rebuilt answers show, however
+// the game goes on after it (moves, a refused play, the end).
+func testRecordVersions(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	g := mustJoin(t, s, "answers", engine.South)
-	south, north := seatToken(g.ID, engine.South), seatToken(g.ID, engine.North)
-	// Another game, where south's token hash sends a request too: answers
-	// are kept by game and token.
-	other := mustJoin(t, s, "answers-other", engine.South)
-	// want is the answer each token should have in g now; otherWant the
-	// same in the other game.
-	want := map[string]*games.Answer{}
-	otherWant := map[string]*games.Answer{}
-	tokens := []struct {
-		name  string
-		token []byte
-	}{{"south", south}, {"north", north}, {"a stranger", hashOf("stranger")}, {"no token", nil}}
-	// play makes the request of token at g's ply and records its answer.
-	play := func(t *testing.T, token []byte, k int) {
+	g := mustJoin(t, s, "versions", engine.South)
+	var want []games.Record
+	play := func(t *testing.T, k int) {
 		t.Helper()
-		p := request(t, g, token, tick(2+g.Ply), pick(g.Position, g.Rules, k), 0)
+		p := request(t, g, turnToken(g), tick(2+g.Ply), pick(g.Position, g.Rules, k), 0)
 		g = mustApply(t, s, p)
-		want[string(token)] = answerIn(p)
+		if p.Moves[0].Version != g.Version {
+			t.Fatalf("the request's record has version %d, the game %d", p.Moves[0].Version, g.Version)
+		}
+		want = append(want, p.Moves...)
 	}
 	steps := []struct {
 		name string
 		do   func(t *testing.T)
 	}{
-		{"before any play", func(*testing.T) {}},
-		{"south plays", func(t *testing.T) { play(t, south, 0) }},
-		{"north plays", func(t *testing.T) { play(t, north, 1) }},
-		{"south plays again, replacing its answer", func(t *testing.T) { play(t, south, 2) }},
-		{"south's refused retry at a stale ply", func(t *testing.T) {
-			// South's last request sent again as a new play (the service
-			// would answer it from the store): refused, it keeps nothing.
+		{"south plays", func(t *testing.T) { play(t, 0) }},
+		{"north plays", func(t *testing.T) { play(t, 1) }},
+		{"south plays again", func(t *testing.T) { play(t, 2) }},
+		{"a refused play at a stale ply", func(t *testing.T) {
 			ply := g.Ply - 1
-			stale := games.Play{GameID: g.ID, Ply: ply, TokenHash: slices.Clone(south),
-				Moves:  []games.Record{{Ply: ply, Pit: int(g.History[ply]), At: tick(20)}},
-				Answer: []byte("refused"), At: tick(20), Game: cloneGame(g)}
+			stale := games.Play{GameID: g.ID, Ply: ply,
+				Moves: []games.Record{{Ply: ply, Pit: int(g.History[ply]), At: tick(20), Version: 99}},
+				At:    tick(20), Game: cloneGame(g)}
 			if err := s.ApplyPlay(ctx, stale); !errors.Is(err, games.ErrConflict) {
 				t.Fatalf("a play at a stale ply: %v, want games.ErrConflict", err)
 			}
 		}},
-		{"south's token in another game", func(t *testing.T) {
-			p := request(t, other, south, tick(21), pick(other.Position, other.Rules, 3), 0)
-			other = mustApply(t, s, p)
-			otherWant[string(south)] = answerIn(p)
-		}},
-		{"north plays again, replacing its answer", func(t *testing.T) { play(t, north, 3) }},
-		// The answers outlive the game: a retry may come after the end.
+		{"north plays again", func(t *testing.T) { play(t, 3) }},
+		// The records outlive the game's end: a retry may come after it.
 		{"after the game's end", func(t *testing.T) {
 			if _, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, tick(30), nil); err != nil {
 				t.Fatal(err)
@@ -597,15 +544,14 @@ func testAnswer(t *testing.T, s Store, _ *fixtures) {
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
 			step.do(t)
-			for _, tok := range tokens {
-				checkStoredAnswer(t, s, tok.name, g.ID, tok.token, want[string(tok.token)])
-				checkStoredAnswer(t, s, tok.name+" in the other game", other.ID, tok.token, otherWant[string(tok.token)])
-			}
+			checkStoredRecords(t, s, step.name, g.ID, want)
 		})
 	}
-	// Every step that replaced an answer did change it.
-	if want[string(south)].Ply != 2 || want[string(north)].Ply != 3 {
-		t.Fatalf("the last answers are for plies %d and %d, want 2 and 3", want[string(south)].Ply, want[string(north)].Ply)
+	// Versions went up by one a request, from the join's 2.
+	for i, r := range want {
+		if r.Version != int64(3+i) {
+			t.Fatalf("record %d has version %d, want %d", i, r.Version, 3+i)
+		}
 	}
 }
 
@@ -613,9 +559,7 @@ func testPlayRace(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
 	g := mustJoin(t, s, "ply-race", engine.South)
 	var records []games.Record
-	// The racers race again every round: each one's answer is that of the
-	// last round it won, and a lost race changes nothing.
-	answers := make([]*games.Answer, racers)
+	// The racers race again every round: a lost race changes nothing.
 	wins := 0
 	for round := 0; round < 6 && g.Status == games.Active; round++ {
 		plays := make([]games.Play, racers)
@@ -644,11 +588,7 @@ func testPlayRace(t *testing.T, s Store, _ *fixtures) {
 			t.Fatalf("ply %d: no racer was stored", g.Ply)
 		}
 		checkStoredGame(t, s, fmt.Sprintf("after the race for ply %d", g.Ply), plays[won].Game)
-		answers[won] = answerIn(plays[won])
 		wins++
-		for i, p := range plays {
-			checkStoredAnswer(t, s, fmt.Sprintf("racer %d after the race for ply %d", i, g.Ply), g.ID, p.TokenHash, answers[i])
-		}
 		records = append(records, plays[won].Moves...)
 		g = plays[won].Game
 	}
@@ -812,13 +752,11 @@ func testRecordsPaging(t *testing.T, s Store, _ *fixtures) {
 		// with the end.
 		p := last
 		p.Ply = g.Ply
-		p.Answer = []byte("too late")
 		if err := s.ApplyPlay(ctx, p); !errors.Is(err, games.ErrConflict) {
 			t.Fatalf("a play on the finished game: %v, want games.ErrConflict", err)
 		}
 		checkStoredGame(t, s, "after it", g)
 		checkStoredRecords(t, s, "after it", g.ID, want)
-		checkStoredAnswer(t, s, "after it", g.ID, person, answerIn(last))
 	})
 }
 
@@ -837,8 +775,7 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 		t.Fatal(err)
 	}
 	p := request(t, joined, turnToken(joined), tick(2), pick(joined.Position, joined.Rules, 0), 0)
-	wantA, wantRecordsA, wantAnswer := cloneGame(p.Game), slices.Clone(p.Moves), answerIn(p)
-	southA := slices.Clone(wantA.Tokens[engine.South])
+	wantA, wantRecordsA := cloneGame(p.Game), slices.Clone(p.Moves)
 	if err := s.ApplyPlay(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -883,9 +820,8 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 			joined.Tokens[engine.North][0] ^= 0xff
 		}},
 		{"the play given to ApplyPlay", func(*testing.T) {
-			p.TokenHash[0] ^= 0xff
-			p.Answer[0] ^= 0xff
 			p.Moves[0].Pit ^= 1
+			p.Moves[0].Version++
 			p.Moves[0].At = p.Moves[0].At.Add(time.Hour)
 			p.Game.History[0] ^= 1
 		}},
@@ -908,14 +844,6 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 				rs[0].At = rs[0].At.Add(time.Hour)
 			}
 		}},
-		{"the answer returned by Answer", func(t *testing.T) {
-			a, err := s.Answer(ctx, aIn.ID, southA)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.Body[0] ^= 0xff
-			a.Body = a.Body[:1]
-		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -924,7 +852,6 @@ func testGameAliasing(t *testing.T, s Store, _ *fixtures) {
 			checkStoredGame(t, s, "game b", wantB)
 			checkStoredRecords(t, s, "game a", aIn.ID, wantRecordsA)
 			checkStoredRecords(t, s, "game b", bIn.ID, wantRecordsB)
-			checkStoredAnswer(t, s, "game a", aIn.ID, southA, wantAnswer)
 		})
 	}
 }

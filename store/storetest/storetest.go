@@ -15,7 +15,6 @@ package storetest
 import (
 	"bytes"
 	"crypto/sha256"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -268,6 +267,7 @@ func diffRecord(got, want games.Record) []string {
 	field("Pit", got.Pit == want.Pit, got.Pit, want.Pit)
 	field("ByAI", got.ByAI == want.ByAI, got.ByAI, want.ByAI)
 	field("At", got.At.Equal(want.At), got.At.Format(time.RFC3339Nano), want.At.Format(time.RFC3339Nano))
+	field("Version", got.Version == want.Version, got.Version, want.Version)
 	return d
 }
 
@@ -293,30 +293,6 @@ func checkStoredRecords(t *testing.T, s Store, what, id string, want []games.Rec
 		t.Fatalf("%s: records of %s: %v", what, id, err)
 	}
 	checkRecords(t, what, got, want)
-}
-
-// checkAnswer fails t unless Answer's got and err are want, or
-// games.ErrNotFound when want is nil.
-func checkAnswer(t *testing.T, what string, got games.Answer, err error, want *games.Answer) {
-	t.Helper()
-	switch {
-	case want == nil && !errors.Is(err, games.ErrNotFound):
-		t.Fatalf("%s: answer ply %d pit %d %q, %v; want games.ErrNotFound", what, got.Ply, got.Pit, got.Body, err)
-	case want == nil:
-	case err != nil:
-		t.Fatalf("%s: answer: %v, want ply %d pit %d %q", what, err, want.Ply, want.Pit, want.Body)
-	case got.Ply != want.Ply || got.Pit != want.Pit || !bytes.Equal(got.Body, want.Body):
-		t.Fatalf("%s: answer ply %d pit %d %q, want ply %d pit %d %q", what, got.Ply, got.Pit, got.Body,
-			want.Ply, want.Pit, want.Body)
-	}
-}
-
-// checkStoredAnswer reads the answer of token in game id and fails t unless
-// it is want (nil: none).
-func checkStoredAnswer(t *testing.T, s Store, what, id string, token []byte, want *games.Answer) {
-	t.Helper()
-	got, err := s.Answer(t.Context(), id, token)
-	checkAnswer(t, what, got, err, want)
 }
 
 // cloneGame returns g with its own slices, to keep as an expectation.

@@ -20,8 +20,9 @@ func (e *RateLimitError) Error() string {
 	return fmt.Sprintf("too many %s from this client address: try again in %d s", e.What, e.RetrySeconds())
 }
 
-// Is makes errors.Is(err, ErrRateLimited) hold.
-func (e *RateLimitError) Is(target error) bool { return target == ErrRateLimited }
+// Unwrap makes errors.Is(err, ErrRateLimited) hold, and gives the api
+// package the declaration's code.
+func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
 
 // RetrySeconds is RetryAfter rounded up to whole seconds, as the Retry-After
 // header wants it.

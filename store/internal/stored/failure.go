@@ -4,8 +4,7 @@ import (
 	"errors"
 	"sync/atomic"
 
-	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/fault"
 )
 
 // Kind is what a driver's error means for the service. Each store reads its
@@ -25,40 +24,32 @@ const (
 )
 
 // failure is a driver's error named by its store: it is still the
-// driver's error (for the log, and errors.As) and also the sentinels of the
-// packages whose Store interfaces the stores implement, so neither they nor
-// the api package need to know the driver.
+// driver's error (for the log, and errors.As) and also the failure of
+// package fault that every domain's Store interface reports, so neither
+// the domains nor the api package need to know the driver.
 type failure struct {
 	err   error
-	marks []error // the driver's error first, then the sentinels
+	marks []error // the driver's error, then the fault's sentinel
 }
 
 func (f *failure) Error() string   { return f.err.Error() }
 func (f *failure) Unwrap() []error { return f.marks }
 
-// unavailableMarks, fullMarks and uncertainMarks are the sentinels each
-// kind of failure is, after the driver's error.
-var (
-	unavailableMarks = []error{games.ErrUnavailable, puzzles.ErrUnavailable}
-	fullMarks        = []error{games.ErrStorageFull, puzzles.ErrStorageFull}
-	uncertainMarks   = []error{games.ErrOutcomeUnknown, games.ErrUnavailable, puzzles.ErrUnavailable}
-)
-
 // name wraps err as a failure of kind; uncertain: a write the database may
 // have stored before it went away.
 func name(err error, kind Kind, uncertain bool) error {
-	var marks []error
+	var mark error
 	switch {
 	case kind == Full:
-		marks = fullMarks
+		mark = fault.ErrStorageFull
 	case kind == Unavailable && uncertain:
-		marks = uncertainMarks
+		mark = fault.ErrOutcomeUnknown // an ErrUnavailable too
 	case kind == Unavailable:
-		marks = unavailableMarks
+		mark = fault.ErrUnavailable
 	default:
 		return err
 	}
-	return &failure{err: err, marks: append([]error{err}, marks...)}
+	return &failure{err: err, marks: []error{err, mark}}
 }
 
 // Failures counts a store's failures, for metrics, and remembers whether

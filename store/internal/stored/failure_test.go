@@ -4,13 +4,13 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
-	"github.com/ayoayo/ayoayo/puzzles"
 )
 
-// TestFailuresNameAndCount: each kind of failure is the sentinels of games
-// and puzzles that say so, and still the driver's error; only a write that
-// may have been stored is games.ErrOutcomeUnknown; each is counted once.
+// TestFailuresNameAndCount: each kind of failure is the sentinel of
+// package fault that says so, and still the driver's error; only a write that
+// may have been stored is fault.ErrOutcomeUnknown; each is counted once.
 func TestFailuresNameAndCount(t *testing.T) {
 	driver := errors.New("driver says no")
 	tests := []struct {
@@ -23,15 +23,15 @@ func TestFailuresNameAndCount(t *testing.T) {
 		counts    FailureCounts
 	}{
 		{"not a failure", false, NotAFailure, false, nil,
-			[]error{games.ErrUnavailable, games.ErrStorageFull, puzzles.ErrUnavailable}, FailureCounts{}},
-		{"unavailable read", false, Unavailable, false, []error{games.ErrUnavailable, puzzles.ErrUnavailable},
-			[]error{games.ErrStorageFull, games.ErrOutcomeUnknown}, FailureCounts{Unavailable: 1}},
-		{"full write", true, Full, false, []error{games.ErrStorageFull, puzzles.ErrStorageFull},
-			[]error{games.ErrUnavailable, games.ErrOutcomeUnknown}, FailureCounts{Full: 1}},
-		{"write of unknown fate", true, Unavailable, true, []error{games.ErrOutcomeUnknown, games.ErrUnavailable, puzzles.ErrUnavailable},
-			[]error{games.ErrStorageFull}, FailureCounts{Unavailable: 1, Uncertain: 1}},
-		{"a read is never of unknown fate", false, Unavailable, true, []error{games.ErrUnavailable},
-			[]error{games.ErrOutcomeUnknown}, FailureCounts{Unavailable: 1}},
+			[]error{fault.ErrUnavailable, fault.ErrStorageFull, fault.ErrOutcomeUnknown}, FailureCounts{}},
+		{"unavailable read", false, Unavailable, false, []error{fault.ErrUnavailable},
+			[]error{fault.ErrStorageFull, fault.ErrOutcomeUnknown}, FailureCounts{Unavailable: 1}},
+		{"full write", true, Full, false, []error{fault.ErrStorageFull},
+			[]error{fault.ErrUnavailable, fault.ErrOutcomeUnknown}, FailureCounts{Full: 1}},
+		{"write of unknown fate", true, Unavailable, true, []error{fault.ErrOutcomeUnknown, fault.ErrUnavailable},
+			[]error{fault.ErrStorageFull}, FailureCounts{Unavailable: 1, Uncertain: 1}},
+		{"a read is never of unknown fate", false, Unavailable, true, []error{fault.ErrUnavailable},
+			[]error{fault.ErrOutcomeUnknown}, FailureCounts{Unavailable: 1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -337,6 +337,7 @@ function gameView(g) {
     ai: g.ai, // {side, level} or null
     lastMove: g.lastMove, // {ply, side, pit} or null
     version: g.version,
+    updatedAt: g.updatedAt, // when it last changed: for a game that is over, when it ended
     // Time, absent from a server without time controls: null for an untimed game.
     timeControl: g.timeControl || null, // {kind: 'clock', initialSeconds, incrementSeconds} | {kind: 'correspondence', daysPerMove}
     clock: g.clock || null, // {remainingMs: {south, north}, running: side|null, deadline: date-time|null}

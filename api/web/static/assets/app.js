@@ -343,7 +343,11 @@ async function newGame({ mode, seat, level, rules, start, timeControl, rated }) 
   return game.id;
 }
 
-/** Opening a shared link: take the free seat, keep its token, show the game. */
+/**
+ * Opening a shared link: take the free seat, keep its token, show the game.
+ * The game is read first: one whose seats are taken, or that is over, is
+ * watched without asking for a seat (the server could only refuse it, 409).
+ */
 async function join(id) {
   const mine = saved.savedGame(id);
   const target = `#/game/${encodeURIComponent(id)}`;
@@ -351,13 +355,20 @@ async function join(id) {
     history.replaceState({ notice: 'You already hold a seat in this game.' }, '', target);
     return route();
   }
+  const full = 'Both seats were already taken when you opened the link.';
+  const g = await api.getGame(id);
   let notice;
-  try {
-    const { token, seat } = await api.joinGame(id);
-    saved.saveSeat(id, seat, token, 'friend');
-  } catch (err) {
-    if (!(err instanceof api.ApiError) || err.status !== 409) throw err;
-    notice = 'Both seats were already taken when you opened the link.';
+  if (g.status !== 'waiting') {
+    notice = g.status === 'active' ? full : 'This game is over: there is no seat to take.';
+  } else {
+    try {
+      const { token, seat } = await api.joinGame(id);
+      saved.saveSeat(id, seat, token, 'friend');
+    } catch (err) {
+      // Someone took the seat between the read and the join.
+      if (!(err instanceof api.ApiError) || err.status !== 409) throw err;
+      notice = full;
+    }
   }
   history.replaceState({ notice }, '', target);
   return route();

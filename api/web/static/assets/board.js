@@ -306,8 +306,10 @@ export class Board {
    * one. The caption follows it: the leg being sown ("leg 3 of 5") and the
    * seeds still in hand. before: the position the move was played from;
    * move: {pit, legs:[{from, sown}], capture, position, result}.
+   * instant: show the position after it at once, marked the same way, with
+   * no animation (as at speed "off").
    */
-  async animate(before, move) {
+  async animate(before, move, { instant = false } = {}) {
     const timing = pace(this.speed, move);
     const after = move.position;
     const mover = before.toMove;
@@ -319,7 +321,7 @@ export class Board {
       this.render(after, { result: move.result });
       this.markLast(move, mover, previous);
     };
-    if (!timing || this.skipping) {
+    if (!timing || this.skipping || instant) {
       done();
       return;
     }

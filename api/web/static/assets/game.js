@@ -196,7 +196,7 @@ export class GameView {
     const share = this.$('.share');
     share.hidden = !(g.status === 'waiting' && me.length === 1);
     if (!share.hidden) this.$('#share-link').value = shareLink(this.id);
-    this.clock = g.clock;
+    this.clock = this.clockOf(g);
     this.drawClocks();
     this.drawPlayers();
     this.drawResult();
@@ -315,7 +315,7 @@ export class GameView {
       this.$('.skip').hidden = false;
       await this.showMove(before.position, res.move, side);
       if (res.reply) {
-        await this.board.sleep(replyPause(this.board.speed));
+        if (!this.instant(res.reply)) await this.board.sleep(replyPause(this.board.speed));
         await this.showMove(res.move.position, res.reply, other(side));
       }
       this.$('.skip').hidden = true;
@@ -334,11 +334,25 @@ export class GameView {
       return;
     }
     this.setStatus(move.byAi ? `The AI (${sideName(mover)}) sows pit ${pitLabel(move.pit)}…` : `${sideName(mover)} sows pit ${pitLabel(move.pit)}…`);
-    await this.board.animate(before, move);
+    await this.board.animate(before, move, { instant: this.instant(move) });
     this.history.push({ ...move, side: move.side || mover });
     this.drawHistory();
     this.drawFacts(stateAfter(move, this.game));
     this.app.announce(describeMove(move, mover));
+  }
+
+  /**
+   * Whether move is shown at once instead of animated: in a game with a
+   * time control where this browser holds a seat, unless the move ends the
+   * game. The server starts the next side's time when it stores a move, not
+   * when the page has shown it, so an animation there (and the pause before
+   * the AI's reply) would be spent from a player's clock: a few seconds of
+   * every move at normal speed. A player's time is never spent on the
+   * page's animations; someone watching, and an untimed game, still see
+   * every seed sown.
+   */
+  instant(move) {
+    return !!this.game.timeControl && Object.keys(this.tokens).length > 0 && !move.result;
   }
 
   /** Brings the page up to the server's game: animates moves not yet shown, then shows the game. */
@@ -349,14 +363,14 @@ export class GameView {
       const moves = await api.gameMoves(this.id, this.game.ply);
       let pos = this.game.position;
       this.leavePast();
-      this.clock = fresh.clock;
+      this.clock = this.clockOf(fresh);
       this.drawClocks();
       this.$('.skip').hidden = false;
       let first = true;
       for (const m of moves) {
         if (m.ply < this.game.ply || this.history.some((h) => h.ply === m.ply)) continue;
         // The AI's reply to a move seen just now waits a moment, as after one's own.
-        if (!first && m.byAi) await this.board.sleep(replyPause(this.board.speed));
+        if (!first && m.byAi && !this.instant(m)) await this.board.sleep(replyPause(this.board.speed));
         first = false;
         await this.showMove(pos, m, m.side || pos.toMove);
         pos = m.position;
@@ -489,6 +503,28 @@ export class GameView {
 
   // ---- Time ----
 
+  /**
+   * The clocks to draw for game g. Once it is over, the server's remainingMs
+   * is each side's time as the last turn began, so the side whose time ran
+   * when the game ended otherwise than by a move (a resignation) would be
+   * drawn with the time it had at that turn's start: its clock would jump
+   * back at the end. Its time at the end is what its turn's deadline left
+   * when the game ended (updatedAt), and that is what is drawn.
+   */
+  clockOf(g) {
+    const clock = g.clock;
+    if (!clock || !isOver(g) || !g.updatedAt) return clock;
+    const side = g.position.toMove;
+    const last = this.history[this.history.length - 1];
+    let deadline = null;
+    if (last && last.ply === g.ply - 1 && last.clock?.running === side) deadline = last.clock.deadline;
+    else if (this.lastRun && this.lastRun.ply === g.ply && this.lastRun.side === side) deadline = this.lastRun.deadline;
+    if (!deadline) return clock;
+    const left = Math.max(0, Date.parse(deadline) - Date.parse(g.updatedAt));
+    if (!(left < clock.remainingMs[side])) return clock;
+    return { ...clock, remainingMs: { ...clock.remainingMs, [side]: left } };
+  }
+
   /** Draws both clocks and the first-move countdown, and keeps them ticking while one runs. */
   drawClocks() {
     const g = this.game;
@@ -508,6 +544,8 @@ export class GameView {
       // the server gave it (a browser clock set late would add time).
       if (running) ms = Math.max(0, Math.min(ms, Date.parse(clock.deadline) - now));
       ticking ||= !!running;
+      // The turn whose time runs: its deadline tells the time left if the game ends in it (see clockOf).
+      if (running) this.lastRun = { ply: g.ply, side, deadline: clock.deadline };
       box.dataset.side = side;
       box.dataset.ms = String(Math.round(ms));
       box.classList.toggle('running', !!running);

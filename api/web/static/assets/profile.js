@@ -284,8 +284,37 @@ export class LeaderboardView {
       }),
     );
     this.$('.leaders').hidden = !leaders.length;
-    const what = category === 'puzzle' ? 'try a puzzle' : 'finish a rated game';
-    status.textContent = leaders.length ? '' : `Nobody is on this leaderboard yet: ${what} to be the first.`;
+    status.textContent = leaders.length ? '' : 'No settled ratings here yet.';
+    const own = leaders.length && leaders.some((p) => p.id === mine) ? '' : await this.ownStanding(category, !leaders.length);
+    if (this.closed || this.category !== category) return;
+    if (own) status.textContent = `${status.textContent} ${own}`.trim();
     this.root.dataset.state = 'ready';
   }
+
+  /**
+   * Why this browser's player is not on category's board, in words: the
+   * board lists only settled ratings, so players who have played but whose
+   * ratings are still provisional are not "nobody". empty: the board has
+   * no one, so say why it can be empty. Answers '' when there is nothing
+   * to say (no player here, or one the server cannot show).
+   */
+  async ownStanding(category, empty) {
+    const why = empty ? 'A rating is listed once it is no longer provisional (shown with “?” until there are enough results to be sure of it). ' : '';
+    const what = category === 'puzzle' ? 'try a puzzle' : 'finish a rated game';
+    const mine = saved.player()?.id;
+    if (!mine) return empty ? `${why}${capitalize(what)} to start yours.` : '';
+    let r;
+    try {
+      r = (await api.getPlayer(mine)).ratings[category];
+    } catch {
+      return why.trim(); // the board stands without it
+    }
+    if (!r.games) return `${why}${capitalize(what)} to start yours.`;
+    const results = category === 'puzzle' ? plural(r.games, 'puzzle') : plural(r.games, 'rated game');
+    if (r.provisional) return `${why}Yours, ${ratingText(r)} after ${results}, is still provisional: a few more results settle it.`;
+    // Settled and off a full board: below the top 100, nothing to explain.
+    return empty ? `${why}Yours, ${ratingText(r)}, has not changed in the last 30 days.` : '';
+  }
 }
+
+const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);

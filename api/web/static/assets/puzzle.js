@@ -5,7 +5,7 @@
 // the archive of earlier days.
 
 import * as api from './api.js';
-import { Board, describeMove, plural, sideName } from './board.js';
+import { Board, describeMove, pitLabel, plural, sideName } from './board.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 import { ratingText, signed } from './ratings.js';
@@ -88,6 +88,7 @@ export class PuzzleView {
     deltaEl.dataset.sign = this.change ? String(Math.sign(this.change.change)) : '';
     if (this.change) deltaEl.setAttribute('aria-label', `changed by ${this.change.change}`);
     else deltaEl.removeAttribute('aria-label');
+    this.$('.rating-change-words').hidden = !this.change;
     if (this.change) {
       line.hidden = false;
       this.$('.rating-now').textContent = String(this.change.after);
@@ -113,7 +114,9 @@ export class PuzzleView {
     const change = res.rating.player;
     if (res.rating.puzzle) this.puzzle.rating = res.rating.puzzle.after;
     this.drawRating(change);
-    return ` Your puzzle rating: ${signed(change.change)}.`;
+    // The rating first, then the change: a change alone ("−135") reads as
+    // the rating itself.
+    return ` Your puzzle rating is now ${change.after} (${signed(change.change)}).`;
   }
 
   /**
@@ -190,7 +193,7 @@ export class PuzzleView {
     this.enqueue(async () => {
       try {
         this.board.render(this.position, { interactive: false });
-        this.setFeedback(`Checking pit ${pit}…`, 'pending');
+        this.setFeedback(`Checking pit ${pitLabel(pit)}…`, 'pending');
         const moves = [...this.tried, pit];
         const res = await api.attemptPuzzle(this.puzzle.id, moves);
         if (res.stats) this.drawMeta(res.stats);
@@ -274,7 +277,7 @@ export class PuzzleView {
     this.shown = 0;
     this.board.render(this.position, { interactive: false });
     this.board.markLast(null);
-    this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0]?.pit}.${rating}`, 'solution');
+    this.setFeedback(`The solution: ${sideName(this.puzzle.position.toMove)} sows pit ${line[0] ? pitLabel(line[0].pit) : '?'}.${rating}`, 'solution');
     await this.replay(line);
     this.board.render(this.position, { interactive: false });
   }
@@ -282,8 +285,10 @@ export class PuzzleView {
 
 const capitalize = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
-// What the move did or did not do, in the puzzle's own terms.
-function verdict(p, pit, right) {
+// What the move did or did not do, in the puzzle's own terms. pit is the
+// API's (0-11); the player reads it as the board numbers it (1-6).
+function verdict(p, apiPit, right) {
+  const pit = pitLabel(apiPit);
   switch (p.goal) {
     case 'max_capture': return right ? `pit ${pit} captures the most seeds` : `pit ${pit} does not capture the most seeds`;
     case 'win': return right ? `pit ${pit} forces the win` : `pit ${pit} does not force the win`;

@@ -48,12 +48,27 @@ export function ratingSeries(games, attempts) {
   return series;
 }
 
-/** Gridline values between lo and hi: about four, at a round step. */
-function ticks(lo, hi) {
-  const step = [10, 25, 50, 100, 200, 250, 500, 1000].find((s) => (hi - lo) / s <= 5) || 1000;
-  const out = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) out.push(v);
-  return out;
+/**
+ * The rating axis for values from lo to hi: gridlines at a round step, at
+ * most six spans of it, from the step at or below lo to the one at or above
+ * hi, so that the axis covers every value and the chart spans exactly the
+ * axis (gridlines drawn only inside the data's range left the highest and
+ * lowest points outside it). Values closer than 40 (a lone point) are given
+ * 40 around them. Answers {lo, hi, ticks}.
+ */
+export function ratingAxis(lo, hi) {
+  if (hi - lo < 40) {
+    const mid = (lo + hi) / 2;
+    lo = mid - 20;
+    hi = mid + 20;
+  }
+  const steps = [10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 2500, 5000];
+  const step = steps.find((s) => Math.ceil(hi / s) - Math.floor(lo / s) <= 6) || steps[steps.length - 1];
+  const from = Math.floor(lo / step) * step;
+  const to = Math.ceil(hi / step) * step;
+  const ticks = [];
+  for (let v = from; v <= to; v += step) ticks.push(v);
+  return { lo: from, hi: to, ticks };
 }
 
 const day = (t) => new Date(t).toISOString().slice(0, 10);
@@ -77,11 +92,8 @@ export function drawRatingChart(host, series) {
   const W = 640;
   const H = 240;
   const pad = { left: 48, right: 14, top: 12, bottom: 28 };
-  let lo = Math.min(...all.map((p) => p.rating));
-  let hi = Math.max(...all.map((p) => p.rating));
-  const margin = Math.max(20, (hi - lo) * 0.08);
-  lo = Math.floor((lo - margin) / 10) * 10;
-  hi = Math.ceil((hi + margin) / 10) * 10;
+  const axis = ratingAxis(Math.min(...all.map((p) => p.rating)), Math.max(...all.map((p) => p.rating)));
+  const { lo, hi } = axis;
   const t0 = Math.min(...all.map((p) => p.t));
   const t1 = Math.max(...all.map((p) => p.t));
   const x = (t) => (t1 === t0 ? (pad.left + W - pad.right) / 2 : pad.left + ((t - t0) / (t1 - t0)) * (W - pad.left - pad.right));
@@ -95,11 +107,13 @@ export function drawRatingChart(host, series) {
   root.append(svg('desc', { id: `${titleId}-desc` }, `${summary.join('; ')}; from ${day(t0)} to ${day(t1)}.`));
 
   const grid = svg('g', { class: 'chart-grid', 'aria-hidden': 'true' });
-  for (const v of ticks(lo, hi)) {
+  for (const v of axis.ticks) {
     grid.append(svg('line', { x1: pad.left, x2: W - pad.right, y1: round(y(v)), y2: round(y(v)) }));
     grid.append(svg('text', { x: pad.left - 6, y: round(y(v)) + 4, 'text-anchor': 'end' }, String(v)));
   }
-  grid.append(svg('text', { x: pad.left, y: H - 8, 'text-anchor': 'start' }, day(t0)));
+  // Results all at one time are drawn mid-way: their day goes under them.
+  if (t1 === t0) grid.append(svg('text', { x: round(x(t0)), y: H - 8, 'text-anchor': 'middle' }, day(t0)));
+  else grid.append(svg('text', { x: pad.left, y: H - 8, 'text-anchor': 'start' }, day(t0)));
   if (day(t1) !== day(t0)) grid.append(svg('text', { x: W - pad.right, y: H - 8, 'text-anchor': 'end' }, day(t1)));
   root.append(grid);
 

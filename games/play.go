@@ -1,0 +1,287 @@
+package games
+
+// The move path: a move request is read against the game (from the cache
+// or the store), refused, answered as a retry, or played with the AI's
+// reply and stored in one conditional write.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/players"
+)
+
+// PlayResult is what an accepted move request did. The same request sent
+// again gets it again, rebuilt from what the store keeps (see rebuild).
+type PlayResult struct {
+	Move  Move
+	Reply *Move // the AI's answer, when it was the AI's turn next
+	Game  Game  // the game after both
+}
+
+// MoveRequest is a request to play Pit at Ply of game ID for the holder of
+// Token.
+type MoveRequest struct {
+	ID       string
+	Token    string
+	Ply, Pit int
+	// Client is the address the request came from: the AI's search slots
+	// are shared out by it (see Options.AIConcurrency).
+	Client string
+}
+
+// Play plays the request's move and returns what it did. The same request
+// sent again (same seat, ply and pit) while it is the seat's latest
+// accepted one gets the same result, with replayed set, instead of making a
+// second move.
+//
+// Requests for one game and ply are played one at a time on this instance
+// (see flight): a copy of the request being played waits for it and gets
+// its result, replayed; any other waits for it, then is answered from the
+// game it left.
+func (s *Service) Play(ctx context.Context, req MoveRequest) (res PlayResult, replayed bool, err error) {
+	hash := tokenHash(req.Token)
+	key := flightKey{id: req.ID, ply: req.Ply}
+	for {
+		f, lead := s.flights.join(key, hash, req.Pit)
+		if lead {
+			return s.lead(ctx, key, f, req)
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return PlayResult{}, false, ctx.Err()
+		}
+		if f.stands && f.pit == req.Pit && bytes.Equal(f.hash, hash) {
+			if f.res == nil {
+				return PlayResult{}, false, f.err
+			}
+			return *f.res, true, nil
+		}
+		// Another request, or one that got no answer: this one is played
+		// (or refused) on its own, on the game as that one left it.
+	}
+}
+
+// lead plays req as the flight f, and lands f with the answer whatever
+// happens, so that its waiters never wait for nothing.
+func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRequest) (res PlayResult, replayed bool, err error) {
+	var out *PlayResult
+	defer func() {
+		// Neither result nor error (a panic), or an error after the client
+		// went away: not an answer a copy of the request should get.
+		stands := (out != nil || err != nil) && (err == nil || ctx.Err() == nil)
+		s.flights.land(key, f, out, err, stands)
+	}()
+	out, replayed, err = s.playFrom(ctx, true, req)
+	if errors.Is(err, errCachedRefusal) {
+		// Refused on the strength of a cached row: the database decides
+		// which refusal the request gets (its ply may be stale).
+		out, replayed, err = s.playFrom(ctx, false, req)
+	}
+	if out != nil {
+		res = *out
+	}
+	return res, replayed, notFound(req.ID, err)
+}
+
+// errCachedRefusal marks a refusal that was decided from a cached row.
+var errCachedRefusal = errors.New("refused from the cache")
+
+// cachedRefusal marks err when the row it was decided from came from the
+// cache.
+func cachedRefusal(cached bool, err error) error {
+	if cached {
+		return fmt.Errorf("%w: %w", errCachedRefusal, err)
+	}
+	return err
+}
+
+// refusal says why a request of seat side for pit at ply in g, which is not
+// active at that ply, is not played; or, when the very same request was
+// the seat's latest accepted one, returns the result it got. The order is
+// the contract's: a replay first, then a finished game, a waiting one, a
+// stale ply. A ply below zero is never a replay.
+func (s *Service) refusal(ctx context.Context, g *Game, side engine.Side, ply, pit int) (*PlayResult, error) {
+	if isRetry(g, side, ply, pit) {
+		res, err := s.rebuild(ctx, g, ply)
+		if res != nil || err != nil {
+			return res, err
+		}
+	}
+	switch g.Status {
+	case Finished, Aborted:
+		return nil, endedError(g)
+	case Waiting:
+		return nil, ErrNotStarted
+	}
+	if ply >= 0 && ply != g.Ply {
+		return nil, &StalePlyError{Sent: ply, Current: g.Ply}
+	}
+	return nil, nil
+}
+
+// playFrom answers req, reading its game from the cache when useCache says
+// so and the cache has it at req's ply, else from the store.
+func (s *Service) playFrom(ctx context.Context, useCache bool, req MoveRequest) (*PlayResult, bool, error) {
+	now := s.clock()
+	g, side, cached, err := s.gameFor(ctx, useCache, req, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if g.Status != Active || g.Ply != req.Ply {
+		res, err := s.refusal(ctx, &g, side, req.Ply, req.Pit)
+		if res != nil || err != nil {
+			return res, res != nil, err
+		}
+	}
+	if side != g.Position.ToMove {
+		return nil, false, cachedRefusal(cached, fmt.Errorf("%w: %s is to move, this token holds %s", ErrNotYourTurn, g.Position.ToMove, side))
+	}
+	res, err := s.move(ctx, &g, side, req, now, cached)
+	if errors.Is(err, ErrAIBusy) {
+		return s.busy(ctx, req, side, err)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return s.commit(ctx, &g, res, req, side)
+}
+
+// gameFor reads req's game, from the cache when useCache says so and the
+// cache has it active at req's ply, and finds the seat of req's token. A
+// game overdue at now is ended at its deadline first, whatever req says,
+// and req is answered as the ended game says: req's own flight is no move
+// made in time.
+func (s *Service) gameFor(ctx context.Context, useCache bool, req MoveRequest, now time.Time) (g Game, side engine.Side, cached bool, err error) {
+	if useCache {
+		g, cached = s.cache.get(req.ID)
+	}
+	if !cached || g.Ply != req.Ply || g.Status != Active {
+		cached = false
+		// A miss, or a request the cached row would refuse: the database
+		// has the last word.
+		if g, err = s.store.Game(ctx, req.ID); err != nil {
+			return g, 0, false, err
+		}
+	}
+	if side, err = seatOf(&g, req.Token); err != nil {
+		return g, 0, false, err // tokens never change: the cache is as good as the database
+	}
+	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
+		s.cache.drop(req.ID)
+		g, err = s.read(ctx, req.ID, false)
+		return g, side, false, err
+	}
+	return g, side, cached, nil
+}
+
+// move plays req's pit for side on g at now, and the AI's reply when the
+// AI is to move next; g becomes the game after both (its deadline and
+// version included), ready to store.
+func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveRequest, now time.Time, cached bool) (*PlayResult, error) {
+	rec, hist, err := replay(g)
+	if err != nil {
+		return nil, err
+	}
+	var out engine.Outcome
+	if err := rec.Play(req.Pit, &out); err != nil {
+		return nil, cachedRefusal(cached, err)
+	}
+	res := &PlayResult{Move: moveOf(&out, g.Ply, now, false)}
+	res.Move.Elapsed = now.Sub(g.UpdatedAt)
+	g.Clock = charge(g.TimeControl, g.Clock, side, g.Ply, false, res.Move.Elapsed)
+	hist = append(hist, g.Position)
+	advance(g, rec, res.Move)
+	res.Move.Clock, res.Move.HasClock = ClockOf(g)
+	if g.AI != nil && !g.Result.Over() && g.Position.ToMove == g.AI.Side {
+		reply, err := s.ai.move(ctx, req.Client, g, rec, hist)
+		if err != nil {
+			return nil, err
+		}
+		// The AI's thinking is charged to nobody: the person's clock
+		// starts again when the reply is made.
+		reply.Elapsed = reply.At.Sub(now)
+		advance(g, rec, reply)
+		reply.Clock, reply.HasClock = ClockOf(g)
+		res.Reply = &reply
+	}
+	g.Deadline = g.deadline(s.exp)
+	g.Version++
+	return res, nil
+}
+
+// commit stores the play res made, which left the game g, and returns res
+// with g as its game. Should another request have got there first, req is
+// answered as the game it left says: that request may have been this very
+// one, sent twice to two instances.
+func (s *Service) commit(ctx context.Context, g *Game, res *PlayResult, req MoveRequest, side engine.Side) (*PlayResult, bool, error) {
+	err := s.apply(ctx, g, res, req.Ply)
+	if errors.Is(err, ErrConflict) {
+		s.cache.drop(req.ID)
+		cur, err := s.store.Game(ctx, req.ID)
+		if err != nil {
+			return nil, false, err
+		}
+		again, err := s.refusal(ctx, &cur, side, req.Ply, req.Pit)
+		if again == nil && err == nil {
+			err = corrupt("game %s: a play at ply %d conflicted, yet the game is active at that ply", req.ID, req.Ply)
+		}
+		return again, again != nil, err
+	}
+	if err != nil {
+		s.cache.drop(req.ID)
+		return nil, false, err
+	}
+	res.Game = *g
+	s.cache.put(g)
+	s.sweep.expect(g.Deadline)
+	s.changed(ctx, req.ID)
+	return res, false, nil
+}
+
+// apply is the store's write of the play res made at ply, which left the
+// game g: its records, and the end's match when it ended the game (which
+// sets g's seats' ratings). A rating that changed under it is read again.
+func (s *Service) apply(ctx context.Context, g *Game, res *PlayResult, ply int) error {
+	played := []Move{res.Move}
+	if res.Reply != nil {
+		played = append(played, *res.Reply)
+	}
+	recs := records(played, g.Version)
+	var err error
+	for range maxRatingTries {
+		p := Play{GameID: g.ID, Ply: ply, Moves: recs, At: g.UpdatedAt}
+		if p.Match, err = s.match(ctx, g, g.Result, g.UpdatedAt); err != nil {
+			return err
+		}
+		p.Game = *g
+		// The write re-checks the ply, so the game stored is the one computed here.
+		if err = s.store.ApplyPlay(ctx, p); !errors.Is(err, players.ErrRatingsChanged) {
+			return err
+		}
+	}
+	return err
+}
+
+// busy answers a request whose AI reply found no search slot in time
+// (busy is that error). Nothing of it was written; should the game have moved
+// on all the same (another instance played the ply), the request is
+// answered as the game now says, else with busy and the ply the game is
+// still at.
+func (s *Service) busy(ctx context.Context, req MoveRequest, side engine.Side, busy error) (*PlayResult, bool, error) {
+	g, err := s.store.Game(ctx, req.ID)
+	if err != nil {
+		return nil, false, err
+	}
+	if g.Status != Active || g.Ply != req.Ply {
+		s.cache.drop(req.ID)
+		res, err := s.refusal(ctx, &g, side, req.Ply, req.Pit)
+		return res, res != nil, err
+	}
+	return nil, false, fmt.Errorf("%w; nothing was played, game %s is still at ply %d: send the same request again", busy, req.ID, req.Ply)
+}
