@@ -119,8 +119,9 @@ func TestMetrics(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{
-		`ayoayo_http_requests_total{code="200",host="",method="POST",url="/v1/evaluate"} 1`,
-		`ayoayo_http_requests_total{code="404"`,
+		`ayoayo_http_requests_total{code="200",method="POST",route="/v1/evaluate"} 1`,
+		`ayoayo_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`ayoayo_http_request_duration_seconds_bucket{code="200",method="POST",route="/v1/evaluate",le="+Inf"} 1`,
 		"ayoayo_analyses_running 0",
 		"go_goroutines",
 	} {
@@ -131,6 +132,11 @@ func TestMetrics(t *testing.T) {
 	// A client must not be able to create series at will.
 	if strings.Contains(body, "/no/such/route/42") {
 		t.Error("an unknown path became a metric label")
+	}
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "ayoayo_") && strings.Contains(line, `=""`) {
+			t.Errorf("an empty label: %s", line)
+		}
 	}
 }
 

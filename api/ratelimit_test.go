@@ -150,16 +150,6 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 	}
 }
-
-// Nothing reads Idempotency-Key, so browsers are not told they may send it.
-func TestCORSDoesNotOfferIdempotencyKey(t *testing.T) {
-	for _, h := range corsAllowHeaders {
-		if strings.EqualFold(h, "Idempotency-Key") {
-			t.Fatal("CORS allows Idempotency-Key, which the server ignores")
-		}
-	}
-}
-
 // TestRateLimitsTable: every row of Limits is whole and its own (a name or
 // a flag twice would have two rows share a bucket or a flag), and New
 // refuses a limit no row has rather than limit nothing. That each row's

@@ -118,6 +118,11 @@ type Options struct {
 	MaxStreamsPerClient int
 	MaxStreamsPerGame   int
 
+	// RequestLog is which requests get a line in the log: RequestLogAll
+	// (the zero value), RequestLogErrors (answers of 400 and above) or
+	// RequestLogNone. Faults are logged in full either way.
+	RequestLog RequestLog
+
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
@@ -134,6 +139,40 @@ type Options struct {
 	// the player operations answer 503, and so does a request elsewhere
 	// that sends a Player-Token (it is never taken for an anonymous one).
 	Players PlayerService
+	// Idempotency keeps the answers of creations sent with an
+	// Idempotency-Key (*idempotency.Service over the store), so a retried
+	// creation gets the first one's answer. Nil: the header is ignored.
+	Idempotency Idempotency
+}
+
+// RequestLog says which requests are logged (Options.RequestLog).
+type RequestLog string
+
+// The values of RequestLog, as --request-log spells them.
+const (
+	RequestLogAll    RequestLog = "all"
+	RequestLogErrors RequestLog = "errors"
+	RequestLogNone   RequestLog = "none"
+)
+
+// ParseRequestLog reads a RequestLog, refusing any other word.
+func ParseRequestLog(s string) (RequestLog, error) {
+	switch l := RequestLog(s); l {
+	case RequestLogAll, RequestLogErrors, RequestLogNone:
+		return l, nil
+	}
+	return "", fmt.Errorf("request log %q is not all, errors or none", s)
+}
+
+// minStatus is the lowest status logged; -1: none.
+func (l RequestLog) minStatus() int {
+	switch l {
+	case RequestLogErrors:
+		return 400
+	case RequestLogNone:
+		return -1
+	}
+	return 0
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -284,10 +323,13 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	e.Use(
 		httpx.RequestIDs(),
-		metricsMW,                // sees the final status, the problems included
-		httpx.LogRequests(s.log), // likewise
-		s.problems,               // every error below becomes a problem+json answer
-		httpx.RecoverPanic,       // a panic below becomes an error
+		metricsMW, // sees the final status, the problems included
+		httpx.LogRequests(s.log, s.opts.RequestLog.minStatus()), // likewise
+	)
+	e.Use(compress()...) // every answer below, problems included
+	e.Use(
+		s.problems,         // every error below becomes a problem+json answer
+		httpx.RecoverPanic, // a panic below becomes an error
 		middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.opts.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
@@ -309,6 +351,10 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	for id, v := range validate {
 		mw := perOp[id]
+		if idempotentOperations[id] {
+			// After the validator: the key is read from a valid request.
+			v = chain(v, s.idempotent(id))
+		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)
 			continue
@@ -327,12 +373,14 @@ func (s *Server) echo() (*echo.Echo, error) {
 	return e, nil
 }
 
+// chain makes one middleware of outer then inner.
+func chain(outer, inner echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return outer(inner(next)) }
+}
+
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	// No Idempotency-Key: nothing reads it (see docs/api.md, "No
-	// Idempotency-Key"), and a browser allowed to send it would expect it to
-	// make creations safe to retry.
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader}
-	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader, IdempotencyKeyHeader}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy", replayedHeader}
 )

@@ -72,6 +72,10 @@ type Options struct {
 	// Expiries are how long a game waits for someone before it ends by
 	// itself (first moves, joins, idle untimed games).
 	Expiries Expiries
+	// AIThought is told how long the AI took to choose each move, by
+	// level, for metrics: it must be quick and safe for concurrent use.
+	// Nil: nobody is told.
+	AIThought func(level int, took time.Duration)
 }
 
 // Service runs game sessions. Its methods are safe for concurrent use.
@@ -112,7 +116,7 @@ func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, aiSlots: ai,
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, notify: o.Changed,
 		cache: newGameCache(gameCacheSize), exp: o.Expiries.withDefaults(), sweep: newAlarm()}
-	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger}
+	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger, thought: o.AIThought}
 	return s
 }
 

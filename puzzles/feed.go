@@ -163,6 +163,10 @@ type FeedOptions struct {
 	// endgame table it builds on first need; nil: a new one, the feed's
 	// own. Pass one to share its table (e.g. with the practice pool).
 	Generator *Generator
+	// Attempted is told how each attempt that was answered ended (an
+	// AttemptResult) and whether it moved ratings, for metrics: it must be
+	// quick and safe for concurrent use. Nil: nobody is told.
+	Attempted func(result AttemptResult, rated bool)
 }
 
 // Feed serves the daily puzzles: "today" from the clock, the first day, and
@@ -180,6 +184,7 @@ type Feed struct {
 	inflight flight[Stored] // generations running, by day (gen.DateLayout)
 	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
 	genTimeout time.Duration
+	attempted  func(AttemptResult, bool)
 }
 
 // NewFeed returns the feed over st.
@@ -218,6 +223,7 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		generate:   o.Generate,
 		budget:     o.Budget,
 		pool:       newPool(o),
+		attempted:  o.Attempted,
 	}
 }
 

@@ -2920,6 +2920,9 @@ type HistoryAfter = string
 // HistoryLimit Example: 20
 type HistoryLimit = int
 
+// IdempotencyKey Example: 8e03978e-40d5-43e8-bc93-6894a57f9324
+type IdempotencyKey = string
+
 // PlayerIdPath A player's id, 12 URL-safe characters chosen at random by the server.
 //
 // Example: bV3kQ9xZ2mTa
@@ -2976,6 +2979,13 @@ type GameRefused = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type HistoryBadRequest = Problem
+
+// IdempotencyKeyInUse An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type IdempotencyKeyInUse = Problem
 
 // IllegalMove A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
@@ -3131,6 +3141,23 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// CreateGameParams defines parameters for CreateGame.
+type CreateGameParams struct {
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // GetGameParams defines parameters for GetGame.
 type GetGameParams struct {
 	// IfNoneMatch An `ETag` from an earlier answer; `304` if the game is still as it was.
@@ -3150,6 +3177,23 @@ type ListGameMovesParams struct {
 
 	// Limit The most moves to list (default 100, at most 1000).
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreatePlayerParams defines parameters for CreatePlayer.
+type CreatePlayerParams struct {
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListPlayerGamesParams defines parameters for ListPlayerGames.
@@ -3275,7 +3319,7 @@ type ServerInterface interface {
 	EvaluateMove(ctx echo.Context) error
 	// CreateGame Start a game against a person or the AI
 	// (POST /v1/games)
-	CreateGame(ctx echo.Context) error
+	CreateGame(ctx echo.Context, params CreateGameParams) error
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
@@ -3302,7 +3346,7 @@ type ServerInterface interface {
 	ListMoves(ctx echo.Context) error
 	// CreatePlayer Make a player
 	// (POST /v1/players)
-	CreatePlayer(ctx echo.Context) error
+	CreatePlayer(ctx echo.Context, params CreatePlayerParams) error
 	// DeletePlayer Delete your player
 	// (DELETE /v1/players/{id})
 	DeletePlayer(ctx echo.Context, id PlayerIdPath) error
@@ -3422,8 +3466,28 @@ func (w *ServerInterfaceWrapper) EvaluateMove(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateGame(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateGameParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateGame(ctx)
+	err = w.Handler.CreateGame(ctx, params)
 	return err
 }
 
@@ -3608,8 +3672,28 @@ func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreatePlayer(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePlayerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePlayer(ctx)
+	err = w.Handler.CreatePlayer(ctx, params)
 	return err
 }
 
@@ -4059,6 +4143,15 @@ type GameNotFoundApplicationProblemPlusJSONResponse Problem
 type GameRefusedApplicationProblemPlusJSONResponse Problem
 
 type HistoryBadRequestApplicationProblemPlusJSONResponse Problem
+
+type IdempotencyKeyInUseResponseHeaders struct {
+	RetryAfter *int
+}
+type IdempotencyKeyInUseApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers IdempotencyKeyInUseResponseHeaders
+}
 
 type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 
@@ -4531,7 +4624,8 @@ func (response EvaluateMove500ApplicationProblemPlusJSONResponse) VisitEvaluateM
 }
 
 type CreateGameRequestObject struct {
-	Body *CreateGameJSONRequestBody
+	Params CreateGameParams
+	Body   *CreateGameJSONRequestBody
 }
 
 type CreateGameResponseObject interface {
@@ -4593,6 +4687,25 @@ func (response CreateGame401ApplicationProblemPlusJSONResponse) VisitCreateGameR
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateGame409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyInUseApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame409ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5724,7 +5837,8 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 }
 
 type CreatePlayerRequestObject struct {
-	Body *CreatePlayerJSONRequestBody
+	Params CreatePlayerParams
+	Body   *CreatePlayerJSONRequestBody
 }
 
 type CreatePlayerResponseObject interface {
@@ -5767,6 +5881,25 @@ func (response CreatePlayer400ApplicationProblemPlusJSONResponse) VisitCreatePla
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePlayer409ApplicationProblemPlusJSONResponse struct {
+	IdempotencyKeyInUseApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePlayer409ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7907,8 +8040,10 @@ func (sh *strictHandler) EvaluateMove(ctx echo.Context) error {
 }
 
 // CreateGame operation middleware
-func (sh *strictHandler) CreateGame(ctx echo.Context) error {
+func (sh *strictHandler) CreateGame(ctx echo.Context, params CreateGameParams) error {
 	var request CreateGameRequestObject
+
+	request.Params = params
 
 	var body CreateGameJSONRequestBody
 	var err error
@@ -8200,8 +8335,10 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 }
 
 // CreatePlayer operation middleware
-func (sh *strictHandler) CreatePlayer(ctx echo.Context) error {
+func (sh *strictHandler) CreatePlayer(ctx echo.Context, params CreatePlayerParams) error {
 	var request CreatePlayerRequestObject
+
+	request.Params = params
 
 	var body CreatePlayerJSONRequestBody
 	var err error

@@ -19,6 +19,8 @@ import (
 // it (see envName), so adding a setting is a field and one line in declare.
 type serveConfig struct {
 	Addr, AdminAddr, DB, Instance, LogLevel string
+	RequestLog                              string
+	MetricsPublic                           bool
 	CORSOrigins, TrustedProxies             string
 	PuzzlesFrom, PuzzleCutover              string
 	Migrate, TrustProxy                     bool
@@ -47,6 +49,7 @@ type serveConfig struct {
 
 	// Read from the fields above by check.
 	level              slog.Level
+	requestLog         api.RequestLog
 	feedStart, cutover time.Time
 	proxies            []*net.IPNet
 }
@@ -81,7 +84,9 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	fs.StringVar(&c.PuzzlesFrom, "puzzles-from", puzzles.DefaultFirstDay.Format(gen.DateLayout), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	fs.StringVar(&c.PuzzleCutover, "puzzle-cutover", gen.DefaultCutover.Format(gen.DateLayout), puzzleCutoverHelp)
-	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	fs.BoolVar(&c.MetricsPublic, "metrics-public", false, "serve /metrics on the public port too; without it /metrics is on the admin port only (env AYOAYO_METRICS_PUBLIC)")
+	fs.StringVar(&c.RequestLog, "request-log", string(api.RequestLogAll), "which requests get a log line: all, errors (status 400 and above) or none; faults are logged either way (env AYOAYO_REQUEST_LOG)")
 	fs.BoolVar(&c.Migrate, "migrate", true, "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
 	fs.DurationVar(&c.DBWait, "db-wait", defaultDBWait, "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
@@ -145,6 +150,9 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, c.LogLevel)
 	}
 	var err error
+	if c.requestLog, err = api.ParseRequestLog(c.RequestLog); err != nil {
+		return fmt.Errorf("%w: --request-log: %v", errUsage, err)
+	}
 	if c.feedStart, err = gen.ParseDate(c.PuzzlesFrom); err != nil {
 		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
 	}

@@ -47,7 +47,7 @@ func TestFullDisk(t *testing.T) {
 		}
 	})
 	db := filepath.Join(dir, "full.db")
-	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0")
+	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0", "--metrics-public")
 	httpc := &http.Client{Timeout: 30 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

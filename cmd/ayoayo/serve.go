@@ -27,6 +27,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
@@ -75,6 +76,7 @@ type serving struct {
 	stopping, draining chan struct{}
 
 	st                 store
+	domain             *domainMetrics
 	games              *games.Service
 	hub                *games.Hub
 	building, sweeping sync.WaitGroup
@@ -257,6 +259,10 @@ func (s *serving) openStore(ctx context.Context) (bool, error) {
 // changes.
 func (s *serving) startGames(ctx context.Context) error {
 	c := s.cfg
+	var err error
+	if s.domain, err = newDomainMetrics(s.metrics); err != nil {
+		return err
+	}
 	s.hub = games.NewHub(s.st, games.HubOptions{
 		// A store several instances share carries each one's changes to
 		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
@@ -265,7 +271,7 @@ func (s *serving) startGames(ctx context.Context) error {
 		Stopping:     s.stopping,
 		Logger:       s.log,
 	})
-	s.games = games.NewService(s.st, games.Options{
+	s.games = games.NewService(observedGames{s.st, s.domain}, games.Options{
 		AIMoveTime:    c.AIMoveTime,
 		Budget:        s.cpu,
 		AIConcurrency: c.AIConcurrency,
@@ -273,6 +279,7 @@ func (s *serving) startGames(ctx context.Context) error {
 		Logger:        s.log,
 		Changed:       s.hub,
 		Endgames:      s.endgames,
+		AIThought:     s.domain.aiThought,
 		Expiries: games.Expiries{FirstMove: time.Duration(c.FirstMoveSeconds) * time.Second, FirstMoveCorrespondence: c.FirstMoveCorrespondence,
 			Waiting: c.WaitingExpiry, Idle: c.IdleExpiry},
 	})
@@ -301,7 +308,8 @@ func (s *serving) startAPI() error {
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
 	feed := puzzles.NewFeed(s.st, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
-		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log})
+		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log,
+		Attempted: s.domain.attempted})
 	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
 		// Background work: stopped, and waited for, before the tables and
 		// the store close.
@@ -313,7 +321,8 @@ func (s *serving) startAPI() error {
 		DB:                  s.st,
 		Stopping:            s.draining,
 		Metrics:             s.metrics,
-		MetricsElsewhere:    c.AdminAddr != "",
+		MetricsElsewhere:    !c.MetricsPublic,
+		RequestLog:          c.requestLog,
 		CORSOrigins:         splitList(c.CORSOrigins),
 		BodyLimit:           c.BodyLimit,
 		BatchBodyLimit:      c.BatchBodyLimit,
@@ -330,6 +339,7 @@ func (s *serving) startAPI() error {
 		MaxStreamsPerGame:   c.MaxStreamsPerGame,
 		Puzzles:             feed,
 		Players:             players.NewService(s.st, s.now),
+		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 	})
 	if err != nil {
 		return err

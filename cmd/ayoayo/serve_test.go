@@ -75,7 +75,7 @@ func serveInProcess(t *testing.T, stock string) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
-	go func() { code <- m.Run(ctx, []string{"serve", "--analyze-concurrency", "1"}) }()
+	go func() { code <- m.Run(ctx, []string{"serve", "--analyze-concurrency", "1", "--metrics-public"}) }()
 
 	var addr string
 	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
