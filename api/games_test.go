@@ -48,7 +48,7 @@ func newGamesServer(t *testing.T, opts Options, gopts games.Options, configure f
 	if gopts.EncodeEvent == nil {
 		gopts.EncodeEvent = EncodeEvent
 	}
-	opts.Games = games.NewService(st, gopts)
+	opts.Games = games.NewService(st, testCPU(), gopts)
 	if opts.Players == nil {
 		opts.Players = players.NewService(st, gopts.Now)
 	}

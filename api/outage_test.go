@@ -76,7 +76,7 @@ func (o *outageStore) ApplyPlay(ctx context.Context, p games.Play) error {
 // whose write may have been stored says so, and sending it again is safe.
 func TestGamesHTTPStoreOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent})
 	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestGamesHTTPStoreOutage(t *testing.T) {
 // database is back: an EventSource would give up on a 503.
 func TestGamesHTTPEventsDuringOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, PollInterval: 10 * time.Millisecond})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, PollInterval: 10 * time.Millisecond})
 	e, err := New(Options{Games: svc, EventHeartbeat: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -34,8 +34,8 @@ func newPlayersServer(t *testing.T, clock *gamestest.Clock, opts Options, practi
 	if practice {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, clock.Now()
 	}
-	opts.Puzzles = puzzles.NewFeed(st, fo)
-	opts.Games = games.NewService(st, games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, Now: clock.Now})
+	opts.Puzzles = puzzles.NewFeed(st, testCPU(), fo)
+	opts.Games = games.NewService(st, testCPU(), games.Options{Choose: lastLegal, EncodeEvent: EncodeEvent, Now: clock.Now})
 	opts.Players = players.NewService(st, clock.Now)
 	e, err := New(opts)
 	if err != nil {

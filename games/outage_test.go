@@ -68,10 +68,10 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	st := newDownStore()
 	// A short poll makes the feed try (and fail) a read during the outage
 	// without being told of a change.
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
 	// Another instance sharing the database, whose reads do not fail: it
 	// goes on playing while this one cannot read.
-	other := games.NewService(st.Store, games.Options{Choose: lastLegal})
+	other := games.NewService(st.Store, testCPU(), games.Options{Choose: lastLegal})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestFollowEndsWhenTheGameIsGone(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st := newDownStore()
-	svc := games.NewService(st, games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, PollInterval: 10 * time.Millisecond})
 	st.down.Store(true)
 	done := make(chan error, 1)
 	go func() { done <- svc.Follow(ctx, "no-such-game", -1, time.Hour, stream{}) }()

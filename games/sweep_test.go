@@ -36,7 +36,7 @@ func TestSweepWaitsAfterAFailure(t *testing.T) {
 	const every = 50 * time.Millisecond
 	clock := gamestest.NewClock()
 	st := &failingEnds{Store: memory.New()}
-	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal, SweepInterval: every})
+	svc := games.NewService(st, testCPU(), games.Options{Now: clock.Now, Choose: lastLegal, SweepInterval: every})
 	if _, err := svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,14 +22,14 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 		t.Skip("builds the 12-seed table: seconds, a minute under the race detector")
 	}
 	cpu := budget.New(1)
-	g := puzzles.NewGenerator()
+	g := puzzles.NewGenerator(testWorkers)
 	g.StartEndgameTable(func(ctx context.Context) (func(), error) {
 		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1})
 	})
 	made := errors.New("made with the table")
 	today := time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
-		First: today, Now: func() time.Time { return today }, Generator: g, Budget: cpu,
+	feed := puzzles.NewFeed(memory.New(), cpu, puzzles.FeedOptions{
+		First: today, Now: func() time.Time { return today }, Generator: g,
 		// A version 2 generation: it needs the table, in the unit it holds.
 		Generate: func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
 			if _, err := g.EndgameTable(ctx); err != nil {

@@ -22,7 +22,7 @@ func deadlinesServers(t *testing.T, instances int, sweep bool, poll time.Duratio
 	store := memory.New()
 	var addrs []string
 	for range instances {
-		svc := games.NewService(store, games.Options{EncodeEvent: api.EncodeEvent, PollInterval: poll})
+		svc := games.NewService(store, testCPU(), games.Options{EncodeEvent: api.EncodeEvent, PollInterval: poll})
 		if sweep {
 			go svc.Sweep(t.Context())
 		}

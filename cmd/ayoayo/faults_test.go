@@ -32,8 +32,8 @@ func TestCorruptStoredGameIsServerFault(t *testing.T) {
 	defer st.Close()
 	h, err := api.New(api.Options{
 		DB:      st,
-		Games:   games.NewService(st, games.Options{}),
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{}),
+		Games:   games.NewService(st, testCPU(), games.Options{}),
+		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 // given limits.
 func loadtestServer(t *testing.T, opts api.Options) string {
 	t.Helper()
-	opts.Games = games.NewService(memory.New(), games.Options{EncodeEvent: api.EncodeEvent})
+	opts.Games = games.NewService(memory.New(), testCPU(), games.Options{EncodeEvent: api.EncodeEvent})
 	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)

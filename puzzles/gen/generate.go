@@ -141,15 +141,15 @@ func Daily(ctx context.Context, tb *tablebase.Table, date time.Time, version int
 
 // Days returns the puzzles of n consecutive days from first, each made by
 // the version in force for it (VersionFor the day and cutover) with tb (nil
-// will do while every day is before cutover), one generation per CPU at a
-// time; the results are in date order. The first error, in date order,
+// will do while every day is before cutover), on workers goroutines (below
+// 1 counts as 1); the results are in date order. The first error, in date order,
 // names its day.
-func Days(ctx context.Context, tb *tablebase.Table, first time.Time, n int, cutover time.Time) ([]Puzzle, error) {
+func Days(ctx context.Context, tb *tablebase.Table, first time.Time, n int, cutover time.Time, workers int) ([]Puzzle, error) {
 	out := make([]Puzzle, n)
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range max(workers, 1) {
 		wg.Go(func() {
 			for i := range next {
 				d := first.AddDate(0, 0, i)
