@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -195,10 +194,14 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 			return Puzzle{}, err
 		}
 		games = selfPlay(rng, r, games[:0], 0)
+		// No runtime.Gosched in these loops: a goroutine that yields goes
+		// to the back of the scheduler's global queue, behind every
+		// goroutine preempted after a full 10 ms slice, and gets a few
+		// microseconds a turn. Beside busy goroutines that never yield, a
+		// generation of 0.4 s alone took 1 min 45 s that way
+		// (BenchmarkDailyBesideBusyWork). The budget's spare core, not
+		// yields, keeps cheap requests from waiting behind generations.
 		for _, g := range games {
-			// Generation never blocks: yield now and then, so that a cheap
-			// request waiting for this thread need not wait out its time slice.
-			runtime.Gosched()
 			// The game position and the positions up to offDepth moves off
 			// it: all reachable in play, and many times more candidates than
 			// the game itself for little work.
