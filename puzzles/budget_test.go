@@ -23,7 +23,7 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 	}
 	cpu := budget.New(1)
 	g := puzzles.NewGenerator(testWorkers)
-	g.StartEndgameTable(func(ctx context.Context) (func(), error) {
+	g.StartEndgameTable(t.Context(), func(ctx context.Context) (func(), error) {
 		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1})
 	})
 	made := errors.New("made with the table")

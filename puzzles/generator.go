@@ -54,7 +54,7 @@ func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
 // whose ctx ends first gets ctx's error and the build goes on for the
 // others.
 func (g *Generator) EndgameTable(ctx context.Context) (*tablebase.Table, error) {
-	g.StartEndgameTable(nil)
+	g.StartEndgameTable(context.Background(), nil)
 	select {
 	case <-g.done:
 		return g.table, g.err
@@ -65,17 +65,18 @@ func (g *Generator) EndgameTable(ctx context.Context) (*tablebase.Table, error) 
 
 // StartEndgameTable starts building the table in the background, each piece
 // of the work admitted by gate (a server's CPU budget), unless it is built
-// or being built. A server calls it at start, before any generation:
+// or being built. The build stops when ctx ends (a server's life: a server
+// that stops leaves no build behind), and the table is then ctx's error. A server calls it at start, before any generation:
 // generations then wait for the table before they take a unit of the
 // budget (see awaitTable), so a build that waits for units never waits for
 // a generation that waits for the build. A build started by EndgameTable
 // instead, from within a generation, is held back by nothing.
-func (g *Generator) StartEndgameTable(gate tablebase.Gate) {
+func (g *Generator) StartEndgameTable(ctx context.Context, gate tablebase.Gate) {
 	g.once.Do(func() {
 		g.building.Store(true)
 		go func() {
 			defer close(g.done)
-			g.table, g.err = tablebase.BuildGated(context.Background(), gen.EndgameSeeds, engine.Rules{}, g.workers, nil, gate)
+			g.table, g.err = tablebase.BuildGated(ctx, gen.EndgameSeeds, engine.Rules{}, g.workers, nil, gate)
 		}()
 	})
 }

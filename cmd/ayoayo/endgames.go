@@ -147,7 +147,7 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		var t *tablebase.Table
 		var err error
 		if seeds == gen.EndgameSeeds {
-			generator.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
+			generator.StartEndgameTable(ctx, cpuGate(cpu)) // unless serve has started it
 			t, err = generator.EndgameTable(ctx)
 		} else {
 			t, err = tablebase.BuildGated(ctx, seeds, r, cpu.Size(), nil, cpuGate(cpu))

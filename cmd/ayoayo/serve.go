@@ -155,8 +155,10 @@ func (s *serving) startTables(ctx context.Context) error {
 	// start, not in the first request that needs it.
 	s.gen = puzzleGenerator(endgames, s.cpu.Size())
 	// Started here, before any request, so that a generation waits for the
-	// build before it takes a unit of the budget the build needs.
-	s.gen.StartEndgameTable(cpuGate(s.cpu))
+	// build before it takes a unit of the budget the build needs; it stops
+	// with the server (buildCtx), so a server that stops leaves no build
+	// running in its process.
+	s.gen.StartEndgameTable(buildCtx, cpuGate(s.cpu))
 	buildTable(buildCtx, s.cpu, endgames, s.cfg.TableBuildTo, s.gen, s.log, &s.building)
 	return nil
 }
