@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -15,7 +16,9 @@ import (
 // given limits.
 func loadtestServer(t *testing.T, opts api.Options) string {
 	t.Helper()
-	opts.Games = games.NewService(memory.New(), testCPU(), games.Options{EncodeEvent: api.EncodeEvent})
+	cpu := testCPU() // one budget for the process's services, as serve makes
+	opts.Games = games.NewService(memory.New(), cpu, games.Options{EncodeEvent: api.EncodeEvent})
+	opts.Analyses = analysis.New(cpu, analysis.Options{})
 	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)
