@@ -16,6 +16,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/apitest"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/api/oapi"
@@ -33,6 +34,9 @@ type tester struct {
 
 func newTester(t *testing.T, opts Options) *tester {
 	t.Helper()
+	if opts.Analyses == nil {
+		opts.Analyses = analysis.New(testCPU(), analysis.Options{})
+	}
 	s, e, err := newServer(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ import (
 const testTableSeeds = 8
 
 var testTable = sync.OnceValues(func() (*tablebase.Table, error) {
-	return tablebase.Build(context.Background(), testTableSeeds, engine.Rules{}, nil)
+	return tablebase.Build(context.Background(), testTableSeeds, engine.Rules{}, testWorkers, nil)
 })
 
 // positionJSON writes p as the API's Position.
@@ -53,7 +53,7 @@ func TestAnalyzeFromTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTester(t, Options{Analyses: analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Wait: -1})})
+	ts := newTester(t, Options{Analyses: analysis.New(cpu, analysis.Options{Endgames: endgames, Wait: -1})})
 	tests := []struct {
 		name     string
 		position string

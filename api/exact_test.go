@@ -88,8 +88,8 @@ func TestExactMeansTrueScore(t *testing.T) {
 		name string
 		ts   *tester
 	}{
-		{"with the table", newTester(t, Options{Analyses: analysis.New(analysis.Options{Endgames: endgames})})},
-		{"without", newTester(t, Options{Analyses: analysis.New(analysis.Options{})})},
+		{"with the table", newTester(t, Options{Analyses: analysis.New(testCPU(), analysis.Options{Endgames: endgames})})},
+		{"without", newTester(t, Options{Analyses: analysis.New(testCPU(), analysis.Options{})})},
 	}
 	r := engine.Rules{}
 	g := newRealGame(r)

@@ -153,7 +153,7 @@ func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest) (games
 // TestGamesHTTPClientAddress: the address the AI's slots are shared by is
 // the client's.
 func TestGamesHTTPClientAddress(t *testing.T) {
-	rec := &clientRecorder{GameService: games.NewService(memory.New(), games.Options{Choose: lastLegal})}
+	rec := &clientRecorder{GameService: games.NewService(memory.New(), testCPU(), games.Options{Choose: lastLegal})}
 	e, err := New(Options{Games: rec})
 	if err != nil {
 		t.Fatal(err)

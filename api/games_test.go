@@ -53,7 +53,7 @@ func withGames(opts *Options, st games.Store, gopts games.Options, hopts games.H
 	}
 	hub := games.NewHub(st, hopts)
 	gopts.Changed = hub
-	opts.Games, opts.Hub = games.NewService(st, gopts), hub
+	opts.Games, opts.Hub = games.NewService(st, testCPU(), gopts), hub
 }
 
 // newFollowedServer is newGamesServer with the hub's options.

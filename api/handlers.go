@@ -124,6 +124,15 @@ type Analyzer interface {
 	Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error)
 }
 
+// noAnalyses answers for a server started without an analysis service.
+type noAnalyses struct{}
+
+var errNoAnalyses = newError(ErrNotReady, "this server was started without analyses")
+
+func (noAnalyses) Analyze(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
+	return search.Analysis{}, errNoAnalyses
+}
+
 // AnalyzePosition reads the request's limits and hands the position to the
 // analysis service; closing the connection cancels the search.
 func (s *Server) AnalyzePosition(ctx context.Context, req oapi.AnalyzePositionRequestObject) (oapi.AnalyzePositionResponseObject, error) {

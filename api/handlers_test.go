@@ -208,7 +208,7 @@ func TestAnalyzeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got search.Limits
-			ts.s.analyses = analysis.New(analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+			ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
 				got = lim
 				return search.Analyze(ctx, p, r, lim)
 			}})
@@ -231,7 +231,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
 	close(f.release)
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: f.analyze})
 	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
 	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true,"source":"search","result":"win"}`
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
@@ -239,7 +239,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	}
 	// A proven result whose score is not exact (a result-only table's
 	// values): result present, exact false.
-	ts.s.analyses = analysis.New(analysis.Options{Search: func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
 		return search.Analysis{BestMove: 2, Score: -5, PV: []int{2}, Moves: []search.MoveScore{{Pit: 2, Score: -5}}, Depth: 3, Nodes: 7, Proven: true, Result: tablebase.Loss}, nil
 	}})
 	rec = ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
@@ -254,7 +254,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 func TestAnalyzeConcurrencyLimit(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
+	ts.s.analyses = analysis.New(budget.New(2), analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
 	body := `{"position":` + startJSON + `}`
 	var wg sync.WaitGroup
 	codes := make(chan int, 2)
@@ -295,7 +295,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 func TestAnalyzeCancelledWithRequest(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: f.analyze})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

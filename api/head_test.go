@@ -21,7 +21,7 @@ import (
 // headers with no body (RFC 9110 9.3.2), where it was 405.
 func TestHeadOnEveryGet(t *testing.T) {
 	clock := time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return clock }})
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{Now: func() time.Time { return clock }})
 	gs := newGamesServer(t, Options{Puzzles: feed}, games.Options{}, nil)
 	gs.trust = true // HEAD answers have no body for the document to check
 	// A finished game, so that its event stream ends and can be compared.

@@ -35,7 +35,7 @@ func newPlayersServer(t *testing.T, clock *gamestest.Clock, opts Options, practi
 	if practice {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, clock.Now()
 	}
-	opts.Puzzles = puzzles.NewFeed(st, fo)
+	opts.Puzzles = puzzles.NewFeed(st, testCPU(), fo)
 	withGames(&opts, st, games.Options{Now: clock.Now}, games.HubOptions{})
 	opts.Players = players.NewService(st, clock.Now)
 	e, err := New(opts)

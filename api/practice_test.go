@@ -36,7 +36,7 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}
 	cs := &countingStore{Store: memory.New()}
-	o.Puzzles = puzzles.NewFeed(cs, fo)
+	o.Puzzles = puzzles.NewFeed(cs, testCPU(), fo)
 	h, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 // sharedGenerator is the generator the real-puzzle tests share: its endgame
 // table takes seconds to build, a minute under the race detector.
 var sharedGenerator = sync.OnceValues(func() (*puzzles.Generator, error) {
-	g := puzzles.NewGenerator()
+	g := puzzles.NewGenerator(testWorkers)
 	_, err := g.EndgameTable(context.Background())
 	return g, err
 })
@@ -207,7 +207,7 @@ func TestPracticeTimeoutProblem(t *testing.T) {
 		}
 		return gen.Puzzle{}, context.Canceled
 	}
-	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,
 		Practice: slow, VerifyPractice: puzzletest.CheckMadeUp,
 	})})

@@ -45,7 +45,7 @@ func newFeedServer(t *testing.T, now string, from time.Time) *feedServer {
 		t.Fatal(err)
 	}
 	cs := &countingStore{Store: memory.New()}
-	feed := puzzles.NewFeed(cs, puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
+	feed := puzzles.NewFeed(cs, testCPU(), puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
 	h, err := New(Options{Puzzles: feed})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
@@ -82,8 +81,9 @@ type Options struct {
 	// BodyLimit. Zero means DefaultBatchBodyLimit, DefaultBatchMaxLines.
 	BatchBodyLimit int64
 	BatchMaxLines  int
-	// Analyses answers /v1/analyze (*analysis.Service). Nil: an
-	// analysis.Service with no endgame tables and a CPU budget of its own.
+	// Analyses answers /v1/analyze (*analysis.Service). Nil: /v1/analyze
+	// answers 503 (an analysis.Service needs the process's CPU budget,
+	// which only the caller has).
 	Analyses Analyzer
 	// Budget is the process's CPU budget, shown on /metrics. Nil: not shown.
 	Budget *budget.Budget
@@ -205,7 +205,7 @@ func (o Options) withDefaults() Options {
 		o.BatchMaxLines = DefaultBatchMaxLines
 	}
 	if o.Analyses == nil {
-		o.Analyses = analysis.New(analysis.Options{})
+		o.Analyses = noAnalyses{}
 	}
 	if o.Games == nil {
 		o.Games = noGames{}

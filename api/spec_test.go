@@ -12,6 +12,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/apitest"
 	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
@@ -184,7 +185,8 @@ func FuzzEvaluate(f *testing.F) {
 			f.Add(r.Body)
 		}
 	}
-	_, e, err := newServer(Options{})
+	// The fuzzed bodies reach /v1/analyze too: a real analysis service.
+	_, e, err := newServer(Options{Analyses: analysis.New(testCPU(), analysis.Options{})})
 	if err != nil {
 		f.Fatal(err)
 	}

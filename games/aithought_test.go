@@ -34,7 +34,7 @@ func TestAIThoughtHook(t *testing.T) {
 		took  time.Duration
 	}
 	var heard []thought
-	s := games.NewService(memory.New(), games.Options{Choose: choose, Now: now,
+	s := games.NewService(memory.New(), testCPU(), games.Options{Choose: choose, Now: now,
 		AIThought: func(level int, took time.Duration) { heard = append(heard, thought{level, took}) }})
 	// The AI plays South and opens.
 	seat, err := s.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.North, AILevel: 5})

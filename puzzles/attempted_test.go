@@ -20,7 +20,7 @@ func TestAttemptedHook(t *testing.T) {
 	st := memory.New()
 	var mu sync.Mutex
 	var heard []string
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Now: func() time.Time { return quickDay },
+	feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Now: func() time.Time { return quickDay },
 		Attempted: func(r puzzles.AttemptResult, rated bool) {
 			mu.Lock()
 			defer mu.Unlock()

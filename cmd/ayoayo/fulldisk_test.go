@@ -27,9 +27,7 @@ import (
 // /metrics counts the failures; afterwards moves are stored again, every
 // acknowledged move is there, and the database passes its integrity check.
 func TestFullDisk(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary on a file system of its own")
-	}
+	endToEnd(t, "builds and runs the server binary on a file system of its own")
 	bin := buildBinary(t, t.TempDir())
 	dir := t.TempDir()
 	// 64 MiB, most of it taken by a filler before the load starts: the

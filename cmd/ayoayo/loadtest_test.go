@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -15,9 +16,11 @@ import (
 // given limits.
 func loadtestServer(t *testing.T, opts api.Options) string {
 	t.Helper()
+	cpu := testCPU() // one budget for the process's services, as serve makes
 	st := memory.New()
 	hub := games.NewHub(st, games.HubOptions{})
-	opts.Games, opts.Hub = games.NewService(st, games.Options{Changed: hub}), hub
+	opts.Games, opts.Hub = games.NewService(st, cpu, games.Options{Changed: hub}), hub
+	opts.Analyses = analysis.New(cpu, analysis.Options{})
 	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)
