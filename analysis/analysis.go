@@ -6,11 +6,9 @@
 package analysis
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
@@ -46,17 +44,13 @@ type pausingSearch func(ctx context.Context, p engine.Position, r engine.Rules, 
 // not for the whole of its time.
 const pauseEvery = 5 * time.Millisecond
 
-// Options configure a Service; the zero value works: no endgame tables, a
-// budget of its own.
+// Options configure a Service; the zero value works: no endgame tables.
 type Options struct {
 	// Endgames are the endgame tables: a position in one is answered from
 	// it, and a search uses them at the positions it reaches. Nil: none.
 	Endgames *search.Endgames
-	// Budget is the process's CPU budget. Nil: one of the service's own, of
-	// Concurrency units, or budget.SizeFor the cores.
-	Budget *budget.Budget
-	// Concurrency bounds the analyses searching at once, within Budget;
-	// zero: as many as Budget has units.
+	// Concurrency bounds the analyses searching at once, within the
+	// service's CPU budget; zero: as many as it has units.
 	Concurrency int
 	// Wait bounds the time an analysis waits for a unit; past it, ErrBusy.
 	// Zero: DefaultWait; negative: it is refused at once when none is free.
@@ -79,13 +73,14 @@ type Service struct {
 	search   pausingSearch
 }
 
-// New returns the service.
-func New(o Options) *Service {
-	if o.Budget == nil {
-		o.Budget = budget.New(cmp.Or(max(o.Concurrency, 0), budget.SizeFor(runtime.GOMAXPROCS(0))))
+// New returns the service. cpu is the process's CPU budget, shared with
+// the other services that spend CPU; it must not be nil.
+func New(cpu *budget.Budget, o Options) *Service {
+	if cpu == nil {
+		panic("analysis: New needs the process's CPU budget")
 	}
-	if o.Concurrency <= 0 || o.Concurrency > o.Budget.Size() {
-		o.Concurrency = o.Budget.Size()
+	if o.Concurrency <= 0 || o.Concurrency > cpu.Size() {
+		o.Concurrency = cpu.Size()
 	}
 	switch {
 	case o.Wait == 0:
@@ -99,7 +94,7 @@ func New(o Options) *Service {
 			return o.Search(ctx, p, r, lim)
 		}
 	}
-	return &Service{endgames: o.Endgames, budget: o.Budget, size: o.Concurrency, wait: o.Wait, search: run}
+	return &Service{endgames: o.Endgames, budget: cpu, size: o.Concurrency, wait: o.Wait, search: run}
 }
 
 // Analyze returns the analysis of p under r within lim: from an endgame

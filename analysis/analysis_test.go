@@ -17,7 +17,7 @@ import (
 // TestAnalyze: what takes a unit of the budget and what does not, and how a
 // search's end becomes an answer or an error.
 func TestAnalyze(t *testing.T) {
-	tb, err := tablebase.Build(context.Background(), 4, engine.Rules{}, nil)
+	tb, err := tablebase.Build(context.Background(), 4, engine.Rules{}, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestAnalyze(t *testing.T) {
 					defer release()
 				}
 				searched := false
-				svc := analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Wait: time.Second,
+				svc := analysis.New(cpu, analysis.Options{Endgames: endgames, Wait: time.Second,
 					Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
 						searched = true
 						if used := cpu.Stats().Used; used != 1 {

@@ -28,7 +28,7 @@ func TestPauseForAI(t *testing.T) {
 			mu.Unlock()
 		}
 		aiWaits := make(chan struct{})
-		svc := New(Options{Budget: cpu})
+		svc := New(cpu, Options{})
 		svc.search = func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits, pause func()) (search.Analysis, error) {
 			note("search starts")
 			close(aiWaits)

@@ -16,8 +16,10 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/apitest"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // tester drives a server in process and checks every answer it gets
@@ -32,6 +34,9 @@ type tester struct {
 
 func newTester(t *testing.T, opts Options) *tester {
 	t.Helper()
+	if opts.Analyses == nil {
+		opts.Analyses = analysis.New(testCPU(), analysis.Options{})
+	}
 	s, e, err := newServer(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +48,7 @@ func newTester(t *testing.T, opts Options) *tester {
 // tests can check each answer against the operation's declared responses.
 func specRouter(t *testing.T) routers.Router {
 	t.Helper()
-	spec, err := GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}

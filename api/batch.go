@@ -21,6 +21,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // The limits of a batch request; each line has the limit of a single body
@@ -42,7 +43,7 @@ const (
 // document): its line number, then what /v1/validate would answer.
 type batchAnswer struct {
 	Line int `json:"line"`
-	ValidateAnswer
+	oapi.ValidateAnswer
 }
 
 // batchProblem is the answer line for a line that is not a record
@@ -63,7 +64,7 @@ type BatchCounts struct {
 // recordSchema is the ValidateRequest schema of the embedded document, the
 // one the validator checks a /v1/validate body against.
 var recordSchema = sync.OnceValues(func() (*openapi3.Schema, error) {
-	spec, err := GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
@@ -136,20 +137,20 @@ func ValidateLines(r io.Reader, w io.Writer, maxLine int) (BatchCounts, error) {
 // checkLine is /v1/validate for one line: kin-openapi's decoding and
 // schema check as the validator does them, the generated code's binding of
 // the checked value, and the replay.
-func checkLine(schema *openapi3.Schema, line []byte) (ValidateAnswer, error) {
+func checkLine(schema *openapi3.Schema, line []byte) (oapi.ValidateAnswer, error) {
 	v, err := jsonBodyDecoder(bytes.NewReader(line), nil, nil, nil)
 	if err != nil {
-		return ValidateAnswer{}, bodyError(err)
+		return oapi.ValidateAnswer{}, bodyError(err)
 	}
 	if err := schema.VisitJSON(v, openapi3.VisitAsRequest()); err != nil {
 		if berr := bodyError(err); berr != nil {
-			return ValidateAnswer{}, berr
+			return oapi.ValidateAnswer{}, berr
 		}
-		return ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
+		return oapi.ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
 	}
-	var req ValidateRequest
+	var req oapi.ValidateRequest
 	if err := runtime.BindJSONValue(v, &req); err != nil {
-		return ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
+		return oapi.ValidateAnswer{}, newError(ErrInvalidRequest, "request body: %v", err)
 	}
 	return validateRecord(req)
 }
@@ -163,7 +164,7 @@ func lineProblem(n int, err error) batchProblem {
 // has read in full and the validator kept, and streams the answers through
 // the generated NDJSON response, which flushes what it reads: the answers
 // are written to it in pieces of a few KiB.
-func (s *Server) ValidateRecordsBatch(_ context.Context, req ValidateRecordsBatchRequestObject) (ValidateRecordsBatchResponseObject, error) {
+func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecordsBatchRequestObject) (oapi.ValidateRecordsBatchResponseObject, error) {
 	var body string
 	if vb, ok := req.Body.(interface{ ValidatedValue() any }); ok {
 		body, _ = vb.ValidatedValue().(string)
@@ -195,5 +196,5 @@ func (s *Server) ValidateRecordsBatch(_ context.Context, req ValidateRecordsBatc
 			err = bw.Flush()
 		}
 	}()
-	return ValidateRecordsBatch200ApplicationxNdjsonResponse{Body: pr}, nil
+	return oapi.ValidateRecordsBatch200ApplicationxNdjsonResponse{Body: pr}, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/apitest"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 const ndjsonType = MIMEApplicationNDJSON
@@ -23,11 +24,11 @@ type batchLine struct {
 	Line    int              `json:"line"`
 	Valid   *bool            `json:"valid"`
 	Plies   int              `json:"plies"`
-	Error   *PlyError        `json:"error"`
+	Error   *oapi.PlyError   `json:"error"`
 	Problem *problem.Problem `json:"problem"`
 }
 
-var answerSpec = sync.OnceValues(GetSwagger)
+var answerSpec = sync.OnceValues(oapi.GetSwagger)
 
 // answerLines splits an NDJSON answer, checking every line against the
 // schema the document gives it: ValidateBatchAnswer or ValidateBatchProblem.
@@ -105,7 +106,7 @@ func checkBatch(t *testing.T, ts *tester, body []byte) {
 			if a.Valid == nil || *a.Valid != (c.want == "valid") || a.Problem != nil {
 				t.Errorf("%s: answer %+v, want %s", c.name, a, c.want)
 			}
-			var want ValidateAnswer
+			var want oapi.ValidateAnswer
 			_ = json.Unmarshal(single.Body.Bytes(), &want)
 			if single.Code != http.StatusOK || want.Plies != a.Plies || want.Valid != *a.Valid {
 				t.Errorf("%s: /v1/validate answers %d %s", c.name, single.Code, single.Body)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/games/gamestest"
 )
@@ -43,7 +44,7 @@ func TestTimeControlRequests(t *testing.T) {
 			if tc.status != 201 {
 				return
 			}
-			var seat GameSeat
+			var seat oapi.GameSeat
 			a.decode(t, &seat)
 			if got := seat.Game.TimeControl.IsNull(); got != (tc.tc == nil) {
 				t.Fatalf("timeControl null %v for %v: %s", got, tc.tc, a.body)
@@ -52,7 +53,7 @@ func TestTimeControlRequests(t *testing.T) {
 				t.Fatalf("clock null %v for %v: %s", got, tc.tc, a.body)
 			}
 			e, err := seat.Game.Expiry.Get()
-			if err != nil || e.Ends != ExpiryEndsAbort || !e.Side.IsNull() {
+			if err != nil || e.Ends != oapi.ExpiryEndsAbort || !e.Side.IsNull() {
 				t.Fatalf("a waiting game's expiry: %+v, %v; want an abort nobody's to prevent", e, err)
 			}
 		})
@@ -69,7 +70,7 @@ func TestClockOverHTTP(t *testing.T) {
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"},
 		"timeControl": map[string]any{"kind": "clock", "initialSeconds": 60, "incrementSeconds": 2}}, nil)
 	gs.expect(a, http.StatusCreated, "")
-	var south, north GameSeat
+	var south, north oapi.GameSeat
 	a.decode(t, &south)
 	id := south.Game.Id
 	clock.Advance(3 * time.Second)
@@ -77,12 +78,12 @@ func TestClockOverHTTP(t *testing.T) {
 	gs.expect(j, http.StatusCreated, "")
 	j.decode(t, &north)
 	e, err := north.Game.Expiry.Get()
-	if side, _ := e.Side.Get(); err != nil || e.Ends != ExpiryEndsAbort || side != NullableSideSouth || !e.At.Equal(clock.Now().Add(games.DefaultFirstMove)) {
+	if side, _ := e.Side.Get(); err != nil || e.Ends != oapi.ExpiryEndsAbort || side != oapi.NullableSideSouth || !e.At.Equal(clock.Now().Add(games.DefaultFirstMove)) {
 		t.Fatalf("after the join: expiry %+v, %v; want South's first-move window", e, err)
 	}
 
 	tokens := [2]string{south.Token, north.Token}
-	var last PlayMoveAnswer
+	var last oapi.PlayMoveAnswer
 	for i, step := range []struct {
 		think time.Duration
 		pit   int
@@ -107,16 +108,16 @@ func TestClockOverHTTP(t *testing.T) {
 	running, _ := c.Running.Get()
 	deadline, derr := c.Deadline.Get()
 	// South: 60 + 2 after its first move, then 1.5 s spent and 2 s added.
-	if err != nil || derr != nil || running != NullableSideNorth || c.RemainingMs != (SideMillis{South: 62500, North: 62000}) ||
+	if err != nil || derr != nil || running != oapi.NullableSideNorth || c.RemainingMs != (oapi.SideMillis{South: 62500, North: 62000}) ||
 		!deadline.Equal(last.Game.UpdatedAt.Add(62*time.Second)) {
 		t.Fatalf("clock after three moves: %+v (%v, %v), updated %v", c, err, derr, last.Game.UpdatedAt)
 	}
-	if e, _ := last.Game.Expiry.Get(); e.Ends != ExpiryEndsTimeout || !e.At.Equal(deadline) {
+	if e, _ := last.Game.Expiry.Get(); e.Ends != oapi.ExpiryEndsTimeout || !e.At.Equal(deadline) {
 		t.Fatalf("expiry %+v, want North's timeout at the clock's deadline %v", e, deadline)
 	}
 
 	// The history says the same.
-	var page GameMovesPage
+	var page oapi.GameMovesPage
 	gs.must(http.MethodGet, "/v1/games/"+id+"/moves", "", nil, nil).decode(t, &page)
 	if len(page.Moves) != 3 || page.Moves[2].ElapsedMs != 1500 {
 		t.Fatalf("history %+v", page.Moves)
@@ -128,10 +129,10 @@ func TestClockOverHTTP(t *testing.T) {
 	// North never moves: past the deadline a read shows the timeout, at the
 	// deadline, and the event stream ends with it.
 	clock.Advance(time.Hour)
-	var g Game
+	var g oapi.Game
 	gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil).decode(t, &g)
 	r, err := g.Result.Get()
-	if g.Status != GameStatusFinished || err != nil || r.Reason != ResultReasonTimeout || r.Winner != ResultWinnerSouth ||
+	if g.Status != oapi.GameStatusFinished || err != nil || r.Reason != oapi.ResultReasonTimeout || r.Winner != oapi.ResultWinnerSouth ||
 		!g.UpdatedAt.Equal(deadline) || !g.Expiry.IsNull() {
 		t.Fatalf("after the deadline: %+v", g)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -28,6 +29,7 @@ var answered = []error{
 	players.ErrUnauthorized, players.ErrForbidden, players.ErrNotFound, players.ErrInvalidName, players.ErrInvalidCursor,
 	games.ErrRatedNotAllowed, games.ErrUnauthorized, games.ErrNotYourTurn, games.ErrStalePly, games.ErrFinished,
 	games.ErrNotStarted, games.ErrSeatTaken, games.ErrInvalidTimeControl,
+	idempotency.ErrInFlight, idempotency.ErrMismatch, idempotency.ErrInvalidKey,
 	games.ErrNoOffer, games.ErrTakebackRated, games.ErrNothingToTakeBack,
 	httpx.ErrRateLimited, httpx.ErrTooManyStreams, httpx.ErrStreamsFull,
 	games.ErrAIBusy, games.ErrNotFound,

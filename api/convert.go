@@ -8,13 +8,14 @@ package api
 // validator; the engine checks what the schema cannot (the 48-seed total).
 
 import (
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/oapi-codegen/nullable"
 )
 
 // positionFromAPI builds and validates an engine position.
-func positionFromAPI(p Position) (engine.Position, error) {
+func positionFromAPI(p oapi.Position) (engine.Position, error) {
 	side, err := engine.ParseSide(string(p.ToMove))
 	if err != nil {
 		return engine.Position{}, err
@@ -23,7 +24,7 @@ func positionFromAPI(p Position) (engine.Position, error) {
 }
 
 // rulesFromAPI reads the optional rule options; nil means the defaults.
-func rulesFromAPI(r *Rules) (engine.Rules, error) {
+func rulesFromAPI(r *oapi.Rules) (engine.Rules, error) {
 	var captureSeed, leftovers string
 	if r != nil {
 		if r.CaptureSeed != nil {
@@ -36,26 +37,26 @@ func rulesFromAPI(r *Rules) (engine.Rules, error) {
 	return engine.ParseRules(captureSeed, leftovers)
 }
 
-func positionToAPI(p engine.Position) Position {
+func positionToAPI(p engine.Position) oapi.Position {
 	pits := make([]int, engine.NumPits)
 	for i, n := range p.Pits {
 		pits[i] = int(n)
 	}
-	return Position{
+	return oapi.Position{
 		Pits:     pits,
-		Captured: Captured{South: int(p.Captured[engine.South]), North: int(p.Captured[engine.North])},
-		ToMove:   Side(p.ToMove.String()),
+		Captured: oapi.Captured{South: int(p.Captured[engine.South]), North: int(p.Captured[engine.North])},
+		ToMove:   oapi.Side(p.ToMove.String()),
 	}
 }
 
-func resultToAPI(r engine.Result) Result {
-	return Result{Winner: ResultWinner(r.Winner.String()), Reason: ResultReason(r.Reason.String())}
+func resultToAPI(r engine.Result) oapi.Result {
+	return oapi.Result{Winner: oapi.ResultWinner(r.Winner.String()), Reason: oapi.ResultReason(r.Reason.String())}
 }
 
 // resultIfOver is the result of a finished game, or unspecified (absent from
 // the answer) while it goes on.
-func resultIfOver(r engine.Result) nullable.Nullable[Result] {
-	var out nullable.Nullable[Result]
+func resultIfOver(r engine.Result) nullable.Nullable[oapi.Result] {
+	var out nullable.Nullable[oapi.Result]
 	if r.Over() {
 		out.Set(resultToAPI(r))
 	}
@@ -66,64 +67,64 @@ func resultIfOver(r engine.Result) nullable.Nullable[Result] {
 // has only legal and reason; a legal one has every other field, capture and
 // result being explicit nulls when there is none, as the shared rule vectors
 // have them.
-func outcomeToAPI(o *engine.Outcome) Outcome {
+func outcomeToAPI(o *engine.Outcome) oapi.Outcome {
 	if !o.Legal() {
-		reason := IllegalReason(o.Reason.String())
-		return Outcome{Legal: false, Reason: &reason}
+		reason := oapi.IllegalReason(o.Reason.String())
+		return oapi.Outcome{Legal: false, Reason: &reason}
 	}
 	legs := legsToAPI(o.Legs)
 	pos := positionToAPI(o.Position)
-	return Outcome{Legal: true, Legs: &legs, Position: &pos, Capture: captureOrNull(o.Capture), Result: resultOrNull(o.Result)}
+	return oapi.Outcome{Legal: true, Legs: &legs, Position: &pos, Capture: captureOrNull(o.Capture), Result: resultOrNull(o.Result)}
 }
 
 // legsToAPI maps the legs of a move, each with every pit it sowed.
-func legsToAPI(legs []engine.Leg) []Leg {
-	out := make([]Leg, len(legs))
+func legsToAPI(legs []engine.Leg) []oapi.Leg {
+	out := make([]oapi.Leg, len(legs))
 	for i, l := range legs {
-		out[i] = Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
+		out[i] = oapi.Leg{From: int(l.From), Sown: l.AppendSown(make([]int, 0, l.Seeds))}
 	}
 	return out
 }
 
 // captureOrNull is a move's capture, or an explicit null when it captured
 // nothing.
-func captureOrNull(c engine.Capture) nullable.Nullable[Capture] {
+func captureOrNull(c engine.Capture) nullable.Nullable[oapi.Capture] {
 	if c.None() {
-		return nullable.NewNullNullable[Capture]()
+		return nullable.NewNullNullable[oapi.Capture]()
 	}
-	return nullable.NewNullableWithValue(Capture{Pit: int(c.Pit), Seeds: int(c.Seeds)})
+	return nullable.NewNullableWithValue(oapi.Capture{Pit: int(c.Pit), Seeds: int(c.Seeds)})
 }
 
 // resultOrNull is the end a move brought, or an explicit null when the game
 // goes on (resultIfOver leaves it out instead).
-func resultOrNull(r engine.Result) nullable.Nullable[Result] {
+func resultOrNull(r engine.Result) nullable.Nullable[oapi.Result] {
 	if !r.Over() {
-		return nullable.NewNullNullable[Result]()
+		return nullable.NewNullNullable[oapi.Result]()
 	}
 	return nullable.NewNullableWithValue(resultToAPI(r))
 }
 
 // moveOutcomeToAPI is outcomeToAPI with the pit played.
-func moveOutcomeToAPI(o *engine.Outcome) MoveOutcome {
+func moveOutcomeToAPI(o *engine.Outcome) oapi.MoveOutcome {
 	x := outcomeToAPI(o)
-	return MoveOutcome{
+	return oapi.MoveOutcome{
 		Pit: o.Pit, Legal: x.Legal, Reason: x.Reason, Legs: x.Legs,
 		Capture: x.Capture, Position: x.Position, Result: x.Result,
 	}
 }
 
 // plyErrorToAPI reports the refused move of a record.
-func plyErrorToAPI(ply int, e *engine.MoveError) *PlyError {
-	return &PlyError{Ply: ply, Pit: e.Pit, Reason: IllegalReason(e.Reason.String())}
+func plyErrorToAPI(ply int, e *engine.MoveError) *oapi.PlyError {
+	return &oapi.PlyError{Ply: ply, Pit: e.Pit, Reason: oapi.IllegalReason(e.Reason.String())}
 }
 
-func analysisToAPI(a search.Analysis) AnalyzeAnswer {
-	moves := make([]MoveScore, len(a.Moves))
+func analysisToAPI(a search.Analysis) oapi.AnalyzeAnswer {
+	moves := make([]oapi.MoveScore, len(a.Moves))
 	for i, m := range a.Moves {
-		moves[i] = MoveScore{Pit: m.Pit, Score: m.Score}
+		moves[i] = oapi.MoveScore{Pit: m.Pit, Score: m.Score}
 	}
 	pv := append(make([]int, 0, len(a.PV)), a.PV...)
-	ans := AnalyzeAnswer{
+	ans := oapi.AnalyzeAnswer{
 		BestMove: a.BestMove,
 		Score:    a.Score,
 		Pv:       pv,
@@ -131,13 +132,13 @@ func analysisToAPI(a search.Analysis) AnalyzeAnswer {
 		Depth:    a.Depth,
 		Nodes:    int64(a.Nodes),
 		Exact:    a.Exact,
-		Source:   AnalyzeAnswerSource(a.Source.String()),
+		Source:   oapi.AnalyzeAnswerSource(a.Source.String()),
 	}
 	// A proven result is given even when the score's size is not proven
 	// (exact false): an answer resting on a result-only table's values.
 	// Exact implies it.
 	if a.Proven || a.Exact {
-		res := AnalyzeAnswerResult(a.Result.String())
+		res := oapi.AnalyzeAnswerResult(a.Result.String())
 		ans.Result = &res
 	}
 	return ans

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -20,7 +21,7 @@ import (
 const testTableSeeds = 8
 
 var testTable = sync.OnceValues(func() (*tablebase.Table, error) {
-	return tablebase.Build(context.Background(), testTableSeeds, engine.Rules{}, nil)
+	return tablebase.Build(context.Background(), testTableSeeds, engine.Rules{}, testWorkers, nil)
 })
 
 // positionJSON writes p as the API's Position.
@@ -52,7 +53,7 @@ func TestAnalyzeFromTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := newTester(t, Options{Analyses: analysis.New(analysis.Options{Endgames: endgames, Budget: cpu, Wait: -1})})
+	ts := newTester(t, Options{Analyses: analysis.New(cpu, analysis.Options{Endgames: endgames, Wait: -1})})
 	tests := []struct {
 		name     string
 		position string
@@ -71,11 +72,11 @@ func TestAnalyzeFromTable(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.AnalyzeAnswer](t, rec.Body.Bytes())
 			v, _ := tb.Value(&p)
 			score, _ := tb.Score(&p)
 			want := tablebase.Result(&p, v).String()
-			if ans.Source != AnalyzeAnswerSourceTablebase || !ans.Exact || ans.Result == nil || string(*ans.Result) != want {
+			if ans.Source != oapi.AnalyzeAnswerSourceTablebase || !ans.Exact || ans.Result == nil || string(*ans.Result) != want {
 				t.Fatalf("source %s exact %v result %v, want tablebase, exact, %s: %s", ans.Source, ans.Exact, ans.Result, want, rec.Body)
 			}
 			if ans.Score != score || ans.Depth != 0 || ans.Nodes != 0 || len(ans.Pv) == 0 || ans.Pv[0] != ans.BestMove {
@@ -111,12 +112,12 @@ func TestAnalyzeFromTable(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.AnalyzeAnswer](t, rec.Body.Bytes())
 			got := ""
 			if ans.Result != nil {
 				got = string(*ans.Result)
 			}
-			if ans.Source != AnalyzeAnswerSourceSearch || got != tt.result || ans.Exact != (tt.result != "") {
+			if ans.Source != oapi.AnalyzeAnswerSourceSearch || got != tt.result || ans.Exact != (tt.result != "") {
 				t.Fatalf("source %s exact %v result %q, want search, %q: %s", ans.Source, ans.Exact, got, tt.result, rec.Body)
 			}
 		})

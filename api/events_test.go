@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -24,7 +25,7 @@ func TestGamesHTTPLastEventIDBeyondPly(t *testing.T) {
 		pits := legalPits(t, game.Position)
 		m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": pits[0], "ply": game.Ply}, nil)
 		gs.expect(m, http.StatusCreated, "")
-		var pa PlayMoveAnswer
+		var pa oapi.PlayMoveAnswer
 		m.decode(t, &pa)
 		game = pa.Game
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -87,8 +88,8 @@ func TestExactMeansTrueScore(t *testing.T) {
 		name string
 		ts   *tester
 	}{
-		{"with the table", newTester(t, Options{Analyses: analysis.New(analysis.Options{Endgames: endgames})})},
-		{"without", newTester(t, Options{Analyses: analysis.New(analysis.Options{})})},
+		{"with the table", newTester(t, Options{Analyses: analysis.New(testCPU(), analysis.Options{Endgames: endgames})})},
+		{"without", newTester(t, Options{Analyses: analysis.New(testCPU(), analysis.Options{})})},
 	}
 	r := engine.Rules{}
 	g := newRealGame(r)
@@ -129,7 +130,7 @@ func TestExactMeansTrueScore(t *testing.T) {
 				if rec.Code != http.StatusOK {
 					t.Fatalf("%s: status %d: %s", p, rec.Code, rec.Body)
 				}
-				ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+				ans := decodeAs[oapi.AnalyzeAnswer](t, rec.Body.Bytes())
 				truth, _ := g.solve(p)
 				if ans.Result != nil {
 					results++
@@ -147,7 +148,7 @@ func TestExactMeansTrueScore(t *testing.T) {
 					continue
 				}
 				exact++
-				if ans.Source == AnalyzeAnswerSourceTablebase {
+				if ans.Source == oapi.AnalyzeAnswerSourceTablebase {
 					tables++
 				}
 				if ans.Result == nil || ans.Score != truth {

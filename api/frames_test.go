@@ -90,7 +90,7 @@ func TestEventStreamsShareFrames(t *testing.T) {
 	defer cancel()
 	st := memory.New()
 	hub := games.NewHub(st, games.HubOptions{PollInterval: time.Hour})
-	svc := games.NewService(st, games.Options{Choose: lastLegal, Changed: hub})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, Changed: hub})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)

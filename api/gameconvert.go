@@ -9,19 +9,20 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 )
 
-func rulesToAPI(r engine.Rules) Rules {
-	cs, lo := RulesCaptureSeed(r.CaptureSeed.String()), RulesLeftovers(r.Leftovers.String())
-	return Rules{CaptureSeed: &cs, Leftovers: &lo}
+func rulesToAPI(r engine.Rules) oapi.Rules {
+	cs, lo := oapi.RulesCaptureSeed(r.CaptureSeed.String()), oapi.RulesLeftovers(r.Leftovers.String())
+	return oapi.Rules{CaptureSeed: &cs, Leftovers: &lo}
 }
 
-func gameToAPI(g *games.Game) Game {
-	out := Game{
+func gameToAPI(g *games.Game) oapi.Game {
+	out := oapi.Game{
 		Id:        g.ID,
-		Status:    GameStatus(g.Status),
+		Status:    oapi.GameStatus(g.Status),
 		Ply:       g.Ply,
 		Position:  positionToAPI(g.Position),
 		Start:     positionToAPI(g.Start),
@@ -35,23 +36,23 @@ func gameToAPI(g *games.Game) Game {
 		Expiry:      expiryToAPI(games.ExpiryOf(g)),
 
 		Rated:   g.Rated,
-		Players: GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South]), North: seatPlayerToAPI(g, g.Players[engine.North])},
-		Offers:  GameOffers{Draw: nullableSide(g.DrawOffer.By()), Takeback: nullableSide(g.TakebackOffer.By())},
+		Players: oapi.GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South]), North: seatPlayerToAPI(g, g.Players[engine.North])},
+		Offers:  oapi.GameOffers{Draw: nullableSide(g.DrawOffer.By()), Takeback: nullableSide(g.TakebackOffer.By())},
 	}
-	var seats [2]SeatHolder
+	var seats [2]oapi.SeatHolder
 	for side := range seats {
 		switch {
 		case g.AI != nil && g.AI.Side == engine.Side(side):
-			seats[side] = SeatHolderAi
+			seats[side] = oapi.SeatHolderAi
 		case g.Tokens[side] != nil:
-			seats[side] = SeatHolderHuman
+			seats[side] = oapi.SeatHolderHuman
 		default:
-			seats[side] = SeatHolderOpen
+			seats[side] = oapi.SeatHolderOpen
 		}
 	}
-	out.Seats = Seats{South: seats[engine.South], North: seats[engine.North]}
+	out.Seats = oapi.Seats{South: seats[engine.South], North: seats[engine.North]}
 	if g.AI != nil {
-		out.Ai.Set(GameAI{Side: Side(g.AI.Side.String()), Level: g.AI.Level})
+		out.Ai.Set(oapi.GameAI{Side: oapi.Side(g.AI.Side.String()), Level: g.AI.Level})
 	} else {
 		out.Ai.SetNull()
 	}
@@ -66,17 +67,17 @@ func gameToAPI(g *games.Game) Game {
 		if (n-1)%2 == 1 {
 			side = side.Other()
 		}
-		out.LastMove.Set(LastMove{Ply: n - 1, Side: Side(side.String()), Pit: int(g.History[n-1])})
+		out.LastMove.Set(oapi.LastMove{Ply: n - 1, Side: oapi.Side(side.String()), Pit: int(g.History[n-1])})
 	} else {
 		out.LastMove.SetNull()
 	}
 	return out
 }
 
-func moveToAPI(m *games.Move) GameMove {
-	return GameMove{
+func moveToAPI(m *games.Move) oapi.GameMove {
+	return oapi.GameMove{
 		Ply:      m.Ply,
-		Side:     Side(m.Side.String()),
+		Side:     oapi.Side(m.Side.String()),
 		Pit:      m.Pit,
 		ByAi:     m.ByAI,
 		Legs:     legsToAPI(m.Legs),
@@ -91,8 +92,8 @@ func moveToAPI(m *games.Move) GameMove {
 	}
 }
 
-func seatToAPI(a *games.Seat) GameSeat {
-	return GameSeat{Game: gameToAPI(&a.Game), Seat: Side(a.Side.String()), Token: a.Token}
+func seatToAPI(a *games.Seat) oapi.GameSeat {
+	return oapi.GameSeat{Game: gameToAPI(&a.Game), Seat: oapi.Side(a.Side.String()), Token: a.Token}
 }
 
 // encodePlay is the body of a move's answer. A retry's result is rebuilt
@@ -100,7 +101,7 @@ func seatToAPI(a *games.Seat) GameSeat {
 // these very bytes (store/retrytest holds migrated games to that). It ends
 // in a newline like every answer the generated code encodes.
 func encodePlay(r *games.PlayResult) ([]byte, error) {
-	ans := PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game)}
+	ans := oapi.PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game)}
 	if r.Reply != nil {
 		reply := moveToAPI(r.Reply)
 		ans.Reply = &reply
@@ -111,7 +112,7 @@ func encodePlay(r *games.PlayResult) ([]byte, error) {
 
 // timeControlFromAPI reads a time control as the request gives it; the
 // game service checks its bounds (games.ErrInvalidTimeControl).
-func timeControlFromAPI(tc TimeControl) games.TimeControl {
+func timeControlFromAPI(tc oapi.TimeControl) games.TimeControl {
 	of := func(p *int, unit time.Duration) time.Duration {
 		if p == nil {
 			return 0
@@ -123,9 +124,9 @@ func timeControlFromAPI(tc TimeControl) games.TimeControl {
 	out := games.TimeControl{Initial: of(tc.InitialSeconds, time.Second), Increment: of(tc.IncrementSeconds, time.Second),
 		PerMove: of(tc.DaysPerMove, 24*time.Hour)}
 	switch tc.Kind {
-	case TimeControlKindClock:
+	case oapi.TimeControlKindClock:
 		out.Kind = games.Live
-	case TimeControlKindCorrespondence:
+	case oapi.TimeControlKindCorrespondence:
 		out.Kind = games.Correspondence
 	default:
 		out.Kind = games.TimeKind(255) // refused by the service's check
@@ -133,35 +134,35 @@ func timeControlFromAPI(tc TimeControl) games.TimeControl {
 	return out
 }
 
-func timeControlToAPI(tc games.TimeControl) nullable.Nullable[TimeControl] {
+func timeControlToAPI(tc games.TimeControl) nullable.Nullable[oapi.TimeControl] {
 	whole := func(d, unit time.Duration) *int {
 		n := int(d / unit)
 		return &n
 	}
 	switch tc.Kind {
 	case games.Live:
-		return nullable.NewNullableWithValue(TimeControl{Kind: TimeControlKindClock,
+		return nullable.NewNullableWithValue(oapi.TimeControl{Kind: oapi.TimeControlKindClock,
 			InitialSeconds: whole(tc.Initial, time.Second), IncrementSeconds: whole(tc.Increment, time.Second)})
 	case games.Correspondence:
-		return nullable.NewNullableWithValue(TimeControl{Kind: TimeControlKindCorrespondence,
+		return nullable.NewNullableWithValue(oapi.TimeControl{Kind: oapi.TimeControlKindCorrespondence,
 			DaysPerMove: whole(tc.PerMove, 24*time.Hour)})
 	}
-	return nullable.NewNullNullable[TimeControl]()
+	return nullable.NewNullNullable[oapi.TimeControl]()
 }
 
-func nullableSide(s engine.Side, ok bool) nullable.Nullable[NullableSide] {
+func nullableSide(s engine.Side, ok bool) nullable.Nullable[oapi.NullableSide] {
 	if !ok {
-		return nullable.NewNullNullable[NullableSide]()
+		return nullable.NewNullNullable[oapi.NullableSide]()
 	}
-	return nullable.NewNullableWithValue(NullableSide(s.String()))
+	return nullable.NewNullableWithValue(oapi.NullableSide(s.String()))
 }
 
-func clockToAPI(c games.ClockView, ok bool) nullable.Nullable[Clock] {
+func clockToAPI(c games.ClockView, ok bool) nullable.Nullable[oapi.Clock] {
 	if !ok {
-		return nullable.NewNullNullable[Clock]()
+		return nullable.NewNullNullable[oapi.Clock]()
 	}
-	out := Clock{
-		RemainingMs: SideMillis{South: c.Remaining[engine.South].Milliseconds(), North: c.Remaining[engine.North].Milliseconds()},
+	out := oapi.Clock{
+		RemainingMs: oapi.SideMillis{South: c.Remaining[engine.South].Milliseconds(), North: c.Remaining[engine.North].Milliseconds()},
 		Running:     nullableSide(c.Running, c.IsRunning),
 		Deadline:    nullable.NewNullNullable[time.Time](),
 	}
@@ -171,11 +172,11 @@ func clockToAPI(c games.ClockView, ok bool) nullable.Nullable[Clock] {
 	return nullable.NewNullableWithValue(out)
 }
 
-func expiryToAPI(e games.Expiry, ok bool) nullable.Nullable[Expiry] {
+func expiryToAPI(e games.Expiry, ok bool) nullable.Nullable[oapi.Expiry] {
 	if !ok {
-		return nullable.NewNullNullable[Expiry]()
+		return nullable.NewNullNullable[oapi.Expiry]()
 	}
 	// A waiting game's expiry is no seat's to prevent, only a joiner's.
 	side := nullableSide(e.Side, e.BySide)
-	return nullable.NewNullableWithValue(Expiry{At: e.At.UTC(), Side: side, Ends: ExpiryEnds(e.Ending.String())})
+	return nullable.NewNullableWithValue(oapi.Expiry{At: e.At.UTC(), Side: side, Ends: oapi.ExpiryEnds(e.Ending.String())})
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
@@ -93,7 +94,7 @@ type caller struct {
 // withCaller is a strict middleware that puts the bearer token and the
 // client address in the context the handlers get, since the generated
 // handlers see no headers that the document does not declare as parameters.
-func (s *Server) withCaller(f StrictHandlerFunc, _ string) StrictHandlerFunc {
+func (s *Server) withCaller(f oapi.StrictHandlerFunc, _ string) oapi.StrictHandlerFunc {
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
 		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), playerToken: strings.TrimSpace(r.Header.Get(PlayerTokenHeader)),
@@ -133,7 +134,7 @@ func callerOf(ctx context.Context) caller {
 }
 
 // CreateGame starts a game for the caller.
-func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (CreateGameResponseObject, error) {
+func (s *Server) CreateGame(ctx context.Context, req oapi.CreateGameRequestObject) (oapi.CreateGameResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -154,9 +155,9 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 		}
 	}
 	switch {
-	case b.Opponent.Type == OpponentTypeAi && b.Opponent.Level == nil:
+	case b.Opponent.Type == oapi.OpponentTypeAi && b.Opponent.Level == nil:
 		return nil, newError(ErrInvalidRequest, "request body at /opponent/level: the AI needs a level from 1 to 8")
-	case b.Opponent.Type == OpponentTypeAi:
+	case b.Opponent.Type == oapi.OpponentTypeAi:
 		nr.AILevel = *b.Opponent.Level
 	case b.Opponent.Level != nil:
 		return nil, newError(ErrInvalidRequest, "request body at /opponent/level: a level is only for the AI")
@@ -173,11 +174,11 @@ func (s *Server) CreateGame(ctx context.Context, req CreateGameRequestObject) (C
 		return nil, err
 	}
 	loc := "/v1/games/" + seat.Game.ID
-	return CreateGame201JSONResponse{Body: seatToAPI(&seat), Headers: CreateGame201ResponseHeaders{Location: &loc}}, nil
+	return oapi.CreateGame201JSONResponse{Body: seatToAPI(&seat), Headers: oapi.CreateGame201ResponseHeaders{Location: &loc}}, nil
 }
 
 // JoinGame gives the caller the second seat, once.
-func (s *Server) JoinGame(ctx context.Context, req JoinGameRequestObject) (JoinGameResponseObject, error) {
+func (s *Server) JoinGame(ctx context.Context, req oapi.JoinGameRequestObject) (oapi.JoinGameResponseObject, error) {
 	player, err := s.callerPlayer(ctx)
 	if err != nil {
 		return nil, err
@@ -186,27 +187,27 @@ func (s *Server) JoinGame(ctx context.Context, req JoinGameRequestObject) (JoinG
 	if err != nil {
 		return nil, err
 	}
-	return JoinGame201JSONResponse(seatToAPI(&seat)), nil
+	return oapi.JoinGame201JSONResponse(seatToAPI(&seat)), nil
 }
 
 // gameETag is the game's entity tag: its version, which every change bumps.
 func gameETag(version int64) string { return `"` + strconv.FormatInt(version, 10) + `"` }
 
 // GetGame returns the game, or 304 when If-None-Match has its current ETag.
-func (s *Server) GetGame(ctx context.Context, req GetGameRequestObject) (GetGameResponseObject, error) {
+func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oapi.GetGameResponseObject, error) {
 	g, err := s.games.Game(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
 	etag := gameETag(g.Version)
 	if notModified(req.Params.IfNoneMatch, etag) {
-		return GetGame304Response{Headers: GetGame304ResponseHeaders{ETag: &etag}}, nil
+		return oapi.GetGame304Response{Headers: oapi.GetGame304ResponseHeaders{ETag: &etag}}, nil
 	}
-	return GetGame200JSONResponse{Body: gameToAPI(&g), Headers: GetGame200ResponseHeaders{ETag: &etag}}, nil
+	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: oapi.GetGame200ResponseHeaders{ETag: &etag}}, nil
 }
 
 // ListGameMoves returns a page of the history.
-func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObject) (ListGameMovesResponseObject, error) {
+func (s *Server) ListGameMoves(ctx context.Context, req oapi.ListGameMovesRequestObject) (oapi.ListGameMovesResponseObject, error) {
 	from, limit := 0, defaultMovesLimit
 	if req.Params.From != nil {
 		from = *req.Params.From
@@ -219,7 +220,7 @@ func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObje
 	if err != nil {
 		return nil, err
 	}
-	page := GameMovesPage{Moves: make([]GameMove, 0, min(len(ms), limit))}
+	page := oapi.GameMovesPage{Moves: make([]oapi.GameMove, 0, min(len(ms), limit))}
 	for i := range ms[:min(len(ms), limit)] {
 		page.Moves = append(page.Moves, moveToAPI(&ms[i]))
 	}
@@ -228,7 +229,7 @@ func (s *Server) ListGameMoves(ctx context.Context, req ListGameMovesRequestObje
 	} else {
 		page.NextFrom.SetNull()
 	}
-	return ListGameMoves200JSONResponse(page), nil
+	return oapi.ListGameMoves200JSONResponse(page), nil
 }
 
 // rawPlayAnswer writes a move's answer as encodePlay made it: a retry's,
@@ -246,7 +247,7 @@ func (r rawPlayAnswer) VisitPlayGameMoveResponse(w http.ResponseWriter) error {
 }
 
 // PlayGameMove plays a move for the seat whose token the caller sent.
-func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject) (PlayGameMoveResponseObject, error) {
+func (s *Server) PlayGameMove(ctx context.Context, req oapi.PlayGameMoveRequestObject) (oapi.PlayGameMoveResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -271,7 +272,7 @@ func (s *Server) PlayGameMove(ctx context.Context, req PlayGameMoveRequestObject
 
 // ResignGame ends the game for the caller's seat; the same seat resigning
 // again gets the same answer.
-func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (ResignGameResponseObject, error) {
+func (s *Server) ResignGame(ctx context.Context, req oapi.ResignGameRequestObject) (oapi.ResignGameResponseObject, error) {
 	by, err := s.actor(ctx)
 	if err != nil {
 		return nil, err
@@ -280,12 +281,12 @@ func (s *Server) ResignGame(ctx context.Context, req ResignGameRequestObject) (R
 	if err != nil {
 		return nil, err
 	}
-	return ResignGame200JSONResponse(gameToAPI(&g)), nil
+	return oapi.ResignGame200JSONResponse(gameToAPI(&g)), nil
 }
 
 // OfferDraw offers, accepts, refuses or withdraws a draw for the caller's
 // seat.
-func (s *Server) OfferDraw(ctx context.Context, req OfferDrawRequestObject) (OfferDrawResponseObject, error) {
+func (s *Server) OfferDraw(ctx context.Context, req oapi.OfferDrawRequestObject) (oapi.OfferDrawResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -297,12 +298,12 @@ func (s *Server) OfferDraw(ctx context.Context, req OfferDrawRequestObject) (Off
 	if err != nil {
 		return nil, err
 	}
-	return OfferDraw200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferDraw200JSONResponse(gameToAPI(&g)), nil
 }
 
 // OfferTakeback asks for, accepts, refuses or withdraws a takeback for
 // the caller's seat.
-func (s *Server) OfferTakeback(ctx context.Context, req OfferTakebackRequestObject) (OfferTakebackResponseObject, error) {
+func (s *Server) OfferTakeback(ctx context.Context, req oapi.OfferTakebackRequestObject) (oapi.OfferTakebackResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -314,7 +315,7 @@ func (s *Server) OfferTakeback(ctx context.Context, req OfferTakebackRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return OfferTakeback200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g)), nil
 }
 
 // FollowGameEvents streams the game's events. The game is looked up first,
@@ -324,7 +325,7 @@ func (s *Server) OfferTakeback(ctx context.Context, req OfferTakebackRequestObje
 // the stream opens all the same and waits for it: a browser's EventSource
 // gives up for good on an answer other than 200, and on a 200 it keeps
 // reconnecting, however the stream ends.
-func (s *Server) FollowGameEvents(ctx context.Context, req FollowGameEventsRequestObject) (FollowGameEventsResponseObject, error) {
+func (s *Server) FollowGameEvents(ctx context.Context, req oapi.FollowGameEventsRequestObject) (oapi.FollowGameEventsResponseObject, error) {
 	if _, none := s.hub.(noGames); none {
 		return nil, errNoGames
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -43,7 +44,7 @@ func TestGamesHTTPOneSearchPerPly(t *testing.T) {
 	})
 	c := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, nil)
 	gs.expect(c, http.StatusCreated, "")
-	var seat GameSeat
+	var seat oapi.GameSeat
 	c.decode(t, &seat)
 
 	answers := make([]answer, copies)
@@ -77,7 +78,7 @@ func TestGamesHTTPOneSearchPerPly(t *testing.T) {
 			t.Fatalf("copy %d answered %s, the played one %s", i, a.body, played)
 		}
 	}
-	var g Game
+	var g oapi.Game
 	gs.must(http.MethodGet, "/v1/games/"+seat.Game.Id, "", nil, nil).decode(t, &g)
 	if g.Ply != 2 {
 		t.Fatalf("game at ply %d, want 2: the move and the AI's reply", g.Ply)
@@ -115,9 +116,9 @@ func TestGamesHTTPResignTwice(t *testing.T) {
 				t.Fatalf("racing %v: resignation %d answered %s, the first %s", racing, i, a.body, answers[0].body)
 			}
 		}
-		var g Game
+		var g oapi.Game
 		answers[0].decode(t, &g)
-		if g.Status != GameStatusFinished || g.Result.MustGet() != (Result{Winner: ResultWinnerSouth, Reason: ResultReasonResignation}) {
+		if g.Status != oapi.GameStatusFinished || g.Result.MustGet() != (oapi.Result{Winner: oapi.ResultWinnerSouth, Reason: oapi.ResultReasonResignation}) {
 			t.Fatalf("racing %v: %s", racing, answers[0].body)
 		}
 		gs.expect(gs.must(http.MethodPost, path, tokens[0], nil, nil), http.StatusConflict, "game_over")
@@ -152,7 +153,7 @@ func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest) (games
 // TestGamesHTTPClientAddress: the address the AI's slots are shared by is
 // the client's.
 func TestGamesHTTPClientAddress(t *testing.T) {
-	rec := &clientRecorder{GameService: games.NewService(memory.New(), games.Options{Choose: lastLegal})}
+	rec := &clientRecorder{GameService: games.NewService(memory.New(), testCPU(), games.Options{Choose: lastLegal})}
 	e, err := New(Options{Games: rec})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestGamesHTTPClientAddress(t *testing.T) {
 	gs := &gamesServer{t: t, ts: ts, client: ts.Client(), router: specRouter(t)}
 	c := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 3}}, nil)
 	gs.expect(c, http.StatusCreated, "")
-	var seat GameSeat
+	var seat oapi.GameSeat
 	c.decode(t, &seat)
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+seat.Game.Id+"/moves", seat.Token, map[string]int{"pit": 0, "ply": 0}, nil), http.StatusCreated, "")
 	rec.mu.Lock()

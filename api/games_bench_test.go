@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 )
@@ -27,10 +28,10 @@ func BenchmarkGameMovesHTTP(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewPCG(seq.Add(1), 1))
-		var game Game
+		var game oapi.Game
 		var tokens [2]string
 		fresh := func() {
-			var s, n GameSeat
+			var s, n oapi.GameSeat
 			a, err := gs.do(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 			if err != nil || json.Unmarshal(a.body, &s) != nil {
 				b.Error(err)
@@ -56,13 +57,13 @@ func BenchmarkGameMovesHTTP(b *testing.B) {
 			}
 			a, err := gs.do(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[pos.ToMove],
 				map[string]int{"pit": pits[rng.IntN(len(pits))], "ply": game.Ply}, nil)
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			if err != nil || a.status != http.StatusCreated || json.Unmarshal(a.body, &pa) != nil {
 				b.Errorf("move: %v %d %s", err, a.status, a.body)
 				return
 			}
 			game = pa.Game
-			if game.Status == GameStatusFinished {
+			if game.Status == oapi.GameStatusFinished {
 				fresh()
 			}
 		}
@@ -71,7 +72,7 @@ func BenchmarkGameMovesHTTP(b *testing.B) {
 }
 
 // mustRules reads a game's rule options as the server sent them.
-func mustRules(r Rules) engine.Rules {
+func mustRules(r oapi.Rules) engine.Rules {
 	rules, err := rulesFromAPI(&r)
 	if err != nil {
 		panic(err)

@@ -21,6 +21,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
@@ -52,7 +53,7 @@ func withGames(opts *Options, st games.Store, gopts games.Options, hopts games.H
 	}
 	hub := games.NewHub(st, hopts)
 	gopts.Changed = hub
-	opts.Games, opts.Hub = games.NewService(st, gopts), hub
+	opts.Games, opts.Hub = games.NewService(st, testCPU(), gopts), hub
 }
 
 // newFollowedServer is newGamesServer with the hub's options.
@@ -190,11 +191,11 @@ func (gs *gamesServer) expect(a answer, status int, code string) map[string]any 
 }
 
 // twoSeats creates a game between two people and joins it.
-func (gs *gamesServer) twoSeats() (Game, [2]string) {
+func (gs *gamesServer) twoSeats() (oapi.Game, [2]string) {
 	gs.t.Helper()
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 	gs.expect(a, http.StatusCreated, "")
-	var south, north GameSeat
+	var south, north oapi.GameSeat
 	a.decode(gs.t, &south)
 	j := gs.must(http.MethodPost, "/v1/games/"+south.Game.Id+"/join", "", nil, nil)
 	gs.expect(j, http.StatusCreated, "")
@@ -202,7 +203,7 @@ func (gs *gamesServer) twoSeats() (Game, [2]string) {
 	return north.Game, [2]string{south.Token, north.Token}
 }
 
-func legalPits(t *testing.T, p Position) []int {
+func legalPits(t *testing.T, p oapi.Position) []int {
 	t.Helper()
 	pos, err := positionFromAPI(p)
 	if err != nil {
@@ -215,8 +216,8 @@ func legalPits(t *testing.T, p Position) []int {
 	return pits
 }
 
-func sideIndex(s Side) int {
-	if s == SideNorth {
+func sideIndex(s oapi.Side) int {
+	if s == oapi.SideNorth {
 		return 1
 	}
 	return 0
@@ -229,14 +230,14 @@ func TestGamesHTTPFlow(t *testing.T) {
 	// Creation: the creator's seat and token, the game waiting.
 	a := gs.must(http.MethodPost, "/v1/games", "", human, nil)
 	gs.expect(a, http.StatusCreated, "")
-	var south GameSeat
+	var south oapi.GameSeat
 	a.decode(t, &south)
 	id := south.Game.Id
 	if loc := a.header.Get("Location"); loc != "/v1/games/"+id {
 		t.Fatalf("Location %q", loc)
 	}
-	if south.Seat != SideSouth || len(south.Token) != 43 || south.Game.Status != GameStatusWaiting ||
-		south.Game.Seats != (Seats{South: SeatHolderHuman, North: SeatHolderOpen}) {
+	if south.Seat != oapi.SideSouth || len(south.Token) != 43 || south.Game.Status != oapi.GameStatusWaiting ||
+		south.Game.Seats != (oapi.Seats{South: oapi.SeatHolderHuman, North: oapi.SeatHolderOpen}) {
 		t.Fatalf("created %+v", south)
 	}
 	moves := "/v1/games/" + id + "/moves"
@@ -244,9 +245,9 @@ func TestGamesHTTPFlow(t *testing.T) {
 
 	j := gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil)
 	gs.expect(j, http.StatusCreated, "")
-	var north GameSeat
+	var north oapi.GameSeat
 	j.decode(t, &north)
-	if north.Seat != SideNorth || north.Token == south.Token || north.Game.Status != GameStatusActive {
+	if north.Seat != oapi.SideNorth || north.Token == south.Token || north.Game.Status != oapi.GameStatusActive {
 		t.Fatalf("joined %+v", north)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil), http.StatusConflict, "seat_taken")
@@ -290,10 +291,10 @@ func TestGamesHTTPFlow(t *testing.T) {
 	// with 200, and still one move.
 	first := gs.must(http.MethodPost, moves, south.Token, map[string]int{"pit": 0, "ply": 0}, nil)
 	gs.expect(first, http.StatusCreated, "")
-	var ans PlayMoveAnswer
+	var ans oapi.PlayMoveAnswer
 	first.decode(t, &ans)
 	if ans.Reply != nil || ans.Game.Ply != 1 || ans.Move.Ply != 0 || len(ans.Move.Legs) != 5 ||
-		ans.Move.Capture.MustGet() != (Capture{Pit: 9, Seeds: 2}) {
+		ans.Move.Capture.MustGet() != (oapi.Capture{Pit: 9, Seeds: 2}) {
 		t.Fatalf("first move (RULES.md worked example): %s", first.body)
 	}
 	again := gs.must(http.MethodPost, moves, south.Token, map[string]int{"pit": 0, "ply": 0}, nil)
@@ -327,15 +328,15 @@ func TestGamesHTTPFlow(t *testing.T) {
 		pits := legalPits(t, game.Position)
 		a := gs.must(http.MethodPost, moves, tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": pits[0], "ply": game.Ply}, nil)
 		gs.expect(a, http.StatusCreated, "")
-		var pa PlayMoveAnswer
+		var pa oapi.PlayMoveAnswer
 		a.decode(t, &pa)
 		game = pa.Game
 	}
-	var all []GameMove
+	var all []oapi.GameMove
 	for from := 0; ; {
 		p := gs.must(http.MethodGet, fmt.Sprintf("%s?from=%d&limit=2", moves, from), "", nil, nil)
 		gs.expect(p, http.StatusOK, "")
-		var page GameMovesPage
+		var page oapi.GameMovesPage
 		p.decode(t, &page)
 		all = append(all, page.Moves...)
 		next, err := page.NextFrom.Get()
@@ -359,9 +360,9 @@ func TestGamesHTTPFlow(t *testing.T) {
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/resign", "", nil, nil), 401, "unauthorized")
 	r := gs.must(http.MethodPost, "/v1/games/"+id+"/resign", north.Token, nil, nil)
 	gs.expect(r, http.StatusOK, "")
-	var over Game
+	var over oapi.Game
 	r.decode(t, &over)
-	if res := over.Result.MustGet(); over.Status != GameStatusFinished || res.Winner != ResultWinnerSouth || res.Reason != ResultReasonResignation {
+	if res := over.Result.MustGet(); over.Status != oapi.GameStatusFinished || res.Winner != oapi.ResultWinnerSouth || res.Reason != oapi.ResultReasonResignation {
 		t.Fatalf("after resignation: %s", r.body)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/resign", south.Token, nil, nil), 409, "game_over")
@@ -376,7 +377,7 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 		body   any
 		status int
 		code   string
-		check  func(*testing.T, GameSeat)
+		check  func(*testing.T, oapi.GameSeat)
 	}{
 		{"AI without a level", map[string]any{"opponent": map[string]any{"type": "ai"}}, 400, "invalid_request", nil},
 		{"a person with a level", map[string]any{"opponent": map[string]any{"type": "human", "level": 3}}, 400, "invalid_request", nil},
@@ -390,22 +391,22 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 			"start": map[string]any{"pits": []int{0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 23}, "captured": map[string]int{"south": 25, "north": 0}, "toMove": "north"}},
 			422, "invalid_position", nil},
 		{"AI opens as South", map[string]any{"seat": "north", "opponent": map[string]any{"type": "ai", "level": 2}}, 201, "",
-			func(t *testing.T, s GameSeat) {
-				if s.Seat != SideNorth || s.Game.Ply != 1 || s.Game.Ai.MustGet() != (GameAI{Side: SideSouth, Level: 2}) ||
-					s.Game.LastMove.MustGet().Side != SideSouth || s.Game.Seats != (Seats{South: SeatHolderAi, North: SeatHolderHuman}) {
+			func(t *testing.T, s oapi.GameSeat) {
+				if s.Seat != oapi.SideNorth || s.Game.Ply != 1 || s.Game.Ai.MustGet() != (oapi.GameAI{Side: oapi.SideSouth, Level: 2}) ||
+					s.Game.LastMove.MustGet().Side != oapi.SideSouth || s.Game.Seats != (oapi.Seats{South: oapi.SeatHolderAi, North: oapi.SeatHolderHuman}) {
 					t.Fatalf("%+v", s)
 				}
 			}},
 		{"AI as North waits for the person", map[string]any{"opponent": map[string]any{"type": "ai", "level": 8}}, 201, "",
-			func(t *testing.T, s GameSeat) {
-				if s.Seat != SideSouth || s.Game.Ply != 0 || s.Game.Status != GameStatusActive {
+			func(t *testing.T, s oapi.GameSeat) {
+				if s.Seat != oapi.SideSouth || s.Game.Ply != 0 || s.Game.Status != oapi.GameStatusActive {
 					t.Fatalf("%+v", s)
 				}
 			}},
 		{"start position and rules", map[string]any{"opponent": map[string]any{"type": "human"}, "start": start,
 			"rules": map[string]any{"captureSeed": "left", "leftovers": "side_owner"}}, 201, "",
-			func(t *testing.T, s GameSeat) {
-				if *s.Game.Rules.CaptureSeed != RulesCaptureSeedLeft || *s.Game.Rules.Leftovers != RulesLeftoversSideOwner || s.Game.Start.Captured.South != 21 {
+			func(t *testing.T, s oapi.GameSeat) {
+				if *s.Game.Rules.CaptureSeed != oapi.RulesCaptureSeedLeft || *s.Game.Rules.Leftovers != oapi.RulesLeftoversSideOwner || s.Game.Start.Captured.South != 21 {
 					t.Fatalf("%+v", s.Game)
 				}
 			}},
@@ -415,7 +416,7 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 			a := gs.must(http.MethodPost, "/v1/games", "", tc.body, nil)
 			gs.expect(a, tc.status, tc.code)
 			if tc.check != nil {
-				var s GameSeat
+				var s oapi.GameSeat
 				a.decode(t, &s)
 				tc.check(t, s)
 			}
@@ -424,20 +425,20 @@ func TestGamesHTTPCreateOptions(t *testing.T) {
 
 	// Against the AI: the reply comes in the same answer, and nobody can join.
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "ai", "level": 3}}, nil)
-	var me GameSeat
+	var me oapi.GameSeat
 	a.decode(t, &me)
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+me.Game.Id+"/join", "", nil, nil), 409, "seat_taken")
 	m := gs.must(http.MethodPost, "/v1/games/"+me.Game.Id+"/moves", me.Token, map[string]int{"pit": 2, "ply": 0}, nil)
 	gs.expect(m, http.StatusCreated, "")
-	var pa PlayMoveAnswer
+	var pa oapi.PlayMoveAnswer
 	m.decode(t, &pa)
-	if pa.Reply == nil || !pa.Reply.ByAi || pa.Reply.Ply != 1 || pa.Game.Ply != 2 || pa.Game.Position.ToMove != SideSouth {
+	if pa.Reply == nil || !pa.Reply.ByAi || pa.Reply.Ply != 1 || pa.Game.Ply != 2 || pa.Game.Position.ToMove != oapi.SideSouth {
 		t.Fatalf("move against the AI: %s", m.body)
 	}
 }
 
 func TestGamesHTTPCreateRateLimit(t *testing.T) {
-	gs := newGamesServer(t, Options{GameCreateRate: 1, GameCreateBurst: 2}, games.Options{}, nil)
+	gs := newGamesServer(t, Options{RateLimits: RateLimits{"game-create": {Rate: 1, Burst: 2}}}, games.Options{}, nil)
 	human := map[string]any{"opponent": map[string]any{"type": "human"}}
 	for range 2 {
 		gs.expect(gs.must(http.MethodPost, "/v1/games", "", human, nil), http.StatusCreated, "")
@@ -462,7 +463,7 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 	gs := newGamesServer(t, Options{}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
 	const racers = 20
-	for round := 0; round < 10 && game.Status == GameStatusActive; round++ {
+	for round := 0; round < 10 && game.Status == oapi.GameStatusActive; round++ {
 		pits := legalPits(t, game.Position)
 		token := tokens[sideIndex(game.Position.ToMove)]
 		answers := make([]answer, racers)
@@ -490,11 +491,11 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("ply %d: no request was played", game.Ply)
 		}
-		var played PlayMoveAnswer
+		var played oapi.PlayMoveAnswer
 		answers[won].decode(t, &played)
 		// When the played move ends the game, the others may be told so
 		// (game_over) rather than that their ply is stale: both are 409s.
-		ended := played.Game.Status != GameStatusActive
+		ended := played.Game.Status != oapi.GameStatusActive
 		var stale, retried int
 		for i, a := range answers {
 			switch {
@@ -520,7 +521,7 @@ func TestGamesHTTPSamePlyRace(t *testing.T) {
 		game = played.Game
 	}
 	h := gs.must(http.MethodGet, "/v1/games/"+game.Id+"/moves?limit=1000", "", nil, nil)
-	var page GameMovesPage
+	var page oapi.GameMovesPage
 	h.decode(t, &page)
 	if len(page.Moves) != game.Ply {
 		t.Fatalf("%d moves stored, game at ply %d", len(page.Moves), game.Ply)
@@ -558,10 +559,10 @@ func TestGamesHTTPManyGamesReplay(t *testing.T) {
 	}
 	for _, id := range ids {
 		g := gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil)
-		var game Game
+		var game oapi.Game
 		g.decode(t, &game)
 		h := gs.must(http.MethodGet, "/v1/games/"+id+"/moves?limit=1000", "", nil, nil)
-		var page GameMovesPage
+		var page oapi.GameMovesPage
 		h.decode(t, &page)
 		start, _ := positionFromAPI(game.Start)
 		rec, err := engine.NewGame(start, engine.Rules{})
@@ -579,7 +580,7 @@ func TestGamesHTTPManyGamesReplay(t *testing.T) {
 				t.Fatalf("game %s ply %d: stored %s, the engine says %s", id, i, got, want)
 			}
 		}
-		if game.Status != GameStatusFinished || len(page.Moves) != game.Ply || !rec.Result().Over() ||
+		if game.Status != oapi.GameStatusFinished || len(page.Moves) != game.Ply || !rec.Result().Over() ||
 			positionToAPI(rec.Position()).Pits[0] != game.Position.Pits[0] ||
 			game.Result.MustGet() != resultToAPI(rec.Result()) {
 			t.Fatalf("game %s: stored %s %+v, replay ends %s %+v", id, game.Status, game.Result, rec.Position(), rec.Result())
@@ -601,7 +602,7 @@ func moveOutcomeJSON(t *testing.T, o *engine.Outcome) string {
 // four is against the AI.
 func (gs *gamesServer) playToEnd(i int, id *string) error {
 	rng := rand.New(rand.NewPCG(uint64(i), 7))
-	var game Game
+	var game oapi.Game
 	var tokens [2]string
 	if i%4 == 0 {
 		a, err := gs.do(http.MethodPost, "/v1/games", "", map[string]any{"seat": []string{"south", "north"}[i%8/4],
@@ -609,7 +610,7 @@ func (gs *gamesServer) playToEnd(i int, id *string) error {
 		if err != nil || a.status != http.StatusCreated {
 			return fmt.Errorf("create: %v %s", err, a.body)
 		}
-		var s GameSeat
+		var s oapi.GameSeat
 		if err := json.Unmarshal(a.body, &s); err != nil {
 			return err
 		}
@@ -620,7 +621,7 @@ func (gs *gamesServer) playToEnd(i int, id *string) error {
 		if err != nil {
 			return err
 		}
-		var s, n GameSeat
+		var s, n oapi.GameSeat
 		if err := json.Unmarshal(a.body, &s); err != nil {
 			return err
 		}
@@ -634,7 +635,7 @@ func (gs *gamesServer) playToEnd(i int, id *string) error {
 		game, tokens = n.Game, [2]string{s.Token, n.Token}
 	}
 	*id = game.Id
-	for game.Status == GameStatusActive {
+	for game.Status == oapi.GameStatusActive {
 		pos, err := positionFromAPI(game.Position)
 		if err != nil {
 			return err
@@ -651,7 +652,7 @@ func (gs *gamesServer) playToEnd(i int, id *string) error {
 		if a.status != http.StatusCreated {
 			return fmt.Errorf("game %s ply %d: %d %s", game.Id, game.Ply, a.status, a.body)
 		}
-		var pa PlayMoveAnswer
+		var pa oapi.PlayMoveAnswer
 		if err := json.Unmarshal(a.body, &pa); err != nil {
 			return err
 		}
@@ -740,7 +741,7 @@ func TestGamesHTTPEvents(t *testing.T) {
 	stopping := make(chan struct{})
 	gs := newFollowedServer(t, Options{EventHeartbeat: 30 * time.Millisecond}, games.Options{}, games.HubOptions{Stopping: stopping}, nil)
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
-	var south GameSeat
+	var south oapi.GameSeat
 	a.decode(t, &south)
 	id := south.Game.Id
 
@@ -764,14 +765,14 @@ func TestGamesHTTPEvents(t *testing.T) {
 	}()
 	time.Sleep(200 * time.Millisecond) // idle: heartbeats only
 	j := gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil)
-	var north GameSeat
+	var north oapi.GameSeat
 	j.decode(t, &north)
 	game, tokens := north.Game, [2]string{south.Token, north.Token}
 	for range 3 {
 		pits := legalPits(t, game.Position)
 		m := gs.must(http.MethodPost, "/v1/games/"+id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": pits[0], "ply": game.Ply}, nil)
 		gs.expect(m, http.StatusCreated, "")
-		var pa PlayMoveAnswer
+		var pa oapi.PlayMoveAnswer
 		m.decode(t, &pa)
 		game = pa.Game
 		time.Sleep(100 * time.Millisecond)
@@ -809,12 +810,12 @@ func TestGamesHTTPEvents(t *testing.T) {
 			t.Errorf("%s event does not match %s: %v", e.event, name, err)
 		}
 	}
-	var mv GameMove
+	var mv oapi.GameMove
 	if err := json.Unmarshal([]byte(res.events[2].data), &mv); err != nil || mv.Ply != 1 || len(mv.Legs) == 0 {
 		t.Fatalf("move event %s (%v)", res.events[2].data, err)
 	}
-	var end Game
-	if err := json.Unmarshal([]byte(res.events[4].data), &end); err != nil || end.Result.MustGet().Reason != ResultReasonResignation {
+	var end oapi.Game
+	if err := json.Unmarshal([]byte(res.events[4].data), &end); err != nil || end.Result.MustGet().Reason != oapi.ResultReasonResignation {
 		t.Fatalf("end event %s (%v)", res.events[4].data, err)
 	}
 
@@ -894,7 +895,7 @@ func TestGamesHTTPEventStreamLimits(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			gs := newGamesServer(t, tc.opts, games.Options{}, nil)
 			a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
-			var seat GameSeat
+			var seat oapi.GameSeat
 			a.decode(t, &seat)
 			var open []*http.Response
 			for range tc.open {

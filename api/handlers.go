@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/analysis"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -17,7 +18,7 @@ import (
 // answers them.
 
 // positionAndRules reads the position and rule options every request has.
-func positionAndRules(p Position, r *Rules) (engine.Position, engine.Rules, error) {
+func positionAndRules(p oapi.Position, r *oapi.Rules) (engine.Position, engine.Rules, error) {
 	pos, err := positionFromAPI(p)
 	if err != nil {
 		return pos, engine.Rules{}, err
@@ -31,7 +32,7 @@ func positionAndRules(p Position, r *Rules) (engine.Position, engine.Rules, erro
 var errNoBody = newError(ErrInvalidRequest, "the request needs a JSON body")
 
 // EvaluateMove plays one move; an illegal move is an answer, not an error.
-func (s *Server) EvaluateMove(_ context.Context, req EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error) {
+func (s *Server) EvaluateMove(_ context.Context, req oapi.EvaluateMoveRequestObject) (oapi.EvaluateMoveResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -41,11 +42,11 @@ func (s *Server) EvaluateMove(_ context.Context, req EvaluateMoveRequestObject) 
 	}
 	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
 	engine.Play(p, req.Body.Pit, r, out)
-	return EvaluateMove200JSONResponse(outcomeToAPI(out)), nil
+	return oapi.EvaluateMove200JSONResponse(outcomeToAPI(out)), nil
 }
 
 // ListMoves evaluates each pit of the side to move, in pit order.
-func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListMovesResponseObject, error) {
+func (s *Server) ListMoves(_ context.Context, req oapi.ListMovesRequestObject) (oapi.ListMovesResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -53,18 +54,18 @@ func (s *Server) ListMoves(_ context.Context, req ListMovesRequestObject) (ListM
 	if err != nil {
 		return nil, err
 	}
-	moves := make([]MoveOutcome, engine.RowPits)
+	moves := make([]oapi.MoveOutcome, engine.RowPits)
 	first := p.ToMove.FirstPit()
 	out := &engine.Outcome{Legs: make([]engine.Leg, 0, 16)}
 	for i := range moves {
 		engine.Play(p, first+i, r, out)
 		moves[i] = moveOutcomeToAPI(out)
 	}
-	return ListMoves200JSONResponse{Moves: moves}, nil
+	return oapi.ListMoves200JSONResponse{Moves: moves}, nil
 }
 
 // ValidateRecord replays a record; see validateRecord.
-func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObject) (ValidateRecordResponseObject, error) {
+func (s *Server) ValidateRecord(_ context.Context, req oapi.ValidateRecordRequestObject) (oapi.ValidateRecordResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -72,7 +73,7 @@ func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return ValidateRecord200JSONResponse(a), nil
+	return oapi.ValidateRecord200JSONResponse(a), nil
 }
 
 // validateRecord replays a record through engine.Game, so the repetition
@@ -80,23 +81,23 @@ func (s *Server) ValidateRecord(_ context.Context, req ValidateRecordRequestObje
 // It is the whole of /v1/validate after the schema, and of each line of
 // /v1/validate/batch and ayoayo validate: an illegal move is an answer; an
 // error is a start position or rules the engine refuses.
-func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
+func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	start := engine.Start()
 	if req.Start != nil {
 		var err error
 		if start, err = positionFromAPI(*req.Start); err != nil {
-			return ValidateAnswer{}, err
+			return oapi.ValidateAnswer{}, err
 		}
 	}
 	r, err := rulesFromAPI(req.Rules)
 	if err != nil {
-		return ValidateAnswer{}, err
+		return oapi.ValidateAnswer{}, err
 	}
 	g, err := engine.NewGame(start, r)
 	if err != nil {
-		return ValidateAnswer{}, err
+		return oapi.ValidateAnswer{}, err
 	}
-	var plyErr *PlyError
+	var plyErr *oapi.PlyError
 	var out engine.Outcome
 	for i, pit := range req.Moves {
 		err := g.Play(pit, &out)
@@ -106,10 +107,10 @@ func validateRecord(req ValidateRequest) (ValidateAnswer, error) {
 			break
 		}
 		if err != nil {
-			return ValidateAnswer{}, err
+			return oapi.ValidateAnswer{}, err
 		}
 	}
-	return ValidateAnswer{
+	return oapi.ValidateAnswer{
 		Valid:    plyErr == nil,
 		Plies:    g.Ply(),
 		Position: positionToAPI(g.Position()),
@@ -123,9 +124,18 @@ type Analyzer interface {
 	Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error)
 }
 
+// noAnalyses answers for a server started without an analysis service.
+type noAnalyses struct{}
+
+var errNoAnalyses = newError(ErrNotReady, "this server was started without analyses")
+
+func (noAnalyses) Analyze(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
+	return search.Analysis{}, errNoAnalyses
+}
+
 // AnalyzePosition reads the request's limits and hands the position to the
 // analysis service; closing the connection cancels the search.
-func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error) {
+func (s *Server) AnalyzePosition(ctx context.Context, req oapi.AnalyzePositionRequestObject) (oapi.AnalyzePositionResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -149,7 +159,7 @@ func (s *Server) AnalyzePosition(ctx context.Context, req AnalyzePositionRequest
 	if err != nil {
 		return nil, err
 	}
-	return AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
+	return oapi.AnalyzePosition200JSONResponse(analysisToAPI(a)), nil
 }
 
 // analysisMetrics count the searches running and refused.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -47,7 +48,7 @@ func TestMoves(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[MovesAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.MovesAnswer](t, rec.Body.Bytes())
 			if len(ans.Moves) != 6 {
 				t.Fatalf("%d moves, want 6", len(ans.Moves))
 			}
@@ -100,18 +101,18 @@ func TestValidate(t *testing.T) {
 		plies  int
 		pos    string // notation of the position reached
 		result string // winner/reason, or "" while the game goes on
-		err    *PlyError
+		err    *oapi.PlyError
 	}{
 		{"empty record", `{"moves":[]}`, true, 0, "s-444444-444444-0-0", "", nil},
 		{"three moves", `{"moves":[0,6,1]}`, true, 3, "", "", nil},
 		{"one move", `{"moves":[0]}`, true, 1, "n-270616-660066-2-0", "", nil},
-		{"empty pit at ply 1", `{"moves":[0,8]}`, false, 1, "n-270616-660066-2-0", "", &PlyError{Ply: 1, Pit: 8, Reason: "empty_pit"}},
-		{"not your pit at ply 0", `{"moves":[6]}`, false, 0, "s-444444-444444-0-0", "", &PlyError{Ply: 0, Pit: 6, Reason: "not_your_pit"}},
+		{"empty pit at ply 1", `{"moves":[0,8]}`, false, 1, "n-270616-660066-2-0", "", &oapi.PlyError{Ply: 1, Pit: 8, Reason: "empty_pit"}},
+		{"not your pit at ply 0", `{"moves":[6]}`, false, 0, "s-444444-444444-0-0", "", &oapi.PlyError{Ply: 0, Pit: 6, Reason: "not_your_pit"}},
 		{"finished start", `{"start":` + finishedJSON + `,"moves":[]}`, true, 0, "", "draw/no_moves", nil},
-		{"finished start, a move", `{"start":` + finishedJSON + `,"moves":[0]}`, false, 0, "", "draw/no_moves", &PlyError{Ply: 0, Pit: 0, Reason: "game_over"}},
+		{"finished start, a move", `{"start":` + finishedJSON + `,"moves":[0]}`, false, 0, "", "draw/no_moves", &oapi.PlyError{Ply: 0, Pit: 0, Reason: "game_over"}},
 		{"ends by repetition", `{"rules":{"leftovers":"side_owner"},"moves":` + string(repMovesJSON) + `}`, true, len(repMoves), "", "/repetition", nil},
 		{"a move after repetition", `{"moves":` + string(overMoves) + `}`, false, len(repMoves), "", "/repetition",
-			&PlyError{Ply: len(repMoves), Pit: 0, Reason: "game_over"}},
+			&oapi.PlyError{Ply: len(repMoves), Pit: 0, Reason: "game_over"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,7 +120,7 @@ func TestValidate(t *testing.T) {
 			if rec.Code != http.StatusOK {
 				t.Fatalf("status %d: %s", rec.Code, rec.Body)
 			}
-			ans := decodeAs[ValidateAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.ValidateAnswer](t, rec.Body.Bytes())
 			if ans.Valid != tt.valid || ans.Plies != tt.plies {
 				t.Fatalf("valid %v plies %d, want %v %d: %s", ans.Valid, ans.Plies, tt.valid, tt.plies, rec.Body)
 			}
@@ -207,7 +208,7 @@ func TestAnalyzeLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got search.Limits
-			ts.s.analyses = analysis.New(analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+			ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: func(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
 				got = lim
 				return search.Analyze(ctx, p, r, lim)
 			}})
@@ -218,7 +219,7 @@ func TestAnalyzeLimits(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("limits %+v, want %+v", got, tt.want)
 			}
-			ans := decodeAs[AnalyzeAnswer](t, rec.Body.Bytes())
+			ans := decodeAs[oapi.AnalyzeAnswer](t, rec.Body.Bytes())
 			if !engine.Start().LegalMoves(engine.Rules{}).Has(ans.BestMove) || len(ans.Moves) != 6 || len(ans.Pv) == 0 {
 				t.Errorf("implausible analysis %s", rec.Body)
 			}
@@ -230,7 +231,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
 	close(f.release)
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: f.analyze})
 	rec := ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
 	want := `{"bestMove":2,"score":3,"pv":[2,7],"moves":[{"pit":2,"score":3}],"depth":4,"nodes":99,"exact":true,"source":"search","result":"win"}`
 	if !sameJSON(t, rec.Body.Bytes(), []byte(want)) {
@@ -238,7 +239,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 	}
 	// A proven result whose score is not exact (a result-only table's
 	// values): result present, exact false.
-	ts.s.analyses = analysis.New(analysis.Options{Search: func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: func(context.Context, engine.Position, engine.Rules, search.Limits) (search.Analysis, error) {
 		return search.Analysis{BestMove: 2, Score: -5, PV: []int{2}, Moves: []search.MoveScore{{Pit: 2, Score: -5}}, Depth: 3, Nodes: 7, Proven: true, Result: tablebase.Loss}, nil
 	}})
 	rec = ts.do(http.MethodPost, "/v1/analyze", jsonType, `{"position":`+startJSON+`}`)
@@ -253,7 +254,7 @@ func TestAnalyzeAnswer(t *testing.T) {
 func TestAnalyzeConcurrencyLimit(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
+	ts.s.analyses = analysis.New(budget.New(2), analysis.Options{Search: f.analyze, Concurrency: 2, Wait: -1})
 	body := `{"position":` + startJSON + `}`
 	var wg sync.WaitGroup
 	codes := make(chan int, 2)
@@ -294,7 +295,7 @@ func TestAnalyzeConcurrencyLimit(t *testing.T) {
 func TestAnalyzeCancelledWithRequest(t *testing.T) {
 	ts := newTester(t, Options{})
 	f := newFakeSearch()
-	ts.s.analyses = analysis.New(analysis.Options{Search: f.analyze})
+	ts.s.analyses = analysis.New(testCPU(), analysis.Options{Search: f.analyze})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan int)
 	go func() {

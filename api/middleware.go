@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,15 +10,18 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/labstack/echo-contrib/echoprometheus"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 	oapimw "github.com/oapi-codegen/echo-middleware"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -31,20 +35,81 @@ func (s *Server) problems(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// requestMetrics records request counts, durations and sizes per route.
-// Labels come only from the route table, never from the request, so a
-// client cannot make the series grow without bound.
+// requestMetrics records request counts, durations and sizes by route,
+// method and status. Labels come only from the route table, never from the
+// request, so a client cannot make the series grow without bound; a path no
+// route matches is the route "unmatched", never an empty label.
+// (echoprometheus's middleware has a host label that cannot be dropped.)
 func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
-	return echoprometheus.MiddlewareConfig{
-		Namespace:                 "ayoayo",
-		Subsystem:                 "http",
-		Registerer:                s.opts.Metrics,
-		DoNotUseRequestPathFor404: true,
-		LabelFuncs: map[string]echoprometheus.LabelValueFunc{
-			"host": func(echo.Context, error) string { return "" },
-		},
-	}.ToMiddleware()
+	labels := []string{"route", "method", "code"}
+	count := prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "ayoayo", Subsystem: "http", Name: "requests_total",
+		Help: "Requests answered, by route, method and status."}, labels)
+	duration := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "ayoayo", Subsystem: "http", Name: "request_duration_seconds",
+		Help: "Time from a request's arrival to its answer's end, by route, method and status.", Buckets: prometheus.DefBuckets}, labels)
+	sizes := []float64{256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20}
+	reqSize := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "ayoayo", Subsystem: "http", Name: "request_size_bytes",
+		Help: "Request bodies' sizes as declared (Content-Length), by route, method and status.", Buckets: sizes}, labels)
+	resSize := prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: "ayoayo", Subsystem: "http", Name: "response_size_bytes",
+		Help: "Answer bodies' sizes as sent (compressed when they were), by route, method and status.", Buckets: sizes}, labels)
+	for _, c := range []prometheus.Collector{count, duration, reqSize, resSize} {
+		if err := s.opts.Metrics.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			route := c.Path()
+			if route == "" {
+				route = "unmatched"
+			}
+			values := []string{route, c.Request().Method, strconv.Itoa(c.Response().Status)}
+			count.WithLabelValues(values...).Inc()
+			duration.WithLabelValues(values...).Observe(time.Since(start).Seconds())
+			reqSize.WithLabelValues(values...).Observe(float64(max(c.Request().ContentLength, 0)))
+			resSize.WithLabelValues(values...).Observe(float64(c.Response().Size))
+			return err
+		}
+	}, nil
 }
+
+// compress gzips answers of at least compressMinLength bytes for a client
+// that accepts it, with echo's middleware, at two levels: the documents
+// (the docs page, the spec, the browser client's files), large and asked
+// for now and then, at gzip's default level, which makes them a third
+// smaller than its fastest; everything else (JSON answers, problems, on
+// the request path of every move) at the fastest, which costs a third of
+// the default's CPU on a small answer and saves nearly as much. An event
+// stream is left as it is: the gzip writer would hold each event until a
+// block filled, and a follower must get it at once.
+func compress() []echo.MiddlewareFunc {
+	document := func(c echo.Context) bool {
+		p := c.Path()
+		return p == "/docs" || p == "/openapi.yaml" || p == "/" || strings.HasPrefix(p, "/assets/")
+	}
+	stream := func(c echo.Context) bool {
+		return strings.HasSuffix(c.Path(), "/events") || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
+	}
+	return []echo.MiddlewareFunc{
+		middleware.GzipWithConfig(middleware.GzipConfig{
+			MinLength: compressMinLength,
+			Level:     gzip.DefaultCompression,
+			Skipper:   func(c echo.Context) bool { return !document(c) },
+		}),
+		middleware.GzipWithConfig(middleware.GzipConfig{
+			MinLength: compressMinLength,
+			Level:     gzip.BestSpeed,
+			Skipper:   func(c echo.Context) bool { return document(c) || stream(c) },
+		}),
+	}
+}
+
+// compressMinLength is the smallest answer compressed. A game's answer
+// (about 700 bytes) halves, which a phone on a slow network feels; below
+// half a kilobyte (a health check, most problems) gzip's header and its
+// CPU buy next to nothing. docs/performance.md has the figures.
+const compressMinLength = 512
 
 // requireJSON refuses a request body that is not declared as JSON, before
 // the validator sees it: 415 says what is wrong better than a schema error.
@@ -71,7 +136,7 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
-	spec, err := GetSwagger() // the validator's own copy, without servers
+	spec, err := oapi.GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err
 	}

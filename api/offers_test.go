@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 )
@@ -18,7 +19,7 @@ func TestGamesHTTPOffers(t *testing.T) {
 	_, bisi := gs.newPlayer("Bisi")
 	a := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, asPlayer(ada))
 	gs.expect(a, http.StatusCreated, "")
-	var seat GameSeat
+	var seat oapi.GameSeat
 	a.decode(t, &seat)
 	id := seat.Game.Id
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, asPlayer(bisi)), http.StatusCreated, "")
@@ -59,7 +60,7 @@ func TestGamesHTTPOffers(t *testing.T) {
 		t.Run(st.name, func(t *testing.T) {
 			got := gs.must(http.MethodPost, "/v1/games/"+id+st.path, st.token, st.body, st.header)
 			gs.expect(got, st.status, st.code)
-			var g Game
+			var g oapi.Game
 			gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil).decode(t, &g)
 			if st.code != "" && version != 0 && g.Version != version {
 				t.Fatalf("a refusal changed the game: version %d, was %d", g.Version, version)
@@ -72,9 +73,9 @@ func TestGamesHTTPOffers(t *testing.T) {
 			}
 		})
 	}
-	var g Game
+	var g oapi.Game
 	gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil).decode(t, &g)
-	if r, err := g.Result.Get(); err != nil || r.Reason != ResultReasonAgreement || r.Winner != ResultWinnerDraw {
+	if r, err := g.Result.Get(); err != nil || r.Reason != oapi.ResultReasonAgreement || r.Winner != oapi.ResultWinnerDraw {
 		t.Fatalf("result %+v %v, want a draw by agreement", r, err)
 	}
 }
@@ -90,9 +91,9 @@ func TestGamesHTTPTakebackRated(t *testing.T) {
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/takeback", seats[0], map[string]any{"offer": true}, nil), 403, "takeback_rated")
 	a := gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", "", nil, asPlayer(bisi))
 	gs.expect(a, http.StatusOK, "")
-	var ended Game
+	var ended oapi.Game
 	a.decode(t, &ended)
-	if ended.Status != GameStatusAborted || !ended.Result.IsNull() {
+	if ended.Status != oapi.GameStatusAborted || !ended.Result.IsNull() {
 		t.Fatalf("a resignation before both moved: %s", ended.Status)
 	}
 }

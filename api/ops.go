@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/fault"
 )
 
@@ -23,14 +24,14 @@ import (
 const readyTimeout = 2 * time.Second
 
 // GetLivez answers while the process serves HTTP at all.
-func (s *Server) GetLivez(context.Context, GetLivezRequestObject) (GetLivezResponseObject, error) {
-	return GetLivez200JSONResponse{Status: HealthStatusOk}, nil
+func (s *Server) GetLivez(context.Context, oapi.GetLivezRequestObject) (oapi.GetLivezResponseObject, error) {
+	return oapi.GetLivez200JSONResponse{Status: oapi.HealthStatusOk}, nil
 }
 
 // GetReadyz checks the database: 503 while it fails, with the store's own
 // code (store_unavailable, storage_full) when the store named the failure,
 // and 503 from the moment shutdown begins.
-func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetReadyzResponseObject, error) {
+func (s *Server) GetReadyz(ctx context.Context, _ oapi.GetReadyzRequestObject) (oapi.GetReadyzResponseObject, error) {
 	select {
 	case <-s.opts.Stopping:
 		return nil, newError(ErrNotReady, "the server is shutting down")
@@ -47,7 +48,7 @@ func (s *Server) GetReadyz(ctx context.Context, _ GetReadyzRequestObject) (GetRe
 			return nil, newError(ErrNotReady, "the database does not answer")
 		}
 	}
-	return GetReadyz200JSONResponse{Status: HealthStatusOk}, nil
+	return oapi.GetReadyz200JSONResponse{Status: oapi.HealthStatusOk}, nil
 }
 
 // Starting is the handler of a server whose database is not open yet: the
@@ -60,7 +61,7 @@ func Starting() http.Handler {
 	e.HideBanner = true
 	e.HidePort = true
 	quiet := slog.New(slog.DiscardHandler)
-	live := func(c echo.Context) error { return c.JSON(http.StatusOK, Health{Status: HealthStatusOk}) }
+	live := func(c echo.Context) error { return c.JSON(http.StatusOK, oapi.Health{Status: oapi.HealthStatusOk}) }
 	e.GET("/livez", live)
 	e.HEAD("/livez", live)
 	e.Any("/*", func(c echo.Context) error {
@@ -71,7 +72,7 @@ func Starting() http.Handler {
 }
 
 // GetMetrics writes the registry in the Prometheus text format.
-func (s *Server) GetMetrics(context.Context, GetMetricsRequestObject) (GetMetricsResponseObject, error) {
+func (s *Server) GetMetrics(context.Context, oapi.GetMetricsRequestObject) (oapi.GetMetricsResponseObject, error) {
 	if s.opts.MetricsElsewhere {
 		return nil, echo.ErrNotFound // served on the admin port only
 	}
@@ -92,12 +93,12 @@ func (m metricsResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
 }
 
 // GetOpenAPI serves the embedded document as YAML.
-func (s *Server) GetOpenAPI(context.Context, GetOpenAPIRequestObject) (GetOpenAPIResponseObject, error) {
-	return GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(s.specYAML), ContentLength: int64(len(s.specYAML))}, nil
+func (s *Server) GetOpenAPI(context.Context, oapi.GetOpenAPIRequestObject) (oapi.GetOpenAPIResponseObject, error) {
+	return oapi.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(s.specYAML), ContentLength: int64(len(s.specYAML))}, nil
 }
 
 // GetDocs serves the reference page rendered at start.
-func (s *Server) GetDocs(context.Context, GetDocsRequestObject) (GetDocsResponseObject, error) {
+func (s *Server) GetDocs(context.Context, oapi.GetDocsRequestObject) (oapi.GetDocsResponseObject, error) {
 	return htmlResponse(s.docsHTML), nil
 }
 

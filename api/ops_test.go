@@ -20,6 +20,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/fault"
 )
 
@@ -118,8 +119,9 @@ func TestMetrics(t *testing.T) {
 	}
 	body := rec.Body.String()
 	for _, want := range []string{
-		`ayoayo_http_requests_total{code="200",host="",method="POST",url="/v1/evaluate"} 1`,
-		`ayoayo_http_requests_total{code="404"`,
+		`ayoayo_http_requests_total{code="200",method="POST",route="/v1/evaluate"} 1`,
+		`ayoayo_http_requests_total{code="404",method="GET",route="unmatched"} 1`,
+		`ayoayo_http_request_duration_seconds_bucket{code="200",method="POST",route="/v1/evaluate",le="+Inf"} 1`,
 		"ayoayo_analyses_running 0",
 		"go_goroutines",
 	} {
@@ -130,6 +132,11 @@ func TestMetrics(t *testing.T) {
 	// A client must not be able to create series at will.
 	if strings.Contains(body, "/no/such/route/42") {
 		t.Error("an unknown path became a metric label")
+	}
+	for line := range strings.Lines(body) {
+		if strings.HasPrefix(line, "ayoayo_") && strings.Contains(line, `=""`) {
+			t.Errorf("an empty label: %s", line)
+		}
 	}
 }
 
@@ -149,7 +156,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err := served.Validate(context.Background()); err != nil {
 		t.Fatalf("served document is not valid: %v", err)
 	}
-	embedded, _ := GetSwagger()
+	embedded, _ := oapi.GetSwagger()
 	if got, want := served.Paths.Len(), embedded.Paths.Len(); got != want {
 		t.Errorf("served %d paths, embedded %d", got, want)
 	}
@@ -169,7 +176,7 @@ func TestDocsPage(t *testing.T) {
 		t.Fatalf("status %d, Content-Type %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 	page := rec.Body.String()
-	spec, _ := GetSwagger()
+	spec, _ := oapi.GetSwagger()
 	var want []string
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {

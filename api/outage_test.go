@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -143,7 +144,7 @@ func TestGamesHTTPStoreOutage(t *testing.T) {
 	st.set(nil, nil, false)
 	again := move(pits[0])
 	gs.expect(again, http.StatusOK, "")
-	var pa PlayMoveAnswer
+	var pa oapi.PlayMoveAnswer
 	again.decode(t, &pa)
 	if pa.Game.Ply != 1 || pa.Move.Pit != pits[0] {
 		t.Fatalf("the request sent again: %s, want the stored move at ply 0", again.body)

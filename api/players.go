@@ -11,6 +11,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
@@ -88,7 +89,7 @@ func (s *Server) callerPlayer(ctx context.Context) (*players.Player, error) {
 }
 
 // CreatePlayer makes a player and answers its token, once.
-func (s *Server) CreatePlayer(ctx context.Context, req CreatePlayerRequestObject) (CreatePlayerResponseObject, error) {
+func (s *Server) CreatePlayer(ctx context.Context, req oapi.CreatePlayerRequestObject) (oapi.CreatePlayerResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -100,13 +101,13 @@ func (s *Server) CreatePlayer(ctx context.Context, req CreatePlayerRequestObject
 	if err != nil {
 		return nil, err
 	}
-	body := CreatedPlayer{Player: playerToAPI(&p, 0), Token: token}
+	body := oapi.CreatedPlayer{Player: playerToAPI(&p, 0), Token: token}
 	loc := "/v1/players/" + p.ID
-	return CreatePlayer201JSONResponse{Body: body, Headers: CreatePlayer201ResponseHeaders{Location: &loc}}, nil
+	return oapi.CreatePlayer201JSONResponse{Body: body, Headers: oapi.CreatePlayer201ResponseHeaders{Location: &loc}}, nil
 }
 
 // GetPlayer answers a player, to anyone.
-func (s *Server) GetPlayer(ctx context.Context, req GetPlayerRequestObject) (GetPlayerResponseObject, error) {
+func (s *Server) GetPlayer(ctx context.Context, req oapi.GetPlayerRequestObject) (oapi.GetPlayerResponseObject, error) {
 	p, err := s.players.Get(ctx, req.Id)
 	if err != nil {
 		return nil, err
@@ -115,21 +116,21 @@ func (s *Server) GetPlayer(ctx context.Context, req GetPlayerRequestObject) (Get
 	if err != nil {
 		return nil, err
 	}
-	return GetPlayer200JSONResponse(out), nil
+	return oapi.GetPlayer200JSONResponse(out), nil
 }
 
 // withStreak is the answer of player p, with its streak of solved daily
 // puzzles.
-func (s *Server) withStreak(ctx context.Context, p *players.Player) (Player, error) {
+func (s *Server) withStreak(ctx context.Context, p *players.Player) (oapi.Player, error) {
 	streak, err := s.players.Streak(ctx, p.ID)
 	if err != nil {
-		return Player{}, err
+		return oapi.Player{}, err
 	}
 	return playerToAPI(p, streak), nil
 }
 
 // RenamePlayer renames the caller's own player.
-func (s *Server) RenamePlayer(ctx context.Context, req RenamePlayerRequestObject) (RenamePlayerResponseObject, error) {
+func (s *Server) RenamePlayer(ctx context.Context, req oapi.RenamePlayerRequestObject) (oapi.RenamePlayerResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -141,28 +142,28 @@ func (s *Server) RenamePlayer(ctx context.Context, req RenamePlayerRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return RenamePlayer200JSONResponse(out), nil
+	return oapi.RenamePlayer200JSONResponse(out), nil
 }
 
 // RotatePlayerToken replaces the caller's token and answers the new one.
-func (s *Server) RotatePlayerToken(ctx context.Context, req RotatePlayerTokenRequestObject) (RotatePlayerTokenResponseObject, error) {
+func (s *Server) RotatePlayerToken(ctx context.Context, req oapi.RotatePlayerTokenRequestObject) (oapi.RotatePlayerTokenResponseObject, error) {
 	token, err := s.players.RotateToken(ctx, req.Id, callerOf(ctx).playerToken)
 	if err != nil {
 		return nil, err
 	}
-	return RotatePlayerToken200JSONResponse{Token: token}, nil
+	return oapi.RotatePlayerToken200JSONResponse{Token: token}, nil
 }
 
 // DeletePlayer deletes the caller's own player.
-func (s *Server) DeletePlayer(ctx context.Context, req DeletePlayerRequestObject) (DeletePlayerResponseObject, error) {
+func (s *Server) DeletePlayer(ctx context.Context, req oapi.DeletePlayerRequestObject) (oapi.DeletePlayerResponseObject, error) {
 	if err := s.players.Delete(ctx, req.Id, callerOf(ctx).playerToken); err != nil {
 		return nil, err
 	}
-	return DeletePlayer204Response{}, nil
+	return oapi.DeletePlayer204Response{}, nil
 }
 
 // ListPlayerGames answers a page of a player's ended games.
-func (s *Server) ListPlayerGames(ctx context.Context, req ListPlayerGamesRequestObject) (ListPlayerGamesResponseObject, error) {
+func (s *Server) ListPlayerGames(ctx context.Context, req oapi.ListPlayerGamesRequestObject) (oapi.ListPlayerGamesResponseObject, error) {
 	var q players.GamesQuery
 	var after string
 	if p := req.Params; p.After != nil {
@@ -181,7 +182,7 @@ func (s *Server) ListPlayerGames(ctx context.Context, req ListPlayerGamesRequest
 	if err != nil {
 		return nil, err
 	}
-	out := ListPlayerGames200JSONResponse{Games: make([]PlayerGame, len(entries)), Next: nextCursor(next)}
+	out := oapi.ListPlayerGames200JSONResponse{Games: make([]oapi.PlayerGame, len(entries)), Next: nextCursor(next)}
 	for i := range entries {
 		out.Games[i] = playerGameToAPI(&entries[i])
 	}
@@ -190,7 +191,7 @@ func (s *Server) ListPlayerGames(ctx context.Context, req ListPlayerGamesRequest
 
 // ListPlayerPuzzles answers a page of a player's first attempts, with the
 // streak.
-func (s *Server) ListPlayerPuzzles(ctx context.Context, req ListPlayerPuzzlesRequestObject) (ListPlayerPuzzlesResponseObject, error) {
+func (s *Server) ListPlayerPuzzles(ctx context.Context, req oapi.ListPlayerPuzzlesRequestObject) (oapi.ListPlayerPuzzlesResponseObject, error) {
 	var after string
 	var limit int
 	if p := req.Params.After; p != nil {
@@ -203,9 +204,9 @@ func (s *Server) ListPlayerPuzzles(ctx context.Context, req ListPlayerPuzzlesReq
 	if err != nil {
 		return nil, err
 	}
-	out := ListPlayerPuzzles200JSONResponse{Attempts: make([]PlayerPuzzle, len(entries)), Next: nextCursor(next), Streak: streak}
+	out := oapi.ListPlayerPuzzles200JSONResponse{Attempts: make([]oapi.PlayerPuzzle, len(entries)), Next: nextCursor(next), Streak: streak}
 	for i, e := range entries {
-		pp := PlayerPuzzle{PuzzleId: e.PuzzleID, At: e.At.UTC(), Solved: e.Solved, Rating: ratingChange(e.Rating.Before, e.Rating.After)}
+		pp := oapi.PlayerPuzzle{PuzzleId: e.PuzzleID, At: e.At.UTC(), Solved: e.Solved, Rating: ratingChange(e.Rating.Before, e.Rating.After)}
 		if e.Daily.IsZero() {
 			pp.Daily.SetNull()
 		} else {
@@ -217,14 +218,14 @@ func (s *Server) ListPlayerPuzzles(ctx context.Context, req ListPlayerPuzzlesReq
 }
 
 // GetLeaderboard answers a category's leaderboard.
-func (s *Server) GetLeaderboard(ctx context.Context, req GetLeaderboardRequestObject) (GetLeaderboardResponseObject, error) {
+func (s *Server) GetLeaderboard(ctx context.Context, req oapi.GetLeaderboardRequestObject) (oapi.GetLeaderboardResponseObject, error) {
 	leaders, err := s.players.Leaderboard(ctx, players.Category(req.Category))
 	if err != nil {
 		return nil, err
 	}
-	out := GetLeaderboard200JSONResponse{Category: req.Category, Players: make([]Leader, len(leaders))}
+	out := oapi.GetLeaderboard200JSONResponse{Category: req.Category, Players: make([]oapi.Leader, len(leaders))}
 	for i, l := range leaders {
-		out.Players[i] = Leader{Rank: i + 1, Id: l.PlayerID, Name: l.Name, Rating: rounded(l.Rating.Value),
+		out.Players[i] = oapi.Leader{Rank: i + 1, Id: l.PlayerID, Name: l.Name, Rating: rounded(l.Rating.Value),
 			Deviation: rounded(l.Rating.Deviation), Games: l.Rating.Games}
 	}
 	return out, nil
@@ -243,44 +244,44 @@ func rounded(v float64) int { return int(math.Round(v)) }
 
 // ratingChange shows a change with change = after - before of the rounded
 // values, so the three numbers a client shows always agree.
-func ratingChange(before, after players.Rating) RatingChange {
+func ratingChange(before, after players.Rating) oapi.RatingChange {
 	b, a := rounded(before.Value), rounded(after.Value)
-	return RatingChange{Before: b, After: a, Change: a - b}
+	return oapi.RatingChange{Before: b, After: a, Change: a - b}
 }
 
-func playerRatingToAPI(r players.Rating) PlayerRating {
-	return PlayerRating{Rating: rounded(r.Value), Deviation: rounded(r.Deviation), Games: r.Games, Provisional: r.Provisional()}
+func playerRatingToAPI(r players.Rating) oapi.PlayerRating {
+	return oapi.PlayerRating{Rating: rounded(r.Value), Deviation: rounded(r.Deviation), Games: r.Games, Provisional: r.Provisional()}
 }
 
-func playerToAPI(p *players.Player, streak int) Player {
-	return Player{
+func playerToAPI(p *players.Player, streak int) oapi.Player {
+	return oapi.Player{
 		Id:        p.ID,
 		Name:      p.Name,
 		CreatedAt: p.CreatedAt.UTC(),
-		Ratings: PlayerRatings{Live: playerRatingToAPI(p.Rating(players.Live)),
+		Ratings: oapi.PlayerRatings{Live: playerRatingToAPI(p.Rating(players.Live)),
 			Correspondence: playerRatingToAPI(p.Rating(players.Correspondence)), Puzzle: playerRatingToAPI(p.Rating(players.Puzzles))},
-		Counts: PlayerCounts{Games: p.Counts.Games, Wins: p.Counts.Wins, Losses: p.Counts.Losses, Draws: p.Counts.Draws,
+		Counts: oapi.PlayerCounts{Games: p.Counts.Games, Wins: p.Counts.Wins, Losses: p.Counts.Losses, Draws: p.Counts.Draws,
 			Rated: p.Counts.Rated, Puzzles: p.Counts.Puzzles, Solved: p.Counts.Solved},
 		Streak: streak,
 	}
 }
 
-func playerGameToAPI(e *players.GameEntry) PlayerGame {
-	out := PlayerGame{GameId: e.GameID, EndedAt: e.EndedAt.UTC(), Side: Side(engine.Side(e.Side).String()), Rated: e.Rated,
-		Result: PlayerResult(e.Result), Ai: e.AI}
+func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
+	out := oapi.PlayerGame{GameId: e.GameID, EndedAt: e.EndedAt.UTC(), Side: oapi.Side(engine.Side(e.Side).String()), Rated: e.Rated,
+		Result: oapi.PlayerResult(e.Result), Ai: e.AI}
 	if e.Category == "" {
 		out.Category.SetNull()
 	} else {
-		out.Category.Set(GameCategory(e.Category))
+		out.Category.Set(oapi.GameCategory(e.Category))
 	}
 	if e.Opponent == "" {
 		out.Opponent.SetNull()
 	} else {
-		out.Opponent.Set(PlayerOpponent{Id: e.Opponent, Name: e.OpponentName})
+		out.Opponent.Set(oapi.PlayerOpponent{Id: e.Opponent, Name: e.OpponentName})
 	}
 	if e.Rated {
 		c := ratingChange(e.Rating.Before, e.Rating.After)
-		out.Rating.Set(NullableRatingChange{Before: c.Before, After: c.After, Change: c.Change})
+		out.Rating.Set(oapi.NullableRatingChange{Before: c.Before, After: c.After, Change: c.Change})
 	} else {
 		out.Rating.SetNull()
 	}
@@ -289,11 +290,11 @@ func playerGameToAPI(e *players.GameEntry) PlayerGame {
 
 // seatPlayerToAPI is the player of a game's seat; null for an anonymous
 // seat or the AI (or a player deleted since, whose seats name nobody).
-func seatPlayerToAPI(g *games.Game, sp games.SeatPlayer) nullable.Nullable[SeatPlayer] {
+func seatPlayerToAPI(g *games.Game, sp games.SeatPlayer) nullable.Nullable[oapi.SeatPlayer] {
 	if sp.ID == "" {
-		return nullable.NewNullNullable[SeatPlayer]()
+		return nullable.NewNullNullable[oapi.SeatPlayer]()
 	}
-	out := SeatPlayer{Id: sp.ID, Name: sp.Name}
+	out := oapi.SeatPlayer{Id: sp.ID, Name: sp.Name}
 	if g.Category() == "" {
 		out.Rating.SetNull()
 	} else {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/players"
@@ -34,7 +35,7 @@ func newPlayersServer(t *testing.T, clock *gamestest.Clock, opts Options, practi
 	if practice {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, clock.Now()
 	}
-	opts.Puzzles = puzzles.NewFeed(st, fo)
+	opts.Puzzles = puzzles.NewFeed(st, testCPU(), fo)
 	withGames(&opts, st, games.Options{Now: clock.Now}, games.HubOptions{})
 	opts.Players = players.NewService(st, clock.Now)
 	e, err := New(opts)
@@ -56,11 +57,11 @@ func playersClock() *gamestest.Clock {
 func asPlayer(token string) map[string]string { return map[string]string{PlayerTokenHeader: token} }
 
 // newPlayer creates a player named name and returns it with its token.
-func (gs *gamesServer) newPlayer(name string) (Player, string) {
+func (gs *gamesServer) newPlayer(name string) (oapi.Player, string) {
 	gs.t.Helper()
 	a := gs.must(http.MethodPost, "/v1/players", "", map[string]any{"name": name}, nil)
 	gs.expect(a, http.StatusCreated, "")
-	var c CreatedPlayer
+	var c oapi.CreatedPlayer
 	a.decode(gs.t, &c)
 	if loc := a.header.Get("Location"); loc != "/v1/players/"+c.Player.Id {
 		gs.t.Fatalf("Location %q for player %s", loc, c.Player.Id)
@@ -71,22 +72,22 @@ func (gs *gamesServer) newPlayer(name string) (Player, string) {
 	return c.Player, c.Token
 }
 
-func (gs *gamesServer) player(id string) Player {
+func (gs *gamesServer) player(id string) oapi.Player {
 	gs.t.Helper()
 	a := gs.must(http.MethodGet, "/v1/players/"+id, "", nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var p Player
+	var p oapi.Player
 	a.decode(gs.t, &p)
 	return p
 }
 
 // ratedGame creates a rated live game as creator and joins it as joiner,
 // and returns the game with the seats' tokens by side.
-func (gs *gamesServer) ratedGame(creator, joiner string) (Game, [2]string) {
+func (gs *gamesServer) ratedGame(creator, joiner string) (oapi.Game, [2]string) {
 	gs.t.Helper()
 	a := gs.must(http.MethodPost, "/v1/games", "", ratedLive, asPlayer(creator))
 	gs.expect(a, http.StatusCreated, "")
-	var south, north GameSeat
+	var south, north oapi.GameSeat
 	a.decode(gs.t, &south)
 	j := gs.must(http.MethodPost, "/v1/games/"+south.Game.Id+"/join", "", nil, asPlayer(joiner))
 	gs.expect(j, http.StatusCreated, "")
@@ -106,7 +107,7 @@ func TestPlayerEndpoints(t *testing.T) {
 	t.Run("default name", func(t *testing.T) {
 		a := gs.must(http.MethodPost, "/v1/players", "", map[string]any{}, nil)
 		gs.expect(a, http.StatusCreated, "")
-		var c CreatedPlayer
+		var c oapi.CreatedPlayer
 		a.decode(t, &c)
 		if !strings.HasPrefix(c.Player.Name, "player-") || c.Player.Ratings.Live.Rating != 1500 || !c.Player.Ratings.Puzzle.Provisional {
 			t.Fatalf("a new player: %+v", c.Player)
@@ -175,14 +176,14 @@ func TestPlayerEndpoints(t *testing.T) {
 	t.Run("rename, rotate, delete", func(t *testing.T) {
 		a := gs.must(http.MethodPatch, "/v1/players/"+ada.Id, "", map[string]any{"name": "Ada Lovelace"}, asPlayer(adaToken))
 		gs.expect(a, http.StatusOK, "")
-		var p Player
+		var p oapi.Player
 		a.decode(t, &p)
 		if p.Name != "Ada Lovelace" || gs.player(ada.Id).Name != "Ada Lovelace" {
 			t.Fatalf("renamed: %+v", p)
 		}
 		r := gs.must(http.MethodPost, "/v1/players/"+ada.Id+"/token", "", nil, asPlayer(adaToken))
 		gs.expect(r, http.StatusOK, "")
-		var rot RotatedToken
+		var rot oapi.RotatedToken
 		r.decode(t, &rot)
 		if rot.Token == adaToken || !strings.HasPrefix(rot.Token, "pl_") {
 			t.Fatalf("rotated to %q", rot.Token)
@@ -232,7 +233,7 @@ func TestPlayerRatedGameRefusals(t *testing.T) {
 			if tc.status != 201 {
 				return
 			}
-			var seat GameSeat
+			var seat oapi.GameSeat
 			a.decode(t, &seat)
 			south, err := seat.Game.Players.South.Get()
 			if err != nil || south.Name != "Ada" || seat.Game.Rated != (tc.body["rated"] == true) || !seat.Game.Players.North.IsNull() {
@@ -247,7 +248,7 @@ func TestPlayerRatedGameRefusals(t *testing.T) {
 
 	a := gs.must(http.MethodPost, "/v1/games", "", ratedLive, asPlayer(ada))
 	gs.expect(a, http.StatusCreated, "")
-	var seat GameSeat
+	var seat oapi.GameSeat
 	a.decode(t, &seat)
 	join := "/v1/games/" + seat.Game.Id + "/join"
 	gs.expect(gs.must(http.MethodPost, join, "", nil, nil), 401, "player_unauthorized")
@@ -278,7 +279,7 @@ func TestPlayerRatedGame(t *testing.T) {
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/moves", seats[1], map[string]any{"ply": 1, "pit": 6}, nil), 201, "")
 	a := gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", seats[1], nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var ended Game
+	var ended oapi.Game
 	a.decode(t, &ended)
 	sp, _ = ended.Players.South.Get()
 	np, _ = ended.Players.North.Get()
@@ -309,20 +310,20 @@ func TestPlayerRatedGame(t *testing.T) {
 		name   string
 		player string
 		query  string
-		result PlayerResult
+		result oapi.PlayerResult
 		change int
 		count  int
 	}{
-		{"Ada's games", ada.Id, "", PlayerResultWin, sp.Change.MustGet(), 1},
-		{"Bisi's games", bisi.Id, "", PlayerResultLoss, np.Change.MustGet(), 1},
-		{"Ada's live wins", ada.Id, "?category=live&result=win", PlayerResultWin, sp.Change.MustGet(), 1},
+		{"Ada's games", ada.Id, "", oapi.PlayerResultWin, sp.Change.MustGet(), 1},
+		{"Bisi's games", bisi.Id, "", oapi.PlayerResultLoss, np.Change.MustGet(), 1},
+		{"Ada's live wins", ada.Id, "?category=live&result=win", oapi.PlayerResultWin, sp.Change.MustGet(), 1},
 		{"Ada's losses", ada.Id, "?result=loss", "", 0, 0},
 		{"Ada's correspondence games", ada.Id, "?category=correspondence", "", 0, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := gs.must(http.MethodGet, "/v1/players/"+tc.player+"/games"+tc.query, "", nil, nil)
 			gs.expect(a, http.StatusOK, "")
-			var page PlayerGamesPage
+			var page oapi.PlayerGamesPage
 			a.decode(t, &page)
 			if len(page.Games) != tc.count || !page.Next.IsNull() {
 				t.Fatalf("%d games, next %v: %s", len(page.Games), page.Next, a.body)
@@ -334,7 +335,7 @@ func TestPlayerRatedGame(t *testing.T) {
 			r, _ := e.Rating.Get()
 			opp, _ := e.Opponent.Get()
 			if e.GameId != g.Id || !e.Rated || e.Result != tc.result || r.Change != tc.change || r.After-r.Before != r.Change ||
-				e.Category.MustGet() != GameCategoryLive || e.Ai || opp.Id == tc.player {
+				e.Category.MustGet() != oapi.GameCategoryLive || e.Ai || opp.Id == tc.player {
 				t.Fatalf("entry %+v (rating %+v, opponent %+v)", e, r, opp)
 			}
 		})
@@ -347,15 +348,15 @@ func TestPlayerRatedGame(t *testing.T) {
 	clock.Advance(games.DefaultFirstMove + time.Second)
 	a = gs.must(http.MethodGet, "/v1/games/"+aborted.Id, "", nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var after Game
+	var after oapi.Game
 	a.decode(t, &after)
 	sp, _ = after.Players.South.Get()
-	if after.Status != GameStatusAborted || !sp.Change.IsNull() {
+	if after.Status != oapi.GameStatusAborted || !sp.Change.IsNull() {
 		t.Fatalf("the abandoned game: %s, south %+v", after.Status, sp)
 	}
 	check("after an aborted game")
 	a = gs.must(http.MethodGet, "/v1/players/"+ada.Id+"/games", "", nil, nil)
-	var page PlayerGamesPage
+	var page oapi.PlayerGamesPage
 	a.decode(t, &page)
 	if len(page.Games) != 1 {
 		t.Fatalf("the aborted game is listed: %s", a.body)
@@ -383,7 +384,7 @@ func TestPlayerGamesPages(t *testing.T) {
 	for range 4 {
 		a := gs.must(http.MethodGet, path, "", nil, nil)
 		gs.expect(a, http.StatusOK, "")
-		var page PlayerGamesPage
+		var page oapi.PlayerGamesPage
 		a.decode(t, &page)
 		for _, e := range page.Games {
 			got = append(got, e.GameId)
@@ -407,15 +408,15 @@ func TestPlayerLeaderboard(t *testing.T) {
 	gs := newPlayersServer(t, clock, Options{}, false)
 	ada, adaToken := gs.newPlayer("Ada")
 	bisi, bisiToken := gs.newPlayer("Bisi")
-	board := func(c string) Leaderboard {
+	board := func(c string) oapi.Leaderboard {
 		t.Helper()
 		a := gs.must(http.MethodGet, "/v1/leaderboards/"+c, "", nil, nil)
 		gs.expect(a, http.StatusOK, "")
-		var l Leaderboard
+		var l oapi.Leaderboard
 		a.decode(t, &l)
 		return l
 	}
-	if l := board("live"); len(l.Players) != 0 || l.Category != RatingCategoryLive {
+	if l := board("live"); len(l.Players) != 0 || l.Category != oapi.RatingCategoryLive {
 		t.Fatalf("before any game: %+v", l)
 	}
 	games := 0
@@ -455,7 +456,7 @@ func (gs *gamesServer) solution(id string) []int {
 	gs.t.Helper()
 	a := gs.must(http.MethodGet, "/v1/puzzles/"+id+"/solution", "", nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var sol PuzzleSolution
+	var sol oapi.PuzzleSolution
 	a.decode(gs.t, &sol)
 	var moves []int
 	for _, s := range sol.Solution {
@@ -474,7 +475,7 @@ func TestPlayerPuzzleAttempts(t *testing.T) {
 	ada, adaToken := gs.newPlayer("Ada")
 	a := gs.must(http.MethodGet, "/v1/puzzles/daily", "", nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var daily Puzzle
+	var daily oapi.Puzzle
 	a.decode(t, &daily)
 	if want := int(puzzles.Calibration(daily.Difficulty).Value); daily.Rating != want {
 		t.Fatalf("an unplayed puzzle of difficulty %d rated %d, want its calibration %d", daily.Difficulty, daily.Rating, want)
@@ -482,7 +483,7 @@ func TestPlayerPuzzleAttempts(t *testing.T) {
 	moves := gs.solution(daily.Id)
 	attempts := "/v1/puzzles/" + daily.Id + "/attempts"
 
-	var first PuzzleAttemptAnswer
+	var first oapi.PuzzleAttemptAnswer
 	for _, tc := range []struct {
 		name   string
 		token  string
@@ -505,7 +506,7 @@ func TestPlayerPuzzleAttempts(t *testing.T) {
 			if tc.status != 200 {
 				return
 			}
-			var ans PuzzleAttemptAnswer
+			var ans oapi.PuzzleAttemptAnswer
 			a.decode(t, &ans)
 			if !ans.Correct || !ans.Complete || ans.Rated != tc.rated || ans.Rating.IsNull() == tc.rated {
 				t.Fatalf("answer %s", a.body)
@@ -525,14 +526,14 @@ func TestPlayerPuzzleAttempts(t *testing.T) {
 	}
 	// The puzzle's rating moved with the rated attempt only.
 	a = gs.must(http.MethodGet, "/v1/puzzles/"+daily.Id, "", nil, nil)
-	var again Puzzle
+	var again oapi.Puzzle
 	a.decode(t, &again)
 	if again.Rating != r.Puzzle.After {
 		t.Fatalf("the puzzle's rating %d, want %d", again.Rating, r.Puzzle.After)
 	}
 	a = gs.must(http.MethodGet, "/v1/players/"+ada.Id+"/puzzles", "", nil, nil)
 	gs.expect(a, http.StatusOK, "")
-	var page PlayerPuzzlesPage
+	var page oapi.PlayerPuzzlesPage
 	a.decode(t, &page)
 	if len(page.Attempts) != 1 || page.Streak != 1 || page.Attempts[0].PuzzleId != daily.Id || !page.Attempts[0].Solved ||
 		page.Attempts[0].Daily.MustGet() != daily.Date.MustGet() || page.Attempts[0].Rating != r.Player {
@@ -560,7 +561,7 @@ func TestPlayerPracticeNear(t *testing.T) {
 		rating := gs.player(ada.Id).Ratings.Puzzle.Rating
 		a := gs.must(http.MethodGet, path, "", nil, asPlayer(token))
 		gs.expect(a, http.StatusOK, "")
-		var p Puzzle
+		var p oapi.Puzzle
 		a.decode(t, &p)
 		// Near: the grade's calibration is within 250 of the rating (a new
 		// player's 1500 allows grades 2 and 3; each given-up attempt
@@ -575,7 +576,7 @@ func TestPlayerPracticeNear(t *testing.T) {
 		// Attempt it, so that near=me must pass over it from now on.
 		a = gs.must(http.MethodPost, "/v1/puzzles/"+p.Id+"/attempts", "", map[string]any{"moves": []int{}, "giveUp": true}, asPlayer(token))
 		gs.expect(a, http.StatusOK, "")
-		var ans PuzzleAttemptAnswer
+		var ans oapi.PuzzleAttemptAnswer
 		a.decode(t, &ans)
 		if !ans.Rated {
 			t.Fatalf("the first attempt at %s was not rated: %s", p.Id, a.body)
@@ -622,13 +623,13 @@ func TestPlayerTokenNeverLogged(t *testing.T) {
 	gs.expect(gs.must(http.MethodPatch, "/v1/players/"+ada.Id, "", map[string]any{"name": "Ada L."}, asPlayer(other)), 403, "not_your_player")
 	gs.expect(gs.must(http.MethodPatch, "/v1/players/"+ada.Id, "", map[string]any{"name": "a\u0007"}, asPlayer(token)), 422, "invalid_player_name")
 	a := gs.must(http.MethodGet, "/v1/puzzles/daily", "", nil, nil)
-	var daily Puzzle
+	var daily oapi.Puzzle
 	a.decode(t, &daily)
 	gs.expect(gs.must(http.MethodPost, "/v1/puzzles/"+daily.Id+"/attempts", "", map[string]any{"moves": []int{0}}, asPlayer(token)), 200, "")
 	gs.expect(gs.must(http.MethodPost, "/v1/games", "", ratedLive, asPlayer(token)), 201, "")
 	r := gs.must(http.MethodPost, "/v1/players/"+ada.Id+"/token", "", nil, asPlayer(token))
 	gs.expect(r, http.StatusOK, "")
-	var rot RotatedToken
+	var rot oapi.RotatedToken
 	r.decode(t, &rot)
 	tokens = append(tokens, rot.Token)
 	gs.expect(gs.must(http.MethodDelete, "/v1/players/"+ada.Id, "", nil, asPlayer(token)), 401, "player_unauthorized")
@@ -658,7 +659,7 @@ func TestPlayerTokenCORS(t *testing.T) {
 
 // TestPlayerCreateRateLimit: player creations are limited per address.
 func TestPlayerCreateRateLimit(t *testing.T) {
-	gs := newPlayersServer(t, playersClock(), Options{PlayerCreateRate: 1, PlayerCreateBurst: 2}, false)
+	gs := newPlayersServer(t, playersClock(), Options{RateLimits: RateLimits{"player-create": {Rate: 1, Burst: 2}}}, false)
 	gs.newPlayer("one")
 	gs.newPlayer("two")
 	a := gs.must(http.MethodPost, "/v1/players", "", map[string]any{"name": "three"}, nil)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -35,7 +36,7 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 		fo.Practice, fo.VerifyPractice, fo.Cutover = puzzletest.MadeUpPractice, puzzletest.CheckMadeUp, practiceNow
 	}
 	cs := &countingStore{Store: memory.New()}
-	o.Puzzles = puzzles.NewFeed(cs, fo)
+	o.Puzzles = puzzles.NewFeed(cs, testCPU(), fo)
 	h, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 // sharedGenerator is the generator the real-puzzle tests share: its endgame
 // table takes seconds to build, a minute under the race detector.
 var sharedGenerator = sync.OnceValues(func() (*puzzles.Generator, error) {
-	g := puzzles.NewGenerator()
+	g := puzzles.NewGenerator(testWorkers)
 	_, err := g.EndgameTable(context.Background())
 	return g, err
 })
@@ -75,7 +76,7 @@ func TestPracticeAnother(t *testing.T) {
 			target += "&after=" + after
 		}
 		rec := f.do(t, "GET", target, "")
-		p := decode[Puzzle](t, rec, http.StatusOK)
+		p := decode[oapi.Puzzle](t, rec, http.StatusOK)
 		if i == 0 {
 			if cc := rec.Header().Get("Cache-Control"); cc != "no-store" {
 				t.Fatalf("Cache-Control %q, want no-store", cc)
@@ -93,8 +94,8 @@ func TestPracticeAnother(t *testing.T) {
 			t.Fatalf("request %d: %s repeats %s", i, p.Id, prev)
 		}
 		seen[pos] = p.Id
-		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", gen.PracticeVersion)) || p.Difficulty != 4 || p.Goal != PuzzleGoalDefend ||
-			!p.Date.IsNull() || p.Stats != (PuzzleStats{}) {
+		if !strings.HasPrefix(p.Id, fmt.Sprintf("x%d-d4-gdefend-tdecoys-", gen.PracticeVersion)) || p.Difficulty != 4 || p.Goal != oapi.PuzzleGoalDefend ||
+			!p.Date.IsNull() || p.Stats != (oapi.PuzzleStats{}) {
 			t.Fatalf("request %d: %+v", i, p)
 		}
 		after = p.Id
@@ -129,9 +130,9 @@ func TestPracticeProblems(t *testing.T) {
 		wantProblem(t, bare.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), 503, "not_ready")
 	})
 	t.Run("rate", func(t *testing.T) {
-		limited := newPracticeServer(t, false, Options{PracticeRate: 6, PracticeBurst: 2})
+		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 2}}})
 		for range 2 {
-			decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
+			decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
 		}
 		rec := limited.do(t, "GET", "/v1/puzzles/practice", "")
 		wantProblem(t, rec, http.StatusTooManyRequests, "rate_limited")
@@ -154,10 +155,10 @@ func TestPracticeProblems(t *testing.T) {
 		wantProblem(t, limited.do(t, "GET", "/v1/puzzles/p20990101", ""), http.StatusNotFound, "puzzle_not_found")
 	})
 	t.Run("by id within the limit", func(t *testing.T) {
-		limited := newPracticeServer(t, false, Options{PracticeRate: 6, PracticeBurst: 3})
-		decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), http.StatusOK)
-		decode[PuzzleSolution](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5/solution", ""), http.StatusOK)
-		decode[Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
+		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 3}}})
+		decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), http.StatusOK)
+		decode[oapi.PuzzleSolution](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5/solution", ""), http.StatusOK)
+		decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
 		wantProblem(t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusTooManyRequests, "rate_limited")
 	})
 }
@@ -167,22 +168,22 @@ func TestPracticeProblems(t *testing.T) {
 // operations; an id that makes no puzzle is 404.
 func TestPracticeByID(t *testing.T) {
 	f := newPracticeServer(t, true, Options{})
-	p := decode[Puzzle](t, f.do(t, "GET", "/v1/puzzles/practice?difficulty=2", ""), http.StatusOK)
-	again := decode[Puzzle](t, f.do(t, "GET", "/v1/puzzles/"+p.Id, ""), http.StatusOK)
+	p := decode[oapi.Puzzle](t, f.do(t, "GET", "/v1/puzzles/practice?difficulty=2", ""), http.StatusOK)
+	again := decode[oapi.Puzzle](t, f.do(t, "GET", "/v1/puzzles/"+p.Id, ""), http.StatusOK)
 	if !reflect.DeepEqual(again, p) {
 		t.Fatalf("by id: %+v, want %+v", again, p)
 	}
-	sol := decode[PuzzleSolution](t, f.do(t, "GET", "/v1/puzzles/"+p.Id+"/solution", ""), http.StatusOK)
+	sol := decode[oapi.PuzzleSolution](t, f.do(t, "GET", "/v1/puzzles/"+p.Id+"/solution", ""), http.StatusOK)
 	if sol.Id != p.Id || len(sol.Solution) != p.Plies {
 		t.Fatalf("solution %+v", sol)
 	}
 	key := sol.Solution[0].Pit
-	a := decode[PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", fmt.Sprintf(`{"moves":[%d]}`, key)), http.StatusOK)
-	if !a.Correct || a.Stats != (PuzzleStats{}) {
+	a := decode[oapi.PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", fmt.Sprintf(`{"moves":[%d]}`, key)), http.StatusOK)
+	if !a.Correct || a.Stats != (oapi.PuzzleStats{}) {
 		t.Fatalf("the key move: %+v", a)
 	}
-	wrong := decode[PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", `{"moves":[],"giveUp":true}`), http.StatusOK)
-	if wrong.Solution == nil || wrong.Stats != (PuzzleStats{}) {
+	wrong := decode[oapi.PuzzleAttemptAnswer](t, f.do(t, "POST", "/v1/puzzles/"+p.Id+"/attempts", `{"moves":[],"giveUp":true}`), http.StatusOK)
+	if wrong.Solution == nil || wrong.Stats != (oapi.PuzzleStats{}) {
 		t.Fatalf("giving up: %+v", wrong)
 	}
 	for _, id := range []string{"x1-d1-gdefend-tany-3", "x9-d0-gany-tany-3", "x1-d0-gany-tsacrifice-3"} {
@@ -206,7 +207,7 @@ func TestPracticeTimeoutProblem(t *testing.T) {
 		}
 		return gen.Puzzle{}, context.Canceled
 	}
-	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,
 		Practice: slow, VerifyPractice: puzzletest.CheckMadeUp,
 	})})

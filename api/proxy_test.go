@@ -38,7 +38,7 @@ func TestClientAddressBehindProxies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			gs := newGamesServer(t, Options{GameCreateRate: 1, GameCreateBurst: 20, TrustedProxies: tt.proxies}, games.Options{}, nil)
+			gs := newGamesServer(t, Options{RateLimits: RateLimits{"game-create": {Rate: 1, Burst: 20}}, TrustedProxies: tt.proxies}, games.Options{}, nil)
 			created := 0
 			for i := range 40 {
 				a := gs.must(http.MethodPost, "/v1/games", "", human, map[string]string{"X-Forwarded-For": tt.xff(i)})

@@ -11,6 +11,7 @@ import (
 
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -70,7 +71,7 @@ func (noPuzzles) Rating(context.Context, *gen.Puzzle) (players.Rating, error) {
 }
 
 // etagOf tags an answer by its content: the puzzle and its stats.
-func etagOf(p Puzzle) (string, error) {
+func etagOf(p oapi.Puzzle) (string, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return "", err
@@ -95,7 +96,7 @@ func notModified(ifNoneMatch *string, etag string) bool {
 
 // dailyAnswer is a daily puzzle with its caching headers, or the 304.
 type dailyAnswer struct {
-	puzzle       Puzzle
+	puzzle       oapi.Puzzle
 	cacheControl string
 	etag         string
 	notModified  bool
@@ -119,19 +120,19 @@ func (s *Server) daily(ctx context.Context, date time.Time, ifNoneMatch *string)
 }
 
 // GetDailyPuzzle answers today's puzzle.
-func (s *Server) GetDailyPuzzle(ctx context.Context, req GetDailyPuzzleRequestObject) (GetDailyPuzzleResponseObject, error) {
+func (s *Server) GetDailyPuzzle(ctx context.Context, req oapi.GetDailyPuzzleRequestObject) (oapi.GetDailyPuzzleResponseObject, error) {
 	a, err := s.daily(ctx, s.feed.Today(), req.Params.IfNoneMatch)
 	if err != nil {
 		return nil, err
 	}
 	if a.notModified {
-		return GetDailyPuzzle304Response{Headers: GetDailyPuzzle304ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
+		return oapi.GetDailyPuzzle304Response{Headers: oapi.GetDailyPuzzle304ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
 	}
-	return GetDailyPuzzle200JSONResponse{Body: a.puzzle, Headers: GetDailyPuzzle200ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
+	return oapi.GetDailyPuzzle200JSONResponse{Body: a.puzzle, Headers: oapi.GetDailyPuzzle200ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
 }
 
 // GetDailyPuzzleByDate answers one day's puzzle.
-func (s *Server) GetDailyPuzzleByDate(ctx context.Context, req GetDailyPuzzleByDateRequestObject) (GetDailyPuzzleByDateResponseObject, error) {
+func (s *Server) GetDailyPuzzleByDate(ctx context.Context, req oapi.GetDailyPuzzleByDateRequestObject) (oapi.GetDailyPuzzleByDateResponseObject, error) {
 	date, err := gen.ParseDate(req.Date)
 	if err != nil {
 		return nil, err
@@ -141,15 +142,15 @@ func (s *Server) GetDailyPuzzleByDate(ctx context.Context, req GetDailyPuzzleByD
 		return nil, err
 	}
 	if a.notModified {
-		return GetDailyPuzzleByDate304Response{Headers: GetDailyPuzzleByDate304ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
+		return oapi.GetDailyPuzzleByDate304Response{Headers: oapi.GetDailyPuzzleByDate304ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
 	}
-	return GetDailyPuzzleByDate200JSONResponse{Body: a.puzzle, Headers: GetDailyPuzzleByDate200ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
+	return oapi.GetDailyPuzzleByDate200JSONResponse{Body: a.puzzle, Headers: oapi.GetDailyPuzzleByDate200ResponseHeaders{CacheControl: &a.cacheControl, ETag: &a.etag}}, nil
 }
 
 // ListPuzzles pages back through the feed, newest first. Every day from the
 // first to today has a puzzle, so the page is those days, generated where
 // nobody asked for them yet.
-func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) (ListPuzzlesResponseObject, error) {
+func (s *Server) ListPuzzles(ctx context.Context, req oapi.ListPuzzlesRequestObject) (oapi.ListPuzzlesResponseObject, error) {
 	limit := defaultPuzzleLimit
 	if req.Params.Limit != nil {
 		limit = *req.Params.Limit
@@ -165,7 +166,7 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	out := ListPuzzles200JSONResponse{Puzzles: make([]Puzzle, len(page))}
+	out := oapi.ListPuzzles200JSONResponse{Puzzles: make([]oapi.Puzzle, len(page))}
 	for i, sp := range page {
 		if out.Puzzles[i], err = s.puzzleToAPI(ctx, sp); err != nil {
 			return nil, err
@@ -181,7 +182,7 @@ func (s *Server) ListPuzzles(ctx context.Context, req ListPuzzlesRequestObject) 
 
 // GetPracticePuzzle answers a puzzle of the practice pool: the next one
 // after the client's, or a first one.
-func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleRequestObject) (GetPracticePuzzleResponseObject, error) {
+func (s *Server) GetPracticePuzzle(ctx context.Context, req oapi.GetPracticePuzzleRequestObject) (oapi.GetPracticePuzzleResponseObject, error) {
 	var f gen.PracticeFilter
 	if d := req.Params.Difficulty; d != nil {
 		f.Difficulty = *d
@@ -198,7 +199,7 @@ func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleReq
 	}
 	var sp puzzles.Stored
 	var err error
-	if req.Params.Near != nil && *req.Params.Near == GetPracticePuzzleParamsNearMe {
+	if req.Params.Near != nil && *req.Params.Near == oapi.GetPracticePuzzleParamsNearMe {
 		// near=me is about the caller's rating: without a player there is
 		// nothing to be near.
 		player, err := s.callerPlayer(ctx)
@@ -221,11 +222,11 @@ func (s *Server) GetPracticePuzzle(ctx context.Context, req GetPracticePuzzleReq
 	}
 	// Without after each answer is another puzzle: nothing may keep one.
 	noStore := "no-store"
-	return GetPracticePuzzle200JSONResponse{Body: body, Headers: GetPracticePuzzle200ResponseHeaders{CacheControl: &noStore}}, nil
+	return oapi.GetPracticePuzzle200JSONResponse{Body: body, Headers: oapi.GetPracticePuzzle200ResponseHeaders{CacheControl: &noStore}}, nil
 }
 
 // GetPuzzle answers one puzzle by id.
-func (s *Server) GetPuzzle(ctx context.Context, req GetPuzzleRequestObject) (GetPuzzleResponseObject, error) {
+func (s *Server) GetPuzzle(ctx context.Context, req oapi.GetPuzzleRequestObject) (oapi.GetPuzzleResponseObject, error) {
 	sp, err := s.feed.ByID(ctx, req.Id)
 	if err != nil {
 		return nil, err
@@ -234,12 +235,12 @@ func (s *Server) GetPuzzle(ctx context.Context, req GetPuzzleRequestObject) (Get
 	if err != nil {
 		return nil, err
 	}
-	return GetPuzzle200JSONResponse(body), nil
+	return oapi.GetPuzzle200JSONResponse(body), nil
 }
 
 // SubmitPuzzleAttempt judges the solver's moves, plays the replies, and
 // counts the attempt.
-func (s *Server) SubmitPuzzleAttempt(ctx context.Context, req SubmitPuzzleAttemptRequestObject) (SubmitPuzzleAttemptResponseObject, error) {
+func (s *Server) SubmitPuzzleAttempt(ctx context.Context, req oapi.SubmitPuzzleAttemptRequestObject) (oapi.SubmitPuzzleAttemptResponseObject, error) {
 	if req.Body == nil {
 		return nil, errNoBody
 	}
@@ -253,15 +254,15 @@ func (s *Server) SubmitPuzzleAttempt(ctx context.Context, req SubmitPuzzleAttemp
 		return nil, err
 	}
 	a, stats := v.Attempt, v.Stats
-	out := SubmitPuzzleAttempt200JSONResponse{
+	out := oapi.SubmitPuzzleAttempt200JSONResponse{
 		Correct:     a.Correct,
 		Complete:    a.Complete,
 		Explanation: stepsToAPI(a.Steps),
-		Stats:       PuzzleStats{Attempts: stats.Attempts, Solved: stats.Solved},
+		Stats:       oapi.PuzzleStats{Attempts: stats.Attempts, Solved: stats.Solved},
 		Rated:       v.Rated,
 	}
 	if v.Rated {
-		out.Rating.Set(AttemptRating{Player: ratingChange(v.Before[0], v.After[0]), Puzzle: ratingChange(v.Before[1], v.After[1])})
+		out.Rating.Set(oapi.AttemptRating{Player: ratingChange(v.Before[0], v.After[0]), Puzzle: ratingChange(v.Before[1], v.After[1])})
 	} else {
 		out.Rating.SetNull()
 	}
@@ -273,43 +274,43 @@ func (s *Server) SubmitPuzzleAttempt(ctx context.Context, req SubmitPuzzleAttemp
 }
 
 // GetPuzzleSolution answers the whole solution line.
-func (s *Server) GetPuzzleSolution(ctx context.Context, req GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error) {
+func (s *Server) GetPuzzleSolution(ctx context.Context, req oapi.GetPuzzleSolutionRequestObject) (oapi.GetPuzzleSolutionResponseObject, error) {
 	sp, err := s.feed.ByID(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	return GetPuzzleSolution200JSONResponse{
+	return oapi.GetPuzzleSolution200JSONResponse{
 		Id:       sp.Puzzle.ID,
-		Goal:     PuzzleGoal(sp.Puzzle.Goal),
+		Goal:     oapi.PuzzleGoal(sp.Puzzle.Goal),
 		Solution: stepsToAPI(gen.SolutionSteps(sp.Puzzle)),
 	}, nil
 }
 
 // puzzleToAPI maps a stored puzzle, leaving out its solution, with its
 // rating as it stands.
-func (s *Server) puzzleToAPI(ctx context.Context, sp puzzles.Stored) (Puzzle, error) {
+func (s *Server) puzzleToAPI(ctx context.Context, sp puzzles.Stored) (oapi.Puzzle, error) {
 	r, err := s.feed.Rating(ctx, &sp.Puzzle)
 	if err != nil {
-		return Puzzle{}, err
+		return oapi.Puzzle{}, err
 	}
 	return puzzleWithRating(sp, r), nil
 }
 
-func puzzleWithRating(sp puzzles.Stored, r players.Rating) Puzzle {
+func puzzleWithRating(sp puzzles.Stored, r players.Rating) oapi.Puzzle {
 	p := sp.Puzzle
-	captureSeed := RulesCaptureSeed(p.Rules.CaptureSeed.String())
-	leftovers := RulesLeftovers(p.Rules.Leftovers.String())
-	out := Puzzle{
+	captureSeed := oapi.RulesCaptureSeed(p.Rules.CaptureSeed.String())
+	leftovers := oapi.RulesLeftovers(p.Rules.Leftovers.String())
+	out := oapi.Puzzle{
 		Id:         p.ID,
 		Position:   positionToAPI(p.Position),
-		Rules:      Rules{CaptureSeed: &captureSeed, Leftovers: &leftovers},
-		Goal:       PuzzleGoal(p.Goal),
+		Rules:      oapi.Rules{CaptureSeed: &captureSeed, Leftovers: &leftovers},
+		Goal:       oapi.PuzzleGoal(p.Goal),
 		Prompt:     p.Prompt,
 		Themes:     append([]string{}, p.Themes...),
 		Difficulty: p.Difficulty,
 		KeyLegs:    p.KeyLegs,
 		Plies:      p.Plies(),
-		Stats:      PuzzleStats{Attempts: sp.Stats.Attempts, Solved: sp.Stats.Solved},
+		Stats:      oapi.PuzzleStats{Attempts: sp.Stats.Attempts, Solved: sp.Stats.Solved},
 		Rating:     rounded(r.Value),
 	}
 	// A practice puzzle has no day.
@@ -321,12 +322,12 @@ func puzzleWithRating(sp puzzles.Stored, r players.Rating) Puzzle {
 	return out
 }
 
-func stepsToAPI(steps []gen.Step) []PuzzleStep {
-	out := make([]PuzzleStep, len(steps))
+func stepsToAPI(steps []gen.Step) []oapi.PuzzleStep {
+	out := make([]oapi.PuzzleStep, len(steps))
 	for i := range steps {
 		o := &steps[i].Outcome
 		x := outcomeToAPI(o)
-		out[i] = PuzzleStep{
+		out[i] = oapi.PuzzleStep{
 			Pit: o.Pit, Reply: steps[i].Reply, Legal: x.Legal, Reason: x.Reason,
 			Legs: x.Legs, Capture: x.Capture, Position: x.Position, Result: x.Result,
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -44,7 +45,7 @@ func newFeedServer(t *testing.T, now string, from time.Time) *feedServer {
 		t.Fatal(err)
 	}
 	cs := &countingStore{Store: memory.New()}
-	feed := puzzles.NewFeed(cs, puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
+	feed := puzzles.NewFeed(cs, testCPU(), puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
 	h, err := New(Options{Puzzles: feed})
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +116,7 @@ var feedStart = puzzles.DefaultFirstDay
 func TestDailyPuzzle(t *testing.T) {
 	f := newFeedServer(t, "2026-03-04T10:00:00Z", time.Time{})
 	rec := f.do(t, "GET", "/v1/puzzles/daily", "")
-	p := decode[Puzzle](t, rec, http.StatusOK)
+	p := decode[oapi.Puzzle](t, rec, http.StatusOK)
 	noSolution(t, rec.Body.Bytes())
 	if p.Id != "p20260304" || dateOf(p) != "2026-03-04" || p.KeyLegs < gen.MinKeyLegs || p.Plies < 1 || p.Prompt == "" {
 		t.Fatalf("daily puzzle %+v", p)
@@ -135,7 +136,7 @@ func TestDailyPuzzle(t *testing.T) {
 	// The stats change with an attempt, and so does the tag.
 	f.do(t, "POST", "/v1/puzzles/p20260304/attempts", `{"moves":[],"giveUp":true}`)
 	changed := f.do(t, "GET", "/v1/puzzles/daily", "", "If-None-Match", etag)
-	if p := decode[Puzzle](t, changed, http.StatusOK); p.Stats.Attempts != 1 || changed.Header().Get("ETag") == etag {
+	if p := decode[oapi.Puzzle](t, changed, http.StatusOK); p.Stats.Attempts != 1 || changed.Header().Get("ETag") == etag {
 		t.Fatalf("after an attempt: stats %+v, etag %q", p.Stats, changed.Header().Get("ETag"))
 	}
 	if n := f.store.adds.Load(); n != 1 {
@@ -170,7 +171,7 @@ func TestDailyPuzzleByDate(t *testing.T) {
 				wantProblem(t, rec, tt.status, tt.code)
 				return
 			}
-			p := decode[Puzzle](t, rec, tt.status)
+			p := decode[oapi.Puzzle](t, rec, tt.status)
 			noSolution(t, rec.Body.Bytes())
 			if dateOf(p) != tt.date || rec.Header().Get("Cache-Control") != tt.cache || rec.Header().Get("ETag") == "" {
 				t.Fatalf("date %s, Cache-Control %q, ETag %q", dateOf(p), rec.Header().Get("Cache-Control"), rec.Header().Get("ETag"))
@@ -189,7 +190,7 @@ func TestListPuzzles(t *testing.T) {
 		var out []string
 		for _, raw := range p.Puzzles {
 			noSolution(t, raw)
-			var pz Puzzle
+			var pz oapi.Puzzle
 			if err := json.Unmarshal(raw, &pz); err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +233,7 @@ func TestListPuzzles(t *testing.T) {
 func TestPuzzleByIDAndSolution(t *testing.T) {
 	f := newFeedServer(t, "2026-03-08T12:00:00Z", time.Time{})
 	rec := f.do(t, "GET", "/v1/puzzles/p20260307", "")
-	p := decode[Puzzle](t, rec, http.StatusOK)
+	p := decode[oapi.Puzzle](t, rec, http.StatusOK)
 	noSolution(t, rec.Body.Bytes())
 	want, err := gen.Daily(context.Background(), nil, time.Date(2026, 3, 7, 0, 0, 0, 0, time.UTC), 1)
 	if err != nil {
@@ -242,7 +243,7 @@ func TestPuzzleByIDAndSolution(t *testing.T) {
 		t.Fatalf("served %+v, generated %+v", p, want)
 	}
 
-	sol := decode[PuzzleSolution](t, f.do(t, "GET", "/v1/puzzles/p20260307/solution", ""), http.StatusOK)
+	sol := decode[oapi.PuzzleSolution](t, f.do(t, "GET", "/v1/puzzles/p20260307/solution", ""), http.StatusOK)
 	if len(sol.Solution) != want.Plies() {
 		t.Fatalf("%d solution steps, want %d", len(sol.Solution), want.Plies())
 	}
@@ -311,14 +312,14 @@ func TestPuzzleAttempts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := f.do(t, "POST", target, tt.body)
-			a := decode[PuzzleAttemptAnswer](t, rec, http.StatusOK)
+			a := decode[oapi.PuzzleAttemptAnswer](t, rec, http.StatusOK)
 			if a.Correct != tt.correct || a.Complete != tt.complete || (a.Solution != nil) != tt.solution {
 				t.Fatalf("%s", rec.Body.String())
 			}
 			if tt.steps >= 0 && len(a.Explanation) != tt.steps {
 				t.Fatalf("%d explanation steps, want %d", len(a.Explanation), tt.steps)
 			}
-			if a.Stats != (PuzzleStats{Attempts: tt.attempts, Solved: tt.solved}) {
+			if a.Stats != (oapi.PuzzleStats{Attempts: tt.attempts, Solved: tt.solved}) {
 				t.Fatalf("stats %+v, want %d attempts, %d solved", a.Stats, tt.attempts, tt.solved)
 			}
 			for i, s := range a.Explanation {
@@ -353,7 +354,7 @@ func TestPuzzleAttempts(t *testing.T) {
 		})
 	}
 	// Refused attempts are not counted.
-	p := decode[Puzzle](t, f.do(t, "GET", "/v1/puzzles/p20260302", ""), http.StatusOK)
+	p := decode[oapi.Puzzle](t, f.do(t, "GET", "/v1/puzzles/p20260302", ""), http.StatusOK)
 	if p.Stats.Attempts != 0 {
 		t.Fatalf("refused attempts counted: %+v", p.Stats)
 	}
@@ -424,7 +425,7 @@ func TestPuzzlesWithoutAStore(t *testing.T) {
 }
 
 // dateOf is a puzzle's date, "" when it has none.
-func dateOf(p Puzzle) string {
+func dateOf(p oapi.Puzzle) string {
 	d, _ := p.Date.Get()
 	return d
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -20,10 +21,10 @@ import (
 func TestGamesHTTPRateLimits(t *testing.T) {
 	human := map[string]any{"opponent": map[string]any{"type": "human"}}
 	t.Run("joins", func(t *testing.T) {
-		gs := newGamesServer(t, Options{JoinRate: 1, JoinBurst: 2}, games.Options{}, nil)
+		gs := newGamesServer(t, Options{RateLimits: RateLimits{"join": {Rate: 1, Burst: 2}}}, games.Options{}, nil)
 		var ids []string
 		for range 3 {
-			var seat GameSeat
+			var seat oapi.GameSeat
 			gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
 			ids = append(ids, seat.Game.Id)
 		}
@@ -32,33 +33,33 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		}
 		a := gs.must(http.MethodPost, "/v1/games/"+ids[2]+"/join", "", nil, nil)
 		wantRateLimited(t, gs, a, "too many joins from this client address")
-		var g Game
+		var g oapi.Game
 		gs.must(http.MethodGet, "/v1/games/"+ids[2], "", nil, nil).decode(t, &g)
-		if g.Status != GameStatusWaiting {
+		if g.Status != oapi.GameStatusWaiting {
 			t.Errorf("the refused join took the seat: %s", g.Status)
 		}
 	})
 	t.Run("moves", func(t *testing.T) {
-		gs := newGamesServer(t, Options{MoveRate: 1, MoveBurst: 3}, games.Options{}, nil)
+		gs := newGamesServer(t, Options{RateLimits: RateLimits{"move": {Rate: 1, Burst: 3}}}, games.Options{}, nil)
 		game, tokens := gs.twoSeats()
 		for range 3 {
 			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 			gs.expect(m, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			m.decode(t, &pa)
 			game = pa.Game
 		}
 		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 		wantRateLimited(t, gs, a, "too many moves from this client address")
-		var g Game
+		var g oapi.Game
 		gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, nil).decode(t, &g)
 		if g.Ply != 3 {
 			t.Errorf("the game is at ply %d after a refused move, want 3", g.Ply)
 		}
 	})
 	t.Run("event streams", func(t *testing.T) {
-		gs := newGamesServer(t, Options{StreamRate: 1, StreamBurst: 2, EventHeartbeat: 20 * time.Millisecond}, games.Options{}, nil)
-		var seat GameSeat
+		gs := newGamesServer(t, Options{RateLimits: RateLimits{"stream-open": {Rate: 1, Burst: 2}}, EventHeartbeat: 20 * time.Millisecond}, games.Options{}, nil)
+		var seat oapi.GameSeat
 		gs.must(http.MethodPost, "/v1/games", "", human, nil).decode(t, &seat)
 		for range 2 {
 			resp, err := gs.openEvents(seat.Game.Id, "")
@@ -82,12 +83,12 @@ func TestGamesHTTPRateLimits(t *testing.T) {
 		gs := newGamesServer(t, Options{}, games.Options{}, nil)
 		game, tokens := gs.twoSeats()
 		for range 100 {
-			if game.Status != GameStatusActive {
+			if game.Status != oapi.GameStatusActive {
 				game, tokens = gs.twoSeats()
 			}
 			m := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
 			gs.expect(m, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			m.decode(t, &pa)
 			game = pa.Game
 		}
@@ -109,7 +110,7 @@ func wantRateLimited(t *testing.T, gs *gamesServer, a answer, detail string) {
 // 429 too (with Retry-After); an operation without a limit has none; a
 // browser may read them.
 func TestRateLimitHeadersOverHTTP(t *testing.T) {
-	gs := newGamesServer(t, Options{MoveRate: 60, MoveBurst: 3, GameCreateRate: 600, GameCreateBurst: 20}, games.Options{}, nil)
+	gs := newGamesServer(t, Options{RateLimits: RateLimits{"move": {Rate: 60, Burst: 3}, "game-create": {Rate: 600, Burst: 20}}}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
 	for i := range 4 {
 		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
@@ -122,14 +123,14 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 		if i < 3 {
 			gs.expect(a, http.StatusCreated, "")
-			var pa PlayMoveAnswer
+			var pa oapi.PlayMoveAnswer
 			a.decode(t, &pa)
 			game = pa.Game
 			continue
 		}
 		wantRateLimited(t, gs, a, "too many moves from this client address")
 	}
-	var seat GameSeat
+	var seat oapi.GameSeat
 	created := gs.must(http.MethodPost, "/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
 	created.decode(t, &seat)
 	// twoSeats made one game, and this one: 18 of 20 left.
@@ -149,12 +150,30 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 	}
 }
-
-// Nothing reads Idempotency-Key, so browsers are not told they may send it.
-func TestCORSDoesNotOfferIdempotencyKey(t *testing.T) {
-	for _, h := range corsAllowHeaders {
-		if strings.EqualFold(h, "Idempotency-Key") {
-			t.Fatal("CORS allows Idempotency-Key, which the server ignores")
-		}
+// TestRateLimitsTable: every row of Limits is whole and its own (a name or
+// a flag twice would have two rows share a bucket or a flag), and New
+// refuses a limit no row has rather than limit nothing. That each row's
+// operations are the document's is checked by every New.
+func TestRateLimitsTable(t *testing.T) {
+	names, flags := map[string]bool{}, map[string]bool{}
+	for _, l := range Limits() {
+		t.Run(l.Name, func(t *testing.T) {
+			if names[l.Name] || flags[l.Flag] {
+				t.Errorf("name %q or flag %q twice", l.Name, l.Flag)
+			}
+			names[l.Name], flags[l.Flag] = true, true
+			if l.Flag == "" || l.Who == "" || l.what == "" || len(l.ops) == 0 {
+				t.Errorf("a field is missing: %+v", l)
+			}
+			if l.Default.Rate < 1 || l.Default.Burst < 1 {
+				t.Errorf("default %+v: ayoayo serve would start without this limit", l.Default)
+			}
+		})
 	}
+	t.Run("unknown name", func(t *testing.T) {
+		_, err := New(Options{RateLimits: RateLimits{"moves": {Rate: 1, Burst: 1}}})
+		if err == nil || !strings.Contains(err.Error(), `"moves": no such limit`) {
+			t.Errorf("New with a limit no row has: %v", err)
+		}
+	})
 }

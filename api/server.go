@@ -1,5 +1,5 @@
 // Package api translates HTTP: it serves the API that openapi.yaml specifies
-// through the generated echo server (api.gen.go), validates requests against
+// through the echo server generated in api/oapi, validates requests against
 // the embedded document, and hands them to the engine and the search (the
 // stateless endpoints), the games service and the puzzle feed, which make
 // every decision. Every error becomes an RFC 9457 problem through the one
@@ -27,13 +27,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/budget"
-	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // Limits the API enforces. The OpenAPI document states the same numbers;
@@ -82,8 +81,9 @@ type Options struct {
 	// BodyLimit. Zero means DefaultBatchBodyLimit, DefaultBatchMaxLines.
 	BatchBodyLimit int64
 	BatchMaxLines  int
-	// Analyses answers /v1/analyze (*analysis.Service). Nil: an
-	// analysis.Service with no endgame tables and a CPU budget of its own.
+	// Analyses answers /v1/analyze (*analysis.Service). Nil: /v1/analyze
+	// answers 503 (an analysis.Service needs the process's CPU budget,
+	// which only the caller has).
 	Analyses Analyzer
 	// Budget is the process's CPU budget, shown on /metrics. Nil: not shown.
 	Budget *budget.Budget
@@ -94,19 +94,11 @@ type Options struct {
 	// Hub follows games for the event streams (*games.Hub, the Notifier
 	// of Games). Nil: the streams answer 503.
 	Hub GameHub
-	// GameCreateRate, JoinRate, MoveRate and StreamRate are how many game
-	// creations, joins, moves and event-stream opens one client address may
-	// send per minute, in bursts of up to the matching Burst; beyond, 429
-	// rate_limited with Retry-After. Every request of the operation counts,
-	// refused ones included. Zero: no limit.
-	GameCreateRate  int
-	GameCreateBurst int
-	JoinRate        int
-	JoinBurst       int
-	MoveRate        int
-	MoveBurst       int
-	StreamRate      int
-	StreamBurst     int
+	// RateLimits are the per-client-address limits, by the Name of their
+	// row of Limits (game creations, joins, moves, event-stream opens,
+	// practice puzzles, player creations). A limit absent, or with a Rate
+	// of 0, is none; a name that is no row's fails New.
+	RateLimits RateLimits
 	// TrustedProxies are the address ranges of the reverse proxies in front
 	// of the server. A request that comes from one of them is counted, in
 	// the per-client limits and the log, for the rightmost address of its
@@ -126,6 +118,11 @@ type Options struct {
 	MaxStreamsPerClient int
 	MaxStreamsPerGame   int
 
+	// RequestLog is which requests get a line in the log: RequestLogAll
+	// (the zero value), RequestLogErrors (answers of 400 and above) or
+	// RequestLogNone. Faults are logged in full either way.
+	RequestLog RequestLog
+
 	// Metrics is the registry /metrics exposes and the request metrics are
 	// recorded in. Nil: a new registry with the Go and process collectors.
 	Metrics *prometheus.Registry
@@ -137,22 +134,45 @@ type Options struct {
 	// Puzzles is the daily puzzle feed (*puzzles.Feed). Nil: the puzzle
 	// operations answer 503.
 	Puzzles PuzzleFeed
-	// PracticeRate and PracticeBurst are how many practice puzzles one
-	// client address may ask for per minute, and at once (429 rate_limited
-	// beyond), as for the game operations. Zero: no limit.
-	PracticeRate  int
-	PracticeBurst int
 
 	// Players manages players and their tokens (*players.Service). Nil:
 	// the player operations answer 503, and so does a request elsewhere
 	// that sends a Player-Token (it is never taken for an anonymous one).
 	Players PlayerService
-	// PlayerCreateRate and PlayerCreateBurst limit player creations per
-	// client address, as GameCreateRate does game creations: a player
-	// costs a row for ever, so a script must not make millions. Zero: no
-	// limit.
-	PlayerCreateRate  int
-	PlayerCreateBurst int
+	// Idempotency keeps the answers of creations sent with an
+	// Idempotency-Key (*idempotency.Service over the store), so a retried
+	// creation gets the first one's answer. Nil: the header is ignored.
+	Idempotency Idempotency
+}
+
+// RequestLog says which requests are logged (Options.RequestLog).
+type RequestLog string
+
+// The values of RequestLog, as --request-log spells them.
+const (
+	RequestLogAll    RequestLog = "all"
+	RequestLogErrors RequestLog = "errors"
+	RequestLogNone   RequestLog = "none"
+)
+
+// ParseRequestLog reads a RequestLog, refusing any other word.
+func ParseRequestLog(s string) (RequestLog, error) {
+	switch l := RequestLog(s); l {
+	case RequestLogAll, RequestLogErrors, RequestLogNone:
+		return l, nil
+	}
+	return "", fmt.Errorf("request log %q is not all, errors or none", s)
+}
+
+// minStatus is the lowest status logged; -1: none.
+func (l RequestLog) minStatus() int {
+	switch l {
+	case RequestLogErrors:
+		return 400
+	case RequestLogNone:
+		return -1
+	}
+	return 0
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -185,7 +205,7 @@ func (o Options) withDefaults() Options {
 		o.BatchMaxLines = DefaultBatchMaxLines
 	}
 	if o.Analyses == nil {
-		o.Analyses = analysis.New(analysis.Options{})
+		o.Analyses = noAnalyses{}
 	}
 	if o.Games == nil {
 		o.Games = noGames{}
@@ -230,11 +250,10 @@ type Server struct {
 	frames  *frames // of the events the hub hands out
 	feed    PuzzleFeed
 	players PlayerService
-	limits  map[string]*httpx.Limiter // per client address, by operation id
-	streams *httpx.StreamSlots        // of open event streams
+	streams *httpx.StreamSlots // of open event streams
 }
 
-var _ StrictServerInterface = (*Server)(nil)
+var _ oapi.StrictServerInterface = (*Server)(nil)
 
 // New builds the HTTP server: the generated routes with their validator,
 // and the middleware every request goes through. It fails only if the
@@ -247,7 +266,7 @@ func New(opts Options) (*echo.Echo, error) {
 // newServer is New that also returns the handlers, for tests.
 func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
-	spec, err := GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
 	}
@@ -261,15 +280,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		frames:   newFrames(encodeEvent),
 		feed:     opts.Puzzles,
 		players:  opts.Players,
-		limits: map[string]*httpx.Limiter{
-			"CreateGame":        httpx.NewLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("game-create"),
-			"JoinGame":          httpx.NewLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).Named("join"),
-			"PlayGameMove":      httpx.NewLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).Named("move"),
-			"FollowGameEvents":  httpx.NewLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("stream-open"),
-			"GetPracticePuzzle": httpx.NewLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).Named("practice"),
-			"CreatePlayer":      httpx.NewLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).Named("player-create"),
-		},
-		streams: httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {
 		return nil, nil, err
@@ -312,10 +323,13 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	e.Use(
 		httpx.RequestIDs(),
-		metricsMW,                // sees the final status, the problems included
-		httpx.LogRequests(s.log), // likewise
-		s.problems,               // every error below becomes a problem+json answer
-		httpx.RecoverPanic,       // a panic below becomes an error
+		metricsMW, // sees the final status, the problems included
+		httpx.LogRequests(s.log, s.opts.RequestLog.minStatus()), // likewise
+	)
+	e.Use(compress()...) // every answer below, problems included
+	e.Use(
+		s.problems,         // every error below becomes a problem+json answer
+		httpx.RecoverPanic, // a panic below becomes an error
 		middleware.CORSWithConfig(middleware.CORSConfig{
 			AllowOrigins:  s.opts.CORSOrigins,
 			AllowMethods:  []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete},
@@ -330,16 +344,16 @@ func (s *Server) echo() (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	perOp := map[string][]echo.MiddlewareFunc{}
+	// The rate limits come first: a refused request costs next to nothing.
+	perOp, err := rateLimits(s.opts.RateLimits, validate)
+	if err != nil {
+		return nil, err
+	}
 	for id, v := range validate {
-		var mw []echo.MiddlewareFunc
-		if l := s.limits[id]; l != nil {
-			mw = append(mw, httpx.LimitRate(l))
-		}
-		// A practice puzzle read, attempted or solved by id may cost a
-		// generation as asking for one does: the same limit.
-		if l := s.limits["GetPracticePuzzle"]; l != nil && practiceByID[id] {
-			mw = append(mw, httpx.LimitRateIf(l, func(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }))
+		mw := perOp[id]
+		if idempotentOperations[id] {
+			// After the validator: the key is read from a valid request.
+			v = chain(v, s.idempotent(id))
 		}
 		if id == batchOperation {
 			perOp[id] = append(mw, requireNDJSON, v)
@@ -349,7 +363,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 	}
 	// Every GET operation stands for its HEAD: the document declares no
 	// HEAD operations.
-	RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, NewStrictHandler(s, []StrictMiddlewareFunc{s.withCaller}), RegisterHandlersOptions{OperationMiddlewares: perOp})
+	oapi.RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, oapi.NewStrictHandler(s, []oapi.StrictMiddlewareFunc{s.withCaller}), oapi.RegisterHandlersOptions{OperationMiddlewares: perOp})
 	// The reference browser client (api/web): the page at / and its files
 	// under /assets/, using only the routes above.
 	client := echo.WrapHandler(web.Handler())
@@ -359,15 +373,14 @@ func (s *Server) echo() (*echo.Echo, error) {
 	return e, nil
 }
 
-// practiceByID are the operations that take a practice puzzle's id.
-var practiceByID = map[string]bool{"GetPuzzle": true, "SubmitPuzzleAttempt": true, "GetPuzzleSolution": true}
+// chain makes one middleware of outer then inner.
+func chain(outer, inner echo.MiddlewareFunc) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc { return outer(inner(next)) }
+}
 
 // Headers browsers may send and read across origins. Add here any header a
 // new operation takes or returns.
 var (
-	// No Idempotency-Key: nothing reads it (see docs/api.md, "No
-	// Idempotency-Key"), and a browser allowed to send it would expect it to
-	// make creations safe to retry.
-	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader}
-	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy"}
+	corsAllowHeaders  = []string{echo.HeaderContentType, echo.HeaderAuthorization, echo.HeaderXRequestID, "If-Match", "If-None-Match", "Last-Event-ID", PlayerTokenHeader, IdempotencyKeyHeader}
+	corsExposeHeaders = []string{echo.HeaderXRequestID, echo.HeaderRetryAfter, echo.HeaderLocation, "ETag", "RateLimit", "RateLimit-Policy", replayedHeader}
 )

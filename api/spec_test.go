@@ -12,7 +12,9 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/apitest"
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 )
 
@@ -35,7 +37,7 @@ func TestSpecValidAndEmbedded(t *testing.T) {
 	if file.OpenAPI != "3.0.3" {
 		t.Errorf("openapi %q, want 3.0.3", file.OpenAPI)
 	}
-	embedded, err := GetSwagger()
+	embedded, err := oapi.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +185,8 @@ func FuzzEvaluate(f *testing.F) {
 			f.Add(r.Body)
 		}
 	}
-	_, e, err := newServer(Options{})
+	// The fuzzed bodies reach /v1/analyze too: a real analysis service.
+	_, e, err := newServer(Options{Analyses: analysis.New(testCPU(), analysis.Options{})})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -128,7 +128,7 @@ func TestEnumTextErrors(t *testing.T) {
 		{CaptureSeed(2), ErrInvalidRules},
 		{Leftovers(255), ErrInvalidRules},
 		{Winner(4), ErrInvalidWord},
-		{EndReason(6), ErrInvalidWord},
+		{EndReason(7), ErrInvalidWord},
 		{Reason(6), ErrInvalidWord},
 	}
 	for _, tc := range values {

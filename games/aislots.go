@@ -72,6 +72,8 @@ type aiPlayer struct {
 	time   time.Duration    // the strongest level's time; each level below has half the one above
 	clock  func() time.Time // the service's, at the precision stores keep
 	log    *slog.Logger
+	// thought hears how long each choice took, by level (Options.AIThought).
+	thought func(level int, took time.Duration)
 }
 
 // budget is the time bound of an AI move at level: the strongest level has
@@ -100,7 +102,11 @@ func (a *aiPlayer) move(ctx context.Context, client string, g *Game, rec *engine
 		defer release()
 	}
 	actx, cancel := context.WithTimeout(ctx, a.budget(level))
+	start := a.clock()
 	pit, err := a.choose(actx, g.Position, g.Rules, hist, level, aiSeed(g.ID, g.Ply))
+	if a.thought != nil {
+		a.thought(level, a.clock().Sub(start))
+	}
 	cancel()
 	if !legal.Has(pit) {
 		if ctx.Err() != nil {

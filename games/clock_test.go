@@ -69,7 +69,7 @@ func newTimedGame(t *testing.T, tc games.TimeControl, o games.Options) *timedGam
 	t.Helper()
 	tg := &timedGame{clock: gamestest.NewClock(), store: memory.New()}
 	o.Now, o.Choose = tg.clock.Now, lastLegal
-	tg.svc = games.NewService(tg.store, o)
+	tg.svc = games.NewService(tg.store, testCPU(), o)
 	tg.sweep = games.NewSweeper(tg.svc, games.SweepOptions{})
 	ctx := t.Context()
 	a, err := tg.svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, TimeControl: tc})
@@ -275,7 +275,7 @@ func TestMoveAfterDeadlineRefused(t *testing.T) {
 // expiry, and a join after it is refused.
 func TestWaitingExpiry(t *testing.T) {
 	clock := gamestest.NewClock()
-	svc := games.NewService(memory.New(), games.Options{Now: clock.Now, Expiries: games.Expiries{Waiting: time.Hour}})
+	svc := games.NewService(memory.New(), testCPU(), games.Options{Now: clock.Now, Expiries: games.Expiries{Waiting: time.Hour}})
 	ctx := t.Context()
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
@@ -303,7 +303,7 @@ func TestAIThinkingChargedToNobody(t *testing.T) {
 		clock.Advance(700 * time.Millisecond)
 		return lastLegal(ctx, p, r, h, level, seed)
 	}
-	svc := games.NewService(memory.New(), games.Options{Now: clock.Now, Choose: slowAI})
+	svc := games.NewService(memory.New(), testCPU(), games.Options{Now: clock.Now, Choose: slowAI})
 	ctx := t.Context()
 	seat, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 5, TimeControl: games.TimeControl{Kind: games.Live, Initial: time.Minute}})
 	if err != nil {
@@ -369,7 +369,7 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 		if i == 1 {
 			o.Changed = hub
 		}
-		svcs[i] = games.NewService(st, o)
+		svcs[i] = games.NewService(st, testCPU(), o)
 		sweepers[i] = games.NewSweeper(svcs[i], games.SweepOptions{})
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -453,7 +453,7 @@ func TestSweepLoop(t *testing.T) {
 func TestPrune(t *testing.T) {
 	clock := gamestest.NewClock()
 	st := memory.New()
-	svc := games.NewService(st, games.Options{Now: clock.Now, Choose: lastLegal})
+	svc := games.NewService(st, testCPU(), games.Options{Now: clock.Now, Choose: lastLegal})
 	ctx := t.Context()
 	var old, recent, live []string
 	for i := range 120 {
@@ -522,7 +522,7 @@ func TestMoveInTimeNotFlaggedWhileWritten(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, h, level, seed)
 	}
-	svc = games.NewService(memory.New(), games.Options{Now: clock.Now, Choose: slowAI})
+	svc = games.NewService(memory.New(), testCPU(), games.Options{Now: clock.Now, Choose: slowAI})
 	sweep = games.NewSweeper(svc, games.SweepOptions{})
 	ctx := t.Context()
 	seat, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 5,

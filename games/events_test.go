@@ -121,7 +121,7 @@ func TestHubPolls(t *testing.T) {
 		defer cancel()
 		st := memory.New()
 		_, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: 5 * time.Second})
-		other := games.NewService(st, games.Options{Choose: lastLegal}) // tells nobody
+		other := games.NewService(st, testCPU(), games.Options{Choose: lastLegal}) // tells nobody
 		g, tokens := twoSeatGame(t, other)
 		r, _ := follow(ctx, hub, g.ID, time.Hour)
 		time.Sleep(time.Second)
@@ -220,7 +220,7 @@ func TestHubRetriesWithGrowingPauses(t *testing.T) {
 		st := &flakyStore{Store: memory.New()}
 		svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: time.Hour})
 		g, tokens := twoSeatGame(t, svc)
-		other := games.NewService(st.Store, games.Options{Choose: lastLegal}) // its reads work
+		other := games.NewService(st.Store, testCPU(), games.Options{Choose: lastLegal}) // its reads work
 		r, done := follow(ctx, hub, g.ID, 10*time.Second)
 		synctest.Wait()
 		st.down.Store(true)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestAIBudget(t *testing.T) {
-	svc := NewService(nil, Options{AIMoveTime: 800 * time.Millisecond})
+	svc := NewService(nil, budget.New(1), Options{AIMoveTime: 800 * time.Millisecond})
 	for _, tc := range []struct {
 		level int
 		want  time.Duration

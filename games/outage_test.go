@@ -72,7 +72,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	svc, hub := followed(t, st, games.Options{Choose: lastLegal}, games.HubOptions{PollInterval: 10 * time.Millisecond})
 	// Another instance sharing the database, whose reads do not fail: it
 	// goes on playing while this one cannot read.
-	other := games.NewService(st.Store, games.Options{Choose: lastLegal})
+	other := games.NewService(st.Store, testCPU(), games.Options{Choose: lastLegal})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)

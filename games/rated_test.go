@@ -25,7 +25,7 @@ type ratedFixture struct {
 func newRatedFixture(t *testing.T) *ratedFixture {
 	t.Helper()
 	fx := &ratedFixture{store: memory.New(), clock: gamestest.NewClock()}
-	fx.svc = games.NewService(fx.store, games.Options{Now: fx.clock.Now, Choose: lastLegal})
+	fx.svc = games.NewService(fx.store, testCPU(), games.Options{Now: fx.clock.Now, Choose: lastLegal})
 	ps := players.NewService(fx.store, fx.clock.Now)
 	for i, name := range []string{"Adé", "Bọ́lá"} {
 		p, _, err := ps.Create(t.Context(), name)
@@ -244,7 +244,7 @@ func TestAbortedRatedGameChangesNothing(t *testing.T) {
 // game at once; it is rated once.
 func TestRatedTimeoutTwoSweepers(t *testing.T) {
 	fx := newRatedFixture(t)
-	other := games.NewService(fx.store, games.Options{Now: fx.clock.Now, Choose: lastLegal})
+	other := games.NewService(fx.store, testCPU(), games.Options{Now: fx.clock.Now, Choose: lastLegal})
 	g, tokens := fx.start(t, blitz, engine.Start())
 	for ply, pit := range []int{0, 6} {
 		if _, _, err := fx.svc.Play(t.Context(), games.MoveRequest{ID: g.ID, Token: tokens[ply%2], Ply: ply, Pit: pit}); err != nil {

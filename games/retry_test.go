@@ -116,7 +116,7 @@ func TestRetryAgainstTheAI(t *testing.T) {
 		asked++
 		return lastLegal(ctx2, p, r, h, level, seed)
 	}
-	svc := games.NewService(openGameStore(t), games.Options{Choose: choose})
+	svc := games.NewService(openGameStore(t), testCPU(), games.Options{Choose: choose})
 	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 3})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ package games
 // its reply and hands the store one write per accepted request.
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -15,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
 	"slices"
 	"time"
 
@@ -39,7 +37,7 @@ const DefaultAIMoveTime = time.Second
 const gameCacheSize = 8192
 
 // Options configure a Service. The zero value works: the search's AI,
-// DefaultAIMoveTime, a CPU budget of its own, time.Now, no log.
+// DefaultAIMoveTime, time.Now, no log.
 type Options struct {
 	// Choose is the AI. Nil: a search.Pool of as many searchers as the
 	// AI may run searches at once, with Endgames.
@@ -50,12 +48,8 @@ type Options struct {
 	// AIMoveTime bounds an AI move at the strongest level; each level below
 	// has half the time of the one above.
 	AIMoveTime time.Duration
-	// Budget is the process's CPU budget; each AI search holds a unit of
-	// it, at its first priority. Nil: a budget of the service's own, of
-	// AIConcurrency units, or budget.SizeFor the cores.
-	Budget *budget.Budget
-	// AIConcurrency bounds the AI searches running at once, within Budget:
-	// zero means as many as Budget has units. One client address holds at
+	// AIConcurrency bounds the AI searches running at once, within the
+	// service's CPU budget: zero means as many as it has units. One client address holds at
 	// most half of them (at least one); moves that wait are served in
 	// order of arrival, and one that waits longer than AIMoveTime gets
 	// ErrAIBusy, with nothing played. A level that does not search, or a
@@ -72,6 +66,10 @@ type Options struct {
 	// Expiries are how long a game waits for someone before it ends by
 	// itself (first moves, joins, idle untimed games).
 	Expiries Expiries
+	// AIThought is told how long the AI took to choose each move, by
+	// level, for metrics: it must be quick and safe for concurrent use.
+	// Nil: nobody is told.
+	AIThought func(level int, took time.Duration)
 }
 
 // Service runs game sessions. Its methods are safe for concurrent use.
@@ -89,15 +87,18 @@ type Service struct {
 	sweep *alarm // wakes the Sweeper for a deadline set here
 }
 
-// NewService returns the service over st.
-func NewService(st Store, o Options) *Service {
+// NewService returns the service over st. cpu is the process's CPU budget
+// (one, shared by every service that spends CPU): each AI search holds a
+// unit of it, at its first priority. It must not be nil: a budget of the
+// service's own would let it take cores the others count as theirs.
+func NewService(st Store, cpu *budget.Budget, o Options) *Service {
+	if cpu == nil {
+		panic("games: NewService needs the process's CPU budget")
+	}
 	if o.AIMoveTime <= 0 {
 		o.AIMoveTime = DefaultAIMoveTime
 	}
-	if o.Budget == nil {
-		o.Budget = budget.New(cmp.Or(max(o.AIConcurrency, 0), budget.SizeFor(runtime.GOMAXPROCS(0))))
-	}
-	ai := newAISlots(o.Budget, o.AIConcurrency, o.AIMoveTime)
+	ai := newAISlots(cpu, o.AIConcurrency, o.AIMoveTime)
 	if o.Choose == nil {
 		// As many searchers as searches may run (aiSlots), reused from move
 		// to move instead of a new transposition table for each.
@@ -112,7 +113,7 @@ func NewService(st Store, o Options) *Service {
 	s := &Service{store: st, aiSlots: ai,
 		flights: flights{m: make(map[flightKey]*flight)}, now: o.Now, log: o.Logger, notify: o.Changed,
 		cache: newGameCache(gameCacheSize), exp: o.Expiries.withDefaults(), sweep: newAlarm()}
-	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger}
+	s.ai = &aiPlayer{choose: o.Choose, slots: ai, time: o.AIMoveTime, clock: s.clock, log: o.Logger, thought: o.AIThought}
 	return s
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -27,7 +28,7 @@ func followed(t *testing.T, st games.Store, o games.Options, ho games.HubOptions
 	t.Helper()
 	hub := games.NewHub(st, ho)
 	o.Changed = hub
-	return games.NewService(st, o), hub
+	return games.NewService(st, testCPU(), o), hub
 }
 
 // lastLegal is a deterministic AI for tests: the highest legal pit.
@@ -57,7 +58,7 @@ func play(ctx context.Context, svc *games.Service, req games.MoveRequest) ([]byt
 
 func TestGameServiceTwoPeople(t *testing.T) {
 	ctx := context.Background()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	svc := games.NewService(openGameStore(t), testCPU(), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
 	south, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -156,7 +157,7 @@ func TestGameServiceAI(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	svc := games.NewService(st, games.Options{Choose: choose, AIMoveTime: time.Second})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: choose, AIMoveTime: time.Second})
 	// The person sits North, so the AI plays South and opens at creation.
 	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.North, AILevel: 3})
 	if err != nil {
@@ -206,7 +207,7 @@ func TestGameServiceAI(t *testing.T) {
 // each row going to its owner, exactly as the engine's own record does.
 func TestGameServiceRepetition(t *testing.T) {
 	ctx := context.Background()
-	svc := games.NewService(openGameStore(t), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	svc := games.NewService(openGameStore(t), testCPU(), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
 	start := engine.MustParse("s-111000-110010-21-21")
 	line := []int{2, 7, 0, 6, 2, 10, 4, 8, 0, 6, 2, 10, 4, 8}
 	a, err := svc.Create(ctx, games.NewGame{Start: start, Seat: engine.South})
@@ -410,8 +411,8 @@ func TestFollowEndsOnShutdown(t *testing.T) {
 func TestGameServiceStaleCache(t *testing.T) {
 	ctx := context.Background()
 	st := openGameStore(t)
-	a := games.NewService(st, games.Options{Choose: lastLegal, AIMoveTime: time.Second})
-	b := games.NewService(st, games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	a := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
+	b := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, AIMoveTime: time.Second})
 	s, err := a.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -459,7 +460,7 @@ func TestAIBusy(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	svc := games.NewService(openGameStore(t), games.Options{Choose: choose, AIMoveTime: 50 * time.Millisecond, AIConcurrency: 1})
+	svc := games.NewService(openGameStore(t), budget.New(1), games.Options{Choose: choose, AIMoveTime: 50 * time.Millisecond, AIConcurrency: 1})
 	holder, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -498,7 +499,7 @@ func TestAIBusy(t *testing.T) {
 func TestCorruptGameHidesEngineErrors(t *testing.T) {
 	ctx := context.Background()
 	st := openGameStore(t)
-	svc := games.NewService(st, games.Options{Choose: lastLegal})
+	svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal})
 	a, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -669,7 +670,7 @@ func TestPlayOneSearchPerPly(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	svc = games.NewService(openGameStore(t), games.Options{Choose: choose, AIMoveTime: 10 * time.Second})
+	svc = games.NewService(openGameStore(t), testCPU(), games.Options{Choose: choose, AIMoveTime: 10 * time.Second})
 	me, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 8})
 	if err != nil {
 		t.Fatal(err)
@@ -753,8 +754,8 @@ func TestAIBusyTellsWhatWasPlayed(t *testing.T) {
 		}
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	busy := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond, AIConcurrency: 1})
-	other := games.NewService(st, games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond})
+	busy := games.NewService(st, budget.New(1), games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond, AIConcurrency: 1})
+	other := games.NewService(st, testCPU(), games.Options{Choose: choose, AIMoveTime: 200 * time.Millisecond})
 	holder, err := busy.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -835,7 +836,7 @@ func TestAIFairShare(t *testing.T) {
 		<-ctx.Done() // think for the whole of the level's time
 		return lastLegal(ctx, p, r, hist, level, seed)
 	}
-	svc := games.NewService(openGameStore(t), games.Options{Choose: sleepy, AIMoveTime: aiTime, AIConcurrency: 4})
+	svc := games.NewService(openGameStore(t), budget.New(4), games.Options{Choose: sleepy, AIMoveTime: aiTime, AIConcurrency: 4})
 	create := func(level int, client string) games.Seat {
 		t.Helper()
 		s, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: level, Client: client})

@@ -58,7 +58,7 @@ func TestSweepWaitsAfterAFailure(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const every = 50 * time.Millisecond
 		st := &failingEnds{Store: memory.New()}
-		svc := games.NewService(st, games.Options{Choose: lastLegal})
+		svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal})
 		waitingGame(t, svc)
 		time.Sleep(games.DefaultWaitingExpiry + time.Hour) // nobody joined: overdue
 		sw := games.NewSweeper(svc, games.SweepOptions{Interval: every})
@@ -83,7 +83,7 @@ func TestSweepWaitsAfterAFailure(t *testing.T) {
 func TestSweeperEndsAtTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := memory.New()
-		svc := games.NewService(st, games.Options{Choose: lastLegal, Expiries: games.Expiries{Waiting: 10 * time.Minute}})
+		svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, Expiries: games.Expiries{Waiting: 10 * time.Minute}})
 		sw := games.NewSweeper(svc, games.SweepOptions{Interval: time.Hour})
 		runSweeper(t, sw)
 		g := waitingGame(t, svc)
@@ -110,7 +110,7 @@ func TestSweeperEndsAtTheDeadline(t *testing.T) {
 func TestSweeperWokenByASoonerDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := memory.New()
-		svc := games.NewService(st, games.Options{Choose: lastLegal, Expiries: games.Expiries{Waiting: 10 * time.Second}})
+		svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, Expiries: games.Expiries{Waiting: 10 * time.Second}})
 		runSweeper(t, games.NewSweeper(svc, games.SweepOptions{Interval: time.Hour}))
 		time.Sleep(time.Minute) // the sweeper sleeps: no deadline yet
 		g := waitingGame(t, svc)
@@ -128,7 +128,7 @@ func TestSweeperWokenByASoonerDeadline(t *testing.T) {
 func TestSweeperPrunes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		st := memory.New()
-		svc := games.NewService(st, games.Options{Choose: lastLegal})
+		svc := games.NewService(st, testCPU(), games.Options{Choose: lastLegal})
 		resigned := func() string {
 			g, tokens := twoSeatGame(t, svc)
 			if _, err := svc.Resign(t.Context(), g.ID, games.Actor{Token: tokens[0]}); err != nil {

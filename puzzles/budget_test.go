@@ -22,14 +22,18 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 		t.Skip("builds the 12-seed table: seconds, a minute under the race detector")
 	}
 	cpu := budget.New(1)
-	g := puzzles.NewGenerator()
-	g.StartEndgameTable(func(ctx context.Context) (func(), error) {
+	g := puzzles.NewGenerator(testWorkers)
+	g.StartEndgameTable(t.Context(), func(ctx context.Context) (func(), error) {
 		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Wait: -1})
 	})
 	made := errors.New("made with the table")
 	today := time.Date(2027, 3, 1, 0, 0, 0, 0, time.UTC)
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
-		First: today, Now: func() time.Time { return today }, Generator: g, Budget: cpu,
+	feed := puzzles.NewFeed(memory.New(), cpu, puzzles.FeedOptions{
+		First: today, Now: func() time.Time { return today }, Generator: g,
+		// The feed's own bound (60 s by default) would end the generation
+		// before the test's: at a load average of 30 the gated build
+		// alone took longer.
+		GenerateTimeout: 10 * time.Minute,
 		// A version 2 generation: it needs the table, in the unit it holds.
 		Generate: func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
 			if _, err := g.EndgameTable(ctx); err != nil {
@@ -39,8 +43,8 @@ func TestGenerationWaitsForTheGatedBuild(t *testing.T) {
 		},
 	})
 	// Generous: it catches a deadlock, and a gated build on a loaded machine
-	// (a load average of 15 on 2 cores) took 26 s.
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	// took 26 s at a load average of 15 on 2 cores, over 60 s at 30.
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	if _, err := feed.ByDate(ctx, today); !errors.Is(err, made) {
 		t.Fatalf("the generation: %v, want it to run once the table is built", err)

@@ -10,7 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"runtime"
+
 	"sync"
 	"time"
 
@@ -132,12 +132,8 @@ type FeedOptions struct {
 	// put a lighter check here; it then checks stocked rows too (else they
 	// get a cheap check of their position: they were proven when stocked).
 	VerifyPractice func(gen.Puzzle) error
-	// Budget is the process's CPU budget; each generation, daily or
-	// practice, holds a unit of it at its last priority. Nil: a budget of
-	// the feed's own, budget.SizeFor the cores.
-	Budget *budget.Budget
 	// PracticeConcurrency bounds the practice puzzles made at once, within
-	// Budget; zero: as many as Budget has units. A practice generation that
+	// the feed's CPU budget; zero: as many as it has units. A practice generation that
 	// finds no unit within a second is ErrPracticeBusy.
 	PracticeConcurrency int
 	// GenerateTimeout bounds one generation of a day's puzzle; zero means
@@ -161,8 +157,13 @@ type FeedOptions struct {
 	Log *slog.Logger
 	// Generator makes, proves and judges the feed's puzzles, with the
 	// endgame table it builds on first need; nil: a new one, the feed's
-	// own. Pass one to share its table (e.g. with the practice pool).
+	// own, building on as many goroutines as the budget has units. Pass one
+	// to share its table (e.g. with the practice pool).
 	Generator *Generator
+	// Attempted is told how each attempt that was answered ended (an
+	// AttemptResult) and whether it moved ratings, for metrics: it must be
+	// quick and safe for concurrent use. Nil: nobody is told.
+	Attempted func(result AttemptResult, rated bool)
 }
 
 // Feed serves the daily puzzles: "today" from the clock, the first day, and
@@ -180,10 +181,16 @@ type Feed struct {
 	inflight flight[Stored] // generations running, by day (gen.DateLayout)
 	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
 	genTimeout time.Duration
+	attempted  func(AttemptResult, bool)
 }
 
-// NewFeed returns the feed over st.
-func NewFeed(st Store, o FeedOptions) *Feed {
+// NewFeed returns the feed over st. cpu is the process's CPU budget,
+// shared with the other services that spend CPU: each generation, daily,
+// practice or for the stock, holds a unit of it. It must not be nil.
+func NewFeed(st Store, cpu *budget.Budget, o FeedOptions) *Feed {
+	if cpu == nil {
+		panic("puzzles: NewFeed needs the process's CPU budget")
+	}
 	if o.First.IsZero() {
 		o.First = DefaultFirstDay
 	}
@@ -195,10 +202,7 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 	}
 	o.Cutover = gen.Day(o.Cutover)
 	if o.Generator == nil {
-		o.Generator = NewGenerator()
-	}
-	if o.Budget == nil {
-		o.Budget = budget.New(budget.SizeFor(runtime.GOMAXPROCS(0)))
+		o.Generator = NewGenerator(cpu.Size())
 	}
 	if o.Generate == nil {
 		o.Generate = func(ctx context.Context, d time.Time) (gen.Puzzle, error) {
@@ -216,8 +220,9 @@ func NewFeed(st Store, o FeedOptions) *Feed {
 		now:        o.Now,
 		cutover:    o.Cutover,
 		generate:   o.Generate,
-		budget:     o.Budget,
-		pool:       newPool(o),
+		budget:     cpu,
+		pool:       newPool(cpu, o),
+		attempted:  o.Attempted,
 	}
 }
 

@@ -19,7 +19,7 @@ func TestFeedServesOnlyWhatProves(t *testing.T) {
 	ctx := context.Background()
 	today := time.Date(2026, 2, 10, 15, 0, 0, 0, time.UTC)
 	st := memory.New()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{First: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Now: func() time.Time { return today }})
+	feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{First: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), Now: func() time.Time { return today }})
 
 	good, err := feed.ByDate(ctx, today)
 	if err != nil {
@@ -83,7 +83,7 @@ func TestFeedCutover(t *testing.T) {
 	if _, err := g.EndgameTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: g,
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{First: cutover.AddDate(0, 0, -7), Cutover: cutover, Now: func() time.Time { return today }, Generator: g,
 		GenerateTimeout: 10 * time.Minute})
 	for _, tc := range []struct {
 		name    string

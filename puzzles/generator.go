@@ -18,6 +18,7 @@ import (
 // puzzle never waits for a build. A Feed holds one. Its methods are safe for
 // concurrent use.
 type Generator struct {
+	workers  int // the goroutines its table build and GenerateDays run on
 	once     sync.Once
 	building atomic.Bool // the build has started (or the table was given)
 	done     chan struct{}
@@ -25,8 +26,12 @@ type Generator struct {
 	err      error
 }
 
-// NewGenerator returns a generator whose table is not built yet.
-func NewGenerator() *Generator { return &Generator{done: make(chan struct{})} }
+// NewGenerator returns a generator whose table is not built yet, built on
+// workers goroutines when it is (the caller knows the cores; below 1
+// counts as 1).
+func NewGenerator(workers int) *Generator {
+	return &Generator{workers: max(workers, 1), done: make(chan struct{})}
+}
 
 // NewGeneratorWith returns a generator that proves endgame puzzles with tb,
 // a table the caller built or opened (a server's, say), instead of building
@@ -35,7 +40,7 @@ func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
 	if err := gen.CheckTable(tb); err != nil {
 		return nil, err
 	}
-	g := &Generator{done: make(chan struct{}), table: tb}
+	g := &Generator{workers: 1, done: make(chan struct{}), table: tb}
 	g.once.Do(func() {
 		g.building.Store(true)
 		close(g.done)
@@ -49,7 +54,7 @@ func NewGeneratorWith(tb *tablebase.Table) (*Generator, error) {
 // whose ctx ends first gets ctx's error and the build goes on for the
 // others.
 func (g *Generator) EndgameTable(ctx context.Context) (*tablebase.Table, error) {
-	g.StartEndgameTable(nil)
+	g.StartEndgameTable(context.Background(), nil)
 	select {
 	case <-g.done:
 		return g.table, g.err
@@ -60,17 +65,18 @@ func (g *Generator) EndgameTable(ctx context.Context) (*tablebase.Table, error) 
 
 // StartEndgameTable starts building the table in the background, each piece
 // of the work admitted by gate (a server's CPU budget), unless it is built
-// or being built. A server calls it at start, before any generation:
+// or being built. The build stops when ctx ends (a server's life: a server
+// that stops leaves no build behind), and the table is then ctx's error. A server calls it at start, before any generation:
 // generations then wait for the table before they take a unit of the
 // budget (see awaitTable), so a build that waits for units never waits for
 // a generation that waits for the build. A build started by EndgameTable
 // instead, from within a generation, is held back by nothing.
-func (g *Generator) StartEndgameTable(gate tablebase.Gate) {
+func (g *Generator) StartEndgameTable(ctx context.Context, gate tablebase.Gate) {
 	g.once.Do(func() {
 		g.building.Store(true)
 		go func() {
 			defer close(g.done)
-			g.table, g.err = tablebase.BuildGated(context.Background(), gen.EndgameSeeds, engine.Rules{}, nil, gate)
+			g.table, g.err = tablebase.BuildGated(ctx, gen.EndgameSeeds, engine.Rules{}, g.workers, nil, gate)
 		}()
 	})
 }
@@ -119,13 +125,13 @@ func (g *Generator) Generate(ctx context.Context, date time.Time, version int) (
 }
 
 // GenerateDays is gen.Days with the generator's table, built only if a day
-// is made by version 2 or later.
+// is made by version 2 or later, on the generator's workers.
 func (g *Generator) GenerateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]gen.Puzzle, error) {
 	tb, err := g.tableFor(ctx, gen.VersionFor(first.AddDate(0, 0, n-1), cutover))
 	if err != nil {
 		return nil, err
 	}
-	return gen.Days(ctx, tb, first, n, cutover)
+	return gen.Days(ctx, tb, first, n, cutover, g.workers)
 }
 
 // Practice is gen.Practice with the generator's table.

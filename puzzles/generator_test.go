@@ -24,7 +24,7 @@ func TestNewGeneratorWith(t *testing.T) {
 	if got, err := g.EndgameTable(ctx); got != tb || err != nil {
 		t.Fatalf("EndgameTable = %p, %v; want the table given", got, err)
 	}
-	small, err := tablebase.Build(ctx, 3, engine.Rules{}, nil)
+	small, err := tablebase.Build(ctx, 3, engine.Rules{}, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

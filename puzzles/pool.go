@@ -119,7 +119,7 @@ type pool struct {
 	streaks map[gen.PracticeID]int
 }
 
-func newPool(o FeedOptions) *pool {
+func newPool(cpu *budget.Budget, o FeedOptions) *pool {
 	if o.PracticeVersion == 0 {
 		o.PracticeVersion = gen.PracticeVersion
 	}
@@ -143,8 +143,8 @@ func newPool(o FeedOptions) *pool {
 	if o.PracticeTimeout <= 0 {
 		o.PracticeTimeout = defaultPracticeTimeout
 	}
-	if o.PracticeConcurrency <= 0 || o.PracticeConcurrency > o.Budget.Size() {
-		o.PracticeConcurrency = o.Budget.Size()
+	if o.PracticeConcurrency <= 0 || o.PracticeConcurrency > cpu.Size() {
+		o.PracticeConcurrency = cpu.Size()
 	}
 	made, err := lru.New[string, gen.Puzzle](practiceCacheSize)
 	if err != nil { // only for a size < 1
@@ -162,7 +162,7 @@ func newPool(o FeedOptions) *pool {
 		rand:     o.Rand,
 		timeout:  o.PracticeTimeout,
 		gen:      o.Generator,
-		budget:   o.Budget,
+		budget:   cpu,
 		slots:    o.PracticeConcurrency,
 		made:     made,
 		missed:   missed,

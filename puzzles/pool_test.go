@@ -27,7 +27,7 @@ func madeUpFeed(o puzzles.FeedOptions) *puzzles.Feed {
 	o.Practice = puzzletest.MadeUpPractice
 	o.VerifyPractice = puzzletest.CheckMadeUp
 	o.Cutover = poolToday
-	return puzzles.NewFeed(memory.New(), o)
+	return puzzles.NewFeed(memory.New(), testCPU(), o)
 }
 
 // TestPracticeWalkHasNoRepeats: a client that asks for another puzzle 1,000
@@ -139,7 +139,7 @@ func TestPracticeErrors(t *testing.T) {
 		}
 	})
 	t.Run("no pool", func(t *testing.T) {
-		bare := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{})
+		bare := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{})
 		if _, err := bare.Practice(ctx, gen.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrNoPool) {
 			t.Fatalf("Practice without a pool: %v", err)
 		}
@@ -149,7 +149,7 @@ func TestPracticeErrors(t *testing.T) {
 	})
 	t.Run("busy, then bounded by the context", func(t *testing.T) {
 		started, release := make(chan struct{}, 1), make(chan struct{})
-		busy := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		busy := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 			Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeConcurrency: 1,
 			Practice: blockingPractice(started, release), VerifyPractice: puzzletest.CheckMadeUp,
 		})
@@ -168,7 +168,7 @@ func TestPracticeErrors(t *testing.T) {
 		}
 		cctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 		defer cancel()
-		stuck := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+		stuck := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 			Now: func() time.Time { return poolToday }, Cutover: poolToday,
 			Practice: blockingPractice(make(chan struct{}, 1), nil), VerifyPractice: puzzletest.CheckMadeUp,
 		})
@@ -197,7 +197,7 @@ func TestPracticeSkipsUpcomingDailies(t *testing.T) {
 	ctx := context.Background()
 	seq := uint64(0)
 	st := memory.New()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{
+	feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday.AddDate(0, 0, 1),
 		Practice: dailyTwins, PracticeVersion: 1, Rand: func() uint64 { return seq },
 		// Version 1 has no practice puzzles of its own: these are daily
@@ -248,7 +248,7 @@ func TestPracticeRealPuzzles(t *testing.T) {
 	if _, err := g.EndgameTable(ctx); err != nil { // built before any request's time runs
 		t.Fatal(err)
 	}
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{Now: func() time.Time { return poolToday },
 		Generator: g, Practice: g.Practice, PracticeTimeout: 5 * time.Minute,
 		PracticeVersion: 2}) // the cheaper search; version 3's own test is TestGeneratePracticeV3
 
@@ -291,7 +291,7 @@ func TestPracticeRealWalkCrossesMisses(t *testing.T) {
 	}
 	ctx := context.Background()
 	g := puzzles.SharedGenerator()
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: g, Practice: g.Practice,
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{Now: func() time.Time { return poolToday }, Generator: g, Practice: g.Practice,
 		PracticeVersion: 2}) // version 2's misses at 1010 to 1012
 	f := gen.PracticeFilter{Difficulty: 5}
 	after := fmt.Sprintf("x%d-d5-gany-tany-1009", 2)
@@ -415,7 +415,7 @@ func TestPracticeMisses(t *testing.T) {
 		}
 		return puzzletest.MadeUpPractice(ctx, version, f, seq)
 	}
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeConcurrency: 1, PracticeVersion: 1,
 		Practice: holes, VerifyPractice: puzzletest.CheckMadeUp,
 	})
@@ -465,7 +465,7 @@ func TestPracticeTimeout(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	slow := blockingPractice(started, release)
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1,
 		PracticeTimeout: 20 * time.Millisecond, Rand: func() uint64 { return 5 },
 		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
@@ -500,7 +500,7 @@ func TestPracticeTimeout(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	// The caller's own deadline stays a deadline, not ErrPracticeTimeout.
-	stuck := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	stuck := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday,
 		Practice: blockingPractice(make(chan struct{}, 1), nil), VerifyPractice: puzzletest.CheckMadeUp,
 	})
@@ -520,7 +520,7 @@ func TestPracticeSameIDOnce(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
 	slow := blockingPractice(started, release)
-	feed := puzzles.NewFeed(memory.New(), puzzles.FeedOptions{
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
 		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 			mu.Lock()

@@ -77,8 +77,40 @@ type Verdict struct {
 	Before, After [2]players.Rating
 }
 
+// AttemptResult is how an attempt ended, as metrics count it.
+type AttemptResult string
+
+// The results of an attempt.
+const (
+	AttemptSolved  AttemptResult = "solved"  // every move right, to the end
+	AttemptPartial AttemptResult = "partial" // right so far, not over
+	AttemptWrong   AttemptResult = "wrong"   // a wrong or illegal move
+	AttemptGaveUp  AttemptResult = "gave_up" // given up
+)
+
+// resultOf names how attempt a, given up or not, ended.
+func resultOf(a gen.Attempt, giveUp bool) AttemptResult {
+	switch {
+	case giveUp:
+		return AttemptGaveUp
+	case !a.Correct:
+		return AttemptWrong
+	case a.Complete:
+		return AttemptSolved
+	}
+	return AttemptPartial
+}
+
 // AttemptAs is Attempt by player (nil: anonymous).
 func (f *Feed) AttemptAs(ctx context.Context, id string, moves []int, giveUp bool, player *players.Player) (Verdict, error) {
+	v, err := f.attemptAs(ctx, id, moves, giveUp, player)
+	if err == nil && f.attempted != nil {
+		f.attempted(resultOf(v.Attempt, giveUp), v.Rated)
+	}
+	return v, err
+}
+
+func (f *Feed) attemptAs(ctx context.Context, id string, moves []int, giveUp bool, player *players.Player) (Verdict, error) {
 	if player == nil {
 		a, stats, err := f.Attempt(ctx, id, moves, giveUp)
 		return Verdict{Attempt: a, Stats: stats}, err

@@ -36,7 +36,7 @@ var quickDay = time.Date(2026, 3, 4, 10, 0, 0, 0, time.UTC)
 func ratedFeed(t *testing.T) (*puzzles.Feed, *memory.Store, players.Player) {
 	t.Helper()
 	st := memory.New()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Now: func() time.Time { return quickDay },
+	feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Now: func() time.Time { return quickDay },
 		Practice: puzzletest.MadeUpPractice, VerifyPractice: puzzletest.CheckMadeUp, Cutover: quickDay})
 	p, _, err := players.NewService(st, func() time.Time { return quickDay }).Create(t.Context(), "solver")
 	if err != nil {
@@ -121,7 +121,7 @@ func TestLineAttemptRatedWhenItEnds(t *testing.T) {
 	ctx := context.Background()
 	day := time.Date(2026, 3, 7, 12, 0, 0, 0, time.UTC)
 	st := memory.New()
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Now: func() time.Time { return day }})
+	feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Now: func() time.Time { return day }})
 	p, _, err := players.NewService(st, func() time.Time { return day }).Create(ctx, "liner")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -16,7 +15,6 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
 	"github.com/ayoayo/ayoayo/store/memory"
-	"github.com/ayoayo/ayoayo/store/sqlite"
 )
 
 // stockStore is what a stock test's feeds share.
@@ -61,15 +59,21 @@ func (c *counting) count(f gen.PracticeFilter) int {
 }
 
 // stockFeed is a made-up feed over st with a stock of size puzzles per
-// filter; gen makes its puzzles (nil: MadeUpPractice).
+// filter, in a budget of its own; gen makes its puzzles (nil:
+// MadeUpPractice).
 func stockFeed(st stockStore, size int, generator puzzles.PracticeFunc, o puzzles.FeedOptions) *puzzles.Feed {
+	return stockFeedIn(testCPU(), st, size, generator, o)
+}
+
+// stockFeedIn is stockFeed in the budget cpu.
+func stockFeedIn(cpu *budget.Budget, st stockStore, size int, generator puzzles.PracticeFunc, o puzzles.FeedOptions) *puzzles.Feed {
 	if generator == nil {
 		generator = madeUpStock
 	}
 	o.Now = func() time.Time { return poolToday }
 	o.Practice, o.VerifyPractice, o.Cutover = generator, puzzletest.CheckMadeUp, poolToday
 	o.Stock, o.StockSize = st, size
-	return puzzles.NewFeed(st, o)
+	return puzzles.NewFeed(st, cpu, o)
 }
 
 // fillStock steps s until it has nothing left to do, within a bound.
@@ -89,16 +93,13 @@ func fillStock(t *testing.T, s *puzzles.Stocker) int {
 }
 
 // TestStockServesWhatIDsMake: every puzzle a walk is served from the stock
-// (SQLite here, so a row goes through its columns) is exactly the puzzle its
-// id makes on an instance with an empty stock; the walk goes on with the
-// stock's next buckets, and on demand past them.
+// is exactly the puzzle its id makes on an instance with an empty stock;
+// the walk goes on with the stock's next buckets, and on demand past them.
+// That a stocked row reads back as it was written, through a database's
+// columns, is the stores' conformance suite's (store/storetest).
 func TestStockServesWhatIDsMake(t *testing.T) {
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "stock.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
+	st := memory.New()
 	const size = 4
 	generator := &counting{}
 	feed := stockFeed(st, size, generator.practice, puzzles.FeedOptions{Rand: func() uint64 { return 2 }})
@@ -252,7 +253,7 @@ func TestStockYields(t *testing.T) {
 		return madeUpStock(ctx, version, f, seq)
 	}
 	st := memory.New()
-	feed := stockFeed(st, 1, generator, puzzles.FeedOptions{Budget: cpu})
+	feed := stockFeedIn(cpu, st, 1, generator, puzzles.FeedOptions{})
 	stocker, err := feed.NewStocker("a")
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestStockDailyCheck(t *testing.T) {
 			ctx := t.Context()
 			st := memory.New()
 			dailies := 0
-			feed := puzzles.NewFeed(st, puzzles.FeedOptions{
+			feed := puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{
 				Now: func() time.Time { return poolToday }, Cutover: poolToday.AddDate(5, 0, 0),
 				Practice: failPractice(t), VerifyPractice: puzzletest.CheckMadeUp, Stock: st, StockSize: 4,
 				Generate: func(ctx context.Context, d time.Time) (gen.Puzzle, error) {

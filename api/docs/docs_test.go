@@ -9,12 +9,13 @@ import (
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/api/docs"
+	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // render is the page of spec as the server renders it.
 func render(t *testing.T, mutate func(*openapi3.T)) string {
 	t.Helper()
-	spec, err := api.GetSwagger()
+	spec, err := oapi.GetSwagger()
 	if err != nil {
 		t.Fatal(err)
 	}

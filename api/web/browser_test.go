@@ -480,6 +480,12 @@ func do(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action
 }
 
 func TestBrowser(t *testing.T) {
+	// An end-to-end test (a real browser against a real server, tens of
+	// seconds): plain go test ./... leaves it out, as it does those of
+	// cmd/ayoayo, and .ci/run runs it in a step of its own.
+	if os.Getenv("AYOAYO_E2E") != "1" {
+		t.Skip("the browser test, an end-to-end test: run it with AYOAYO_E2E=1 go test -run '^TestBrowser$' ./api/web/ (.ci/run runs it in a step)")
+	}
 	exe := chromium(t)
 	base := startServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute) // within CI's -timeout 10m

@@ -25,21 +25,21 @@ const firstMove = 8 * time.Second
 func startServer(t *testing.T) string {
 	t.Helper()
 	st := memory.New()
-	g := puzzles.NewGenerator() // one endgame table for the feed and the pool
+	g := puzzles.NewGenerator(testWorkers) // one endgame table for the feed and the pool
 	// Closing stopping ends the event streams, so the server can close even
 	// if a browser still follows a game.
 	stopping := make(chan struct{})
 	// A short first-move window, so that the page sees a game aborted
 	// within the test; the sweeper ends overdue games as the server does.
 	hub := games.NewHub(st, games.HubOptions{Stopping: stopping})
-	svc := games.NewService(st, games.Options{Changed: hub, Expiries: games.Expiries{FirstMove: firstMove}})
+	svc := games.NewService(st, testCPU(), games.Options{Changed: hub, Expiries: games.Expiries{FirstMove: firstMove}})
 	sweeper := games.NewSweeper(svc, games.SweepOptions{})
 	h, err := api.New(api.Options{
 		DB:    st,
 		Games: svc,
 		Hub:   hub,
 		// Version 2, the cheaper search: the page is what is tested here.
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
+		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
 		Players: players.NewService(st, nil),
 	})
 	if err != nil {

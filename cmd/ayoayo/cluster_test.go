@@ -24,9 +24,7 @@ import (
 // after a reconnection to the other), the same daily puzzle (and practice
 // puzzle by id), and no acknowledged move lost when one instance is killed.
 func TestTwoInstances(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs two server binaries")
-	}
+	endToEnd(t, "builds and runs two server binaries")
 	dsn := postgresDSN(t)
 	bin := buildBinary(t, t.TempDir())
 	// The test is one client address playing under load: no rate limits.

@@ -19,6 +19,8 @@ import (
 // it (see envName), so adding a setting is a field and one line in declare.
 type serveConfig struct {
 	Addr, AdminAddr, DB, Instance, LogLevel string
+	RequestLog                              string
+	MetricsPublic                           bool
 	CORSOrigins, TrustedProxies             string
 	PuzzlesFrom, PuzzleCutover              string
 	Migrate, TrustProxy                     bool
@@ -35,12 +37,9 @@ type serveConfig struct {
 	WaitingExpiry, IdleExpiry, SweepEvery time.Duration
 	RetainFinishedDays                    int
 
-	GameCreateRate, GameCreateBurst     int
-	PlayerCreateRate, PlayerCreateBurst int
-	JoinRate, JoinBurst                 int
-	MoveRate, MoveBurst                 int
-	StreamRate, StreamBurst             int
-	PracticeRate, PracticeBurst         int
+	// RateLimits has a pair of flags for each row of api.Limits, by its
+	// Name (see declareRateLimits).
+	RateLimits map[string]*api.RateLimit
 
 	MaxStreams, MaxStreamsPerClient, MaxStreamsPerGame int
 	EventPoll, EventHeartbeat                          time.Duration
@@ -50,6 +49,7 @@ type serveConfig struct {
 
 	// Read from the fields above by check.
 	level              slog.Level
+	requestLog         api.RequestLog
 	feedStart, cutover time.Time
 	proxies            []*net.IPNet
 }
@@ -62,29 +62,6 @@ const (
 	readTimeout       = 15 * time.Second
 	writeTimeout      = 30 * time.Second
 	idleTimeout       = 120 * time.Second
-)
-
-// Default per-client-address rate limits: requests per minute, and the
-// burst allowed at once. A person moves every second or two at the
-// fastest, in a game against the AI or both seats at one screen; joins a
-// game now and then; opens one event stream per game on screen, which a
-// browser reopens 2 s after it drops. People may share an address (a
-// household, a school, a mobile carrier's NAT), so each limit is tens of
-// times what one person needs, and still far below a flood: a load test
-// from one address plays thousands of moves a second.
-const (
-	defaultCreateRate, defaultCreateBurst = 60, 20
-	defaultJoinRate, defaultJoinBurst     = 60, 20
-	defaultMoveRate, defaultMoveBurst     = 600, 60 // 10 a second
-	// As many at once as --max-streams-per-client holds by default, so a
-	// reconnection of all of them (a restart) is not refused.
-	defaultStreamRate, defaultStreamBurst = 120, api.DefaultMaxStreamsPerClient
-	// A player asks for another practice puzzle every few seconds at the
-	// fastest; making one is a generation, seconds of CPU at worst.
-	defaultPracticeRate, defaultPracticeBurst = 60, 20
-	// A person makes a player once per device at most; a row that stays
-	// for ever must not be made by the million, so this is the tightest.
-	defaultPlayerCreateRate, defaultPlayerCreateBurst = 10, 10
 )
 
 // defaultDBWait is how long a start waits for its database unless told:
@@ -107,7 +84,9 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log `level`: debug, info, warn or error (env AYOAYO_LOG_LEVEL)")
 	fs.StringVar(&c.PuzzlesFrom, "puzzles-from", puzzles.DefaultFirstDay.Format(gen.DateLayout), "the daily puzzle feed's first `day`, YYYY-MM-DD; earlier days are 404 (env AYOAYO_PUZZLES_FROM)")
 	fs.StringVar(&c.PuzzleCutover, "puzzle-cutover", gen.DefaultCutover.Format(gen.DateLayout), puzzleCutoverHelp)
-	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only; when set, the public port no longer serves /metrics. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	fs.StringVar(&c.AdminAddr, "admin-addr", "", "listen address `HOST:PORT` of the admin port: /metrics, /debug/pprof/ and the health checks, for the operator's network only. Empty: none (env AYOAYO_ADMIN_ADDR)")
+	fs.BoolVar(&c.MetricsPublic, "metrics-public", false, "serve /metrics on the public port too; without it /metrics is on the admin port only (env AYOAYO_METRICS_PUBLIC)")
+	fs.StringVar(&c.RequestLog, "request-log", string(api.RequestLogAll), "which requests get a log line: all, errors (status 400 and above) or none; faults are logged either way (env AYOAYO_REQUEST_LOG)")
 	fs.BoolVar(&c.Migrate, "migrate", true, "apply the database's missing migrations at start; with --migrate=false a start refuses a schema that is behind (run 'ayoayo migrate' first). A schema newer than this binary is refused either way (env AYOAYO_MIGRATE)")
 	fs.DurationVar(&c.DBWait, "db-wait", defaultDBWait, "how long a start waits for an unavailable database, trying again with growing pauses and serving /livez (and a 503 /readyz) meanwhile; 0 tries once (env AYOAYO_DB_WAIT)")
 	fs.DurationVar(&c.Shutdown, "shutdown-timeout", 15*time.Second, "how long requests in flight may take to finish at shutdown (env AYOAYO_SHUTDOWN_TIMEOUT)")
@@ -115,18 +94,7 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.IntVar(&c.AIConcurrency, "ai-concurrency", 0, "AI searches for game sessions that run at once, within --cpu-budget, at most half of them for one client address; a move that waits longer than --ai-move-time gets 503 ai_busy; 0 means up to the whole budget (env AYOAYO_AI_CONCURRENCY)")
 	fs.IntVar(&c.PracticeStock, "practice-stock", puzzles.DefaultStockSize, fmt.Sprintf("practice puzzles per filter made ahead, in idle time, into the database's stock (docs/practice-stock.md), at most %d; 0 makes none (env AYOAYO_PRACTICE_STOCK)", gen.PracticeWindow))
 	fs.IntVar(&c.PracticeConcurrency, "practice-concurrency", 0, "practice puzzles made at once, within --cpu-budget; one that finds no room within a second gets 429 practice_busy; 0 means up to the whole budget (env AYOAYO_PRACTICE_CONCURRENCY)")
-	fs.IntVar(&c.GameCreateRate, "game-create-rate", defaultCreateRate, "games one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_GAME_CREATE_RATE)")
-	fs.IntVar(&c.GameCreateBurst, "game-create-burst", defaultCreateBurst, "games one client address may create at once before the rate applies (env AYOAYO_GAME_CREATE_BURST)")
-	fs.IntVar(&c.PlayerCreateRate, "player-create-rate", defaultPlayerCreateRate, "players one client address may create per minute, 429 beyond; 0 for no limit (env AYOAYO_PLAYER_CREATE_RATE)")
-	fs.IntVar(&c.PlayerCreateBurst, "player-create-burst", defaultPlayerCreateBurst, "players one client address may create at once before the rate applies (env AYOAYO_PLAYER_CREATE_BURST)")
-	fs.IntVar(&c.JoinRate, "join-rate", defaultJoinRate, "games one client address may join per minute, 429 beyond; 0 for no limit (env AYOAYO_JOIN_RATE)")
-	fs.IntVar(&c.JoinBurst, "join-burst", defaultJoinBurst, "games one client address may join at once before the rate applies (env AYOAYO_JOIN_BURST)")
-	fs.IntVar(&c.MoveRate, "move-rate", defaultMoveRate, "moves one client address may send per minute, 429 beyond; 0 for no limit (env AYOAYO_MOVE_RATE)")
-	fs.IntVar(&c.MoveBurst, "move-burst", defaultMoveBurst, "moves one client address may send at once before the rate applies (env AYOAYO_MOVE_BURST)")
-	fs.IntVar(&c.StreamRate, "stream-rate", defaultStreamRate, "event streams one client address may open per minute, 429 beyond; 0 for no limit (env AYOAYO_STREAM_RATE)")
-	fs.IntVar(&c.StreamBurst, "stream-burst", defaultStreamBurst, "event streams one client address may open at once before the rate applies (env AYOAYO_STREAM_BURST)")
-	fs.IntVar(&c.PracticeRate, "practice-rate", defaultPracticeRate, "practice puzzles one client address may ask for per minute (by id too: /v1/puzzles/x...), 429 beyond; 0 for no limit (env AYOAYO_PRACTICE_RATE)")
-	fs.IntVar(&c.PracticeBurst, "practice-burst", defaultPracticeBurst, "practice puzzles one client address may ask for at once before the rate applies (env AYOAYO_PRACTICE_BURST)")
+	c.declareRateLimits(fs)
 	fs.StringVar(&c.TrustedProxies, "trusted-proxies", "", "comma-separated address `ranges` (CIDR, or single addresses) of the reverse proxies in front of the server; a request from one of them counts for the rightmost X-Forwarded-For address outside them; empty: the connection's address (env AYOAYO_TRUSTED_PROXIES)")
 	fs.BoolVar(&c.TrustProxy, "trust-proxy", false, "refused: use --trusted-proxies (env AYOAYO_TRUST_PROXY=true, refused too)")
 	fs.IntVar(&c.MaxStreams, "max-streams", api.DefaultMaxStreams, "event streams this instance serves at once, 503 beyond; -1 for no limit (env AYOAYO_MAX_STREAMS)")
@@ -145,6 +113,33 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.IntVar(&c.TableBuildTo, "tablebase-build", defaultTableSeeds, fmt.Sprintf("build in the background at start a table of every position with up to this many `seeds` on the board under the default rules, unless a --tablebase file has one as large; 0 builds none, at most %d (env AYOAYO_TABLEBASE_BUILD)", tablebase.MaxSeedsLimit))
 }
 
+// declareRateLimits declares --FLAG-rate and --FLAG-burst for each row of
+// api.Limits, with the row's defaults and its words in their help: a new
+// limit is a row there, not lines here.
+func (c *serveConfig) declareRateLimits(fs *flag.FlagSet) {
+	c.RateLimits = map[string]*api.RateLimit{}
+	for _, l := range api.Limits() {
+		r := l.Default
+		c.RateLimits[l.Name] = &r
+		aside := ""
+		if l.Aside != "" {
+			aside = " (" + l.Aside + ")"
+		}
+		rate, burst := l.Flag+"-rate", l.Flag+"-burst"
+		fs.IntVar(&r.Rate, rate, l.Default.Rate, fmt.Sprintf("%s per minute%s, 429 beyond; 0 for no limit (env %s)", l.Who, aside, envName(envPrefix, rate)))
+		fs.IntVar(&r.Burst, burst, l.Default.Burst, fmt.Sprintf("%s at once before the rate applies (env %s)", l.Who, envName(envPrefix, burst)))
+	}
+}
+
+// rateLimits are the limits as api.Options takes them.
+func (c *serveConfig) rateLimits() api.RateLimits {
+	out := api.RateLimits{}
+	for name, r := range c.RateLimits {
+		out[name] = *r
+	}
+	return out
+}
+
 // serveTablesHelp describes serve's --tablebase.
 const serveTablesHelp = "endgame table `FILE` (from ayoayo tablebase build) that /v1/analyze and AI levels 7-8 use for positions under its rules; repeatable" + tablesEnvHelp
 
@@ -155,6 +150,9 @@ func (c *serveConfig) check() error {
 		return fmt.Errorf("%w: log level %q is not debug, info, warn or error", errUsage, c.LogLevel)
 	}
 	var err error
+	if c.requestLog, err = api.ParseRequestLog(c.RequestLog); err != nil {
+		return fmt.Errorf("%w: --request-log: %v", errUsage, err)
+	}
 	if c.feedStart, err = gen.ParseDate(c.PuzzlesFrom); err != nil {
 		return fmt.Errorf("%w: --puzzles-from: %v", errUsage, err)
 	}
@@ -179,9 +177,10 @@ func (c *serveConfig) check() error {
 	if c.RetainFinishedDays < 0 {
 		return fmt.Errorf("%w: --retain-finished cannot be negative (0 keeps every game)", errUsage)
 	}
-	if min(c.GameCreateRate, c.JoinRate, c.MoveRate, c.StreamRate, c.PracticeRate, c.PlayerCreateRate) < 0 ||
-		min(c.GameCreateBurst, c.JoinBurst, c.MoveBurst, c.StreamBurst, c.PracticeBurst, c.PlayerCreateBurst) < 1 {
-		return fmt.Errorf("%w: --game-create-rate, --join-rate, --move-rate, --stream-rate, --practice-rate and --player-create-rate cannot be negative (0 is no limit), their bursts must be at least 1", errUsage)
+	for _, l := range api.Limits() {
+		if r := c.RateLimits[l.Name]; r.Rate < 0 || r.Burst < 1 {
+			return fmt.Errorf("%w: --%s-rate cannot be negative (0 is no limit), --%s-burst must be at least 1", errUsage, l.Flag, l.Flag)
+		}
 	}
 	if c.TableBuildTo < 0 || c.TableBuildTo > tablebase.MaxSeedsLimit {
 		return fmt.Errorf("%w: --tablebase-build %d, want 0 (none) to %d", errUsage, c.TableBuildTo, tablebase.MaxSeedsLimit)

@@ -24,9 +24,7 @@ import (
 // database. Every move that had been answered with a 2xx must be there, with
 // the position it was answered with, and SQLite's integrity check must pass.
 func TestCrashKeepsAnsweredMoves(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	endToEnd(t, "builds and runs the server binary")
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	db := filepath.Join(dir, "crash.db")

@@ -23,7 +23,7 @@ func deadlinesServers(t *testing.T, instances int, sweep bool, poll time.Duratio
 	var addrs []string
 	for range instances {
 		hub := games.NewHub(store, games.HubOptions{PollInterval: poll})
-		svc := games.NewService(store, games.Options{Changed: hub})
+		svc := games.NewService(store, testCPU(), games.Options{Changed: hub})
 		if sweep {
 			go games.NewSweeper(svc, games.SweepOptions{}).Run(t.Context())
 		}

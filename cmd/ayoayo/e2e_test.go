@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -27,9 +28,7 @@ import (
 // malformed requests over HTTP, then stops it with SIGTERM and expects a
 // clean exit.
 func TestEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	endToEnd(t, "builds and runs the binary")
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	// The endgame table the server builds at start by default, here asked
@@ -99,19 +98,63 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
-// buildBinary compiles this command into dir.
-func buildBinary(t *testing.T, dir string) string {
+// e2eEnv names the environment variable that opts in to the end-to-end
+// tests.
+const e2eEnv = "AYOAYO_E2E"
+
+// endToEnd skips an end-to-end test unless AYOAYO_E2E=1 (and always under
+// -short). Those tests build the binary and drive real processes through
+// seconds-long scenarios, tens of seconds each: plain go test ./... leaves
+// them out to stay within minutes, and .ci/run runs each as a step of its
+// own, where a failure names it.
+func endToEnd(t *testing.T, what string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s: skipped under -short", what)
+	}
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skipf("%s, an end-to-end test: run it with %s=1 go test -run '^%s$' ./cmd/ayoayo/ (.ci/run runs each in a step)", what, e2eEnv, t.Name())
+	}
+}
+
+// binDir holds the binary the end-to-end tests share; TestMain removes it.
+var binDir string
+
+// sharedBinary is this command, compiled once for the test binary's run
+// however many end-to-end tests ask for it: each build takes seconds of
+// both cores.
+var sharedBinary = sync.OnceValues(func() (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		gobin = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	bin := filepath.Join(dir, "ayoayo")
-	cmd := exec.Command(gobin, "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	if binDir, err = os.MkdirTemp("", "ayoayo-e2e-"); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(binDir, "ayoayo")
+	if out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+// buildBinary returns the path of this command's binary (sharedBinary);
+// dir, the test's own, keeps its databases and files.
+func buildBinary(t *testing.T, _ string) string {
+	t.Helper()
+	bin, err := sharedBinary()
+	if err != nil {
+		t.Fatal(err)
 	}
 	return bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		_ = os.RemoveAll(binDir)
+	}
+	os.Exit(code)
 }
 
 // server is a running binary and the log it writes.

@@ -109,14 +109,15 @@ func openTables(files []string, log *slog.Logger) (*search.Endgames, error) {
 // pool. Their endgame puzzles are proved with a table of
 // gen.EndgameSeeds seeds under the default rules: a table file the
 // server has that holds them serves, else the generator builds its own,
-// which buildTable then shares when it is the size asked for.
-func puzzleGenerator(set *search.Endgames) *puzzles.Generator {
+// which buildTable then shares when it is the size asked for, on workers
+// goroutines.
+func puzzleGenerator(set *search.Endgames, workers int) *puzzles.Generator {
 	if t, ok := set.For(engine.Rules{}).(*tablebase.Table); ok && t.MaxSeeds() >= gen.EndgameSeeds {
 		if g, err := puzzles.NewGeneratorWith(t); err == nil {
 			return g
 		}
 	}
-	return puzzles.NewGenerator()
+	return puzzles.NewGenerator(workers)
 }
 
 // cpuGate admits each piece of a table build's work (a chunk of boards, a
@@ -146,10 +147,10 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		var t *tablebase.Table
 		var err error
 		if seeds == gen.EndgameSeeds {
-			generator.StartEndgameTable(cpuGate(cpu)) // unless serve has started it
+			generator.StartEndgameTable(ctx, cpuGate(cpu)) // unless serve has started it
 			t, err = generator.EndgameTable(ctx)
 		} else {
-			t, err = tablebase.BuildGated(ctx, seeds, r, nil, cpuGate(cpu))
+			t, err = tablebase.BuildGated(ctx, seeds, r, cpu.Size(), nil, cpuGate(cpu))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

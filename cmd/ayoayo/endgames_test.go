@@ -222,7 +222,7 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	generator := puzzleGenerator(set) // no table yet: the generator will build one
+	generator := puzzleGenerator(set, testWorkers) // no table yet: the generator will build one
 	var building sync.WaitGroup
 	buildTable(ctx, budget.New(1), set, gen.EndgameSeeds, generator, slog.New(slog.DiscardHandler), &building)
 	building.Wait()
@@ -233,7 +233,7 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	if got := set.For(engine.Rules{}); got != search.Endgame(built) {
 		t.Fatalf("the analyses use %v, the puzzle generator %p: two builds", got, built)
 	}
-	again, err := puzzleGenerator(set).EndgameTable(ctx)
+	again, err := puzzleGenerator(set, testWorkers).EndgameTable(ctx)
 	if err != nil || again != built {
 		t.Fatalf("a generator made after the build has %p (%v), want the server's %p", again, err, built)
 	}
@@ -254,7 +254,7 @@ func TestTableBuildWaitsForTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var building sync.WaitGroup
-	buildTable(ctx, cpu, set, 4, puzzles.NewGenerator(), slog.New(slog.DiscardHandler), &building)
+	buildTable(ctx, cpu, set, 4, puzzles.NewGenerator(testWorkers), slog.New(slog.DiscardHandler), &building)
 	for deadline := time.Now().Add(10 * time.Second); cpu.Stats().Waiting[budget.Generation] == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the build never asked the budget")

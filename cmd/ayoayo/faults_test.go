@@ -33,9 +33,9 @@ func TestCorruptStoredGameIsServerFault(t *testing.T) {
 	hub := games.NewHub(st, games.HubOptions{})
 	h, err := api.New(api.Options{
 		DB:      st,
-		Games:   games.NewService(st, games.Options{Changed: hub}),
+		Games:   games.NewService(st, testCPU(), games.Options{Changed: hub}),
 		Hub:     hub,
-		Puzzles: puzzles.NewFeed(st, puzzles.FeedOptions{}),
+		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{}),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -27,9 +27,7 @@ import (
 // /metrics counts the failures; afterwards moves are stored again, every
 // acknowledged move is there, and the database passes its integrity check.
 func TestFullDisk(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary on a file system of its own")
-	}
+	endToEnd(t, "builds and runs the server binary on a file system of its own")
 	bin := buildBinary(t, t.TempDir())
 	dir := t.TempDir()
 	// 64 MiB, most of it taken by a filler before the load starts: the
@@ -47,7 +45,7 @@ func TestFullDisk(t *testing.T) {
 		}
 	})
 	db := filepath.Join(dir, "full.db")
-	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0")
+	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", db, "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0", "--metrics-public")
 	httpc := &http.Client{Timeout: 30 * time.Second}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -20,9 +20,7 @@ import (
 // it runs the load test against it, and against a server started with the
 // flags docs/performance.md gives for a load test.
 func TestServeUnderAbuse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary")
-	}
+	endToEnd(t, "builds and runs the binary")
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	srv := startBinary(t, bin, "serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "abuse.db"), "--trusted-proxies", "127.0.0.1")

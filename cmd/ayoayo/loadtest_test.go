@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -15,9 +16,11 @@ import (
 // given limits.
 func loadtestServer(t *testing.T, opts api.Options) string {
 	t.Helper()
+	cpu := testCPU() // one budget for the process's services, as serve makes
 	st := memory.New()
 	hub := games.NewHub(st, games.HubOptions{})
-	opts.Games, opts.Hub = games.NewService(st, games.Options{Changed: hub}), hub
+	opts.Games, opts.Hub = games.NewService(st, cpu, games.Options{Changed: hub}), hub
+	opts.Analyses = analysis.New(cpu, analysis.Options{})
 	h, err := api.New(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -46,14 +49,14 @@ func TestLoadtestRefusals(t *testing.T) {
 		{
 			// Two games at once, then one a second: the other two wait.
 			name:   "set-up waits out Retry-After",
-			opts:   api.Options{GameCreateRate: 60, GameCreateBurst: 2},
+			opts:   api.Options{RateLimits: api.RateLimits{"game-create": {Rate: 60, Burst: 2}}},
 			args:   []string{"--games", "4", "--concurrency", "4", "--duration", "500ms", "--retry-wait", "20s"},
 			code:   0,
 			stdout: []string{"refused (answers not 2xx): create 429: ", "sent again after Retry-After: ", "note: the server limited this client address (429)"},
 		},
 		{
 			name:   "set-up refused beyond --retry-wait",
-			opts:   api.Options{GameCreateRate: 1, GameCreateBurst: 2},
+			opts:   api.Options{RateLimits: api.RateLimits{"game-create": {Rate: 1, Burst: 2}}},
 			args:   []string{"--games", "3", "--duration", "500ms", "--retry-wait", "1s"},
 			code:   1,
 			stdout: []string{"given up: create 429: 1"},
@@ -66,7 +69,7 @@ func TestLoadtestRefusals(t *testing.T) {
 			// under the race detector on a loaded machine (about 20 moves
 			// a second there, and a game takes up to about 100).
 			name:   "replacements refused",
-			opts:   api.Options{GameCreateRate: 1, GameCreateBurst: 2},
+			opts:   api.Options{RateLimits: api.RateLimits{"game-create": {Rate: 1, Burst: 2}}},
 			args:   []string{"--games", "2", "--concurrency", "2", "--duration", "12s", "--retry-wait", "1s"},
 			code:   1,
 			stdout: []string{"lost 2", "given up: create 429: 2"},
@@ -74,7 +77,7 @@ func TestLoadtestRefusals(t *testing.T) {
 		},
 		{
 			name:   "joins refused",
-			opts:   api.Options{JoinRate: 1, JoinBurst: 1},
+			opts:   api.Options{RateLimits: api.RateLimits{"join": {Rate: 1, Burst: 1}}},
 			args:   []string{"--games", "2", "--duration", "500ms", "--retry-wait", "0s"},
 			code:   1,
 			stdout: []string{"given up: join 429: 1"},

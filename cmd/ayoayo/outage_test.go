@@ -150,9 +150,7 @@ func moveIDs(t *testing.T, ctx context.Context, url, lastEventID string) (<-chan
 // Afterwards every move answered 2xx is stored, and every stream got every
 // move of its game once, in order.
 func TestPostgresOutage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs three server binaries and a PostgreSQL server")
-	}
+	endToEnd(t, "builds and runs three server binaries and a PostgreSQL server")
 	pg := newPGCluster(t)
 	bin := buildBinary(t, t.TempDir())
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", pg.dsn(), "--game-create-rate", "0", "--join-rate", "0", "--move-rate", "0",

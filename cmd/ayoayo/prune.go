@@ -35,7 +35,7 @@ func runPrune(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) err
 		return err
 	}
 	defer st.Close()
-	n, err := games.NewSweeper(games.NewService(st, games.Options{}), games.SweepOptions{}).Prune(ctx, before)
+	n, err := games.NewSweeper(games.NewService(st, newBudget(0), games.Options{}), games.SweepOptions{}).Prune(ctx, before)
 	fmt.Fprintf(m.Stdout, "deleted %d finished or aborted games that ended before %s\n", n, before.Format(time.RFC3339Nano))
 	return err
 }

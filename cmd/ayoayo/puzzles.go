@@ -110,7 +110,7 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 	defer st.Close()
 	// An offline job: no request waits for it, so a slow or busy machine
 	// gets the time it needs rather than a failed run.
-	feed := puzzles.NewFeed(st, puzzles.FeedOptions{Cutover: cutover, GenerateTimeout: fillTimeout})
+	feed := puzzles.NewFeed(st, newBudget(0), puzzles.FeedOptions{Cutover: cutover, GenerateTimeout: fillTimeout})
 	for i := range days {
 		d := first.AddDate(0, 0, i)
 		start := time.Now()
@@ -130,10 +130,10 @@ func fillPuzzles(ctx context.Context, m *Main, db string, first time.Time, days 
 }
 
 // generateDays generates n days from first, with the version in force for
-// each, one generation per CPU at a time, and one endgame table for every
+// each, one generation per core at a time, and one endgame table for every
 // day; the result is in date order.
 func generateDays(ctx context.Context, first time.Time, n int, cutover time.Time) ([]gen.Puzzle, error) {
-	return puzzles.NewGenerator().GenerateDays(ctx, first, n, cutover)
+	return puzzles.NewGenerator(cores()).GenerateDays(ctx, first, n, cutover)
 }
 
 // stats is what `ayoayo puzzles stats` reports of a run of days.

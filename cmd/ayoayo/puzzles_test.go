@@ -13,9 +13,6 @@ import (
 )
 
 func TestPuzzlesGenerate(t *testing.T) {
-	if raceDetector {
-		t.Skip("under the race detector, beside this package's parallel load tests, one generation has taken over ten minutes; .ci/run runs this test in a step of its own without it")
-	}
 	db := filepath.Join(t.TempDir(), "feed.db")
 	code, out, errOut := run(t, "puzzles", "generate", "--from", "2026-01-05", "--days", "3", "--db", db)
 	if code != 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -12,7 +11,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +25,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
@@ -75,6 +74,7 @@ type serving struct {
 	stopping, draining chan struct{}
 
 	st                 store
+	domain             *domainMetrics
 	games              *games.Service
 	hub                *games.Hub
 	building, sweeping sync.WaitGroup
@@ -136,8 +136,8 @@ func (s *serving) startLog(w io.Writer) {
 func (s *serving) startTables(ctx context.Context) error {
 	// One budget of CPU for every heavy task of every service, so that
 	// together they leave room for the cheap requests.
-	s.cpu = budget.New(cmp.Or(s.cfg.CPUBudget, budget.SizeFor(runtime.GOMAXPROCS(0))))
-	s.log.Info("cpu budget", "units", s.cpu.Size(), "cores", runtime.GOMAXPROCS(0))
+	s.cpu = newBudget(s.cfg.CPUBudget)
+	s.log.Info("cpu budget", "units", s.cpu.Size(), "cores", cores())
 
 	// A table file that does not open stops the start, naming the file.
 	endgames, err := openTables(s.cfg.Tables.files, s.log)
@@ -156,10 +156,12 @@ func (s *serving) startTables(ctx context.Context) error {
 	// endgame table their puzzles are proved with is built once (shared with
 	// the analyses' when it is the same size), in the background from the
 	// start, not in the first request that needs it.
-	s.gen = puzzleGenerator(endgames)
+	s.gen = puzzleGenerator(endgames, s.cpu.Size())
 	// Started here, before any request, so that a generation waits for the
-	// build before it takes a unit of the budget the build needs.
-	s.gen.StartEndgameTable(cpuGate(s.cpu))
+	// build before it takes a unit of the budget the build needs; it stops
+	// with the server (buildCtx), so a server that stops leaves no build
+	// running in its process.
+	s.gen.StartEndgameTable(buildCtx, cpuGate(s.cpu))
 	buildTable(buildCtx, s.cpu, endgames, s.cfg.TableBuildTo, s.gen, s.log, &s.building)
 	return nil
 }
@@ -257,6 +259,10 @@ func (s *serving) openStore(ctx context.Context) (bool, error) {
 // changes.
 func (s *serving) startGames(ctx context.Context) error {
 	c := s.cfg
+	var err error
+	if s.domain, err = newDomainMetrics(s.metrics); err != nil {
+		return err
+	}
 	s.hub = games.NewHub(s.st, games.HubOptions{
 		// A store several instances share carries each one's changes to
 		// the others' followers (PostgreSQL: LISTEN/NOTIFY).
@@ -265,14 +271,14 @@ func (s *serving) startGames(ctx context.Context) error {
 		Stopping:     s.stopping,
 		Logger:       s.log,
 	})
-	s.games = games.NewService(s.st, games.Options{
+	s.games = games.NewService(observedGames{s.st, s.domain}, s.cpu, games.Options{
 		AIMoveTime:    c.AIMoveTime,
-		Budget:        s.cpu,
 		AIConcurrency: c.AIConcurrency,
 		Now:           s.now,
 		Logger:        s.log,
 		Changed:       s.hub,
 		Endgames:      s.endgames,
+		AIThought:     s.domain.aiThought,
 		Expiries: games.Expiries{FirstMove: time.Duration(c.FirstMoveSeconds) * time.Second, FirstMoveCorrespondence: c.FirstMoveCorrespondence,
 			Waiting: c.WaitingExpiry, Idle: c.IdleExpiry},
 	})
@@ -300,8 +306,9 @@ func (s *serving) startAPI() error {
 	c := s.cfg
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
-	feed := puzzles.NewFeed(s.st, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
-		Budget: s.cpu, PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log})
+	feed := puzzles.NewFeed(s.st, s.cpu, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
+		PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log,
+		Attempted: s.domain.attempted})
 	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
 		// Background work: stopped, and waited for, before the tables and
 		// the store close.
@@ -313,34 +320,25 @@ func (s *serving) startAPI() error {
 		DB:                  s.st,
 		Stopping:            s.draining,
 		Metrics:             s.metrics,
-		MetricsElsewhere:    c.AdminAddr != "",
+		MetricsElsewhere:    !c.MetricsPublic,
+		RequestLog:          c.requestLog,
 		CORSOrigins:         splitList(c.CORSOrigins),
 		BodyLimit:           c.BodyLimit,
 		BatchBodyLimit:      c.BatchBodyLimit,
 		BatchMaxLines:       c.BatchMaxLines,
-		Analyses:            analysis.New(analysis.Options{Endgames: s.endgames, Budget: s.cpu, Concurrency: c.AnalyzeConcurrency}),
+		Analyses:            analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency}),
 		Budget:              s.cpu,
 		Games:               s.games,
 		Hub:                 s.hub,
-		GameCreateRate:      c.GameCreateRate,
-		GameCreateBurst:     c.GameCreateBurst,
-		JoinRate:            c.JoinRate,
-		JoinBurst:           c.JoinBurst,
-		MoveRate:            c.MoveRate,
-		MoveBurst:           c.MoveBurst,
-		StreamRate:          c.StreamRate,
-		StreamBurst:         c.StreamBurst,
+		RateLimits:          c.rateLimits(),
 		TrustedProxies:      c.proxies,
 		EventHeartbeat:      c.EventHeartbeat,
 		MaxStreams:          c.MaxStreams,
 		MaxStreamsPerClient: c.MaxStreamsPerClient,
 		MaxStreamsPerGame:   c.MaxStreamsPerGame,
 		Puzzles:             feed,
-		PracticeRate:        c.PracticeRate,
-		PracticeBurst:       c.PracticeBurst,
 		Players:             players.NewService(s.st, s.now),
-		PlayerCreateRate:    c.PlayerCreateRate,
-		PlayerCreateBurst:   c.PlayerCreateBurst,
+		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 	})
 	if err != nil {
 		return err

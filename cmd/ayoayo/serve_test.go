@@ -75,7 +75,7 @@ func serveInProcess(t *testing.T, stock string) {
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
-	go func() { code <- m.Run(ctx, []string{"serve", "--analyze-concurrency", "1"}) }()
+	go func() { code <- m.Run(ctx, []string{"serve", "--analyze-concurrency", "1", "--metrics-public"}) }()
 
 	var addr string
 	for deadline := time.Now().Add(30 * time.Second); addr == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
@@ -267,7 +267,7 @@ func TestServeFlagsAndEnvironment(t *testing.T) {
 	if err := m.parse(fs3, []string{"--move-rate", "9", "--tablebase", "c.ayotb"}, envPrefix); err != nil {
 		t.Fatal(err)
 	}
-	if over.MoveRate != 9 || !slices.Equal(over.Tables.files, []string{"c.ayotb"}) {
-		t.Errorf("move rate %d, tables %q: the command line did not win", over.MoveRate, over.Tables.files)
+	if over.RateLimits["move"].Rate != 9 || !slices.Equal(over.Tables.files, []string{"c.ayotb"}) {
+		t.Errorf("move rate %d, tables %q: the command line did not win", over.RateLimits["move"].Rate, over.Tables.files)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/postgres"
@@ -26,6 +27,7 @@ type store interface {
 	puzzles.Store
 	puzzles.StockStore
 	players.Store
+	idempotency.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

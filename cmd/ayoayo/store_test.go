@@ -201,9 +201,6 @@ func TestServeOnPostgres(t *testing.T) {
 }
 
 func TestPuzzlesGenerateOnPostgres(t *testing.T) {
-	if raceDetector {
-		t.Skip("under the race detector, beside this package's parallel load tests, one generation has taken over ten minutes; .ci/run runs this test in a step of its own without it")
-	}
 	dsn := postgresDSN(t)
 	for i, want := range []string{"generated", "already stored"} {
 		code, out, errOut := run(t, "puzzles", "generate", "--from", "2026-01-05", "--days", "1", "--db", dsn)

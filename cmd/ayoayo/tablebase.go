@@ -95,7 +95,7 @@ func tablebaseBuild(ctx context.Context, m *Main, fs *flag.FlagSet, f *tablebase
 	start := time.Now()
 	bar := progress.New(m.Stderr, "tablebase", start)
 	r := f.rules
-	t, err := tablebase.BuildWith(ctx, *seeds, scores, r, bar.Update, nil)
+	t, err := tablebase.BuildWith(ctx, *seeds, scores, r, cores(), bar.Update, nil)
 	bar.Finish()
 	if err != nil {
 		return err

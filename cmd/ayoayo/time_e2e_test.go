@@ -32,9 +32,7 @@ import (
 // its follower, whose stream reads the game only when this instance says
 // it changed (--event-poll 1h), so the ends are the sweeper's.
 func TestTimeEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
+	endToEnd(t, "builds and runs the server binary")
 	dir := t.TempDir()
 	bin := buildBinary(t, dir)
 	args := []string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(dir, "time.db"),
@@ -163,9 +161,7 @@ func TestTimeEndToEnd(t *testing.T) {
 // event to each of its followers; and deadlines that passed while both
 // were down are applied once each when both start again at the same time.
 func TestTimeTwoInstances(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs two server binaries")
-	}
+	endToEnd(t, "builds and runs two server binaries")
 	dsn := postgresDSN(t)
 	bin := buildBinary(t, t.TempDir())
 	args := func(name string) []string {

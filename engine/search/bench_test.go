@@ -51,7 +51,7 @@ func BenchmarkSearchEndgame(b *testing.B) {
 // benchTable builds the benchmarks' 12-seed table once, however many times
 // the benchmark function runs.
 var benchTable = sync.OnceValues(func() (*tablebase.Table, error) {
-	return tablebase.Build(context.Background(), 12, engine.Rules{}, nil)
+	return tablebase.Build(context.Background(), 12, engine.Rules{}, testWorkers, nil)
 })
 
 func benchSearch(b *testing.B, s *Searcher) {

@@ -21,7 +21,7 @@ var testTables sync.Map // engine.Rules -> func() (*tablebase.Table, error)
 func testTable(t testing.TB, r engine.Rules) *tablebase.Table {
 	t.Helper()
 	f, _ := testTables.LoadOrStore(r, sync.OnceValues(func() (*tablebase.Table, error) {
-		return tablebase.Build(context.Background(), testTableSeeds, r, nil)
+		return tablebase.Build(context.Background(), testTableSeeds, r, testWorkers, nil)
 	}))
 	tb, err := f.(func() (*tablebase.Table, error))()
 	if err != nil {

@@ -121,7 +121,7 @@ func BenchmarkBuild12(b *testing.B) {
 			var tb *Table
 			for b.Loop() {
 				var err error
-				if tb, err = BuildWith(context.Background(), 12, bc.scores, engine.Rules{}, nil, nil); err != nil {
+				if tb, err = BuildWith(context.Background(), 12, bc.scores, engine.Rules{}, testWorkers, nil, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -16,7 +15,8 @@ import (
 const noExit = -128
 
 // Build computes the table of every board with at most maxSeeds seeds under
-// r, level by level from 0 seeds up, on as many goroutines as GOMAXPROCS,
+// r, level by level from 0 seeds up, on workers goroutines (the caller
+// knows the cores it may use; below 1 counts as 1),
 // with true scores up to DefaultScores(maxSeeds) seeds (see BuildWith).
 // progress, when not nil, is called now and then with the work done so far
 // and the total, never by two goroutines at once; the last call has
@@ -30,8 +30,8 @@ const noExit = -128
 // its first look: about 0.6 GiB at most for N = 20. The scores take two
 // byte a board and split, 33 MB for S = 12, and their build holds a
 // level's moves and exits, about 50 MB at level 12.
-func Build(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64)) (*Table, error) {
-	return BuildGated(ctx, maxSeeds, r, progress, nil)
+func Build(ctx context.Context, maxSeeds int, r engine.Rules, workers int, progress func(done, total int64)) (*Table, error) {
+	return BuildGated(ctx, maxSeeds, r, workers, progress, nil)
 }
 
 // DefaultScores returns the S a build of N = maxSeeds gets by default:
@@ -47,8 +47,8 @@ type Gate func(ctx context.Context) (done func(), err error)
 
 // BuildGated is Build with every piece of the work admitted by gate (nil:
 // none is held back).
-func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, progress func(done, total int64), gate Gate) (*Table, error) {
-	return BuildWith(ctx, maxSeeds, DefaultScores(maxSeeds), r, progress, gate)
+func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, workers int, progress func(done, total int64), gate Gate) (*Table, error) {
+	return BuildWith(ctx, maxSeeds, DefaultScores(maxSeeds), r, workers, progress, gate)
 }
 
 // BuildWith is BuildGated with true scores (Score, MoveScores) for the
@@ -57,7 +57,7 @@ func BuildGated(ctx context.Context, maxSeeds int, r engine.Rules, progress func
 // table, whose values give each position's result but not always the
 // game's final difference. The progress's total then also counts one unit
 // a board and split of the score section.
-func BuildWith(ctx context.Context, maxSeeds, scoreSeeds int, r engine.Rules, progress func(done, total int64), gate Gate) (*Table, error) {
+func BuildWith(ctx context.Context, maxSeeds, scoreSeeds int, r engine.Rules, workers int, progress func(done, total int64), gate Gate) (*Table, error) {
 	if maxSeeds < 0 || maxSeeds > MaxSeedsLimit {
 		return nil, fmt.Errorf("tablebase: %d seeds, want 0 to %d", maxSeeds, MaxSeedsLimit)
 	}
@@ -74,7 +74,7 @@ func BuildWith(ctx context.Context, maxSeeds, scoreSeeds int, r engine.Rules, pr
 	}
 	boardWork := 2 * t.offset[maxSeeds+1]
 	total := boardWork + t.scoreOffset[scoreSeeds+1]
-	workers := runtime.GOMAXPROCS(0)
+	workers = max(workers, 1)
 	for n := 0; n <= maxSeeds; n++ {
 		b := newBuilder(t, n, workers)
 		b.gate = gate

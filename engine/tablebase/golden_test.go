@@ -51,7 +51,7 @@ func TestGoldenChecksum(t *testing.T) {
 func TestBuildGated(t *testing.T) {
 	const seeds = 9
 	ctx := t.Context()
-	free, err := Build(ctx, seeds, engine.Rules{}, nil)
+	free, err := Build(ctx, seeds, engine.Rules{}, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestBuildGated(t *testing.T) {
 		most.Store(max(most.Load(), running.Add(1)))
 		return func() { running.Add(-1); one.Unlock() }, nil
 	}
-	gated, err := BuildGated(ctx, seeds, engine.Rules{}, nil, gate)
+	gated, err := BuildGated(ctx, seeds, engine.Rules{}, testWorkers, nil, gate)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestBuildGated(t *testing.T) {
 	}
 	refused := errors.New("no room")
 	var calls atomic.Int64
-	_, err = BuildGated(ctx, seeds, engine.Rules{}, nil, func(context.Context) (func(), error) {
+	_, err = BuildGated(ctx, seeds, engine.Rules{}, testWorkers, nil, func(context.Context) (func(), error) {
 		if calls.Add(1) > 3 {
 			return nil, refused
 		}

@@ -319,7 +319,7 @@ func sign(v int) int {
 // TestResultOnly: a table built without scores, or read from a version 1
 // file, answers results but no score, and says so.
 func TestResultOnly(t *testing.T) {
-	tb, err := BuildWith(t.Context(), 6, -1, engine.Rules{}, nil, nil)
+	tb, err := BuildWith(t.Context(), 6, -1, engine.Rules{}, testWorkers, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

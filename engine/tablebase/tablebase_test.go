@@ -40,7 +40,7 @@ func bestValue(moves []MoveValue) int {
 
 func build(t testing.TB, n int, r engine.Rules) *Table {
 	t.Helper()
-	tb, err := Build(context.Background(), n, r, nil)
+	tb, err := Build(context.Background(), n, r, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestRotation(t *testing.T) {
 func TestBuildProgressAndCancel(t *testing.T) {
 	var last, total int64
 	calls := 0
-	if _, err := Build(context.Background(), 7, engine.Rules{}, func(done, all int64) {
+	if _, err := Build(context.Background(), 7, engine.Rules{}, testWorkers, func(done, all int64) {
 		if done < last || (total != 0 && all != total) || done > all {
 			t.Fatalf("progress %d/%d after %d/%d", done, all, last, total)
 		}
@@ -194,15 +194,15 @@ func TestBuildProgressAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if tb, err := Build(ctx, 7, engine.Rules{}, nil); !errors.Is(err, context.Canceled) || tb != nil {
+	if tb, err := Build(ctx, 7, engine.Rules{}, testWorkers, nil); !errors.Is(err, context.Canceled) || tb != nil {
 		t.Fatalf("cancelled build: %v", err)
 	}
 	for _, n := range []int{-1, MaxSeedsLimit + 1} {
-		if _, err := Build(context.Background(), n, engine.Rules{}, nil); err == nil {
+		if _, err := Build(context.Background(), n, engine.Rules{}, testWorkers, nil); err == nil {
 			t.Fatalf("Build(%d) accepted", n)
 		}
 	}
-	if _, err := Build(context.Background(), 3, engine.Rules{Leftovers: 9}, nil); !errors.Is(err, engine.ErrInvalidRules) {
+	if _, err := Build(context.Background(), 3, engine.Rules{Leftovers: 9}, testWorkers, nil); !errors.Is(err, engine.ErrInvalidRules) {
 		t.Fatalf("unknown rule: %v", err)
 	}
 }

@@ -335,6 +335,9 @@ func readMetrics(ctx context.Context, c *ayoayo.Client, names ...string) (map[st
 		return nil, err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, errors.New("/metrics: 404: start the server with --metrics-public (the metrics are on its admin port otherwise)")
+	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("/metrics: %d", resp.StatusCode)
 	}

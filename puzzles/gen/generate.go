@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
 	"time"
 
@@ -141,15 +140,15 @@ func Daily(ctx context.Context, tb *tablebase.Table, date time.Time, version int
 
 // Days returns the puzzles of n consecutive days from first, each made by
 // the version in force for it (VersionFor the day and cutover) with tb (nil
-// will do while every day is before cutover), one generation per CPU at a
-// time; the results are in date order. The first error, in date order,
+// will do while every day is before cutover), on workers goroutines (below
+// 1 counts as 1); the results are in date order. The first error, in date order,
 // names its day.
-func Days(ctx context.Context, tb *tablebase.Table, first time.Time, n int, cutover time.Time) ([]Puzzle, error) {
+func Days(ctx context.Context, tb *tablebase.Table, first time.Time, n int, cutover time.Time, workers int) ([]Puzzle, error) {
 	out := make([]Puzzle, n)
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range max(workers, 1) {
 		wg.Go(func() {
 			for i := range next {
 				d := first.AddDate(0, 0, i)
@@ -195,10 +194,14 @@ func generateV1(ctx context.Context, date time.Time) (Puzzle, error) {
 			return Puzzle{}, err
 		}
 		games = selfPlay(rng, r, games[:0], 0)
+		// No runtime.Gosched in these loops: a goroutine that yields goes
+		// to the back of the scheduler's global queue, behind every
+		// goroutine preempted after a full 10 ms slice, and gets a few
+		// microseconds a turn. Beside busy goroutines that never yield, a
+		// generation of 0.4 s alone took 1 min 45 s that way
+		// (BenchmarkDailyBesideBusyWork). The budget's spare core, not
+		// yields, keeps cheap requests from waiting behind generations.
 		for _, g := range games {
-			// Generation never blocks: yield now and then, so that a cheap
-			// request waiting for this thread need not wait out its time slice.
-			runtime.Gosched()
 			// The game position and the positions up to offDepth moves off
 			// it: all reachable in play, and many times more candidates than
 			// the game itself for little work.

@@ -3,7 +3,6 @@ package gen
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -89,9 +88,6 @@ func scan(ctx context.Context, rng *prng, r engine.Rules, tb *tablebase.Table, v
 		}
 		played = selfPlay(rng, r, played[:0], ps.minSeeds)
 		for _, g := range played {
-			// Generation never blocks: yield now and then, so that a cheap
-			// request waiting for this thread need not wait out its time slice.
-			runtime.Gosched()
 			if ps.endgame && g.BoardSeeds() > endgameFrom {
 				continue
 			}

@@ -32,7 +32,7 @@ func date(t testing.TB, s string) time.Time {
 // among the CPUs; the results are in date order.
 func generateRange(t *testing.T, tb *tablebase.Table, first time.Time, n int) []Puzzle {
 	t.Helper()
-	out, err := Days(context.Background(), tb, first, n, DefaultCutover)
+	out, err := Days(context.Background(), tb, first, n, DefaultCutover, testWorkers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestGenerateIsPure(t *testing.T) {
 			}
 			var fresh *tablebase.Table // version 1 needs none
 			if v >= 2 {
-				if fresh, err = tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, nil); err != nil {
+				if fresh, err = tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, testWorkers, nil); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -14,7 +14,7 @@ import (
 // detector, so each test binary builds it once, on first need. Tests that
 // are about a fresh table build their own.
 var sharedTable = sync.OnceValues(func() (*tablebase.Table, error) {
-	return tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, nil)
+	return tablebase.Build(context.Background(), EndgameSeeds, engine.Rules{}, testWorkers, nil)
 })
 
 // testTable returns sharedTable, failing t if it cannot be built.

@@ -259,11 +259,11 @@ func TestCheckTable(t *testing.T) {
 	if err := CheckTable(testTable(t)); err != nil {
 		t.Fatal(err)
 	}
-	small, err := tablebase.Build(ctx, 3, engine.Rules{}, nil)
+	small, err := tablebase.Build(ctx, 3, engine.Rules{}, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := tablebase.Build(ctx, 2, engine.Rules{Leftovers: engine.LeftoversSideOwner}, nil)
+	other, err := tablebase.Build(ctx, 2, engine.Rules{Leftovers: engine.LeftoversSideOwner}, testWorkers, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

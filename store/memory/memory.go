@@ -31,7 +31,8 @@ type Store struct {
 	attempts      map[string]map[string]players.PuzzleEntry // by player, then puzzle id
 	dailySolves   map[string]map[time.Time]bool             // by player, then day
 
-	stock stock // the practice stock and its leases
+	stock stock      // the practice stock and its leases
+	idem  idempotent // records of idempotency keys
 }
 
 type gameRow struct {

@@ -19,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/store/postgres"
@@ -93,7 +94,7 @@ func noAI(context.Context, engine.Position, engine.Rules, []engine.Position, int
 // members the API has added since.
 func checkRetries(t *testing.T, st games.Store, fx fixture, answers []storedAnswer) {
 	t.Helper()
-	svc := games.NewService(st, games.Options{Choose: noAI, Now: func() time.Time { return fx.Now }})
+	svc := games.NewService(st, budget.New(1), games.Options{Choose: noAI, Now: func() time.Time { return fx.Now }})
 	e, err := api.New(api.Options{Games: svc})
 	if err != nil {
 		t.Fatal(err)

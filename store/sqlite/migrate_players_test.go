@@ -118,8 +118,16 @@ func TestMigrate0007Players(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if vs, err := s.Versions(ctx); err != nil || !slices.Equal(vs, []int{1, 2, 3, 4, 5, 6, 7, 8, 9}) {
-		t.Fatalf("versions %v (%v) after the upgrade, want 1 to 9 (the later migrations apply too)", vs, err)
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []int
+	for _, m := range ms {
+		all = append(all, m.Version)
+	}
+	if vs, err := s.Versions(ctx); err != nil || !slices.Equal(vs, all) {
+		t.Fatalf("versions %v (%v) after the upgrade, want %v (the later migrations apply too)", vs, err, all)
 	}
 	t.Run("every game keeps every column", func(t *testing.T) {
 		if after := v6Games(t, ctx, s.DB()); !slices.Equal(after, before) {

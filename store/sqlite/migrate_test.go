@@ -262,8 +262,10 @@ func schemaAt(t *testing.T, ctx context.Context, file string, version int, next 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) <= version || ms[version].Version != version+1 || !strings.Contains(ms[version].Name, next) {
-		t.Fatalf("migration %d is not %s: %+v", version+1, next, ms)
+	// version counts migrations: the numbers may skip one that a branch
+	// merged later fills.
+	if len(ms) <= version || !strings.Contains(ms[version].Name, next) {
+		t.Fatalf("migration %d of the list is not %s: %+v", version+1, next, ms)
 	}
 	db, err := sql.Open("sqlite", dsn(file))
 	if err != nil {

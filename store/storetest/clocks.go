@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 )
@@ -593,7 +594,8 @@ func testTwoServicesSweep(t *testing.T, s Store, fx *fixtures) {
 	clock := &fakeClock{}
 	clock.set(t0)
 	opts := games.Options{Choose: firstLegal, Now: clock.now}
-	a, b := games.NewService(s, opts), games.NewService(other, opts)
+	// Each instance has a CPU budget of its own, as a process has.
+	a, b := games.NewService(s, budget.New(1), opts), games.NewService(other, budget.New(1), opts)
 	type game struct {
 		id     string
 		status games.Status

@@ -25,6 +25,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/idempotency"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -36,6 +37,7 @@ type Store interface {
 	puzzles.Store
 	puzzles.StockStore
 	players.Store
+	idempotency.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -65,7 +67,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)

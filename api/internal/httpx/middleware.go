@@ -73,12 +73,21 @@ func RecoverPanic(next echo.HandlerFunc) echo.HandlerFunc {
 // LogRequests writes one structured line per request to log: at error
 // level for a 5xx, at info level otherwise (a 499, the client gone,
 // included).
-func LogRequests(log *slog.Logger) echo.MiddlewareFunc {
+//
+// Only answers of minStatus and above are logged; a negative minStatus logs
+// none (the middleware does nothing).
+func LogRequests(log *slog.Logger, minStatus int) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if minStatus < 0 {
+			return next
+		}
 		return func(c echo.Context) error {
 			start := time.Now()
 			err := next(c)
 			req, res := c.Request(), c.Response()
+			if res.Status < minStatus {
+				return err
+			}
 			level := slog.LevelInfo
 			if res.Status >= 500 {
 				level = slog.LevelError

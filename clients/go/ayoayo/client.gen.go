@@ -2990,6 +2990,9 @@ type HistoryAfter = string
 // HistoryLimit Example: 20
 type HistoryLimit = int
 
+// IdempotencyKey Example: 8e03978e-40d5-43e8-bc93-6894a57f9324
+type IdempotencyKey = string
+
 // PlayerIDPath A player's id, 12 URL-safe characters chosen at random by the server.
 //
 // Example: bV3kQ9xZ2mTa
@@ -3046,6 +3049,13 @@ type GameRefused = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type HistoryBadRequest = Problem
+
+// IdempotencyKeyInUse An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type IdempotencyKeyInUse = Problem
 
 // IllegalMove A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
@@ -3277,6 +3287,20 @@ type CreateGameParams struct {
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetGameParams defines parameters for GetGame.
@@ -3377,6 +3401,20 @@ type CreatePlayerParams struct {
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // DeletePlayerParams defines parameters for DeletePlayer.
@@ -6266,6 +6304,17 @@ func NewCreateGameRequestWithBody(server string, params *CreateGameParams, conte
 			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -6915,6 +6964,17 @@ func NewCreatePlayerRequestWithBody(server string, params *CreatePlayerParams, c
 			}
 
 			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
 		}
 
 	}
@@ -9394,6 +9454,12 @@ type CreateGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateGameResponse409Headers the declared response headers of an HTTP 409 response for CreateGame
+type CreateGameResponse409Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 // CreateGameResponse413Headers the declared response headers of an HTTP 413 response for CreateGame
 type CreateGameResponse413Headers struct {
 	XRequestID *string
@@ -9437,6 +9503,8 @@ type CreateGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *IdempotencyKeyInUse
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationProblemJSON413 *PayloadTooLarge
 	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -9455,6 +9523,8 @@ type CreateGameResponse struct {
 	Headers400 *CreateGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateGameResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateGameResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateGameResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -9482,6 +9552,11 @@ func (r CreateGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationProblemJSON409() *IdempotencyKeyInUse {
+	return r.ApplicationProblemJSON409
 }
 
 // GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -10961,6 +11036,12 @@ type CreatePlayerResponse400Headers struct {
 	XRequestID *string
 }
 
+// CreatePlayerResponse409Headers the declared response headers of an HTTP 409 response for CreatePlayer
+type CreatePlayerResponse409Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
 // CreatePlayerResponse413Headers the declared response headers of an HTTP 413 response for CreatePlayer
 type CreatePlayerResponse413Headers struct {
 	XRequestID *string
@@ -11002,6 +11083,8 @@ type CreatePlayerResponse struct {
 	JSON201 *CreatedPlayer
 	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *IdempotencyKeyInUse
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationProblemJSON413 *PayloadTooLarge
 	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -11018,6 +11101,8 @@ type CreatePlayerResponse struct {
 	Headers201 *CreatePlayerResponse201Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
 	Headers400 *CreatePlayerResponse400Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePlayerResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreatePlayerResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -11040,6 +11125,11 @@ func (r CreatePlayerResponse) GetJSON201() *CreatedPlayer {
 // GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r CreatePlayerResponse) GetApplicationProblemJSON400() *BadRequest {
 	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreatePlayerResponse) GetApplicationProblemJSON409() *IdempotencyKeyInUse {
+	return r.ApplicationProblemJSON409
 }
 
 // GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -14631,6 +14721,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -14734,6 +14831,23 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateGameResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateGameResponse413Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -16542,6 +16656,13 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 		}
 		response.ApplicationProblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest IdempotencyKeyInUse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -16628,6 +16749,23 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 			headers.XRequestID = &value
 		}
 		response.Headers400 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePlayerResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreatePlayerResponse413Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {

@@ -5321,6 +5321,32 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description A request with this `Idempotency-Key` is still running
+         *     (`idempotency_key_in_use`): nothing was done for this one. Send it
+         *     again after `Retry-After` seconds to get the first one's answer.
+         */
+        IdempotencyKeyInUse: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                /** @description Seconds to wait before retrying. */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-idempotency_key_in_use",
+                 *       "title": "Request with this Idempotency-Key in progress",
+                 *       "status": 409,
+                 *       "detail": "a request with this idempotency key is in progress",
+                 *       "code": "idempotency_key_in_use",
+                 *       "instance": "/v1/games"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description No `Authorization: Bearer TOKEN` nor `Player-Token`, a token that is not one of this game's seats, or a player with no seat in it (`unauthorized`); a `Player-Token` no player holds is `player_unauthorized`. */
         Unauthorized: {
             headers: {
@@ -5937,6 +5963,8 @@ export interface components {
          * @description The name matches the document (1 to 32 characters) but cannot be a
          *     name: blank, with a leading or trailing space, or with a control or
          *     format character (`invalid_player_name`).
+         *     On a creation, also an `Idempotency-Key` sent before with another
+         *     request (`idempotency_key_reused`).
          */
         InvalidPlayerName: {
             headers: {
@@ -5986,6 +6014,8 @@ export interface components {
          *     outside its bounds (`invalid_time_control`), or a rated game where
          *     none can be (`rated_not_allowed`): untimed, against the AI, without
          *     the creator's player, or joined by the player who created it.
+         *     On a creation, also an `Idempotency-Key` sent before with another
+         *     request (`idempotency_key_reused`).
          */
         GameRefused: {
             headers: {
@@ -5998,6 +6028,21 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes this creation safe to send again (the IETF httpapi draft's
+         *     header): a key of your choosing, unique per creation (a UUID), bare
+         *     or quoted (`"..."`), 1 to 255 characters. The same key with the same
+         *     request (body and credentials) within 24 hours gets the first
+         *     answer again, status and body, with `Idempotent-Replayed: true`: the
+         *     same game or player, and a token that works. Sent while the first
+         *     request still runs, it is `409 idempotency_key_in_use` (retry after
+         *     `Retry-After`); with another request, `422 idempotency_key_reused`.
+         *     Only a successful answer is kept: after a refusal or a failure the
+         *     same key runs the request afresh. The server keeps the answer
+         *     encrypted under a key derived from yours, so keep the key as secret
+         *     as the token it protects.
+         */
+        IdempotencyKey: string;
         /**
          * @description An id for this request, echoed in the answer's `X-Request-ID` and
          *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
@@ -6054,6 +6099,21 @@ export interface operations {
                  *     (anything else is replaced by a new id, never refused).
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes this creation safe to send again (the IETF httpapi draft's
+                 *     header): a key of your choosing, unique per creation (a UUID), bare
+                 *     or quoted (`"..."`), 1 to 255 characters. The same key with the same
+                 *     request (body and credentials) within 24 hours gets the first
+                 *     answer again, status and body, with `Idempotent-Replayed: true`: the
+                 *     same game or player, and a token that works. Sent while the first
+                 *     request still runs, it is `409 idempotency_key_in_use` (retry after
+                 *     `Retry-After`); with another request, `422 idempotency_key_reused`.
+                 *     Only a successful answer is kept: after a refusal or a failure the
+                 *     same key runs the request afresh. The server keeps the answer
+                 *     encrypted under a key derived from yours, so keep the key as secret
+                 *     as the token it protects.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -6163,6 +6223,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["GameRefused"];
@@ -8024,6 +8085,21 @@ export interface operations {
                  *     (anything else is replaced by a new id, never refused).
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes this creation safe to send again (the IETF httpapi draft's
+                 *     header): a key of your choosing, unique per creation (a UUID), bare
+                 *     or quoted (`"..."`), 1 to 255 characters. The same key with the same
+                 *     request (body and credentials) within 24 hours gets the first
+                 *     answer again, status and body, with `Idempotent-Replayed: true`: the
+                 *     same game or player, and a token that works. Sent while the first
+                 *     request still runs, it is `409 idempotency_key_in_use` (retry after
+                 *     `Retry-After`); with another request, `422 idempotency_key_reused`.
+                 *     Only a successful answer is kept: after a refusal or a failure the
+                 *     same key runs the request afresh. The server keeps the answer
+                 *     encrypted under a key derived from yours, so keep the key as secret
+                 *     as the token it protects.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -8049,6 +8125,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["InvalidPlayerName"];

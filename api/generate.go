@@ -1,4 +1,0 @@
-package api
-
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../openapi.yaml
-//go:generate go tool oapi-codegen -config oapi-codegen-spec.yaml ../openapi.yaml

@@ -1,0 +1,143 @@
+package api
+
+import (
+	"fmt"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
+)
+
+// RateLimit is one per-client-address limit: Rate requests a minute, in
+// bursts of up to Burst; beyond, 429 rate_limited with Retry-After. Every
+// request that counts does, refused and invalid ones included. A Rate of
+// 0 is no limit.
+type RateLimit struct {
+	Rate, Burst int
+}
+
+// RateLimits are limits by the Name of their row of Limits.
+type RateLimits map[string]RateLimit
+
+// Limit is a row of the table of per-client-address limits (Limits): what
+// it counts, and everything ayoayo serve declares of it.
+type Limit struct {
+	// Name names the limit: its key in Options.RateLimits, and its policy
+	// in the RateLimit and RateLimit-Policy headers.
+	Name string
+	// Flag is the stem of ayoayo serve's flags, --FLAG-rate and
+	// --FLAG-burst, which read AYOAYO_FLAG_RATE and AYOAYO_FLAG_BURST.
+	Flag string
+	// Who begins the flags' help: who may do what ("moves one client
+	// address may send"); Aside, if any, is said of the rate, in
+	// parentheses.
+	Who, Aside string
+	// Default is ayoayo serve's; the zero Options has no limit at all.
+	Default RateLimit
+
+	what string // what is limited, in a 429's detail ("moves")
+	// ops are the operations whose requests count, each with the test of
+	// a request that counts (nil: every request).
+	ops map[string]func(echo.Context) bool
+}
+
+// Limits is the table of per-client-address limits; adding one is a row
+// here, and a row for each of its flags in docs/operations.md.
+//
+// The defaults are sized for people: a person moves every second or two at
+// the fastest, in a game against the AI or both seats at one screen; joins
+// a game now and then; opens one event stream per game on screen, which a
+// browser reopens 2 s after it drops. People may share an address (a
+// household, a school, a mobile carrier's NAT), so each limit is tens of
+// times what one person needs, and still far below a flood: a load test
+// from one address plays thousands of moves a second.
+func Limits() []Limit {
+	return []Limit{
+		{
+			Name: "game-create", Flag: "game-create", what: "game creations",
+			Who:     "games one client address may create",
+			Default: RateLimit{Rate: 60, Burst: 20},
+			ops:     map[string]func(echo.Context) bool{"CreateGame": nil},
+		},
+		{
+			Name: "join", Flag: "join", what: "joins",
+			Who:     "games one client address may join",
+			Default: RateLimit{Rate: 60, Burst: 20},
+			ops:     map[string]func(echo.Context) bool{"JoinGame": nil},
+		},
+		{
+			Name: "move", Flag: "move", what: "moves",
+			Who:     "moves one client address may send",
+			Default: RateLimit{Rate: 600, Burst: 60}, // 10 a second
+			// Offers and takebacks write to a game as moves do: they share
+			// the bucket.
+			ops: map[string]func(echo.Context) bool{"PlayGameMove": nil, "OfferDraw": nil, "OfferTakeback": nil},
+		},
+		{
+			Name: "stream-open", Flag: "stream", what: "event streams opened",
+			Who: "event streams one client address may open",
+			// As many at once as --max-streams-per-client holds by
+			// default, so a reconnection of all of them (a restart) is
+			// not refused.
+			Default: RateLimit{Rate: 120, Burst: DefaultMaxStreamsPerClient},
+			ops:     map[string]func(echo.Context) bool{"FollowGameEvents": nil},
+		},
+		{
+			Name: "practice", Flag: "practice", what: "practice puzzles",
+			Who:   "practice puzzles one client address may ask for",
+			Aside: "by id too: /v1/puzzles/x...",
+			// A player asks for another practice puzzle every few seconds
+			// at the fastest; making one is a generation, seconds of CPU
+			// at worst.
+			Default: RateLimit{Rate: 60, Burst: 20},
+			// A practice puzzle read, attempted or solved by id may cost
+			// a generation as asking for one does.
+			ops: map[string]func(echo.Context) bool{
+				"GetPracticePuzzle":   nil,
+				"GetPuzzle":           practiceID,
+				"SubmitPuzzleAttempt": practiceID,
+				"GetPuzzleSolution":   practiceID,
+			},
+		},
+		{
+			Name: "player-create", Flag: "player-create", what: "player creations",
+			Who: "players one client address may create",
+			// A person makes a player once per device at most; a row that
+			// stays for ever must not be made by the million, so this is
+			// the tightest.
+			Default: RateLimit{Rate: 10, Burst: 10},
+			ops:     map[string]func(echo.Context) bool{"CreatePlayer": nil},
+		},
+	}
+}
+
+func practiceID(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }
+
+// rateLimits makes the middleware of the limits set, by operation id, in
+// the order of Limits. A limit that is not a row of Limits, or a row that
+// names an operation the document lacks, is an error: either would
+// silently limit nothing.
+func rateLimits(set RateLimits, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
+	known := map[string]bool{}
+	byOp := map[string][]echo.MiddlewareFunc{}
+	for _, row := range Limits() {
+		known[row.Name] = true
+		r := set[row.Name]
+		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, nil).Named(row.Name)
+		for op, charged := range row.ops {
+			if _, ok := operations[op]; !ok {
+				return nil, fmt.Errorf("rate limit %q: the document has no operation %s", row.Name, op)
+			}
+			if l != nil {
+				byOp[op] = append(byOp[op], httpx.LimitRateIf(l, charged))
+			}
+		}
+	}
+	for name := range set {
+		if !known[name] {
+			return nil, fmt.Errorf("rate limit %q: no such limit", name)
+		}
+	}
+	return byOp, nil
+}
