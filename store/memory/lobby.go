@@ -336,7 +336,9 @@ func (s *Store) Expire(ctx context.Context, at time.Time, limit int) ([]lobby.Se
 			chs = append(chs, c)
 		}
 	}
-	slices.SortFunc(chs, func(a, b *lobby.Challenge) int { return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(chs, func(a, b *lobby.Challenge) int {
+		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.ID, b.ID))
+	})
 	outS := make([]lobby.Seek, 0, min(len(seeks), limit))
 	for _, o := range seeks[:min(len(seeks), limit)] {
 		o.Status, o.UpdatedAt = lobby.SeekExpired, at
