@@ -398,7 +398,9 @@ func (s *Store) Expire(ctx context.Context, at time.Time, limit int) ([]lobby.Se
 		return err
 	})
 	slices.SortFunc(seeks, func(a, b lobby.Seek) int { return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.ID, b.ID)) })
-	slices.SortFunc(chs, func(a, b lobby.Challenge) int { return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.ID, b.ID)) })
+	slices.SortFunc(chs, func(a, b lobby.Challenge) int {
+		return cmp.Or(a.ExpiresAt.Compare(b.ExpiresAt), cmp.Compare(a.ID, b.ID))
+	})
 	return seeks, chs, err
 }
 
