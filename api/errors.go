@@ -17,6 +17,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -137,6 +138,23 @@ var problemTable = []problemRow{
 	{Err: httpx.ErrStreamsFull, Status: http.StatusServiceUnavailable, Code: "streams_full", Title: "No room for another event stream", RetryAfter: 5},
 	{Err: games.ErrAIBusy, Status: http.StatusServiceUnavailable, Code: "ai_busy", Title: "The AI is busy", RetryAfter: 1},
 	{Err: games.ErrNotFound, Status: http.StatusNotFound, Code: "not_found", Title: "Not found"},
+
+	// The lobby.
+	{Err: lobby.ErrSeekNotFound, Status: http.StatusNotFound, Code: "seek_not_found", Title: "No such seek"},
+	{Err: lobby.ErrChallengeNotFound, Status: http.StatusNotFound, Code: "challenge_not_found", Title: "No such challenge"},
+	{Err: lobby.ErrNotYourSeek, Status: http.StatusForbidden, Code: "not_your_seek", Title: "Not your seek"},
+	{Err: lobby.ErrNotYourChallenge, Status: http.StatusForbidden, Code: "not_your_challenge", Title: "Not your challenge"},
+	{Err: lobby.ErrSeekClosed, Status: http.StatusConflict, Code: "seek_closed", Title: "Seek no longer open"},
+	{Err: lobby.ErrChallengeClosed, Status: http.StatusConflict, Code: "challenge_closed", Title: "Challenge no longer pending"},
+	{Err: lobby.ErrTooManySeeks, Status: http.StatusConflict, Code: "too_many_seeks", Title: "Too many open seeks"},
+	{Err: lobby.ErrTimeControlRequired, Status: http.StatusUnprocessableEntity, Code: "time_control_required", Title: "Time control required"},
+	{Err: lobby.ErrInvalidRange, Status: http.StatusUnprocessableEntity, Code: "invalid_rating_range", Title: "Invalid rating range"},
+	{Err: lobby.ErrSelfChallenge, Status: http.StatusUnprocessableEntity, Code: "self_challenge", Title: "Challenging yourself"},
+	{Err: lobby.ErrRematch, Status: http.StatusUnprocessableEntity, Code: "rematch_not_possible", Title: "No rematch possible"},
+	{Err: lobby.ErrInvalidTicket, Status: http.StatusUnauthorized, Code: "invalid_stream_ticket", Title: "Invalid stream ticket"},
+	{Err: lobby.ErrTooManyStreams, Status: http.StatusTooManyRequests, Code: "too_many_player_streams", Title: "Too many event streams for this player", RetryAfter: 5},
+	// A lobby write that kept losing races past the service's retries.
+	{Err: lobby.ErrConflict, Status: http.StatusServiceUnavailable, Code: "lobby_busy", Title: "Lobby busy", RetryAfter: 1},
 
 	// The daily puzzle feed.
 	{Err: gen.ErrInvalidDate, Status: http.StatusBadRequest, Code: "invalid_date", Title: "Invalid date"},

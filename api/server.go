@@ -150,6 +150,13 @@ type Options struct {
 	// limit.
 	PlayerCreateRate  int
 	PlayerCreateBurst int
+
+	// Lobby runs seeks, challenges, rematches and the players' event
+	// streams (*lobby.Service). Nil: those operations answer 503. Seek and
+	// challenge creations are limited per client address as game creations
+	// are (GameCreateRate, each in a bucket of its own), and opening a
+	// player's or the lobby's event stream as a game's is (StreamRate).
+	Lobby LobbyService
 }
 
 // limitOr reads a limit option: zero means def, a negative number no limit
@@ -193,6 +200,9 @@ func (o Options) withDefaults() Options {
 	if o.Players == nil {
 		o.Players = noPlayers{}
 	}
+	if o.Lobby == nil {
+		o.Lobby = noLobby{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -222,6 +232,7 @@ type Server struct {
 	games   GameService
 	feed    PuzzleFeed
 	players PlayerService
+	lobby   LobbyService
 	limits  map[string]*httpx.Limiter // per client address, by operation id
 	streams *httpx.StreamSlots        // of open event streams
 }
@@ -251,13 +262,18 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		games:    opts.Games,
 		feed:     opts.Puzzles,
 		players:  opts.Players,
+		lobby:    opts.Lobby,
 		limits: map[string]*httpx.Limiter{
-			"CreateGame":        httpx.NewLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("game-create"),
-			"JoinGame":          httpx.NewLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).Named("join"),
-			"PlayGameMove":      httpx.NewLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).Named("move"),
-			"FollowGameEvents":  httpx.NewLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("stream-open"),
-			"GetPracticePuzzle": httpx.NewLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).Named("practice"),
-			"CreatePlayer":      httpx.NewLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).Named("player-create"),
+			"CreateGame":         httpx.NewLimiter("game creations", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("game-create"),
+			"JoinGame":           httpx.NewLimiter("joins", opts.JoinRate, opts.JoinBurst, nil).Named("join"),
+			"PlayGameMove":       httpx.NewLimiter("moves", opts.MoveRate, opts.MoveBurst, nil).Named("move"),
+			"FollowGameEvents":   httpx.NewLimiter("event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("stream-open"),
+			"GetPracticePuzzle":  httpx.NewLimiter("practice puzzles", opts.PracticeRate, opts.PracticeBurst, nil).Named("practice"),
+			"CreatePlayer":       httpx.NewLimiter("player creations", opts.PlayerCreateRate, opts.PlayerCreateBurst, nil).Named("player-create"),
+			"CreateSeek":         httpx.NewLimiter("seeks", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("seek-create"),
+			"CreateChallenge":    httpx.NewLimiter("challenges", opts.GameCreateRate, opts.GameCreateBurst, nil).Named("challenge-create"),
+			"FollowPlayerEvents": httpx.NewLimiter("player event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("player-stream-open"),
+			"FollowLobbyEvents":  httpx.NewLimiter("lobby event streams opened", opts.StreamRate, opts.StreamBurst, nil).Named("lobby-stream-open"),
 		},
 		streams: httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
