@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/postgres"
@@ -25,6 +26,7 @@ type store interface {
 	puzzles.Store
 	puzzles.StockStore
 	players.Store
+	lobby.Store
 	Ping(ctx context.Context) error
 	Close() error
 }
