@@ -147,6 +147,7 @@ var problemTable = []problemRow{
 	{Err: lobby.ErrSeekClosed, Status: http.StatusConflict, Code: "seek_closed", Title: "Seek no longer open"},
 	{Err: lobby.ErrChallengeClosed, Status: http.StatusConflict, Code: "challenge_closed", Title: "Challenge no longer pending"},
 	{Err: lobby.ErrTooManySeeks, Status: http.StatusConflict, Code: "too_many_seeks", Title: "Too many open seeks"},
+	{Err: lobby.ErrPlaying, Status: http.StatusConflict, Code: "already_playing", Title: "Already playing a game with a clock"},
 	{Err: lobby.ErrTimeControlRequired, Status: http.StatusUnprocessableEntity, Code: "time_control_required", Title: "Time control required"},
 	{Err: lobby.ErrInvalidRange, Status: http.StatusUnprocessableEntity, Code: "invalid_rating_range", Title: "Invalid rating range"},
 	{Err: lobby.ErrSelfChallenge, Status: http.StatusUnprocessableEntity, Code: "self_challenge", Title: "Challenging yourself"},

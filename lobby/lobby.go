@@ -40,6 +40,9 @@ var (
 	// ErrTooManySeeks: the player already has an open seek of this time
 	// control, or MaxOpenSeeks open seeks.
 	ErrTooManySeeks = errors.New("too many open seeks")
+	// ErrPlaying: a seek with a live clock from a player who is playing a
+	// game with a live clock (seeks never give anyone two at once).
+	ErrPlaying = errors.New("already playing a game with a clock")
 	// ErrSelfChallenge: a challenge to oneself, or accepting one's own.
 	ErrSelfChallenge = errors.New("a player cannot challenge itself")
 	// ErrRematch: a rematch asked of a game that cannot have one (not

@@ -202,6 +202,19 @@ func (s *Service) pair(ctx context.Context, sk Seek) (Seek, error) {
 				continue
 			}
 			done, err := s.tryPair(ctx, &sk, other, now)
+			if errors.Is(err, ErrPlaying) {
+				// A clock game of either owner began since their seeks
+				// were posted: whose seek is stale is cancelled.
+				if gone, err := s.dropPlaying(ctx, &sk, now); err != nil || gone {
+					sk.Status, sk.UpdatedAt = SeekCancelled, now
+					return sk, err
+				}
+				if _, err := s.dropPlaying(ctx, other, now); err != nil {
+					return Seek{}, err
+				}
+				conflicts++
+				continue
+			}
 			if errors.Is(err, ErrConflict) {
 				// Either seek was taken first. If it was this one, its
 				// answer is that pairing.
@@ -261,6 +274,26 @@ func (s *Service) tryPair(ctx context.Context, sk, other *Seek, now time.Time) (
 	out := *sk
 	out.Status, out.GameID, out.Side, out.UpdatedAt = SeekMatched, g.ID, mine, now
 	return out, nil
+}
+
+// dropPlaying cancels sk if its owner is playing a game with a live clock,
+// and says whether it did.
+func (s *Service) dropPlaying(ctx context.Context, sk *Seek, now time.Time) (bool, error) {
+	gs, err := s.store.PlayingGames(ctx, sk.PlayerID)
+	if err != nil {
+		return false, err
+	}
+	for i := range gs {
+		if gs[i].TimeControl.Kind == games.Live {
+			_, err := s.store.CancelSeek(ctx, sk.ID, now)
+			if err != nil && !errors.Is(err, ErrConflict) {
+				return false, err
+			}
+			s.emit(ctx, Event{Stream: LobbyStream, Kind: EventSeekRemoved, SeekID: sk.ID, At: now})
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // ownSeek reads seek id for its owner.

@@ -18,8 +18,10 @@ import (
 type Store interface {
 	// AddSeek stores s, open, unless its owner already has an open seek
 	// (unexpired at s.CreatedAt) of s.TimeControl, or maxOpen open seeks:
-	// then ErrTooManySeeks and nothing is written. Two AddSeeks of one
-	// player racing cannot both pass.
+	// then ErrTooManySeeks and nothing is written; a seek with a live
+	// clock whose owner has an active game with a live clock is
+	// ErrPlaying. Two AddSeeks of one player racing cannot both pass, and
+	// one racing a Pair of the player's is made wholly before or after it.
 	AddSeek(ctx context.Context, s Seek, maxOpen int) error
 	// Seek returns the seek with that id, or ErrNotFound.
 	Seek(ctx context.Context, id string) (Seek, error)
@@ -29,7 +31,9 @@ type Store interface {
 	// first (by CreatedAt, then id).
 	Candidates(ctx context.Context, q CandidateQuery) ([]Seek, error)
 	// Pair is the pairing, in one transaction (see Pairing); ErrConflict
-	// when either seek is no longer open at p.At (nothing written).
+	// when either seek is no longer open at p.At, and with CancelClock
+	// ErrPlaying when either owner (a seat of p.Game) has an active game
+	// with a live clock (nothing written either way).
 	Pair(ctx context.Context, p Pairing) (cancelled []Seek, err error)
 	// CancelSeek makes the open, unexpired seek cancelled at at and
 	// returns it; ErrConflict when it is not open, ErrNotFound.

@@ -60,9 +60,24 @@ func (s *Store) AddSeek(ctx context.Context, sk lobby.Seek, maxOpen int) error {
 			return lobby.ErrTooManySeeks
 		}
 	}
+	if sk.Clock() && s.playingLive(sk.PlayerID) {
+		return lobby.ErrPlaying
+	}
 	sk.Status = lobby.SeekOpen
 	l.seeks[sk.ID] = &sk
 	return nil
+}
+
+// playingLive reports whether player has an active game with a live
+// clock; s.mu is held.
+func (s *Store) playingLive(player string) bool {
+	for _, row := range s.games {
+		g := &row.game
+		if g.Status == games.Active && g.TimeControl.Kind == games.Live && (g.Players[0].ID == player || g.Players[1].ID == player) {
+			return true
+		}
+	}
+	return false
 }
 
 // Seek implements lobby.Store.
@@ -115,6 +130,9 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	}
 	if _, ok := s.games[p.Game.ID]; ok {
 		return nil, lobby.ErrConflict
+	}
+	if p.CancelClock && (s.playingLive(p.Game.Players[0].ID) || s.playingLive(p.Game.Players[1].ID)) {
+		return nil, lobby.ErrPlaying
 	}
 	a.Status, a.GameID, a.Side, a.UpdatedAt = lobby.SeekMatched, p.Game.ID, p.SeekSide, p.At
 	b.Status, b.GameID, b.Side, b.UpdatedAt = lobby.SeekMatched, p.Game.ID, p.OtherSide, p.At

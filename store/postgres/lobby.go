@@ -112,6 +112,11 @@ func (s *Store) AddSeek(ctx context.Context, sk lobby.Seek, maxOpen int) error {
 		if open >= maxOpen || same > 0 {
 			return lobby.ErrTooManySeeks
 		}
+		if sk.Clock() {
+			if err := notPlaying(ctx, tx, []string{sk.PlayerID}); err != nil {
+				return err
+			}
+		}
 		_, err = tx.Exec(ctx, `INSERT INTO seeks (id, player_id, status, time_kind, time_control, rated, rating, range_min, range_max,
 			created_at, updated_at, expires_at, terms) VALUES ($1, $2, 'open', $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			sk.ID, sk.PlayerID, kind, key, sk.Rated, sk.Rating.Value, lo, hi,
@@ -141,8 +146,23 @@ func (s *Store) Candidates(ctx context.Context, q lobby.CandidateQuery) ([]lobby
 // Pair implements lobby.Store.
 func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error) {
 	var cancelled []lobby.Seek
+	owners := []string{p.Game.Players[0].ID, p.Game.Players[1].ID}
+	slices.Sort(owners)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		cancelled = nil
+		if p.CancelClock {
+			// The owners' locks, in one order, as AddSeek takes them: a
+			// seek posted while this runs is cancelled below, or sees the
+			// game this makes.
+			for _, o := range owners {
+				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockSeeker, o); err != nil {
+					return err
+				}
+			}
+			if err := notPlaying(ctx, tx, owners); err != nil {
+				return err
+			}
+		}
 		rows, err := tx.Query(ctx, `UPDATE seeks SET status = 'matched', game_id = $1, updated_at = $2,
 				side = CASE WHEN id = $3 THEN $4 ELSE $5 END
 			WHERE id IN ($3, $6) AND status = 'open' AND expires_at > $2 RETURNING player_id`,
@@ -172,6 +192,18 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	})
 	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
 	return cancelled, err
+}
+
+// notPlaying is lobby.ErrPlaying when one of ps has an active game with a
+// live clock.
+func notPlaying(ctx context.Context, q querier, ps []string) error {
+	var playing bool
+	err := q.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games WHERE status = 'active' AND time_kind = 'live'
+		AND (south_player = ANY($1) OR north_player = ANY($1)))`, ps).Scan(&playing)
+	if err == nil && playing {
+		return lobby.ErrPlaying
+	}
+	return err
 }
 
 // found tells ErrNotFound from ErrConflict after a conditional write on

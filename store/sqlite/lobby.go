@@ -91,6 +91,11 @@ func (s *Store) AddSeek(ctx context.Context, sk lobby.Seek, maxOpen int) error {
 		if open >= maxOpen || same > 0 {
 			return lobby.ErrTooManySeeks
 		}
+		if sk.Clock() {
+			if err := notPlaying(ctx, r, sk.PlayerID, sk.PlayerID); err != nil {
+				return err
+			}
+		}
 		_, err = r.exec(ctx, `INSERT INTO seeks (id, player_id, status, time_kind, time_control, rated, rating, range_min, range_max,
 			created_at, updated_at, expires_at, terms) VALUES (?, ?, 'open', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			sk.ID, sk.PlayerID, kind, key, sk.Rated, sk.Rating.Value, lo, hi,
@@ -121,6 +126,11 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	var cancelled []lobby.Seek
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		cancelled = nil
+		if p.CancelClock {
+			if err := notPlaying(ctx, r, p.Game.Players[0].ID, p.Game.Players[1].ID); err != nil {
+				return err
+			}
+		}
 		var owners []any
 		for _, x := range []struct {
 			id   string
@@ -155,6 +165,18 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	})
 	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
 	return cancelled, err
+}
+
+// notPlaying is lobby.ErrPlaying when a or b has an active game with a
+// live clock.
+func notPlaying(ctx context.Context, r runner, a, b string) error {
+	var playing bool
+	err := r.queryRow(ctx, `SELECT EXISTS (SELECT 1 FROM games WHERE status = 'active' AND time_kind = 'live'
+		AND (south_player IN (?1, ?2) OR north_player IN (?1, ?2)))`, a, b).Scan(&playing)
+	if err == nil && playing {
+		return lobby.ErrPlaying
+	}
+	return err
 }
 
 // found tells ErrNotFound from ErrConflict after a conditional write on

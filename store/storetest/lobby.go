@@ -184,6 +184,16 @@ func testPair(t *testing.T, s Store, _ *fixtures) {
 	if err != nil || len(playing) != 1 || playing[0].ID != "game1" {
 		t.Errorf("ann's games in play: %v, %v", playing, err)
 	}
+	// A player in a game with a live clock posts no clock seek, and is in
+	// no clock pairing.
+	if err := s.AddSeek(ctx, seekOf("a4", "ann", rapid, 3), lobby.MaxOpenSeeks); !errors.Is(err, lobby.ErrPlaying) {
+		t.Errorf("a clock seek of a player in a clock game: %v, want ErrPlaying", err)
+	}
+	mustAddSeek(t, s, seekOf("d", "dan", blitz, 3))
+	_, err = s.Pair(ctx, lobby.Pairing{Seek: "d", Other: "c", Game: pairedGame("game4", "dan", "bob", blitz, tick(3)), CancelClock: true, At: tick(3)})
+	if !errors.Is(err, lobby.ErrPlaying) {
+		t.Errorf("a clock pairing of a player in a clock game: %v, want ErrPlaying", err)
+	}
 	// A matched seek pairs no more, and the failed write stores no game.
 	_, err = s.Pair(ctx, lobby.Pairing{Seek: "c", Other: "a", Game: pairedGame("game2", "cid", "ann", blitz, tick(3)), At: tick(3)})
 	if !errors.Is(err, lobby.ErrConflict) {
@@ -233,7 +243,7 @@ func testPairRace(t *testing.T, s Store, fx *fixtures) {
 			switch {
 			case err == nil:
 				wins.Add(1)
-			case !errors.Is(err, lobby.ErrConflict):
+			case !errors.Is(err, lobby.ErrConflict) && !errors.Is(err, lobby.ErrPlaying):
 				t.Errorf("racer %d: %v", i, err)
 			}
 		})
