@@ -1,0 +1,34 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/ayoayo/ayoayo/store/storetest"
+)
+
+// analyzed is the ANALYZE that autovacuum runs on a table that grew by
+// thousands of rows; without it the planner of a table filled a moment
+// ago takes the lobby for a handful of rows.
+func analyzed(b *testing.B, s *Store) func() {
+	return func() {
+		if _, err := s.pool.Exec(b.Context(), "ANALYZE seeks"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPairing: the pairing latency over 10,000 open correspondence
+// seeks and 1,000 clock seeks, the two seeks of each pairing posted
+// through two pools on one database, as two instances would
+// (docs/performance.md).
+func BenchmarkPairing(b *testing.B) {
+	dsn := freshSchema(b)
+	s := openOn(b, dsn, Options{})
+	storetest.BenchPairing(b, analyzed(b, s), s, openOn(b, dsn, Options{}))
+}
+
+// BenchmarkLobbyList: a page of the lobby over 11,000 open seeks.
+func BenchmarkLobbyList(b *testing.B) {
+	s := openOn(b, freshSchema(b), Options{})
+	storetest.BenchLobbyList(b, analyzed(b, s), s)
+}
