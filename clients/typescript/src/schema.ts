@@ -6462,7 +6462,7 @@ export interface components {
          *     earns requests back continuously, so `r` grows before `t` runs out.
          *     On every answer of an operation limited per client address (game
          *     creations, joins, moves, event streams opened, practice puzzles,
-         *     player creations), errors and the `429` included.
+         *     player creations, seeks, challenges), errors and the `429` included.
          */
         RateLimit: string;
         /**
@@ -6471,7 +6471,8 @@ export interface components {
          *     allowed at once (the burst), and `w` the seconds an exhausted
          *     allowance takes to become whole again (the burst divided by the
          *     rate). Names: `game-create`, `join`, `move`, `stream-open`,
-         *     `practice`, `player-create`.
+         *     `practice`, `player-create`, `seek-create`, `challenge-create`,
+         *     `player-stream-open`, `lobby-stream-open`.
          */
         RateLimitPolicy: string;
         /**
