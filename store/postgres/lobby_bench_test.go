@@ -32,3 +32,16 @@ func BenchmarkLobbyList(b *testing.B) {
 	s := openOn(b, freshSchema(b), Options{})
 	storetest.BenchLobbyList(b, analyzed(b, s), s)
 }
+
+// TestLobbyRace races 1,000 players' seeks, and accepts against cancels,
+// through two pools on one database, as two instances.
+func TestLobbyRace(t *testing.T) {
+	dsn := freshSchema(t)
+	s, again := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
+	n := 1000
+	if testing.Short() {
+		n = 100
+	}
+	t.Run("seeks", func(t *testing.T) { storetest.RaceSeeks(t, n, s, again) })
+	t.Run("challenges", func(t *testing.T) { storetest.RaceChallenges(t, n/10, s, again) })
+}

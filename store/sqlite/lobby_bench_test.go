@@ -18,3 +18,20 @@ func BenchmarkLobbyList(b *testing.B) {
 	s, _ := openTemp(b)
 	storetest.BenchLobbyList(b, nil, s)
 }
+
+// TestLobbyRace races seeks, and accepts against cancels, through two
+// handles on one file (two processes, as far as SQLite can tell).
+func TestLobbyRace(t *testing.T) {
+	s, file := openTemp(t)
+	again, err := Open(t.Context(), file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = again.Close() })
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	t.Run("seeks", func(t *testing.T) { storetest.RaceSeeks(t, n, s, again) })
+	t.Run("challenges", func(t *testing.T) { storetest.RaceChallenges(t, n/3, s, again) })
+}
