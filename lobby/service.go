@@ -36,6 +36,10 @@ const (
 	MaxOpenSeeks = 5
 	// candidates is how many open seeks a new one is tried against.
 	candidates = 50
+	// pairRounds bounds the looks for a partner of a new seek while the
+	// candidates keep being taken by other pairings; past it the seek
+	// stays open, for the next seek to find.
+	pairRounds = 50
 	// eventRetention is how long a stream's events are kept for
 	// resumption.
 	eventRetention = time.Hour
@@ -188,7 +192,12 @@ func (s *Service) PostSeek(ctx context.Context, player *players.Player, req NewS
 // the next one when another pairing takes it first, and returns sk as it
 // then stands.
 func (s *Service) pair(ctx context.Context, sk Seek) (Seek, error) {
-	for range 8 {
+	for round := range pairRounds {
+		if round > 0 {
+			// Every candidate left was held by another pairing, which
+			// may yet be undone: look again in a moment.
+			time.Sleep(time.Duration(1+mrand.IntN(4*round)) * time.Millisecond)
+		}
 		now := s.clock()
 		cands, err := s.store.Candidates(ctx, CandidateQuery{TimeControl: sk.TimeControl, Rated: sk.Rated, Player: sk.PlayerID,
 			Rating: sk.Rating.Value, Range: sk.Range, At: now, Limit: candidates})

@@ -1,10 +1,9 @@
 package postgres
 
 // The lobby's rows (lobby.Store), shared by instances. A pairing is one
-// transaction of conditional UPDATEs: both seeks must still be open, as
-// each row is re-read after any lock it waited for (READ COMMITTED), so of
-// concurrent pairings of one seek one commits and the others find it
-// matched. The cancellation of the owners' other clock seeks in the same
+// transaction that locks both seeks if they are open and no other pairing
+// holds them (SKIP LOCKED), then updates them: of concurrent pairings of
+// one seek one commits and the others find it held or matched. The cancellation of the owners' other clock seeks in the same
 // transaction locks those rows too: two pairings of one player's two clock
 // seeks each wait for the other's, the server breaks the deadlock, and the
 // rerun finds its seek cancelled. Appends to a stream take a transaction
@@ -162,6 +161,20 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 			if err := notPlaying(ctx, tx, owners); err != nil {
 				return err
 			}
+		}
+		// Both rows, or none: a seek another pairing holds is skipped, not
+		// waited for, so that many seeks racing for the oldest one move
+		// on to the next at once; the service tries again while any was
+		// skipped (lobby.Service.pair), so one whose pairing is undone is
+		// tried again.
+		var free int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT id FROM seeks
+			WHERE id IN ($1, $2) AND status = 'open' AND expires_at > $3 FOR UPDATE SKIP LOCKED) AS s`,
+			p.Seek, p.Other, stamp(p.At)).Scan(&free); err != nil {
+			return err
+		}
+		if free != 2 {
+			return lobby.ErrConflict
 		}
 		rows, err := tx.Query(ctx, `UPDATE seeks SET status = 'matched', game_id = $1, updated_at = $2,
 				side = CASE WHEN id = $3 THEN $4 ELSE $5 END
