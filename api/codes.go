@@ -11,6 +11,7 @@ import (
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -33,6 +34,10 @@ var answered = []error{
 	games.ErrNoOffer, games.ErrTakebackRated, games.ErrNothingToTakeBack,
 	httpx.ErrRateLimited, httpx.ErrTooManyStreams, httpx.ErrStreamsFull,
 	games.ErrAIBusy, games.ErrNotFound,
+	lobby.ErrSeekNotFound, lobby.ErrChallengeNotFound, lobby.ErrNotYourSeek, lobby.ErrNotYourChallenge,
+	lobby.ErrSeekClosed, lobby.ErrChallengeClosed, lobby.ErrTooManySeeks, lobby.ErrPlaying,
+	lobby.ErrTimeControlRequired, lobby.ErrInvalidRange, lobby.ErrSelfChallenge, lobby.ErrRematch,
+	lobby.ErrInvalidTicket, lobby.ErrTooManyStreams, lobby.ErrConflict,
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,
 	gen.ErrFilterUnmet, puzzles.ErrPracticeBusy, puzzles.ErrPracticeTimeout, puzzles.ErrNoPool,
 	gen.ErrUnverified, gen.ErrUnknownVersion,

@@ -32,6 +32,8 @@ func TestHeadOnEveryGet(t *testing.T) {
 		"/v1/puzzles/":      {"{id}": "p20260303", "{date}": "2026-03-02"},
 		"/v1/players/":      {"{id}": "nobody"},
 		"/v1/leaderboards/": {"{category}": "live"},
+		"/v1/seeks/":        {"{id}": "nothing"},
+		"/v1/challenges/":   {"{id}": "nothing"},
 	}
 
 	var paths []string

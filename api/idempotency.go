@@ -22,8 +22,10 @@ const replayedHeader = "Idempotent-Replayed"
 // idempotentOperations are the creating operations that honour an
 // Idempotency-Key, by operation id. A new creating POST adds its line.
 var idempotentOperations = map[string]bool{
-	"CreateGame":   true,
-	"CreatePlayer": true,
+	"CreateGame":      true,
+	"CreatePlayer":    true,
+	"CreateSeek":      true,
+	"CreateChallenge": true,
 }
 
 // keptHeaders are the headers of an answer that belong to it, and are

@@ -81,7 +81,8 @@ func Limits() []Limit {
 			// default, so a reconnection of all of them (a restart) is
 			// not refused.
 			Default: RateLimit{Rate: 120, Burst: DefaultMaxStreamsPerClient},
-			ops:     map[string]func(echo.Context) bool{"FollowGameEvents": nil},
+			ops: map[string]func(echo.Context) bool{"FollowGameEvents": nil, "FollowPlayerEvents": nil,
+				"FollowLobbyEvents": nil},
 		},
 		{
 			Name: "practice", Flag: "practice", what: "practice puzzles",
@@ -99,6 +100,14 @@ func Limits() []Limit {
 				"SubmitPuzzleAttempt": practiceID,
 				"GetPuzzleSolution":   practiceID,
 			},
+		},
+		{
+			// Seeks, challenges and rematches each may make a game, as a
+			// creation does: the same default, a bucket of their own.
+			Name: "lobby-create", Flag: "lobby-create", what: "seeks and challenges",
+			Who:     "seeks, challenges and rematches one client address may create",
+			Default: RateLimit{Rate: 60, Burst: 20},
+			ops:     map[string]func(echo.Context) bool{"CreateSeek": nil, "CreateChallenge": nil, "RematchGame": nil},
 		},
 		{
 			Name: "player-create", Flag: "player-create", what: "player creations",

@@ -143,6 +143,13 @@ type Options struct {
 	// Idempotency-Key (*idempotency.Service over the store), so a retried
 	// creation gets the first one's answer. Nil: the header is ignored.
 	Idempotency Idempotency
+
+	// Lobby runs seeks, challenges, rematches and the players' event
+	// streams (*lobby.Service). Nil: those operations answer 503. Seek and
+	// challenge creations are limited per client address as game creations
+	// are (GameCreateRate, each in a bucket of its own), and opening a
+	// player's or the lobby's event stream as a game's is (StreamRate).
+	Lobby LobbyService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -219,6 +226,9 @@ func (o Options) withDefaults() Options {
 	if o.Players == nil {
 		o.Players = noPlayers{}
 	}
+	if o.Lobby == nil {
+		o.Lobby = noLobby{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -250,6 +260,7 @@ type Server struct {
 	frames  *frames // of the events the hub hands out
 	feed    PuzzleFeed
 	players PlayerService
+	lobby   LobbyService
 	streams *httpx.StreamSlots // of open event streams
 }
 
@@ -280,6 +291,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		frames:   newFrames(encodeEvent),
 		feed:     opts.Puzzles,
 		players:  opts.Players,
+		lobby:    opts.Lobby,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {

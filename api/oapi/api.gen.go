@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -51,6 +52,66 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	case AnalyzeAnswerSourceSearch:
 		return true
 	case AnalyzeAnswerSourceTablebase:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChallengeStatus.
+const (
+	ChallengeStatusAccepted  ChallengeStatus = "accepted"
+	ChallengeStatusCancelled ChallengeStatus = "cancelled"
+	ChallengeStatusDeclined  ChallengeStatus = "declined"
+	ChallengeStatusExpired   ChallengeStatus = "expired"
+	ChallengeStatusPending   ChallengeStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the ChallengeStatus enum.
+func (e ChallengeStatus) Valid() bool {
+	switch e {
+	case ChallengeStatusAccepted:
+		return true
+	case ChallengeStatusCancelled:
+		return true
+	case ChallengeStatusDeclined:
+		return true
+	case ChallengeStatusExpired:
+		return true
+	case ChallengeStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeclineReason.
+const (
+	DeclineReasonCasual      DeclineReason = "casual"
+	DeclineReasonGeneric     DeclineReason = "generic"
+	DeclineReasonLater       DeclineReason = "later"
+	DeclineReasonRated       DeclineReason = "rated"
+	DeclineReasonTimeControl DeclineReason = "timeControl"
+	DeclineReasonTooFast     DeclineReason = "tooFast"
+	DeclineReasonTooSlow     DeclineReason = "tooSlow"
+)
+
+// Valid indicates whether the value is a known member of the DeclineReason enum.
+func (e DeclineReason) Valid() bool {
+	switch e {
+	case DeclineReasonCasual:
+		return true
+	case DeclineReasonGeneric:
+		return true
+	case DeclineReasonLater:
+		return true
+	case DeclineReasonRated:
+		return true
+	case DeclineReasonTimeControl:
+		return true
+	case DeclineReasonTooFast:
+		return true
+	case DeclineReasonTooSlow:
 		return true
 	default:
 		return false
@@ -399,6 +460,27 @@ func (e RulesLeftovers) Valid() bool {
 	}
 }
 
+// Defines values for SeatChoice.
+const (
+	SeatChoiceNorth  SeatChoice = "north"
+	SeatChoiceRandom SeatChoice = "random"
+	SeatChoiceSouth  SeatChoice = "south"
+)
+
+// Valid indicates whether the value is a known member of the SeatChoice enum.
+func (e SeatChoice) Valid() bool {
+	switch e {
+	case SeatChoiceNorth:
+		return true
+	case SeatChoiceRandom:
+		return true
+	case SeatChoiceSouth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatHolder.
 const (
 	SeatHolderAi    SeatHolder = "ai"
@@ -414,6 +496,30 @@ func (e SeatHolder) Valid() bool {
 	case SeatHolderHuman:
 		return true
 	case SeatHolderOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeekStatus.
+const (
+	SeekStatusCancelled SeekStatus = "cancelled"
+	SeekStatusExpired   SeekStatus = "expired"
+	SeekStatusMatched   SeekStatus = "matched"
+	SeekStatusOpen      SeekStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SeekStatus enum.
+func (e SeekStatus) Valid() bool {
+	switch e {
+	case SeekStatusCancelled:
+		return true
+	case SeekStatusExpired:
+		return true
+	case SeekStatusMatched:
+		return true
+	case SeekStatusOpen:
 		return true
 	default:
 		return false
@@ -450,6 +556,24 @@ func (e TimeControlKind) Valid() bool {
 	case TimeControlKindClock:
 		return true
 	case TimeControlKindCorrespondence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLobbyParamsKind.
+const (
+	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
+	GetLobbyParamsKindCorrespondence GetLobbyParamsKind = "correspondence"
+)
+
+// Valid indicates whether the value is a known member of the GetLobbyParamsKind enum.
+func (e GetLobbyParamsKind) Valid() bool {
+	switch e {
+	case GetLobbyParamsKindClock:
+		return true
+	case GetLobbyParamsKindCorrespondence:
 		return true
 	default:
 		return false
@@ -687,6 +811,201 @@ type Captured struct {
 	South int `json:"south"`
 }
 
+// Challenge A challenge, as it stands.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":true,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+type Challenge struct {
+	// CreatedAt When it was sent.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ExpiresAt When a pending challenge expires, as things stand.
+	//
+	// Example: 2026-03-01T12:01:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// From A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	From LobbyPlayer `json:"from"`
+
+	// Game The game, once accepted; null before.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game nullable.Nullable[string] `json:"game"`
+
+	// Id A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	Id LobbyId `json:"id"`
+
+	// Position The start position chosen; null for the opening position.
+	Position nullable.Nullable[Position] `json:"position"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Reason The decline's reason (a DeclineReason); null unless declined.
+	//
+	// Example: tooFast
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// RematchOf The game this is a rematch of; null for none.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	RematchOf nullable.Nullable[string] `json:"rematchOf"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// Side A side, or null when none applies.
+	//
+	// Example: north
+	Side nullable.Nullable[NullableSide] `json:"side"`
+
+	// Status Where a challenge stands.
+	//
+	// Example: pending
+	Status ChallengeStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+
+	// To A player as challenges show one, or null for nobody (an open challenge).
+	//
+	// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+	To nullable.Nullable[NullableLobbyPlayer] `json:"to"`
+}
+
+// ChallengeList A player's pending challenges.
+//
+// Example: {"incoming":[],"outgoing":[]}
+type ChallengeList struct {
+	// Incoming Sent to you.
+	//
+	// Example: []
+	Incoming []Challenge `json:"incoming"`
+
+	// Outgoing Sent by you.
+	//
+	// Example: []
+	Outgoing []Challenge `json:"outgoing"`
+}
+
+// ChallengeRequest A challenge, as `POST /v1/challenges` takes it.
+//
+// Example: {"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
+type ChallengeRequest struct {
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position *Position `json:"position,omitempty"`
+
+	// Rated A rated game (false if absent); never with a `position`.
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat *SeatChoice `json:"seat,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+
+	// To A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	To *PlayerId `json:"to,omitempty"`
+}
+
+// ChallengeStatus Where a challenge stands.
+//
+// Example: pending
+type ChallengeStatus string
+
 // Clock A timed game's clock, null in an untimed game. `remainingMs` is each
 // side's time left as the current turn began (at the end: after the
 // last move, 0 for a side that ran out; in correspondence, the time a
@@ -835,6 +1154,21 @@ type CreatedPlayer struct {
 	//
 	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 	Token PlayerToken `json:"token"`
+}
+
+// DeclineReason Why a challenge was declined.
+//
+// Example: tooFast
+type DeclineReason string
+
+// DeclineRequest Why you decline a challenge.
+//
+// Example: {"reason":"later"}
+type DeclineRequest struct {
+	// Reason Why a challenge was declined.
+	//
+	// Example: tooFast
+	Reason *DeclineReason `json:"reason,omitempty"`
 }
 
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
@@ -1513,6 +1847,104 @@ type Leg struct {
 	Sown []Pit `json:"sown"`
 }
 
+// Lobby The open seeks, newest first.
+//
+// Example: {"seeks":[]}
+type Lobby struct {
+	// Seeks The seeks.
+	//
+	// Example: []
+	Seeks []LobbySeek `json:"seeks"`
+}
+
+// LobbyId A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+//
+// Example: k3Jd9sQm2LpX0aZq
+type LobbyId = string
+
+// LobbyPlayer A player as the lobby and challenges show one.
+//
+// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+type LobbyPlayer struct {
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Adebayo
+	Name string `json:"name"`
+}
+
+// LobbySeek An open seek as the lobby lists it.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type LobbySeek struct {
+	// CreatedAt When it was posted.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Id A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	Id LobbyId `json:"id"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Provisional Whether that rating is still provisional (deviation above 110).
+	//
+	// Example: false
+	Provisional bool `json:"provisional"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating The owner's rating in the seek's category, when it was posted.
+	//
+	// Example: 1532.4
+	Rating float64 `json:"rating"`
+
+	// RatingRange A rating range, or null for none.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange nullable.Nullable[NullableRatingRange] `json:"ratingRange"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
 // MoveOutcome An `Outcome` together with the pit that was played.
 type MoveOutcome struct {
 	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -1636,6 +2068,21 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// NullableLobbyPlayer A player as challenges show one, or null for nobody (an open challenge).
+//
+// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+type NullableLobbyPlayer struct {
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Ngozi
+	Name string `json:"name"`
+}
+
 // NullableRatingChange A rating change, or null when the result changed no rating (an unrated game).
 //
 // Example: {"after":1662,"before":1500,"change":162}
@@ -1654,6 +2101,21 @@ type NullableRatingChange struct {
 	//
 	// Example: 162
 	Change int `json:"change"`
+}
+
+// NullableRatingRange A rating range, or null for none.
+//
+// Example: {"max":1700,"min":1400}
+type NullableRatingRange struct {
+	// Max The highest rating accepted.
+	//
+	// Example: 1700
+	Max float64 `json:"max"`
+
+	// Min The lowest rating accepted.
+	//
+	// Example: 1400
+	Min float64 `json:"min"`
 }
 
 // NullableSide A side, or null when none applies.
@@ -2606,6 +3068,21 @@ type RatingChange struct {
 	Change int `json:"change"`
 }
 
+// RatingRange Bounds on the opponent's rating in the seek's category, both included; `min` may not be above `max`.
+//
+// Example: {"max":1700,"min":1400}
+type RatingRange struct {
+	// Max The highest rating accepted.
+	//
+	// Example: 1700
+	Max float64 `json:"max"`
+
+	// Min The lowest rating accepted.
+	//
+	// Example: 1400
+	Min float64 `json:"min"`
+}
+
 // RenamePlayerRequest The player's new display name.
 //
 // Example: {"name":"Adebayo O."}
@@ -2701,6 +3178,11 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// SeatChoice The seat asked for; `random` leaves it to the pairing.
+//
+// Example: random
+type SeatChoice string
+
 // SeatHolder Who holds a seat, `open` while nobody does.
 //
 // Example: human
@@ -2757,6 +3239,127 @@ type Seats struct {
 	South SeatHolder `json:"south"`
 }
 
+// Seek One of your seeks, as it stands.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Seek struct {
+	// CreatedAt When it was posted.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ExpiresAt When an open seek expires, as things stand (an event stream keeps a clock seek alive).
+	//
+	// Example: 2026-03-01T12:01:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Game The game, once matched; null before.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game nullable.Nullable[string] `json:"game"`
+
+	// Id A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	Id LobbyId `json:"id"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// RatingRange A rating range, or null for none.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange nullable.Nullable[NullableRatingRange] `json:"ratingRange"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// Side A side, or null when none applies.
+	//
+	// Example: north
+	Side nullable.Nullable[NullableSide] `json:"side"`
+
+	// Status Where a seek stands.
+	//
+	// Example: open
+	Status SeekStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// SeekRequest A seek, as `POST /v1/seeks` takes it.
+//
+// Example: {"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type SeekRequest struct {
+	// Rated A rated game (false if absent).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RatingRange Bounds on the opponent's rating in the seek's category, both included; `min` may not be above `max`.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange *RatingRange `json:"ratingRange,omitempty"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat *SeatChoice `json:"seat,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// SeekStatus Where a seek stands.
+//
+// Example: open
+type SeekStatus string
+
 // Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 //
 // Example: south
@@ -2775,6 +3378,21 @@ type SideMillis struct {
 	//
 	// Example: 175200
 	South int64 `json:"south"`
+}
+
+// StreamTicket A single-use ticket that opens one event stream.
+//
+// Example: {"expiresAt":"2026-03-01T12:00:30Z","ticket":"st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp"}
+type StreamTicket struct {
+	// ExpiresAt When it stops opening a stream.
+	//
+	// Example: 2026-03-01T12:00:30Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Ticket The ticket, for `?ticket=`.
+	//
+	// Example: st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp
+	Ticket string `json:"ticket"`
 }
 
 // TimeControl The time a game gives its players, chosen at creation; absent or
@@ -3075,6 +3693,34 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InvalidPlayerName = Problem
 
+// LobbyConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyConflict = Problem
+
+// LobbyForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyForbidden = Problem
+
+// LobbyNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyNotFound = Problem
+
+// LobbyRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyRefused = Problem
+
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3222,6 +3868,23 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// CreateChallengeParams defines parameters for CreateChallenge.
+type CreateChallengeParams struct {
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateGameParams defines parameters for CreateGame.
 type CreateGameParams struct {
 	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
@@ -3260,6 +3923,27 @@ type ListGameMovesParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// GetLobbyParams defines parameters for GetLobby.
+type GetLobbyParams struct {
+	// Kind Only seeks of this kind of time control.
+	Kind *GetLobbyParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Rated Only rated (true) or casual (false) seeks.
+	Rated *bool `form:"rated,omitempty" json:"rated,omitempty"`
+
+	// Limit At most this many seeks (1-200, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetLobbyParamsKind defines parameters for GetLobby.
+type GetLobbyParamsKind string
+
+// FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
+type FollowLobbyEventsParams struct {
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
 // CreatePlayerParams defines parameters for CreatePlayer.
 type CreatePlayerParams struct {
 	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
@@ -3275,6 +3959,15 @@ type CreatePlayerParams struct {
 	// encrypted under a key derived from yours, so keep the key as secret
 	// as the token it protects.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FollowPlayerEventsParams defines parameters for FollowPlayerEvents.
+type FollowPlayerEventsParams struct {
+	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
+	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
 }
 
 // ListPlayerGamesParams defines parameters for ListPlayerGames.
@@ -3348,8 +4041,31 @@ type GetPracticePuzzleParams struct {
 // GetPracticePuzzleParamsNear defines parameters for GetPracticePuzzle.
 type GetPracticePuzzleParamsNear string
 
+// CreateSeekParams defines parameters for CreateSeek.
+type CreateSeekParams struct {
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
+type CreateChallengeJSONRequestBody = ChallengeRequest
+
+// DeclineChallengeJSONRequestBody defines body for DeclineChallenge for application/json ContentType.
+type DeclineChallengeJSONRequestBody = DeclineRequest
 
 // EvaluateMoveJSONRequestBody defines body for EvaluateMove for application/json ContentType.
 type EvaluateMoveJSONRequestBody = EvaluateRequest
@@ -3378,6 +4094,9 @@ type RenamePlayerJSONRequestBody = RenamePlayerRequest
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
 
+// CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
+type CreateSeekJSONRequestBody = SeekRequest
+
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
 
@@ -3401,6 +4120,24 @@ type ServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx echo.Context) error
+	// ListChallenges Your pending challenges
+	// (GET /v1/challenges)
+	ListChallenges(ctx echo.Context) error
+	// CreateChallenge Challenge a player, or anyone with the link
+	// (POST /v1/challenges)
+	CreateChallenge(ctx echo.Context, params CreateChallengeParams) error
+	// CancelChallenge Withdraw your challenge
+	// (DELETE /v1/challenges/{id})
+	CancelChallenge(ctx echo.Context, id LobbyId) error
+	// GetChallenge Read a challenge
+	// (GET /v1/challenges/{id})
+	GetChallenge(ctx echo.Context, id LobbyId) error
+	// AcceptChallenge Accept a challenge
+	// (POST /v1/challenges/{id}/accept)
+	AcceptChallenge(ctx echo.Context, id LobbyId) error
+	// DeclineChallenge Decline a challenge
+	// (POST /v1/challenges/{id}/decline)
+	DeclineChallenge(ctx echo.Context, id LobbyId) error
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx echo.Context) error
@@ -3425,6 +4162,9 @@ type ServerInterface interface {
 	// PlayGameMove Make a move
 	// (POST /v1/games/{id}/moves)
 	PlayGameMove(ctx echo.Context, id GameId) error
+	// RematchGame Ask for a rematch
+	// (POST /v1/games/{id}/rematch)
+	RematchGame(ctx echo.Context, id GameId) error
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx echo.Context, id GameId) error
@@ -3434,12 +4174,24 @@ type ServerInterface interface {
 	// GetLeaderboard The best players of a category
 	// (GET /v1/leaderboards/{category})
 	GetLeaderboard(ctx echo.Context, category RatingCategory) error
+	// GetLobby The open seeks
+	// (GET /v1/lobby)
+	GetLobby(ctx echo.Context, params GetLobbyParams) error
+	// FollowLobbyEvents Follow the lobby live (Server-Sent Events)
+	// (GET /v1/lobby/events)
+	FollowLobbyEvents(ctx echo.Context, params FollowLobbyEventsParams) error
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx echo.Context, params CreatePlayerParams) error
+	// FollowPlayerEvents Your one event stream (Server-Sent Events)
+	// (GET /v1/players/me/events)
+	FollowPlayerEvents(ctx echo.Context, params FollowPlayerEventsParams) error
+	// CreateStreamTicket A ticket for your event stream, for a browser
+	// (POST /v1/players/me/events/tickets)
+	CreateStreamTicket(ctx echo.Context) error
 	// DeletePlayer Delete your player
 	// (DELETE /v1/players/{id})
 	DeletePlayer(ctx echo.Context, id PlayerIdPath) error
@@ -3479,6 +4231,15 @@ type ServerInterface interface {
 	// GetPuzzleSolution The solution of a puzzle
 	// (GET /v1/puzzles/{id}/solution)
 	GetPuzzleSolution(ctx echo.Context, id PuzzleId) error
+	// CreateSeek Seek a game in the lobby
+	// (POST /v1/seeks)
+	CreateSeek(ctx echo.Context, params CreateSeekParams) error
+	// CancelSeek Cancel one of your seeks
+	// (DELETE /v1/seeks/{id})
+	CancelSeek(ctx echo.Context, id LobbyId) error
+	// GetSeek Read one of your seeks
+	// (GET /v1/seeks/{id})
+	GetSeek(ctx echo.Context, id LobbyId) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -3543,6 +4304,108 @@ func (w *ServerInterfaceWrapper) AnalyzePosition(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AnalyzePosition(ctx)
+	return err
+}
+
+// ListChallenges converts echo context to params.
+func (w *ServerInterfaceWrapper) ListChallenges(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListChallenges(ctx)
+	return err
+}
+
+// CreateChallenge converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateChallenge(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateChallengeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateChallenge(ctx, params)
+	return err
+}
+
+// CancelChallenge converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelChallenge(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelChallenge(ctx, id)
+	return err
+}
+
+// GetChallenge converts echo context to params.
+func (w *ServerInterfaceWrapper) GetChallenge(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetChallenge(ctx, id)
+	return err
+}
+
+// AcceptChallenge converts echo context to params.
+func (w *ServerInterfaceWrapper) AcceptChallenge(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AcceptChallenge(ctx, id)
+	return err
+}
+
+// DeclineChallenge converts echo context to params.
+func (w *ServerInterfaceWrapper) DeclineChallenge(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeclineChallenge(ctx, id)
 	return err
 }
 
@@ -3736,6 +4599,22 @@ func (w *ServerInterfaceWrapper) PlayGameMove(ctx echo.Context) error {
 	return err
 }
 
+// RematchGame converts echo context to params.
+func (w *ServerInterfaceWrapper) RematchGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RematchGame(ctx, id)
+	return err
+}
+
 // ResignGame converts echo context to params.
 func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
 	var err error
@@ -3784,6 +4663,67 @@ func (w *ServerInterfaceWrapper) GetLeaderboard(ctx echo.Context) error {
 	return err
 }
 
+// GetLobby converts echo context to params.
+func (w *ServerInterfaceWrapper) GetLobby(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetLobbyParams
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "rated" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "rated", ctx.QueryParams(), &params.Rated, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter rated: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetLobby(ctx, params)
+	return err
+}
+
+// FollowLobbyEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) FollowLobbyEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FollowLobbyEventsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID int64
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FollowLobbyEvents(ctx, params)
+	return err
+}
+
 // ListMoves converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	var err error
@@ -3819,6 +4759,50 @@ func (w *ServerInterfaceWrapper) CreatePlayer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreatePlayer(ctx, params)
+	return err
+}
+
+// FollowPlayerEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) FollowPlayerEvents(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FollowPlayerEventsParams
+	// ------------- Optional query parameter "ticket" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ticket", ctx.QueryParams(), &params.Ticket, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ticket: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID int64
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FollowPlayerEvents(ctx, params)
+	return err
+}
+
+// CreateStreamTicket converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateStreamTicket(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateStreamTicket(ctx)
 	return err
 }
 
@@ -4148,6 +5132,67 @@ func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
 	return err
 }
 
+// CreateSeek converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSeek(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSeekParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSeek(ctx, params)
+	return err
+}
+
+// CancelSeek converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelSeek(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelSeek(ctx, id)
+	return err
+}
+
+// GetSeek converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSeek(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id LobbyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSeek(ctx, id)
+	return err
+}
+
 // ValidateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	var err error
@@ -4219,6 +5264,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
 	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
+	router.GET(options.BaseURL+"/v1/challenges", wrapper.ListChallenges, options.OperationMiddlewares["ListChallenges"]...)
+	router.POST(options.BaseURL+"/v1/challenges", wrapper.CreateChallenge, options.OperationMiddlewares["CreateChallenge"]...)
+	router.DELETE(options.BaseURL+"/v1/challenges/:id", wrapper.CancelChallenge, options.OperationMiddlewares["CancelChallenge"]...)
+	router.GET(options.BaseURL+"/v1/challenges/:id", wrapper.GetChallenge, options.OperationMiddlewares["GetChallenge"]...)
+	router.POST(options.BaseURL+"/v1/challenges/:id/accept", wrapper.AcceptChallenge, options.OperationMiddlewares["AcceptChallenge"]...)
+	router.POST(options.BaseURL+"/v1/challenges/:id/decline", wrapper.DeclineChallenge, options.OperationMiddlewares["DeclineChallenge"]...)
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
@@ -4227,9 +5278,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/moves", wrapper.ListGameMoves, options.OperationMiddlewares["ListGameMoves"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/rematch", wrapper.RematchGame, options.OperationMiddlewares["RematchGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/takeback", wrapper.OfferTakeback, options.OperationMiddlewares["OfferTakeback"]...)
 	router.GET(options.BaseURL+"/v1/leaderboards/:category", wrapper.GetLeaderboard, options.OperationMiddlewares["GetLeaderboard"]...)
+	router.GET(options.BaseURL+"/v1/lobby", wrapper.GetLobby, options.OperationMiddlewares["GetLobby"]...)
+	router.GET(options.BaseURL+"/v1/lobby/events", wrapper.FollowLobbyEvents, options.OperationMiddlewares["FollowLobbyEvents"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
 	router.POST(options.BaseURL+"/v1/players", wrapper.CreatePlayer, options.OperationMiddlewares["CreatePlayer"]...)
 	router.DELETE(options.BaseURL+"/v1/players/:id", wrapper.DeletePlayer, options.OperationMiddlewares["DeletePlayer"]...)
@@ -4238,6 +5292,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/players/:id/games", wrapper.ListPlayerGames, options.OperationMiddlewares["ListPlayerGames"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/puzzles", wrapper.ListPlayerPuzzles, options.OperationMiddlewares["ListPlayerPuzzles"]...)
 	router.POST(options.BaseURL+"/v1/players/:id/token", wrapper.RotatePlayerToken, options.OperationMiddlewares["RotatePlayerToken"]...)
+	router.GET(options.BaseURL+"/v1/players/me/events", wrapper.FollowPlayerEvents, options.OperationMiddlewares["FollowPlayerEvents"]...)
+	router.POST(options.BaseURL+"/v1/players/me/events/tickets", wrapper.CreateStreamTicket, options.OperationMiddlewares["CreateStreamTicket"]...)
 	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/:id", wrapper.GetPuzzle, options.OperationMiddlewares["GetPuzzle"]...)
 	router.POST(options.BaseURL+"/v1/puzzles/:id/attempts", wrapper.SubmitPuzzleAttempt, options.OperationMiddlewares["SubmitPuzzleAttempt"]...)
@@ -4245,6 +5301,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/practice", wrapper.GetPracticePuzzle, options.OperationMiddlewares["GetPracticePuzzle"]...)
+	router.POST(options.BaseURL+"/v1/seeks", wrapper.CreateSeek, options.OperationMiddlewares["CreateSeek"]...)
+	router.DELETE(options.BaseURL+"/v1/seeks/:id", wrapper.CancelSeek, options.OperationMiddlewares["CancelSeek"]...)
+	router.GET(options.BaseURL+"/v1/seeks/:id", wrapper.GetSeek, options.OperationMiddlewares["GetSeek"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
 	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
 
@@ -4285,6 +5344,14 @@ type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
 type InvalidPlayerNameApplicationProblemPlusJSONResponse Problem
+
+type LobbyConflictApplicationProblemPlusJSONResponse Problem
+
+type LobbyForbiddenApplicationProblemPlusJSONResponse Problem
+
+type LobbyNotFoundApplicationProblemPlusJSONResponse Problem
+
+type LobbyRefusedApplicationProblemPlusJSONResponse Problem
 
 type NotYourPlayerApplicationProblemPlusJSONResponse Problem
 
@@ -4648,6 +5715,777 @@ func (response AnalyzePosition500ApplicationProblemPlusJSONResponse) VisitAnalyz
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChallengesRequestObject struct {
+}
+
+type ListChallengesResponseObject interface {
+	VisitListChallengesResponse(w http.ResponseWriter) error
+}
+
+type ListChallenges200JSONResponse ChallengeList
+
+func (response ListChallenges200JSONResponse) VisitListChallengesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChallenges401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListChallenges401ApplicationProblemPlusJSONResponse) VisitListChallengesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChallenges500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListChallenges500ApplicationProblemPlusJSONResponse) VisitListChallengesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListChallenges503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListChallenges503ApplicationProblemPlusJSONResponse) VisitListChallengesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallengeRequestObject struct {
+	Params CreateChallengeParams
+	Body   *CreateChallengeJSONRequestBody
+}
+
+type CreateChallengeResponseObject interface {
+	VisitCreateChallengeResponse(w http.ResponseWriter) error
+}
+
+type CreateChallenge201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateChallenge201JSONResponse struct {
+	Body    Challenge
+	Headers CreateChallenge201ResponseHeaders
+}
+
+func (response CreateChallenge201JSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge400ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge401ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge404ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge409ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge413ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge415ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge422ApplicationProblemPlusJSONResponse struct {
+	LobbyRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge422ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge429ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge500ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateChallenge503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateChallenge503ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallengeRequestObject struct {
+	Id LobbyId `json:"id"`
+}
+
+type CancelChallengeResponseObject interface {
+	VisitCancelChallengeResponse(w http.ResponseWriter) error
+}
+
+type CancelChallenge200JSONResponse Challenge
+
+func (response CancelChallenge200JSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge401ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge403ApplicationProblemPlusJSONResponse struct {
+	LobbyForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge403ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge404ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge409ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge500ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelChallenge503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CancelChallenge503ApplicationProblemPlusJSONResponse) VisitCancelChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChallengeRequestObject struct {
+	Id LobbyId `json:"id"`
+}
+
+type GetChallengeResponseObject interface {
+	VisitGetChallengeResponse(w http.ResponseWriter) error
+}
+
+type GetChallenge200JSONResponse Challenge
+
+func (response GetChallenge200JSONResponse) VisitGetChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChallenge404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetChallenge404ApplicationProblemPlusJSONResponse) VisitGetChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChallenge500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetChallenge500ApplicationProblemPlusJSONResponse) VisitGetChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetChallenge503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetChallenge503ApplicationProblemPlusJSONResponse) VisitGetChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallengeRequestObject struct {
+	Id LobbyId `json:"id"`
+}
+
+type AcceptChallengeResponseObject interface {
+	VisitAcceptChallengeResponse(w http.ResponseWriter) error
+}
+
+type AcceptChallenge200JSONResponse Challenge
+
+func (response AcceptChallenge200JSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge401ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge403ApplicationProblemPlusJSONResponse struct {
+	LobbyForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge403ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge404ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge409ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge422ApplicationProblemPlusJSONResponse struct {
+	LobbyRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge422ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge500ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AcceptChallenge503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response AcceptChallenge503ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallengeRequestObject struct {
+	Id   LobbyId `json:"id"`
+	Body *DeclineChallengeJSONRequestBody
+}
+
+type DeclineChallengeResponseObject interface {
+	VisitDeclineChallengeResponse(w http.ResponseWriter) error
+}
+
+type DeclineChallenge200JSONResponse Challenge
+
+func (response DeclineChallenge200JSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge400ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge401ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge403ApplicationProblemPlusJSONResponse struct {
+	LobbyForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge403ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge404ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge409ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge415ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge500ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeclineChallenge503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response DeclineChallenge503ApplicationProblemPlusJSONResponse) VisitDeclineChallengeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5825,6 +7663,130 @@ func (response PlayGameMove503ApplicationProblemPlusJSONResponse) VisitPlayGameM
 	return err
 }
 
+type RematchGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type RematchGameResponseObject interface {
+	VisitRematchGameResponse(w http.ResponseWriter) error
+}
+
+type RematchGame201JSONResponse Challenge
+
+func (response RematchGame201JSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame401ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame404ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame409ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame422ApplicationProblemPlusJSONResponse struct {
+	LobbyRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame422ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame500ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RematchGame503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame503ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResignGameRequestObject struct {
 	Id GameId `json:"id"`
 }
@@ -6195,6 +8157,200 @@ func (response GetLeaderboard503ApplicationProblemPlusJSONResponse) VisitGetLead
 	return err
 }
 
+type GetLobbyRequestObject struct {
+	Params GetLobbyParams
+}
+
+type GetLobbyResponseObject interface {
+	VisitGetLobbyResponse(w http.ResponseWriter) error
+}
+
+type GetLobby200JSONResponse Lobby
+
+func (response GetLobby200JSONResponse) VisitGetLobbyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLobby400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetLobby400ApplicationProblemPlusJSONResponse) VisitGetLobbyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLobby500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetLobby500ApplicationProblemPlusJSONResponse) VisitGetLobbyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLobby503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetLobby503ApplicationProblemPlusJSONResponse) VisitGetLobbyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLobbyEventsRequestObject struct {
+	Params FollowLobbyEventsParams
+}
+
+type FollowLobbyEventsResponseObject interface {
+	VisitFollowLobbyEventsResponse(w http.ResponseWriter) error
+}
+
+type FollowLobbyEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response FollowLobbyEvents200TexteventStreamResponse) VisitFollowLobbyEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type FollowLobbyEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response FollowLobbyEvents400ApplicationProblemPlusJSONResponse) VisitFollowLobbyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLobbyEvents429ApplicationProblemPlusJSONResponse struct {
+	TooManyStreamsApplicationProblemPlusJSONResponse
+}
+
+func (response FollowLobbyEvents429ApplicationProblemPlusJSONResponse) VisitFollowLobbyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLobbyEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response FollowLobbyEvents500ApplicationProblemPlusJSONResponse) VisitFollowLobbyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowLobbyEvents503ApplicationProblemPlusJSONResponse struct {
+	StreamsFullApplicationProblemPlusJSONResponse
+}
+
+func (response FollowLobbyEvents503ApplicationProblemPlusJSONResponse) VisitFollowLobbyEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMovesRequestObject struct {
 	Body *ListMovesJSONRequestBody
 }
@@ -6453,6 +8609,221 @@ type CreatePlayer503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response CreatePlayer503ApplicationProblemPlusJSONResponse) VisitCreatePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowPlayerEventsRequestObject struct {
+	Params FollowPlayerEventsParams
+}
+
+type FollowPlayerEventsResponseObject interface {
+	VisitFollowPlayerEventsResponse(w http.ResponseWriter) error
+}
+
+type FollowPlayerEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response FollowPlayerEvents200TexteventStreamResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type FollowPlayerEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents400ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowPlayerEvents401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents401ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowPlayerEvents429ApplicationProblemPlusJSONResponse struct {
+	TooManyStreamsApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents429ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowPlayerEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents500ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowPlayerEvents503ApplicationProblemPlusJSONResponse struct {
+	StreamsFullApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents503ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStreamTicketRequestObject struct {
+}
+
+type CreateStreamTicketResponseObject interface {
+	VisitCreateStreamTicketResponse(w http.ResponseWriter) error
+}
+
+type CreateStreamTicket201JSONResponse StreamTicket
+
+func (response CreateStreamTicket201JSONResponse) VisitCreateStreamTicketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStreamTicket401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateStreamTicket401ApplicationProblemPlusJSONResponse) VisitCreateStreamTicketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStreamTicket500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateStreamTicket500ApplicationProblemPlusJSONResponse) VisitCreateStreamTicketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStreamTicket503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateStreamTicket503ApplicationProblemPlusJSONResponse) VisitCreateStreamTicketResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -7968,6 +10339,424 @@ func (response GetPuzzleSolution503ApplicationProblemPlusJSONResponse) VisitGetP
 	return err
 }
 
+type CreateSeekRequestObject struct {
+	Params CreateSeekParams
+	Body   *CreateSeekJSONRequestBody
+}
+
+type CreateSeekResponseObject interface {
+	VisitCreateSeekResponse(w http.ResponseWriter) error
+}
+
+type CreateSeek201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateSeek201JSONResponse struct {
+	Body    Seek
+	Headers CreateSeek201ResponseHeaders
+}
+
+func (response CreateSeek201JSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek400ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek401ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek409ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek413ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek415ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek422ApplicationProblemPlusJSONResponse struct {
+	LobbyRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek422ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek429ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek500ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSeek503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek503ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeekRequestObject struct {
+	Id LobbyId `json:"id"`
+}
+
+type CancelSeekResponseObject interface {
+	VisitCancelSeekResponse(w http.ResponseWriter) error
+}
+
+type CancelSeek200JSONResponse Seek
+
+func (response CancelSeek200JSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek401ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek403ApplicationProblemPlusJSONResponse struct {
+	LobbyForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek403ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek404ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek409ApplicationProblemPlusJSONResponse struct {
+	LobbyConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek409ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek500ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelSeek503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CancelSeek503ApplicationProblemPlusJSONResponse) VisitCancelSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeekRequestObject struct {
+	Id LobbyId `json:"id"`
+}
+
+type GetSeekResponseObject interface {
+	VisitGetSeekResponse(w http.ResponseWriter) error
+}
+
+type GetSeek200JSONResponse Seek
+
+func (response GetSeek200JSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeek401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetSeek401ApplicationProblemPlusJSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeek403ApplicationProblemPlusJSONResponse struct {
+	LobbyForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response GetSeek403ApplicationProblemPlusJSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeek404ApplicationProblemPlusJSONResponse struct {
+	LobbyNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetSeek404ApplicationProblemPlusJSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeek500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetSeek500ApplicationProblemPlusJSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSeek503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetSeek503ApplicationProblemPlusJSONResponse) VisitGetSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateRecordRequestObject struct {
 	Body *ValidateRecordJSONRequestBody
 }
@@ -8201,6 +10990,24 @@ type StrictServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx context.Context, request AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error)
+	// ListChallenges Your pending challenges
+	// (GET /v1/challenges)
+	ListChallenges(ctx context.Context, request ListChallengesRequestObject) (ListChallengesResponseObject, error)
+	// CreateChallenge Challenge a player, or anyone with the link
+	// (POST /v1/challenges)
+	CreateChallenge(ctx context.Context, request CreateChallengeRequestObject) (CreateChallengeResponseObject, error)
+	// CancelChallenge Withdraw your challenge
+	// (DELETE /v1/challenges/{id})
+	CancelChallenge(ctx context.Context, request CancelChallengeRequestObject) (CancelChallengeResponseObject, error)
+	// GetChallenge Read a challenge
+	// (GET /v1/challenges/{id})
+	GetChallenge(ctx context.Context, request GetChallengeRequestObject) (GetChallengeResponseObject, error)
+	// AcceptChallenge Accept a challenge
+	// (POST /v1/challenges/{id}/accept)
+	AcceptChallenge(ctx context.Context, request AcceptChallengeRequestObject) (AcceptChallengeResponseObject, error)
+	// DeclineChallenge Decline a challenge
+	// (POST /v1/challenges/{id}/decline)
+	DeclineChallenge(ctx context.Context, request DeclineChallengeRequestObject) (DeclineChallengeResponseObject, error)
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx context.Context, request EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error)
@@ -8225,6 +11032,9 @@ type StrictServerInterface interface {
 	// PlayGameMove Make a move
 	// (POST /v1/games/{id}/moves)
 	PlayGameMove(ctx context.Context, request PlayGameMoveRequestObject) (PlayGameMoveResponseObject, error)
+	// RematchGame Ask for a rematch
+	// (POST /v1/games/{id}/rematch)
+	RematchGame(ctx context.Context, request RematchGameRequestObject) (RematchGameResponseObject, error)
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
@@ -8234,12 +11044,24 @@ type StrictServerInterface interface {
 	// GetLeaderboard The best players of a category
 	// (GET /v1/leaderboards/{category})
 	GetLeaderboard(ctx context.Context, request GetLeaderboardRequestObject) (GetLeaderboardResponseObject, error)
+	// GetLobby The open seeks
+	// (GET /v1/lobby)
+	GetLobby(ctx context.Context, request GetLobbyRequestObject) (GetLobbyResponseObject, error)
+	// FollowLobbyEvents Follow the lobby live (Server-Sent Events)
+	// (GET /v1/lobby/events)
+	FollowLobbyEvents(ctx context.Context, request FollowLobbyEventsRequestObject) (FollowLobbyEventsResponseObject, error)
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx context.Context, request CreatePlayerRequestObject) (CreatePlayerResponseObject, error)
+	// FollowPlayerEvents Your one event stream (Server-Sent Events)
+	// (GET /v1/players/me/events)
+	FollowPlayerEvents(ctx context.Context, request FollowPlayerEventsRequestObject) (FollowPlayerEventsResponseObject, error)
+	// CreateStreamTicket A ticket for your event stream, for a browser
+	// (POST /v1/players/me/events/tickets)
+	CreateStreamTicket(ctx context.Context, request CreateStreamTicketRequestObject) (CreateStreamTicketResponseObject, error)
 	// DeletePlayer Delete your player
 	// (DELETE /v1/players/{id})
 	DeletePlayer(ctx context.Context, request DeletePlayerRequestObject) (DeletePlayerResponseObject, error)
@@ -8279,6 +11101,15 @@ type StrictServerInterface interface {
 	// GetPuzzleSolution The solution of a puzzle
 	// (GET /v1/puzzles/{id}/solution)
 	GetPuzzleSolution(ctx context.Context, request GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error)
+	// CreateSeek Seek a game in the lobby
+	// (POST /v1/seeks)
+	CreateSeek(ctx context.Context, request CreateSeekRequestObject) (CreateSeekResponseObject, error)
+	// CancelSeek Cancel one of your seeks
+	// (DELETE /v1/seeks/{id})
+	CancelSeek(ctx context.Context, request CancelSeekRequestObject) (CancelSeekResponseObject, error)
+	// GetSeek Read one of your seeks
+	// (GET /v1/seeks/{id})
+	GetSeek(ctx context.Context, request GetSeekRequestObject) (GetSeekResponseObject, error)
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
@@ -8454,6 +11285,203 @@ func (sh *strictHandler) AnalyzePosition(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(AnalyzePositionResponseObject); ok {
 		return validResponse.VisitAnalyzePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListChallenges operation middleware
+func (sh *strictHandler) ListChallenges(ctx echo.Context) error {
+	var request ListChallengesRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListChallenges(ctx.Request().Context(), request.(ListChallengesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListChallenges")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListChallengesResponseObject); ok {
+		return validResponse.VisitListChallengesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateChallenge operation middleware
+func (sh *strictHandler) CreateChallenge(ctx echo.Context, params CreateChallengeParams) error {
+	var request CreateChallengeRequestObject
+
+	request.Params = params
+
+	var body CreateChallengeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateChallenge(ctx.Request().Context(), request.(CreateChallengeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateChallenge")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateChallengeResponseObject); ok {
+		return validResponse.VisitCreateChallengeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelChallenge operation middleware
+func (sh *strictHandler) CancelChallenge(ctx echo.Context, id LobbyId) error {
+	var request CancelChallengeRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelChallenge(ctx.Request().Context(), request.(CancelChallengeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelChallenge")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelChallengeResponseObject); ok {
+		return validResponse.VisitCancelChallengeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetChallenge operation middleware
+func (sh *strictHandler) GetChallenge(ctx echo.Context, id LobbyId) error {
+	var request GetChallengeRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetChallenge(ctx.Request().Context(), request.(GetChallengeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetChallenge")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetChallengeResponseObject); ok {
+		return validResponse.VisitGetChallengeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AcceptChallenge operation middleware
+func (sh *strictHandler) AcceptChallenge(ctx echo.Context, id LobbyId) error {
+	var request AcceptChallengeRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AcceptChallenge(ctx.Request().Context(), request.(AcceptChallengeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AcceptChallenge")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AcceptChallengeResponseObject); ok {
+		return validResponse.VisitAcceptChallengeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeclineChallenge operation middleware
+func (sh *strictHandler) DeclineChallenge(ctx echo.Context, id LobbyId) error {
+	var request DeclineChallengeRequestObject
+
+	request.Id = id
+
+	var body DeclineChallengeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeclineChallenge(ctx.Request().Context(), request.(DeclineChallengeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeclineChallenge")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeclineChallengeResponseObject); ok {
+		return validResponse.VisitDeclineChallengeResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -8753,6 +11781,31 @@ func (sh *strictHandler) PlayGameMove(ctx echo.Context, id GameId) error {
 	return nil
 }
 
+// RematchGame operation middleware
+func (sh *strictHandler) RematchGame(ctx echo.Context, id GameId) error {
+	var request RematchGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RematchGame(ctx.Request().Context(), request.(RematchGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RematchGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RematchGameResponseObject); ok {
+		return validResponse.VisitRematchGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ResignGame operation middleware
 func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
 	var request ResignGameRequestObject
@@ -8851,6 +11904,56 @@ func (sh *strictHandler) GetLeaderboard(ctx echo.Context, category RatingCategor
 	return nil
 }
 
+// GetLobby operation middleware
+func (sh *strictHandler) GetLobby(ctx echo.Context, params GetLobbyParams) error {
+	var request GetLobbyRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetLobby(ctx.Request().Context(), request.(GetLobbyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetLobby")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetLobbyResponseObject); ok {
+		return validResponse.VisitGetLobbyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FollowLobbyEvents operation middleware
+func (sh *strictHandler) FollowLobbyEvents(ctx echo.Context, params FollowLobbyEventsParams) error {
+	var request FollowLobbyEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FollowLobbyEvents(ctx.Request().Context(), request.(FollowLobbyEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FollowLobbyEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FollowLobbyEventsResponseObject); ok {
+		return validResponse.VisitFollowLobbyEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListMoves operation middleware
 func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	var request ListMovesRequestObject
@@ -8939,6 +12042,54 @@ func (sh *strictHandler) CreatePlayer(ctx echo.Context, params CreatePlayerParam
 		return err
 	} else if validResponse, ok := response.(CreatePlayerResponseObject); ok {
 		return validResponse.VisitCreatePlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FollowPlayerEvents operation middleware
+func (sh *strictHandler) FollowPlayerEvents(ctx echo.Context, params FollowPlayerEventsParams) error {
+	var request FollowPlayerEventsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FollowPlayerEvents(ctx.Request().Context(), request.(FollowPlayerEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FollowPlayerEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FollowPlayerEventsResponseObject); ok {
+		return validResponse.VisitFollowPlayerEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateStreamTicket operation middleware
+func (sh *strictHandler) CreateStreamTicket(ctx echo.Context) error {
+	var request CreateStreamTicketRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateStreamTicket(ctx.Request().Context(), request.(CreateStreamTicketRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateStreamTicket")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateStreamTicketResponseObject); ok {
+		return validResponse.VisitCreateStreamTicketResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9313,6 +12464,104 @@ func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id PuzzleId) error 
 		return err
 	} else if validResponse, ok := response.(GetPuzzleSolutionResponseObject); ok {
 		return validResponse.VisitGetPuzzleSolutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSeek operation middleware
+func (sh *strictHandler) CreateSeek(ctx echo.Context, params CreateSeekParams) error {
+	var request CreateSeekRequestObject
+
+	request.Params = params
+
+	var body CreateSeekJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSeek(ctx.Request().Context(), request.(CreateSeekRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSeek")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSeekResponseObject); ok {
+		return validResponse.VisitCreateSeekResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelSeek operation middleware
+func (sh *strictHandler) CancelSeek(ctx echo.Context, id LobbyId) error {
+	var request CancelSeekRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelSeek(ctx.Request().Context(), request.(CancelSeekRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelSeek")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelSeekResponseObject); ok {
+		return validResponse.VisitCancelSeekResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSeek operation middleware
+func (sh *strictHandler) GetSeek(ctx echo.Context, id LobbyId) error {
+	var request GetSeekRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSeek(ctx.Request().Context(), request.(GetSeekRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSeek")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSeekResponseObject); ok {
+		return validResponse.VisitGetSeekResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 )
@@ -314,6 +315,12 @@ func (s *serving) startAPI() error {
 		// the store close.
 		s.sweeping.Go(func() { stocker.Run(s.background) })
 	}
+	// The lobby: its expiry of seeks and challenges and its listener for
+	// other instances' events are background work like the sweeper's.
+	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, Changes: lobbyChangesOf(s.st),
+		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
+	s.sweeping.Go(func() { lob.Listen(s.background) })
+	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
 	s.draining = make(chan struct{})
 	handler, err := api.New(api.Options{
 		Logger:              s.log,
@@ -339,6 +346,7 @@ func (s *serving) startAPI() error {
 		Puzzles:             feed,
 		Players:             players.NewService(s.st, s.now),
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
+		Lobby:               lob,
 	})
 	if err != nil {
 		return err
@@ -389,6 +397,15 @@ func (s *serving) serve(ctx context.Context) error {
 // has one.
 func changesOf(st store) games.Changes {
 	if c, ok := st.(games.Changes); ok {
+		return c
+	}
+	return nil
+}
+
+// lobbyChangesOf is the carrier of lobby events between instances when the
+// store has one (PostgreSQL), else nil.
+func lobbyChangesOf(st store) lobby.Changes {
+	if c, ok := st.(lobby.Changes); ok {
 		return c
 	}
 	return nil

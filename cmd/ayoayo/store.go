@@ -15,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/postgres"
@@ -28,6 +29,7 @@ type store interface {
 	puzzles.StockStore
 	players.Store
 	idempotency.Store
+	lobby.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

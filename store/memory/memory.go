@@ -15,6 +15,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -33,6 +34,8 @@ type Store struct {
 
 	stock stock      // the practice stock and its leases
 	idem  idempotent // records of idempotency keys
+
+	lobby lobbyRows // seeks, challenges, events and tickets (lobby.go)
 }
 
 type gameRow struct {
@@ -46,6 +49,7 @@ var (
 	_ players.Store = (*Store)(nil)
 
 	_ puzzles.StockStore = (*Store)(nil)
+	_ lobby.Store        = (*Store)(nil)
 )
 
 // New returns an empty store.

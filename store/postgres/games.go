@@ -89,6 +89,20 @@ func nullableTime(t time.Time) *time.Time {
 // CreateGame implements games.Store: the game and its moves go in one
 // statement, and the moves only if the game did (its id was free).
 func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
+	created, err := createGameOn(ctx, s.pool, &g, moves)
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
+	}
+	s.failures.Succeeded()
+	if created == 0 {
+		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
+	}
+	return nil
+}
+
+// createGameOn stores a new game on q (the pool, or a lobby pairing's
+// transaction) and says whether it did: 0 when its id is taken.
+func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.Record) (int, error) {
 	var aiSide *string
 	var aiLevel *int
 	if g.AI != nil {
@@ -97,7 +111,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	}
 	kind, err := stored.TimeKindOf(g.TimeControl)
 	if err != nil {
-		return fmt.Errorf("create game %s: %w", g.ID, err)
+		return 0, err
 	}
 	tc := g.TimeControl
 	rs := recordsOf(moves)
@@ -109,7 +123,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		rs.ply, rs.pit, rs.byAI, rs.at,
 		kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
 		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline), g.Rated}
-	err = s.pool.QueryRow(ctx, `WITH game AS (
+	err = q.QueryRow(ctx, `WITH game AS (
 			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
 				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
@@ -123,15 +137,8 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version
 			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[]) AS m (ply, pit, by_ai, at, version)
 		)
-		SELECT count(*) FROM game`, append(append(args, seatArgs(&g)...), rs.version)...).Scan(&created)
-	if err != nil {
-		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
-	}
-	s.failures.Succeeded()
-	if created == 0 {
-		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
-	}
-	return nil
+		SELECT count(*) FROM game`, append(append(args, seatArgs(g)...), rs.version)...).Scan(&created)
+	return created, err
 }
 
 // Game implements games.Store.

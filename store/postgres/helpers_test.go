@@ -25,7 +25,7 @@ import (
 // decodes.
 
 // testDSN returns the database the tests may use, or skips the test.
-func testDSN(t *testing.T) string {
+func testDSN(t testing.TB) string {
 	t.Helper()
 	dsn := os.Getenv("AYOAYO_TEST_POSTGRES")
 	if dsn == "" {
@@ -37,7 +37,7 @@ func testDSN(t *testing.T) string {
 // freshSchema creates an empty schema of its own for the test, dropped with
 // everything in it when the test ends, and returns the test database's DSN
 // with the schema as its search_path.
-func freshSchema(t *testing.T) string {
+func freshSchema(t testing.TB) string {
 	t.Helper()
 	dsn := testDSN(t)
 	name := "t_" + strings.ToLower(rand.Text()[:16])
@@ -65,7 +65,7 @@ func freshSchema(t *testing.T) string {
 }
 
 // withParam adds a connection parameter to dsn, a URL or a key=value string.
-func withParam(t *testing.T, dsn, key, value string) string {
+func withParam(t testing.TB, dsn, key, value string) string {
 	t.Helper()
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		return fmt.Sprintf("%s %s=%s", dsn, key, value)
@@ -81,7 +81,7 @@ func withParam(t *testing.T, dsn, key, value string) string {
 }
 
 // openOn opens a store on dsn, closed when the test ends.
-func openOn(t *testing.T, dsn string, opts Options) *Store {
+func openOn(t testing.TB, dsn string, opts Options) *Store {
 	t.Helper()
 	s, err := Open(t.Context(), dsn, opts)
 	if err != nil {

@@ -82,6 +82,12 @@ func instants(g *games.Game, created, updated string, joined sql.NullString) err
 // CreateGame stores a new game with the moves already played in it (the AI's
 // opening move when the AI plays South).
 func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
+	return s.write(ctx, func(ctx context.Context, r runner) error { return insertGame(ctx, r, &g, moves) })
+}
+
+// insertGame stores a new game in the write r is part of: CreateGame's, or
+// a lobby pairing's; games.ErrConflict when its id is taken.
+func insertGame(ctx context.Context, r runner, g *games.Game, moves []games.Record) error {
 	var aiSide, aiLevel any
 	if g.AI != nil {
 		aiSide, aiLevel = g.AI.Side.String(), g.AI.Level
@@ -95,32 +101,30 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
 	tc := g.TimeControl
-	return s.write(ctx, func(ctx context.Context, r runner) error {
-		res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
+	res, err := r.exec(ctx, `INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed,
 			leftovers, start, ply, position, history, status, winner, end_reason, ai_side, ai_level,
 			south_token, north_token, version, time_kind, time_initial_us, time_increment_us, time_per_move_us,
 			south_clock_us, north_clock_us, deadline_us, rated, `+stored.SeatColumns+`)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 				?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
-			slices.Concat([]any{g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
-				g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
-				string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
-				nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
-				kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
-				stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), deadlineOf(g.Deadline), g.Rated},
-				stored.SeatArgs(g.Players[engine.South]), stored.SeatArgs(g.Players[engine.North]))...)
+		slices.Concat([]any{g.ID, formatTime(g.CreatedAt), formatTime(g.UpdatedAt), joined, g.Rules.CaptureSeed.String(),
+			g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
+			string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
+			nullableBytes(g.Tokens[engine.South]), nullableBytes(g.Tokens[engine.North]), max(g.Version, 1),
+			kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
+			stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), deadlineOf(g.Deadline), g.Rated},
+			stored.SeatArgs(g.Players[engine.South]), stored.SeatArgs(g.Players[engine.North]))...)
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		if err != nil {
-			return fmt.Errorf("create game %s: %w", g.ID, err)
+			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			if err != nil {
-				return err
-			}
-			return games.ErrConflict // a game with that id exists
-		}
-		return insertRecords(ctx, r, g.ID, moves)
-	})
+		return games.ErrConflict // a game with that id exists
+	}
+	return insertRecords(ctx, r, g.ID, moves)
 }
 
 func nullableBytes(b []byte) any {

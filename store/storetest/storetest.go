@@ -26,6 +26,7 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -38,6 +39,7 @@ type Store interface {
 	puzzles.StockStore
 	players.Store
 	idempotency.Store
+	lobby.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -67,7 +69,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)

@@ -60,6 +60,66 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	}
 }
 
+// Defines values for ChallengeStatus.
+const (
+	ChallengeStatusAccepted  ChallengeStatus = "accepted"
+	ChallengeStatusCancelled ChallengeStatus = "cancelled"
+	ChallengeStatusDeclined  ChallengeStatus = "declined"
+	ChallengeStatusExpired   ChallengeStatus = "expired"
+	ChallengeStatusPending   ChallengeStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the ChallengeStatus enum.
+func (e ChallengeStatus) Valid() bool {
+	switch e {
+	case ChallengeStatusAccepted:
+		return true
+	case ChallengeStatusCancelled:
+		return true
+	case ChallengeStatusDeclined:
+		return true
+	case ChallengeStatusExpired:
+		return true
+	case ChallengeStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeclineReason.
+const (
+	DeclineReasonCasual      DeclineReason = "casual"
+	DeclineReasonGeneric     DeclineReason = "generic"
+	DeclineReasonLater       DeclineReason = "later"
+	DeclineReasonRated       DeclineReason = "rated"
+	DeclineReasonTimeControl DeclineReason = "timeControl"
+	DeclineReasonTooFast     DeclineReason = "tooFast"
+	DeclineReasonTooSlow     DeclineReason = "tooSlow"
+)
+
+// Valid indicates whether the value is a known member of the DeclineReason enum.
+func (e DeclineReason) Valid() bool {
+	switch e {
+	case DeclineReasonCasual:
+		return true
+	case DeclineReasonGeneric:
+		return true
+	case DeclineReasonLater:
+		return true
+	case DeclineReasonRated:
+		return true
+	case DeclineReasonTimeControl:
+		return true
+	case DeclineReasonTooFast:
+		return true
+	case DeclineReasonTooSlow:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ExpiryEnds.
 const (
 	ExpiryEndsAbort   ExpiryEnds = "abort"
@@ -402,6 +462,27 @@ func (e RulesLeftovers) Valid() bool {
 	}
 }
 
+// Defines values for SeatChoice.
+const (
+	SeatChoiceNorth  SeatChoice = "north"
+	SeatChoiceRandom SeatChoice = "random"
+	SeatChoiceSouth  SeatChoice = "south"
+)
+
+// Valid indicates whether the value is a known member of the SeatChoice enum.
+func (e SeatChoice) Valid() bool {
+	switch e {
+	case SeatChoiceNorth:
+		return true
+	case SeatChoiceRandom:
+		return true
+	case SeatChoiceSouth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatHolder.
 const (
 	SeatHolderAi    SeatHolder = "ai"
@@ -417,6 +498,30 @@ func (e SeatHolder) Valid() bool {
 	case SeatHolderHuman:
 		return true
 	case SeatHolderOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SeekStatus.
+const (
+	SeekStatusCancelled SeekStatus = "cancelled"
+	SeekStatusExpired   SeekStatus = "expired"
+	SeekStatusMatched   SeekStatus = "matched"
+	SeekStatusOpen      SeekStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the SeekStatus enum.
+func (e SeekStatus) Valid() bool {
+	switch e {
+	case SeekStatusCancelled:
+		return true
+	case SeekStatusExpired:
+		return true
+	case SeekStatusMatched:
+		return true
+	case SeekStatusOpen:
 		return true
 	default:
 		return false
@@ -453,6 +558,24 @@ func (e TimeControlKind) Valid() bool {
 	case TimeControlKindClock:
 		return true
 	case TimeControlKindCorrespondence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetLobbyParamsKind.
+const (
+	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
+	GetLobbyParamsKindCorrespondence GetLobbyParamsKind = "correspondence"
+)
+
+// Valid indicates whether the value is a known member of the GetLobbyParamsKind enum.
+func (e GetLobbyParamsKind) Valid() bool {
+	switch e {
+	case GetLobbyParamsKindClock:
+		return true
+	case GetLobbyParamsKindCorrespondence:
 		return true
 	default:
 		return false
@@ -690,6 +813,201 @@ type Captured struct {
 	South int `json:"south"`
 }
 
+// Challenge A challenge, as it stands.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":true,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+type Challenge struct {
+	// CreatedAt When it was sent.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ExpiresAt When a pending challenge expires, as things stand.
+	//
+	// Example: 2026-03-01T12:01:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// From A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	From LobbyPlayer `json:"from"`
+
+	// Game The game, once accepted; null before.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game nullable.Nullable[string] `json:"game"`
+
+	// ID A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	ID LobbyID `json:"id"`
+
+	// Position The start position chosen; null for the opening position.
+	Position nullable.Nullable[Position] `json:"position"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Reason The decline's reason (a DeclineReason); null unless declined.
+	//
+	// Example: tooFast
+	Reason nullable.Nullable[string] `json:"reason"`
+
+	// RematchOf The game this is a rematch of; null for none.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	RematchOf nullable.Nullable[string] `json:"rematchOf"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules Rules `json:"rules"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// Side A side, or null when none applies.
+	//
+	// Example: north
+	Side nullable.Nullable[NullableSide] `json:"side"`
+
+	// Status Where a challenge stands.
+	//
+	// Example: pending
+	Status ChallengeStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+
+	// To A player as challenges show one, or null for nobody (an open challenge).
+	//
+	// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+	To nullable.Nullable[NullableLobbyPlayer] `json:"to"`
+}
+
+// ChallengeList A player's pending challenges.
+//
+// Example: {"incoming":[],"outgoing":[]}
+type ChallengeList struct {
+	// Incoming Sent to you.
+	//
+	// Example: []
+	Incoming []Challenge `json:"incoming"`
+
+	// Outgoing Sent by you.
+	//
+	// Example: []
+	Outgoing []Challenge `json:"outgoing"`
+}
+
+// ChallengeRequest A challenge, as `POST /v1/challenges` takes it.
+//
+// Example: {"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
+type ChallengeRequest struct {
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position *Position `json:"position,omitempty"`
+
+	// Rated A rated game (false if absent); never with a `position`.
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat *SeatChoice `json:"seat,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+
+	// To A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	To *PlayerID `json:"to,omitempty"`
+}
+
+// ChallengeStatus Where a challenge stands.
+//
+// Example: pending
+type ChallengeStatus string
+
 // Clock A timed game's clock, null in an untimed game. `remainingMs` is each
 // side's time left as the current turn began (at the end: after the
 // last move, 0 for a side that ran out; in correspondence, the time a
@@ -838,6 +1156,21 @@ type CreatedPlayer struct {
 	//
 	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 	Token PlayerToken `json:"token"`
+}
+
+// DeclineReason Why a challenge was declined.
+//
+// Example: tooFast
+type DeclineReason string
+
+// DeclineRequest Why you decline a challenge.
+//
+// Example: {"reason":"later"}
+type DeclineRequest struct {
+	// Reason Why a challenge was declined.
+	//
+	// Example: tooFast
+	Reason *DeclineReason `json:"reason,omitempty"`
 }
 
 // EvaluateRequest A position, the pit to play and, optionally, the rule options.
@@ -1516,6 +1849,104 @@ type Leg struct {
 	Sown []Pit `json:"sown"`
 }
 
+// Lobby The open seeks, newest first.
+//
+// Example: {"seeks":[]}
+type Lobby struct {
+	// Seeks The seeks.
+	//
+	// Example: []
+	Seeks []LobbySeek `json:"seeks"`
+}
+
+// LobbyID A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+//
+// Example: k3Jd9sQm2LpX0aZq
+type LobbyID = string
+
+// LobbyPlayer A player as the lobby and challenges show one.
+//
+// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+type LobbyPlayer struct {
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Adebayo
+	Name string `json:"name"`
+}
+
+// LobbySeek An open seek as the lobby lists it.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type LobbySeek struct {
+	// CreatedAt When it was posted.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ID A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	ID LobbyID `json:"id"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Provisional Whether that rating is still provisional (deviation above 110).
+	//
+	// Example: false
+	Provisional bool `json:"provisional"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Rating The owner's rating in the seek's category, when it was posted.
+	//
+	// Example: 1532.4
+	Rating float64 `json:"rating"`
+
+	// RatingRange A rating range, or null for none.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange nullable.Nullable[NullableRatingRange] `json:"ratingRange"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
 // MoveOutcome An `Outcome` together with the pit that was played.
 type MoveOutcome struct {
 	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -1639,6 +2070,21 @@ type MovesRequest struct {
 	Rules *Rules `json:"rules,omitempty"`
 }
 
+// NullableLobbyPlayer A player as challenges show one, or null for nobody (an open challenge).
+//
+// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+type NullableLobbyPlayer struct {
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The player's name.
+	//
+	// Example: Ngozi
+	Name string `json:"name"`
+}
+
 // NullableRatingChange A rating change, or null when the result changed no rating (an unrated game).
 //
 // Example: {"after":1662,"before":1500,"change":162}
@@ -1657,6 +2103,21 @@ type NullableRatingChange struct {
 	//
 	// Example: 162
 	Change int `json:"change"`
+}
+
+// NullableRatingRange A rating range, or null for none.
+//
+// Example: {"max":1700,"min":1400}
+type NullableRatingRange struct {
+	// Max The highest rating accepted.
+	//
+	// Example: 1700
+	Max float64 `json:"max"`
+
+	// Min The lowest rating accepted.
+	//
+	// Example: 1400
+	Min float64 `json:"min"`
 }
 
 // NullableSide A side, or null when none applies.
@@ -2609,6 +3070,21 @@ type RatingChange struct {
 	Change int `json:"change"`
 }
 
+// RatingRange Bounds on the opponent's rating in the seek's category, both included; `min` may not be above `max`.
+//
+// Example: {"max":1700,"min":1400}
+type RatingRange struct {
+	// Max The highest rating accepted.
+	//
+	// Example: 1700
+	Max float64 `json:"max"`
+
+	// Min The lowest rating accepted.
+	//
+	// Example: 1400
+	Min float64 `json:"min"`
+}
+
 // RenamePlayerRequest The player's new display name.
 //
 // Example: {"name":"Adebayo O."}
@@ -2704,6 +3180,11 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// SeatChoice The seat asked for; `random` leaves it to the pairing.
+//
+// Example: random
+type SeatChoice string
+
 // SeatHolder Who holds a seat, `open` while nobody does.
 //
 // Example: human
@@ -2760,6 +3241,127 @@ type Seats struct {
 	South SeatHolder `json:"south"`
 }
 
+// Seek One of your seeks, as it stands.
+//
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Seek struct {
+	// CreatedAt When it was posted.
+	//
+	// Example: 2026-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// ExpiresAt When an open seek expires, as things stand (an event stream keeps a clock seek alive).
+	//
+	// Example: 2026-03-01T12:01:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Game The game, once matched; null before.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game nullable.Nullable[string] `json:"game"`
+
+	// ID A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	ID LobbyID `json:"id"`
+
+	// Rated A rated game.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// RatingRange A rating range, or null for none.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange nullable.Nullable[NullableRatingRange] `json:"ratingRange"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat SeatChoice `json:"seat"`
+
+	// Side A side, or null when none applies.
+	//
+	// Example: north
+	Side nullable.Nullable[NullableSide] `json:"side"`
+
+	// Status Where a seek stands.
+	//
+	// Example: open
+	Status SeekStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// SeekRequest A seek, as `POST /v1/seeks` takes it.
+//
+// Example: {"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type SeekRequest struct {
+	// Rated A rated game (false if absent).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RatingRange Bounds on the opponent's rating in the seek's category, both included; `min` may not be above `max`.
+	//
+	// Example: {"max":1700,"min":1400}
+	RatingRange *RatingRange `json:"ratingRange,omitempty"`
+
+	// Seat The seat asked for; `random` leaves it to the pairing.
+	//
+	// Example: random
+	Seat *SeatChoice `json:"seat,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// SeekStatus Where a seek stands.
+//
+// Example: open
+type SeekStatus string
+
 // Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 //
 // Example: south
@@ -2778,6 +3380,21 @@ type SideMillis struct {
 	//
 	// Example: 175200
 	South int64 `json:"south"`
+}
+
+// StreamTicket A single-use ticket that opens one event stream.
+//
+// Example: {"expiresAt":"2026-03-01T12:00:30Z","ticket":"st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp"}
+type StreamTicket struct {
+	// ExpiresAt When it stops opening a stream.
+	//
+	// Example: 2026-03-01T12:00:30Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Ticket The ticket, for `?ticket=`.
+	//
+	// Example: st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp
+	Ticket string `json:"ticket"`
 }
 
 // TimeControl The time a game gives its players, chosen at creation; absent or
@@ -3078,6 +3695,34 @@ type InternalError = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InvalidPlayerName = Problem
 
+// LobbyConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyConflict = Problem
+
+// LobbyForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyForbidden = Problem
+
+// LobbyNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyNotFound = Problem
+
+// LobbyRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type LobbyRefused = Problem
+
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3273,6 +3918,68 @@ type AnalyzePositionParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListChallengesParams defines parameters for ListChallenges.
+type ListChallengesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateChallengeParams defines parameters for CreateChallenge.
+type CreateChallengeParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelChallengeParams defines parameters for CancelChallenge.
+type CancelChallengeParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetChallengeParams defines parameters for GetChallenge.
+type GetChallengeParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// AcceptChallengeParams defines parameters for AcceptChallenge.
+type AcceptChallengeParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// DeclineChallengeParams defines parameters for DeclineChallenge.
+type DeclineChallengeParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // EvaluateMoveParams defines parameters for EvaluateMove.
 type EvaluateMoveParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -3363,6 +4070,14 @@ type PlayGameMoveParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// RematchGameParams defines parameters for RematchGame.
+type RematchGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ResignGameParams defines parameters for ResignGame.
 type ResignGameParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -3385,6 +4100,37 @@ type GetLeaderboardParams struct {
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetLobbyParams defines parameters for GetLobby.
+type GetLobbyParams struct {
+	// Kind Only seeks of this kind of time control.
+	Kind *GetLobbyParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Rated Only rated (true) or casual (false) seeks.
+	Rated *bool `form:"rated,omitempty" json:"rated,omitempty"`
+
+	// Limit At most this many seeks (1-200, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetLobbyParamsKind defines parameters for GetLobby.
+type GetLobbyParamsKind string
+
+// FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
+type FollowLobbyEventsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
 }
 
 // ListMovesParams defines parameters for ListMoves.
@@ -3415,6 +4161,28 @@ type CreatePlayerParams struct {
 	// encrypted under a key derived from yours, so keep the key as secret
 	// as the token it protects.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FollowPlayerEventsParams defines parameters for FollowPlayerEvents.
+type FollowPlayerEventsParams struct {
+	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
+	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
+// CreateStreamTicketParams defines parameters for CreateStreamTicket.
+type CreateStreamTicketParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // DeletePlayerParams defines parameters for DeletePlayer.
@@ -3574,6 +4342,44 @@ type GetPuzzleSolutionParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// CreateSeekParams defines parameters for CreateSeek.
+type CreateSeekParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
+	// header): a key of your choosing, unique per creation (a UUID), bare
+	// or quoted (`"..."`), 1 to 255 characters. The same key with the same
+	// request (body and credentials) within 24 hours gets the first
+	// answer again, status and body, with `Idempotent-Replayed: true`: the
+	// same game or player, and a token that works. Sent while the first
+	// request still runs, it is `409 idempotency_key_in_use` (retry after
+	// `Retry-After`); with another request, `422 idempotency_key_reused`.
+	// Only a successful answer is kept: after a refusal or a failure the
+	// same key runs the request afresh. The server keeps the answer
+	// encrypted under a key derived from yours, so keep the key as secret
+	// as the token it protects.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CancelSeekParams defines parameters for CancelSeek.
+type CancelSeekParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetSeekParams defines parameters for GetSeek.
+type GetSeekParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ValidateRecordParams defines parameters for ValidateRecord.
 type ValidateRecordParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -3592,6 +4398,12 @@ type ValidateRecordsBatchParams struct {
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
+type CreateChallengeJSONRequestBody = ChallengeRequest
+
+// DeclineChallengeJSONRequestBody defines body for DeclineChallenge for application/json ContentType.
+type DeclineChallengeJSONRequestBody = DeclineRequest
 
 // EvaluateMoveJSONRequestBody defines body for EvaluateMove for application/json ContentType.
 type EvaluateMoveJSONRequestBody = EvaluateRequest
@@ -3619,6 +4431,9 @@ type RenamePlayerJSONRequestBody = RenamePlayerRequest
 
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
+
+// CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
+type CreateSeekJSONRequestBody = SeekRequest
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -3815,6 +4630,103 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListChallenges Your pending challenges
+	//
+	// The pending challenges you were sent (`incoming`) and sent
+	// (`outgoing`), oldest first.
+	//
+	// Corresponds with GET /v1/challenges (the `ListChallenges` operationId).
+	ListChallenges(ctx context.Context, params *ListChallengesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateChallengeWithBody Challenge a player, or anyone with the link
+	//
+	// Sends a challenge `to` a player (by id), or, without `to`, an open
+	// one that anyone who has its id may accept. It takes a `timeControl`
+	// (required), `rated`, your `seat` (default `random`), `rules` and
+	// optionally a start `position` (such a game is never rated: `422
+	// rated_not_allowed`). The challenged player hears of it on their
+	// event stream (`challenge`). A clock challenge expires after 60 s
+	// unless your event stream is open (then a short grace after it
+	// closes); a correspondence one after 7 days. Challenging yourself is
+	// `422 self_challenge`; creation is limited per client address.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+	CreateChallengeWithBody(ctx context.Context, params *CreateChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateChallenge Challenge a player, or anyone with the link
+	//
+	// Sends a challenge `to` a player (by id), or, without `to`, an open
+	// one that anyone who has its id may accept. It takes a `timeControl`
+	// (required), `rated`, your `seat` (default `random`), `rules` and
+	// optionally a start `position` (such a game is never rated: `422
+	// rated_not_allowed`). The challenged player hears of it on their
+	// event stream (`challenge`). A clock challenge expires after 60 s
+	// unless your event stream is open (then a short grace after it
+	// closes); a correspondence one after 7 days. Challenging yourself is
+	// `422 self_challenge`; creation is limited per client address.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+	CreateChallenge(ctx context.Context, params *CreateChallengeParams, body CreateChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelChallenge Withdraw your challenge
+	//
+	// Cancels your pending challenge (only its challenger may: `403
+	// not_your_challenge`); one no longer pending is `409
+	// challenge_closed`. The challenged player hears `challengeCanceled`.
+	//
+	// Corresponds with DELETE /v1/challenges/{id} (the `CancelChallenge` operationId).
+	CancelChallenge(ctx context.Context, id LobbyID, params *CancelChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetChallenge Read a challenge
+	//
+	// The challenge as it stands: `pending`, `accepted` (with its
+	// `game`), `declined` (with the `reason`), `cancelled` or `expired`.
+	// Its id is its link: anyone who has it may read it.
+	//
+	// Corresponds with GET /v1/challenges/{id} (the `GetChallenge` operationId).
+	GetChallenge(ctx context.Context, id LobbyID, params *GetChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AcceptChallenge Accept a challenge
+	//
+	// Accepts a challenge sent to you, or an open one (anyone but its
+	// challenger), and starts its game: the answer is the challenge,
+	// `accepted`, with the `game`; both players hear `gameStart`. The
+	// game is active at once, both seats held; act on yours with your
+	// `Player-Token`. Accepting twice, after a cancellation, a decline or
+	// the expiry, or a second of two accepts racing, is `409
+	// challenge_closed`: one game, whatever the race. No body is needed.
+	//
+	// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
+	AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclineChallengeWithBody Decline a challenge
+	//
+	// Declines a challenge sent to you, with a `reason` (default
+	// `generic`), which the challenger hears (`challengeDeclined`). Only
+	// the challenged player may (`403 not_your_challenge`; an open
+	// challenge is declined by ignoring it).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+	DeclineChallengeWithBody(ctx context.Context, id LobbyID, params *DeclineChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclineChallenge Decline a challenge
+	//
+	// Declines a challenge sent to you, with a `reason` (default
+	// `generic`), which the challenger hears (`challengeDeclined`). Only
+	// the challenged player may (`403 not_your_challenge`; an open
+	// challenge is declined by ignoring it).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+	DeclineChallenge(ctx context.Context, id LobbyID, params *DeclineChallengeParams, body DeclineChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// EvaluateMoveWithBody Play one move and see everything it does
 	//
@@ -4128,6 +5040,19 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/games/{id}/moves (the `PlayGameMove` operationId).
 	PlayGameMove(ctx context.Context, id GameID, params *PlayGameMoveParams, body PlayGameMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RematchGame Ask for a rematch
+	//
+	// For a player of a game that is over, between two players: a
+	// challenge to the opponent with the same settings and the seats
+	// swapped (`pending`). When the opponent has asked already, this
+	// accepts their challenge and the new game starts at once (the answer
+	// is `accepted`, with the `game`); asking twice answers the same
+	// pending challenge. A game still playing, against the AI or not
+	// yours is `422 rematch_not_possible`.
+	//
+	// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
+	RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ResignGame Resign
 	//
 	// Ends the game at once: the other side wins, reason `resignation`.
@@ -4209,6 +5134,30 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
 	GetLeaderboard(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetLobby The open seeks
+	//
+	// The open seeks, newest first, each with its owner's name, rating in
+	// the seek's category and whether that rating is provisional; at most
+	// `limit` (1-200, default 50). Filter by `kind` (`clock` or
+	// `correspondence`) and `rated`. `GET /v1/lobby/events` keeps a page
+	// up to date without polling.
+	//
+	// Corresponds with GET /v1/lobby (the `GetLobby` operationId).
+	GetLobby(ctx context.Context, params *GetLobbyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowLobbyEvents Follow the lobby live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
+	// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+	// when one is matched, cancelled or expires. Read `GET /v1/lobby`
+	// first, then follow; each event has an `id` to resume from with
+	// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
+	// keeps the connection open. Streams are bounded per client address
+	// as a game's are (`429 too_many_streams`).
+	//
+	// Corresponds with GET /v1/lobby/events (the `FollowLobbyEvents` operationId).
+	FollowLobbyEvents(ctx context.Context, params *FollowLobbyEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListMovesWithBody Every move of the player to move, each with its outcome
 	//
 	// Evaluates each of the six pits of the player to move, in pit order
@@ -4260,6 +5209,45 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowPlayerEvents Your one event stream (Server-Sent Events)
+	//
+	// Everything that concerns you, live, as a `text/event-stream`: send
+	// your `Player-Token`, or, from a browser, `?ticket=` from `POST
+	// /v1/players/me/events/tickets`. Events (each `data` one line of
+	// JSON; `id` a number for `Last-Event-ID`):
+	//
+	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
+	//   matched, a challenge accepted).
+	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
+	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
+	//   challenge withdrawn, expired or declined.
+	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
+	// - `seek` `{seek}`: on connection only, each open seek of yours.
+	//
+	// On a new connection (no `Last-Event-ID`) it first sends how things
+	// stand: a `gameStart` for each of your games in play, a `challenge`
+	// for each pending challenge and a `seek` for each open seek, so a bot
+	// or a new tab needs nothing else; then it follows. With
+	// `Last-Event-ID` it resumes after that event instead. A comment line
+	// (`: ping`) comes at least every 15 s. While it is open your clock
+	// seeks and challenges stay alive. Events raised on any instance reach
+	// a stream held on any other. A player may hold a few streams at once
+	// per instance (tabs; `429 too_many_player_streams` beyond).
+	//
+	// Corresponds with GET /v1/players/me/events (the `FollowPlayerEvents` operationId).
+	FollowPlayerEvents(ctx context.Context, params *FollowPlayerEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateStreamTicket A ticket for your event stream, for a browser
+	//
+	// A browser's `EventSource` cannot send the `Player-Token` header, and
+	// a long-lived token in a URL ends up in logs and histories. This
+	// answers a ticket instead: single-use, valid for 30 s, for `GET
+	// /v1/players/me/events?ticket=...`. Ask for a new one for every
+	// (re)connection. No body is needed.
+	//
+	// Corresponds with POST /v1/players/me/events/tickets (the `CreateStreamTicket` operationId).
+	CreateStreamTicket(ctx context.Context, params *CreateStreamTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeletePlayer Delete your player
 	//
@@ -4522,6 +5510,76 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
 	GetPuzzleSolution(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateSeekWithBody Seek a game in the lobby
+	//
+	// Posts your wish for a game: a `timeControl` (required: a clock or
+	// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+	// the default) and optionally a `ratingRange` the opponent's rating in
+	// the category must lie in. The seek pairs at once with the oldest
+	// compatible open seek (the same `rated` and time control exactly,
+	// seats that fit, each rating in the other's range, another player):
+	// the answer is then already `matched`, with the `game` and your
+	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+	// someone's seek pairs with it, you cancel it, or it expires.
+	//
+	// A clock seek lives while your event stream (`GET
+	// /v1/players/me/events`) is open, plus a short grace, or at most the
+	// server's `--seek-ttl` (60 s by default) without one; a
+	// correspondence seek lives 7 days. When one of your clock seeks is
+	// matched, your other open clock seeks are cancelled in the same
+	// write, so one click never gives two live games. At most one open
+	// seek per time control and 5 in all (`409 too_many_seeks`); creation
+	// is limited per client address (`429`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+	CreateSeekWithBody(ctx context.Context, params *CreateSeekParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateSeek Seek a game in the lobby
+	//
+	// Posts your wish for a game: a `timeControl` (required: a clock or
+	// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+	// the default) and optionally a `ratingRange` the opponent's rating in
+	// the category must lie in. The seek pairs at once with the oldest
+	// compatible open seek (the same `rated` and time control exactly,
+	// seats that fit, each rating in the other's range, another player):
+	// the answer is then already `matched`, with the `game` and your
+	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+	// someone's seek pairs with it, you cancel it, or it expires.
+	//
+	// A clock seek lives while your event stream (`GET
+	// /v1/players/me/events`) is open, plus a short grace, or at most the
+	// server's `--seek-ttl` (60 s by default) without one; a
+	// correspondence seek lives 7 days. When one of your clock seeks is
+	// matched, your other open clock seeks are cancelled in the same
+	// write, so one click never gives two live games. At most one open
+	// seek per time control and 5 in all (`409 too_many_seeks`); creation
+	// is limited per client address (`429`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+	CreateSeek(ctx context.Context, params *CreateSeekParams, body CreateSeekJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CancelSeek Cancel one of your seeks
+	//
+	// Cancels your open seek and answers it, `cancelled`. A seek that is
+	// no longer open (matched, cancelled or expired) is `409 seek_closed`:
+	// a matched one has its game, which a cancellation does not undo.
+	//
+	// Corresponds with DELETE /v1/seeks/{id} (the `CancelSeek` operationId).
+	CancelSeek(ctx context.Context, id LobbyID, params *CancelSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetSeek Read one of your seeks
+	//
+	// Your seek as it stands: `open`, `matched` (with the `game` and your
+	// `side`), `cancelled` or `expired`. Only its owner's `Player-Token`
+	// reads it (`403 not_your_seek` otherwise).
+	//
+	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
+	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ValidateRecordWithBody Check a whole game record
 	//
 	// Replays `moves` (pit numbers, alternating players) from `start`
@@ -4770,6 +5828,183 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAnalyzePositionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListChallenges Your pending challenges
+//
+// The pending challenges you were sent (`incoming`) and sent
+// (`outgoing`), oldest first.
+//
+// Corresponds with GET /v1/challenges (the `ListChallenges` operationId).
+func (c *Client) ListChallenges(ctx context.Context, params *ListChallengesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListChallengesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateChallengeWithBody Challenge a player, or anyone with the link
+//
+// Sends a challenge `to` a player (by id), or, without `to`, an open
+// one that anyone who has its id may accept. It takes a `timeControl`
+// (required), `rated`, your `seat` (default `random`), `rules` and
+// optionally a start `position` (such a game is never rated: `422
+// rated_not_allowed`). The challenged player hears of it on their
+// event stream (`challenge`). A clock challenge expires after 60 s
+// unless your event stream is open (then a short grace after it
+// closes); a correspondence one after 7 days. Challenging yourself is
+// `422 self_challenge`; creation is limited per client address.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+func (c *Client) CreateChallengeWithBody(ctx context.Context, params *CreateChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateChallengeRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateChallenge Challenge a player, or anyone with the link
+//
+// Sends a challenge `to` a player (by id), or, without `to`, an open
+// one that anyone who has its id may accept. It takes a `timeControl`
+// (required), `rated`, your `seat` (default `random`), `rules` and
+// optionally a start `position` (such a game is never rated: `422
+// rated_not_allowed`). The challenged player hears of it on their
+// event stream (`challenge`). A clock challenge expires after 60 s
+// unless your event stream is open (then a short grace after it
+// closes); a correspondence one after 7 days. Challenging yourself is
+// `422 self_challenge`; creation is limited per client address.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+func (c *Client) CreateChallenge(ctx context.Context, params *CreateChallengeParams, body CreateChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateChallengeRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelChallenge Withdraw your challenge
+//
+// Cancels your pending challenge (only its challenger may: `403
+// not_your_challenge`); one no longer pending is `409
+// challenge_closed`. The challenged player hears `challengeCanceled`.
+//
+// Corresponds with DELETE /v1/challenges/{id} (the `CancelChallenge` operationId).
+func (c *Client) CancelChallenge(ctx context.Context, id LobbyID, params *CancelChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelChallengeRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetChallenge Read a challenge
+//
+// The challenge as it stands: `pending`, `accepted` (with its
+// `game`), `declined` (with the `reason`), `cancelled` or `expired`.
+// Its id is its link: anyone who has it may read it.
+//
+// Corresponds with GET /v1/challenges/{id} (the `GetChallenge` operationId).
+func (c *Client) GetChallenge(ctx context.Context, id LobbyID, params *GetChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetChallengeRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AcceptChallenge Accept a challenge
+//
+// Accepts a challenge sent to you, or an open one (anyone but its
+// challenger), and starts its game: the answer is the challenge,
+// `accepted`, with the `game`; both players hear `gameStart`. The
+// game is active at once, both seats held; act on yours with your
+// `Player-Token`. Accepting twice, after a cancellation, a decline or
+// the expiry, or a second of two accepts racing, is `409
+// challenge_closed`: one game, whatever the race. No body is needed.
+//
+// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
+func (c *Client) AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptChallengeRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclineChallengeWithBody Decline a challenge
+//
+// Declines a challenge sent to you, with a `reason` (default
+// `generic`), which the challenger hears (`challengeDeclined`). Only
+// the challenged player may (`403 not_your_challenge`; an open
+// challenge is declined by ignoring it).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+func (c *Client) DeclineChallengeWithBody(ctx context.Context, id LobbyID, params *DeclineChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineChallengeRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclineChallenge Decline a challenge
+//
+// Declines a challenge sent to you, with a `reason` (default
+// `generic`), which the challenger hears (`challengeDeclined`). Only
+// the challenged player may (`403 not_your_challenge`; an open
+// challenge is declined by ignoring it).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+func (c *Client) DeclineChallenge(ctx context.Context, id LobbyID, params *DeclineChallengeParams, body DeclineChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineChallengeRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5212,6 +6447,29 @@ func (c *Client) PlayGameMove(ctx context.Context, id GameID, params *PlayGameMo
 	return c.Client.Do(req)
 }
 
+// RematchGame Ask for a rematch
+//
+// For a player of a game that is over, between two players: a
+// challenge to the opponent with the same settings and the seats
+// swapped (`pending`). When the opponent has asked already, this
+// accepts their challenge and the new game starts at once (the answer
+// is `accepted`, with the `game`); asking twice answers the same
+// pending challenge. A game still playing, against the AI or not
+// yours is `422 rematch_not_possible`.
+//
+// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
+func (c *Client) RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRematchGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ResignGame Resign
 //
 // Ends the game at once: the other side wins, reason `resignation`.
@@ -5333,6 +6591,50 @@ func (c *Client) GetLeaderboard(ctx context.Context, category RatingCategory, pa
 	return c.Client.Do(req)
 }
 
+// GetLobby The open seeks
+//
+// The open seeks, newest first, each with its owner's name, rating in
+// the seek's category and whether that rating is provisional; at most
+// `limit` (1-200, default 50). Filter by `kind` (`clock` or
+// `correspondence`) and `rated`. `GET /v1/lobby/events` keeps a page
+// up to date without polling.
+//
+// Corresponds with GET /v1/lobby (the `GetLobby` operationId).
+func (c *Client) GetLobby(ctx context.Context, params *GetLobbyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLobbyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowLobbyEvents Follow the lobby live (Server-Sent Events)
+//
+// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
+// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+// when one is matched, cancelled or expires. Read `GET /v1/lobby`
+// first, then follow; each event has an `id` to resume from with
+// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
+// keeps the connection open. Streams are bounded per client address
+// as a game's are (`429 too_many_streams`).
+//
+// Corresponds with GET /v1/lobby/events (the `FollowLobbyEvents` operationId).
+func (c *Client) FollowLobbyEvents(ctx context.Context, params *FollowLobbyEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowLobbyEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListMovesWithBody Every move of the player to move, each with its outcome
 //
 // Evaluates each of the six pits of the player to move, in pit order
@@ -5415,6 +6717,65 @@ func (c *Client) CreatePlayerWithBody(ctx context.Context, params *CreatePlayerP
 // Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePlayerRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowPlayerEvents Your one event stream (Server-Sent Events)
+//
+// Everything that concerns you, live, as a `text/event-stream`: send
+// your `Player-Token`, or, from a browser, `?ticket=` from `POST
+// /v1/players/me/events/tickets`. Events (each `data` one line of
+// JSON; `id` a number for `Last-Event-ID`):
+//
+//   - `gameStart` `{gameId, side}`: a game of yours started (a seek
+//     matched, a challenge accepted).
+//   - `challenge` `{challenge}`: a challenge sent to you, or by you.
+//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
+//     challenge withdrawn, expired or declined.
+//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
+//   - `seek` `{seek}`: on connection only, each open seek of yours.
+//
+// On a new connection (no `Last-Event-ID`) it first sends how things
+// stand: a `gameStart` for each of your games in play, a `challenge`
+// for each pending challenge and a `seek` for each open seek, so a bot
+// or a new tab needs nothing else; then it follows. With
+// `Last-Event-ID` it resumes after that event instead. A comment line
+// (`: ping`) comes at least every 15 s. While it is open your clock
+// seeks and challenges stay alive. Events raised on any instance reach
+// a stream held on any other. A player may hold a few streams at once
+// per instance (tabs; `429 too_many_player_streams` beyond).
+//
+// Corresponds with GET /v1/players/me/events (the `FollowPlayerEvents` operationId).
+func (c *Client) FollowPlayerEvents(ctx context.Context, params *FollowPlayerEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowPlayerEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateStreamTicket A ticket for your event stream, for a browser
+//
+// A browser's `EventSource` cannot send the `Player-Token` header, and
+// a long-lived token in a URL ends up in logs and histories. This
+// answers a ticket instead: single-use, valid for 30 s, for `GET
+// /v1/players/me/events?ticket=...`. Ask for a new one for every
+// (re)connection. No body is needed.
+//
+// Corresponds with POST /v1/players/me/events/tickets (the `CreateStreamTicket` operationId).
+func (c *Client) CreateStreamTicket(ctx context.Context, params *CreateStreamTicketParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateStreamTicketRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5836,6 +7197,116 @@ func (c *Client) GetPuzzleSolution(ctx context.Context, id PuzzleID, params *Get
 	return c.Client.Do(req)
 }
 
+// CreateSeekWithBody Seek a game in the lobby
+//
+// Posts your wish for a game: a `timeControl` (required: a clock or
+// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+// the default) and optionally a `ratingRange` the opponent's rating in
+// the category must lie in. The seek pairs at once with the oldest
+// compatible open seek (the same `rated` and time control exactly,
+// seats that fit, each rating in the other's range, another player):
+// the answer is then already `matched`, with the `game` and your
+// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+// someone's seek pairs with it, you cancel it, or it expires.
+//
+// A clock seek lives while your event stream (`GET
+// /v1/players/me/events`) is open, plus a short grace, or at most the
+// server's `--seek-ttl` (60 s by default) without one; a
+// correspondence seek lives 7 days. When one of your clock seeks is
+// matched, your other open clock seeks are cancelled in the same
+// write, so one click never gives two live games. At most one open
+// seek per time control and 5 in all (`409 too_many_seeks`); creation
+// is limited per client address (`429`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+func (c *Client) CreateSeekWithBody(ctx context.Context, params *CreateSeekParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSeekRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateSeek Seek a game in the lobby
+//
+// Posts your wish for a game: a `timeControl` (required: a clock or
+// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+// the default) and optionally a `ratingRange` the opponent's rating in
+// the category must lie in. The seek pairs at once with the oldest
+// compatible open seek (the same `rated` and time control exactly,
+// seats that fit, each rating in the other's range, another player):
+// the answer is then already `matched`, with the `game` and your
+// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+// someone's seek pairs with it, you cancel it, or it expires.
+//
+// A clock seek lives while your event stream (`GET
+// /v1/players/me/events`) is open, plus a short grace, or at most the
+// server's `--seek-ttl` (60 s by default) without one; a
+// correspondence seek lives 7 days. When one of your clock seeks is
+// matched, your other open clock seeks are cancelled in the same
+// write, so one click never gives two live games. At most one open
+// seek per time control and 5 in all (`409 too_many_seeks`); creation
+// is limited per client address (`429`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+func (c *Client) CreateSeek(ctx context.Context, params *CreateSeekParams, body CreateSeekJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSeekRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CancelSeek Cancel one of your seeks
+//
+// Cancels your open seek and answers it, `cancelled`. A seek that is
+// no longer open (matched, cancelled or expired) is `409 seek_closed`:
+// a matched one has its game, which a cancellation does not undo.
+//
+// Corresponds with DELETE /v1/seeks/{id} (the `CancelSeek` operationId).
+func (c *Client) CancelSeek(ctx context.Context, id LobbyID, params *CancelSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCancelSeekRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetSeek Read one of your seeks
+//
+// Your seek as it stands: `open`, `matched` (with the `game` and your
+// `side`), `cancelled` or `expired`. Only its owner's `Player-Token`
+// reads it (`403 not_your_seek` otherwise).
+//
+// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
+func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSeekRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ValidateRecordWithBody Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -6165,6 +7636,323 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	operationPath := fmt.Sprintf("/v1/analyze")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListChallengesRequest constructs an http.Request for the ListChallenges method
+func NewListChallengesRequest(server string, params *ListChallengesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateChallengeRequest calls the generic CreateChallenge builder with application/json body
+func NewCreateChallengeRequest(server string, params *CreateChallengeParams, body CreateChallengeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateChallengeRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateChallengeRequestWithBody constructs an http.Request for the CreateChallenge method, with any body, and a specified content type
+func NewCreateChallengeRequestWithBody(server string, params *CreateChallengeParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCancelChallengeRequest constructs an http.Request for the CancelChallenge method
+func NewCancelChallengeRequest(server string, id LobbyID, params *CancelChallengeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetChallengeRequest constructs an http.Request for the GetChallenge method
+func NewGetChallengeRequest(server string, id LobbyID, params *GetChallengeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewAcceptChallengeRequest constructs an http.Request for the AcceptChallenge method
+func NewAcceptChallengeRequest(server string, id LobbyID, params *AcceptChallengeParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges/%s/accept", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeclineChallengeRequest calls the generic DeclineChallenge builder with application/json body
+func NewDeclineChallengeRequest(server string, id LobbyID, params *DeclineChallengeParams, body DeclineChallengeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeclineChallengeRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewDeclineChallengeRequestWithBody constructs an http.Request for the DeclineChallenge method, with any body, and a specified content type
+func NewDeclineChallengeRequestWithBody(server string, id LobbyID, params *DeclineChallengeParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/challenges/%s/decline", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -6701,6 +8489,55 @@ func NewPlayGameMoveRequestWithBody(server string, id GameID, params *PlayGameMo
 	return req, nil
 }
 
+// NewRematchGameRequest constructs an http.Request for the RematchGame method
+func NewRematchGameRequest(server string, id GameID, params *RematchGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/rematch", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewResignGameRequest constructs an http.Request for the ResignGame method
 func NewResignGameRequest(server string, id GameID, params *ResignGameParams) (*http.Request, error) {
 	var err error
@@ -6861,6 +8698,152 @@ func NewGetLeaderboardRequest(server string, category RatingCategory, params *Ge
 	return req, nil
 }
 
+// NewGetLobbyRequest constructs an http.Request for the GetLobby method
+func NewGetLobbyRequest(server string, params *GetLobbyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/lobby")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Kind != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kind", *params.Kind, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Rated != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "rated", *params.Rated, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowLobbyEventsRequest constructs an http.Request for the FollowLobbyEvents method
+func NewFollowLobbyEventsRequest(server string, params *FollowLobbyEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/lobby/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListMovesRequest calls the generic ListMoves builder with application/json body
 func NewListMovesRequest(server string, params *ListMovesParams, body ListMovesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -6975,6 +8958,128 @@ func NewCreatePlayerRequestWithBody(server string, params *CreatePlayerParams, c
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowPlayerEventsRequest constructs an http.Request for the FollowPlayerEvents method
+func NewFollowPlayerEventsRequest(server string, params *FollowPlayerEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Ticket != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ticket", *params.Ticket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateStreamTicketRequest constructs an http.Request for the CreateStreamTicket method
+func NewCreateStreamTicketRequest(server string, params *CreateStreamTicketParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me/events/tickets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
 	}
@@ -7862,6 +9967,170 @@ func NewGetPuzzleSolutionRequest(server string, id PuzzleID, params *GetPuzzleSo
 	return req, nil
 }
 
+// NewCreateSeekRequest calls the generic CreateSeek builder with application/json body
+func NewCreateSeekRequest(server string, params *CreateSeekParams, body CreateSeekJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateSeekRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateSeekRequestWithBody constructs an http.Request for the CreateSeek method, with any body, and a specified content type
+func NewCreateSeekRequestWithBody(server string, params *CreateSeekParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/seeks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCancelSeekRequest constructs an http.Request for the CancelSeek method
+func NewCancelSeekRequest(server string, id LobbyID, params *CancelSeekParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/seeks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetSeekRequest constructs an http.Request for the GetSeek method
+func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/seeks/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewValidateRecordRequest calls the generic ValidateRecord builder with application/json body
 func NewValidateRecordRequest(server string, params *ValidateRecordParams, body ValidateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -8133,6 +10402,111 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
+
+	// ListChallengesWithResponse Your pending challenges
+	//
+	// The pending challenges you were sent (`incoming`) and sent
+	// (`outgoing`), oldest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/challenges (the `ListChallenges` operationId).
+	ListChallengesWithResponse(ctx context.Context, params *ListChallengesParams, reqEditors ...RequestEditorFn) (*ListChallengesResponse, error)
+
+	// CreateChallengeWithBodyWithResponse Challenge a player, or anyone with the link
+	//
+	// Sends a challenge `to` a player (by id), or, without `to`, an open
+	// one that anyone who has its id may accept. It takes a `timeControl`
+	// (required), `rated`, your `seat` (default `random`), `rules` and
+	// optionally a start `position` (such a game is never rated: `422
+	// rated_not_allowed`). The challenged player hears of it on their
+	// event stream (`challenge`). A clock challenge expires after 60 s
+	// unless your event stream is open (then a short grace after it
+	// closes); a correspondence one after 7 days. Challenging yourself is
+	// `422 self_challenge`; creation is limited per client address.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+	CreateChallengeWithBodyWithResponse(ctx context.Context, params *CreateChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateChallengeResponse, error)
+
+	// CreateChallengeWithResponse Challenge a player, or anyone with the link
+	//
+	// Sends a challenge `to` a player (by id), or, without `to`, an open
+	// one that anyone who has its id may accept. It takes a `timeControl`
+	// (required), `rated`, your `seat` (default `random`), `rules` and
+	// optionally a start `position` (such a game is never rated: `422
+	// rated_not_allowed`). The challenged player hears of it on their
+	// event stream (`challenge`). A clock challenge expires after 60 s
+	// unless your event stream is open (then a short grace after it
+	// closes); a correspondence one after 7 days. Challenging yourself is
+	// `422 self_challenge`; creation is limited per client address.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+	CreateChallengeWithResponse(ctx context.Context, params *CreateChallengeParams, body CreateChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateChallengeResponse, error)
+
+	// CancelChallengeWithResponse Withdraw your challenge
+	//
+	// Cancels your pending challenge (only its challenger may: `403
+	// not_your_challenge`); one no longer pending is `409
+	// challenge_closed`. The challenged player hears `challengeCanceled`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/challenges/{id} (the `CancelChallenge` operationId).
+	CancelChallengeWithResponse(ctx context.Context, id LobbyID, params *CancelChallengeParams, reqEditors ...RequestEditorFn) (*CancelChallengeResponse, error)
+
+	// GetChallengeWithResponse Read a challenge
+	//
+	// The challenge as it stands: `pending`, `accepted` (with its
+	// `game`), `declined` (with the `reason`), `cancelled` or `expired`.
+	// Its id is its link: anyone who has it may read it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/challenges/{id} (the `GetChallenge` operationId).
+	GetChallengeWithResponse(ctx context.Context, id LobbyID, params *GetChallengeParams, reqEditors ...RequestEditorFn) (*GetChallengeResponse, error)
+
+	// AcceptChallengeWithResponse Accept a challenge
+	//
+	// Accepts a challenge sent to you, or an open one (anyone but its
+	// challenger), and starts its game: the answer is the challenge,
+	// `accepted`, with the `game`; both players hear `gameStart`. The
+	// game is active at once, both seats held; act on yours with your
+	// `Player-Token`. Accepting twice, after a cancellation, a decline or
+	// the expiry, or a second of two accepts racing, is `409
+	// challenge_closed`: one game, whatever the race. No body is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
+	AcceptChallengeWithResponse(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*AcceptChallengeResponse, error)
+
+	// DeclineChallengeWithBodyWithResponse Decline a challenge
+	//
+	// Declines a challenge sent to you, with a `reason` (default
+	// `generic`), which the challenger hears (`challengeDeclined`). Only
+	// the challenged player may (`403 not_your_challenge`; an open
+	// challenge is declined by ignoring it).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+	DeclineChallengeWithBodyWithResponse(ctx context.Context, id LobbyID, params *DeclineChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineChallengeResponse, error)
+
+	// DeclineChallengeWithResponse Decline a challenge
+	//
+	// Declines a challenge sent to you, with a `reason` (default
+	// `generic`), which the challenger hears (`challengeDeclined`). Only
+	// the challenged player may (`403 not_your_challenge`; an open
+	// challenge is declined by ignoring it).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+	DeclineChallengeWithResponse(ctx context.Context, id LobbyID, params *DeclineChallengeParams, body DeclineChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclineChallengeResponse, error)
 
 	// EvaluateMoveWithBodyWithResponse Play one move and see everything it does
 	//
@@ -8454,6 +10828,21 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/games/{id}/moves (the `PlayGameMove` operationId).
 	PlayGameMoveWithResponse(ctx context.Context, id GameID, params *PlayGameMoveParams, body PlayGameMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*PlayGameMoveResponse, error)
 
+	// RematchGameWithResponse Ask for a rematch
+	//
+	// For a player of a game that is over, between two players: a
+	// challenge to the opponent with the same settings and the seats
+	// swapped (`pending`). When the opponent has asked already, this
+	// accepts their challenge and the new game starts at once (the answer
+	// is `accepted`, with the `game`); asking twice answers the same
+	// pending challenge. A game still playing, against the AI or not
+	// yours is `422 rematch_not_possible`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
+	RematchGameWithResponse(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*RematchGameResponse, error)
+
 	// ResignGameWithResponse Resign
 	//
 	// Ends the game at once: the other side wins, reason `resignation`.
@@ -8539,6 +10928,34 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/leaderboards/{category} (the `GetLeaderboard` operationId).
 	GetLeaderboardWithResponse(ctx context.Context, category RatingCategory, params *GetLeaderboardParams, reqEditors ...RequestEditorFn) (*GetLeaderboardResponse, error)
 
+	// GetLobbyWithResponse The open seeks
+	//
+	// The open seeks, newest first, each with its owner's name, rating in
+	// the seek's category and whether that rating is provisional; at most
+	// `limit` (1-200, default 50). Filter by `kind` (`clock` or
+	// `correspondence`) and `rated`. `GET /v1/lobby/events` keeps a page
+	// up to date without polling.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/lobby (the `GetLobby` operationId).
+	GetLobbyWithResponse(ctx context.Context, params *GetLobbyParams, reqEditors ...RequestEditorFn) (*GetLobbyResponse, error)
+
+	// FollowLobbyEventsWithResponse Follow the lobby live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
+	// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+	// when one is matched, cancelled or expires. Read `GET /v1/lobby`
+	// first, then follow; each event has an `id` to resume from with
+	// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
+	// keeps the connection open. Streams are bounded per client address
+	// as a game's are (`429 too_many_streams`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/lobby/events (the `FollowLobbyEvents` operationId).
+	FollowLobbyEventsWithResponse(ctx context.Context, params *FollowLobbyEventsParams, reqEditors ...RequestEditorFn) (*FollowLobbyEventsResponse, error)
+
 	// ListMovesWithBodyWithResponse Every move of the player to move, each with its outcome
 	//
 	// Evaluates each of the six pits of the player to move, in pit order
@@ -8590,6 +11007,49 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayerWithResponse(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
+
+	// FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
+	//
+	// Everything that concerns you, live, as a `text/event-stream`: send
+	// your `Player-Token`, or, from a browser, `?ticket=` from `POST
+	// /v1/players/me/events/tickets`. Events (each `data` one line of
+	// JSON; `id` a number for `Last-Event-ID`):
+	//
+	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
+	//   matched, a challenge accepted).
+	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
+	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
+	//   challenge withdrawn, expired or declined.
+	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
+	// - `seek` `{seek}`: on connection only, each open seek of yours.
+	//
+	// On a new connection (no `Last-Event-ID`) it first sends how things
+	// stand: a `gameStart` for each of your games in play, a `challenge`
+	// for each pending challenge and a `seek` for each open seek, so a bot
+	// or a new tab needs nothing else; then it follows. With
+	// `Last-Event-ID` it resumes after that event instead. A comment line
+	// (`: ping`) comes at least every 15 s. While it is open your clock
+	// seeks and challenges stay alive. Events raised on any instance reach
+	// a stream held on any other. A player may hold a few streams at once
+	// per instance (tabs; `429 too_many_player_streams` beyond).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/me/events (the `FollowPlayerEvents` operationId).
+	FollowPlayerEventsWithResponse(ctx context.Context, params *FollowPlayerEventsParams, reqEditors ...RequestEditorFn) (*FollowPlayerEventsResponse, error)
+
+	// CreateStreamTicketWithResponse A ticket for your event stream, for a browser
+	//
+	// A browser's `EventSource` cannot send the `Player-Token` header, and
+	// a long-lived token in a URL ends up in logs and histories. This
+	// answers a ticket instead: single-use, valid for 30 s, for `GET
+	// /v1/players/me/events?ticket=...`. Ask for a new one for every
+	// (re)connection. No body is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players/me/events/tickets (the `CreateStreamTicket` operationId).
+	CreateStreamTicketWithResponse(ctx context.Context, params *CreateStreamTicketParams, reqEditors ...RequestEditorFn) (*CreateStreamTicketResponse, error)
 
 	// DeletePlayerWithResponse Delete your player
 	//
@@ -8873,6 +11333,80 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
 	GetPuzzleSolutionWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error)
+
+	// CreateSeekWithBodyWithResponse Seek a game in the lobby
+	//
+	// Posts your wish for a game: a `timeControl` (required: a clock or
+	// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+	// the default) and optionally a `ratingRange` the opponent's rating in
+	// the category must lie in. The seek pairs at once with the oldest
+	// compatible open seek (the same `rated` and time control exactly,
+	// seats that fit, each rating in the other's range, another player):
+	// the answer is then already `matched`, with the `game` and your
+	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+	// someone's seek pairs with it, you cancel it, or it expires.
+	//
+	// A clock seek lives while your event stream (`GET
+	// /v1/players/me/events`) is open, plus a short grace, or at most the
+	// server's `--seek-ttl` (60 s by default) without one; a
+	// correspondence seek lives 7 days. When one of your clock seeks is
+	// matched, your other open clock seeks are cancelled in the same
+	// write, so one click never gives two live games. At most one open
+	// seek per time control and 5 in all (`409 too_many_seeks`); creation
+	// is limited per client address (`429`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+	CreateSeekWithBodyWithResponse(ctx context.Context, params *CreateSeekParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeekResponse, error)
+
+	// CreateSeekWithResponse Seek a game in the lobby
+	//
+	// Posts your wish for a game: a `timeControl` (required: a clock or
+	// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+	// the default) and optionally a `ratingRange` the opponent's rating in
+	// the category must lie in. The seek pairs at once with the oldest
+	// compatible open seek (the same `rated` and time control exactly,
+	// seats that fit, each rating in the other's range, another player):
+	// the answer is then already `matched`, with the `game` and your
+	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+	// someone's seek pairs with it, you cancel it, or it expires.
+	//
+	// A clock seek lives while your event stream (`GET
+	// /v1/players/me/events`) is open, plus a short grace, or at most the
+	// server's `--seek-ttl` (60 s by default) without one; a
+	// correspondence seek lives 7 days. When one of your clock seeks is
+	// matched, your other open clock seeks are cancelled in the same
+	// write, so one click never gives two live games. At most one open
+	// seek per time control and 5 in all (`409 too_many_seeks`); creation
+	// is limited per client address (`429`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+	CreateSeekWithResponse(ctx context.Context, params *CreateSeekParams, body CreateSeekJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeekResponse, error)
+
+	// CancelSeekWithResponse Cancel one of your seeks
+	//
+	// Cancels your open seek and answers it, `cancelled`. A seek that is
+	// no longer open (matched, cancelled or expired) is `409 seek_closed`:
+	// a matched one has its game, which a cancellation does not undo.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/seeks/{id} (the `CancelSeek` operationId).
+	CancelSeekWithResponse(ctx context.Context, id LobbyID, params *CancelSeekParams, reqEditors ...RequestEditorFn) (*CancelSeekResponse, error)
+
+	// GetSeekWithResponse Read one of your seeks
+	//
+	// Your seek as it stands: `open`, `matched` (with the `game` and your
+	// `side`), `cancelled` or `expired`. Only its owner's `Player-Token`
+	// reads it (`403 not_your_seek` otherwise).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
+	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
 
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
@@ -9311,6 +11845,829 @@ func (r AnalyzePositionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AnalyzePositionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListChallengesResponse200Headers the declared response headers of an HTTP 200 response for ListChallenges
+type ListChallengesResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListChallengesResponse401Headers the declared response headers of an HTTP 401 response for ListChallenges
+type ListChallengesResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ListChallengesResponse500Headers the declared response headers of an HTTP 500 response for ListChallenges
+type ListChallengesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListChallengesResponse503Headers the declared response headers of an HTTP 503 response for ListChallenges
+type ListChallengesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListChallengesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ChallengeList
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListChallengesResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListChallengesResponse401Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListChallengesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListChallengesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListChallengesResponse) GetJSON200() *ChallengeList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListChallengesResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListChallengesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListChallengesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListChallengesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListChallengesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListChallengesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListChallengesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateChallengeResponse201Headers the declared response headers of an HTTP 201 response for CreateChallenge
+type CreateChallengeResponse201Headers struct {
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
+}
+
+// CreateChallengeResponse400Headers the declared response headers of an HTTP 400 response for CreateChallenge
+type CreateChallengeResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse401Headers the declared response headers of an HTTP 401 response for CreateChallenge
+type CreateChallengeResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateChallengeResponse404Headers the declared response headers of an HTTP 404 response for CreateChallenge
+type CreateChallengeResponse404Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse409Headers the declared response headers of an HTTP 409 response for CreateChallenge
+type CreateChallengeResponse409Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse413Headers the declared response headers of an HTTP 413 response for CreateChallenge
+type CreateChallengeResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse415Headers the declared response headers of an HTTP 415 response for CreateChallenge
+type CreateChallengeResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse422Headers the declared response headers of an HTTP 422 response for CreateChallenge
+type CreateChallengeResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse429Headers the declared response headers of an HTTP 429 response for CreateChallenge
+type CreateChallengeResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// CreateChallengeResponse500Headers the declared response headers of an HTTP 500 response for CreateChallenge
+type CreateChallengeResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateChallengeResponse503Headers the declared response headers of an HTTP 503 response for CreateChallenge
+type CreateChallengeResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateChallengeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Challenge
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *LobbyRefused
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateChallengeResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateChallengeResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateChallengeResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CreateChallengeResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateChallengeResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateChallengeResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateChallengeResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateChallengeResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateChallengeResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateChallengeResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateChallengeResponse) GetJSON201() *Challenge {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON422() *LobbyRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateChallengeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateChallengeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateChallengeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateChallengeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelChallengeResponse200Headers the declared response headers of an HTTP 200 response for CancelChallenge
+type CancelChallengeResponse200Headers struct {
+	XRequestID *string
+}
+
+// CancelChallengeResponse401Headers the declared response headers of an HTTP 401 response for CancelChallenge
+type CancelChallengeResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CancelChallengeResponse403Headers the declared response headers of an HTTP 403 response for CancelChallenge
+type CancelChallengeResponse403Headers struct {
+	XRequestID *string
+}
+
+// CancelChallengeResponse404Headers the declared response headers of an HTTP 404 response for CancelChallenge
+type CancelChallengeResponse404Headers struct {
+	XRequestID *string
+}
+
+// CancelChallengeResponse409Headers the declared response headers of an HTTP 409 response for CancelChallenge
+type CancelChallengeResponse409Headers struct {
+	XRequestID *string
+}
+
+// CancelChallengeResponse500Headers the declared response headers of an HTTP 500 response for CancelChallenge
+type CancelChallengeResponse500Headers struct {
+	XRequestID *string
+}
+
+// CancelChallengeResponse503Headers the declared response headers of an HTTP 503 response for CancelChallenge
+type CancelChallengeResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CancelChallengeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Challenge
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelChallengeResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelChallengeResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelChallengeResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelChallengeResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelChallengeResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelChallengeResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelChallengeResponse) GetJSON200() *Challenge {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CancelChallengeResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelChallengeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelChallengeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelChallengeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelChallengeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetChallengeResponse200Headers the declared response headers of an HTTP 200 response for GetChallenge
+type GetChallengeResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetChallengeResponse404Headers the declared response headers of an HTTP 404 response for GetChallenge
+type GetChallengeResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetChallengeResponse500Headers the declared response headers of an HTTP 500 response for GetChallenge
+type GetChallengeResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetChallengeResponse503Headers the declared response headers of an HTTP 503 response for GetChallenge
+type GetChallengeResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetChallengeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Challenge
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetChallengeResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetChallengeResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetChallengeResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetChallengeResponse) GetJSON200() *Challenge {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetChallengeResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetChallengeResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetChallengeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetChallengeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetChallengeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetChallengeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AcceptChallengeResponse200Headers the declared response headers of an HTTP 200 response for AcceptChallenge
+type AcceptChallengeResponse200Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse401Headers the declared response headers of an HTTP 401 response for AcceptChallenge
+type AcceptChallengeResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// AcceptChallengeResponse403Headers the declared response headers of an HTTP 403 response for AcceptChallenge
+type AcceptChallengeResponse403Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse404Headers the declared response headers of an HTTP 404 response for AcceptChallenge
+type AcceptChallengeResponse404Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse409Headers the declared response headers of an HTTP 409 response for AcceptChallenge
+type AcceptChallengeResponse409Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse422Headers the declared response headers of an HTTP 422 response for AcceptChallenge
+type AcceptChallengeResponse422Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse500Headers the declared response headers of an HTTP 500 response for AcceptChallenge
+type AcceptChallengeResponse500Headers struct {
+	XRequestID *string
+}
+
+// AcceptChallengeResponse503Headers the declared response headers of an HTTP 503 response for AcceptChallenge
+type AcceptChallengeResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type AcceptChallengeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Challenge
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *LobbyRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AcceptChallengeResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AcceptChallengeResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *AcceptChallengeResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AcceptChallengeResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AcceptChallengeResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *AcceptChallengeResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AcceptChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AcceptChallengeResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AcceptChallengeResponse) GetJSON200() *Challenge {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON422() *LobbyRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AcceptChallengeResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AcceptChallengeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AcceptChallengeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AcceptChallengeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AcceptChallengeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeclineChallengeResponse200Headers the declared response headers of an HTTP 200 response for DeclineChallenge
+type DeclineChallengeResponse200Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse400Headers the declared response headers of an HTTP 400 response for DeclineChallenge
+type DeclineChallengeResponse400Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse401Headers the declared response headers of an HTTP 401 response for DeclineChallenge
+type DeclineChallengeResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// DeclineChallengeResponse403Headers the declared response headers of an HTTP 403 response for DeclineChallenge
+type DeclineChallengeResponse403Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse404Headers the declared response headers of an HTTP 404 response for DeclineChallenge
+type DeclineChallengeResponse404Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse409Headers the declared response headers of an HTTP 409 response for DeclineChallenge
+type DeclineChallengeResponse409Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse415Headers the declared response headers of an HTTP 415 response for DeclineChallenge
+type DeclineChallengeResponse415Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse500Headers the declared response headers of an HTTP 500 response for DeclineChallenge
+type DeclineChallengeResponse500Headers struct {
+	XRequestID *string
+}
+
+// DeclineChallengeResponse503Headers the declared response headers of an HTTP 503 response for DeclineChallenge
+type DeclineChallengeResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type DeclineChallengeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Challenge
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeclineChallengeResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeclineChallengeResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeclineChallengeResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeclineChallengeResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeclineChallengeResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeclineChallengeResponse409Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *DeclineChallengeResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeclineChallengeResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeclineChallengeResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeclineChallengeResponse) GetJSON200() *Challenge {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeclineChallengeResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeclineChallengeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclineChallengeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclineChallengeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclineChallengeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -10504,6 +13861,140 @@ func (r PlayGameMoveResponse) ContentType() string {
 	return ""
 }
 
+// RematchGameResponse201Headers the declared response headers of an HTTP 201 response for RematchGame
+type RematchGameResponse201Headers struct {
+	XRequestID *string
+}
+
+// RematchGameResponse401Headers the declared response headers of an HTTP 401 response for RematchGame
+type RematchGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// RematchGameResponse404Headers the declared response headers of an HTTP 404 response for RematchGame
+type RematchGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// RematchGameResponse409Headers the declared response headers of an HTTP 409 response for RematchGame
+type RematchGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// RematchGameResponse422Headers the declared response headers of an HTTP 422 response for RematchGame
+type RematchGameResponse422Headers struct {
+	XRequestID *string
+}
+
+// RematchGameResponse500Headers the declared response headers of an HTTP 500 response for RematchGame
+type RematchGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// RematchGameResponse503Headers the declared response headers of an HTTP 503 response for RematchGame
+type RematchGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RematchGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Challenge
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *LobbyRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RematchGameResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RematchGameResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RematchGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RematchGameResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *RematchGameResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RematchGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RematchGameResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RematchGameResponse) GetJSON201() *Challenge {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON422() *LobbyRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RematchGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RematchGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RematchGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RematchGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ResignGameResponse200Headers the declared response headers of an HTTP 200 response for ResignGame
 type ResignGameResponse200Headers struct {
 	XRequestID *string
@@ -10905,6 +14396,196 @@ func (r GetLeaderboardResponse) ContentType() string {
 	return ""
 }
 
+// GetLobbyResponse200Headers the declared response headers of an HTTP 200 response for GetLobby
+type GetLobbyResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetLobbyResponse400Headers the declared response headers of an HTTP 400 response for GetLobby
+type GetLobbyResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetLobbyResponse500Headers the declared response headers of an HTTP 500 response for GetLobby
+type GetLobbyResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetLobbyResponse503Headers the declared response headers of an HTTP 503 response for GetLobby
+type GetLobbyResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetLobbyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Lobby
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetLobbyResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetLobbyResponse400Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetLobbyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetLobbyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetLobbyResponse) GetJSON200() *Lobby {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetLobbyResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetLobbyResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetLobbyResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetLobbyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetLobbyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetLobbyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetLobbyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowLobbyEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowLobbyEvents
+type FollowLobbyEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowLobbyEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowLobbyEvents
+type FollowLobbyEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowLobbyEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowLobbyEvents
+type FollowLobbyEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowLobbyEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowLobbyEvents
+type FollowLobbyEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowLobbyEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowLobbyEvents
+type FollowLobbyEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowLobbyEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowLobbyEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowLobbyEventsResponse400Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowLobbyEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowLobbyEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowLobbyEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowLobbyEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowLobbyEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowLobbyEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowLobbyEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowLobbyEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowLobbyEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowLobbyEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowLobbyEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListMovesResponse200Headers the declared response headers of an HTTP 200 response for ListMoves
 type ListMovesResponse200Headers struct {
 	XRequestID *string
@@ -11185,6 +14866,212 @@ func (r CreatePlayerResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreatePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowPlayerEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowPlayerEvents
+type FollowPlayerEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowPlayerEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowPlayerEvents
+type FollowPlayerEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowPlayerEventsResponse401Headers the declared response headers of an HTTP 401 response for FollowPlayerEvents
+type FollowPlayerEventsResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// FollowPlayerEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowPlayerEvents
+type FollowPlayerEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowPlayerEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowPlayerEvents
+type FollowPlayerEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowPlayerEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowPlayerEvents
+type FollowPlayerEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowPlayerEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowPlayerEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowPlayerEventsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *FollowPlayerEventsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowPlayerEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowPlayerEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowPlayerEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowPlayerEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowPlayerEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowPlayerEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowPlayerEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateStreamTicketResponse201Headers the declared response headers of an HTTP 201 response for CreateStreamTicket
+type CreateStreamTicketResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateStreamTicketResponse401Headers the declared response headers of an HTTP 401 response for CreateStreamTicket
+type CreateStreamTicketResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateStreamTicketResponse500Headers the declared response headers of an HTTP 500 response for CreateStreamTicket
+type CreateStreamTicketResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateStreamTicketResponse503Headers the declared response headers of an HTTP 503 response for CreateStreamTicket
+type CreateStreamTicketResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateStreamTicketResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *StreamTicket
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateStreamTicketResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateStreamTicketResponse401Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateStreamTicketResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateStreamTicketResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateStreamTicketResponse) GetJSON201() *StreamTicket {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateStreamTicketResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateStreamTicketResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateStreamTicketResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateStreamTicketResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateStreamTicketResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateStreamTicketResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateStreamTicketResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -12793,6 +16680,442 @@ func (r GetPuzzleSolutionResponse) ContentType() string {
 	return ""
 }
 
+// CreateSeekResponse201Headers the declared response headers of an HTTP 201 response for CreateSeek
+type CreateSeekResponse201Headers struct {
+	Location        *string
+	RateLimit       *string
+	RateLimitPolicy *string
+	XRequestID      *string
+}
+
+// CreateSeekResponse400Headers the declared response headers of an HTTP 400 response for CreateSeek
+type CreateSeekResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse401Headers the declared response headers of an HTTP 401 response for CreateSeek
+type CreateSeekResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateSeekResponse409Headers the declared response headers of an HTTP 409 response for CreateSeek
+type CreateSeekResponse409Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse413Headers the declared response headers of an HTTP 413 response for CreateSeek
+type CreateSeekResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse415Headers the declared response headers of an HTTP 415 response for CreateSeek
+type CreateSeekResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse422Headers the declared response headers of an HTTP 422 response for CreateSeek
+type CreateSeekResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse429Headers the declared response headers of an HTTP 429 response for CreateSeek
+type CreateSeekResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// CreateSeekResponse500Headers the declared response headers of an HTTP 500 response for CreateSeek
+type CreateSeekResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateSeekResponse503Headers the declared response headers of an HTTP 503 response for CreateSeek
+type CreateSeekResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateSeekResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Seek
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *LobbyRefused
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateSeekResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateSeekResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateSeekResponse401Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateSeekResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateSeekResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateSeekResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateSeekResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateSeekResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateSeekResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateSeekResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateSeekResponse) GetJSON201() *Seek {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON422() *LobbyRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateSeekResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateSeekResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateSeekResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateSeekResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CancelSeekResponse200Headers the declared response headers of an HTTP 200 response for CancelSeek
+type CancelSeekResponse200Headers struct {
+	XRequestID *string
+}
+
+// CancelSeekResponse401Headers the declared response headers of an HTTP 401 response for CancelSeek
+type CancelSeekResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CancelSeekResponse403Headers the declared response headers of an HTTP 403 response for CancelSeek
+type CancelSeekResponse403Headers struct {
+	XRequestID *string
+}
+
+// CancelSeekResponse404Headers the declared response headers of an HTTP 404 response for CancelSeek
+type CancelSeekResponse404Headers struct {
+	XRequestID *string
+}
+
+// CancelSeekResponse409Headers the declared response headers of an HTTP 409 response for CancelSeek
+type CancelSeekResponse409Headers struct {
+	XRequestID *string
+}
+
+// CancelSeekResponse500Headers the declared response headers of an HTTP 500 response for CancelSeek
+type CancelSeekResponse500Headers struct {
+	XRequestID *string
+}
+
+// CancelSeekResponse503Headers the declared response headers of an HTTP 503 response for CancelSeek
+type CancelSeekResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CancelSeekResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Seek
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *LobbyConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CancelSeekResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CancelSeekResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CancelSeekResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *CancelSeekResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CancelSeekResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CancelSeekResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CancelSeekResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CancelSeekResponse) GetJSON200() *Seek {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON409() *LobbyConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CancelSeekResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CancelSeekResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CancelSeekResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CancelSeekResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CancelSeekResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetSeekResponse200Headers the declared response headers of an HTTP 200 response for GetSeek
+type GetSeekResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetSeekResponse401Headers the declared response headers of an HTTP 401 response for GetSeek
+type GetSeekResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// GetSeekResponse403Headers the declared response headers of an HTTP 403 response for GetSeek
+type GetSeekResponse403Headers struct {
+	XRequestID *string
+}
+
+// GetSeekResponse404Headers the declared response headers of an HTTP 404 response for GetSeek
+type GetSeekResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetSeekResponse500Headers the declared response headers of an HTTP 500 response for GetSeek
+type GetSeekResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetSeekResponse503Headers the declared response headers of an HTTP 503 response for GetSeek
+type GetSeekResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetSeekResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Seek
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *LobbyNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSeekResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetSeekResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetSeekResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetSeekResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetSeekResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetSeekResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetSeekResponse) GetJSON200() *Seek {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetSeekResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetSeekResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetSeekResponse) GetApplicationProblemJSON404() *LobbyNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetSeekResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetSeekResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetSeekResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetSeekResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetSeekResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetSeekResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ValidateRecordResponse200Headers the declared response headers of an HTTP 200 response for ValidateRecord
 type ValidateRecordResponse200Headers struct {
 	XRequestID *string
@@ -13177,6 +17500,159 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 		return nil, err
 	}
 	return ParseAnalyzePositionResponse(rsp)
+}
+
+// ListChallengesWithResponse Your pending challenges
+//
+// The pending challenges you were sent (`incoming`) and sent
+// (`outgoing`), oldest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/challenges (the `ListChallenges` operationId).
+func (c *ClientWithResponses) ListChallengesWithResponse(ctx context.Context, params *ListChallengesParams, reqEditors ...RequestEditorFn) (*ListChallengesResponse, error) {
+	rsp, err := c.ListChallenges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListChallengesResponse(rsp)
+}
+
+// CreateChallengeWithBodyWithResponse Challenge a player, or anyone with the link
+//
+// Sends a challenge `to` a player (by id), or, without `to`, an open
+// one that anyone who has its id may accept. It takes a `timeControl`
+// (required), `rated`, your `seat` (default `random`), `rules` and
+// optionally a start `position` (such a game is never rated: `422
+// rated_not_allowed`). The challenged player hears of it on their
+// event stream (`challenge`). A clock challenge expires after 60 s
+// unless your event stream is open (then a short grace after it
+// closes); a correspondence one after 7 days. Challenging yourself is
+// `422 self_challenge`; creation is limited per client address.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+func (c *ClientWithResponses) CreateChallengeWithBodyWithResponse(ctx context.Context, params *CreateChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateChallengeResponse, error) {
+	rsp, err := c.CreateChallengeWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateChallengeResponse(rsp)
+}
+
+// CreateChallengeWithResponse Challenge a player, or anyone with the link
+//
+// Sends a challenge `to` a player (by id), or, without `to`, an open
+// one that anyone who has its id may accept. It takes a `timeControl`
+// (required), `rated`, your `seat` (default `random`), `rules` and
+// optionally a start `position` (such a game is never rated: `422
+// rated_not_allowed`). The challenged player hears of it on their
+// event stream (`challenge`). A clock challenge expires after 60 s
+// unless your event stream is open (then a short grace after it
+// closes); a correspondence one after 7 days. Challenging yourself is
+// `422 self_challenge`; creation is limited per client address.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/challenges (the `CreateChallenge` operationId).
+func (c *ClientWithResponses) CreateChallengeWithResponse(ctx context.Context, params *CreateChallengeParams, body CreateChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateChallengeResponse, error) {
+	rsp, err := c.CreateChallenge(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateChallengeResponse(rsp)
+}
+
+// CancelChallengeWithResponse Withdraw your challenge
+//
+// Cancels your pending challenge (only its challenger may: `403
+// not_your_challenge`); one no longer pending is `409
+// challenge_closed`. The challenged player hears `challengeCanceled`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/challenges/{id} (the `CancelChallenge` operationId).
+func (c *ClientWithResponses) CancelChallengeWithResponse(ctx context.Context, id LobbyID, params *CancelChallengeParams, reqEditors ...RequestEditorFn) (*CancelChallengeResponse, error) {
+	rsp, err := c.CancelChallenge(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelChallengeResponse(rsp)
+}
+
+// GetChallengeWithResponse Read a challenge
+//
+// The challenge as it stands: `pending`, `accepted` (with its
+// `game`), `declined` (with the `reason`), `cancelled` or `expired`.
+// Its id is its link: anyone who has it may read it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/challenges/{id} (the `GetChallenge` operationId).
+func (c *ClientWithResponses) GetChallengeWithResponse(ctx context.Context, id LobbyID, params *GetChallengeParams, reqEditors ...RequestEditorFn) (*GetChallengeResponse, error) {
+	rsp, err := c.GetChallenge(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetChallengeResponse(rsp)
+}
+
+// AcceptChallengeWithResponse Accept a challenge
+//
+// Accepts a challenge sent to you, or an open one (anyone but its
+// challenger), and starts its game: the answer is the challenge,
+// `accepted`, with the `game`; both players hear `gameStart`. The
+// game is active at once, both seats held; act on yours with your
+// `Player-Token`. Accepting twice, after a cancellation, a decline or
+// the expiry, or a second of two accepts racing, is `409
+// challenge_closed`: one game, whatever the race. No body is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
+func (c *ClientWithResponses) AcceptChallengeWithResponse(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*AcceptChallengeResponse, error) {
+	rsp, err := c.AcceptChallenge(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAcceptChallengeResponse(rsp)
+}
+
+// DeclineChallengeWithBodyWithResponse Decline a challenge
+//
+// Declines a challenge sent to you, with a `reason` (default
+// `generic`), which the challenger hears (`challengeDeclined`). Only
+// the challenged player may (`403 not_your_challenge`; an open
+// challenge is declined by ignoring it).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+func (c *ClientWithResponses) DeclineChallengeWithBodyWithResponse(ctx context.Context, id LobbyID, params *DeclineChallengeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclineChallengeResponse, error) {
+	rsp, err := c.DeclineChallengeWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineChallengeResponse(rsp)
+}
+
+// DeclineChallengeWithResponse Decline a challenge
+//
+// Declines a challenge sent to you, with a `reason` (default
+// `generic`), which the challenger hears (`challengeDeclined`). Only
+// the challenged player may (`403 not_your_challenge`; an open
+// challenge is declined by ignoring it).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/challenges/{id}/decline (the `DeclineChallenge` operationId).
+func (c *ClientWithResponses) DeclineChallengeWithResponse(ctx context.Context, id LobbyID, params *DeclineChallengeParams, body DeclineChallengeJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclineChallengeResponse, error) {
+	rsp, err := c.DeclineChallenge(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclineChallengeResponse(rsp)
 }
 
 // EvaluateMoveWithBodyWithResponse Play one move and see everything it does
@@ -13571,6 +18047,27 @@ func (c *ClientWithResponses) PlayGameMoveWithResponse(ctx context.Context, id G
 	return ParsePlayGameMoveResponse(rsp)
 }
 
+// RematchGameWithResponse Ask for a rematch
+//
+// For a player of a game that is over, between two players: a
+// challenge to the opponent with the same settings and the seats
+// swapped (`pending`). When the opponent has asked already, this
+// accepts their challenge and the new game starts at once (the answer
+// is `accepted`, with the `game`); asking twice answers the same
+// pending challenge. A game still playing, against the AI or not
+// yours is `422 rematch_not_possible`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
+func (c *ClientWithResponses) RematchGameWithResponse(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*RematchGameResponse, error) {
+	rsp, err := c.RematchGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRematchGameResponse(rsp)
+}
+
 // ResignGameWithResponse Resign
 //
 // Ends the game at once: the other side wins, reason `resignation`.
@@ -13680,6 +18177,46 @@ func (c *ClientWithResponses) GetLeaderboardWithResponse(ctx context.Context, ca
 	return ParseGetLeaderboardResponse(rsp)
 }
 
+// GetLobbyWithResponse The open seeks
+//
+// The open seeks, newest first, each with its owner's name, rating in
+// the seek's category and whether that rating is provisional; at most
+// `limit` (1-200, default 50). Filter by `kind` (`clock` or
+// `correspondence`) and `rated`. `GET /v1/lobby/events` keeps a page
+// up to date without polling.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/lobby (the `GetLobby` operationId).
+func (c *ClientWithResponses) GetLobbyWithResponse(ctx context.Context, params *GetLobbyParams, reqEditors ...RequestEditorFn) (*GetLobbyResponse, error) {
+	rsp, err := c.GetLobby(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetLobbyResponse(rsp)
+}
+
+// FollowLobbyEventsWithResponse Follow the lobby live (Server-Sent Events)
+//
+// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
+// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+// when one is matched, cancelled or expires. Read `GET /v1/lobby`
+// first, then follow; each event has an `id` to resume from with
+// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
+// keeps the connection open. Streams are bounded per client address
+// as a game's are (`429 too_many_streams`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/lobby/events (the `FollowLobbyEvents` operationId).
+func (c *ClientWithResponses) FollowLobbyEventsWithResponse(ctx context.Context, params *FollowLobbyEventsParams, reqEditors ...RequestEditorFn) (*FollowLobbyEventsResponse, error) {
+	rsp, err := c.FollowLobbyEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowLobbyEventsResponse(rsp)
+}
+
 // ListMovesWithBodyWithResponse Every move of the player to move, each with its outcome
 //
 // Evaluates each of the six pits of the player to move, in pit order
@@ -13754,6 +18291,61 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParseCreatePlayerResponse(rsp)
+}
+
+// FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
+//
+// Everything that concerns you, live, as a `text/event-stream`: send
+// your `Player-Token`, or, from a browser, `?ticket=` from `POST
+// /v1/players/me/events/tickets`. Events (each `data` one line of
+// JSON; `id` a number for `Last-Event-ID`):
+//
+//   - `gameStart` `{gameId, side}`: a game of yours started (a seek
+//     matched, a challenge accepted).
+//   - `challenge` `{challenge}`: a challenge sent to you, or by you.
+//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
+//     challenge withdrawn, expired or declined.
+//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
+//   - `seek` `{seek}`: on connection only, each open seek of yours.
+//
+// On a new connection (no `Last-Event-ID`) it first sends how things
+// stand: a `gameStart` for each of your games in play, a `challenge`
+// for each pending challenge and a `seek` for each open seek, so a bot
+// or a new tab needs nothing else; then it follows. With
+// `Last-Event-ID` it resumes after that event instead. A comment line
+// (`: ping`) comes at least every 15 s. While it is open your clock
+// seeks and challenges stay alive. Events raised on any instance reach
+// a stream held on any other. A player may hold a few streams at once
+// per instance (tabs; `429 too_many_player_streams` beyond).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/me/events (the `FollowPlayerEvents` operationId).
+func (c *ClientWithResponses) FollowPlayerEventsWithResponse(ctx context.Context, params *FollowPlayerEventsParams, reqEditors ...RequestEditorFn) (*FollowPlayerEventsResponse, error) {
+	rsp, err := c.FollowPlayerEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowPlayerEventsResponse(rsp)
+}
+
+// CreateStreamTicketWithResponse A ticket for your event stream, for a browser
+//
+// A browser's `EventSource` cannot send the `Player-Token` header, and
+// a long-lived token in a URL ends up in logs and histories. This
+// answers a ticket instead: single-use, valid for 30 s, for `GET
+// /v1/players/me/events?ticket=...`. Ask for a new one for every
+// (re)connection. No body is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players/me/events/tickets (the `CreateStreamTicket` operationId).
+func (c *ClientWithResponses) CreateStreamTicketWithResponse(ctx context.Context, params *CreateStreamTicketParams, reqEditors ...RequestEditorFn) (*CreateStreamTicketResponse, error) {
+	rsp, err := c.CreateStreamTicket(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateStreamTicketResponse(rsp)
 }
 
 // DeletePlayerWithResponse Delete your player
@@ -14127,6 +18719,104 @@ func (c *ClientWithResponses) GetPuzzleSolutionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetPuzzleSolutionResponse(rsp)
+}
+
+// CreateSeekWithBodyWithResponse Seek a game in the lobby
+//
+// Posts your wish for a game: a `timeControl` (required: a clock or
+// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+// the default) and optionally a `ratingRange` the opponent's rating in
+// the category must lie in. The seek pairs at once with the oldest
+// compatible open seek (the same `rated` and time control exactly,
+// seats that fit, each rating in the other's range, another player):
+// the answer is then already `matched`, with the `game` and your
+// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+// someone's seek pairs with it, you cancel it, or it expires.
+//
+// A clock seek lives while your event stream (`GET
+// /v1/players/me/events`) is open, plus a short grace, or at most the
+// server's `--seek-ttl` (60 s by default) without one; a
+// correspondence seek lives 7 days. When one of your clock seeks is
+// matched, your other open clock seeks are cancelled in the same
+// write, so one click never gives two live games. At most one open
+// seek per time control and 5 in all (`409 too_many_seeks`); creation
+// is limited per client address (`429`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+func (c *ClientWithResponses) CreateSeekWithBodyWithResponse(ctx context.Context, params *CreateSeekParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeekResponse, error) {
+	rsp, err := c.CreateSeekWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSeekResponse(rsp)
+}
+
+// CreateSeekWithResponse Seek a game in the lobby
+//
+// Posts your wish for a game: a `timeControl` (required: a clock or
+// correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+// the default) and optionally a `ratingRange` the opponent's rating in
+// the category must lie in. The seek pairs at once with the oldest
+// compatible open seek (the same `rated` and time control exactly,
+// seats that fit, each rating in the other's range, another player):
+// the answer is then already `matched`, with the `game` and your
+// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+// someone's seek pairs with it, you cancel it, or it expires.
+//
+// A clock seek lives while your event stream (`GET
+// /v1/players/me/events`) is open, plus a short grace, or at most the
+// server's `--seek-ttl` (60 s by default) without one; a
+// correspondence seek lives 7 days. When one of your clock seeks is
+// matched, your other open clock seeks are cancelled in the same
+// write, so one click never gives two live games. At most one open
+// seek per time control and 5 in all (`409 too_many_seeks`); creation
+// is limited per client address (`429`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/seeks (the `CreateSeek` operationId).
+func (c *ClientWithResponses) CreateSeekWithResponse(ctx context.Context, params *CreateSeekParams, body CreateSeekJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeekResponse, error) {
+	rsp, err := c.CreateSeek(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateSeekResponse(rsp)
+}
+
+// CancelSeekWithResponse Cancel one of your seeks
+//
+// Cancels your open seek and answers it, `cancelled`. A seek that is
+// no longer open (matched, cancelled or expired) is `409 seek_closed`:
+// a matched one has its game, which a cancellation does not undo.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/seeks/{id} (the `CancelSeek` operationId).
+func (c *ClientWithResponses) CancelSeekWithResponse(ctx context.Context, id LobbyID, params *CancelSeekParams, reqEditors ...RequestEditorFn) (*CancelSeekResponse, error) {
+	rsp, err := c.CancelSeek(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCancelSeekResponse(rsp)
+}
+
+// GetSeekWithResponse Read one of your seeks
+//
+// Your seek as it stands: `open`, `matched` (with the `game` and your
+// `side`), `cancelled` or `expired`. Only its owner's `Player-Token`
+// reads it (`403 not_your_seek` otherwise).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
+func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error) {
+	rsp, err := c.GetSeek(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetSeekResponse(rsp)
 }
 
 // ValidateRecordWithBodyWithResponse Check a whole game record
@@ -14557,6 +19247,988 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListChallengesResponse parses an HTTP response from a ListChallengesWithResponse call
+func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListChallengesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ChallengeList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListChallengesResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListChallengesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListChallengesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListChallengesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateChallengeResponse parses an HTTP response from a CreateChallengeWithResponse call
+func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateChallengeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest LobbyRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateChallengeResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateChallengeResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateChallengeResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers CreateChallengeResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateChallengeResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateChallengeResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateChallengeResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateChallengeResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateChallengeResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateChallengeResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateChallengeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelChallengeResponse parses an HTTP response from a CancelChallengeWithResponse call
+func ParseCancelChallengeResponse(rsp *http.Response) (*CancelChallengeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelChallengeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelChallengeResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelChallengeResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelChallengeResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelChallengeResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelChallengeResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelChallengeResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelChallengeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetChallengeResponse parses an HTTP response from a GetChallengeWithResponse call
+func ParseGetChallengeResponse(rsp *http.Response) (*GetChallengeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetChallengeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetChallengeResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetChallengeResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetChallengeResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetChallengeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAcceptChallengeResponse parses an HTTP response from a AcceptChallengeWithResponse call
+func ParseAcceptChallengeResponse(rsp *http.Response) (*AcceptChallengeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AcceptChallengeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest LobbyRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AcceptChallengeResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers AcceptChallengeResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers AcceptChallengeResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers AcceptChallengeResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers AcceptChallengeResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers AcceptChallengeResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers AcceptChallengeResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AcceptChallengeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeclineChallengeResponse parses an HTTP response from a DeclineChallengeWithResponse call
+func ParseDeclineChallengeResponse(rsp *http.Response) (*DeclineChallengeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclineChallengeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeclineChallengeResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeclineChallengeResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeclineChallengeResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeclineChallengeResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeclineChallengeResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeclineChallengeResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 415:
+		var headers DeclineChallengeResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeclineChallengeResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeclineChallengeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -16046,6 +21718,161 @@ func ParsePlayGameMoveResponse(rsp *http.Response) (*PlayGameMoveResponse, error
 	return response, nil
 }
 
+// ParseRematchGameResponse parses an HTTP response from a RematchGameWithResponse call
+func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RematchGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Challenge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest LobbyRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers RematchGameResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers RematchGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers RematchGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RematchGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers RematchGameResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers RematchGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RematchGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseResignGameResponse parses an HTTP response from a ResignGameWithResponse call
 func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16504,6 +22331,217 @@ func ParseGetLeaderboardResponse(rsp *http.Response) (*GetLeaderboardResponse, e
 	return response, nil
 }
 
+// ParseGetLobbyResponse parses an HTTP response from a GetLobbyWithResponse call
+func ParseGetLobbyResponse(rsp *http.Response) (*GetLobbyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetLobbyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Lobby
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetLobbyResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetLobbyResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetLobbyResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetLobbyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowLobbyEventsResponse parses an HTTP response from a FollowLobbyEventsWithResponse call
+func ParseFollowLobbyEventsResponse(rsp *http.Response) (*FollowLobbyEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowLobbyEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowLobbyEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowLobbyEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowLobbyEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowLobbyEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowLobbyEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListMovesResponse parses an HTTP response from a ListMovesWithResponse call
 func ParseListMovesResponse(rsp *http.Response) (*ListMovesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16839,6 +22877,248 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowPlayerEventsResponse parses an HTTP response from a FollowPlayerEventsWithResponse call
+func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowPlayerEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowPlayerEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowPlayerEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers FollowPlayerEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowPlayerEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowPlayerEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowPlayerEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateStreamTicketResponse parses an HTTP response from a CreateStreamTicketWithResponse call
+func ParseCreateStreamTicketResponse(rsp *http.Response) (*CreateStreamTicketResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateStreamTicketResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest StreamTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateStreamTicketResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateStreamTicketResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateStreamTicketResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateStreamTicketResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -18738,6 +25018,547 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleSolutionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateSeekResponse parses an HTTP response from a CreateSeekWithResponse call
+func ParseCreateSeekResponse(rsp *http.Response) (*CreateSeekResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateSeekResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Seek
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest LobbyRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateSeekResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateSeekResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateSeekResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateSeekResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateSeekResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateSeekResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateSeekResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateSeekResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateSeekResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCancelSeekResponse parses an HTTP response from a CancelSeekWithResponse call
+func ParseCancelSeekResponse(rsp *http.Response) (*CancelSeekResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CancelSeekResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Seek
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LobbyConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CancelSeekResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers CancelSeekResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CancelSeekResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers CancelSeekResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers CancelSeekResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers CancelSeekResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CancelSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetSeekResponse parses an HTTP response from a GetSeekWithResponse call
+func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetSeekResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Seek
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest LobbyNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSeekResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetSeekResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetSeekResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetSeekResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetSeekResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetSeekResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1008,6 +1008,328 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/seeks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Seek a game in the lobby
+         * @description Posts your wish for a game: a `timeControl` (required: a clock or
+         *     correspondence), `rated`, your `seat` (`south`, `north` or `random`,
+         *     the default) and optionally a `ratingRange` the opponent's rating in
+         *     the category must lie in. The seek pairs at once with the oldest
+         *     compatible open seek (the same `rated` and time control exactly,
+         *     seats that fit, each rating in the other's range, another player):
+         *     the answer is then already `matched`, with the `game` and your
+         *     `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
+         *     someone's seek pairs with it, you cancel it, or it expires.
+         *
+         *     A clock seek lives while your event stream (`GET
+         *     /v1/players/me/events`) is open, plus a short grace, or at most the
+         *     server's `--seek-ttl` (60 s by default) without one; a
+         *     correspondence seek lives 7 days. When one of your clock seeks is
+         *     matched, your other open clock seeks are cancelled in the same
+         *     write, so one click never gives two live games. At most one open
+         *     seek per time control and 5 in all (`409 too_many_seeks`); creation
+         *     is limited per client address (`429`).
+         */
+        post: operations["CreateSeek"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/seeks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The seek's id, from `POST /v1/seeks`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one of your seeks
+         * @description Your seek as it stands: `open`, `matched` (with the `game` and your
+         *     `side`), `cancelled` or `expired`. Only its owner's `Player-Token`
+         *     reads it (`403 not_your_seek` otherwise).
+         */
+        get: operations["GetSeek"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel one of your seeks
+         * @description Cancels your open seek and answers it, `cancelled`. A seek that is
+         *     no longer open (matched, cancelled or expired) is `409 seek_closed`:
+         *     a matched one has its game, which a cancellation does not undo.
+         */
+        delete: operations["CancelSeek"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The open seeks
+         * @description The open seeks, newest first, each with its owner's name, rating in
+         *     the seek's category and whether that rating is provisional; at most
+         *     `limit` (1-200, default 50). Filter by `kind` (`clock` or
+         *     `correspondence`) and `rated`. `GET /v1/lobby/events` keeps a page
+         *     up to date without polling.
+         */
+        get: operations["GetLobby"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/lobby/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow the lobby live (Server-Sent Events)
+         * @description A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
+         *     `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+         *     when one is matched, cancelled or expires. Read `GET /v1/lobby`
+         *     first, then follow; each event has an `id` to resume from with
+         *     `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
+         *     keeps the connection open. Streams are bounded per client address
+         *     as a game's are (`429 too_many_streams`).
+         */
+        get: operations["FollowLobbyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your pending challenges
+         * @description The pending challenges you were sent (`incoming`) and sent
+         *     (`outgoing`), oldest first.
+         */
+        get: operations["ListChallenges"];
+        put?: never;
+        /**
+         * Challenge a player, or anyone with the link
+         * @description Sends a challenge `to` a player (by id), or, without `to`, an open
+         *     one that anyone who has its id may accept. It takes a `timeControl`
+         *     (required), `rated`, your `seat` (default `random`), `rules` and
+         *     optionally a start `position` (such a game is never rated: `422
+         *     rated_not_allowed`). The challenged player hears of it on their
+         *     event stream (`challenge`). A clock challenge expires after 60 s
+         *     unless your event stream is open (then a short grace after it
+         *     closes); a correspondence one after 7 days. Challenging yourself is
+         *     `422 self_challenge`; creation is limited per client address.
+         */
+        post: operations["CreateChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The challenge's id, from `POST /v1/challenges`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a challenge
+         * @description The challenge as it stands: `pending`, `accepted` (with its
+         *     `game`), `declined` (with the `reason`), `cancelled` or `expired`.
+         *     Its id is its link: anyone who has it may read it.
+         */
+        get: operations["GetChallenge"];
+        put?: never;
+        post?: never;
+        /**
+         * Withdraw your challenge
+         * @description Cancels your pending challenge (only its challenger may: `403
+         *     not_your_challenge`); one no longer pending is `409
+         *     challenge_closed`. The challenged player hears `challengeCanceled`.
+         */
+        delete: operations["CancelChallenge"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a challenge
+         * @description Accepts a challenge sent to you, or an open one (anyone but its
+         *     challenger), and starts its game: the answer is the challenge,
+         *     `accepted`, with the `game`; both players hear `gameStart`. The
+         *     game is active at once, both seats held; act on yours with your
+         *     `Player-Token`. Accepting twice, after a cancellation, a decline or
+         *     the expiry, or a second of two accepts racing, is `409
+         *     challenge_closed`: one game, whatever the race. No body is needed.
+         */
+        post: operations["AcceptChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/challenges/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a challenge
+         * @description Declines a challenge sent to you, with a `reason` (default
+         *     `generic`), which the challenger hears (`challengeDeclined`). Only
+         *     the challenged player may (`403 not_your_challenge`; an open
+         *     challenge is declined by ignoring it).
+         */
+        post: operations["DeclineChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a rematch
+         * @description For a player of a game that is over, between two players: a
+         *     challenge to the opponent with the same settings and the seats
+         *     swapped (`pending`). When the opponent has asked already, this
+         *     accepts their challenge and the new game starts at once (the answer
+         *     is `accepted`, with the `game`); asking twice answers the same
+         *     pending challenge. A game still playing, against the AI or not
+         *     yours is `422 rematch_not_possible`.
+         */
+        post: operations["RematchGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/events/tickets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A ticket for your event stream, for a browser
+         * @description A browser's `EventSource` cannot send the `Player-Token` header, and
+         *     a long-lived token in a URL ends up in logs and histories. This
+         *     answers a ticket instead: single-use, valid for 30 s, for `GET
+         *     /v1/players/me/events?ticket=...`. Ask for a new one for every
+         *     (re)connection. No body is needed.
+         */
+        post: operations["CreateStreamTicket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your one event stream (Server-Sent Events)
+         * @description Everything that concerns you, live, as a `text/event-stream`: send
+         *     your `Player-Token`, or, from a browser, `?ticket=` from `POST
+         *     /v1/players/me/events/tickets`. Events (each `data` one line of
+         *     JSON; `id` a number for `Last-Event-ID`):
+         *
+         *     - `gameStart` `{gameId, side}`: a game of yours started (a seek
+         *       matched, a challenge accepted).
+         *     - `challenge` `{challenge}`: a challenge sent to you, or by you.
+         *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
+         *       challenge withdrawn, expired or declined.
+         *     - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
+         *     - `seek` `{seek}`: on connection only, each open seek of yours.
+         *
+         *     On a new connection (no `Last-Event-ID`) it first sends how things
+         *     stand: a `gameStart` for each of your games in play, a `challenge`
+         *     for each pending challenge and a `seek` for each open seek, so a bot
+         *     or a new tab needs nothing else; then it follows. With
+         *     `Last-Event-ID` it resumes after that event instead. A comment line
+         *     (`: ping`) comes at least every 15 s. While it is open your clock
+         *     seeks and challenges stay alive. Events raised on any instance reach
+         *     a stream held on any other. A player may hold a few streams at once
+         *     per instance (tabs; `429 too_many_player_streams` beyond).
+         */
+        get: operations["FollowPlayerEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5319,6 +5641,393 @@ export interface components {
              */
             players: components["schemas"]["Leader"][];
         };
+        /**
+         * @description A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+         * @example k3Jd9sQm2LpX0aZq
+         */
+        LobbyId: string;
+        /**
+         * @description The seat asked for; `random` leaves it to the pairing.
+         * @example random
+         * @enum {string}
+         */
+        SeatChoice: "south" | "north" | "random";
+        /**
+         * @description Bounds on the opponent's rating in the seek's category, both included; `min` may not be above `max`.
+         * @example {
+         *       "min": 1400,
+         *       "max": 1700
+         *     }
+         */
+        RatingRange: {
+            /**
+             * Format: double
+             * @description The lowest rating accepted.
+             * @example 1400
+             */
+            min: number;
+            /**
+             * Format: double
+             * @description The highest rating accepted.
+             * @example 1700
+             */
+            max: number;
+        };
+        /**
+         * @description A seek, as `POST /v1/seeks` takes it.
+         * @example {
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 180,
+         *         "incrementSeconds": 2
+         *       },
+         *       "rated": true,
+         *       "seat": "random"
+         *     }
+         */
+        SeekRequest: {
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description A rated game (false if absent).
+             * @example true
+             */
+            rated?: boolean;
+            seat?: components["schemas"]["SeatChoice"];
+            ratingRange?: components["schemas"]["RatingRange"];
+        };
+        /**
+         * @description Where a seek stands.
+         * @example open
+         * @enum {string}
+         */
+        SeekStatus: "open" | "matched" | "cancelled" | "expired";
+        /**
+         * @description One of your seeks, as it stands.
+         * @example {
+         *       "id": "k3Jd9sQm2LpX0aZq",
+         *       "status": "matched",
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 180,
+         *         "incrementSeconds": 2
+         *       },
+         *       "rated": true,
+         *       "seat": "random",
+         *       "ratingRange": null,
+         *       "createdAt": "2026-03-01T12:00:00Z",
+         *       "expiresAt": "2026-03-01T12:01:00Z",
+         *       "game": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north"
+         *     }
+         */
+        Seek: {
+            id: components["schemas"]["LobbyId"];
+            status: components["schemas"]["SeekStatus"];
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description A rated game.
+             * @example true
+             */
+            rated: boolean;
+            seat: components["schemas"]["SeatChoice"];
+            ratingRange: components["schemas"]["NullableRatingRange"];
+            /**
+             * Format: date-time
+             * @description When it was posted.
+             * @example 2026-03-01T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When an open seek expires, as things stand (an event stream keeps a clock seek alive).
+             * @example 2026-03-01T12:01:00Z
+             */
+            expiresAt: string;
+            /**
+             * @description The game, once matched; null before.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            game: string | null;
+            side: components["schemas"]["NullableSide"];
+        };
+        /**
+         * @description A rating range, or null for none.
+         * @example {
+         *       "min": 1400,
+         *       "max": 1700
+         *     }
+         */
+        NullableRatingRange: {
+            /**
+             * Format: double
+             * @description The lowest rating accepted.
+             * @example 1400
+             */
+            min: number;
+            /**
+             * Format: double
+             * @description The highest rating accepted.
+             * @example 1700
+             */
+            max: number;
+        } | null;
+        /**
+         * @description A player as the lobby and challenges show one.
+         * @example {
+         *       "id": "bV3kQ9xZ2mTa",
+         *       "name": "Adebayo"
+         *     }
+         */
+        LobbyPlayer: {
+            id: components["schemas"]["PlayerId"];
+            /**
+             * @description The player's name.
+             * @example Adebayo
+             */
+            name: string;
+        };
+        /**
+         * @description A player as challenges show one, or null for nobody (an open challenge).
+         * @example {
+         *       "id": "Zq2m9PxY4kTb",
+         *       "name": "Ngozi"
+         *     }
+         */
+        NullableLobbyPlayer: {
+            id: components["schemas"]["PlayerId"];
+            /**
+             * @description The player's name.
+             * @example Ngozi
+             */
+            name: string;
+        } | null;
+        /**
+         * @description An open seek as the lobby lists it.
+         * @example {
+         *       "id": "k3Jd9sQm2LpX0aZq",
+         *       "player": {
+         *         "id": "bV3kQ9xZ2mTa",
+         *         "name": "Adebayo"
+         *       },
+         *       "rating": 1532.4,
+         *       "provisional": false,
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 180,
+         *         "incrementSeconds": 2
+         *       },
+         *       "rated": true,
+         *       "seat": "random",
+         *       "ratingRange": null,
+         *       "createdAt": "2026-03-01T12:00:00Z"
+         *     }
+         */
+        LobbySeek: {
+            id: components["schemas"]["LobbyId"];
+            player: components["schemas"]["LobbyPlayer"];
+            /**
+             * Format: double
+             * @description The owner's rating in the seek's category, when it was posted.
+             * @example 1532.4
+             */
+            rating: number;
+            /**
+             * @description Whether that rating is still provisional (deviation above 110).
+             * @example false
+             */
+            provisional: boolean;
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description A rated game.
+             * @example true
+             */
+            rated: boolean;
+            seat: components["schemas"]["SeatChoice"];
+            ratingRange: components["schemas"]["NullableRatingRange"];
+            /**
+             * Format: date-time
+             * @description When it was posted.
+             * @example 2026-03-01T12:00:00Z
+             */
+            createdAt: string;
+        };
+        /**
+         * @description The open seeks, newest first.
+         * @example {
+         *       "seeks": []
+         *     }
+         */
+        Lobby: {
+            /**
+             * @description The seeks.
+             * @example []
+             */
+            seeks: components["schemas"]["LobbySeek"][];
+        };
+        /**
+         * @description A challenge, as `POST /v1/challenges` takes it.
+         * @example {
+         *       "to": "bV3kQ9xZ2mTa",
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 300,
+         *         "incrementSeconds": 3
+         *       },
+         *       "rated": true
+         *     }
+         */
+        ChallengeRequest: {
+            to?: components["schemas"]["PlayerId"];
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description A rated game (false if absent); never with a `position`.
+             * @example false
+             */
+            rated?: boolean;
+            seat?: components["schemas"]["SeatChoice"];
+            rules?: components["schemas"]["Rules"];
+            position?: components["schemas"]["Position"];
+        };
+        /**
+         * @description Why a challenge was declined.
+         * @example tooFast
+         * @enum {string}
+         */
+        DeclineReason: "generic" | "later" | "tooFast" | "tooSlow" | "timeControl" | "rated" | "casual";
+        /**
+         * @description Why you decline a challenge.
+         * @example {
+         *       "reason": "later"
+         *     }
+         */
+        DeclineRequest: {
+            reason?: components["schemas"]["DeclineReason"];
+        };
+        /**
+         * @description Where a challenge stands.
+         * @example pending
+         * @enum {string}
+         */
+        ChallengeStatus: "pending" | "accepted" | "declined" | "cancelled" | "expired";
+        /**
+         * @description A challenge, as it stands.
+         * @example {
+         *       "id": "q9Zx0b7LmN3kR2aT",
+         *       "status": "pending",
+         *       "from": {
+         *         "id": "bV3kQ9xZ2mTa",
+         *         "name": "Adebayo"
+         *       },
+         *       "to": {
+         *         "id": "Zq2m9PxY4kTb",
+         *         "name": "Ngozi"
+         *       },
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 300,
+         *         "incrementSeconds": 3
+         *       },
+         *       "rated": true,
+         *       "seat": "random",
+         *       "rules": {
+         *         "captureSeed": "taken",
+         *         "leftovers": "last_mover"
+         *       },
+         *       "position": null,
+         *       "rematchOf": null,
+         *       "reason": null,
+         *       "createdAt": "2026-03-01T12:00:00Z",
+         *       "expiresAt": "2026-03-01T12:01:00Z",
+         *       "game": null,
+         *       "side": null
+         *     }
+         */
+        Challenge: {
+            id: components["schemas"]["LobbyId"];
+            status: components["schemas"]["ChallengeStatus"];
+            from: components["schemas"]["LobbyPlayer"];
+            to: components["schemas"]["NullableLobbyPlayer"];
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description A rated game.
+             * @example true
+             */
+            rated: boolean;
+            seat: components["schemas"]["SeatChoice"];
+            rules: components["schemas"]["Rules"];
+            /**
+             * @description The start position chosen; null for the opening position.
+             * @example null
+             */
+            position: components["schemas"]["Position"] | null;
+            /**
+             * @description The game this is a rematch of; null for none.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            rematchOf: string | null;
+            /**
+             * @description The decline's reason (a DeclineReason); null unless declined.
+             * @example tooFast
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description When it was sent.
+             * @example 2026-03-01T12:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When a pending challenge expires, as things stand.
+             * @example 2026-03-01T12:01:00Z
+             */
+            expiresAt: string;
+            /**
+             * @description The game, once accepted; null before.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            game: string | null;
+            side: components["schemas"]["NullableSide"];
+        };
+        /**
+         * @description A player's pending challenges.
+         * @example {
+         *       "incoming": [],
+         *       "outgoing": []
+         *     }
+         */
+        ChallengeList: {
+            /**
+             * @description Sent to you.
+             * @example []
+             */
+            incoming: components["schemas"]["Challenge"][];
+            /**
+             * @description Sent by you.
+             * @example []
+             */
+            outgoing: components["schemas"]["Challenge"][];
+        };
+        /**
+         * @description A single-use ticket that opens one event stream.
+         * @example {
+         *       "ticket": "st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp",
+         *       "expiresAt": "2026-03-01T12:00:30Z"
+         *     }
+         */
+        StreamTicket: {
+            /**
+             * @description The ticket, for `?ticket=`.
+             * @example st_3kQ9xZ2mTaVb8sHq0nR7yLwE4uJc1dFp
+             */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description When it stops opening a stream.
+             * @example 2026-03-01T12:00:30Z
+             */
+            expiresAt: string;
+        };
     };
     responses: {
         /**
@@ -6026,6 +6735,105 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description No seek (`seek_not_found`) or challenge (`challenge_not_found`) has this id. */
+        LobbyNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-seek_not_found",
+                 *       "title": "No such seek",
+                 *       "status": 404,
+                 *       "detail": "seek k3Jd9sQm2LpX0aZq: seek not found",
+                 *       "code": "seek_not_found",
+                 *       "instance": "/v1/seeks/k3Jd9sQm2LpX0aZq"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description A valid player token, but not one that may do this: another
+         *     player's seek (`not_your_seek`), or a challenge you did not send or
+         *     were not sent (`not_your_challenge`).
+         */
+        LobbyForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-not_your_seek",
+                 *       "title": "Not your seek",
+                 *       "status": 403,
+                 *       "detail": "the seek is another player's: seek k3Jd9sQm2LpX0aZq",
+                 *       "code": "not_your_seek",
+                 *       "instance": "/v1/seeks/k3Jd9sQm2LpX0aZq"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The seek or challenge is not in a state that allows this:
+         *     `seek_closed` (no longer open), `challenge_closed` (no longer
+         *     pending: accepted, declined, cancelled or expired) or
+         *     `too_many_seeks` (an open seek of this time control already, or 5
+         *     open seeks). On a creation sent with an `Idempotency-Key`, also
+         *     `idempotency_key_in_use` (a request with that key is still running:
+         *     send it again after `Retry-After` seconds).
+         */
+        LobbyConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-challenge_closed",
+                 *       "title": "Challenge no longer pending",
+                 *       "status": 409,
+                 *       "detail": "the challenge is no longer pending: challenge q9Zx0b7LmN3kR2aT is accepted",
+                 *       "code": "challenge_closed",
+                 *       "instance": "/v1/challenges/q9Zx0b7LmN3kR2aT/accept"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request matches the document but cannot be met:
+         *     `time_control_required` (a seek or challenge with a null time
+         *     control), `invalid_time_control`, `invalid_rating_range` (min above
+         *     max), `self_challenge` (challenging or accepting yourself),
+         *     `rated_not_allowed` (a rated game from a chosen position),
+         *     `invalid_position`, `invalid_rules` or `rematch_not_possible`.
+         */
+        LobbyRefused: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-invalid_rating_range",
+                 *       "title": "Invalid rating range",
+                 *       "status": 422,
+                 *       "detail": "invalid rating range: min 1800 is above max 1500",
+                 *       "code": "invalid_rating_range",
+                 *       "instance": "/v1/seeks"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
     };
     parameters: {
         /**
@@ -6066,7 +6874,7 @@ export interface components {
          *     earns requests back continuously, so `r` grows before `t` runs out.
          *     On every answer of an operation limited per client address (game
          *     creations, joins, moves, event streams opened, practice puzzles,
-         *     player creations), errors and the `429` included.
+         *     player creations, seeks, challenges), errors and the `429` included.
          */
         RateLimit: string;
         /**
@@ -6075,7 +6883,8 @@ export interface components {
          *     allowed at once (the burst), and `w` the seconds an exhausted
          *     allowance takes to become whole again (the burst divided by the
          *     rate). Names: `game-create`, `join`, `move`, `stream-open`,
-         *     `practice`, `player-create`.
+         *     `practice`, `player-create`, `seek-create`, `challenge-create`,
+         *     `player-stream-open`, `lobby-stream-open`.
          */
         RateLimitPolicy: string;
         /**
@@ -8406,6 +9215,566 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateSeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes this creation safe to send again (the IETF httpapi draft's
+                 *     header): a key of your choosing, unique per creation (a UUID), bare
+                 *     or quoted (`"..."`), 1 to 255 characters. The same key with the same
+                 *     request (body and credentials) within 24 hours gets the first
+                 *     answer again, status and body, with `Idempotent-Replayed: true`: the
+                 *     same game or player, and a token that works. Sent while the first
+                 *     request still runs, it is `409 idempotency_key_in_use` (retry after
+                 *     `Retry-After`); with another request, `422 idempotency_key_reused`.
+                 *     Only a successful answer is kept: after a refusal or a failure the
+                 *     same key runs the request afresh. The server keeps the answer
+                 *     encrypted under a key derived from yours, so keep the key as secret
+                 *     as the token it protects.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeekRequest"];
+            };
+        };
+        responses: {
+            /** @description The seek, open or already matched. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description The seek's URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seek"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            409: components["responses"]["LobbyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LobbyRefused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetSeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The seek's id, from `POST /v1/seeks`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The seek. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seek"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["LobbyForbidden"];
+            404: components["responses"]["LobbyNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CancelSeek: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The seek's id, from `POST /v1/seeks`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled seek. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Seek"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["LobbyForbidden"];
+            404: components["responses"]["LobbyNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetLobby: {
+        parameters: {
+            query?: {
+                /** @description Only seeks of this kind of time control. */
+                kind?: "clock" | "correspondence";
+                /** @description Only rated (true) or casual (false) seeks. */
+                rated?: boolean;
+                /** @description At most this many seeks (1-200, default 50). */
+                limit?: number;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The open seeks. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Lobby"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    FollowLobbyEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /** @description The `id` of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["TooManyStreams"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StreamsFull"];
+        };
+    };
+    ListChallenges: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenges. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeList"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /**
+                 * @description Makes this creation safe to send again (the IETF httpapi draft's
+                 *     header): a key of your choosing, unique per creation (a UUID), bare
+                 *     or quoted (`"..."`), 1 to 255 characters. The same key with the same
+                 *     request (body and credentials) within 24 hours gets the first
+                 *     answer again, status and body, with `Idempotent-Replayed: true`: the
+                 *     same game or player, and a token that works. Sent while the first
+                 *     request still runs, it is `409 idempotency_key_in_use` (retry after
+                 *     `Retry-After`); with another request, `422 idempotency_key_reused`.
+                 *     Only a successful answer is kept: after a refusal or a failure the
+                 *     same key runs the request afresh. The server keeps the answer
+                 *     encrypted under a key derived from yours, so keep the key as secret
+                 *     as the token it protects.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChallengeRequest"];
+            };
+        };
+        responses: {
+            /** @description The challenge, pending. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    /** @description The challenge's URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["PlayerNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["LobbyRefused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The challenge's id, from `POST /v1/challenges`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            404: components["responses"]["LobbyNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CancelChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The challenge's id, from `POST /v1/challenges`. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cancelled challenge. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["LobbyForbidden"];
+            404: components["responses"]["LobbyNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    AcceptChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The challenge's id. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The accepted challenge. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["LobbyForbidden"];
+            404: components["responses"]["LobbyNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            422: components["responses"]["LobbyRefused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    DeclineChallenge: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The challenge's id. */
+                id: components["schemas"]["LobbyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "tooFast"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeclineRequest"];
+            };
+        };
+        responses: {
+            /** @description The declined challenge. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["LobbyForbidden"];
+            404: components["responses"]["LobbyNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RematchGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The finished game's id. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rematch challenge, pending or accepted. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Challenge"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["LobbyConflict"];
+            422: components["responses"]["LobbyRefused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateStreamTicket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ticket. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTicket"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    FollowPlayerEvents: {
+        parameters: {
+            query?: {
+                /** @description A single-use stream ticket, instead of the `Player-Token` header. */
+                ticket?: string;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /** @description The `id` of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: number;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            429: components["responses"]["TooManyStreams"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StreamsFull"];
         };
     };
 }
