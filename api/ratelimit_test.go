@@ -150,6 +150,7 @@ func TestRateLimitHeadersOverHTTP(t *testing.T) {
 		}
 	}
 }
+
 // TestRateLimitsTable: every row of Limits is whole and its own (a name or
 // a flag twice would have two rows share a bucket or a flag), and New
 // refuses a limit no row has rather than limit nothing. That each row's
