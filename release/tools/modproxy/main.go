@@ -55,14 +55,26 @@ func run(out, version, rev, repo string) error {
 	if err != nil {
 		return err
 	}
-	root, err := readMod(filepath.Join(repo, "go.mod"))
+	// The commit's files only, as a proxy serves a tag: untracked and
+	// ignored files of the work tree stay out. (zip.CreateFromVCS would do
+	// it, but does not know a git worktree's .git file.)
+	tree, err := os.MkdirTemp("", "modproxy")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tree)
+	archive := exec.Command("sh", "-c", `git -C "$1" archive "$2" | tar -x -C "$3"`, "sh", repo, rev, tree)
+	if msg, err := archive.CombinedOutput(); err != nil {
+		return fmt.Errorf("git archive %s: %w: %s", rev, err, msg)
+	}
+	root, err := readMod(filepath.Join(tree, "go.mod"))
 	if err != nil {
 		return err
 	}
 	if len(root.Replace) > 0 {
 		return errors.New("the root go.mod has a replace: go install of a version ignores it, and fails")
 	}
-	if err := write(out, repo, rev, "", root, version, t); err != nil {
+	if err := write(out, tree, "", root, version, t); err != nil {
 		return err
 	}
 	required := map[string]string{}
@@ -70,14 +82,14 @@ func run(out, version, rev, repo string) error {
 		required[r.Mod.Path] = r.Mod.Version
 	}
 	// The modules nested in the tree that the root requires.
-	return filepath.WalkDir(repo, func(path string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(tree, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == ".git") {
 			return filepath.SkipDir
 		}
-		if d.Name() != "go.mod" || path == filepath.Join(repo, "go.mod") {
+		if d.Name() != "go.mod" || path == filepath.Join(tree, "go.mod") {
 			return nil
 		}
 		mf, err := readMod(path)
@@ -88,11 +100,11 @@ func run(out, version, rev, repo string) error {
 		if !ok {
 			return nil
 		}
-		sub, err := filepath.Rel(repo, filepath.Dir(path))
+		sub, err := filepath.Rel(tree, filepath.Dir(path))
 		if err != nil {
 			return err
 		}
-		return write(out, repo, rev, filepath.ToSlash(sub), mf, v, t)
+		return write(out, tree, filepath.ToSlash(sub), mf, v, t)
 	})
 }
 
@@ -105,7 +117,7 @@ func readMod(path string) (*modfile.File, error) {
 }
 
 // write puts one module version in the proxy: its list, info, mod and zip.
-func write(out, repo, rev, subdir string, mf *modfile.File, version string, t time.Time) error {
+func write(out, tree, subdir string, mf *modfile.File, version string, t time.Time) error {
 	m := module.Version{Path: mf.Module.Mod.Path, Version: version}
 	if err := module.Check(m.Path, m.Version); err != nil {
 		return err
@@ -125,9 +137,9 @@ func write(out, repo, rev, subdir string, mf *modfile.File, version string, t ti
 	if err != nil {
 		return err
 	}
-	gomod, err := exec.Command("git", "-C", repo, "show", rev+":"+filepath.ToSlash(filepath.Join(subdir, "go.mod"))).Output()
+	gomod, err := os.ReadFile(filepath.Join(tree, filepath.FromSlash(subdir), "go.mod"))
 	if err != nil {
-		return fmt.Errorf("git show %s's go.mod: %w", m.Path, err)
+		return err
 	}
 	files := map[string][]byte{"list": []byte(version + "\n"), version + ".info": info, version + ".mod": gomod}
 	for name, data := range files {
@@ -139,7 +151,7 @@ func write(out, repo, rev, subdir string, mf *modfile.File, version string, t ti
 	if err != nil {
 		return err
 	}
-	if err := zip.CreateFromVCS(f, m, repo, rev, subdir); err != nil {
+	if err := zip.CreateFromDir(f, m, filepath.Join(tree, filepath.FromSlash(subdir))); err != nil {
 		f.Close()
 		return fmt.Errorf("zip %s: %w", m, err)
 	}
