@@ -550,9 +550,9 @@ func serveOnce(bin, dir string) error {
 	exited := make(chan error, 1)
 	stopped := false
 	defer func() {
-		if !stopped {
+		if !stopped { // a check failed before the stop: no one waits for it yet
 			_ = cmd.Process.Kill()
-			<-exited
+			_ = cmd.Wait()
 		}
 	}()
 	lines := bufio.NewScanner(stderr)
@@ -585,7 +585,6 @@ func serveOnce(bin, dir string) error {
 		}
 		return healthcheck(bin, l.Addr, 1)
 	}
-	go func() { exited <- cmd.Wait() }()
 	return fmt.Errorf("the binary stopped without listening: %v", lines.Err())
 }
 
