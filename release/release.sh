@@ -37,8 +37,18 @@ targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd
 rm -rf dist
 mkdir -p dist
 ldflags="-s -w -X main.version=$version -X main.commit=$commit -X main.date=$date"
+# The binaries are built as `go install …@version` builds them: outside
+# the workspace (go.work takes the tree's client), with the Go client at
+# the version the root go.mod requires, served from a module proxy that
+# release/tools/modproxy writes from HEAD (go.sum's hash of it is
+# checked), every other module from the usual proxy. So the binary and its
+# SBOM name that client version, not a directory.
+proxy=$(mktemp -d /tmp/ayoayo-release-proxy.XXXXXX)
+trap 'rm -rf "$proxy"' EXIT
+(cd release/tools && GOWORK=off go run ./modproxy --out "$proxy" --version "$version" ../.. >/dev/null)
+export GOWORK=off GOPROXY="file://$proxy,$(go env GOPROXY)" GOFLAGS="${GOFLAGS:-} -mod=readonly"
 # The release's tools are modules of their own, outside the workspace.
-sbom() { (cd release/tools && GOWORK=off go tool cyclonedx-gomod bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
+sbom() { (cd release/tools && GOFLAGS= go tool cyclonedx-gomod bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
 declare -A linux_binaries=()
 for target in $targets; do
 	os=${target%/*} arch=${target#*/}
@@ -63,7 +73,7 @@ for target in $targets; do
 	[[ $os == linux ]] && linux_binaries[$arch]=$PWD/dist/$name/$exe
 done
 if [[ -n ${linux_binaries[amd64]:-} && -n ${linux_binaries[arm64]:-} ]]; then
-	(cd release/image && GOWORK=off go run . build --binary "linux/amd64=${linux_binaries[amd64]}" --binary "linux/arm64=${linux_binaries[arm64]}" \
+	(cd release/image && GOFLAGS= go run . build --binary "linux/amd64=${linux_binaries[amd64]}" --binary "linux/arm64=${linux_binaries[arm64]}" \
 		--license ../../LICENSE --ca-certificates "${CA_CERTIFICATES:-/etc/ssl/certs/ca-certificates.crt}" \
 		--version "$version" --commit "$commit" --date "$date" --out "../../dist/ayoayo_${version#v}_image.oci.tar")
 else
