@@ -32,6 +32,12 @@ else
 	[[ -z $(git status --porcelain --untracked-files=no) ]] ||
 		{ echo "release: the work tree has changes; commit them first" >&2; exit 1; }
 fi
+# go build finds the VCS only where .git is a directory: a git worktree's
+# .git file gives binaries without vcs.revision.
+if [[ ! -d .git ]]; then
+	echo "release: .git is not a directory (a git worktree?): go build would not stamp the commit; build from a clone" >&2
+	((snapshot)) || exit 1
+fi
 targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 
 rm -rf dist
