@@ -5,7 +5,7 @@ go 1.26.0
 tool github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 
 require (
-	github.com/ayoayo/ayoayo/clients/go v0.0.0-00010101000000-000000000000
+	github.com/ayoayo/ayoayo/clients/go v0.1.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/getkin/kin-openapi v0.153.0
@@ -67,7 +67,3 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
-
-// The load tools drive the server through the generated client, a module
-// of its own (clients/go) that third parties require; here it is this tree's.
-replace github.com/ayoayo/ayoayo/clients/go => ./clients/go

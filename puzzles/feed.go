@@ -164,6 +164,11 @@ type FeedOptions struct {
 	// AttemptResult) and whether it moved ratings, for metrics: it must be
 	// quick and safe for concurrent use. Nil: nobody is told.
 	Attempted func(result AttemptResult, rated bool)
+	// Ahead holds puzzles made ahead (package puzzles/ahead ships a set):
+	// a day it holds at the version in force for it is served without
+	// generation, and its practice rows answer where the stock has none
+	// (only while a stock is kept: StockSize above zero). Nil: none.
+	Ahead *Ahead
 }
 
 // Feed serves the daily puzzles: "today" from the clock, the first day, and
@@ -178,6 +183,7 @@ type Feed struct {
 	generate func(context.Context, time.Time) (gen.Puzzle, error)
 	budget   *budget.Budget
 	pool     *pool
+	ahead    *Ahead
 	inflight flight[Stored] // generations running, by day (gen.DateLayout)
 	// genTimeout bounds one generation of a day (FeedOptions.GenerateTimeout).
 	genTimeout time.Duration
@@ -223,6 +229,7 @@ func NewFeed(st Store, cpu *budget.Budget, o FeedOptions) *Feed {
 		budget:     cpu,
 		pool:       newPool(cpu, o),
 		attempted:  o.Attempted,
+		ahead:      o.Ahead,
 	}
 }
 
@@ -242,10 +249,16 @@ func (f *Feed) published(date time.Time) error {
 	return nil
 }
 
-// proved proves a stored puzzle again before it is served.
+// proved proves a stored puzzle again before it is served, unless it is
+// the one made ahead for its day (proven before it was shipped, and
+// compared with the generator's in CI): an endgame puzzle's proof would
+// wait for the table.
 func (f *Feed) proved(ctx context.Context, sp Stored, err error) (Stored, error) {
 	if err != nil {
 		return Stored{}, err
+	}
+	if f.ahead.shipped(sp.Puzzle) {
+		return sp, nil
 	}
 	if err := f.gen.Verify(ctx, sp.Puzzle); err != nil {
 		return Stored{}, fmt.Errorf("stored puzzle %s: %w", sp.Puzzle.ID, err)
@@ -292,15 +305,29 @@ func (f *Feed) create(ctx context.Context, date time.Time) (Stored, error) {
 func (f *Feed) run(ctx context.Context, date time.Time) (Stored, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.genTimeout)
 	defer cancel()
-	p, err := f.generateDay(ctx, date)
-	if err != nil {
-		return Stored{}, err
-	}
-	if err := f.gen.Verify(ctx, p); err != nil {
-		return Stored{}, fmt.Errorf("generated puzzle %s: %w", p.ID, err)
+	p, ok := f.aheadDay(date)
+	if !ok {
+		var err error
+		if p, err = f.generateDay(ctx, date); err != nil {
+			return Stored{}, err
+		}
+		if err := f.gen.Verify(ctx, p); err != nil {
+			return Stored{}, fmt.Errorf("generated puzzle %s: %w", p.ID, err)
+		}
 	}
 	sp, err := f.store.AddPuzzle(ctx, p, f.now().UTC())
 	return f.proved(ctx, sp, err)
+}
+
+// aheadDay returns date's puzzle made ahead, if the feed has one of the
+// version in force for the day (a server with another cutover makes its
+// own).
+func (f *Feed) aheadDay(date time.Time) (gen.Puzzle, bool) {
+	p, ok := f.ahead.Day(date)
+	if !ok || p.Version != gen.VersionFor(date, f.cutover) {
+		return gen.Puzzle{}, false
+	}
+	return p, true
 }
 
 // generateDay makes date's puzzle in a unit of the CPU budget, once a build

@@ -501,6 +501,9 @@ func (f *Feed) daily(ctx context.Context, day time.Time) (engine.Position, error
 	if !errors.Is(err, ErrNotFound) {
 		return engine.Position{}, err
 	}
+	if p, ok := f.aheadDay(day); ok {
+		return p.Position, nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, f.genTimeout)
 	defer cancel()
 	p, err := f.generateDay(ctx, day)

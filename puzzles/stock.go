@@ -136,10 +136,14 @@ func (f *Feed) stockBucket(ctx context.Context, id gen.PracticeID) []Stocked {
 	if st == nil || id.Version != f.pool.version {
 		return nil
 	}
-	rows, err := st.StockBucket(ctx, id.Version, FilterKey(id.Filter), int(id.Seq%gen.PracticeWindow))
+	key, bucket := FilterKey(id.Filter), int(id.Seq%gen.PracticeWindow)
+	rows, err := st.StockBucket(ctx, id.Version, key, bucket)
 	if err != nil {
 		f.pool.log.WarnContext(ctx, "practice stock unreadable: making the puzzle on demand", "err", err)
-		return nil
+		rows = nil
+	}
+	if len(rows) == 0 { // the rows shipped with the binary, if any
+		rows = f.ahead.Bucket(id.Version, key, bucket)
 	}
 	return slices.DeleteFunc(rows, func(s Stocked) bool {
 		want := gen.PracticeID{Version: id.Version, Filter: id.Filter, Seq: s.Seq}
@@ -173,7 +177,12 @@ func (f *Feed) randomStocked(ctx context.Context, filter gen.PracticeFilter) (ge
 		return gen.Puzzle{}, false
 	}
 	n, err := pl.stock.StockedBuckets(ctx, pl.version, FilterKey(filter))
-	if err != nil || n == 0 {
+	if err != nil {
+		n = 0
+	}
+	// The rows made ahead are buckets 0, 1, 2, ..., as the stocker's are.
+	n = max(n, f.ahead.Buckets(pl.version, FilterKey(filter)))
+	if n == 0 {
 		return gen.Puzzle{}, false
 	}
 	b := pl.rand() % uint64(min(n, gen.PracticeWindow))
@@ -214,7 +223,19 @@ const (
 	// stockRest is how long a filter whose every bucket is stocked or was
 	// passed over is left alone.
 	stockRest = time.Hour
+	// stockShare is the share of one core the stocker takes on average on
+	// an idle server: after a step of t it rests t*(1-share)/share. Without
+	// it a server nobody uses spent a whole core for the ~18 hours a full
+	// stock takes; the stock shipped with the binary (puzzles/ahead) serves
+	// every stocked filter meanwhile.
+	stockShare = 0.25
 )
+
+// stockRestAfter is how long the stocker rests after a step that took
+// worked, to keep to stockShare of a core.
+func stockRestAfter(worked time.Duration) time.Duration {
+	return time.Duration(float64(worked) * (1 - stockShare) / stockShare)
+}
 
 // Stocker fills the practice stock in the background: for each stocked
 // filter whose lease it holds, buckets 0, 1, 2, ... up to the stock's
@@ -255,14 +276,16 @@ func (f *Feed) NewStocker(holder string) (*Stocker, error) {
 // or live work took the budget.
 func (s *Stocker) Run(ctx context.Context) {
 	for ctx.Err() == nil {
+		start := time.Now()
 		worked, err := s.Step(ctx)
 		if err != nil && ctx.Err() == nil {
 			s.feed.pool.log.WarnContext(ctx, "practice stock", "err", err)
 		}
+		pause := stockPause
 		if worked && err == nil {
-			continue
+			pause = stockRestAfter(time.Since(start))
 		}
-		t := time.NewTimer(stockPause)
+		t := time.NewTimer(pause)
 		select {
 		case <-ctx.Done():
 		case <-t.C:

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Builds the release: static binaries (CGO_ENABLED=0) for linux, darwin and
-# windows on amd64 and arm64, each in an archive with the LICENSE, the
-# README and docs/*.md; a SHA-256 checksum file; and for linux the OCI image
-# as a file (release/image: the binary on an empty base, no daemon needed).
+# windows on amd64 and arm64, each in an archive (.tar.gz; .zip for
+# windows) with the LICENSE, the README and docs/*.md, and beside each a
+# CycloneDX SBOM of the binary (cyclonedx-gomod, pinned as a tool in
+# release/tools); for linux the OCI image as a file (release/image: an OCI
+# layout holding linux/amd64 and linux/arm64, no daemon needed; it needs
+# both linux targets, and a CA bundle: Debian's ca-certificates); and a
+# SHA-256 checksum file over all of it.
 #
 #   release/release.sh                 the tag at HEAD (v1.2.3) names the release
 #   release/release.sh --snapshot      any commit: v0.0.0-SNAPSHOT-<commit>
-#   TARGETS="linux/amd64" release/release.sh --snapshot    fewer targets
+#   TARGETS="linux/amd64 linux/arm64" release/release.sh --snapshot    fewer targets
 #
 # Everything goes to dist/ (git-ignored), emptied first. The version, commit
-# and date are stamped with -ldflags -X (ayoayo version prints them); the
-# date is the commit's, so a rebuild of one commit makes the same binaries.
+# and date are stamped with -ldflags -X (ayoayo version prints them), and
+# the build stamps the VCS revision, time and state as go build does by
+# default (go version -m shows vcs.revision); the date is the commit's, so
+# a rebuild of one commit makes the same binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,11 +32,30 @@ else
 	[[ -z $(git status --porcelain --untracked-files=no) ]] ||
 		{ echo "release: the work tree has changes; commit them first" >&2; exit 1; }
 fi
+# go build finds the VCS only where .git is a directory: a git worktree's
+# .git file gives binaries without vcs.revision.
+if [[ ! -d .git ]]; then
+	echo "release: .git is not a directory (a git worktree?): go build would not stamp the commit; build from a clone" >&2
+	((snapshot)) || exit 1
+fi
 targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
 
 rm -rf dist
 mkdir -p dist
 ldflags="-s -w -X main.version=$version -X main.commit=$commit -X main.date=$date"
+# The binaries are built as `go install …@version` builds them: outside
+# the workspace (go.work takes the tree's client), with the Go client at
+# the version the root go.mod requires, served from a module proxy that
+# release/tools/modproxy writes from HEAD (go.sum's hash of it is
+# checked), every other module from the usual proxy. So the binary and its
+# SBOM name that client version, not a directory.
+proxy=$(mktemp -d /tmp/ayoayo-release-proxy.XXXXXX)
+trap 'rm -rf "$proxy"' EXIT
+(cd release/tools && GOWORK=off go run ./modproxy --out "$proxy" --version "$version" ../.. >/dev/null)
+export GOWORK=off GOPROXY="file://$proxy,$(go env GOPROXY)" GOFLAGS="${GOFLAGS:-} -mod=readonly"
+# The release's tools are modules of their own, outside the workspace.
+sbom() { (cd release/tools && GOFLAGS= go tool cyclonedx-gomod bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
+declare -A linux_binaries=()
 for target in $targets; do
 	os=${target%/*} arch=${target#*/}
 	name=ayoayo_${version#v}_${os}_${arch}
@@ -38,17 +63,29 @@ for target in $targets; do
 	[[ $os == windows ]] && exe=ayoayo.exe
 	echo "--- $name"
 	mkdir -p "dist/$name"
-	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=false -ldflags "$ldflags" -o "dist/$name/$exe" ./cmd/ayoayo
+	# -buildvcs=true over a GOFLAGS that may say otherwise: the binary
+	# records the commit it was built from.
+	CGO_ENABLED=0 GOOS=$os GOARCH=$arch go build -trimpath -buildvcs=true -ldflags "$ldflags" -o "dist/$name/$exe" ./cmd/ayoayo
 	cp LICENSE README.md "dist/$name/"
 	mkdir -p "dist/$name/docs" && cp docs/*.md "dist/$name/docs/"
 	# Sorted names, fixed owner and times: the same archive from the same commit.
-	tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$date" -C dist -czf "dist/$name.tar.gz" "$name"
-	if [[ $os == linux ]]; then
-		(cd release/image && go run . build --binary "../../dist/$name/$exe" --license ../../LICENSE --arch "$arch" \
-			--version "$version" --commit "$commit" --date "$date" --out "../../dist/ayoayo_${version#v}_linux_${arch}.oci.tar")
+	find "dist/$name" -exec touch -h -d "$date" {} +
+	if [[ $os == windows ]]; then
+		(cd dist && find "$name" | LC_ALL=C sort | TZ=UTC zip -q -X -D "$name.zip" -@)
+	else
+		tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="$date" -C dist -czf "dist/$name.tar.gz" "$name"
 	fi
+	sbom "$PWD/dist/$name.sbom.json" "$PWD/dist/$name/$exe"
+	[[ $os == linux ]] && linux_binaries[$arch]=$PWD/dist/$name/$exe
 done
+if [[ -n ${linux_binaries[amd64]:-} && -n ${linux_binaries[arm64]:-} ]]; then
+	(cd release/image && GOFLAGS= go run . build --binary "linux/amd64=${linux_binaries[amd64]}" --binary "linux/arm64=${linux_binaries[arm64]}" \
+		--license ../../LICENSE --ca-certificates "${CA_CERTIFICATES:-/etc/ssl/certs/ca-certificates.crt}" \
+		--version "$version" --commit "$commit" --date "$date" --out "../../dist/ayoayo_${version#v}_image.oci.tar")
+else
+	echo "--- no image: it needs both linux/amd64 and linux/arm64 in TARGETS"
+fi
 shopt -s nullglob
-(cd dist && files=(*.tar.gz *.oci.tar) && sha256sum -- "${files[@]}" >"ayoayo_${version#v}_checksums.txt")
+(cd dist && files=(*.tar.gz *.zip *.sbom.json *.oci.tar) && sha256sum -- "${files[@]}" >"ayoayo_${version#v}_checksums.txt")
 echo "$version" >dist/VERSION
 ls -l dist

@@ -3,15 +3,20 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/ahead"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
@@ -36,7 +41,7 @@ func parseCutover(s string) (time.Time, error) {
 	return d, nil
 }
 
-// runPuzzles is `ayoayo puzzles generate|stats`.
+// runPuzzles is `ayoayo puzzles generate|stats|ahead`.
 func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) error {
 	from := fs.String("from", "", "first `date`, YYYY-MM-DD (default today, UTC)")
 	days := fs.Int("days", 7, fmt.Sprintf("how many days, 1 to %d", maxFillDays))
@@ -44,15 +49,19 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	cutoverFlag := puzzleCutoverFlag(fs)
 	asJSON := fs.Bool("json", false, "stats only: print the figures as one JSON object instead of tables")
 	practice := fs.Bool("practice", false, "stats only: the practice stock of --db (per stocked filter: puzzles, non-greedy share, grades) instead of generated days")
+	stock := fs.Int("stock", aheadStock, "ahead only: practice puzzles per stocked filter (buckets 0 to N-1)")
+	out := fs.String("out", "", "ahead only: the `file` to write (the shipped one is "+ahead.File+")")
+	check := fs.String("check", "", "ahead only: check this `file` (\"shipped\": the one in the binary) against the generator instead of making one")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "ahead only: generations at once")
 	sub := ""
 	if len(args) > 0 {
 		sub = args[0]
 	}
-	if sub != "generate" && sub != "stats" {
+	if sub != "generate" && sub != "stats" && sub != "ahead" {
 		if err := fs.Parse(args); err != nil {
 			return err
 		}
-		return fmt.Errorf("%w: want the subcommand generate or stats", errUsage)
+		return fmt.Errorf("%w: want the subcommand generate, stats or ahead", errUsage)
 	}
 	if err := m.parse(fs, args[1:], envPrefix, "db", "puzzle-cutover"); err != nil {
 		return err
@@ -74,6 +83,15 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	cutover, err := parseCutover(*cutoverFlag)
 	if err != nil {
 		return err
+	}
+	if sub == "ahead" {
+		if *check != "" {
+			return checkAhead(ctx, m, *check, *workers)
+		}
+		if *out == "" || *stock < 0 {
+			return fmt.Errorf("%w: ahead needs --out FILE (or --check FILE) and --stock 0 or more", errUsage)
+		}
+		return makeAhead(ctx, m, *out, first, *days, cutover, *stock, *workers)
 	}
 	if sub == "stats" && *practice {
 		return practiceStats(ctx, m, *db, *asJSON)
@@ -264,4 +282,98 @@ func counts(m map[string]int, order []string) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// aheadStock is the practice puzzles per stocked filter of the shipped set
+// unless --stock says otherwise: a walk's first 16 answers of each filter
+// from a fresh server, for a file of about 100 KB made in minutes.
+const aheadStock = 16
+
+// makeAhead is `ayoayo puzzles ahead --out FILE`: the puzzles a fresh
+// server serves at once (puzzles.MakeAhead), written as the binary ships
+// them. The same flags make the same file content.
+func makeAhead(ctx context.Context, m *Main, out string, first time.Time, days int, cutover time.Time, stock, workers int) error {
+	start := time.Now()
+	tb, err := puzzles.NewGenerator(workers).EndgameTable(ctx)
+	if err != nil {
+		return err
+	}
+	set, err := puzzles.MakeAhead(ctx, tb, first, days, cutover, stock, workers)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err := set.Encode(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	fi, err := os.Stat(out)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: %d days from %s, %d practice puzzles (%d filters, buckets 0-%d), %d bytes, made in %s\n",
+		out, len(set.Days), first.Format(gen.DateLayout), len(set.Stock), len(puzzles.StockedFilters()), stock-1, fi.Size(), time.Since(start).Round(time.Second))
+	return nil
+}
+
+// checkAhead is `ayoayo puzzles ahead --check FILE`: every puzzle of the
+// file made again by the generator and compared.
+func checkAhead(ctx context.Context, m *Main, file string, workers int) error {
+	var set puzzles.AheadSet
+	var err error
+	if file == "shipped" {
+		set, err = ahead.Set()
+	} else {
+		var f *os.File
+		if f, err = os.Open(file); err != nil {
+			return err
+		}
+		defer f.Close()
+		set, err = puzzles.DecodeAhead(f)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := puzzles.NewAhead(set); err != nil {
+		return err
+	}
+	start := time.Now()
+	tb, err := puzzles.NewGenerator(workers).EndgameTable(ctx)
+	if err != nil {
+		return err
+	}
+	checks := make([]func() error, 0, len(set.Days)+len(set.Stock))
+	for _, p := range set.Days {
+		checks = append(checks, func() error { return puzzles.CheckAheadDay(ctx, tb, p) })
+	}
+	for _, r := range set.Stock {
+		checks = append(checks, func() error { return puzzles.CheckAheadRow(ctx, tb, r) })
+	}
+	errs := make([]error, len(checks))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = checks[i]()
+			}
+		})
+	}
+	for i := range checks {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: %d days and %d practice puzzles are what the generator makes (%s)\n",
+		file, len(set.Days), len(set.Stock), time.Since(start).Round(time.Second))
+	return nil
 }

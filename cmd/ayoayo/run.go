@@ -36,7 +36,7 @@ func commands() []command {
 		{"validate", "[flags] FILE|-", "check NDJSON game records (one /v1/validate body a line) offline and write NDJSON answers", runValidate},
 		{"analyze", "POSITION [flags]", "search a position (text notation) and print the best move", runAnalyze},
 		{"match", "[flags]", "play paired games between two AI levels and print the score", runMatch},
-		{"puzzles", "generate|stats [flags]", "generate and store daily puzzles ahead of time, or report what a run of days holds", runPuzzles},
+		{"puzzles", "generate|stats|ahead [flags]", "generate and store daily puzzles ahead of time, report what a run of days holds, or make (ahead --out FILE) or check (ahead --check FILE) the puzzles the binary ships", runPuzzles},
 		{"loadtest", "[flags]", "play concurrent games against a server and report moves/s and latency", runLoadtest},
 		{"tablebase", "build|info [flags] [FILE]", "build an endgame table (build --seeds N --out FILE) or check one (info FILE)", runTablebase},
 		{"fanout", "[flags]", "follow one game with many event streams and report move and delivery latency", runFanout},
@@ -44,6 +44,7 @@ func commands() []command {
 		{"prune", "--before DATE [flags]", "delete the finished and aborted games that ended before DATE, with their moves, in small batches", runPrune},
 		{"migrate", "[--db DB]", "apply the database's missing migrations and stop (for serve --migrate=false); a database a newer binary migrated is refused", runMigrate},
 		{"backup", "--out FILE [--db FILE]", "copy a SQLite database, live, to FILE: one consistent snapshot while the server writes, checked with integrity_check", runBackup},
+		{"healthcheck", "[--addr ADDR]", "exit 0 when the server at ADDR (env AYOAYO_ADDR, default :8080) answers /readyz with 200, else 1: the image's health check", runHealthcheck},
 		{"version", "", "print the version, commit and build date (also: ayoayo --version)", runVersion},
 	}
 }

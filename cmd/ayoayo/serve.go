@@ -29,6 +29,7 @@ import (
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/puzzles/ahead"
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -307,9 +308,15 @@ func (s *serving) startAPI() error {
 	c := s.cfg
 	// The daily feed, and the practice pool from version 2's own half of
 	// the positions.
+	// The puzzles shipped in the binary: a fresh database serves the daily
+	// puzzle and each stocked practice filter at once.
+	shipped, err := ahead.Load()
+	if err != nil {
+		return err
+	}
 	feed := puzzles.NewFeed(s.st, s.cpu, puzzles.FeedOptions{First: c.feedStart, Cutover: c.cutover, Now: s.now, Generator: s.gen, Practice: s.gen.Practice,
 		PracticeConcurrency: c.PracticeConcurrency, Stock: s.st, StockSize: c.PracticeStock, Log: s.log,
-		Attempted: s.domain.attempted})
+		Attempted: s.domain.attempted, Ahead: shipped})
 	if stocker, err := feed.NewStocker(c.Instance); err == nil { // ErrNoStock with --practice-stock 0
 		// Background work: stopped, and waited for, before the tables and
 		// the store close.
