@@ -17,6 +17,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
@@ -438,6 +439,9 @@ func encodeLobbyEvent(e *lobby.Event) ([]byte, error) {
 	if e.Reason != "" {
 		data["reason"] = string(e.Reason)
 	}
+	if e.Kind == lobby.EventGameFinish && e.Game != nil {
+		finishToAPI(data, e.Game, e.Side)
+	}
 	payload, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
@@ -484,4 +488,16 @@ func challengeToAPI(c *lobby.Challenge) oapi.Challenge {
 		out.Position.Set(positionToAPI(c.Start))
 	}
 	return out
+}
+
+// finishToAPI adds to a gameFinish event's data how g ended for the player
+// in seat side: the game's status, its result (null when aborted) and the
+// change of the player's rating (null when the game moved none).
+func finishToAPI(data map[string]any, g *games.Game, side engine.Side) {
+	data["status"] = string(g.Status)
+	data["result"] = resultOrNull(g.Result)
+	data["ratingChange"] = nil
+	if seat := g.Players[side]; seat.HasChange {
+		data["ratingChange"] = map[string]float64{"before": seat.Rating, "after": seat.Rating + seat.Change, "change": seat.Change}
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/lobby"
@@ -239,5 +240,34 @@ func TestPlayerStreamOverHTTP(t *testing.T) {
 	defer stop2()
 	if ev, data := nextEvent(t, again); ev != "gameStart" || !strings.Contains(data, `"side"`) {
 		t.Fatalf("a new stream's first frame: %s %s", ev, data)
+	}
+}
+
+// TestGameFinishFrame: a gameFinish event's frame says how the game ended
+// for the player, its result and the change of the player's rating (null
+// when none moved).
+func TestGameFinishFrame(t *testing.T) {
+	g := games.Game{ID: "g1", Status: games.Finished, Result: engine.Result{Winner: engine.NorthWins, Reason: engine.ByResignation}}
+	g.Players[engine.North] = games.SeatPlayer{ID: "p", Rating: 1500, Change: 12.5, HasChange: true}
+	for _, tc := range []struct {
+		name string
+		side engine.Side
+		want string
+	}{
+		{"the winner, rated", engine.North, `"ratingChange":{"after":1512.5,"before":1500,"change":12.5}`},
+		{"a seat whose rating did not move", engine.South, `"ratingChange":null`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame, err := encodeLobbyEvent(&lobby.Event{Seq: 7, Kind: lobby.EventGameFinish, GameID: g.ID, Side: tc.side, Game: &g})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range []string{"id: 7\nevent: gameFinish\n", `"gameId":"g1"`, `"status":"finished"`,
+				`"result":{"reason":"resignation","winner":"north"}`, tc.want} {
+				if !strings.Contains(string(frame), part) {
+					t.Errorf("frame %q lacks %q", frame, part)
+				}
+			}
+		})
 	}
 }

@@ -89,10 +89,26 @@ type Notifier interface {
 	Changed(ctx context.Context, id string)
 }
 
-// changed tells the service's Notifier, if any, that game id changed.
-func (s *Service) changed(ctx context.Context, id string) {
+// EndNotifier hears of every game the session service ends, once, after
+// the write that ended it: by its last move, a resignation, an agreed draw,
+// an abort or its deadline. The lobby tells the game's players with it.
+type EndNotifier interface {
+	Ended(ctx context.Context, g Game)
+}
+
+// OnEnded makes n hear of the games this service ends from now on: the
+// lobby, which needs the service to make its games, is made after it, and
+// a sweeper may already be ending games then.
+func (s *Service) OnEnded(n EndNotifier) { s.ends.Store(&n) }
+
+// changed tells the service's Notifier, if any, that g changed, and its
+// EndNotifier, if any, when the change ended it.
+func (s *Service) changed(ctx context.Context, g *Game) {
 	if s.notify != nil {
-		s.notify.Changed(ctx, id)
+		s.notify.Changed(ctx, g.ID)
+	}
+	if n := s.ends.Load(); n != nil && g.Status.Over() {
+		(*n).Ended(ctx, *g)
 	}
 }
 

@@ -140,7 +140,7 @@ func (s *Service) amend(ctx context.Context, id string, by Actor, do func(g *Gam
 			if err == nil {
 				s.cache.put(&res)
 				s.sweep.expect(res.Deadline)
-				s.changed(ctx, id)
+				s.changed(ctx, &res)
 			}
 			return res, notFound(id, err)
 		}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
@@ -80,8 +81,9 @@ type Service struct {
 	flights flights  // the move requests being played, by game and ply
 	now     func() time.Time
 	log     *slog.Logger
-	notify  Notifier   // nil: nobody hears of changes
-	cache   *gameCache // the move path's guess of each game's row
+	notify  Notifier                    // nil: nobody hears of changes
+	ends    atomic.Pointer[EndNotifier] // nil: nobody hears of ends (OnEnded)
+	cache   *gameCache                  // the move path's guess of each game's row
 
 	exp   Expiries
 	sweep *alarm // wakes the Sweeper for a deadline set here
@@ -391,7 +393,7 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 	}
 	s.cache.put(&g)
 	s.sweep.expect(g.Deadline)
-	s.changed(ctx, id)
+	s.changed(ctx, &g)
 	side := engine.North
 	if slices.Equal(g.Tokens[engine.South], hash) {
 		side = engine.South
@@ -507,7 +509,7 @@ func (s *Service) resignOnce(ctx context.Context, id string, by Actor) (Game, er
 		return g, err
 	}
 	s.cache.put(&res)
-	s.changed(ctx, id)
+	s.changed(ctx, &res)
 	return res, nil
 }
 

@@ -304,7 +304,7 @@ func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 		ended, err := s.store.End(ctx, e)
 		if err == nil {
 			s.cache.put(&ended)
-			s.changed(ctx, g.ID)
+			s.changed(ctx, &ended)
 			s.log.InfoContext(ctx, "game ended at its deadline", "game", g.ID, "status", string(ended.Status),
 				"result", ended.Result.Reason.String(), "deadline", g.Deadline, "late", s.clock().Sub(g.Deadline))
 			return ended, nil

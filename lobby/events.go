@@ -328,9 +328,27 @@ func (s *Service) snapshot(ctx context.Context, player string, seq int64, out St
 	return nil
 }
 
+// Ended tells each player of g, a game the games service has just ended
+// (games.EndNotifier), with a gameFinish event: the game, its result and
+// the rating change are read when the event is sent.
+func (s *Service) Ended(ctx context.Context, g games.Game) {
+	var evs []Event
+	for side, p := range g.Players {
+		if p.ID != "" {
+			evs = append(evs, Event{Stream: p.ID, Kind: EventGameFinish, GameID: g.ID, Side: engine.Side(side), At: g.UpdatedAt})
+		}
+	}
+	s.emit(ctx, evs...)
+}
+
 // detail fills in what e is about, as it stands now.
 func (s *Service) detail(ctx context.Context, e Event) Event {
 	now := s.clock()
+	if e.Kind == EventGameFinish {
+		if g, err := s.games.Game(ctx, e.GameID); err == nil {
+			e.Game = &g
+		}
+	}
 	if e.SeekID != "" {
 		if sk, err := s.store.Seek(ctx, e.SeekID); err == nil {
 			sk = sk.At(now)

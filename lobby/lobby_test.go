@@ -442,3 +442,46 @@ func TestSeekRace(t *testing.T) {
 		t.Error("no game at all")
 	}
 }
+
+// TestGameFinish: when the games service ends a game of two players, by a
+// resignation here, each player's stream gets a gameFinish event for it,
+// once; a game of the lobby's that has not ended gets none.
+func TestGameFinish(t *testing.T) {
+	w := newWorld(t)
+	ctx := t.Context()
+	w.games.OnEnded(w.lobby)
+	ann, bob := w.player(t, "Ann"), w.player(t, "Bob")
+	finishes := func(p *players.Player, game string) int {
+		t.Helper()
+		evs, err := w.st.Events(ctx, p.ID, 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range evs {
+			if e.Kind == lobby.EventGameFinish && e.GameID == game {
+				n++
+			}
+		}
+		return n
+	}
+	c, _ := w.lobby.Challenge(ctx, ann, lobby.NewChallenge{To: bob.ID, TimeControl: corr, Seat: lobby.SeatSouth})
+	c, err := w.lobby.Accept(ctx, bob, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := finishes(ann, c.GameID); n != 0 {
+		t.Fatalf("%d gameFinish events for a game in play", n)
+	}
+	if _, err := w.games.Resign(ctx, c.GameID, games.Actor{Player: bob.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.games.Resign(ctx, c.GameID, games.Actor{Player: bob.ID}); err != nil {
+		t.Fatalf("the same resignation again: %v", err)
+	}
+	for _, p := range []*players.Player{ann, bob} {
+		if n := finishes(p, c.GameID); n != 1 {
+			t.Errorf("%s has %d gameFinish events for the game, want 1", p.Name, n)
+		}
+	}
+}

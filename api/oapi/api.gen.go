@@ -813,7 +813,7 @@ type Captured struct {
 
 // Challenge A challenge, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":true,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 type Challenge struct {
 	// CreatedAt When it was sent.
 	//

@@ -326,6 +326,7 @@ func (s *serving) startAPI() error {
 	// other instances' events are background work like the sweeper's.
 	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, Changes: lobbyChangesOf(s.st),
 		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
+	s.games.OnEnded(lob) // its players hear gameFinish
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
 	s.draining = make(chan struct{})

@@ -815,7 +815,7 @@ type Captured struct {
 
 // Challenge A challenge, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":true,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 type Challenge struct {
 	// CreatedAt When it was sent.
 	//
@@ -5219,6 +5219,10 @@ type ClientInterface interface {
 	//
 	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
 	//   matched, a challenge accepted).
+	// - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
+	//   game of yours ended, however it ended; `result` is null for an
+	//   aborted game, `ratingChange` `{before, after, change}` null unless
+	//   your rating moved.
 	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
 	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
 	//   challenge withdrawn, expired or declined.
@@ -6736,6 +6740,10 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 //
 //   - `gameStart` `{gameId, side}`: a game of yours started (a seek
 //     matched, a challenge accepted).
+//   - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
+//     game of yours ended, however it ended; `result` is null for an
+//     aborted game, `ratingChange` `{before, after, change}` null unless
+//     your rating moved.
 //   - `challenge` `{challenge}`: a challenge sent to you, or by you.
 //   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
 //     challenge withdrawn, expired or declined.
@@ -11017,6 +11025,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
 	//   matched, a challenge accepted).
+	// - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
+	//   game of yours ended, however it ended; `result` is null for an
+	//   aborted game, `ratingChange` `{before, after, change}` null unless
+	//   your rating moved.
 	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
 	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
 	//   challenge withdrawn, expired or declined.
@@ -18302,6 +18314,10 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 //
 //   - `gameStart` `{gameId, side}`: a game of yours started (a seek
 //     matched, a challenge accepted).
+//   - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
+//     game of yours ended, however it ended; `result` is null for an
+//     aborted game, `ratingChange` `{before, after, change}` null unless
+//     your rating moved.
 //   - `challenge` `{challenge}`: a challenge sent to you, or by you.
 //   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
 //     challenge withdrawn, expired or declined.

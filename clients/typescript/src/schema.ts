@@ -1305,6 +1305,10 @@ export interface paths {
          *
          *     - `gameStart` `{gameId, side}`: a game of yours started (a seek
          *       matched, a challenge accepted).
+         *     - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
+         *       game of yours ended, however it ended; `result` is null for an
+         *       aborted game, `ratingChange` `{before, after, change}` null unless
+         *       your rating moved.
          *     - `challenge` `{challenge}`: a challenge sent to you, or by you.
          *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
          *       challenge withdrawn, expired or declined.
@@ -5927,13 +5931,33 @@ export interface components {
          *         "initialSeconds": 300,
          *         "incrementSeconds": 3
          *       },
-         *       "rated": true,
+         *       "rated": false,
          *       "seat": "random",
          *       "rules": {
          *         "captureSeed": "taken",
          *         "leftovers": "last_mover"
          *       },
-         *       "position": null,
+         *       "position": {
+         *         "pits": [
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4
+         *         ],
+         *         "captured": {
+         *           "south": 0,
+         *           "north": 0
+         *         },
+         *         "toMove": "south"
+         *       },
          *       "rematchOf": null,
          *       "reason": null,
          *       "createdAt": "2026-03-01T12:00:00Z",
@@ -5955,10 +5979,7 @@ export interface components {
             rated: boolean;
             seat: components["schemas"]["SeatChoice"];
             rules: components["schemas"]["Rules"];
-            /**
-             * @description The start position chosen; null for the opening position.
-             * @example null
-             */
+            /** @description The start position chosen; null for the opening position. */
             position: components["schemas"]["Position"] | null;
             /**
              * @description The game this is a rematch of; null for none.
