@@ -49,10 +49,16 @@ ldflags="-s -w -X main.version=$version -X main.commit=$commit -X main.date=$dat
 # release/tools/modproxy writes from HEAD (go.sum's hash of it is
 # checked), every other module from the usual proxy. So the binary and its
 # SBOM name that client version, not a directory.
+# A module cache of the release's own: the machine's may hold the client
+# version from an older tree (a version not yet published is made anew from
+# each HEAD), which Go would take over the proxy's and refuse by go.sum.
+# Every other module comes from the machine's cache as a proxy, then the
+# usual one.
 proxy=$(mktemp -d /tmp/ayoayo-release-proxy.XXXXXX)
 trap 'rm -rf "$proxy"' EXIT
-(cd release/tools && GOWORK=off go run ./modproxy --out "$proxy" --version "$version" ../.. >/dev/null)
-export GOWORK=off GOPROXY="file://$proxy,$(go env GOPROXY)" GOFLAGS="${GOFLAGS:-} -mod=readonly"
+(cd release/tools && GOWORK=off go run ./modproxy --out "$proxy/proxy" --version "$version" ../.. >/dev/null)
+export GOWORK=off GOPROXY="file://$proxy/proxy,file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" \
+	GOMODCACHE="$proxy/modcache" GOFLAGS="${GOFLAGS:-} -mod=readonly -modcacherw"
 # The release's tools are modules of their own, outside the workspace.
 sbom() { (cd release/tools && GOFLAGS= go tool cyclonedx-gomod bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
 declare -A linux_binaries=()
