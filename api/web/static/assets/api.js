@@ -364,7 +364,7 @@ export async function lobby() {
 
 /**
  * Follows the lobby's Server-Sent Events: onEvent({type, data}) for each
- * `seekAdded` (data: the LobbySeek) and `seekRemoved` (data: {id}). The
+ * `seekAdded` (data: {seek}, the LobbySeek) and `seekRemoved` (data: {id}). The
  * browser reconnects by itself. Returns a function that closes the stream.
  */
 export function followLobby(onEvent) {

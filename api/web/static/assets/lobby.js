@@ -74,9 +74,11 @@ export class LobbyView {
   }
 
   onLobby({ type, data }) {
-    if (!data?.id) return;
-    if (type === 'seekAdded') this.seeks.set(data.id, data);
-    else if (type === 'seekRemoved') this.seeks.delete(data.id);
+    // seekAdded's data is {seek: LobbySeek}, seekRemoved's {id}.
+    const seek = data?.seek || data;
+    if (!seek?.id) return;
+    if (type === 'seekAdded') this.seeks.set(seek.id, seek);
+    else if (type === 'seekRemoved') this.seeks.delete(seek.id);
     this.draw();
   }
 
