@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -78,9 +79,7 @@ func lobbyGame(t *testing.T, bctx context.Context, base string) {
 
 	// One move each, within the first-move window.
 	for ply, side := range []string{"south", "north"} {
-		ctx := sides[side]
-		p, _ := settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Position.ToMove == side && len(p.Legal) > 0 })
-		do(t, ctx, fmt.Sprintf("%s sows", side), chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, p.Legal[0]))))
+		playLobbyMove(t, sides[side], base, id, side, ply)
 		moved := func(p pageState, g apiGame) bool { return g.Ply == ply+1 }
 		settle(t, alice, base, id, moved)
 		settle(t, bob, base, id, moved)
@@ -117,5 +116,35 @@ func lobbyGame(t *testing.T, bctx context.Context, base string) {
 			t.Errorf("%s's page shows the result %q; want a draw agreed by both players", name, text)
 		}
 		t.Logf("%s's page: %q", name, text)
+	}
+}
+
+// playLobbyMove has the page of side's player sow a pit offered, at ply.
+// The game's event stream starts with the game's "joined" event, which may
+// redraw the board just as the first pit is clicked: a click the redraw
+// swallowed is made again, until the server has the move.
+func playLobbyMove(t *testing.T, ctx context.Context, base, id, side string, ply int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		p, _ := settle(t, ctx, base, id, func(p pageState, g apiGame) bool {
+			return g.Ply > ply || (g.Position.ToMove == side && len(p.Legal) > 0)
+		})
+		if p.Ply > ply {
+			return
+		}
+		do(t, ctx, fmt.Sprintf("%s sows", side), chromedp.Click(chromedp.CSS(fmt.Sprintf(`.pit[data-pit="%d"]`, p.Legal[0]))))
+		for wait := time.Now().Add(2 * time.Second); time.Now().Before(wait); time.Sleep(100 * time.Millisecond) {
+			var g apiGame
+			if err := getJSON(ctx, base+"/v1/games/"+id, &g); err != nil {
+				t.Fatal(err)
+			}
+			if g.Ply > ply {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's page does not play its move at ply %d", side, ply)
+		}
 	}
 }
