@@ -781,13 +781,9 @@ export class GameView {
     this.enqueue(async () => {
       const send = kind === 'draw' ? api.offerDraw : api.offerTakeback;
       const g = await send(this.id, this.tokens[side], yes);
-      if (kind === 'takeback' && g.ply < this.game.ply) {
-        this.game = g;
-        this.busy = false;
-        this.history = this.history.filter((m) => m.ply < g.ply);
-      } else {
-        this.game = g;
-      }
+      // An accepted takeback: the undone moves leave the list.
+      if (g.ply < this.game.ply) this.history = this.history.filter((m) => m.ply < g.ply);
+      this.game = g;
       await this.show();
       if (isOver(g)) return;
       const by = g.offers?.[kind];
