@@ -8,6 +8,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/store/memory"
@@ -34,6 +35,10 @@ func startServer(t *testing.T) string {
 	hub := games.NewHub(st, games.HubOptions{Stopping: stopping})
 	svc := games.NewService(st, testCPU(), games.Options{Changed: hub, Expiries: games.Expiries{FirstMove: firstMove}})
 	sweeper := games.NewSweeper(svc, games.SweepOptions{})
+	// The lobby, as the server wires it: seeks pair into games of svc, and
+	// its players hear of their games' ends.
+	lob := lobby.NewService(st, lobby.Options{Games: svc, Stopping: stopping, PollInterval: time.Second})
+	svc.OnEnded(lob)
 	h, err := api.New(api.Options{
 		DB:    st,
 		Games: svc,
@@ -41,6 +46,7 @@ func startServer(t *testing.T) string {
 		// Version 2, the cheaper search: the page is what is tested here.
 		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
 		Players: players.NewService(st, nil),
+		Lobby:   lob,
 	})
 	if err != nil {
 		t.Fatal(err)

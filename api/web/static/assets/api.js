@@ -146,14 +146,24 @@ export async function gameMoves(id, from = 0) {
 }
 
 /**
- * Plays pit for the seat whose token is given, at the game's current ply
+ * The seat token kept for a seat that is this browser's player's own, taken
+ * in the lobby: the server made no seat token for it, and the seat acts
+ * with the player's Player-Token instead.
+ */
+export const PLAYER_SEAT = 'player';
+
+// How a request acts for a seat: its token, or the player's (PLAYER_SEAT).
+const seat = (token) => (token === PLAYER_SEAT ? { asPlayer: true } : { token });
+
+/**
+ * Plays pit for the seat whose token is given (PLAYER_SEAT: the player's seat), at the game's current ply
  * (game.ply). Answers {move, reply, game}: reply is the AI's answering move,
  * already played, or null. A lost answer is sent again once: the server
  * answers a repeated accepted request (same token, ply and pit) with the
  * stored answer, never a second move. 409 stale_ply: the game moved on.
  */
 export async function playMove(id, token, pit, ply) {
-  const send = () => call('POST', `/v1/games/${enc(id)}/moves`, { token, body: { pit, ply } });
+  const send = () => call('POST', `/v1/games/${enc(id)}/moves`, { ...seat(token), body: { pit, ply } });
   let data;
   try {
     data = await send();
@@ -166,15 +176,34 @@ export async function playMove(id, token, pit, ply) {
 
 /** Resigns for the token's seat: the other side wins. Answers the finished game. */
 export async function resign(id, token) {
-  return gameView(await call('POST', `/v1/games/${enc(id)}/resign`, { token }));
+  return gameView(await call('POST', `/v1/games/${enc(id)}/resign`, seat(token)));
+}
+
+/**
+ * Offers a draw for the token's seat, or accepts the other side's standing
+ * offer (offer true); refuses the other side's offer or withdraws one's own
+ * (offer false). Answers the game: its offers, or the draw by agreement.
+ */
+export async function offerDraw(id, token, offer) {
+  return gameView(await call('POST', `/v1/games/${enc(id)}/draw`, { ...seat(token), body: { offer } }));
+}
+
+/**
+ * Asks to take back the token's seat's last move (and the reply after it),
+ * or accepts the other side's request (offer true); refuses or withdraws
+ * (offer false). Unrated games only (403 takeback_rated). Answers the game.
+ */
+export async function offerTakeback(id, token, offer) {
+  return gameView(await call('POST', `/v1/games/${enc(id)}/takeback`, { ...seat(token), body: { offer } }));
 }
 
 /**
  * The events of a game's stream: `joined` (data: the Game), `move` (data: the
- * GameMove; id: the ply after it) and `end` (data: the finished Game). Each
- * means "the game changed".
+ * GameMove; id: the ply after it) and `end` (data: the finished Game), `offer` and `offerDeclined` (data:
+ * the Game, its offers), `takeback` (data: the Game at the ply it went back
+ * to). Each means "the game changed".
  */
-export const gameEventNames = ['joined', 'move', 'end'];
+export const gameEventNames = ['joined', 'move', 'end', 'offer', 'offerDeclined', 'takeback'];
 
 /**
  * Follows the game's Server-Sent Events. onChange(event) is called for every
@@ -310,6 +339,102 @@ export async function leaderboard(category) {
   return data.players || [];
 }
 
+// ---- The lobby: seeks, the player's event stream, rematches ----
+
+/**
+ * Posts a seek as this browser's player: {timeControl, rated, seat}.
+ * Answers the Seek {id, status, timeControl, rated, seat, game, side}: when
+ * a compatible open seek was there, it is matched already, with its game
+ * and the player's side; else open, listed in the lobby.
+ */
+export async function createSeek({ timeControl, rated = false, seat: side = 'random' }) {
+  return call('POST', '/v1/seeks', { body: { timeControl, rated, seat: side }, asPlayer: true });
+}
+
+/** Cancels one's own open seek (409 seek_closed once matched: it has its game). */
+export async function cancelSeek(id) {
+  return call('DELETE', `/v1/seeks/${enc(id)}`, { asPlayer: true });
+}
+
+/** The open seeks, newest first: [{id, player: {id, name}, rating, provisional, timeControl, rated, seat}]. */
+export async function lobby() {
+  const data = await call('GET', '/v1/lobby', { query: { limit: 200 } });
+  return data.seeks || [];
+}
+
+/**
+ * Follows the lobby's Server-Sent Events: onEvent({type, data}) for each
+ * `seekAdded` (data: {seek}, the LobbySeek) and `seekRemoved` (data: {id}). The
+ * browser reconnects by itself. Returns a function that closes the stream.
+ */
+export function followLobby(onEvent) {
+  const es = new EventSource('/v1/lobby/events');
+  const handler = (ev) => {
+    let data = null;
+    try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
+    onEvent({ type: ev.type, data });
+  };
+  for (const name of ['seekAdded', 'seekRemoved']) es.addEventListener(name, handler);
+  return () => es.close();
+}
+
+/** The events of a player's stream this client listens to. */
+export const playerEventNames = ['gameStart', 'gameFinish', 'challenge', 'challengeCanceled', 'challengeDeclined', 'seekMatched', 'seekExpired', 'seek'];
+
+/**
+ * Follows this browser's player's own event stream. An EventSource cannot
+ * send the Player-Token, so each connection asks first for a single-use
+ * ticket; as a ticket opens one connection only, a dropped stream is opened
+ * again here with a fresh ticket (the last event's id resumes it), not by
+ * the browser; the new connection starts with how things stand again (a
+ * gameStart for each game in play, a seek for each open seek).
+ * onEvent({type, data}) for each event. Returns a function that
+ * closes the stream.
+ */
+export function followPlayer(onEvent) {
+  let es = null;
+  let closed = false;
+  let timer = null;
+  const open = async () => {
+    if (closed) return;
+    let ticket;
+    try {
+      ticket = (await call('POST', '/v1/players/me/events/tickets', { asPlayer: true })).ticket;
+    } catch {
+      timer = setTimeout(open, 3000);
+      return;
+    }
+    if (closed) return;
+    es = new EventSource(`/v1/players/me/events?ticket=${enc(ticket)}`);
+    const handler = (ev) => {
+      let data = null;
+      try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
+      onEvent({ type: ev.type, data });
+    };
+    for (const name of playerEventNames) es.addEventListener(name, handler);
+    es.onerror = () => {
+      // The ticket is spent: reconnect with a fresh one, not the browser's way.
+      es.close();
+      if (!closed) timer = setTimeout(open, 2000);
+    };
+  };
+  open();
+  return () => {
+    closed = true;
+    clearTimeout(timer);
+    if (es) es.close();
+  };
+}
+
+/**
+ * Asks for a rematch of a finished game between two players, as this
+ * browser's player: the Challenge {id, status, game}: `pending` until the
+ * opponent asks too, `accepted` (with the new game's id) when they had.
+ */
+export async function rematch(id) {
+  return call('POST', `/v1/games/${enc(id)}/rematch`, { asPlayer: true });
+}
+
 // ---- Shapes: the API's answers as the page uses them ----
 
 function playerView(p) {
@@ -345,6 +470,7 @@ function gameView(g) {
     // Players, absent from a server without them.
     rated: !!g.rated, // the result changes both players' ratings
     players: { south: g.players?.south || null, north: g.players?.north || null }, // SeatPlayer {id, name, rating, provisional, change} or null
+    offers: { draw: g.offers?.draw || null, takeback: g.offers?.takeback || null }, // the side whose offer stands, or null
   };
 }
 

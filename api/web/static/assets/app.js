@@ -9,6 +9,7 @@
 //   #/practice[/ID]    more puzzles: a practice puzzle, and another
 //   #/player[/ID]      this browser's player's profile, or anyone's
 //   #/leaderboard[/C]  the best players of category C (live by default)
+//   #/lobby            seek a game against another player, the open seeks
 // A game or puzzle that cannot be shown (none by that id or day, a server
 // that does not answer) gets a page that says why and offers a way on.
 
@@ -18,6 +19,7 @@ import { PuzzleView, PracticeView, ArchiveView } from './puzzle.js';
 import * as saved from './store.js';
 import * as player from './player.js';
 import { ProfileView, LeaderboardView } from './profile.js';
+import { LobbyView } from './lobby.js';
 
 const main = document.getElementById('main');
 const announcer = document.getElementById('announce');
@@ -206,6 +208,13 @@ async function route() {
         const node = mount('tpl-profile');
         view = new ProfileView(node);
         await view.start(arg);
+        break;
+      }
+      case 'lobby': {
+        setNav('lobby');
+        const node = mount('tpl-lobby');
+        view = new LobbyView(node);
+        await view.start();
         break;
       }
       case 'leaderboard': {

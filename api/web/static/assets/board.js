@@ -423,6 +423,7 @@ export const REASONS = {
   repetition: 'the position repeated three times',
   resignation: 'resignation',
   timeout: 'timeout',
+  agreement: 'agreed by both players',
 };
 
 /**

@@ -36,6 +36,12 @@ export class GameView {
     this.$('.resign').addEventListener('click', () => this.resign());
     this.$('.copy').addEventListener('click', () => this.copyLink());
     this.$('.rematch').addEventListener('click', () => this.rematch());
+    this.$('.offer-draw').addEventListener('click', () => this.answer('draw', true));
+    this.$('.ask-takeback').addEventListener('click', () => this.answer('takeback', true));
+    this.$('.offers').addEventListener('click', (ev) => {
+      const b = ev.target.closest('button[data-offer]');
+      if (b) this.answer(b.dataset.offer, b.dataset.answer === 'yes');
+    });
     this.$('.same-settings').addEventListener('click', () => this.app.prefill(this.settings()));
     this.$('.history').addEventListener('click', (ev) => {
       const b = ev.target.closest('button[data-ply]');
@@ -122,6 +128,8 @@ export class GameView {
   close() {
     this.closed = true;
     this.stopFollowing();
+    if (this.stopPlayer) this.stopPlayer();
+    this.stopPlayer = null;
     clearInterval(this.ticker);
     this.ticker = null;
     this.board.skip();
@@ -200,9 +208,13 @@ export class GameView {
     this.drawClocks();
     this.drawPlayers();
     this.drawResult();
+    this.drawOffers();
     this.drawHistory();
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
-    if (isOver(g)) this.stopFollowing();
+    if (isOver(g)) {
+      this.stopFollowing();
+      this.followPlayer();
+    }
   }
 
   titleText() {
@@ -359,6 +371,12 @@ export class GameView {
   async catchUp() {
     if (this.closed || this.busy) return;
     const fresh = await api.getGame(this.id);
+    if (fresh.ply < this.game.ply) {
+      // Moves were taken back: they leave the list, and the board is the game's again.
+      this.history = this.history.filter((m) => m.ply < fresh.ply);
+      this.viewPly = null;
+      this.app.announce(`Moves taken back: ply ${fresh.ply}.`);
+    }
     if (fresh.ply > this.game.ply) {
       const moves = await api.gameMoves(this.id, this.game.ply);
       let pos = this.game.position;
@@ -695,6 +713,7 @@ export class GameView {
 
   /** The same game again with the seats swapped: a new game, opened at once (with its link, against a friend). */
   rematch() {
+    if (this.local.mode === 'lobby') return this.rematchPlayer();
     const s = this.settings();
     if (s.mode !== 'local') s.seat = other(s.seat);
     const button = this.$('.rematch');
@@ -703,6 +722,118 @@ export class GameView {
       button.disabled = false;
       this.fail(err);
     });
+  }
+
+  // ---- Offers: a draw, a takeback; a rematch between players ----
+
+  /** The one seat this browser holds in a game between two people, or null. */
+  mySeat() {
+    const me = Object.keys(this.tokens);
+    if (me.length !== 1 || this.game.ai) return null;
+    return me[0];
+  }
+
+  /**
+   * The draw and takeback buttons of a seat here, in a game between two
+   * people in play, and the offers that stand: the opponent's, with buttons
+   * to accept or refuse it, and one's own, to withdraw. A takeback is for an
+   * unrated game only, once this seat has moved.
+   */
+  drawOffers() {
+    const g = this.game;
+    const mine = this.mySeat();
+    const box = this.$('.offers');
+    const live = !!mine && g.status === 'active';
+    const offers = g.offers || { draw: null, takeback: null };
+    const moved = this.history.some((m) => m.side === mine) || (g.lastMove && g.lastMove.side === mine);
+    this.$('.offer-draw').hidden = !live || !!offers.draw;
+    this.$('.ask-takeback').hidden = !live || g.rated || !!offers.takeback || !moved;
+    const parts = [];
+    if (live) {
+      for (const kind of ['draw', 'takeback']) {
+        const by = offers[kind];
+        if (!by) continue;
+        const p = document.createElement('p');
+        p.className = 'offer';
+        p.dataset.offer = kind;
+        p.dataset.by = by === mine ? 'me' : 'opponent';
+        const button = (text, answer, primary) => {
+          const b = Object.assign(document.createElement('button'), { type: 'button', textContent: text, className: primary ? 'primary' : '' });
+          b.dataset.offer = kind;
+          b.dataset.answer = answer;
+          return b;
+        };
+        if (by === mine) {
+          p.append(kind === 'draw' ? 'You offered a draw. ' : 'You asked for a takeback. ', button('Withdraw', 'no'));
+        } else {
+          p.append(kind === 'draw' ? 'Your opponent offers a draw. ' : 'Your opponent asks to take back their last move. ', button('Accept', 'yes', true), ' ', button('Decline', 'no'));
+        }
+        parts.push(p);
+      }
+    }
+    box.replaceChildren(...parts);
+  }
+
+  /** Makes or accepts (yes) an offer of kind 'draw' or 'takeback', or refuses or withdraws one (no). */
+  answer(kind, yes) {
+    const side = this.mySeat();
+    if (!side) return;
+    this.enqueue(async () => {
+      const send = kind === 'draw' ? api.offerDraw : api.offerTakeback;
+      const g = await send(this.id, this.tokens[side], yes);
+      // An accepted takeback: the undone moves leave the list.
+      if (g.ply < this.game.ply) this.history = this.history.filter((m) => m.ply < g.ply);
+      this.game = g;
+      await this.show();
+      if (isOver(g)) return;
+      const by = g.offers?.[kind];
+      if (by === side) this.setStatus(kind === 'draw' ? 'Draw offered: waiting for your opponent to answer.' : 'Takeback asked: waiting for your opponent to answer.');
+    });
+  }
+
+  /**
+   * A rematch of a game met in the lobby: asked as the player; the game
+   * starts when the opponent asks too (at once if they had). The player's
+   * event stream, followed once the game is over, says when they ask and
+   * when the new game starts.
+   */
+  rematchPlayer() {
+    const button = this.$('.rematch');
+    button.disabled = true;
+    this.enqueue(async () => {
+      try {
+        const c = await api.rematch(this.id);
+        if (c.status === 'accepted' && c.game) {
+          this.openGame(c.game, c.side);
+          return;
+        }
+        this.rematchAsked = true;
+        this.$('.result-detail').textContent = 'Rematch asked: the new game starts when your opponent accepts.';
+      } catch (err) {
+        button.disabled = false;
+        throw err;
+      }
+    });
+  }
+
+  /** Follows the player's events once a lobby game is over: rematch asked, rematch started. */
+  followPlayer() {
+    if (this.stopPlayer || this.closed || this.local.mode !== 'lobby') return;
+    this.stopPlayer = api.followPlayer(({ type, data }) => {
+      if (this.closed || !data) return;
+      const c = data.challenge;
+      if (type === 'challenge' && c?.rematchOf === this.id && c.status === 'pending' && c.from?.id !== saved.player()?.id) {
+        this.$('.result-detail').textContent = 'Your opponent asks for a rematch.';
+        this.$('.rematch').textContent = 'Accept the rematch';
+      }
+      if (type === 'gameStart' && data.gameId && data.gameId !== this.id && this.rematchAsked) this.openGame(data.gameId, data.side);
+    });
+  }
+
+  /** Opens another game of the player's as its seat. */
+  openGame(id, side) {
+    if (side && !saved.savedGame(id)?.tokens?.[side]) saved.saveSeat(id, side, api.PLAYER_SEAT, 'lobby');
+    location.hash = `#/game/${encodeURIComponent(id)}`;
   }
 
   skip() {
