@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -126,14 +127,14 @@ func practiceID(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }
 // rateLimits makes the middleware of the limits set, by operation id, in
 // the order of Limits. A limit that is not a row of Limits, or a row that
 // names an operation the document lacks, is an error: either would
-// silently limit nothing.
-func rateLimits(set RateLimits, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
+// silently limit nothing. The buckets refill by now (nil: time.Now).
+func rateLimits(set RateLimits, now func() time.Time, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
 	known := map[string]bool{}
 	byOp := map[string][]echo.MiddlewareFunc{}
 	for _, row := range Limits() {
 		known[row.Name] = true
 		r := set[row.Name]
-		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, nil).Named(row.Name)
+		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, now).Named(row.Name)
 		for op, charged := range row.ops {
 			if _, ok := operations[op]; !ok {
 				return nil, fmt.Errorf("rate limit %q: the document has no operation %s", row.Name, op)

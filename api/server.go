@@ -99,6 +99,8 @@ type Options struct {
 	// practice puzzles, player creations). A limit absent, or with a Rate
 	// of 0, is none; a name that is no row's fails New.
 	RateLimits RateLimits
+	// Now is the clock the rate limits refill by. Nil: time.Now.
+	Now func() time.Time
 	// TrustedProxies are the address ranges of the reverse proxies in front
 	// of the server. A request that comes from one of them is counted, in
 	// the per-client limits and the log, for the rightmost address of its
@@ -357,7 +359,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	// The rate limits come first: a refused request costs next to nothing.
-	perOp, err := rateLimits(s.opts.RateLimits, validate)
+	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate)
 	if err != nil {
 		return nil, err
 	}

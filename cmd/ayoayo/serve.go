@@ -346,6 +346,7 @@ func (s *serving) startAPI() error {
 		Games:               s.games,
 		Hub:                 s.hub,
 		RateLimits:          c.rateLimits(),
+		Now:                 s.now,
 		TrustedProxies:      c.proxies,
 		EventHeartbeat:      c.EventHeartbeat,
 		MaxStreams:          c.MaxStreams,
