@@ -382,9 +382,6 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 			if err := lockSeekers(ctx, tx, owners); err != nil {
 				return err
 			}
-			if err := notPlaying(ctx, tx, owners); err != nil {
-				return err
-			}
 		}
 		var err error
 		c, err = scanChallenge(tx.QueryRow(ctx, `UPDATE challenges SET status = 'accepted', accepted_by = $1, game_id = $2,
@@ -398,6 +395,12 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 			return err
 		}
 		if a.CancelClock {
+			// After the challenge's own condition: of two accepts, the
+			// second hears that the challenge is taken, not that the first
+			// one's game is being played.
+			if err := notPlaying(ctx, tx, owners); err != nil {
+				return err
+			}
 			if cancelled, err = cancelClock(ctx, tx, a.At, owners); err != nil {
 				return err
 			}

@@ -325,11 +325,6 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		cancelled = nil
 		a0, a1 := a.Game.Players[0].ID, a.Game.Players[1].ID
-		if a.CancelClock {
-			if err := notPlaying(ctx, r, a0, a1); err != nil {
-				return err
-			}
-		}
 		var err error
 		c, err = scanChallenge(r.queryRow(ctx, `UPDATE challenges SET status = 'accepted', accepted_by = ?, game_id = ?, side = ?, updated_at = ?
 			WHERE id = ? AND status = 'pending' AND expires_at > ? RETURNING `+challengeColumns,
@@ -341,6 +336,11 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 			return err
 		}
 		if a.CancelClock {
+			// After the challenge's own condition: of two accepts, the
+			// second hears that the challenge is taken.
+			if err := notPlaying(ctx, r, a0, a1); err != nil {
+				return err
+			}
 			if cancelled, err = cancelClock(ctx, r, a.At, a0, a1); err != nil {
 				return err
 			}

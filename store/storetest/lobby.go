@@ -389,6 +389,11 @@ func testAcceptClock(t *testing.T, s Store, _ *fixtures) {
 		Game: pairedGame("game1", "bob", "ann", blitz, tick(1)), CancelClock: true, At: tick(1)}); err != nil {
 		t.Fatalf("ann and bob's clock game: %v", err)
 	}
+	// Accepting it again: taken, whatever its players play now.
+	if _, _, err := s.Accept(ctx, lobby.Acceptance{ID: "live", By: "bob", Side: engine.North,
+		Game: pairedGame("game2", "bob", "ann", blitz, tick(2)), CancelClock: true, At: tick(2)}); !errors.Is(err, lobby.ErrConflict) {
+		t.Errorf("accept twice: %v, want ErrConflict", err)
+	}
 	mustAddSeek(t, s, seekOf("dan-blitz", "dan", blitz, 1))
 	mustAddSeek(t, s, seekOf("dan-corr", "dan", corr, 1))
 	mustAddSeek(t, s, seekOf("eve-rapid", "eve", rapid, 1))
