@@ -630,34 +630,3 @@ func (s *Store) playing(ctx context.Context, player string) ([]games.Game, error
 	}
 	return out, rows.Err()
 }
-
-// lobbyChannel is the notification channel on which every instance
-// announces the event streams it appended to.
-const lobbyChannel = "ayoayo_lobby_events"
-
-// PublishEvents implements lobby.Changes.
-func (s *Store) PublishEvents(ctx context.Context, stream string) error {
-	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", lobbyChannel, stream)
-	return err
-}
-
-// ListenEvents implements lobby.Changes, as Listen does for games.
-func (s *Store) ListenEvents(ctx context.Context, changed func(stream string)) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return s.read(err)
-	}
-	pc := conn.Hijack()
-	defer pc.Close(context.WithoutCancel(ctx))
-	if _, err := pc.Exec(ctx, "LISTEN "+lobbyChannel); err != nil {
-		return fmt.Errorf("listen: %w", s.read(err))
-	}
-	changed("")
-	for {
-		n, err := pc.WaitForNotification(ctx)
-		if err != nil {
-			return s.read(err)
-		}
-		changed(n.Payload)
-	}
-}
