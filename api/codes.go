@@ -35,7 +35,7 @@ var answered = []error{
 	httpx.ErrRateLimited, httpx.ErrTooManyStreams, httpx.ErrStreamsFull,
 	games.ErrAIBusy, games.ErrNotFound,
 	lobby.ErrSeekNotFound, lobby.ErrChallengeNotFound, lobby.ErrNotYourSeek, lobby.ErrNotYourChallenge,
-	lobby.ErrSeekClosed, lobby.ErrChallengeClosed, lobby.ErrTooManySeeks, lobby.ErrPlaying,
+	lobby.ErrSeekClosed, lobby.ErrChallengeClosed, lobby.ErrTooManySeeks, lobby.ErrPlaying, lobby.ErrChallengePlaying,
 	lobby.ErrTimeControlRequired, lobby.ErrInvalidRange, lobby.ErrSelfChallenge, lobby.ErrRematch,
 	lobby.ErrInvalidTicket, lobby.ErrTooManyStreams, lobby.ErrConflict,
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,

@@ -146,6 +146,47 @@ func TestLobbyRefusals(t *testing.T) {
 	}
 }
 
+// TestAcceptWhilePlaying: a clock challenge is not accepted while its
+// challenger or its acceptor plays a clock game (409
+// challenge_player_playing, the challenge stays pending); a correspondence
+// one is.
+func TestAcceptWhilePlaying(t *testing.T) {
+	clock := gamestest.NewClock()
+	gs := newLobbyServer(t, clock)
+	annP, ann := gs.newPlayer("Ann")
+	_, bob := gs.newPlayer("Bob")
+	cidP, cid := gs.newPlayer("Cid")
+	gs.expect(gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(ann)), http.StatusCreated, "")
+	paired := gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(bob))
+	if !strings.Contains(string(paired.body), `"status":"matched"`) {
+		t.Fatalf("ann and bob's clock game: %s", paired.body)
+	}
+	mail := map[string]any{"kind": "correspondence", "daysPerMove": 3}
+	for _, tc := range []struct {
+		name             string
+		from, to, by     string
+		toID             string
+		timeControl      any
+		status           int
+		code, afterwards string
+	}{
+		{"the acceptor plays a clock game", cid, annP.Id, ann, annP.Id, blitzAPI, 409, "challenge_player_playing", "pending"},
+		{"the challenger plays a clock game", ann, cidP.Id, cid, cidP.Id, blitzAPI, 409, "challenge_player_playing", "pending"},
+		{"correspondence while playing", ann, cidP.Id, cid, cidP.Id, mail, 200, "", "accepted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gs.must(http.MethodPost, "/v1/challenges", "", map[string]any{"to": tc.toID, "timeControl": tc.timeControl}, asPlayer(tc.from))
+			gs.expect(c, http.StatusCreated, "")
+			var ch oapi.Challenge
+			c.decode(t, &ch)
+			gs.expect(gs.must(http.MethodPost, "/v1/challenges/"+ch.Id+"/accept", "", nil, asPlayer(tc.by)), tc.status, tc.code)
+			if got := gs.must(http.MethodGet, "/v1/challenges/"+ch.Id, "", nil, nil); !strings.Contains(string(got.body), `"status":"`+tc.afterwards+`"`) {
+				t.Errorf("the challenge afterwards: %s, want %s", got.body, tc.afterwards)
+			}
+		})
+	}
+}
+
 // sseLines reads an event stream's lines into a channel.
 func sseLines(t *testing.T, gs *gamesServer, path string, header map[string]string) (<-chan string, func()) {
 	t.Helper()

@@ -3623,6 +3623,13 @@ type RequestId = string
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
 
+// AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type AcceptConflict = Problem
+
 // BadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5318,6 +5325,8 @@ type AIBusyApplicationProblemPlusJSONResponse struct {
 	Headers AIBusyResponseHeaders
 }
 
+type AcceptConflictApplicationProblemPlusJSONResponse Problem
+
 type BadRequestApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse GameProblem
@@ -6267,7 +6276,7 @@ func (response AcceptChallenge404ApplicationProblemPlusJSONResponse) VisitAccept
 }
 
 type AcceptChallenge409ApplicationProblemPlusJSONResponse struct {
-	LobbyConflictApplicationProblemPlusJSONResponse
+	AcceptConflictApplicationProblemPlusJSONResponse
 }
 
 func (response AcceptChallenge409ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
@@ -7721,7 +7730,7 @@ func (response RematchGame404ApplicationProblemPlusJSONResponse) VisitRematchGam
 }
 
 type RematchGame409ApplicationProblemPlusJSONResponse struct {
-	LobbyConflictApplicationProblemPlusJSONResponse
+	AcceptConflictApplicationProblemPlusJSONResponse
 }
 
 func (response RematchGame409ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {

@@ -324,7 +324,7 @@ func (s *serving) startAPI() error {
 	}
 	// The lobby: its expiry of seeks and challenges and its listener for
 	// other instances' events are background work like the sweeper's.
-	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, Changes: lobbyChangesOf(s.st),
+	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, ChallengeTTL: c.ChallengeTTL, Changes: lobbyChangesOf(s.st),
 		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
 	s.games.OnEnded(lob) // its players hear gameFinish
 	s.sweeping.Go(func() { lob.Listen(s.background) })

@@ -272,6 +272,7 @@ func diffRecord(got, want games.Record) []string {
 	field("ByAI", got.ByAI == want.ByAI, got.ByAI, want.ByAI)
 	field("At", got.At.Equal(want.At), got.At.Format(time.RFC3339Nano), want.At.Format(time.RFC3339Nano))
 	field("Version", got.Version == want.Version, got.Version, want.Version)
+	field("DrawOffer", got.DrawOffer == want.DrawOffer, got.DrawOffer, want.DrawOffer)
 	return d
 }
 

@@ -3625,6 +3625,13 @@ type RequestID = string
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
 
+// AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type AcceptConflict = Problem
+
 // BadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4699,7 +4706,11 @@ type ClientInterface interface {
 	// game is active at once, both seats held; act on yours with your
 	// `Player-Token`. Accepting twice, after a cancellation, a decline or
 	// the expiry, or a second of two accepts racing, is `409
-	// challenge_closed`: one game, whatever the race. No body is needed.
+	// challenge_closed`: one game, whatever the race. A challenge with a
+	// clock while its challenger or you play a game with a clock is `409
+	// challenge_player_playing` (it stays pending); its acceptance
+	// cancels both players' open seeks with a clock, as a pairing does.
+	// No body is needed.
 	//
 	// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
 	AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5048,7 +5059,9 @@ type ClientInterface interface {
 	// accepts their challenge and the new game starts at once (the answer
 	// is `accepted`, with the `game`); asking twice answers the same
 	// pending challenge. A game still playing, against the AI or not
-	// yours is `422 rematch_not_possible`.
+	// yours is `422 rematch_not_possible`; accepting the opponent's
+	// rematch of a game with a clock while either of you plays another
+	// game with a clock is `409 challenge_player_playing`.
 	//
 	// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
 	RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5960,7 +5973,11 @@ func (c *Client) GetChallenge(ctx context.Context, id LobbyID, params *GetChalle
 // game is active at once, both seats held; act on yours with your
 // `Player-Token`. Accepting twice, after a cancellation, a decline or
 // the expiry, or a second of two accepts racing, is `409
-// challenge_closed`: one game, whatever the race. No body is needed.
+// challenge_closed`: one game, whatever the race. A challenge with a
+// clock while its challenger or you play a game with a clock is `409
+// challenge_player_playing` (it stays pending); its acceptance
+// cancels both players' open seeks with a clock, as a pairing does.
+// No body is needed.
 //
 // Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
 func (c *Client) AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6459,7 +6476,9 @@ func (c *Client) PlayGameMove(ctx context.Context, id GameID, params *PlayGameMo
 // accepts their challenge and the new game starts at once (the answer
 // is `accepted`, with the `game`); asking twice answers the same
 // pending challenge. A game still playing, against the AI or not
-// yours is `422 rematch_not_possible`.
+// yours is `422 rematch_not_possible`; accepting the opponent's
+// rematch of a game with a clock while either of you plays another
+// game with a clock is `409 challenge_player_playing`.
 //
 // Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
 func (c *Client) RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10485,7 +10504,11 @@ type ClientWithResponsesInterface interface {
 	// game is active at once, both seats held; act on yours with your
 	// `Player-Token`. Accepting twice, after a cancellation, a decline or
 	// the expiry, or a second of two accepts racing, is `409
-	// challenge_closed`: one game, whatever the race. No body is needed.
+	// challenge_closed`: one game, whatever the race. A challenge with a
+	// clock while its challenger or you play a game with a clock is `409
+	// challenge_player_playing` (it stays pending); its acceptance
+	// cancels both players' open seeks with a clock, as a pairing does.
+	// No body is needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10844,7 +10867,9 @@ type ClientWithResponsesInterface interface {
 	// accepts their challenge and the new game starts at once (the answer
 	// is `accepted`, with the `game`); asking twice answers the same
 	// pending challenge. A game still playing, against the AI or not
-	// yours is `422 rematch_not_possible`.
+	// yours is `422 rematch_not_possible`; accepting the opponent's
+	// rematch of a game with a clock while either of you plays another
+	// game with a clock is `409 challenge_player_playing`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12430,7 +12455,7 @@ type AcceptChallengeResponse struct {
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *LobbyNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationProblemJSON409 *LobbyConflict
+	ApplicationProblemJSON409 *AcceptConflict
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *LobbyRefused
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -12476,7 +12501,7 @@ func (r AcceptChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r AcceptChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+func (r AcceptChallengeResponse) GetApplicationProblemJSON409() *AcceptConflict {
 	return r.ApplicationProblemJSON409
 }
 
@@ -13920,7 +13945,7 @@ type RematchGameResponse struct {
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationProblemJSON409 *LobbyConflict
+	ApplicationProblemJSON409 *AcceptConflict
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *LobbyRefused
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -13959,7 +13984,7 @@ func (r RematchGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r RematchGameResponse) GetApplicationProblemJSON409() *LobbyConflict {
+func (r RematchGameResponse) GetApplicationProblemJSON409() *AcceptConflict {
 	return r.ApplicationProblemJSON409
 }
 
@@ -17618,7 +17643,11 @@ func (c *ClientWithResponses) GetChallengeWithResponse(ctx context.Context, id L
 // game is active at once, both seats held; act on yours with your
 // `Player-Token`. Accepting twice, after a cancellation, a decline or
 // the expiry, or a second of two accepts racing, is `409
-// challenge_closed`: one game, whatever the race. No body is needed.
+// challenge_closed`: one game, whatever the race. A challenge with a
+// clock while its challenger or you play a game with a clock is `409
+// challenge_player_playing` (it stays pending); its acceptance
+// cancels both players' open seeks with a clock, as a pairing does.
+// No body is needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18067,7 +18096,9 @@ func (c *ClientWithResponses) PlayGameMoveWithResponse(ctx context.Context, id G
 // accepts their challenge and the new game starts at once (the answer
 // is `accepted`, with the `game`); asking twice answers the same
 // pending challenge. A game still playing, against the AI or not
-// yours is `422 rematch_not_possible`.
+// yours is `422 rematch_not_possible`; accepting the opponent's
+// rematch of a game with a clock while either of you plays another
+// game with a clock is `409 challenge_player_playing`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19932,7 +19963,7 @@ func ParseAcceptChallengeResponse(rsp *http.Response) (*AcceptChallengeResponse,
 		response.ApplicationProblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest LobbyConflict
+		var dest AcceptConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -21770,7 +21801,7 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 		response.ApplicationProblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest LobbyConflict
+		var dest AcceptConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -1207,7 +1207,11 @@ export interface paths {
          *     game is active at once, both seats held; act on yours with your
          *     `Player-Token`. Accepting twice, after a cancellation, a decline or
          *     the expiry, or a second of two accepts racing, is `409
-         *     challenge_closed`: one game, whatever the race. No body is needed.
+         *     challenge_closed`: one game, whatever the race. A challenge with a
+         *     clock while its challenger or you play a game with a clock is `409
+         *     challenge_player_playing` (it stays pending); its acceptance
+         *     cancels both players' open seeks with a clock, as a pairing does.
+         *     No body is needed.
          */
         post: operations["AcceptChallenge"];
         delete?: never;
@@ -1256,7 +1260,9 @@ export interface paths {
          *     accepts their challenge and the new game starts at once (the answer
          *     is `accepted`, with the `game`); asking twice answers the same
          *     pending challenge. A game still playing, against the AI or not
-         *     yours is `422 rematch_not_possible`.
+         *     yours is `422 rematch_not_possible`; accepting the opponent's
+         *     rematch of a game with a clock while either of you plays another
+         *     game with a clock is `409 challenge_player_playing`.
          */
         post: operations["RematchGame"];
         delete?: never;
@@ -6805,7 +6811,8 @@ export interface components {
          *     `seek_closed` (no longer open), `challenge_closed` (no longer
          *     pending: accepted, declined, cancelled or expired) or
          *     `too_many_seeks` (an open seek of this time control already, or 5
-         *     open seeks). On a creation sent with an `Idempotency-Key`, also
+         *     open seeks) or `already_playing` (a seek with a clock from a player
+         *     playing a game with a clock). On a creation sent with an `Idempotency-Key`, also
          *     `idempotency_key_in_use` (a request with that key is still running:
          *     send it again after `Retry-After` seconds).
          */
@@ -6822,6 +6829,33 @@ export interface components {
                  *       "status": 409,
                  *       "detail": "the challenge is no longer pending: challenge q9Zx0b7LmN3kR2aT is accepted",
                  *       "code": "challenge_closed",
+                 *       "instance": "/v1/challenges/q9Zx0b7LmN3kR2aT/accept"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The challenge cannot start its game: `challenge_closed` (no longer
+         *     pending: accepted, declined, cancelled or expired; of two accepts
+         *     racing, the second) or `challenge_player_playing` (the challenge
+         *     has a clock and its challenger or you are playing a game with a
+         *     clock: nobody plays two at once; the challenge stays pending, so
+         *     it may be accepted once that game is over).
+         */
+        AcceptConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-challenge_player_playing",
+                 *       "title": "A player of the challenge is playing a game with a clock",
+                 *       "status": 409,
+                 *       "detail": "a player of the challenge is playing a game with a clock: challenge q9Zx0b7LmN3kR2aT has a clock and its challenger is playing a game with a clock; it stays pending",
+                 *       "code": "challenge_player_playing",
                  *       "instance": "/v1/challenges/q9Zx0b7LmN3kR2aT/accept"
                  *     }
                  */
@@ -9638,7 +9672,7 @@ export interface operations {
             401: components["responses"]["PlayerUnauthorized"];
             403: components["responses"]["LobbyForbidden"];
             404: components["responses"]["LobbyNotFound"];
-            409: components["responses"]["LobbyConflict"];
+            409: components["responses"]["AcceptConflict"];
             422: components["responses"]["LobbyRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9723,7 +9757,7 @@ export interface operations {
             };
             401: components["responses"]["PlayerUnauthorized"];
             404: components["responses"]["GameNotFound"];
-            409: components["responses"]["LobbyConflict"];
+            409: components["responses"]["AcceptConflict"];
             422: components["responses"]["LobbyRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
