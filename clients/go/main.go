@@ -484,7 +484,7 @@ func meet(ctx context.Context, c *ayoayo.ClientWithResponses, ids, tokens [2]str
 	if started.GameID != game {
 		return fmt.Errorf("the first player's event stream starts with game %s, want %s", started.GameID, game)
 	}
-	if err := bothSeated(ctx, c, game, ids); err != nil {
+	if err := bothSeated(ctx, c, game, ids, false); err != nil {
 		return err
 	}
 	if err := resign(ctx, c, game, tokens[0]); err != nil {
@@ -506,7 +506,7 @@ func meet(ctx context.Context, c *ayoayo.ClientWithResponses, ids, tokens [2]str
 	if err != nil {
 		return fmt.Errorf("an accepted challenge names no game: %s", accepted.Body)
 	}
-	if err := bothSeated(ctx, c, game, ids); err != nil {
+	if err := bothSeated(ctx, c, game, ids, false); err != nil {
 		return err
 	}
 	if err := resign(ctx, c, game, tokens[1]); err != nil {
@@ -527,7 +527,7 @@ func meet(ctx context.Context, c *ayoayo.ClientWithResponses, ids, tokens [2]str
 		return fmt.Errorf("a rematch both asked for names no game: %s", both.Body)
 	}
 	// The drawn game had the first player South: the rematch swaps seats.
-	if err := bothSeated(ctx, c, game, [2]string{ids[1], ids[0]}); err != nil {
+	if err := bothSeated(ctx, c, game, [2]string{ids[1], ids[0]}, true); err != nil {
 		return err
 	}
 	fmt.Printf("rematch of %s asked by both: game %s started at once, seats swapped\n", drawn, game)
@@ -567,16 +567,18 @@ func firstGameStart(ctx context.Context, c *ayoayo.ClientWithResponses, token st
 	return start, fmt.Errorf("the event stream ended without a gameStart: %v", lines.Err())
 }
 
-// bothSeated checks that game is active between players ids, South's
-// first.
-func bothSeated(ctx context.Context, c *ayoayo.ClientWithResponses, game string, ids [2]string) error {
+// bothSeated checks that game is active between players ids: South's first
+// when ordered, else in either seat (the seat was left to chance).
+func bothSeated(ctx context.Context, c *ayoayo.ClientWithResponses, game string, ids [2]string, ordered bool) error {
 	got, err := c.GetGameWithResponse(ctx, game, nil)
 	if err != nil || got.JSON200 == nil {
 		return errors.Join(err, unexpected("GET /v1/games/"+game, got.HTTPResponse, got.Body))
 	}
 	south, serr := got.JSON200.Players.South.Get()
 	north, nerr := got.JSON200.Players.North.Get()
-	if got.JSON200.Status != ayoayo.GameStatusActive || serr != nil || nerr != nil || south.ID != ids[0] || north.ID != ids[1] {
+	seated := [2]string{south.ID, north.ID}
+	if got.JSON200.Status != ayoayo.GameStatusActive || serr != nil || nerr != nil ||
+		seated != ids && (ordered || seated != [2]string{ids[1], ids[0]}) {
 		return fmt.Errorf("game %s should be active between South %s and North %s: %s", game, ids[0], ids[1], got.Body)
 	}
 	return nil
