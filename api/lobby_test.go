@@ -322,11 +322,21 @@ func TestEventsMatchSpec(t *testing.T) {
 	gs := newLobbyServer(t, clock)
 	annP, ann := gs.newPlayer("Ann")
 	_, bob := gs.newPlayer("Bob")
-	lobbyLines, stopLobby := sseLines(t, gs, "/v1/lobby/events", nil)
+	// Each stream from its first event (Last-Event-ID 0): what a stream
+	// opened without one starts from is the moment it reads the store, which
+	// races the requests below. Bob's last stream checks that start.
+	from := func(token string) map[string]string {
+		h := map[string]string{"Last-Event-ID": "0"}
+		if token != "" {
+			h[PlayerTokenHeader] = token
+		}
+		return h
+	}
+	lobbyLines, stopLobby := sseLines(t, gs, "/v1/lobby/events", from(""))
 	defer stopLobby()
-	annLines, stopAnn := sseLines(t, gs, "/v1/players/me/events", asPlayer(ann))
+	annLines, stopAnn := sseLines(t, gs, "/v1/players/me/events", from(ann))
 	defer stopAnn()
-	bobLines, stopBob := sseLines(t, gs, "/v1/players/me/events", asPlayer(bob))
+	bobLines, stopBob := sseLines(t, gs, "/v1/players/me/events", from(bob))
 	defer stopBob()
 
 	// A seek, another that meets it, the game aborted at ply 0.
