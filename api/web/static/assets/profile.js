@@ -102,7 +102,10 @@ export class ProfileView {
       id = mine.id;
     }
     this.own = id === mine?.id;
-    // Another player's profile: this browser's player may challenge them.
+    // Another player's profile: this browser's player, made now on a first
+    // visit, may challenge them.
+    if (!this.own && !mine) mine = await player.mine();
+    if (this.closed) return;
     this.$('.challenge').hidden = this.own || !mine;
     this.root.dataset.state = 'busy';
     let p;
