@@ -1945,6 +1945,28 @@ type LobbySeek struct {
 	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 }
 
+// LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
+// seek posted, as `GET /v1/lobby` lists it, under `seek`.
+//
+// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type LobbySeekAddedEvent struct {
+	// Seek An open seek as the lobby lists it.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek LobbySeek `json:"seek"`
+}
+
+// LobbySeekRemovedEvent The `data` of a `seekRemoved` event of `GET /v1/lobby/events`: the
+// id of a seek that was matched, cancelled or expired.
+//
+// Example: {"id":"k3Jd9sQm2LpX0aZq"}
+type LobbySeekRemovedEvent struct {
+	// Id A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	Id LobbyId `json:"id"`
+}
+
 // MoveOutcome An `Outcome` together with the pit that was played.
 type MoveOutcome struct {
 	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -2321,6 +2343,23 @@ type Player struct {
 	Streak int `json:"streak"`
 }
 
+// PlayerChallengeEvent The `data` of the `challenge`, `challengeCanceled` and
+// `challengeDeclined` events of `GET /v1/players/me/events`: the
+// challenge as it stands, and for a decline its `reason`.
+//
+// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+type PlayerChallengeEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge Challenge `json:"challenge"`
+
+	// Reason Why a challenge was declined.
+	//
+	// Example: tooFast
+	Reason *DeclineReason `json:"reason,omitempty"`
+}
+
 // PlayerCounts What a player has done.
 //
 // Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -2404,6 +2443,75 @@ type PlayerGame struct {
 	//
 	// Example: win
 	Result PlayerResult `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// PlayerGameFinishEvent The `data` of a `gameFinish` event of `GET /v1/players/me/events`: a
+// game of yours ended, however it ended. `result` is null for an
+// aborted game; `ratingChange` is null unless your rating moved
+// (rounded as everywhere: `change` is `after` − `before`).
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","ratingChange":{"after":1662,"before":1500,"change":162},"result":{"reason":"resignation","winner":"north"},"side":"north","status":"finished"}
+type PlayerGameFinishEvent struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
+
+	// RatingChange A rating change, or null when the result changed no rating (an unrated game).
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	RatingChange nullable.Nullable[NullableRatingChange] `json:"ratingChange"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+}
+
+// PlayerGameStartEvent The `data` of a `gameStart` event of `GET /v1/players/me/events`: a
+// game of yours started (or, on connection, is in play) and your side
+// in it; `challenge` when it started from a challenge being accepted.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type PlayerGameStartEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge *Challenge `json:"challenge,omitempty"`
+
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 	//
@@ -2580,6 +2688,29 @@ type PlayerRatings struct {
 //
 // Example: win
 type PlayerResult string
+
+// PlayerSeekEvent The `data` of the `seek` (on connection: an open seek of yours),
+// `seekMatched` and `seekExpired` events of `GET
+// /v1/players/me/events`: the seek as it stands, and once matched
+// the game and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+type PlayerSeekEvent struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId *GameId `json:"gameId,omitempty"`
+
+	// Seek One of your seeks, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek Seek `json:"seek"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side *Side `json:"side,omitempty"`
+}
 
 // PlayerToken A player's secret token: `pl_` and 43 URL-safe characters (256
 // random bits). Shown only when the player is created and when it is

@@ -1109,8 +1109,9 @@ export interface paths {
         };
         /**
          * Follow the lobby live (Server-Sent Events)
-         * @description A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-         *     `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+         * @description A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+         *     `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+         *     posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
          *     when one is matched, cancelled or expires. Read `GET /v1/lobby`
          *     first, then follow; each event has an `id` to resume from with
          *     `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -1307,19 +1308,25 @@ export interface paths {
          * @description Everything that concerns you, live, as a `text/event-stream`: send
          *     your `Player-Token`, or, from a browser, `?ticket=` from `POST
          *     /v1/players/me/events/tickets`. Events (each `data` one line of
-         *     JSON; `id` a number for `Last-Event-ID`):
+         *     JSON, described by the component named; `id` a number for
+         *     `Last-Event-ID`):
          *
-         *     - `gameStart` `{gameId, side}`: a game of yours started (a seek
-         *       matched, a challenge accepted).
-         *     - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-         *       game of yours ended, however it ended; `result` is null for an
-         *       aborted game, `ratingChange` `{before, after, change}` null unless
-         *       your rating moved.
-         *     - `challenge` `{challenge}`: a challenge sent to you, or by you.
-         *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-         *       challenge withdrawn, expired or declined.
-         *     - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-         *     - `seek` `{seek}`: on connection only, each open seek of yours.
+         *     - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+         *       yours started (a seek matched, a challenge accepted: then also
+         *       `challenge`).
+         *     - `gameFinish` `{gameId, side, status, result, ratingChange}`
+         *       (`PlayerGameFinishEvent`): a game of yours ended, however it
+         *       ended; `result` is null for an aborted game, `ratingChange`
+         *       `{before, after, change}` (rounded) null unless your rating moved.
+         *     - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+         *       sent to you, or by you.
+         *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+         *       (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+         *       declined.
+         *     - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+         *       (`PlayerSeekEvent`).
+         *     - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+         *       seek of yours.
          *
          *     On a new connection (no `Last-Event-ID`) it first sends how things
          *     stand: a `gameStart` for each of your games in play, a `challenge`
@@ -2493,6 +2500,157 @@ export interface components {
          *     }
          */
         GameTakebackEvent: components["schemas"]["Game"];
+        /**
+         * @description The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
+         *     seek posted, as `GET /v1/lobby` lists it, under `seek`.
+         * @example {
+         *       "seek": {
+         *         "id": "k3Jd9sQm2LpX0aZq",
+         *         "player": {
+         *           "id": "bV3kQ9xZ2mTa",
+         *           "name": "Adebayo"
+         *         },
+         *         "rating": 1532.4,
+         *         "provisional": false,
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "seat": "random",
+         *         "ratingRange": null,
+         *         "createdAt": "2026-03-01T12:00:00Z"
+         *       }
+         *     }
+         */
+        LobbySeekAddedEvent: {
+            seek: components["schemas"]["LobbySeek"];
+        };
+        /**
+         * @description The `data` of a `seekRemoved` event of `GET /v1/lobby/events`: the
+         *     id of a seek that was matched, cancelled or expired.
+         * @example {
+         *       "id": "k3Jd9sQm2LpX0aZq"
+         *     }
+         */
+        LobbySeekRemovedEvent: {
+            id: components["schemas"]["LobbyId"];
+        };
+        /**
+         * @description The `data` of a `gameStart` event of `GET /v1/players/me/events`: a
+         *     game of yours started (or, on connection, is in play) and your side
+         *     in it; `challenge` when it started from a challenge being accepted.
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north"
+         *     }
+         */
+        PlayerGameStartEvent: {
+            gameId: components["schemas"]["GameId"];
+            side: components["schemas"]["Side"];
+            challenge?: components["schemas"]["Challenge"];
+        };
+        /**
+         * @description The `data` of a `gameFinish` event of `GET /v1/players/me/events`: a
+         *     game of yours ended, however it ended. `result` is null for an
+         *     aborted game; `ratingChange` is null unless your rating moved
+         *     (rounded as everywhere: `change` is `after` − `before`).
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north",
+         *       "status": "finished",
+         *       "result": {
+         *         "winner": "north",
+         *         "reason": "resignation"
+         *       },
+         *       "ratingChange": {
+         *         "before": 1500,
+         *         "after": 1662,
+         *         "change": 162
+         *       }
+         *     }
+         */
+        PlayerGameFinishEvent: {
+            gameId: components["schemas"]["GameId"];
+            side: components["schemas"]["Side"];
+            status: components["schemas"]["GameStatus"];
+            result: components["schemas"]["Result"];
+            ratingChange: components["schemas"]["NullableRatingChange"];
+        };
+        /**
+         * @description The `data` of the `challenge`, `challengeCanceled` and
+         *     `challengeDeclined` events of `GET /v1/players/me/events`: the
+         *     challenge as it stands, and for a decline its `reason`.
+         * @example {
+         *       "challenge": {
+         *         "id": "q9Zx0b7LmN3kR2aT",
+         *         "status": "declined",
+         *         "from": {
+         *           "id": "bV3kQ9xZ2mTa",
+         *           "name": "Adebayo"
+         *         },
+         *         "to": {
+         *           "id": "Zq2m9PxY4kTb",
+         *           "name": "Ngozi"
+         *         },
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 300,
+         *           "incrementSeconds": 3
+         *         },
+         *         "rated": false,
+         *         "seat": "random",
+         *         "rules": {
+         *           "captureSeed": "taken",
+         *           "leftovers": "last_mover"
+         *         },
+         *         "position": null,
+         *         "rematchOf": null,
+         *         "reason": "tooFast",
+         *         "createdAt": "2026-03-01T12:00:00Z",
+         *         "expiresAt": "2026-03-01T12:01:00Z",
+         *         "game": null,
+         *         "side": null
+         *       },
+         *       "reason": "tooFast"
+         *     }
+         */
+        PlayerChallengeEvent: {
+            challenge: components["schemas"]["Challenge"];
+            reason?: components["schemas"]["DeclineReason"];
+        };
+        /**
+         * @description The `data` of the `seek` (on connection: an open seek of yours),
+         *     `seekMatched` and `seekExpired` events of `GET
+         *     /v1/players/me/events`: the seek as it stands, and once matched
+         *     the game and your side in it.
+         * @example {
+         *       "seek": {
+         *         "id": "k3Jd9sQm2LpX0aZq",
+         *         "status": "matched",
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "seat": "random",
+         *         "ratingRange": null,
+         *         "createdAt": "2026-03-01T12:00:00Z",
+         *         "expiresAt": "2026-03-01T12:01:00Z",
+         *         "game": "Xq3v9w0bHk2mP1aZ",
+         *         "side": "north"
+         *       },
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north"
+         *     }
+         */
+        PlayerSeekEvent: {
+            seek: components["schemas"]["Seek"];
+            gameId?: components["schemas"]["GameId"];
+            side?: components["schemas"]["Side"];
+        };
         /**
          * @description A page of a game's history.
          * @example {
