@@ -352,7 +352,7 @@ func plyOf(n int, p engine.Position, pit int, a search.Analysis) (Ply, error) {
 		if m.Pit == pit {
 			found = true
 			out.After, out.ExactAfter, out.ProvenAfter = m.Score, m.Exact, m.Proven
-			out.ResultAfter = wdl(m.Score)
+			out.ResultAfter = ResultOf(m.Score)
 		}
 	}
 	slices.Sort(out.Best)
@@ -378,7 +378,7 @@ func positionResult(a search.Analysis) (tablebase.WDL, bool) {
 			all = false
 			continue
 		}
-		if w := wdl(m.Score); w == tablebase.Win {
+		if w := ResultOf(m.Score); w == tablebase.Win {
 			return tablebase.Win, true
 		} else if w > best {
 			best = w
@@ -387,8 +387,8 @@ func positionResult(a search.Analysis) (tablebase.WDL, bool) {
 	return best, all
 }
 
-// wdl is the result a score gives.
-func wdl(score int) tablebase.WDL {
+// ResultOf is the result a score gives the side it is for.
+func ResultOf(score int) tablebase.WDL {
 	switch {
 	case score > 0:
 		return tablebase.Win

@@ -3,8 +3,8 @@ package review_test
 import (
 	"context"
 	"errors"
-	"reflect"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -210,10 +210,10 @@ func TestAgreesWithSolver(t *testing.T) {
 					t.Fatalf("%s ply %d: loss %d, solver %d", p, ply.Ply, ply.Loss, truth-children[ply.Pit])
 				}
 			}
-			if ply.ProvenBefore && ply.ResultBefore != wdl(truth) {
+			if ply.ProvenBefore && ply.ResultBefore != review.ResultOf(truth) {
 				t.Fatalf("%s ply %d: proven result %v, solver %d", p, ply.Ply, ply.ResultBefore, truth)
 			}
-			if ply.ProvenAfter && ply.ResultAfter != wdl(children[ply.Pit]) {
+			if ply.ProvenAfter && ply.ResultAfter != review.ResultOf(children[ply.Pit]) {
 				t.Fatalf("%s ply %d: proven result after %v, solver %d", p, ply.Ply, ply.ResultAfter, children[ply.Pit])
 			}
 		}
@@ -222,16 +222,6 @@ func TestAgreesWithSolver(t *testing.T) {
 		t.Fatalf("only %d plies checked from the table and %d from searches in %d games: the test proves too little", fromTable, fromSearch, games)
 	}
 	t.Logf("%d games, %d exact plies checked (%d from the table, %d searched)", games, checked, fromTable, fromSearch)
-}
-
-func wdl(v int) tablebase.WDL {
-	switch {
-	case v > 0:
-		return tablebase.Win
-	case v < 0:
-		return tablebase.Loss
-	}
-	return tablebase.Draw
 }
 
 // TestReproducible reviews the same opening twice, the second time with a
