@@ -150,6 +150,10 @@ type Options struct {
 	// are (GameCreateRate, each in a bucket of its own), and opening a
 	// player's or the lobby's event stream as a game's is (StreamRate).
 	Lobby LobbyService
+
+	// Reviews reviews games (*review.Service). Nil: the review operations
+	// answer 503.
+	Reviews ReviewService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -229,6 +233,9 @@ func (o Options) withDefaults() Options {
 	if o.Lobby == nil {
 		o.Lobby = noLobby{}
 	}
+	if o.Reviews == nil {
+		o.Reviews = noReviews{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -261,6 +268,7 @@ type Server struct {
 	feed    PuzzleFeed
 	players PlayerService
 	lobby   LobbyService
+	reviews ReviewService
 	streams *httpx.StreamSlots // of open event streams
 }
 
@@ -292,6 +300,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		lobby:    opts.Lobby,
+		reviews:  opts.Reviews,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {

@@ -24,7 +24,6 @@ import (
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
-	"github.com/ayoayo/ayoayo/fault"
 )
 
 // The fixed search of each ply outside the endgame table. The node count
@@ -33,14 +32,6 @@ import (
 const (
 	DefaultNodes = 400_000
 	Hash         = 4 << 20
-)
-
-// Errors of a review.
-var (
-	// ErrIllegalMove: the record holds a move the rules do not allow.
-	ErrIllegalMove = fault.New(fault.Invalid, "illegal_move", "Illegal move", "the record holds an illegal move")
-	// ErrInvalidRecord: the record's start position or rules are not valid.
-	ErrInvalidRecord = fault.New(fault.Invalid, "invalid_record", "Invalid game record", "invalid game record")
 )
 
 // Record is a game to review: where it started, under which rules, and the
@@ -248,18 +239,20 @@ func New(cpu *budget.Budget, o Options) *Reviewer {
 	return &Reviewer{budget: cpu, analyze: o.Analyze, lim: search.Limits{Nodes: o.Nodes, Hash: Hash}, size: o.Concurrency}
 }
 
-// Replay checks rec and returns the position before each of its moves.
+// Replay checks rec and returns the position before each of its moves. An
+// illegal move is an error that matches engine.ErrIllegalMove, an invalid
+// start or rules one that matches the engine's error for it.
 func Replay(rec Record) ([]engine.Position, error) {
 	g, err := engine.NewGame(rec.Start, rec.Rules)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidRecord, err)
+		return nil, fmt.Errorf("review: %w", err)
 	}
 	positions := make([]engine.Position, 0, len(rec.Moves))
 	var out engine.Outcome
 	for i, pit := range rec.Moves {
 		before := g.Position()
 		if err := g.Play(pit, &out); err != nil {
-			return nil, fmt.Errorf("%w: move %d (pit %d): %w", ErrIllegalMove, i+1, pit, err)
+			return nil, fmt.Errorf("review: move %d (pit %d): %w", i+1, pit, err)
 		}
 		positions = append(positions, before)
 	}

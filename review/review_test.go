@@ -267,7 +267,7 @@ func TestReproducible(t *testing.T) {
 func TestIllegalMove(t *testing.T) {
 	rv := review.New(budget.New(1), review.Options{Nodes: 1000})
 	_, err := rv.Review(context.Background(), review.Record{Start: engine.Start(), Moves: []int{2, 3}}, nil)
-	if !errors.Is(err, review.ErrIllegalMove) {
+	if !errors.Is(err, engine.ErrIllegalMove) {
 		t.Fatalf("err %v, want ErrIllegalMove", err)
 	}
 }

@@ -238,3 +238,26 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 		}
 	}
 }
+
+// RecordTimeout bounds the review of a record sent in a request: past it,
+// ErrTimeout.
+const RecordTimeout = 25 * time.Second
+
+// ErrTimeout: a record's review did not finish in RecordTimeout (the CPU
+// budget's more urgent work came first); later it may.
+var ErrTimeout = fault.NewRetry(fault.Busy, 10*time.Second, "review_timeout", "Review took too long", "the review did not finish in time")
+
+// Record reviews a record sent by a client, without storing anything,
+// within RecordTimeout.
+func (s *Service) Record(ctx context.Context, rec Record) (Review, error) {
+	if _, err := Replay(rec); err != nil {
+		return Review{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, RecordTimeout)
+	defer cancel()
+	r, err := s.reviewer.Review(ctx, rec, nil)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Review{}, fmt.Errorf("%w: %d plies in %v", ErrTimeout, len(rec.Moves), RecordTimeout)
+	}
+	return r, err
+}
