@@ -211,9 +211,14 @@ func (s *Service) Step(ctx context.Context) (bool, error) {
 		}
 		return true, fmt.Errorf("review of game %s: %w", st.GameID, err)
 	}
-	if err := s.store.FinishReview(ctx, st.GameID, s.owner, r, s.now()); err != nil && !errors.Is(err, ErrLeaseLost) {
+	if err := s.store.FinishReview(ctx, st.GameID, s.owner, r, s.now()); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			s.log.Warn("review claim lost", "game", st.GameID)
+			return true, nil
+		}
 		return true, fmt.Errorf("review of game %s: %w", st.GameID, err)
 	}
+	s.log.Info("review done", "game", st.GameID, "plies", len(r.Plies))
 	return true, nil
 }
 
