@@ -83,3 +83,41 @@ func TestService(t *testing.T) {
 		t.Fatalf("second request: %+v, %v", again, err)
 	}
 }
+
+// TestCrashedWorker: a worker that claimed a review and went silent loses
+// it once its lease ends; another instance's worker then computes it, and
+// the silent one's late writes are refused.
+func TestCrashedWorker(t *testing.T) {
+	ctx := context.Background()
+	rec, _ := randomRecord(rand.New(rand.NewPCG(2, 2)), engine.Start(), engine.Rules{}, 4)
+	history := make([]byte, len(rec.Moves))
+	for i, pit := range rec.Moves {
+		history[i] = byte(pit)
+	}
+	gs := gameMap{"g": {ID: "g", Start: engine.Start(), Ply: len(history), History: history, Status: games.Finished}}
+	store := memory.New()
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	rv := review.New(budget.New(1), review.Options{Nodes: 2000})
+	b := review.NewService(store, gs, rv, review.ServiceOptions{Now: clock, Owner: "b"})
+	if _, err := b.Request(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	// Instance a claims the review and crashes.
+	if _, ok, err := store.ClaimReview(ctx, "a", now, now.Add(review.Lease)); !ok || err != nil {
+		t.Fatalf("claim: %v, %v", ok, err)
+	}
+	if did, err := b.Step(ctx); did || err != nil {
+		t.Fatalf("a step within a's lease: %v, %v", did, err)
+	}
+	now = now.Add(review.Lease + time.Second)
+	if did, err := b.Step(ctx); !did || err != nil {
+		t.Fatalf("a step after a's lease: %v, %v", did, err)
+	}
+	if st, err := b.Get(ctx, "g"); err != nil || st.State != review.Done || len(st.Review.Plies) != len(history) {
+		t.Fatalf("after the takeover: %+v, %v", st, err)
+	}
+	if err := store.ReviewProgress(ctx, "g", "a", 1, now.Add(review.Lease)); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("the crashed worker's progress: %v, want ErrLeaseLost", err)
+	}
+}
