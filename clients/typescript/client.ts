@@ -169,6 +169,7 @@ async function rated(dailyId: string): Promise<void> {
     throw new Error(`the winner's history: ${JSON.stringify(history.data)}`);
   }
   console.log(`rated game ${id}: South ${southChange}, North ${northChange}, in both players' ratings and the history`);
+  await reviewGame(id, resigned.data.ply);
   await offers(south.token, north.token);
 
   const solution = await api.GET("/v1/puzzles/{id}/solution", { params: { path: { id: dailyId } } });
@@ -238,6 +239,26 @@ main().catch((err: unknown) => {
 // player's token: two moves, a takeback North asks for and South accepts,
 // a draw North offers and South accepts; then an offer in the finished
 // game is refused.
+// reviewGame asks for the engine's review of a finished game and reads it
+// until it is done: one entry per move, an accuracy per side.
+async function reviewGame(id: string, plies: number): Promise<void> {
+  const asked = await api.POST("/v1/games/{id}/review", { params: { path: { id } } });
+  if (!asked.data) fail("POST /v1/games/{id}/review", asked.error, asked.response);
+  const deadline = Date.now() + 3 * 60 * 1000;
+  while (Date.now() < deadline) {
+    const got = await api.GET("/v1/games/{id}/review", { params: { path: { id } } });
+    if (!got.data) fail("GET /v1/games/{id}/review", got.error, got.response);
+    const review = got.data.review;
+    if (got.data.state === "done" && review) {
+      if (review.plies.length !== plies) throw new Error(`the review of ${plies} plies: ${JSON.stringify(got.data)}`);
+      console.log(`review: ${plies} plies, accuracy south ${review.south.accuracy} north ${review.north.accuracy}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the review of game ${id} was not done in 3 minutes`);
+}
+
 async function offers(southToken: string, northToken: string): Promise<void> {
   const created = await api.POST("/v1/games", { body: { opponent: { type: "human" } }, headers: asPlayer(southToken) });
   if (!created.data) fail("POST /v1/games unrated", created.error, created.response);
