@@ -111,6 +111,15 @@ func Limits() []Limit {
 			ops:     map[string]func(echo.Context) bool{"CreateSeek": nil, "CreateChallenge": nil, "RematchGame": nil},
 		},
 		{
+			Name: "review", Flag: "review", what: "record reviews",
+			Who: "game records one client address may have reviewed (POST /v1/review)",
+			// A review is seconds of CPU at the lowest priority but the
+			// stock's; a person reviews a game now and then, a tool
+			// checking records a few a minute.
+			Default: RateLimit{Rate: 6, Burst: 3},
+			ops:     map[string]func(echo.Context) bool{"ReviewRecord": nil},
+		},
+		{
 			Name: "player-create", Flag: "player-create", what: "player creations",
 			Who: "players one client address may create",
 			// A person makes a player once per device at most; a row that

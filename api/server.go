@@ -152,6 +152,10 @@ type Options struct {
 	// are (GameCreateRate, each in a bucket of its own), and opening a
 	// player's or the lobby's event stream as a game's is (StreamRate).
 	Lobby LobbyService
+
+	// Reviews reviews games (*review.Service). Nil: the review operations
+	// answer 503.
+	Reviews ReviewService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -231,6 +235,9 @@ func (o Options) withDefaults() Options {
 	if o.Lobby == nil {
 		o.Lobby = noLobby{}
 	}
+	if o.Reviews == nil {
+		o.Reviews = noReviews{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -263,6 +270,7 @@ type Server struct {
 	feed    PuzzleFeed
 	players PlayerService
 	lobby   LobbyService
+	reviews ReviewService
 	streams *httpx.StreamSlots // of open event streams
 }
 
@@ -294,6 +302,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		lobby:    opts.Lobby,
+		reviews:  opts.Reviews,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {

@@ -241,6 +241,9 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 	if err != nil || resigned.JSON200 == nil {
 		return errors.Join(err, unexpected("POST resign", resigned.HTTPResponse, resigned.Body))
 	}
+	if err := reviewGame(ctx, c, id, resigned.JSON200.Ply); err != nil {
+		return err
+	}
 	var changes [2]int
 	for i, seat := range []nullable.Nullable[ayoayo.SeatPlayer]{resigned.JSON200.Players.South, resigned.JSON200.Players.North} {
 		sp, err := seat.Get()
@@ -592,4 +595,29 @@ func resign(ctx context.Context, c *ayoayo.ClientWithResponses, game, token stri
 		return errors.Join(err, unexpected("POST resign by a player's token", r.HTTPResponse, r.Body))
 	}
 	return nil
+}
+
+// reviewGame asks for the engine's review of a finished game and reads it
+// until it is done: one entry per move, an accuracy per side.
+func reviewGame(ctx context.Context, c *ayoayo.ClientWithResponses, id string, plies int) error {
+	asked, err := c.RequestGameReviewWithResponse(ctx, id, nil)
+	if err != nil || (asked.JSON202 == nil && asked.JSON200 == nil) {
+		return errors.Join(err, unexpected("POST review", asked.HTTPResponse, asked.Body))
+	}
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		got, err := c.GetGameReviewWithResponse(ctx, id, nil)
+		if err != nil || got.JSON200 == nil {
+			return errors.Join(err, unexpected("GET review", got.HTTPResponse, got.Body))
+		}
+		r := got.JSON200
+		if r.State != ayoayo.GameReviewStateDone {
+			continue
+		}
+		if r.Review == nil || len(r.Review.Plies) != plies {
+			return fmt.Errorf("the review of %d plies is %s", plies, got.Body)
+		}
+		fmt.Printf("review: %d plies, accuracy south %.2f north %.2f\n", plies, r.Review.South.Accuracy, r.Review.North.Accuracy)
+		return nil
+	}
+	return fmt.Errorf("the review of game %s was not done in 3 minutes", id)
 }

@@ -174,6 +174,7 @@ async function rated(dailyId: string): Promise<void> {
     throw new Error(`the winner's history: ${JSON.stringify(history.data)}`);
   }
   console.log(`rated game ${id}: South ${southChange}, North ${northChange}, in both players' ratings and the history`);
+  await reviewGame(id, resigned.data.ply);
   const drawn = await offers(south.token, north.token);
   await meet([south.player.id, north.player.id], [south.token, north.token], drawn);
 
@@ -358,4 +359,24 @@ async function bothSeated(id: string, ids: [string, string], ordered = false): P
 async function resign(id: string, token: string): Promise<void> {
   const r = await api.POST("/v1/games/{id}/resign", { params: { path: { id } }, headers: asPlayer(token) });
   if (!r.data || r.data.status === "active") fail("POST /v1/games/{id}/resign by a player's token", r.error, r.response);
+}
+
+// reviewGame asks for the engine's review of a finished game and reads it
+// until it is done: one entry per move, an accuracy per side.
+async function reviewGame(id: string, plies: number): Promise<void> {
+  const asked = await api.POST("/v1/games/{id}/review", { params: { path: { id } } });
+  if (!asked.data) fail("POST /v1/games/{id}/review", asked.error, asked.response);
+  const deadline = Date.now() + 3 * 60 * 1000;
+  while (Date.now() < deadline) {
+    const got = await api.GET("/v1/games/{id}/review", { params: { path: { id } } });
+    if (!got.data) fail("GET /v1/games/{id}/review", got.error, got.response);
+    const review = got.data.review;
+    if (got.data.state === "done" && review) {
+      if (review.plies.length !== plies) throw new Error(`the review of ${plies} plies: ${JSON.stringify(got.data)}`);
+      console.log(`review: ${plies} plies, accuracy south ${review.south.accuracy} north ${review.north.accuracy}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the review of game ${id} was not done in 3 minutes`);
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 // Store is what the suite checks: the stores the services need, in one.
@@ -40,6 +41,7 @@ type Store interface {
 	players.Store
 	idempotency.Store
 	lobby.Store
+	review.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -69,7 +71,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, reviewCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)

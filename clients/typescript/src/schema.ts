@@ -334,6 +334,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished game's engine review, as it stands
+         * @description The review asked for with `POST` on this path: `state` `queued`,
+         *     `running` (with `progress`) or `done`, and then the `review`. Poll
+         *     it every second or two while it runs. `404 review_not_found` when
+         *     nobody has asked for it yet, `404 not_found` when there is no such
+         *     game, `409 game_not_finished` while the game is waiting or in play.
+         */
+        get: operations["GetGameReview"];
+        put?: never;
+        /**
+         * Ask for a finished game's engine review
+         * @description Queues the review of a finished (or aborted) game and answers `202`
+         *     with it as it stands; a game is reviewed once, and asking again
+         *     answers the same review (`200` once it is done). Every instance
+         *     sharing the database answers the same review, and only one computes
+         *     it. A review runs in the background, behind the AI's moves, analyses
+         *     and puzzle generation; poll `GET` on this path for its `progress`.
+         *     A game still waiting or in play is `409 game_not_finished`: a review
+         *     is never an aid during play. See the API guide's Review section for
+         *     the classes, marks and accuracy.
+         */
+        post: operations["RequestGameReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/evaluate": {
         parameters: {
             query?: never;
@@ -492,6 +528,34 @@ export interface paths {
          *     Closing the connection stops the search.
          */
         post: operations["AnalyzePosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review a game record without storing it
+         * @description Reviews a game record (the form `/v1/validate` reads) as a stored
+         *     game's review is made, ply by ply with the same fixed search, and
+         *     answers when it is done: the same record always gets the same
+         *     review. Nothing is stored. At most 80 moves (`400` beyond); a
+         *     record with an illegal move is `422 illegal_move`. The review runs
+         *     behind the AI's moves, analyses and puzzle generation, so it may
+         *     take tens of seconds on a busy server; one not done within 25 s is
+         *     `503 review_timeout`. Each client address may ask for a few a
+         *     minute (`429 rate_limited`).
+         */
+        post: operations["ReviewRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3558,6 +3622,315 @@ export interface components {
             moves: components["schemas"]["Pit"][];
         };
         /**
+         * @description A game record to review: the moves (pit numbers, players
+         *     alternating, starting with `start.toMove`), an optional start
+         *     position (default: the opening position) and optional rule options.
+         * @example {
+         *       "moves": [
+         *         0,
+         *         6,
+         *         1
+         *       ]
+         *     }
+         */
+        ReviewRequest: {
+            start?: components["schemas"]["Position"];
+            rules?: components["schemas"]["Rules"];
+            /**
+             * @description The pits played, in order; at least one, at most 80.
+             * @example [
+             *       0,
+             *       6,
+             *       1
+             *     ]
+             */
+            moves: components["schemas"]["Pit"][];
+        };
+        /**
+         * @description A stored game's review as it stands.
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "state": "running",
+         *       "progress": {
+         *         "done": 12,
+         *         "total": 42
+         *       }
+         *     }
+         */
+        GameReview: {
+            gameId: components["schemas"]["GameId"];
+            /**
+             * @description Queued for a worker, being computed, or done.
+             * @example running
+             * @enum {string}
+             */
+            state: "queued" | "running" | "done";
+            /**
+             * @description Plies reviewed so far, of all the game's plies.
+             * @example {
+             *       "done": 12,
+             *       "total": 42
+             *     }
+             */
+            progress: {
+                /** @example 12 */
+                done: number;
+                /** @example 42 */
+                total: number;
+            };
+            review?: components["schemas"]["Review"];
+        };
+        /**
+         * @description The engine's review of a game: one entry per ply and a summary per
+         *     side. Scores are in seeds for the side that moved, as
+         *     `/v1/analyze` scores: the final seed difference with best play
+         *     where `exact`, the search's estimate elsewhere.
+         * @example {
+         *       "plies": [
+         *         {
+         *           "ply": 1,
+         *           "side": "south",
+         *           "pit": 0,
+         *           "best": [
+         *             0
+         *           ],
+         *           "scoreBefore": 2,
+         *           "scoreAfter": 2,
+         *           "exactBefore": false,
+         *           "exactAfter": false,
+         *           "loss": 0,
+         *           "class": "best",
+         *           "forced": false,
+         *           "depth": 14,
+         *           "source": "search"
+         *         },
+         *         {
+         *           "ply": 2,
+         *           "side": "north",
+         *           "pit": 6,
+         *           "best": [
+         *             9
+         *           ],
+         *           "scoreBefore": -1,
+         *           "scoreAfter": -4,
+         *           "exactBefore": false,
+         *           "exactAfter": false,
+         *           "loss": 3,
+         *           "class": "inaccuracy",
+         *           "forced": false,
+         *           "depth": 13,
+         *           "source": "search"
+         *         }
+         *       ],
+         *       "south": {
+         *         "accuracy": 100,
+         *         "moves": 1,
+         *         "counts": {
+         *           "best": 1,
+         *           "good": 0,
+         *           "inaccuracy": 0,
+         *           "mistake": 0,
+         *           "blunder": 0
+         *         }
+         *       },
+         *       "north": {
+         *         "accuracy": 57.14,
+         *         "moves": 1,
+         *         "counts": {
+         *           "best": 0,
+         *           "good": 0,
+         *           "inaccuracy": 1,
+         *           "mistake": 0,
+         *           "blunder": 0
+         *         }
+         *       },
+         *       "nodesPerPly": 400000
+         *     }
+         */
+        Review: {
+            /**
+             * @description One entry per move, in order.
+             * @example [
+             *       {
+             *         "ply": 1,
+             *         "side": "south",
+             *         "pit": 0,
+             *         "best": [
+             *           0
+             *         ],
+             *         "scoreBefore": 2,
+             *         "scoreAfter": 2,
+             *         "exactBefore": false,
+             *         "exactAfter": false,
+             *         "loss": 0,
+             *         "class": "best",
+             *         "forced": false,
+             *         "depth": 14,
+             *         "source": "search"
+             *       }
+             *     ]
+             */
+            plies: components["schemas"]["ReviewPly"][];
+            south: components["schemas"]["ReviewSide"];
+            north: components["schemas"]["ReviewSide"];
+            /**
+             * @description The search's budget for each ply outside the endgame table, in nodes.
+             * @example 400000
+             */
+            nodesPerPly: number;
+        };
+        /**
+         * @description The review of one move, against the best moves of its position.
+         * @example {
+         *       "ply": 7,
+         *       "side": "south",
+         *       "pit": 4,
+         *       "best": [
+         *         3
+         *       ],
+         *       "scoreBefore": 4,
+         *       "scoreAfter": -1,
+         *       "exactBefore": true,
+         *       "exactAfter": true,
+         *       "resultBefore": "win",
+         *       "resultAfter": "loss",
+         *       "loss": 5,
+         *       "class": "blunder",
+         *       "mark": "lost_win",
+         *       "forced": false,
+         *       "depth": 0,
+         *       "source": "tablebase"
+         *     }
+         */
+        ReviewPly: {
+            /**
+             * @description The move's number, 1 for the first.
+             * @example 7
+             */
+            ply: number;
+            side: components["schemas"]["Side"];
+            pit: components["schemas"]["Pit"];
+            /**
+             * @description Every move as good as the best, in pit order; the move played is among them when `loss` is 0.
+             * @example [
+             *       3
+             *     ]
+             */
+            best: components["schemas"]["Pit"][];
+            /**
+             * @description The position's score before the move, for the side that moved (its best move's score).
+             * @example 4
+             */
+            scoreBefore: number;
+            /**
+             * @description The move played's score, for the side that moved.
+             * @example -1
+             */
+            scoreAfter: number;
+            /**
+             * @description `scoreBefore` is the true final difference with best play (proven).
+             * @example false
+             */
+            exactBefore: boolean;
+            /**
+             * @description `scoreAfter` is the true final difference with best play (proven).
+             * @example false
+             */
+            exactAfter: boolean;
+            resultBefore?: components["schemas"]["ProvenResult"];
+            resultAfter?: components["schemas"]["ProvenResult"];
+            /**
+             * @description Seeds lost against the best move, `scoreBefore - scoreAfter`.
+             * @example 5
+             */
+            loss: number;
+            /**
+             * @description By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+             * @example mistake
+             * @enum {string}
+             */
+            class: "best" | "good" | "inaccuracy" | "mistake" | "blunder";
+            /**
+             * @description Where a proven result changed hands: `missed_win` a proven win
+             *     before, a proven draw after; `lost_win` a proven win before, a
+             *     proven loss after; `missed_draw` a proven draw before, a proven
+             *     loss after. Absent otherwise.
+             * @example missed_win
+             * @enum {string}
+             */
+            mark?: "missed_win" | "lost_win" | "missed_draw";
+            /**
+             * @description The only legal move; not counted in the accuracy.
+             * @example false
+             */
+            forced: boolean;
+            /**
+             * @description The search's depth; 0 when the endgame table answered.
+             * @example 14
+             */
+            depth: number;
+            /**
+             * @description Where the scores come from, as in `/v1/analyze`.
+             * @example search
+             * @enum {string}
+             */
+            source: "search" | "tablebase";
+        };
+        /**
+         * @description The result with perfect play for the side that moved, where proven; absent otherwise.
+         * @example win
+         * @enum {string}
+         */
+        ProvenResult: "win" | "draw" | "loss";
+        /**
+         * @description One side's summary of the review, over its moves.
+         * @example {
+         *       "accuracy": 87.5,
+         *       "moves": 21,
+         *       "counts": {
+         *         "best": 14,
+         *         "good": 4,
+         *         "inaccuracy": 2,
+         *         "mistake": 1,
+         *         "blunder": 0
+         *       }
+         *     }
+         */
+        ReviewSide: {
+            /**
+             * @description The mean over the side's moves that were not forced of 100 × 4 / (4 + loss), to two decimals: 100 when every move was best.
+             * @example 87.5
+             */
+            accuracy: number;
+            /**
+             * @description The side's moves, forced ones included.
+             * @example 21
+             */
+            moves: number;
+            /**
+             * @description The side's moves by class.
+             * @example {
+             *       "best": 14,
+             *       "good": 4,
+             *       "inaccuracy": 2,
+             *       "mistake": 1,
+             *       "blunder": 0
+             *     }
+             */
+            counts: {
+                /** @example 14 */
+                best: number;
+                /** @example 4 */
+                good: number;
+                /** @example 2 */
+                inaccuracy: number;
+                /** @example 1 */
+                mistake: number;
+                /** @example 0 */
+                blunder: number;
+            };
+        };
+        /**
          * @description The first illegal move of a record.
          * @example {
          *       "ply": 1,
@@ -6348,6 +6721,46 @@ export interface components {
                 "application/problem+json": components["schemas"]["GameProblem"];
             };
         };
+        /** @description No game has this id (`not_found`), or nobody has asked for its review (`review_not_found`). */
+        ReviewNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-review_not_found",
+                 *       "title": "No review",
+                 *       "status": 404,
+                 *       "detail": "nobody has asked for this game's review: game Xq3v9w0bHk2mP1aZ",
+                 *       "code": "review_not_found",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/review"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The game is still waiting or in play (`game_not_finished`); a review is never an aid during play. */
+        GameNotFinished: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-game_not_finished",
+                 *       "title": "Game not finished",
+                 *       "status": 409,
+                 *       "detail": "the game is not finished: game Xq3v9w0bHk2mP1aZ is active",
+                 *       "code": "game_not_finished",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/review"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The game is not in a state that allows this: `stale_ply` (the move
          *     named a ply that is not the current one; `currentPly` says which
@@ -8051,6 +8464,98 @@ export interface operations {
             503: components["responses"]["StreamsFull"];
         };
     };
+    GetGameReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review as it stands. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["ReviewNotFound"];
+            409: components["responses"]["GameNotFinished"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RequestGameReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review, done. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            /** @description The review, queued or running. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gameId": "Xq3v9w0bHk2mP1aZ",
+                     *       "state": "queued",
+                     *       "progress": {
+                     *         "done": 0,
+                     *         "total": 42
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["GameNotFinished"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     EvaluateMove: {
         parameters: {
             query?: never;
@@ -8278,6 +8783,54 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    ReviewRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "moves": [
+                 *         0,
+                 *         6,
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The review. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Review"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     GetLivez: {

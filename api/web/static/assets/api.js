@@ -180,6 +180,20 @@ export async function resign(id, token) {
 }
 
 /**
+ * Asks for a finished game's engine review (the server computes it once, in
+ * the background) and answers it as it stands: {state: queued|running|done,
+ * progress: {done, total}, review?: {plies, south, north}}.
+ */
+export async function requestReview(id) {
+  return call('POST', `/v1/games/${enc(id)}/review`);
+}
+
+/** A game's review as it stands, once asked for (see requestReview). */
+export async function getReview(id) {
+  return call('GET', `/v1/games/${enc(id)}/review`);
+}
+
+/**
  * Offers a draw for the token's seat, or accepts the other side's standing
  * offer (offer true); refuses the other side's offer or withdraws one's own
  * (offer false). Answers the game: its offers, or the draw by agreement.
