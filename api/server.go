@@ -338,7 +338,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		metricsMW, // sees the final status, the problems included
 		httpx.LogRequests(s.log, s.opts.RequestLog.minStatus()), // likewise
 	)
-	e.Use(compress()...) // every answer below, problems included
+	e.Use(compress()) // every answer below, problems included
 	e.Use(
 		s.problems,         // every error below becomes a problem+json answer
 		httpx.RecoverPanic, // a panic below becomes an error
