@@ -21,7 +21,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
-	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -153,11 +152,9 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
-	spec, err := oapi.GetSwagger() // the validator's own copy, without servers
-	if err != nil {
-		return nil, err
-	}
-	spec.Servers = nil // match paths, not hosts
+	spec := new(openapi3.T) // the document without its servers: match paths, not hosts
+	*spec = *s.spec
+	spec.Servers = nil
 	opts := &oapimw.Options{
 		Options: openapi3filter.Options{
 			// Security is the handlers' business (game tokens are checked

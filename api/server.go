@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -144,6 +145,12 @@ type Options struct {
 	// creation gets the first one's answer. Nil: the header is ignored.
 	Idempotency Idempotency
 
+	// Document is the embedded OpenAPI document as LoadDocument returns
+	// it, which the validator reads; New keeps it and changes nothing in
+	// it. Nil: New loads it (a few hundred milliseconds of CPU, which a
+	// caller may spend beforehand, beside other work).
+	Document *openapi3.T
+
 	// Lobby runs seeks, challenges, rematches and the players' event
 	// streams (*lobby.Service). Nil: those operations answer 503. Seek and
 	// challenge creations are limited per client address as game creations
@@ -246,11 +253,10 @@ func (o Options) withDefaults() Options {
 // handlers live in their own file (handlers.go for the stateless moves,
 // games.go, puzzles.go, players.go, ops.go), all methods of this one type.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	spec     *openapi3.T
-	specYAML []byte
-	docsHTML []byte
+	opts      Options
+	log       *slog.Logger
+	spec      *openapi3.T                // the embedded document, as loaded
+	documents func() (*documents, error) // /openapi.yaml and /docs
 
 	analyses Analyzer
 	metrics  analysisMetrics
@@ -277,9 +283,12 @@ func New(opts Options) (*echo.Echo, error) {
 // newServer is New that also returns the handlers, for tests.
 func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
-	spec, err := oapi.GetSwagger()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	var err error
+	spec := opts.Document
+	if spec == nil {
+		if spec, err = LoadDocument(); err != nil {
+			return nil, nil, err
+		}
 	}
 	s := &Server{
 		opts:     opts,
@@ -294,12 +303,12 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		lobby:    opts.Lobby,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
-	if s.specYAML, err = docs.YAML(spec); err != nil {
-		return nil, nil, err
-	}
-	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), problem.Anchor); err != nil {
-		return nil, nil, err
-	}
+	// The documents take longer to make than the rest of New together
+	// (rendering the page, writing the YAML, from a copy of the document
+	// of their own): made in the background, so a starting server serves
+	// everything else at once; /docs and /openapi.yaml wait for them.
+	s.documents = sync.OnceValues(renderDocuments)
+	go s.documents() //nolint:errcheck // the handlers get the error
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
 		return nil, nil, err
 	}
@@ -383,6 +392,38 @@ func (s *Server) echo() (*echo.Echo, error) {
 		httpx.GetAndHead{Echo: e}.GET(path, client)
 	}
 	return e, nil
+}
+
+// LoadDocument loads the embedded OpenAPI document (Options.Document).
+func LoadDocument() (*openapi3.T, error) {
+	spec, err := oapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	return spec, nil
+}
+
+// documents are the embedded document's renderings: the YAML of
+// /openapi.yaml and the page of /docs.
+type documents struct {
+	yaml, html []byte
+}
+
+// renderDocuments makes the documents from a copy of the embedded
+// document of their own (rendering reads it while the validator does).
+func renderDocuments() (*documents, error) {
+	spec, err := oapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	var d documents
+	if d.yaml, err = docs.YAML(spec); err != nil {
+		return nil, err
+	}
+	if d.html, err = docs.Render(spec, ProblemCodes(), problem.Anchor); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // chain makes one middleware of outer then inner.
