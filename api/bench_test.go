@@ -51,7 +51,7 @@ func benchServers(b *testing.B) (apiURL, bareURL string) {
 }
 
 // waitForDocuments asks for /openapi.yaml, so the server's rendering of
-// its documents, which New starts in the background, is not measured.
+// its documents, on the first request for them, is not measured.
 func waitForDocuments(b *testing.B, h http.Handler) {
 	b.Helper()
 	if rec := serve(h, httptest.NewRequest(http.MethodGet, "/openapi.yaml", nil)); rec.Code != http.StatusOK {

@@ -101,7 +101,7 @@ func (s *Server) GetOpenAPI(context.Context, oapi.GetOpenAPIRequestObject) (oapi
 	return oapi.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(d.yaml), ContentLength: int64(len(d.yaml))}, nil
 }
 
-// GetDocs serves the reference page rendered at start.
+// GetDocs serves the reference page, rendered on the first request.
 func (s *Server) GetDocs(context.Context, oapi.GetDocsRequestObject) (oapi.GetDocsResponseObject, error) {
 	d, err := s.documents()
 	if err != nil {

@@ -305,10 +305,10 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 	}
 	// The documents take longer to make than the rest of New together
 	// (rendering the page, writing the YAML, from a copy of the document
-	// of their own): made in the background, so a starting server serves
-	// everything else at once; /docs and /openapi.yaml wait for them.
+	// of their own): made on the first request for either, so a starting
+	// server serves everything else at once and spends no CPU on them
+	// beside its first requests; that first request waits for them.
 	s.documents = sync.OnceValues(renderDocuments)
-	go s.documents() //nolint:errcheck // the handlers get the error
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
 		return nil, nil, err
 	}
