@@ -759,11 +759,12 @@ func TestGamesHTTPEvents(t *testing.T) {
 		err      error
 	}
 	done := make(chan result, 1)
+	beat := make(chan struct{})
 	go func() {
-		ev, c, err := readEvents(resp.Body, nil)
+		ev, c, err := readEvents(resp.Body, firstLine(beat))
 		done <- result{ev, c, err}
 	}()
-	time.Sleep(200 * time.Millisecond) // idle: heartbeats only
+	awaitLine(t, beat) // idle: heartbeats only, and one has come
 	j := gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil)
 	var north oapi.GameSeat
 	j.decode(t, &north)
@@ -775,7 +776,6 @@ func TestGamesHTTPEvents(t *testing.T) {
 		var pa oapi.PlayMoveAnswer
 		m.decode(t, &pa)
 		game = pa.Game
-		time.Sleep(100 * time.Millisecond)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/resign", tokens[0], nil, nil), http.StatusOK, "")
 
@@ -796,7 +796,7 @@ func TestGamesHTTPEvents(t *testing.T) {
 		t.Fatalf("events %v, want %s", got, want)
 	}
 	if res.comments < 1 {
-		t.Fatalf("no heartbeat in 0.2 s idle at 30 ms")
+		t.Fatalf("no heartbeat while idle at 30 ms")
 	}
 	// Each event's data is what the document's component for it says.
 	schemas := loadSpecFile(t).Components.Schemas
@@ -845,12 +845,12 @@ func TestGamesHTTPEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer resp3.Body.Close()
-	ended := make(chan error, 1)
+	ended, beat3 := make(chan error, 1), make(chan struct{})
 	go func() {
-		_, _, err := readEvents(resp3.Body, nil)
+		_, _, err := readEvents(resp3.Body, firstLine(beat3))
 		ended <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	awaitLine(t, beat3) // the stream is served: a heartbeat came
 	close(stopping)
 	select {
 	case err := <-ended:
@@ -859,6 +859,26 @@ func TestGamesHTTPEvents(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the stream did not end at shutdown")
+	}
+}
+
+// firstLine is a stop function for readEvents that stops nothing but
+// closes seen at the first comment or event the stream sends.
+func firstLine(seen chan struct{}) func([]sseEvent) bool {
+	var once sync.Once
+	return func([]sseEvent) bool {
+		once.Do(func() { close(seen) })
+		return false
+	}
+}
+
+// awaitLine waits for firstLine's channel.
+func awaitLine(t *testing.T, seen <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing on the stream in 10 s")
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -348,6 +349,30 @@ func TestBudgetMetrics(t *testing.T) {
 	} {
 		if !strings.Contains(metrics, want) {
 			t.Errorf("/metrics lacks %q:\n%s", want, truncate(metrics))
+		}
+	}
+}
+
+// The handlers of the callerless operations, which get no caller in their
+// context, never ask for one; each lives in a file of such handlers.
+func TestCallerlessHandlers(t *testing.T) {
+	files := []string{"handlers.go", "batch.go", "ops.go"}
+	var src strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, asks := range []string{"callerOf(", "callerPlayer(", "s.actor("} {
+			if strings.Contains(string(b), asks) {
+				t.Errorf("%s calls %s, but its operations get no caller", f, asks)
+			}
+		}
+		src.Write(b)
+	}
+	for op := range callerless {
+		if !strings.Contains(src.String(), ") "+op+"(") {
+			t.Errorf("callerless operation %s has no handler in %v", op, files)
 		}
 	}
 }

@@ -10,18 +10,17 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 	oapimw "github.com/oapi-codegen/echo-middleware"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
-	"github.com/ayoayo/ayoayo/api/oapi"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -56,6 +55,18 @@ func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
 			return nil, err
 		}
 	}
+	// Each series' four metrics are looked up once and kept, by route,
+	// method and status: a request then costs no hashing of its labels.
+	var series sync.Map // seriesKey → *requestSeries
+	find := func(k seriesKey) *requestSeries {
+		if m, ok := series.Load(k); ok {
+			return m.(*requestSeries)
+		}
+		values := []string{k.route, k.method, strconv.Itoa(k.code)}
+		m, _ := series.LoadOrStore(k, &requestSeries{count.WithLabelValues(values...), duration.WithLabelValues(values...),
+			reqSize.WithLabelValues(values...), resSize.WithLabelValues(values...)})
+		return m.(*requestSeries)
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
@@ -64,45 +75,50 @@ func (s *Server) requestMetrics() (echo.MiddlewareFunc, error) {
 			if route == "" {
 				route = "unmatched"
 			}
-			values := []string{route, c.Request().Method, strconv.Itoa(c.Response().Status)}
-			count.WithLabelValues(values...).Inc()
-			duration.WithLabelValues(values...).Observe(time.Since(start).Seconds())
-			reqSize.WithLabelValues(values...).Observe(float64(max(c.Request().ContentLength, 0)))
-			resSize.WithLabelValues(values...).Observe(float64(c.Response().Size))
+			m := find(seriesKey{route, c.Request().Method, c.Response().Status})
+			m.count.Inc()
+			m.duration.Observe(time.Since(start).Seconds())
+			m.reqSize.Observe(float64(max(c.Request().ContentLength, 0)))
+			m.resSize.Observe(float64(c.Response().Size))
 			return err
 		}
 	}, nil
 }
 
+// seriesKey names a series of the request metrics: there are as many
+// keys kept as series.
+type seriesKey struct {
+	route, method string
+	code          int
+}
+
+// requestSeries are the request metrics of one seriesKey.
+type requestSeries struct {
+	count                      prometheus.Counter
+	duration, reqSize, resSize prometheus.Observer
+}
+
 // compress gzips answers of at least compressMinLength bytes for a client
-// that accepts it, with echo's middleware, at two levels: the documents
-// (the docs page, the spec, the browser client's files), large and asked
-// for now and then, at gzip's default level, which makes them a third
-// smaller than its fastest; everything else (JSON answers, problems, on
-// the request path of every move) at the fastest, which costs a third of
-// the default's CPU on a small answer and saves nearly as much. An event
-// stream is left as it is: the gzip writer would hold each event until a
-// block filled, and a follower must get it at once.
-func compress() []echo.MiddlewareFunc {
-	document := func(c echo.Context) bool {
+// that accepts it (httpx.Gzip, which sets nothing of gzip up for a smaller
+// answer), at two levels: the documents (the docs page, the spec, the
+// browser client's files), large and asked for now and then, at gzip's
+// default level, which makes them a third smaller than its fastest;
+// everything else (JSON answers, problems, on the request path of every
+// move) at the fastest, which costs a third of the default's CPU on a small
+// answer and saves nearly as much. An event stream is left as it is: the
+// gzip writer would hold each event until a block filled, and a follower
+// must get it at once.
+func compress() echo.MiddlewareFunc {
+	return httpx.Gzip(compressMinLength, func(c echo.Context) int {
 		p := c.Path()
-		return p == "/docs" || p == "/openapi.yaml" || p == "/" || strings.HasPrefix(p, "/assets/")
-	}
-	stream := func(c echo.Context) bool {
-		return strings.HasSuffix(c.Path(), "/events") || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
-	}
-	return []echo.MiddlewareFunc{
-		middleware.GzipWithConfig(middleware.GzipConfig{
-			MinLength: compressMinLength,
-			Level:     gzip.DefaultCompression,
-			Skipper:   func(c echo.Context) bool { return !document(c) },
-		}),
-		middleware.GzipWithConfig(middleware.GzipConfig{
-			MinLength: compressMinLength,
-			Level:     gzip.BestSpeed,
-			Skipper:   func(c echo.Context) bool { return document(c) || stream(c) },
-		}),
-	}
+		switch {
+		case p == "/docs" || p == "/openapi.yaml" || p == "/" || strings.HasPrefix(p, "/assets/"):
+			return gzip.DefaultCompression
+		case strings.HasSuffix(p, "/events") || strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream"):
+			return gzip.NoCompression
+		}
+		return gzip.BestSpeed
+	})
 }
 
 // compressMinLength is the smallest answer compressed. A game's answer
@@ -136,11 +152,9 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
-	spec, err := oapi.GetSwagger() // the validator's own copy, without servers
-	if err != nil {
-		return nil, err
-	}
-	spec.Servers = nil // match paths, not hosts
+	spec := new(openapi3.T) // the document without its servers: match paths, not hosts
+	*spec = *s.spec
+	spec.Servers = nil
 	opts := &oapimw.Options{
 		Options: openapi3filter.Options{
 			// Security is the handlers' business (game tokens are checked

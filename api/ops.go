@@ -94,12 +94,20 @@ func (m metricsResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
 
 // GetOpenAPI serves the embedded document as YAML.
 func (s *Server) GetOpenAPI(context.Context, oapi.GetOpenAPIRequestObject) (oapi.GetOpenAPIResponseObject, error) {
-	return oapi.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(s.specYAML), ContentLength: int64(len(s.specYAML))}, nil
+	d, err := s.documents()
+	if err != nil {
+		return nil, err
+	}
+	return oapi.GetOpenAPI200ApplicationyamlResponse{Body: bytes.NewReader(d.yaml), ContentLength: int64(len(d.yaml))}, nil
 }
 
-// GetDocs serves the reference page rendered at start.
+// GetDocs serves the reference page, rendered on the first request.
 func (s *Server) GetDocs(context.Context, oapi.GetDocsRequestObject) (oapi.GetDocsResponseObject, error) {
-	return htmlResponse(s.docsHTML), nil
+	d, err := s.documents()
+	if err != nil {
+		return nil, err
+	}
+	return htmlResponse(d.html), nil
 }
 
 type htmlResponse []byte

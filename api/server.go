@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -146,6 +147,12 @@ type Options struct {
 	// creation gets the first one's answer. Nil: the header is ignored.
 	Idempotency Idempotency
 
+	// Document is the embedded OpenAPI document as LoadDocument returns
+	// it, which the validator reads; New keeps it and changes nothing in
+	// it. Nil: New loads it (a few hundred milliseconds of CPU, which a
+	// caller may spend beforehand, beside other work).
+	Document *openapi3.T
+
 	// Lobby runs seeks, challenges, rematches and the players' event
 	// streams (*lobby.Service). Nil: those operations answer 503. Seek and
 	// challenge creations are limited per client address as game creations
@@ -255,11 +262,10 @@ func (o Options) withDefaults() Options {
 // handlers live in their own file (handlers.go for the stateless moves,
 // games.go, puzzles.go, players.go, ops.go), all methods of this one type.
 type Server struct {
-	opts     Options
-	log      *slog.Logger
-	spec     *openapi3.T
-	specYAML []byte
-	docsHTML []byte
+	opts      Options
+	log       *slog.Logger
+	spec      *openapi3.T                // the embedded document, as loaded
+	documents func() (*documents, error) // /openapi.yaml and /docs
 
 	analyses Analyzer
 	metrics  analysisMetrics
@@ -287,9 +293,12 @@ func New(opts Options) (*echo.Echo, error) {
 // newServer is New that also returns the handlers, for tests.
 func newServer(opts Options) (*Server, *echo.Echo, error) {
 	opts = opts.withDefaults()
-	spec, err := oapi.GetSwagger()
-	if err != nil {
-		return nil, nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	var err error
+	spec := opts.Document
+	if spec == nil {
+		if spec, err = LoadDocument(); err != nil {
+			return nil, nil, err
+		}
 	}
 	s := &Server{
 		opts:     opts,
@@ -305,12 +314,12 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		reviews:  opts.Reviews,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
-	if s.specYAML, err = docs.YAML(spec); err != nil {
-		return nil, nil, err
-	}
-	if s.docsHTML, err = docs.Render(spec, ProblemCodes(), problem.Anchor); err != nil {
-		return nil, nil, err
-	}
+	// The documents take longer to make than the rest of New together
+	// (rendering the page, writing the YAML, from a copy of the document
+	// of their own): made on the first request for either, so a starting
+	// server serves everything else at once and spends no CPU on them
+	// beside its first requests; that first request waits for them.
+	s.documents = sync.OnceValues(renderDocuments)
 	if s.metrics, err = newAnalysisMetrics(opts.Metrics); err != nil {
 		return nil, nil, err
 	}
@@ -349,7 +358,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		metricsMW, // sees the final status, the problems included
 		httpx.LogRequests(s.log, s.opts.RequestLog.minStatus()), // likewise
 	)
-	e.Use(compress()...) // every answer below, problems included
+	e.Use(compress()) // every answer below, problems included
 	e.Use(
 		s.problems,         // every error below becomes a problem+json answer
 		httpx.RecoverPanic, // a panic below becomes an error
@@ -394,6 +403,38 @@ func (s *Server) echo() (*echo.Echo, error) {
 		httpx.GetAndHead{Echo: e}.GET(path, client)
 	}
 	return e, nil
+}
+
+// LoadDocument loads the embedded OpenAPI document (Options.Document).
+func LoadDocument() (*openapi3.T, error) {
+	spec, err := oapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	return spec, nil
+}
+
+// documents are the embedded document's renderings: the YAML of
+// /openapi.yaml and the page of /docs.
+type documents struct {
+	yaml, html []byte
+}
+
+// renderDocuments makes the documents from a copy of the embedded
+// document of their own (rendering reads it while the validator does).
+func renderDocuments() (*documents, error) {
+	spec, err := oapi.GetSwagger()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded OpenAPI document: %w", err)
+	}
+	var d documents
+	if d.yaml, err = docs.YAML(spec); err != nil {
+		return nil, err
+	}
+	if d.html, err = docs.Render(spec, ProblemCodes(), problem.Anchor); err != nil {
+		return nil, err
+	}
+	return &d, nil
 }
 
 // chain makes one middleware of outer then inner.

@@ -91,7 +91,8 @@ type docsProp struct {
 	Description template.HTML
 }
 
-// Render builds the reference page of spec, once, at start. problems are
+// Render builds the reference page of spec (the server does once, on the
+// first request for it). problems are
 // the codes the server answers with; each row's anchor is problemAnchor
 // followed by its code, the fragment of the problem types' URIs, so that
 // every type resolves to its row.

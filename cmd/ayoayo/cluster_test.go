@@ -376,6 +376,8 @@ func (c *clusterClient) playUntilKilled(victim, survivor *server, workers int, a
 			}
 		})
 	}
+	// The load runs on both instances for a while before the kill: a span
+	// of the real binaries' work is the behaviour under test, not a wait.
 	time.Sleep(after)
 	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		c.t.Fatal(err)

@@ -81,8 +81,9 @@ func TestCrashKeepsAnsweredMoves(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("event stream: %v", err)
 	}
+	// The 200 came with the stream's flushed headers: its handler follows
+	// the game and waits; no wait of ours is needed for that.
 	streamEnded := make(chan struct{})
-	time.Sleep(200 * time.Millisecond) // let the stream settle into waiting
 	go func() {
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
@@ -189,6 +190,8 @@ func playUntilKilled(t *testing.T, s *crashClient, workers int, after time.Durat
 			}
 		})
 	}
+	// The load runs for a while before the kill: a span of the real
+	// binary's work under load is the behaviour under test, not a wait.
 	time.Sleep(after)
 	if err := s.srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -107,7 +107,7 @@ const e2eEnv = "AYOAYO_E2E"
 // seconds-long scenarios, tens of seconds each: plain go test ./... leaves
 // them out to stay within minutes, and .ci/run runs each as a step of its
 // own, where a failure names it.
-func endToEnd(t *testing.T, what string) {
+func endToEnd(t testing.TB, what string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skipf("%s: skipped under -short", what)
@@ -140,7 +140,7 @@ var sharedBinary = sync.OnceValues(func() (string, error) {
 
 // buildBinary returns the path of this command's binary (sharedBinary);
 // dir, the test's own, keeps its databases and files.
-func buildBinary(t *testing.T, _ string) string {
+func buildBinary(t testing.TB, _ string) string {
 	t.Helper()
 	bin, err := sharedBinary()
 	if err != nil {
@@ -182,7 +182,7 @@ func startBinary(t *testing.T, bin string, args ...string) *server {
 // startBinaryUntil runs bin and waits for the first log line with message
 // msg and the server's address: "listening" when the API is served,
 // "opening the database" as soon as the port answers.
-func startBinaryUntil(t *testing.T, bin, msg string, args ...string) *server {
+func startBinaryUntil(t testing.TB, bin, msg string, args ...string) *server {
 	t.Helper()
 	s, addr := launchBinary(t, bin, msg, args...)
 	s.listening(t, addr)
@@ -192,7 +192,7 @@ func startBinaryUntil(t *testing.T, bin, msg string, args ...string) *server {
 // launchBinary runs bin without waiting for it; listening then waits for
 // the address of its first log line with message msg. Apart, they let a
 // test start several servers at once.
-func launchBinary(t *testing.T, bin, msg string, args ...string) (*server, <-chan string) {
+func launchBinary(t testing.TB, bin, msg string, args ...string) (*server, <-chan string) {
 	t.Helper()
 	s := &server{cmd: exec.Command(bin, args...), done: make(chan error, 1)}
 	// No endgame table built at start unless the test asks for one with
@@ -230,7 +230,7 @@ func launchBinary(t *testing.T, bin, msg string, args ...string) (*server, <-cha
 	return s, addr
 }
 
-func (s *server) listening(t *testing.T, addr <-chan string) {
+func (s *server) listening(t testing.TB, addr <-chan string) {
 	t.Helper()
 	select {
 	case a := <-addr:
@@ -243,7 +243,7 @@ func (s *server) listening(t *testing.T, addr <-chan string) {
 }
 
 // stop sends SIGTERM and expects exit status 0.
-func (s *server) stop(t *testing.T) {
+func (s *server) stop(t testing.TB) {
 	t.Helper()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func (s *server) stop(t *testing.T) {
 	}
 }
 
-func call(t *testing.T, c *http.Client, method, url, contentType, body string) (*http.Response, []byte) {
+func call(t testing.TB, c *http.Client, method, url, contentType, body string) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(context.Background(), method, url, strings.NewReader(body))
 	if err != nil {

@@ -124,8 +124,17 @@ func puzzleGenerator(set *search.Endgames, workers int) *puzzles.Generator {
 // few milliseconds) in a unit of the CPU budget, at generation's priority,
 // waiting as long as it must: the AI's moves and analyses get in between
 // the pieces, and a build uses no more cores than the budget has units.
-func cpuGate(cpu *budget.Budget) tablebase.Gate {
+// With a ready channel, no piece starts before it is closed: serve's
+// builds wait for the API to be served, so a start is not slowed by them.
+func cpuGate(cpu *budget.Budget, ready <-chan struct{}) tablebase.Gate {
 	return func(ctx context.Context) (func(), error) {
+		if ready != nil {
+			select {
+			case <-ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		return cpu.Acquire(ctx, budget.Request{Priority: budget.Generation, Weight: 1, Wait: -1})
 	}
 }
@@ -136,7 +145,7 @@ func cpuGate(cpu *budget.Budget) tablebase.Gate {
 // gen.EndgameSeeds seeds is the puzzle generator's, built once for both.
 // The WaitGroup's Wait returns once the build has finished or, after ctx
 // ends, given up.
-func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, seeds int, generator *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
+func buildTable(ctx context.Context, cpu *budget.Budget, ready <-chan struct{}, set *search.Endgames, seeds int, generator *puzzles.Generator, log *slog.Logger, wg *sync.WaitGroup) {
 	var r engine.Rules
 	if seeds <= 0 || (set.For(r) != nil && set.For(r).MaxSeeds() >= seeds) {
 		return
@@ -147,10 +156,10 @@ func buildTable(ctx context.Context, cpu *budget.Budget, set *search.Endgames, s
 		var t *tablebase.Table
 		var err error
 		if seeds == gen.EndgameSeeds {
-			generator.StartEndgameTable(ctx, cpuGate(cpu)) // unless serve has started it
+			generator.StartEndgameTable(ctx, cpuGate(cpu, ready)) // unless serve has started it
 			t, err = generator.EndgameTable(ctx)
 		} else {
-			t, err = tablebase.BuildGated(ctx, seeds, r, cpu.Size(), nil, cpuGate(cpu))
+			t, err = tablebase.BuildGated(ctx, seeds, r, cpu.Size(), nil, cpuGate(cpu, ready))
 		}
 		if err != nil {
 			if ctx.Err() != nil {

@@ -224,7 +224,7 @@ func TestPuzzlesShareTheEndgameTable(t *testing.T) {
 	}
 	generator := puzzleGenerator(set, testWorkers) // no table yet: the generator will build one
 	var building sync.WaitGroup
-	buildTable(ctx, budget.New(1), set, gen.EndgameSeeds, generator, slog.New(slog.DiscardHandler), &building)
+	buildTable(ctx, budget.New(1), nil, set, gen.EndgameSeeds, generator, slog.New(slog.DiscardHandler), &building)
 	building.Wait()
 	built, err := generator.EndgameTable(ctx)
 	if err != nil {
@@ -254,7 +254,7 @@ func TestTableBuildWaitsForTheBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	var building sync.WaitGroup
-	buildTable(ctx, cpu, set, 4, puzzles.NewGenerator(testWorkers), slog.New(slog.DiscardHandler), &building)
+	buildTable(ctx, cpu, nil, set, 4, puzzles.NewGenerator(testWorkers), slog.New(slog.DiscardHandler), &building)
 	for deadline := time.Now().Add(10 * time.Second); cpu.Stats().Waiting[budget.Generation] == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the build never asked the budget")

@@ -184,7 +184,7 @@ func TestPostgresOutage(t *testing.T) {
 				break
 			}
 			g = ans.Game
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(50 * time.Millisecond) // a player's pace, so the game outlasts the outage
 		}
 		watchedPly = g.Ply
 	})
@@ -192,6 +192,8 @@ func TestPostgresOutage(t *testing.T) {
 		wg.Go(func() { load.play(stop, uint64(w)) })
 	}
 
+	// The load runs against the real binaries for a while before the
+	// outage: a span of their work is the behaviour under test.
 	time.Sleep(1500 * time.Millisecond)
 	pg.stop(t)
 	outage := time.Now()
@@ -237,6 +239,8 @@ func TestPostgresOutage(t *testing.T) {
 	if code, h, _, err := sendJSON(ctx, httpc, http.MethodGet, c.url+"/readyz", "", nil, nil); err != nil || code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" {
 		t.Errorf("/readyz of the instance started during the outage: %d, Retry-After %q (%v)", code, h.Get("Retry-After"), err)
 	}
+	// The outage lasts 3 s whatever the test does meanwhile: its length
+	// is the behaviour under test.
 	time.Sleep(3*time.Second - time.Since(outage))
 	pg.start(t)
 	t.Logf("the database is back after %v", time.Since(outage).Round(time.Millisecond))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/getkin/kin-openapi/openapi3"
 	"io"
 	"log/slog"
 	"net"
@@ -72,6 +73,7 @@ type serving struct {
 	srv     *http.Server
 	current atomic.Pointer[http.Handler] // what srv serves: 503s until the API is ready
 	served  chan error
+	apiUp   chan struct{} // closed once the API is served
 	// stopping closes as the graceful shutdown begins (event streams end);
 	// draining closes just before it (/readyz answers 503).
 	stopping, draining chan struct{}
@@ -87,9 +89,18 @@ type serving struct {
 	// the tables and the store.
 	background context.Context
 
+	// document is the API's document, loaded in the background at start.
+	document chan loadedDocument
+
 	// onExit's functions, run last first when serve returns, however the
 	// start ended.
 	exits []func()
+}
+
+// loadedDocument is what api.LoadDocument returned.
+type loadedDocument struct {
+	doc *openapi3.T
+	err error
 }
 
 // onExit runs f when serve returns, before what was registered earlier.
@@ -104,22 +115,47 @@ func (s *serving) undo() {
 // run starts each part in turn, serves until ctx ends, and shuts down.
 func (s *serving) run(ctx context.Context, logTo io.Writer) error {
 	s.startLog(logTo)
+	// Each step's wall clock goes into the listening line (startMs), so a
+	// slow start says where its time went.
+	var steps []any
+	step := time.Now()
+	took := func(name string) {
+		now := time.Now()
+		steps = append(steps, slog.Float64(name, float64(now.Sub(step).Microseconds())/1000))
+		step = now
+	}
+	// The API's document takes a few hundred milliseconds of CPU to load:
+	// loaded beside the tables and the database, not after them.
+	s.document = make(chan loadedDocument, 1)
+	go func() {
+		doc, err := api.LoadDocument()
+		s.document <- loadedDocument{doc, err}
+	}()
 	if err := s.startTables(ctx); err != nil {
 		return err
 	}
+	took("tables")
 	if err := s.listen(); err != nil {
 		return err
 	}
+	took("listen")
 	open, err := s.openStore(ctx)
 	if !open {
 		return err
 	}
+	took("database")
 	if err := s.startGames(ctx); err != nil {
 		return err
 	}
+	took("games")
 	if err := s.startAPI(); err != nil {
 		return err
 	}
+	took("api")
+	// Tests and scripts start the server on port 0 and read the real
+	// address from this line, which says the API is served.
+	s.log.Info("listening", "addr", s.ln.Addr().String(), "db", redactDB(s.cfg.DB), slog.Group("startMs", steps...))
+	close(s.apiUp)
 	return s.serve(ctx)
 }
 
@@ -164,8 +200,11 @@ func (s *serving) startTables(ctx context.Context) error {
 	// build before it takes a unit of the budget the build needs; it stops
 	// with the server (buildCtx), so a server that stops leaves no build
 	// running in its process.
-	s.gen.StartEndgameTable(buildCtx, cpuGate(s.cpu))
-	buildTable(buildCtx, s.cpu, endgames, s.cfg.TableBuildTo, s.gen, s.log, &s.building)
+	// Their work waits for the API to be served (apiUp), so the start
+	// has the cores to itself.
+	s.apiUp = make(chan struct{})
+	s.gen.StartEndgameTable(buildCtx, cpuGate(s.cpu, s.apiUp))
+	buildTable(buildCtx, s.cpu, s.apiUp, endgames, s.cfg.TableBuildTo, s.gen, s.log, &s.building)
 	return nil
 }
 
@@ -341,7 +380,12 @@ func (s *serving) startAPI() error {
 		review.ServiceOptions{Now: s.now, Owner: c.Instance, Log: s.log})
 	s.sweeping.Go(func() { reviews.Run(s.background, reviewPoll) })
 	s.draining = make(chan struct{})
+	doc := <-s.document
+	if doc.err != nil {
+		return doc.err
+	}
 	handler, err := api.New(api.Options{
+		Document:            doc.doc,
 		Logger:              s.log,
 		DB:                  s.st,
 		Stopping:            s.draining,
@@ -374,9 +418,6 @@ func (s *serving) startAPI() error {
 	}
 	var apiHandler http.Handler = handler
 	s.current.Store(&apiHandler)
-	// Tests and scripts start the server on port 0 and read the real
-	// address from this line, which says the API is served.
-	s.log.Info("listening", "addr", s.ln.Addr().String(), "db", redactDB(c.DB))
 	return nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
@@ -446,16 +445,23 @@ func TestEndgames(t *testing.T) {
 	defer cancel()
 	pool := NewPool(2, WithEndgames(e))
 	var wg sync.WaitGroup
-	started := make(chan struct{}, 2)
+	var setClosed atomic.Bool
+	started, searchedAfter := make(chan struct{}, 2), make(chan struct{}, 2)
 	for i := range 2 {
 		wg.Go(func() {
 			p := engine.MustParse("s-306150-0a2041-4-12")
+			told := false
 			for j := 0; ctx.Err() == nil; j++ {
+				after := setClosed.Load()
 				if _, err := pool.Analyze(ctx, p, r, Limits{Nodes: 5000 + uint64(i+j)}); err != nil && !errors.Is(err, context.Canceled) {
 					t.Error(err)
 				}
 				if j == 0 {
 					started <- struct{}{}
+				}
+				if after && !told {
+					searchedAfter <- struct{}{}
+					told = true
 				}
 			}
 		})
@@ -465,7 +471,10 @@ func TestEndgames(t *testing.T) {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(20 * time.Millisecond) // searches after Close use no table
+	setClosed.Store(true)
+	// Each worker runs a whole search begun after Close: it uses no table.
+	<-searchedAfter
+	<-searchedAfter
 	cancel()
 	wg.Wait()
 	if !small.closed.Load() || !big.closed.Load() || small.bad.Load() || big.bad.Load() {

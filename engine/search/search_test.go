@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math/rand/v2"
 	"testing"
-	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 )
@@ -70,12 +69,18 @@ func TestCancelStopsALongSearch(t *testing.T) {
 		err error
 	}
 	done := make(chan result, 1)
+	// Cancelled from the search's own third poll (every thousand nodes or
+	// so): well under way, whatever the machine's speed.
+	polls := 0
+	pause := func() {
+		if polls++; polls == 3 {
+			cancel()
+		}
+	}
 	go func() {
-		a, err := NewSearcher(1<<20).Analyze(ctx, engine.Start(), engine.Rules{}, nil, Limits{Depth: MaxDepth})
+		a, err := NewPool(1).AnalyzePausing(ctx, engine.Start(), engine.Rules{}, Limits{Depth: MaxDepth, Hash: 1 << 20}, pause)
 		done <- result{a, err}
 	}()
-	time.Sleep(50 * time.Millisecond) // let it get under way
-	cancel()
 	res := <-done
 	if !errors.Is(res.err, context.Canceled) || res.a.Depth < 1 || res.a.Depth >= MaxDepth || res.a.Nodes == 0 {
 		t.Fatalf("got depth %d nodes %d err %v, want a partial search and context.Canceled", res.a.Depth, res.a.Nodes, res.err)

@@ -35,11 +35,8 @@ func BodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
 			if req.Body == nil || req.Body == http.NoBody {
 				return next(c)
 			}
-			tooLarge := func() error {
-				return Errorf(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
-			}
 			if req.ContentLength > limit {
-				return tooLarge()
+				return tooLarge(limit)
 			}
 			var body []byte
 			var err error
@@ -52,10 +49,10 @@ func BodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
 				body, err = io.ReadAll(io.LimitReader(req.Body, limit+1))
 			}
 			if err != nil {
-				return readError(req.Context(), err, tooLarge)
+				return readError(req.Context(), err, limit)
 			}
 			if int64(len(body)) > limit {
-				return tooLarge()
+				return tooLarge(limit)
 			}
 			_ = req.Body.Close()
 			req.Body = io.NopCloser(bytes.NewReader(body))
@@ -66,10 +63,10 @@ func BodyLimit(limit int64, routes map[string]int64) echo.MiddlewareFunc {
 }
 
 // readError classifies a failure to read a request body.
-func readError(ctx context.Context, err error, tooLarge func() error) error {
+func readError(ctx context.Context, err error, limit int64) error {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return tooLarge()
+		return tooLarge(limit)
 	}
 	if clientGone(ctx, err) {
 		return fmt.Errorf("the client went away while sending its body (%w): %w", err, context.Canceled)
@@ -78,6 +75,12 @@ func readError(ctx context.Context, err error, tooLarge func() error) error {
 		return Errorf(ErrBodyTimeout, "the request body did not arrive within the server's read deadline")
 	}
 	return fmt.Errorf("reading the request body: %w", err)
+}
+
+// tooLarge is the error of a body over limit bytes. (A function, not a
+// closure made per request: it is needed only on the way out.)
+func tooLarge(limit int64) error {
+	return Errorf(ErrBodyTooLarge, "the request body is larger than %d bytes", limit)
 }
 
 // clientGone reports whether err, met while reading a request, means that
