@@ -89,6 +89,7 @@ type caller struct {
 	playerToken string
 	addr        string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
 	head        bool   // a HEAD request: the status and headers are the whole answer
+	accept      string // the Accept header: GET /v1/games/{id} answers the record notation when it asks for it
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -98,7 +99,7 @@ func (s *Server) withCaller(f oapi.StrictHandlerFunc, _ string) oapi.StrictHandl
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
 		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), playerToken: strings.TrimSpace(r.Header.Get(PlayerTokenHeader)),
-			addr: c.RealIP(), head: r.Method == http.MethodHead}
+			addr: c.RealIP(), head: r.Method == http.MethodHead, accept: r.Header.Get(echo.HeaderAccept)}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -199,11 +200,23 @@ func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oa
 	if err != nil {
 		return nil, err
 	}
-	etag := gameETag(g.Version)
+	etag, vary := gameETag(g.Version), "Accept"
+	asRecord := wantsRecord(callerOf(ctx).accept)
+	if asRecord {
+		etag = strings.TrimSuffix(etag, `"`) + `-record"`
+	}
 	if notModified(req.Params.IfNoneMatch, etag) {
 		return oapi.GetGame304Response{Headers: oapi.GetGame304ResponseHeaders{ETag: &etag}}, nil
 	}
-	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: oapi.GetGame200ResponseHeaders{ETag: &etag}}, nil
+	headers := oapi.GetGame200ResponseHeaders{ETag: &etag, Vary: &vary}
+	if asRecord {
+		text, err := s.gameRecord(ctx, &g)
+		if err != nil {
+			return nil, err
+		}
+		return oapi.GetGame200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text), ContentLength: int64(len(text)), Headers: headers}, nil
+	}
+	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: headers}, nil
 }
 
 // ListGameMoves returns a page of the history.

@@ -22,6 +22,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -136,6 +137,8 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
+	// So is a game record in the text notation: package record reads it.
+	openapi3filter.RegisterBodyDecoder(record.MediaType, openapi3filter.FileBodyDecoder)
 	spec, err := oapi.GetSwagger() // the validator's own copy, without servers
 	if err != nil {
 		return nil, err

@@ -6792,6 +6792,7 @@ type GetGameResponseObject interface {
 
 type GetGame200ResponseHeaders struct {
 	ETag *string
+	Vary *string
 }
 
 type GetGame200JSONResponse struct {
@@ -6809,8 +6810,38 @@ func (response GetGame200JSONResponse) VisitGetGameResponse(w http.ResponseWrite
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame200ApplicationxAyoayoRecordResponse struct {
+	Body          io.Reader
+	Headers       GetGame200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetGame200ApplicationxAyoayoRecordResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ayoayo-record")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 

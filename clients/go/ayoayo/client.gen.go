@@ -4835,6 +4835,12 @@ type ClientInterface interface {
 	// game; send it back as `If-None-Match` to get a bodiless `304` while
 	// nothing has changed (cheap polling). No token is needed to watch.
 	//
+	// With `Accept: application/x-ayoayo-record` the answer is the game's
+	// whole record in the text notation of docs/notation.md instead: tags
+	// (players, ratings, time control, rules, start, result), every move
+	// with its captures and clock comments. Any game has one, in play or
+	// over; its `ETag` is the version with `-record` after it.
+	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -6165,6 +6171,12 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // move. The answer has an `ETag` that changes with every change of the
 // game; send it back as `If-None-Match` to get a bodiless `304` while
 // nothing has changed (cheap polling). No token is needed to watch.
+//
+// With `Accept: application/x-ayoayo-record` the answer is the game's
+// whole record in the text notation of docs/notation.md instead: tags
+// (players, ratings, time control, rules, start, result), every move
+// with its captures and clock comments. Any game has one, in play or
+// over; its `ETag` is the version with `-record` after it.
 //
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10623,6 +10635,12 @@ type ClientWithResponsesInterface interface {
 	// game; send it back as `If-None-Match` to get a bodiless `304` while
 	// nothing has changed (cheap polling). No token is needed to watch.
 	//
+	// With `Accept: application/x-ayoayo-record` the answer is the game's
+	// whole record in the text notation of docs/notation.md instead: tags
+	// (players, ratings, time control, rules, start, result), every move
+	// with its captures and clock comments. Any game has one, in play or
+	// over; its `ETag` is the version with `-record` after it.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
@@ -12990,6 +13008,7 @@ func (r CreateGameResponse) ContentType() string {
 // GetGameResponse200Headers the declared response headers of an HTTP 200 response for GetGame
 type GetGameResponse200Headers struct {
 	ETag       *string
+	Vary       *string
 	XRequestID *string
 }
 
@@ -17798,6 +17817,12 @@ func (c *ClientWithResponses) CreateGameWithResponse(ctx context.Context, params
 // game; send it back as `If-None-Match` to get a bodiless `304` while
 // nothing has changed (cheap polling). No token is needed to watch.
 //
+// With `Accept: application/x-ayoayo-record` the answer is the game's
+// whole record in the text notation of docs/notation.md instead: tags
+// (players, ratings, time control, rules, start, result), every move
+// with its captures and clock comments. Any game has one, in play or
+// over; its `ETag` is the version with `-record` after it.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
@@ -20681,6 +20706,9 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		}
 		response.ApplicationProblemJSON503 = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
 	}
 
 	switch {
@@ -20692,6 +20720,13 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string

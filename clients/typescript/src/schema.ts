@@ -63,6 +63,12 @@ export interface paths {
          *     move. The answer has an `ETag` that changes with every change of the
          *     game; send it back as `If-None-Match` to get a bodiless `304` while
          *     nothing has changed (cheap polling). No token is needed to watch.
+         *
+         *     With `Accept: application/x-ayoayo-record` the answer is the game's
+         *     whole record in the text notation of docs/notation.md instead: tags
+         *     (players, ratings, time control, rules, start, result), every move
+         *     with its captures and clock comments. Any game has one, in play or
+         *     over; its `ETag` is the version with `-record` after it.
          */
         get: operations["GetGame"];
         put?: never;
@@ -7089,10 +7095,26 @@ export interface operations {
                     "X-Request-ID": components["headers"]["RequestId"];
                     /** @description The game's version; it changes with every move, join or resignation. */
                     ETag?: string;
+                    /** @description `Accept`: the game and its record are two representations of one resource. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Game"];
+                    /**
+                     * @example [Event "Casual live game"]
+                     *     [Site "/v1/games/Xq3v9w0bHk2mP1aZ"]
+                     *     [Date "2026.12.03"]
+                     *     [South "Adebayo"]
+                     *     [North "?"]
+                     *     [TimeControl "300+5"]
+                     *     [Rules "captureSeed=taken leftovers=last_mover"]
+                     *     [Result "*"]
+                     *
+                     *     1. ax2 {[%clk 0:05:03.2] [%emt 0:00:01.8]} 1... E {[%clk 0:04:58] [%emt 0:00:07]}
+                     *     *
+                     */
+                    "application/x-ayoayo-record": string;
                 };
             };
             /** @description The game has not changed since the `ETag` sent in `If-None-Match`. */

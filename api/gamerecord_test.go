@@ -1,0 +1,113 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+)
+
+func TestWantsRecord(t *testing.T) {
+	tests := []struct {
+		name, accept string
+		want         bool
+	}{
+		{"none", "", false},
+		{"json", "application/json", false},
+		{"any", "*/*", false},
+		{"record", record.MediaType, true},
+		{"record with charset", record.MediaType + "; charset=utf-8", true},
+		{"record first", record.MediaType + ", application/json;q=0.5", true},
+		{"json preferred", "application/json, " + record.MediaType + ";q=0.5", false},
+		{"record refused", record.MediaType + ";q=0", false},
+		{"garbage", "a/b/c;;", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := wantsRecord(tt.accept); got != tt.want {
+				t.Errorf("wantsRecord(%q) = %v, want %v", tt.accept, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestGetGameRecord: GET /v1/games/{id} with the record's media type in
+// Accept answers the record, for a game in play and a game over; the record
+// reads, replays to the game's position, and says how the game ended.
+func TestGetGameRecord(t *testing.T) {
+	gs := newGamesServer(t, Options{}, games.Options{}, nil)
+	game, tokens := gs.twoSeats()
+	id := game.Id
+	accept := map[string]string{"Accept": record.MediaType}
+	for range 6 {
+		pits := legalPits(t, game.Position)
+		a := gs.must(http.MethodPost, "/v1/games/"+id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": pits[0], "ply": game.Ply}, nil)
+		gs.expect(a, http.StatusCreated, "")
+		var ans oapi.PlayMoveAnswer
+		a.decode(t, &ans)
+		game = ans.Game
+	}
+	read := func(wantResult string) *record.Record {
+		t.Helper()
+		a := gs.must(http.MethodGet, "/v1/games/"+id, "", nil, accept)
+		gs.expect(a, http.StatusOK, "")
+		if ct := a.header.Get("Content-Type"); ct != record.MediaType {
+			t.Fatalf("Content-Type %q", ct)
+		}
+		if a.header.Get("Vary") != "Accept" || !strings.HasSuffix(a.header.Get("ETag"), `-record"`) {
+			t.Fatalf("Vary %q, ETag %q", a.header.Get("Vary"), a.header.Get("ETag"))
+		}
+		rec, err := record.Parse(string(a.body))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, a.body)
+		}
+		if rec.String() != string(a.body) {
+			t.Fatalf("not in the export form:\n%s", a.body)
+		}
+		rp, err := record.Check(rec)
+		if err != nil || rp.Illegal != nil {
+			t.Fatalf("check: %v %+v\n%s", err, rp.Illegal, a.body)
+		}
+		if got := rp.Game.Position(); got != mustPosition(t, game.Position) || len(rec.Moves) != game.Ply {
+			t.Fatalf("replays to %s in %d moves, the game is at ply %d\n%s", got, len(rec.Moves), game.Ply, a.body)
+		}
+		if res, _ := rec.Get(record.TagResult); res != wantResult {
+			t.Fatalf("Result %q, want %q\n%s", res, wantResult, a.body)
+		}
+		// The ETag of the record answers If-None-Match.
+		nm := gs.must(http.MethodGet, "/v1/games/"+id, "", nil, map[string]string{"Accept": record.MediaType, "If-None-Match": a.header.Get("ETag")})
+		gs.expect(nm, http.StatusNotModified, "")
+		return rec
+	}
+	read(record.Unfinished)
+
+	a := gs.must(http.MethodPost, "/v1/games/"+id+"/resign", tokens[0], nil, nil)
+	gs.expect(a, http.StatusOK, "")
+	a.decode(t, &game)
+	rec := read(record.ResultTag(mustPosition(t, game.Position)))
+	for tag, want := range map[string]string{record.TagTermination: record.TermResignation, record.TagWinner: "north",
+		record.TagTimeControl: "-", record.TagEvent: "Casual game", record.TagSite: "/v1/games/" + id} {
+		if got, _ := rec.Get(tag); got != want {
+			t.Errorf("tag %s %q, want %q", tag, got, want)
+		}
+	}
+	// JSON stays the default.
+	j := gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil)
+	gs.expect(j, http.StatusOK, "")
+	if !strings.HasPrefix(j.header.Get("Content-Type"), "application/json") {
+		t.Fatalf("Content-Type %q without Accept", j.header.Get("Content-Type"))
+	}
+}
+
+func mustPosition(t *testing.T, p oapi.Position) engine.Position {
+	t.Helper()
+	pos, err := positionFromAPI(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
