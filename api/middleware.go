@@ -118,6 +118,15 @@ var requireJSON = httpx.RequireMediaType(echo.MIMEApplicationJSON, func(mt strin
 	return mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 })
 
+// requireJSONOrRecord is requireJSON for /v1/validate, which reads a
+// record in the text notation too.
+var requireJSONOrRecord = httpx.RequireMediaType(echo.MIMEApplicationJSON+" or "+record.MediaType, func(mt string) bool {
+	return mt == record.MediaType || mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+})
+
+// validateOperation is POST /v1/validate.
+const validateOperation = "ValidateRecord"
+
 // requireNDJSON is requireJSON for /v1/validate/batch.
 var requireNDJSON = httpx.RequireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
 

@@ -367,8 +367,12 @@ func (s *Server) echo() (*echo.Echo, error) {
 			// After the validator: the key is read from a valid request.
 			v = chain(v, s.idempotent(id))
 		}
-		if id == batchOperation {
+		switch id {
+		case batchOperation:
 			perOp[id] = append(mw, requireNDJSON, v)
+			continue
+		case validateOperation:
+			perOp[id] = append(mw, requireJSONOrRecord, v)
 			continue
 		}
 		perOp[id] = append(mw, requireJSON, v)

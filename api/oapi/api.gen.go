@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -10789,7 +10790,8 @@ func (response GetSeek503ApplicationProblemPlusJSONResponse) VisitGetSeekRespons
 }
 
 type ValidateRecordRequestObject struct {
-	Body *ValidateRecordJSONRequestBody
+	JSONBody *ValidateRecordJSONRequestBody
+	Body     io.Reader
 }
 
 type ValidateRecordResponseObject interface {
@@ -12603,28 +12605,34 @@ func (sh *strictHandler) GetSeek(ctx echo.Context, id LobbyId) error {
 func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	var request ValidateRecordRequestObject
 
-	var body ValidateRecordJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body ValidateRecordJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
 		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
 	}
-	if err != nil {
-		return err
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-ayoayo-record") {
+		request.Body = ctx.Request().Body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ValidateRecord(ctx.Request().Context(), request.(ValidateRecordRequestObject))

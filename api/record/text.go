@@ -187,8 +187,8 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
-// Is makes errors.Is(err, ErrSyntax) hold.
-func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
+// Unwrap makes the error ErrSyntax to errors.Is and errors.As.
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }
 
 // Parse reads one record. Tags come first, one to a line; then the
 // movetext, whose move numbers are optional but must be right when given,

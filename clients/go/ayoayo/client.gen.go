@@ -5604,6 +5604,15 @@ type ClientInterface interface {
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
 	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -5622,6 +5631,15 @@ type ClientInterface interface {
 	// at the first illegal move: `valid: false`, `plies` moves applied,
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
+	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7341,6 +7359,15 @@ func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
 //
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -7369,6 +7396,15 @@ func (c *Client) ValidateRecordWithBody(ctx context.Context, params *ValidateRec
 // at the first illegal move: `valid: false`, `plies` moves applied,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
+//
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11452,6 +11488,15 @@ type ClientWithResponsesInterface interface {
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
 	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -11470,6 +11515,15 @@ type ClientWithResponsesInterface interface {
 	// at the first illegal move: `valid: false`, `plies` moves applied,
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
+	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18874,6 +18928,15 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
 //
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -18898,6 +18961,15 @@ func (c *ClientWithResponses) ValidateRecordWithBodyWithResponse(ctx context.Con
 // at the first illegal move: `valid: false`, `plies` moves applied,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
+//
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

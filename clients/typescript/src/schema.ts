@@ -412,6 +412,15 @@ export interface paths {
          *     at the first illegal move: `valid: false`, `plies` moves applied,
          *     the position before the refused move and an `error` saying which move
          *     and why. A record may hold at most 2000 moves (`400` beyond).
+         *
+         *     The record may also be sent as text, `application/x-ayoayo-record`
+         *     (docs/notation.md): its `Start` and `Rules` tags are `start` and
+         *     `rules`, its moves `moves`, and the answer is the same. Text that is
+         *     not a record is `400 invalid_record`, whose detail names the line and
+         *     the move and what is wrong (an unknown pit letter, a broken tag, a
+         *     move number out of turn); a record whose stated captures, `Result`,
+         *     `Termination` or `Winner` are not what its legal moves give is
+         *     `422 record_mismatch`, naming the move or the tag.
          */
         post: operations["ValidateRecord"];
         delete?: never;
@@ -7972,6 +7981,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ValidateRequest"];
+                "application/x-ayoayo-record": string;
             };
         };
         responses: {
