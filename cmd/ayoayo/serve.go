@@ -345,6 +345,7 @@ func (s *serving) startAPI() error {
 		Budget:              s.cpu,
 		Games:               s.games,
 		Hub:                 s.hub,
+		Exports:             games.NewExporter(s.st),
 		RateLimits:          c.rateLimits(),
 		TrustedProxies:      c.proxies,
 		EventHeartbeat:      c.EventHeartbeat,

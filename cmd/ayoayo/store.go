@@ -30,6 +30,7 @@ type store interface {
 	players.Store
 	idempotency.Store
 	lobby.Store
+	games.ExportStore
 	Ping(ctx context.Context) error
 	Close() error
 }
