@@ -180,6 +180,7 @@ func TestParseErrors(t *testing.T) {
 		{"result differs", "[Result \"*\"]\n\n1. a 25-23", `movetext ends with 25-23, the Result tag says *`},
 		{"North first", "[Start \"n-444444-444444-0-0\"]\n\n1... A 1... a", `line 3, move 2.: move number "1." out of turn`},
 		{"not utf-8", "[Event \"\xff\"]", `the text is not valid UTF-8`},
+		{"comments too long", "1. a " + strings.Repeat("{a comment of twenty} ", 200), `line 1, move 1.: the comments of one move are longer than 2000 bytes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,7 +14,8 @@ import (
 const (
 	MaxMoves    = 2000 // plies of one record
 	maxTagValue = 256  // bytes of a tag value
-	maxComment  = 2000 // bytes of one comment
+	maxComment  = 2000 // bytes of a move's comments, less the clock commands
+	maxCommands = 64   // bytes of a comment's clock commands, at most
 	lineWidth   = 80   // String's movetext lines, at most, unless one token is longer
 )
 
@@ -444,8 +445,8 @@ func (p *parser) comment(move string) (string, error) {
 	body := p.text[p.i+1 : p.i+end]
 	p.line += strings.Count(body, "\n")
 	p.i += end + 1
-	if len(body) > maxComment {
-		return "", p.fail(move, "a comment longer than %d bytes", maxComment)
+	if len(body) > maxComment+maxCommands {
+		return "", p.fail(move, "a comment longer than %d bytes", maxComment+maxCommands)
 	}
 	if strings.ContainsRune(body, '{') {
 		return "", p.fail(move, "a comment does not nest {")
@@ -500,6 +501,11 @@ func addComment(m *Move, text string) error {
 		s = m.Comment + " " + s
 	} else if s == "" {
 		s = m.Comment
+	}
+	if len(s) > maxComment {
+		// Checked as it grows, so that many comments on one move cost
+		// no more than their length.
+		return fmt.Errorf("the comments of one move are longer than %d bytes, their clock commands aside", maxComment)
 	}
 	m.Comment = s
 	return nil
