@@ -16,6 +16,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 // answered names every declared error a client can meet, for the /docs
@@ -36,13 +37,14 @@ var answered = []error{
 	httpx.ErrRateLimited, httpx.ErrTooManyStreams, httpx.ErrStreamsFull,
 	games.ErrAIBusy, games.ErrNotFound,
 	lobby.ErrSeekNotFound, lobby.ErrChallengeNotFound, lobby.ErrNotYourSeek, lobby.ErrNotYourChallenge,
-	lobby.ErrSeekClosed, lobby.ErrChallengeClosed, lobby.ErrTooManySeeks, lobby.ErrPlaying,
+	lobby.ErrSeekClosed, lobby.ErrChallengeClosed, lobby.ErrTooManySeeks, lobby.ErrPlaying, lobby.ErrChallengePlaying,
 	lobby.ErrTimeControlRequired, lobby.ErrInvalidRange, lobby.ErrSelfChallenge, lobby.ErrRematch,
 	lobby.ErrInvalidTicket, lobby.ErrTooManyStreams, lobby.ErrConflict,
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,
 	gen.ErrFilterUnmet, puzzles.ErrPracticeBusy, puzzles.ErrPracticeTimeout, puzzles.ErrNoPool,
 	gen.ErrUnverified, gen.ErrUnknownVersion,
 	record.ErrSyntax, record.ErrMismatch,
+	review.ErrNotFinished, review.ErrNotRequested, review.ErrTimeout,
 	ErrInternal,
 }
 

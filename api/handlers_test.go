@@ -344,6 +344,7 @@ func TestBudgetMetrics(t *testing.T) {
 		"ayoayo_cpu_budget_used 1\n",
 		`ayoayo_cpu_budget_waiting{priority="ai_reply"} 0` + "\n",
 		`ayoayo_cpu_budget_waiting{priority="generation"} 1` + "\n",
+		`ayoayo_cpu_budget_waiting{priority="review"} 0` + "\n",
 		`ayoayo_cpu_budget_waiting{priority="stock"} 0` + "\n",
 	} {
 		if !strings.Contains(metrics, want) {

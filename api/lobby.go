@@ -498,6 +498,7 @@ func finishToAPI(data map[string]any, g *games.Game, side engine.Side) {
 	data["result"] = resultOrNull(g.Result)
 	data["ratingChange"] = nil
 	if seat := g.Players[side]; seat.HasChange {
-		data["ratingChange"] = map[string]float64{"before": seat.Rating, "after": seat.Rating + seat.Change, "change": seat.Change}
+		b, a := rounded(seat.Rating), rounded(seat.Rating+seat.Change)
+		data["ratingChange"] = oapi.RatingChange{Before: b, After: a, Change: a - b}
 	}
 }

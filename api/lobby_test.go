@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -25,8 +26,9 @@ func newLobbyServer(t *testing.T, clock *gamestest.Clock) *gamesServer {
 	t.Helper()
 	st := memory.New()
 	gs := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, Now: clock.Now})
-	e, err := New(Options{Games: gs, Players: players.NewService(st, clock.Now),
-		Lobby: lobby.NewService(st, lobby.Options{Games: gs, Now: clock.Now}), EventHeartbeat: time.Hour})
+	lob := lobby.NewService(st, lobby.Options{Games: gs, Now: clock.Now})
+	gs.OnEnded(lob) // its players hear gameFinish, as cmd/ayoayo wires it
+	e, err := New(Options{Games: gs, Players: players.NewService(st, clock.Now), Lobby: lob, EventHeartbeat: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,6 +148,47 @@ func TestLobbyRefusals(t *testing.T) {
 	}
 }
 
+// TestAcceptWhilePlaying: a clock challenge is not accepted while its
+// challenger or its acceptor plays a clock game (409
+// challenge_player_playing, the challenge stays pending); a correspondence
+// one is.
+func TestAcceptWhilePlaying(t *testing.T) {
+	clock := gamestest.NewClock()
+	gs := newLobbyServer(t, clock)
+	annP, ann := gs.newPlayer("Ann")
+	_, bob := gs.newPlayer("Bob")
+	cidP, cid := gs.newPlayer("Cid")
+	gs.expect(gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(ann)), http.StatusCreated, "")
+	paired := gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(bob))
+	if !strings.Contains(string(paired.body), `"status":"matched"`) {
+		t.Fatalf("ann and bob's clock game: %s", paired.body)
+	}
+	mail := map[string]any{"kind": "correspondence", "daysPerMove": 3}
+	for _, tc := range []struct {
+		name             string
+		from, to, by     string
+		toID             string
+		timeControl      any
+		status           int
+		code, afterwards string
+	}{
+		{"the acceptor plays a clock game", cid, annP.Id, ann, annP.Id, blitzAPI, 409, "challenge_player_playing", "pending"},
+		{"the challenger plays a clock game", ann, cidP.Id, cid, cidP.Id, blitzAPI, 409, "challenge_player_playing", "pending"},
+		{"correspondence while playing", ann, cidP.Id, cid, cidP.Id, mail, 200, "", "accepted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := gs.must(http.MethodPost, "/v1/challenges", "", map[string]any{"to": tc.toID, "timeControl": tc.timeControl}, asPlayer(tc.from))
+			gs.expect(c, http.StatusCreated, "")
+			var ch oapi.Challenge
+			c.decode(t, &ch)
+			gs.expect(gs.must(http.MethodPost, "/v1/challenges/"+ch.Id+"/accept", "", nil, asPlayer(tc.by)), tc.status, tc.code)
+			if got := gs.must(http.MethodGet, "/v1/challenges/"+ch.Id, "", nil, nil); !strings.Contains(string(got.body), `"status":"`+tc.afterwards+`"`) {
+				t.Errorf("the challenge afterwards: %s, want %s", got.body, tc.afterwards)
+			}
+		})
+	}
+}
+
 // sseLines reads an event stream's lines into a channel.
 func sseLines(t *testing.T, gs *gamesServer, path string, header map[string]string) (<-chan string, func()) {
 	t.Helper()
@@ -254,7 +297,7 @@ func TestGameFinishFrame(t *testing.T) {
 		side engine.Side
 		want string
 	}{
-		{"the winner, rated", engine.North, `"ratingChange":{"after":1512.5,"before":1500,"change":12.5}`},
+		{"the winner, rated", engine.North, `"ratingChange":{"after":1513,"before":1500,"change":13}`},
 		{"a seat whose rating did not move", engine.South, `"ratingChange":null`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -269,5 +312,143 @@ func TestGameFinishFrame(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// eventComponents names the component of openapi.yaml that describes each
+// lobby and player event's data.
+var eventComponents = map[string]string{
+	"seekAdded": "LobbySeekAddedEvent", "seekRemoved": "LobbySeekRemovedEvent",
+	"gameStart": "PlayerGameStartEvent", "gameFinish": "PlayerGameFinishEvent",
+	"challenge": "PlayerChallengeEvent", "challengeCanceled": "PlayerChallengeEvent", "challengeDeclined": "PlayerChallengeEvent",
+	"seek": "PlayerSeekEvent", "seekMatched": "PlayerSeekEvent", "seekExpired": "PlayerSeekEvent",
+}
+
+// TestEventsMatchSpec: the data of every kind of lobby and player event,
+// as the server sends it, is what the document's component for it says
+// (seekAdded's is {"seek": LobbySeek}, as the web client reads it).
+func TestEventsMatchSpec(t *testing.T) {
+	schemas := loadSpecFile(t).Components.Schemas
+	seen := map[string]bool{}
+	check := func(t *testing.T, event, data string) {
+		t.Helper()
+		name, ok := eventComponents[event]
+		if !ok {
+			t.Fatalf("event %q has no component", event)
+		}
+		var v any
+		if err := json.Unmarshal([]byte(data), &v); err != nil {
+			t.Fatalf("%s: %v", event, err)
+		}
+		if err := schemas[name].Value.VisitJSON(v); err != nil {
+			t.Errorf("%s event %s does not match %s: %v", event, data, name, err)
+		}
+		seen[event] = true
+	}
+	expect := func(t *testing.T, lines <-chan string, want ...string) []string {
+		t.Helper()
+		var datas []string
+		for _, w := range want {
+			ev, data := nextEvent(t, lines)
+			if ev != w {
+				t.Fatalf("event %s %s, want %s", ev, data, w)
+			}
+			check(t, ev, data)
+			datas = append(datas, data)
+		}
+		return datas
+	}
+
+	clock := gamestest.NewClock()
+	gs := newLobbyServer(t, clock)
+	annP, ann := gs.newPlayer("Ann")
+	_, bob := gs.newPlayer("Bob")
+	// Each stream from its first event (Last-Event-ID 0): what a stream
+	// opened without one starts from is the moment it reads the store, which
+	// races the requests below. Bob's last stream checks that start.
+	from := func(token string) map[string]string {
+		h := map[string]string{"Last-Event-ID": "0"}
+		if token != "" {
+			h[PlayerTokenHeader] = token
+		}
+		return h
+	}
+	lobbyLines, stopLobby := sseLines(t, gs, "/v1/lobby/events", from(""))
+	defer stopLobby()
+	annLines, stopAnn := sseLines(t, gs, "/v1/players/me/events", from(ann))
+	defer stopAnn()
+	bobLines, stopBob := sseLines(t, gs, "/v1/players/me/events", from(bob))
+	defer stopBob()
+
+	// A seek, another that meets it, the game aborted at ply 0.
+	gs.expect(gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(ann)), http.StatusCreated, "")
+	added := expect(t, lobbyLines, "seekAdded")
+	var sa oapi.LobbySeekAddedEvent
+	if err := json.Unmarshal([]byte(added[0]), &sa); err != nil || sa.Seek.Player.Name != "Ann" {
+		t.Fatalf("seekAdded %s (%v)", added[0], err)
+	}
+	b := gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": blitzAPI}, asPlayer(bob))
+	gs.expect(b, http.StatusCreated, "")
+	var matched oapi.Seek
+	b.decode(t, &matched)
+	game, _ := matched.Game.Get()
+	// Stored open first, then paired: the lobby sees it come and both go.
+	expect(t, lobbyLines, "seekAdded", "seekRemoved", "seekRemoved")
+	expect(t, annLines, "seekMatched", "gameStart")
+	expect(t, bobLines, "seekMatched", "gameStart")
+	gs.expect(gs.must(http.MethodPost, "/v1/games/"+game+"/resign", "", nil, asPlayer(ann)), http.StatusOK, "")
+	expect(t, annLines, "gameFinish")
+	expect(t, bobLines, "gameFinish")
+
+	// Challenges: declined, withdrawn, accepted.
+	challenge := func() string {
+		c := gs.must(http.MethodPost, "/v1/challenges", "", map[string]any{"to": annP.Id, "timeControl": blitzAPI}, asPlayer(bob))
+		gs.expect(c, http.StatusCreated, "")
+		var ch oapi.Challenge
+		c.decode(t, &ch)
+		expect(t, annLines, "challenge")
+		expect(t, bobLines, "challenge")
+		return ch.Id
+	}
+	id := challenge()
+	gs.expect(gs.must(http.MethodPost, "/v1/challenges/"+id+"/decline", "", map[string]any{"reason": "tooFast"}, asPlayer(ann)), http.StatusOK, "")
+	expect(t, annLines, "challengeDeclined")
+	expect(t, bobLines, "challengeDeclined")
+	id = challenge()
+	gs.expect(gs.must(http.MethodDelete, "/v1/challenges/"+id, "", nil, asPlayer(bob)), http.StatusOK, "")
+	expect(t, annLines, "challengeCanceled")
+	expect(t, bobLines, "challengeCanceled")
+	id = challenge()
+	gs.expect(gs.must(http.MethodPost, "/v1/challenges/"+id+"/accept", "", nil, asPlayer(ann)), http.StatusOK, "")
+	started := expect(t, annLines, "gameStart")
+	if !strings.Contains(started[0], `"challenge":{`) {
+		t.Errorf("a gameStart from a challenge names it: %s", started[0])
+	}
+	expect(t, bobLines, "gameStart")
+
+	// A new stream's first frames: the game in play, an open seek.
+	gs.expect(gs.must(http.MethodPost, "/v1/seeks", "", map[string]any{"timeControl": map[string]any{"kind": "correspondence", "daysPerMove": 3}}, asPlayer(bob)), http.StatusCreated, "")
+	again, stopAgain := sseLines(t, gs, "/v1/players/me/events", asPlayer(bob))
+	defer stopAgain()
+	expect(t, again, "gameStart", "seek")
+
+	// An expired seek, as its event frames it.
+	now := clock.Now()
+	frame, err := encodeLobbyEvent(&lobby.Event{Seq: 9, Kind: lobby.EventSeekExpired, SeekID: "s1", Seek: &lobby.Seek{ID: "s1", PlayerID: "p",
+		TimeControl: games.TimeControl{Kind: games.Live, Initial: 3 * time.Minute, Increment: 2 * time.Second}, Seat: lobby.SeatRandom,
+		Status: lobby.SeekExpired, CreatedAt: now, UpdatedAt: now, ExpiresAt: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, ok := strings.CutPrefix(strings.Split(string(frame), "\n")[2], "data: ")
+	if !ok {
+		t.Fatalf("frame %q", frame)
+	}
+	check(t, "seekExpired", data)
+
+	for event := range eventComponents {
+		if !seen[event] {
+			t.Errorf("no %s event was checked", event)
+		}
 	}
 }

@@ -130,7 +130,7 @@ func TestPracticeProblems(t *testing.T) {
 		wantProblem(t, bare.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), 503, "not_ready")
 	})
 	t.Run("rate", func(t *testing.T) {
-		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 2}}})
+		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 2}}, Now: stoppedClock()})
 		for range 2 {
 			decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)
 		}
@@ -155,7 +155,7 @@ func TestPracticeProblems(t *testing.T) {
 		wantProblem(t, limited.do(t, "GET", "/v1/puzzles/p20990101", ""), http.StatusNotFound, "puzzle_not_found")
 	})
 	t.Run("by id within the limit", func(t *testing.T) {
-		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 3}}})
+		limited := newPracticeServer(t, false, Options{RateLimits: RateLimits{"practice": {Rate: 6, Burst: 3}}, Now: stoppedClock()})
 		decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5", ""), http.StatusOK)
 		decode[oapi.PuzzleSolution](t, limited.do(t, "GET", "/v1/puzzles/x1-d0-gany-tany-5/solution", ""), http.StatusOK)
 		decode[oapi.Puzzle](t, limited.do(t, "GET", "/v1/puzzles/practice", ""), http.StatusOK)

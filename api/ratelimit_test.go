@@ -110,7 +110,9 @@ func wantRateLimited(t *testing.T, gs *gamesServer, a answer, detail string) {
 // 429 too (with Retry-After); an operation without a limit has none; a
 // browser may read them.
 func TestRateLimitHeadersOverHTTP(t *testing.T) {
-	gs := newGamesServer(t, Options{RateLimits: RateLimits{"move": {Rate: 60, Burst: 3}, "game-create": {Rate: 600, Burst: 20}}}, games.Options{}, nil)
+	// The buckets' clock stands still: at 10 a second, a loaded machine's
+	// pause between two requests would otherwise refill one.
+	gs := newGamesServer(t, Options{RateLimits: RateLimits{"move": {Rate: 60, Burst: 3}, "game-create": {Rate: 600, Burst: 20}}, Now: stoppedClock()}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
 	for i := range 4 {
 		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
@@ -177,4 +179,11 @@ func TestRateLimitsTable(t *testing.T) {
 			t.Errorf("New with a limit no row has: %v", err)
 		}
 	})
+}
+
+// stoppedClock is a clock for the rate limits that never moves: a bucket
+// refills only when a test says so, however slowly the machine runs it.
+func stoppedClock() func() time.Time {
+	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	return func() time.Time { return at }
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -110,6 +111,15 @@ func Limits() []Limit {
 			ops:     map[string]func(echo.Context) bool{"CreateSeek": nil, "CreateChallenge": nil, "RematchGame": nil},
 		},
 		{
+			Name: "review", Flag: "review", what: "record reviews",
+			Who: "game records one client address may have reviewed (POST /v1/review)",
+			// A review is seconds of CPU at the lowest priority but the
+			// stock's; a person reviews a game now and then, a tool
+			// checking records a few a minute.
+			Default: RateLimit{Rate: 6, Burst: 3},
+			ops:     map[string]func(echo.Context) bool{"ReviewRecord": nil},
+		},
+		{
 			Name: "player-create", Flag: "player-create", what: "player creations",
 			Who: "players one client address may create",
 			// A person makes a player once per device at most; a row that
@@ -126,14 +136,14 @@ func practiceID(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }
 // rateLimits makes the middleware of the limits set, by operation id, in
 // the order of Limits. A limit that is not a row of Limits, or a row that
 // names an operation the document lacks, is an error: either would
-// silently limit nothing.
-func rateLimits(set RateLimits, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
+// silently limit nothing. The buckets refill by now (nil: time.Now).
+func rateLimits(set RateLimits, now func() time.Time, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
 	known := map[string]bool{}
 	byOp := map[string][]echo.MiddlewareFunc{}
 	for _, row := range Limits() {
 		known[row.Name] = true
 		r := set[row.Name]
-		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, nil).Named(row.Name)
+		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, now).Named(row.Name)
 		for op, charged := range row.ops {
 			if _, ok := operations[op]; !ok {
 				return nil, fmt.Errorf("rate limit %q: the document has no operation %s", row.Name, op)

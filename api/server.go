@@ -102,6 +102,8 @@ type Options struct {
 	// practice puzzles, player creations). A limit absent, or with a Rate
 	// of 0, is none; a name that is no row's fails New.
 	RateLimits RateLimits
+	// Now is the clock the rate limits refill by. Nil: time.Now.
+	Now func() time.Time
 	// TrustedProxies are the address ranges of the reverse proxies in front
 	// of the server. A request that comes from one of them is counted, in
 	// the per-client limits and the log, for the rightmost address of its
@@ -153,6 +155,10 @@ type Options struct {
 	// are (GameCreateRate, each in a bucket of its own), and opening a
 	// player's or the lobby's event stream as a game's is (StreamRate).
 	Lobby LobbyService
+
+	// Reviews reviews games (*review.Service). Nil: the review operations
+	// answer 503.
+	Reviews ReviewService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -235,6 +241,9 @@ func (o Options) withDefaults() Options {
 	if o.Lobby == nil {
 		o.Lobby = noLobby{}
 	}
+	if o.Reviews == nil {
+		o.Reviews = noReviews{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -268,6 +277,7 @@ type Server struct {
 	feed    PuzzleFeed
 	players PlayerService
 	lobby   LobbyService
+	reviews ReviewService
 	streams *httpx.StreamSlots // of open event streams
 }
 
@@ -300,6 +310,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		lobby:    opts.Lobby,
+		reviews:  opts.Reviews,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {
@@ -365,7 +376,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	// The rate limits come first: a refused request costs next to nothing.
-	perOp, err := rateLimits(s.opts.RateLimits, validate)
+	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate)
 	if err != nil {
 		return nil, err
 	}

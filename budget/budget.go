@@ -1,5 +1,5 @@
 // Package budget shares the server's CPU among its heavy work: AI replies,
-// analyses, puzzle generation and endgame table builds. Each of them is
+// analyses, puzzle generation, endgame table builds and game reviews. Each of them is
 // CPU-bound and never waits on anything else, so running more of them at
 // once than there are cores only makes every one slower, and makes the cheap
 // requests (a move between people, an evaluation) queue behind their time
@@ -37,6 +37,10 @@ const (
 	Analysis
 	// Generation: puzzles and endgame tables that someone asked for.
 	Generation
+	// Review: the engine's review of a finished game, ply by ply, which
+	// someone will read later: it runs behind everything a person waits
+	// for now, and before the practice stock.
+	Review
 	// Stock: work nobody waits for (the practice stock, made ahead), which
 	// runs only in idle time: taken with AcquirePreemptible, it gives its
 	// units back as soon as more urgent work cannot start without them.
@@ -53,6 +57,8 @@ func (p Priority) String() string {
 		return "analysis"
 	case Generation:
 		return "generation"
+	case Review:
+		return "review"
 	case Stock:
 		return "stock"
 	}

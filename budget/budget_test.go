@@ -64,6 +64,17 @@ func TestOrder(t *testing.T) {
 			want:  "[ai analysis gen]",
 		},
 		{
+			name: "a review after generation, before the stock",
+			size: 1, held: 1,
+			tasks: []task{
+				{name: "stock", req: budget.Request{Priority: budget.Stock, Wait: forever}},
+				{name: "review", req: budget.Request{Priority: budget.Review, Wait: forever}},
+				{name: "gen", req: gen(1)},
+				{name: "analysis", req: an},
+			},
+			want: "[analysis gen review stock]",
+		},
+		{
 			name: "arrival within a priority",
 			size: 1, held: 1,
 			tasks: []task{{name: "a1", req: an}, {name: "a2", req: an}, {name: "a3", req: an}},
@@ -322,6 +333,8 @@ func TestOutranked(t *testing.T) {
 		{"a generation waits", budget.Request{Priority: budget.Generation, Wait: -1}, budget.Analysis, false},
 		{"an analysis waits, for an analysis", budget.Request{Priority: budget.Analysis, Wait: -1}, budget.Analysis, false},
 		{"an analysis waits, for a generation", budget.Request{Priority: budget.Analysis, Wait: -1}, budget.Generation, true},
+		{"an analysis waits, for a review", budget.Request{Priority: budget.Analysis, Wait: -1}, budget.Review, true},
+		{"a stock piece waits, for a review", budget.Request{Priority: budget.Stock, Wait: -1}, budget.Review, false},
 		{"an AI move whose share is full", budget.Request{Priority: budget.AIReply, Wait: -1, Shares: []budget.Share{{Key: "full", Max: 1}}}, budget.Analysis, false},
 	}
 	for _, tt := range tests {

@@ -276,8 +276,8 @@ func (s *Service) takeBack(ctx context.Context, g *Game, proposer engine.Side) (
 			return *g, err
 		}
 	}
-	next := s.asLeft(g, &then, g.Version+1)
-	next.DrawOffer, next.TakebackOffer = NoOffer, NoOffer
+	// No offer stands after a takeback.
+	next := s.asLeft(g, &then, &Record{Version: g.Version + 1})
 	return s.store.Amend(ctx, Amend{ID: g.ID, Version: g.Version, Game: next})
 }
 

@@ -257,7 +257,7 @@ func (s *Service) apply(ctx context.Context, g *Game, res *PlayResult, ply int) 
 	if res.Reply != nil {
 		played = append(played, *res.Reply)
 	}
-	recs := records(played, g.Version)
+	recs := records(played, g.Version, g.DrawOffer)
 	var err error
 	for range maxRatingTries {
 		p := Play{GameID: g.ID, Ply: ply, Moves: recs, At: g.UpdatedAt}

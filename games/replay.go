@@ -13,11 +13,11 @@ import (
 )
 
 // records is what the store keeps of ms, the moves of one request that left
-// the game at version.
-func records(ms []Move, version int64) []Record {
+// the game at version with the draw offer draw standing.
+func records(ms []Move, version int64, draw Offer) []Record {
 	out := make([]Record, len(ms))
 	for i, m := range ms {
-		out[i] = Record{Ply: m.Ply, Pit: m.Pit, ByAI: m.ByAI, At: m.At, Version: version}
+		out[i] = Record{Ply: m.Ply, Pit: m.Pit, ByAI: m.ByAI, At: m.At, Version: version, DrawOffer: draw}
 	}
 	return out
 }

@@ -72,12 +72,13 @@ func (s *Service) rebuild(ctx context.Context, g *Game, ply int) (*PlayResult, e
 	if err != nil {
 		return nil, err
 	}
-	res.Game = s.asLeft(g, &after, recs[ply].Version)
+	res.Game = s.asLeft(g, &after, &recs[ply])
 	return &res, nil
 }
 
 // asLeft is g as a request left it: then is the game after the request's
-// moves as walk rebuilt it, version the one the request left. What no move
+// moves as walk rebuilt it, rec the record of the request's (seat's) move,
+// with the version and the draw offer the request left. What no move
 // changes (id, rules, start, seats, time control, creation and join) is
 // g's.
 //
@@ -89,13 +90,15 @@ func (s *Service) rebuild(ctx context.Context, g *Game, ply int) (*PlayResult, e
 // rating moved between the seat's taking and the game's end (another rated
 // game of theirs ended meanwhile, or the deviation grew over an idle
 // rating period): then the retry says the rating at the end. The offers
-// are g's too, the ones that stand now (an offer made or answered since
-// the request shows); nothing else in a retried answer can differ from
-// the first.
-func (s *Service) asLeft(g, then *Game, version int64) Game {
+// are the request's, from rec: a retry answers what the first answer said,
+// whatever was offered or answered since (no takeback offer outlives a
+// move; the draw offer is the mover's own, if it stood). Nothing else in
+// a retried answer can differ from the first.
+func (s *Service) asLeft(g, then *Game, rec *Record) Game {
 	out := *g
 	out.Ply, out.Position, out.Status, out.Result = then.Ply, then.Position, then.Status, then.Result
-	out.Clock, out.UpdatedAt, out.Version = then.Clock, then.UpdatedAt, version
+	out.Clock, out.UpdatedAt, out.Version = then.Clock, then.UpdatedAt, rec.Version
+	out.DrawOffer, out.TakebackOffer = rec.DrawOffer, NoOffer
 	out.History = slices.Clip(g.History[:then.Ply])
 	out.Deadline = out.deadline(s.exp)
 	if !out.Result.Over() {

@@ -88,6 +88,35 @@ func TestRetryRebuildsTheAnswer(t *testing.T) {
 			req.Ply -= 2
 			refused(t, req, games.ErrStalePly)
 		}},
+		{"after an offer made since", func(t *testing.T) {
+			// North offers a draw after both latest moves: neither
+			// answer showed it, nor does its retry.
+			if _, err := fx.svc.Draw(ctx, g.ID, games.Actor{Token: tokens[engine.North]}, true); err != nil {
+				t.Fatal(err)
+			}
+			retry(t, engine.South)
+			retry(t, engine.North)
+			if _, err := fx.svc.Draw(ctx, g.ID, games.Actor{Token: tokens[engine.South]}, false); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"the mover's own offer, declined since", func(t *testing.T) {
+			// South offers, then moves: its answer shows its offer,
+			// which North declines; the retry still shows it.
+			side := g.Position.ToMove
+			if _, err := fx.svc.Draw(ctx, g.ID, games.Actor{Token: tokens[side]}, true); err != nil {
+				t.Fatal(err)
+			}
+			move(t, time.Second)
+			if g.DrawOffer == games.NoOffer {
+				t.Fatal("the mover's draw offer did not stand after its move")
+			}
+			if _, err := fx.svc.Draw(ctx, g.ID, games.Actor{Token: tokens[side.Other()]}, false); err != nil {
+				t.Fatal(err)
+			}
+			retry(t, side)
+			retry(t, side.Other())
+		}},
 		{"after a rated end by resignation", func(t *testing.T) {
 			fx.clock.Advance(time.Second)
 			if _, err := fx.svc.Resign(ctx, g.ID, games.Actor{Token: tokens[engine.South]}); err != nil {

@@ -257,7 +257,7 @@ func (s *Service) Create(ctx context.Context, req NewGame) (Seat, error) {
 		}
 	}
 	g.Deadline = g.deadline(s.exp)
-	if err := s.store.CreateGame(ctx, g, records(moves, g.Version)); err != nil {
+	if err := s.store.CreateGame(ctx, g, records(moves, g.Version, g.DrawOffer)); err != nil {
 		return Seat{}, err
 	}
 	s.cache.put(&g)

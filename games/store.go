@@ -28,6 +28,12 @@ type Record struct {
 	// versions were kept that was no seat's latest, which nobody can
 	// retry.
 	Version int64
+	// DrawOffer is the draw offer that stood in the game as the request
+	// that made the move left it (the mover's own, made before it moved,
+	// or none: a move clears every other offer), so that the request's
+	// retry answers with the offers of its first answer, not those that
+	// stand by then. NoOffer for a move stored before it was kept.
+	DrawOffer Offer
 }
 
 // Store keeps game sessions. Implementations decide nothing about the game:

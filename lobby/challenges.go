@@ -111,7 +111,10 @@ func (s *Service) closedError(ctx context.Context, id string) error {
 // Accept accepts a challenge for player (the challenged one, or anyone but
 // the challenger for an open one) and starts its game. Of several accepts,
 // or an accept racing a cancel, a decline or the expiry, one wins; the
-// others get ErrChallengeClosed.
+// others get ErrChallengeClosed. As a pairing, it never gives anyone two
+// games with a live clock: a clock challenge whose challenger or acceptor
+// is playing one is refused (ErrChallengePlaying, the challenge stays
+// pending), and its acceptance cancels both players' open clock seeks.
 func (s *Service) Accept(ctx context.Context, player *players.Player, id string) (Challenge, error) {
 	c, err := s.pending(ctx, player, id)
 	if err != nil {
@@ -135,17 +138,39 @@ func (s *Service) Accept(ctx context.Context, player *players.Player, id string)
 		return Challenge{}, err
 	}
 	now := s.clock()
-	out, err := s.store.Accept(ctx, Acceptance{ID: id, By: player.ID, Side: mine, Game: g, At: now})
-	if errors.Is(err, ErrConflict) {
+	clock := c.TimeControl.Kind == games.Live
+	out, cancelled, err := s.store.Accept(ctx, Acceptance{ID: id, By: player.ID, Side: mine, Game: g, CancelClock: clock, At: now})
+	switch {
+	case errors.Is(err, ErrConflict):
 		return Challenge{}, s.closedError(ctx, id)
-	}
-	if err != nil {
+	case errors.Is(err, ErrPlaying):
+		return Challenge{}, s.playingError(ctx, player, &c)
+	case err != nil:
 		return Challenge{}, err
 	}
 	s.games.Started(g)
-	s.emit(ctx, Event{Stream: c.From, Kind: EventGameStart, GameID: g.ID, Side: mine, ChallengeID: id, At: now},
-		Event{Stream: player.ID, Kind: EventGameStart, GameID: g.ID, Side: theirs, ChallengeID: id, At: now})
+	evs := []Event{{Stream: c.From, Kind: EventGameStart, GameID: g.ID, Side: mine, ChallengeID: id, At: now},
+		{Stream: player.ID, Kind: EventGameStart, GameID: g.ID, Side: theirs, ChallengeID: id, At: now}}
+	for _, sk := range cancelled {
+		evs = append(evs, Event{Stream: LobbyStream, Kind: EventSeekRemoved, SeekID: sk.ID, At: now})
+	}
+	s.emit(ctx, evs...)
 	return out, nil
+}
+
+// playingError says who of player (accepting) and c's challenger is
+// playing a game with a live clock, which refused the acceptance of c.
+func (s *Service) playingError(ctx context.Context, player *players.Player, c *Challenge) error {
+	who := "its challenger is"
+	if gs, err := s.store.PlayingGames(ctx, player.ID); err == nil {
+		for i := range gs {
+			if gs[i].TimeControl.Kind == games.Live {
+				who = "you are"
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%w: challenge %s has a clock and %s playing a game with a clock; it stays pending", ErrChallengePlaying, c.ID, who)
 }
 
 // Decline declines a challenge sent to player.

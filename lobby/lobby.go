@@ -44,6 +44,10 @@ var (
 	// ErrPlaying: a seek with a live clock from a player who is playing a
 	// game with a live clock (seeks never give anyone two at once).
 	ErrPlaying = fault.New(fault.Conflict, "already_playing", "Already playing a game with a clock", "already playing a game with a clock")
+	// ErrChallengePlaying: accepting a challenge (or a rematch) with a
+	// live clock while its challenger or its acceptor is playing a game
+	// with a live clock; the challenge stays pending.
+	ErrChallengePlaying = fault.New(fault.Conflict, "challenge_player_playing", "A player of the challenge is playing a game with a clock", "a player of the challenge is playing a game with a clock")
 	// ErrSelfChallenge: a challenge to oneself, or accepting one's own.
 	ErrSelfChallenge = fault.New(fault.Invalid, "self_challenge", "Challenging yourself", "a player cannot challenge itself")
 	// ErrRematch: a rematch asked of a game that cannot have one (not

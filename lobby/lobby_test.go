@@ -485,3 +485,123 @@ func TestGameFinish(t *testing.T) {
 		}
 	}
 }
+
+// TestNoSecondClockGame: however two players meet (a seek, a challenge, a
+// rematch), nobody playing a game with a live clock gets a second one; a
+// refused acceptance leaves the challenge pending, and a clock game that
+// starts cancels both players' open clock seeks.
+func TestNoSecondClockGame(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// busy is who of the challenger ("from") and the acceptor ("to")
+		// plays a clock game first; "" nobody.
+		busy    string
+		tc      games.TimeControl
+		rematch bool
+		want    error
+	}{
+		{"acceptor plays a clock game", "to", blitz, false, lobby.ErrChallengePlaying},
+		{"challenger plays a clock game", "from", rapid, false, lobby.ErrChallengePlaying},
+		{"correspondence while playing", "to", corr, false, nil},
+		{"nobody plays", "", blitz, false, nil},
+		{"rematch while the asker plays", "from", blitz, true, lobby.ErrChallengePlaying},
+		{"rematch while the second asker plays", "to", blitz, true, lobby.ErrChallengePlaying},
+		{"rematch, nobody plays", "", blitz, true, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t)
+			ctx := t.Context()
+			from, to, cid := w.player(t, "From"), w.player(t, "To"), w.player(t, "Cid")
+			var id string
+			if tc.rematch {
+				c, _ := w.lobby.Challenge(ctx, from, lobby.NewChallenge{To: to.ID, TimeControl: tc.tc})
+				c, err := w.lobby.Accept(ctx, to, c.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := w.st.Resign(ctx, c.GameID, engine.Result{Winner: engine.NorthWins, Reason: engine.ByResignation}, w.clock.Now(), nil); err != nil {
+					t.Fatal(err)
+				}
+				r, err := w.lobby.Rematch(ctx, from, c.GameID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id = r.ID
+			} else {
+				c, err := w.lobby.Challenge(ctx, from, lobby.NewChallenge{To: to.ID, TimeControl: tc.tc})
+				if err != nil {
+					t.Fatal(err)
+				}
+				id = c.ID
+			}
+			// Each player's open clock seek, and the busy one's clock game
+			// with Cid through the seeks.
+			seeks := map[string]lobby.Seek{}
+			for _, p := range []*players.Player{from, to} {
+				sk := blitz
+				if (p == from && tc.busy == "from") || (p == to && tc.busy == "to") {
+					w.seek(t, cid, lobby.NewSeek{TimeControl: rapid})
+					if got := w.seek(t, p, lobby.NewSeek{TimeControl: rapid}); got.Status != lobby.SeekMatched {
+						t.Fatalf("%s's clock game: %+v", p.Name, got)
+					}
+					continue
+				}
+				if sk == tc.tc {
+					sk = rapid
+				}
+				seeks[p.ID] = w.seek(t, p, lobby.NewSeek{TimeControl: sk, Seat: lobby.SeatSouth, Range: lobby.Range{Min: 3000, Max: 3001, Set: true}})
+			}
+			var got lobby.Challenge
+			var err error
+			if tc.rematch {
+				got, err = w.lobby.Rematch(ctx, to, mustRematchOf(t, w, id))
+			} else {
+				got, err = w.lobby.Accept(ctx, to, id)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("accept: %+v, %v, want %v", got, err, tc.want)
+			}
+			now, _ := w.lobby.GetChallenge(ctx, id)
+			if tc.want != nil {
+				if now.Status != lobby.ChallengePending {
+					t.Errorf("a refused challenge is %s, want pending", now.Status)
+				}
+				for p, sk := range seeks {
+					if cur, _ := w.lobby.Seek(ctx, playerOf(from, to, p), sk.ID); cur.Status != lobby.SeekOpen {
+						t.Errorf("%s's seek after a refusal: %s", p, cur.Status)
+					}
+				}
+				return
+			}
+			if now.Status != lobby.ChallengeAccepted {
+				t.Fatalf("challenge: %s", now.Status)
+			}
+			for p, sk := range seeks {
+				want := lobby.SeekOpen
+				if tc.tc.Kind == games.Live {
+					want = lobby.SeekCancelled
+				}
+				if cur, _ := w.lobby.Seek(ctx, playerOf(from, to, p), sk.ID); cur.Status != want {
+					t.Errorf("%s's clock seek: %s, want %s", p, cur.Status, want)
+				}
+			}
+		})
+	}
+}
+
+func playerOf(a, b *players.Player, id string) *players.Player {
+	if a.ID == id {
+		return a
+	}
+	return b
+}
+
+// mustRematchOf returns the game challenge id is a rematch of.
+func mustRematchOf(t *testing.T, w *world, id string) string {
+	t.Helper()
+	c, err := w.lobby.GetChallenge(t.Context(), id)
+	if err != nil || c.RematchOf == "" {
+		t.Fatalf("challenge %s: %+v, %v", id, c, err)
+	}
+	return c.RematchOf
+}

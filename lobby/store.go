@@ -52,9 +52,13 @@ type Store interface {
 	// Challenge returns the challenge with that id, or ErrNotFound.
 	Challenge(ctx context.Context, id string) (Challenge, error)
 	// Accept is the acceptance, in one transaction (see Acceptance), and
-	// returns the challenge after it; ErrConflict when the challenge is
-	// not pending and unexpired at a.At (nothing written), ErrNotFound.
-	Accept(ctx context.Context, a Acceptance) (Challenge, error)
+	// returns the challenge after it and the seeks it cancelled;
+	// ErrConflict when the challenge is not pending and unexpired at a.At,
+	// and with CancelClock ErrPlaying when either player (a seat of
+	// a.Game) has an active game with a live clock (nothing written either
+	// way), ErrNotFound. With CancelClock it is made wholly before or
+	// after any AddSeek or Pair of either player.
+	Accept(ctx context.Context, a Acceptance) (Challenge, []Seek, error)
 	// CloseChallenge gives the challenge, if pending and unexpired at at,
 	// status (declined, with reason, or cancelled) and returns it;
 	// ErrConflict otherwise, ErrNotFound.
@@ -135,12 +139,16 @@ type Pairing struct {
 }
 
 // Acceptance is the one write that accepts a challenge: it becomes
-// accepted by By, with GameID Game.ID and the challenger's Side, and Game
-// is stored. All of it, or nothing.
+// accepted by By, with GameID Game.ID and the challenger's Side; with
+// CancelClock (a challenge with a live clock) neither player may have an
+// active game with a live clock, and every open seek with a live clock of
+// either is cancelled, as a clock Pairing does; and Game is stored. All
+// of it, or nothing.
 type Acceptance struct {
-	ID   string
-	By   string
-	Side engine.Side
-	Game games.Game
-	At   time.Time
+	ID          string
+	By          string
+	Side        engine.Side
+	Game        games.Game
+	CancelClock bool
+	At          time.Time
 }

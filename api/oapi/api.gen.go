@@ -158,6 +158,27 @@ func (e GameCategory) Valid() bool {
 	}
 }
 
+// Defines values for GameReviewState.
+const (
+	GameReviewStateDone    GameReviewState = "done"
+	GameReviewStateQueued  GameReviewState = "queued"
+	GameReviewStateRunning GameReviewState = "running"
+)
+
+// Valid indicates whether the value is a known member of the GameReviewState enum.
+func (e GameReviewState) Valid() bool {
+	switch e {
+	case GameReviewStateDone:
+		return true
+	case GameReviewStateQueued:
+		return true
+	case GameReviewStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusAborted  GameStatus = "aborted"
@@ -278,6 +299,27 @@ func (e PlayerResult) Valid() bool {
 	case PlayerResultLoss:
 		return true
 	case PlayerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProvenResult.
+const (
+	ProvenResultDraw ProvenResult = "draw"
+	ProvenResultLoss ProvenResult = "loss"
+	ProvenResultWin  ProvenResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the ProvenResult enum.
+func (e ProvenResult) Valid() bool {
+	switch e {
+	case ProvenResultDraw:
+		return true
+	case ProvenResultLoss:
+		return true
+	case ProvenResultWin:
 		return true
 	default:
 		return false
@@ -419,6 +461,72 @@ func (e ResultWinner) Valid() bool {
 	case ResultWinnerNorth:
 		return true
 	case ResultWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlyClass.
+const (
+	ReviewPlyClassBest       ReviewPlyClass = "best"
+	ReviewPlyClassBlunder    ReviewPlyClass = "blunder"
+	ReviewPlyClassGood       ReviewPlyClass = "good"
+	ReviewPlyClassInaccuracy ReviewPlyClass = "inaccuracy"
+	ReviewPlyClassMistake    ReviewPlyClass = "mistake"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlyClass enum.
+func (e ReviewPlyClass) Valid() bool {
+	switch e {
+	case ReviewPlyClassBest:
+		return true
+	case ReviewPlyClassBlunder:
+		return true
+	case ReviewPlyClassGood:
+		return true
+	case ReviewPlyClassInaccuracy:
+		return true
+	case ReviewPlyClassMistake:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlyMark.
+const (
+	ReviewPlyMarkLostWin    ReviewPlyMark = "lost_win"
+	ReviewPlyMarkMissedDraw ReviewPlyMark = "missed_draw"
+	ReviewPlyMarkMissedWin  ReviewPlyMark = "missed_win"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlyMark enum.
+func (e ReviewPlyMark) Valid() bool {
+	switch e {
+	case ReviewPlyMarkLostWin:
+		return true
+	case ReviewPlyMarkMissedDraw:
+		return true
+	case ReviewPlyMarkMissedWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlySource.
+const (
+	ReviewPlySourceSearch    ReviewPlySource = "search"
+	ReviewPlySourceTablebase ReviewPlySource = "tablebase"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlySource enum.
+func (e ReviewPlySource) Valid() bool {
+	switch e {
+	case ReviewPlySourceSearch:
+		return true
+	case ReviewPlySourceTablebase:
 		return true
 	default:
 		return false
@@ -1760,6 +1868,46 @@ type GameProblem struct {
 	Type string `json:"type"`
 }
 
+// GameReview A stored game's review as it stands.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","progress":{"done":12,"total":42},"state":"running"}
+type GameReview struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
+
+	// Progress Plies reviewed so far, of all the game's plies.
+	//
+	// Example: {"done":12,"total":42}
+	Progress struct {
+		// Done Example: 12
+		Done int `json:"done"`
+
+		// Total Example: 42
+		Total int `json:"total"`
+	} `json:"progress"`
+
+	// Review The engine's review of a game: one entry per ply and a summary per
+	// side. Scores are in seeds for the side that moved, as
+	// `/v1/analyze` scores: the final seed difference with best play
+	// where `exact`, the search's estimate elsewhere.
+	//
+	//
+	// Example: {"nodesPerPly":400000,"north":{"accuracy":57.14,"counts":{"best":0,"blunder":0,"good":0,"inaccuracy":1,"mistake":0},"moves":1},"plies":[{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"},{"best":[9],"class":"inaccuracy","depth":13,"exactAfter":false,"exactBefore":false,"forced":false,"loss":3,"pit":6,"ply":2,"scoreAfter":-4,"scoreBefore":-1,"side":"north","source":"search"}],"south":{"accuracy":100,"counts":{"best":1,"blunder":0,"good":0,"inaccuracy":0,"mistake":0},"moves":1}}
+	Review *Review `json:"review,omitempty"`
+
+	// State Queued for a worker, being computed, or done.
+	//
+	// Example: running
+	State GameReviewState `json:"state"`
+}
+
+// GameReviewState Queued for a worker, being computed, or done.
+//
+// Example: running
+type GameReviewState string
+
 // GameSeat A seat just taken: the game, your side and your secret token (43
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
@@ -2015,6 +2163,28 @@ type LobbySeek struct {
 	//
 	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
 	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
+// seek posted, as `GET /v1/lobby` lists it, under `seek`.
+//
+// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type LobbySeekAddedEvent struct {
+	// Seek An open seek as the lobby lists it.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek LobbySeek `json:"seek"`
+}
+
+// LobbySeekRemovedEvent The `data` of a `seekRemoved` event of `GET /v1/lobby/events`: the
+// id of a seek that was matched, cancelled or expired.
+//
+// Example: {"id":"k3Jd9sQm2LpX0aZq"}
+type LobbySeekRemovedEvent struct {
+	// Id A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	Id LobbyId `json:"id"`
 }
 
 // MoveOutcome An `Outcome` together with the pit that was played.
@@ -2393,6 +2563,23 @@ type Player struct {
 	Streak int `json:"streak"`
 }
 
+// PlayerChallengeEvent The `data` of the `challenge`, `challengeCanceled` and
+// `challengeDeclined` events of `GET /v1/players/me/events`: the
+// challenge as it stands, and for a decline its `reason`.
+//
+// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+type PlayerChallengeEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge Challenge `json:"challenge"`
+
+	// Reason Why a challenge was declined.
+	//
+	// Example: tooFast
+	Reason *DeclineReason `json:"reason,omitempty"`
+}
+
 // PlayerCounts What a player has done.
 //
 // Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -2476,6 +2663,75 @@ type PlayerGame struct {
 	//
 	// Example: win
 	Result PlayerResult `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// PlayerGameFinishEvent The `data` of a `gameFinish` event of `GET /v1/players/me/events`: a
+// game of yours ended, however it ended. `result` is null for an
+// aborted game; `ratingChange` is null unless your rating moved
+// (rounded as everywhere: `change` is `after` − `before`).
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","ratingChange":{"after":1662,"before":1500,"change":162},"result":{"reason":"resignation","winner":"north"},"side":"north","status":"finished"}
+type PlayerGameFinishEvent struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
+
+	// RatingChange A rating change, or null when the result changed no rating (an unrated game).
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	RatingChange nullable.Nullable[NullableRatingChange] `json:"ratingChange"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+}
+
+// PlayerGameStartEvent The `data` of a `gameStart` event of `GET /v1/players/me/events`: a
+// game of yours started (or, on connection, is in play) and your side
+// in it; `challenge` when it started from a challenge being accepted.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type PlayerGameStartEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge *Challenge `json:"challenge,omitempty"`
+
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 	//
@@ -2653,6 +2909,29 @@ type PlayerRatings struct {
 // Example: win
 type PlayerResult string
 
+// PlayerSeekEvent The `data` of the `seek` (on connection: an open seek of yours),
+// `seekMatched` and `seekExpired` events of `GET
+// /v1/players/me/events`: the seek as it stands, and once matched
+// the game and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+type PlayerSeekEvent struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId *GameId `json:"gameId,omitempty"`
+
+	// Seek One of your seeks, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek Seek `json:"seek"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side *Side `json:"side,omitempty"`
+}
+
 // PlayerToken A player's secret token: `pl_` and 43 URL-safe characters (256
 // random bits). Shown only when the player is created and when it is
 // rotated; the server keeps only a hash of it. Send it as the
@@ -2752,6 +3031,11 @@ type Problem struct {
 	// Example: /docs#problem-invalid_position
 	Type string `json:"type"`
 }
+
+// ProvenResult The result with perfect play for the side that moved, where proven; absent otherwise.
+//
+// Example: win
+type ProvenResult string
 
 // Puzzle A puzzle, without its solution: one day's, or one of the practice
 // pool's. The key move always relays through at least `keyLegs` >= 8
@@ -3201,6 +3485,214 @@ type ResultReason string
 //
 // Example: north
 type ResultWinner string
+
+// Review The engine's review of a game: one entry per ply and a summary per
+// side. Scores are in seeds for the side that moved, as
+// `/v1/analyze` scores: the final seed difference with best play
+// where `exact`, the search's estimate elsewhere.
+//
+// Example: {"nodesPerPly":400000,"north":{"accuracy":57.14,"counts":{"best":0,"blunder":0,"good":0,"inaccuracy":1,"mistake":0},"moves":1},"plies":[{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"},{"best":[9],"class":"inaccuracy","depth":13,"exactAfter":false,"exactBefore":false,"forced":false,"loss":3,"pit":6,"ply":2,"scoreAfter":-4,"scoreBefore":-1,"side":"north","source":"search"}],"south":{"accuracy":100,"counts":{"best":1,"blunder":0,"good":0,"inaccuracy":0,"mistake":0},"moves":1}}
+type Review struct {
+	// NodesPerPly The search's budget for each ply outside the endgame table, in nodes.
+	//
+	// Example: 400000
+	NodesPerPly int `json:"nodesPerPly"`
+
+	// North One side's summary of the review, over its moves.
+	//
+	// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+	North ReviewSide `json:"north"`
+
+	// Plies One entry per move, in order.
+	//
+	// Example: [{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"}]
+	Plies []ReviewPly `json:"plies"`
+
+	// South One side's summary of the review, over its moves.
+	//
+	// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+	South ReviewSide `json:"south"`
+}
+
+// ReviewPly The review of one move, against the best moves of its position.
+//
+// Example: {"best":[3],"class":"blunder","depth":0,"exactAfter":true,"exactBefore":true,"forced":false,"loss":5,"mark":"lost_win","pit":4,"ply":7,"resultAfter":"loss","resultBefore":"win","scoreAfter":-1,"scoreBefore":4,"side":"south","source":"tablebase"}
+type ReviewPly struct {
+	// Best Every move as good as the best, in pit order; the move played is among them when `loss` is 0.
+	//
+	// Example: [3]
+	Best []Pit `json:"best"`
+
+	// Class By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+	//
+	// Example: mistake
+	Class ReviewPlyClass `json:"class"`
+
+	// Depth The search's depth; 0 when the endgame table answered.
+	//
+	// Example: 14
+	Depth int `json:"depth"`
+
+	// ExactAfter `scoreAfter` is the true final difference with best play (proven).
+	//
+	// Example: false
+	ExactAfter bool `json:"exactAfter"`
+
+	// ExactBefore `scoreBefore` is the true final difference with best play (proven).
+	//
+	// Example: false
+	ExactBefore bool `json:"exactBefore"`
+
+	// Forced The only legal move; not counted in the accuracy.
+	//
+	// Example: false
+	Forced bool `json:"forced"`
+
+	// Loss Seeds lost against the best move, `scoreBefore - scoreAfter`.
+	//
+	// Example: 5
+	Loss int `json:"loss"`
+
+	// Mark Where a proven result changed hands: `missed_win` a proven win
+	// before, a proven draw after; `lost_win` a proven win before, a
+	// proven loss after; `missed_draw` a proven draw before, a proven
+	// loss after. Absent otherwise.
+	//
+	//
+	// Example: missed_win
+	Mark *ReviewPlyMark `json:"mark,omitempty"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The move's number, 1 for the first.
+	//
+	// Example: 7
+	Ply int `json:"ply"`
+
+	// ResultAfter The result with perfect play for the side that moved, where proven; absent otherwise.
+	//
+	// Example: win
+	ResultAfter *ProvenResult `json:"resultAfter,omitempty"`
+
+	// ResultBefore The result with perfect play for the side that moved, where proven; absent otherwise.
+	//
+	// Example: win
+	ResultBefore *ProvenResult `json:"resultBefore,omitempty"`
+
+	// ScoreAfter The move played's score, for the side that moved.
+	//
+	// Example: -1
+	ScoreAfter int `json:"scoreAfter"`
+
+	// ScoreBefore The position's score before the move, for the side that moved (its best move's score).
+	//
+	// Example: 4
+	ScoreBefore int `json:"scoreBefore"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Source Where the scores come from, as in `/v1/analyze`.
+	//
+	// Example: search
+	Source ReviewPlySource `json:"source"`
+}
+
+// ReviewPlyClass By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+//
+// Example: mistake
+type ReviewPlyClass string
+
+// ReviewPlyMark Where a proven result changed hands: `missed_win` a proven win
+// before, a proven draw after; `lost_win` a proven win before, a
+// proven loss after; `missed_draw` a proven draw before, a proven
+// loss after. Absent otherwise.
+//
+// Example: missed_win
+type ReviewPlyMark string
+
+// ReviewPlySource Where the scores come from, as in `/v1/analyze`.
+//
+// Example: search
+type ReviewPlySource string
+
+// ReviewRequest A game record to review: the moves (pit numbers, players
+// alternating, starting with `start.toMove`), an optional start
+// position (default: the opening position) and optional rule options.
+//
+// Example: {"moves":[0,6,1]}
+type ReviewRequest struct {
+	// Moves The pits played, in order; at least one, at most 80.
+	//
+	// Example: [0,6,1]
+	Moves []Pit `json:"moves"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start *Position `json:"start,omitempty"`
+}
+
+// ReviewSide One side's summary of the review, over its moves.
+//
+// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+type ReviewSide struct {
+	// Accuracy The mean over the side's moves that were not forced of 100 × 4 / (4 + loss), to two decimals: 100 when every move was best.
+	//
+	// Example: 87.5
+	Accuracy float32 `json:"accuracy"`
+
+	// Counts The side's moves by class.
+	//
+	// Example: {"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1}
+	Counts struct {
+		// Best Example: 14
+		Best int `json:"best"`
+
+		// Blunder Example: 0
+		Blunder int `json:"blunder"`
+
+		// Good Example: 4
+		Good int `json:"good"`
+
+		// Inaccuracy Example: 2
+		Inaccuracy int `json:"inaccuracy"`
+
+		// Mistake Example: 1
+		Mistake int `json:"mistake"`
+	} `json:"counts"`
+
+	// Moves The side's moves, forced ones included.
+	//
+	// Example: 21
+	Moves int `json:"moves"`
+}
 
 // RotatedToken The player's new token; the old one stopped working when this answer was made.
 //
@@ -3695,6 +4187,13 @@ type RequestId = string
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
 
+// AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type AcceptConflict = Problem
+
 // BadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3715,6 +4214,13 @@ type Forbidden = GameProblem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type GameConflict = GameProblem
+
+// GameNotFinished An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameNotFinished = Problem
 
 // GameNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -3883,6 +4389,13 @@ type PuzzleNotFound = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type RateLimited = Problem
+
+// ReviewNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type ReviewNotFound = Problem
 
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4184,6 +4697,9 @@ type RenamePlayerJSONRequestBody = RenamePlayerRequest
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
 
+// ReviewRecordJSONRequestBody defines body for ReviewRecord for application/json ContentType.
+type ReviewRecordJSONRequestBody = ReviewRequest
+
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
 
@@ -4258,6 +4774,12 @@ type ServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx echo.Context, id GameId) error
+	// GetGameReview A finished game's engine review, as it stands
+	// (GET /v1/games/{id}/review)
+	GetGameReview(ctx echo.Context, id GameId) error
+	// RequestGameReview Ask for a finished game's engine review
+	// (POST /v1/games/{id}/review)
+	RequestGameReview(ctx echo.Context, id GameId) error
 	// OfferTakeback Ask for, accept or refuse a takeback
 	// (POST /v1/games/{id}/takeback)
 	OfferTakeback(ctx echo.Context, id GameId) error
@@ -4324,6 +4846,9 @@ type ServerInterface interface {
 	// GetPuzzleSolution The solution of a puzzle
 	// (GET /v1/puzzles/{id}/solution)
 	GetPuzzleSolution(ctx echo.Context, id PuzzleId) error
+	// ReviewRecord Review a game record without storing it
+	// (POST /v1/review)
+	ReviewRecord(ctx echo.Context) error
 	// CreateSeek Seek a game in the lobby
 	// (POST /v1/seeks)
 	CreateSeek(ctx echo.Context, params CreateSeekParams) error
@@ -4721,6 +5246,38 @@ func (w *ServerInterfaceWrapper) ResignGame(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ResignGame(ctx, id)
+	return err
+}
+
+// GetGameReview converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGameReview(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGameReview(ctx, id)
+	return err
+}
+
+// RequestGameReview converts echo context to params.
+func (w *ServerInterfaceWrapper) RequestGameReview(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RequestGameReview(ctx, id)
 	return err
 }
 
@@ -5271,6 +5828,15 @@ func (w *ServerInterfaceWrapper) GetPuzzleSolution(ctx echo.Context) error {
 	return err
 }
 
+// ReviewRecord converts echo context to params.
+func (w *ServerInterfaceWrapper) ReviewRecord(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReviewRecord(ctx)
+	return err
+}
+
 // CreateSeek converts echo context to params.
 func (w *ServerInterfaceWrapper) CreateSeek(ctx echo.Context) error {
 	var err error
@@ -5419,6 +5985,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/games/:id/moves", wrapper.PlayGameMove, options.OperationMiddlewares["PlayGameMove"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/rematch", wrapper.RematchGame, options.OperationMiddlewares["RematchGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/resign", wrapper.ResignGame, options.OperationMiddlewares["ResignGame"]...)
+	router.GET(options.BaseURL+"/v1/games/:id/review", wrapper.GetGameReview, options.OperationMiddlewares["GetGameReview"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/review", wrapper.RequestGameReview, options.OperationMiddlewares["RequestGameReview"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/takeback", wrapper.OfferTakeback, options.OperationMiddlewares["OfferTakeback"]...)
 	router.GET(options.BaseURL+"/v1/leaderboards/:category", wrapper.GetLeaderboard, options.OperationMiddlewares["GetLeaderboard"]...)
 	router.GET(options.BaseURL+"/v1/lobby", wrapper.GetLobby, options.OperationMiddlewares["GetLobby"]...)
@@ -5441,6 +6009,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/puzzles/daily", wrapper.GetDailyPuzzle, options.OperationMiddlewares["GetDailyPuzzle"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/daily/:date", wrapper.GetDailyPuzzleByDate, options.OperationMiddlewares["GetDailyPuzzleByDate"]...)
 	router.GET(options.BaseURL+"/v1/puzzles/practice", wrapper.GetPracticePuzzle, options.OperationMiddlewares["GetPracticePuzzle"]...)
+	router.POST(options.BaseURL+"/v1/review", wrapper.ReviewRecord, options.OperationMiddlewares["ReviewRecord"]...)
 	router.POST(options.BaseURL+"/v1/seeks", wrapper.CreateSeek, options.OperationMiddlewares["CreateSeek"]...)
 	router.DELETE(options.BaseURL+"/v1/seeks/:id", wrapper.CancelSeek, options.OperationMiddlewares["CancelSeek"]...)
 	router.GET(options.BaseURL+"/v1/seeks/:id", wrapper.GetSeek, options.OperationMiddlewares["GetSeek"]...)
@@ -5458,11 +6027,15 @@ type AIBusyApplicationProblemPlusJSONResponse struct {
 	Headers AIBusyResponseHeaders
 }
 
+type AcceptConflictApplicationProblemPlusJSONResponse Problem
+
 type BadRequestApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse GameProblem
 
 type GameConflictApplicationProblemPlusJSONResponse GameProblem
+
+type GameNotFinishedApplicationProblemPlusJSONResponse Problem
 
 type GameNotFoundApplicationProblemPlusJSONResponse Problem
 
@@ -5553,6 +6126,8 @@ type RateLimitedApplicationProblemPlusJSONResponse struct {
 
 	Headers RateLimitedResponseHeaders
 }
+
+type ReviewNotFoundApplicationProblemPlusJSONResponse Problem
 
 type ServiceUnavailableResponseHeaders struct {
 	RetryAfter *int
@@ -6407,7 +6982,7 @@ func (response AcceptChallenge404ApplicationProblemPlusJSONResponse) VisitAccept
 }
 
 type AcceptChallenge409ApplicationProblemPlusJSONResponse struct {
-	LobbyConflictApplicationProblemPlusJSONResponse
+	AcceptConflictApplicationProblemPlusJSONResponse
 }
 
 func (response AcceptChallenge409ApplicationProblemPlusJSONResponse) VisitAcceptChallengeResponse(w http.ResponseWriter) error {
@@ -7892,7 +8467,7 @@ func (response RematchGame404ApplicationProblemPlusJSONResponse) VisitRematchGam
 }
 
 type RematchGame409ApplicationProblemPlusJSONResponse struct {
-	LobbyConflictApplicationProblemPlusJSONResponse
+	AcceptConflictApplicationProblemPlusJSONResponse
 }
 
 func (response RematchGame409ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
@@ -8068,6 +8643,230 @@ type ResignGame503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response ResignGame503ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReviewRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type GetGameReviewResponseObject interface {
+	VisitGetGameReviewResponse(w http.ResponseWriter) error
+}
+
+type GetGameReview200JSONResponse GameReview
+
+func (response GetGameReview200JSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReview400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetGameReview400ApplicationProblemPlusJSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReview404ApplicationProblemPlusJSONResponse struct {
+	ReviewNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetGameReview404ApplicationProblemPlusJSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReview409ApplicationProblemPlusJSONResponse struct {
+	GameNotFinishedApplicationProblemPlusJSONResponse
+}
+
+func (response GetGameReview409ApplicationProblemPlusJSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReview500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetGameReview500ApplicationProblemPlusJSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGameReview503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetGameReview503ApplicationProblemPlusJSONResponse) VisitGetGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReviewRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type RequestGameReviewResponseObject interface {
+	VisitRequestGameReviewResponse(w http.ResponseWriter) error
+}
+
+type RequestGameReview200JSONResponse GameReview
+
+func (response RequestGameReview200JSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview202JSONResponse GameReview
+
+func (response RequestGameReview202JSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RequestGameReview400ApplicationProblemPlusJSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RequestGameReview404ApplicationProblemPlusJSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview409ApplicationProblemPlusJSONResponse struct {
+	GameNotFinishedApplicationProblemPlusJSONResponse
+}
+
+func (response RequestGameReview409ApplicationProblemPlusJSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RequestGameReview500ApplicationProblemPlusJSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RequestGameReview503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response RequestGameReview503ApplicationProblemPlusJSONResponse) VisitRequestGameReviewResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -10649,6 +11448,146 @@ func (response GetPuzzleSolution503ApplicationProblemPlusJSONResponse) VisitGetP
 	return err
 }
 
+type ReviewRecordRequestObject struct {
+	Body *ReviewRecordJSONRequestBody
+}
+
+type ReviewRecordResponseObject interface {
+	VisitReviewRecordResponse(w http.ResponseWriter) error
+}
+
+type ReviewRecord200JSONResponse Review
+
+func (response ReviewRecord200JSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord400ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord413ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord415ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord422ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord429ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord500ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReviewRecord503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ReviewRecord503ApplicationProblemPlusJSONResponse) VisitReviewRecordResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSeekRequestObject struct {
 	Params CreateSeekParams
 	Body   *CreateSeekJSONRequestBody
@@ -11349,6 +12288,12 @@ type StrictServerInterface interface {
 	// ResignGame Resign
 	// (POST /v1/games/{id}/resign)
 	ResignGame(ctx context.Context, request ResignGameRequestObject) (ResignGameResponseObject, error)
+	// GetGameReview A finished game's engine review, as it stands
+	// (GET /v1/games/{id}/review)
+	GetGameReview(ctx context.Context, request GetGameReviewRequestObject) (GetGameReviewResponseObject, error)
+	// RequestGameReview Ask for a finished game's engine review
+	// (POST /v1/games/{id}/review)
+	RequestGameReview(ctx context.Context, request RequestGameReviewRequestObject) (RequestGameReviewResponseObject, error)
 	// OfferTakeback Ask for, accept or refuse a takeback
 	// (POST /v1/games/{id}/takeback)
 	OfferTakeback(ctx context.Context, request OfferTakebackRequestObject) (OfferTakebackResponseObject, error)
@@ -11415,6 +12360,9 @@ type StrictServerInterface interface {
 	// GetPuzzleSolution The solution of a puzzle
 	// (GET /v1/puzzles/{id}/solution)
 	GetPuzzleSolution(ctx context.Context, request GetPuzzleSolutionRequestObject) (GetPuzzleSolutionResponseObject, error)
+	// ReviewRecord Review a game record without storing it
+	// (POST /v1/review)
+	ReviewRecord(ctx context.Context, request ReviewRecordRequestObject) (ReviewRecordResponseObject, error)
 	// CreateSeek Seek a game in the lobby
 	// (POST /v1/seeks)
 	CreateSeek(ctx context.Context, request CreateSeekRequestObject) (CreateSeekResponseObject, error)
@@ -12145,6 +13093,56 @@ func (sh *strictHandler) ResignGame(ctx echo.Context, id GameId) error {
 	return nil
 }
 
+// GetGameReview operation middleware
+func (sh *strictHandler) GetGameReview(ctx echo.Context, id GameId) error {
+	var request GetGameReviewRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGameReview(ctx.Request().Context(), request.(GetGameReviewRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGameReview")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGameReviewResponseObject); ok {
+		return validResponse.VisitGetGameReviewResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RequestGameReview operation middleware
+func (sh *strictHandler) RequestGameReview(ctx echo.Context, id GameId) error {
+	var request RequestGameReviewRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RequestGameReview(ctx.Request().Context(), request.(RequestGameReviewRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RequestGameReview")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RequestGameReviewResponseObject); ok {
+		return validResponse.VisitRequestGameReviewResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // OfferTakeback operation middleware
 func (sh *strictHandler) OfferTakeback(ctx echo.Context, id GameId) error {
 	var request OfferTakebackRequestObject
@@ -12804,6 +13802,52 @@ func (sh *strictHandler) GetPuzzleSolution(ctx echo.Context, id PuzzleId) error 
 		return err
 	} else if validResponse, ok := response.(GetPuzzleSolutionResponseObject); ok {
 		return validResponse.VisitGetPuzzleSolutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReviewRecord operation middleware
+func (sh *strictHandler) ReviewRecord(ctx echo.Context) error {
+	var request ReviewRecordRequestObject
+
+	var body ReviewRecordJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReviewRecord(ctx.Request().Context(), request.(ReviewRecordRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReviewRecord")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReviewRecordResponseObject); ok {
+		return validResponse.VisitReviewRecordResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

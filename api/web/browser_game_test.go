@@ -311,6 +311,7 @@ func resignAndRematch(t *testing.T, ctx context.Context, base, id string) {
 	if p.Watching {
 		t.Error("the player is shown as a spectator")
 	}
+	reviewed(t, ctx)
 	do(t, ctx, "phone size", phone)
 	checkLayout(t, ctx, "390 px, the game over")
 	do(t, ctx, "desktop size", desktop)
@@ -833,4 +834,38 @@ func resignedClock(t *testing.T, ctx context.Context, base, id string) {
 		t.Errorf("the AI's clock read %d ms during the game and %d ms at its end", start.Ms["north"], end.Ms["north"])
 	}
 	settle(t, ctx, base, id, func(p pageState, g apiGame) bool { return g.Status == "finished" })
+}
+
+// reviewed asks for the engine's review of the game over on the page: the
+// result panel then gives each side's accuracy, and every move in the list
+// has the engine's class.
+func reviewed(t *testing.T, ctx context.Context) {
+	t.Helper()
+	do(t, ctx, "ask for the review", chromedp.Click(chromedp.CSS(`.review`)))
+	type reviewPage struct {
+		Summary string
+		Moves   int
+		Classed int
+	}
+	var got reviewPage
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		var err error
+		got, err = chromedp.Run(ctx, chromedp.Evaluate[reviewPage](`({
+			summary: document.querySelector('.review-summary')?.textContent || '',
+			moves: document.querySelectorAll('.history button[data-ply]').length,
+			classed: document.querySelectorAll('.history button[data-class]').length,
+		})`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasPrefix(got.Summary, "Accuracy: ") {
+			break
+		}
+	}
+	if !strings.HasPrefix(got.Summary, "Accuracy: South ") || !strings.Contains(got.Summary, "· North ") {
+		t.Fatalf("the review summary says %q", got.Summary)
+	}
+	if got.Moves == 0 || got.Classed != got.Moves {
+		t.Errorf("%d of the %d moves in the list have the engine's class", got.Classed, got.Moves)
+	}
 }

@@ -508,6 +508,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("rating words", func(t *testing.T) { ratingWords(t, bctx, base) })
 	t.Run("players", func(t *testing.T) { playersTest(t, bctx, base) })
 	t.Run("lobby", func(t *testing.T) { lobbyGame(t, bctx, base) })
+	t.Run("challenge", func(t *testing.T) { challengeGame(t, bctx, base) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.

@@ -11,6 +11,7 @@ import (
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/review"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -39,10 +40,13 @@ func startServer(t *testing.T) string {
 	// its players hear of their games' ends.
 	lob := lobby.NewService(st, lobby.Options{Games: svc, Stopping: stopping, PollInterval: time.Second})
 	svc.OnEnded(lob)
+	// Reviews, with a small search a ply: the page is what is tested here.
+	reviews := review.NewService(st, svc, review.New(testCPU(), review.Options{Nodes: 5000}), review.ServiceOptions{Owner: "web"})
 	h, err := api.New(api.Options{
-		DB:    st,
-		Games: svc,
-		Hub:   hub,
+		Reviews: reviews,
+		DB:      st,
+		Games:   svc,
+		Hub:     hub,
 		// Version 2, the cheaper search: the page is what is tested here.
 		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
 		Players: players.NewService(st, nil),
@@ -54,15 +58,21 @@ func startServer(t *testing.T) string {
 	srv := httptest.NewServer(h)
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	swept := make(chan struct{})
+	reviewing := make(chan struct{})
 	go func() {
 		defer close(swept)
 		sweeper.Run(sweeping)
+	}()
+	go func() {
+		defer close(reviewing)
+		reviews.Run(sweeping, 100*time.Millisecond)
 	}()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(stopping) })
 	t.Cleanup(func() {
 		stopSweeping()
 		<-swept
+		<-reviewing
 	})
 	return srv.URL
 }

@@ -33,6 +33,7 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 		{"/assets/board.js", "text/javascript"},
 		{"/assets/player.js", "text/javascript"},
 		{"/assets/profile.js", "text/javascript"},
+		{"/assets/challenges.js", "text/javascript"},
 		{"/assets/ratings.js", "text/javascript"},
 		{"/assets/style.css", "text/css"},
 		{"/assets/icon.svg", "image/svg+xml"},

@@ -7,7 +7,10 @@
 // two practice puzzles; then makes two players, plays a rated game with a
 // clock between them to its end (a resignation) and checks both rating
 // changes, plays an unrated game between them with a takeback and a draw
-// offered and accepted, and attempts the daily puzzle as a player and checks its rating
+// offered and accepted; meets them through seeks (the second seek's answer
+// already matched, the first player's event stream telling of the game),
+// through a challenge one accepts, and through a rematch of the drawn game
+// both ask for; and attempts the daily puzzle as a player and checks its rating
 // change. It stops at the first answer that is not the one the document
 // promises. .ci/run runs it
 // against a real server:
@@ -16,7 +19,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -236,6 +241,9 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 	if err != nil || resigned.JSON200 == nil {
 		return errors.Join(err, unexpected("POST resign", resigned.HTTPResponse, resigned.Body))
 	}
+	if err := reviewGame(ctx, c, id, resigned.JSON200.Ply); err != nil {
+		return err
+	}
 	var changes [2]int
 	for i, seat := range []nullable.Nullable[ayoayo.SeatPlayer]{resigned.JSON200.Players.South, resigned.JSON200.Players.North} {
 		sp, err := seat.Get()
@@ -282,7 +290,11 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 		return errors.Join(err, unexpected("GET /v1/players/{id}/games/export", export.HTTPResponse, export.Body))
 	}
 	fmt.Printf("rated game %s as a record and in the winner's export: %d bytes\n", id, len(export.Body))
-	if err := offers(ctx, c, tokens); err != nil {
+	drawn, err := offers(ctx, c, tokens)
+	if err != nil {
+		return err
+	}
+	if err := meet(ctx, c, ids, tokens, drawn); err != nil {
 		return err
 	}
 
@@ -407,49 +419,221 @@ func flagged(ctx context.Context, c *ayoayo.ClientWithResponses) error {
 // offers plays an unrated game between the two players (tokens, South's
 // first), each acting by its player's token: two moves, a takeback North
 // asks for and South accepts, a draw North offers and South accepts; then
-// checks that an offer in the finished game is refused.
-func offers(ctx context.Context, c *ayoayo.ClientWithResponses, tokens [2]string) error {
+// checks that an offer in the finished game is refused. It returns the
+// drawn game's id.
+func offers(ctx context.Context, c *ayoayo.ClientWithResponses, tokens [2]string) (string, error) {
 	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{Opponent: ayoayo.Opponent{Type: ayoayo.OpponentTypeHuman}},
 		asPlayer(tokens[0]))
 	if err != nil || created.JSON201 == nil {
-		return errors.Join(err, unexpected("POST /v1/games unrated", created.HTTPResponse, created.Body))
+		return "", errors.Join(err, unexpected("POST /v1/games unrated", created.HTTPResponse, created.Body))
 	}
 	id := created.JSON201.Game.ID
 	if joined, err := c.JoinGameWithResponse(ctx, id, nil, asPlayer(tokens[1])); err != nil || joined.JSON201 == nil {
-		return errors.Join(err, unexpected("POST join unrated", joined.HTTPResponse, joined.Body))
+		return "", errors.Join(err, unexpected("POST join unrated", joined.HTTPResponse, joined.Body))
 	}
 	for ply, pit := range []int{0, 6} {
 		played, err := c.PlayGameMoveWithResponse(ctx, id, nil, ayoayo.PlayMoveRequest{Ply: ply, Pit: pit}, asPlayer(tokens[ply]))
 		if err != nil || played.JSON201 == nil {
-			return errors.Join(err, unexpected("POST moves in the unrated game", played.HTTPResponse, played.Body))
+			return "", errors.Join(err, unexpected("POST moves in the unrated game", played.HTTPResponse, played.Body))
 		}
 	}
 	asked, err := c.OfferTakebackWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[1]))
 	if err != nil || asked.JSON200 == nil {
-		return errors.Join(err, unexpected("POST takeback (ask)", asked.HTTPResponse, asked.Body))
+		return "", errors.Join(err, unexpected("POST takeback (ask)", asked.HTTPResponse, asked.Body))
 	}
 	if by, err := asked.JSON200.Offers.Takeback.Get(); err != nil || by != ayoayo.NullableSideNorth {
-		return fmt.Errorf("after North asked for a takeback, offers %s", asked.Body)
+		return "", fmt.Errorf("after North asked for a takeback, offers %s", asked.Body)
 	}
 	back, err := c.OfferTakebackWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[0]))
 	if err != nil || back.JSON200 == nil || back.JSON200.Ply != 1 || !back.JSON200.Offers.Takeback.IsNull() {
-		return errors.Join(err, unexpected("POST takeback (accept)", back.HTTPResponse, back.Body))
+		return "", errors.Join(err, unexpected("POST takeback (accept)", back.HTTPResponse, back.Body))
 	}
 	fmt.Printf("takeback in game %s: North's move undone, the game is back at ply %d\n", id, back.JSON200.Ply)
 	if offered, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[1])); err != nil || offered.JSON200 == nil {
-		return errors.Join(err, unexpected("POST draw (offer)", offered.HTTPResponse, offered.Body))
+		return "", errors.Join(err, unexpected("POST draw (offer)", offered.HTTPResponse, offered.Body))
 	}
 	agreed, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: true}, asPlayer(tokens[0]))
 	if err != nil || agreed.JSON200 == nil || agreed.JSON200.Status != ayoayo.GameStatusFinished {
-		return errors.Join(err, unexpected("POST draw (accept)", agreed.HTTPResponse, agreed.Body))
+		return "", errors.Join(err, unexpected("POST draw (accept)", agreed.HTTPResponse, agreed.Body))
 	}
 	if r, err := agreed.JSON200.Result.Get(); err != nil || r.Reason != ayoayo.ResultReasonAgreement || r.Winner != ayoayo.ResultWinnerDraw {
-		return fmt.Errorf("a draw by agreement: %s", agreed.Body)
+		return "", fmt.Errorf("a draw by agreement: %s", agreed.Body)
 	}
 	late, err := c.OfferDrawWithResponse(ctx, id, nil, ayoayo.OfferRequest{Offer: false}, asPlayer(tokens[1]))
 	if err != nil || late.ApplicationProblemJSON409 == nil || late.ApplicationProblemJSON409.Code != "game_over" {
-		return errors.Join(err, unexpected("POST draw in a finished game", late.HTTPResponse, late.Body))
+		return "", errors.Join(err, unexpected("POST draw in a finished game", late.HTTPResponse, late.Body))
 	}
 	fmt.Printf("draw by agreement in game %s; an offer after it: %d %s\n", id, late.StatusCode(), late.ApplicationProblemJSON409.Code)
+	return id, nil
+}
+
+// meet brings the two players (ids, tokens, South's first) together the
+// three ways the lobby offers: two seeks for the same 3+2 clock, the second
+// answered already matched, both seeing the game (the first player's event
+// stream starts with its gameStart); a challenge the second player accepts;
+// and a rematch of the finished game drawn, which both ask for and which
+// starts at once with the seats swapped. The clocked games are resigned
+// so that neither player is left playing.
+func meet(ctx context.Context, c *ayoayo.ClientWithResponses, ids, tokens [2]string, drawn string) error {
+	three, two := 180, 2
+	blitz := nullable.NewNullableWithValue(ayoayo.TimeControl{Kind: ayoayo.TimeControlKindClock, InitialSeconds: &three, IncrementSeconds: &two})
+	var seeks [2]ayoayo.Seek
+	for i := range tokens {
+		posted, err := c.CreateSeekWithResponse(ctx, nil, ayoayo.SeekRequest{TimeControl: blitz}, asPlayer(tokens[i]))
+		if err != nil || posted.JSON201 == nil {
+			return errors.Join(err, unexpected("POST /v1/seeks", posted.HTTPResponse, posted.Body))
+		}
+		seeks[i] = *posted.JSON201
+	}
+	game, err := seeks[1].Game.Get()
+	if seeks[0].Status != ayoayo.SeekStatusOpen || seeks[1].Status != ayoayo.SeekStatusMatched || err != nil {
+		return fmt.Errorf("two compatible seeks: the first %s, the second %s (game %q), want open then matched", seeks[0].Status, seeks[1].Status, game)
+	}
+	first, err := c.GetSeekWithResponse(ctx, seeks[0].ID, nil, asPlayer(tokens[0]))
+	if err != nil || first.JSON200 == nil {
+		return errors.Join(err, unexpected("GET /v1/seeks/"+seeks[0].ID, first.HTTPResponse, first.Body))
+	}
+	if g, err := first.JSON200.Game.Get(); err != nil || first.JSON200.Status != ayoayo.SeekStatusMatched || g != game {
+		return fmt.Errorf("the first seek after the second: %s, want matched in game %s", first.Body, game)
+	}
+	started, err := firstGameStart(ctx, c, tokens[0])
+	if err != nil {
+		return err
+	}
+	if started.GameID != game {
+		return fmt.Errorf("the first player's event stream starts with game %s, want %s", started.GameID, game)
+	}
+	if err := bothSeated(ctx, c, game, ids, false); err != nil {
+		return err
+	}
+	if err := resign(ctx, c, game, tokens[0]); err != nil {
+		return err
+	}
+	fmt.Printf("seeks: %s open, %s matched at once into game %s; the first player's event stream: gameStart as %s\n",
+		seeks[0].ID, seeks[1].ID, game, started.Side)
+
+	to := ids[1]
+	sent, err := c.CreateChallengeWithResponse(ctx, nil, ayoayo.ChallengeRequest{To: &to, TimeControl: blitz}, asPlayer(tokens[0]))
+	if err != nil || sent.JSON201 == nil || sent.JSON201.Status != ayoayo.ChallengeStatusPending {
+		return errors.Join(err, unexpected("POST /v1/challenges", sent.HTTPResponse, sent.Body))
+	}
+	accepted, err := c.AcceptChallengeWithResponse(ctx, sent.JSON201.ID, nil, asPlayer(tokens[1]))
+	if err != nil || accepted.JSON200 == nil || accepted.JSON200.Status != ayoayo.ChallengeStatusAccepted {
+		return errors.Join(err, unexpected("POST /v1/challenges/{id}/accept", accepted.HTTPResponse, accepted.Body))
+	}
+	game, err = accepted.JSON200.Game.Get()
+	if err != nil {
+		return fmt.Errorf("an accepted challenge names no game: %s", accepted.Body)
+	}
+	if err := bothSeated(ctx, c, game, ids, false); err != nil {
+		return err
+	}
+	if err := resign(ctx, c, game, tokens[1]); err != nil {
+		return err
+	}
+	fmt.Printf("challenge %s to %s accepted: game %s\n", sent.JSON201.ID, to, game)
+
+	asked, err := c.RematchGameWithResponse(ctx, drawn, nil, asPlayer(tokens[0]))
+	if err != nil || asked.JSON201 == nil || asked.JSON201.Status != ayoayo.ChallengeStatusPending {
+		return errors.Join(err, unexpected("POST /v1/games/{id}/rematch (ask)", asked.HTTPResponse, asked.Body))
+	}
+	both, err := c.RematchGameWithResponse(ctx, drawn, nil, asPlayer(tokens[1]))
+	if err != nil || both.JSON201 == nil || both.JSON201.Status != ayoayo.ChallengeStatusAccepted {
+		return errors.Join(err, unexpected("POST /v1/games/{id}/rematch (both asked)", both.HTTPResponse, both.Body))
+	}
+	game, err = both.JSON201.Game.Get()
+	if err != nil {
+		return fmt.Errorf("a rematch both asked for names no game: %s", both.Body)
+	}
+	// The drawn game had the first player South: the rematch swaps seats.
+	if err := bothSeated(ctx, c, game, [2]string{ids[1], ids[0]}, true); err != nil {
+		return err
+	}
+	fmt.Printf("rematch of %s asked by both: game %s started at once, seats swapped\n", drawn, game)
 	return nil
+}
+
+// firstGameStart opens a player's event stream (GET /v1/players/me/events,
+// Server-Sent Events read with the plain HTTP client the generated one
+// hands back) and returns its first gameStart: a new stream starts with the
+// player's games in play.
+func firstGameStart(ctx context.Context, c *ayoayo.ClientWithResponses, token string) (ayoayo.PlayerGameStartEvent, error) {
+	var start ayoayo.PlayerGameStartEvent
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	resp, err := c.ClientInterface.FollowPlayerEvents(ctx, nil, asPlayer(token))
+	if err != nil {
+		return start, fmt.Errorf("GET /v1/players/me/events: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return start, unexpected("GET /v1/players/me/events", resp, nil)
+	}
+	event := ""
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		line := lines.Text()
+		if name, ok := strings.CutPrefix(line, "event: "); ok {
+			event = name
+		}
+		if data, ok := strings.CutPrefix(line, "data: "); ok && event == "gameStart" {
+			if err := json.Unmarshal([]byte(data), &start); err != nil {
+				return start, fmt.Errorf("a gameStart event %s: %w", data, err)
+			}
+			return start, nil
+		}
+	}
+	return start, fmt.Errorf("the event stream ended without a gameStart: %v", lines.Err())
+}
+
+// bothSeated checks that game is active between players ids: South's first
+// when ordered, else in either seat (the seat was left to chance).
+func bothSeated(ctx context.Context, c *ayoayo.ClientWithResponses, game string, ids [2]string, ordered bool) error {
+	got, err := c.GetGameWithResponse(ctx, game, nil)
+	if err != nil || got.JSON200 == nil {
+		return errors.Join(err, unexpected("GET /v1/games/"+game, got.HTTPResponse, got.Body))
+	}
+	south, serr := got.JSON200.Players.South.Get()
+	north, nerr := got.JSON200.Players.North.Get()
+	seated := [2]string{south.ID, north.ID}
+	if got.JSON200.Status != ayoayo.GameStatusActive || serr != nil || nerr != nil ||
+		seated != ids && (ordered || seated != [2]string{ids[1], ids[0]}) {
+		return fmt.Errorf("game %s should be active between South %s and North %s: %s", game, ids[0], ids[1], got.Body)
+	}
+	return nil
+}
+
+// resign ends a game by a player's resignation (in a rated game in which
+// nobody has moved, an abort).
+func resign(ctx context.Context, c *ayoayo.ClientWithResponses, game, token string) error {
+	r, err := c.ResignGameWithResponse(ctx, game, nil, asPlayer(token))
+	if err != nil || r.JSON200 == nil || r.JSON200.Status == ayoayo.GameStatusActive {
+		return errors.Join(err, unexpected("POST resign by a player's token", r.HTTPResponse, r.Body))
+	}
+	return nil
+}
+
+// reviewGame asks for the engine's review of a finished game and reads it
+// until it is done: one entry per move, an accuracy per side.
+func reviewGame(ctx context.Context, c *ayoayo.ClientWithResponses, id string, plies int) error {
+	asked, err := c.RequestGameReviewWithResponse(ctx, id, nil)
+	if err != nil || (asked.JSON202 == nil && asked.JSON200 == nil) {
+		return errors.Join(err, unexpected("POST review", asked.HTTPResponse, asked.Body))
+	}
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		got, err := c.GetGameReviewWithResponse(ctx, id, nil)
+		if err != nil || got.JSON200 == nil {
+			return errors.Join(err, unexpected("GET review", got.HTTPResponse, got.Body))
+		}
+		r := got.JSON200
+		if r.State != ayoayo.GameReviewStateDone {
+			continue
+		}
+		if r.Review == nil || len(r.Review.Plies) != plies {
+			return fmt.Errorf("the review of %d plies is %s", plies, got.Body)
+		}
+		fmt.Printf("review: %d plies, accuracy south %.2f north %.2f\n", plies, r.Review.South.Accuracy, r.Review.North.Accuracy)
+		return nil
+	}
+	return fmt.Errorf("the review of game %s was not done in 3 minutes", id)
 }

@@ -7,8 +7,11 @@
 // reads the daily puzzle and two practice puzzles; makes two players, plays
 // a rated game with a clock between them to its end (a resignation) and
 // checks both rating changes, plays an unrated game between them with a
-// takeback and a draw offered and accepted, attempts the daily puzzle as a player and
-// checks its rating change; and stops at the first answer that is not the
+// takeback and a draw offered and accepted; meets them through seeks (the
+// second seek's answer already matched, the first player's event stream
+// telling of the game), a challenge one accepts and a rematch of the drawn
+// game both ask for; attempts the daily puzzle as a player and checks its
+// rating change; and stops at the first answer that is not the
 // one the document promises.
 //
 //   npm ci && npm run build && node build/client.js http://127.0.0.1:8080
@@ -18,6 +21,8 @@ import { createAyoayoClient, type components } from "./src/index.js";
 type Rules = components["schemas"]["Rules"];
 type Position = components["schemas"]["Position"];
 type GameMoveEvent = components["schemas"]["GameMoveEvent"];
+type PlayerGameStartEvent = components["schemas"]["PlayerGameStartEvent"];
+type TimeControl = components["schemas"]["TimeControl"];
 
 // Node's own, without its type package.
 declare const process: { argv: string[]; exitCode?: number };
@@ -169,7 +174,9 @@ async function rated(dailyId: string): Promise<void> {
     throw new Error(`the winner's history: ${JSON.stringify(history.data)}`);
   }
   console.log(`rated game ${id}: South ${southChange}, North ${northChange}, in both players' ratings and the history`);
-  await offers(south.token, north.token);
+  await reviewGame(id, resigned.data.ply);
+  const drawn = await offers(south.token, north.token);
+  await meet([south.player.id, north.player.id], [south.token, north.token], drawn);
 
   const solution = await api.GET("/v1/puzzles/{id}/solution", { params: { path: { id: dailyId } } });
   if (!solution.data) fail("GET /v1/puzzles/{id}/solution", solution.error, solution.response);
@@ -237,8 +244,8 @@ main().catch((err: unknown) => {
 // offers plays an unrated game between two players, each acting by its
 // player's token: two moves, a takeback North asks for and South accepts,
 // a draw North offers and South accepts; then an offer in the finished
-// game is refused.
-async function offers(southToken: string, northToken: string): Promise<void> {
+// game is refused. It returns the drawn game's id.
+async function offers(southToken: string, northToken: string): Promise<string> {
   const created = await api.POST("/v1/games", { body: { opponent: { type: "human" } }, headers: asPlayer(southToken) });
   if (!created.data) fail("POST /v1/games unrated", created.error, created.response);
   const id = created.data.game.id;
@@ -262,4 +269,114 @@ async function offers(southToken: string, northToken: string): Promise<void> {
   const late = await api.POST("/v1/games/{id}/draw", { params: { path: { id } }, body: { offer: false }, headers: asPlayer(northToken) });
   if (late.response.status !== 409 || late.error?.code !== "game_over") fail("POST draw in a finished game", late.error, late.response);
   console.log(`draw by agreement in game ${id}; an offer after it: ${late.response.status} ${late.error.code}`);
+  return id;
+}
+
+// meet brings two players (ids, tokens: South's first) together the three
+// ways the lobby offers: two seeks for the same 3+2 clock, the second
+// answered already matched, both seeing the game (the first player's event
+// stream starts with its gameStart); a challenge the second player
+// accepts; a rematch of the drawn game both ask for, which starts at once
+// with the seats swapped. The clocked games are resigned so that neither
+// player is left playing.
+async function meet(ids: [string, string], tokens: [string, string], drawn: string): Promise<void> {
+  const blitz: TimeControl = { kind: "clock", initialSeconds: 180, incrementSeconds: 2 };
+  const first = await api.POST("/v1/seeks", { body: { timeControl: blitz }, headers: asPlayer(tokens[0]) });
+  if (!first.data || first.data.status !== "open") fail("POST /v1/seeks (the first)", first.error, first.response);
+  const second = await api.POST("/v1/seeks", { body: { timeControl: blitz }, headers: asPlayer(tokens[1]) });
+  if (!second.data || second.data.status !== "matched" || !second.data.game) fail("POST /v1/seeks (the second)", second.error, second.response);
+  let game = second.data.game;
+  const seek = await api.GET("/v1/seeks/{id}", { params: { path: { id: first.data.id } }, headers: asPlayer(tokens[0]) });
+  if (!seek.data || seek.data.status !== "matched" || seek.data.game !== game) fail("GET /v1/seeks/{id}", seek.error, seek.response);
+  const started = await firstGameStart(tokens[0]);
+  if (started.gameId !== game) throw new Error(`the first player's event stream starts with ${JSON.stringify(started)}, want game ${game}`);
+  await bothSeated(game, ids);
+  await resign(game, tokens[0]);
+  console.log(`seeks: ${first.data.id} open, ${second.data.id} matched at once into game ${game}; the first player's event stream: gameStart as ${started.side}`);
+
+  const sent = await api.POST("/v1/challenges", { body: { to: ids[1], timeControl: blitz }, headers: asPlayer(tokens[0]) });
+  if (!sent.data || sent.data.status !== "pending") fail("POST /v1/challenges", sent.error, sent.response);
+  const accepted = await api.POST("/v1/challenges/{id}/accept", { params: { path: { id: sent.data.id } }, headers: asPlayer(tokens[1]) });
+  if (!accepted.data || accepted.data.status !== "accepted" || !accepted.data.game) fail("POST /v1/challenges/{id}/accept", accepted.error, accepted.response);
+  game = accepted.data.game;
+  await bothSeated(game, ids);
+  await resign(game, tokens[1]);
+  console.log(`challenge ${sent.data.id} to ${ids[1]} accepted: game ${game}`);
+
+  const asked = await api.POST("/v1/games/{id}/rematch", { params: { path: { id: drawn } }, headers: asPlayer(tokens[0]) });
+  if (!asked.data || asked.data.status !== "pending") fail("POST /v1/games/{id}/rematch (ask)", asked.error, asked.response);
+  const both = await api.POST("/v1/games/{id}/rematch", { params: { path: { id: drawn } }, headers: asPlayer(tokens[1]) });
+  if (!both.data || both.data.status !== "accepted" || !both.data.game) fail("POST /v1/games/{id}/rematch (both asked)", both.error, both.response);
+  // The drawn game had the first player South: the rematch swaps seats.
+  await bothSeated(both.data.game, [ids[1], ids[0]], true);
+  console.log(`rematch of ${drawn} asked by both: game ${both.data.game} started at once, seats swapped`);
+}
+
+// firstGameStart opens a player's event stream (GET /v1/players/me/events,
+// Server-Sent Events, read as a stream through the same client) and returns
+// its first gameStart: a new stream starts with the player's games in play.
+async function firstGameStart(token: string): Promise<PlayerGameStartEvent> {
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), 10_000);
+  try {
+    const r = await api.GET("/v1/players/me/events", { headers: asPlayer(token), parseAs: "stream", signal: stop.signal });
+    if (!r.data || !r.response.headers.get("Content-Type")?.startsWith("text/event-stream")) fail("GET /v1/players/me/events", r.error, r.response);
+    const reader = r.data.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    let event = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the event stream ended without a gameStart");
+      text += value;
+      let nl: number;
+      while ((nl = text.indexOf("\n")) >= 0) {
+        const line = text.slice(0, nl);
+        text = text.slice(nl + 1);
+        if (line.startsWith("event: ")) event = line.slice("event: ".length);
+        if (line.startsWith("data: ") && event === "gameStart") return JSON.parse(line.slice("data: ".length)) as PlayerGameStartEvent;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+}
+
+// bothSeated checks that a game is active between players ids: South's
+// first when ordered, else in either seat (the seat was left to chance).
+async function bothSeated(id: string, ids: [string, string], ordered = false): Promise<void> {
+  const got = await api.GET("/v1/games/{id}", { params: { path: { id } } });
+  if (!got.data) fail("GET /v1/games/{id}", got.error, got.response);
+  const seated = [got.data.players.south?.id, got.data.players.north?.id];
+  const same = (a: (string | undefined)[], b: string[]) => a[0] === b[0] && a[1] === b[1];
+  if (got.data.status !== "active" || !(same(seated, ids) || (!ordered && same(seated, [ids[1], ids[0]])))) {
+    throw new Error(`game ${id} should be active between South ${ids[0]} and North ${ids[1]}: ${JSON.stringify(got.data)}`);
+  }
+}
+
+// resign ends a game by a player's resignation (in a rated game in which
+// nobody has moved, an abort).
+async function resign(id: string, token: string): Promise<void> {
+  const r = await api.POST("/v1/games/{id}/resign", { params: { path: { id } }, headers: asPlayer(token) });
+  if (!r.data || r.data.status === "active") fail("POST /v1/games/{id}/resign by a player's token", r.error, r.response);
+}
+
+// reviewGame asks for the engine's review of a finished game and reads it
+// until it is done: one entry per move, an accuracy per side.
+async function reviewGame(id: string, plies: number): Promise<void> {
+  const asked = await api.POST("/v1/games/{id}/review", { params: { path: { id } } });
+  if (!asked.data) fail("POST /v1/games/{id}/review", asked.error, asked.response);
+  const deadline = Date.now() + 3 * 60 * 1000;
+  while (Date.now() < deadline) {
+    const got = await api.GET("/v1/games/{id}/review", { params: { path: { id } } });
+    if (!got.data) fail("GET /v1/games/{id}/review", got.error, got.response);
+    const review = got.data.review;
+    if (got.data.state === "done" && review) {
+      if (review.plies.length !== plies) throw new Error(`the review of ${plies} plies: ${JSON.stringify(got.data)}`);
+      console.log(`review: ${plies} plies, accuracy south ${review.south.accuracy} north ${review.north.accuracy}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`the review of game ${id} was not done in 3 minutes`);
 }

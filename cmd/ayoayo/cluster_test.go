@@ -98,6 +98,56 @@ func TestTwoInstances(t *testing.T) {
 		}
 	})
 
+	t.Run("a review asked of both is computed once, the same bytes from both", func(t *testing.T) {
+		play := c.newGame(a.url, b.url)
+		rng := rand.New(rand.NewPCG(33, 33))
+		for range 6 {
+			c.move(a.url, play, rng)
+		}
+		ctx := context.Background()
+		if st, body, err := callJSON(ctx, c.http, http.MethodPost, a.url+"/v1/games/"+play.game.ID+"/resign", play.tokens[0], nil, nil); err != nil || st != http.StatusOK {
+			t.Fatalf("resign: %d %s %v", st, body, err)
+		}
+		path := "/v1/games/" + play.game.ID + "/review"
+		var wg sync.WaitGroup
+		for _, base := range []string{a.url, b.url} {
+			wg.Go(func() {
+				if st, body, err := callJSON(ctx, c.http, http.MethodPost, base+path, "", nil, nil); err != nil || (st != http.StatusAccepted && st != http.StatusOK) {
+					t.Errorf("request on %s: %d %s %v", base, st, body, err)
+				}
+			})
+		}
+		wg.Wait()
+		var bodies [2][]byte
+		for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			done := true
+			for i, base := range []string{a.url, b.url} {
+				var got struct{ State string }
+				st, body, err := callJSON(ctx, c.http, http.MethodGet, base+path, "", nil, &got)
+				if err != nil || st != http.StatusOK {
+					t.Fatalf("read on %s: %d %s %v", base, st, body, err)
+				}
+				bodies[i] = body
+				done = done && got.State == "done"
+			}
+			if done {
+				break
+			}
+		}
+		if !bytes.Equal(bodies[0], bodies[1]) || !bytes.Contains(bodies[0], []byte(`"state":"done"`)) {
+			t.Fatalf("the instances answer\n%s\nand\n%s", bodies[0], bodies[1])
+		}
+		n := 0
+		for line := range strings.Lines(a.logs() + b.logs()) {
+			if strings.Contains(line, `"msg":"review done"`) && strings.Contains(line, `"game":"`+play.game.ID+`"`) {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("the review was computed %d times", n)
+		}
+	})
+
 	t.Run("both serve the same daily puzzle", func(t *testing.T) {
 		var wg sync.WaitGroup
 		var got [2]struct {

@@ -37,7 +37,7 @@ type serveConfig struct {
 	FirstMoveCorrespondence               time.Duration
 	WaitingExpiry, IdleExpiry, SweepEvery time.Duration
 	RetainFinishedDays                    int
-	SeekTTL                               time.Duration
+	SeekTTL, ChallengeTTL                 time.Duration
 
 	// RateLimits has a pair of flags for each row of api.Limits, by its
 	// Name (see declareRateLimits).
@@ -110,7 +110,8 @@ func (c *serveConfig) declare(fs *flag.FlagSet) {
 	fs.DurationVar(&c.IdleExpiry, "idle-expiry", games.DefaultIdleExpiry, "how long an untimed game may go without a move before the side to move loses by timeout (env AYOAYO_IDLE_EXPIRY)")
 	fs.DurationVar(&c.SweepEvery, "sweep-interval", games.DefaultSweepInterval, "longest sleep between two looks for overdue games: the delay with which a deadline set by another instance that went away is applied (env AYOAYO_SWEEP_INTERVAL)")
 	fs.IntVar(&c.RetainFinishedDays, "retain-finished", 0, "delete finished and aborted games this many `days` after their end, in small batches; 0 keeps them for ever (env AYOAYO_RETAIN_FINISHED)")
-	fs.DurationVar(&c.SeekTTL, "seek-ttl", lobby.DefaultSeekTTL, "how long a seek or challenge with a clock lives while its owner holds no event stream (GET /v1/players/me/events) (env AYOAYO_SEEK_TTL)")
+	fs.DurationVar(&c.SeekTTL, "seek-ttl", lobby.DefaultSeekTTL, "how long a seek with a clock lives while its owner holds no event stream (GET /v1/players/me/events) (env AYOAYO_SEEK_TTL)")
+	fs.DurationVar(&c.ChallengeTTL, "challenge-ttl", lobby.DefaultChallengeTTL, "how long a challenge with a clock lives while its challenger holds no event stream (env AYOAYO_CHALLENGE_TTL)")
 	fs.DurationVar(&c.EventHeartbeat, "event-heartbeat", api.DefaultEventHeartbeat, "interval of keep-alive comments on idle event streams (env AYOAYO_EVENT_HEARTBEAT)")
 	fs.Var(&c.Tables, "tablebase", serveTablesHelp)
 	fs.IntVar(&c.TableBuildTo, "tablebase-build", defaultTableSeeds, fmt.Sprintf("build in the background at start a table of every position with up to this many `seeds` on the board under the default rules, unless a --tablebase file has one as large; 0 builds none, at most %d (env AYOAYO_TABLEBASE_BUILD)", tablebase.MaxSeedsLimit))
@@ -171,8 +172,8 @@ func (c *serveConfig) check() error {
 	if c.BatchBodyLimit < 1 || c.BatchMaxLines < 1 {
 		return fmt.Errorf("%w: --batch-body-limit and --batch-max-lines must be positive", errUsage)
 	}
-	if c.AIMoveTime <= 0 || c.EventHeartbeat <= 0 || c.EventPoll <= 0 || c.SeekTTL <= 0 {
-		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat, --event-poll and --seek-ttl must be positive", errUsage)
+	if c.AIMoveTime <= 0 || c.EventHeartbeat <= 0 || c.EventPoll <= 0 || c.SeekTTL <= 0 || c.ChallengeTTL <= 0 {
+		return fmt.Errorf("%w: --ai-move-time, --event-heartbeat, --event-poll, --seek-ttl and --challenge-ttl must be positive", errUsage)
 	}
 	if c.FirstMoveSeconds < 1 || c.FirstMoveCorrespondence <= 0 || c.WaitingExpiry <= 0 || c.IdleExpiry <= 0 || c.SweepEvery <= 0 {
 		return fmt.Errorf("%w: --first-move-seconds, --first-move-correspondence, --waiting-expiry, --idle-expiry and --sweep-interval must be positive", errUsage)

@@ -30,6 +30,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -302,6 +303,10 @@ func (s *serving) startGames(ctx context.Context) error {
 	return registerServiceMetrics(s.metrics, s.games, sweeper, s.cpu)
 }
 
+// reviewPoll is how often the review worker looks for reviews queued by
+// other instances, or left by a crashed one, when none was asked for here.
+const reviewPoll = 5 * time.Second
+
 // startAPI makes the other services and the API's handler, and serves it
 // in place of the 503s of the start.
 func (s *serving) startAPI() error {
@@ -324,11 +329,17 @@ func (s *serving) startAPI() error {
 	}
 	// The lobby: its expiry of seeks and challenges and its listener for
 	// other instances' events are background work like the sweeper's.
-	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, Changes: lobbyChangesOf(s.st),
+	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, ChallengeTTL: c.ChallengeTTL, Changes: lobbyChangesOf(s.st),
 		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
 	s.games.OnEnded(lob) // its players hear gameFinish
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
+	// Reviews: this instance's worker takes queued reviews from the store
+	// every instance shares, one at a time, at the budget's review
+	// priority; it is background work like the sweeper's.
+	reviews := review.NewService(s.st, s.games, review.New(s.cpu, review.Options{Endgames: s.endgames, Concurrency: s.cpu.Size()}),
+		review.ServiceOptions{Now: s.now, Owner: c.Instance, Log: s.log})
+	s.sweeping.Go(func() { reviews.Run(s.background, reviewPoll) })
 	s.draining = make(chan struct{})
 	handler, err := api.New(api.Options{
 		Logger:              s.log,
@@ -347,6 +358,7 @@ func (s *serving) startAPI() error {
 		Hub:                 s.hub,
 		Exports:             games.NewExporter(s.st),
 		RateLimits:          c.rateLimits(),
+		Now:                 s.now,
 		TrustedProxies:      c.proxies,
 		EventHeartbeat:      c.EventHeartbeat,
 		MaxStreams:          c.MaxStreams,
@@ -356,6 +368,7 @@ func (s *serving) startAPI() error {
 		Players:             players.NewService(s.st, s.now),
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 		Lobby:               lob,
+		Reviews:             reviews,
 	})
 	if err != nil {
 		return err

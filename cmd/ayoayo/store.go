@@ -18,6 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/review"
 	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
@@ -31,6 +32,7 @@ type store interface {
 	idempotency.Store
 	lobby.Store
 	games.ExportStore
+	review.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

@@ -371,7 +371,7 @@ func tableAnalysis(t Endgame, p engine.Position, r engine.Rules) (Analysis, bool
 	}
 	a := Analysis{Source: FromTablebase, Exact: scores, Proven: true, Moves: make([]MoveScore, len(moves))}
 	for i, m := range moves {
-		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: scores}
+		a.Moves[i] = MoveScore{Pit: m.Pit, Score: margin + m.Value, Exact: scores, Proven: true}
 	}
 	b := moves[tableBest(t, r, p, moves, scores, nil)]
 	a.BestMove, a.Score, a.Centiseeds = b.Pit, margin+b.Value, unit*(margin+b.Value)

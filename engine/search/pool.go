@@ -102,6 +102,30 @@ func (pl *Pool) AnalyzePausing(ctx context.Context, p engine.Position, r engine.
 	return s.analyze(ctx, p, r, nil, lim, nil)
 }
 
+// AnalyzeGame is AnalyzePausing for a position reached in a game: history
+// holds the game's earlier positions, oldest first, for the repetition rule
+// (see Searcher.Analyze). A search bounded by Limits.Nodes and Hash alone
+// gives the same analysis on every machine: the review of a game is made of
+// them.
+func (pl *Pool) AnalyzeGame(ctx context.Context, p engine.Position, r engine.Rules, history []engine.Position, lim Limits, pause func()) (Analysis, error) {
+	if err := check(p, r); err != nil {
+		return Analysis{}, err
+	}
+	if p.LegalMoves(r) == 0 {
+		return Analysis{}, ErrNoMoves
+	}
+	s, err := pl.borrow(ctx, lim.hash())
+	if err != nil {
+		return Analysis{}, err
+	}
+	defer pl.giveBack(s)
+	s.takeEndgame(r, true)
+	defer s.giveEndgame()
+	s.pause = pause
+	defer func() { s.pause = nil }()
+	return s.analyze(ctx, p, r, history, lim, nil)
+}
+
 // borrow takes a searcher whose table is hashBytes bytes (0: DefaultHash),
 // waiting for a slot while all are taken. A free slot is taken even when ctx
 // has ended, so that a search with an ended context still gives its first

@@ -91,7 +91,11 @@ type MoveScore struct {
 	Pit   int
 	Score int
 	Exact bool // proven: the game's true final difference after this move
-	Upper bool // only an upper bound (BestOnly searches, moves not best)
+	// Proven: the move's result is proven (the sign of Score), even where
+	// its size is not (a proof resting on a result-only table's values).
+	// Exact implies Proven.
+	Proven bool
+	Upper  bool // only an upper bound (BestOnly searches, moves not best)
 }
 
 // Analysis is the result of a search of one position.
@@ -213,13 +217,14 @@ func (s *Searcher) analyze(ctx context.Context, p engine.Position, r engine.Rule
 	a := s.iterate(lim, !lim.BestOnly, order)
 	if a.Exact {
 		a.Proven, a.Result = true, resultOf(a.Centiseeds)
-		if s.egLoose {
-			// A proof that rests on a table's value, not a true score,
-			// proves the result but not the score's size.
-			a.Exact = false
-			for i := range a.Moves {
-				a.Moves[i].Exact = false
-			}
+	}
+	if s.egLoose {
+		// A proof that rests on a table's value, not a true score,
+		// proves the result but not the score's size: of the root as of
+		// each move proven on its own.
+		a.Exact = false
+		for i := range a.Moves {
+			a.Moves[i].Exact = false
 		}
 	}
 	a.Elapsed = time.Since(began)

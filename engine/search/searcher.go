@@ -717,7 +717,7 @@ func (s *Searcher) snapshot(depth int) Analysis {
 	}
 	for i := range s.roots {
 		rm := &s.roots[i]
-		a.Moves = append(a.Moves, MoveScore{Pit: rm.pit, Score: seeds(rm.score), Exact: rm.proven && rm.exact, Upper: !rm.exact})
+		a.Moves = append(a.Moves, MoveScore{Pit: rm.pit, Score: seeds(rm.score), Exact: rm.proven && rm.exact, Proven: rm.proven && rm.exact, Upper: !rm.exact})
 		a.Exact = a.Exact && rm.proven
 	}
 	slices.SortFunc(a.Moves, func(x, y MoveScore) int { return x.Pit - y.Pit })

@@ -138,12 +138,7 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	b.Status, b.GameID, b.Side, b.UpdatedAt = lobby.SeekMatched, p.Game.ID, p.OtherSide, p.At
 	var cancelled []lobby.Seek
 	if p.CancelClock {
-		for _, o := range l.seeks {
-			if (o.PlayerID == a.PlayerID || o.PlayerID == b.PlayerID) && o.Status == lobby.SeekOpen && o.Clock() {
-				o.Status, o.UpdatedAt = lobby.SeekCancelled, p.At
-				cancelled = append(cancelled, *o)
-			}
-		}
+		cancelled = s.cancelClock(p.At, a.PlayerID, b.PlayerID)
 	}
 	g := copyGame(p.Game)
 	s.games[g.ID] = &gameRow{game: g}
@@ -237,25 +232,47 @@ func (s *Store) Challenge(ctx context.Context, id string) (lobby.Challenge, erro
 }
 
 // Accept implements lobby.Store.
-func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, error) {
+func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, []lobby.Seek, error) {
 	if err := ctx.Err(); err != nil {
-		return lobby.Challenge{}, err
+		return lobby.Challenge{}, nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.rows().challenges[a.ID]
+	l := s.rows()
+	c, ok := l.challenges[a.ID]
 	switch {
 	case !ok:
-		return lobby.Challenge{}, lobby.ErrNotFound
+		return lobby.Challenge{}, nil, lobby.ErrNotFound
 	case !pendingAt(c, a.At):
-		return lobby.Challenge{}, lobby.ErrConflict
+		return lobby.Challenge{}, nil, lobby.ErrConflict
 	}
 	if _, ok := s.games[a.Game.ID]; ok {
-		return lobby.Challenge{}, lobby.ErrConflict
+		return lobby.Challenge{}, nil, lobby.ErrConflict
+	}
+	if a.CancelClock && (s.playingLive(a.Game.Players[0].ID) || s.playingLive(a.Game.Players[1].ID)) {
+		return lobby.Challenge{}, nil, lobby.ErrPlaying
 	}
 	c.Status, c.AcceptedBy, c.GameID, c.Side, c.UpdatedAt = lobby.ChallengeAccepted, a.By, a.Game.ID, a.Side, a.At
+	var cancelled []lobby.Seek
+	if a.CancelClock {
+		cancelled = s.cancelClock(a.At, a.Game.Players[0].ID, a.Game.Players[1].ID)
+	}
 	s.games[a.Game.ID] = &gameRow{game: copyGame(a.Game)}
-	return *c, nil
+	return *c, cancelled, nil
+}
+
+// cancelClock cancels the open seeks with a live clock of players a and
+// b, as of at, and returns them by id.
+func (s *Store) cancelClock(at time.Time, a, b string) []lobby.Seek {
+	var cancelled []lobby.Seek
+	for _, o := range s.rows().seeks {
+		if (o.PlayerID == a || o.PlayerID == b) && o.Status == lobby.SeekOpen && o.Clock() {
+			o.Status, o.UpdatedAt = lobby.SeekCancelled, at
+			cancelled = append(cancelled, *o)
+		}
+	}
+	slices.SortFunc(cancelled, func(x, y lobby.Seek) int { return cmp.Compare(x.ID, y.ID) })
+	return cancelled
 }
 
 // CloseChallenge implements lobby.Store.

@@ -36,6 +36,8 @@ type Store struct {
 	idem  idempotent // records of idempotency keys
 
 	lobby lobbyRows // seeks, challenges, events and tickets (lobby.go)
+
+	reviews map[string]*reviewRow // by game id (review.go)
 }
 
 type gameRow struct {

@@ -3,11 +3,16 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
-// changesChannel is the PostgreSQL notification channel on which every
-// instance announces the games it changed.
-const changesChannel = "ayoayo_game_changes"
+// The PostgreSQL notification channels on which every instance announces
+// what it changed: the games (their ids), and the lobby's event streams
+// (their names).
+const (
+	changesChannel = "ayoayo_game_changes"
+	lobbyChannel   = "ayoayo_lobby_events"
+)
 
 // Publish implements games.Changes: a NOTIFY that every instance listening
 // on the same database receives (this one included) once it is sent.
@@ -16,11 +21,118 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 	return err
 }
 
-// Listen implements games.Changes: it holds one connection of the pool,
-// LISTENs on it and calls changed with each announced game id until ctx ends
-// or the connection fails (the caller retries; meanwhile the followers'
-// polling sees every change).
+// Listen implements games.Changes: it calls changed with each announced
+// game id until ctx ends or the listening connection fails (the caller
+// retries; meanwhile the followers' polling sees every change).
 func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
+	return s.listener.listen(ctx, s, changesChannel, changed)
+}
+
+// PublishEvents implements lobby.Changes.
+func (s *Store) PublishEvents(ctx context.Context, stream string) error {
+	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", lobbyChannel, stream)
+	return err
+}
+
+// ListenEvents implements lobby.Changes, as Listen does for games.
+func (s *Store) ListenEvents(ctx context.Context, changed func(stream string)) error {
+	return s.listener.listen(ctx, s, lobbyChannel, changed)
+}
+
+// listener is a Store's one listening connection: every Listen and
+// ListenEvents of the Store shares it, so an instance holds one connection
+// out of its pool for notifications however many kinds it listens to. It
+// runs while anyone listens; when it fails, every listener's call returns
+// the error, and the next call starts it again.
+type listener struct {
+	mu   sync.Mutex
+	subs map[*subscription]struct{}
+	// loop is the running connection's, nil when none runs.
+	loop *listenLoop
+	// connections counts the connections that LISTENed, pid is the
+	// server process of the latest (for the tests).
+	connections int
+	pid         uint32
+}
+
+type subscription struct {
+	channel string
+	changed func(payload string)
+	failed  chan error // the loop's end, if it fails first
+}
+
+type listenLoop struct {
+	stop context.CancelFunc
+	live bool          // it LISTENs on every channel
+	done chan struct{} // closed when its connection is closed
+}
+
+// listen calls changed with the payload of every notification on channel
+// until ctx ends or the shared connection fails, and with "" once the
+// connection listens (what was announced before is for the caller to
+// read then).
+func (l *listener) listen(ctx context.Context, s *Store, channel string, changed func(string)) error {
+	sub := &subscription{channel: channel, changed: changed, failed: make(chan error, 1)}
+	l.mu.Lock()
+	if l.subs == nil {
+		l.subs = map[*subscription]struct{}{}
+	}
+	l.subs[sub] = struct{}{}
+	live := false
+	if l.loop == nil {
+		// Its own context: it outlives the call that started it while
+		// others listen, and stops when the last one leaves.
+		lctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		loop := &listenLoop{stop: stop, done: make(chan struct{})}
+		l.loop = loop
+		go l.run(lctx, s, loop)
+	} else {
+		live = l.loop.live
+	}
+	l.mu.Unlock()
+	if live {
+		changed("")
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+		err = ctx.Err()
+	case err = <-sub.failed:
+	}
+	l.mu.Lock()
+	delete(l.subs, sub)
+	var stopped *listenLoop
+	if len(l.subs) == 0 && l.loop != nil {
+		stopped = l.loop
+		stopped.stop()
+		l.loop = nil
+	}
+	l.mu.Unlock()
+	if stopped != nil {
+		<-stopped.done // the last one out leaves no connection behind
+	}
+	return err
+}
+
+// run holds the listening connection of loop until ctx ends or it fails,
+// and hands each notification to the subscriptions of its channel.
+func (l *listener) run(ctx context.Context, s *Store, loop *listenLoop) {
+	defer close(loop.done)
+	err := l.hold(ctx, s, loop)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loop != loop {
+		return // stopped: nobody listens any more, or a newer loop runs
+	}
+	l.loop = nil
+	loop.stop()
+	for sub := range l.subs {
+		sub.failed <- err
+		delete(l.subs, sub)
+	}
+}
+
+func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
 		return s.read(err)
@@ -29,17 +141,43 @@ func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
 	// others: it would keep receiving, and its queue would grow unread.
 	pc := conn.Hijack()
 	defer pc.Close(context.WithoutCancel(ctx))
-	if _, err := pc.Exec(ctx, "LISTEN "+changesChannel); err != nil {
-		return fmt.Errorf("listen: %w", s.read(err))
+	for _, ch := range []string{changesChannel, lobbyChannel} {
+		if _, err := pc.Exec(ctx, "LISTEN "+ch); err != nil {
+			return fmt.Errorf("listen: %w", s.read(err))
+		}
 	}
-	// Listening from now on: what was announced before, while the previous
-	// connection was down, is for the feeds to read now.
-	changed("")
+	// Listening from now on: what was announced before, while no
+	// connection listened, is for the listeners to read now.
+	l.mu.Lock()
+	l.connections++
+	l.pid = pc.PgConn().PID()
+	loop.live = true
+	now := l.matching("")
+	l.mu.Unlock()
+	for _, sub := range now {
+		sub.changed("")
+	}
 	for {
 		n, err := pc.WaitForNotification(ctx)
 		if err != nil {
 			return s.read(err)
 		}
-		changed(n.Payload)
+		l.mu.Lock()
+		subs := l.matching(n.Channel)
+		l.mu.Unlock()
+		for _, sub := range subs {
+			sub.changed(n.Payload)
+		}
 	}
+}
+
+// matching returns the subscriptions to channel ("": all); l.mu is held.
+func (l *listener) matching(channel string) []*subscription {
+	var out []*subscription
+	for sub := range l.subs {
+		if channel == "" || sub.channel == channel {
+			out = append(out, sub)
+		}
+	}
+	return out
 }

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,5 +81,123 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: Listen did not end with its context", l.name)
 		}
+	}
+}
+
+// TestOneListeningConnection: the games' Listen and the lobby's
+// ListenEvents of one Store share one listening connection, each hears
+// its own channel only, one leaving does not stop the other, and the last
+// one out closes it (the next listen opens another).
+func TestOneListeningConnection(t *testing.T) {
+	dsn := freshSchema(t)
+	s := openOn(t, dsn, Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	type sub struct {
+		name    string
+		listen  func(context.Context, func(string)) error
+		publish func(context.Context, string) error
+		got     chan string
+		stop    context.CancelFunc
+		done    chan error
+	}
+	subs := []*sub{{name: "games", listen: s.Listen, publish: s.Publish}, {name: "lobby", listen: s.ListenEvents, publish: s.PublishEvents}}
+	for _, x := range subs {
+		x.got, x.done = make(chan string, 64), make(chan error, 1)
+		var lctx context.Context
+		lctx, x.stop = context.WithCancel(ctx)
+		defer x.stop()
+		go func() { x.done <- x.listen(lctx, func(p string) { x.got <- p }) }()
+	}
+	// until waits until x hears want and says whether x heard leak before.
+	// The channels are the database's, shared with whatever else uses it:
+	// payloads are made unique and the others' are skipped.
+	until := func(t *testing.T, x *sub, want, leak string) bool {
+		t.Helper()
+		leaked := false
+		for {
+			select {
+			case p := <-x.got:
+				leaked = leaked || p == leak
+				if p == want {
+					return leaked
+				}
+			case <-ctx.Done():
+				t.Fatalf("%s did not hear %q", x.name, want)
+			}
+		}
+	}
+	// Both listen once each has heard "" (the connection listens).
+	for _, x := range subs {
+		until(t, x, "", "")
+	}
+	tag := strings.ToLower(rand.Text()[:8])
+	for _, tc := range []struct {
+		name string
+		from int
+	}{{"a game's change reaches the games only", 0}, {"a stream's event reaches the lobby only", 1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			payload := tc.name + tag
+			if err := subs[tc.from].publish(ctx, payload); err != nil {
+				t.Fatal(err)
+			}
+			until(t, subs[tc.from], payload, "")
+			// The other channel's marker arrives after anything sent before it.
+			other := subs[1-tc.from]
+			if err := other.publish(ctx, "marker"+tag); err != nil {
+				t.Fatal(err)
+			}
+			if until(t, other, "marker"+tag, payload) {
+				t.Fatalf("%s heard the other channel's %q", other.name, payload)
+			}
+		})
+	}
+	connections := func() int {
+		s.listener.mu.Lock()
+		defer s.listener.mu.Unlock()
+		return s.listener.connections
+	}
+	if got := connections(); got != 1 {
+		t.Fatalf("%d connections listened, want 1", got)
+	}
+	// The connection fails: both calls end with an error, and listening
+	// again opens one connection for both.
+	s.listener.mu.Lock()
+	pid := s.listener.pid
+	s.listener.mu.Unlock()
+	if _, err := s.pool.Exec(ctx, "SELECT pg_terminate_backend($1)", int(pid)); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range subs {
+		if err := <-x.done; err == nil || ctx.Err() != nil {
+			t.Fatalf("%s after its connection was killed: %v", x.name, err)
+		}
+		for len(x.got) > 0 {
+			<-x.got
+		}
+		lctx, stop := context.WithCancel(ctx)
+		x.stop = stop
+		defer stop()
+		go func() { x.done <- x.listen(lctx, func(p string) { x.got <- p }) }()
+	}
+	for _, x := range subs {
+		until(t, x, "", "")
+	}
+	if got := connections(); got != 2 {
+		t.Fatalf("%d connections listened after one failed, want 2", got)
+	}
+	subs[0].stop()
+	<-subs[0].done
+	if err := subs[1].publish(ctx, "after"+tag); err != nil {
+		t.Fatal(err)
+	}
+	until(t, subs[1], "after"+tag, "")
+	subs[1].stop()
+	<-subs[1].done
+	s.listener.mu.Lock()
+	left := s.listener.loop
+	s.listener.mu.Unlock()
+	if left != nil {
+		t.Fatal("a listening connection outlived its listeners")
 	}
 }

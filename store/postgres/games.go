@@ -61,6 +61,7 @@ type records struct {
 	byAI    []bool
 	at      []time.Time
 	version []int64
+	draw    []string
 }
 
 func recordsOf(ms []games.Record) records {
@@ -70,9 +71,11 @@ func recordsOf(ms []games.Record) records {
 		byAI:    make([]bool, len(ms)),
 		at:      make([]time.Time, len(ms)),
 		version: make([]int64, len(ms)),
+		draw:    make([]string, len(ms)),
 	}
 	for i, m := range ms {
 		r.ply[i], r.pit[i], r.byAI[i], r.at[i], r.version[i] = int32(m.Ply), int16(m.Pit), m.ByAI, stamp(m.At), m.Version
+		r.draw[i] = m.DrawOffer.String()
 	}
 	return r
 }
@@ -133,11 +136,12 @@ func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.R
 			ON CONFLICT (id) DO NOTHING
 			RETURNING id
 		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at, version)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version
-			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[]) AS m (ply, pit, by_ai, at, version)
+			INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
+			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[], $42::text[])
+				AS m (ply, pit, by_ai, at, version, draw_offer)
 		)
-		SELECT count(*) FROM game`, append(append(args, seatArgs(g)...), rs.version)...).Scan(&created)
+		SELECT count(*) FROM game`, append(append(args, seatArgs(g)...), rs.version, rs.draw)...).Scan(&created)
 	return created, err
 }
 
@@ -216,15 +220,20 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 }
 
 func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
-	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at, version FROM moves
+	rows, err := s.pool.Query(ctx, `SELECT ply, pit, by_ai, at, version, draw_offer FROM moves
 		WHERE game_id = $1 AND ply >= $2 ORDER BY ply LIMIT $3`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
 	}
 	var out []games.Record
 	var m games.Record
-	_, err = pgx.ForEachRow(rows, []any{&m.Ply, &m.Pit, &m.ByAI, &m.At, &m.Version}, func() error {
+	var draw string
+	_, err = pgx.ForEachRow(rows, []any{&m.Ply, &m.Pit, &m.ByAI, &m.At, &m.Version, &draw}, func() error {
 		m.At = m.At.UTC()
+		var err error
+		if m.DrawOffer, err = games.ParseOffer(draw); err != nil {
+			return stored.Undecodable("move of game "+id, err)
+		}
 		out = append(out, m)
 		return nil
 	})
@@ -257,12 +266,12 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	rs := recordsOf(p.Moves)
 	g := &p.Game
-	set, ratings := seatRatings(p.Match, 20)
+	set, ratings := seatRatings(p.Match, 21)
 	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
 		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
 		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
 		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline),
-		g.DrawOffer.String(), g.TakebackOffer.String()}
+		g.DrawOffer.String(), g.TakebackOffer.String(), rs.draw}
 	err := s.ending(ctx, p.Match, func(q querier) error {
 		var applied int
 		err := q.QueryRow(ctx, `WITH game AS (
@@ -272,9 +281,10 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at, version)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version
-			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[], $14::bigint[]) AS m (ply, pit, by_ai, at, version)
+			INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
+			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
+			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[], $14::bigint[], $20::text[])
+				AS m (ply, pit, by_ai, at, version, draw_offer)
 		)
 		SELECT count(*) FROM game`, append(args, ratings...)...).Scan(&applied)
 		if err != nil {

@@ -153,10 +153,8 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 			// The owners' locks, in one order, as AddSeek takes them: a
 			// seek posted while this runs is cancelled below, or sees the
 			// game this makes.
-			for _, o := range owners {
-				if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockSeeker, o); err != nil {
-					return err
-				}
+			if err := lockSeekers(ctx, tx, owners); err != nil {
+				return err
 			}
 			if err := notPlaying(ctx, tx, owners); err != nil {
 				return err
@@ -191,9 +189,7 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 			return lobby.ErrConflict
 		}
 		if p.CancelClock {
-			cancelled, err = scanSeeks(tx.Query(ctx, `UPDATE seeks SET status = 'cancelled', updated_at = $1
-				WHERE player_id = ANY($2) AND status = 'open' AND time_kind = 'live' RETURNING `+seekColumns, stamp(p.At), owners))
-			if err != nil {
+			if cancelled, err = cancelClock(ctx, tx, p.At, owners); err != nil {
 				return err
 			}
 		}
@@ -205,6 +201,24 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	})
 	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
 	return cancelled, err
+}
+
+// lockSeekers takes the seeker locks of ps, which are sorted (one order
+// everywhere, so that two writes never wait for each other in a circle).
+func lockSeekers(ctx context.Context, tx pgx.Tx, ps []string) error {
+	for _, p := range ps {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1, hashtext($2))`, lockSeeker, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cancelClock cancels the open seeks with a live clock of ps as of at and
+// returns them.
+func cancelClock(ctx context.Context, q querier, at time.Time, ps []string) ([]lobby.Seek, error) {
+	return scanSeeks(q.Query(ctx, `UPDATE seeks SET status = 'cancelled', updated_at = $1
+		WHERE player_id = ANY($2) AND status = 'open' AND time_kind = 'live' RETURNING `+seekColumns, stamp(at), ps))
 }
 
 // notPlaying is lobby.ErrPlaying when one of ps has an active game with a
@@ -355,9 +369,20 @@ func (s *Store) Challenge(ctx context.Context, id string) (lobby.Challenge, erro
 }
 
 // Accept implements lobby.Store.
-func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, error) {
+func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, []lobby.Seek, error) {
 	var c lobby.Challenge
+	var cancelled []lobby.Seek
+	owners := []string{a.Game.Players[0].ID, a.Game.Players[1].ID}
+	slices.Sort(owners)
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cancelled = nil
+		if a.CancelClock {
+			// The players' locks, as Pair and AddSeek take them: no clock
+			// game or clock seek of theirs begins while this runs.
+			if err := lockSeekers(ctx, tx, owners); err != nil {
+				return err
+			}
+		}
 		var err error
 		c, err = scanChallenge(tx.QueryRow(ctx, `UPDATE challenges SET status = 'accepted', accepted_by = $1, game_id = $2,
 				side = $3, updated_at = $4
@@ -369,13 +394,25 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 		if err != nil {
 			return err
 		}
+		if a.CancelClock {
+			// After the challenge's own condition: of two accepts, the
+			// second hears that the challenge is taken, not that the first
+			// one's game is being played.
+			if err := notPlaying(ctx, tx, owners); err != nil {
+				return err
+			}
+			if cancelled, err = cancelClock(ctx, tx, a.At, owners); err != nil {
+				return err
+			}
+		}
 		created, err := createGameOn(ctx, tx, &a.Game, nil)
 		if err == nil && created == 0 {
 			return lobby.ErrConflict
 		}
 		return err
 	})
-	return c, err
+	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
+	return c, cancelled, err
 }
 
 // CloseChallenge implements lobby.Store.
@@ -592,35 +629,4 @@ func (s *Store) playing(ctx context.Context, player string) ([]games.Game, error
 		out = append(out, g)
 	}
 	return out, rows.Err()
-}
-
-// lobbyChannel is the notification channel on which every instance
-// announces the event streams it appended to.
-const lobbyChannel = "ayoayo_lobby_events"
-
-// PublishEvents implements lobby.Changes.
-func (s *Store) PublishEvents(ctx context.Context, stream string) error {
-	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", lobbyChannel, stream)
-	return err
-}
-
-// ListenEvents implements lobby.Changes, as Listen does for games.
-func (s *Store) ListenEvents(ctx context.Context, changed func(stream string)) error {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return s.read(err)
-	}
-	pc := conn.Hijack()
-	defer pc.Close(context.WithoutCancel(ctx))
-	if _, err := pc.Exec(ctx, "LISTEN "+lobbyChannel); err != nil {
-		return fmt.Errorf("listen: %w", s.read(err))
-	}
-	changed("")
-	for {
-		n, err := pc.WaitForNotification(ctx)
-		if err != nil {
-			return s.read(err)
-		}
-		changed(n.Payload)
-	}
 }

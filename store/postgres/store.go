@@ -39,6 +39,9 @@ type Store struct {
 	now  func() time.Time
 	// failures names the driver's errors and counts them (failure.go).
 	failures stored.Failures
+	// listener is the one connection that listens for the games' and the
+	// lobby's notifications (changes.go).
+	listener listener
 }
 
 // Options configure a Store; the zero value is ready to use.

@@ -341,8 +341,8 @@ func (r runner) execFound(ctx context.Context, none error, query string, args ..
 // insertRecords stores the records of moves.
 func insertRecords(ctx context.Context, r runner, gameID string, moves []games.Record) error {
 	for _, m := range moves {
-		_, err := r.exec(ctx, `INSERT INTO moves (game_id, ply, pit, by_ai, at, version) VALUES (?, ?, ?, ?, ?, ?)`,
-			gameID, m.Ply, m.Pit, m.ByAI, m.At.UnixMicro(), m.Version)
+		_, err := r.exec(ctx, `INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			gameID, m.Ply, m.Pit, m.ByAI, m.At.UnixMicro(), m.Version, m.DrawOffer.String())
 		if err != nil {
 			return fmt.Errorf("store move %d of %s: %w", m.Ply, gameID, err)
 		}
@@ -357,7 +357,7 @@ func (s *Store) Records(ctx context.Context, id string, from, limit int) ([]game
 }
 
 func (s *Store) records(ctx context.Context, id string, from, limit int) ([]games.Record, error) {
-	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at, version FROM moves
+	rows, err := runner{s: s}.query(ctx, `SELECT ply, pit, by_ai, at, version, draw_offer FROM moves
 		WHERE game_id = ? AND ply >= ? ORDER BY ply LIMIT ?`, id, max(from, 0), max(limit, 0))
 	if err != nil {
 		return nil, err
@@ -367,8 +367,13 @@ func (s *Store) records(ctx context.Context, id string, from, limit int) ([]game
 	for rows.Next() {
 		var m games.Record
 		var at int64
-		if err := rows.Scan(&m.Ply, &m.Pit, &m.ByAI, &at, &m.Version); err != nil {
+		var draw string
+		if err := rows.Scan(&m.Ply, &m.Pit, &m.ByAI, &at, &m.Version, &draw); err != nil {
 			return nil, err
+		}
+		var err error
+		if m.DrawOffer, err = games.ParseOffer(draw); err != nil {
+			return nil, stored.Undecodable("move of game "+id, err)
 		}
 		m.At = time.UnixMicro(at).UTC()
 		out = append(out, m)

@@ -131,7 +131,7 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 				return err
 			}
 		}
-		var owners []any
+		var owners []string
 		for _, x := range []struct {
 			id   string
 			side engine.Side
@@ -150,10 +150,7 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 		}
 		if p.CancelClock {
 			var err error
-			cancelled, err = scanSeeks(r.query(ctx, `UPDATE seeks SET status = 'cancelled', updated_at = ?
-				WHERE player_id IN (?, ?) AND status = 'open' AND time_kind = 'live' RETURNING `+seekColumns,
-				append([]any{micros(p.At)}, owners...)...))
-			if err != nil {
+			if cancelled, err = cancelClock(ctx, r, p.At, owners[0], owners[1]); err != nil {
 				return err
 			}
 		}
@@ -165,6 +162,13 @@ func (s *Store) Pair(ctx context.Context, p lobby.Pairing) ([]lobby.Seek, error)
 	})
 	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
 	return cancelled, err
+}
+
+// cancelClock cancels the open seeks with a live clock of players a and b
+// as of at and returns them.
+func cancelClock(ctx context.Context, r runner, at time.Time, a, b string) ([]lobby.Seek, error) {
+	return scanSeeks(r.query(ctx, `UPDATE seeks SET status = 'cancelled', updated_at = ?
+		WHERE player_id IN (?, ?) AND status = 'open' AND time_kind = 'live' RETURNING `+seekColumns, micros(at), a, b))
 }
 
 // notPlaying is lobby.ErrPlaying when a or b has an active game with a
@@ -315,9 +319,12 @@ func (s *Store) Challenge(ctx context.Context, id string) (lobby.Challenge, erro
 }
 
 // Accept implements lobby.Store.
-func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, error) {
+func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge, []lobby.Seek, error) {
 	var c lobby.Challenge
+	var cancelled []lobby.Seek
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
+		cancelled = nil
+		a0, a1 := a.Game.Players[0].ID, a.Game.Players[1].ID
 		var err error
 		c, err = scanChallenge(r.queryRow(ctx, `UPDATE challenges SET status = 'accepted', accepted_by = ?, game_id = ?, side = ?, updated_at = ?
 			WHERE id = ? AND status = 'pending' AND expires_at > ? RETURNING `+challengeColumns,
@@ -328,13 +335,24 @@ func (s *Store) Accept(ctx context.Context, a lobby.Acceptance) (lobby.Challenge
 		if err != nil {
 			return err
 		}
+		if a.CancelClock {
+			// After the challenge's own condition: of two accepts, the
+			// second hears that the challenge is taken.
+			if err := notPlaying(ctx, r, a0, a1); err != nil {
+				return err
+			}
+			if cancelled, err = cancelClock(ctx, r, a.At, a0, a1); err != nil {
+				return err
+			}
+		}
 		err = insertGame(ctx, r, &a.Game, nil)
 		if errors.Is(err, games.ErrConflict) {
 			return lobby.ErrConflict
 		}
 		return err
 	})
-	return c, err
+	slices.SortFunc(cancelled, func(a, b lobby.Seek) int { return cmp.Compare(a.ID, b.ID) })
+	return c, cancelled, err
 }
 
 // CloseChallenge implements lobby.Store.

@@ -195,7 +195,8 @@ func TestMigrate0004LeanMoves(t *testing.T) {
 	})
 	t.Run("schema", func(t *testing.T) {
 		for table, want := range map[string][]string{
-			"moves": {"game_id", "ply", "pit", "by_ai", "at", "version"},
+			// version from 0009, draw_offer from 0016.
+			"moves": {"game_id", "ply", "pit", "by_ai", "at", "version", "draw_offer"},
 		} {
 			rows, err := s.DB().QueryContext(ctx, "SELECT name FROM pragma_table_info(?) ORDER BY cid", table)
 			if err != nil {

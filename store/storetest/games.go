@@ -502,7 +502,8 @@ func testApplyPlayConflicts(t *testing.T, s Store, _ *fixtures) {
 }
 
 // testRecordVersions: each record keeps the version of the game after the
-// request that made it, which the service's rebuilt answers show, however
+// request that made it, and the draw offer that stood then, which the
+// service's rebuilt answers show, however
 // the game goes on after it (moves, a refused play, the end).
 func testRecordVersions(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
@@ -511,6 +512,11 @@ func testRecordVersions(t *testing.T, s Store, _ *fixtures) {
 	play := func(t *testing.T, k int) {
 		t.Helper()
 		p := request(t, g, turnToken(g), tick(2+g.Ply), pick(g.Position, g.Rules, k), 0)
+		// The draw offer the request left, as the service hands it: none,
+		// South's or North's in turn.
+		for i := range p.Moves {
+			p.Moves[i].DrawOffer = games.Offer(k % 3)
+		}
 		g = mustApply(t, s, p)
 		if p.Moves[0].Version != g.Version {
 			t.Fatalf("the request's record has version %d, the game %d", p.Moves[0].Version, g.Version)

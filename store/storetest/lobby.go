@@ -22,6 +22,7 @@ var lobbyCases = []suiteCase{
 	{"CancelSeek", testCancelSeek},
 	{"Challenges", testChallenges},
 	{"AcceptRace", testAcceptRace},
+	{"AcceptClock", testAcceptClock},
 	{"TouchAndExpire", testTouchAndExpire},
 	{"LobbyEvents", testLobbyEvents},
 	{"StreamTickets", testStreamTickets},
@@ -329,14 +330,14 @@ func testChallenges(t *testing.T, s Store, _ *fixtures) {
 	checkIDs(t, "ann's challenges", challengeIDs(mine), "c1", "c2")
 
 	g := pairedGame("game1", "bob", "ann", blitz, tick(4))
-	acc, err := s.Accept(ctx, lobby.Acceptance{ID: "c1", By: "bob", Side: engine.North, Game: g, At: tick(4)})
+	acc, _, err := s.Accept(ctx, lobby.Acceptance{ID: "c1", By: "bob", Side: engine.North, Game: g, At: tick(4)})
 	if err != nil || acc.Status != lobby.ChallengeAccepted || acc.GameID != "game1" || acc.AcceptedBy != "bob" || acc.Side != engine.North {
 		t.Fatalf("accept: %+v, %v", acc, err)
 	}
 	if _, err := s.Game(ctx, "game1"); err != nil {
 		t.Errorf("the accepted challenge's game: %v", err)
 	}
-	_, err = s.Accept(ctx, lobby.Acceptance{ID: "c1", By: "bob", Game: pairedGame("game2", "bob", "ann", blitz, tick(5)), At: tick(5)})
+	_, _, err = s.Accept(ctx, lobby.Acceptance{ID: "c1", By: "bob", Game: pairedGame("game2", "bob", "ann", blitz, tick(5)), At: tick(5)})
 	if !errors.Is(err, lobby.ErrConflict) {
 		t.Errorf("accept twice: %v, want ErrConflict", err)
 	}
@@ -350,7 +351,7 @@ func testChallenges(t *testing.T, s Store, _ *fixtures) {
 	if _, err := s.CloseChallenge(ctx, "c2", lobby.ChallengeCancelled, "", tick(6)); !errors.Is(err, lobby.ErrConflict) {
 		t.Errorf("cancel after a decline: %v, want ErrConflict", err)
 	}
-	if _, err := s.Accept(ctx, lobby.Acceptance{ID: "c3", By: "eve", Game: pairedGame("game3", "dan", "eve", blitz, tick(70)), At: tick(70)}); !errors.Is(err, lobby.ErrConflict) {
+	if _, _, err := s.Accept(ctx, lobby.Acceptance{ID: "c3", By: "eve", Game: pairedGame("game3", "dan", "eve", blitz, tick(70)), At: tick(70)}); !errors.Is(err, lobby.ErrConflict) {
 		t.Errorf("accept an expired challenge: %v, want ErrConflict", err)
 	}
 	if _, err := s.Challenge(ctx, "nope"); !errors.Is(err, lobby.ErrNotFound) {
@@ -377,6 +378,70 @@ func testChallenges(t *testing.T, s Store, _ *fixtures) {
 	}
 }
 
+// testAcceptClock: accepting a challenge with a live clock is refused
+// while either player plays a game with a live clock, as a clock pairing
+// is, and cancels both players' open clock seeks.
+func testAcceptClock(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	c := challengeOf("live", "ann", "bob", 0)
+	mustAddChallenge(t, s, c)
+	if _, _, err := s.Accept(ctx, lobby.Acceptance{ID: "live", By: "bob", Side: engine.North,
+		Game: pairedGame("game1", "bob", "ann", blitz, tick(1)), CancelClock: true, At: tick(1)}); err != nil {
+		t.Fatalf("ann and bob's clock game: %v", err)
+	}
+	// Accepting it again: taken, whatever its players play now.
+	if _, _, err := s.Accept(ctx, lobby.Acceptance{ID: "live", By: "bob", Side: engine.North,
+		Game: pairedGame("game2", "bob", "ann", blitz, tick(2)), CancelClock: true, At: tick(2)}); !errors.Is(err, lobby.ErrConflict) {
+		t.Errorf("accept twice: %v, want ErrConflict", err)
+	}
+	mustAddSeek(t, s, seekOf("dan-blitz", "dan", blitz, 1))
+	mustAddSeek(t, s, seekOf("dan-corr", "dan", corr, 1))
+	mustAddSeek(t, s, seekOf("eve-rapid", "eve", rapid, 1))
+	for i, tc := range []struct {
+		name, from, to string
+		tc             games.TimeControl
+		want           error
+		cancelled      []string
+	}{
+		{"the acceptor plays a clock game", "cid", "ann", blitz, lobby.ErrPlaying, nil},
+		{"the challenger plays a clock game", "bob", "cid", rapid, lobby.ErrPlaying, nil},
+		{"correspondence while playing", "ann", "cid", corr, nil, nil},
+		{"neither plays: their clock seeks go", "dan", "eve", blitz, nil, []string{"dan-blitz", "eve-rapid"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, game := fmt.Sprint("c", i), fmt.Sprint("g", i)
+			ch := challengeOf(id, tc.from, tc.to, 2)
+			ch.TimeControl = tc.tc
+			mustAddChallenge(t, s, ch)
+			got, cancelled, err := s.Accept(ctx, lobby.Acceptance{ID: id, By: tc.to, Side: engine.North,
+				Game: pairedGame(game, tc.to, tc.from, tc.tc, tick(3)), CancelClock: tc.tc.Kind == games.Live, At: tick(3)})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("accept: %v, want %v", err, tc.want)
+			}
+			checkIDs(t, "cancelled seeks", seekIDs(cancelled), tc.cancelled...)
+			after, _ := s.Challenge(ctx, id)
+			_, gerr := s.Game(ctx, game)
+			if tc.want != nil {
+				if after.Status != lobby.ChallengePending || !errors.Is(gerr, games.ErrNotFound) {
+					t.Errorf("a refused accept wrote: %s, game %v", after.Status, gerr)
+				}
+				return
+			}
+			if got.Status != lobby.ChallengeAccepted || gerr != nil {
+				t.Errorf("accepted: %s, game %v", got.Status, gerr)
+			}
+			for _, sk := range tc.cancelled {
+				if cur, _ := s.Seek(ctx, sk); cur.Status != lobby.SeekCancelled {
+					t.Errorf("seek %s: %s, want cancelled", sk, cur.Status)
+				}
+			}
+		})
+	}
+	if sk, _ := s.Seek(ctx, "dan-corr"); sk.Status != lobby.SeekOpen {
+		t.Errorf("dan's correspondence seek: %s, want open", sk.Status)
+	}
+}
+
 func testAcceptRace(t *testing.T, s Store, fx *fixtures) {
 	ctx := t.Context()
 	hs := handles(t, s, fx)
@@ -392,7 +457,7 @@ func testAcceptRace(t *testing.T, s Store, fx *fixtures) {
 				_, err = h.CloseChallenge(ctx, "open", lobby.ChallengeCancelled, "", tick(1))
 			default:
 				p := fmt.Sprint("p", i)
-				_, err = h.Accept(ctx, lobby.Acceptance{ID: "open", By: p, Game: pairedGame("g"+p, "ann", p, blitz, tick(1)), At: tick(1)})
+				_, _, err = h.Accept(ctx, lobby.Acceptance{ID: "open", By: p, Game: pairedGame("g"+p, "ann", p, blitz, tick(1)), At: tick(1)})
 			}
 			switch {
 			case err == nil:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,11 +62,15 @@ func percentile(ds []time.Duration, p float64) float64 {
 // BenchPairing measures the pairing latency over a lobby of 10,000 open
 // correspondence seeks and 1,000 clock seeks: each op is two players'
 // seeks of a clock the background has too, the first left open, the second
-// paired with it (the pairing's one write, its game included). With more
-// than one store, the two seeks of an op go to two of them, as to two
-// instances on one database. It reports each PostSeek's p50 and p99 in ms.
-// filled, when not nil, runs after the fill (a database's ANALYZE, say,
-// which its autovacuum would have run by then).
+// paired with it (the pairing's one write, its game included), while each
+// player follows its event stream. With more than one store, the two seeks
+// of an op go to two of them, as to two instances on one database, each
+// player's stream is followed on the instance its seek went to, and the
+// stores that carry events between instances (lobby.Changes) do so. It
+// reports, in ms, each PostSeek's p50 and p99 and, as the issue defines
+// the pairing latency, the p50 and p99 from the second seek's post to both
+// players' gameStart events. filled, when not nil, runs after the fill (a
+// database's ANALYZE, say, which its autovacuum would have run by then).
 func BenchPairing(b *testing.B, filled func(), stores ...LobbyStore) {
 	ctx := b.Context()
 	now := time.Now().UTC().Truncate(time.Microsecond)
@@ -78,12 +83,21 @@ func BenchPairing(b *testing.B, filled func(), stores ...LobbyStore) {
 		st    LobbyStore
 	}
 	var insts []inst
+	var listening sync.WaitGroup
 	for _, st := range stores {
 		gs := games.NewService(st, budget.New(1), games.Options{Choose: func(context.Context, engine.Position, engine.Rules, []engine.Position, int, uint64) (int, error) {
 			return 0, fmt.Errorf("no AI here")
 		}})
-		insts = append(insts, inst{lobby: lobby.NewService(st, lobby.Options{Games: gs}), st: st})
+		o := lobby.Options{Games: gs}
+		if ch, ok := st.(lobby.Changes); ok && len(stores) > 1 {
+			listening.Add(1)
+			o.Changes = &readyChanges{Changes: ch, ready: sync.OnceFunc(listening.Done)}
+		}
+		l := lobby.NewService(st, o)
+		go l.Listen(ctx)
+		insts = append(insts, inst{lobby: l, st: st})
 	}
+	listening.Wait()
 	var n atomic.Int64
 	newPlayer := func(st LobbyStore) *players.Player {
 		id := fmt.Sprintf("bench%08d", n.Add(1))
@@ -94,12 +108,22 @@ func BenchPairing(b *testing.B, filled func(), stores ...LobbyStore) {
 		return &p
 	}
 	tc := games.TimeControl{Kind: games.Live, Initial: 3 * time.Minute, Increment: 2 * time.Second}
-	var open, paired []time.Duration
+	var open, paired, started []time.Duration
 	i := 0
 	for b.Loop() {
 		x, y := insts[i%len(insts)], insts[(i+1)%len(insts)]
 		i++
 		px, py := newPlayer(x.st), newPlayer(y.st)
+		// Both players follow their streams from their first event on.
+		follow, stop := context.WithCancel(ctx)
+		starts := make(chan time.Time, 2)
+		var following sync.WaitGroup
+		for _, f := range []struct {
+			l *lobby.Service
+			p *players.Player
+		}{{x.lobby, px}, {y.lobby, py}} {
+			following.Go(func() { _ = f.l.Follow(follow, f.p.ID, 0, time.Hour, startStream(starts)) })
+		}
 		t0 := time.Now()
 		a, err := x.lobby.PostSeek(ctx, px, lobby.NewSeek{TimeControl: tc, Rated: true})
 		t1 := time.Now()
@@ -108,13 +132,61 @@ func BenchPairing(b *testing.B, filled func(), stores ...LobbyStore) {
 		if err != nil || err2 != nil || a.Status != lobby.SeekOpen || c.Status != lobby.SeekMatched {
 			b.Fatalf("seeks %+v (%v) and %+v (%v): want open, then matched", a, err, c, err2)
 		}
-		open, paired = append(open, t1.Sub(t0)), append(paired, t2.Sub(t1))
+		var last time.Time
+		for range 2 {
+			select {
+			case at := <-starts:
+				last = later(last, at)
+			case <-time.After(10 * time.Second):
+				b.Fatal("no gameStart on a player's stream 10 s after the pairing")
+			}
+		}
+		stop()
+		following.Wait()
+		open, paired, started = append(open, t1.Sub(t0)), append(paired, t2.Sub(t1)), append(started, last.Sub(t1))
 	}
 	b.ReportMetric(percentile(open, 0.5), "open-p50-ms")
 	b.ReportMetric(percentile(open, 0.99), "open-p99-ms")
 	b.ReportMetric(percentile(paired, 0.5), "pair-p50-ms")
 	b.ReportMetric(percentile(paired, 0.99), "pair-p99-ms")
+	b.ReportMetric(percentile(started, 0.5), "start-p50-ms")
+	b.ReportMetric(percentile(started, 0.99), "start-p99-ms")
 }
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+// readyChanges is a store's lobby.Changes that says when it listens.
+type readyChanges struct {
+	lobby.Changes
+	ready func()
+}
+
+func (r *readyChanges) ListenEvents(ctx context.Context, changed func(stream string)) error {
+	return r.Changes.ListenEvents(ctx, func(stream string) {
+		if stream == "" {
+			r.ready()
+		}
+		changed(stream)
+	})
+}
+
+// startStream is a player's event stream that tells when its gameStart
+// arrives.
+type startStream chan<- time.Time
+
+func (s startStream) Send(e lobby.Event) error {
+	if e.Kind == lobby.EventGameStart {
+		s <- time.Now()
+	}
+	return nil
+}
+
+func (startStream) Beat() error { return nil }
 
 // BenchLobbyList measures a page of the lobby (GET /v1/lobby's default 50,
 // newest first; and the rated correspondence ones) over 11,000 open seeks,

@@ -30,6 +30,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 // Store is what the suite checks: the stores the services need, in one.
@@ -41,6 +42,7 @@ type Store interface {
 	idempotency.Store
 	lobby.Store
 	games.ExportStore
+	review.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -70,7 +72,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, exportCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, exportCases, reviewCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)
@@ -273,6 +275,7 @@ func diffRecord(got, want games.Record) []string {
 	field("ByAI", got.ByAI == want.ByAI, got.ByAI, want.ByAI)
 	field("At", got.At.Equal(want.At), got.At.Format(time.RFC3339Nano), want.At.Format(time.RFC3339Nano))
 	field("Version", got.Version == want.Version, got.Version, want.Version)
+	field("DrawOffer", got.DrawOffer == want.DrawOffer, got.DrawOffer, want.DrawOffer)
 	return d
 }
 

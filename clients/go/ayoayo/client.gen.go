@@ -159,6 +159,27 @@ func (e GameCategory) Valid() bool {
 	}
 }
 
+// Defines values for GameReviewState.
+const (
+	GameReviewStateDone    GameReviewState = "done"
+	GameReviewStateQueued  GameReviewState = "queued"
+	GameReviewStateRunning GameReviewState = "running"
+)
+
+// Valid indicates whether the value is a known member of the GameReviewState enum.
+func (e GameReviewState) Valid() bool {
+	switch e {
+	case GameReviewStateDone:
+		return true
+	case GameReviewStateQueued:
+		return true
+	case GameReviewStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameStatus.
 const (
 	GameStatusAborted  GameStatus = "aborted"
@@ -279,6 +300,27 @@ func (e PlayerResult) Valid() bool {
 	case PlayerResultLoss:
 		return true
 	case PlayerResultWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProvenResult.
+const (
+	ProvenResultDraw ProvenResult = "draw"
+	ProvenResultLoss ProvenResult = "loss"
+	ProvenResultWin  ProvenResult = "win"
+)
+
+// Valid indicates whether the value is a known member of the ProvenResult enum.
+func (e ProvenResult) Valid() bool {
+	switch e {
+	case ProvenResultDraw:
+		return true
+	case ProvenResultLoss:
+		return true
+	case ProvenResultWin:
 		return true
 	default:
 		return false
@@ -420,6 +462,72 @@ func (e ResultWinner) Valid() bool {
 	case ResultWinnerNorth:
 		return true
 	case ResultWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlyClass.
+const (
+	ReviewPlyClassBest       ReviewPlyClass = "best"
+	ReviewPlyClassBlunder    ReviewPlyClass = "blunder"
+	ReviewPlyClassGood       ReviewPlyClass = "good"
+	ReviewPlyClassInaccuracy ReviewPlyClass = "inaccuracy"
+	ReviewPlyClassMistake    ReviewPlyClass = "mistake"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlyClass enum.
+func (e ReviewPlyClass) Valid() bool {
+	switch e {
+	case ReviewPlyClassBest:
+		return true
+	case ReviewPlyClassBlunder:
+		return true
+	case ReviewPlyClassGood:
+		return true
+	case ReviewPlyClassInaccuracy:
+		return true
+	case ReviewPlyClassMistake:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlyMark.
+const (
+	ReviewPlyMarkLostWin    ReviewPlyMark = "lost_win"
+	ReviewPlyMarkMissedDraw ReviewPlyMark = "missed_draw"
+	ReviewPlyMarkMissedWin  ReviewPlyMark = "missed_win"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlyMark enum.
+func (e ReviewPlyMark) Valid() bool {
+	switch e {
+	case ReviewPlyMarkLostWin:
+		return true
+	case ReviewPlyMarkMissedDraw:
+		return true
+	case ReviewPlyMarkMissedWin:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReviewPlySource.
+const (
+	ReviewPlySourceSearch    ReviewPlySource = "search"
+	ReviewPlySourceTablebase ReviewPlySource = "tablebase"
+)
+
+// Valid indicates whether the value is a known member of the ReviewPlySource enum.
+func (e ReviewPlySource) Valid() bool {
+	switch e {
+	case ReviewPlySourceSearch:
+		return true
+	case ReviewPlySourceTablebase:
 		return true
 	default:
 		return false
@@ -1761,6 +1869,46 @@ type GameProblem struct {
 	Type string `json:"type"`
 }
 
+// GameReview A stored game's review as it stands.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","progress":{"done":12,"total":42},"state":"running"}
+type GameReview struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Progress Plies reviewed so far, of all the game's plies.
+	//
+	// Example: {"done":12,"total":42}
+	Progress struct {
+		// Done Example: 12
+		Done int `json:"done"`
+
+		// Total Example: 42
+		Total int `json:"total"`
+	} `json:"progress"`
+
+	// Review The engine's review of a game: one entry per ply and a summary per
+	// side. Scores are in seeds for the side that moved, as
+	// `/v1/analyze` scores: the final seed difference with best play
+	// where `exact`, the search's estimate elsewhere.
+	//
+	//
+	// Example: {"nodesPerPly":400000,"north":{"accuracy":57.14,"counts":{"best":0,"blunder":0,"good":0,"inaccuracy":1,"mistake":0},"moves":1},"plies":[{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"},{"best":[9],"class":"inaccuracy","depth":13,"exactAfter":false,"exactBefore":false,"forced":false,"loss":3,"pit":6,"ply":2,"scoreAfter":-4,"scoreBefore":-1,"side":"north","source":"search"}],"south":{"accuracy":100,"counts":{"best":1,"blunder":0,"good":0,"inaccuracy":0,"mistake":0},"moves":1}}
+	Review *Review `json:"review,omitempty"`
+
+	// State Queued for a worker, being computed, or done.
+	//
+	// Example: running
+	State GameReviewState `json:"state"`
+}
+
+// GameReviewState Queued for a worker, being computed, or done.
+//
+// Example: running
+type GameReviewState string
+
 // GameSeat A seat just taken: the game, your side and your secret token (43
 // URL-safe characters, 256 random bits). The token is shown only here:
 // keep it, it is the only way to move for this seat.
@@ -2016,6 +2164,28 @@ type LobbySeek struct {
 	//
 	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
 	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
+// seek posted, as `GET /v1/lobby` lists it, under `seek`.
+//
+// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type LobbySeekAddedEvent struct {
+	// Seek An open seek as the lobby lists it.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek LobbySeek `json:"seek"`
+}
+
+// LobbySeekRemovedEvent The `data` of a `seekRemoved` event of `GET /v1/lobby/events`: the
+// id of a seek that was matched, cancelled or expired.
+//
+// Example: {"id":"k3Jd9sQm2LpX0aZq"}
+type LobbySeekRemovedEvent struct {
+	// ID A seek's or a challenge's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: k3Jd9sQm2LpX0aZq
+	ID LobbyID `json:"id"`
 }
 
 // MoveOutcome An `Outcome` together with the pit that was played.
@@ -2394,6 +2564,23 @@ type Player struct {
 	Streak int `json:"streak"`
 }
 
+// PlayerChallengeEvent The `data` of the `challenge`, `challengeCanceled` and
+// `challengeDeclined` events of `GET /v1/players/me/events`: the
+// challenge as it stands, and for a decline its `reason`.
+//
+// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":null,"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+type PlayerChallengeEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge Challenge `json:"challenge"`
+
+	// Reason Why a challenge was declined.
+	//
+	// Example: tooFast
+	Reason *DeclineReason `json:"reason,omitempty"`
+}
+
 // PlayerCounts What a player has done.
 //
 // Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -2477,6 +2664,75 @@ type PlayerGame struct {
 	//
 	// Example: win
 	Result PlayerResult `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// PlayerGameFinishEvent The `data` of a `gameFinish` event of `GET /v1/players/me/events`: a
+// game of yours ended, however it ended. `result` is null for an
+// aborted game; `ratingChange` is null unless your rating moved
+// (rounded as everywhere: `change` is `after` − `before`).
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","ratingChange":{"after":1662,"before":1500,"change":162},"result":{"reason":"resignation","winner":"north"},"side":"north","status":"finished"}
+type PlayerGameFinishEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// RatingChange A rating change, or null when the result changed no rating (an unrated game).
+	//
+	// Example: {"after":1662,"before":1500,"change":162}
+	RatingChange nullable.Nullable[NullableRatingChange] `json:"ratingChange"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+}
+
+// PlayerGameStartEvent The `data` of a `gameStart` event of `GET /v1/players/me/events`: a
+// game of yours started (or, on connection, is in play) and your side
+// in it; `challenge` when it started from a challenge being accepted.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type PlayerGameStartEvent struct {
+	// Challenge A challenge, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	Challenge *Challenge `json:"challenge,omitempty"`
+
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
 	//
@@ -2654,6 +2910,29 @@ type PlayerRatings struct {
 // Example: win
 type PlayerResult string
 
+// PlayerSeekEvent The `data` of the `seek` (on connection: an open seek of yours),
+// `seekMatched` and `seekExpired` events of `GET
+// /v1/players/me/events`: the seek as it stands, and once matched
+// the game and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+type PlayerSeekEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID *GameID `json:"gameId,omitempty"`
+
+	// Seek One of your seeks, as it stands.
+	//
+	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Seek Seek `json:"seek"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side *Side `json:"side,omitempty"`
+}
+
 // PlayerToken A player's secret token: `pl_` and 43 URL-safe characters (256
 // random bits). Shown only when the player is created and when it is
 // rotated; the server keeps only a hash of it. Send it as the
@@ -2753,6 +3032,11 @@ type Problem struct {
 	// Example: /docs#problem-invalid_position
 	Type string `json:"type"`
 }
+
+// ProvenResult The result with perfect play for the side that moved, where proven; absent otherwise.
+//
+// Example: win
+type ProvenResult string
 
 // Puzzle A puzzle, without its solution: one day's, or one of the practice
 // pool's. The key move always relays through at least `keyLegs` >= 8
@@ -3202,6 +3486,214 @@ type ResultReason string
 //
 // Example: north
 type ResultWinner string
+
+// Review The engine's review of a game: one entry per ply and a summary per
+// side. Scores are in seeds for the side that moved, as
+// `/v1/analyze` scores: the final seed difference with best play
+// where `exact`, the search's estimate elsewhere.
+//
+// Example: {"nodesPerPly":400000,"north":{"accuracy":57.14,"counts":{"best":0,"blunder":0,"good":0,"inaccuracy":1,"mistake":0},"moves":1},"plies":[{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"},{"best":[9],"class":"inaccuracy","depth":13,"exactAfter":false,"exactBefore":false,"forced":false,"loss":3,"pit":6,"ply":2,"scoreAfter":-4,"scoreBefore":-1,"side":"north","source":"search"}],"south":{"accuracy":100,"counts":{"best":1,"blunder":0,"good":0,"inaccuracy":0,"mistake":0},"moves":1}}
+type Review struct {
+	// NodesPerPly The search's budget for each ply outside the endgame table, in nodes.
+	//
+	// Example: 400000
+	NodesPerPly int `json:"nodesPerPly"`
+
+	// North One side's summary of the review, over its moves.
+	//
+	// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+	North ReviewSide `json:"north"`
+
+	// Plies One entry per move, in order.
+	//
+	// Example: [{"best":[0],"class":"best","depth":14,"exactAfter":false,"exactBefore":false,"forced":false,"loss":0,"pit":0,"ply":1,"scoreAfter":2,"scoreBefore":2,"side":"south","source":"search"}]
+	Plies []ReviewPly `json:"plies"`
+
+	// South One side's summary of the review, over its moves.
+	//
+	// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+	South ReviewSide `json:"south"`
+}
+
+// ReviewPly The review of one move, against the best moves of its position.
+//
+// Example: {"best":[3],"class":"blunder","depth":0,"exactAfter":true,"exactBefore":true,"forced":false,"loss":5,"mark":"lost_win","pit":4,"ply":7,"resultAfter":"loss","resultBefore":"win","scoreAfter":-1,"scoreBefore":4,"side":"south","source":"tablebase"}
+type ReviewPly struct {
+	// Best Every move as good as the best, in pit order; the move played is among them when `loss` is 0.
+	//
+	// Example: [3]
+	Best []Pit `json:"best"`
+
+	// Class By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+	//
+	// Example: mistake
+	Class ReviewPlyClass `json:"class"`
+
+	// Depth The search's depth; 0 when the endgame table answered.
+	//
+	// Example: 14
+	Depth int `json:"depth"`
+
+	// ExactAfter `scoreAfter` is the true final difference with best play (proven).
+	//
+	// Example: false
+	ExactAfter bool `json:"exactAfter"`
+
+	// ExactBefore `scoreBefore` is the true final difference with best play (proven).
+	//
+	// Example: false
+	ExactBefore bool `json:"exactBefore"`
+
+	// Forced The only legal move; not counted in the accuracy.
+	//
+	// Example: false
+	Forced bool `json:"forced"`
+
+	// Loss Seeds lost against the best move, `scoreBefore - scoreAfter`.
+	//
+	// Example: 5
+	Loss int `json:"loss"`
+
+	// Mark Where a proven result changed hands: `missed_win` a proven win
+	// before, a proven draw after; `lost_win` a proven win before, a
+	// proven loss after; `missed_draw` a proven draw before, a proven
+	// loss after. Absent otherwise.
+	//
+	//
+	// Example: missed_win
+	Mark *ReviewPlyMark `json:"mark,omitempty"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// Ply The move's number, 1 for the first.
+	//
+	// Example: 7
+	Ply int `json:"ply"`
+
+	// ResultAfter The result with perfect play for the side that moved, where proven; absent otherwise.
+	//
+	// Example: win
+	ResultAfter *ProvenResult `json:"resultAfter,omitempty"`
+
+	// ResultBefore The result with perfect play for the side that moved, where proven; absent otherwise.
+	//
+	// Example: win
+	ResultBefore *ProvenResult `json:"resultBefore,omitempty"`
+
+	// ScoreAfter The move played's score, for the side that moved.
+	//
+	// Example: -1
+	ScoreAfter int `json:"scoreAfter"`
+
+	// ScoreBefore The position's score before the move, for the side that moved (its best move's score).
+	//
+	// Example: 4
+	ScoreBefore int `json:"scoreBefore"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Source Where the scores come from, as in `/v1/analyze`.
+	//
+	// Example: search
+	Source ReviewPlySource `json:"source"`
+}
+
+// ReviewPlyClass By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+//
+// Example: mistake
+type ReviewPlyClass string
+
+// ReviewPlyMark Where a proven result changed hands: `missed_win` a proven win
+// before, a proven draw after; `lost_win` a proven win before, a
+// proven loss after; `missed_draw` a proven draw before, a proven
+// loss after. Absent otherwise.
+//
+// Example: missed_win
+type ReviewPlyMark string
+
+// ReviewPlySource Where the scores come from, as in `/v1/analyze`.
+//
+// Example: search
+type ReviewPlySource string
+
+// ReviewRequest A game record to review: the moves (pit numbers, players
+// alternating, starting with `start.toMove`), an optional start
+// position (default: the opening position) and optional rule options.
+//
+// Example: {"moves":[0,6,1]}
+type ReviewRequest struct {
+	// Moves The pits played, in order; at least one, at most 80.
+	//
+	// Example: [0,6,1]
+	Moves []Pit `json:"moves"`
+
+	// Rules Rule options, for the variants other accounts of Ayoayo describe.
+	// Both are optional; the defaults are Russ's rules, which most sources
+	// follow.
+	// - `captureSeed`: `taken` (default), the seed that makes a capture is
+	//   captured with the opposite pit's seeds; `left`, it stays in the pit
+	//   where it landed.
+	// - `leftovers`: when the player to move has no legal move the game
+	//   ends; `last_mover` (default), every seed left on the board goes to
+	//   the player who made the last move; `side_owner`, each player takes
+	//   the seeds in their own row.
+	//
+	//
+	// Example: {"captureSeed":"taken","leftovers":"last_mover"}
+	Rules *Rules `json:"rules,omitempty"`
+
+	// Start A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Start *Position `json:"start,omitempty"`
+}
+
+// ReviewSide One side's summary of the review, over its moves.
+//
+// Example: {"accuracy":87.5,"counts":{"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1},"moves":21}
+type ReviewSide struct {
+	// Accuracy The mean over the side's moves that were not forced of 100 × 4 / (4 + loss), to two decimals: 100 when every move was best.
+	//
+	// Example: 87.5
+	Accuracy float32 `json:"accuracy"`
+
+	// Counts The side's moves by class.
+	//
+	// Example: {"best":14,"blunder":0,"good":4,"inaccuracy":2,"mistake":1}
+	Counts struct {
+		// Best Example: 14
+		Best int `json:"best"`
+
+		// Blunder Example: 0
+		Blunder int `json:"blunder"`
+
+		// Good Example: 4
+		Good int `json:"good"`
+
+		// Inaccuracy Example: 2
+		Inaccuracy int `json:"inaccuracy"`
+
+		// Mistake Example: 1
+		Mistake int `json:"mistake"`
+	} `json:"counts"`
+
+	// Moves The side's moves, forced ones included.
+	//
+	// Example: 21
+	Moves int `json:"moves"`
+}
 
 // RotatedToken The player's new token; the old one stopped working when this answer was made.
 //
@@ -3696,6 +4188,13 @@ type RequestID = string
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
 
+// AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type AcceptConflict = Problem
+
 // BadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -3716,6 +4215,13 @@ type Forbidden = GameProblem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type GameConflict = GameProblem
+
+// GameNotFinished An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type GameNotFinished = Problem
 
 // GameNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -3884,6 +4390,13 @@ type PuzzleNotFound = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type RateLimited = Problem
+
+// ReviewNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type ReviewNotFound = Problem
 
 // ServiceUnavailable An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4151,6 +4664,22 @@ type RematchGameParams struct {
 
 // ResignGameParams defines parameters for ResignGame.
 type ResignGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetGameReviewParams defines parameters for GetGameReview.
+type GetGameReviewParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// RequestGameReviewParams defines parameters for RequestGameReview.
+type RequestGameReviewParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4436,6 +4965,14 @@ type GetPuzzleSolutionParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ReviewRecordParams defines parameters for ReviewRecord.
+type ReviewRecordParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // CreateSeekParams defines parameters for CreateSeek.
 type CreateSeekParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -4525,6 +5062,9 @@ type RenamePlayerJSONRequestBody = RenamePlayerRequest
 
 // SubmitPuzzleAttemptJSONRequestBody defines body for SubmitPuzzleAttempt for application/json ContentType.
 type SubmitPuzzleAttemptJSONRequestBody = PuzzleAttempt
+
+// ReviewRecordJSONRequestBody defines body for ReviewRecord for application/json ContentType.
+type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
@@ -4793,7 +5333,11 @@ type ClientInterface interface {
 	// game is active at once, both seats held; act on yours with your
 	// `Player-Token`. Accepting twice, after a cancellation, a decline or
 	// the expiry, or a second of two accepts racing, is `409
-	// challenge_closed`: one game, whatever the race. No body is needed.
+	// challenge_closed`: one game, whatever the race. A challenge with a
+	// clock while its challenger or you play a game with a clock is `409
+	// challenge_player_playing` (it stays pending); its acceptance
+	// cancels both players' open seeks with a clock, as a pairing does.
+	// No body is needed.
 	//
 	// Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
 	AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5148,7 +5692,9 @@ type ClientInterface interface {
 	// accepts their challenge and the new game starts at once (the answer
 	// is `accepted`, with the `game`); asking twice answers the same
 	// pending challenge. A game still playing, against the AI or not
-	// yours is `422 rematch_not_possible`.
+	// yours is `422 rematch_not_possible`; accepting the opponent's
+	// rematch of a game with a clock while either of you plays another
+	// game with a clock is `409 challenge_player_playing`.
 	//
 	// Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
 	RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5172,6 +5718,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGame(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetGameReview A finished game's engine review, as it stands
+	//
+	// The review asked for with `POST` on this path: `state` `queued`,
+	// `running` (with `progress`) or `done`, and then the `review`. Poll
+	// it every second or two while it runs. `404 review_not_found` when
+	// nobody has asked for it yet, `404 not_found` when there is no such
+	// game, `409 game_not_finished` while the game is waiting or in play.
+	//
+	// Corresponds with GET /v1/games/{id}/review (the `GetGameReview` operationId).
+	GetGameReview(ctx context.Context, id GameID, params *GetGameReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RequestGameReview Ask for a finished game's engine review
+	//
+	// Queues the review of a finished (or aborted) game and answers `202`
+	// with it as it stands; a game is reviewed once, and asking again
+	// answers the same review (`200` once it is done). Every instance
+	// sharing the database answers the same review, and only one computes
+	// it. A review runs in the background, behind the AI's moves, analyses
+	// and puzzle generation; poll `GET` on this path for its `progress`.
+	// A game still waiting or in play is `409 game_not_finished`: a review
+	// is never an aid during play. See the API guide's Review section for
+	// the classes, marks and accuracy.
+	//
+	// Corresponds with POST /v1/games/{id}/review (the `RequestGameReview` operationId).
+	RequestGameReview(ctx context.Context, id GameID, params *RequestGameReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OfferTakebackWithBody Ask for, accept or refuse a takeback
 	//
@@ -5247,8 +5819,9 @@ type ClientInterface interface {
 
 	// FollowLobbyEvents Follow the lobby live (Server-Sent Events)
 	//
-	// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-	// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+	// A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+	// `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+	// posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
 	// when one is matched, cancelled or expires. Read `GET /v1/lobby`
 	// first, then follow; each event has an `id` to resume from with
 	// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -5315,19 +5888,25 @@ type ClientInterface interface {
 	// Everything that concerns you, live, as a `text/event-stream`: send
 	// your `Player-Token`, or, from a browser, `?ticket=` from `POST
 	// /v1/players/me/events/tickets`. Events (each `data` one line of
-	// JSON; `id` a number for `Last-Event-ID`):
+	// JSON, described by the component named; `id` a number for
+	// `Last-Event-ID`):
 	//
-	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
-	//   matched, a challenge accepted).
-	// - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-	//   game of yours ended, however it ended; `result` is null for an
-	//   aborted game, `ratingChange` `{before, after, change}` null unless
-	//   your rating moved.
-	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
-	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-	//   challenge withdrawn, expired or declined.
-	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-	// - `seek` `{seek}`: on connection only, each open seek of yours.
+	// - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+	//   yours started (a seek matched, a challenge accepted: then also
+	//   `challenge`).
+	// - `gameFinish` `{gameId, side, status, result, ratingChange}`
+	//   (`PlayerGameFinishEvent`): a game of yours ended, however it
+	//   ended; `result` is null for an aborted game, `ratingChange`
+	//   `{before, after, change}` (rounded) null unless your rating moved.
+	// - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+	//   sent to you, or by you.
+	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+	//   (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+	//   declined.
+	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+	//   (`PlayerSeekEvent`).
+	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+	//   seek of yours.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -5629,6 +6208,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
 	GetPuzzleSolution(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReviewRecordWithBody Review a game record without storing it
+	//
+	// Reviews a game record (the form `/v1/validate` reads) as a stored
+	// game's review is made, ply by ply with the same fixed search, and
+	// answers when it is done: the same record always gets the same
+	// review. Nothing is stored. At most 80 moves (`400` beyond); a
+	// record with an illegal move is `422 illegal_move`. The review runs
+	// behind the AI's moves, analyses and puzzle generation, so it may
+	// take tens of seconds on a busy server; one not done within 25 s is
+	// `503 review_timeout`. Each client address may ask for a few a
+	// minute (`429 rate_limited`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+	ReviewRecordWithBody(ctx context.Context, params *ReviewRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReviewRecord Review a game record without storing it
+	//
+	// Reviews a game record (the form `/v1/validate` reads) as a stored
+	// game's review is made, ply by ply with the same fixed search, and
+	// answers when it is done: the same record always gets the same
+	// review. Nothing is stored. At most 80 moves (`400` beyond); a
+	// record with an illegal move is `422 illegal_move`. The review runs
+	// behind the AI's moves, analyses and puzzle generation, so it may
+	// take tens of seconds on a busy server; one not done within 25 s is
+	// `503 review_timeout`. Each client address may ask for a few a
+	// minute (`429 rate_limited`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+	ReviewRecord(ctx context.Context, params *ReviewRecordParams, body ReviewRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSeekWithBody Seek a game in the lobby
 	//
@@ -6094,7 +6707,11 @@ func (c *Client) GetChallenge(ctx context.Context, id LobbyID, params *GetChalle
 // game is active at once, both seats held; act on yours with your
 // `Player-Token`. Accepting twice, after a cancellation, a decline or
 // the expiry, or a second of two accepts racing, is `409
-// challenge_closed`: one game, whatever the race. No body is needed.
+// challenge_closed`: one game, whatever the race. A challenge with a
+// clock while its challenger or you play a game with a clock is `409
+// challenge_player_playing` (it stays pending); its acceptance
+// cancels both players' open seeks with a clock, as a pairing does.
+// No body is needed.
 //
 // Corresponds with POST /v1/challenges/{id}/accept (the `AcceptChallenge` operationId).
 func (c *Client) AcceptChallenge(ctx context.Context, id LobbyID, params *AcceptChallengeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6599,7 +7216,9 @@ func (c *Client) PlayGameMove(ctx context.Context, id GameID, params *PlayGameMo
 // accepts their challenge and the new game starts at once (the answer
 // is `accepted`, with the `game`); asking twice answers the same
 // pending challenge. A game still playing, against the AI or not
-// yours is `422 rematch_not_possible`.
+// yours is `422 rematch_not_possible`; accepting the opponent's
+// rematch of a game with a clock while either of you plays another
+// game with a clock is `409 challenge_player_playing`.
 //
 // Corresponds with POST /v1/games/{id}/rematch (the `RematchGame` operationId).
 func (c *Client) RematchGame(ctx context.Context, id GameID, params *RematchGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6634,6 +7253,52 @@ func (c *Client) RematchGame(ctx context.Context, id GameID, params *RematchGame
 // Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 func (c *Client) ResignGame(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResignGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetGameReview A finished game's engine review, as it stands
+//
+// The review asked for with `POST` on this path: `state` `queued`,
+// `running` (with `progress`) or `done`, and then the `review`. Poll
+// it every second or two while it runs. `404 review_not_found` when
+// nobody has asked for it yet, `404 not_found` when there is no such
+// game, `409 game_not_finished` while the game is waiting or in play.
+//
+// Corresponds with GET /v1/games/{id}/review (the `GetGameReview` operationId).
+func (c *Client) GetGameReview(ctx context.Context, id GameID, params *GetGameReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetGameReviewRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RequestGameReview Ask for a finished game's engine review
+//
+// Queues the review of a finished (or aborted) game and answers `202`
+// with it as it stands; a game is reviewed once, and asking again
+// answers the same review (`200` once it is done). Every instance
+// sharing the database answers the same review, and only one computes
+// it. A review runs in the background, behind the AI's moves, analyses
+// and puzzle generation; poll `GET` on this path for its `progress`.
+// A game still waiting or in play is `409 game_not_finished`: a review
+// is never an aid during play. See the API guide's Review section for
+// the classes, marks and accuracy.
+//
+// Corresponds with POST /v1/games/{id}/review (the `RequestGameReview` operationId).
+func (c *Client) RequestGameReview(ctx context.Context, id GameID, params *RequestGameReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRequestGameReviewRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6758,8 +7423,9 @@ func (c *Client) GetLobby(ctx context.Context, params *GetLobbyParams, reqEditor
 
 // FollowLobbyEvents Follow the lobby live (Server-Sent Events)
 //
-// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+// A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+// `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+// posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
 // when one is matched, cancelled or expires. Read `GET /v1/lobby`
 // first, then follow; each event has an `id` to resume from with
 // `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -6876,19 +7542,25 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 // Everything that concerns you, live, as a `text/event-stream`: send
 // your `Player-Token`, or, from a browser, `?ticket=` from `POST
 // /v1/players/me/events/tickets`. Events (each `data` one line of
-// JSON; `id` a number for `Last-Event-ID`):
+// JSON, described by the component named; `id` a number for
+// `Last-Event-ID`):
 //
-//   - `gameStart` `{gameId, side}`: a game of yours started (a seek
-//     matched, a challenge accepted).
-//   - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-//     game of yours ended, however it ended; `result` is null for an
-//     aborted game, `ratingChange` `{before, after, change}` null unless
-//     your rating moved.
-//   - `challenge` `{challenge}`: a challenge sent to you, or by you.
-//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-//     challenge withdrawn, expired or declined.
-//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-//   - `seek` `{seek}`: on connection only, each open seek of yours.
+//   - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+//     yours started (a seek matched, a challenge accepted: then also
+//     `challenge`).
+//   - `gameFinish` `{gameId, side, status, result, ratingChange}`
+//     (`PlayerGameFinishEvent`): a game of yours ended, however it
+//     ended; `result` is null for an aborted game, `ratingChange`
+//     `{before, after, change}` (rounded) null unless your rating moved.
+//   - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+//     sent to you, or by you.
+//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+//     (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+//     declined.
+//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+//     (`PlayerSeekEvent`).
+//   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+//     seek of yours.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -7361,6 +8033,60 @@ func (c *Client) SubmitPuzzleAttempt(ctx context.Context, id PuzzleID, params *S
 // Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
 func (c *Client) GetPuzzleSolution(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPuzzleSolutionRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReviewRecordWithBody Review a game record without storing it
+//
+// Reviews a game record (the form `/v1/validate` reads) as a stored
+// game's review is made, ply by ply with the same fixed search, and
+// answers when it is done: the same record always gets the same
+// review. Nothing is stored. At most 80 moves (`400` beyond); a
+// record with an illegal move is `422 illegal_move`. The review runs
+// behind the AI's moves, analyses and puzzle generation, so it may
+// take tens of seconds on a busy server; one not done within 25 s is
+// `503 review_timeout`. Each client address may ask for a few a
+// minute (`429 rate_limited`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+func (c *Client) ReviewRecordWithBody(ctx context.Context, params *ReviewRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReviewRecordRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReviewRecord Review a game record without storing it
+//
+// Reviews a game record (the form `/v1/validate` reads) as a stored
+// game's review is made, ply by ply with the same fixed search, and
+// answers when it is done: the same record always gets the same
+// review. Nothing is stored. At most 80 moves (`400` beyond); a
+// record with an illegal move is `422 illegal_move`. The review runs
+// behind the AI's moves, analyses and puzzle generation, so it may
+// take tens of seconds on a busy server; one not done within 25 s is
+// `503 review_timeout`. Each client address may ask for a few a
+// minute (`429 rate_limited`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+func (c *Client) ReviewRecord(ctx context.Context, params *ReviewRecordParams, body ReviewRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReviewRecordRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8747,6 +9473,104 @@ func NewResignGameRequest(server string, id GameID, params *ResignGameParams) (*
 	}
 
 	operationPath := fmt.Sprintf("/v1/games/%s/resign", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetGameReviewRequest constructs an http.Request for the GetGameReview method
+func NewGetGameReviewRequest(server string, id GameID, params *GetGameReviewParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/review", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRequestGameReviewRequest constructs an http.Request for the RequestGameReview method
+func NewRequestGameReviewRequest(server string, id GameID, params *RequestGameReviewParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/review", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -10271,6 +11095,61 @@ func NewGetPuzzleSolutionRequest(server string, id PuzzleID, params *GetPuzzleSo
 	return req, nil
 }
 
+// NewReviewRecordRequest calls the generic ReviewRecord builder with application/json body
+func NewReviewRecordRequest(server string, params *ReviewRecordParams, body ReviewRecordJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReviewRecordRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewReviewRecordRequestWithBody constructs an http.Request for the ReviewRecord method, with any body, and a specified content type
+func NewReviewRecordRequestWithBody(server string, params *ReviewRecordParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/review")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewCreateSeekRequest calls the generic CreateSeek builder with application/json body
 func NewCreateSeekRequest(server string, params *CreateSeekParams, body CreateSeekJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -10781,7 +11660,11 @@ type ClientWithResponsesInterface interface {
 	// game is active at once, both seats held; act on yours with your
 	// `Player-Token`. Accepting twice, after a cancellation, a decline or
 	// the expiry, or a second of two accepts racing, is `409
-	// challenge_closed`: one game, whatever the race. No body is needed.
+	// challenge_closed`: one game, whatever the race. A challenge with a
+	// clock while its challenger or you play a game with a clock is `409
+	// challenge_player_playing` (it stays pending); its acceptance
+	// cancels both players' open seeks with a clock, as a pairing does.
+	// No body is needed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11146,7 +12029,9 @@ type ClientWithResponsesInterface interface {
 	// accepts their challenge and the new game starts at once (the answer
 	// is `accepted`, with the `game`); asking twice answers the same
 	// pending challenge. A game still playing, against the AI or not
-	// yours is `422 rematch_not_possible`.
+	// yours is `422 rematch_not_possible`; accepting the opponent's
+	// rematch of a game with a clock while either of you plays another
+	// game with a clock is `409 challenge_player_playing`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11174,6 +12059,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/games/{id}/resign (the `ResignGame` operationId).
 	ResignGameWithResponse(ctx context.Context, id GameID, params *ResignGameParams, reqEditors ...RequestEditorFn) (*ResignGameResponse, error)
+
+	// GetGameReviewWithResponse A finished game's engine review, as it stands
+	//
+	// The review asked for with `POST` on this path: `state` `queued`,
+	// `running` (with `progress`) or `done`, and then the `review`. Poll
+	// it every second or two while it runs. `404 review_not_found` when
+	// nobody has asked for it yet, `404 not_found` when there is no such
+	// game, `409 game_not_finished` while the game is waiting or in play.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/games/{id}/review (the `GetGameReview` operationId).
+	GetGameReviewWithResponse(ctx context.Context, id GameID, params *GetGameReviewParams, reqEditors ...RequestEditorFn) (*GetGameReviewResponse, error)
+
+	// RequestGameReviewWithResponse Ask for a finished game's engine review
+	//
+	// Queues the review of a finished (or aborted) game and answers `202`
+	// with it as it stands; a game is reviewed once, and asking again
+	// answers the same review (`200` once it is done). Every instance
+	// sharing the database answers the same review, and only one computes
+	// it. A review runs in the background, behind the AI's moves, analyses
+	// and puzzle generation; poll `GET` on this path for its `progress`.
+	// A game still waiting or in play is `409 game_not_finished`: a review
+	// is never an aid during play. See the API guide's Review section for
+	// the classes, marks and accuracy.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/review (the `RequestGameReview` operationId).
+	RequestGameReviewWithResponse(ctx context.Context, id GameID, params *RequestGameReviewParams, reqEditors ...RequestEditorFn) (*RequestGameReviewResponse, error)
 
 	// OfferTakebackWithBodyWithResponse Ask for, accept or refuse a takeback
 	//
@@ -11253,8 +12168,9 @@ type ClientWithResponsesInterface interface {
 
 	// FollowLobbyEventsWithResponse Follow the lobby live (Server-Sent Events)
 	//
-	// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-	// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+	// A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+	// `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+	// posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
 	// when one is matched, cancelled or expires. Read `GET /v1/lobby`
 	// first, then follow; each event has an `id` to resume from with
 	// `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -11323,19 +12239,25 @@ type ClientWithResponsesInterface interface {
 	// Everything that concerns you, live, as a `text/event-stream`: send
 	// your `Player-Token`, or, from a browser, `?ticket=` from `POST
 	// /v1/players/me/events/tickets`. Events (each `data` one line of
-	// JSON; `id` a number for `Last-Event-ID`):
+	// JSON, described by the component named; `id` a number for
+	// `Last-Event-ID`):
 	//
-	// - `gameStart` `{gameId, side}`: a game of yours started (a seek
-	//   matched, a challenge accepted).
-	// - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-	//   game of yours ended, however it ended; `result` is null for an
-	//   aborted game, `ratingChange` `{before, after, change}` null unless
-	//   your rating moved.
-	// - `challenge` `{challenge}`: a challenge sent to you, or by you.
-	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-	//   challenge withdrawn, expired or declined.
-	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-	// - `seek` `{seek}`: on connection only, each open seek of yours.
+	// - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+	//   yours started (a seek matched, a challenge accepted: then also
+	//   `challenge`).
+	// - `gameFinish` `{gameId, side, status, result, ratingChange}`
+	//   (`PlayerGameFinishEvent`): a game of yours ended, however it
+	//   ended; `result` is null for an aborted game, `ratingChange`
+	//   `{before, after, change}` (rounded) null unless your rating moved.
+	// - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+	//   sent to you, or by you.
+	// - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+	//   (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+	//   declined.
+	// - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+	//   (`PlayerSeekEvent`).
+	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+	//   seek of yours.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -11665,6 +12587,40 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/puzzles/{id}/solution (the `GetPuzzleSolution` operationId).
 	GetPuzzleSolutionWithResponse(ctx context.Context, id PuzzleID, params *GetPuzzleSolutionParams, reqEditors ...RequestEditorFn) (*GetPuzzleSolutionResponse, error)
+
+	// ReviewRecordWithBodyWithResponse Review a game record without storing it
+	//
+	// Reviews a game record (the form `/v1/validate` reads) as a stored
+	// game's review is made, ply by ply with the same fixed search, and
+	// answers when it is done: the same record always gets the same
+	// review. Nothing is stored. At most 80 moves (`400` beyond); a
+	// record with an illegal move is `422 illegal_move`. The review runs
+	// behind the AI's moves, analyses and puzzle generation, so it may
+	// take tens of seconds on a busy server; one not done within 25 s is
+	// `503 review_timeout`. Each client address may ask for a few a
+	// minute (`429 rate_limited`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+	ReviewRecordWithBodyWithResponse(ctx context.Context, params *ReviewRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReviewRecordResponse, error)
+
+	// ReviewRecordWithResponse Review a game record without storing it
+	//
+	// Reviews a game record (the form `/v1/validate` reads) as a stored
+	// game's review is made, ply by ply with the same fixed search, and
+	// answers when it is done: the same record always gets the same
+	// review. Nothing is stored. At most 80 moves (`400` beyond); a
+	// record with an illegal move is `422 illegal_move`. The review runs
+	// behind the AI's moves, analyses and puzzle generation, so it may
+	// take tens of seconds on a busy server; one not done within 25 s is
+	// `503 review_timeout`. Each client address may ask for a few a
+	// minute (`429 rate_limited`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+	ReviewRecordWithResponse(ctx context.Context, params *ReviewRecordParams, body ReviewRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*ReviewRecordResponse, error)
 
 	// CreateSeekWithBodyWithResponse Seek a game in the lobby
 	//
@@ -12768,7 +13724,7 @@ type AcceptChallengeResponse struct {
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *LobbyNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationProblemJSON409 *LobbyConflict
+	ApplicationProblemJSON409 *AcceptConflict
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *LobbyRefused
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -12814,7 +13770,7 @@ func (r AcceptChallengeResponse) GetApplicationProblemJSON404() *LobbyNotFound {
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r AcceptChallengeResponse) GetApplicationProblemJSON409() *LobbyConflict {
+func (r AcceptChallengeResponse) GetApplicationProblemJSON409() *AcceptConflict {
 	return r.ApplicationProblemJSON409
 }
 
@@ -14259,7 +15215,7 @@ type RematchGameResponse struct {
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
-	ApplicationProblemJSON409 *LobbyConflict
+	ApplicationProblemJSON409 *AcceptConflict
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *LobbyRefused
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -14298,7 +15254,7 @@ func (r RematchGameResponse) GetApplicationProblemJSON404() *GameNotFound {
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
-func (r RematchGameResponse) GetApplicationProblemJSON409() *LobbyConflict {
+func (r RematchGameResponse) GetApplicationProblemJSON409() *AcceptConflict {
 	return r.ApplicationProblemJSON409
 }
 
@@ -14474,6 +15430,258 @@ func (r ResignGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResignGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetGameReviewResponse200Headers the declared response headers of an HTTP 200 response for GetGameReview
+type GetGameReviewResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetGameReviewResponse400Headers the declared response headers of an HTTP 400 response for GetGameReview
+type GetGameReviewResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetGameReviewResponse404Headers the declared response headers of an HTTP 404 response for GetGameReview
+type GetGameReviewResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetGameReviewResponse409Headers the declared response headers of an HTTP 409 response for GetGameReview
+type GetGameReviewResponse409Headers struct {
+	XRequestID *string
+}
+
+// GetGameReviewResponse500Headers the declared response headers of an HTTP 500 response for GetGameReview
+type GetGameReviewResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetGameReviewResponse503Headers the declared response headers of an HTTP 503 response for GetGameReview
+type GetGameReviewResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetGameReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GameReview
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *ReviewNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *GameNotFinished
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetGameReviewResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetGameReviewResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetGameReviewResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetGameReviewResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetGameReviewResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetGameReviewResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetGameReviewResponse) GetJSON200() *GameReview {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetGameReviewResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetGameReviewResponse) GetApplicationProblemJSON404() *ReviewNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetGameReviewResponse) GetApplicationProblemJSON409() *GameNotFinished {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetGameReviewResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetGameReviewResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetGameReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetGameReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetGameReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetGameReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RequestGameReviewResponse200Headers the declared response headers of an HTTP 200 response for RequestGameReview
+type RequestGameReviewResponse200Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse202Headers the declared response headers of an HTTP 202 response for RequestGameReview
+type RequestGameReviewResponse202Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse400Headers the declared response headers of an HTTP 400 response for RequestGameReview
+type RequestGameReviewResponse400Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse404Headers the declared response headers of an HTTP 404 response for RequestGameReview
+type RequestGameReviewResponse404Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse409Headers the declared response headers of an HTTP 409 response for RequestGameReview
+type RequestGameReviewResponse409Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse500Headers the declared response headers of an HTTP 500 response for RequestGameReview
+type RequestGameReviewResponse500Headers struct {
+	XRequestID *string
+}
+
+// RequestGameReviewResponse503Headers the declared response headers of an HTTP 503 response for RequestGameReview
+type RequestGameReviewResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RequestGameReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GameReview
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *GameReview
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *GameNotFinished
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *RequestGameReviewResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *RequestGameReviewResponse202Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RequestGameReviewResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RequestGameReviewResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RequestGameReviewResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RequestGameReviewResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RequestGameReviewResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RequestGameReviewResponse) GetJSON200() *GameReview {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r RequestGameReviewResponse) GetJSON202() *GameReview {
+	return r.JSON202
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RequestGameReviewResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RequestGameReviewResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RequestGameReviewResponse) GetApplicationProblemJSON409() *GameNotFinished {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RequestGameReviewResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RequestGameReviewResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RequestGameReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RequestGameReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RequestGameReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RequestGameReviewResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17129,6 +18337,156 @@ func (r GetPuzzleSolutionResponse) ContentType() string {
 	return ""
 }
 
+// ReviewRecordResponse200Headers the declared response headers of an HTTP 200 response for ReviewRecord
+type ReviewRecordResponse200Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse400Headers the declared response headers of an HTTP 400 response for ReviewRecord
+type ReviewRecordResponse400Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse413Headers the declared response headers of an HTTP 413 response for ReviewRecord
+type ReviewRecordResponse413Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse415Headers the declared response headers of an HTTP 415 response for ReviewRecord
+type ReviewRecordResponse415Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse422Headers the declared response headers of an HTTP 422 response for ReviewRecord
+type ReviewRecordResponse422Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse429Headers the declared response headers of an HTTP 429 response for ReviewRecord
+type ReviewRecordResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// ReviewRecordResponse500Headers the declared response headers of an HTTP 500 response for ReviewRecord
+type ReviewRecordResponse500Headers struct {
+	XRequestID *string
+}
+
+// ReviewRecordResponse503Headers the declared response headers of an HTTP 503 response for ReviewRecord
+type ReviewRecordResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ReviewRecordResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Review
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *UnprocessableEntity
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReviewRecordResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ReviewRecordResponse400Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ReviewRecordResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ReviewRecordResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ReviewRecordResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReviewRecordResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ReviewRecordResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReviewRecordResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReviewRecordResponse) GetJSON200() *Review {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON422() *UnprocessableEntity {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReviewRecordResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReviewRecordResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReviewRecordResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReviewRecordResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReviewRecordResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateSeekResponse201Headers the declared response headers of an HTTP 201 response for CreateSeek
 type CreateSeekResponse201Headers struct {
 	Location        *string
@@ -18055,7 +19413,11 @@ func (c *ClientWithResponses) GetChallengeWithResponse(ctx context.Context, id L
 // game is active at once, both seats held; act on yours with your
 // `Player-Token`. Accepting twice, after a cancellation, a decline or
 // the expiry, or a second of two accepts racing, is `409
-// challenge_closed`: one game, whatever the race. No body is needed.
+// challenge_closed`: one game, whatever the race. A challenge with a
+// clock while its challenger or you play a game with a clock is `409
+// challenge_player_playing` (it stays pending); its acceptance
+// cancels both players' open seeks with a clock, as a pairing does.
+// No body is needed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18510,7 +19872,9 @@ func (c *ClientWithResponses) PlayGameMoveWithResponse(ctx context.Context, id G
 // accepts their challenge and the new game starts at once (the answer
 // is `accepted`, with the `game`); asking twice answers the same
 // pending challenge. A game still playing, against the AI or not
-// yours is `422 rematch_not_possible`.
+// yours is `422 rematch_not_possible`; accepting the opponent's
+// rematch of a game with a clock while either of you plays another
+// game with a clock is `409 challenge_player_playing`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -18549,6 +19913,48 @@ func (c *ClientWithResponses) ResignGameWithResponse(ctx context.Context, id Gam
 		return nil, err
 	}
 	return ParseResignGameResponse(rsp)
+}
+
+// GetGameReviewWithResponse A finished game's engine review, as it stands
+//
+// The review asked for with `POST` on this path: `state` `queued`,
+// `running` (with `progress`) or `done`, and then the `review`. Poll
+// it every second or two while it runs. `404 review_not_found` when
+// nobody has asked for it yet, `404 not_found` when there is no such
+// game, `409 game_not_finished` while the game is waiting or in play.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/games/{id}/review (the `GetGameReview` operationId).
+func (c *ClientWithResponses) GetGameReviewWithResponse(ctx context.Context, id GameID, params *GetGameReviewParams, reqEditors ...RequestEditorFn) (*GetGameReviewResponse, error) {
+	rsp, err := c.GetGameReview(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetGameReviewResponse(rsp)
+}
+
+// RequestGameReviewWithResponse Ask for a finished game's engine review
+//
+// Queues the review of a finished (or aborted) game and answers `202`
+// with it as it stands; a game is reviewed once, and asking again
+// answers the same review (`200` once it is done). Every instance
+// sharing the database answers the same review, and only one computes
+// it. A review runs in the background, behind the AI's moves, analyses
+// and puzzle generation; poll `GET` on this path for its `progress`.
+// A game still waiting or in play is `409 game_not_finished`: a review
+// is never an aid during play. See the API guide's Review section for
+// the classes, marks and accuracy.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/review (the `RequestGameReview` operationId).
+func (c *ClientWithResponses) RequestGameReviewWithResponse(ctx context.Context, id GameID, params *RequestGameReviewParams, reqEditors ...RequestEditorFn) (*RequestGameReviewResponse, error) {
+	rsp, err := c.RequestGameReview(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRequestGameReviewResponse(rsp)
 }
 
 // OfferTakebackWithBodyWithResponse Ask for, accept or refuse a takeback
@@ -18653,8 +20059,9 @@ func (c *ClientWithResponses) GetLobbyWithResponse(ctx context.Context, params *
 
 // FollowLobbyEventsWithResponse Follow the lobby live (Server-Sent Events)
 //
-// A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-// `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+// A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+// `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+// posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
 // when one is matched, cancelled or expires. Read `GET /v1/lobby`
 // first, then follow; each event has an `id` to resume from with
 // `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -18753,19 +20160,25 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 // Everything that concerns you, live, as a `text/event-stream`: send
 // your `Player-Token`, or, from a browser, `?ticket=` from `POST
 // /v1/players/me/events/tickets`. Events (each `data` one line of
-// JSON; `id` a number for `Last-Event-ID`):
+// JSON, described by the component named; `id` a number for
+// `Last-Event-ID`):
 //
-//   - `gameStart` `{gameId, side}`: a game of yours started (a seek
-//     matched, a challenge accepted).
-//   - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-//     game of yours ended, however it ended; `result` is null for an
-//     aborted game, `ratingChange` `{before, after, change}` null unless
-//     your rating moved.
-//   - `challenge` `{challenge}`: a challenge sent to you, or by you.
-//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-//     challenge withdrawn, expired or declined.
-//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-//   - `seek` `{seek}`: on connection only, each open seek of yours.
+//   - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+//     yours started (a seek matched, a challenge accepted: then also
+//     `challenge`).
+//   - `gameFinish` `{gameId, side, status, result, ratingChange}`
+//     (`PlayerGameFinishEvent`): a game of yours ended, however it
+//     ended; `result` is null for an aborted game, `ratingChange`
+//     `{before, after, change}` (rounded) null unless your rating moved.
+//   - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+//     sent to you, or by you.
+//   - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+//     (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+//     declined.
+//   - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+//     (`PlayerSeekEvent`).
+//   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+//     seek of yours.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -19202,6 +20615,52 @@ func (c *ClientWithResponses) GetPuzzleSolutionWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetPuzzleSolutionResponse(rsp)
+}
+
+// ReviewRecordWithBodyWithResponse Review a game record without storing it
+//
+// Reviews a game record (the form `/v1/validate` reads) as a stored
+// game's review is made, ply by ply with the same fixed search, and
+// answers when it is done: the same record always gets the same
+// review. Nothing is stored. At most 80 moves (`400` beyond); a
+// record with an illegal move is `422 illegal_move`. The review runs
+// behind the AI's moves, analyses and puzzle generation, so it may
+// take tens of seconds on a busy server; one not done within 25 s is
+// `503 review_timeout`. Each client address may ask for a few a
+// minute (`429 rate_limited`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+func (c *ClientWithResponses) ReviewRecordWithBodyWithResponse(ctx context.Context, params *ReviewRecordParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReviewRecordResponse, error) {
+	rsp, err := c.ReviewRecordWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReviewRecordResponse(rsp)
+}
+
+// ReviewRecordWithResponse Review a game record without storing it
+//
+// Reviews a game record (the form `/v1/validate` reads) as a stored
+// game's review is made, ply by ply with the same fixed search, and
+// answers when it is done: the same record always gets the same
+// review. Nothing is stored. At most 80 moves (`400` beyond); a
+// record with an illegal move is `422 illegal_move`. The review runs
+// behind the AI's moves, analyses and puzzle generation, so it may
+// take tens of seconds on a busy server; one not done within 25 s is
+// `503 review_timeout`. Each client address may ask for a few a
+// minute (`429 rate_limited`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/review (the `ReviewRecord` operationId).
+func (c *ClientWithResponses) ReviewRecordWithResponse(ctx context.Context, params *ReviewRecordParams, body ReviewRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*ReviewRecordResponse, error) {
+	rsp, err := c.ReviewRecord(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReviewRecordResponse(rsp)
 }
 
 // CreateSeekWithBodyWithResponse Seek a game in the lobby
@@ -20417,7 +21876,7 @@ func ParseAcceptChallengeResponse(rsp *http.Response) (*AcceptChallengeResponse,
 		response.ApplicationProblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest LobbyConflict
+		var dest AcceptConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22265,7 +23724,7 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 		response.ApplicationProblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest LobbyConflict
+		var dest AcceptConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22519,6 +23978,285 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResignGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetGameReviewResponse parses an HTTP response from a GetGameReviewWithResponse call
+func ParseGetGameReviewResponse(rsp *http.Response) (*GetGameReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetGameReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GameReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ReviewNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest GameNotFinished
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetGameReviewResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetGameReviewResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetGameReviewResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetGameReviewResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetGameReviewResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetGameReviewResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRequestGameReviewResponse parses an HTTP response from a RequestGameReviewWithResponse call
+func ParseRequestGameReviewResponse(rsp *http.Response) (*RequestGameReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RequestGameReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GameReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest GameReview
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest GameNotFinished
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers RequestGameReviewResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers RequestGameReviewResponse202Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 400:
+		var headers RequestGameReviewResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers RequestGameReviewResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers RequestGameReviewResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers RequestGameReviewResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RequestGameReviewResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -25636,6 +27374,192 @@ func ParseGetPuzzleSolutionResponse(rsp *http.Response) (*GetPuzzleSolutionRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPuzzleSolutionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReviewRecordResponse parses an HTTP response from a ReviewRecordWithResponse call
+func ParseReviewRecordResponse(rsp *http.Response) (*ReviewRecordResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReviewRecordResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Review
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReviewRecordResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ReviewRecordResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 413:
+		var headers ReviewRecordResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ReviewRecordResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ReviewRecordResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReviewRecordResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ReviewRecordResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReviewRecordResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -340,6 +340,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A finished game's engine review, as it stands
+         * @description The review asked for with `POST` on this path: `state` `queued`,
+         *     `running` (with `progress`) or `done`, and then the `review`. Poll
+         *     it every second or two while it runs. `404 review_not_found` when
+         *     nobody has asked for it yet, `404 not_found` when there is no such
+         *     game, `409 game_not_finished` while the game is waiting or in play.
+         */
+        get: operations["GetGameReview"];
+        put?: never;
+        /**
+         * Ask for a finished game's engine review
+         * @description Queues the review of a finished (or aborted) game and answers `202`
+         *     with it as it stands; a game is reviewed once, and asking again
+         *     answers the same review (`200` once it is done). Every instance
+         *     sharing the database answers the same review, and only one computes
+         *     it. A review runs in the background, behind the AI's moves, analyses
+         *     and puzzle generation; poll `GET` on this path for its `progress`.
+         *     A game still waiting or in play is `409 game_not_finished`: a review
+         *     is never an aid during play. See the API guide's Review section for
+         *     the classes, marks and accuracy.
+         */
+        post: operations["RequestGameReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/evaluate": {
         parameters: {
             query?: never;
@@ -507,6 +543,34 @@ export interface paths {
          *     Closing the connection stops the search.
          */
         post: operations["AnalyzePosition"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Review a game record without storing it
+         * @description Reviews a game record (the form `/v1/validate` reads) as a stored
+         *     game's review is made, ply by ply with the same fixed search, and
+         *     answers when it is done: the same record always gets the same
+         *     review. Nothing is stored. At most 80 moves (`400` beyond); a
+         *     record with an illegal move is `422 illegal_move`. The review runs
+         *     behind the AI's moves, analyses and puzzle generation, so it may
+         *     take tens of seconds on a busy server; one not done within 25 s is
+         *     `503 review_timeout`. Each client address may ask for a few a
+         *     minute (`429 rate_limited`).
+         */
+        post: operations["ReviewRecord"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1153,8 +1217,9 @@ export interface paths {
         };
         /**
          * Follow the lobby live (Server-Sent Events)
-         * @description A `text/event-stream` of the lobby's changes: `seekAdded` (data: the
-         *     `LobbySeek`) when a seek is posted, `seekRemoved` (data: `{"id"}`)
+         * @description A `text/event-stream` of the lobby's changes: `seekAdded` (data:
+         *     `{"seek": LobbySeek}`, the `LobbySeekAddedEvent`) when a seek is
+         *     posted, `seekRemoved` (data: `{"id"}`, the `LobbySeekRemovedEvent`)
          *     when one is matched, cancelled or expires. Read `GET /v1/lobby`
          *     first, then follow; each event has an `id` to resume from with
          *     `Last-Event-ID`. While nothing happens, a comment line (`: ping`)
@@ -1251,7 +1316,11 @@ export interface paths {
          *     game is active at once, both seats held; act on yours with your
          *     `Player-Token`. Accepting twice, after a cancellation, a decline or
          *     the expiry, or a second of two accepts racing, is `409
-         *     challenge_closed`: one game, whatever the race. No body is needed.
+         *     challenge_closed`: one game, whatever the race. A challenge with a
+         *     clock while its challenger or you play a game with a clock is `409
+         *     challenge_player_playing` (it stays pending); its acceptance
+         *     cancels both players' open seeks with a clock, as a pairing does.
+         *     No body is needed.
          */
         post: operations["AcceptChallenge"];
         delete?: never;
@@ -1300,7 +1369,9 @@ export interface paths {
          *     accepts their challenge and the new game starts at once (the answer
          *     is `accepted`, with the `game`); asking twice answers the same
          *     pending challenge. A game still playing, against the AI or not
-         *     yours is `422 rematch_not_possible`.
+         *     yours is `422 rematch_not_possible`; accepting the opponent's
+         *     rematch of a game with a clock while either of you plays another
+         *     game with a clock is `409 challenge_player_playing`.
          */
         post: operations["RematchGame"];
         delete?: never;
@@ -1345,19 +1416,25 @@ export interface paths {
          * @description Everything that concerns you, live, as a `text/event-stream`: send
          *     your `Player-Token`, or, from a browser, `?ticket=` from `POST
          *     /v1/players/me/events/tickets`. Events (each `data` one line of
-         *     JSON; `id` a number for `Last-Event-ID`):
+         *     JSON, described by the component named; `id` a number for
+         *     `Last-Event-ID`):
          *
-         *     - `gameStart` `{gameId, side}`: a game of yours started (a seek
-         *       matched, a challenge accepted).
-         *     - `gameFinish` `{gameId, side, status, result, ratingChange}`: a
-         *       game of yours ended, however it ended; `result` is null for an
-         *       aborted game, `ratingChange` `{before, after, change}` null unless
-         *       your rating moved.
-         *     - `challenge` `{challenge}`: a challenge sent to you, or by you.
-         *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`: a
-         *       challenge withdrawn, expired or declined.
-         *     - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`.
-         *     - `seek` `{seek}`: on connection only, each open seek of yours.
+         *     - `gameStart` `{gameId, side}` (`PlayerGameStartEvent`): a game of
+         *       yours started (a seek matched, a challenge accepted: then also
+         *       `challenge`).
+         *     - `gameFinish` `{gameId, side, status, result, ratingChange}`
+         *       (`PlayerGameFinishEvent`): a game of yours ended, however it
+         *       ended; `result` is null for an aborted game, `ratingChange`
+         *       `{before, after, change}` (rounded) null unless your rating moved.
+         *     - `challenge` `{challenge}` (`PlayerChallengeEvent`): a challenge
+         *       sent to you, or by you.
+         *     - `challengeCanceled`, `challengeDeclined` `{challenge, reason}`
+         *       (`PlayerChallengeEvent`): a challenge withdrawn, expired or
+         *       declined.
+         *     - `seekMatched` `{seek, gameId, side}`, `seekExpired` `{seek}`
+         *       (`PlayerSeekEvent`).
+         *     - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
+         *       seek of yours.
          *
          *     On a new connection (no `Last-Event-ID`) it first sends how things
          *     stand: a `gameStart` for each of your games in play, a `challenge`
@@ -2676,6 +2753,157 @@ export interface components {
          */
         GameTakebackEvent: components["schemas"]["Game"];
         /**
+         * @description The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
+         *     seek posted, as `GET /v1/lobby` lists it, under `seek`.
+         * @example {
+         *       "seek": {
+         *         "id": "k3Jd9sQm2LpX0aZq",
+         *         "player": {
+         *           "id": "bV3kQ9xZ2mTa",
+         *           "name": "Adebayo"
+         *         },
+         *         "rating": 1532.4,
+         *         "provisional": false,
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "seat": "random",
+         *         "ratingRange": null,
+         *         "createdAt": "2026-03-01T12:00:00Z"
+         *       }
+         *     }
+         */
+        LobbySeekAddedEvent: {
+            seek: components["schemas"]["LobbySeek"];
+        };
+        /**
+         * @description The `data` of a `seekRemoved` event of `GET /v1/lobby/events`: the
+         *     id of a seek that was matched, cancelled or expired.
+         * @example {
+         *       "id": "k3Jd9sQm2LpX0aZq"
+         *     }
+         */
+        LobbySeekRemovedEvent: {
+            id: components["schemas"]["LobbyId"];
+        };
+        /**
+         * @description The `data` of a `gameStart` event of `GET /v1/players/me/events`: a
+         *     game of yours started (or, on connection, is in play) and your side
+         *     in it; `challenge` when it started from a challenge being accepted.
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north"
+         *     }
+         */
+        PlayerGameStartEvent: {
+            gameId: components["schemas"]["GameId"];
+            side: components["schemas"]["Side"];
+            challenge?: components["schemas"]["Challenge"];
+        };
+        /**
+         * @description The `data` of a `gameFinish` event of `GET /v1/players/me/events`: a
+         *     game of yours ended, however it ended. `result` is null for an
+         *     aborted game; `ratingChange` is null unless your rating moved
+         *     (rounded as everywhere: `change` is `after` − `before`).
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north",
+         *       "status": "finished",
+         *       "result": {
+         *         "winner": "north",
+         *         "reason": "resignation"
+         *       },
+         *       "ratingChange": {
+         *         "before": 1500,
+         *         "after": 1662,
+         *         "change": 162
+         *       }
+         *     }
+         */
+        PlayerGameFinishEvent: {
+            gameId: components["schemas"]["GameId"];
+            side: components["schemas"]["Side"];
+            status: components["schemas"]["GameStatus"];
+            result: components["schemas"]["Result"];
+            ratingChange: components["schemas"]["NullableRatingChange"];
+        };
+        /**
+         * @description The `data` of the `challenge`, `challengeCanceled` and
+         *     `challengeDeclined` events of `GET /v1/players/me/events`: the
+         *     challenge as it stands, and for a decline its `reason`.
+         * @example {
+         *       "challenge": {
+         *         "id": "q9Zx0b7LmN3kR2aT",
+         *         "status": "declined",
+         *         "from": {
+         *           "id": "bV3kQ9xZ2mTa",
+         *           "name": "Adebayo"
+         *         },
+         *         "to": {
+         *           "id": "Zq2m9PxY4kTb",
+         *           "name": "Ngozi"
+         *         },
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 300,
+         *           "incrementSeconds": 3
+         *         },
+         *         "rated": false,
+         *         "seat": "random",
+         *         "rules": {
+         *           "captureSeed": "taken",
+         *           "leftovers": "last_mover"
+         *         },
+         *         "position": null,
+         *         "rematchOf": null,
+         *         "reason": "tooFast",
+         *         "createdAt": "2026-03-01T12:00:00Z",
+         *         "expiresAt": "2026-03-01T12:01:00Z",
+         *         "game": null,
+         *         "side": null
+         *       },
+         *       "reason": "tooFast"
+         *     }
+         */
+        PlayerChallengeEvent: {
+            challenge: components["schemas"]["Challenge"];
+            reason?: components["schemas"]["DeclineReason"];
+        };
+        /**
+         * @description The `data` of the `seek` (on connection: an open seek of yours),
+         *     `seekMatched` and `seekExpired` events of `GET
+         *     /v1/players/me/events`: the seek as it stands, and once matched
+         *     the game and your side in it.
+         * @example {
+         *       "seek": {
+         *         "id": "k3Jd9sQm2LpX0aZq",
+         *         "status": "matched",
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "seat": "random",
+         *         "ratingRange": null,
+         *         "createdAt": "2026-03-01T12:00:00Z",
+         *         "expiresAt": "2026-03-01T12:01:00Z",
+         *         "game": "Xq3v9w0bHk2mP1aZ",
+         *         "side": "north"
+         *       },
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north"
+         *     }
+         */
+        PlayerSeekEvent: {
+            seek: components["schemas"]["Seek"];
+            gameId?: components["schemas"]["GameId"];
+            side?: components["schemas"]["Side"];
+        };
+        /**
          * @description A page of a game's history.
          * @example {
          *       "moves": [
@@ -3580,6 +3808,315 @@ export interface components {
              *     ]
              */
             moves: components["schemas"]["Pit"][];
+        };
+        /**
+         * @description A game record to review: the moves (pit numbers, players
+         *     alternating, starting with `start.toMove`), an optional start
+         *     position (default: the opening position) and optional rule options.
+         * @example {
+         *       "moves": [
+         *         0,
+         *         6,
+         *         1
+         *       ]
+         *     }
+         */
+        ReviewRequest: {
+            start?: components["schemas"]["Position"];
+            rules?: components["schemas"]["Rules"];
+            /**
+             * @description The pits played, in order; at least one, at most 80.
+             * @example [
+             *       0,
+             *       6,
+             *       1
+             *     ]
+             */
+            moves: components["schemas"]["Pit"][];
+        };
+        /**
+         * @description A stored game's review as it stands.
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "state": "running",
+         *       "progress": {
+         *         "done": 12,
+         *         "total": 42
+         *       }
+         *     }
+         */
+        GameReview: {
+            gameId: components["schemas"]["GameId"];
+            /**
+             * @description Queued for a worker, being computed, or done.
+             * @example running
+             * @enum {string}
+             */
+            state: "queued" | "running" | "done";
+            /**
+             * @description Plies reviewed so far, of all the game's plies.
+             * @example {
+             *       "done": 12,
+             *       "total": 42
+             *     }
+             */
+            progress: {
+                /** @example 12 */
+                done: number;
+                /** @example 42 */
+                total: number;
+            };
+            review?: components["schemas"]["Review"];
+        };
+        /**
+         * @description The engine's review of a game: one entry per ply and a summary per
+         *     side. Scores are in seeds for the side that moved, as
+         *     `/v1/analyze` scores: the final seed difference with best play
+         *     where `exact`, the search's estimate elsewhere.
+         * @example {
+         *       "plies": [
+         *         {
+         *           "ply": 1,
+         *           "side": "south",
+         *           "pit": 0,
+         *           "best": [
+         *             0
+         *           ],
+         *           "scoreBefore": 2,
+         *           "scoreAfter": 2,
+         *           "exactBefore": false,
+         *           "exactAfter": false,
+         *           "loss": 0,
+         *           "class": "best",
+         *           "forced": false,
+         *           "depth": 14,
+         *           "source": "search"
+         *         },
+         *         {
+         *           "ply": 2,
+         *           "side": "north",
+         *           "pit": 6,
+         *           "best": [
+         *             9
+         *           ],
+         *           "scoreBefore": -1,
+         *           "scoreAfter": -4,
+         *           "exactBefore": false,
+         *           "exactAfter": false,
+         *           "loss": 3,
+         *           "class": "inaccuracy",
+         *           "forced": false,
+         *           "depth": 13,
+         *           "source": "search"
+         *         }
+         *       ],
+         *       "south": {
+         *         "accuracy": 100,
+         *         "moves": 1,
+         *         "counts": {
+         *           "best": 1,
+         *           "good": 0,
+         *           "inaccuracy": 0,
+         *           "mistake": 0,
+         *           "blunder": 0
+         *         }
+         *       },
+         *       "north": {
+         *         "accuracy": 57.14,
+         *         "moves": 1,
+         *         "counts": {
+         *           "best": 0,
+         *           "good": 0,
+         *           "inaccuracy": 1,
+         *           "mistake": 0,
+         *           "blunder": 0
+         *         }
+         *       },
+         *       "nodesPerPly": 400000
+         *     }
+         */
+        Review: {
+            /**
+             * @description One entry per move, in order.
+             * @example [
+             *       {
+             *         "ply": 1,
+             *         "side": "south",
+             *         "pit": 0,
+             *         "best": [
+             *           0
+             *         ],
+             *         "scoreBefore": 2,
+             *         "scoreAfter": 2,
+             *         "exactBefore": false,
+             *         "exactAfter": false,
+             *         "loss": 0,
+             *         "class": "best",
+             *         "forced": false,
+             *         "depth": 14,
+             *         "source": "search"
+             *       }
+             *     ]
+             */
+            plies: components["schemas"]["ReviewPly"][];
+            south: components["schemas"]["ReviewSide"];
+            north: components["schemas"]["ReviewSide"];
+            /**
+             * @description The search's budget for each ply outside the endgame table, in nodes.
+             * @example 400000
+             */
+            nodesPerPly: number;
+        };
+        /**
+         * @description The review of one move, against the best moves of its position.
+         * @example {
+         *       "ply": 7,
+         *       "side": "south",
+         *       "pit": 4,
+         *       "best": [
+         *         3
+         *       ],
+         *       "scoreBefore": 4,
+         *       "scoreAfter": -1,
+         *       "exactBefore": true,
+         *       "exactAfter": true,
+         *       "resultBefore": "win",
+         *       "resultAfter": "loss",
+         *       "loss": 5,
+         *       "class": "blunder",
+         *       "mark": "lost_win",
+         *       "forced": false,
+         *       "depth": 0,
+         *       "source": "tablebase"
+         *     }
+         */
+        ReviewPly: {
+            /**
+             * @description The move's number, 1 for the first.
+             * @example 7
+             */
+            ply: number;
+            side: components["schemas"]["Side"];
+            pit: components["schemas"]["Pit"];
+            /**
+             * @description Every move as good as the best, in pit order; the move played is among them when `loss` is 0.
+             * @example [
+             *       3
+             *     ]
+             */
+            best: components["schemas"]["Pit"][];
+            /**
+             * @description The position's score before the move, for the side that moved (its best move's score).
+             * @example 4
+             */
+            scoreBefore: number;
+            /**
+             * @description The move played's score, for the side that moved.
+             * @example -1
+             */
+            scoreAfter: number;
+            /**
+             * @description `scoreBefore` is the true final difference with best play (proven).
+             * @example false
+             */
+            exactBefore: boolean;
+            /**
+             * @description `scoreAfter` is the true final difference with best play (proven).
+             * @example false
+             */
+            exactAfter: boolean;
+            resultBefore?: components["schemas"]["ProvenResult"];
+            resultAfter?: components["schemas"]["ProvenResult"];
+            /**
+             * @description Seeds lost against the best move, `scoreBefore - scoreAfter`.
+             * @example 5
+             */
+            loss: number;
+            /**
+             * @description By `loss`: 0 best, 1 good, 2-3 inaccuracy, 4-6 mistake, 7 or more blunder; a `mark` raises it (see the API guide).
+             * @example mistake
+             * @enum {string}
+             */
+            class: "best" | "good" | "inaccuracy" | "mistake" | "blunder";
+            /**
+             * @description Where a proven result changed hands: `missed_win` a proven win
+             *     before, a proven draw after; `lost_win` a proven win before, a
+             *     proven loss after; `missed_draw` a proven draw before, a proven
+             *     loss after. Absent otherwise.
+             * @example missed_win
+             * @enum {string}
+             */
+            mark?: "missed_win" | "lost_win" | "missed_draw";
+            /**
+             * @description The only legal move; not counted in the accuracy.
+             * @example false
+             */
+            forced: boolean;
+            /**
+             * @description The search's depth; 0 when the endgame table answered.
+             * @example 14
+             */
+            depth: number;
+            /**
+             * @description Where the scores come from, as in `/v1/analyze`.
+             * @example search
+             * @enum {string}
+             */
+            source: "search" | "tablebase";
+        };
+        /**
+         * @description The result with perfect play for the side that moved, where proven; absent otherwise.
+         * @example win
+         * @enum {string}
+         */
+        ProvenResult: "win" | "draw" | "loss";
+        /**
+         * @description One side's summary of the review, over its moves.
+         * @example {
+         *       "accuracy": 87.5,
+         *       "moves": 21,
+         *       "counts": {
+         *         "best": 14,
+         *         "good": 4,
+         *         "inaccuracy": 2,
+         *         "mistake": 1,
+         *         "blunder": 0
+         *       }
+         *     }
+         */
+        ReviewSide: {
+            /**
+             * @description The mean over the side's moves that were not forced of 100 × 4 / (4 + loss), to two decimals: 100 when every move was best.
+             * @example 87.5
+             */
+            accuracy: number;
+            /**
+             * @description The side's moves, forced ones included.
+             * @example 21
+             */
+            moves: number;
+            /**
+             * @description The side's moves by class.
+             * @example {
+             *       "best": 14,
+             *       "good": 4,
+             *       "inaccuracy": 2,
+             *       "mistake": 1,
+             *       "blunder": 0
+             *     }
+             */
+            counts: {
+                /** @example 14 */
+                best: number;
+                /** @example 4 */
+                good: number;
+                /** @example 2 */
+                inaccuracy: number;
+                /** @example 1 */
+                mistake: number;
+                /** @example 0 */
+                blunder: number;
+            };
         };
         /**
          * @description The first illegal move of a record.
@@ -6372,6 +6909,46 @@ export interface components {
                 "application/problem+json": components["schemas"]["GameProblem"];
             };
         };
+        /** @description No game has this id (`not_found`), or nobody has asked for its review (`review_not_found`). */
+        ReviewNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-review_not_found",
+                 *       "title": "No review",
+                 *       "status": 404,
+                 *       "detail": "nobody has asked for this game's review: game Xq3v9w0bHk2mP1aZ",
+                 *       "code": "review_not_found",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/review"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The game is still waiting or in play (`game_not_finished`); a review is never an aid during play. */
+        GameNotFinished: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-game_not_finished",
+                 *       "title": "Game not finished",
+                 *       "status": 409,
+                 *       "detail": "the game is not finished: game Xq3v9w0bHk2mP1aZ is active",
+                 *       "code": "game_not_finished",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/review"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description The game is not in a state that allows this: `stale_ply` (the move
          *     named a ply that is not the current one; `currentPly` says which
@@ -6993,7 +7570,8 @@ export interface components {
          *     `seek_closed` (no longer open), `challenge_closed` (no longer
          *     pending: accepted, declined, cancelled or expired) or
          *     `too_many_seeks` (an open seek of this time control already, or 5
-         *     open seeks). On a creation sent with an `Idempotency-Key`, also
+         *     open seeks) or `already_playing` (a seek with a clock from a player
+         *     playing a game with a clock). On a creation sent with an `Idempotency-Key`, also
          *     `idempotency_key_in_use` (a request with that key is still running:
          *     send it again after `Retry-After` seconds).
          */
@@ -7010,6 +7588,33 @@ export interface components {
                  *       "status": 409,
                  *       "detail": "the challenge is no longer pending: challenge q9Zx0b7LmN3kR2aT is accepted",
                  *       "code": "challenge_closed",
+                 *       "instance": "/v1/challenges/q9Zx0b7LmN3kR2aT/accept"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The challenge cannot start its game: `challenge_closed` (no longer
+         *     pending: accepted, declined, cancelled or expired; of two accepts
+         *     racing, the second) or `challenge_player_playing` (the challenge
+         *     has a clock and its challenger or you are playing a game with a
+         *     clock: nobody plays two at once; the challenge stays pending, so
+         *     it may be accepted once that game is over).
+         */
+        AcceptConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-challenge_player_playing",
+                 *       "title": "A player of the challenge is playing a game with a clock",
+                 *       "status": 409,
+                 *       "detail": "a player of the challenge is playing a game with a clock: challenge q9Zx0b7LmN3kR2aT has a clock and its challenger is playing a game with a clock; it stays pending",
+                 *       "code": "challenge_player_playing",
                  *       "instance": "/v1/challenges/q9Zx0b7LmN3kR2aT/accept"
                  *     }
                  */
@@ -8063,6 +8668,98 @@ export interface operations {
             503: components["responses"]["StreamsFull"];
         };
     };
+    GetGameReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review as it stands. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["ReviewNotFound"];
+            409: components["responses"]["GameNotFinished"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RequestGameReview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The review, done. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            /** @description The review, queued or running. */
+            202: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "gameId": "Xq3v9w0bHk2mP1aZ",
+                     *       "state": "queued",
+                     *       "progress": {
+                     *         "done": 0,
+                     *         "total": 42
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GameReview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["GameNotFinished"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     EvaluateMove: {
         parameters: {
             query?: never;
@@ -8291,6 +8988,54 @@ export interface operations {
             422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    ReviewRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "moves": [
+                 *         0,
+                 *         6,
+                 *         1
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["ReviewRequest"];
+            };
+        };
+        responses: {
+            /** @description The review. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Review"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     GetLivez: {
@@ -9896,7 +10641,7 @@ export interface operations {
             401: components["responses"]["PlayerUnauthorized"];
             403: components["responses"]["LobbyForbidden"];
             404: components["responses"]["LobbyNotFound"];
-            409: components["responses"]["LobbyConflict"];
+            409: components["responses"]["AcceptConflict"];
             422: components["responses"]["LobbyRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -9981,7 +10726,7 @@ export interface operations {
             };
             401: components["responses"]["PlayerUnauthorized"];
             404: components["responses"]["GameNotFound"];
-            409: components["responses"]["LobbyConflict"];
+            409: components["responses"]["AcceptConflict"];
             422: components["responses"]["LobbyRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -180,6 +180,20 @@ export async function resign(id, token) {
 }
 
 /**
+ * Asks for a finished game's engine review (the server computes it once, in
+ * the background) and answers it as it stands: {state: queued|running|done,
+ * progress: {done, total}, review?: {plies, south, north}}.
+ */
+export async function requestReview(id) {
+  return call('POST', `/v1/games/${enc(id)}/review`);
+}
+
+/** A game's review as it stands, once asked for (see requestReview). */
+export async function getReview(id) {
+  return call('GET', `/v1/games/${enc(id)}/review`);
+}
+
+/**
  * Offers a draw for the token's seat, or accepts the other side's standing
  * offer (offer true); refuses the other side's offer or withdraws one's own
  * (offer false). Answers the game: its offers, or the draw by agreement.
@@ -353,7 +367,9 @@ export async function createSeek({ timeControl, rated = false, seat: side = 'ran
 
 /** Cancels one's own open seek (409 seek_closed once matched: it has its game). */
 export async function cancelSeek(id) {
-  return call('DELETE', `/v1/seeks/${enc(id)}`, { asPlayer: true });
+  const answer = await call('DELETE', `/v1/seeks/${enc(id)}`, { asPlayer: true });
+  playerStream.standing.delete(`s:${id}`); // the player's stream says nothing of it
+  return answer;
 }
 
 /** The open seeks, newest first: [{id, player: {id, name}, rating, provisional, timeControl, rated, seat}]. */
@@ -382,48 +398,94 @@ export function followLobby(onEvent) {
 export const playerEventNames = ['gameStart', 'gameFinish', 'challenge', 'challengeCanceled', 'challengeDeclined', 'seekMatched', 'seekExpired', 'seek'];
 
 /**
- * Follows this browser's player's own event stream. An EventSource cannot
- * send the Player-Token, so each connection asks first for a single-use
- * ticket; as a ticket opens one connection only, a dropped stream is opened
- * again here with a fresh ticket (the last event's id resumes it), not by
- * the browser; the new connection starts with how things stand again (a
- * gameStart for each game in play, a seek for each open seek).
- * onEvent({type, data}) for each event. Returns a function that
- * closes the stream.
+ * Follows this browser's player's own event stream: onEvent({type, data})
+ * for each event. Returns a function that stops following.
+ *
+ * A page holds one stream however many parts of it follow (the challenges
+ * banner, the lobby, a game): browsers keep few connections to one server
+ * over HTTP/1.1 (six), and every stream holds one for as long as it is
+ * open. A part that follows later hears first how things stand, as a new
+ * connection would tell it (a gameStart for each game in play, a challenge
+ * for each pending challenge, a seek for each open seek), kept up to date
+ * by the events since.
+ *
+ * An EventSource cannot send the Player-Token, so each connection asks
+ * first for a single-use ticket; as a ticket opens one connection only, a
+ * dropped stream is opened again here with a fresh ticket, not by the
+ * browser; the new connection starts with how things stand again.
  */
 export function followPlayer(onEvent) {
-  let es = null;
-  let closed = false;
-  let timer = null;
-  const open = async () => {
-    if (closed) return;
-    let ticket;
-    try {
-      ticket = (await call('POST', '/v1/players/me/events/tickets', { asPlayer: true })).ticket;
-    } catch {
-      timer = setTimeout(open, 3000);
-      return;
-    }
-    if (closed) return;
-    es = new EventSource(`/v1/players/me/events?ticket=${enc(ticket)}`);
-    const handler = (ev) => {
-      let data = null;
-      try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
-      onEvent({ type: ev.type, data });
-    };
-    for (const name of playerEventNames) es.addEventListener(name, handler);
-    es.onerror = () => {
-      // The ticket is spent: reconnect with a fresh one, not the browser's way.
-      es.close();
-      if (!closed) timer = setTimeout(open, 2000);
-    };
-  };
-  open();
+  const s = playerStream;
+  const follower = { onEvent };
+  s.followers.add(follower);
+  const standing = [...s.standing.values()];
+  if (standing.length) {
+    queueMicrotask(() => {
+      for (const ev of standing) if (s.followers.has(follower)) onEvent(ev);
+    });
+  }
+  if (!s.es && !s.opening && !s.timer) openPlayerStream();
   return () => {
-    closed = true;
-    clearTimeout(timer);
-    if (es) es.close();
+    s.followers.delete(follower);
+    if (s.followers.size) return;
+    clearTimeout(s.timer);
+    s.timer = null;
+    if (s.es) s.es.close();
+    s.es = null;
+    s.standing.clear();
   };
+}
+
+// The page's one player stream: its followers, and how things stand (key →
+// event) for a follower that comes later.
+const playerStream = { es: null, opening: false, timer: null, followers: new Set(), standing: new Map() };
+
+async function openPlayerStream() {
+  const s = playerStream;
+  s.timer = null;
+  if (!s.followers.size) return;
+  s.opening = true;
+  let ticket;
+  try {
+    ticket = (await call('POST', '/v1/players/me/events/tickets', { asPlayer: true })).ticket;
+  } catch {
+    ticket = null;
+  }
+  s.opening = false;
+  if (!s.followers.size) return;
+  if (!ticket) {
+    s.timer = setTimeout(openPlayerStream, 3000);
+    return;
+  }
+  const es = new EventSource(`/v1/players/me/events?ticket=${enc(ticket)}`);
+  s.es = es;
+  es.onopen = () => s.standing.clear(); // the connection tells it afresh
+  const handler = (ev) => {
+    let data = null;
+    try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
+    const event = { type: ev.type, data };
+    keepStanding(s.standing, event);
+    for (const f of [...s.followers]) f.onEvent(event);
+  };
+  for (const name of playerEventNames) es.addEventListener(name, handler);
+  es.onerror = () => {
+    // The ticket is spent: reconnect with a fresh one, not the browser's way.
+    es.close();
+    if (s.es === es) s.es = null;
+    if (s.followers.size && !s.timer) s.timer = setTimeout(openPlayerStream, 2000);
+  };
+}
+
+/** Updates how things stand (games in play, pending challenges, open seeks) by an event. */
+function keepStanding(standing, { type, data }) {
+  if (!data) return;
+  const c = data.challenge;
+  if (type === 'gameStart' && data.gameId) standing.set(`g:${data.gameId}`, { type, data });
+  if (type === 'gameFinish' && data.gameId) standing.delete(`g:${data.gameId}`);
+  if (type === 'challenge' && c?.id && c.status === 'pending') standing.set(`c:${c.id}`, { type, data });
+  if ((type === 'challengeCanceled' || type === 'challengeDeclined' || type === 'gameStart') && c?.id) standing.delete(`c:${c.id}`);
+  if (type === 'seek' && data.seek?.id) standing.set(`s:${data.seek.id}`, { type, data });
+  if ((type === 'seekMatched' || type === 'seekExpired') && data.seek?.id) standing.delete(`s:${data.seek.id}`);
 }
 
 /**
@@ -433,6 +495,35 @@ export function followPlayer(onEvent) {
  */
 export async function rematch(id) {
   return call('POST', `/v1/games/${enc(id)}/rematch`, { asPlayer: true });
+}
+
+// ---- Challenges: to a named player, answered from the player's stream ----
+
+/**
+ * Challenges player `to` as this browser's player: {timeControl, rated}.
+ * Answers the Challenge {id, status: 'pending', from, to, timeControl,
+ * rated, ...}; the challenged player hears of it on their event stream.
+ */
+export async function createChallenge({ to, timeControl, rated = false }) {
+  return call('POST', '/v1/challenges', { body: { to, timeControl, rated }, asPlayer: true });
+}
+
+/** Accepts a challenge: the Challenge, `accepted`, with its `game`. */
+export async function acceptChallenge(id) {
+  return call('POST', `/v1/challenges/${enc(id)}/accept`, { asPlayer: true });
+}
+
+/** The reasons a challenge may be declined with (DeclineReason), in the order offered. */
+export const DECLINE_REASONS = ['generic', 'later', 'tooFast', 'tooSlow', 'timeControl', 'rated', 'casual'];
+
+/** Declines a challenge with one of DECLINE_REASONS: the Challenge, `declined`. */
+export async function declineChallenge(id, reason = 'generic') {
+  return call('POST', `/v1/challenges/${enc(id)}/decline`, { body: { reason }, asPlayer: true });
+}
+
+/** Withdraws one's own pending challenge. */
+export async function cancelChallenge(id) {
+  return call('DELETE', `/v1/challenges/${enc(id)}`, { asPlayer: true });
 }
 
 // ---- Shapes: the API's answers as the page uses them ----

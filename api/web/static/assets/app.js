@@ -10,6 +10,8 @@
 //   #/player[/ID]      this browser's player's profile, or anyone's
 //   #/leaderboard[/C]  the best players of category C (live by default)
 //   #/lobby            seek a game against another player, the open seeks
+// Besides the views, a banner under the header shows the challenges to and
+// from the player wherever it is (challenges.js).
 // A game or puzzle that cannot be shown (none by that id or day, a server
 // that does not answer) gets a page that says why and offers a way on.
 
@@ -20,6 +22,7 @@ import * as saved from './store.js';
 import * as player from './player.js';
 import { ProfileView, LeaderboardView } from './profile.js';
 import { LobbyView } from './lobby.js';
+import { ChallengeBanner } from './challenges.js';
 
 const main = document.getElementById('main');
 const announcer = document.getElementById('announce');
@@ -206,7 +209,7 @@ async function route() {
       case 'player': {
         setNav(arg && arg !== saved.player()?.id ? '' : 'profile');
         const node = mount('tpl-profile');
-        view = new ProfileView(node);
+        view = new ProfileView(node, app);
         await view.start(arg);
         break;
       }
@@ -418,3 +421,7 @@ window.addEventListener('hashchange', route);
 // The player is made on the first visit, quietly, while the page loads.
 player.token();
 route();
+// Challenges to and from the player show wherever it is, for as long as
+// the page is open (its event stream also keeps its clock challenges alive).
+app.challenges = new ChallengeBanner(document.getElementById('challenges'));
+app.challenges.start();

@@ -10,6 +10,9 @@ import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 import { ratingText, signed } from './ratings.js';
 
+/** The marks a reviewed move gets after it in the move list, by class. */
+const REVIEW_MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+
 /** Whether a game is over: finished with a result, or aborted with none. */
 export const isOver = (g) => g.status === 'finished' || g.status === 'aborted';
 
@@ -36,6 +39,7 @@ export class GameView {
     this.$('.resign').addEventListener('click', () => this.resign());
     this.$('.copy').addEventListener('click', () => this.copyLink());
     this.$('.rematch').addEventListener('click', () => this.rematch());
+    this.$('.review').addEventListener('click', () => this.startReview());
     this.$('.offer-draw').addEventListener('click', () => this.answer('draw', true));
     this.$('.ask-takeback').addEventListener('click', () => this.answer('takeback', true));
     this.$('.offers').addEventListener('click', (ev) => {
@@ -435,7 +439,14 @@ export class GameView {
       b.dataset.ply = String(m.ply);
       b.dataset.side = m.side;
       b.textContent = shortMove(m);
-      const words = describeMove(m, m.side);
+      let words = describeMove(m, m.side);
+      const r = this.review?.plies?.[m.ply];
+      if (r) {
+        // The engine's verdict: a mark after the move, and why in its title.
+        b.dataset.class = r.class;
+        b.textContent += REVIEW_MARKS[r.class] || '';
+        words += ` (${r.class}${r.loss ? `, ${r.loss} seed${r.loss === 1 ? '' : 's'} lost; best ${r.best.map((p) => pitLabel(p)).join(' or ')}` : ''}${r.mark ? `, ${r.mark.replace('_', ' ')}` : ''})`;
+      }
       b.title = words;
       b.setAttribute('aria-label', `Move ${i + 1}: ${words}`);
       if (i + 1 === current) b.setAttribute('aria-current', 'step');
@@ -462,6 +473,37 @@ export class GameView {
       const r = at.getBoundingClientRect();
       if (r.bottom > box.bottom) ol.scrollTop += r.bottom - box.bottom;
       else if (r.top < box.top) ol.scrollTop -= box.top - r.top;
+    }
+  }
+
+  // ---- The engine's review of a finished game ----
+
+  /** Asks for the review, polls it until it is done, then marks the move list and sums up each side. */
+  async startReview() {
+    const button = this.$('.review');
+    const summary = this.$('.review-summary');
+    button.disabled = true;
+    summary.hidden = false;
+    try {
+      let st = await api.requestReview(this.id);
+      while (st.state !== 'done' && !this.closed) {
+        summary.textContent = `Reviewing… ${st.progress.done} of ${st.progress.total} moves`;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        st = await api.getReview(this.id);
+      }
+      if (this.closed) return;
+      this.review = st.review;
+      const side = (name) => {
+        const s = st.review[name];
+        const c = s.counts;
+        return `${sideName(name)} ${s.accuracy.toFixed(1)}% (${c.inaccuracy} inaccuracies, ${c.mistake} mistakes, ${c.blunder} blunders)`;
+      };
+      summary.textContent = `Accuracy: ${side('south')} · ${side('north')}`;
+      button.hidden = true;
+      this.drawHistory();
+    } catch (err) {
+      summary.textContent = err instanceof api.ApiError ? err.detail : String(err);
+      button.disabled = false;
     }
   }
 

@@ -8,6 +8,11 @@ import * as saved from './store.js';
 import * as player from './player.js';
 import { plural } from './board.js';
 import { CATEGORY_NAMES, ratingText, signed, ratingSeries, drawRatingChart, chartLegend } from './ratings.js';
+import { SEEK_PRESETS } from './lobby.js';
+import { timeControlName } from './game.js';
+
+/** The time a challenge from a profile offers first: the lobby's quick pairing's. */
+const CHALLENGE_DEFAULT = '5+3';
 
 // The chart reads this many of the newest results of each history.
 const HISTORY_PAGES = 3;
@@ -47,14 +52,41 @@ async function pages(page) {
 }
 
 export class ProfileView {
-  constructor(root) {
+  /** app.challenges, if any, is told of a challenge sent from here (challenges.js). */
+  constructor(root, app = {}) {
     this.root = root;
+    this.app = app;
     this.closed = false;
     this.$ = (sel) => root.querySelector(sel);
     this.$('.rename').addEventListener('submit', (ev) => {
       ev.preventDefault();
       this.rename();
     });
+    const time = this.$('.challenge select[name=time]');
+    time.replaceChildren(...Object.entries(SEEK_PRESETS).map(([key, tc]) => el('option', { value: key, textContent: timeControlName(tc), selected: key === CHALLENGE_DEFAULT })));
+    this.$('.challenge').addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      this.challenge();
+    });
+  }
+
+  /** Challenges the player shown, with the form's time control and rated switch. */
+  async challenge() {
+    const form = this.$('.challenge');
+    const status = this.$('.challenge-status');
+    const button = form.querySelector('button');
+    button.disabled = true;
+    status.classList.remove('problem');
+    try {
+      const timeControl = SEEK_PRESETS[form.elements.time.value];
+      const c = await api.createChallenge({ to: this.player.id, timeControl, rated: form.elements.rated.checked });
+      this.app.challenges?.sent(c);
+      status.textContent = `Challenge sent: ${timeControlName(timeControl)}, ${c.rated ? 'rated' : 'casual'}. The game opens when ${this.player.name} accepts.`;
+    } catch (err) {
+      status.textContent = err instanceof api.ApiError ? err.detail : String(err);
+      status.classList.add('problem');
+    }
+    button.disabled = false;
   }
 
   close() {
@@ -70,6 +102,11 @@ export class ProfileView {
       id = mine.id;
     }
     this.own = id === mine?.id;
+    // Another player's profile: this browser's player, made now on a first
+    // visit, may challenge them.
+    if (!this.own && !mine) mine = await player.mine();
+    if (this.closed) return;
+    this.$('.challenge').hidden = this.own || !mine;
     this.root.dataset.state = 'busy';
     let p;
     try {
