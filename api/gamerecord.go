@@ -6,6 +6,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"mime"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 // recordOf writes game g, with its moves (all of them, in order), as a
@@ -101,13 +104,69 @@ func terminationOf(r engine.EndReason) string {
 	return record.TermNormal
 }
 
-// gameRecord reads game g's moves and writes its record.
-func (s *Server) gameRecord(ctx context.Context, g *games.Game) (string, error) {
+// gameRecord reads game g's moves and writes its record; a finished game's
+// done review, when there is one, goes in as comments and tags (reviewed
+// says so: the game's version does not change when its review lands).
+func (s *Server) gameRecord(ctx context.Context, g *games.Game) (text string, reviewed bool, err error) {
 	ms, err := s.games.Moves(ctx, g.ID, 0, len(g.History))
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return recordOf(g, ms).String(), nil
+	rec := recordOf(g, ms)
+	if g.Status == games.Finished {
+		st, err := s.reviews.Get(ctx, g.ID)
+		switch {
+		case err == nil && st.Review != nil:
+			reviewed = annotate(rec, st.Review)
+		case err == nil, errors.Is(err, review.ErrNotRequested), errors.Is(err, ErrNotReady):
+			// No review yet, or none on this server: the record without.
+		default:
+			return "", false, err
+		}
+	}
+	return rec.String(), reviewed, nil
+}
+
+// annotate adds a review to a record: each move's class, best moves, loss
+// and scores in its comment (after its clock), each side's accuracy in a
+// tag. A review whose plies are not the record's moves adds nothing, and
+// annotate reports false.
+func annotate(rec *record.Record, rv *review.Review) bool {
+	if len(rv.Plies) != len(rec.Moves) {
+		return false
+	}
+	for i, p := range rv.Plies {
+		if p.Ply != i+1 || p.Pit != rec.Moves[i].Pit {
+			return false
+		}
+	}
+	for i, p := range rv.Plies {
+		var best []string
+		for _, b := range p.Best {
+			best = append(best, string(record.PitLetter(b)))
+		}
+		c := fmt.Sprintf("%s; best %s; loss %d; score %+d to %+d", p.Class, strings.Join(best, "/"), p.Loss, p.Before, p.After)
+		if p.ExactBefore && p.ExactAfter {
+			c += " exact"
+		}
+		if p.Mark != review.NoMark {
+			c += "; " + p.Mark.String()
+		}
+		rec.Moves[i].Comment = c
+	}
+	// Before the tags of the end, which close the roster.
+	tags := make([]record.Tag, 0, len(rec.Tags)+2)
+	for _, t := range rec.Tags {
+		if t.Name == record.TagTermination {
+			for side, name := range []string{"SouthAccuracy", "NorthAccuracy"} {
+				a := rv.Sides[side].Accuracy
+				tags = append(tags, record.Tag{Name: name, Value: fmt.Sprintf("%d.%02d", a/100, a%100)})
+			}
+		}
+		tags = append(tags, t)
+	}
+	rec.Tags = tags
+	return true
 }
 
 // wantsRecord reports whether an Accept header prefers the record notation

@@ -9,6 +9,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/review"
 )
 
 func TestWantsRecord(t *testing.T) {
@@ -110,4 +111,81 @@ func mustPosition(t *testing.T, p oapi.Position) engine.Position {
 		t.Fatal(err)
 	}
 	return pos
+}
+
+// TestAnnotate: a review goes into a record as each move's comment and each
+// side's accuracy tag, and the record still reads and replays; a review of
+// other moves adds nothing.
+func TestAnnotate(t *testing.T) {
+	rec, err := record.Parse("[Termination \"resignation\"]\n[Winner \"north\"]\n[Result \"0-0\"]\n\n1. e {[%emt 0:00:02]} 0-0\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := &review.Review{Plies: []review.Ply{{Ply: 1, Side: engine.South, Pit: 4, Best: []int{0, 2}, Before: 3, After: -1, Loss: 4, Class: review.Mistake}}}
+	rv.Sides[engine.South].Accuracy = 5000
+	rv.Sides[engine.North].Accuracy = 10000
+	other := *rec
+	other.Moves = append([]record.Move(nil), rec.Moves...)
+	if !annotate(rec, rv) {
+		t.Fatal("annotate refused a review of the record's moves")
+	}
+	want := "[SouthAccuracy \"50.00\"]\n[NorthAccuracy \"100.00\"]\n[Termination \"resignation\"]\n[Winner \"north\"]\n[Result \"0-0\"]\n\n" +
+		"1. e {[%emt 0:00:02] mistake; best a/c; loss 4; score +3 to -1} 0-0\n"
+	if got := rec.String(); got != want {
+		t.Fatalf("annotated:\n%s\nwant:\n%s", got, want)
+	}
+	back, err := record.Parse(want)
+	if err != nil || back.String() != want {
+		t.Fatalf("read back: %v", err)
+	}
+	if _, err := record.Check(back); err != nil {
+		t.Fatal(err)
+	}
+	rv.Plies[0].Pit = 5
+	if annotate(&other, rv) || other.Moves[0].Comment != "" || len(other.Tags) != 3 {
+		t.Fatalf("a review of other moves went in: %s", other.String())
+	}
+}
+
+// TestGameRecordWithReview: a finished game's record carries its review once
+// it is done, and not before.
+func TestGameRecordWithReview(t *testing.T) {
+	gs, svc := newReviewServer(t, Options{})
+	game, tokens := gs.twoSeats()
+	for range 3 {
+		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
+		gs.expect(a, http.StatusCreated, "")
+		var pa oapi.PlayMoveAnswer
+		a.decode(t, &pa)
+		game = pa.Game
+	}
+	gs.expect(gs.must(http.MethodPost, "/v1/games/"+game.Id+"/resign", tokens[0], nil, nil), http.StatusOK, "")
+	accept := map[string]string{"Accept": record.MediaType}
+	read := func() string {
+		t.Helper()
+		a := gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, accept)
+		gs.expect(a, http.StatusOK, "")
+		rec, err := record.Parse(string(a.body))
+		if err != nil {
+			t.Fatalf("%v\n%s", err, a.body)
+		}
+		if _, err := record.Check(rec); err != nil {
+			t.Fatalf("%v\n%s", err, a.body)
+		}
+		return string(a.body)
+	}
+	if text := read(); strings.Contains(text, "Accuracy") {
+		t.Fatalf("a review before any was asked for:\n%s", text)
+	}
+	gs.expect(gs.must(http.MethodPost, "/v1/games/"+game.Id+"/review", "", nil, nil), http.StatusAccepted, "")
+	if did, err := svc.Step(t.Context()); !did || err != nil {
+		t.Fatalf("step: %v, %v", did, err)
+	}
+	if text := read(); !strings.Contains(text, "[SouthAccuracy ") || strings.Count(text, "; best ") != 3 {
+		t.Fatalf("no review in the record:\n%s", text)
+	}
+	a := gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, accept)
+	if etag := a.header.Get("ETag"); !strings.HasSuffix(etag, `-record-reviewed"`) {
+		t.Fatalf("ETag %q once the review is in", etag)
+	}
 }

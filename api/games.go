@@ -202,18 +202,24 @@ func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oa
 	}
 	etag, vary := gameETag(g.Version), "Accept"
 	asRecord := wantsRecord(callerOf(ctx).accept)
+	var text string
 	if asRecord {
+		// The record is written before the ETag is known: a review that
+		// lands changes the record, not the game's version.
+		var reviewed bool
+		if text, reviewed, err = s.gameRecord(ctx, &g); err != nil {
+			return nil, err
+		}
 		etag = strings.TrimSuffix(etag, `"`) + `-record"`
+		if reviewed {
+			etag = strings.TrimSuffix(etag, `"`) + `-reviewed"`
+		}
 	}
 	if notModified(req.Params.IfNoneMatch, etag) {
 		return oapi.GetGame304Response{Headers: oapi.GetGame304ResponseHeaders{ETag: &etag}}, nil
 	}
 	headers := oapi.GetGame200ResponseHeaders{ETag: &etag, Vary: &vary}
 	if asRecord {
-		text, err := s.gameRecord(ctx, &g)
-		if err != nil {
-			return nil, err
-		}
 		return oapi.GetGame200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text), ContentLength: int64(len(text)), Headers: headers}, nil
 	}
 	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: headers}, nil

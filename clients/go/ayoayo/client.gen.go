@@ -5477,7 +5477,9 @@ type ClientInterface interface {
 	// whole record in the text notation of docs/notation.md instead: tags
 	// (players, ratings, time control, rules, start, result), every move
 	// with its captures and clock comments. Any game has one, in play or
-	// over; its `ETag` is the version with `-record` after it.
+	// over; a finished game's done review goes in as tags and comments.
+	// Its `ETag` is the version with `-record` after it (and `-reviewed`
+	// once the review is in).
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6921,7 +6923,9 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // whole record in the text notation of docs/notation.md instead: tags
 // (players, ratings, time control, rules, start, result), every move
 // with its captures and clock comments. Any game has one, in play or
-// over; its `ETag` is the version with `-record` after it.
+// over; a finished game's done review goes in as tags and comments.
+// Its `ETag` is the version with `-record` after it (and `-reviewed`
+// once the review is in).
 //
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -11806,7 +11810,9 @@ type ClientWithResponsesInterface interface {
 	// whole record in the text notation of docs/notation.md instead: tags
 	// (players, ratings, time control, rules, start, result), every move
 	// with its captures and clock comments. Any game has one, in play or
-	// over; its `ETag` is the version with `-record` after it.
+	// over; a finished game's done review goes in as tags and comments.
+	// Its `ETag` is the version with `-record` after it (and `-reviewed`
+	// once the review is in).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19601,7 +19607,9 @@ func (c *ClientWithResponses) CreateGameWithResponse(ctx context.Context, params
 // whole record in the text notation of docs/notation.md instead: tags
 // (players, ratings, time control, rules, start, result), every move
 // with its captures and clock comments. Any game has one, in play or
-// over; its `ETag` is the version with `-record` after it.
+// over; a finished game's done review goes in as tags and comments.
+// Its `ETag` is the version with `-record` after it (and `-reviewed`
+// once the review is in).
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -68,7 +68,9 @@ export interface paths {
          *     whole record in the text notation of docs/notation.md instead: tags
          *     (players, ratings, time control, rules, start, result), every move
          *     with its captures and clock comments. Any game has one, in play or
-         *     over; its `ETag` is the version with `-record` after it.
+         *     over; a finished game's done review goes in as tags and comments.
+         *     Its `ETag` is the version with `-record` after it (and `-reviewed`
+         *     once the review is in).
          */
         get: operations["GetGame"];
         put?: never;
