@@ -44,14 +44,7 @@ func TestGetGameRecord(t *testing.T) {
 	game, tokens := gs.twoSeats()
 	id := game.Id
 	accept := map[string]string{"Accept": record.MediaType}
-	for range 6 {
-		pits := legalPits(t, game.Position)
-		a := gs.must(http.MethodPost, "/v1/games/"+id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": pits[0], "ply": game.Ply}, nil)
-		gs.expect(a, http.StatusCreated, "")
-		var ans oapi.PlayMoveAnswer
-		a.decode(t, &ans)
-		game = ans.Game
-	}
+	game = gs.playFirstLegal(game, tokens, 6)
 	read := func(wantResult string) *record.Record {
 		t.Helper()
 		a := gs.must(http.MethodGet, "/v1/games/"+id, "", nil, accept)
@@ -152,13 +145,7 @@ func TestAnnotate(t *testing.T) {
 func TestGameRecordWithReview(t *testing.T) {
 	gs, svc := newReviewServer(t, Options{})
 	game, tokens := gs.twoSeats()
-	for range 3 {
-		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
-		gs.expect(a, http.StatusCreated, "")
-		var pa oapi.PlayMoveAnswer
-		a.decode(t, &pa)
-		game = pa.Game
-	}
+	game = gs.playFirstLegal(game, tokens, 3)
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+game.Id+"/resign", tokens[0], nil, nil), http.StatusOK, "")
 	accept := map[string]string{"Accept": record.MediaType}
 	read := func() string {
@@ -181,11 +168,33 @@ func TestGameRecordWithReview(t *testing.T) {
 	if did, err := svc.Step(t.Context()); !did || err != nil {
 		t.Fatalf("step: %v, %v", did, err)
 	}
-	if text := read(); !strings.Contains(text, "[SouthAccuracy ") || strings.Count(text, "; best ") != 3 {
+	text := read()
+	rec, _ := record.Parse(text)
+	if _, ok := rec.Get("SouthAccuracy"); !ok || len(rec.Moves) != 3 {
 		t.Fatalf("no review in the record:\n%s", text)
+	}
+	for i, m := range rec.Moves {
+		if !strings.Contains(m.Comment, "; best ") {
+			t.Fatalf("move %d's comment %q has no review:\n%s", i, m.Comment, text)
+		}
 	}
 	a := gs.must(http.MethodGet, "/v1/games/"+game.Id, "", nil, accept)
 	if etag := a.header.Get("ETag"); !strings.HasSuffix(etag, `-record-reviewed"`) {
 		t.Fatalf("ETag %q once the review is in", etag)
 	}
+}
+
+// playFirstLegal plays n moves in game, each the first legal pit, by the
+// seat tokens, and returns the game after them.
+func (gs *gamesServer) playFirstLegal(game oapi.Game, tokens [2]string, n int) oapi.Game {
+	gs.t.Helper()
+	for range n {
+		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)],
+			map[string]int{"pit": legalPits(gs.t, game.Position)[0], "ply": game.Ply}, nil)
+		gs.expect(a, http.StatusCreated, "")
+		var pa oapi.PlayMoveAnswer
+		a.decode(gs.t, &pa)
+		game = pa.Game
+	}
+	return game
 }
