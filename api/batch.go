@@ -155,6 +155,23 @@ func checkLine(schema *openapi3.Schema, line []byte) (oapi.ValidateAnswer, error
 	return validateRecord(req)
 }
 
+// bodyText is a body the document declares as a string: the value the
+// validator read and kept, or else the body read here.
+func bodyText(r io.Reader) (string, error) {
+	if vb, ok := r.(interface{ ValidatedValue() any }); ok {
+		body, _ := vb.ValidatedValue().(string)
+		return body, nil
+	}
+	if r == nil {
+		return "", nil
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return "", newError(ErrInvalidRequest, "reading the request body: %v", err)
+	}
+	return string(data), nil
+}
+
 func lineProblem(n int, err error) batchProblem {
 	p, _ := problemOf(err)
 	return batchProblem{Line: n, Problem: p}
@@ -165,15 +182,9 @@ func lineProblem(n int, err error) batchProblem {
 // the generated NDJSON response, which flushes what it reads: the answers
 // are written to it in pieces of a few KiB.
 func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecordsBatchRequestObject) (oapi.ValidateRecordsBatchResponseObject, error) {
-	var body string
-	if vb, ok := req.Body.(interface{ ValidatedValue() any }); ok {
-		body, _ = vb.ValidatedValue().(string)
-	} else if req.Body != nil {
-		data, err := io.ReadAll(req.Body)
-		if err != nil {
-			return nil, newError(ErrInvalidRequest, "reading the request body: %v", err)
-		}
-		body = string(data)
+	body, err := bodyText(req.Body)
+	if err != nil {
+		return nil, err
 	}
 	lines := strings.Count(body, "\n")
 	if !strings.HasSuffix(body, "\n") {
@@ -197,4 +208,94 @@ func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecord
 		}
 	}()
 	return oapi.ValidateRecordsBatch200ApplicationxNdjsonResponse{Body: pr}, nil
+}
+
+// ValidateTexts is ValidateLines for game records in the text notation
+// (docs/notation.md), one after another: a record ends where its movetext
+// is followed by a blank line or a tag line, or at the end. Each is answered
+// as a line is, its line number the line the record begins on; a record
+// longer than maxRecord bytes is answered body_too_large.
+func ValidateTexts(r io.Reader, w io.Writer, maxRecord int) (BatchCounts, error) {
+	var counts BatchCounts
+	enc := json.NewEncoder(w)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxRecord+1)
+	var (
+		buf       strings.Builder
+		first     int  // the line the record began on; 0 when none has
+		movetext  bool // the record has a movetext line
+		tooLong   bool
+		lineCount int
+	)
+	flush := func() error {
+		if first == 0 {
+			return nil
+		}
+		var answer any
+		if tooLong {
+			counts.Problems++
+			answer = lineProblem(first, newError(httpx.ErrBodyTooLarge, "the record is longer than %d bytes", maxRecord))
+		} else if req, err := requestOfText(buf.String()); err != nil {
+			counts.Problems++
+			answer = lineProblem(first, err)
+		} else if a, err := validateRecord(req); err != nil {
+			counts.Problems++
+			answer = lineProblem(first, err)
+		} else {
+			if a.Valid {
+				counts.Valid++
+			} else {
+				counts.Invalid++
+			}
+			answer = batchAnswer{Line: first, ValidateAnswer: a}
+		}
+		buf.Reset()
+		first, movetext, tooLong = 0, false, false
+		return enc.Encode(answer)
+	}
+	for sc.Scan() {
+		lineCount++
+		line := sc.Text()
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case trimmed == "":
+			if movetext {
+				if err := flush(); err != nil {
+					return counts, err
+				}
+			}
+			continue
+		case strings.HasPrefix(trimmed, "["):
+			if movetext {
+				if err := flush(); err != nil {
+					return counts, err
+				}
+			}
+		default:
+			movetext = true
+		}
+		if first == 0 {
+			first = lineCount
+		}
+		if buf.Len()+len(line)+1 > maxRecord {
+			tooLong = true
+			continue
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			if first == 0 {
+				first = lineCount + 1
+			}
+			tooLong = true
+			if ferr := flush(); ferr != nil {
+				return counts, ferr
+			}
+			return counts, fmt.Errorf("line %d is longer than %d bytes: stopped there", lineCount+1, maxRecord)
+		}
+		return counts, err
+	}
+	return counts, flush()
 }

@@ -305,3 +305,52 @@ func FuzzValidateLines(f *testing.F) {
 		}
 	})
 }
+
+// TestValidateTexts: records in the text notation one after another, each
+// answered as /v1/validate answers it, with the line it begins on.
+func TestValidateTexts(t *testing.T) {
+	input := `[Event "first"]
+
+1. ax2 A 2. b *
+
+[Event "second"]
+
+1. a C *
+
+1. a 1... H
+[Event "fourth"]
+1. ax3
+`
+	var out bytes.Buffer
+	counts, err := ValidateTexts(strings.NewReader(input), &out, DefaultBodyLimit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		line        int
+		valid, prob bool
+		code        string
+	}{
+		{1, true, false, ""},
+		{5, false, false, ""},
+		{9, false, true, "invalid_record"},
+		{10, false, true, "record_mismatch"},
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(want) || counts != (BatchCounts{Valid: 1, Invalid: 1, Problems: 2}) {
+		t.Fatalf("counts %+v, answers:\n%s", counts, out.String())
+	}
+	for i, w := range want {
+		var a struct {
+			Line    int              `json:"line"`
+			Valid   bool             `json:"valid"`
+			Problem *problem.Problem `json:"problem"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &a); err != nil {
+			t.Fatal(err)
+		}
+		if a.Line != w.line || a.Valid != w.valid || (a.Problem != nil) != w.prob || (a.Problem != nil && a.Problem.Code != w.code) {
+			t.Errorf("answer %d: %s, want line %d valid %v code %q", i, lines[i], w.line, w.valid, w.code)
+		}
+	}
+}

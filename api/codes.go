@@ -8,6 +8,7 @@ import (
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/docs"
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
@@ -42,6 +43,7 @@ var answered = []error{
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,
 	gen.ErrFilterUnmet, puzzles.ErrPracticeBusy, puzzles.ErrPracticeTimeout, puzzles.ErrNoPool,
 	gen.ErrUnverified, gen.ErrUnknownVersion,
+	record.ErrSyntax, record.ErrMismatch,
 	review.ErrNotFinished, review.ErrNotRequested, review.ErrTimeout,
 	ErrInternal,
 }

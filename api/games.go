@@ -89,6 +89,7 @@ type caller struct {
 	playerToken string
 	addr        string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
 	head        bool   // a HEAD request: the status and headers are the whole answer
+	accept      string // the Accept header: GET /v1/games/{id} answers the record notation when it asks for it
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -105,7 +106,7 @@ func (s *Server) withCaller(f oapi.StrictHandlerFunc, operation string) oapi.Str
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
 		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), playerToken: strings.TrimSpace(r.Header.Get(PlayerTokenHeader)),
-			addr: c.RealIP(), head: r.Method == http.MethodHead}
+			addr: c.RealIP(), head: r.Method == http.MethodHead, accept: r.Header.Get(echo.HeaderAccept)}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -214,11 +215,29 @@ func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oa
 	if err != nil {
 		return nil, err
 	}
-	etag := gameETag(g.Version)
+	etag, vary := gameETag(g.Version), "Accept"
+	asRecord := wantsRecord(callerOf(ctx).accept)
+	var text string
+	if asRecord {
+		// The record is written before the ETag is known: a review that
+		// lands changes the record, not the game's version.
+		var reviewed bool
+		if text, reviewed, err = s.gameRecord(ctx, &g); err != nil {
+			return nil, err
+		}
+		etag = strings.TrimSuffix(etag, `"`) + `-record"`
+		if reviewed {
+			etag = strings.TrimSuffix(etag, `"`) + `-reviewed"`
+		}
+	}
 	if notModified(req.Params.IfNoneMatch, etag) {
 		return oapi.GetGame304Response{Headers: oapi.GetGame304ResponseHeaders{ETag: &etag}}, nil
 	}
-	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: oapi.GetGame200ResponseHeaders{ETag: &etag}}, nil
+	headers := oapi.GetGame200ResponseHeaders{ETag: &etag, Vary: &vary}
+	if asRecord {
+		return oapi.GetGame200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text), ContentLength: int64(len(text)), Headers: headers}, nil
+	}
+	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: headers}, nil
 }
 
 // ListGameMoves returns a page of the history.

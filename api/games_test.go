@@ -54,6 +54,9 @@ func withGames(opts *Options, st games.Store, gopts games.Options, hopts games.H
 	hub := games.NewHub(st, hopts)
 	gopts.Changed = hub
 	opts.Games, opts.Hub = games.NewService(st, testCPU(), gopts), hub
+	if es, ok := st.(games.ExportStore); ok && opts.Exports == nil {
+		opts.Exports = games.NewExporter(es)
+	}
 }
 
 // newFollowedServer is newGamesServer with the hub's options.

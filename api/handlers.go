@@ -9,6 +9,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 )
@@ -66,14 +67,51 @@ func (s *Server) ListMoves(_ context.Context, req oapi.ListMovesRequestObject) (
 
 // ValidateRecord replays a record; see validateRecord.
 func (s *Server) ValidateRecord(_ context.Context, req oapi.ValidateRecordRequestObject) (oapi.ValidateRecordResponseObject, error) {
-	if req.Body == nil {
+	var vr oapi.ValidateRequest
+	switch {
+	case req.JSONBody != nil:
+		vr = *req.JSONBody
+	case req.Body != nil:
+		text, err := bodyText(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		if vr, err = requestOfText(text); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, errNoBody
 	}
-	a, err := validateRecord(*req.Body)
+	a, err := validateRecord(vr)
 	if err != nil {
 		return nil, err
 	}
 	return oapi.ValidateRecord200JSONResponse(a), nil
+}
+
+// requestOfText reads a record in the text notation as the request it
+// stands for: its start, rules and moves. A record that does not read, or
+// that states what its moves do not do, is an error (ErrSyntax,
+// ErrMismatch); an illegal move is left to validateRecord to answer, as in
+// JSON.
+func requestOfText(text string) (oapi.ValidateRequest, error) {
+	rec, err := record.Parse(text)
+	if err != nil {
+		return oapi.ValidateRequest{}, err
+	}
+	if _, err := record.Check(rec); err != nil {
+		return oapi.ValidateRequest{}, err
+	}
+	start, err := rec.Start()
+	if err != nil {
+		return oapi.ValidateRequest{}, err
+	}
+	rules, err := rec.Rules()
+	if err != nil {
+		return oapi.ValidateRequest{}, err
+	}
+	sp, rr := positionToAPI(start), rulesToAPI(rules)
+	return oapi.ValidateRequest{Start: &sp, Rules: &rr, Moves: rec.Pits()}, nil
 }
 
 // validateRecord replays a record through engine.Game, so the repetition

@@ -14,6 +14,7 @@ import (
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
@@ -374,5 +375,79 @@ func TestCallerlessHandlers(t *testing.T) {
 		if !strings.Contains(src.String(), ") "+op+"(") {
 			t.Errorf("callerless operation %s has no handler in %v", op, files)
 		}
+	}
+}
+
+// TestValidateNotation: /v1/validate reads a record in the text notation as
+// the JSON record it stands for (the same answer, byte for byte), and
+// answers text that is not a record, or that contradicts its moves, with a
+// problem naming the move and what is wrong.
+func TestValidateNotation(t *testing.T) {
+	ts := newTester(t, Options{})
+	finished, err := positionFromAPI(decodeAs[oapi.Position](t, []byte(finishedJSON)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := []struct {
+		name  string
+		rules engine.Rules
+		start *engine.Position
+		moves []int
+	}{
+		{"empty record", engine.Rules{}, nil, nil},
+		{"three moves", engine.Rules{}, nil, []int{0, 6, 1}},
+		{"empty pit at ply 1", engine.Rules{}, nil, []int{0, 8}},
+		{"not your pit at ply 0", engine.Rules{}, nil, []int{6}},
+		{"finished start, a move", engine.Rules{}, &finished, []int{0}},
+		{"ends by repetition", engine.Rules{Leftovers: engine.LeftoversSideOwner}, nil, repetitionRecord},
+	}
+	for _, tt := range same {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &record.Record{Tags: []record.Tag{{Name: record.TagRules, Value: record.RulesTag(tt.rules)}}}
+			req := oapi.ValidateRequest{Moves: tt.moves}
+			rr := rulesToAPI(tt.rules)
+			req.Rules = &rr
+			if tt.start != nil {
+				rec.Set(record.TagStart, tt.start.String())
+				sp := positionToAPI(*tt.start)
+				req.Start = &sp
+			}
+			for _, pit := range tt.moves {
+				rec.Moves = append(rec.Moves, record.Move{Pit: pit})
+			}
+			if req.Moves == nil {
+				req.Moves = []int{}
+			}
+			body, _ := json.Marshal(req)
+			fromJSON := ts.do(http.MethodPost, "/v1/validate", jsonType, string(body))
+			fromText := ts.do(http.MethodPost, "/v1/validate", record.MediaType, rec.String())
+			if fromText.Code != http.StatusOK || fromText.Code != fromJSON.Code || fromText.Body.String() != fromJSON.Body.String() {
+				t.Fatalf("text %d %s\njson %d %s\n%s", fromText.Code, fromText.Body, fromJSON.Code, fromJSON.Body, rec.String())
+			}
+		})
+	}
+	bad := []struct {
+		name, text string
+		status     int
+		code       string
+		detail     string
+	}{
+		{"unknown pit letter", "1. a F 2. g *", 400, "invalid_record", `line 1, move 2.: "g": unknown pit letter 'g'`},
+		{"broken tag", "[Event \"x\"\n\n1. a *", 400, "invalid_record", "line 1: a tag ends with ] on its line"},
+		{"move number out of turn", "1. a\n3. b", 400, "invalid_record", `line 2, move 1...: move number "3." out of turn`},
+		{"wrong capture", "1. ax3", 422, "record_mismatch", "move 1. a captures 2 seeds, the record says 3"},
+		{"wrong result", "[Termination \"agreement\"]\n[Result \"0-0\"]\n\n1. a 0-0", 422, "record_mismatch", "the moves leave the captures at 2-0"},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.do(http.MethodPost, "/v1/validate", record.MediaType, tt.text)
+			var p problem.Problem
+			if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil || rec.Code != tt.status || p.Code != tt.code || !strings.Contains(p.Detail, tt.detail) {
+				t.Fatalf("%d %s, want %d %s with %q", rec.Code, rec.Body, tt.status, tt.code, tt.detail)
+			}
+		})
+	}
+	if rec := ts.do(http.MethodPost, "/v1/validate", "text/plain", "1. a"); rec.Code != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain: %d %s", rec.Code, rec.Body)
 	}
 }

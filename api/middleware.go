@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
+	"github.com/ayoayo/ayoayo/api/record"
 )
 
 // problems answers every error returned below it as problem+json, so the
@@ -133,6 +134,15 @@ var requireJSON = httpx.RequireMediaType(echo.MIMEApplicationJSON, func(mt strin
 	return mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
 })
 
+// requireJSONOrRecord is requireJSON for /v1/validate, which reads a
+// record in the text notation too.
+var requireJSONOrRecord = httpx.RequireMediaType(echo.MIMEApplicationJSON+" or "+record.MediaType, func(mt string) bool {
+	return mt == record.MediaType || mt == echo.MIMEApplicationJSON || (strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+})
+
+// validateOperation is POST /v1/validate.
+const validateOperation = "ValidateRecord"
+
 // requireNDJSON is requireJSON for /v1/validate/batch.
 var requireNDJSON = httpx.RequireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
 
@@ -152,6 +162,8 @@ func (s *Server) validators() (map[string]echo.MiddlewareFunc, error) {
 	// the handler, against the schema of one record): kin-openapi's own
 	// decoder of a body that is a file.
 	openapi3filter.RegisterBodyDecoder(MIMEApplicationNDJSON, openapi3filter.FileBodyDecoder)
+	// So is a game record in the text notation: package record reads it.
+	openapi3filter.RegisterBodyDecoder(record.MediaType, openapi3filter.FileBodyDecoder)
 	spec := new(openapi3.T) // the document without its servers: match paths, not hosts
 	*spec = *s.spec
 	spec.Servers = nil

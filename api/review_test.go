@@ -38,13 +38,7 @@ func TestGameReviewHTTP(t *testing.T) {
 	gs.expect(gs.must(http.MethodGet, "/v1/games/nosuchgame000000/review", "", nil, nil), http.StatusNotFound, "not_found")
 	gs.expect(gs.must(http.MethodPost, path, "", nil, nil), http.StatusConflict, "game_not_finished")
 	gs.expect(gs.must(http.MethodGet, path, "", nil, nil), http.StatusConflict, "game_not_finished")
-	for range 3 {
-		a := gs.must(http.MethodPost, "/v1/games/"+game.Id+"/moves", tokens[sideIndex(game.Position.ToMove)], map[string]int{"pit": legalPits(t, game.Position)[0], "ply": game.Ply}, nil)
-		gs.expect(a, http.StatusCreated, "")
-		var pa oapi.PlayMoveAnswer
-		a.decode(t, &pa)
-		game = pa.Game
-	}
+	game = gs.playFirstLegal(game, tokens, 3)
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+game.Id+"/resign", tokens[0], nil, nil), http.StatusOK, "")
 	gs.expect(gs.must(http.MethodGet, path, "", nil, nil), http.StatusNotFound, "review_not_found")
 

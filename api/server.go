@@ -95,6 +95,9 @@ type Options struct {
 	// Hub follows games for the event streams (*games.Hub, the Notifier
 	// of Games). Nil: the streams answer 503.
 	Hub GameHub
+	// Exports streams a player's games (*games.Exporter). Nil: the
+	// export answers 503.
+	Exports GameExporter
 	// RateLimits are the per-client-address limits, by the Name of their
 	// row of Limits (game creations, joins, moves, event-stream opens,
 	// practice puzzles, player creations). A limit absent, or with a Rate
@@ -233,6 +236,9 @@ func (o Options) withDefaults() Options {
 	if o.Hub == nil {
 		o.Hub = noGames{}
 	}
+	if o.Exports == nil {
+		o.Exports = noExports{}
+	}
 	if o.Puzzles == nil {
 		o.Puzzles = noPuzzles{}
 	}
@@ -272,6 +278,7 @@ type Server struct {
 
 	games   GameService
 	hub     GameHub
+	exports GameExporter
 	frames  *frames // of the events the hub hands out
 	feed    PuzzleFeed
 	players PlayerService
@@ -307,6 +314,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		analyses: opts.Analyses,
 		games:    opts.Games,
 		hub:      opts.Hub,
+		exports:  opts.Exports,
 		frames:   newFrames(encodeEvent),
 		feed:     opts.Puzzles,
 		players:  opts.Players,
@@ -387,8 +395,12 @@ func (s *Server) echo() (*echo.Echo, error) {
 			// After the validator: the key is read from a valid request.
 			v = chain(v, s.idempotent(id))
 		}
-		if id == batchOperation {
+		switch id {
+		case batchOperation:
 			perOp[id] = append(mw, requireNDJSON, v)
+			continue
+		case validateOperation:
+			perOp[id] = append(mw, requireJSONOrRecord, v)
 			continue
 		}
 		perOp[id] = append(mw, requireJSON, v)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -706,6 +707,24 @@ func (e ListPlayerGamesParamsCategory) Valid() bool {
 	}
 }
 
+// Defines values for ExportPlayerGamesParamsFormat.
+const (
+	ExportPlayerGamesParamsFormatNdjson ExportPlayerGamesParamsFormat = "ndjson"
+	ExportPlayerGamesParamsFormatRecord ExportPlayerGamesParamsFormat = "record"
+)
+
+// Valid indicates whether the value is a known member of the ExportPlayerGamesParamsFormat enum.
+func (e ExportPlayerGamesParamsFormat) Valid() bool {
+	switch e {
+	case ExportPlayerGamesParamsFormatNdjson:
+		return true
+	case ExportPlayerGamesParamsFormatRecord:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetPracticePuzzleParamsNear.
 const (
 	GetPracticePuzzleParamsNearMe GetPracticePuzzleParamsNear = "me"
@@ -1347,6 +1366,59 @@ type Expiry struct {
 //
 // Example: abort
 type ExpiryEnds string
+
+// ExportedGame A game as a line of a player's export, with all its moves.
+//
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2026-12-03T18:00:00Z","expiry":null,"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2026-12-03T18:00:01.8Z","version":3},"moves":[{"captured":2,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}]}
+type ExportedGame struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	// `timeControl`, `clock` and `expiry` say how much time each side has
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
+	//
+	//
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Moves Every move of the game, in order.
+	//
+	// Example: [{"captured":2,"clockMs":303200,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}]
+	Moves []ExportedMove `json:"moves"`
+}
+
+// ExportedMove One move of an exported game.
+//
+// Example: {"captured":2,"clockMs":303200,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}
+type ExportedMove struct {
+	// Captured The seeds the move captured.
+	//
+	// Example: 2
+	Captured int `json:"captured"`
+
+	// ClockMs The mover's time left after the move, in milliseconds; only in a game with a live clock.
+	//
+	// Example: 303200
+	ClockMs *int `json:"clockMs,omitempty"`
+
+	// ElapsedMs The time the move took by the server's clock, in milliseconds.
+	//
+	// Example: 1800
+	ElapsedMs int `json:"elapsedMs"`
+
+	// Pit The pit played, 0-5 South's, 6-11 North's.
+	//
+	// Example: 0
+	Pit int `json:"pit"`
+
+	// PlayedAt When the server accepted the move.
+	//
+	// Example: 2026-12-03T18:00:01.8Z
+	PlayedAt time.Time `json:"playedAt"`
+}
 
 // Game A game session. `ply` counts the moves played: it is the `ply` your
 // next move must name. `position` is the position now (whose turn is
@@ -4501,6 +4573,24 @@ type ListPlayerGamesParams struct {
 // ListPlayerGamesParamsCategory defines parameters for ListPlayerGames.
 type ListPlayerGamesParamsCategory string
 
+// ExportPlayerGamesParams defines parameters for ExportPlayerGames.
+type ExportPlayerGamesParams struct {
+	// Format `ndjson` or `record`; when absent, the `Accept` header decides (NDJSON unless it prefers `application/x-ayoayo-record`).
+	Format *ExportPlayerGamesParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Since Only games created at or after this instant.
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only games created before this instant.
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+
+	// Max The most games sent; all when absent.
+	Max *int `form:"max,omitempty" json:"max,omitempty"`
+}
+
+// ExportPlayerGamesParamsFormat defines parameters for ExportPlayerGames.
+type ExportPlayerGamesParamsFormat string
+
 // ListPlayerPuzzlesParams defines parameters for ListPlayerPuzzles.
 type ListPlayerPuzzlesParams struct {
 	// After The `next` of the previous page; absent for the first page.
@@ -4726,6 +4816,9 @@ type ServerInterface interface {
 	// ListPlayerGames A player's games
 	// (GET /v1/players/{id}/games)
 	ListPlayerGames(ctx echo.Context, id PlayerIdPath, params ListPlayerGamesParams) error
+	// ExportPlayerGames Export a player's games
+	// (GET /v1/players/{id}/games/export)
+	ExportPlayerGames(ctx echo.Context, id PlayerIdPath, params ExportPlayerGamesParams) error
 	// ListPlayerPuzzles A player's puzzle attempts and streak
 	// (GET /v1/players/{id}/puzzles)
 	ListPlayerPuzzles(ctx echo.Context, id PlayerIdPath, params ListPlayerPuzzlesParams) error
@@ -5457,6 +5550,52 @@ func (w *ServerInterfaceWrapper) ListPlayerGames(ctx echo.Context) error {
 	return err
 }
 
+// ExportPlayerGames converts echo context to params.
+func (w *ServerInterfaceWrapper) ExportPlayerGames(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExportPlayerGamesParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// ------------- Optional query parameter "since" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "since", ctx.QueryParams(), &params.Since, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter since: %s", err))
+	}
+
+	// ------------- Optional query parameter "until" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "until", ctx.QueryParams(), &params.Until, runtime.BindQueryParameterOptions{Type: "string", Format: "date-time"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter until: %s", err))
+	}
+
+	// ------------- Optional query parameter "max" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "max", ctx.QueryParams(), &params.Max, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter max: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ExportPlayerGames(ctx, id, params)
+	return err
+}
+
 // ListPlayerPuzzles converts echo context to params.
 func (w *ServerInterfaceWrapper) ListPlayerPuzzles(ctx echo.Context) error {
 	var err error
@@ -5858,6 +5997,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/players/:id", wrapper.GetPlayer, options.OperationMiddlewares["GetPlayer"]...)
 	router.PATCH(options.BaseURL+"/v1/players/:id", wrapper.RenamePlayer, options.OperationMiddlewares["RenamePlayer"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/games", wrapper.ListPlayerGames, options.OperationMiddlewares["ListPlayerGames"]...)
+	router.GET(options.BaseURL+"/v1/players/:id/games/export", wrapper.ExportPlayerGames, options.OperationMiddlewares["ExportPlayerGames"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/puzzles", wrapper.ListPlayerPuzzles, options.OperationMiddlewares["ListPlayerPuzzles"]...)
 	router.POST(options.BaseURL+"/v1/players/:id/token", wrapper.RotatePlayerToken, options.OperationMiddlewares["RotatePlayerToken"]...)
 	router.GET(options.BaseURL+"/v1/players/me/events", wrapper.FollowPlayerEvents, options.OperationMiddlewares["FollowPlayerEvents"]...)
@@ -7367,6 +7507,7 @@ type GetGameResponseObject interface {
 
 type GetGame200ResponseHeaders struct {
 	ETag *string
+	Vary *string
 }
 
 type GetGame200JSONResponse struct {
@@ -7384,8 +7525,38 @@ func (response GetGame200JSONResponse) VisitGetGameResponse(w http.ResponseWrite
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGame200ApplicationxAyoayoRecordResponse struct {
+	Body          io.Reader
+	Headers       GetGame200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetGame200ApplicationxAyoayoRecordResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ayoayo-record")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 
@@ -10107,6 +10278,145 @@ func (response ListPlayerGames503ApplicationProblemPlusJSONResponse) VisitListPl
 	return err
 }
 
+type ExportPlayerGamesRequestObject struct {
+	Id     PlayerIdPath `json:"id"`
+	Params ExportPlayerGamesParams
+}
+
+type ExportPlayerGamesResponseObject interface {
+	VisitExportPlayerGamesResponse(w http.ResponseWriter) error
+}
+
+type ExportPlayerGames200ApplicationxAyoayoRecordResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportPlayerGames200ApplicationxAyoayoRecordResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ayoayo-record")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type ExportPlayerGames200ApplicationxNdjsonResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response ExportPlayerGames200ApplicationxNdjsonResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type ExportPlayerGames400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ExportPlayerGames400ApplicationProblemPlusJSONResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportPlayerGames404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ExportPlayerGames404ApplicationProblemPlusJSONResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportPlayerGames500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ExportPlayerGames500ApplicationProblemPlusJSONResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportPlayerGames503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ExportPlayerGames503ApplicationProblemPlusJSONResponse) VisitExportPlayerGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListPlayerPuzzlesRequestObject struct {
 	Id     PlayerIdPath `json:"id"`
 	Params ListPlayerPuzzlesParams
@@ -11697,7 +12007,8 @@ func (response GetSeek503ApplicationProblemPlusJSONResponse) VisitGetSeekRespons
 }
 
 type ValidateRecordRequestObject struct {
-	Body *ValidateRecordJSONRequestBody
+	JSONBody *ValidateRecordJSONRequestBody
+	Body     io.Reader
 }
 
 type ValidateRecordResponseObject interface {
@@ -12019,6 +12330,9 @@ type StrictServerInterface interface {
 	// ListPlayerGames A player's games
 	// (GET /v1/players/{id}/games)
 	ListPlayerGames(ctx context.Context, request ListPlayerGamesRequestObject) (ListPlayerGamesResponseObject, error)
+	// ExportPlayerGames Export a player's games
+	// (GET /v1/players/{id}/games/export)
+	ExportPlayerGames(ctx context.Context, request ExportPlayerGamesRequestObject) (ExportPlayerGamesResponseObject, error)
 	// ListPlayerPuzzles A player's puzzle attempts and streak
 	// (GET /v1/players/{id}/puzzles)
 	ListPlayerPuzzles(ctx context.Context, request ListPlayerPuzzlesRequestObject) (ListPlayerPuzzlesResponseObject, error)
@@ -13218,6 +13532,32 @@ func (sh *strictHandler) ListPlayerGames(ctx echo.Context, id PlayerIdPath, para
 	return nil
 }
 
+// ExportPlayerGames operation middleware
+func (sh *strictHandler) ExportPlayerGames(ctx echo.Context, id PlayerIdPath, params ExportPlayerGamesParams) error {
+	var request ExportPlayerGamesRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ExportPlayerGames(ctx.Request().Context(), request.(ExportPlayerGamesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ExportPlayerGames")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ExportPlayerGamesResponseObject); ok {
+		return validResponse.VisitExportPlayerGamesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListPlayerPuzzles operation middleware
 func (sh *strictHandler) ListPlayerPuzzles(ctx echo.Context, id PlayerIdPath, params ListPlayerPuzzlesParams) error {
 	var request ListPlayerPuzzlesRequestObject
@@ -13616,28 +13956,34 @@ func (sh *strictHandler) GetSeek(ctx echo.Context, id LobbyId) error {
 func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 	var request ValidateRecordRequestObject
 
-	var body ValidateRecordJSONRequestBody
-	var err error
-	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
-		// A request validator built on kin-openapi's openapi3filter with
-		// KeepValidatedValue leaves the value it validated on the body. Bind
-		// that value, matching member names exactly, so the handler receives
-		// what was validated instead of a second, case-insensitive decode.
-		// Otherwise bind only the request body, so that path and query
-		// parameters are not also bound into the body struct.
-		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
-			err = binder.BindBody(ctx, &body)
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/json") {
+		var body ValidateRecordJSONRequestBody
+		var err error
+		if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+			// A request validator built on kin-openapi's openapi3filter with
+			// KeepValidatedValue leaves the value it validated on the body. Bind
+			// that value, matching member names exactly, so the handler receives
+			// what was validated instead of a second, case-insensitive decode.
+			// Otherwise bind only the request body, so that path and query
+			// parameters are not also bound into the body struct.
+			if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+				err = binder.BindBody(ctx, &body)
+			}
+		} else {
+			// A custom binder is installed on the Echo instance; defer to it
+			// entirely, since echo.Binder does not expose body-only binding and
+			// the binder may do more than decode (for example call ctx.Validate).
+			err = ctx.Bind(&body)
 		}
-	} else {
-		// A custom binder is installed on the Echo instance; defer to it
-		// entirely, since echo.Binder does not expose body-only binding and
-		// the binder may do more than decode (for example call ctx.Validate).
-		err = ctx.Bind(&body)
+		if err != nil {
+			return err
+		}
+		request.JSONBody = &body
+
 	}
-	if err != nil {
-		return err
+	if strings.HasPrefix(ctx.Request().Header.Get("Content-Type"), "application/x-ayoayo-record") {
+		request.Body = ctx.Request().Body
 	}
-	request.Body = &body
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ValidateRecord(ctx.Request().Context(), request.(ValidateRecordRequestObject))

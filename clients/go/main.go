@@ -274,6 +274,22 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 		return fmt.Errorf("the winner's history: %s", history.Body)
 	}
 	fmt.Printf("rated game %s: South %+d, North %+d, in both players' ratings and the history\n", id, changes[0], changes[1])
+	// The game as a record in the text notation, and the winner's games
+	// exported as records: both say how the game ended.
+	text, err := c.GetGameWithResponse(ctx, id, nil, func(_ context.Context, req *http.Request) error {
+		req.Header.Set("Accept", "application/x-ayoayo-record")
+		return nil
+	})
+	if err != nil || text.StatusCode() != http.StatusOK || !strings.Contains(string(text.Body), `[Termination "resignation"]`) {
+		return errors.Join(err, unexpected("GET /v1/games/{id} as a record", text.HTTPResponse, text.Body))
+	}
+	format := ayoayo.ExportPlayerGamesParamsFormatRecord
+	export, err := c.ExportPlayerGamesWithResponse(ctx, ids[0], &ayoayo.ExportPlayerGamesParams{Format: &format})
+	if err != nil || export.StatusCode() != http.StatusOK || strings.Count(string(export.Body), "[Event ") != 1 ||
+		!strings.Contains(string(export.Body), `[Site "/v1/games/`+id+`"]`) {
+		return errors.Join(err, unexpected("GET /v1/players/{id}/games/export", export.HTTPResponse, export.Body))
+	}
+	fmt.Printf("rated game %s as a record and in the winner's export: %d bytes\n", id, len(export.Body))
 	drawn, err := offers(ctx, c, tokens)
 	if err != nil {
 		return err

@@ -400,6 +400,7 @@ func (s *serving) startAPI() error {
 		Budget:              s.cpu,
 		Games:               s.games,
 		Hub:                 s.hub,
+		Exports:             games.NewExporter(s.st),
 		RateLimits:          c.rateLimits(),
 		Now:                 s.now,
 		TrustedProxies:      c.proxies,

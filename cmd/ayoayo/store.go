@@ -31,6 +31,7 @@ type store interface {
 	players.Store
 	idempotency.Store
 	lobby.Store
+	games.ExportStore
 	review.Store
 	Ping(ctx context.Context) error
 	Close() error

@@ -148,3 +148,19 @@ func BenchmarkValidateRecords(b *testing.B) {
 		b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
 	})
 }
+
+// ayoayo validate reads game records in the text notation too: each is
+// answered with the line it begins on.
+func TestValidateCommandNotation(t *testing.T) {
+	input := "\n[Event \"one\"]\n\n1. ax2 A 2. b *\n\n[Event \"two\"]\n\n1. a G *\n"
+	m, stdout, stderr := validateMain(input)
+	code := m.Run(context.Background(), []string{"validate", "-"})
+	if code != 1 || !strings.Contains(stderr.String(), "1 of 2 lines are not records") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"line":2,`) || !strings.Contains(lines[0], `"valid":true`) ||
+		!strings.HasPrefix(lines[1], `{"line":6,`) || !strings.Contains(lines[1], `"code":"invalid_record"`) {
+		t.Errorf("answers:\n%s", stdout)
+	}
+}

@@ -708,6 +708,24 @@ func (e ListPlayerGamesParamsCategory) Valid() bool {
 	}
 }
 
+// Defines values for ExportPlayerGamesParamsFormat.
+const (
+	ExportPlayerGamesParamsFormatNdjson ExportPlayerGamesParamsFormat = "ndjson"
+	ExportPlayerGamesParamsFormatRecord ExportPlayerGamesParamsFormat = "record"
+)
+
+// Valid indicates whether the value is a known member of the ExportPlayerGamesParamsFormat enum.
+func (e ExportPlayerGamesParamsFormat) Valid() bool {
+	switch e {
+	case ExportPlayerGamesParamsFormatNdjson:
+		return true
+	case ExportPlayerGamesParamsFormatRecord:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetPracticePuzzleParamsNear.
 const (
 	GetPracticePuzzleParamsNearMe GetPracticePuzzleParamsNear = "me"
@@ -1349,6 +1367,59 @@ type Expiry struct {
 //
 // Example: abort
 type ExpiryEnds string
+
+// ExportedGame A game as a line of a player's export, with all its moves.
+//
+// Example: {"game":{"ai":null,"clock":null,"createdAt":"2026-12-03T18:00:00Z","expiry":null,"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":null,"takeback":null},"players":{"north":null,"south":null},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":false,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":null,"updatedAt":"2026-12-03T18:00:01.8Z","version":3},"moves":[{"captured":2,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}]}
+type ExportedGame struct {
+	// Game A game session. `ply` counts the moves played: it is the `ply` your
+	// next move must name. `position` is the position now (whose turn is
+	// `position.toMove`); `result` is null until the game ends. `version`
+	// grows with every change and is the `ETag` of `GET /v1/games/{id}`.
+	// `timeControl`, `clock` and `expiry` say how much time each side has
+	// and when the game ends by itself. `rated` says whether its end
+	// changes its players' ratings; `players` names the player in each
+	// seat (null for an anonymous seat or the AI).
+	//
+	//
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	Game Game `json:"game"`
+
+	// Moves Every move of the game, in order.
+	//
+	// Example: [{"captured":2,"clockMs":303200,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}]
+	Moves []ExportedMove `json:"moves"`
+}
+
+// ExportedMove One move of an exported game.
+//
+// Example: {"captured":2,"clockMs":303200,"elapsedMs":1800,"pit":0,"playedAt":"2026-12-03T18:00:01.8Z"}
+type ExportedMove struct {
+	// Captured The seeds the move captured.
+	//
+	// Example: 2
+	Captured int `json:"captured"`
+
+	// ClockMs The mover's time left after the move, in milliseconds; only in a game with a live clock.
+	//
+	// Example: 303200
+	ClockMs *int `json:"clockMs,omitempty"`
+
+	// ElapsedMs The time the move took by the server's clock, in milliseconds.
+	//
+	// Example: 1800
+	ElapsedMs int `json:"elapsedMs"`
+
+	// Pit The pit played, 0-5 South's, 6-11 North's.
+	//
+	// Example: 0
+	Pit int `json:"pit"`
+
+	// PlayedAt When the server accepted the move.
+	//
+	// Example: 2026-12-03T18:00:01.8Z
+	PlayedAt time.Time `json:"playedAt"`
+}
 
 // Game A game session. `ply` counts the moves played: it is the `ply` your
 // next move must name. `position` is the position now (whose turn is
@@ -4761,6 +4832,29 @@ type ListPlayerGamesParams struct {
 // ListPlayerGamesParamsCategory defines parameters for ListPlayerGames.
 type ListPlayerGamesParamsCategory string
 
+// ExportPlayerGamesParams defines parameters for ExportPlayerGames.
+type ExportPlayerGamesParams struct {
+	// Format `ndjson` or `record`; when absent, the `Accept` header decides (NDJSON unless it prefers `application/x-ayoayo-record`).
+	Format *ExportPlayerGamesParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// Since Only games created at or after this instant.
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// Until Only games created before this instant.
+	Until *time.Time `form:"until,omitempty" json:"until,omitempty"`
+
+	// Max The most games sent; all when absent.
+	Max *int `form:"max,omitempty" json:"max,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ExportPlayerGamesParamsFormat defines parameters for ExportPlayerGames.
+type ExportPlayerGamesParamsFormat string
+
 // ListPlayerPuzzlesParams defines parameters for ListPlayerPuzzles.
 type ListPlayerPuzzlesParams struct {
 	// After The `next` of the previous page; absent for the first page.
@@ -5379,6 +5473,14 @@ type ClientInterface interface {
 	// game; send it back as `If-None-Match` to get a bodiless `304` while
 	// nothing has changed (cheap polling). No token is needed to watch.
 	//
+	// With `Accept: application/x-ayoayo-record` the answer is the game's
+	// whole record in the text notation of docs/notation.md instead: tags
+	// (players, ratings, time control, rules, start, result), every move
+	// with its captures and clock comments. Any game has one, in play or
+	// over; a finished game's done review goes in as tags and comments.
+	// Its `ETag` is the version with `-record` after it (and `-reviewed`
+	// once the review is in).
+	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -5885,6 +5987,22 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
 	ListPlayerGames(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ExportPlayerGames Export a player's games
+	//
+	// Streams the player's active and finished games (not those waiting
+	// for an opponent, nor aborted ones), oldest first by creation, each
+	// with all its moves: as NDJSON (`application/x-ndjson`, the default),
+	// one `ExportedGame` a line, or as game records in the text notation
+	// of docs/notation.md (`application/x-ayoayo-record`), one after
+	// another, a blank line between two. `format` chooses, or else the
+	// `Accept` header. `since` and `until` bound the games' creation
+	// (`since` included, `until` not); `max` is the most games sent. The
+	// answer is written as the games are read, a page at a time: it starts
+	// at once and holds little memory however many games there are.
+	//
+	// Corresponds with GET /v1/players/{id}/games/export (the `ExportPlayerGames` operationId).
+	ExportPlayerGames(ctx context.Context, id PlayerIDPath, params *ExportPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPlayerPuzzles A player's puzzle attempts and streak
 	//
 	// The player's first attempts at puzzles (the rated ones), newest
@@ -6211,6 +6329,15 @@ type ClientInterface interface {
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
 	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -6229,6 +6356,15 @@ type ClientInterface interface {
 	// at the first illegal move: `valid: false`, `plies` moves applied,
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
+	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6782,6 +6918,14 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // move. The answer has an `ETag` that changes with every change of the
 // game; send it back as `If-None-Match` to get a bodiless `304` while
 // nothing has changed (cheap polling). No token is needed to watch.
+//
+// With `Accept: application/x-ayoayo-record` the answer is the game's
+// whole record in the text notation of docs/notation.md instead: tags
+// (players, ratings, time control, rules, start, result), every move
+// with its captures and clock comments. Any game has one, in play or
+// over; a finished game's done review goes in as tags and comments.
+// Its `ETag` is the version with `-record` after it (and `-reviewed`
+// once the review is in).
 //
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7569,6 +7713,32 @@ func (c *Client) ListPlayerGames(ctx context.Context, id PlayerIDPath, params *L
 	return c.Client.Do(req)
 }
 
+// ExportPlayerGames Export a player's games
+//
+// Streams the player's active and finished games (not those waiting
+// for an opponent, nor aborted ones), oldest first by creation, each
+// with all its moves: as NDJSON (`application/x-ndjson`, the default),
+// one `ExportedGame` a line, or as game records in the text notation
+// of docs/notation.md (`application/x-ayoayo-record`), one after
+// another, a blank line between two. `format` chooses, or else the
+// `Accept` header. `since` and `until` bound the games' creation
+// (`since` included, `until` not); `max` is the most games sent. The
+// answer is written as the games are read, a page at a time: it starts
+// at once and holds little memory however many games there are.
+//
+// Corresponds with GET /v1/players/{id}/games/export (the `ExportPlayerGames` operationId).
+func (c *Client) ExportPlayerGames(ctx context.Context, id PlayerIDPath, params *ExportPlayerGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExportPlayerGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPlayerPuzzles A player's puzzle attempts and streak
 //
 // The player's first attempts at puzzles (the rated ones), newest
@@ -8055,6 +8225,15 @@ func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
 //
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -8083,6 +8262,15 @@ func (c *Client) ValidateRecordWithBody(ctx context.Context, params *ValidateRec
 // at the first illegal move: `valid: false`, `plies` moves applied,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
+//
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10191,6 +10379,118 @@ func NewListPlayerGamesRequest(server string, id PlayerIDPath, params *ListPlaye
 	return req, nil
 }
 
+// NewExportPlayerGamesRequest constructs an http.Request for the ExportPlayerGames method
+func NewExportPlayerGamesRequest(server string, id PlayerIDPath, params *ExportPlayerGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/games/export", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Format != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "format", *params.Format, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Until != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "until", *params.Until, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Max != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "max", *params.Max, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewListPlayerPuzzlesRequest constructs an http.Request for the ListPlayerPuzzles method
 func NewListPlayerPuzzlesRequest(server string, id PlayerIDPath, params *ListPlayerPuzzlesParams) (*http.Request, error) {
 	var err error
@@ -11506,6 +11806,14 @@ type ClientWithResponsesInterface interface {
 	// game; send it back as `If-None-Match` to get a bodiless `304` while
 	// nothing has changed (cheap polling). No token is needed to watch.
 	//
+	// With `Accept: application/x-ayoayo-record` the answer is the game's
+	// whole record in the text notation of docs/notation.md instead: tags
+	// (players, ratings, time control, rules, start, result), every move
+	// with its captures and clock comments. Any game has one, in play or
+	// over; a finished game's done review goes in as tags and comments.
+	// Its `ETag` is the version with `-record` after it (and `-reviewed`
+	// once the review is in).
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
@@ -12044,6 +12352,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/players/{id}/games (the `ListPlayerGames` operationId).
 	ListPlayerGamesWithResponse(ctx context.Context, id PlayerIDPath, params *ListPlayerGamesParams, reqEditors ...RequestEditorFn) (*ListPlayerGamesResponse, error)
 
+	// ExportPlayerGamesWithResponse Export a player's games
+	//
+	// Streams the player's active and finished games (not those waiting
+	// for an opponent, nor aborted ones), oldest first by creation, each
+	// with all its moves: as NDJSON (`application/x-ndjson`, the default),
+	// one `ExportedGame` a line, or as game records in the text notation
+	// of docs/notation.md (`application/x-ayoayo-record`), one after
+	// another, a blank line between two. `format` chooses, or else the
+	// `Accept` header. `since` and `until` bound the games' creation
+	// (`since` included, `until` not); `max` is the most games sent. The
+	// answer is written as the games are read, a page at a time: it starts
+	// at once and holds little memory however many games there are.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/{id}/games/export (the `ExportPlayerGames` operationId).
+	ExportPlayerGamesWithResponse(ctx context.Context, id PlayerIDPath, params *ExportPlayerGamesParams, reqEditors ...RequestEditorFn) (*ExportPlayerGamesResponse, error)
+
 	// ListPlayerPuzzlesWithResponse A player's puzzle attempts and streak
 	//
 	// The player's first attempts at puzzles (the rated ones), newest
@@ -12390,6 +12716,15 @@ type ClientWithResponsesInterface interface {
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
 	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -12408,6 +12743,15 @@ type ClientWithResponsesInterface interface {
 	// at the first illegal move: `valid: false`, `plies` moves applied,
 	// the position before the refused move and an `error` saying which move
 	// and why. A record may hold at most 2000 moves (`400` beyond).
+	//
+	// The record may also be sent as text, `application/x-ayoayo-record`
+	// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+	// `rules`, its moves `moves`, and the answer is the same. Text that is
+	// not a record is `400 invalid_record`, whose detail names the line and
+	// the move and what is wrong (an unknown pit letter, a broken tag, a
+	// move number out of turn); a record whose stated captures, `Result`,
+	// `Termination` or `Winner` are not what its legal moves give is
+	// `422 record_mismatch`, naming the move or the tag.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13946,6 +14290,7 @@ func (r CreateGameResponse) ContentType() string {
 // GetGameResponse200Headers the declared response headers of an HTTP 200 response for GetGame
 type GetGameResponse200Headers struct {
 	ETag       *string
+	Vary       *string
 	XRequestID *string
 }
 
@@ -16811,6 +17156,104 @@ func (r ListPlayerGamesResponse) ContentType() string {
 	return ""
 }
 
+// ExportPlayerGamesResponse200Headers the declared response headers of an HTTP 200 response for ExportPlayerGames
+type ExportPlayerGamesResponse200Headers struct {
+	XRequestID *string
+}
+
+// ExportPlayerGamesResponse400Headers the declared response headers of an HTTP 400 response for ExportPlayerGames
+type ExportPlayerGamesResponse400Headers struct {
+	XRequestID *string
+}
+
+// ExportPlayerGamesResponse404Headers the declared response headers of an HTTP 404 response for ExportPlayerGames
+type ExportPlayerGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ExportPlayerGamesResponse500Headers the declared response headers of an HTTP 500 response for ExportPlayerGames
+type ExportPlayerGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ExportPlayerGamesResponse503Headers the declared response headers of an HTTP 503 response for ExportPlayerGames
+type ExportPlayerGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ExportPlayerGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ExportPlayerGamesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ExportPlayerGamesResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ExportPlayerGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ExportPlayerGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ExportPlayerGamesResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ExportPlayerGamesResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ExportPlayerGamesResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ExportPlayerGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ExportPlayerGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ExportPlayerGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ExportPlayerGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ExportPlayerGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ExportPlayerGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPlayerPuzzlesResponse200Headers the declared response headers of an HTTP 200 response for ListPlayerPuzzles
 type ListPlayerPuzzlesResponse200Headers struct {
 	XRequestID *string
@@ -19160,6 +19603,14 @@ func (c *ClientWithResponses) CreateGameWithResponse(ctx context.Context, params
 // game; send it back as `If-None-Match` to get a bodiless `304` while
 // nothing has changed (cheap polling). No token is needed to watch.
 //
+// With `Accept: application/x-ayoayo-record` the answer is the game's
+// whole record in the text notation of docs/notation.md instead: tags
+// (players, ratings, time control, rules, start, result), every move
+// with its captures and clock comments. Any game has one, in play or
+// over; a finished game's done review goes in as tags and comments.
+// Its `ETag` is the version with `-record` after it (and `-reviewed`
+// once the review is in).
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
@@ -19866,6 +20317,30 @@ func (c *ClientWithResponses) ListPlayerGamesWithResponse(ctx context.Context, i
 	return ParseListPlayerGamesResponse(rsp)
 }
 
+// ExportPlayerGamesWithResponse Export a player's games
+//
+// Streams the player's active and finished games (not those waiting
+// for an opponent, nor aborted ones), oldest first by creation, each
+// with all its moves: as NDJSON (`application/x-ndjson`, the default),
+// one `ExportedGame` a line, or as game records in the text notation
+// of docs/notation.md (`application/x-ayoayo-record`), one after
+// another, a blank line between two. `format` chooses, or else the
+// `Accept` header. `since` and `until` bound the games' creation
+// (`since` included, `until` not); `max` is the most games sent. The
+// answer is written as the games are read, a page at a time: it starts
+// at once and holds little memory however many games there are.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/{id}/games/export (the `ExportPlayerGames` operationId).
+func (c *ClientWithResponses) ExportPlayerGamesWithResponse(ctx context.Context, id PlayerIDPath, params *ExportPlayerGamesParams, reqEditors ...RequestEditorFn) (*ExportPlayerGamesResponse, error) {
+	rsp, err := c.ExportPlayerGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseExportPlayerGamesResponse(rsp)
+}
+
 // ListPlayerPuzzlesWithResponse A player's puzzle attempts and streak
 //
 // The player's first attempts at puzzles (the rated ones), newest
@@ -20308,6 +20783,15 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
 //
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
@@ -20332,6 +20816,15 @@ func (c *ClientWithResponses) ValidateRecordWithBodyWithResponse(ctx context.Con
 // at the first illegal move: `valid: false`, `plies` moves applied,
 // the position before the refused move and an `error` saying which move
 // and why. A record may hold at most 2000 moves (`400` beyond).
+//
+// The record may also be sent as text, `application/x-ayoayo-record`
+// (docs/notation.md): its `Start` and `Rules` tags are `start` and
+// `rules`, its moves `moves`, and the answer is the same. Text that is
+// not a record is `400 invalid_record`, whose detail names the line and
+// the move and what is wrong (an unknown pit letter, a broken tag, a
+// move number out of turn); a record whose stated captures, `Result`,
+// `Termination` or `Winner` are not what its legal moves give is
+// `422 record_mismatch`, naming the move or the tag.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -22140,6 +22633,9 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		}
 		response.ApplicationProblemJSON503 = &dest
 
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
 	}
 
 	switch {
@@ -22151,6 +22647,13 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 				return nil, err
 			}
 			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
 			var value string
@@ -25458,6 +25961,113 @@ func ParseListPlayerGamesResponse(rsp *http.Response) (*ListPlayerGamesResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPlayerGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseExportPlayerGamesResponse parses an HTTP response from a ExportPlayerGamesWithResponse call
+func ParseExportPlayerGamesResponse(rsp *http.Response) (*ExportPlayerGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ExportPlayerGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ExportPlayerGamesResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ExportPlayerGamesResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ExportPlayerGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ExportPlayerGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ExportPlayerGamesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

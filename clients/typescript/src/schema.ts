@@ -63,6 +63,14 @@ export interface paths {
          *     move. The answer has an `ETag` that changes with every change of the
          *     game; send it back as `If-None-Match` to get a bodiless `304` while
          *     nothing has changed (cheap polling). No token is needed to watch.
+         *
+         *     With `Accept: application/x-ayoayo-record` the answer is the game's
+         *     whole record in the text notation of docs/notation.md instead: tags
+         *     (players, ratings, time control, rules, start, result), every move
+         *     with its captures and clock comments. Any game has one, in play or
+         *     over; a finished game's done review goes in as tags and comments.
+         *     Its `ETag` is the version with `-record` after it (and `-reviewed`
+         *     once the review is in).
          */
         get: operations["GetGame"];
         put?: never;
@@ -442,6 +450,15 @@ export interface paths {
          *     at the first illegal move: `valid: false`, `plies` moves applied,
          *     the position before the refused move and an `error` saying which move
          *     and why. A record may hold at most 2000 moves (`400` beyond).
+         *
+         *     The record may also be sent as text, `application/x-ayoayo-record`
+         *     (docs/notation.md): its `Start` and `Rules` tags are `start` and
+         *     `rules`, its moves `moves`, and the answer is the same. Text that is
+         *     not a record is `400 invalid_record`, whose detail names the line and
+         *     the move and what is wrong (an unknown pit letter, a broken tag, a
+         *     move number out of turn); a record whose stated captures, `Result`,
+         *     `Termination` or `Winner` are not what its legal moves give is
+         *     `422 record_mismatch`, naming the move or the tag.
          */
         post: operations["ValidateRecord"];
         delete?: never;
@@ -1018,6 +1035,35 @@ export interface paths {
          *     `400 invalid_cursor`).
          */
         get: operations["ListPlayerGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/games/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a player's games
+         * @description Streams the player's active and finished games (not those waiting
+         *     for an opponent, nor aborted ones), oldest first by creation, each
+         *     with all its moves: as NDJSON (`application/x-ndjson`, the default),
+         *     one `ExportedGame` a line, or as game records in the text notation
+         *     of docs/notation.md (`application/x-ayoayo-record`), one after
+         *     another, a blank line between two. `format` chooses, or else the
+         *     `Accept` header. `since` and `until` bound the games' creation
+         *     (`since` included, `until` not); `max` is the most games sent. The
+         *     answer is written as the games are read, a page at a time: it starts
+         *     at once and holds little memory however many games there are.
+         */
+        get: operations["ExportPlayerGames"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1959,6 +2005,150 @@ export interface components {
              * @example q5yX0m7Hq3n7hT0d0tKkzq0n0b7l7f4Jm2b5uYQ7cM8
              */
             token: string;
+        };
+        /**
+         * @description A game as a line of a player's export, with all its moves.
+         * @example {
+         *       "game": {
+         *         "id": "Xq3v9w0bHk2mP1aZ",
+         *         "status": "active",
+         *         "ply": 1,
+         *         "position": {
+         *           "pits": [
+         *             2,
+         *             7,
+         *             0,
+         *             6,
+         *             1,
+         *             6,
+         *             6,
+         *             6,
+         *             0,
+         *             0,
+         *             6,
+         *             6
+         *           ],
+         *           "captured": {
+         *             "south": 2,
+         *             "north": 0
+         *           },
+         *           "toMove": "north"
+         *         },
+         *         "start": {
+         *           "pits": [
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4
+         *           ],
+         *           "captured": {
+         *             "south": 0,
+         *             "north": 0
+         *           },
+         *           "toMove": "south"
+         *         },
+         *         "rules": {
+         *           "captureSeed": "taken",
+         *           "leftovers": "last_mover"
+         *         },
+         *         "seats": {
+         *           "south": "human",
+         *           "north": "human"
+         *         },
+         *         "ai": null,
+         *         "result": null,
+         *         "lastMove": {
+         *           "ply": 0,
+         *           "side": "south",
+         *           "pit": 0
+         *         },
+         *         "version": 3,
+         *         "createdAt": "2026-12-03T18:00:00Z",
+         *         "updatedAt": "2026-12-03T18:00:01.8Z",
+         *         "timeControl": null,
+         *         "clock": null,
+         *         "expiry": null,
+         *         "rated": false,
+         *         "players": {
+         *           "south": null,
+         *           "north": null
+         *         },
+         *         "offers": {
+         *           "draw": null,
+         *           "takeback": null
+         *         }
+         *       },
+         *       "moves": [
+         *         {
+         *           "pit": 0,
+         *           "captured": 2,
+         *           "playedAt": "2026-12-03T18:00:01.8Z",
+         *           "elapsedMs": 1800
+         *         }
+         *       ]
+         *     }
+         */
+        ExportedGame: {
+            game: components["schemas"]["Game"];
+            /**
+             * @description Every move of the game, in order.
+             * @example [
+             *       {
+             *         "pit": 0,
+             *         "captured": 2,
+             *         "playedAt": "2026-12-03T18:00:01.8Z",
+             *         "elapsedMs": 1800,
+             *         "clockMs": 303200
+             *       }
+             *     ]
+             */
+            moves: components["schemas"]["ExportedMove"][];
+        };
+        /**
+         * @description One move of an exported game.
+         * @example {
+         *       "pit": 0,
+         *       "captured": 2,
+         *       "playedAt": "2026-12-03T18:00:01.8Z",
+         *       "elapsedMs": 1800,
+         *       "clockMs": 303200
+         *     }
+         */
+        ExportedMove: {
+            /**
+             * @description The pit played, 0-5 South's, 6-11 North's.
+             * @example 0
+             */
+            pit: number;
+            /**
+             * @description The seeds the move captured.
+             * @example 2
+             */
+            captured: number;
+            /**
+             * Format: date-time
+             * @description When the server accepted the move.
+             * @example 2026-12-03T18:00:01.8Z
+             */
+            playedAt: string;
+            /**
+             * @description The time the move took by the server's clock, in milliseconds.
+             * @example 1800
+             */
+            elapsedMs: number;
+            /**
+             * @description The mover's time left after the move, in milliseconds; only in a game with a live clock.
+             * @example 303200
+             */
+            clockMs?: number;
         };
         /**
          * @description One move of a game with everything it did: who played which pit at
@@ -7694,10 +7884,26 @@ export interface operations {
                     "X-Request-ID": components["headers"]["RequestId"];
                     /** @description The game's version; it changes with every move, join or resignation. */
                     ETag?: string;
+                    /** @description `Accept`: the game and its record are two representations of one resource. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Game"];
+                    /**
+                     * @example [Event "Casual live game"]
+                     *     [Site "/v1/games/Xq3v9w0bHk2mP1aZ"]
+                     *     [Date "2026.12.03"]
+                     *     [South "Adebayo"]
+                     *     [North "?"]
+                     *     [TimeControl "300+5"]
+                     *     [Rules "captureSeed=taken leftovers=last_mover"]
+                     *     [Result "*"]
+                     *
+                     *     1. ax2 {[%clk 0:05:03.2] [%emt 0:00:01.8]} 1... E {[%clk 0:04:58] [%emt 0:00:07]}
+                     *     *
+                     */
+                    "application/x-ayoayo-record": string;
                 };
             };
             /** @description The game has not changed since the `ETag` sent in `If-None-Match`. */
@@ -8647,6 +8853,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["ValidateRequest"];
+                "application/x-ayoayo-record": string;
             };
         };
         responses: {
@@ -9904,6 +10111,59 @@ export interface operations {
                 };
             };
             400: components["responses"]["HistoryBadRequest"];
+            404: components["responses"]["PlayerNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ExportPlayerGames: {
+        parameters: {
+            query?: {
+                /** @description `ndjson` or `record`; when absent, the `Accept` header decides (NDJSON unless it prefers `application/x-ayoayo-record`). */
+                format?: "ndjson" | "record";
+                /** @description Only games created at or after this instant. */
+                since?: string;
+                /** @description Only games created before this instant. */
+                until?: string;
+                /** @description The most games sent; all when absent. */
+                max?: number;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The player's id, from `POST /v1/players`. */
+                id: components["parameters"]["PlayerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games, streamed. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {"game":{"id":"Xq3v9w0bHk2mP1aZ","status":"finished",...},"moves":[{"pit":0,"captured":2,"playedAt":"2026-12-03T18:00:01.8Z","elapsedMs":1800,"clockMs":303200}]} */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example [Event "Rated live game"]
+                     *     [Site "/v1/games/Xq3v9w0bHk2mP1aZ"]
+                     *     [Result "*"]
+                     *
+                     *     1. ax2 {[%clk 0:05:03.2] [%emt 0:00:01.8]} *
+                     */
+                    "application/x-ayoayo-record": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["PlayerNotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
