@@ -36,6 +36,8 @@ type Store struct {
 	idem  idempotent // records of idempotency keys
 
 	lobby lobbyRows // seeks, challenges, events and tickets (lobby.go)
+
+	explorer explorerRows // the opening explorer's index (explorer.go)
 }
 
 type gameRow struct {
