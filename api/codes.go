@@ -15,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
+	"github.com/ayoayo/ayoayo/review/explorer"
 )
 
 // answered names every declared error a client can meet, for the /docs
@@ -41,6 +42,7 @@ var answered = []error{
 	gen.ErrInvalidDate, puzzles.ErrNotFound, gen.ErrTooManyMoves, gen.ErrEmptyAttempt, gen.ErrInvalidPractice,
 	gen.ErrFilterUnmet, puzzles.ErrPracticeBusy, puzzles.ErrPracticeTimeout, puzzles.ErrNoPool,
 	gen.ErrUnverified, gen.ErrUnknownVersion,
+	explorer.ErrInvalidPosition, explorer.ErrInvalidCategory, explorer.ErrInvalidRatings,
 	ErrInternal,
 }
 

@@ -150,6 +150,10 @@ type Options struct {
 	// are (GameCreateRate, each in a bucket of its own), and opening a
 	// player's or the lobby's event stream as a game's is (StreamRate).
 	Lobby LobbyService
+
+	// Explorer answers the opening explorer (*explorer.Service). Nil:
+	// GET /v1/explorer answers 503.
+	Explorer ExplorerService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -229,6 +233,9 @@ func (o Options) withDefaults() Options {
 	if o.Lobby == nil {
 		o.Lobby = noLobby{}
 	}
+	if o.Explorer == nil {
+		o.Explorer = noExplorer{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -262,6 +269,8 @@ type Server struct {
 	players PlayerService
 	lobby   LobbyService
 	streams *httpx.StreamSlots // of open event streams
+
+	explorer ExplorerService
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
@@ -292,6 +301,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		feed:     opts.Puzzles,
 		players:  opts.Players,
 		lobby:    opts.Lobby,
+		explorer: opts.Explorer,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	if s.specYAML, err = docs.YAML(spec); err != nil {

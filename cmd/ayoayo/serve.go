@@ -30,6 +30,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
+	"github.com/ayoayo/ayoayo/review/explorer"
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -326,9 +327,16 @@ func (s *serving) startAPI() error {
 	// other instances' events are background work like the sweeper's.
 	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, Changes: lobbyChangesOf(s.st),
 		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
-	s.games.OnEnded(lob) // its players hear gameFinish
+	// The opening explorer indexes each finished rated game once: at
+	// once when this instance ends it, and by a catch-up at the start and
+	// every so often for the games other instances ended, or that a stop
+	// left unindexed.
+	analyses := analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency})
+	exp := explorer.New(s.st, explorer.Options{Analyzer: analyses, Logger: s.log})
+	s.games.OnEnded(endNotifiers{lob, exp}) // its players hear gameFinish; the explorer indexes it
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
+	s.sweeping.Go(func() { _ = exp.Run(s.background) })
 	s.draining = make(chan struct{})
 	handler, err := api.New(api.Options{
 		Logger:              s.log,
@@ -341,7 +349,7 @@ func (s *serving) startAPI() error {
 		BodyLimit:           c.BodyLimit,
 		BatchBodyLimit:      c.BatchBodyLimit,
 		BatchMaxLines:       c.BatchMaxLines,
-		Analyses:            analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency}),
+		Analyses:            analyses,
 		Budget:              s.cpu,
 		Games:               s.games,
 		Hub:                 s.hub,
@@ -355,6 +363,7 @@ func (s *serving) startAPI() error {
 		Players:             players.NewService(s.st, s.now),
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 		Lobby:               lob,
+		Explorer:            exp,
 	})
 	if err != nil {
 		return err
@@ -365,6 +374,16 @@ func (s *serving) startAPI() error {
 	// address from this line, which says the API is served.
 	s.log.Info("listening", "addr", s.ln.Addr().String(), "db", redactDB(c.DB))
 	return nil
+}
+
+// endNotifiers hear of a game's end one after the other: the lobby, then
+// the explorer.
+type endNotifiers []games.EndNotifier
+
+func (ns endNotifiers) Ended(ctx context.Context, g games.Game) {
+	for _, n := range ns {
+		n.Ended(ctx, g)
+	}
 }
 
 // serve waits for ctx to end (or the listener to fail), then shuts down:

@@ -18,6 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
+	"github.com/ayoayo/ayoayo/review/explorer"
 	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
@@ -30,6 +31,7 @@ type store interface {
 	players.Store
 	idempotency.Store
 	lobby.Store
+	explorer.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

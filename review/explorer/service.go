@@ -22,11 +22,11 @@ import (
 
 // The explorer's errors: what a query got wrong.
 var (
-	ErrInvalidPosition = fault.New(fault.Invalid, "invalid_explorer_position", "Not a position",
+	ErrInvalidPosition = fault.New(fault.Malformed, "invalid_explorer_position", "Not a position",
 		"the position is not one in the text notation (such as s-444444-444444-0-0)")
-	ErrInvalidCategory = fault.New(fault.Invalid, "invalid_explorer_category", "Unknown category",
+	ErrInvalidCategory = fault.New(fault.Malformed, "invalid_explorer_category", "Unknown category",
 		"the category must be live or correspondence")
-	ErrInvalidRatings = fault.New(fault.Invalid, "invalid_explorer_ratings", "Bad rating range",
+	ErrInvalidRatings = fault.New(fault.Malformed, "invalid_explorer_ratings", "Bad rating range",
 		"ratings must be MIN-MAX, two whole numbers from 0 to 9999 with MIN at most MAX")
 )
 
