@@ -38,7 +38,7 @@ type Analyzer interface {
 // DefaultLimits is the engine's budget for one position's scores: bounded
 // by nodes alone, so every instance gives the same scores, and small
 // enough to stay within an explorer request's time.
-var DefaultLimits = search.Limits{Nodes: 20_000, Depth: 12}
+var DefaultLimits = search.Limits{Nodes: 20_000, Depth: 12, Hash: search.SmallHash}
 
 // Defaults of Options.
 const (
