@@ -230,3 +230,30 @@ func TestRunCatchesUp(t *testing.T) {
 		}
 	})
 }
+
+// Two instances that catch up at once over one store index each game
+// once between them.
+func TestTwoInstancesIndexOnce(t *testing.T) {
+	s := memory.New()
+	for i := range 40 {
+		play(t, s, fmt.Sprint("g", i), 1500, engine.SouthWins, 3, 8)
+	}
+	a, b := explorer.New(s, explorer.Options{}), explorer.New(s, explorer.Options{})
+	counts := make(chan int, 2)
+	for _, svc := range []*explorer.Service{a, b} {
+		go func() {
+			n, err := svc.CatchUp(t.Context())
+			if err != nil {
+				t.Error(err)
+			}
+			counts <- n
+		}()
+	}
+	if n := <-counts + <-counts; n != 40 {
+		t.Fatalf("the two instances indexed %d games, want 40", n)
+	}
+	ans, err := a.Explore(t.Context(), explorer.Query{Position: engine.Start(), Category: players.Live, MaxRating: 9999})
+	if err != nil || ans.Games() != 40 {
+		t.Fatalf("the start has %d games (%v), want 40", ans.Games(), err)
+	}
+}
