@@ -39,7 +39,7 @@ func TestExplorer(t *testing.T) {
 	explorerGame(t, st, "gameA0000000000a", 1500, engine.SouthWins, 3, 8)
 	explorerGame(t, st, "gameB0000000000b", 1700, engine.Draw, 3, 9)
 	explorerGame(t, st, "gameC0000000000c", 1900, engine.NorthWins, 0, 6)
-	svc := explorer.New(st, explorer.Options{Analyzer: analysis.New(testCPU(), analysis.Options{})})
+	svc := explorer.New(st, explorer.Options{Analyzer: analysis.New(testCPU(), analysis.Options{}), EngineWait: -1})
 	if _, err := svc.CatchUp(t.Context()); err != nil {
 		t.Fatal(err)
 	}

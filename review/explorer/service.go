@@ -44,7 +44,11 @@ var DefaultLimits = search.Limits{Nodes: 20_000, Depth: 12, Hash: search.SmallHa
 const (
 	DefaultCacheSize = 1 << 16
 	DefaultEvery     = 30 * time.Second
-	catchUpBatch     = 100
+	// DefaultEngineWait is how long an answer waits for the engine's
+	// scores of a position not scored before: the search goes on after
+	// it, and its scores are kept for the next request.
+	DefaultEngineWait = 10 * time.Millisecond
+	catchUpBatch      = 100
 )
 
 // Options configure a Service; the zero value works: no engine scores.
@@ -55,6 +59,9 @@ type Options struct {
 	Limits search.Limits
 	// CacheSize is how many positions' scores are kept. Zero: DefaultCacheSize.
 	CacheSize int
+	// EngineWait bounds how long an answer waits for scores not kept yet.
+	// Zero: DefaultEngineWait; negative: until the search ends.
+	EngineWait time.Duration
 	// Every is how often Run looks for games left unindexed. Zero: DefaultEvery.
 	Every time.Duration
 	// Logger gets the index's trouble with the store. Nil discards it.
@@ -68,6 +75,7 @@ type Service struct {
 	analyzer Analyzer
 	limits   search.Limits
 	every    time.Duration
+	wait     time.Duration // for the engine's scores
 	log      *slog.Logger
 	scores   *lru.Cache[engine.Position, Scores]
 	flight   singleflight.Group
@@ -85,6 +93,9 @@ func New(store Store, o Options) *Service {
 	if o.Every <= 0 {
 		o.Every = DefaultEvery
 	}
+	if o.EngineWait == 0 {
+		o.EngineWait = DefaultEngineWait
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -92,7 +103,7 @@ func New(store Store, o Options) *Service {
 	if err != nil {
 		panic(fmt.Sprintf("explorer: %v", err)) // a positive size never fails
 	}
-	return &Service{store: store, analyzer: o.Analyzer, limits: o.Limits, every: o.Every, log: o.Logger,
+	return &Service{store: store, analyzer: o.Analyzer, limits: o.Limits, every: o.Every, wait: o.EngineWait, log: o.Logger,
 		scores: cache, kick: make(chan struct{}, 1)}
 }
 
@@ -293,7 +304,9 @@ func aggregate(rows []Row) []MoveStats {
 
 // engineScores returns p's scores, from the cache or one search shared by
 // the queries that ask at once; false when there are none (no analyzer, a
-// finished position, no room in the CPU budget).
+// finished position, no room in the CPU budget) or not yet: a search
+// that outlasts the service's wait goes on, without the request, and
+// keeps its scores for the next one.
 func (s *Service) engineScores(ctx context.Context, p engine.Position) (Scores, bool) {
 	if s.analyzer == nil {
 		return Scores{}, false
@@ -301,7 +314,7 @@ func (s *Service) engineScores(ctx context.Context, p engine.Position) (Scores, 
 	if sc, ok := s.scores.Get(p); ok {
 		return sc, true
 	}
-	v, err, _ := s.flight.Do(p.String(), func() (any, error) {
+	ch := s.flight.DoChan(p.String(), func() (any, error) {
 		a, err := s.analyzer.Analyze(context.WithoutCancel(ctx), p, engine.Rules{}, s.limits)
 		if err != nil {
 			return nil, err
@@ -310,11 +323,23 @@ func (s *Service) engineScores(ctx context.Context, p engine.Position) (Scores, 
 		s.scores.Add(p, sc)
 		return sc, nil
 	})
-	if err != nil {
-		if !errors.Is(err, search.ErrNoMoves) && ctx.Err() == nil {
-			s.log.DebugContext(ctx, "explorer: no engine scores", "position", p.String(), "err", err)
-		}
-		return Scores{}, false
+	var late <-chan time.Time
+	if s.wait > 0 {
+		t := time.NewTimer(s.wait)
+		defer t.Stop()
+		late = t.C
 	}
-	return v.(Scores), true
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			if !errors.Is(r.Err, search.ErrNoMoves) && ctx.Err() == nil {
+				s.log.DebugContext(ctx, "explorer: no engine scores", "position", p.String(), "err", r.Err)
+			}
+			return Scores{}, false
+		}
+		return r.Val.(Scores), true
+	case <-late:
+	case <-ctx.Done():
+	}
+	return Scores{}, false
 }

@@ -71,7 +71,7 @@ func TestExplore(t *testing.T) {
 	play(t, s, "ccc", 2000, engine.Draw, 3, 8)
 	play(t, s, "dddd", 1450, engine.SouthWins, 0, 6)
 	az := &fakeAnalyzer{}
-	svc := explorer.New(s, explorer.Options{Analyzer: az})
+	svc := explorer.New(s, explorer.Options{Analyzer: az, EngineWait: -1})
 	if n, err := svc.CatchUp(t.Context()); err != nil || n != 4 {
 		t.Fatalf("CatchUp = %d, %v; want 4 games", n, err)
 	}
@@ -256,4 +256,41 @@ func TestTwoInstancesIndexOnce(t *testing.T) {
 	if err != nil || ans.Games() != 40 {
 		t.Fatalf("the start has %d games (%v), want 40", ans.Games(), err)
 	}
+}
+
+// slowAnalyzer answers when released.
+type slowAnalyzer struct {
+	fakeAnalyzer
+	release chan struct{}
+}
+
+func (f *slowAnalyzer) Analyze(ctx context.Context, p engine.Position, r engine.Rules, lim search.Limits) (search.Analysis, error) {
+	<-f.release
+	return f.fakeAnalyzer.Analyze(ctx, p, r, lim)
+}
+
+// An answer waits for the engine no longer than EngineWait; the search
+// goes on and its scores come with the next answer.
+func TestEngineWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := memory.New()
+		play(t, s, "a", 1500, engine.SouthWins, 3)
+		az := &slowAnalyzer{release: make(chan struct{})}
+		svc := explorer.New(s, explorer.Options{Analyzer: az, EngineWait: 10 * time.Millisecond})
+		if _, err := svc.CatchUp(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		q := explorer.Query{Position: engine.Start(), Category: players.Live, MaxRating: 9999}
+		start := time.Now()
+		a, err := svc.Explore(t.Context(), q)
+		if err != nil || a.HasEngine || a.Games() != 1 || time.Since(start) != 10*time.Millisecond {
+			t.Fatalf("Explore with a slow engine = %+v, %v after %v; want the games without scores after 10ms", a, err, time.Since(start))
+		}
+		close(az.release)
+		synctest.Wait()
+		a, err = svc.Explore(t.Context(), q)
+		if err != nil || !a.HasEngine || !a.Moves[0].HasScore || az.calls.Load() != 1 {
+			t.Fatalf("Explore once the search ended = %+v, %v (%d searches); want its scores, one search", a, err, az.calls.Load())
+		}
+	})
 }

@@ -162,8 +162,9 @@ func buildExplorerIndex(b *testing.B, s *Store, n int) []engine.Position {
 // query is a position some game reached at a random ply, in the live
 // category with every rating, then 1500-1799. "index" is the statistics
 // alone; "engine" adds the engine's scores (a 20,000-node search for a
-// position not asked before, on a fresh cache). Building the index takes
-// minutes, before the timer.
+// position not asked before, on a fresh cache, waited for at most
+// explorer.DefaultEngineWait; scored-% are the answers that had them).
+// Building the index takes minutes, before the timer.
 func BenchmarkExplorer(b *testing.B) {
 	n := explorerGames
 	if testing.Short() {
@@ -198,7 +199,7 @@ func BenchmarkExplorer(b *testing.B) {
 			}
 			svc := explorer.New(s, o)
 			var took []time.Duration
-			i := 0
+			i, scored := 0, 0
 			for b.Loop() {
 				q := explorer.Query{Position: sample[i%len(sample)], Category: players.Live,
 					MinRating: c.ratings[0], MaxRating: c.ratings[1]}
@@ -209,6 +210,9 @@ func BenchmarkExplorer(b *testing.B) {
 					b.Fatal(err)
 				}
 				took = append(took, time.Since(t))
+				if a.HasEngine {
+					scored++
+				}
 				if c.ratings[0] == 0 && q.Position == engine.Start() && a.Games() == 0 {
 					b.Fatal("the start position has no games")
 				}
@@ -220,6 +224,9 @@ func BenchmarkExplorer(b *testing.B) {
 			b.ReportMetric(ms(0.50), "p50-ms")
 			b.ReportMetric(ms(0.99), "p99-ms")
 			b.ReportMetric(float64(bytes)/float64(n), "bytes/game")
+			if c.engine {
+				b.ReportMetric(100*float64(scored)/float64(len(took)), "scored-%")
+			}
 			b.Logf("load average %s", loadAverage())
 		})
 	}
