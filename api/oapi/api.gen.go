@@ -1273,7 +1273,7 @@ type ExplorerAnswer struct {
 	// Example: 1
 	Draws int `json:"draws"`
 
-	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, or a finished position).
+	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
 	//
 	// Example: {"depth":12,"exact":false}
 	Engine *ExplorerEngine `json:"engine,omitempty"`
@@ -1314,7 +1314,7 @@ type ExplorerAnswer struct {
 // Example: live
 type ExplorerAnswerCategory string
 
-// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, or a finished position).
+// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
 //
 // Example: {"depth":12,"exact":false}
 type ExplorerEngine struct {

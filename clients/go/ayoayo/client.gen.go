@@ -1275,7 +1275,7 @@ type ExplorerAnswer struct {
 	// Example: 1
 	Draws int `json:"draws"`
 
-	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, or a finished position).
+	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
 	//
 	// Example: {"depth":12,"exact":false}
 	Engine *ExplorerEngine `json:"engine,omitempty"`
@@ -1316,7 +1316,7 @@ type ExplorerAnswer struct {
 // Example: live
 type ExplorerAnswerCategory string
 
-// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, or a finished position).
+// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
 //
 // Example: {"depth":12,"exact":false}
 type ExplorerEngine struct {
@@ -4946,7 +4946,10 @@ type ClientInterface interface {
 	// most played first; and, when the engine has room for it, each
 	// move's score in seeds for the player to move, from the endgame
 	// table or a search of a fixed size (the same on every instance, and
-	// kept for a while). A position no game reached has no moves.
+	// kept for a while). The statistics wait for a search 10 ms at most:
+	// past that the answer has no `engine` and no `score`, the search
+	// goes on, and the next request for the position gets its scores. A
+	// position no game reached has no moves.
 	//
 	// `ratings=MIN-MAX` keeps the games whose players' average rating,
 	// read to the hundred, lies between MIN and MAX (whole numbers from
@@ -6282,7 +6285,10 @@ func (c *Client) EvaluateMove(ctx context.Context, params *EvaluateMoveParams, b
 // most played first; and, when the engine has room for it, each
 // move's score in seeds for the player to move, from the endgame
 // table or a search of a fixed size (the same on every instance, and
-// kept for a while). A position no game reached has no moves.
+// kept for a while). The statistics wait for a search 10 ms at most:
+// past that the answer has no `engine` and no `score`, the search
+// goes on, and the next request for the position gets its scores. A
+// position no game reached has no moves.
 //
 // `ratings=MIN-MAX` keeps the games whose players' average rating,
 // read to the hundred, lies between MIN and MAX (whole numbers from
@@ -10883,7 +10889,10 @@ type ClientWithResponsesInterface interface {
 	// most played first; and, when the engine has room for it, each
 	// move's score in seeds for the player to move, from the endgame
 	// table or a search of a fixed size (the same on every instance, and
-	// kept for a while). A position no game reached has no moves.
+	// kept for a while). The statistics wait for a search 10 ms at most:
+	// past that the answer has no `engine` and no `score`, the search
+	// goes on, and the next request for the position gets its scores. A
+	// position no game reached has no moves.
 	//
 	// `ratings=MIN-MAX` keeps the games whose players' average rating,
 	// read to the hundred, lies between MIN and MAX (whole numbers from
@@ -18181,7 +18190,10 @@ func (c *ClientWithResponses) EvaluateMoveWithResponse(ctx context.Context, para
 // most played first; and, when the engine has room for it, each
 // move's score in seeds for the player to move, from the endgame
 // table or a search of a fixed size (the same on every instance, and
-// kept for a while). A position no game reached has no moves.
+// kept for a while). The statistics wait for a search 10 ms at most:
+// past that the answer has no `engine` and no `score`, the search
+// goes on, and the next request for the position gets its scores. A
+// position no game reached has no moves.
 //
 // `ratings=MIN-MAX` keeps the games whose players' average rating,
 // read to the hundred, lies between MIN and MAX (whole numbers from

@@ -1003,7 +1003,10 @@ export interface paths {
          *     most played first; and, when the engine has room for it, each
          *     move's score in seeds for the player to move, from the endgame
          *     table or a search of a fixed size (the same on every instance, and
-         *     kept for a while). A position no game reached has no moves.
+         *     kept for a while). The statistics wait for a search 10 ms at most:
+         *     past that the answer has no `engine` and no `score`, the search
+         *     goes on, and the next request for the position gets its scores. A
+         *     position no game reached has no moves.
          *
          *     `ratings=MIN-MAX` keeps the games whose players' average rating,
          *     read to the hundred, lies between MIN and MAX (whole numbers from
@@ -5828,7 +5831,7 @@ export interface components {
             exact?: boolean;
         };
         /**
-         * @description How the engine scored the moves; absent when it did not (no room in the server's CPU budget, or a finished position).
+         * @description How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
          * @example {
          *       "depth": 12,
          *       "exact": false
