@@ -331,8 +331,12 @@ func (s *serving) startAPI() error {
 	// once when this instance ends it, and by a catch-up at the start and
 	// every so often for the games other instances ended, or that a stop
 	// left unindexed.
+	// Its engine scores take one unit of the analyses' share at most, and
+	// none that is not free at once: a search runs beside the requests it
+	// serves, never in place of them.
 	analyses := analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency})
-	exp := explorer.New(s.st, explorer.Options{Analyzer: analyses, Logger: s.log})
+	exp := explorer.New(s.st, explorer.Options{Logger: s.log,
+		Analyzer: analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: 1, Wait: -1})})
 	s.games.OnEnded(endNotifiers{lob, exp}) // its players hear gameFinish; the explorer indexes it
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })

@@ -195,7 +195,9 @@ func BenchmarkExplorer(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			var o explorer.Options
 			if c.engine {
-				o.Analyzer = analysis.New(budget.New(2), analysis.Options{})
+				// As serve makes it: one search at a time, none that
+				// would wait for a unit of the budget.
+				o.Analyzer = analysis.New(budget.New(2), analysis.Options{Concurrency: 1, Wait: -1})
 			}
 			svc := explorer.New(s, o)
 			var took []time.Duration
