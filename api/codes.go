@@ -17,6 +17,7 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/review"
+	"github.com/ayoayo/ayoayo/review/explorer"
 )
 
 // answered names every declared error a client can meet, for the /docs
@@ -45,6 +46,7 @@ var answered = []error{
 	gen.ErrUnverified, gen.ErrUnknownVersion,
 	record.ErrSyntax, record.ErrMismatch,
 	review.ErrNotFinished, review.ErrNotRequested, review.ErrTimeout,
+	explorer.ErrInvalidPosition, explorer.ErrInvalidCategory, explorer.ErrInvalidRatings,
 	ErrInternal,
 }
 

@@ -120,6 +120,16 @@ func Limits() []Limit {
 			ops:     map[string]func(echo.Context) bool{"ReviewRecord": nil},
 		},
 		{
+			// An explorer request reads the index, and may search its
+			// position for the engine's scores (a small search, kept a
+			// while): cheap, but not free, so a screen that steps
+			// through a game's plies fast fits and a crawler does not.
+			Name: "explorer", Flag: "explorer", what: "explorer requests",
+			Who:     "opening explorer requests one client address may send",
+			Default: RateLimit{Rate: 600, Burst: 60},
+			ops:     map[string]func(echo.Context) bool{"GetExplorer": nil},
+		},
+		{
 			Name: "player-create", Flag: "player-create", what: "player creations",
 			Who: "players one client address may create",
 			// A person makes a player once per device at most; a row that

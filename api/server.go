@@ -166,6 +166,9 @@ type Options struct {
 	// Reviews reviews games (*review.Service). Nil: the review operations
 	// answer 503.
 	Reviews ReviewService
+	// Explorer answers the opening explorer (*explorer.Service). Nil:
+	// GET /v1/explorer answers 503.
+	Explorer ExplorerService
 }
 
 // RequestLog says which requests are logged (Options.RequestLog).
@@ -251,6 +254,9 @@ func (o Options) withDefaults() Options {
 	if o.Reviews == nil {
 		o.Reviews = noReviews{}
 	}
+	if o.Explorer == nil {
+		o.Explorer = noExplorer{}
+	}
 	if o.EventHeartbeat <= 0 {
 		o.EventHeartbeat = DefaultEventHeartbeat
 	}
@@ -285,6 +291,8 @@ type Server struct {
 	lobby   LobbyService
 	reviews ReviewService
 	streams *httpx.StreamSlots // of open event streams
+
+	explorer ExplorerService
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
@@ -320,6 +328,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		players:  opts.Players,
 		lobby:    opts.Lobby,
 		reviews:  opts.Reviews,
+		explorer: opts.Explorer,
 		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	// The documents take longer to make than the rest of New together

@@ -137,6 +137,24 @@ func (e ExpiryEnds) Valid() bool {
 	}
 }
 
+// Defines values for ExplorerAnswerCategory.
+const (
+	ExplorerAnswerCategoryCorrespondence ExplorerAnswerCategory = "correspondence"
+	ExplorerAnswerCategoryLive           ExplorerAnswerCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the ExplorerAnswerCategory enum.
+func (e ExplorerAnswerCategory) Valid() bool {
+	switch e {
+	case ExplorerAnswerCategoryCorrespondence:
+		return true
+	case ExplorerAnswerCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameCategory.
 const (
 	GameCategoryCorrespondence GameCategory = "correspondence"
@@ -1366,6 +1384,142 @@ type Expiry struct {
 //
 // Example: abort
 type ExpiryEnds string
+
+// ExplorerAnswer The moves played from a position in the indexed games, the most
+// played first, with the totals over them.
+//
+// Example: {"category":"live","draws":1,"engine":{"depth":12,"exact":false},"games":5,"moves":[{"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe","Zt4uV6wX8yA1bC3d"],"score":1,"south":2},{"averageRating":1480,"draws":0,"exact":false,"games":2,"north":1,"pit":0,"recentGames":["Hk2jL4mN6pQ8rS0t"],"score":-2,"south":1}],"north":1,"position":"s-444444-444444-0-0","ratings":{"max":9999,"min":0},"south":3}
+type ExplorerAnswer struct {
+	// Category The games' rating category.
+	//
+	// Example: live
+	Category ExplorerAnswerCategory `json:"category"`
+
+	// Draws Of them, draws.
+	//
+	// Example: 1
+	Draws int `json:"draws"`
+
+	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
+	//
+	// Example: {"depth":12,"exact":false}
+	Engine *ExplorerEngine `json:"engine,omitempty"`
+
+	// Games Games that reached the position and went on from it.
+	//
+	// Example: 5
+	Games int `json:"games"`
+
+	// Moves The moves played, the most played first (then by pit).
+	//
+	// Example: [{"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe"],"score":1,"south":2}]
+	Moves []ExplorerMove `json:"moves"`
+
+	// North Of them, North's wins.
+	//
+	// Example: 1
+	North int `json:"north"`
+
+	// Position The position asked for, in the text notation.
+	//
+	// Example: s-444444-444444-0-0
+	Position string `json:"position"`
+
+	// Ratings The range of the games' average ratings the answer counts, read to the hundred.
+	//
+	// Example: {"max":1999,"min":1400}
+	Ratings ExplorerRatings `json:"ratings"`
+
+	// South Of them, South's wins.
+	//
+	// Example: 3
+	South int `json:"south"`
+}
+
+// ExplorerAnswerCategory The games' rating category.
+//
+// Example: live
+type ExplorerAnswerCategory string
+
+// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
+//
+// Example: {"depth":12,"exact":false}
+type ExplorerEngine struct {
+	// Depth The depth the search completed (0 from an endgame table).
+	//
+	// Example: 12
+	Depth int `json:"depth"`
+
+	// Exact Every score is proven.
+	//
+	// Example: false
+	Exact bool `json:"exact"`
+}
+
+// ExplorerMove One move played from the position, with its games and the engine's score.
+//
+// Example: {"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe"],"score":1,"south":2}
+type ExplorerMove struct {
+	// AverageRating The average of the games' average ratings.
+	//
+	// Example: 1612
+	AverageRating int `json:"averageRating"`
+
+	// Draws Of them, draws.
+	//
+	// Example: 1
+	Draws int `json:"draws"`
+
+	// Exact The score is proven (the true final difference with perfect play); absent with the score.
+	//
+	// Example: false
+	Exact *bool `json:"exact,omitempty"`
+
+	// Games The games in which it was played from the position.
+	//
+	// Example: 3
+	Games int `json:"games"`
+
+	// North Of them, North's wins.
+	//
+	// Example: 0
+	North int `json:"north"`
+
+	// Pit The pit played.
+	//
+	// Example: 3
+	Pit int `json:"pit"`
+
+	// RecentGames Up to three of the latest games with the move, the latest first (their ids; a game may since have been deleted).
+	//
+	// Example: ["pQ7xL2mKz0aB9cDe"]
+	RecentGames []string `json:"recentGames"`
+
+	// Score The engine's score of the move, in seeds for the player to move; absent when the engine gave none.
+	//
+	// Example: 1
+	Score *int `json:"score,omitempty"`
+
+	// South Of them, South's wins.
+	//
+	// Example: 2
+	South int `json:"south"`
+}
+
+// ExplorerRatings The range of the games' average ratings the answer counts, read to the hundred.
+//
+// Example: {"max":1999,"min":1400}
+type ExplorerRatings struct {
+	// Max The highest average rating counted.
+	//
+	// Example: 9999
+	Max int `json:"max"`
+
+	// Min The lowest average rating counted.
+	//
+	// Example: 0
+	Min int `json:"min"`
+}
 
 // ExportedGame A game as a line of a player's export, with all its moves.
 //
@@ -4201,6 +4355,13 @@ type AcceptConflict = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type ExplorerBadRequest = Problem
+
 // Forbidden A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4468,6 +4629,18 @@ type CreateChallengeParams struct {
 	// encrypted under a key derived from yours, so keep the key as secret
 	// as the token it protects.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GetExplorerParams defines parameters for GetExplorer.
+type GetExplorerParams struct {
+	// Position The position, in the text notation (side, South's pits, North's pits, captured seeds).
+	Position string `form:"position" json:"position"`
+
+	// Category `live` (the default) or `correspondence`.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Ratings MIN-MAX, the range of the games' average ratings; every rating if absent.
+	Ratings *string `form:"ratings,omitempty" json:"ratings,omitempty"`
 }
 
 // CreateGameParams defines parameters for CreateGame.
@@ -4747,6 +4920,9 @@ type ServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx echo.Context) error
+	// GetExplorer The opening explorer
+	// (GET /v1/explorer)
+	GetExplorer(ctx echo.Context, params GetExplorerParams) error
 	// CreateGame Start a game against a person or the AI
 	// (POST /v1/games)
 	CreateGame(ctx echo.Context, params CreateGameParams) error
@@ -5033,6 +5209,38 @@ func (w *ServerInterfaceWrapper) EvaluateMove(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.EvaluateMove(ctx)
+	return err
+}
+
+// GetExplorer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetExplorer(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetExplorerParams
+	// ------------- Required query parameter "position" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "position", ctx.QueryParams(), &params.Position, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter position: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "ratings" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "ratings", ctx.QueryParams(), &params.Ratings, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ratings: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetExplorer(ctx, params)
 	return err
 }
 
@@ -5976,6 +6184,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/challenges/:id/accept", wrapper.AcceptChallenge, options.OperationMiddlewares["AcceptChallenge"]...)
 	router.POST(options.BaseURL+"/v1/challenges/:id/decline", wrapper.DeclineChallenge, options.OperationMiddlewares["DeclineChallenge"]...)
 	router.POST(options.BaseURL+"/v1/evaluate", wrapper.EvaluateMove, options.OperationMiddlewares["EvaluateMove"]...)
+	router.GET(options.BaseURL+"/v1/explorer", wrapper.GetExplorer, options.OperationMiddlewares["GetExplorer"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/draw", wrapper.OfferDraw, options.OperationMiddlewares["OfferDraw"]...)
@@ -6030,6 +6239,8 @@ type AIBusyApplicationProblemPlusJSONResponse struct {
 type AcceptConflictApplicationProblemPlusJSONResponse Problem
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
+
+type ExplorerBadRequestApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse GameProblem
 
@@ -7303,6 +7514,98 @@ func (response EvaluateMove500ApplicationProblemPlusJSONResponse) VisitEvaluateM
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExplorerRequestObject struct {
+	Params GetExplorerParams
+}
+
+type GetExplorerResponseObject interface {
+	VisitGetExplorerResponse(w http.ResponseWriter) error
+}
+
+type GetExplorer200JSONResponse ExplorerAnswer
+
+func (response GetExplorer200JSONResponse) VisitGetExplorerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExplorer400ApplicationProblemPlusJSONResponse struct {
+	ExplorerBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetExplorer400ApplicationProblemPlusJSONResponse) VisitGetExplorerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExplorer429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response GetExplorer429ApplicationProblemPlusJSONResponse) VisitGetExplorerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExplorer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetExplorer500ApplicationProblemPlusJSONResponse) VisitGetExplorerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExplorer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetExplorer503ApplicationProblemPlusJSONResponse) VisitGetExplorerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12261,6 +12564,9 @@ type StrictServerInterface interface {
 	// EvaluateMove Play one move and see everything it does
 	// (POST /v1/evaluate)
 	EvaluateMove(ctx context.Context, request EvaluateMoveRequestObject) (EvaluateMoveResponseObject, error)
+	// GetExplorer The opening explorer
+	// (GET /v1/explorer)
+	GetExplorer(ctx context.Context, request GetExplorerRequestObject) (GetExplorerResponseObject, error)
 	// CreateGame Start a game against a person or the AI
 	// (POST /v1/games)
 	CreateGame(ctx context.Context, request CreateGameRequestObject) (CreateGameResponseObject, error)
@@ -12790,6 +13096,31 @@ func (sh *strictHandler) EvaluateMove(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(EvaluateMoveResponseObject); ok {
 		return validResponse.VisitEvaluateMoveResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetExplorer operation middleware
+func (sh *strictHandler) GetExplorer(ctx echo.Context, params GetExplorerParams) error {
+	var request GetExplorerRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetExplorer(ctx.Request().Context(), request.(GetExplorerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetExplorer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetExplorerResponseObject); ok {
+		return validResponse.VisitGetExplorerResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

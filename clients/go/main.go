@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -297,6 +298,9 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 	if err := meet(ctx, c, ids, tokens, drawn); err != nil {
 		return err
 	}
+	if err := explored(ctx, c, id); err != nil {
+		return err
+	}
 
 	// The daily puzzle, solved as a player: the first attempt is rated,
 	// the second is not.
@@ -328,6 +332,35 @@ func rated(ctx context.Context, c *ayoayo.ClientWithResponses, dailyID string) e
 		}
 	}
 	fmt.Println("the second attempt changed no rating")
+	return nil
+}
+
+// explored waits (a few seconds at most) for the rated game id, which
+// opened with pit 0, to be in the opening explorer, and asks for a
+// position that is not one, which is refused with the explorer's code.
+func explored(ctx context.Context, c *ayoayo.ClientWithResponses, id string) error {
+	start := "s-444444-444444-0-0"
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ex, err := c.GetExplorerWithResponse(ctx, &ayoayo.GetExplorerParams{Position: start})
+		if err != nil || ex.JSON200 == nil {
+			return errors.Join(err, unexpected("GET /v1/explorer", ex.HTTPResponse, ex.Body))
+		}
+		found := false
+		for _, m := range ex.JSON200.Moves {
+			found = found || (m.Pit == 0 && slices.Contains(m.RecentGames, id))
+		}
+		if found {
+			fmt.Printf("explorer: the rated game %s is in the start's pit 0, %d games from the start\n", id, ex.JSON200.Games)
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the rated game %s is not in the explorer 10 s after its end: %s", id, ex.Body)
+		}
+	}
+	bad, err := c.GetExplorerWithResponse(ctx, &ayoayo.GetExplorerParams{Position: "s-44"})
+	if err != nil || bad.ApplicationProblemJSON400 == nil || bad.ApplicationProblemJSON400.Code != "invalid_explorer_position" {
+		return errors.Join(err, unexpected("GET /v1/explorer with no position", bad.HTTPResponse, bad.Body))
+	}
 	return nil
 }
 

@@ -227,13 +227,12 @@ async function clocked(): Promise<void> {
   console.log(`clock: South has ${clock.remainingMs.south} ms, North ${clock.remainingMs.north} ms; South's runs out at ${clock.deadline}`);
   // Draw the clock from the server's deadline; take the result from the server.
   await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(clock.deadline!) - Date.now()) + 200));
-  const after = await api.GET("/v1/games/{id}", { params: { path: { id } } });
-  if (!after.data) fail("GET /v1/games/{id}", after.error, after.response);
-  const result = after.data.result;
-  if (after.data.status !== "finished" || result?.reason !== "timeout" || result.winner !== "north") {
-    throw new Error(`the clocked game after its deadline: ${JSON.stringify(after.data)}`);
+  const after = await getGame(id);
+  const result = after.result;
+  if (after.status !== "finished" || result?.reason !== "timeout" || result.winner !== "north") {
+    throw new Error(`the clocked game after its deadline: ${JSON.stringify(after)}`);
   }
-  console.log(`the clocked game ended by ${result.reason}, ${result.winner} wins, at ${after.data.updatedAt}`);
+  console.log(`the clocked game ended by ${result.reason}, ${result.winner} wins, at ${after.updatedAt}`);
 }
 
 main().catch((err: unknown) => {
@@ -345,13 +344,21 @@ async function firstGameStart(token: string): Promise<PlayerGameStartEvent> {
 // bothSeated checks that a game is active between players ids: South's
 // first when ordered, else in either seat (the seat was left to chance).
 async function bothSeated(id: string, ids: [string, string], ordered = false): Promise<void> {
-  const got = await api.GET("/v1/games/{id}", { params: { path: { id } } });
-  if (!got.data) fail("GET /v1/games/{id}", got.error, got.response);
-  const seated = [got.data.players.south?.id, got.data.players.north?.id];
+  const got = await getGame(id);
+  const seated = [got.players.south?.id, got.players.north?.id];
   const same = (a: (string | undefined)[], b: string[]) => a[0] === b[0] && a[1] === b[1];
-  if (got.data.status !== "active" || !(same(seated, ids) || (!ordered && same(seated, [ids[1], ids[0]])))) {
-    throw new Error(`game ${id} should be active between South ${ids[0]} and North ${ids[1]}: ${JSON.stringify(got.data)}`);
+  if (got.status !== "active" || !(same(seated, ids) || (!ordered && same(seated, [ids[1], ids[0]])))) {
+    throw new Error(`game ${id} should be active between South ${ids[0]} and North ${ids[1]}: ${JSON.stringify(got)}`);
   }
+}
+
+// getGame reads a game as JSON. The operation also answers the game's text
+// record (Accept: application/x-ayoayo-record), so the type of its data is
+// a union of the two: asking for JSON and narrowing gives the Game.
+async function getGame(id: string): Promise<components["schemas"]["Game"]> {
+  const got = await api.GET("/v1/games/{id}", { params: { path: { id } }, headers: { Accept: "application/json" } });
+  if (!got.data || typeof got.data === "string") fail("GET /v1/games/{id}", got.error, got.response);
+  return got.data;
 }
 
 // resign ends a game by a player's resignation (in a rated game in which

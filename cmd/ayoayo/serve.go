@@ -32,6 +32,7 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
 	"github.com/ayoayo/ayoayo/review"
+	"github.com/ayoayo/ayoayo/review/explorer"
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -370,7 +371,17 @@ func (s *serving) startAPI() error {
 	// other instances' events are background work like the sweeper's.
 	lob := lobby.NewService(s.st, lobby.Options{Games: s.games, Now: s.now, SeekTTL: c.SeekTTL, ChallengeTTL: c.ChallengeTTL, Changes: lobbyChangesOf(s.st),
 		PollInterval: c.EventPoll, Stopping: s.stopping, Logger: s.log})
-	s.games.OnEnded(lob) // its players hear gameFinish
+	// The opening explorer indexes each finished rated game once: at
+	// once when this instance ends it, and by a catch-up at the start and
+	// every so often for the games other instances ended, or that a stop
+	// left unindexed.
+	// Its engine scores take one unit of the analyses' share at most, and
+	// none that is not free at once: a search runs beside the requests it
+	// serves, never in place of them.
+	analyses := analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency})
+	exp := explorer.New(s.st, explorer.Options{Logger: s.log,
+		Analyzer: analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: 1, Wait: -1})})
+	s.games.OnEnded(endNotifiers{lob, exp}) // its players hear gameFinish; the explorer indexes it
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
 	// Reviews: this instance's worker takes queued reviews from the store
@@ -379,6 +390,7 @@ func (s *serving) startAPI() error {
 	reviews := review.NewService(s.st, s.games, review.New(s.cpu, review.Options{Endgames: s.endgames, Concurrency: s.cpu.Size()}),
 		review.ServiceOptions{Now: s.now, Owner: c.Instance, Log: s.log})
 	s.sweeping.Go(func() { reviews.Run(s.background, reviewPoll) })
+	s.sweeping.Go(func() { _ = exp.Run(s.background) })
 	s.draining = make(chan struct{})
 	doc := <-s.document
 	if doc.err != nil {
@@ -396,7 +408,7 @@ func (s *serving) startAPI() error {
 		BodyLimit:           c.BodyLimit,
 		BatchBodyLimit:      c.BatchBodyLimit,
 		BatchMaxLines:       c.BatchMaxLines,
-		Analyses:            analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency}),
+		Analyses:            analyses,
 		Budget:              s.cpu,
 		Games:               s.games,
 		Hub:                 s.hub,
@@ -413,6 +425,7 @@ func (s *serving) startAPI() error {
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 		Lobby:               lob,
 		Reviews:             reviews,
+		Explorer:            exp,
 	})
 	if err != nil {
 		return err
@@ -420,6 +433,16 @@ func (s *serving) startAPI() error {
 	var apiHandler http.Handler = handler
 	s.current.Store(&apiHandler)
 	return nil
+}
+
+// endNotifiers hear of a game's end one after the other: the lobby, then
+// the explorer.
+type endNotifiers []games.EndNotifier
+
+func (ns endNotifiers) Ended(ctx context.Context, g games.Game) {
+	for _, n := range ns {
+		n.Ended(ctx, g)
+	}
 }
 
 // serve waits for ctx to end (or the listener to fail), then shuts down:

@@ -90,7 +90,7 @@ func serveInProcess(t *testing.T, stock string) {
 		cancel()
 		t.Fatalf("no listening line:\n%s", stderr.String())
 	}
-	for _, path := range []string{"/livez", "/readyz"} {
+	for _, path := range []string{"/livez", "/readyz", "/v1/explorer?position=s-444444-444444-0-0"} {
 		res, err := http.Get("http://" + addr + path)
 		if err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/review"
+	"github.com/ayoayo/ayoayo/review/explorer"
 	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
@@ -33,6 +34,7 @@ type store interface {
 	lobby.Store
 	games.ExportStore
 	review.Store
+	explorer.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

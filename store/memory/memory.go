@@ -38,6 +38,7 @@ type Store struct {
 	lobby lobbyRows // seeks, challenges, events and tickets (lobby.go)
 
 	reviews map[string]*reviewRow // by game id (review.go)
+	explorer explorerRows // the opening explorer's index (explorer.go)
 }
 
 type gameRow struct {

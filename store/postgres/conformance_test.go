@@ -4,6 +4,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/review/explorer/explorertest"
 	"github.com/ayoayo/ayoayo/store/storetest"
 )
 
@@ -13,16 +14,23 @@ import (
 func TestConformance(t *testing.T) {
 	testDSN(t)
 	var dsns sync.Map // *Store -> its DSN
-	storetest.RunShared(t, func(t *testing.T) storetest.Store {
+	open := func(t *testing.T) *Store {
 		dsn := freshSchema(t)
 		s := openOn(t, dsn, Options{})
 		dsns.Store(s, dsn)
 		return s
-	}, func(t *testing.T, s storetest.Store) storetest.Store {
+	}
+	again := func(t *testing.T, s any) *Store {
 		dsn, ok := dsns.Load(s)
 		if !ok {
 			t.Fatal("a store the suite did not open")
 		}
 		return openOn(t, dsn.(string), Options{})
+	}
+	storetest.RunShared(t, func(t *testing.T) storetest.Store { return open(t) },
+		func(t *testing.T, s storetest.Store) storetest.Store { return again(t, s) })
+	t.Run("explorer", func(t *testing.T) {
+		explorertest.Run(t, func(t *testing.T) explorertest.Store { return open(t) },
+			func(t *testing.T, s explorertest.Store) explorertest.Store { return again(t, s) })
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/review/explorer/explorertest"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 	"github.com/ayoayo/ayoayo/store/storetest"
 )
@@ -27,13 +28,19 @@ func TestConformance(t *testing.T) {
 		files.Store(s, file)
 		return s
 	}
-	storetest.RunShared(t, func(t *testing.T) storetest.Store {
-		return open(t, filepath.Join(t.TempDir(), "conformance.db"))
-	}, func(t *testing.T, s storetest.Store) storetest.Store {
+	again := func(t *testing.T, s any) *sqlite.Store {
 		file, ok := files.Load(s)
 		if !ok {
 			t.Fatal("a store the suite did not open")
 		}
 		return open(t, file.(string))
+	}
+	storetest.RunShared(t, func(t *testing.T) storetest.Store {
+		return open(t, filepath.Join(t.TempDir(), "conformance.db"))
+	}, func(t *testing.T, s storetest.Store) storetest.Store { return again(t, s) })
+	t.Run("explorer", func(t *testing.T) {
+		explorertest.Run(t, func(t *testing.T) explorertest.Store {
+			return open(t, filepath.Join(t.TempDir(), "explorer.db"))
+		}, func(t *testing.T, s explorertest.Store) explorertest.Store { return again(t, s) })
 	})
 }

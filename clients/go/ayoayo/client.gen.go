@@ -138,6 +138,24 @@ func (e ExpiryEnds) Valid() bool {
 	}
 }
 
+// Defines values for ExplorerAnswerCategory.
+const (
+	ExplorerAnswerCategoryCorrespondence ExplorerAnswerCategory = "correspondence"
+	ExplorerAnswerCategoryLive           ExplorerAnswerCategory = "live"
+)
+
+// Valid indicates whether the value is a known member of the ExplorerAnswerCategory enum.
+func (e ExplorerAnswerCategory) Valid() bool {
+	switch e {
+	case ExplorerAnswerCategoryCorrespondence:
+		return true
+	case ExplorerAnswerCategoryLive:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GameCategory.
 const (
 	GameCategoryCorrespondence GameCategory = "correspondence"
@@ -1367,6 +1385,142 @@ type Expiry struct {
 //
 // Example: abort
 type ExpiryEnds string
+
+// ExplorerAnswer The moves played from a position in the indexed games, the most
+// played first, with the totals over them.
+//
+// Example: {"category":"live","draws":1,"engine":{"depth":12,"exact":false},"games":5,"moves":[{"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe","Zt4uV6wX8yA1bC3d"],"score":1,"south":2},{"averageRating":1480,"draws":0,"exact":false,"games":2,"north":1,"pit":0,"recentGames":["Hk2jL4mN6pQ8rS0t"],"score":-2,"south":1}],"north":1,"position":"s-444444-444444-0-0","ratings":{"max":9999,"min":0},"south":3}
+type ExplorerAnswer struct {
+	// Category The games' rating category.
+	//
+	// Example: live
+	Category ExplorerAnswerCategory `json:"category"`
+
+	// Draws Of them, draws.
+	//
+	// Example: 1
+	Draws int `json:"draws"`
+
+	// Engine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
+	//
+	// Example: {"depth":12,"exact":false}
+	Engine *ExplorerEngine `json:"engine,omitempty"`
+
+	// Games Games that reached the position and went on from it.
+	//
+	// Example: 5
+	Games int `json:"games"`
+
+	// Moves The moves played, the most played first (then by pit).
+	//
+	// Example: [{"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe"],"score":1,"south":2}]
+	Moves []ExplorerMove `json:"moves"`
+
+	// North Of them, North's wins.
+	//
+	// Example: 1
+	North int `json:"north"`
+
+	// Position The position asked for, in the text notation.
+	//
+	// Example: s-444444-444444-0-0
+	Position string `json:"position"`
+
+	// Ratings The range of the games' average ratings the answer counts, read to the hundred.
+	//
+	// Example: {"max":1999,"min":1400}
+	Ratings ExplorerRatings `json:"ratings"`
+
+	// South Of them, South's wins.
+	//
+	// Example: 3
+	South int `json:"south"`
+}
+
+// ExplorerAnswerCategory The games' rating category.
+//
+// Example: live
+type ExplorerAnswerCategory string
+
+// ExplorerEngine How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
+//
+// Example: {"depth":12,"exact":false}
+type ExplorerEngine struct {
+	// Depth The depth the search completed (0 from an endgame table).
+	//
+	// Example: 12
+	Depth int `json:"depth"`
+
+	// Exact Every score is proven.
+	//
+	// Example: false
+	Exact bool `json:"exact"`
+}
+
+// ExplorerMove One move played from the position, with its games and the engine's score.
+//
+// Example: {"averageRating":1612,"draws":1,"exact":false,"games":3,"north":0,"pit":3,"recentGames":["pQ7xL2mKz0aB9cDe"],"score":1,"south":2}
+type ExplorerMove struct {
+	// AverageRating The average of the games' average ratings.
+	//
+	// Example: 1612
+	AverageRating int `json:"averageRating"`
+
+	// Draws Of them, draws.
+	//
+	// Example: 1
+	Draws int `json:"draws"`
+
+	// Exact The score is proven (the true final difference with perfect play); absent with the score.
+	//
+	// Example: false
+	Exact *bool `json:"exact,omitempty"`
+
+	// Games The games in which it was played from the position.
+	//
+	// Example: 3
+	Games int `json:"games"`
+
+	// North Of them, North's wins.
+	//
+	// Example: 0
+	North int `json:"north"`
+
+	// Pit The pit played.
+	//
+	// Example: 3
+	Pit int `json:"pit"`
+
+	// RecentGames Up to three of the latest games with the move, the latest first (their ids; a game may since have been deleted).
+	//
+	// Example: ["pQ7xL2mKz0aB9cDe"]
+	RecentGames []string `json:"recentGames"`
+
+	// Score The engine's score of the move, in seeds for the player to move; absent when the engine gave none.
+	//
+	// Example: 1
+	Score *int `json:"score,omitempty"`
+
+	// South Of them, South's wins.
+	//
+	// Example: 2
+	South int `json:"south"`
+}
+
+// ExplorerRatings The range of the games' average ratings the answer counts, read to the hundred.
+//
+// Example: {"max":1999,"min":1400}
+type ExplorerRatings struct {
+	// Max The highest average rating counted.
+	//
+	// Example: 9999
+	Max int `json:"max"`
+
+	// Min The lowest average rating counted.
+	//
+	// Example: 0
+	Min int `json:"min"`
+}
 
 // ExportedGame A game as a line of a player's export, with all its moves.
 //
@@ -4202,6 +4356,13 @@ type AcceptConflict = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type ExplorerBadRequest = Problem
+
 // Forbidden A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4566,6 +4727,23 @@ type DeclineChallengeParams struct {
 
 // EvaluateMoveParams defines parameters for EvaluateMove.
 type EvaluateMoveParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetExplorerParams defines parameters for GetExplorer.
+type GetExplorerParams struct {
+	// Position The position, in the text notation (side, South's pits, North's pits, captured seeds).
+	Position string `form:"position" json:"position"`
+
+	// Category `live` (the default) or `correspondence`.
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Ratings MIN-MAX, the range of the games' average ratings; every rating if absent.
+	Ratings *string `form:"ratings,omitempty" json:"ratings,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -5395,6 +5573,34 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/evaluate (the `EvaluateMove` operationId).
 	EvaluateMove(ctx context.Context, params *EvaluateMoveParams, body EvaluateMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetExplorer The opening explorer
+	//
+	// What was played from `position` in the first 30 plies of the
+	// finished rated games of a category (`live`, the default, or
+	// `correspondence`) under the default rules: each move with its games
+	// by result (South's wins, draws, North's wins), the average of its
+	// games' average ratings and up to three of its latest games, the
+	// most played first; and, when the engine has room for it, each
+	// move's score in seeds for the player to move, from the endgame
+	// table or a search of a fixed size (the same on every instance, and
+	// kept for a while). The statistics wait for a search 10 ms at most:
+	// past that the answer has no `engine` and no `score`, the search
+	// goes on, and the next request for the position gets its scores. A
+	// position no game reached has no moves.
+	//
+	// `ratings=MIN-MAX` keeps the games whose players' average rating,
+	// read to the hundred, lies between MIN and MAX (whole numbers from
+	// 0 to 9999): `1500-1799` keeps the games rated 1500 to 1799 on
+	// average. A game is indexed once, shortly after it ends.
+	//
+	// A `position` that is not one in the text notation is `400
+	// invalid_explorer_position`; a category not named here `400
+	// invalid_explorer_category`; a range that is not `MIN-MAX` with MIN at
+	// most MAX `400 invalid_explorer_ratings`.
+	//
+	// Corresponds with GET /v1/explorer (the `GetExplorer` operationId).
+	GetExplorer(ctx context.Context, params *GetExplorerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateGameWithBody Start a game against a person or the AI
 	//
@@ -6812,6 +7018,44 @@ func (c *Client) EvaluateMoveWithBody(ctx context.Context, params *EvaluateMoveP
 // Corresponds with POST /v1/evaluate (the `EvaluateMove` operationId).
 func (c *Client) EvaluateMove(ctx context.Context, params *EvaluateMoveParams, body EvaluateMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewEvaluateMoveRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetExplorer The opening explorer
+//
+// What was played from `position` in the first 30 plies of the
+// finished rated games of a category (`live`, the default, or
+// `correspondence`) under the default rules: each move with its games
+// by result (South's wins, draws, North's wins), the average of its
+// games' average ratings and up to three of its latest games, the
+// most played first; and, when the engine has room for it, each
+// move's score in seeds for the player to move, from the endgame
+// table or a search of a fixed size (the same on every instance, and
+// kept for a while). The statistics wait for a search 10 ms at most:
+// past that the answer has no `engine` and no `score`, the search
+// goes on, and the next request for the position gets its scores. A
+// position no game reached has no moves.
+//
+// `ratings=MIN-MAX` keeps the games whose players' average rating,
+// read to the hundred, lies between MIN and MAX (whole numbers from
+// 0 to 9999): `1500-1799` keeps the games rated 1500 to 1799 on
+// average. A game is indexed once, shortly after it ends.
+//
+// A `position` that is not one in the text notation is `400
+// invalid_explorer_position`; a category not named here `400
+// invalid_explorer_category`; a range that is not `MIN-MAX` with MIN at
+// most MAX `400 invalid_explorer_ratings`.
+//
+// Corresponds with GET /v1/explorer (the `GetExplorer` operationId).
+func (c *Client) GetExplorer(ctx context.Context, params *GetExplorerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetExplorerRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8945,6 +9189,95 @@ func NewEvaluateMoveRequestWithBody(server string, params *EvaluateMoveParams, c
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetExplorerRequest constructs an http.Request for the GetExplorer method
+func NewGetExplorerRequest(server string, params *GetExplorerParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/explorer")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "position", params.Position, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Category != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "category", *params.Category, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Ratings != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ratings", *params.Ratings, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -11729,6 +12062,36 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/evaluate (the `EvaluateMove` operationId).
 	EvaluateMoveWithResponse(ctx context.Context, params *EvaluateMoveParams, body EvaluateMoveJSONRequestBody, reqEditors ...RequestEditorFn) (*EvaluateMoveResponse, error)
 
+	// GetExplorerWithResponse The opening explorer
+	//
+	// What was played from `position` in the first 30 plies of the
+	// finished rated games of a category (`live`, the default, or
+	// `correspondence`) under the default rules: each move with its games
+	// by result (South's wins, draws, North's wins), the average of its
+	// games' average ratings and up to three of its latest games, the
+	// most played first; and, when the engine has room for it, each
+	// move's score in seeds for the player to move, from the endgame
+	// table or a search of a fixed size (the same on every instance, and
+	// kept for a while). The statistics wait for a search 10 ms at most:
+	// past that the answer has no `engine` and no `score`, the search
+	// goes on, and the next request for the position gets its scores. A
+	// position no game reached has no moves.
+	//
+	// `ratings=MIN-MAX` keeps the games whose players' average rating,
+	// read to the hundred, lies between MIN and MAX (whole numbers from
+	// 0 to 9999): `1500-1799` keeps the games rated 1500 to 1799 on
+	// average. A game is indexed once, shortly after it ends.
+	//
+	// A `position` that is not one in the text notation is `400
+	// invalid_explorer_position`; a category not named here `400
+	// invalid_explorer_category`; a range that is not `MIN-MAX` with MIN at
+	// most MAX `400 invalid_explorer_ratings`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/explorer (the `GetExplorer` operationId).
+	GetExplorerWithResponse(ctx context.Context, params *GetExplorerParams, reqEditors ...RequestEditorFn) (*GetExplorerResponse, error)
+
 	// CreateGameWithBodyWithResponse Start a game against a person or the AI
 	//
 	// Creates a game and gives you its first seat: `seat` (default `south`)
@@ -14098,6 +14461,114 @@ func (r EvaluateMoveResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r EvaluateMoveResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetExplorerResponse200Headers the declared response headers of an HTTP 200 response for GetExplorer
+type GetExplorerResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetExplorerResponse400Headers the declared response headers of an HTTP 400 response for GetExplorer
+type GetExplorerResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetExplorerResponse429Headers the declared response headers of an HTTP 429 response for GetExplorer
+type GetExplorerResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// GetExplorerResponse500Headers the declared response headers of an HTTP 500 response for GetExplorer
+type GetExplorerResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetExplorerResponse503Headers the declared response headers of an HTTP 503 response for GetExplorer
+type GetExplorerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetExplorerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExplorerAnswer
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *ExplorerBadRequest
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetExplorerResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetExplorerResponse400Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetExplorerResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetExplorerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetExplorerResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetExplorerResponse) GetJSON200() *ExplorerAnswer {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetExplorerResponse) GetApplicationProblemJSON400() *ExplorerBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetExplorerResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetExplorerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetExplorerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetExplorerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetExplorerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetExplorerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetExplorerResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19514,6 +19985,42 @@ func (c *ClientWithResponses) EvaluateMoveWithResponse(ctx context.Context, para
 	return ParseEvaluateMoveResponse(rsp)
 }
 
+// GetExplorerWithResponse The opening explorer
+//
+// What was played from `position` in the first 30 plies of the
+// finished rated games of a category (`live`, the default, or
+// `correspondence`) under the default rules: each move with its games
+// by result (South's wins, draws, North's wins), the average of its
+// games' average ratings and up to three of its latest games, the
+// most played first; and, when the engine has room for it, each
+// move's score in seeds for the player to move, from the endgame
+// table or a search of a fixed size (the same on every instance, and
+// kept for a while). The statistics wait for a search 10 ms at most:
+// past that the answer has no `engine` and no `score`, the search
+// goes on, and the next request for the position gets its scores. A
+// position no game reached has no moves.
+//
+// `ratings=MIN-MAX` keeps the games whose players' average rating,
+// read to the hundred, lies between MIN and MAX (whole numbers from
+// 0 to 9999): `1500-1799` keeps the games rated 1500 to 1799 on
+// average. A game is indexed once, shortly after it ends.
+//
+// A `position` that is not one in the text notation is `400
+// invalid_explorer_position`; a category not named here `400
+// invalid_explorer_category`; a range that is not `MIN-MAX` with MIN at
+// most MAX `400 invalid_explorer_ratings`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/explorer (the `GetExplorer` operationId).
+func (c *ClientWithResponses) GetExplorerWithResponse(ctx context.Context, params *GetExplorerParams, reqEditors ...RequestEditorFn) (*GetExplorerResponse, error) {
+	rsp, err := c.GetExplorer(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetExplorerResponse(rsp)
+}
+
 // CreateGameWithBodyWithResponse Start a game against a person or the AI
 //
 // Creates a game and gives you its first seat: `seat` (default `south`)
@@ -22321,6 +22828,141 @@ func ParseEvaluateMoveResponse(rsp *http.Response) (*EvaluateMoveResponse, error
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetExplorerResponse parses an HTTP response from a GetExplorerWithResponse call
+func ParseGetExplorerResponse(rsp *http.Response) (*GetExplorerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetExplorerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExplorerAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ExplorerBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetExplorerResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetExplorerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetExplorerResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetExplorerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetExplorerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -1096,6 +1096,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/explorer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The opening explorer
+         * @description What was played from `position` in the first 30 plies of the
+         *     finished rated games of a category (`live`, the default, or
+         *     `correspondence`) under the default rules: each move with its games
+         *     by result (South's wins, draws, North's wins), the average of its
+         *     games' average ratings and up to three of its latest games, the
+         *     most played first; and, when the engine has room for it, each
+         *     move's score in seeds for the player to move, from the endgame
+         *     table or a search of a fixed size (the same on every instance, and
+         *     kept for a while). The statistics wait for a search 10 ms at most:
+         *     past that the answer has no `engine` and no `score`, the search
+         *     goes on, and the next request for the position gets its scores. A
+         *     position no game reached has no moves.
+         *
+         *     `ratings=MIN-MAX` keeps the games whose players' average rating,
+         *     read to the hundred, lies between MIN and MAX (whole numbers from
+         *     0 to 9999): `1500-1799` keeps the games rated 1500 to 1799 on
+         *     average. A game is indexed once, shortly after it ends.
+         *
+         *     A `position` that is not one in the text notation is `400
+         *     invalid_explorer_position`; a category not named here `400
+         *     invalid_explorer_category`; a range that is not `MIN-MAX` with MIN at
+         *     most MAX `400 invalid_explorer_ratings`.
+         */
+        get: operations["GetExplorer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/leaderboards/{category}": {
         parameters: {
             query?: never;
@@ -6330,6 +6371,212 @@ export interface components {
             games: number;
         };
         /**
+         * @description The moves played from a position in the indexed games, the most
+         *     played first, with the totals over them.
+         * @example {
+         *       "position": "s-444444-444444-0-0",
+         *       "category": "live",
+         *       "ratings": {
+         *         "min": 0,
+         *         "max": 9999
+         *       },
+         *       "games": 5,
+         *       "south": 3,
+         *       "draws": 1,
+         *       "north": 1,
+         *       "moves": [
+         *         {
+         *           "pit": 3,
+         *           "games": 3,
+         *           "south": 2,
+         *           "draws": 1,
+         *           "north": 0,
+         *           "averageRating": 1612,
+         *           "recentGames": [
+         *             "pQ7xL2mKz0aB9cDe",
+         *             "Zt4uV6wX8yA1bC3d"
+         *           ],
+         *           "score": 1,
+         *           "exact": false
+         *         },
+         *         {
+         *           "pit": 0,
+         *           "games": 2,
+         *           "south": 1,
+         *           "draws": 0,
+         *           "north": 1,
+         *           "averageRating": 1480,
+         *           "recentGames": [
+         *             "Hk2jL4mN6pQ8rS0t"
+         *           ],
+         *           "score": -2,
+         *           "exact": false
+         *         }
+         *       ],
+         *       "engine": {
+         *         "depth": 12,
+         *         "exact": false
+         *       }
+         *     }
+         */
+        ExplorerAnswer: {
+            /**
+             * @description The position asked for, in the text notation.
+             * @example s-444444-444444-0-0
+             */
+            position: string;
+            /**
+             * @description The games' rating category.
+             * @example live
+             * @enum {string}
+             */
+            category: "live" | "correspondence";
+            ratings: components["schemas"]["ExplorerRatings"];
+            /**
+             * @description Games that reached the position and went on from it.
+             * @example 5
+             */
+            games: number;
+            /**
+             * @description Of them, South's wins.
+             * @example 3
+             */
+            south: number;
+            /**
+             * @description Of them, draws.
+             * @example 1
+             */
+            draws: number;
+            /**
+             * @description Of them, North's wins.
+             * @example 1
+             */
+            north: number;
+            /**
+             * @description The moves played, the most played first (then by pit).
+             * @example [
+             *       {
+             *         "pit": 3,
+             *         "games": 3,
+             *         "south": 2,
+             *         "draws": 1,
+             *         "north": 0,
+             *         "averageRating": 1612,
+             *         "recentGames": [
+             *           "pQ7xL2mKz0aB9cDe"
+             *         ],
+             *         "score": 1,
+             *         "exact": false
+             *       }
+             *     ]
+             */
+            moves: components["schemas"]["ExplorerMove"][];
+            engine?: components["schemas"]["ExplorerEngine"];
+        };
+        /**
+         * @description The range of the games' average ratings the answer counts, read to the hundred.
+         * @example {
+         *       "min": 1400,
+         *       "max": 1999
+         *     }
+         */
+        ExplorerRatings: {
+            /**
+             * @description The lowest average rating counted.
+             * @example 0
+             */
+            min: number;
+            /**
+             * @description The highest average rating counted.
+             * @example 9999
+             */
+            max: number;
+        };
+        /**
+         * @description One move played from the position, with its games and the engine's score.
+         * @example {
+         *       "pit": 3,
+         *       "games": 3,
+         *       "south": 2,
+         *       "draws": 1,
+         *       "north": 0,
+         *       "averageRating": 1612,
+         *       "recentGames": [
+         *         "pQ7xL2mKz0aB9cDe"
+         *       ],
+         *       "score": 1,
+         *       "exact": false
+         *     }
+         */
+        ExplorerMove: {
+            /**
+             * @description The pit played.
+             * @example 3
+             */
+            pit: number;
+            /**
+             * @description The games in which it was played from the position.
+             * @example 3
+             */
+            games: number;
+            /**
+             * @description Of them, South's wins.
+             * @example 2
+             */
+            south: number;
+            /**
+             * @description Of them, draws.
+             * @example 1
+             */
+            draws: number;
+            /**
+             * @description Of them, North's wins.
+             * @example 0
+             */
+            north: number;
+            /**
+             * @description The average of the games' average ratings.
+             * @example 1612
+             */
+            averageRating: number;
+            /**
+             * @description Up to three of the latest games with the move, the latest first (their ids; a game may since have been deleted).
+             * @example [
+             *       "pQ7xL2mKz0aB9cDe"
+             *     ]
+             */
+            recentGames: string[];
+            /**
+             * @description The engine's score of the move, in seeds for the player to move; absent when the engine gave none.
+             * @example 1
+             */
+            score?: number;
+            /**
+             * @description The score is proven (the true final difference with perfect play); absent with the score.
+             * @example false
+             */
+            exact?: boolean;
+        };
+        /**
+         * @description How the engine scored the moves; absent when it did not (no room in the server's CPU budget, a finished position, or a search still running).
+         * @example {
+         *       "depth": 12,
+         *       "exact": false
+         *     }
+         */
+        ExplorerEngine: {
+            /**
+             * @description The depth the search completed (0 from an endgame table).
+             * @example 12
+             */
+            depth: number;
+            /**
+             * @description Every score is proven.
+             * @example false
+             */
+            exact: boolean;
+        };
+        /**
          * @description The top 100 players of a category by rating, among those not
          *     provisional (deviation at most 110) whose rating in it changed in
          *     the last 30 days.
@@ -7477,6 +7724,32 @@ export interface components {
                  *       "detail": "invalid player name: character U+0007 is not allowed",
                  *       "code": "invalid_player_name",
                  *       "instance": "/v1/players"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request does not match this document (`invalid_request`), the
+         *     position is not one in the text notation
+         *     (`invalid_explorer_position`), the category is not `live` or
+         *     `correspondence` (`invalid_explorer_category`), or the ratings are
+         *     not `MIN-MAX` (`invalid_explorer_ratings`).
+         */
+        ExplorerBadRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-invalid_explorer_position",
+                 *       "title": "Not a position",
+                 *       "status": 400,
+                 *       "detail": "the position is not one in the text notation (such as s-444444-444444-0-0): \"s-44\"",
+                 *       "code": "invalid_explorer_position",
+                 *       "instance": "/v1/explorer"
                  *     }
                  */
                 "application/problem+json": components["schemas"]["Problem"];
@@ -10205,6 +10478,45 @@ export interface operations {
             };
             400: components["responses"]["HistoryBadRequest"];
             404: components["responses"]["PlayerNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetExplorer: {
+        parameters: {
+            query: {
+                /** @description The position, in the text notation (side, South's pits, North's pits, captured seeds). */
+                position: string;
+                /** @description `live` (the default) or `correspondence`. */
+                category?: string;
+                /** @description MIN-MAX, the range of the games' average ratings; every rating if absent. */
+                ratings?: string;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The moves played from the position. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplorerAnswer"];
+                };
+            };
+            400: components["responses"]["ExplorerBadRequest"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
