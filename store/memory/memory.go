@@ -37,8 +37,8 @@ type Store struct {
 
 	lobby lobbyRows // seeks, challenges, events and tickets (lobby.go)
 
-	reviews map[string]*reviewRow // by game id (review.go)
-	explorer explorerRows // the opening explorer's index (explorer.go)
+	reviews  map[string]*reviewRow // by game id (review.go)
+	explorer explorerRows          // the opening explorer's index (explorer.go)
 }
 
 type gameRow struct {
