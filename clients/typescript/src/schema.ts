@@ -2900,7 +2900,27 @@ export interface components {
          *           "captureSeed": "taken",
          *           "leftovers": "last_mover"
          *         },
-         *         "position": null,
+         *         "position": {
+         *           "pits": [
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4,
+         *             4
+         *           ],
+         *           "captured": {
+         *             "south": 0,
+         *             "north": 0
+         *           },
+         *           "toMove": "south"
+         *         },
          *         "rematchOf": null,
          *         "reason": "tooFast",
          *         "createdAt": "2026-03-01T12:00:00Z",
