@@ -84,22 +84,7 @@ func (pl *Pool) Analyze(ctx context.Context, p engine.Position, r engine.Rules, 
 // search's time limit runs on meanwhile, and the analysis is the same as
 // Analyze's for the same depth.
 func (pl *Pool) AnalyzePausing(ctx context.Context, p engine.Position, r engine.Rules, lim Limits, pause func()) (Analysis, error) {
-	if err := check(p, r); err != nil {
-		return Analysis{}, err
-	}
-	if p.LegalMoves(r) == 0 {
-		return Analysis{}, ErrNoMoves
-	}
-	s, err := pl.borrow(ctx, lim.hash())
-	if err != nil {
-		return Analysis{}, err
-	}
-	defer pl.giveBack(s)
-	s.takeEndgame(r, true)
-	defer s.giveEndgame()
-	s.pause = pause
-	defer func() { s.pause = nil }()
-	return s.analyze(ctx, p, r, nil, lim, nil)
+	return pl.AnalyzeGame(ctx, p, r, nil, lim, pause)
 }
 
 // AnalyzeGame is AnalyzePausing for a position reached in a game: history
