@@ -1,7 +1,7 @@
 // Package tabletest gives tests an endgame table under the default rules,
 // built on first need or, when the environment names one, opened from a
 // file. The puzzle generator's table (12 seeds) takes seconds to build, and
-// about a minute of CPU under the race detector: every package whose tests
+// about 100 s of CPU under the race detector: every package whose tests
 // prove puzzles (api, puzzles, puzzles/gen, puzzles/ahead) built it again.
 // .ci/run builds it once, without the detector, and names the file in
 // AYOAYO_TEST_ENDGAME_TABLE for its race step; package tablebase's own
