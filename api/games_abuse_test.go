@@ -154,7 +154,7 @@ func (r *clientRecorder) Play(ctx context.Context, req games.MoveRequest) (games
 // the client's.
 func TestGamesHTTPClientAddress(t *testing.T) {
 	rec := &clientRecorder{GameService: games.NewService(memory.New(), testCPU(), games.Options{Choose: lastLegal})}
-	e, err := New(Options{Games: rec})
+	e, err := testNew(t, Options{Games: rec})
 	if err != nil {
 		t.Fatal(err)
 	}

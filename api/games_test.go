@@ -67,7 +67,7 @@ func newFollowedServer(t *testing.T, opts Options, gopts games.Options, hopts ga
 	if opts.Players == nil {
 		opts.Players = players.NewService(st, gopts.Now)
 	}
-	e, err := New(opts)
+	e, err := testNew(t, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

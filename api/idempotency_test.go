@@ -28,7 +28,7 @@ func instances(t *testing.T, n int) ([]*gamesServer, *memory.Store) {
 			Idempotency: idempotency.New(st, idempotency.Options{}),
 		}
 		withGames(&opts, st, games.Options{}, games.HubOptions{})
-		e, err := New(opts)
+		e, err := testNew(t, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

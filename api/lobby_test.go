@@ -28,7 +28,7 @@ func newLobbyServer(t *testing.T, clock *gamestest.Clock) *gamesServer {
 	gs := games.NewService(st, testCPU(), games.Options{Choose: lastLegal, Now: clock.Now})
 	lob := lobby.NewService(st, lobby.Options{Games: gs, Now: clock.Now})
 	gs.OnEnded(lob) // its players hear gameFinish, as cmd/ayoayo wires it
-	e, err := New(Options{Games: gs, Players: players.NewService(st, clock.Now), Lobby: lob, EventHeartbeat: time.Hour})
+	e, err := testNew(t, Options{Games: gs, Players: players.NewService(st, clock.Now), Lobby: lob, EventHeartbeat: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

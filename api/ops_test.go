@@ -257,7 +257,7 @@ func TestRequestID(t *testing.T) {
 // replaced by a new one before the answer or the log line carries it.
 func TestRequestIDFromClient(t *testing.T) {
 	var logs syncBuffer
-	e, err := New(Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	e, err := testNew(t, Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

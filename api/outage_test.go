@@ -80,7 +80,7 @@ func TestGamesHTTPStoreOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
 	opts := Options{EventHeartbeat: 10 * time.Millisecond}
 	withGames(&opts, st, games.Options{}, games.HubOptions{})
-	e, err := New(opts)
+	e, err := testNew(t, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestGamesHTTPEventsDuringOutage(t *testing.T) {
 	st := &outageStore{Store: memory.New()}
 	opts := Options{EventHeartbeat: 10 * time.Millisecond}
 	withGames(&opts, st, games.Options{}, games.HubOptions{PollInterval: 10 * time.Millisecond})
-	e, err := New(opts)
+	e, err := testNew(t, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func newPlayersServer(t *testing.T, clock *gamestest.Clock, opts Options, practi
 	opts.Puzzles = puzzles.NewFeed(st, testCPU(), fo)
 	withGames(&opts, st, games.Options{Now: clock.Now}, games.HubOptions{})
 	opts.Players = players.NewService(st, clock.Now)
-	e, err := New(opts)
+	e, err := testNew(t, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

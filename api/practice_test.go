@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/engine/tablebase/tabletest"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/puzzles/puzzletest"
@@ -37,7 +39,7 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 	}
 	cs := &countingStore{Store: memory.New()}
 	o.Puzzles = puzzles.NewFeed(cs, testCPU(), fo)
-	h, err := New(o)
+	h, err := testNew(t, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +47,17 @@ func newPracticeServer(t *testing.T, real bool, o Options) *feedServer {
 }
 
 // sharedGenerator is the generator the real-puzzle tests share: its endgame
-// table takes seconds to build, a minute under the race detector.
+// table takes seconds to build, a minute under the race detector, or is
+// opened from the file AYOAYO_TEST_ENDGAME_TABLE names (package tabletest;
+// .ci/run's race step does).
 var sharedGenerator = sync.OnceValues(func() (*puzzles.Generator, error) {
+	if os.Getenv(tabletest.Env) != "" {
+		tb, err := tabletest.Endgame(context.Background(), gen.EndgameSeeds, testWorkers)
+		if err != nil {
+			return nil, err
+		}
+		return puzzles.NewGeneratorWith(tb)
+	}
 	g := puzzles.NewGenerator(testWorkers)
 	_, err := g.EndgameTable(context.Background())
 	return g, err
@@ -207,7 +218,7 @@ func TestPracticeTimeoutProblem(t *testing.T) {
 		}
 		return gen.Puzzle{}, context.Canceled
 	}
-	h, err := New(Options{Puzzles: puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
+	h, err := testNew(t, Options{Puzzles: puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return practiceNow }, Cutover: practiceNow, PracticeTimeout: 10 * time.Millisecond,
 		Practice: slow, VerifyPractice: puzzletest.CheckMadeUp,
 	})})

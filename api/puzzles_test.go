@@ -46,7 +46,7 @@ func newFeedServer(t *testing.T, now string, from time.Time) *feedServer {
 	}
 	cs := &countingStore{Store: memory.New()}
 	feed := puzzles.NewFeed(cs, testCPU(), puzzles.FeedOptions{First: from, Now: func() time.Time { return clock }})
-	h, err := New(Options{Puzzles: feed})
+	h, err := testNew(t, Options{Puzzles: feed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,7 +414,7 @@ func TestSameDaySameFeed(t *testing.T) {
 }
 
 func TestPuzzlesWithoutAStore(t *testing.T) {
-	h, err := New(Options{})
+	h, err := testNew(t, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ func newReviewServer(t *testing.T, opts Options) (*gamesServer, *review.Service)
 	opts.Players = players.NewService(st, nil)
 	svc := review.NewService(st, opts.Games.(review.Games), review.New(testCPU(), review.Options{Nodes: 2000}), review.ServiceOptions{Owner: "test"})
 	opts.Reviews = svc
-	e, err := New(opts)
+	e, err := testNew(t, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -148,7 +148,7 @@ func TestSpecLimits(t *testing.T) {
 // Echo serves exactly the operations of the document, each GET for HEAD
 // too.
 func TestRoutesMatchSpec(t *testing.T) {
-	_, e, err := newServer(Options{})
+	_, e, err := testNewServer(t, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func FuzzEvaluate(f *testing.F) {
 		}
 	}
 	// The fuzzed bodies reach /v1/analyze too: a real analysis service.
-	_, e, err := newServer(Options{Analyses: analysis.New(testCPU(), analysis.Options{})})
+	_, e, err := testNewServer(f, Options{Analyses: analysis.New(testCPU(), analysis.Options{})})
 	if err != nil {
 		f.Fatal(err)
 	}

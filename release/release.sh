@@ -56,11 +56,21 @@ ldflags="-s -w -X main.version=$version -X main.commit=$commit -X main.date=$dat
 # usual one.
 proxy=$(mktemp -d /tmp/ayoayo-release-proxy.XXXXXX)
 trap 'rm -rf "$proxy"' EXIT
+# The release's tools (the SBOM writer, the image builder) are modules of
+# their own, outside the workspace, that never require the client: they
+# are built first, from the machine's module cache, so their sources keep
+# one directory from run to run and the build cache holds them (a build
+# without -trimpath records its sources' directory, and a module cache of
+# the release's own is a new directory each run: every run compiled
+# go-git, gonum and the rest again, and fetched their zips over the
+# network when the machine's cache did not hold them).
+machine_modcache=$(go env GOMODCACHE)
 (cd release/tools && GOWORK=off go run ./modproxy --out "$proxy/proxy" --version "$version" ../.. >/dev/null)
-export GOWORK=off GOPROXY="file://$proxy/proxy,file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" \
+(cd release/tools && GOWORK=off GOFLAGS= go build -o "$proxy/bin/cyclonedx-gomod" github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod)
+(cd release/image && GOWORK=off GOFLAGS= go build -o "$proxy/bin/image" .)
+export GOWORK=off GOPROXY="file://$proxy/proxy,file://$machine_modcache/cache/download,$(go env GOPROXY)" \
 	GOMODCACHE="$proxy/modcache" GOFLAGS="${GOFLAGS:-} -mod=readonly -modcacherw"
-# The release's tools are modules of their own, outside the workspace.
-sbom() { (cd release/tools && GOFLAGS= go tool cyclonedx-gomod bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
+sbom() { (cd release/tools && GOFLAGS= "$proxy/bin/cyclonedx-gomod" bin -json -noserial -notimestamp -std -version "$version" -output "$1" "$2"); }
 declare -A linux_binaries=()
 for target in $targets; do
 	os=${target%/*} arch=${target#*/}
@@ -85,7 +95,7 @@ for target in $targets; do
 	[[ $os == linux ]] && linux_binaries[$arch]=$PWD/dist/$name/$exe
 done
 if [[ -n ${linux_binaries[amd64]:-} && -n ${linux_binaries[arm64]:-} ]]; then
-	(cd release/image && GOFLAGS= go run . build --binary "linux/amd64=${linux_binaries[amd64]}" --binary "linux/arm64=${linux_binaries[arm64]}" \
+	(cd release/image && "$proxy/bin/image" build --binary "linux/amd64=${linux_binaries[amd64]}" --binary "linux/arm64=${linux_binaries[arm64]}" \
 		--license ../../LICENSE --ca-certificates "${CA_CERTIFICATES:-/etc/ssl/certs/ca-certificates.crt}" \
 		--version "$version" --commit "$commit" --date "$date" --out "../../dist/ayoayo_${version#v}_image.oci.tar")
 else

@@ -4,8 +4,10 @@ import (
 	"context"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/engine/tablebase/tabletest"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
+	"github.com/ayoayo/ayoayo/puzzles/gen"
 )
 
 // TestShipped: the shipped set decodes and indexes, holds days and a row
@@ -35,7 +37,9 @@ func TestShipped(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	tb, err := puzzles.NewGenerator(2).EndgameTable(ctx)
+	// The generator's table: built, or opened from the file
+	// AYOAYO_TEST_ENDGAME_TABLE names (.ci/run's race step does).
+	tb, err := tabletest.Endgame(ctx, gen.EndgameSeeds, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
