@@ -442,17 +442,19 @@ func checkAhead(ctx context.Context, m *Main, file string, skip daySpan, workers
 	var tb *tablebase.Table
 	checks := make([]func() error, 0, len(set.Days)+len(set.Stock))
 	days := 0
+	needTable := len(set.Stock) > 0 // version 1 days are made without it
 	for _, p := range set.Days {
 		if skip.holds(gen.Day(p.Date)) {
 			continue
 		}
 		days++
+		needTable = needTable || p.Version >= 2
 		checks = append(checks, func() error { return puzzles.CheckAheadDay(ctx, tb, p) })
 	}
 	for _, r := range set.Stock {
 		checks = append(checks, func() error { return puzzles.CheckAheadRow(ctx, tb, r) })
 	}
-	if len(checks) > 0 { // else no table is needed
+	if needTable {
 		if tb, err = puzzles.NewGenerator(workers).EndgameTable(ctx); err != nil {
 			return err
 		}
@@ -477,7 +479,7 @@ func checkAhead(ctx context.Context, m *Main, file string, skip daySpan, workers
 	}
 	left := ""
 	if n := len(set.Days) - days; n > 0 {
-		left = fmt.Sprintf(" (%d days from %s to %s left out: --except-days)", n, skip.first.Format(gen.DateLayout), skip.last.Format(gen.DateLayout))
+		left = fmt.Sprintf(" (%d days left out, those of --except-days %s:%s)", n, skip.first.Format(gen.DateLayout), skip.last.Format(gen.DateLayout))
 	}
 	fmt.Fprintf(m.Stdout, "%s: %d days and %d practice puzzles are what the generator makes%s (%s)\n",
 		file, days, len(set.Stock), left, time.Since(start).Round(time.Second))

@@ -141,6 +141,11 @@ func TestPuzzlesStats(t *testing.T) {
 // daily puzzles of days (no table needed) and no practice puzzle.
 func aheadFile(t *testing.T, days ...string) string {
 	t.Helper()
+	return writeAhead(t, aheadDays(t, days...))
+}
+
+func aheadDays(t *testing.T, days ...string) puzzles.AheadSet {
+	t.Helper()
 	var set puzzles.AheadSet
 	for _, s := range days {
 		d, err := gen.ParseDate(s)
@@ -153,6 +158,11 @@ func aheadFile(t *testing.T, days ...string) string {
 		}
 		set.Days = append(set.Days, p)
 	}
+	return set
+}
+
+func writeAhead(t *testing.T, set puzzles.AheadSet) string {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "ahead.gob.gz")
 	f, err := os.Create(file)
 	if err != nil {
@@ -197,18 +207,28 @@ func TestPuzzlesAheadInfo(t *testing.T) {
 }
 
 // TestPuzzlesAheadCheckExcept: --check leaves out the days of
-// --except-days (compared by the year tests in CI) and checks the others.
+// --except-days (compared by the year tests in CI) and checks the others
+// (version 1 days: no endgame table is built).
 func TestPuzzlesAheadCheckExcept(t *testing.T) {
 	file := aheadFile(t, "2026-01-05", "2026-01-06", "2026-01-07")
 	code, out, errOut := run(t, "puzzles", "ahead", "--check", file, "--except-days", "2026-01-01:2026-01-07")
-	if want := ": 0 days and 0 practice puzzles are what the generator makes (3 days from 2026-01-01 to 2026-01-07 left out"; code != 0 || !strings.Contains(out, want) {
+	if want := ": 0 days and 0 practice puzzles are what the generator makes (3 days left out, those of --except-days 2026-01-01:2026-01-07)"; code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, output %q %q; want %q", code, out, errOut, want)
-	}
-	if testing.Short() {
-		return // the rest builds the endgame table
 	}
 	code, out, errOut = run(t, "puzzles", "ahead", "--check", file, "--except-days", "2026-01-06:2026-01-09", "--workers", "1")
-	if want := ": 1 days and 0 practice puzzles are what the generator makes (2 days from 2026-01-06 to 2026-01-09 left out"; code != 0 || !strings.Contains(out, want) {
+	if want := ": 1 days and 0 practice puzzles are what the generator makes (2 days left out, those of --except-days 2026-01-06:2026-01-09)"; code != 0 || !strings.Contains(out, want) {
 		t.Fatalf("exit %d, output %q %q; want %q", code, out, errOut, want)
+	}
+
+	// A day that is not the generator's fails the check, unless left out.
+	set := aheadDays(t, "2026-01-05", "2026-01-06")
+	set.Days[1].Prompt += " (edited)"
+	bad := writeAhead(t, set)
+	code, out, errOut = run(t, "puzzles", "ahead", "--check", bad, "--workers", "1")
+	if want := "p20260106: the generator makes another puzzle for this day"; code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, output %q %q; want exit 1 and %q", code, out, errOut, want)
+	}
+	if code, out, errOut = run(t, "puzzles", "ahead", "--check", bad, "--except-days", "2026-01-06:2026-01-06"); code != 0 {
+		t.Fatalf("exit %d, output %q %q; want 0 with the edited day left out", code, out, errOut)
 	}
 }
