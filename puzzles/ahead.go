@@ -280,10 +280,45 @@ func CheckAheadDay(ctx context.Context, tb *tablebase.Table, p gen.Puzzle) error
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.ID, err)
 	}
-	if !samePuzzle(p, q) {
+	return CompareAheadDay(p, q)
+}
+
+// CompareAheadDay reports whether p, a daily puzzle made ahead, is made, the
+// puzzle the generator made for the same day: for a check that has
+// generated the day already (puzzles/gen's year tests compare the shipped
+// days they generate), instead of CheckAheadDay generating it again.
+func CompareAheadDay(p, made gen.Puzzle) error {
+	switch {
+	case !gen.Day(p.Date).Equal(gen.Day(made.Date)):
+		return fmt.Errorf("%s: compared with the puzzle of another day, %s", p.ID, made.ID)
+	case p.Version != made.Version:
+		return fmt.Errorf("%s: version %d made ahead, the generator's is %d", p.ID, p.Version, made.Version)
+	case !samePuzzle(p, made):
 		return fmt.Errorf("%s: the generator makes another puzzle for this day", p.ID)
 	}
 	return nil
+}
+
+// DaySpan returns the first and last day of s's daily puzzles and whether
+// every day between them is held once; ok is false when s holds none.
+func (s AheadSet) DaySpan() (first, last time.Time, gapless, ok bool) {
+	if len(s.Days) == 0 {
+		return time.Time{}, time.Time{}, false, false
+	}
+	first, last = gen.Day(s.Days[0].Date), gen.Day(s.Days[0].Date)
+	seen := map[time.Time]bool{}
+	for _, p := range s.Days {
+		d := gen.Day(p.Date)
+		seen[d] = true
+		if d.Before(first) {
+			first = d
+		}
+		if d.After(last) {
+			last = d
+		}
+	}
+	span := int(last.Sub(first)/(24*time.Hour)) + 1
+	return first, last, len(seen) == span && len(s.Days) == span, true
 }
 
 // CheckAheadRow reports whether r's puzzle is what the generator makes for

@@ -6,7 +6,9 @@
 # release/tools); for linux the OCI image as a file (release/image: an OCI
 # layout holding linux/amd64 and linux/arm64, no daemon needed; it needs
 # both linux targets, and a CA bundle: Debian's ca-certificates); and a
-# SHA-256 checksum file over all of it.
+# SHA-256 checksum file over all of it. A tagged release is refused when
+# the daily puzzles shipped in the binary end less than 180 days after its
+# commit's date (see below).
 #
 #   release/release.sh                 the tag at HEAD (v1.2.3) names the release
 #   release/release.sh --snapshot      any commit: v0.0.0-SNAPSHOT-<commit>
@@ -39,6 +41,20 @@ if [[ ! -d .git ]]; then
 	((snapshot)) || exit 1
 fi
 targets=${TARGETS:-linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64}
+# The daily puzzles shipped in the binary (puzzles/ahead) must run well past
+# the release: once they end, a fresh server's first daily puzzle waits for
+# the endgame table again. A release whose shipped days end less than 180
+# days after its commit's date is refused (a snapshot only warns); extend
+# the file as docs/puzzles.md ("Shipped with the binary") says.
+ahead_until=$(date -u -d "${date%%T*} + 180 days" +%Y-%m-%d)
+if ! go run ./cmd/ayoayo puzzles ahead --info shipped --until "$ahead_until"; then
+	if ((snapshot)); then
+		echo "release: warning: the shipped daily puzzles end before $ahead_until; a release would be refused" >&2
+	else
+		echo "release: the shipped daily puzzles end before $ahead_until (180 days after $date); make puzzles/ahead/ahead.gob.gz again with more days" >&2
+		exit 1
+	fi
+fi
 
 rm -rf dist
 mkdir -p dist

@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ayoayo/ayoayo/engine/tablebase"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
@@ -52,6 +53,9 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 	stock := fs.Int("stock", aheadStock, "ahead only: practice puzzles per stocked filter (buckets 0 to N-1)")
 	out := fs.String("out", "", "ahead only: the `file` to write (the shipped one is "+ahead.File+")")
 	check := fs.String("check", "", "ahead only: check this `file` (\"shipped\": the one in the binary) against the generator instead of making one")
+	except := fs.String("except-days", "", "ahead --check only: `FIRST:LAST`, days (YYYY-MM-DD) whose daily puzzles the check leaves out because another check compares them (CI: the year tests of puzzles/gen)")
+	info := fs.String("info", "", "ahead only: say what this `file` (\"shipped\": the one in the binary) holds, without checking it")
+	until := fs.String("until", "", "ahead --info only: fail unless the file's daily puzzles reach this `day` (YYYY-MM-DD) without a gap (release/release.sh)")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "ahead only: generations at once")
 	sub := ""
 	if len(args) > 0 {
@@ -85,8 +89,24 @@ func runPuzzles(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) e
 		return err
 	}
 	if sub == "ahead" {
+		if *info != "" {
+			if *check != "" || *out != "" || *except != "" {
+				return fmt.Errorf("%w: ahead --info takes neither --check, --out nor --except-days", errUsage)
+			}
+			return aheadInfo(m, *info, *until)
+		}
+		if *until != "" {
+			return fmt.Errorf("%w: --until goes with ahead --info", errUsage)
+		}
 		if *check != "" {
-			return checkAhead(ctx, m, *check, *workers)
+			skip, err := parseDaySpan(*except)
+			if err != nil {
+				return err
+			}
+			return checkAhead(ctx, m, *check, skip, *workers)
+		}
+		if *except != "" {
+			return fmt.Errorf("%w: --except-days goes with ahead --check", errUsage)
 		}
 		if *out == "" || *stock < 0 {
 			return fmt.Errorf("%w: ahead needs --out FILE (or --check FILE) and --stock 0 or more", errUsage)
@@ -322,21 +342,96 @@ func makeAhead(ctx context.Context, m *Main, out string, first time.Time, days i
 	return nil
 }
 
-// checkAhead is `ayoayo puzzles ahead --check FILE`: every puzzle of the
-// file made again by the generator and compared.
-func checkAhead(ctx context.Context, m *Main, file string, workers int) error {
-	var set puzzles.AheadSet
-	var err error
-	if file == "shipped" {
-		set, err = ahead.Set()
-	} else {
-		var f *os.File
-		if f, err = os.Open(file); err != nil {
-			return err
-		}
-		defer f.Close()
-		set, err = puzzles.DecodeAhead(f)
+// daySpan is a run of days, both ends included; the zero span holds none.
+type daySpan struct{ first, last time.Time }
+
+func (s daySpan) holds(d time.Time) bool {
+	return !s.first.IsZero() && !d.Before(s.first) && !d.After(s.last)
+}
+
+// parseDaySpan parses --except-days: FIRST:LAST, or nothing.
+func parseDaySpan(s string) (daySpan, error) {
+	if s == "" {
+		return daySpan{}, nil
 	}
+	a, b, ok := strings.Cut(s, ":")
+	first, err1 := gen.ParseDate(a)
+	last, err2 := gen.ParseDate(b)
+	if !ok || err1 != nil || err2 != nil || last.Before(first) {
+		return daySpan{}, fmt.Errorf("%w: --except-days %q, want FIRST:LAST, two days YYYY-MM-DD in order", errUsage, s)
+	}
+	return daySpan{first, last}, nil
+}
+
+// readAhead reads a file of puzzles made ahead, or the shipped one.
+func readAhead(file string) (puzzles.AheadSet, error) {
+	if file == "shipped" {
+		return ahead.Set()
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return puzzles.AheadSet{}, err
+	}
+	defer f.Close()
+	return puzzles.DecodeAhead(f)
+}
+
+// aheadInfo is `ayoayo puzzles ahead --info FILE [--until DAY]`: what the
+// file holds, and with --until, an error unless its daily puzzles run
+// without a gap to DAY (release/release.sh refuses a release whose file
+// ends less than 180 days after its date).
+func aheadInfo(m *Main, file, until string) error {
+	set, err := readAhead(file)
+	if err != nil {
+		return err
+	}
+	if _, err := puzzles.NewAhead(set); err != nil {
+		return err
+	}
+	first, last, gapless, ok := set.DaySpan()
+	if ok {
+		fmt.Fprintf(m.Stdout, "%s: %d days, %s to %s", file, len(set.Days), first.Format(gen.DateLayout), last.Format(gen.DateLayout))
+		if !gapless {
+			fmt.Fprint(m.Stdout, " (with gaps)")
+		}
+		fmt.Fprintln(m.Stdout)
+	} else {
+		fmt.Fprintf(m.Stdout, "%s: no days\n", file)
+	}
+	perFilter := map[string]int{}
+	for _, r := range set.Stock {
+		perFilter[r.Filter]++
+	}
+	fmt.Fprintf(m.Stdout, "%d practice puzzles:", len(set.Stock))
+	for _, f := range puzzles.StockedFilters() {
+		fmt.Fprintf(m.Stdout, " %s %d", puzzles.FilterKey(f), perFilter[puzzles.FilterKey(f)])
+	}
+	fmt.Fprintln(m.Stdout)
+	if until == "" {
+		return nil
+	}
+	day, err := gen.ParseDate(until)
+	if err != nil {
+		return fmt.Errorf("%w: --until: %v", errUsage, err)
+	}
+	switch {
+	case !ok:
+		return fmt.Errorf("%s holds no daily puzzles, want them until %s", file, until)
+	case !gapless:
+		return fmt.Errorf("%s: its daily puzzles have gaps between %s and %s", file, first.Format(gen.DateLayout), last.Format(gen.DateLayout))
+	case last.Before(day):
+		return fmt.Errorf("%s: its daily puzzles end on %s, want them until %s: make the file again with more days (docs/puzzles.md, \"Shipped with the binary\")",
+			file, last.Format(gen.DateLayout), until)
+	}
+	fmt.Fprintf(m.Stdout, "daily puzzles until %s: yes (%d days to spare)\n", until, int(last.Sub(day)/(24*time.Hour)))
+	return nil
+}
+
+// checkAhead is `ayoayo puzzles ahead --check FILE`: every puzzle of the
+// file made again by the generator and compared, but the daily puzzles of
+// skip's days (compared by another check: CI's year tests).
+func checkAhead(ctx context.Context, m *Main, file string, skip daySpan, workers int) error {
+	set, err := readAhead(file)
 	if err != nil {
 		return err
 	}
@@ -344,16 +439,25 @@ func checkAhead(ctx context.Context, m *Main, file string, workers int) error {
 		return err
 	}
 	start := time.Now()
-	tb, err := puzzles.NewGenerator(workers).EndgameTable(ctx)
-	if err != nil {
-		return err
-	}
+	var tb *tablebase.Table
 	checks := make([]func() error, 0, len(set.Days)+len(set.Stock))
+	days := 0
+	needTable := len(set.Stock) > 0 // version 1 days are made without it
 	for _, p := range set.Days {
+		if skip.holds(gen.Day(p.Date)) {
+			continue
+		}
+		days++
+		needTable = needTable || p.Version >= 2
 		checks = append(checks, func() error { return puzzles.CheckAheadDay(ctx, tb, p) })
 	}
 	for _, r := range set.Stock {
 		checks = append(checks, func() error { return puzzles.CheckAheadRow(ctx, tb, r) })
+	}
+	if needTable {
+		if tb, err = puzzles.NewGenerator(workers).EndgameTable(ctx); err != nil {
+			return err
+		}
 	}
 	errs := make([]error, len(checks))
 	next := make(chan int)
@@ -373,7 +477,11 @@ func checkAhead(ctx context.Context, m *Main, file string, workers int) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "%s: %d days and %d practice puzzles are what the generator makes (%s)\n",
-		file, len(set.Days), len(set.Stock), time.Since(start).Round(time.Second))
+	left := ""
+	if n := len(set.Days) - days; n > 0 {
+		left = fmt.Sprintf(" (%d days left out, those of --except-days %s:%s)", n, skip.first.Format(gen.DateLayout), skip.last.Format(gen.DateLayout))
+	}
+	fmt.Fprintf(m.Stdout, "%s: %d days and %d practice puzzles are what the generator makes%s (%s)\n",
+		file, days, len(set.Stock), left, time.Since(start).Round(time.Second))
 	return nil
 }

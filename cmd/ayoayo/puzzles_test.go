@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/store/sqlite"
 )
@@ -82,6 +84,12 @@ func TestPuzzlesCommandMistakes(t *testing.T) {
 		{"generate with a bad cutover", []string{"puzzles", "generate", "--puzzle-cutover", "soon", "--db", db}},
 		{"stats with no days", []string{"puzzles", "stats", "--days", "0"}},
 		{"stats with a bad date", []string{"puzzles", "stats", "--from", "2027-02-29"}},
+		{"ahead --until without --info", []string{"puzzles", "ahead", "--check", "shipped", "--until", "2027-06-01"}},
+		{"ahead --info with --check", []string{"puzzles", "ahead", "--info", "shipped", "--check", "shipped"}},
+		{"ahead --info with a bad --until", []string{"puzzles", "ahead", "--info", "shipped", "--until", "June"}},
+		{"ahead --except-days without --check", []string{"puzzles", "ahead", "--out", "x.gob.gz", "--except-days", "2026-01-01:2026-12-31"}},
+		{"ahead --except-days out of order", []string{"puzzles", "ahead", "--check", "shipped", "--except-days", "2026-12-31:2026-01-01"}},
+		{"ahead --except-days one day", []string{"puzzles", "ahead", "--check", "shipped", "--except-days", "2026-12-31"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,5 +141,101 @@ func TestPuzzlesStats(t *testing.T) {
 	}
 	if st.Days != 4 || st.Versions["1"] != 4 || total != 4 || st.NonGreedyAll.Of != 4 || len(st.NonGreedy) != 7 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// aheadFile writes a file of puzzles made ahead holding the version 1
+// daily puzzles of days (no table needed) and no practice puzzle.
+func aheadFile(t *testing.T, days ...string) string {
+	t.Helper()
+	return writeAhead(t, aheadDays(t, days...))
+}
+
+func aheadDays(t *testing.T, days ...string) puzzles.AheadSet {
+	t.Helper()
+	var set puzzles.AheadSet
+	for _, s := range days {
+		d, err := gen.ParseDate(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := gen.Daily(context.Background(), nil, d, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set.Days = append(set.Days, p)
+	}
+	return set
+}
+
+func writeAhead(t *testing.T, set puzzles.AheadSet) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "ahead.gob.gz")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// TestPuzzlesAheadInfo: --info says what a file holds; with --until it
+// fails (exit 1, as release/release.sh needs) unless the days run without a
+// gap to that day. The shipped file reaches the end of 2027.
+func TestPuzzlesAheadInfo(t *testing.T) {
+	gapless := aheadFile(t, "2026-01-05", "2026-01-06", "2026-01-07")
+	gapped := aheadFile(t, "2026-01-05", "2026-01-07")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"a file", []string{"--info", gapless}, 0, "3 days, 2026-01-05 to 2026-01-07"},
+		{"until its last day", []string{"--info", gapless, "--until", "2026-01-07"}, 0, "daily puzzles until 2026-01-07: yes (0 days to spare)"},
+		{"until after its last day", []string{"--info", gapless, "--until", "2026-01-08"}, 1, "end on 2026-01-07, want them until 2026-01-08"},
+		{"with a gap", []string{"--info", gapped, "--until", "2026-01-06"}, 1, "have gaps between 2026-01-05 and 2026-01-07"},
+		{"the shipped file", []string{"--info", "shipped", "--until", "2027-12-31"}, 0, "practice puzzles: d0-gany-tany "},
+		{"the shipped file past its days", []string{"--info", "shipped", "--until", "2099-01-01"}, 1, "want them until 2099-01-01"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := run(t, append([]string{"puzzles", "ahead"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(out+errOut, tc.want) {
+				t.Fatalf("exit %d, output %q %q; want exit %d and %q", code, out, errOut, tc.code, tc.want)
+			}
+		})
+	}
+}
+
+// TestPuzzlesAheadCheckExcept: --check leaves out the days of
+// --except-days (compared by the year tests in CI) and checks the others
+// (version 1 days: no endgame table is built).
+func TestPuzzlesAheadCheckExcept(t *testing.T) {
+	file := aheadFile(t, "2026-01-05", "2026-01-06", "2026-01-07")
+	code, out, errOut := run(t, "puzzles", "ahead", "--check", file, "--except-days", "2026-01-01:2026-01-07")
+	if want := ": 0 days and 0 practice puzzles are what the generator makes (3 days left out, those of --except-days 2026-01-01:2026-01-07)"; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, output %q %q; want %q", code, out, errOut, want)
+	}
+	code, out, errOut = run(t, "puzzles", "ahead", "--check", file, "--except-days", "2026-01-06:2026-01-09", "--workers", "1")
+	if want := ": 1 days and 0 practice puzzles are what the generator makes (2 days left out, those of --except-days 2026-01-06:2026-01-09)"; code != 0 || !strings.Contains(out, want) {
+		t.Fatalf("exit %d, output %q %q; want %q", code, out, errOut, want)
+	}
+
+	// A day that is not the generator's fails the check, unless left out.
+	set := aheadDays(t, "2026-01-05", "2026-01-06")
+	set.Days[1].Prompt += " (edited)"
+	bad := writeAhead(t, set)
+	code, out, errOut = run(t, "puzzles", "ahead", "--check", bad, "--workers", "1")
+	if want := "p20260106: the generator makes another puzzle for this day"; code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, output %q %q; want exit 1 and %q", code, out, errOut, want)
+	}
+	if code, out, errOut = run(t, "puzzles", "ahead", "--check", bad, "--except-days", "2026-01-06:2026-01-06"); code != 0 {
+		t.Fatalf("exit %d, output %q %q; want 0 with the edited day left out", code, out, errOut)
 	}
 }

@@ -4,8 +4,10 @@
 // database answers the daily puzzle and every stocked practice filter at
 // once. The file is made by `ayoayo puzzles ahead --out
 // puzzles/ahead/ahead.gob.gz` and checked against the generator by this
-// package's test (a sample) and by `ayoayo puzzles ahead --check` in CI (all
-// of it). See docs/practice-stock.md.
+// package's test (a sample) and in CI, all of it once: the days of 2026 and
+// 2027 by puzzles/gen's year tests (TestFeedYearShipped), the rest by
+// `ayoayo puzzles ahead --check shipped --except-days ...`. See
+// docs/puzzles.md and docs/practice-stock.md.
 package ahead
 
 import (

@@ -12,8 +12,8 @@ import (
 
 // TestShipped: the shipped set decodes and indexes, holds days and a row
 // for every stocked filter, and a sample of it is what the generator makes
-// (the first and last day, the first row of three filters; CI's
-// `ayoayo puzzles ahead --check shipped` makes all of it again).
+// (the first and last day, the first row of three filters; CI makes all
+// of it again: see the package's comment).
 func TestShipped(t *testing.T) {
 	set, err := ahead.Set()
 	if err != nil {

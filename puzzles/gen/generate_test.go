@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,16 +49,67 @@ func fullYears() bool {
 	return os.Getenv("AYOAYO_PUZZLE_YEARS") == "1" && !testing.Short() && !raceDetector
 }
 
+// fullYearSpan is the year the year test of a generator version generates
+// in full: 2026 for version 1 (TestFeedYear), 2027 for version 2
+// (TestFeedYearV2). The shipped days of these years are compared with it
+// (TestFeedYearShipped), so CI's check of the shipped file leaves them out
+// (TestExceptDaysAreYearTested).
+func fullYearSpan(version int) (first time.Time, days int) {
+	return time.Date(2025+version, 1, 1, 0, 0, 0, 0, time.UTC), 365
+}
+
+// yearSpan is the run of days the year test of version generates in this
+// run of the tests: the whole year with AYOAYO_PUZZLE_YEARS=1, else four
+// weeks of it (from 2027-02-01 for version 2); ok is false where the test
+// does not run (version 2 under the race detector).
+func yearSpan(version int) (first time.Time, days int, ok bool) {
+	first, days = fullYearSpan(version)
+	switch {
+	case version == 2 && raceDetector:
+		return time.Time{}, 0, false
+	case fullYears():
+		return first, days, true
+	case version == 2:
+		return first.AddDate(0, 1, 0), 28, true
+	}
+	return first, 28, true
+}
+
+// yearFeeds holds the feeds the year tests generated, by version, so that
+// TestFeedYearShipped compares the shipped days with them instead of
+// generating a year again.
+var yearFeeds struct {
+	sync.Mutex
+	feed map[int][]Puzzle
+}
+
+// yearFeed returns the feed of version's year test (yearSpan), generated on
+// first need and kept for the test binary's life (two years are about
+// 700 KB).
+func yearFeed(t *testing.T, version int) (first time.Time, feed []Puzzle, ok bool) {
+	t.Helper()
+	first, days, ok := yearSpan(version)
+	if !ok {
+		return time.Time{}, nil, false
+	}
+	yearFeeds.Lock()
+	defer yearFeeds.Unlock()
+	if feed, ok := yearFeeds.feed[version]; ok {
+		return first, feed, true
+	}
+	feed = generateRange(t, testTable(t), first, days)
+	if yearFeeds.feed == nil {
+		yearFeeds.feed = map[int][]Puzzle{}
+	}
+	yearFeeds.feed[version] = feed
+	return first, feed, true
+}
+
 // TestFeedYear generates a whole year of the feed, as it will be served, and
 // checks every promise the feed makes.
 func TestFeedYear(t *testing.T) {
-	days := 365
-	if !fullYears() {
-		days = 28
-	}
-	first := date(t, "2026-01-01")
-	tb := testTable(t)
-	checkFeed(t, tb, first, generateRange(t, tb, first, days))
+	first, feed, _ := yearFeed(t, 1)
+	checkFeed(t, testTable(t), first, feed)
 }
 
 // TestFeedYearV2 generates the first year of version 2, 2027, and checks
@@ -68,16 +120,12 @@ func TestFeedYear(t *testing.T) {
 // the shares; under the race detector it does not run (version 2's deep
 // days are slow there; TestFeedYear covers the code).
 func TestFeedYearV2(t *testing.T) {
-	if raceDetector {
+	first, feed, ok := yearFeed(t, 2)
+	if !ok {
 		t.Skip("version 2's deep days are slow under the race detector")
 	}
-	first, days := date(t, "2027-01-01"), 365
-	if !fullYears() {
-		first, days = date(t, "2027-02-01"), 28
-	}
-	tb := testTable(t)
-	feed := generateRange(t, tb, first, days)
-	checkFeed(t, tb, first, feed)
+	days := len(feed)
+	checkFeed(t, testTable(t), first, feed)
 	type share struct{ deep, of int }
 	var all, weekend, win23 share
 	count := func(s *share, deep bool) {
