@@ -21,6 +21,7 @@ var reviewCases = []suiteCase{
 	{"reviews/a lease that ends is taken over", testReviewLease},
 	{"reviews/one claim per review under a race", testReviewRace},
 	{"reviews/a pruned game's review is deleted with it", testReviewPruned},
+	{"reviews/only the owner drops a review it holds", testReviewDrop},
 }
 
 // sampleReview is a review with every field set.
@@ -244,5 +245,46 @@ func testReviewPruned(t *testing.T, s Store, _ *fixtures) {
 		if st.GameID == oldQueued.ID || st.GameID == old.ID {
 			t.Fatalf("claimed the review of pruned game %s", st.GameID)
 		}
+	}
+}
+
+func testReviewDrop(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	if err := s.DropReview(ctx, "none", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of no review: %v, want ErrLeaseLost", err)
+	}
+	for i, id := range []string{"held", "done"} {
+		if _, err := s.RequestReview(ctx, id, 2, tick(1+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DropReview(ctx, "held", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of a queued review: %v, want ErrLeaseLost", err)
+	}
+	for _, owner := range []string{"a", "b"} {
+		if _, ok, err := s.ClaimReview(ctx, owner, tick(3), tick(60)); !ok || err != nil {
+			t.Fatalf("claim by %s: %v, %v", owner, ok, err)
+		}
+	}
+	if err := s.FinishReview(ctx, "done", "b", sampleReview(), tick(4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropReview(ctx, "held", "b"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop by another: %v, want ErrLeaseLost", err)
+	}
+	if err := s.DropReview(ctx, "done", "b"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of a done review: %v, want ErrLeaseLost", err)
+	}
+	if err := s.DropReview(ctx, "held", "a"); err != nil {
+		t.Fatalf("drop by the owner: %v", err)
+	}
+	if st, err := s.Review(ctx, "held"); !errors.Is(err, review.ErrNotFound) {
+		t.Fatalf("a dropped review: %+v, %v; want ErrNotFound", st, err)
+	}
+	if st, err := s.Review(ctx, "done"); err != nil || st.State != review.Done {
+		t.Fatalf("the done review: %+v, %v", st, err)
+	}
+	if err := s.DropReview(ctx, "held", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("a second drop: %v, want ErrLeaseLost", err)
 	}
 }
