@@ -22,6 +22,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/internal/httpx"
 	"github.com/ayoayo/ayoayo/api/internal/problem"
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
 )
 
 // The limits of a batch request; each line has the limit of a single body
@@ -180,8 +181,16 @@ func lineProblem(n int, err error) batchProblem {
 // ValidateRecordsBatch checks the lines of the body, which the body limit
 // has read in full and the validator kept, and streams the answers through
 // the generated NDJSON response, which flushes what it reads: the answers
-// are written to it in pieces of a few KiB.
+// are written to it in pieces of a few KiB. A body of the text notation's
+// media type is read as records one after another (ValidateTexts), NDJSON
+// as lines (ValidateLines); requireBatch has refused any other type. The
+// generated request carries the body's Content-Type because the server is
+// generated from one body of any type (see api/oapi/server-overlay.yaml).
 func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecordsBatchRequestObject) (oapi.ValidateRecordsBatchResponseObject, error) {
+	validate := ValidateLines
+	if mt, _, _ := strings.Cut(req.ContentType, ";"); strings.EqualFold(strings.TrimSpace(mt), record.MediaType) {
+		validate = ValidateTexts
+	}
 	body, err := bodyText(req.Body)
 	if err != nil {
 		return nil, err
@@ -203,7 +212,7 @@ func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecord
 			pw.CloseWithError(err)
 		}()
 		bw := bufio.NewWriterSize(pw, 4<<10)
-		if _, err = ValidateLines(strings.NewReader(body), bw, int(s.opts.BodyLimit)); err == nil {
+		if _, err = validate(strings.NewReader(body), bw, int(s.opts.BodyLimit)); err == nil {
 			err = bw.Flush()
 		}
 	}()
@@ -212,20 +221,23 @@ func (s *Server) ValidateRecordsBatch(_ context.Context, req oapi.ValidateRecord
 
 // ValidateTexts is ValidateLines for game records in the text notation
 // (docs/notation.md), one after another: a record ends where its movetext
-// is followed by a blank line or a tag line, or at the end. Each is answered
-// as a line is, its line number the line the record begins on; a record
-// longer than maxRecord bytes is answered body_too_large.
+// is followed by a blank line or a tag line, or at the end (a blank line or
+// a line beginning with [ inside a brace comment does not end it). Each is
+// answered as a line is, its line number the line the record begins on; a
+// syntax error's detail names the line of r, not of the record. A record
+// longer than maxRecord bytes is answered body_too_large, and the records
+// after it are read on. It stops at the end of r or at the first error
+// reading r or writing w, which it returns.
 func ValidateTexts(r io.Reader, w io.Writer, maxRecord int) (BatchCounts, error) {
 	var counts BatchCounts
 	enc := json.NewEncoder(w)
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxRecord+1)
+	br := bufio.NewReaderSize(r, min(maxRecord+1, 64<<10))
 	var (
 		buf       strings.Builder
 		first     int  // the line the record began on; 0 when none has
 		movetext  bool // the record has a movetext line
+		inComment bool // a brace comment of the movetext is open at the end of the line
 		tooLong   bool
-		lineCount int
 	)
 	flush := func() error {
 		if first == 0 {
@@ -237,7 +249,7 @@ func ValidateTexts(r io.Reader, w io.Writer, maxRecord int) (BatchCounts, error)
 			answer = lineProblem(first, newError(httpx.ErrBodyTooLarge, "the record is longer than %d bytes", maxRecord))
 		} else if req, err := requestOfText(buf.String()); err != nil {
 			counts.Problems++
-			answer = lineProblem(first, err)
+			answer = lineProblem(first, bodyLines(err, first))
 		} else if a, err := validateRecord(req); err != nil {
 			counts.Problems++
 			answer = lineProblem(first, err)
@@ -253,49 +265,114 @@ func ValidateTexts(r io.Reader, w io.Writer, maxRecord int) (BatchCounts, error)
 		first, movetext, tooLong = 0, false, false
 		return enc.Encode(answer)
 	}
-	for sc.Scan() {
-		lineCount++
-		line := sc.Text()
-		trimmed := strings.TrimSpace(line)
+	for n := 1; ; n++ {
+		// A line longer than the buffer comes in pieces; a record only
+		// grows to maxRecord bytes, and what is beyond is counted, not kept.
+		// lastBrace is the last { or } of what is not kept: it decides
+		// whether the line leaves a comment open.
+		var (
+			line      []byte
+			lastBrace byte
+			rerr      error
+		)
+		for {
+			var piece []byte
+			piece, rerr = br.ReadSlice('\n')
+			if len(line) <= maxRecord {
+				line = append(line, piece...)
+			} else if i := bytes.LastIndexAny(piece, "{}"); i >= 0 {
+				lastBrace = piece[i]
+			}
+			if !errors.Is(rerr, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		comment := func(open bool, text string) bool {
+			open = openComment(open, text)
+			if lastBrace != 0 {
+				open = lastBrace == '{'
+			}
+			return open
+		}
+		if rerr != nil && rerr != io.EOF {
+			return counts, rerr
+		}
+		text := strings.TrimRight(string(line), "\r\n")
+		trimmed := strings.TrimSpace(text)
 		switch {
+		case len(line) == 0 && rerr == io.EOF:
+			// The end, after a final newline.
+		case inComment:
+			// A comment may span lines, and the writer wraps it at its
+			// spaces: a line inside one is the record's, even a blank one
+			// or one that begins with a [%clk] command.
+			inComment = comment(true, text)
+			if tooLong || buf.Len()+len(text)+1 > maxRecord {
+				tooLong = true
+				break
+			}
+			buf.WriteString(text)
+			buf.WriteByte('\n')
 		case trimmed == "":
 			if movetext {
 				if err := flush(); err != nil {
 					return counts, err
 				}
 			}
-			continue
-		case strings.HasPrefix(trimmed, "["):
-			if movetext {
+			if first != 0 {
+				// Between a record's tags and its movetext: kept, so that
+				// the record's lines are the body's.
+				buf.WriteByte('\n')
+			}
+		default:
+			if strings.HasPrefix(trimmed, "[") && movetext {
 				if err := flush(); err != nil {
 					return counts, err
 				}
 			}
-		default:
-			movetext = true
-		}
-		if first == 0 {
-			first = lineCount
-		}
-		if buf.Len()+len(line)+1 > maxRecord {
-			tooLong = true
-			continue
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
+			if !strings.HasPrefix(trimmed, "[") {
+				movetext = true
+				inComment = comment(false, text)
+			}
 			if first == 0 {
-				first = lineCount + 1
+				first = n
 			}
-			tooLong = true
-			if ferr := flush(); ferr != nil {
-				return counts, ferr
+			if tooLong || buf.Len()+len(text)+1 > maxRecord {
+				tooLong = true
+				break
 			}
-			return counts, fmt.Errorf("line %d is longer than %d bytes: stopped there", lineCount+1, maxRecord)
+			buf.WriteString(text)
+			buf.WriteByte('\n')
 		}
-		return counts, err
+		if rerr == io.EOF {
+			return counts, flush()
+		}
 	}
-	return counts, flush()
+}
+
+// openComment reports whether a brace comment is open after a line of
+// movetext, given whether one was open before it. Comments do not nest: the
+// first } closes one.
+func openComment(open bool, line string) bool {
+	for i := range len(line) {
+		switch line[i] {
+		case '{':
+			open = true
+		case '}':
+			open = false
+		}
+	}
+	return open
+}
+
+// bodyLines restates a syntax error of a record that begins on line first
+// of a body with the body's line number, which is what a client can find.
+func bodyLines(err error, first int) error {
+	var se *record.SyntaxError
+	if first <= 1 || !errors.As(err, &se) {
+		return err
+	}
+	shifted := *se
+	shifted.Line += first - 1
+	return &shifted
 }

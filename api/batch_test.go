@@ -243,6 +243,16 @@ func TestValidateBatchMediaType(t *testing.T) {
 	if rec := ts.do(http.MethodPost, "/v1/validate/batch", "Application/X-NDJSON; charset=utf-8", `{"moves":[0]}`); rec.Code != http.StatusOK {
 		t.Errorf("status %d with parameters: %s", rec.Code, rec.Body)
 	}
+	// The text notation, with parameters and in any case, is read as records.
+	rec := ts.do(http.MethodPost, "/v1/validate/batch", "Application/X-Ayoayo-Record; charset=utf-8", "1. a *\n")
+	if got := answerLines(t, rec.Body.Bytes()); rec.Code != http.StatusOK || len(got) != 1 || got[0].Valid == nil || !*got[0].Valid {
+		t.Errorf("the text notation with parameters: status %d %s", rec.Code, rec.Body)
+	}
+	// NDJSON sent as the text notation is not read as NDJSON.
+	rec = ts.do(http.MethodPost, "/v1/validate/batch", "application/x-ayoayo-record", `{"moves":[0]}`)
+	if got := answerLines(t, rec.Body.Bytes()); rec.Code != http.StatusOK || len(got) != 1 || got[0].Problem == nil || got[0].Problem.Code != "invalid_record" {
+		t.Errorf("NDJSON as the text notation: status %d %s", rec.Code, rec.Body)
+	}
 	// The other operations still take JSON only.
 	if rec := ts.do(http.MethodPost, "/v1/validate", ndjsonType, `{"moves":[0]}`); rec.Code != http.StatusUnsupportedMediaType {
 		t.Errorf("/v1/validate with NDJSON: status %d", rec.Code)

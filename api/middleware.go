@@ -143,8 +143,11 @@ var requireJSONOrRecord = httpx.RequireMediaType(echo.MIMEApplicationJSON+" or "
 // validateOperation is POST /v1/validate.
 const validateOperation = "ValidateRecord"
 
-// requireNDJSON is requireJSON for /v1/validate/batch.
-var requireNDJSON = httpx.RequireMediaType(MIMEApplicationNDJSON, func(mt string) bool { return mt == MIMEApplicationNDJSON })
+// requireBatch is requireJSON for /v1/validate/batch, which reads NDJSON
+// or records in the text notation.
+var requireBatch = httpx.RequireMediaType(MIMEApplicationNDJSON+" or "+record.MediaType, func(mt string) bool {
+	return mt == MIMEApplicationNDJSON || mt == record.MediaType
+})
 
 // validators returns, for each operation id, the middleware that checks a
 // request against that operation of the embedded OpenAPI document with

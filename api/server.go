@@ -406,7 +406,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		}
 		switch id {
 		case batchOperation:
-			perOp[id] = append(mw, requireNDJSON, v)
+			perOp[id] = append(mw, requireBatch, v)
 			continue
 		case validateOperation:
 			perOp[id] = append(mw, requireJSONOrRecord, v)

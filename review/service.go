@@ -86,6 +86,10 @@ type Store interface {
 	// FinishReview stores r as the done review of a review owner holds,
 	// finished at; ErrLeaseLost when owner does not hold it.
 	FinishReview(ctx context.Context, gameID, owner string, r Review, at time.Time) error
+	// DropReview deletes a review owner holds, whose game is gone (deleted
+	// after the review was asked for); ErrLeaseLost when owner does not
+	// hold it.
+	DropReview(ctx context.Context, gameID, owner string) error
 }
 
 // Games is what the service reads of games.
@@ -187,6 +191,16 @@ func (s *Service) Step(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	g, err := s.games.Game(ctx, st.GameID)
+	if errors.Is(err, games.ErrNotFound) {
+		// The game was deleted (pruned) between the request's read of it
+		// and the queueing: its review has nothing to review, and left
+		// queued it would be claimed again each time its lease ends.
+		if err := s.store.DropReview(ctx, st.GameID, s.owner); err != nil && !errors.Is(err, ErrLeaseLost) {
+			return true, fmt.Errorf("drop the review of deleted game %s: %w", st.GameID, err)
+		}
+		s.log.Info("review of a deleted game dropped", "game", st.GameID)
+		return true, nil
+	}
 	if err != nil {
 		return true, fmt.Errorf("review of game %s: %w", st.GameID, err)
 	}

@@ -121,3 +121,39 @@ func TestCrashedWorker(t *testing.T) {
 		t.Fatalf("the crashed worker's progress: %v, want ErrLeaseLost", err)
 	}
 }
+
+// TestDeletedGame: a review queued for a game that was deleted (pruned)
+// after the request read it is dropped by the worker that claims it, not
+// claimed again each time a lease ends; the queue goes on.
+func TestDeletedGame(t *testing.T) {
+	ctx := context.Background()
+	gs := gameMap{"kept": {ID: "kept", Start: engine.Start(), Status: games.Finished}}
+	store := memory.New()
+	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	rv := review.New(budget.New(1), review.Options{Nodes: 2000})
+	a := review.NewService(store, gs, rv, review.ServiceOptions{Now: clock, Owner: "a"})
+	// The request read the game, then the game went: the row stays queued.
+	if _, err := store.RequestReview(ctx, "gone", 10, now); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.RequestReview(ctx, "kept", 0, now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if did, err := a.Step(ctx); !did || err != nil {
+		t.Fatalf("the step that finds the game gone: %v, %v", did, err)
+	}
+	if st, err := store.Review(ctx, "gone"); !errors.Is(err, review.ErrNotFound) {
+		t.Fatalf("the deleted game's review: %+v, %v; want it dropped", st, err)
+	}
+	now = now.Add(review.Lease + time.Second)
+	if did, err := a.Step(ctx); !did || err != nil {
+		t.Fatalf("the next step: %v, %v", did, err)
+	}
+	if st, err := store.Review(ctx, "kept"); err != nil || st.State != review.Done {
+		t.Fatalf("the kept game's review: %+v, %v", st, err)
+	}
+	if did, err := a.Step(ctx); did || err != nil {
+		t.Fatalf("a step with the queue empty: %v, %v", did, err)
+	}
+}

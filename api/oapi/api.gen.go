@@ -5037,7 +5037,7 @@ type ServerInterface interface {
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
-	// ValidateRecordsBatch Check many game records, one per line
+	// ValidateRecordsBatch Check many game records at once
 	// (POST /v1/validate/batch)
 	ValidateRecordsBatch(ctx echo.Context) error
 }
@@ -12413,7 +12413,8 @@ func (response ValidateRecord500ApplicationProblemPlusJSONResponse) VisitValidat
 }
 
 type ValidateRecordsBatchRequestObject struct {
-	Body io.Reader
+	ContentType string
+	Body        io.Reader
 }
 
 type ValidateRecordsBatchResponseObject interface {
@@ -12681,7 +12682,7 @@ type StrictServerInterface interface {
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
-	// ValidateRecordsBatch Check many game records, one per line
+	// ValidateRecordsBatch Check many game records at once
 	// (POST /v1/validate/batch)
 	ValidateRecordsBatch(ctx context.Context, request ValidateRecordsBatchRequestObject) (ValidateRecordsBatchResponseObject, error)
 }
@@ -14338,6 +14339,8 @@ func (sh *strictHandler) ValidateRecord(ctx echo.Context) error {
 // ValidateRecordsBatch operation middleware
 func (sh *strictHandler) ValidateRecordsBatch(ctx echo.Context) error {
 	var request ValidateRecordsBatchRequestObject
+
+	request.ContentType = ctx.Request().Header.Get("Content-Type")
 
 	request.Body = ctx.Request().Body
 

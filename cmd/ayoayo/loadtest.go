@@ -31,6 +31,7 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 	floodAnalyses := fs.Int("flood-analyses", 6, "with --flood: loops of /v1/analyze at the longest timeMs")
 	floodPractice := fs.Int("flood-practice", 4, "with --flood: loops of practice puzzles of difficulty 5")
 	floodAI := fs.Int("flood-ai", 4, "with --flood: loops of moves in games against AI level 8")
+	floodReviews := fs.Int("flood-reviews", 0, "with --flood: loops of POST /v1/review of an 80-ply record (--flood-analyses 0 --flood-practice 0 --flood-ai 0 --flood-reviews 4 floods with reviews alone)")
 	floodWarmUp := fs.Duration("flood-warm-up", 3*time.Second, "with --flood: how long the flood runs before the cheap requests are measured under it")
 	if err := m.parse(fs, args, envPrefix+"LOADTEST_", "addr"); err != nil {
 		return err
@@ -50,13 +51,13 @@ func runLoadtest(ctx context.Context, m *Main, fs *flag.FlagSet, args []string) 
 		return err
 	}
 	if *flood {
-		if min(*floodAnalyses, *floodPractice, *floodAI) < 0 || *floodWarmUp < 0 {
+		if min(*floodAnalyses, *floodPractice, *floodAI, *floodReviews) < 0 || *floodWarmUp < 0 {
 			return fmt.Errorf("%w: the --flood-* counts and --flood-warm-up cannot be negative", errUsage)
 		}
 		if err := loopbackOnly(bases); err != nil {
 			return err
 		}
-		fl := load.Flood{Analyses: *floodAnalyses, Practice: *floodPractice, AIGames: *floodAI, WarmUp: *floodWarmUp}
+		fl := load.Flood{Analyses: *floodAnalyses, Practice: *floodPractice, AIGames: *floodAI, Reviews: *floodReviews, WarmUp: *floodWarmUp}
 		return fl.Run(ctx, m.Stdout, lt, *duration, *seed)
 	}
 	rep, err := lt.Play(ctx, *games, *concurrency, *duration, *seed)

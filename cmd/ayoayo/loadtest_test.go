@@ -123,7 +123,7 @@ func TestLoadtestFlood(t *testing.T) {
 		t.Fatalf("exit status %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
 	for _, want := range []string{
-		"flood: 1 analyses (timeMs 10000), 1 practice requests (difficulty 5), 1 games against AI level 8",
+		"flood: 1 analyses (timeMs 10000), 1 practice requests (difficulty 5), 1 games against AI level 8, 0 reviews of 80-ply records",
 		"POST /v1/evaluate        alone p50/p99 ",
 		"move against a person    alone p50/p99 ",
 		"p99 ratio ",
@@ -138,5 +138,61 @@ func TestLoadtestFlood(t *testing.T) {
 	m, _, stderr = testMain(nil)
 	if code := m.Run(context.Background(), []string{"loadtest", "--addr", "http://192.0.2.1:8080", "--flood"}); code != 2 || !strings.Contains(stderr.String(), "only runs against a server on this machine") {
 		t.Errorf("a flood of another machine: exit %d, %s", code, stderr)
+	}
+}
+
+// TestLoadtestFloodReviews: --flood-reviews adds loops of POST /v1/review
+// to the flood, alone when the other loops are 0, and counts their answers
+// (this server has no reviews: every one is 503, waited out as its
+// Retry-After asks); a negative count is a usage error.
+func TestLoadtestFloodReviews(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a load test of a few seconds")
+	}
+	url := loadtestServer(t, api.Options{})
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{
+			name: "reviews alone",
+			args: []string{"--flood-analyses", "0", "--flood-practice", "0", "--flood-ai", "0", "--flood-reviews", "2"},
+			stdout: []string{
+				"flood: 0 analyses (timeMs 10000), 0 practice requests (difficulty 5), 0 games against AI level 8, 2 reviews of 80-ply records",
+				"p99 ratio ",
+				"review 503: ",
+			},
+		},
+		{
+			name:   "reviews beside the rest",
+			args:   []string{"--flood-analyses", "1", "--flood-practice", "0", "--flood-ai", "0", "--flood-reviews", "1"},
+			stdout: []string{"1 analyses", "1 reviews of 80-ply records", "review 503: "},
+		},
+		{
+			name:   "a negative count",
+			args:   []string{"--flood-reviews", "-1"},
+			code:   2,
+			stderr: "cannot be negative",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, stdout, stderr := testMain(nil)
+			args := append([]string{"loadtest", "--addr", url, "--flood", "--duration", "300ms", "--flood-warm-up", "200ms"}, tt.args...)
+			if code := m.Run(context.Background(), args); code != tt.code {
+				t.Fatalf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout.String(), want) {
+					t.Errorf("the report lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr.String(), tt.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tt.stderr, stderr)
+			}
+		})
 	}
 }

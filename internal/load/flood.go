@@ -18,14 +18,19 @@ import (
 
 // Flood is the heavy work of the flood benchmark: loops of analyses at the
 // longest time the API allows, of practice puzzles of the hardest
-// difficulty, and of games against the strongest AI. Each loop sends its
+// difficulty, of games against the strongest AI, and of reviews of the
+// longest record POST /v1/review takes (80 plies). Each loop sends its
 // next request as soon as the last is answered, waiting out a Retry-After
 // first, as a well-behaved client would (and pausing a little after any
 // other failure).
 type Flood struct {
-	Analyses, Practice, AIGames int
-	WarmUp                      time.Duration // flood alone before the cheap requests are measured again
+	Analyses, Practice, AIGames, Reviews int
+	WarmUp                               time.Duration // flood alone before the cheap requests are measured again
 }
+
+// FloodReviewPlies is the length of the records the review loops send: the
+// most POST /v1/review takes.
+const FloodReviewPlies = 80
 
 // floodBackOff is the pause of a flood loop after a failure that says
 // nothing of when to come back, so a loop does not spin on errors.
@@ -66,8 +71,8 @@ func (fl Flood) Run(ctx context.Context, w io.Writer, lt *Tester, d time.Duratio
 		return fmt.Errorf("the cheap requests under the flood: %w", err)
 	}
 	flooded.heavy = heavy.snapshot()
-	fmt.Fprintf(w, "flood: %d analyses (timeMs %d), %d practice requests (difficulty 5), %d games against AI level 8, each in a loop; warm-up %v\n",
-		fl.Analyses, floodMaxAnalyzeMs, fl.Practice, fl.AIGames, fl.WarmUp)
+	fmt.Fprintf(w, "flood: %d analyses (timeMs %d), %d practice requests (difficulty 5), %d games against AI level 8, %d reviews of %d-ply records, each in a loop; warm-up %v\n",
+		fl.Analyses, floodMaxAnalyzeMs, fl.Practice, fl.AIGames, fl.Reviews, FloodReviewPlies, fl.WarmUp)
 	printFlood(w, d, alone, flooded)
 	return nil
 }
@@ -121,6 +126,14 @@ func (c *floodCounts) add(op string, status int, err error) {
 	c.mu.Unlock()
 }
 
+// cut counts a request of op still unanswered when the flood ended: a
+// review of a long record may take the whole run.
+func (c *floodCounts) cut(op string) {
+	c.mu.Lock()
+	c.m[op+" unanswered at the end"]++
+	c.mu.Unlock()
+}
+
 func (c *floodCounts) snapshot() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,11 +143,14 @@ func (c *floodCounts) snapshot() map[string]int {
 // start launches the flood's loops; they end with ctx.
 func (fl Flood) start(ctx context.Context, wg *sync.WaitGroup, lt *Tester, heavy *floodCounts, seed uint64) {
 	// send makes one heavy request, reads a 2xx answer with read, counts
-	// the answer unless the end of the flood cut it off, and waits out a
-	// Retry-After.
+	// the answer (or, when the end of the flood cut it off, the request
+	// unanswered), and waits out a Retry-After.
 	send := func(op string, req request, read func(*http.Response) error) bool {
 		status, header, _, _, err := attempt1(ctx, lt.pick(), req, read)
 		if ctx.Err() != nil {
+			if status == 0 {
+				heavy.cut(op)
+			}
 			return false
 		}
 		heavy.add(op, status, err)
@@ -179,6 +195,18 @@ func (fl Flood) start(ctx context.Context, wg *sync.WaitGroup, lt *Tester, heavy
 					}
 					return err
 				})
+			}
+		})
+	}
+	for i := range fl.Reviews {
+		wg.Go(func() {
+			// Each loop its own record, so that no cache of the server's
+			// answers one review from another.
+			body := ayoayo.ReviewRequest{Moves: floodRecord(rand.New(rand.NewPCG(seed, uint64(3000+i))), FloodReviewPlies)}
+			for ctx.Err() == nil {
+				send("review", func(ctx context.Context, c *ayoayo.Client) (*http.Response, error) {
+					return c.ReviewRecord(ctx, nil, body)
+				}, discard)
 			}
 		})
 	}
@@ -242,6 +270,49 @@ func floodPosition(rng *rand.Rand, plies int) engine.Position {
 		p = out.Position
 	}
 	return p
+}
+
+// floodRecord is a record of plies legal moves from the start, random
+// among those that capture least, so that the game lasts: random play
+// alone ends most games in about 50 plies. When a game still ends sooner
+// (no try of a hundred lasts), it is the longest tried.
+func floodRecord(rng *rand.Rand, plies int) []int {
+	var best []int
+	var out engine.Outcome
+	for range 100 {
+		p, moves := engine.Start(), make([]int, 0, plies)
+		for len(moves) < plies {
+			var pits []int
+			least := -1
+			for m := p.LegalMoves(engine.Rules{}); m != 0; {
+				pit := m.Next()
+				engine.Play(p, pit, engine.Rules{}, &out)
+				switch seeds := int(out.Capture.Seeds); {
+				case least < 0 || seeds < least:
+					pits, least = []int{pit}, seeds
+				case seeds == least:
+					pits = append(pits, pit)
+				}
+			}
+			if len(pits) == 0 {
+				break
+			}
+			pit := pits[rng.IntN(len(pits))]
+			engine.Play(p, pit, engine.Rules{}, &out)
+			moves = append(moves, pit)
+			if out.Result.Over() {
+				break
+			}
+			p = out.Position
+		}
+		if len(moves) > len(best) {
+			best = moves
+		}
+		if len(best) == plies {
+			break
+		}
+	}
+	return best
 }
 
 // pickPit returns a random legal pit of p (any pit if none is legal).

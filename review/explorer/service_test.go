@@ -294,3 +294,40 @@ func TestEngineWait(t *testing.T) {
 		}
 	})
 }
+
+// TestExplorePruned: pruning games (games.Store.DeleteEnded) leaves the
+// index as it was: a pruned game still counts, and its id may stay among a
+// move's recent games, which the explorer answers with as before; a game
+// indexed after the pruning comes first.
+func TestExplorePruned(t *testing.T) {
+	s := memory.New()
+	play(t, s, "a", 1500, engine.SouthWins, 3, 8)
+	play(t, s, "bb", 1600, engine.NorthWins, 3, 9)
+	svc := explorer.New(s, explorer.Options{})
+	if n, err := svc.CatchUp(t.Context()); err != nil || n != 2 {
+		t.Fatalf("CatchUp = %d, %v; want 2 games", n, err)
+	}
+	q := explorer.Query{Position: engine.Start(), Category: players.Live, MaxRating: 9999}
+	before, err := svc.Explore(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteEnded(t.Context(), base.Add(time.Hour), 10); err != nil || n != 2 {
+		t.Fatalf("DeleteEnded = %d, %v; want both games", n, err)
+	}
+	if _, err := s.Game(t.Context(), "a"); !errors.Is(err, games.ErrNotFound) {
+		t.Fatalf("a pruned game: %v", err)
+	}
+	after, err := svc.Explore(t.Context(), q)
+	if err != nil || fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("after the pruning: %+v, %v; want %+v as before", after, err, before)
+	}
+	play(t, s, "ccc", 1700, engine.Draw, 3, 8)
+	if n, err := svc.CatchUp(t.Context()); err != nil || n != 1 {
+		t.Fatalf("CatchUp = %d, %v; want the new game", n, err)
+	}
+	after, err = svc.Explore(t.Context(), q)
+	if err != nil || len(after.Moves) != 1 || after.Games() != 3 || fmt.Sprint(after.Moves[0].Recent) != "[ccc bb a]" {
+		t.Fatalf("a game after the pruning: %+v, %v", after, err)
+	}
+}

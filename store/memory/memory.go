@@ -322,6 +322,7 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		}
 		if row.game.Status.Over() && row.game.UpdatedAt.Before(before) {
 			delete(s.games, id)
+			delete(s.reviews, id) // its review goes with it; the explorer's counts stay
 			n++
 		}
 	}

@@ -115,3 +115,14 @@ func (s *Store) FinishReview(_ context.Context, gameID, owner string, r review.R
 	row.owner = ""
 	return nil
 }
+
+// DropReview deletes a review owner holds.
+func (s *Store) DropReview(_ context.Context, gameID, owner string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held(gameID, owner) == nil {
+		return review.ErrLeaseLost
+	}
+	delete(s.reviews, gameID)
+	return nil
+}

@@ -416,17 +416,25 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 
 // DeleteEnded implements games.Store, in one statement: the oldest ended
 // games first, found through the index games_ended, with their moves (ON
-// DELETE CASCADE). Games another instance is deleting at the
-// same moment are skipped rather than waited for.
+// DELETE CASCADE) and their reviews (the reviews table has no reference to
+// games: deleted by key, in the same statement). Games another instance is
+// deleting at the same moment are skipped rather than waited for. The
+// explorer's rows are counts and keep the game: a pruned game's id may stay
+// among a move's recent games.
 func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {
 		return 0, nil
 	}
-	tag, err := s.pool.Exec(ctx, `DELETE FROM games WHERE id IN (SELECT id FROM games
-		WHERE status IN ('finished', 'aborted') AND updated_at < $1 ORDER BY updated_at LIMIT $2
-		FOR UPDATE SKIP LOCKED)`, stamp(before), limit)
+	var n int
+	err := s.pool.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM games WHERE id IN (SELECT id FROM games
+				WHERE status IN ('finished', 'aborted') AND updated_at < $1 ORDER BY updated_at LIMIT $2
+				FOR UPDATE SKIP LOCKED)
+			RETURNING id),
+		reviews_gone AS (DELETE FROM reviews WHERE game_id IN (SELECT id FROM gone))
+		SELECT count(*) FROM gone`, stamp(before), limit).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("delete ended games: %w", s.wrote(err))
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }

@@ -101,8 +101,13 @@ func (s *Store) FinishReview(ctx context.Context, gameID, owner string, rv revie
 		WHERE game_id = $3 AND owner = $4 AND state = 'running'`, stamp(at), string(b), gameID, owner)
 }
 
-// heldWrite runs an UPDATE of a review the owner holds: ErrLeaseLost when
-// it changed no row.
+// DropReview implements review.Store.
+func (s *Store) DropReview(ctx context.Context, gameID, owner string) error {
+	return s.heldWrite(ctx, gameID, "drop", `DELETE FROM reviews WHERE game_id = $1 AND owner = $2 AND state = 'running'`, gameID, owner)
+}
+
+// heldWrite runs an UPDATE (or DELETE) of a review the owner holds:
+// ErrLeaseLost when it changed no row.
 func (s *Store) heldWrite(ctx context.Context, gameID, what, query string, args ...any) error {
 	tag, err := s.pool.Exec(ctx, query, args...)
 	if err != nil {

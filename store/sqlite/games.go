@@ -454,21 +454,46 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 // DeleteEnded implements games.Store: the oldest ended games first, found
 // through the index games_ended, in one write of the group committer; their
 // moves go with them (ON DELETE CASCADE, through the key that starts with
-// the game's id).
+// the game's id), and so do their reviews, in the same transaction (the
+// reviews table has no reference to games, so each is deleted by its key).
+// The explorer's rows are counts and keep the game: a pruned game's id may
+// stay among a move's recent games.
 func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
 	if limit < 1 {
 		return 0, nil
 	}
-	var n int64
+	n := 0
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
-		res, err := r.exec(ctx, `DELETE FROM games WHERE id IN (SELECT id FROM games
-			WHERE status IN ('finished', 'aborted') AND updated_at < ? ORDER BY updated_at LIMIT ?)`,
+		n = 0
+		rows, err := r.query(ctx, `DELETE FROM games WHERE id IN (SELECT id FROM games
+			WHERE status IN ('finished', 'aborted') AND updated_at < ? ORDER BY updated_at LIMIT ?)
+			RETURNING id`,
 			formatTime(before), limit)
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
-		return err
+		var ids []string
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := r.exec(ctx, `DELETE FROM reviews WHERE game_id = ?`, id); err != nil {
+				return err
+			}
+		}
+		n = len(ids)
+		return nil
 	})
-	return int(n), err
+	return n, err
 }

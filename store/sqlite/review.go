@@ -118,8 +118,13 @@ func (s *Store) FinishReview(ctx context.Context, gameID, owner string, rv revie
 		WHERE game_id = ? AND owner = ? AND state = 'running'`, at.UnixMicro(), string(b), gameID, owner)
 }
 
-// heldWrite runs an UPDATE of a review the owner holds: ErrLeaseLost when
-// it changed no row.
+// DropReview implements review.Store.
+func (s *Store) DropReview(ctx context.Context, gameID, owner string) error {
+	return s.heldWrite(ctx, gameID, "drop", `DELETE FROM reviews WHERE game_id = ? AND owner = ? AND state = 'running'`, gameID, owner)
+}
+
+// heldWrite runs an UPDATE (or DELETE) of a review the owner holds:
+// ErrLeaseLost when it changed no row.
 func (s *Store) heldWrite(ctx context.Context, gameID, what, query string, args ...any) error {
 	err := s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, query, args...)

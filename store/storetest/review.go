@@ -6,10 +6,12 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/engine/tablebase"
+	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/review"
 )
 
@@ -18,6 +20,8 @@ var reviewCases = []suiteCase{
 	{"reviews/claims go first requested first, and a done review is kept whole", testReviewClaims},
 	{"reviews/a lease that ends is taken over", testReviewLease},
 	{"reviews/one claim per review under a race", testReviewRace},
+	{"reviews/a pruned game's review is deleted with it", testReviewPruned},
+	{"reviews/only the owner drops a review it holds", testReviewDrop},
 }
 
 // sampleReview is a review with every field set.
@@ -178,5 +182,109 @@ func testReviewRace(t *testing.T, s Store, fx *fixtures) {
 		if c != 1 {
 			t.Errorf("review %s claimed %d times", id, c)
 		}
+	}
+}
+
+// testReviewPruned: DeleteEnded takes a pruned game's review with it, done
+// or queued, in the same write, and leaves the reviews of the games it
+// keeps, and a review whose game is not stored here.
+func testReviewPruned(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	before := tick(10)
+	// ended makes a game of two moves, resigned at at.
+	ended := func(t *testing.T, id string, at time.Time) games.Game {
+		t.Helper()
+		g := mustJoinBy(t, s, timedGame(id, engine.South, live, tick(3)), tick(1), tick(4))
+		for i := range 2 {
+			p := request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, i), 0)
+			p.Game.Deadline = tick(5)
+			g = mustApply(t, s, p)
+		}
+		g, err := s.Resign(ctx, g.ID, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, at, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	old, oldQueued, recent := ended(t, "pruned-done", tick(6)), ended(t, "pruned-queued", tick(7)), ended(t, "kept", tick(11))
+	for i, id := range []string{old.ID, oldQueued.ID, recent.ID, "no-such-game"} {
+		if _, err := s.RequestReview(ctx, id, 2, tick(12).Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st, ok, err := s.ClaimReview(ctx, "a", tick(13), tick(60)); err != nil || !ok || st.GameID != old.ID {
+		t.Fatalf("claim: %+v, %v, %v; want %s", st, ok, err, old.ID)
+	}
+	if err := s.FinishReview(ctx, old.ID, "a", sampleReview(), tick(14)); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteEnded(ctx, before, 10); err != nil || n != 2 {
+		t.Fatalf("deleted %d (%v), want the two old games", n, err)
+	}
+	for _, c := range []struct {
+		id   string
+		kept bool
+	}{{old.ID, false}, {oldQueued.ID, false}, {recent.ID, true}, {"no-such-game", true}} {
+		st, err := s.Review(ctx, c.id)
+		switch {
+		case c.kept && (err != nil || st.GameID != c.id):
+			t.Errorf("review of %s: %+v, %v; want it kept", c.id, st, err)
+		case !c.kept && !errors.Is(err, review.ErrNotFound):
+			t.Errorf("review of pruned %s: %+v, %v; want review.ErrNotFound", c.id, st, err)
+		}
+	}
+	// The pruned game's queued review is no longer in the queue.
+	for range 3 {
+		st, ok, err := s.ClaimReview(ctx, "b", tick(100), tick(160))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		if st.GameID == oldQueued.ID || st.GameID == old.ID {
+			t.Fatalf("claimed the review of pruned game %s", st.GameID)
+		}
+	}
+}
+
+func testReviewDrop(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	if err := s.DropReview(ctx, "none", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of no review: %v, want ErrLeaseLost", err)
+	}
+	for i, id := range []string{"held", "done"} {
+		if _, err := s.RequestReview(ctx, id, 2, tick(1+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DropReview(ctx, "held", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of a queued review: %v, want ErrLeaseLost", err)
+	}
+	for _, owner := range []string{"a", "b"} {
+		if _, ok, err := s.ClaimReview(ctx, owner, tick(3), tick(60)); !ok || err != nil {
+			t.Fatalf("claim by %s: %v, %v", owner, ok, err)
+		}
+	}
+	if err := s.FinishReview(ctx, "done", "b", sampleReview(), tick(4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DropReview(ctx, "held", "b"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop by another: %v, want ErrLeaseLost", err)
+	}
+	if err := s.DropReview(ctx, "done", "b"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("drop of a done review: %v, want ErrLeaseLost", err)
+	}
+	if err := s.DropReview(ctx, "held", "a"); err != nil {
+		t.Fatalf("drop by the owner: %v", err)
+	}
+	if st, err := s.Review(ctx, "held"); !errors.Is(err, review.ErrNotFound) {
+		t.Fatalf("a dropped review: %+v, %v; want ErrNotFound", st, err)
+	}
+	if st, err := s.Review(ctx, "done"); err != nil || st.State != review.Done {
+		t.Fatalf("the done review: %+v, %v", st, err)
+	}
+	if err := s.DropReview(ctx, "held", "a"); !errors.Is(err, review.ErrLeaseLost) {
+		t.Fatalf("a second drop: %v, want ErrLeaseLost", err)
 	}
 }

@@ -477,7 +477,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check many game records, one per line
+         * Check many game records at once
          * @description Bulk `/v1/validate`, for automated validators. The body is NDJSON
          *     (`application/x-ndjson`): one `ValidateRequest` per line, lines
          *     separated by `\n`. The answer is NDJSON too, streamed as the lines
@@ -493,6 +493,17 @@ export interface paths {
          *     space only) are skipped but counted. A bad line does not stop the
          *     rest. Each line may be at most as large as a single request body
          *     (64 KiB by default).
+         *
+         *     The body may instead be game records in the text notation of
+         *     docs/notation.md (`application/x-ayoayo-record`), one after another
+         *     as in a PGN file: a record ends where its movetext is followed by a
+         *     blank line or a tag line (not inside a brace comment), or at the end.
+         *     Each record is answered as a line is, `line` being the line it
+         *     begins on: a `ValidateBatchAnswer`, or a `ValidateBatchProblem` with
+         *     the problem `/v1/validate` gives that record (`invalid_record`, whose
+         *     detail names the line in the body, the move number and what is wrong;
+         *     `record_mismatch`; `body_too_large` for a record larger than a single
+         *     request body).
          *
          *     The body is read in full before the first answer line, and refused
          *     whole if it is over a limit: at most 16 MiB (`413 body_too_large`)
@@ -9184,6 +9195,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-ndjson": string;
+                "application/x-ayoayo-record": string;
             };
         };
         responses: {
@@ -9224,7 +9236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is not declared as `application/x-ndjson`. */
+            /** @description The request body is declared as neither `application/x-ndjson` nor `application/x-ayoayo-record`. */
             415: {
                 headers: {
                     "X-Request-ID": components["headers"]["RequestId"];
@@ -9236,7 +9248,7 @@ export interface operations {
                      *       "type": "/docs#problem-unsupported_media_type",
                      *       "title": "Unsupported media type",
                      *       "status": 415,
-                     *       "detail": "Content-Type \"application/json\" is not application/x-ndjson",
+                     *       "detail": "Content-Type \"application/json\" is not application/x-ndjson or application/x-ayoayo-record",
                      *       "code": "unsupported_media_type",
                      *       "instance": "/v1/validate/batch"
                      *     }
