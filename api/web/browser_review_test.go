@@ -349,18 +349,21 @@ func waitExplorer(t *testing.T, ctx context.Context, what string, ok func(explor
 func explorerPanel(t *testing.T, bctx context.Context, srv testServer) {
 	base := srv.url
 	// From the start: pit 2 in three games (South, South, North; rated
-	// 1500 on average), then pit 8 in two of them; pit 4 in one draw
-	// rated 1800. An unrated game with pit 0 is not indexed.
-	g := seed(t, srv, seeded{id: "explore00001", moves: []int{2, 8, -1, -1}, winner: engine.SouthWins, rating: 1500, rated: true})
-	seed(t, srv, seeded{id: "explore00002", moves: []int{2, 8, -1, -1, -1}, winner: engine.SouthWins, rating: 1500, rated: true})
-	seed(t, srv, seeded{id: "explore00003", moves: []int{2, 9, -1, -1}, winner: engine.NorthWins, rating: 1500, rated: true})
-	seed(t, srv, seeded{id: "explore00004", moves: []int{4, -1, -1, -1}, winner: engine.Draw, rating: 1800, rated: true})
-	seed(t, srv, seeded{id: "explore00005", moves: []int{0, -1, -1, -1}, winner: engine.SouthWins, rating: 1500, rated: false})
+	// 2400 on average), then pit 8 in two of them; pit 4 in one draw
+	// rated 2700. An unrated game with pit 0 is not indexed. The other
+	// sub-tests' rated games (about 1500) are indexed too: the range of
+	// ratings leaves them out.
+	g := seed(t, srv, seeded{id: "explore00001", moves: []int{2, 8, -1, -1}, winner: engine.SouthWins, rating: 2400, rated: true})
+	seed(t, srv, seeded{id: "explore00002", moves: []int{2, 8, -1, -1, -1}, winner: engine.SouthWins, rating: 2400, rated: true})
+	seed(t, srv, seeded{id: "explore00003", moves: []int{2, 9, -1, -1}, winner: engine.NorthWins, rating: 2400, rated: true})
+	seed(t, srv, seeded{id: "explore00004", moves: []int{4, -1, -1, -1}, winner: engine.Draw, rating: 2700, rated: true})
+	seed(t, srv, seeded{id: "explore00005", moves: []int{0, -1, -1, -1}, winner: engine.SouthWins, rating: 2400, rated: false})
 	if n, err := srv.explorer.CatchUp(context.Background()); err != nil || n < 4 {
 		t.Fatalf("the explorer indexed %d games (%v), want the 4 rated ones", n, err)
 	}
 	ctx := tab(t, bctx, base+"/#/game/"+g.ID)
 	do(t, ctx, "desktop size", desktop)
+	do(t, ctx, "ratings from 2300", setField("min", "2300")...)
 	// The game's end first (game 2 went on from there).
 	waitExplorer(t, ctx, "the game's last position", func(e explorerPage) bool {
 		return !e.Hidden && e.Position == g.Position.String() && len(e.Moves) == 1 && e.Moves[0].South == 1
@@ -368,8 +371,8 @@ func explorerPanel(t *testing.T, bctx context.Context, srv testServer) {
 	do(t, ctx, "the start", chromedp.Click(chromedp.CSS(`.steps [data-step="start"]`)))
 	start := waitExplorer(t, ctx, "the start", func(e explorerPage) bool { return e.Position == "s-444444-444444-0-0" && len(e.Moves) == 2 })
 	want := []explorerRow{
-		{Pit: 2, Facts: "3 games · avg 1500", South: 2, Draws: 0, North: 1, Recent: 3},
-		{Pit: 4, Facts: "1 game · avg 1800", South: 0, Draws: 1, North: 0, Recent: 1},
+		{Pit: 2, Facts: "3 games · avg 2400", South: 2, Draws: 0, North: 1, Recent: 3},
+		{Pit: 4, Facts: "1 game · avg 2700", South: 0, Draws: 1, North: 0, Recent: 1},
 	}
 	for i, w := range want {
 		m := start.Moves[i]
@@ -380,22 +383,20 @@ func explorerPanel(t *testing.T, bctx context.Context, srv testServer) {
 			t.Errorf("explorer move %d (%q) has no engine score", i, m.Facts)
 		}
 	}
-	if !strings.HasPrefix(start.Status, "4 rated games (live, every rating)") {
+	if !strings.HasPrefix(start.Status, "4 rated games (live, rated 2300–9999)") {
 		t.Errorf("the explorer's status says %q", start.Status)
 	}
-	// Rated 1700 and up: only the draw.
-	do(t, ctx, "ratings from 1700", chromedp.SendKeys(chromedp.CSS(`.explorer-filter [name="min"]`), "1700"),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('.explorer-filter [name="min"]').dispatchEvent(new Event('change', {bubbles: true}))`))
-	waitExplorer(t, ctx, "rated 1700 and up", func(e explorerPage) bool {
-		return len(e.Moves) == 1 && e.Moves[0].Pit == 4 && strings.Contains(e.Status, "rated 1700–9999")
+	// Rated 2600 and up: only the draw.
+	do(t, ctx, "ratings from 2600", setField("min", "2600")...)
+	waitExplorer(t, ctx, "rated 2600 and up", func(e explorerPage) bool {
+		return len(e.Moves) == 1 && e.Moves[0].Pit == 4 && strings.Contains(e.Status, "rated 2600–9999")
 	})
 	do(t, ctx, "correspondence", choose("category", "correspondence"))
 	waitExplorer(t, ctx, "correspondence games", func(e explorerPage) bool {
 		return len(e.Moves) == 0 && strings.HasPrefix(e.Status, "No rated game (correspondence")
 	})
-	do(t, ctx, "every live game again", choose("category", "live"), chromedp.SetValue(chromedp.CSS(`.explorer-filter [name="min"]`), ""),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector('.explorer-filter [name="min"]').dispatchEvent(new Event('change', {bubbles: true}))`))
-	waitExplorer(t, ctx, "every live game", func(e explorerPage) bool { return len(e.Moves) == 2 })
+	do(t, ctx, "live games from 2300 again", append(setField("min", "2300"), choose("category", "live"))...)
+	waitExplorer(t, ctx, "live games from 2300", func(e explorerPage) bool { return len(e.Moves) == 2 })
 
 	// Pit 2 from the explorer: played on the board, an analysis; the
 	// explorer follows with what was played after it.
@@ -427,4 +428,15 @@ func explorerPanel(t *testing.T, bctx context.Context, srv testServer) {
 	waitExplorer(t, ctx, "pit 8 taken back", func(e explorerPage) bool { return e.Position == after.String() && e.Viewing == "analysis" })
 	do(t, ctx, "back to the game", chromedp.Click(chromedp.CSS(`.steps [data-step="live"]`)))
 	waitExplorer(t, ctx, "the game again", func(e explorerPage) bool { return e.Viewing == "live" && e.Position == g.Position.String() })
+}
+
+// setField types value into the explorer filter's field name, as a person
+// does, and leaves it (which fires its change).
+func setField(name, value string) []chromedp.Action[chromedp.Void] {
+	sel := fmt.Sprintf(`.explorer-filter [name=%q]`, name)
+	return []chromedp.Action[chromedp.Void]{
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).value = ''`, sel)),
+		chromedp.SendKeys(chromedp.CSS(sel), value),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).blur()`, sel)),
+	}
 }

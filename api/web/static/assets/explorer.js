@@ -95,14 +95,16 @@ export class ExplorerPanel {
     const n = ++this.asked;
     const f = this.$('.explorer-filter').elements;
     const status = this.$('.explorer-status');
+    // The last answer stays until the next is drawn: nothing moves under a finger about to press it.
     this.root.dataset.state = 'loading';
-    if (!again) status.textContent = 'Looking up the games…';
+    if (!status.textContent) status.textContent = 'Looking up the games…';
     let a;
     try {
       a = await api.explore(position, { category: f.category.value, ratings: this.ratings() });
     } catch (err) {
       if (n !== this.asked) return;
       this.root.dataset.state = 'error';
+      this.drawn = null;
       status.textContent = err instanceof api.ApiError ? err.detail : String(err);
       this.$('.explorer-moves').replaceChildren();
       this.$('.explorer-total').textContent = '';
@@ -131,6 +133,11 @@ export class ExplorerPanel {
         ? `Scores: seeds for ${sideName(mover)} with best play after the move, from ${engine}.`
         : 'The engine is still scoring these moves…'
       : '';
+    // The same answer again (a filter set back, scores asked again): the
+    // list stays as it is, so a button about to be pressed stays there.
+    const same = JSON.stringify(a);
+    if (same === this.drawn) return;
+    this.drawn = same;
     const items = a.moves.map((m) => {
       const li = document.createElement('li');
       li.dataset.pit = String(m.pit);
