@@ -715,7 +715,10 @@ export class GameView {
     const from = a.base ? `after move ${a.base}` : 'from the start';
     const line = a.line.map((s) => `${sideName(s.mover)} ${pitLabel(s.move.pit)}`).join(', ');
     this.board.setCaption(line ? `Analysis ${from}: ${line}.` : `Analysis ${from}: play any pit.`);
-    this.setStatus(ended ? 'Analysis: the game would end here. ← takes the move back.' : `Analysis: ${sideName(pos.toMove)} to play; choose a pit or a move of the explorer. ← takes a move back; “Back to the game” leaves it.`);
+    let words = `Analysis: ${sideName(pos.toMove)} to play; choose a pit or a move of the explorer. ← takes a move back; “Back to the game” leaves it.`;
+    if (ended) words = 'Analysis: the game would end here. ← takes the move back.';
+    else if (!legal.length) words = 'Analysis: no move can be played from here. “Back to the game” leaves it.';
+    this.setStatus(words);
     this.drawHistory();
     this.drawReviewed();
     if (legal.length) this.board.focus();
