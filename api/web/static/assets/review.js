@@ -1,6 +1,6 @@
 // The engine's review of a finished game as the page draws it: the score
 // graph over the plies and the mistakes to step through. The review itself
-// comes from GET /v1/games/{id}/review (api.js); the move list's marks and
+// comes from the API (api.js: requestReview, getReview); the move list's marks and
 // the board's best move are drawn by game.js and board.js.
 
 import { pitLabel, sideName } from './board.js';
