@@ -656,6 +656,7 @@ export class GameView {
           return;
         }
         this.board.settle();
+        this.board.showHint(null); // the review speaks of the game's moves, not of the analysis's
         await this.board.animate(from, m);
         if (this.analysis !== a) return;
         a.line.push({ move: m, mover: from.toMove });
