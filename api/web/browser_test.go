@@ -487,7 +487,8 @@ func TestBrowser(t *testing.T) {
 		t.Skip("the browser test, an end-to-end test: run it with AYOAYO_E2E=1 go test -run '^TestBrowser$' ./api/web/ (.ci/run runs it in a step)")
 	}
 	exe := chromium(t)
-	base := startServer(t)
+	srv := startServer(t)
+	base := srv.url
 	ctx, cancel := context.WithTimeout(context.Background(), 9*time.Minute) // within CI's -timeout 10m
 	defer cancel()
 	bctx := browser(t, ctx, exe)
@@ -509,6 +510,9 @@ func TestBrowser(t *testing.T) {
 	t.Run("players", func(t *testing.T) { playersTest(t, bctx, base) })
 	t.Run("lobby", func(t *testing.T) { lobbyGame(t, bctx, base) })
 	t.Run("challenge", func(t *testing.T) { challengeGame(t, bctx, base) })
+	t.Run("review words", func(t *testing.T) { reviewWords(t, bctx, base) })
+	t.Run("review", func(t *testing.T) { reviewGraph(t, bctx, srv) })
+	t.Run("explorer", func(t *testing.T) { explorerPanel(t, bctx, srv) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.

@@ -6,12 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/review"
+	"github.com/ayoayo/ayoayo/review/explorer"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -22,9 +24,18 @@ var practicePrefix = "x2-" // the server below makes version 2 practice puzzles
 // game: long enough for the page to load and play, short enough to wait for.
 const firstMove = 8 * time.Second
 
+// testServer is the server startServer starts: its base URL, and what a
+// test seeds or drives behind the API (finished games in the store, the
+// explorer's indexing).
+type testServer struct {
+	url      string
+	store    *memory.Store
+	explorer *explorer.Service
+}
+
 // startServer starts the real API server, client included, on 127.0.0.1 with
-// a fresh database, and returns its base URL.
-func startServer(t *testing.T) string {
+// a fresh database.
+func startServer(t *testing.T) testServer {
 	t.Helper()
 	st := memory.New()
 	g := puzzles.NewGenerator(testWorkers) // one endgame table for the feed and the pool
@@ -39,7 +50,11 @@ func startServer(t *testing.T) string {
 	// The lobby, as the server wires it: seeks pair into games of svc, and
 	// its players hear of their games' ends.
 	lob := lobby.NewService(st, lobby.Options{Games: svc, Stopping: stopping, PollInterval: time.Second})
-	svc.OnEnded(lob)
+	// The opening explorer, its scores waited for (the page's numbers are
+	// what is tested here); a test indexes the games it seeds by CatchUp.
+	exp := explorer.New(st, explorer.Options{EngineWait: -1,
+		Analyzer: analysis.New(testCPU(), analysis.Options{Concurrency: 1})})
+	svc.OnEnded(endNotifiers{lob, exp})
 	// Reviews, with a small search a ply: the page is what is tested here.
 	reviews := review.NewService(st, svc, review.New(testCPU(), review.Options{Nodes: 5000}), review.ServiceOptions{Owner: "web"})
 	h, err := api.New(api.Options{
@@ -48,9 +63,10 @@ func startServer(t *testing.T) string {
 		Games:   svc,
 		Hub:     hub,
 		// Version 2, the cheaper search: the page is what is tested here.
-		Puzzles: puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
-		Players: players.NewService(st, nil),
-		Lobby:   lob,
+		Puzzles:  puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
+		Players:  players.NewService(st, nil),
+		Lobby:    lob,
+		Explorer: exp,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -74,5 +90,14 @@ func startServer(t *testing.T) string {
 		<-swept
 		<-reviewing
 	})
-	return srv.URL
+	return testServer{url: srv.URL, store: st, explorer: exp}
+}
+
+// endNotifiers hear of a game's end one after the other, as the server's do.
+type endNotifiers []games.EndNotifier
+
+func (ns endNotifiers) Ended(ctx context.Context, g games.Game) {
+	for _, n := range ns {
+		n.Ended(ctx, g)
+	}
 }

@@ -97,6 +97,35 @@ export function evaluate(position, pit, rules) {
   return call('POST', '/v1/evaluate', { body: { position, pit, rules } });
 }
 
+// ---- The opening explorer ----
+
+// The symbols of the position notation: a pit's count is the symbol at that index.
+const PIT_SYMBOLS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM';
+
+/**
+ * A position ({pits, captured, toMove}) in the text notation the explorer
+ * reads: side to move, South's six pits, North's six, then the seeds each
+ * side captured: "s-444444-444444-0-0".
+ */
+export function positionNotation(p) {
+  const row = (from) => p.pits.slice(from, from + 6).map((n) => PIT_SYMBOLS[n] ?? '?').join('');
+  return `${p.toMove === 'north' ? 'n' : 's'}-${row(0)}-${row(6)}-${p.captured.south}-${p.captured.north}`;
+}
+
+/**
+ * The moves played from a position in the finished rated games of a
+ * category ('live' or 'correspondence'), among the games whose average
+ * rating is within ratings ("MIN-MAX"; empty: every rating):
+ * {position, category, ratings: {min, max}, games, south, draws, north,
+ * moves: [{pit, games, south, draws, north, averageRating, recentGames,
+ * score?, exact?}], engine?: {depth, exact}}. A move's score is in seeds
+ * for the player to move; absent while the server's search has not
+ * finished (asking again a moment later gets it).
+ */
+export async function explore(position, { category = 'live', ratings = '' } = {}) {
+  return call('GET', '/v1/explorer', { query: { position: positionNotation(position), category, ratings } });
+}
+
 // ---- Game sessions ----
 
 /**

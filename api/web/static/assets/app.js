@@ -388,7 +388,8 @@ async function join(id) {
 
 // Keyboard: digits sow the mover's pits numbered so, the arrows step
 // through a game's moves (unless a pit reached by keyboard takes them, to
-// move between pits), Escape skips an animation. Typing in a form field is
+// move between pits), N and P a reviewed game's mistakes, Escape skips an
+// animation. Typing in a form field is
 // left alone.
 const steps = { ArrowLeft: 'back', ArrowRight: 'forward', Home: 'start', End: 'live' };
 document.addEventListener('keydown', (ev) => {
@@ -402,6 +403,12 @@ document.addEventListener('keydown', (ev) => {
   if (steps[ev.key] && view?.step) {
     ev.preventDefault();
     view.step(steps[ev.key]);
+    return;
+  }
+  // A reviewed game: N and P step to the next and the previous mistake.
+  if ((ev.key === 'n' || ev.key === 'p') && view?.stepMistake) {
+    ev.preventDefault();
+    view.stepMistake(ev.key === 'n' ? 'next' : 'prev');
     return;
   }
   if (/^[1-6]$/.test(ev.key) && view?.board) {

@@ -68,6 +68,7 @@ export class Board {
     this.focusPit = null;
     this.last = null; // the move last shown: {pit, capture, move, mover}
     this.prev = null; // the other side's move before it: {pit, move, mover}
+    this.hint = null; // the engine's verdict on the next move from the position shown: {played, best: [pits]}
 
     const el = (tag, cls, attrs = {}) => {
       const e = document.createElement(tag);
@@ -184,6 +185,16 @@ export class Board {
     if (this.position) this.draw(this.position.pits, this.position.captured);
   }
 
+  /**
+   * Draws the engine's verdict on the move played from the position shown
+   * (a review): the best move(s) get a dashed ring and a "best" tag, the pit
+   * actually played a "played" tag; null clears it.
+   */
+  showHint(hint) {
+    this.hint = hint && { played: hint.played, best: new Set(hint.best || []) };
+    if (this.position) this.draw(this.position.pits, this.position.captured);
+  }
+
   /** Draws counts without touching legality: used by render and each animation step. */
   draw(pits, captured) {
     for (let i = 0; i < 12; i++) this.drawPit(i, pits[i]);
@@ -215,10 +226,18 @@ export class Board {
     b.classList.toggle('prev-move', sownBefore && !sownLast);
     b.classList.toggle('last-capture', capturedLast);
     b.setAttribute('aria-disabled', canSow ? 'false' : 'true');
+    const best = !!this.hint?.best.has(i);
+    const played = this.hint?.played === i;
+    b.classList.toggle('hint-best', best);
+    b.classList.toggle('hint-played', played && !best);
+    if (best || played) b.dataset.hint = best && played ? 'best, played' : best ? 'best' : 'played';
+    else delete b.dataset.hint;
     let label = `${pitName(i)}, ${plural(n, 'seed')}`;
     if (sownLast) label += ', sown last move';
     else if (sownBefore) label += `, sown by ${sideName(this.prev.mover)} the move before`;
     if (capturedLast) label += ', captured last move';
+    if (best) label += played ? ', the best move, and the move played' : ', the best move';
+    else if (played) label += ', the move played';
     if (canSow) label += ', can be sown';
     b.setAttribute('aria-label', label);
   }

@@ -5,7 +5,9 @@
 // game and a rematch, at the end.
 
 import * as api from './api.js';
-import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, sideName, other } from './board.js';
+import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, pitName, sideName, other } from './board.js';
+import { ExplorerPanel } from './explorer.js';
+import { mistakePlies, plyWords, scoreGraph, stepMistake } from './review.js';
 import * as saved from './store.js';
 import { serialQueue } from './queue.js';
 import { ratingText, signed } from './ratings.js';
@@ -30,8 +32,19 @@ export class GameView {
     this.overdueAsked = 0;
     this.resignArmed = false;
     this.viewPly = null; // the position shown while stepping through the moves (plies played), null: the game now
+    // Moves tried on the board after the game, from the position shown:
+    // {base: plies of the game the line starts after, line: [{move, mover}], positions: [the base's, then after each]}.
+    this.analysis = null;
     this.$ = (sel) => root.querySelector(sel);
-    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => this.play(pit), label: 'Ayoayo board' });
+    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => (this.analysis ? this.analyse(pit) : this.play(pit)), label: 'Ayoayo board' });
+    this.explorer = new ExplorerPanel(this.$('.explorer'), { onPlay: (pit) => this.analyse(pit) });
+    this.$('.analyse').addEventListener('click', () => this.analyse(null));
+    this.$('.prev-mistake').addEventListener('click', () => this.stepMistake('prev'));
+    this.$('.next-mistake').addEventListener('click', () => this.stepMistake('next'));
+    this.$('.graph-host').addEventListener('click', (ev) => {
+      const dot = ev.target.closest('[data-ply]');
+      if (dot) this.stepTo(Number(dot.dataset.ply) - 1);
+    });
     this.board.speed = saved.speed();
     // The bottom side's clock and player sit right under the board, above its caption.
     this.board.root.after(this.$('.clock-bottom'), this.$('.seat-bottom'));
@@ -136,6 +149,7 @@ export class GameView {
     this.stopPlayer = null;
     clearInterval(this.ticker);
     this.ticker = null;
+    this.explorer.close();
     this.board.skip();
   }
 
@@ -187,6 +201,7 @@ export class GameView {
     const g = this.game;
     const mover = this.myTurn();
     this.viewPly = null;
+    this.analysis = null;
     this.board.settle();
     this.board.render(g.position, { interactive: false, result: g.result, ended: isOver(g) });
     this.markLast();
@@ -214,6 +229,7 @@ export class GameView {
     this.drawResult();
     this.drawOffers();
     this.drawHistory();
+    this.drawReviewed();
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
     if (isOver(g)) {
       this.stopFollowing();
@@ -407,6 +423,7 @@ export class GameView {
   leavePast() {
     if (this.viewPly === null) return;
     this.viewPly = null;
+    this.analysis = null;
     const g = this.game;
     this.board.render(g.position, { result: g.result, ended: isOver(g) });
     this.markLast();
@@ -501,6 +518,7 @@ export class GameView {
       summary.textContent = `Accuracy: ${side('south')} · ${side('north')}`;
       button.hidden = true;
       this.drawHistory();
+      this.drawReviewed();
     } catch (err) {
       summary.textContent = err instanceof api.ApiError ? err.detail : String(err);
       button.disabled = false;
@@ -521,15 +539,21 @@ export class GameView {
   drawSteps() {
     const n = this.history.length;
     const at = this.viewPly === null ? n : this.viewPly;
-    const enable = { start: at > 0, back: at > 0, forward: at < n, live: this.viewPly !== null };
+    const a = this.analysis;
+    const enable = a
+      ? { start: true, back: true, forward: false, live: true }
+      : { start: at > 0, back: at > 0, forward: at < n, live: this.viewPly !== null };
     for (const b of this.root.querySelectorAll('.steps button')) b.disabled = !enable[b.dataset.step];
-    this.root.dataset.viewing = this.viewPly === null ? 'live' : 'past';
+    this.root.dataset.viewing = a ? 'analysis' : this.viewPly === null ? 'live' : 'past';
   }
 
   /** A step through the moves: 'start', 'back', 'forward' or 'live'. */
   step(how) {
     const n = this.history.length;
     const at = this.viewPly === null ? n : this.viewPly;
+    // In an analysis, back takes its last move back (its first: the game's position again).
+    if (this.analysis && how === 'back') return this.analysisBack();
+    if (this.analysis && how === 'forward') return;
     const to = { start: 0, back: at - 1, forward: at + 1, live: n }[how];
     if (to === undefined) return;
     this.stepTo(to);
@@ -545,20 +569,160 @@ export class GameView {
       const n = this.history.length;
       const to = Math.max(0, Math.min(n, plies));
       if (to === n) {
-        if (this.viewPly !== null) await this.show();
+        if (this.viewPly !== null || this.analysis) await this.show();
         return;
       }
-      this.viewPly = to;
-      const m = this.history[to - 1];
-      const before = this.history[to - 2];
-      const pos = m ? m.position : this.game.start;
-      this.board.settle();
-      this.board.render(pos, { interactive: false, result: m?.result || null });
-      this.board.markLast(m || null, m?.side, before ? { move: before, mover: before.side } : null);
-      this.board.setCaption(m ? `Move ${to} of ${n}: ${describeMove(m, m.side)}` : `The start, before move 1 of ${n}.`);
-      this.setStatus(`Looking back at move ${to} of ${n}. → steps on; “Back to the game” returns.`);
-      this.drawHistory();
+      await this.stepToNow(to);
     });
+  }
+
+  /** The position the board shows: of the analysis, of the move stepped back to, or the game's now. */
+  shownPosition() {
+    if (this.analysis) return this.analysis.positions.at(-1);
+    if (this.viewPly === null) return this.game.position;
+    return this.viewPly === 0 ? this.game.start : this.history[this.viewPly - 1].position;
+  }
+
+  // ---- After the game: the review's graph and mistakes, the explorer, analysis ----
+
+  /**
+   * What goes with the position shown once the game is over: the engine's
+   * verdict on the move played from it (the best move drawn on the board,
+   * the line under the graph, the graph's current dot), and the explorer.
+   * During the game there is neither: they would be an aid in play.
+   */
+  drawReviewed() {
+    const over = isOver(this.game);
+    const r = this.review && !this.analysis ? this.review.plies?.[this.viewPly ?? this.history.length] : null;
+    this.board.showHint(r ? { played: r.pit, best: r.best } : null);
+    const panel = this.$('.review-panel');
+    panel.hidden = !this.review;
+    if (this.review) {
+      const plies = this.review.plies || [];
+      this.$('.graph-host').replaceChildren(scoreGraph(plies, r ? r.ply : null));
+      const list = mistakePlies(plies);
+      this.$('.prev-mistake').disabled = stepMistake(list, this.reviewAt('prev'), 'prev') === null;
+      this.$('.next-mistake').disabled = stepMistake(list, this.reviewAt('next'), 'next') === null;
+      let words = '';
+      if (r) words = plyWords(r);
+      else if (this.analysis) words = 'Analysis: the review speaks of the game’s own moves.';
+      else if (!list.length) words = 'No mistake or blunder in this game.';
+      this.$('.review-move').textContent = words;
+    }
+    this.explorer.show(over ? this.shownPosition() : null);
+  }
+
+  /**
+   * The ply whose verdict the board shows (1 for the first move): one past
+   * the moves shown; in an analysis, between the base's and the next. At
+   * the game's end the next mistake is the first: there is none after it.
+   */
+  reviewAt(dir) {
+    if (this.analysis) return this.analysis.base + 0.5;
+    if (this.viewPly === null && dir === 'next') return 0;
+    return (this.viewPly ?? this.history.length) + 1;
+  }
+
+  /** Steps to the next ('next') or previous ('prev') mistake or blunder: the position before it, with the best move drawn. */
+  stepMistake(dir) {
+    if (!this.review) return;
+    const ply = stepMistake(mistakePlies(this.review.plies || []), this.reviewAt(dir), dir);
+    if (ply === null) return;
+    this.stepTo(ply - 1);
+  }
+
+  /**
+   * Plays pit on the board after the game, from the position shown (null:
+   * only starts an analysis there, the board playable): the moves of an
+   * analysis change nothing on the server.
+   */
+  analyse(pit) {
+    if (!isOver(this.game)) return;
+    this.enqueue(async () => {
+      if (this.closed) return;
+      if (!this.analysis) {
+        const base = this.viewPly ?? this.history.length;
+        this.viewPly = base;
+        this.analysis = { base, line: [], positions: [this.shownPosition()] };
+      }
+      const a = this.analysis;
+      if (pit !== null) {
+        const from = a.positions.at(-1);
+        const outcomes = await api.legalMoves(from, this.game.rules);
+        if (this.analysis !== a) return;
+        const m = outcomes.find((o) => o.pit === pit);
+        if (!m || !m.legal) {
+          this.setStatus(`${pitName(pit)} cannot be sown here${m?.reason ? ` (${m.reason})` : ''}.`, true);
+          return;
+        }
+        this.board.settle();
+        this.board.showHint(null); // the review speaks of the game's moves, not of the analysis's
+        await this.board.animate(from, m);
+        if (this.analysis !== a) return;
+        a.line.push({ move: m, mover: from.toMove });
+        a.positions.push(m.position);
+        this.app.announce(`Analysis: ${describeMove(m, from.toMove)}`);
+      }
+      await this.drawAnalysis();
+    });
+  }
+
+  /** Takes the analysis's last move back; with none, leaves the analysis for the game's position it started from. */
+  analysisBack() {
+    this.enqueue(async () => {
+      const a = this.analysis;
+      if (!a) return;
+      if (!a.line.length) {
+        this.analysis = null;
+        this.viewPly = a.base === this.history.length ? null : a.base;
+        if (this.viewPly === null) await this.show();
+        else await this.stepToNow(a.base);
+        return;
+      }
+      a.line.pop();
+      a.positions.pop();
+      await this.drawAnalysis();
+    });
+  }
+
+  /** stepTo's body, for a caller already in the queue. */
+  async stepToNow(plies) {
+    this.analysis = null;
+    const n = this.history.length;
+    this.viewPly = plies;
+    const m = this.history[plies - 1];
+    const before = this.history[plies - 2];
+    this.board.settle();
+    this.board.render(m ? m.position : this.game.start, { interactive: false, result: m?.result || null });
+    this.board.markLast(m || null, m?.side, before ? { move: before, mover: before.side } : null);
+    this.board.setCaption(m ? `Move ${plies} of ${n}: ${describeMove(m, m.side)}` : `The start, before move 1 of ${n}.`);
+    this.setStatus(`Looking back at move ${plies} of ${n}. → steps on; “Back to the game” returns.`);
+    this.drawHistory();
+    this.drawReviewed();
+  }
+
+  /** The analysis's position on the board, playable, with its line in the caption and the explorer beside it. */
+  async drawAnalysis() {
+    const a = this.analysis;
+    const pos = a.positions.at(-1);
+    const last = a.line.at(-1);
+    const ended = !!last?.move.result;
+    let legal = [];
+    if (!ended) legal = (await api.legalMoves(pos, this.game.rules)).filter((o) => o.legal).map((o) => o.pit);
+    if (this.analysis !== a || this.closed) return;
+    this.board.render(pos, { legal, interactive: legal.length > 0, result: last?.move.result || null, ended: !ended && !legal.length });
+    const prev = a.line.at(-2);
+    this.board.markLast(last?.move || null, last?.mover, prev ? { move: prev.move, mover: prev.mover } : null);
+    const from = a.base ? `after move ${a.base}` : 'from the start';
+    const line = a.line.map((s) => `${sideName(s.mover)} ${pitLabel(s.move.pit)}`).join(', ');
+    this.board.setCaption(line ? `Analysis ${from}: ${line}.` : `Analysis ${from}: play any pit.`);
+    let words = `Analysis: ${sideName(pos.toMove)} to play; choose a pit or a move of the explorer. ← takes a move back; “Back to the game” leaves it.`;
+    if (ended) words = 'Analysis: the game would end here. ← takes the move back.';
+    else if (!legal.length) words = 'Analysis: no move can be played from here. “Back to the game” leaves it.';
+    this.setStatus(words);
+    this.drawHistory();
+    this.drawReviewed();
+    if (legal.length) this.board.focus();
   }
 
   // ---- Time ----
