@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,6 +43,9 @@ type Store struct {
 	// listener is the one connection that listens for the games' and the
 	// lobby's notifications (changes.go).
 	listener listener
+	// commit groups the plays' writes into batches (commit.go).
+	commitOnce sync.Once
+	commit     *committer
 }
 
 // Options configure a Store; the zero value is ready to use.
@@ -106,6 +110,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // It returns an error, always nil, so that every store closes alike and a
 // caller holds any of them behind one interface.
 func (s *Store) Close() error {
+	s.stopCommitters()
 	s.pool.Close()
 	return nil
 }

@@ -1,0 +1,109 @@
+#!/bin/bash
+# compare-stores.sh: moves/s, p99 and CPU per 1,000 moves of `ayoayo serve`
+# on SQLite, on PostgreSQL with one instance and on PostgreSQL with two
+# instances, measured side by side: ROUNDS rounds (default 2), each running
+# the three in turn, alternating, so that a machine's changing load touches
+# them alike. Documented in docs/performance.md ("One instance on
+# PostgreSQL against SQLite"). About 50 s per round.
+#
+#   cmd/ayoayo/compare-stores.sh [ROUNDS]
+#
+# Environment:
+#   AYOAYO_COMPARE_PG  a PostgreSQL DSN whose database the script may empty
+#                      (default postgres://postgres@127.0.0.1:5432/ayoayo_compare?sslmode=disable;
+#                      the database is dropped and made again with psql when it is that default)
+#   AYOAYO_COMPARE_BIN an ayoayo binary (default: built from this checkout)
+#   DURATION, GAMES, CONCURRENCY  the load (default 12s, 200, 16)
+#
+# CPU is read from /proc: the servers' own, and every postgres process's
+# (pgrep -x postgres), from the start of the load to its end; a server first
+# waits until its start-up work (the puzzles' endgame table, built in the
+# background whatever --tablebase-build says) is done, so that only the
+# moves are counted.
+set -euo pipefail
+rounds=${1:-2}
+duration=${DURATION:-12s}
+games=${GAMES:-200}
+concurrency=${CONCURRENCY:-16}
+default_pg='postgres://postgres@127.0.0.1:5432/ayoayo_compare?sslmode=disable'
+pg=${AYOAYO_COMPARE_PG:-$default_pg}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+bin=${AYOAYO_COMPARE_BIN:-}
+if [ -z "$bin" ]; then
+	bin=$work/ayoayo
+	(cd "$(dirname "$0")/../.." && go build -o "$bin" ./cmd/ayoayo)
+fi
+serve_flags=(--tablebase-build 0 --practice-stock 0 --log-level warn --game-create-rate 0 --join-rate 0 --move-rate 0)
+tick=$(getconf CLK_TCK)
+
+# cpu PID...: user+system CPU of the processes, in clock ticks.
+cpu() {
+	local t=0 p
+	for p in "$@"; do
+		# A process that ended meanwhile counts nothing.
+		t=$((t + $(awk '{print $14 + $15}' /proc/"$p"/stat 2>/dev/null || echo 0)))
+	done
+	echo $t
+}
+pgcpu() { # every postgres process's CPU, in clock ticks
+	cpu $(pgrep -x postgres) 2>/dev/null || true
+}
+
+# serve NAME DB PORT: starts a server, waits until it is ready and idle,
+# prints its pid.
+serve() {
+	"$bin" serve --addr 127.0.0.1:"$3" --db "$2" "${serve_flags[@]}" >"$work/serve-$1-$3.log" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 200); do curl -sf http://127.0.0.1:"$3"/readyz >/dev/null && break; sleep 0.1; done
+	# Idle: under 5% of a core for a second, at most 60 s.
+	local before after
+	for i in $(seq 1 60); do
+		before=$(cpu $pid)
+		sleep 1
+		after=$(cpu $pid)
+		[ $((after - before)) -le $((tick / 20)) ] && break
+	done
+	echo $pid
+}
+
+resetpg() {
+	if [ "$pg" = "$default_pg" ]; then
+		psql -q -h 127.0.0.1 -U postgres -d postgres -c 'DROP DATABASE IF EXISTS ayoayo_compare' -c 'CREATE DATABASE ayoayo_compare' >/dev/null
+	fi
+}
+
+# run NAME DB INSTANCES
+run() {
+	local pids=() addrs=() port=18700 i
+	[ "$2" = "$pg" ] && resetpg
+	[ "$2" != "$pg" ] && rm -f "$2" "$2"-wal "$2"-shm
+	for i in $(seq 1 "$3"); do
+		pids+=("$(serve "$1" "$2" $((port + i)))")
+		addrs+=("http://127.0.0.1:$((port + i))")
+	done
+	local load c0 p0 c1 p1 out moves
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	c0=$(cpu "${pids[@]}")
+	p0=$(pgcpu)
+	out=$("$bin" loadtest --addr "$(IFS=,; echo "${addrs[*]}")" --games "$games" --duration "$duration" --concurrency "$concurrency" 2>&1 | tail -4)
+	c1=$(cpu "${pids[@]}")
+	p1=$(pgcpu)
+	kill "${pids[@]}"
+	wait "${pids[@]}" 2>/dev/null || true
+	moves=$(echo "$out" | sed -n 's/^moves \([0-9]*\) (\([0-9]*\) moves\/s).*/\1/p')
+	rate=$(echo "$out" | sed -n 's/^moves [0-9]* (\([0-9]*\) moves\/s).*/\1/p')
+	p50=$(echo "$out" | sed -n 's/.*p50 \([^ ]*\) .*/\1/p')
+	p99=$(echo "$out" | sed -n 's/.*p99 \([^ ]*\) .*/\1/p')
+	[ "$2" = "$pg" ] || p1=$p0
+	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q=$((p1 - p0)) -v k="$tick" -v l="$load" \
+		'BEGIN {printf "%-12s %6s moves/s  p50 %-9s p99 %-9s  server %5.1f s  postgres %5.1f s  %.2f CPU-s per 1,000 moves  load %s\n",
+			n, r, a, b, s / k, q / k, (m > 0 ? (s + q) / k / m * 1000 : 0), l}'
+}
+
+echo "$games games, $concurrency in flight, $duration per run, $rounds rounds; $(nproc) cores"
+for r in $(seq 1 "$rounds"); do
+	run sqlite "$work/lt.db" 1
+	run postgres-1 "$pg" 1
+	run postgres-2 "$pg" 2
+done
