@@ -53,7 +53,7 @@ pgcpu() { # every postgres process's CPU, in clock ticks
 # serve NAME DB PORT: starts a server, waits until it is ready and idle,
 # prints its pid.
 serve() {
-	"$bin" serve --addr 127.0.0.1:"$3" --db "$2" "${serve_flags[@]}" >"$work/serve-$1-$3.log" 2>&1 &
+	"$bin" serve --addr 127.0.0.1:"$3" --admin-addr 127.0.0.1:$(($3 + 100)) --db "$2" "${serve_flags[@]}" >"$work/serve-$1-$3.log" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 200); do curl -sf http://127.0.0.1:"$3"/readyz >/dev/null && break; sleep 0.1; done
 	# Idle: under 5% of a core for a second, at most 60 s.
@@ -89,6 +89,13 @@ run() {
 	out=$("$bin" loadtest --addr "$(IFS=,; echo "${addrs[*]}")" --games "$games" --duration "$duration" --concurrency "$concurrency" 2>&1 | tail -4)
 	c1=$(cpu "${pids[@]}")
 	p1=$(pgcpu)
+	# Plays per PostgreSQL commit (group commit), over every instance.
+	local batches=0 batched=0 m
+	for i in $(seq 1 "$3"); do
+		m=$(curl -s http://127.0.0.1:$((port + i + 100))/metrics)
+		batches=$((batches + $(echo "$m" | awk '/^ayoayo_store_commit_batches_total/ {v = $2} END {printf "%d", v + 0}')))
+		batched=$((batched + $(echo "$m" | awk '/^ayoayo_store_commit_batched_moves_total/ {v = $2} END {printf "%d", v + 0}')))
+	done
 	kill "${pids[@]}"
 	wait "${pids[@]}" 2>/dev/null || true
 	moves=$(echo "$out" | sed -n 's/^moves \([0-9]*\) (\([0-9]*\) moves\/s).*/\1/p')
@@ -96,9 +103,9 @@ run() {
 	p50=$(echo "$out" | sed -n 's/.*p50 \([^ ]*\) .*/\1/p')
 	p99=$(echo "$out" | sed -n 's/.*p99 \([^ ]*\) .*/\1/p')
 	[ "$2" = "$pg" ] || p1=$p0
-	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q=$((p1 - p0)) -v k="$tick" -v l="$load" \
-		'BEGIN {printf "%-12s %6s moves/s  p50 %-9s p99 %-9s  server %5.1f s  postgres %5.1f s  %.2f CPU-s per 1,000 moves  load %s\n",
-			n, r, a, b, s / k, q / k, (m > 0 ? (s + q) / k / m * 1000 : 0), l}'
+	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q=$((p1 - p0)) -v k="$tick" -v l="$load" -v bs="$batches" -v bm="$batched" \
+		'BEGIN {printf "%-12s %6s moves/s  p50 %-9s p99 %-9s  server %5.1f s  postgres %5.1f s  %.2f CPU-s per 1,000 moves  load %s%s\n",
+			n, r, a, b, s / k, q / k, (m > 0 ? (s + q) / k / m * 1000 : 0), l, (bs > 0 ? sprintf("  %.1f plays per commit", bm / bs) : "")}'
 }
 
 echo "$games games, $concurrency in flight, $duration per run, $rounds rounds; $(nproc) cores"

@@ -57,6 +57,9 @@ type Options struct {
 	// with ErrSchemaBehind if not, instead of applying them: for servers
 	// whose operator runs `ayoayo migrate` as a step of its own.
 	NoMigrate bool
+	// Tracer, if not nil, sees every query, batch and prepare the store's
+	// connections send (the tests count round trips with it).
+	Tracer pgx.QueryTracer
 }
 
 // ErrSchemaNewer: the database was migrated by a newer binary (Open fails
@@ -88,6 +91,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	// instead of reporting games.ErrConflict. Whatever the server's or the
 	// DSN's default, the store's sessions use it.
 	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
