@@ -107,3 +107,26 @@ func TestRoundTripsPerMove(t *testing.T) {
 		}
 	})
 }
+
+// TestStatementTimeout: the sessions cancel a statement after
+// DefaultStatementTimeout, unless the DSN gives a timeout of its own.
+func TestStatementTimeout(t *testing.T) {
+	dsn := freshSchema(t)
+	for _, tc := range []struct {
+		name, dsn, want string
+	}{
+		{"default", dsn, DefaultStatementTimeout},
+		{"the DSN's", withParam(t, dsn, "statement_timeout", "5s"), "5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openOn(t, tc.dsn, Options{})
+			var got string
+			if err := s.Pool().QueryRow(t.Context(), "SHOW statement_timeout").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("statement_timeout %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -62,6 +62,10 @@ type Options struct {
 	Tracer pgx.QueryTracer
 }
 
+// DefaultStatementTimeout is the statement_timeout of the store's sessions
+// when the DSN gives none.
+const DefaultStatementTimeout = "30s"
+
 // ErrSchemaNewer: the database was migrated by a newer binary (Open fails
 // with it whatever the options); ErrSchemaBehind: Options.NoMigrate was
 // set and a migration is missing.
@@ -91,6 +95,12 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	// instead of reporting games.ErrConflict. Whatever the server's or the
 	// DSN's default, the store's sessions use it.
 	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
+	// A statement that runs longer than this holds its connection, and its
+	// request, for nothing: the server cancels it. The DSN may say otherwise;
+	// migrations are exempt (see migrate).
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = DefaultStatementTimeout
+	}
 	if opts.Tracer != nil {
 		cfg.ConnConfig.Tracer = opts.Tracer
 	}
@@ -152,6 +162,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+		// A migration rewrites tables as large as they are, and waits for
+		// the lock as long as another instance migrates: no timeout.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, migrateLock); err != nil {
 			return err
 		}
