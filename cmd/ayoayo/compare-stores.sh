@@ -15,8 +15,9 @@
 #   AYOAYO_COMPARE_BIN an ayoayo binary (default: built from this checkout)
 #   DURATION, GAMES, CONCURRENCY  the load (default 12s, 200, 16)
 #
-# CPU is read from /proc: the servers' own, and every postgres process's
-# (pgrep -x postgres), from the start of the load to its end; a server first
+# CPU is read from /proc: the servers' own, and that of the postgres
+# processes serving the measured database (and the server's own: WAL
+# writer, checkpointer; found with psql in pg_stat_activity), from the start of the load to its end; a server first
 # waits until its start-up work (the puzzles' endgame table, built in the
 # background whatever --tablebase-build says) is done, so that only the
 # moves are counted.
@@ -27,6 +28,8 @@ games=${GAMES:-200}
 concurrency=${CONCURRENCY:-16}
 default_pg='postgres://postgres@127.0.0.1:5432/ayoayo_compare?sslmode=disable'
 pg=${AYOAYO_COMPARE_PG:-$default_pg}
+pgdb=$(echo "$pg" | sed -n 's|^postgres[a-z]*://[^/]*/\([^?]*\).*|\1|p')
+pghost=$(echo "$pg" | sed -n 's|^postgres[a-z]*://\([^@/]*@\)\{0,1\}\([^:/]*\).*|\2|p')
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin=${AYOAYO_COMPARE_BIN:-}
@@ -46,8 +49,32 @@ cpu() {
 	done
 	echo $t
 }
-pgcpu() { # every postgres process's CPU, in clock ticks
-	cpu $(pgrep -x postgres) 2>/dev/null || true
+# pgsnap FILE: "pid ticks" of the postgres processes that work for the
+# measured database: its backends and the server's own (WAL writer,
+# checkpointer, ...), not other databases' backends, which come and go.
+pgsnap() {
+	local p
+	for p in $(psql -qAt -h "$pghost" -U postgres -d postgres -c \
+		"SELECT pid FROM pg_stat_activity WHERE datname = '$pgdb' OR backend_type <> 'client backend'"); do
+		echo "$p $(cpu "$p")"
+	done >"$1"
+}
+# pgwatch: snapshots every half second until $work/stop exists, so that
+# the CPU of a backend that ends during the run (a pool closes the
+# connection of a cancelled query) is counted up to its last snapshot.
+pgwatch() {
+	local i=0
+	while [ ! -e "$work/stop" ]; do
+		pgsnap "$work/pgw.$i"
+		i=$((i + 1))
+		sleep 0.5
+	done
+}
+# pgcpu FIRST LATER...: the ticks the processes spent from the first
+# snapshot to the last one each appears in (a backend that started in
+# between, all of its own).
+pgcpu() {
+	awk 'NR == FNR {before[$1] = $2; next} {last[$1] = $2} END {for (p in last) s += last[p] - before[p]; print s + 0}' "$@"
 }
 
 # serve NAME DB PORT: starts a server, waits until it is ready and idle,
@@ -82,13 +109,18 @@ run() {
 		pids+=("$(serve "$1" "$2" $((port + i)))")
 		addrs+=("http://127.0.0.1:$((port + i))")
 	done
-	local load c0 p0 c1 p1 out moves
+	local load c0 c1 out moves
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	c0=$(cpu "${pids[@]}")
-	p0=$(pgcpu)
+	pgsnap "$work/pg0"
+	rm -f "$work/stop" "$work"/pgw.*
+	pgwatch &
+	local watch=$!
 	out=$("$bin" loadtest --addr "$(IFS=,; echo "${addrs[*]}")" --games "$games" --duration "$duration" --concurrency "$concurrency" 2>&1 | tail -4)
 	c1=$(cpu "${pids[@]}")
-	p1=$(pgcpu)
+	touch "$work/stop"
+	wait $watch
+	pgsnap "$work/pg1"
 	# Plays per PostgreSQL commit (group commit), over every instance.
 	local batches=0 batched=0 m
 	for i in $(seq 1 "$3"); do
@@ -102,8 +134,9 @@ run() {
 	rate=$(echo "$out" | sed -n 's/^moves [0-9]* (\([0-9]*\) moves\/s).*/\1/p')
 	p50=$(echo "$out" | sed -n 's/.*p50 \([^ ]*\) .*/\1/p')
 	p99=$(echo "$out" | sed -n 's/.*p99 \([^ ]*\) .*/\1/p')
-	[ "$2" = "$pg" ] || p1=$p0
-	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q=$((p1 - p0)) -v k="$tick" -v l="$load" -v bs="$batches" -v bm="$batched" \
+	local pgticks=0
+	[ "$2" = "$pg" ] && pgticks=$(pgcpu "$work/pg0" $(ls -v "$work"/pgw.*) "$work/pg1")
+	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q="$pgticks" -v k="$tick" -v l="$load" -v bs="$batches" -v bm="$batched" \
 		'BEGIN {printf "%-12s %6s moves/s  p50 %-9s p99 %-9s  server %5.1f s  postgres %5.1f s  %.2f CPU-s per 1,000 moves  load %s%s\n",
 			n, r, a, b, s / k, q / k, (m > 0 ? (s + q) / k / m * 1000 : 0), l, (bs > 0 ? sprintf("  %.1f plays per commit", bm / bs) : "")}'
 }
