@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -35,15 +36,19 @@ import (
 // plays are sent again one by one, so one bad write fails alone. Nobody is
 // answered before the commit that holds their play, so an answer still means
 // the move is stored. The plays of a batch lock their games' rows in game id
-// order, and so do every other batch's: two committers never wait for each
-// other in a cycle.
+// order, and so do every other batch's (another instance's): two batches
+// never wait for each other in a cycle.
 
 // maxBatch bounds the plays in one transaction.
 const maxBatch = 64
 
-// committers is how many batches may be under way at once: one commits
-// while the next is sent.
-const committers = 2
+// committers is how many batches of one store may be under way at once:
+// one. A second would only wait for the first's commit (the notify lock
+// serializes them) while holding its rows, and would split the plays that
+// queue meanwhile in two: on this project's 2-core machine, one instance at
+// 16 requests in flight made 2,362 moves/s with one committer (7.0 plays
+// per commit), 1,099 with two (4.7) and 861 with four (2.8).
+const committers = 1
 
 // batchTimeout bounds a batch's round trip: a database that stopped
 // answering fails the plays rather than holding them, and their requests,
@@ -218,6 +223,11 @@ func (s *Store) commitBatch(batch []*pendingPlay) bool {
 		return false
 	}
 	named := s.wrote(err)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The batch's own deadline, not a caller's: the database did not
+		// answer, and the commit may yet happen.
+		named = s.failures.Write(fmt.Errorf("no answer within %s: %w", batchTimeout, err), stored.Unavailable, true)
+	}
 	for _, p := range batch {
 		p.done <- named
 	}
