@@ -1,10 +1,11 @@
 #!/bin/bash
 # compare-stores.sh: moves/s, p99 and CPU per 1,000 moves of `ayoayo serve`
 # on SQLite, on PostgreSQL with one instance and on PostgreSQL with two
-# instances, measured side by side: ROUNDS rounds (default 2), each running
+# instances, measured side by side: ROUNDS rounds (default 1), each running
 # the three in turn, alternating, so that a machine's changing load touches
 # them alike. Documented in docs/performance.md ("One instance on
-# PostgreSQL against SQLite"). About 50 s per round.
+# PostgreSQL against SQLite"). About 90 s per round (the servers' start-up
+# work is waited out).
 #
 #   cmd/ayoayo/compare-stores.sh [ROUNDS]
 #
@@ -22,7 +23,7 @@
 # background whatever --tablebase-build says) is done, so that only the
 # moves are counted.
 set -euo pipefail
-rounds=${1:-2}
+rounds=${1:-1}
 duration=${DURATION:-12s}
 games=${GAMES:-200}
 concurrency=${CONCURRENCY:-16}
