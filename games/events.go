@@ -83,10 +83,25 @@ type Changes interface {
 	Listen(ctx context.Context, changed func(id string)) error
 }
 
+// PlayAnnouncer is a Changes whose store announces each play it stores
+// itself, in the play's own write (PostgreSQL: a NOTIFY in the same
+// transaction, so the announcement costs no round trip of its own and is
+// sent exactly when the play commits). A Hub over it does not publish plays
+// again; every other change it still publishes.
+type PlayAnnouncer interface {
+	AnnouncesPlays() bool
+}
+
 // Notifier hears of every change the session service commits to a game
 // (a join, a move, an end): the Hub, which tells the game's followers.
 type Notifier interface {
 	Changed(ctx context.Context, id string)
+}
+
+// PlayNotifier is a Notifier told apart of the changes that are plays
+// (ApplyPlay), which a PlayAnnouncer store has announced already: the Hub.
+type PlayNotifier interface {
+	Played(ctx context.Context, id string)
 }
 
 // EndNotifier hears of every game the session service ends, once, after
@@ -107,6 +122,22 @@ func (s *Service) changed(ctx context.Context, g *Game) {
 	if s.notify != nil {
 		s.notify.Changed(ctx, g.ID)
 	}
+	s.ended(ctx, g)
+}
+
+// played is changed for a change that is a play, which the Notifier hears
+// as one when it tells them apart (PlayNotifier).
+func (s *Service) played(ctx context.Context, g *Game) {
+	if pn, ok := s.notify.(PlayNotifier); ok {
+		pn.Played(ctx, g.ID)
+	} else if s.notify != nil {
+		s.notify.Changed(ctx, g.ID)
+	}
+	s.ended(ctx, g)
+}
+
+// ended tells the EndNotifier, if any, when g is over.
+func (s *Service) ended(ctx context.Context, g *Game) {
 	if n := s.ends.Load(); n != nil && g.Status.Over() {
 		(*n).Ended(ctx, *g)
 	}
@@ -144,11 +175,13 @@ const DefaultPollInterval = 5 * time.Second
 // followed game. It is the session service's Notifier. Its methods are
 // safe for concurrent use.
 type Hub struct {
-	store    FollowStore
-	changes  Changes
-	poll     time.Duration
-	stopping <-chan struct{}
-	log      *slog.Logger
+	store   FollowStore
+	changes Changes
+	// announced: changes announces plays itself (PlayAnnouncer).
+	announced bool
+	poll      time.Duration
+	stopping  <-chan struct{}
+	log       *slog.Logger
 
 	mu    sync.Mutex
 	feeds map[string]*feed
@@ -162,8 +195,9 @@ func NewHub(st FollowStore, o HubOptions) *Hub {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Hub{store: st, changes: o.Changes, poll: o.PollInterval, stopping: o.Stopping, log: o.Logger,
-		feeds: map[string]*feed{}}
+	pa, ok := o.Changes.(PlayAnnouncer)
+	return &Hub{store: st, changes: o.Changes, announced: ok && pa.AnnouncesPlays(), poll: o.PollInterval,
+		stopping: o.Stopping, log: o.Logger, feeds: map[string]*feed{}}
 }
 
 // followPage is how many moves a feed reads from the store at a time.
@@ -629,6 +663,16 @@ func (h *Hub) Listen(ctx context.Context) {
 // publishTimeout bounds the announcement of one change to the other
 // instances.
 const publishTimeout = 2 * time.Second
+
+// Played is Changed for a play: when the store announced it in its own
+// write (PlayAnnouncer), only this instance's followers are told here.
+func (h *Hub) Played(ctx context.Context, id string) {
+	if h.announced {
+		h.notify(id)
+		return
+	}
+	h.Changed(ctx, id)
+}
 
 // Changed announces that game id changed: to this instance's followers at
 // once, and to the other instances through Changes.

@@ -261,3 +261,43 @@ func TestHubFollowUnknownGame(t *testing.T) {
 		t.Fatalf("follow: %v, want ErrNotFound", err)
 	}
 }
+
+// announcingBus is a bus whose store announces plays itself
+// (games.PlayAnnouncer).
+type announcingBus struct{ bus }
+
+func (*announcingBus) AnnouncesPlays() bool { return true }
+
+// TestHubPlayedAnnounced: a Hub over Changes that announce plays in the
+// store's write publishes no play again, and still publishes every other
+// change; over plain Changes it publishes both.
+func TestHubPlayedAnnounced(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes interface {
+			games.Changes
+			count() int32
+		}
+		want int32 // published for one play and one other change
+	}{
+		{"plain", &countingBus{}, 2},
+		{"announcing", &countingAnnouncingBus{}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hub := games.NewHub(memory.New(), games.HubOptions{Changes: tc.changes})
+			hub.Played(t.Context(), "g1")
+			hub.Changed(t.Context(), "g1")
+			if got := tc.changes.count(); got != tc.want {
+				t.Errorf("published %d times, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+type countingBus struct{ bus }
+
+func (b *countingBus) count() int32 { return b.published.Load() }
+
+type countingAnnouncingBus struct{ announcingBus }
+
+func (b *countingAnnouncingBus) count() int32 { return b.published.Load() }

@@ -245,7 +245,7 @@ func (s *Service) commit(ctx context.Context, g *Game, res *PlayResult, req Move
 	res.Game = *g
 	s.cache.put(g)
 	s.sweep.expect(g.Deadline)
-	s.changed(ctx, g)
+	s.played(ctx, g)
 	return res, false, nil
 }
 

@@ -162,6 +162,11 @@ type walSizer interface {
 
 // registerStoreMetrics adds the store's failures, by kind, and its WAL's
 // size (SQLite) to reg, read when /metrics is scraped.
+// batchCounter is a store that groups plays into batches (PostgreSQL).
+type batchCounter interface {
+	BatchCounts() (batches, plays int64)
+}
+
 func registerStoreMetrics(reg prometheus.Registerer, st store) error {
 	var cs []prometheus.Collector
 	if fc, ok := st.(failureCounter); ok {
@@ -194,6 +199,16 @@ func registerStoreMetrics(reg prometheus.Registerer, st store) error {
 	}
 	if read, ok := storePool(st); ok {
 		cs = append(cs, poolCollectors(read)...)
+	}
+	if bc, ok := st.(batchCounter); ok {
+		cs = append(cs, prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "ayoayo_store_commit_batches_total",
+			Help: "Transactions in which the PostgreSQL store committed moves together (group commit).",
+		}, func() float64 { b, _ := bc.BatchCounts(); return float64(b) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{
+				Name: "ayoayo_store_commit_batched_moves_total",
+				Help: "Plays (a move, with the AI's reply if any) those transactions carried: divided by ayoayo_store_commit_batches_total, the plays per commit.",
+			}, func() float64 { _, p := bc.BatchCounts(); return float64(p) }))
 	}
 	for _, c := range cs {
 		if err := reg.Register(c); err != nil {

@@ -181,3 +181,7 @@ func (l *listener) matching(channel string) []*subscription {
 	}
 	return out
 }
+
+// AnnouncesPlays implements games.PlayAnnouncer: ApplyPlay's statement
+// notifies changesChannel itself, in the play's transaction.
+func (s *Store) AnnouncesPlays() bool { return true }

@@ -250,34 +250,51 @@ func (s *Store) records(ctx context.Context, id string, from, limit int) ([]game
 
 // ApplyPlay implements games.Store, in one statement: the UPDATE of the game
 // row is conditional on the ply and status the play was made at, and the
-// moves are written only from what it returns. Of concurrent
+// moves are written, and the change announced to every instance (a NOTIFY on
+// changesChannel, sent at commit), only from what it returns. Of concurrent
 // plays for one ply, the first to reach the row locks it; the others wait
 // for its commit and then, under READ COMMITTED, re-check their WHERE against
 // the row it left, whose ply has moved on: they update nothing, write
 // nothing, and report games.ErrConflict. The moves' key (game, ply) would
 // refuse a second set of moves for a ply even so.
+//
+// A play without a match (one that moves no ratings: nearly all of them)
+// shares its transaction with the other plays under way (commit.go); one
+// with a match runs in the match's own transaction.
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if len(p.Moves) == 0 {
 		return fmt.Errorf("apply play at ply %d of %s: no moves", p.Ply, p.GameID)
 	}
-	add := make([]byte, len(p.Moves))
-	for i, m := range p.Moves {
-		add[i] = byte(m.Pit)
+	args := playArgs(&p)
+	var err error
+	if p.Match == nil {
+		err = s.play(ctx, p.GameID, args)
+	} else {
+		err = s.ending(ctx, p.Match, func(q querier) error {
+			var applied int
+			if err := q.QueryRow(ctx, playSQL, args...).Scan(&applied); err != nil {
+				return s.wrote(err)
+			}
+			return verdict(applied > 0)
+		})
 	}
-	rs := recordsOf(p.Moves)
-	g := &p.Game
-	set, ratings := seatRatings(p.Match, 21)
-	args := []any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
-		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
-		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
-		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline),
-		g.DrawOffer.String(), g.TakebackOffer.String(), rs.draw}
-	err := s.ending(ctx, p.Match, func(q querier) error {
-		var applied int
-		err := q.QueryRow(ctx, `WITH game AS (
+	if errors.Is(err, errUnmatched) {
+		err = s.unmatched(ctx, p.GameID)
+	}
+	if err != nil {
+		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
+	}
+	return nil
+}
+
+// playSQL is ApplyPlay's statement; it returns 1 when it matched the game's
+// row, else 0.
+var playSQL = func() string {
+	set, _ := seatRatings(nil, 21)
+	return `WITH game AS (
 			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
 				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $15, north_clock_us = $16,
-				deadline = $17, draw_offer = $18, takeback_offer = $19, version = version + 1`+set+`
+				deadline = $17, draw_offer = $18, takeback_offer = $19, version = version + 1` + set + `
 			WHERE id = $1 AND ply = $2 AND status = 'active'
 			RETURNING id
 		), moved AS (
@@ -286,19 +303,23 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[], $14::bigint[], $20::text[])
 				AS m (ply, pit, by_ai, at, version, draw_offer)
 		)
-		SELECT count(*) FROM game`, append(args, ratings...)...).Scan(&applied)
-		if err != nil {
-			return s.wrote(err)
-		}
-		if applied == 0 {
-			return s.unmatchedOn(ctx, q, p.GameID)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
+		SELECT count(*) FROM game CROSS JOIN LATERAL (SELECT pg_notify('` + changesChannel + `', game.id)) AS announced`
+}()
+
+// playArgs are playSQL's arguments for p.
+func playArgs(p *games.Play) []any {
+	add := make([]byte, len(p.Moves))
+	for i, m := range p.Moves {
+		add[i] = byte(m.Pit)
 	}
-	return nil
+	rs := recordsOf(p.Moves)
+	g := &p.Game
+	_, ratings := seatRatings(p.Match, 21)
+	return append([]any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
+		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
+		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
+		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline),
+		g.DrawOffer.String(), g.TakebackOffer.String(), rs.draw}, ratings...)
 }
 
 // Resign implements games.Store: one conditional statement, in a

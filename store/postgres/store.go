@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,6 +43,9 @@ type Store struct {
 	// listener is the one connection that listens for the games' and the
 	// lobby's notifications (changes.go).
 	listener listener
+	// commit groups the plays' writes into batches (commit.go).
+	commitOnce sync.Once
+	commit     *committer
 }
 
 // Options configure a Store; the zero value is ready to use.
@@ -53,7 +57,14 @@ type Options struct {
 	// with ErrSchemaBehind if not, instead of applying them: for servers
 	// whose operator runs `ayoayo migrate` as a step of its own.
 	NoMigrate bool
+	// Tracer, if not nil, sees every query, batch and prepare the store's
+	// connections send (the tests count round trips with it).
+	Tracer pgx.QueryTracer
 }
+
+// DefaultStatementTimeout is the statement_timeout of the store's sessions
+// when the DSN gives none.
+const DefaultStatementTimeout = "30s"
 
 // ErrSchemaNewer: the database was migrated by a newer binary (Open fails
 // with it whatever the options); ErrSchemaBehind: Options.NoMigrate was
@@ -84,6 +95,15 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	// instead of reporting games.ErrConflict. Whatever the server's or the
 	// DSN's default, the store's sessions use it.
 	cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "read committed"
+	// A statement that runs longer than this holds its connection, and its
+	// request, for nothing: the server cancels it. The DSN may say otherwise;
+	// migrations are exempt (see migrate).
+	if _, ok := cfg.ConnConfig.RuntimeParams["statement_timeout"]; !ok {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = DefaultStatementTimeout
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -106,6 +126,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 // It returns an error, always nil, so that every store closes alike and a
 // caller holds any of them behind one interface.
 func (s *Store) Close() error {
+	s.stopCommitters()
 	s.pool.Close()
 	return nil
 }
@@ -141,6 +162,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	return pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}, func(tx pgx.Tx) error {
+		// A migration rewrites tables as large as they are, and waits for
+		// the lock as long as another instance migrates: no timeout.
+		if _, err := tx.Exec(ctx, "SET LOCAL statement_timeout = 0"); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, migrateLock); err != nil {
 			return err
 		}

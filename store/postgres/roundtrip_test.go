@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/games"
+)
+
+// tripCounter counts the round trips a store's connections make: each
+// query sent alone, each batch (however many statements it holds), and
+// each statement prepared.
+type tripCounter struct{ n atomic.Int64 }
+
+func (c *tripCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+func (c *tripCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (c *tripCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+func (c *tripCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
+func (c *tripCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
+func (c *tripCounter) TracePrepareStart(ctx context.Context, _ *pgx.Conn, _ pgx.TracePrepareStartData) context.Context {
+	c.n.Add(1)
+	return ctx
+}
+func (c *tripCounter) TracePrepareEnd(context.Context, *pgx.Conn, pgx.TracePrepareEndData) {}
+
+// TestRoundTripsPerMove counts what the game service asks PostgreSQL per
+// move, the move's announcement to the other instances included, once the
+// game is in the service's cache and the statements are prepared: one round
+// trip for a move between two people, and one for a move against the AI
+// with the AI's reply (both go in one play).
+func TestRoundTripsPerMove(t *testing.T) {
+	trips := &tripCounter{}
+	st := openOn(t, freshSchema(t), Options{Tracer: trips})
+	hub := games.NewHub(st, games.HubOptions{Changes: st})
+	svc := games.NewService(st, budget.New(1), games.Options{Changed: hub})
+	ctx := t.Context()
+
+	// play makes the first legal move of the seat to move, as token's
+	// holder, and returns the game after it and the round trips it took.
+	play := func(g games.Game, token string) (games.Game, int64) {
+		t.Helper()
+		pit := -1
+		legal := g.Position.LegalMoves(g.Rules)
+		for p := range engine.NumPits {
+			if legal.Has(p) {
+				pit = p
+				break
+			}
+		}
+		before := trips.n.Load()
+		res, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: token, Ply: g.Ply, Pit: pit})
+		if err != nil {
+			t.Fatalf("ply %d pit %d: %v", g.Ply, pit, err)
+		}
+		return res.Game, trips.n.Load() - before
+	}
+
+	t.Run("two people", func(t *testing.T) {
+		south, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+		if err != nil {
+			t.Fatal(err)
+		}
+		north, err := svc.Join(ctx, south.Game.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens := map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
+		g := north.Game
+		var n int64
+		for i := range 6 {
+			if g.Status != games.Active {
+				break
+			}
+			g, n = play(g, tokens[g.Position.ToMove])
+			// The first move may prepare the statement on its connection.
+			if i >= 2 && n != 1 {
+				t.Errorf("move %d took %d round trips, want 1", i+1, n)
+			}
+		}
+	})
+	t.Run("against the AI", func(t *testing.T) {
+		seat, err := svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South, AILevel: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := seat.Game
+		var n int64
+		for i := range 4 {
+			if g.Status != games.Active {
+				break
+			}
+			g, n = play(g, seat.Token)
+			if i >= 2 && n != 1 {
+				t.Errorf("move %d (with the AI's reply) took %d round trips, want 1", i+1, n)
+			}
+		}
+	})
+}
+
+// TestStatementTimeout: the sessions cancel a statement after
+// DefaultStatementTimeout, unless the DSN gives a timeout of its own.
+func TestStatementTimeout(t *testing.T) {
+	dsn := freshSchema(t)
+	for _, tc := range []struct {
+		name, dsn, want string
+	}{
+		{"default", dsn, DefaultStatementTimeout},
+		{"the DSN's", withParam(t, dsn, "statement_timeout", "5s"), "5s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openOn(t, tc.dsn, Options{})
+			var got string
+			if err := s.Pool().QueryRow(t.Context(), "SHOW statement_timeout").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("statement_timeout %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
