@@ -6577,7 +6577,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
 	ValidateRecord(ctx context.Context, params *ValidateRecordParams, body ValidateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ValidateRecordsBatchWithBody Check many game records, one per line
+	// ValidateRecordsBatchWithBody Check many game records at once
 	//
 	// Bulk `/v1/validate`, for automated validators. The body is NDJSON
 	// (`application/x-ndjson`): one `ValidateRequest` per line, lines
@@ -6594,6 +6594,17 @@ type ClientInterface interface {
 	// space only) are skipped but counted. A bad line does not stop the
 	// rest. Each line may be at most as large as a single request body
 	// (64 KiB by default).
+	//
+	// The body may instead be game records in the text notation of
+	// docs/notation.md (`application/x-ayoayo-record`), one after another
+	// as in a PGN file: a record ends where its movetext is followed by a
+	// blank line or a tag line (not inside a brace comment), or at the end.
+	// Each record is answered as a line is, `line` being the line it
+	// begins on: a `ValidateBatchAnswer`, or a `ValidateBatchProblem` with
+	// the problem `/v1/validate` gives that record (`invalid_record`, whose
+	// detail names the line in the body, the move number and what is wrong;
+	// `record_mismatch`; `body_too_large` for a record larger than a single
+	// request body).
 	//
 	// The body is read in full before the first answer line, and refused
 	// whole if it is over a limit: at most 16 MiB (`413 body_too_large`)
@@ -8531,7 +8542,7 @@ func (c *Client) ValidateRecord(ctx context.Context, params *ValidateRecordParam
 	return c.Client.Do(req)
 }
 
-// ValidateRecordsBatchWithBody Check many game records, one per line
+// ValidateRecordsBatchWithBody Check many game records at once
 //
 // Bulk `/v1/validate`, for automated validators. The body is NDJSON
 // (`application/x-ndjson`): one `ValidateRequest` per line, lines
@@ -8548,6 +8559,17 @@ func (c *Client) ValidateRecord(ctx context.Context, params *ValidateRecordParam
 // space only) are skipped but counted. A bad line does not stop the
 // rest. Each line may be at most as large as a single request body
 // (64 KiB by default).
+//
+// The body may instead be game records in the text notation of
+// docs/notation.md (`application/x-ayoayo-record`), one after another
+// as in a PGN file: a record ends where its movetext is followed by a
+// blank line or a tag line (not inside a brace comment), or at the end.
+// Each record is answered as a line is, `line` being the line it
+// begins on: a `ValidateBatchAnswer`, or a `ValidateBatchProblem` with
+// the problem `/v1/validate` gives that record (`invalid_record`, whose
+// detail names the line in the body, the move number and what is wrong;
+// `record_mismatch`; `body_too_large` for a record larger than a single
+// request body).
 //
 // The body is read in full before the first answer line, and refused
 // whole if it is over a limit: at most 16 MiB (`413 body_too_large`)
@@ -13121,7 +13143,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/validate (the `ValidateRecord` operationId).
 	ValidateRecordWithResponse(ctx context.Context, params *ValidateRecordParams, body ValidateRecordJSONRequestBody, reqEditors ...RequestEditorFn) (*ValidateRecordResponse, error)
 
-	// ValidateRecordsBatchWithBodyWithResponse Check many game records, one per line
+	// ValidateRecordsBatchWithBodyWithResponse Check many game records at once
 	//
 	// Bulk `/v1/validate`, for automated validators. The body is NDJSON
 	// (`application/x-ndjson`): one `ValidateRequest` per line, lines
@@ -13138,6 +13160,17 @@ type ClientWithResponsesInterface interface {
 	// space only) are skipped but counted. A bad line does not stop the
 	// rest. Each line may be at most as large as a single request body
 	// (64 KiB by default).
+	//
+	// The body may instead be game records in the text notation of
+	// docs/notation.md (`application/x-ayoayo-record`), one after another
+	// as in a PGN file: a record ends where its movetext is followed by a
+	// blank line or a tag line (not inside a brace comment), or at the end.
+	// Each record is answered as a line is, `line` being the line it
+	// begins on: a `ValidateBatchAnswer`, or a `ValidateBatchProblem` with
+	// the problem `/v1/validate` gives that record (`invalid_record`, whose
+	// detail names the line in the body, the move number and what is wrong;
+	// `record_mismatch`; `body_too_large` for a record larger than a single
+	// request body).
 	//
 	// The body is read in full before the first answer line, and refused
 	// whole if it is over a limit: at most 16 MiB (`413 body_too_large`)
@@ -21344,7 +21377,7 @@ func (c *ClientWithResponses) ValidateRecordWithResponse(ctx context.Context, pa
 	return ParseValidateRecordResponse(rsp)
 }
 
-// ValidateRecordsBatchWithBodyWithResponse Check many game records, one per line
+// ValidateRecordsBatchWithBodyWithResponse Check many game records at once
 //
 // Bulk `/v1/validate`, for automated validators. The body is NDJSON
 // (`application/x-ndjson`): one `ValidateRequest` per line, lines
@@ -21361,6 +21394,17 @@ func (c *ClientWithResponses) ValidateRecordWithResponse(ctx context.Context, pa
 // space only) are skipped but counted. A bad line does not stop the
 // rest. Each line may be at most as large as a single request body
 // (64 KiB by default).
+//
+// The body may instead be game records in the text notation of
+// docs/notation.md (`application/x-ayoayo-record`), one after another
+// as in a PGN file: a record ends where its movetext is followed by a
+// blank line or a tag line (not inside a brace comment), or at the end.
+// Each record is answered as a line is, `line` being the line it
+// begins on: a `ValidateBatchAnswer`, or a `ValidateBatchProblem` with
+// the problem `/v1/validate` gives that record (`invalid_record`, whose
+// detail names the line in the body, the move number and what is wrong;
+// `record_mismatch`; `body_too_large` for a record larger than a single
+// request body).
 //
 // The body is read in full before the first answer line, and refused
 // whole if it is over a limit: at most 16 MiB (`413 body_too_large`)
