@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"time"
 
@@ -323,7 +324,15 @@ func (rv *Reviewer) ply(ctx context.Context, p engine.Position, r engine.Rules, 
 			}
 		}
 	}
-	a, err := rv.analyze(ctx, p, r, history, rv.lim, pause)
+	var a search.Analysis
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		lowerThreadPriority()
+		a, err = rv.analyze(ctx, p, r, history, rv.lim, pause)
+	}()
+	<-done
 	if err != nil {
 		return search.Analysis{}, err
 	}
