@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -72,14 +71,8 @@ var errUnmatched = errors.New("play matched no row")
 // committer runs the batches. It starts with the first play and stops at
 // Close.
 type committer struct {
-	plays    chan *pendingPlay
-	closing  chan struct{}
-	stopped  sync.WaitGroup
-	stopOnce sync.Once
-	// sending is held (shared) by writers while they queue a play, and
-	// taken by stop before it fails what is left in the queue.
-	sending sync.RWMutex
-	closed  bool
+	plays   *stored.Queue[*pendingPlay]
+	stopped sync.WaitGroup
 
 	// batches and batched count the batches committed and the plays in
 	// them, for BatchCounts.
@@ -95,7 +88,7 @@ func (s *Store) BatchCounts() (batches, plays int64) {
 
 func (s *Store) committer() *committer {
 	s.commitOnce.Do(func() {
-		c := &committer{plays: make(chan *pendingPlay, maxBatch), closing: make(chan struct{})}
+		c := &committer{plays: stored.NewQueue[*pendingPlay](maxBatch)}
 		for range committers {
 			c.stopped.Go(func() { s.commitLoop(c) })
 		}
@@ -107,22 +100,9 @@ func (s *Store) committer() *committer {
 // play writes a play's statement (playSQL with args) in the next batch,
 // and returns nil, errUnmatched, or the named error of the batch.
 func (s *Store) play(ctx context.Context, id string, args []any) error {
-	c := s.committer()
 	p := &pendingPlay{ctx: ctx, id: id, args: args, done: make(chan error, 1)}
-	c.sending.RLock()
-	if c.closed {
-		c.sending.RUnlock()
-		return errClosed
-	}
-	select {
-	case c.plays <- p:
-		c.sending.RUnlock()
-	case <-c.closing:
-		c.sending.RUnlock()
-		return errClosed
-	case <-ctx.Done():
-		c.sending.RUnlock()
-		return ctx.Err()
+	if err := s.committer().plays.Put(ctx, p, errClosed); err != nil {
+		return err
 	}
 	// Once queued, the play may already be in a batch: its verdict is
 	// waited for even if ctx ends, so that a committed play is never
@@ -138,41 +118,17 @@ func (s *Store) stopCommitters() {
 	if c == nil {
 		return
 	}
-	c.stopOnce.Do(func() { close(c.closing) })
-	c.sending.Lock()
-	c.closed = true
-	c.sending.Unlock()
+	c.plays.Close()
 	c.stopped.Wait()
-	for {
-		select {
-		case p := <-c.plays:
-			p.done <- errClosed
-		default:
-			return
-		}
-	}
+	c.plays.Drain(func(p *pendingPlay) { p.done <- errClosed })
 }
 
 func (s *Store) commitLoop(c *committer) {
 	batch := make([]*pendingPlay, 0, maxBatch)
 	for {
-		select {
-		case p := <-c.plays:
-			batch = append(batch[:0], p)
-		case <-c.closing:
+		var ok bool
+		if batch, ok = c.plays.Next(batch, maxBatch); !ok {
 			return
-		}
-		// Let the handlers about to queue a play do so before the batch
-		// closes; on an idle server this costs nothing.
-		runtime.Gosched()
-	more:
-		for len(batch) < maxBatch {
-			select {
-			case p := <-c.plays:
-				batch = append(batch, p)
-			default:
-				break more
-			}
 		}
 		// A play whose caller gave up before its batch was sent is not
 		// written.

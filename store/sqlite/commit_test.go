@@ -104,9 +104,9 @@ func TestPanickingWriteFailsAlone(t *testing.T) {
 func waitQueued(t *testing.T, s *Store, n int) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for len(s.commit.writes) < n {
+	for s.commit.writes.Len() < n {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d writes queued after 10 s, want %d", len(s.commit.writes), n)
+			t.Fatalf("%d writes queued after 10 s, want %d", s.commit.writes.Len(), n)
 		}
 		time.Sleep(time.Millisecond)
 	}
