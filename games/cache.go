@@ -65,3 +65,21 @@ func (c *gameCache) drop(id string) {
 	defer c.mu.Unlock()
 	c.games.Remove(id)
 }
+
+// advance applies the news of a play to the cached game if the cache holds
+// it as it was just before the play, and forgets an older copy, which the
+// play made stale.
+func (c *gameCache) advance(n *PlayNews) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.games.Peek(n.ID)
+	if !ok || old.Version >= n.Version {
+		return
+	}
+	cp := *old
+	if !n.applyTo(&cp) {
+		c.games.Remove(n.ID)
+		return
+	}
+	c.games.Add(n.ID, &cp)
+}

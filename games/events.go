@@ -29,6 +29,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
@@ -182,10 +183,19 @@ type Hub struct {
 	poll      time.Duration
 	stopping  <-chan struct{}
 	log       *slog.Logger
+	// heard is told the news of every play announced, when changes
+	// carries it (NewsListener; OnPlayNews).
+	heard atomic.Pointer[func(*PlayNews)]
 
 	mu    sync.Mutex
 	feeds map[string]*feed
 }
+
+// OnPlayNews makes f hear the news of every play any instance stores, when
+// the Hub's Changes carries it (NewsListener), from its next listening
+// connection on: the session service's Heard, which keeps its cache up to
+// date with the other instances' moves.
+func (h *Hub) OnPlayNews(f func(*PlayNews)) { h.heard.Store(&f) }
 
 // NewHub returns the hub of the games in st.
 func NewHub(st FollowStore, o HubOptions) *Hub {
@@ -648,7 +658,7 @@ func wanted(e Event, seen *int, fromStart bool) bool {
 // Changes it returns at once.
 func (h *Hub) Listen(ctx context.Context) {
 	for h.changes != nil && ctx.Err() == nil {
-		err := h.changes.Listen(ctx, h.notify)
+		err := h.listen(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -658,6 +668,22 @@ func (h *Hub) Listen(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// listen is one listening connection's run: with the news of each play
+// when the Changes carries it and someone hears it.
+func (h *Hub) listen(ctx context.Context) error {
+	nl, ok := h.changes.(NewsListener)
+	heard := h.heard.Load()
+	if !ok || heard == nil {
+		return h.changes.Listen(ctx, h.notify)
+	}
+	return nl.ListenNews(ctx, func(id string, n *PlayNews) {
+		if n != nil {
+			(*heard)(n)
+		}
+		h.notify(id)
+	})
 }
 
 // publishTimeout bounds the announcement of one change to the other

@@ -3,11 +3,13 @@ package games
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/engine"
 )
 
 func TestAIBudget(t *testing.T) {
@@ -47,6 +49,64 @@ func TestGameCache(t *testing.T) {
 	c.drop("c")
 	if _, ok := c.get("c"); ok {
 		t.Fatal("dropped game still there")
+	}
+}
+
+// TestGameCacheAdvance: the news of a play brings a copy of the game as it
+// was just before the play up to date, forgets an older one, and leaves a
+// newer one, and a game not cached, alone.
+func TestGameCacheAdvance(t *testing.T) {
+	at := time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC)
+	before := Game{ID: "g", Ply: 2, Version: 4, Status: Active, History: []byte{1, 7}, Position: engine.Start()}
+	news := PlayNews{ID: "g", Version: 5, Ply: 2, Pits: []byte{3, 9}, Position: engine.Start(), Status: Active,
+		UpdatedAt: at, Clock: [2]time.Duration{time.Minute, 2 * time.Minute}, Deadline: at.Add(time.Minute),
+		DrawOffer: OfferByNorth}
+	advanced := before
+	advanced.Ply, advanced.Version, advanced.History = 4, 5, []byte{1, 7, 3, 9}
+	advanced.UpdatedAt, advanced.Clock, advanced.Deadline, advanced.DrawOffer = at, news.Clock, news.Deadline, OfferByNorth
+	with := func(f func(g *Game)) *Game {
+		g := before
+		g.History = append([]byte(nil), before.History...)
+		f(&g)
+		return &g
+	}
+	tests := []struct {
+		name   string
+		cached *Game // nil: not cached
+		want   *Game // nil: not cached after
+	}{
+		{"just before the play", &before, &advanced},
+		{"not cached", nil, nil},
+		{"older", with(func(g *Game) { g.Version = 3 }), nil},
+		{"the play's own", &advanced, &advanced},
+		{"newer", with(func(g *Game) { g.Version = 6 }), with(func(g *Game) { g.Version = 6 })},
+		{"the version before at another ply", with(func(g *Game) { g.Ply = 1 }), nil},
+		{"the version before, not active", with(func(g *Game) { g.Status = Finished }), nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newGameCache(4)
+			if tc.cached != nil {
+				c.put(tc.cached)
+			}
+			c.advance(&news)
+			got, ok := c.get("g")
+			if (tc.want != nil) != ok {
+				t.Fatalf("cached after: %v, want %v", ok, tc.want != nil)
+			}
+			if ok && !reflect.DeepEqual(got, *tc.want) {
+				t.Fatalf("got  %+v\nwant %+v", got, *tc.want)
+			}
+		})
+	}
+	// The entry's history is its own: the news's pits and the copy
+	// advanced from do not share it.
+	c := newGameCache(1)
+	c.put(&before)
+	c.advance(&news)
+	news.Pits[0] = 0
+	if got, _ := c.get("g"); got.History[2] != 3 {
+		t.Fatalf("history %v shares the news's pits", got.History)
 	}
 }
 

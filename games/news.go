@@ -1,0 +1,73 @@
+package games
+
+import (
+	"context"
+	"time"
+
+	"github.com/ayoayo/ayoayo/engine"
+)
+
+// PlayNews is a play as every instance that shares the store hears of it
+// (NewsListener): what the play changed in its game. An instance that
+// holds the game as it was just before the play brings its copy up to date
+// from the news (Service.Heard), so that its next move of the game, which
+// the instances answer in turn, is played from memory rather than after a
+// read.
+type PlayNews struct {
+	ID      string
+	Version int64 // the game's version after the play
+	Ply     int   // the ply the play was made at
+	// Pits are the pits the play's moves played, in order: the request's
+	// own and the AI's reply, if any.
+	Pits                     []byte
+	Position                 engine.Position
+	Status                   Status
+	Result                   engine.Result
+	UpdatedAt                time.Time
+	Clock                    [2]time.Duration
+	Deadline                 time.Time // zero: none
+	DrawOffer, TakebackOffer Offer
+}
+
+// News is the news of p once stored: the game after it, as the store
+// writes it.
+func (p *Play) News() PlayNews {
+	pits := make([]byte, len(p.Moves))
+	for i, m := range p.Moves {
+		pits[i] = byte(m.Pit)
+	}
+	g := &p.Game
+	return PlayNews{ID: p.GameID, Version: g.Version, Ply: p.Ply, Pits: pits, Position: g.Position,
+		Status: g.Status, Result: g.Result, UpdatedAt: p.At, Clock: g.Clock, Deadline: g.Deadline,
+		DrawOffer: g.DrawOffer, TakebackOffer: g.TakebackOffer}
+}
+
+// applyTo brings g, the game as it was at the play's ply and the version
+// before it, to the game after the play; it says whether g was that game.
+func (n *PlayNews) applyTo(g *Game) bool {
+	if g.ID != n.ID || g.Version != n.Version-1 || g.Ply != n.Ply || g.Status != Active {
+		return false
+	}
+	g.History = append(append(make([]byte, 0, len(g.History)+len(n.Pits)), g.History...), n.Pits...)
+	g.Ply += len(n.Pits)
+	g.Version = n.Version
+	g.Position, g.Status, g.Result = n.Position, n.Status, n.Result
+	g.UpdatedAt, g.Clock, g.Deadline = n.UpdatedAt, n.Clock, n.Deadline
+	g.DrawOffer, g.TakebackOffer = n.DrawOffer, n.TakebackOffer
+	return true
+}
+
+// NewsListener is a store whose announcement of each play (PlayAnnouncer)
+// carries the play's news to every instance.
+type NewsListener interface {
+	// ListenNews is Changes.Listen with the news of each change that is
+	// a play stored by ApplyPlay without a match (nil for the others: an
+	// id alone, or the empty id once it listens).
+	ListenNews(ctx context.Context, changed func(id string, news *PlayNews)) error
+}
+
+// Heard brings the service's cached copy of a game up to date with the
+// news of a play that another instance (or this one) stored: a copy as it
+// was just before the play is advanced, any older one is forgotten, and a
+// game not cached stays so.
+func (s *Service) Heard(n *PlayNews) { s.cache.advance(n) }
