@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // The PostgreSQL notification channels on which every instance announces
@@ -25,7 +27,13 @@ func (s *Store) Publish(ctx context.Context, id string) error {
 // game id until ctx ends or the listening connection fails (the caller
 // retries; meanwhile the followers' polling sees every change).
 func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
-	return s.listener.listen(ctx, s, changesChannel, changed)
+	return s.ListenNews(ctx, func(id string, _ *games.PlayNews) { changed(id) })
+}
+
+// ListenNews implements games.NewsListener: Listen, with the news of each
+// play a committer's batch wrote (news.go).
+func (s *Store) ListenNews(ctx context.Context, changed func(id string, news *games.PlayNews)) error {
+	return s.listener.listen(ctx, s, changesChannel, func(payload string) { eachChange(payload, changed) })
 }
 
 // PublishEvents implements lobby.Changes.

@@ -265,11 +265,11 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if len(p.Moves) == 0 {
 		return fmt.Errorf("apply play at ply %d of %s: no moves", p.Ply, p.GameID)
 	}
-	args := playArgs(&p)
 	var err error
 	if p.Match == nil {
-		err = s.play(ctx, p.GameID, args)
+		err = s.play(ctx, &p)
 	} else {
+		args := playArgs(&p)
 		err = s.ending(ctx, p.Match, func(q querier) error {
 			var applied int
 			if err := q.QueryRow(ctx, playSQL, args...).Scan(&applied); err != nil {

@@ -112,7 +112,7 @@ func newGame(t *testing.T, s *Store, id string) games.Game {
 }
 
 // joinedGame stores a game between two people and seats North.
-func joinedGame(t *testing.T, s *Store, id string) games.Game {
+func joinedGame(t testing.TB, s *Store, id string) games.Game {
 	t.Helper()
 	return storetest.JoinedGame(t, s, id, t0)
 }
@@ -122,7 +122,7 @@ func seatToken(g games.Game) string { return g.ID + "-" + g.Position.ToMove.Stri
 
 // playOn returns the write of pit played in g by the holder of token, the
 // game after it worked out by the engine as the game service does.
-func playOn(t *testing.T, g games.Game, pit int, token string, at time.Time) games.Play {
+func playOn(t testing.TB, g games.Game, pit int, token string, at time.Time) games.Play {
 	t.Helper()
 	rec, err := engine.NewGame(g.Start, g.Rules)
 	if err != nil {

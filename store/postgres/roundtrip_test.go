@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -128,5 +129,105 @@ func TestStatementTimeout(t *testing.T) {
 				t.Errorf("statement_timeout %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRoundTripsPerMoveTwoInstances: two instances answer the moves of one
+// game in turn, as a client that sends each request to the next instance
+// does. The news of each play (games.NewsListener) brings the other
+// instance's cached copy of the game up to date, so that each move there is
+// still one round trip, and not a read of the game first. (Only the first
+// move reads: the join, which another instance made, is announced without
+// news.)
+func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
+	dsn := freshSchema(t)
+	ctx := t.Context()
+	type instance struct {
+		trips *tripCounter
+		st    *Store
+		svc   *games.Service
+		heard chan int64 // the versions of the plays whose news it heard
+	}
+	var in [2]*instance
+	for i := range in {
+		x := &instance{trips: &tripCounter{}, heard: make(chan int64, 64)}
+		x.st = openOn(t, dsn, Options{Tracer: x.trips})
+		hub := games.NewHub(x.st, games.HubOptions{Changes: x.st})
+		x.svc = games.NewService(x.st, budget.New(1), games.Options{Changed: hub})
+		hub.OnPlayNews(func(n *games.PlayNews) {
+			x.svc.Heard(n)
+			x.heard <- n.Version
+		})
+		lctx, stop := context.WithCancel(ctx)
+		listening := make(chan struct{})
+		go func() {
+			defer close(listening)
+			hub.Listen(lctx)
+		}()
+		t.Cleanup(func() {
+			stop()
+			<-listening
+		})
+		in[i] = x
+	}
+	// A LISTEN takes effect when its statement has run.
+	for _, x := range in {
+		for {
+			x.st.listener.mu.Lock()
+			live := x.st.listener.loop != nil && x.st.listener.loop.live
+			x.st.listener.mu.Unlock()
+			if live {
+				break
+			}
+			select {
+			case <-time.After(10 * time.Millisecond):
+			case <-ctx.Done():
+				t.Fatal("no instance listened")
+			}
+		}
+	}
+	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	north, err := in[1].svc.Join(ctx, south.Game.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
+	g := north.Game
+	for i := range 8 {
+		if g.Status != games.Active {
+			break
+		}
+		x := in[i%2]
+		// The other instance's play must have reached this one first.
+		for v := int64(0); i > 0 && v < g.Version; {
+			select {
+			case v = <-x.heard:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("move %d: the news of version %d did not arrive", i+1, g.Version)
+			}
+		}
+		pit := -1
+		legal := g.Position.LegalMoves(g.Rules)
+		for p := range engine.NumPits {
+			if legal.Has(p) {
+				pit = p
+				break
+			}
+		}
+		before := x.trips.n.Load()
+		res, _, err := x.svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit})
+		if err != nil {
+			t.Fatalf("move %d: %v", i+1, err)
+		}
+		n := x.trips.n.Load() - before
+		g = res.Game
+		// The first moves may also prepare the statements on their
+		// instance's connection.
+		if i >= 2 && n != 1 {
+			t.Errorf("move %d, on instance %d, took %d round trips, want 1", i+1, i%2, n)
+		}
 	}
 }

@@ -330,7 +330,7 @@ func NewGame(t testing.TB, s games.Store, id string, at time.Time) games.Game {
 }
 
 // JoinedGame is NewGame with North seated (the token hash of id+"-north").
-func JoinedGame(t *testing.T, s games.Store, id string, at time.Time) games.Game {
+func JoinedGame(t testing.TB, s games.Store, id string, at time.Time) games.Game {
 	t.Helper()
 	NewGame(t, s, id, at)
 	g, err := s.Join(t.Context(), id, hashOf(id+"-north"), at, time.Time{}, games.SeatPlayer{})
