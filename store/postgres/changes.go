@@ -19,9 +19,18 @@ const (
 // Publish implements games.Changes: a NOTIFY that every instance listening
 // on the same database receives (this one included) once it is sent.
 func (s *Store) Publish(ctx context.Context, id string) error {
-	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", changesChannel, id)
+	_, err := s.pool.Exec(ctx, notifySQL, changesChannel, id)
 	return err
 }
+
+// notifySQL sends a notification in a transaction of its own that does not
+// wait for its commit to reach the disk: a NOTIFY makes its transaction
+// write a commit record, and, synchronous_commit being on, wait for the
+// WAL's flush, a second flush after that of the change it announces. What
+// it announces is durable already, and an announcement lost with the
+// database is made up for by the listeners, which read everything again
+// when they listen anew.
+const notifySQL = "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)"
 
 // Listen implements games.Changes: it calls changed with each announced
 // game id until ctx ends or the listening connection fails (the caller
@@ -38,7 +47,7 @@ func (s *Store) ListenNews(ctx context.Context, changed func(id string, news *ga
 
 // PublishEvents implements lobby.Changes.
 func (s *Store) PublishEvents(ctx context.Context, stream string) error {
-	_, err := s.pool.Exec(ctx, "SELECT pg_notify($1, $2)", lobbyChannel, stream)
+	_, err := s.pool.Exec(ctx, notifySQL, lobbyChannel, stream)
 	return err
 }
 
