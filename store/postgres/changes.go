@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/ayoayo/ayoayo/games"
@@ -19,6 +20,10 @@ const (
 // Publish implements games.Changes: a NOTIFY that every instance listening
 // on the same database receives (this one included) once it is sent.
 func (s *Store) Publish(ctx context.Context, id string) error {
+	if id == "" || strings.ContainsAny(id, " \n") {
+		// A notification's lines are ids, each followed by its news.
+		return fmt.Errorf("publish game id %q: not an id", id)
+	}
 	_, err := s.pool.Exec(ctx, notifySQL, changesChannel, id)
 	return err
 }
@@ -42,7 +47,7 @@ func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
 // ListenNews implements games.NewsListener: Listen, with the news of each
 // play a committer's batch wrote (news.go).
 func (s *Store) ListenNews(ctx context.Context, changed func(id string, news *games.PlayNews)) error {
-	return s.listener.listen(ctx, s, changesChannel, func(payload string) { eachChange(payload, changed) })
+	return s.listener.listen(ctx, s, changesChannel, func(payload string, own bool) { eachChange(payload, own, changed) })
 }
 
 // PublishEvents implements lobby.Changes.
@@ -53,7 +58,7 @@ func (s *Store) PublishEvents(ctx context.Context, stream string) error {
 
 // ListenEvents implements lobby.Changes, as Listen does for games.
 func (s *Store) ListenEvents(ctx context.Context, changed func(stream string)) error {
-	return s.listener.listen(ctx, s, lobbyChannel, changed)
+	return s.listener.listen(ctx, s, lobbyChannel, func(stream string, _ bool) { changed(stream) })
 }
 
 // listener is a Store's one listening connection: every Listen and
@@ -74,8 +79,8 @@ type listener struct {
 
 type subscription struct {
 	channel string
-	changed func(payload string)
-	failed  chan error // the loop's end, if it fails first
+	changed func(payload string, own bool) // own: sent by this Store's pool
+	failed  chan error                     // the loop's end, if it fails first
 }
 
 type listenLoop struct {
@@ -88,7 +93,7 @@ type listenLoop struct {
 // until ctx ends or the shared connection fails, and with "" once the
 // connection listens (what was announced before is for the caller to
 // read then).
-func (l *listener) listen(ctx context.Context, s *Store, channel string, changed func(string)) error {
+func (l *listener) listen(ctx context.Context, s *Store, channel string, changed func(payload string, own bool)) error {
 	sub := &subscription{channel: channel, changed: changed, failed: make(chan error, 1)}
 	l.mu.Lock()
 	if l.subs == nil {
@@ -108,7 +113,7 @@ func (l *listener) listen(ctx context.Context, s *Store, channel string, changed
 	}
 	l.mu.Unlock()
 	if live {
-		changed("")
+		changed("", false)
 	}
 	var err error
 	select {
@@ -158,6 +163,8 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	// others: it would keep receiving, and its queue would grow unread.
 	pc := conn.Hijack()
 	defer pc.Close(context.WithoutCancel(ctx))
+	// Out of the pool, it is no longer one of the Store's own senders.
+	s.pids.Delete(pc.PgConn().PID())
 	for _, ch := range []string{changesChannel, lobbyChannel} {
 		if _, err := pc.Exec(ctx, "LISTEN "+ch); err != nil {
 			return fmt.Errorf("listen: %w", s.read(err))
@@ -172,7 +179,7 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	now := l.matching("")
 	l.mu.Unlock()
 	for _, sub := range now {
-		sub.changed("")
+		sub.changed("", false)
 	}
 	for {
 		n, err := pc.WaitForNotification(ctx)
@@ -182,8 +189,9 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 		l.mu.Lock()
 		subs := l.matching(n.Channel)
 		l.mu.Unlock()
+		_, own := s.pids.Load(n.PID)
 		for _, sub := range subs {
-			sub.changed(n.Payload)
+			sub.changed(n.Payload, own)
 		}
 	}
 }

@@ -137,7 +137,7 @@ func TestOneListeningConnection(t *testing.T) {
 		from int
 	}{{"a game's change reaches the games only", 0}, {"a stream's event reaches the lobby only", 1}} {
 		t.Run(tc.name, func(t *testing.T) {
-			payload := tc.name + tag
+			payload := strings.ReplaceAll(tc.name, " ", "-") + tag
 			if err := subs[tc.from].publish(ctx, payload); err != nil {
 				t.Fatal(err)
 			}

@@ -13,11 +13,13 @@ import (
 )
 
 // A notification on changesChannel is a list of lines, one per game that
-// changed: its id alone, or, for a play written by a committer's batch, a
-// JSON object with the id and the play's news (games.PlayNews), which
+// changed: its id alone, or, for a play written by a committer's batch, its
+// id, a space and the play's news (games.PlayNews) as a JSON object, which
 // another instance applies to its cached copy of the game instead of
-// reading the game on its next move there. A batch's plays are announced
-// in as few notifications as fit PostgreSQL's payload limit.
+// reading the game on its next move there. The id comes first so that the
+// news of a Store's own plays, which it has no use for, need not be
+// decoded. A batch's plays are announced in as few notifications as fit
+// PostgreSQL's payload limit.
 
 // maxPayload is what one notification's payload may hold: PostgreSQL
 // refuses one of 8,000 bytes or more.
@@ -40,7 +42,7 @@ type newsLine struct {
 	Takeback string   `json:"takeback,omitempty"`
 }
 
-// encodeNews is n's line.
+// encodeNews is n's line: its id, a space, and its newsLine.
 func encodeNews(n *games.PlayNews) string {
 	l := newsLine{ID: n.ID, Version: n.Version, Ply: n.Ply, Pits: stored.EncodeHistory(n.Pits),
 		Position: n.Position.String(), Status: string(n.Status), Winner: n.Result.Winner.String(),
@@ -54,14 +56,18 @@ func encodeNews(n *games.PlayNews) string {
 	if err != nil { // strings and numbers only: never
 		panic(err)
 	}
-	return string(b)
+	return n.ID + " " + string(b)
 }
 
 // decodeNews reads encodeNews's line.
 func decodeNews(line string) (*games.PlayNews, error) {
+	id, object, _ := strings.Cut(line, " ")
 	var l newsLine
-	if err := json.Unmarshal([]byte(line), &l); err != nil {
+	if err := json.Unmarshal([]byte(object), &l); err != nil {
 		return nil, err
+	}
+	if l.ID != id {
+		return nil, fmt.Errorf("news of game %q under the id %q", l.ID, id)
 	}
 	n := &games.PlayNews{ID: l.ID, Version: l.Version, Ply: l.Ply, Status: games.Status(l.Status),
 		UpdatedAt: time.UnixMicro(l.At).UTC(),
@@ -101,31 +107,25 @@ func decodeNews(line string) (*games.PlayNews, error) {
 }
 
 // eachChange calls changed with each game a changesChannel payload names,
-// and the play's news when its line carries it; a line whose news does not
-// decode still names its game, with no news. An empty payload (the
-// listening connection's first call) is one call with the empty id.
-func eachChange(payload string, changed func(id string, news *games.PlayNews)) {
+// and the play's news when its line carries it, unless the notification is
+// the Store's own (own): its plays are in its service's cache already. A
+// line whose news does not decode still names its game, with no news. An
+// empty payload (the listening connection's first call) is one call with
+// the empty id.
+func eachChange(payload string, own bool, changed func(id string, news *games.PlayNews)) {
 	if payload == "" {
 		changed("", nil)
 		return
 	}
 	for line := range strings.SplitSeq(payload, "\n") {
-		if !strings.HasPrefix(line, "{") {
-			if line != "" {
-				changed(line, nil)
-			}
+		id, _, hasNews := strings.Cut(line, " ")
+		if id == "" {
 			continue
 		}
-		n, err := decodeNews(line)
-		if err != nil {
-			var id struct {
-				ID string `json:"id"`
-			}
-			if json.Unmarshal([]byte(line), &id) == nil && id.ID != "" {
-				changed(id.ID, nil)
-			}
-			continue
+		var n *games.PlayNews
+		if hasNews && !own {
+			n, _ = decodeNews(line)
 		}
-		changed(n.ID, n)
+		changed(id, n)
 	}
 }

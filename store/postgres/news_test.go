@@ -34,8 +34,8 @@ func TestNewsRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			line := encodeNews(&tc.news)
-			if strings.ContainsRune(line, '\n') || !strings.HasPrefix(line, "{") {
-				t.Fatalf("line %q: a line of its own, starting with {, expected", line)
+			if strings.ContainsRune(line, '\n') || !strings.HasPrefix(line, tc.news.ID+" {") {
+				t.Fatalf("line %q: a line of its own, starting with the id, a space and {, expected", line)
 			}
 			got, err := decodeNews(line)
 			if err != nil {
@@ -59,9 +59,9 @@ type change struct {
 	version int64 // the news's, 0 for none
 }
 
-func changesOf(payload string) []change {
+func changesOf(payload string, own bool) []change {
 	var out []change
-	eachChange(payload, func(id string, n *games.PlayNews) {
+	eachChange(payload, own, func(id string, n *games.PlayNews) {
 		c := change{id: id}
 		if n != nil {
 			c.version = n.Version
@@ -71,25 +71,29 @@ func changesOf(payload string) []change {
 	return out
 }
 
-// TestEachChange: the lines of a notification, ids alone and news, and
-// what becomes of a line that does not decode.
+// TestEachChange: the lines of a notification, ids alone and news, what
+// becomes of a line that does not decode, and the Store's own
+// notifications, whose news go unread.
 func TestEachChange(t *testing.T) {
 	news := encodeNews(&games.PlayNews{ID: "g2", Version: 5, Ply: 3, Pits: []byte{2}, Position: engine.Start(),
 		Status: games.Active, UpdatedAt: t0})
 	tests := []struct {
 		name, payload string
+		own           bool
 		want          []change
 	}{
-		{"listening now", "", []change{{id: ""}}},
-		{"an id", "g1", []change{{id: "g1"}}},
-		{"news among ids", "g1\n" + news + "\ng3", []change{{id: "g1"}, {"g2", 5}, {id: "g3"}}},
-		{"news that does not decode names its game", `{"id":"g4","version":2,"pits":"z"}`, []change{{id: "g4"}}},
-		{"a line that is no news and names nothing", `{"version":2}` + "\n{", nil},
-		{"empty lines", "\ng1\n\n", []change{{id: "g1"}}},
+		{"listening now", "", false, []change{{id: ""}}},
+		{"an id", "g1", false, []change{{id: "g1"}}},
+		{"news among ids", "g1\n" + news + "\ng3", false, []change{{id: "g1"}, {"g2", 5}, {id: "g3"}}},
+		{"one's own news go unread", "g1\n" + news, true, []change{{id: "g1"}, {id: "g2"}}},
+		{"news that does not decode names its game", `g4 {"id":"g4","version":2,"pits":"z"}`, false, []change{{id: "g4"}}},
+		{"news under another id name the line's", strings.Replace(news, "g2 ", "g9 ", 1), false, []change{{id: "g9"}}},
+		{"a line with no id names nothing", ` {"id":"g5"}`, false, nil},
+		{"empty lines", "\ng1\n\n", false, []change{{id: "g1"}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := changesOf(tc.payload); !reflect.DeepEqual(got, tc.want) {
+			if got := changesOf(tc.payload, tc.own); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -104,14 +108,17 @@ func FuzzChangesPayload(f *testing.F) {
 	f.Add("g1\ng2")
 	f.Add(encodeNews(&games.PlayNews{ID: "g2", Version: 5, Ply: 3, Pits: []byte{2, 7}, Position: engine.Start(),
 		Status: games.Active, UpdatedAt: t0, Deadline: t0, DrawOffer: games.OfferByNorth}))
-	f.Add(`{"id":"x","version":1,"ply":0,"pits":"0","position":"","status":"active"}`)
+	f.Add(`x {"id":"x","version":1,"ply":0,"pits":"0","position":"","status":"active"}`)
 	f.Fuzz(func(t *testing.T, payload string) {
-		eachChange(payload, func(id string, n *games.PlayNews) {
+		eachChange(payload, false, func(id string, n *games.PlayNews) {
 			if id == "" && payload != "" {
 				t.Fatalf("payload %q named the empty game", payload)
 			}
 			if n == nil {
 				return
+			}
+			if n.ID != id {
+				t.Fatalf("news of game %q under the id %q", n.ID, id)
 			}
 			again, err := decodeNews(encodeNews(n))
 			if err != nil {
@@ -190,17 +197,20 @@ func TestBatchRounds(t *testing.T) {
 
 // TestBatchNewsReachOtherInstance: another instance hears the news of
 // every play of a batch, though the batch's news outgrow one
-// notification, and only of the plays that were stored.
+// notification, and only of the plays that were stored; the instance that
+// stored them hears their ids, without news.
 func TestBatchNewsReachOtherInstance(t *testing.T) {
 	dsn := freshSchema(t)
 	a, b := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	var (
-		mu    sync.Mutex
-		heard = map[string]*games.PlayNews{}
-		ids   = map[string]bool{}
-		got   = make(chan struct{}, 1024)
+		mu      sync.Mutex
+		heard   = map[string]*games.PlayNews{}
+		ids     = map[string]bool{}
+		ownIDs  = map[string]bool{}
+		ownNews int
+		got     = make(chan struct{}, 1024)
 	)
 	go func() {
 		_ = b.ListenNews(ctx, func(id string, n *games.PlayNews) {
@@ -208,6 +218,17 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 			ids[id] = true
 			if n != nil {
 				heard[id] = n
+			}
+			mu.Unlock()
+			got <- struct{}{}
+		})
+	}()
+	go func() {
+		_ = a.ListenNews(ctx, func(id string, n *games.PlayNews) {
+			mu.Lock()
+			ownIDs[id] = true
+			if n != nil {
+				ownNews++
 			}
 			mu.Unlock()
 			got <- struct{}{}
@@ -221,7 +242,7 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 		select {
 		case <-got:
 			mu.Lock()
-			ready = ids["warm-up"]
+			ready = ids["warm-up"] && ownIDs["warm-up"]
 			mu.Unlock()
 		case <-time.After(50 * time.Millisecond):
 		case <-ctx.Done():
@@ -259,7 +280,7 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 	}
 	for {
 		mu.Lock()
-		done := len(heard) == n
+		done := len(heard) == n && len(ownIDs) == n+2 // and the warm-up, and "" as it listened
 		mu.Unlock()
 		if done {
 			break
@@ -267,11 +288,14 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 		select {
 		case <-got:
 		case <-ctx.Done():
-			t.Fatalf("heard the news of %d plays of %d", len(heard), n)
+			t.Fatalf("heard the news of %d plays of %d, and the ids of %d at home", len(heard), n, len(ownIDs)-2)
 		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if ownNews > 0 {
+		t.Errorf("the instance that stored the plays decoded the news of %d of them", ownNews)
+	}
 	for _, p := range batch[:n] {
 		want := p.play.News()
 		want.UpdatedAt = micro(want.UpdatedAt)

@@ -46,6 +46,10 @@ type Store struct {
 	// commit groups the plays' writes into batches (commit.go).
 	commitOnce sync.Once
 	commit     *committer
+	// pids holds the server process ids of the pool's connections (keys
+	// uint32), so that the listener tells this Store's own notifications
+	// from other instances' (changes.go).
+	pids *sync.Map
 }
 
 // Options configure a Store; the zero value is ready to use.
@@ -104,11 +108,17 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if opts.Tracer != nil {
 		cfg.ConnConfig.Tracer = opts.Tracer
 	}
+	pids := &sync.Map{}
+	cfg.AfterConnect = func(_ context.Context, c *pgx.Conn) error {
+		pids.Store(c.PgConn().PID(), struct{}{})
+		return nil
+	}
+	cfg.BeforeClose = func(c *pgx.Conn) { pids.Delete(c.PgConn().PID()) }
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{pool: pool, now: opts.Now}
+	s := &Store{pool: pool, now: opts.Now, pids: pids}
 	migrate, doing := s.migrate, "migrate"
 	if opts.NoMigrate {
 		migrate, doing = s.checkSchema, "check the schema"
