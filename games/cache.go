@@ -83,3 +83,10 @@ func (c *gameCache) advance(n *PlayNews) {
 	}
 	c.games.Add(n.ID, &cp)
 }
+
+// clear forgets every game.
+func (c *gameCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.games.Purge()
+}

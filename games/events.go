@@ -183,19 +183,19 @@ type Hub struct {
 	poll      time.Duration
 	stopping  <-chan struct{}
 	log       *slog.Logger
-	// heard is told the news of every play announced, when changes
-	// carries it (NewsListener; OnPlayNews).
-	heard atomic.Pointer[func(*PlayNews)]
+	// heard is told of every change announced, with its news, when
+	// changes carries them (NewsListener; OnHeard).
+	heard atomic.Pointer[func(Heard)]
 
 	mu    sync.Mutex
 	feeds map[string]*feed
 }
 
-// OnPlayNews makes f hear the news of every play any instance stores, when
-// the Hub's Changes carries it (NewsListener), from its next listening
-// connection on: the session service's Heard, which keeps its cache up to
-// date with the other instances' moves.
-func (h *Hub) OnPlayNews(f func(*PlayNews)) { h.heard.Store(&f) }
+// OnHeard makes f hear of every change any instance announces, with the
+// news of each play, when the Hub's Changes carries them (NewsListener),
+// from its next listening connection on: the session service's Heard, which
+// keeps its cache up to date with the other instances' changes.
+func (h *Hub) OnHeard(f func(Heard)) { h.heard.Store(&f) }
 
 // NewHub returns the hub of the games in st.
 func NewHub(st FollowStore, o HubOptions) *Hub {
@@ -678,11 +678,9 @@ func (h *Hub) listen(ctx context.Context) error {
 	if !ok || heard == nil {
 		return h.changes.Listen(ctx, h.notify)
 	}
-	return nl.ListenNews(ctx, func(id string, n *PlayNews) {
-		if n != nil {
-			(*heard)(n)
-		}
-		h.notify(id)
+	return nl.ListenNews(ctx, func(c Heard) {
+		(*heard)(c)
+		h.notify(c.ID)
 	})
 }
 

@@ -110,6 +110,36 @@ func TestGameCacheAdvance(t *testing.T) {
 	}
 }
 
+// TestServiceHeard: what a service's cache does with each kind of change
+// it hears of.
+func TestServiceHeard(t *testing.T) {
+	game := Game{ID: "g", Ply: 2, Version: 4, Status: Active, History: []byte{1, 7}, Position: engine.Start()}
+	news := &PlayNews{ID: "g", Version: 5, Ply: 2, Pits: []byte{3}, Position: engine.Start(), Status: Active}
+	tests := []struct {
+		name        string
+		heard       Heard
+		cached      bool  // g still cached after
+		wantVersion int64 // its version then
+	}{
+		{"another instance's play", Heard{ID: "g", News: news}, true, 5},
+		{"this instance's own change", Heard{ID: "g", Own: true}, true, 4},
+		{"another instance's other change", Heard{ID: "g"}, false, 0},
+		{"another game's change", Heard{ID: "h"}, true, 4},
+		{"listening anew", Heard{}, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := NewService(nil, budget.New(1), Options{})
+			svc.cache.put(&game)
+			svc.Heard(tc.heard)
+			g, ok := svc.cache.get("g")
+			if ok != tc.cached || ok && g.Version != tc.wantVersion {
+				t.Fatalf("cached %v at version %d, want %v at %d", ok, g.Version, tc.cached, tc.wantVersion)
+			}
+		})
+	}
+}
+
 // TestGameServiceStaleCache: two services share one database, as two server
 // processes would. Each one's cached rows go stale when the other moves; a
 // stale row must cost a read, never a wrong answer.

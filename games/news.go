@@ -60,14 +60,37 @@ func (n *PlayNews) applyTo(g *Game) bool {
 // NewsListener is a store whose announcement of each play (PlayAnnouncer)
 // carries the play's news to every instance.
 type NewsListener interface {
-	// ListenNews is Changes.Listen with the news of each change that is
-	// a play stored by ApplyPlay without a match (nil for the others: an
-	// id alone, or the empty id once it listens).
-	ListenNews(ctx context.Context, changed func(id string, news *PlayNews)) error
+	// ListenNews is Changes.Listen, each change heard with its news, if
+	// any, and whether this instance announced it.
+	ListenNews(ctx context.Context, changed func(Heard)) error
 }
 
-// Heard brings the service's cached copy of a game up to date with the
-// news of a play that another instance (or this one) stored: a copy as it
-// was just before the play is advanced, any older one is forgotten, and a
+// Heard is one change as a NewsListener hears it.
+type Heard struct {
+	ID string // "" once it listens, as for Changes.Listen
+	// News is the news of a play stored by ApplyPlay without a match,
+	// announced by another instance; nil for any other change.
+	News *PlayNews
+	// Own: this instance announced the change (its cache has it).
+	Own bool
+}
+
+// Heard keeps the service's cached copies of games up to date with a change
+// announced by any instance: the news of a play brings a copy as it was
+// just before the play up to date and makes any older one forgotten; any
+// other change by another instance (a join, an offer, a takeback, an end)
+// makes the copy forgotten, so that the next move of the game here reads
+// it; and a connection that listens anew (the empty id) makes every copy
+// forgotten, since what was announced while none listened went unheard. A
 // game not cached stays so.
-func (s *Service) Heard(n *PlayNews) { s.cache.advance(n) }
+func (s *Service) Heard(h Heard) {
+	switch {
+	case h.News != nil:
+		s.cache.advance(h.News)
+	case h.Own:
+	case h.ID == "":
+		s.cache.clear()
+	default:
+		s.cache.drop(h.ID)
+	}
+}

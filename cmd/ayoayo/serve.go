@@ -325,9 +325,10 @@ func (s *serving) startGames(ctx context.Context) error {
 		Expiries: games.Expiries{FirstMove: time.Duration(c.FirstMoveSeconds) * time.Second, FirstMoveCorrespondence: c.FirstMoveCorrespondence,
 			Waiting: c.WaitingExpiry, Idle: c.IdleExpiry},
 	})
-	// The other instances' plays, as the store carries their news, keep
-	// the service's cache of the games in play up to date.
-	s.hub.OnPlayNews(s.games.Heard)
+	// The other instances' changes, as the store carries them (the news
+	// of each play), keep the service's cache of the games in play up to
+	// date.
+	s.hub.OnHeard(s.games.Heard)
 	sweeper := games.NewSweeper(s.games, games.SweepOptions{
 		Interval:       c.SweepEvery,
 		RetainFinished: time.Duration(c.RetainFinishedDays) * 24 * time.Hour,

@@ -41,12 +41,12 @@ const notifySQL = "SELECT set_config('synchronous_commit', 'off', true), pg_noti
 // game id until ctx ends or the listening connection fails (the caller
 // retries; meanwhile the followers' polling sees every change).
 func (s *Store) Listen(ctx context.Context, changed func(id string)) error {
-	return s.ListenNews(ctx, func(id string, _ *games.PlayNews) { changed(id) })
+	return s.ListenNews(ctx, func(h games.Heard) { changed(h.ID) })
 }
 
 // ListenNews implements games.NewsListener: Listen, with the news of each
 // play a committer's batch wrote (news.go).
-func (s *Store) ListenNews(ctx context.Context, changed func(id string, news *games.PlayNews)) error {
+func (s *Store) ListenNews(ctx context.Context, changed func(games.Heard)) error {
 	return s.listener.listen(ctx, s, changesChannel, func(payload string, own bool) { eachChange(payload, own, changed) })
 }
 

@@ -112,9 +112,9 @@ func decodeNews(line string) (*games.PlayNews, error) {
 // line whose news does not decode still names its game, with no news. An
 // empty payload (the listening connection's first call) is one call with
 // the empty id.
-func eachChange(payload string, own bool, changed func(id string, news *games.PlayNews)) {
+func eachChange(payload string, own bool, changed func(games.Heard)) {
 	if payload == "" {
-		changed("", nil)
+		changed(games.Heard{})
 		return
 	}
 	for line := range strings.SplitSeq(payload, "\n") {
@@ -122,10 +122,10 @@ func eachChange(payload string, own bool, changed func(id string, news *games.Pl
 		if id == "" {
 			continue
 		}
-		var n *games.PlayNews
+		h := games.Heard{ID: id, Own: own}
 		if hasNews && !own {
-			n, _ = decodeNews(line)
+			h.News, _ = decodeNews(line)
 		}
-		changed(id, n)
+		changed(h)
 	}
 }

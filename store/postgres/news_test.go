@@ -59,12 +59,15 @@ type change struct {
 	version int64 // the news's, 0 for none
 }
 
-func changesOf(payload string, own bool) []change {
+func changesOf(t *testing.T, payload string, own bool) []change {
 	var out []change
-	eachChange(payload, own, func(id string, n *games.PlayNews) {
-		c := change{id: id}
-		if n != nil {
-			c.version = n.Version
+	eachChange(payload, own, func(h games.Heard) {
+		if h.Own != own {
+			t.Errorf("heard %q as own %v, want %v", h.ID, h.Own, own)
+		}
+		c := change{id: h.ID}
+		if h.News != nil {
+			c.version = h.News.Version
 		}
 		out = append(out, c)
 	})
@@ -93,7 +96,7 @@ func TestEachChange(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := changesOf(tc.payload, tc.own); !reflect.DeepEqual(got, tc.want) {
+			if got := changesOf(t, tc.payload, tc.own); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -110,7 +113,8 @@ func FuzzChangesPayload(f *testing.F) {
 		Status: games.Active, UpdatedAt: t0, Deadline: t0, DrawOffer: games.OfferByNorth}))
 	f.Add(`x {"id":"x","version":1,"ply":0,"pits":"0","position":"","status":"active"}`)
 	f.Fuzz(func(t *testing.T, payload string) {
-		eachChange(payload, false, func(id string, n *games.PlayNews) {
+		eachChange(payload, false, func(h games.Heard) {
+			id, n := h.ID, h.News
 			if id == "" && payload != "" {
 				t.Fatalf("payload %q named the empty game", payload)
 			}
@@ -213,7 +217,8 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 		got     = make(chan struct{}, 1024)
 	)
 	go func() {
-		_ = b.ListenNews(ctx, func(id string, n *games.PlayNews) {
+		_ = b.ListenNews(ctx, func(h games.Heard) {
+			id, n := h.ID, h.News
 			mu.Lock()
 			ids[id] = true
 			if n != nil {
@@ -224,7 +229,8 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 		})
 	}()
 	go func() {
-		_ = a.ListenNews(ctx, func(id string, n *games.PlayNews) {
+		_ = a.ListenNews(ctx, func(h games.Heard) {
+			id, n := h.ID, h.News
 			mu.Lock()
 			ownIDs[id] = true
 			if n != nil {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -132,31 +133,32 @@ func TestStatementTimeout(t *testing.T) {
 	}
 }
 
-// TestRoundTripsPerMoveTwoInstances: two instances answer the moves of one
-// game in turn, as a client that sends each request to the next instance
-// does. The news of each play (games.NewsListener) brings the other
-// instance's cached copy of the game up to date, so that each move there is
-// still one round trip, and not a read of the game first. (Only the first
-// move reads: the join, which another instance made, is announced without
-// news.)
-func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
+// instance is a server's game service over a Store of its own, listening
+// to the others as serve wires it (Hub.OnHeard with Service.Heard), its
+// round trips counted.
+type instance struct {
+	trips *tripCounter
+	st    *Store
+	svc   *games.Service
+	heard chan games.Heard // every change it heard of
+}
+
+// twoInstances starts two instances on one fresh schema, both listening.
+func twoInstances(t *testing.T) [2]*instance {
 	dsn := freshSchema(t)
 	ctx := t.Context()
-	type instance struct {
-		trips *tripCounter
-		st    *Store
-		svc   *games.Service
-		heard chan int64 // the versions of the plays whose news it heard
-	}
 	var in [2]*instance
 	for i := range in {
-		x := &instance{trips: &tripCounter{}, heard: make(chan int64, 64)}
+		x := &instance{trips: &tripCounter{}, heard: make(chan games.Heard, 256)}
 		x.st = openOn(t, dsn, Options{Tracer: x.trips})
 		hub := games.NewHub(x.st, games.HubOptions{Changes: x.st})
 		x.svc = games.NewService(x.st, budget.New(1), games.Options{Changed: hub})
-		hub.OnPlayNews(func(n *games.PlayNews) {
-			x.svc.Heard(n)
-			x.heard <- n.Version
+		hub.OnHeard(func(h games.Heard) {
+			x.svc.Heard(h)
+			select {
+			case x.heard <- h:
+			default: // a test that does not wait for them
+			}
 		})
 		lctx, stop := context.WithCancel(ctx)
 		listening := make(chan struct{})
@@ -186,6 +188,40 @@ func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 			}
 		}
 	}
+	return in
+}
+
+// await waits until x hears what wants says it waits for.
+func (x *instance) await(t *testing.T, what string, wants func(games.Heard) bool) {
+	t.Helper()
+	for {
+		select {
+		case h := <-x.heard:
+			if wants(h) {
+				return
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not arrive", what)
+		}
+	}
+}
+
+// firstLegal is the lowest pit the side to move in g may play.
+func firstLegal(g games.Game) int {
+	legal := g.Position.LegalMoves(g.Rules)
+	return legal.Next()
+}
+
+// TestRoundTripsPerMoveTwoInstances: two instances answer the moves of one
+// game in turn, as a client that sends each request to the next instance
+// does. The news of each play (games.NewsListener) brings the other
+// instance's cached copy of the game up to date, so that each move there is
+// still one round trip, and not a read of the game first. (Only the first
+// move reads: the join, which the other instance made, is announced without
+// news.)
+func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
+	ctx := t.Context()
+	in := twoInstances(t)
 	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
 	if err != nil {
 		t.Fatal(err)
@@ -201,24 +237,14 @@ func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 			break
 		}
 		x := in[i%2]
-		// The other instance's play must have reached this one first.
-		for v := int64(0); i > 0 && v < g.Version; {
-			select {
-			case v = <-x.heard:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("move %d: the news of version %d did not arrive", i+1, g.Version)
-			}
-		}
-		pit := -1
-		legal := g.Position.LegalMoves(g.Rules)
-		for p := range engine.NumPits {
-			if legal.Has(p) {
-				pit = p
-				break
-			}
+		if i > 0 {
+			// The other instance's play must have reached this one first.
+			x.await(t, fmt.Sprintf("the news of version %d", g.Version), func(h games.Heard) bool {
+				return h.News != nil && h.News.Version >= g.Version
+			})
 		}
 		before := x.trips.n.Load()
-		res, _, err := x.svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: pit})
+		res, _, err := x.svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(g)})
 		if err != nil {
 			t.Fatalf("move %d: %v", i+1, err)
 		}
@@ -229,5 +255,56 @@ func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 		if i >= 2 && n != 1 {
 			t.Errorf("move %d, on instance %d, took %d round trips, want 1", i+1, i%2, n)
 		}
+	}
+}
+
+// TestOfferOnOtherInstance: a draw offer made on one instance, which is
+// announced without news, makes the other instance forget its copy of the
+// game, so that a move of the offering side there keeps the offer standing
+// (a move leaves its own side's offer) rather than playing from a copy that
+// does not know it.
+func TestOfferOnOtherInstance(t *testing.T) {
+	ctx := t.Context()
+	in := twoInstances(t)
+	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	north, err := in[1].svc.Join(ctx, south.Game.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
+	g := north.Game
+	// Two moves through instance 1, so that it holds the game.
+	for range 2 {
+		res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(g)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g = res.Game
+	}
+	mover := g.Position.ToMove
+	offered, err := in[0].svc.Draw(ctx, g.ID, games.Actor{Token: tokens[mover]}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, ok := offered.DrawOffer.By(); !ok || by != mover {
+		t.Fatalf("draw offer %v after the offer, want %v's", offered.DrawOffer, mover)
+	}
+	in[1].await(t, "the offer's announcement", func(h games.Heard) bool { return h.ID == g.ID && !h.Own && h.News == nil })
+	res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[mover], Ply: offered.Ply, Pit: firstLegal(offered)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if by, ok := res.Game.DrawOffer.By(); !ok || by != mover {
+		t.Fatalf("draw offer %v after the offering side moved on the other instance, want %v's still standing", res.Game.DrawOffer, mover)
+	}
+	stored, err := in[1].st.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.DrawOffer != res.Game.DrawOffer {
+		t.Fatalf("stored draw offer %v, answered %v", stored.DrawOffer, res.Game.DrawOffer)
 	}
 }
