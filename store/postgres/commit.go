@@ -18,27 +18,28 @@ import (
 )
 
 // Group commit. A move's write is small; what it costs PostgreSQL is the
-// commit: a WAL flush, and, since the write announces the move (a NOTIFY in
-// the same transaction, see ApplyPlay), the database-wide lock that
-// serializes the commits of every transaction that notifies, held until its
-// flush is done. So the plays (the writes of moves, the bulk of the writes)
-// go through committers: the plays that arrive while a commit is under way
-// wait together and go into the next transaction, sent as one pipelined
-// batch of prepared statements in one round trip (pgx sends a batch with a
-// single Sync, so PostgreSQL runs it as one implicit transaction and commits
-// it once).
+// commit (a WAL flush, and, since the write announces the move with a
+// NOTIFY in the same transaction, the database-wide lock that serializes
+// the commits of every transaction that notifies, held until its flush is
+// done) and the statement's own set-up. So the plays (the writes of moves,
+// the bulk of the writes) go through a committer: the plays that arrive
+// while a commit is under way wait together and go into the next
+// transaction, written by one statement (batchSQL; two when a game has two
+// plays in it) sent in one round trip (pgx sends a batch with a single
+// Sync, so PostgreSQL runs it as one implicit transaction and commits it
+// once).
 //
-// Each play is its own conditional statement, so a stale one (a wrong ply)
-// updates nothing, writes nothing and is answered games.ErrConflict alone
-// while the others of its batch commit. A statement that fails aborts the
-// whole batch: when the database failed (a lost connection, a shutdown)
-// every play of it is answered with the store's error (fault.ErrUnavailable,
-// uncertain as for any write whose commit may have happened); otherwise the
-// plays are sent again one by one, so one bad write fails alone. Nobody is
-// answered before the commit that holds their play, so an answer still means
-// the move is stored. The plays of a batch lock their games' rows in game id
-// order, and so do every other batch's (another instance's): two batches
-// never wait for each other in a cycle.
+// Each play's update is conditional on its game's ply, so a stale one (a
+// wrong ply) updates nothing, writes nothing and is answered
+// games.ErrConflict alone while the others of its batch commit. A statement
+// that fails aborts the whole batch: when the database failed (a lost
+// connection, a shutdown) every play of it is answered with the store's
+// error (fault.ErrUnavailable, uncertain as for any write whose commit may
+// have happened); otherwise the plays are sent again one by one, so one bad
+// write fails alone. Nobody is answered before the commit that holds their
+// play, so an answer still means the move is stored. A batch locks its
+// games' rows in game id order, and so does every other batch (another
+// instance's): two batches never wait for each other in a cycle.
 
 // maxBatch bounds the plays in one transaction.
 const maxBatch = 64
