@@ -206,6 +206,22 @@ func (x *instance) await(t *testing.T, what string, wants func(games.Heard) bool
 	}
 }
 
+// gameAcross makes a game between two people on instance 0, joined on
+// instance 1, and returns it with each seat's token.
+func gameAcross(t *testing.T, in [2]*instance) (games.Game, map[engine.Side]string) {
+	t.Helper()
+	ctx := t.Context()
+	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	north, err := in[1].svc.Join(ctx, south.Game.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return north.Game, map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
+}
+
 // firstLegal is the lowest pit the side to move in g may play.
 func firstLegal(g games.Game) int {
 	legal := g.Position.LegalMoves(g.Rules)
@@ -222,16 +238,7 @@ func firstLegal(g games.Game) int {
 func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 	ctx := t.Context()
 	in := twoInstances(t)
-	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
-	if err != nil {
-		t.Fatal(err)
-	}
-	north, err := in[1].svc.Join(ctx, south.Game.ID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
-	g := north.Game
+	g, tokens := gameAcross(t, in)
 	for i := range 8 {
 		if g.Status != games.Active {
 			break
@@ -266,16 +273,7 @@ func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 func TestOfferOnOtherInstance(t *testing.T) {
 	ctx := t.Context()
 	in := twoInstances(t)
-	south, err := in[0].svc.Create(ctx, games.NewGame{Start: engine.Start(), Seat: engine.South})
-	if err != nil {
-		t.Fatal(err)
-	}
-	north, err := in[1].svc.Join(ctx, south.Game.ID, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens := map[engine.Side]string{engine.South: south.Token, engine.North: north.Token}
-	g := north.Game
+	g, tokens := gameAcross(t, in)
 	// Two moves through instance 1, so that it holds the game.
 	for range 2 {
 		res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(g)})
