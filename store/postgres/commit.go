@@ -212,7 +212,11 @@ func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
 	b := &pgx.Batch{}
 	b.Queue(genericPlanSQL)
 	for _, r := range rounds {
-		b.Queue(batchSQL, batchArgs(batch, r)...)
+		plays := make([]*games.Play, len(r))
+		for j, i := range r {
+			plays[j] = batch[i].play
+		}
+		b.Queue(batchSQL, batchArgs(plays)...)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	if _, err := br.Exec(); err != nil {
@@ -226,12 +230,7 @@ func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
 			_ = br.Close()
 			return nil, err
 		}
-		matched := map[string]bool{}
-		var id string
-		_, err = pgx.ForEachRow(rows, []any{&id}, func() error {
-			matched[id] = true
-			return nil
-		})
+		matched, err := matchedIDs(rows)
 		if err != nil {
 			_ = br.Close()
 			return nil, err
@@ -245,6 +244,17 @@ func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
 		return nil, err
 	}
 	return applied, nil
+}
+
+// matchedIDs reads batchSQL's answer: the ids of the games it updated.
+func matchedIDs(rows pgx.Rows) (map[string]bool, error) {
+	matched := map[string]bool{}
+	var id string
+	_, err := pgx.ForEachRow(rows, []any{&id}, func() error {
+		matched[id] = true
+		return nil
+	})
+	return matched, err
 }
 
 // roundsOf splits the batch, in game id order, into rounds of indexes in
@@ -295,16 +305,25 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 var batchSQL = `WITH p AS (
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::text[],
 			$7::text[], $8::text[], $9::timestamptz[], $10::bigint[], $11::bigint[], $12::timestamptz[],
-			$13::text[], $14::text[], $15::text[], $16::integer[])
+			$13::text[], $14::text[], $15::text[], $16::integer[],
+			$24::double precision[], $25::double precision[], $26::double precision[],
+			$27::double precision[], $28::double precision[], $29::double precision[])
 			AS p (id, ply, n, position, added, status, winner, end_reason, at, south_us, north_us, deadline,
-				draw_offer, takeback_offer, news, chunk)
+				draw_offer, takeback_offer, news, chunk,
+				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change)
 	), locked AS (
 		SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), game AS (
 		UPDATE games g SET ply = g.ply + p.n, position = p.position, history = g.history || p.added,
 			status = p.status, winner = p.winner, end_reason = p.end_reason, updated_at = p.at,
 			south_clock_us = p.south_us, north_clock_us = p.north_us, deadline = p.deadline,
-			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1
+			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1,
+			south_rating = COALESCE(p.south_rating, g.south_rating),
+			south_deviation = COALESCE(p.south_deviation, g.south_deviation),
+			south_change = COALESCE(p.south_change, g.south_change),
+			north_rating = COALESCE(p.north_rating, g.north_rating),
+			north_deviation = COALESCE(p.north_deviation, g.north_deviation),
+			north_change = COALESCE(p.north_change, g.north_change)
 		FROM p JOIN locked USING (id)
 		WHERE g.id = p.id AND g.ply = p.ply AND g.status = 'active'
 		RETURNING g.id
@@ -320,10 +339,11 @@ var batchSQL = `WITH p AS (
 	)
 	SELECT id FROM game CROSS JOIN (SELECT count(*) FROM announced) AS a`
 
-// batchArgs are batchSQL's arguments for the plays of batch at the
-// indexes of round.
-func batchArgs(batch []*pendingPlay, round []int) []any {
-	n := len(round)
+// batchArgs are batchSQL's arguments for plays, at most one per game, in
+// game id order: a play's match, when it has one, sets its game's seats'
+// ratings (seatRatings), NULL leaving them as they are.
+func batchArgs(plays []*games.Play) []any {
+	n := len(plays)
 	var (
 		id, position, added, status, winner, reason = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		draw, takeback, news                        = make([]string, n), make([]string, n), make([]string, n)
@@ -331,16 +351,15 @@ func batchArgs(batch []*pendingPlay, round []int) []any {
 		at                                          = make([]time.Time, n)
 		south, north                                = make([]int64, n), make([]int64, n)
 		deadline                                    = make([]*time.Time, n)
-		mGame, mDraw                                []string
-		mPly                                        []int32
-		mPit                                        []int16
-		mByAI                                       []bool
-		mAt                                         []time.Time
-		mVersion                                    []int64
+		ratings                                     [6][]*float64
+		moveGames                                   []string
+		moves                                       []games.Record
 	)
+	for k := range ratings {
+		ratings[k] = make([]*float64, n)
+	}
 	size := 0
-	for j, i := range round {
-		p := batch[i].play
+	for j, p := range plays {
 		g := &p.Game
 		nw := p.News()
 		id[j], ply[j], count[j] = p.GameID, int32(p.Ply), int32(len(p.Moves))
@@ -360,11 +379,19 @@ func batchArgs(batch []*pendingPlay, round []int) []any {
 			size++
 		}
 		size += len(news[j])
-		for _, m := range p.Moves {
-			mGame, mPly, mPit, mByAI = append(mGame, p.GameID), append(mPly, int32(m.Ply)), append(mPit, int16(m.Pit)), append(mByAI, m.ByAI)
-			mAt, mVersion, mDraw = append(mAt, stamp(m.At)), append(mVersion, m.Version), append(mDraw, m.DrawOffer.String())
+		_, seats := seatRatings(p.Match, 0)
+		for k, v := range seats {
+			if f, ok := v.(float64); ok {
+				ratings[k][j] = &f
+			}
 		}
+		for range p.Moves {
+			moveGames = append(moveGames, p.GameID)
+		}
+		moves = append(moves, p.Moves...)
 	}
+	rs := recordsOf(moves)
 	return []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
-		draw, takeback, news, chunk, mGame, mPly, mPit, mByAI, mAt, mVersion, mDraw}
+		draw, takeback, news, chunk, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw,
+		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5]}
 }

@@ -269,13 +269,18 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	if p.Match == nil {
 		err = s.play(ctx, &p)
 	} else {
-		args := playArgs(&p)
+		// The match's transaction writes the play with the batches'
+		// statement, its ratings included.
 		err = s.ending(ctx, p.Match, func(q querier) error {
-			var applied int
-			if err := q.QueryRow(ctx, playSQL, args...).Scan(&applied); err != nil {
+			rows, err := q.Query(ctx, batchSQL, batchArgs([]*games.Play{&p})...)
+			if err != nil {
 				return s.wrote(err)
 			}
-			return verdict(applied > 0)
+			matched, err := matchedIDs(rows)
+			if err != nil {
+				return s.wrote(err)
+			}
+			return verdict(matched[p.GameID])
 		})
 	}
 	if errors.Is(err, errUnmatched) {
@@ -285,41 +290,6 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		return fmt.Errorf("apply play at ply %d of %s: %w", p.Ply, p.GameID, err)
 	}
 	return nil
-}
-
-// playSQL is ApplyPlay's statement; it returns 1 when it matched the game's
-// row, else 0.
-var playSQL = func() string {
-	set, _ := seatRatings(nil, 21)
-	return `WITH game AS (
-			UPDATE games SET ply = ply + $3, position = $4, history = history || $5, status = $6,
-				winner = $7, end_reason = $8, updated_at = $9, south_clock_us = $15, north_clock_us = $16,
-				deadline = $17, draw_offer = $18, takeback_offer = $19, version = version + 1` + set + `
-			WHERE id = $1 AND ply = $2 AND status = 'active'
-			RETURNING id
-		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
-			FROM game, unnest($10::integer[], $11::smallint[], $12::boolean[], $13::timestamptz[], $14::bigint[], $20::text[])
-				AS m (ply, pit, by_ai, at, version, draw_offer)
-		)
-		SELECT count(*) FROM game CROSS JOIN LATERAL (SELECT pg_notify('` + changesChannel + `', game.id)) AS announced`
-}()
-
-// playArgs are playSQL's arguments for p.
-func playArgs(p *games.Play) []any {
-	add := make([]byte, len(p.Moves))
-	for i, m := range p.Moves {
-		add[i] = byte(m.Pit)
-	}
-	rs := recordsOf(p.Moves)
-	g := &p.Game
-	_, ratings := seatRatings(p.Match, 21)
-	return append([]any{p.GameID, p.Ply, len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status),
-		g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At),
-		rs.ply, rs.pit, rs.byAI, rs.at, rs.version,
-		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline),
-		g.DrawOffer.String(), g.TakebackOffer.String(), rs.draw}, ratings...)
 }
 
 // Resign implements games.Store: one conditional statement, in a
