@@ -117,6 +117,13 @@ type pool struct {
 	// keys are valid filters of versions up to the pool's: a few thousand
 	// at most.
 	streaks map[gen.PracticeID]int
+	// resume holds, per filter and version (keyed as streaks), the seq a
+	// walk from a random start had reached when its request ran out of
+	// time: the next request without after starts there, so it joins the
+	// generation still running (and the misses passed over stay passed
+	// over) instead of drawing another start that needs another slot.
+	// Served from, the entry goes.
+	resume map[gen.PracticeID]uint64
 }
 
 func newPool(cpu *budget.Budget, o FeedOptions) *pool {
@@ -168,6 +175,7 @@ func newPool(cpu *budget.Budget, o FeedOptions) *pool {
 		missed:   missed,
 		dailies:  map[time.Time]engine.Position{},
 		streaks:  map[gen.PracticeID]int{},
+		resume:   map[gen.PracticeID]uint64{},
 
 		stock:        o.Stock,
 		stockSize:    min(o.StockSize, gen.PracticeWindow),
@@ -189,7 +197,9 @@ func newPool(cpu *budget.Budget, o FeedOptions) *pool {
 // are in distinct buckets and have distinct positions, however many seqs
 // were passed over. A filter whose generations miss missLimit times in a
 // row is ErrFilterUnmet; a request whose time runs out first is
-// ErrPracticeTimeout, to ask again.
+// ErrPracticeTimeout, to ask again the same way: with after, the walk
+// starts where it did; without, the next random start of the filter
+// resumes where this one stopped, so both find the work done.
 func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after string) (Stored, error) {
 	pl := f.pool
 	if pl.generate == nil {
@@ -214,10 +224,12 @@ func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after st
 			id.Seq = nextSeq(prev.Seq, 1)
 		}
 	}
-	if after == "" {
+	random := after == ""
+	if random {
 		if p, ok := f.randomStocked(ctx, filter); ok {
 			return Stored{Puzzle: p}, nil
 		}
+		id.Seq = pl.resumeAt(id)
 	} else if p, ok := f.fromStock(ctx, id); ok {
 		return Stored{Puzzle: p}, nil
 	}
@@ -230,13 +242,49 @@ func (f *Feed) Practice(ctx context.Context, filter gen.PracticeFilter, after st
 		switch {
 		case errors.Is(err, errUpcoming), errors.Is(err, errMiss):
 		case err != nil:
-			return Stored{}, pl.overBudget(ctx, err)
+			err = pl.overBudget(ctx, err)
+			if random && errors.Is(err, ErrPracticeTimeout) {
+				pl.stopAt(id)
+			}
+			return Stored{}, err
 		default:
+			if random {
+				pl.resumed(id)
+			}
 			f.stockMade(ctx, id, p)
 			return Stored{Puzzle: p}, nil
 		}
 	}
+	if random {
+		pl.stopAt(id)
+	}
 	return Stored{}, fmt.Errorf("%w: %d tries from %s found none: ask again", ErrPracticeTimeout, maxTries, gen.PracticeID{Version: id.Version, Filter: filter, Seq: first})
+}
+
+// resumeAt returns the seq a random start of id's filter begins at: where
+// the last such walk ran out of time, if one did, else id's own.
+func (pl *pool) resumeAt(id gen.PracticeID) uint64 {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if seq, ok := pl.resume[streakKey(id)]; ok {
+		return seq
+	}
+	return id.Seq
+}
+
+// stopAt records that a walk from a random start ran out of time at id.
+func (pl *pool) stopAt(id gen.PracticeID) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	pl.resume[streakKey(id)] = id.Seq
+}
+
+// resumed forgets where a walk of id's filter stopped, now that a walk
+// from a random start has found a puzzle at id.
+func (pl *pool) resumed(id gen.PracticeID) {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	delete(pl.resume, streakKey(id))
 }
 
 // nextSeq is the sequence number n after seq, wrapping past MaxPracticeSeq

@@ -511,6 +511,68 @@ func TestPracticeTimeout(t *testing.T) {
 	}
 }
 
+// TestPracticeRandomStartResumes: a request without after that runs out
+// of time leaves its generation running in the only slot; asking again the
+// same way joins that generation (a timeout again while it runs, but no
+// second generation, which would wait for the slot and end in
+// practice_busy when requests have more time than the slot's wait) and
+// then gets its puzzle; the request after that draws a start of its own.
+func TestPracticeRandomStartResumes(t *testing.T) {
+	ctx := context.Background()
+	started, release := make(chan struct{}, 4), make(chan struct{})
+	var mu sync.Mutex
+	calls, draws := 0, uint64(4)
+	slow := blockingPractice(started, release)
+	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
+		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
+		PracticeTimeout: 20 * time.Millisecond,
+		Rand: func() uint64 {
+			mu.Lock()
+			defer mu.Unlock()
+			draws++
+			return draws
+		},
+		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
+			mu.Lock()
+			calls++
+			mu.Unlock()
+			return slow(ctx, version, f, seq)
+		},
+		VerifyPractice: puzzletest.CheckMadeUp,
+	})
+	f := gen.PracticeFilter{Difficulty: 2}
+	if _, err := feed.Practice(ctx, f, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
+		t.Fatalf("a request out of time: %v, want ErrPracticeTimeout", err)
+	}
+	<-started
+	if _, err := feed.Practice(ctx, f, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
+		t.Fatalf("asking again while the generation runs: %v, want ErrPracticeTimeout", err)
+	}
+	close(release)
+	var got string
+	for i := range 500 { // the detached generation ends soon after release
+		sp, err := feed.Practice(ctx, f, "")
+		if err == nil {
+			got = sp.Puzzle.ID
+			break
+		}
+		if !errors.Is(err, puzzles.ErrPracticeTimeout) || i == 499 {
+			t.Fatalf("asking again: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	n := calls
+	mu.Unlock()
+	if got != "x1-d2-gany-tany-5" || n != 1 {
+		t.Fatalf("after the timeouts: %s from %d generations, want x1-d2-gany-tany-5 from one", got, n)
+	}
+	sp, err := feed.Practice(ctx, f, "")
+	if err != nil || sp.Puzzle.ID == got {
+		t.Fatalf("the request after the answer: %s %v, want a start of its own", sp.Puzzle.ID, err)
+	}
+}
+
 // TestPracticeSameIDOnce: concurrent requests for one practice puzzle share
 // one generation, which does not take a second slot, while a request for
 // another id finds the only slot taken.
