@@ -174,6 +174,32 @@ func TestDrawOffers(t *testing.T) {
 	}
 }
 
+// TestMoveAfterAnOfferElsewhere: a draw offer written by another instance
+// (a second service on the same store, which tells the first nothing) at
+// the ply the first holds in its cache is not undone by a move the first
+// makes from that copy: the write finds the version moved on, and the move
+// is made again from the game with the offer.
+func TestMoveAfterAnOfferElsewhere(t *testing.T) {
+	fx := newRatedFixture(t)
+	g, tokens := fx.unrated(t, games.TimeControl{})
+	g = fx.moves(t, g, tokens, 0, 6) // fx.svc holds the game in its cache
+	other := games.NewService(fx.store, testCPU(), games.Options{Now: fx.clock.Now, Choose: lastLegal})
+	mover := g.Position.ToMove
+	offered, err := other.Draw(t.Context(), g.ID, games.Actor{Token: tokens[mover]}, true)
+	if err != nil || offered.DrawOffer != games.OfferBySouth || offered.Ply != g.Ply {
+		t.Fatalf("the offer elsewhere: %v %v at ply %d", offered.DrawOffer, err, offered.Ply)
+	}
+	after := fx.moves(t, g, tokens, 1)
+	if after.DrawOffer != games.OfferBySouth || after.Version != offered.Version+1 {
+		t.Fatalf("after South's move from the copy before the offer: draw offer %v, version %d; want South's still standing, version %d",
+			after.DrawOffer, after.Version, offered.Version+1)
+	}
+	stored, err := fx.store.Game(t.Context(), g.ID)
+	if err != nil || stored.DrawOffer != games.OfferBySouth || stored.Ply != after.Ply {
+		t.Fatalf("stored: draw offer %v at ply %d, %v", stored.DrawOffer, stored.Ply, err)
+	}
+}
+
 func TestRatedDrawByAgreement(t *testing.T) {
 	for _, tc := range []struct {
 		name string

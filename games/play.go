@@ -87,6 +87,16 @@ func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRe
 		// which refusal the request gets (its ply may be stale).
 		out, replayed, err = s.playFrom(ctx, false, req)
 	}
+	for try := 1; errors.Is(err, errChangedUnder); try++ {
+		// The game took an offer (on another instance, or here while the
+		// move was made) at the same ply: the move is made again on the
+		// game as it now is, a few times at most.
+		if try == maxChangedTries {
+			err = fmt.Errorf("game %s changed %d times while the move was made; read it and send the move again: %w", req.ID, try, &StalePlyError{Sent: req.Ply, Current: req.Ply})
+			break
+		}
+		out, replayed, err = s.playFrom(ctx, false, req)
+	}
 	if out != nil {
 		res = *out
 	}
@@ -95,6 +105,16 @@ func (s *Service) lead(ctx context.Context, key flightKey, f *flight, req MoveRe
 
 // errCachedRefusal marks a refusal that was decided from a cached row.
 var errCachedRefusal = errors.New("refused from the cache")
+
+// errChangedUnder: a play's write found its game still active at the
+// play's ply but at a later version (an offer was written since the game
+// was read), so nothing was written.
+var errChangedUnder = errors.New("the game changed at the same ply")
+
+// maxChangedTries bounds the times one request's move is made while its
+// game keeps changing at the same ply: each change is an offer, which
+// takes a request of its own.
+const maxChangedTries = 4
 
 // cachedRefusal marks err when the row it was decided from came from the
 // cache.
@@ -223,7 +243,9 @@ func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveR
 // commit stores the play res made, which left the game g, and returns res
 // with g as its game. Should another request have got there first, req is
 // answered as the game it left says: that request may have been this very
-// one, sent twice to two instances.
+// one, sent twice to two instances. Should the game instead have taken an
+// offer at the same ply since it was read, nothing is written and the
+// error is errChangedUnder: lead makes the move again.
 func (s *Service) commit(ctx context.Context, g *Game, res *PlayResult, req MoveRequest, side engine.Side) (*PlayResult, bool, error) {
 	err := s.apply(ctx, g, res, req.Ply)
 	if errors.Is(err, ErrConflict) {
@@ -234,7 +256,11 @@ func (s *Service) commit(ctx context.Context, g *Game, res *PlayResult, req Move
 		}
 		again, err := s.refusal(ctx, &cur, side, req.Ply, req.Pit)
 		if again == nil && err == nil {
-			err = corrupt("game %s: a play at ply %d conflicted, yet the game is active at that ply", req.ID, req.Ply)
+			if cur.Version == g.Version-1 {
+				err = corrupt("game %s: a play at ply %d, version %d conflicted, yet the game is active there", req.ID, req.Ply, cur.Version)
+			} else {
+				err = errChangedUnder
+			}
 		}
 		return again, again != nil, err
 	}

@@ -75,8 +75,10 @@ type Store interface {
 	// returns none.
 	Records(ctx context.Context, id string, from, limit int) ([]Record, error)
 	// ApplyPlay stores p in one transaction if the game is still active at
-	// p.Ply, and ErrConflict otherwise (ErrNotFound for an unknown game): of
-	// concurrent plays for one ply exactly one is stored. It writes p.Game's
+	// p.Ply and at the version p was made from (p.Game.Version - 1), and
+	// ErrConflict otherwise (ErrNotFound for an unknown game): of
+	// concurrent plays for one ply exactly one is stored, and none undoes
+	// an offer written since its game was read. It writes p.Game's
 	// position, status, result, clock, deadline, offers and UpdatedAt, adds
 	// p.Moves to the records (with their Version) and their pits to the
 	// history, moves the ply on by len(p.Moves) and bumps the version.

@@ -174,7 +174,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		return games.ErrNotFound
 	}
 	g := &row.game
-	if g.Status != games.Active || g.Ply != p.Ply {
+	if g.Status != games.Active || g.Ply != p.Ply || g.Version != p.Game.Version-1 {
 		return games.ErrConflict
 	}
 	if err := s.applyMatch(g, p.Match); err != nil {

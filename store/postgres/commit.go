@@ -291,7 +291,7 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // batchSQL writes a round of plays, at most one per game, given as
 // parallel arrays: it locks their games' rows in id order (so that two
 // batches, of two instances, never wait for each other in a cycle),
-// updates each row still at the play's ply and active, inserts the moves of
+// updates each row still active at the play's ply and version, inserts the moves of
 // the plays it updated, and announces those plays with their news on
 // changesChannel, in as few notifications as fit (the chunk of each play
 // is counted out by batchArgs). It returns the ids of the games it
@@ -307,10 +307,10 @@ var batchSQL = `WITH p AS (
 			$7::text[], $8::text[], $9::timestamptz[], $10::bigint[], $11::bigint[], $12::timestamptz[],
 			$13::text[], $14::text[], $15::text[], $16::integer[],
 			$24::double precision[], $25::double precision[], $26::double precision[],
-			$27::double precision[], $28::double precision[], $29::double precision[])
+			$27::double precision[], $28::double precision[], $29::double precision[], $30::bigint[])
 			AS p (id, ply, n, position, added, status, winner, end_reason, at, south_us, north_us, deadline,
 				draw_offer, takeback_offer, news, chunk,
-				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change)
+				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change, version)
 	), locked AS (
 		SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), game AS (
@@ -325,7 +325,7 @@ var batchSQL = `WITH p AS (
 			north_deviation = COALESCE(p.north_deviation, g.north_deviation),
 			north_change = COALESCE(p.north_change, g.north_change)
 		FROM p JOIN locked USING (id)
-		WHERE g.id = p.id AND g.ply = p.ply AND g.status = 'active'
+		WHERE g.id = p.id AND g.ply = p.ply AND g.version = p.version AND g.status = 'active'
 		RETURNING g.id
 	), moved AS (
 		INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
@@ -348,6 +348,7 @@ func batchArgs(plays []*games.Play) []any {
 		id, position, added, status, winner, reason = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		draw, takeback, news                        = make([]string, n), make([]string, n), make([]string, n)
 		ply, count, chunk                           = make([]int32, n), make([]int32, n), make([]int32, n)
+		version                                     = make([]int64, n)
 		at                                          = make([]time.Time, n)
 		south, north                                = make([]int64, n), make([]int64, n)
 		deadline                                    = make([]*time.Time, n)
@@ -362,7 +363,7 @@ func batchArgs(plays []*games.Play) []any {
 	for j, p := range plays {
 		g := &p.Game
 		nw := p.News()
-		id[j], ply[j], count[j] = p.GameID, int32(p.Ply), int32(len(p.Moves))
+		id[j], ply[j], count[j], version[j] = p.GameID, int32(p.Ply), int32(len(p.Moves)), g.Version-1
 		position[j], added[j], status[j] = g.Position.String(), stored.EncodeHistory(nw.Pits), string(g.Status)
 		winner[j], reason[j], at[j] = g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At)
 		south[j], north[j], deadline[j] = stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)
@@ -393,5 +394,5 @@ func batchArgs(plays []*games.Play) []any {
 	rs := recordsOf(moves)
 	return []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
 		draw, takeback, news, chunk, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw,
-		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5]}
+		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5], version}
 }

@@ -249,7 +249,8 @@ func (s *Store) records(ctx context.Context, id string, from, limit int) ([]game
 }
 
 // ApplyPlay implements games.Store, in one statement: the UPDATE of the game
-// row is conditional on the ply and status the play was made at, and the
+// row is conditional on the ply, version and status the play was made at
+// (so it never undoes an offer written since), and the
 // moves are written, and the change announced to every instance (a NOTIFY on
 // changesChannel, sent at commit), only from what it returns. Of concurrent
 // plays for one ply, the first to reach the row locks it; the others wait

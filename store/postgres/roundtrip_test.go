@@ -267,42 +267,51 @@ func TestRoundTripsPerMoveTwoInstances(t *testing.T) {
 
 // TestOfferOnOtherInstance: a draw offer made on one instance, which is
 // announced without news, makes the other instance forget its copy of the
-// game, so that a move of the offering side there keeps the offer standing
-// (a move leaves its own side's offer) rather than playing from a copy that
-// does not know it.
+// game; and a move of the offering side there keeps the offer standing (a
+// move leaves its own side's offer) whether the announcement came first or
+// not: the move's write is conditional on the version its copy had, so a
+// move from a copy that does not know the offer is made again from the
+// game with it.
 func TestOfferOnOtherInstance(t *testing.T) {
 	ctx := t.Context()
-	in := twoInstances(t)
-	g, tokens := gameAcross(t, in)
-	// Two moves through instance 1, so that it holds the game.
-	for range 2 {
-		res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(g)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g = res.Game
-	}
-	mover := g.Position.ToMove
-	offered, err := in[0].svc.Draw(ctx, g.ID, games.Actor{Token: tokens[mover]}, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if by, ok := offered.DrawOffer.By(); !ok || by != mover {
-		t.Fatalf("draw offer %v after the offer, want %v's", offered.DrawOffer, mover)
-	}
-	in[1].await(t, "the offer's announcement", func(h games.Heard) bool { return h.ID == g.ID && !h.Own && h.News == nil })
-	res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[mover], Ply: offered.Ply, Pit: firstLegal(offered)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if by, ok := res.Game.DrawOffer.By(); !ok || by != mover {
-		t.Fatalf("draw offer %v after the offering side moved on the other instance, want %v's still standing", res.Game.DrawOffer, mover)
-	}
-	stored, err := in[1].st.Game(ctx, g.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if stored.DrawOffer != res.Game.DrawOffer {
-		t.Fatalf("stored draw offer %v, answered %v", stored.DrawOffer, res.Game.DrawOffer)
+	for _, heard := range []bool{true, false} {
+		t.Run(fmt.Sprintf("announcement heard first %t", heard), func(t *testing.T) {
+			in := twoInstances(t)
+			g, tokens := gameAcross(t, in)
+			// Two moves through instance 1, so that it holds the game.
+			for range 2 {
+				res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: firstLegal(g)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g = res.Game
+			}
+			mover := g.Position.ToMove
+			offered, err := in[0].svc.Draw(ctx, g.ID, games.Actor{Token: tokens[mover]}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if by, ok := offered.DrawOffer.By(); !ok || by != mover {
+				t.Fatalf("draw offer %v after the offer, want %v's", offered.DrawOffer, mover)
+			}
+			if heard {
+				in[1].await(t, "the offer's announcement", func(h games.Heard) bool { return h.ID == g.ID && !h.Own && h.News == nil })
+			}
+			res, _, err := in[1].svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[mover], Ply: offered.Ply, Pit: firstLegal(offered)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if by, ok := res.Game.DrawOffer.By(); !ok || by != mover || res.Game.Version != offered.Version+1 {
+				t.Fatalf("draw offer %v, version %d after the offering side moved on the other instance, want %v's still standing, version %d",
+					res.Game.DrawOffer, res.Game.Version, mover, offered.Version+1)
+			}
+			stored, err := in[1].st.Game(ctx, g.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored.DrawOffer != res.Game.DrawOffer {
+				t.Fatalf("stored draw offer %v, answered %v", stored.DrawOffer, res.Game.DrawOffer)
+			}
+		})
 	}
 }

@@ -254,8 +254,9 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 }
 
 // ApplyPlay implements games.Store: one write (see commit.go) that first
-// re-checks that the game is still active at p.Ply, so of concurrent plays
-// for the same ply exactly one is stored. A finishing move's match is
+// re-checks that the game is still active at p.Ply and at the version p was
+// made from, so of concurrent plays for the same ply exactly one is stored,
+// and none undoes an offer written since. A finishing move's match is
 // applied in the same write, and undoes all of it when a rating changed.
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	// The history grows by one digit per move, appended in SQL, so the
@@ -269,10 +270,10 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
 				status = ?, winner = ?, end_reason = ?, updated_at = ?, south_clock_us = ?, north_clock_us = ?,
 				deadline_us = ?, draw_offer = ?, takeback_offer = ?, version = version + 1, `+seatChangeSet+`
-			WHERE id = ? AND ply = ? AND status = 'active'`,
+			WHERE id = ? AND ply = ? AND version = ? AND status = 'active'`,
 			slices.Concat([]any{len(p.Moves), g.Position.String(), stored.EncodeHistory(add), string(g.Status), g.Result.Winner.String(),
 				g.Result.Reason.String(), formatTime(p.At), stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]),
-				deadlineOf(g.Deadline), g.DrawOffer.String(), g.TakebackOffer.String()}, seatChanges(p.Match), []any{p.GameID, p.Ply})...)
+				deadlineOf(g.Deadline), g.DrawOffer.String(), g.TakebackOffer.String()}, seatChanges(p.Match), []any{p.GameID, p.Ply, g.Version - 1})...)
 		if err != nil {
 			return err
 		}

@@ -384,8 +384,9 @@ func testApplyPlay(t *testing.T, s Store, _ *fixtures) {
 	// Of the game a play carries the store takes the position, the status
 	// and the result; the time is the play's, the ply and the history move
 	// on by the play's moves, the version by one, and the rest stays as
-	// stored. A play whose game says otherwise on every other field shows
-	// which the store took.
+	// stored. A play whose game says otherwise on every other field but
+	// the version (one above the version it was made from: the write's
+	// condition) shows which the store took.
 	p := request(t, g, turnToken(g), tick(10), pick(g.Position, g.Rules, 1), 0)
 	want = append(want, p.Moves...)
 	wantGame := cloneGame(p.Game)
@@ -394,7 +395,7 @@ func testApplyPlay(t *testing.T, s Store, _ *fixtures) {
 	decoy.CreatedAt, decoy.UpdatedAt, decoy.JoinedAt = tick(50), tick(51), tick(52)
 	decoy.Rules = engine.Rules{CaptureSeed: engine.CaptureLeft, Leftovers: engine.LeftoversSideOwner}
 	decoy.Start = p.Game.Position
-	decoy.Ply, decoy.History, decoy.Version = 99, []byte{1, 2, 3}, 77
+	decoy.Ply, decoy.History = 99, []byte{1, 2, 3}
 	decoy.AI = &games.AI{Side: engine.North, Level: 9}
 	decoy.Tokens = [2][]byte{hashOf("decoy south"), hashOf("decoy north")}
 	if err := s.ApplyPlay(t.Context(), p); err != nil {

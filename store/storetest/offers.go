@@ -12,6 +12,7 @@ import (
 var offerCases = []suiteCase{
 	{"offers/an offer is written and a move clears it", testOfferWritten},
 	{"offers/amend conflicts", testAmendConflicts},
+	{"offers/a play made before an offer conflicts", testPlayBeforeOffer},
 	{"offers/a takeback deletes the undone moves", testTakeback},
 	{"offers/an end clears the offers", testEndClearsOffers},
 }
@@ -50,6 +51,24 @@ func testOfferWritten(t *testing.T, s Store, _ *fixtures) {
 	// The play writes the offers the service computed for it.
 	p := request(t, offered, turnToken(offered), tick(9), pick(offered.Position, offered.Rules, 0), 0)
 	p.Game.DrawOffer, p.Game.TakebackOffer = games.OfferBySouth, games.NoOffer
+	mustApply(t, s, p)
+}
+
+// testPlayBeforeOffer: a play made from the game as it was before an offer
+// (same ply, the version before) is refused, so it cannot undo the offer;
+// made again from the game with the offer, it is stored.
+func testPlayBeforeOffer(t *testing.T, s Store, _ *fixtures) {
+	g := played(t, s, "play-before-offer", 2)
+	offered := cloneGame(g)
+	offered.DrawOffer = games.OfferBySouth
+	offered = mustAmend(t, s, g.Version, offered)
+	stale := request(t, g, turnToken(g), tick(9), pick(g.Position, g.Rules, 0), 0)
+	if err := s.ApplyPlay(t.Context(), stale); !errors.Is(err, games.ErrConflict) {
+		t.Fatalf("a play made before the offer: %v, want games.ErrConflict", err)
+	}
+	checkStoredGame(t, s, "after the refused play", offered)
+	p := request(t, offered, turnToken(offered), tick(9), pick(offered.Position, offered.Rules, 0), 0)
+	p.Game.DrawOffer = games.OfferBySouth
 	mustApply(t, s, p)
 }
 
