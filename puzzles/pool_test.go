@@ -107,6 +107,50 @@ func blockingPractice(started chan<- struct{}, release <-chan struct{}) puzzles.
 	}
 }
 
+// counted is a practice generator that counts its calls.
+type counted struct {
+	mu    sync.Mutex
+	calls int
+	f     puzzles.PracticeFunc
+}
+
+// countedPractice counts the calls of f.
+func countedPractice(f puzzles.PracticeFunc) *counted { return &counted{f: f} }
+
+func (c *counted) practice(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
+	c.mu.Lock()
+	c.calls++
+	c.mu.Unlock()
+	return c.f(ctx, version, f, seq)
+}
+
+// count is how many generations were asked of c so far.
+func (c *counted) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.calls
+}
+
+// awaitPractice asks feed for a puzzle of f from a random start until it
+// answers with one rather than ErrPracticeTimeout (a detached generation
+// ends soon after its release), a bounded number of times, and returns the
+// puzzle's id.
+func awaitPractice(t *testing.T, feed *puzzles.Feed, f gen.PracticeFilter) string {
+	t.Helper()
+	for range 500 {
+		sp, err := feed.Practice(t.Context(), f, "")
+		if err == nil {
+			return sp.Puzzle.ID
+		}
+		if !errors.Is(err, puzzles.ErrPracticeTimeout) {
+			t.Fatalf("asking again: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("asking again: still no puzzle after 500 tries")
+	return ""
+}
+
 func TestPracticeErrors(t *testing.T) {
 	ctx := context.Background()
 	feed := madeUpFeed(puzzles.FeedOptions{})
@@ -462,18 +506,11 @@ func TestPracticeMisses(t *testing.T) {
 func TestPracticeTimeout(t *testing.T) {
 	ctx := context.Background()
 	started, release := make(chan struct{}, 1), make(chan struct{})
-	var mu sync.Mutex
-	calls := 0
-	slow := blockingPractice(started, release)
+	slow := countedPractice(blockingPractice(started, release))
 	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1,
 		PracticeTimeout: 20 * time.Millisecond, Rand: func() uint64 { return 5 },
-		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
-			mu.Lock()
-			calls++
-			mu.Unlock()
-			return slow(ctx, version, f, seq)
-		},
+		Practice:       slow.practice,
 		VerifyPractice: puzzletest.CheckMadeUp,
 	})
 	if _, err := feed.Practice(ctx, gen.PracticeFilter{}, ""); !errors.Is(err, puzzles.ErrPracticeTimeout) {
@@ -483,21 +520,8 @@ func TestPracticeTimeout(t *testing.T) {
 	close(release)
 	// The detached generation finishes and is remembered; poll for it
 	// (bounded): the answer of the same request is then at once.
-	for i := range 500 {
-		sp, err := feed.Practice(ctx, gen.PracticeFilter{}, "")
-		if err == nil {
-			mu.Lock()
-			n := calls
-			mu.Unlock()
-			if sp.Puzzle.ID != "x1-d0-gany-tany-5" || n != 1 {
-				t.Fatalf("after the timeout: %s, %d generations, want x1-d0-gany-tany-5 from one", sp.Puzzle.ID, n)
-			}
-			break
-		}
-		if !errors.Is(err, puzzles.ErrPracticeTimeout) || i == 499 {
-			t.Fatalf("asking again: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if got, n := awaitPractice(t, feed, gen.PracticeFilter{}), slow.count(); got != "x1-d0-gany-tany-5" || n != 1 {
+		t.Fatalf("after the timeout: %s, %d generations, want x1-d0-gany-tany-5 from one", got, n)
 	}
 	// The caller's own deadline stays a deadline, not ErrPracticeTimeout.
 	stuck := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
@@ -521,8 +545,8 @@ func TestPracticeRandomStartResumes(t *testing.T) {
 	ctx := context.Background()
 	started, release := make(chan struct{}, 4), make(chan struct{})
 	var mu sync.Mutex
-	calls, draws := 0, uint64(4)
-	slow := blockingPractice(started, release)
+	draws := uint64(4)
+	slow := countedPractice(blockingPractice(started, release))
 	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
 		PracticeTimeout: 20 * time.Millisecond,
@@ -532,12 +556,7 @@ func TestPracticeRandomStartResumes(t *testing.T) {
 			draws++
 			return draws
 		},
-		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
-			mu.Lock()
-			calls++
-			mu.Unlock()
-			return slow(ctx, version, f, seq)
-		},
+		Practice:       slow.practice,
 		VerifyPractice: puzzletest.CheckMadeUp,
 	})
 	f := gen.PracticeFilter{Difficulty: 2}
@@ -549,21 +568,7 @@ func TestPracticeRandomStartResumes(t *testing.T) {
 		t.Fatalf("asking again while the generation runs: %v, want ErrPracticeTimeout", err)
 	}
 	close(release)
-	var got string
-	for i := range 500 { // the detached generation ends soon after release
-		sp, err := feed.Practice(ctx, f, "")
-		if err == nil {
-			got = sp.Puzzle.ID
-			break
-		}
-		if !errors.Is(err, puzzles.ErrPracticeTimeout) || i == 499 {
-			t.Fatalf("asking again: %v", err)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	mu.Lock()
-	n := calls
-	mu.Unlock()
+	got, n := awaitPractice(t, feed, f), slow.count()
 	if got != "x1-d2-gany-tany-5" || n != 1 {
 		t.Fatalf("after the timeouts: %s from %d generations, want x1-d2-gany-tany-5 from one", got, n)
 	}
@@ -579,17 +584,10 @@ func TestPracticeRandomStartResumes(t *testing.T) {
 func TestPracticeSameIDOnce(t *testing.T) {
 	ctx := context.Background()
 	started, release := make(chan struct{}, 8), make(chan struct{})
-	var mu sync.Mutex
-	calls := 0
-	slow := blockingPractice(started, release)
+	slow := countedPractice(blockingPractice(started, release))
 	feed := puzzles.NewFeed(memory.New(), testCPU(), puzzles.FeedOptions{
 		Now: func() time.Time { return poolToday }, Cutover: poolToday, PracticeVersion: 1, PracticeConcurrency: 1,
-		Practice: func(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
-			mu.Lock()
-			calls++
-			mu.Unlock()
-			return slow(ctx, version, f, seq)
-		},
+		Practice:       slow.practice,
 		VerifyPractice: puzzletest.CheckMadeUp,
 	})
 	const n = 8
@@ -613,11 +611,9 @@ func TestPracticeSameIDOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	// The busy id was never generated; the shared one once (a request that
 	// came after the generation ended finds it made).
-	if calls != 1 {
+	if calls := slow.count(); calls != 1 {
 		t.Fatalf("%d generations for %d concurrent requests of one id, want 1", calls, n)
 	}
 }
