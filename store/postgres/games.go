@@ -407,8 +407,8 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 }
 
 // DeleteEnded implements games.Store, in one statement: the oldest ended
-// games first, found through the index games_ended, with their moves (ON
-// DELETE CASCADE) and their reviews (the reviews table has no reference to
+// games first, found through the index games_ended, with their moves (the
+// trigger games_deleted, migration 17) and their reviews (the reviews table has no reference to
 // games: deleted by key, in the same statement). Games another instance is
 // deleting at the same moment are skipped rather than waited for. The
 // explorer's rows are counts and keep the game: a pruned game's id may stay

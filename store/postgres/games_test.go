@@ -149,6 +149,50 @@ func TestWritesAreWhole(t *testing.T) {
 	})
 }
 
+// TestPrunedGamesTakeTheirMoves: the moves table has no reference to
+// games; the trigger games_deleted deletes a pruned game's moves with it,
+// and leaves those of the games kept, whatever deletes games.
+func TestPrunedGamesTakeTheirMoves(t *testing.T) {
+	ctx := t.Context()
+	s := openFresh(t)
+	var ids []string
+	for _, id := range []string{"pruned", "kept"} {
+		g := joinedGame(t, s, id)
+		for i := range 3 {
+			legal := g.Position.LegalMoves(g.Rules)
+			p := playOn(t, g, legal.Next(), seatToken(g), t0.Add(time.Duration(i+1)*time.Second))
+			if err := s.ApplyPlay(ctx, p); err != nil {
+				t.Fatal(err)
+			}
+			g = p.Game
+		}
+		ids = append(ids, id)
+	}
+	if _, err := s.Resign(ctx, "pruned", engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, t0.Add(time.Minute), nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeleteEnded(ctx, t0.Add(time.Hour), 10); err != nil || n != 1 {
+		t.Fatalf("DeleteEnded: %d %v, want the one ended game", n, err)
+	}
+	moves := func(id string) int {
+		var n int
+		if err := s.pool.QueryRow(ctx, "SELECT count(*) FROM moves WHERE game_id = $1", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if a, b := moves(ids[0]), moves(ids[1]); a != 0 || b != 3 {
+		t.Fatalf("moves after the pruning: %d of the pruned game, %d of the kept one; want 0 and 3", a, b)
+	}
+	// An operator's own DELETE takes them too.
+	if _, err := s.pool.Exec(ctx, "DELETE FROM games WHERE id = $1", ids[1]); err != nil {
+		t.Fatal(err)
+	}
+	if n := moves(ids[1]); n != 0 {
+		t.Fatalf("%d moves left after the game's DELETE, want 0", n)
+	}
+}
+
 // TestChecks: the database itself refuses rows that do not hold together,
 // whatever the code above it does.
 func TestChecks(t *testing.T) {
