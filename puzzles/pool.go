@@ -122,7 +122,7 @@ type pool struct {
 	// time: the next request without after starts there, so it joins the
 	// generation still running (and the misses passed over stay passed
 	// over) instead of drawing another start that needs another slot.
-	// Served from, the entry goes.
+	// Once a random start of the filter is answered, its entry goes.
 	resume map[gen.PracticeID]uint64
 }
 

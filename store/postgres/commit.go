@@ -29,8 +29,8 @@ import (
 // Sync, so PostgreSQL runs it as one implicit transaction and commits it
 // once).
 //
-// Each play's update is conditional on its game's ply, so a stale one (a
-// wrong ply) updates nothing, writes nothing and is answered
+// Each play's update is conditional on its game's ply and version, so a
+// stale one (a wrong ply, or a game changed since it was read) updates nothing, writes nothing and is answered
 // games.ErrConflict alone while the others of its batch commit. A statement
 // that fails aborts the whole batch: when the database failed (a lost
 // connection, a shutdown) every play of it is answered with the store's
@@ -291,11 +291,11 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // batchSQL writes a round of plays, at most one per game, given as
 // parallel arrays: it locks their games' rows in id order (so that two
 // batches, of two instances, never wait for each other in a cycle),
-// updates each row still active at the play's ply and version, inserts the moves of
-// the plays it updated, and announces those plays with their news on
-// changesChannel, in as few notifications as fit (the chunk of each play
-// is counted out by batchArgs). It returns the ids of the games it
-// updated.
+// updates each row still active at the play's ply and version, inserts
+// the moves of the plays it updated, and announces those plays with their
+// news on changesChannel, in as few notifications as fit (the chunk of
+// each play is counted out by batchArgs). It returns the ids of the games
+// it updated.
 //
 // One statement for the whole round, rather than one per play, because
 // what a statement costs PostgreSQL is mostly its own: planning aside

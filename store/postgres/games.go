@@ -408,9 +408,10 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 
 // DeleteEnded implements games.Store, in one statement: the oldest ended
 // games first, found through the index games_ended, with their moves (the
-// trigger games_deleted, migration 17) and their reviews (the reviews table has no reference to
-// games: deleted by key, in the same statement). Games another instance is
-// deleting at the same moment are skipped rather than waited for. The
+// trigger games_deleted, migration 17) and their reviews (the reviews
+// table has no reference to games: deleted by key, in the same
+// statement). Games another instance is deleting at the same moment are
+// skipped rather than waited for. The
 // explorer's rows are counts and keep the game: a pruned game's id may stay
 // among a move's recent games.
 func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (int, error) {
