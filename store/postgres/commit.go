@@ -30,8 +30,9 @@ import (
 // once).
 //
 // Each play's update is conditional on its game's ply and version, so a
-// stale one (a wrong ply, or a game changed since it was read) updates nothing, writes nothing and is answered
-// games.ErrConflict alone while the others of its batch commit. A statement
+// stale one (a wrong ply, or a game changed since it was read) updates
+// nothing, writes nothing and is answered games.ErrConflict alone while
+// the others of its batch commit. A statement
 // that fails aborts the whole batch: when the database failed (a lost
 // connection, a shutdown) every play of it is answered with the store's
 // error (fault.ErrUnavailable, uncertain as for any write whose commit may
