@@ -347,7 +347,7 @@ func seatPlayer(p *players.Player, c players.Category, now time.Time) SeatPlayer
 // Join takes the open seat of a game against a person, once, for player
 // (nil: anonymous, which a rated game refuses).
 func (s *Service) Join(ctx context.Context, id string, player *players.Player) (Seat, error) {
-	g, err := s.current(ctx, id)
+	g, err := s.joinable(ctx, id)
 	if err != nil {
 		return Seat{}, err
 	}
@@ -379,7 +379,9 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 	if errors.Is(err, ErrConflict) {
 		// Read the game to be sure of it: a row that no longer holds
 		// together is the server's fault, not a taken seat; one that
-		// expired meanwhile is ended.
+		// expired meanwhile is ended. A copy of it cached here waiting is
+		// stale.
+		s.cache.drop(id)
 		if g, err = s.current(ctx, id); err != nil {
 			return Seat{}, err
 		}
@@ -399,6 +401,21 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 		side = engine.South
 	}
 	return Seat{Game: g, Side: side, Token: token}, nil
+}
+
+// joinable is the game a join of id starts from: the cached one when this
+// instance has it waiting and not overdue, else the database's. What the
+// join decides from it (rated or not, the creator, the category, the
+// deadline the join sets) does not change while a game waits, and the
+// join's write takes the seat only if the game still waits, with the seat
+// open, before its deadline: a stale copy (a game joined, aborted or
+// deleted elsewhere) costs that write's refusal and a read, never a wrong
+// answer. A game created here is so joined without a read first.
+func (s *Service) joinable(ctx context.Context, id string) (Game, error) {
+	if g, ok := s.cache.get(id); ok && g.Status == Waiting && (g.Deadline.IsZero() || s.clock().Before(g.Deadline)) {
+		return g, nil
+	}
+	return s.current(ctx, id)
 }
 
 // endedError is ErrFinished for g, which is over, saying how it ended.

@@ -15,6 +15,7 @@ import (
 	"github.com/ayoayo/ayoayo/budget"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/store/memory"
 )
 
@@ -443,6 +444,83 @@ func TestGameServiceStaleCache(t *testing.T) {
 	ms, err := a.Moves(ctx, id, 0, 10)
 	if err != nil || len(ms) != 3 {
 		t.Fatalf("%d moves (%v), want 3", len(ms), err)
+	}
+}
+
+// gameReading counts the reads of games.
+type gameReading struct {
+	*memory.Store
+	reads atomic.Int64
+}
+
+func (r *gameReading) Game(ctx context.Context, id string) (games.Game, error) {
+	r.reads.Add(1)
+	return r.Store.Game(ctx, id)
+}
+
+// TestJoinFromCache: a join of a game this instance created and has
+// waiting reads nothing before its write; a copy gone stale (the game
+// joined elsewhere) or overdue costs a read and gets the answer the
+// database's game gives.
+func TestJoinFromCache(t *testing.T) {
+	create := func(t *testing.T, svc *games.Service) games.Seat {
+		t.Helper()
+		s, err := svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, a, b *games.Service, clock *gamestest.Clock) string // the game a then joins
+		reads int64                                                                  // reads of games by a's join
+		want  error
+	}{
+		{"created here", func(t *testing.T, a, _ *games.Service, _ *gamestest.Clock) string {
+			return create(t, a).Game.ID
+		}, 0, nil},
+		{"created elsewhere", func(t *testing.T, _, b *games.Service, _ *gamestest.Clock) string {
+			return create(t, b).Game.ID
+		}, 1, nil},
+		{"joined elsewhere since", func(t *testing.T, a, b *games.Service, _ *gamestest.Clock) string {
+			id := create(t, a).Game.ID
+			if _, err := b.Join(t.Context(), id, nil); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}, 1, games.ErrSeatTaken},
+		{"overdue", func(t *testing.T, a, _ *games.Service, clock *gamestest.Clock) string {
+			id := create(t, a).Game.ID
+			clock.Advance(time.Hour)
+			return id
+		}, 1, games.ErrFinished},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := &gameReading{Store: memory.New()}
+			clock := gamestest.NewClock()
+			o := games.Options{Choose: lastLegal, Now: clock.Now, Expiries: games.Expiries{Waiting: time.Hour}}
+			a, b := games.NewService(st, testCPU(), o), games.NewService(st, testCPU(), o)
+			id := tc.setup(t, a, b, clock)
+			before := st.reads.Load()
+			seat, err := a.Join(t.Context(), id, nil)
+			if reads := st.reads.Load() - before; reads != tc.reads {
+				t.Errorf("%d reads of the game before the join's answer, want %d", reads, tc.reads)
+			}
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("join: %v, want %v", err, tc.want)
+			}
+			if err == nil && (seat.Game.Status != games.Active || seat.Side != engine.North) {
+				t.Fatalf("joined %s as %v, want active as North", seat.Game.Status, seat.Side)
+			}
+			if err != nil {
+				// Refused once, the stale copy is gone: the next join reads.
+				before = st.reads.Load()
+				if _, err := a.Join(t.Context(), id, nil); !errors.Is(err, tc.want) || st.reads.Load() == before {
+					t.Fatalf("join again: %v after %d reads, want %v after a read", err, st.reads.Load()-before, tc.want)
+				}
+			}
+		})
 	}
 }
 
