@@ -11,11 +11,11 @@ import (
 // (or a join of a game created here) does not have to read its game from
 // the database first. It is only ever a guess: the write of a move
 // re-checks the ply in the database, and a move whose ply does not match
-// the cached game asks the database (a join's write re-checks that the game
-// still waits), so a stale entry costs a read, never a wrong answer. Reads
-// for clients (GET, events) do not use it. A full cache forgets the game played least recently
-// (golang-lru's LRU): finished and idle games are the many, and a forgotten
-// game is merely read again.
+// the cached game asks the database (a join's write re-checks that the
+// game still waits), so a stale entry costs a read, never a wrong answer.
+// Reads for clients (GET, events) do not use it. A full cache forgets the
+// game played least recently (golang-lru's LRU): finished and idle games
+// are the many, and a forgotten game is merely read again.
 type gameCache struct {
 	// mu makes put's compare and add one step (simplelru is not safe for
 	// concurrent use; its thread-safe wrapper would lock each call alone).

@@ -376,12 +376,13 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 	joined := g
 	joined.Status, joined.UpdatedAt, joined.JoinedAt = Active, now, now
 	g, err = s.store.Join(ctx, id, hash, now, joined.deadline(s.exp), seatPlayer(player, g.Category(), now))
+	if err != nil {
+		s.cache.drop(id) // a copy cached here waiting is stale
+	}
 	if errors.Is(err, ErrConflict) {
 		// Read the game to be sure of it: a row that no longer holds
 		// together is the server's fault, not a taken seat; one that
-		// expired meanwhile is ended. A copy of it cached here waiting is
-		// stale.
-		s.cache.drop(id)
+		// expired meanwhile is ended.
 		if g, err = s.current(ctx, id); err != nil {
 			return Seat{}, err
 		}
