@@ -140,11 +140,28 @@ run() {
 	awk -v n="$1" -v m="$moves" -v r="$rate" -v a="$p50" -v b="$p99" -v s=$((c1 - c0)) -v q="$pgticks" -v k="$tick" -v l="$load" -v bs="$batches" -v bm="$batched" \
 		'BEGIN {printf "%-12s %6s moves/s  p50 %-9s p99 %-9s  server %5.1f s  postgres %5.1f s  %.2f CPU-s per 1,000 moves  load %s%s\n",
 			n, r, a, b, s / k, q / k, (m > 0 ? (s + q) / k / m * 1000 : 0), l, (bs > 0 ? sprintf("  %.1f plays per commit", bm / bs) : "")}'
+	# The run's figures, for the round's ratios: moves/s, p99 in ms, and
+	# CPU-seconds per 1,000 moves.
+	last_rate=$rate
+	last_p99=$(echo "$p99" | awk '/ms$/ {print $0 + 0; next} /µs$/ {print ($0 + 0) / 1000; next} /s$/ {print ($0 + 0) * 1000; next} {print 0}')
+	last_cpu=$(awk -v m="$moves" -v s=$((c1 - c0)) -v q="$pgticks" -v k="$tick" 'BEGIN {print (m > 0 ? (s + q) / k / m * 1000 : 0)}')
+}
+
+# ratios NAME: the last run's figures against SQLite's of the same round,
+# as the goal of issue 35 counts them (docs/performance.md): how many
+# times fewer moves per second, the p99 and the CPU per move as multiples
+# of SQLite's.
+ratios() {
+	awk -v n="$1" -v r="$last_rate" -v p="$last_p99" -v c="$last_cpu" -v sr="$sqlite_rate" -v sp="$sqlite_p99" -v sc="$sqlite_cpu" \
+		'BEGIN {if (r > 0 && sp > 0 && sc > 0) printf "  %s against SQLite: %.2fx fewer moves/s, p99 %.2fx, CPU per move %.2fx\n", n, sr / r, p / sp, c / sc}'
 }
 
 echo "$games games, $concurrency in flight, $duration per run, $rounds rounds; $(nproc) cores"
 for r in $(seq 1 "$rounds"); do
 	run sqlite "$work/lt.db" 1
+	sqlite_rate=$last_rate sqlite_p99=$last_p99 sqlite_cpu=$last_cpu
 	run postgres-1 "$pg" 1
+	ratios postgres-1
 	run postgres-2 "$pg" 2
+	ratios postgres-2
 done
