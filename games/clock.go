@@ -294,6 +294,11 @@ type Expiry struct {
 	Ending Ending
 }
 
+// overdue says whether g's deadline, if it has one, has passed at now.
+func (g *Game) overdue(now time.Time) bool {
+	return !g.Deadline.IsZero() && !now.Before(g.Deadline)
+}
+
 // ExpiryOf returns g's expiry, and false for a game that is over.
 func ExpiryOf(g *Game) (Expiry, bool) {
 	end, side := g.Ending()

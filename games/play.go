@@ -196,7 +196,7 @@ func (s *Service) gameFor(ctx context.Context, useCache bool, req MoveRequest, n
 	if side, err = seatOf(&g, req.actor()); err != nil {
 		return g, 0, false, err // tokens never change: the cache is as good as the database
 	}
-	if !g.Deadline.IsZero() && !now.Before(g.Deadline) {
+	if g.overdue(now) {
 		s.cache.drop(req.ID)
 		g, err = s.read(ctx, req.ID, false)
 		return g, side, false, err

@@ -413,7 +413,7 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 // deleted elsewhere) costs that write's refusal and a read, never a wrong
 // answer. A game created here is so joined without a read first.
 func (s *Service) joinable(ctx context.Context, id string) (Game, error) {
-	if g, ok := s.cache.get(id); ok && g.Status == Waiting && (g.Deadline.IsZero() || s.clock().Before(g.Deadline)) {
+	if g, ok := s.cache.get(id); ok && g.Status == Waiting && !g.overdue(s.clock()) {
 		return g, nil
 	}
 	return s.current(ctx, id)

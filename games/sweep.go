@@ -280,7 +280,7 @@ func (sw *Sweeper) sleepUntilDue(ctx context.Context, failed, spared bool) {
 // again and looked at anew.
 func (s *Service) expire(ctx context.Context, g Game) (Game, error) {
 	for range maxRatingTries {
-		if g.Deadline.IsZero() || s.clock().Before(g.Deadline) {
+		if !g.overdue(s.clock()) {
 			return g, nil
 		}
 		ending, side := g.Ending()

@@ -155,8 +155,8 @@ func TestWritesAreWhole(t *testing.T) {
 func TestPrunedGamesTakeTheirMoves(t *testing.T) {
 	ctx := t.Context()
 	s := openFresh(t)
-	var ids []string
-	for _, id := range []string{"pruned", "kept"} {
+	ids := []string{"pruned", "kept"}
+	for _, id := range ids {
 		g := joinedGame(t, s, id)
 		for i := range 3 {
 			legal := g.Position.LegalMoves(g.Rules)
@@ -166,7 +166,6 @@ func TestPrunedGamesTakeTheirMoves(t *testing.T) {
 			}
 			g = p.Game
 		}
-		ids = append(ids, id)
 	}
 	if _, err := s.Resign(ctx, "pruned", engine.Result{Reason: engine.ByResignation, Winner: engine.SouthWins}, t0.Add(time.Minute), nil); err != nil {
 		t.Fatal(err)
