@@ -21,28 +21,36 @@ import (
 // commit (a WAL flush, and, since the write announces the move with a
 // NOTIFY in the same transaction, the database-wide lock that serializes
 // the commits of every transaction that notifies, held until its flush is
-// done) and the statement's own set-up. So the plays (the writes of moves,
-// the bulk of the writes) go through a committer: the plays that arrive
-// while a commit is under way wait together and go into the next
-// transaction, written by one statement (batchSQL; two when a game has two
-// plays in it) sent in one round trip (pgx sends a batch with a single
-// Sync, so PostgreSQL runs it as one implicit transaction and commits it
-// once).
+// done), the round trip (on a virtual machine the system calls and the
+// switches between processes cost more than the statement) and the
+// statement's own set-up. So the plays (the writes of moves, the bulk of
+// the writes), the new games and the joins go through a committer: the
+// writes that arrive while a commit is under way wait together and go into
+// the next transaction, sent in one round trip (pgx sends a batch with a
+// single Sync, so PostgreSQL runs it as one implicit transaction and
+// commits it once): a statement per new game (createSQL), then, when there
+// are joins, one that locks the rows of the batch's joins and plays in id
+// order and a statement per join (joinSQL), then the plays, written by one
+// statement (batchSQL; two when a game has two plays in it). A game's
+// creation and its join each cost a transaction of their own before; in
+// the load test, where a game lasts some 23 moves, that was a third of
+// PostgreSQL's commits.
 //
-// Each play's update is conditional on its game's ply and version, so a
-// stale one (a wrong ply, or a game changed since it was read) updates
-// nothing, writes nothing and is answered games.ErrConflict alone while
-// the others of its batch commit. A statement
+// Each write is conditional (a play on its game's ply and version, a new
+// game on its id being free, a join on the seat being open), so a stale
+// one writes nothing and is answered alone (games.ErrConflict, or what the
+// caller finds out) while the others of its batch commit. A statement
 // that fails aborts the whole batch: when the database failed (a lost
-// connection, a shutdown) every play of it is answered with the store's
+// connection, a shutdown) every write of it is answered with the store's
 // error (fault.ErrUnavailable, uncertain as for any write whose commit may
-// have happened); otherwise the plays are sent again one by one, so one bad
-// write fails alone. Nobody is answered before the commit that holds their
-// play, so an answer still means the move is stored. A batch locks its
-// games' rows in game id order, and so does every other batch (another
-// instance's): two batches never wait for each other in a cycle.
+// have happened); otherwise the writes are sent again one by one, so one
+// bad write fails alone. Nobody is answered before the commit that holds
+// their write, so an answer still means it is stored. A batch locks its
+// games' rows in game id order before it writes any, and so does every
+// other batch (another instance's): two batches never wait for each other
+// in a cycle. (A new game's row is nobody else's to lock.)
 
-// maxBatch bounds the plays in one transaction.
+// maxBatch bounds the writes in one transaction.
 const maxBatch = 64
 
 // committers is how many batches of one store may be under way at once:
@@ -54,36 +62,58 @@ const maxBatch = 64
 const committers = 1
 
 // batchTimeout bounds a batch's round trip: a database that stopped
-// answering fails the plays rather than holding them, and their requests,
+// answering fails the writes rather than holding them, and their requests,
 // for the system's TCP timeout.
 const batchTimeout = 15 * time.Second
 
-// errClosed: the store was closed before the play could be written.
+// errClosed: the store was closed before the write could be made.
 var errClosed = errors.New("postgres: store closed")
 
-type pendingPlay struct {
-	ctx  context.Context
-	play *games.Play
-	done chan error // nil, errUnmatched, or the batch's error
+// pendingWrite is a write waiting for its batch: a play, a new game or a
+// join, one of the three.
+type pendingWrite struct {
+	ctx    context.Context
+	play   *games.Play
+	create *games.Game // with args, createSQL's
+	join   string      // the game's id, with args, joinSQL's
+	args   []any
+	done   chan error // nil, errUnmatched, or the batch's error
+
+	// joined is the row a join's statement returned, set before done is
+	// sent nil.
+	joined gameRow
 }
 
-// errUnmatched is a play's answer when its conditional statement matched no
-// row: the caller finds out why (games.ErrNotFound or games.ErrConflict).
+// gameID is the id of the game the write is for.
+func (w *pendingWrite) gameID() string {
+	switch {
+	case w.play != nil:
+		return w.play.GameID
+	case w.create != nil:
+		return w.create.ID
+	}
+	return w.join
+}
+
+// errUnmatched is a write's answer when its conditional statement matched
+// no row: the caller finds out why (games.ErrNotFound or games.ErrConflict,
+// or for a new game, its id taken).
 var errUnmatched = errors.New("play matched no row")
 
-// committer runs the batches. It starts with the first play and stops at
+// committer runs the batches. It starts with the first write and stops at
 // Close.
 type committer struct {
-	plays   *stored.Queue[*pendingPlay]
+	writes  *stored.Queue[*pendingWrite]
 	stopped sync.WaitGroup
 
-	// batches and batched count the batches committed and the plays in
-	// them, for BatchCounts.
+	// batches and batched count the batches committed with plays in them
+	// and those plays, for BatchCounts.
 	batches, batched atomic.Int64
 }
 
-// BatchCounts returns how many batches of plays the store committed and
-// how many plays they carried: their ratio is the moves per commit.
+// BatchCounts returns how many batches with plays in them the store
+// committed and how many plays they carried: their ratio is the moves per
+// commit.
 func (s *Store) BatchCounts() (batches, plays int64) {
 	c := s.committer()
 	return c.batches.Load(), c.batched.Load()
@@ -91,7 +121,7 @@ func (s *Store) BatchCounts() (batches, plays int64) {
 
 func (s *Store) committer() *committer {
 	s.commitOnce.Do(func() {
-		c := &committer{plays: stored.NewQueue[*pendingPlay](maxBatch)}
+		c := &committer{writes: stored.NewQueue[*pendingWrite](maxBatch)}
 		for range committers {
 			c.stopped.Go(func() { s.commitLoop(c) })
 		}
@@ -100,84 +130,88 @@ func (s *Store) committer() *committer {
 	return s.commit
 }
 
-// play writes p in the next batch, and returns nil, errUnmatched, or the
+// write makes w in the next batch, and returns nil, errUnmatched, or the
 // named error of the batch.
-func (s *Store) play(ctx context.Context, p *games.Play) error {
-	pp := &pendingPlay{ctx: ctx, play: p, done: make(chan error, 1)}
-	if err := s.committer().plays.Put(ctx, pp, errClosed); err != nil {
+func (s *Store) write(ctx context.Context, w *pendingWrite) error {
+	w.ctx, w.done = ctx, make(chan error, 1)
+	if err := s.committer().writes.Put(ctx, w, errClosed); err != nil {
 		return err
 	}
-	// Once queued, the play may already be in a batch: its verdict is
-	// waited for even if ctx ends, so that a committed play is never
+	// Once queued, the write may already be in a batch: its verdict is
+	// waited for even if ctx ends, so that a committed write is never
 	// reported as failed (the batch's time is bounded).
-	return <-pp.done
+	return <-w.done
 }
 
 // stopCommitters ends the committers, if they ever started, after the
-// batches they are running; plays still queued get errClosed.
+// batches they are running; writes still queued get errClosed.
 func (s *Store) stopCommitters() {
-	s.commitOnce.Do(func() {}) // a play arriving from now on starts none
+	s.commitOnce.Do(func() {}) // a write arriving from now on starts none
 	c := s.commit
 	if c == nil {
 		return
 	}
-	c.plays.Close()
+	c.writes.Close()
 	c.stopped.Wait()
-	c.plays.Drain(func(p *pendingPlay) { p.done <- errClosed })
+	c.writes.Drain(func(w *pendingWrite) { w.done <- errClosed })
 }
 
 func (s *Store) commitLoop(c *committer) {
-	batch := make([]*pendingPlay, 0, maxBatch)
+	batch := make([]*pendingWrite, 0, maxBatch)
 	for {
 		var ok bool
-		if batch, ok = c.plays.Next(batch, maxBatch); !ok {
+		if batch, ok = c.writes.Next(batch, maxBatch); !ok {
 			return
 		}
-		// A play whose caller gave up before its batch was sent is not
-		// written.
+		// A write whose caller gave up before its batch was sent is not
+		// made.
 		live := batch[:0]
-		for _, p := range batch {
-			if err := p.ctx.Err(); err != nil {
-				p.done <- err
+		plays := 0
+		for _, w := range batch {
+			if err := w.ctx.Err(); err != nil {
+				w.done <- err
 				continue
 			}
-			live = append(live, p)
+			live = append(live, w)
+			if w.play != nil {
+				plays++
+			}
 		}
 		if len(live) == 0 {
 			continue
 		}
-		// In game id order (plays of one game in the order they came), so
-		// that batches lock rows in one order.
-		slices.SortStableFunc(live, func(a, b *pendingPlay) int { return strings.Compare(a.play.GameID, b.play.GameID) })
-		if s.commitBatch(live) {
+		// In game id order (the writes of one game in the order they
+		// came), so that batches lock rows in one order.
+		slices.SortStableFunc(live, func(a, b *pendingWrite) int { return strings.Compare(a.gameID(), b.gameID()) })
+		if s.commitBatch(live) && plays > 0 {
 			c.batches.Add(1)
-			c.batched.Add(int64(len(live)))
+			c.batched.Add(int64(plays))
 		}
 	}
 }
 
-// commitBatch sends the plays as one batch and answers each; it says
+// commitBatch sends the writes as one batch and answers each; it says
 // whether they committed together.
-func (s *Store) commitBatch(batch []*pendingPlay) bool {
+func (s *Store) commitBatch(batch []*pendingWrite) bool {
 	applied, err := s.sendBatch(batch)
 	if err == nil {
 		s.failures.Succeeded()
-		for i, p := range batch {
-			p.done <- verdict(applied[i])
+		for i, w := range batch {
+			w.done <- verdict(applied[i])
 		}
 		return true
 	}
 	if len(batch) > 1 && kindOf(err) == stored.NotAFailure && !errors.Is(err, context.DeadlineExceeded) {
-		// Not the database's failure but one play's own: each alone, so
+		// Not the database's failure but one write's own: each alone, so
 		// that it fails alone.
-		for i, p := range batch {
+		for i, w := range batch {
 			applied, err := s.sendBatch(batch[i : i+1])
 			if err != nil {
-				p.done <- s.wrote(err)
+				w.done <- s.wrote(err)
 				continue
 			}
 			s.failures.Succeeded()
-			p.done <- verdict(applied[0])
+			w.done <- verdict(applied[0])
 		}
 		return false
 	}
@@ -187,13 +221,13 @@ func (s *Store) commitBatch(batch []*pendingPlay) bool {
 		// answer, and the commit may yet happen.
 		named = s.failures.Write(fmt.Errorf("no answer within %s: %w", batchTimeout, err), stored.Unavailable, true)
 	}
-	for _, p := range batch {
-		p.done <- named
+	for _, w := range batch {
+		w.done <- named
 	}
 	return false
 }
 
-// verdict is a play's answer from whether its statement matched its row.
+// verdict is a write's answer from whether its statement matched a row.
 func verdict(applied bool) error {
 	if applied {
 		return nil
@@ -201,17 +235,44 @@ func verdict(applied bool) error {
 	return errUnmatched
 }
 
-// sendBatch writes the plays (in game id order) and says which of them
-// matched their game's row: one batchSQL statement per round, a round
-// holding at most one play of each game (the first play of each game goes
-// in the first round, a second one in the second, ...), all sent in one
-// round trip and committed as one implicit transaction.
-func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
+// sendBatch makes the writes (in game id order) and says which of them
+// matched a row, in one round trip committed as one implicit transaction:
+// the new games' statements, then the lock of the joins' and plays' rows
+// and the joins' statements when there are joins, then one batchSQL
+// statement per round of plays, a round holding at most one play of each
+// game (the first play of each game goes in the first round, a second one
+// in the second, ...). A join's row is kept in its write, to be decoded
+// once the batch has committed.
+func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
-	rounds := roundsOf(batch)
+	var creates, joins, plays []int // indexes in batch
+	for i, w := range batch {
+		switch {
+		case w.play != nil:
+			plays = append(plays, i)
+		case w.create != nil:
+			creates = append(creates, i)
+		default:
+			joins = append(joins, i)
+		}
+	}
+	rounds := roundsOf(batch, plays)
 	b := &pgx.Batch{}
 	b.Queue(genericPlanSQL)
+	for _, i := range creates {
+		b.Queue(createSQL, batch[i].args...)
+	}
+	if len(joins) > 0 {
+		ids := make([]string, 0, len(joins)+len(plays))
+		for _, i := range slices.Concat(joins, plays) {
+			ids = append(ids, batch[i].gameID())
+		}
+		b.Queue(lockSQL, ids)
+		for _, i := range joins {
+			b.Queue(joinSQL, batch[i].args...)
+		}
+	}
 	for _, r := range rounds {
 		plays := make([]*games.Play, len(r))
 		for j, i := range r {
@@ -220,25 +281,10 @@ func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
 		b.Queue(batchSQL, batchArgs(plays)...)
 	}
 	br := s.pool.SendBatch(ctx, b)
-	if _, err := br.Exec(); err != nil {
+	applied, err := readBatch(br, batch, creates, joins, rounds)
+	if err != nil {
 		_ = br.Close()
 		return nil, err
-	}
-	applied := make([]bool, len(batch))
-	for _, r := range rounds {
-		rows, err := br.Query()
-		if err != nil {
-			_ = br.Close()
-			return nil, err
-		}
-		matched, err := matchedIDs(rows)
-		if err != nil {
-			_ = br.Close()
-			return nil, err
-		}
-		for _, i := range r {
-			applied[i] = matched[batch[i].play.GameID]
-		}
 	}
 	// Close reads the commit's answer: only then is the batch durable.
 	if err := br.Close(); err != nil {
@@ -246,6 +292,53 @@ func (s *Store) sendBatch(batch []*pendingPlay) ([]bool, error) {
 	}
 	return applied, nil
 }
+
+// readBatch reads the answers of sendBatch's statements, in the order it
+// queued them.
+func readBatch(br pgx.BatchResults, batch []*pendingWrite, creates, joins []int, rounds [][]int) ([]bool, error) {
+	applied := make([]bool, len(batch))
+	if _, err := br.Exec(); err != nil {
+		return nil, err
+	}
+	for _, i := range creates {
+		var created int
+		if err := br.QueryRow().Scan(&created); err != nil {
+			return nil, err
+		}
+		applied[i] = created == 1
+	}
+	if len(joins) > 0 {
+		if _, err := br.Exec(); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range joins {
+		err := br.QueryRow().Scan(batch[i].joined.targets()...)
+		if err != nil && !noRows(err) {
+			return nil, err
+		}
+		applied[i] = err == nil
+	}
+	for _, r := range rounds {
+		rows, err := br.Query()
+		if err != nil {
+			return nil, err
+		}
+		matched, err := matchedIDs(rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range r {
+			applied[i] = matched[batch[i].play.GameID]
+		}
+	}
+	return applied, nil
+}
+
+// lockSQL locks the rows of a batch's games, given in id order, in that
+// order, before any of them is written: the joins' and the plays' (whose
+// own statement locks them again, a lock it holds already).
+const lockSQL = `SELECT count(*) FROM (SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE) AS l`
 
 // matchedIDs reads batchSQL's answer: the ids of the games it updated.
 func matchedIDs(rows pgx.Rows) (map[string]bool, error) {
@@ -258,13 +351,14 @@ func matchedIDs(rows pgx.Rows) (map[string]bool, error) {
 	return matched, err
 }
 
-// roundsOf splits the batch, in game id order, into rounds of indexes in
-// which each game appears once, keeping each game's plays in their order.
-func roundsOf(batch []*pendingPlay) [][]int {
+// roundsOf splits the plays of the batch (indexes in batch, in game id
+// order) into rounds of indexes in which each game appears once, keeping
+// each game's plays in their order.
+func roundsOf(batch []*pendingWrite, plays []int) [][]int {
 	var rounds [][]int
 	seen := 0 // plays of the current game so far
-	for i, p := range batch {
-		if i > 0 && p.play.GameID == batch[i-1].play.GameID {
+	for k, i := range plays {
+		if k > 0 && batch[i].play.GameID == batch[plays[k-1]].play.GameID {
 			seen++
 		} else {
 			seen = 0

@@ -77,7 +77,7 @@ func BenchmarkPlayBatch(b *testing.B) {
 			start, local := postgresTicks()
 			next := 0
 			for b.Loop() {
-				batch := make([]*pendingPlay, 0, size)
+				batch := make([]*pendingWrite, 0, size)
 				at := make([]int, 0, size)
 				for range size {
 					i := next % len(in)
@@ -86,7 +86,7 @@ func BenchmarkPlayBatch(b *testing.B) {
 					legal := g.Position.LegalMoves(g.Rules)
 					pit := legal.Next()
 					p := playOn(b, g, pit, seatToken(g), g.UpdatedAt.Add(time.Second))
-					batch = append(batch, &pendingPlay{play: &p})
+					batch = append(batch, &pendingWrite{play: &p})
 					at = append(at, i)
 				}
 				// In game id order, as the committer sends them.
@@ -95,7 +95,7 @@ func BenchmarkPlayBatch(b *testing.B) {
 					order[i] = i
 				}
 				slices.SortFunc(order, func(x, y int) int { return strings.Compare(batch[x].play.GameID, batch[y].play.GameID) })
-				sorted := make([]*pendingPlay, size)
+				sorted := make([]*pendingWrite, size)
 				for i, o := range order {
 					sorted[i] = batch[o]
 				}

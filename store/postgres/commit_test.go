@@ -16,10 +16,12 @@ import (
 	"github.com/ayoayo/ayoayo/games"
 )
 
-// batchKiller is a tracer that has every third batch's backend terminated
-// (pg_terminate_backend, from a connection of its own) while the batch is
-// sent: the kill lands before, during or after its commit.
+// batchKiller is a tracer that, once armed, has every third batch's
+// backend terminated (pg_terminate_backend, from a connection of its own)
+// while the batch is sent: the kill lands before, during or after its
+// commit.
 type batchKiller struct {
+	armed atomic.Bool
 	n     atomic.Int64
 	pids  chan uint32
 	kills atomic.Int64
@@ -30,7 +32,7 @@ func (k *batchKiller) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.Tr
 }
 func (k *batchKiller) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 func (k *batchKiller) TraceBatchStart(ctx context.Context, c *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	if k.n.Add(1)%3 == 0 {
+	if k.armed.Load() && k.n.Add(1)%3 == 0 {
 		select {
 		case k.pids <- c.PgConn().PID():
 		default:
@@ -41,47 +43,64 @@ func (k *batchKiller) TraceBatchStart(ctx context.Context, c *pgx.Conn, _ pgx.Tr
 func (k *batchKiller) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {}
 func (k *batchKiller) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData)     {}
 
+// openKilled opens a store on a fresh schema whose batches' backends a
+// batchKiller, not yet armed, kills. stop ends the killing and fails the
+// test if no backend was killed.
+func openKilled(t *testing.T) (s *Store, k *batchKiller, stop func()) {
+	dsn := freshSchema(t)
+	k = &batchKiller{pids: make(chan uint32, 1)}
+	s = openOn(t, dsn, Options{Tracer: k})
+	ctx := t.Context()
+	admin, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	killed := make(chan struct{})
+	go func() {
+		defer close(killed)
+		for {
+			select {
+			case pid := <-k.pids:
+				var ok bool
+				if err := admin.QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&ok); err == nil && ok {
+					k.kills.Add(1)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return s, k, func() {
+		close(done)
+		<-killed
+		admin.Close(context.Background())
+		if k.kills.Load() == 0 {
+			t.Fatal("no backend was killed: the test tested nothing")
+		}
+	}
+}
+
 // TestKilledBackendMidBatch plays games concurrently through the group
 // commit while the backends of the batches are killed under them: every play
 // is answered either stored (and then it is in the database at the end) or
 // with fault.ErrUnavailable (and then the player reads the game again, as the
 // service does, and goes on from whatever was stored).
 func TestKilledBackendMidBatch(t *testing.T) {
-	dsn := freshSchema(t)
-	killer := &batchKiller{pids: make(chan uint32, 1)}
-	s := openOn(t, dsn, Options{Tracer: killer})
+	s, killer, stop := openKilled(t)
 	ctx := t.Context()
-
-	admin, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close(context.Background())
-	stop := make(chan struct{})
-	killed := make(chan struct{})
-	go func() {
-		defer close(killed)
-		for {
-			select {
-			case pid := <-killer.pids:
-				var ok bool
-				if err := admin.QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&ok); err == nil && ok {
-					killer.kills.Add(1)
-				}
-			case <-stop:
-				return
-			}
-		}
-	}()
-
 	const players, plies = 8, 40
 	var refused atomic.Int64
 	acked := make([]map[int]int, players) // per game: ply → pit stored
-	var wg sync.WaitGroup
+	start := make([]games.Game, players)
 	for i := range players {
 		acked[i] = map[int]int{}
-		id := fmt.Sprintf("kill%02d", i)
-		g := joinedGame(t, s, id)
+		start[i] = joinedGame(t, s, fmt.Sprintf("kill%02d", i))
+	}
+	killer.armed.Store(true)
+	var wg sync.WaitGroup
+	for i := range players {
+		id, g := start[i].ID, start[i]
 		wg.Go(func() {
 			at := t0
 			for tries := 0; g.Ply < plies && g.Status == games.Active && tries < 10*plies; tries++ {
@@ -123,11 +142,7 @@ func TestKilledBackendMidBatch(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	<-killed
-	if killer.kills.Load() == 0 {
-		t.Fatal("no backend was killed: the test tested nothing")
-	}
+	stop()
 	stored := 0
 	for i := range acked {
 		stored += len(acked[i])
@@ -152,6 +167,76 @@ func TestKilledBackendMidBatch(t *testing.T) {
 		for ply, pit := range acked[i] {
 			if ply >= len(recs) || recs[ply].Pit != pit {
 				t.Errorf("game %s: the move acknowledged at ply %d (pit %d) is not stored", id, ply, pit)
+			}
+		}
+	}
+}
+
+// TestKilledBackendMidCreateAndJoin creates and joins games concurrently
+// through the group commit while the backends of the batches are killed
+// under them: a creation or a join answered done is stored, and one
+// answered fault.ErrUnavailable may be (a creation tried again then finds
+// its id taken, and a join its seat), as for any write whose commit was
+// not heard.
+func TestKilledBackendMidCreateAndJoin(t *testing.T) {
+	s, killer, stop := openKilled(t)
+	ctx := t.Context()
+	killer.armed.Store(true)
+	const workers, each = 8, 12
+	var created, joined, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				id := fmt.Sprintf("cj%02d-%02d", w, i)
+				g := games.Game{ID: id, CreatedAt: t0, UpdatedAt: t0, Start: engine.Start(), Position: engine.Start(),
+					Status: games.Waiting, Tokens: [2][]byte{[]byte(id + "-south-token-hash-0123456"), nil}, Version: 1}
+				create := func() error { return s.CreateGame(ctx, g, nil) }
+				join := func() error {
+					_, err := s.Join(ctx, id, []byte(id+"-north-token-hash-0123456"), t0, time.Time{}, games.SeatPlayer{})
+					return err
+				}
+				for step, write := range []func() error{create, join} {
+					err := write()
+					for tries := 0; errors.Is(err, fault.ErrUnavailable) && tries < 20; tries++ {
+						refused.Add(1)
+						// Made or not: made, the second try conflicts.
+						if err = write(); errors.Is(err, games.ErrConflict) || errors.Is(err, games.ErrSeatTaken) {
+							err = nil
+						}
+					}
+					if err != nil {
+						t.Errorf("game %s, step %d: %v", id, step, err)
+						return
+					}
+					if step == 0 {
+						created.Add(1)
+					} else {
+						joined.Add(1)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	stop()
+	t.Logf("%d batches, %d backends killed; %d games created, %d joined, %d writes refused as unavailable",
+		killer.n.Load(), killer.kills.Load(), created.Load(), joined.Load(), refused.Load())
+	for w := range workers {
+		for i := range each {
+			id := fmt.Sprintf("cj%02d-%02d", w, i)
+			var g games.Game
+			var err error
+			for range 20 {
+				if g, err = s.Game(ctx, id); !errors.Is(err, fault.ErrUnavailable) {
+					break
+				}
+			}
+			if err != nil {
+				t.Fatalf("game %s: %v", id, err)
+			}
+			if g.Status != games.Active || g.Tokens[engine.North] == nil {
+				t.Errorf("game %s is %s, North's token %x: want it joined", id, g.Status, g.Tokens[engine.North])
 			}
 		}
 	}

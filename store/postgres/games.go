@@ -27,28 +27,42 @@ func seatArgs(g *games.Game) []any {
 // instants are PostgreSQL's timestamps; the rest is decoded as every store
 // does.
 func scanGame(row stored.Scanner) (games.Game, error) {
-	var (
-		r                stored.GameRow
-		created, updated time.Time
-		joined, deadline *time.Time
-	)
-	err := row.Scan(r.Targets(&created, &updated, &joined, &deadline)...)
+	var r gameRow
+	err := row.Scan(r.targets()...)
 	if noRows(err) {
 		return games.Game{}, games.ErrNotFound
 	}
 	if err != nil {
 		return games.Game{}, err
 	}
-	g, err := r.Game()
+	return r.game()
+}
+
+// gameRow is a game row as scanned, before it is decoded: a batch reads
+// its joins' rows into these and decodes them only once it has committed,
+// so that a row that does not decode fails its own join and not the batch
+// (whose writes have been made by then).
+type gameRow struct {
+	r                stored.GameRow
+	created, updated time.Time
+	joined, deadline *time.Time
+}
+
+func (r *gameRow) targets() []any {
+	return r.r.Targets(&r.created, &r.updated, &r.joined, &r.deadline)
+}
+
+func (r *gameRow) game() (games.Game, error) {
+	g, err := r.r.Game()
 	if err != nil {
 		return games.Game{}, err
 	}
-	g.CreatedAt, g.UpdatedAt = created.UTC(), updated.UTC()
-	if joined != nil {
-		g.JoinedAt = joined.UTC()
+	g.CreatedAt, g.UpdatedAt = r.created.UTC(), r.updated.UTC()
+	if r.joined != nil {
+		g.JoinedAt = r.joined.UTC()
 	}
-	if deadline != nil {
-		g.Deadline = deadline.UTC()
+	if r.deadline != nil {
+		g.Deadline = r.deadline.UTC()
 	}
 	return g, nil
 }
@@ -90,22 +104,56 @@ func nullableTime(t time.Time) *time.Time {
 }
 
 // CreateGame implements games.Store: the game and its moves go in one
-// statement, and the moves only if the game did (its id was free).
+// statement, and the moves only if the game did (its id was free). It
+// shares its transaction with the other writes under way (commit.go).
 func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Record) error {
-	created, err := createGameOn(ctx, s.pool, &g, moves)
+	args, err := createArgs(&g, moves)
 	if err != nil {
-		return fmt.Errorf("create game %s: %w", g.ID, s.wrote(err))
+		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
-	s.failures.Succeeded()
-	if created == 0 {
+	err = s.write(ctx, &pendingWrite{create: &g, args: args})
+	if errors.Is(err, errUnmatched) {
 		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
 	return nil
 }
 
-// createGameOn stores a new game on q (the pool, or a lobby pairing's
-// transaction) and says whether it did: 0 when its id is taken.
+// createGameOn stores a new game on q (a lobby pairing's transaction) and
+// says whether it did: 0 when its id is taken.
 func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.Record) (int, error) {
+	args, err := createArgs(g, moves)
+	if err != nil {
+		return 0, err
+	}
+	var created int
+	err = q.QueryRow(ctx, createSQL, args...).Scan(&created)
+	return created, err
+}
+
+// createSQL inserts a game and its moves (createArgs), the moves only if
+// the game's id was free, and returns how many games it inserted: 0 or 1.
+var createSQL = `WITH game AS (
+		INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
+			position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
+			time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
+			rated, ` + stored.SeatColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+			$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40)
+		ON CONFLICT (id) DO NOTHING
+		RETURNING id
+	), moved AS (
+		INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
+		SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
+		FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[], $42::text[])
+			AS m (ply, pit, by_ai, at, version, draw_offer)
+	)
+	SELECT count(*) FROM game`
+
+// createArgs are createSQL's arguments for g and its moves.
+func createArgs(g *games.Game, moves []games.Record) ([]any, error) {
 	var aiSide *string
 	var aiLevel *int
 	if g.AI != nil {
@@ -114,11 +162,10 @@ func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.R
 	}
 	kind, err := stored.TimeKindOf(g.TimeControl)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	tc := g.TimeControl
 	rs := recordsOf(moves)
-	var created int
 	args := []any{g.ID, stamp(g.CreatedAt), stamp(g.UpdatedAt), nullableTime(g.JoinedAt), g.Rules.CaptureSeed.String(),
 		g.Rules.Leftovers.String(), g.Start.String(), g.Ply, g.Position.String(), stored.EncodeHistory(g.History),
 		string(g.Status), g.Result.Winner.String(), g.Result.Reason.String(), aiSide, aiLevel,
@@ -126,23 +173,7 @@ func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.R
 		rs.ply, rs.pit, rs.byAI, rs.at,
 		kind, stored.Micros(tc.Initial), stored.Micros(tc.Increment), stored.Micros(tc.PerMove),
 		stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline), g.Rated}
-	err = q.QueryRow(ctx, `WITH game AS (
-			INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
-				position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
-				time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
-				rated, `+stored.SeatColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40)
-			ON CONFLICT (id) DO NOTHING
-			RETURNING id
-		), moved AS (
-			INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
-			SELECT game.id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
-			FROM game, unnest($19::integer[], $20::smallint[], $21::boolean[], $22::timestamptz[], $41::bigint[], $42::text[])
-				AS m (ply, pit, by_ai, at, version, draw_offer)
-		)
-		SELECT count(*) FROM game`, append(append(args, seatArgs(g)...), rs.version, rs.draw)...).Scan(&created)
-	return created, err
+	return append(append(args, seatArgs(g)...), rs.version, rs.draw), nil
 }
 
 // Game implements games.Store.
@@ -154,24 +185,33 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 // Join implements games.Store. The open seat is the first empty one, South
 // before North; the right-hand sides of SET see the row as it was. A join
 // at or after the game's deadline is refused in the same statement: the
-// game is due to end instead.
+// game is due to end instead. It shares its transaction with the other
+// writes under way (commit.go).
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var seated games.Game
 	seated.Players[engine.South] = player // seatArgs' first five are the joiner's
-	g, err := scanGame(s.pool.QueryRow(ctx, `UPDATE games SET
-			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
-			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
-			`+joinSeat+`
-			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
-		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
-			AND (deadline IS NULL OR deadline > $3)
-		RETURNING `+gameColumns, append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
-		seatArgs(&seated)[:5]...)...))
-	if errors.Is(err, games.ErrNotFound) {
+	w := &pendingWrite{join: id, args: append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
+		seatArgs(&seated)[:5]...)}
+	err := s.write(ctx, w)
+	if errors.Is(err, errUnmatched) {
 		return games.Game{}, s.unmatched(ctx, id)
 	}
-	return g, s.wrote(err)
+	if err != nil {
+		return games.Game{}, err
+	}
+	return w.joined.game()
 }
+
+// joinSQL takes the open seat of a waiting game (Join's arguments) and
+// returns the game as it leaves it, or no row.
+var joinSQL = `UPDATE games SET
+		south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
+		north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
+		` + joinSeat + `
+		status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
+	WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
+		AND (deadline IS NULL OR deadline > $3)
+	RETURNING ` + gameColumns
 
 // joinSeat gives the open seat (the one whose token Join sets) the
 // joiner's player, parameters $5 to $9.
@@ -268,7 +308,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	var err error
 	if p.Match == nil {
-		err = s.play(ctx, &p)
+		err = s.write(ctx, &pendingWrite{play: &p})
 	} else {
 		// The match's transaction writes the play with the batches'
 		// statement, its ratings included.

@@ -136,7 +136,8 @@ func FuzzChangesPayload(f *testing.F) {
 }
 
 // TestRoundsOf: a batch in game id order splits into rounds that hold
-// each game once, its plays in their order.
+// each game's plays once, in their order; its new games and joins (ids
+// marked + and ~ here) are in none.
 func TestRoundsOf(t *testing.T) {
 	tests := []struct {
 		name string
@@ -147,14 +148,25 @@ func TestRoundsOf(t *testing.T) {
 		{"all apart", []string{"a", "b", "c"}, [][]int{{0, 1, 2}}},
 		{"a game twice", []string{"a", "b", "b", "c"}, [][]int{{0, 1, 3}, {2}}},
 		{"three of one, two of another", []string{"a", "a", "a", "b", "b"}, [][]int{{0, 3}, {1, 4}, {2}}},
+		{"a join and a new game between", []string{"a", "+b", "~c", "d", "d"}, [][]int{{0, 3}, {4}}},
+		{"no plays", []string{"+a", "~b"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			batch := make([]*pendingPlay, len(tc.ids))
+			batch := make([]*pendingWrite, len(tc.ids))
+			var plays []int
 			for i, id := range tc.ids {
-				batch[i] = &pendingPlay{play: &games.Play{GameID: id}}
+				switch id[0] {
+				case '+':
+					batch[i] = &pendingWrite{create: &games.Game{ID: id[1:]}}
+				case '~':
+					batch[i] = &pendingWrite{join: id[1:]}
+				default:
+					batch[i] = &pendingWrite{play: &games.Play{GameID: id}}
+					plays = append(plays, i)
+				}
 			}
-			if got := roundsOf(batch); !reflect.DeepEqual(got, tc.want) {
+			if got := roundsOf(batch, plays); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
 		})
@@ -173,7 +185,7 @@ func TestBatchRounds(t *testing.T) {
 	second := playOn(t, first.Game, 7, seatToken(first.Game), t0.Add(2*time.Second))
 	stale := playOn(t, g, 1, seatToken(g), t0.Add(3*time.Second))
 	elsewhere := playOn(t, other, 2, seatToken(other), t0.Add(time.Second))
-	batch := []*pendingPlay{{play: &elsewhere}, {play: &first}, {play: &second}, {play: &stale}}
+	batch := []*pendingWrite{{play: &elsewhere}, {play: &first}, {play: &second}, {play: &stale}}
 	// In game id order, each game's plays in their order.
 	batch[0], batch[1], batch[2], batch[3] = batch[1], batch[2], batch[3], batch[0]
 	applied, err := s.sendBatch(batch)
@@ -257,12 +269,12 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 	}
 
 	const n = 80
-	var batch []*pendingPlay
+	var batch []*pendingWrite
 	var stale *games.Play
 	for i := range n {
 		g := joinedGame(t, a, fmt.Sprintf("news%02d", i))
 		p := playOn(t, g, 0, seatToken(g), t0.Add(time.Second))
-		batch = append(batch, &pendingPlay{play: &p})
+		batch = append(batch, &pendingWrite{play: &p})
 		if i == n-1 {
 			sp := playOn(t, g, 3, seatToken(g), t0.Add(time.Second))
 			stale = &sp
@@ -276,7 +288,7 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 	if size <= maxPayload {
 		t.Fatalf("the batch's news take %d bytes, which fit one notification: make it bigger", size)
 	}
-	batch = append(batch, &pendingPlay{play: stale})
+	batch = append(batch, &pendingWrite{play: stale})
 	applied, err := a.sendBatch(batch)
 	if err != nil {
 		t.Fatal(err)
