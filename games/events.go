@@ -93,6 +93,13 @@ type PlayAnnouncer interface {
 	AnnouncesPlays() bool
 }
 
+// JoinAnnouncer is a Changes whose store announces each join it stores
+// itself, in the join's own write, as a PlayAnnouncer does its plays. A Hub
+// over it does not publish joins again.
+type JoinAnnouncer interface {
+	AnnouncesJoins() bool
+}
+
 // Notifier hears of every change the session service commits to a game
 // (a join, a move, an end): the Hub, which tells the game's followers.
 type Notifier interface {
@@ -103,6 +110,12 @@ type Notifier interface {
 // (ApplyPlay), which a PlayAnnouncer store has announced already: the Hub.
 type PlayNotifier interface {
 	Played(ctx context.Context, id string)
+}
+
+// JoinNotifier is a Notifier told apart of the changes that are joins,
+// which a JoinAnnouncer store has announced already: the Hub.
+type JoinNotifier interface {
+	Joined(ctx context.Context, id string)
 }
 
 // EndNotifier hears of every game the session service ends, once, after
@@ -129,12 +142,24 @@ func (s *Service) changed(ctx context.Context, g *Game) {
 // played is changed for a change that is a play, which the Notifier hears
 // as one when it tells them apart (PlayNotifier).
 func (s *Service) played(ctx context.Context, g *Game) {
-	if pn, ok := s.notify.(PlayNotifier); ok {
-		pn.Played(ctx, g.ID)
-	} else if s.notify != nil {
-		s.notify.Changed(ctx, g.ID)
+	pn, ok := s.notify.(PlayNotifier)
+	if !ok {
+		s.changed(ctx, g)
+		return
 	}
+	pn.Played(ctx, g.ID)
 	s.ended(ctx, g)
+}
+
+// joined is changed for a join, which the Notifier hears as one when it
+// tells them apart (JoinNotifier). A join ends no game.
+func (s *Service) joined(ctx context.Context, g *Game) {
+	jn, ok := s.notify.(JoinNotifier)
+	if !ok {
+		s.changed(ctx, g)
+		return
+	}
+	jn.Joined(ctx, g.ID)
 }
 
 // ended tells the EndNotifier, if any, when g is over.
@@ -178,11 +203,12 @@ const DefaultPollInterval = 5 * time.Second
 type Hub struct {
 	store   FollowStore
 	changes Changes
-	// announced: changes announces plays itself (PlayAnnouncer).
-	announced bool
-	poll      time.Duration
-	stopping  <-chan struct{}
-	log       *slog.Logger
+	// playsAnnounced and joinsAnnounced: changes announces plays, joins,
+	// itself (PlayAnnouncer, JoinAnnouncer).
+	playsAnnounced, joinsAnnounced bool
+	poll                           time.Duration
+	stopping                       <-chan struct{}
+	log                            *slog.Logger
 	// heard is told of every change announced, with its news, when
 	// changes carries them (NewsListener; OnHeard).
 	heard atomic.Pointer[func(Heard)]
@@ -205,8 +231,10 @@ func NewHub(st FollowStore, o HubOptions) *Hub {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	pa, ok := o.Changes.(PlayAnnouncer)
-	return &Hub{store: st, changes: o.Changes, announced: ok && pa.AnnouncesPlays(), poll: o.PollInterval,
+	pa, plays := o.Changes.(PlayAnnouncer)
+	ja, joins := o.Changes.(JoinAnnouncer)
+	return &Hub{store: st, changes: o.Changes, playsAnnounced: plays && pa.AnnouncesPlays(),
+		joinsAnnounced: joins && ja.AnnouncesJoins(), poll: o.PollInterval,
 		stopping: o.Stopping, log: o.Logger, feeds: map[string]*feed{}}
 }
 
@@ -690,8 +718,16 @@ const publishTimeout = 2 * time.Second
 
 // Played is Changed for a play: when the store announced it in its own
 // write (PlayAnnouncer), only this instance's followers are told here.
-func (h *Hub) Played(ctx context.Context, id string) {
-	if h.announced {
+func (h *Hub) Played(ctx context.Context, id string) { h.changedBy(ctx, id, h.playsAnnounced) }
+
+// Joined is Changed for a join: when the store announced it in its own
+// write (JoinAnnouncer), only this instance's followers are told here.
+func (h *Hub) Joined(ctx context.Context, id string) { h.changedBy(ctx, id, h.joinsAnnounced) }
+
+// changedBy is Changed for a change the store announced itself if
+// announced is true.
+func (h *Hub) changedBy(ctx context.Context, id string, announced bool) {
+	if announced {
 		h.notify(id)
 		return
 	}

@@ -268,9 +268,14 @@ type announcingBus struct{ bus }
 
 func (*announcingBus) AnnouncesPlays() bool { return true }
 
-// TestHubPlayedAnnounced: a Hub over Changes that announce plays in the
-// store's write publishes no play again, and still publishes every other
-// change; over plain Changes it publishes both.
+// joinsAnnouncingBus announces joins too (games.JoinAnnouncer).
+type joinsAnnouncingBus struct{ announcingBus }
+
+func (*joinsAnnouncingBus) AnnouncesJoins() bool { return true }
+
+// TestHubPlayedAnnounced: a Hub over Changes that announce plays (and
+// joins) in the store's write publishes no play (join) again, and still
+// publishes every other change; over plain Changes it publishes them all.
 func TestHubPlayedAnnounced(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -278,14 +283,16 @@ func TestHubPlayedAnnounced(t *testing.T) {
 			games.Changes
 			count() int32
 		}
-		want int32 // published for one play and one other change
+		want int32 // published for one play, one join and one other change
 	}{
-		{"plain", &countingBus{}, 2},
-		{"announcing", &countingAnnouncingBus{}, 1},
+		{"plain", &countingBus{}, 3},
+		{"announcing plays", &countingAnnouncingBus{}, 2},
+		{"announcing plays and joins", &countingJoinsAnnouncingBus{}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hub := games.NewHub(memory.New(), games.HubOptions{Changes: tc.changes})
 			hub.Played(t.Context(), "g1")
+			hub.Joined(t.Context(), "g1")
 			hub.Changed(t.Context(), "g1")
 			if got := tc.changes.count(); got != tc.want {
 				t.Errorf("published %d times, want %d", got, tc.want)
@@ -301,3 +308,7 @@ func (b *countingBus) count() int32 { return b.published.Load() }
 type countingAnnouncingBus struct{ announcingBus }
 
 func (b *countingAnnouncingBus) count() int32 { return b.published.Load() }
+
+type countingJoinsAnnouncingBus struct{ joinsAnnouncingBus }
+
+func (b *countingJoinsAnnouncingBus) count() int32 { return b.published.Load() }

@@ -396,7 +396,7 @@ func (s *Service) Join(ctx context.Context, id string, player *players.Player) (
 	}
 	s.cache.put(&g)
 	s.sweep.expect(g.Deadline)
-	s.changed(ctx, &g)
+	s.joined(ctx, &g)
 	side := engine.North
 	if slices.Equal(g.Tokens[engine.South], hash) {
 		side = engine.South

@@ -210,3 +210,8 @@ func (l *listener) matching(channel string) []*subscription {
 // AnnouncesPlays implements games.PlayAnnouncer: ApplyPlay's statement
 // notifies changesChannel itself, in the play's transaction.
 func (s *Store) AnnouncesPlays() bool { return true }
+
+// AnnouncesJoins implements games.JoinAnnouncer: Join's statement
+// notifies changesChannel itself, in the join's transaction (joinSQL), so
+// that a join costs no transaction of its own to announce.
+func (s *Store) AnnouncesJoins() bool { return true }

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"crypto/rand"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -199,5 +201,53 @@ func TestOneListeningConnection(t *testing.T) {
 	s.listener.mu.Unlock()
 	if left != nil {
 		t.Fatal("a listening connection outlived its listeners")
+	}
+}
+
+// TestJoinsAnnounced: a join announces its game to the other instances
+// in its own write (AnnouncesJoins), and a join refused announces
+// nothing.
+func TestJoinsAnnounced(t *testing.T) {
+	dsn := freshSchema(t)
+	a, b := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	got := make(chan string, 16)
+	go func() { _ = b.Listen(ctx, func(id string) { got <- id }) }()
+	// A LISTEN takes effect when its statement has run: publish until one
+	// arrives.
+	for ready := false; !ready; {
+		if err := a.Publish(ctx, "warm-up"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-got:
+			ready = true
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatal("no notification arrived")
+		}
+	}
+	joinedGame(t, a, "taken")
+	newGame(t, a, "open")
+	if _, err := a.Join(ctx, "taken", []byte("taken-third-token-hash-012345678"), t0, time.Time{}, games.SeatPlayer{}); !errors.Is(err, games.ErrConflict) {
+		t.Fatalf("join of a full game: %v, want games.ErrConflict", err)
+	}
+	if _, err := a.Join(ctx, "open", []byte("open-north-token-hash-0123456789"), t0, time.Time{}, games.SeatPlayer{}); err != nil {
+		t.Fatal(err)
+	}
+	var heard []string
+	for id := ""; id != "open"; {
+		select {
+		case id = <-got:
+			if id != "warm-up" {
+				heard = append(heard, id)
+			}
+		case <-ctx.Done():
+			t.Fatalf("heard %q, never the join of open", heard)
+		}
+	}
+	if want := []string{"taken", "open"}; !slices.Equal(heard, want) {
+		t.Fatalf("heard %q, want %q (the join of taken, its refused join nothing, the join of open)", heard, want)
 	}
 }

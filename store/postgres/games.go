@@ -202,16 +202,23 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadl
 	return w.joined.game()
 }
 
-// joinSQL takes the open seat of a waiting game (Join's arguments) and
-// returns the game as it leaves it, or no row.
-var joinSQL = `UPDATE games SET
-		south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
-		north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
-		` + joinSeat + `
-		status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
-	WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
-		AND (deadline IS NULL OR deadline > $3)
-	RETURNING ` + gameColumns
+// joinSQL takes the open seat of a waiting game (Join's arguments),
+// announces the join on changesChannel (a line with the game's id, sent at
+// commit: see AnnouncesJoins) and returns the game as it leaves it, or no
+// row.
+var joinSQL = `WITH joined AS (
+		UPDATE games SET
+			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
+			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
+			` + joinSeat + `
+			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
+		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
+			AND (deadline IS NULL OR deadline > $3)
+		RETURNING ` + gameColumns + `
+	), announced AS (
+		SELECT pg_notify('` + changesChannel + `', id) FROM joined
+	)
+	SELECT ` + gameColumns + ` FROM joined CROSS JOIN (SELECT count(*) FROM announced) AS a`
 
 // joinSeat gives the open seat (the one whose token Join sets) the
 // joiner's player, parameters $5 to $9.
