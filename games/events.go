@@ -142,24 +142,22 @@ func (s *Service) changed(ctx context.Context, g *Game) {
 // played is changed for a change that is a play, which the Notifier hears
 // as one when it tells them apart (PlayNotifier).
 func (s *Service) played(ctx context.Context, g *Game) {
-	pn, ok := s.notify.(PlayNotifier)
-	if !ok {
-		s.changed(ctx, g)
-		return
+	if pn, ok := s.notify.(PlayNotifier); ok {
+		pn.Played(ctx, g.ID)
+	} else if s.notify != nil {
+		s.notify.Changed(ctx, g.ID)
 	}
-	pn.Played(ctx, g.ID)
 	s.ended(ctx, g)
 }
 
 // joined is changed for a join, which the Notifier hears as one when it
 // tells them apart (JoinNotifier). A join ends no game.
 func (s *Service) joined(ctx context.Context, g *Game) {
-	jn, ok := s.notify.(JoinNotifier)
-	if !ok {
-		s.changed(ctx, g)
+	if jn, ok := s.notify.(JoinNotifier); ok {
+		jn.Joined(ctx, g.ID)
 		return
 	}
-	jn.Joined(ctx, g.ID)
+	s.changed(ctx, g)
 }
 
 // ended tells the EndNotifier, if any, when g is over.
