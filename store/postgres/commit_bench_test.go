@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,5 +125,27 @@ func BenchmarkPlayBatch(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(plays), "ns/play")
 		})
+	}
+}
+
+// BenchmarkCreateAndJoin makes games and joins them, 16 at once as the
+// load test's players do, each game's creation and join one after the
+// other: pg-cpu-µs/game is what the postgres processes on this machine
+// spent per game (reported when PostgreSQL runs here). The creations and
+// joins under way share the committer's batches. Its figures are in
+// docs/performance.md.
+func BenchmarkCreateAndJoin(b *testing.B) {
+	s := openOn(b, freshSchema(b), Options{})
+	const inFlight = 16
+	var made atomic.Int64
+	start, local := postgresTicks()
+	b.SetParallelism((inFlight + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			joinedGame(b, s, fmt.Sprintf("cj-%07d", made.Add(1)))
+		}
+	})
+	if end, ok := postgresTicks(); local && ok && made.Load() > 0 {
+		b.ReportMetric(float64(end-start)/clockTicks*1e6/float64(made.Load()), "pg-cpu-µs/game")
 	}
 }
