@@ -98,7 +98,7 @@ func (w *pendingWrite) gameID() string {
 // errUnmatched is a write's answer when its conditional statement matched
 // no row: the caller finds out why (games.ErrNotFound or games.ErrConflict,
 // or for a new game, its id taken).
-var errUnmatched = errors.New("play matched no row")
+var errUnmatched = errors.New("write matched no row")
 
 // committer runs the batches. It starts with the first write and stops at
 // Close.
@@ -335,9 +335,9 @@ func readBatch(br pgx.BatchResults, batch []*pendingWrite, creates, joins []int,
 	return applied, nil
 }
 
-// lockSQL locks the rows of a batch's games, given in id order, in that
-// order, before any of them is written: the joins' and the plays' (whose
-// own statement locks them again, a lock it holds already).
+// lockSQL locks the rows of a batch's games in id order, before any of
+// them is written: the joins' and the plays' (whose own statement locks
+// them again, a lock it holds already).
 const lockSQL = `SELECT count(*) FROM (SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE) AS l`
 
 // matchedIDs reads batchSQL's answer: the ids of the games it updated.
