@@ -201,8 +201,8 @@ const DefaultPollInterval = 5 * time.Second
 type Hub struct {
 	store   FollowStore
 	changes Changes
-	// playsAnnounced and joinsAnnounced: changes announces plays, joins,
-	// itself (PlayAnnouncer, JoinAnnouncer).
+	// playsAnnounced, joinsAnnounced: changes announces the plays
+	// (PlayAnnouncer), the joins (JoinAnnouncer) itself.
 	playsAnnounced, joinsAnnounced bool
 	poll                           time.Duration
 	stopping                       <-chan struct{}

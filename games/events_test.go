@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -312,3 +313,39 @@ func (b *countingAnnouncingBus) count() int32 { return b.published.Load() }
 type countingJoinsAnnouncingBus struct{ joinsAnnouncingBus }
 
 func (b *countingJoinsAnnouncingBus) count() int32 { return b.published.Load() }
+
+// toldApart is a Notifier that tells plays and joins apart, and counts
+// what it hears.
+type toldApart struct {
+	mu                      sync.Mutex
+	changed, played, joined []string
+}
+
+func (n *toldApart) Changed(_ context.Context, id string) { n.add(&n.changed, id) }
+func (n *toldApart) Played(_ context.Context, id string)  { n.add(&n.played, id) }
+func (n *toldApart) Joined(_ context.Context, id string)  { n.add(&n.joined, id) }
+func (n *toldApart) add(to *[]string, id string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	*to = append(*to, id)
+}
+
+// TestServiceTellsAJoinApart: the session service tells a Notifier that
+// tells joins apart (the Hub, JoinNotifier) of a join as a join, so that a
+// store that announced the join in its write is not asked to again.
+func TestServiceTellsAJoinApart(t *testing.T) {
+	n := &toldApart{}
+	svc := games.NewService(memory.New(), testCPU(), games.Options{Changed: n})
+	seat, err := svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Join(t.Context(), seat.Game.ID, nil); err != nil {
+		t.Fatal(err)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if want := []string{seat.Game.ID}; !slices.Equal(n.joined, want) || len(n.changed) != 0 {
+		t.Fatalf("joined %q and changed %q, want joined %q and nothing changed", n.joined, n.changed, want)
+	}
+}
