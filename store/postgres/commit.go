@@ -70,29 +70,31 @@ const batchTimeout = 15 * time.Second
 var errClosed = errors.New("postgres: store closed")
 
 // pendingWrite is a write waiting for its batch: a play, a new game or a
-// join, one of the three.
+// join of game id.
 type pendingWrite struct {
-	ctx    context.Context
-	play   *games.Play
-	create *games.Game // with args, createSQL's
-	join   string      // the game's id, with args, joinSQL's
-	args   []any
-	done   chan error // nil, errUnmatched, or the batch's error
+	ctx  context.Context
+	kind writeKind
+	id   string
+	play *games.Play // a play's
+	args []any       // createSQL's for a new game, joinSQL's for a join
+	done chan error  // nil, errUnmatched, or the batch's error
 
 	// joined is the row a join's statement returned, set before done is
 	// sent nil.
 	joined gameRow
 }
 
-// gameID is the id of the game the write is for.
-func (w *pendingWrite) gameID() string {
-	switch {
-	case w.play != nil:
-		return w.play.GameID
-	case w.create != nil:
-		return w.create.ID
-	}
-	return w.join
+type writeKind int
+
+const (
+	playing writeKind = iota
+	creating
+	joining
+)
+
+// playWrite is the pending write of p.
+func playWrite(p *games.Play) *pendingWrite {
+	return &pendingWrite{kind: playing, id: p.GameID, play: p}
 }
 
 // errUnmatched is a write's answer when its conditional statement matched
@@ -173,7 +175,7 @@ func (s *Store) commitLoop(c *committer) {
 				continue
 			}
 			live = append(live, w)
-			if w.play != nil {
+			if w.kind == playing {
 				plays++
 			}
 		}
@@ -182,7 +184,7 @@ func (s *Store) commitLoop(c *committer) {
 		}
 		// In game id order (the writes of one game in the order they
 		// came), so that batches lock rows in one order.
-		slices.SortStableFunc(live, func(a, b *pendingWrite) int { return strings.Compare(a.gameID(), b.gameID()) })
+		slices.SortStableFunc(live, func(a, b *pendingWrite) int { return strings.Compare(a.id, b.id) })
 		if s.commitBatch(live) && plays > 0 {
 			c.batches.Add(1)
 			c.batched.Add(int64(plays))
@@ -248,12 +250,12 @@ func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 	defer cancel()
 	var creates, joins, plays []int // indexes in batch
 	for i, w := range batch {
-		switch {
-		case w.play != nil:
+		switch w.kind {
+		case playing:
 			plays = append(plays, i)
-		case w.create != nil:
+		case creating:
 			creates = append(creates, i)
-		default:
+		case joining:
 			joins = append(joins, i)
 		}
 	}
@@ -266,7 +268,7 @@ func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 	if len(joins) > 0 {
 		ids := make([]string, 0, len(joins)+len(plays))
 		for _, i := range slices.Concat(joins, plays) {
-			ids = append(ids, batch[i].gameID())
+			ids = append(ids, batch[i].id)
 		}
 		b.Queue(lockSQL, ids)
 		for _, i := range joins {
@@ -329,7 +331,7 @@ func readBatch(br pgx.BatchResults, batch []*pendingWrite, creates, joins []int,
 			return nil, err
 		}
 		for _, i := range r {
-			applied[i] = matched[batch[i].play.GameID]
+			applied[i] = matched[batch[i].id]
 		}
 	}
 	return applied, nil
@@ -358,7 +360,7 @@ func roundsOf(batch []*pendingWrite, plays []int) [][]int {
 	var rounds [][]int
 	seen := 0 // plays of the current game so far
 	for k, i := range plays {
-		if k > 0 && batch[i].play.GameID == batch[plays[k-1]].play.GameID {
+		if k > 0 && batch[i].id == batch[plays[k-1]].id {
 			seen++
 		} else {
 			seen = 0

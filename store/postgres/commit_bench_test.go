@@ -88,7 +88,7 @@ func BenchmarkPlayBatch(b *testing.B) {
 					legal := g.Position.LegalMoves(g.Rules)
 					pit := legal.Next()
 					p := playOn(b, g, pit, seatToken(g), g.UpdatedAt.Add(time.Second))
-					batch = append(batch, &pendingWrite{play: &p})
+					batch = append(batch, playWrite(&p))
 					at = append(at, i)
 				}
 				// In game id order, as the committer sends them.

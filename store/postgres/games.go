@@ -111,7 +111,7 @@ func (s *Store) CreateGame(ctx context.Context, g games.Game, moves []games.Reco
 	if err != nil {
 		return fmt.Errorf("create game %s: %w", g.ID, err)
 	}
-	err = s.write(ctx, &pendingWrite{create: &g, args: args})
+	err = s.write(ctx, &pendingWrite{kind: creating, id: g.ID, args: args})
 	if errors.Is(err, errUnmatched) {
 		return fmt.Errorf("create game %s: the id is taken: %w", g.ID, games.ErrConflict)
 	}
@@ -190,7 +190,7 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var seated games.Game
 	seated.Players[engine.South] = player // seatArgs' first five are the joiner's
-	w := &pendingWrite{join: id, args: append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
+	w := &pendingWrite{kind: joining, id: id, args: append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
 		seatArgs(&seated)[:5]...)}
 	err := s.write(ctx, w)
 	if errors.Is(err, errUnmatched) {
@@ -315,7 +315,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	}
 	var err error
 	if p.Match == nil {
-		err = s.write(ctx, &pendingWrite{play: &p})
+		err = s.write(ctx, playWrite(&p))
 	} else {
 		// The match's transaction writes the play with the batches'
 		// statement, its ratings included.

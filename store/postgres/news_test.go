@@ -158,11 +158,11 @@ func TestRoundsOf(t *testing.T) {
 			for i, id := range tc.ids {
 				switch id[0] {
 				case '+':
-					batch[i] = &pendingWrite{create: &games.Game{ID: id[1:]}}
+					batch[i] = &pendingWrite{kind: creating, id: id[1:]}
 				case '~':
-					batch[i] = &pendingWrite{join: id[1:]}
+					batch[i] = &pendingWrite{kind: joining, id: id[1:]}
 				default:
-					batch[i] = &pendingWrite{play: &games.Play{GameID: id}}
+					batch[i] = playWrite(&games.Play{GameID: id})
 					plays = append(plays, i)
 				}
 			}
@@ -185,7 +185,7 @@ func TestBatchRounds(t *testing.T) {
 	second := playOn(t, first.Game, 7, seatToken(first.Game), t0.Add(2*time.Second))
 	stale := playOn(t, g, 1, seatToken(g), t0.Add(3*time.Second))
 	elsewhere := playOn(t, other, 2, seatToken(other), t0.Add(time.Second))
-	batch := []*pendingWrite{{play: &elsewhere}, {play: &first}, {play: &second}, {play: &stale}}
+	batch := []*pendingWrite{playWrite(&elsewhere), playWrite(&first), playWrite(&second), playWrite(&stale)}
 	// In game id order, each game's plays in their order.
 	batch[0], batch[1], batch[2], batch[3] = batch[1], batch[2], batch[3], batch[0]
 	applied, err := s.sendBatch(batch)
@@ -274,7 +274,7 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 	for i := range n {
 		g := joinedGame(t, a, fmt.Sprintf("news%02d", i))
 		p := playOn(t, g, 0, seatToken(g), t0.Add(time.Second))
-		batch = append(batch, &pendingWrite{play: &p})
+		batch = append(batch, playWrite(&p))
 		if i == n-1 {
 			sp := playOn(t, g, 3, seatToken(g), t0.Add(time.Second))
 			stale = &sp
@@ -288,7 +288,7 @@ func TestBatchNewsReachOtherInstance(t *testing.T) {
 	if size <= maxPayload {
 		t.Fatalf("the batch's news take %d bytes, which fit one notification: make it bigger", size)
 	}
-	batch = append(batch, &pendingWrite{play: stale})
+	batch = append(batch, playWrite(stale))
 	applied, err := a.sendBatch(batch)
 	if err != nil {
 		t.Fatal(err)
