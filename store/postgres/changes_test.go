@@ -37,21 +37,9 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		ls = append(ls, l)
 		t.Cleanup(stop)
 	}
-	// A LISTEN takes effect when its statement has run: publish until the
-	// first arrives at both, then the real sequence.
+	// Both listen, then the real sequence.
 	for _, l := range ls {
-		for ready := false; !ready; {
-			if err := a.Publish(ctx, "warm-up"); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-l.got:
-				ready = true
-			case <-time.After(50 * time.Millisecond):
-			case <-ctx.Done():
-				t.Fatalf("%s: no notification arrived", l.name)
-			}
-		}
+		awaitListening(ctx, t, a, l.got, l.name)
 	}
 	for _, l := range ls {
 		for len(l.got) > 0 {
@@ -82,6 +70,24 @@ func TestChangesReachEveryInstance(t *testing.T) {
 		case <-l.done:
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%s: Listen did not end with its context", l.name)
+		}
+	}
+}
+
+// awaitListening publishes "warm-up" on s until one arrives on got, the
+// listener name's: a LISTEN takes effect only once its statement has run.
+func awaitListening(ctx context.Context, t *testing.T, s *Store, got <-chan string, name string) {
+	t.Helper()
+	for {
+		if err := s.Publish(ctx, "warm-up"); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-got:
+			return
+		case <-time.After(50 * time.Millisecond):
+		case <-ctx.Done():
+			t.Fatalf("%s: no notification arrived", name)
 		}
 	}
 }
@@ -214,20 +220,7 @@ func TestJoinsAnnounced(t *testing.T) {
 	defer cancel()
 	got := make(chan string, 16)
 	go func() { _ = b.Listen(ctx, func(id string) { got <- id }) }()
-	// A LISTEN takes effect when its statement has run: publish until one
-	// arrives.
-	for ready := false; !ready; {
-		if err := a.Publish(ctx, "warm-up"); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case <-got:
-			ready = true
-		case <-time.After(50 * time.Millisecond):
-		case <-ctx.Done():
-			t.Fatal("no notification arrived")
-		}
-	}
+	awaitListening(ctx, t, a, got, "the other instance")
 	joinedGame(t, a, "taken")
 	newGame(t, a, "open")
 	if _, err := a.Join(ctx, "taken", []byte("taken-third-token-hash-012345678"), t0, time.Time{}, games.SeatPlayer{}); !errors.Is(err, games.ErrConflict) {
