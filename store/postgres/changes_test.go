@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/ayoayo/ayoayo/games"
 )
@@ -242,5 +245,107 @@ func TestJoinsAnnounced(t *testing.T) {
 	}
 	if want := []string{"taken", "open"}; !slices.Equal(heard, want) {
 		t.Fatalf("heard %q, want %q (the join of taken, its refused join nothing, the join of open)", heard, want)
+	}
+}
+
+// TestAnnouncedToOthersOnly: the plays and joins of the batches are
+// announced only while another instance listens (its registration is
+// live): not while the instance that writes them listens alone, at once
+// when another listens, not once the other's registration has lapsed, and
+// again once the other renews it, its listeners told to read everything
+// again (the empty id), since what was written meanwhile went unannounced.
+func TestAnnouncedToOthersOnly(t *testing.T) {
+	dsn := freshSchema(t)
+	a, b := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	// A connection of no instance hears everything sent: each step below
+	// ends with a marker, sent whoever listens, so that what came before
+	// it is all that step's writes sent.
+	raw, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close(context.WithoutCancel(ctx))
+	if _, err := raw.Exec(ctx, "LISTEN "+changesChannel); err != nil {
+		t.Fatal(err)
+	}
+	mine := make(chan string, 64)
+	go func() { _ = a.Listen(ctx, func(id string) { mine <- id }) }()
+	awaitListening(ctx, t, a, mine, "the writer")
+	step := 0
+	sent := func() []string {
+		t.Helper()
+		step++
+		g := joinedGame(t, a, fmt.Sprintf("step%d", step))
+		if err := a.ApplyPlay(ctx, playOn(t, g, 0, seatToken(g), t0.Add(time.Second))); err != nil {
+			t.Fatal(err)
+		}
+		marker := fmt.Sprintf("marker%d", step)
+		if err := a.Publish(ctx, marker); err != nil {
+			t.Fatal(err)
+		}
+		var heard []string
+		for {
+			n, err := raw.WaitForNotification(ctx)
+			if err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			for line := range strings.SplitSeq(n.Payload, "\n") {
+				switch id, _, _ := strings.Cut(line, " "); id {
+				case marker:
+					return heard
+				case "warm-up":
+				default:
+					heard = append(heard, id)
+				}
+			}
+		}
+	}
+	expect := func(what string, heard []string, announced bool) {
+		t.Helper()
+		var want []string
+		if announced {
+			id := fmt.Sprintf("step%d", step)
+			want = []string{id, id} // its join, then its play
+		}
+		if !slices.Equal(heard, want) {
+			t.Fatalf("%s: heard %q, want %q", what, heard, want)
+		}
+	}
+
+	expect("the writer alone", sent(), false)
+
+	theirs := make(chan string, 64)
+	go func() { _ = b.Listen(ctx, func(id string) { theirs <- id }) }()
+	awaitListening(ctx, t, a, theirs, "the other instance")
+	expect("another instance listening", sent(), true)
+
+	if _, err := a.Pool().Exec(ctx, "UPDATE listeners SET seen = now() - interval '1 minute' WHERE instance = $1", b.instance); err != nil {
+		t.Fatal(err)
+	}
+	expect("the other's registration lapsed", sent(), false)
+
+	// The renewal tells the other's listeners before it returns, after
+	// what they heard of the steps before.
+	if err := b.listener.refresh(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for told := false; !told; {
+		select {
+		case id := <-theirs:
+			told = id == ""
+		default:
+			t.Fatal("the renewal of a lapsed registration did not tell the other's listener to read everything again")
+		}
+	}
+	expect("the other's registration renewed", sent(), true)
+	if err := b.listener.refresh(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for len(theirs) > 0 {
+		if id := <-theirs; id == "" {
+			t.Fatal("the renewal of a live registration told the other's listener to read everything again")
+		}
 	}
 }

@@ -261,7 +261,7 @@ func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 	}
 	rounds := roundsOf(batch, plays)
 	b := &pgx.Batch{}
-	b.Queue(genericPlanSQL)
+	b.Queue(batchStartSQL)
 	for _, i := range creates {
 		b.Queue(createSQL, batch[i].args...)
 	}
@@ -280,7 +280,7 @@ func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 		for j, i := range r {
 			plays[j] = batch[i].play
 		}
-		b.Queue(batchSQL, batchArgs(plays)...)
+		b.Queue(batchSQL, batchArgs(s.instance, plays)...)
 	}
 	br := s.pool.SendBatch(ctx, b)
 	applied, err := readBatch(br, batch, creates, joins, rounds)
@@ -373,17 +373,20 @@ func roundsOf(batch []*pendingWrite, plays []int) [][]int {
 	return rounds
 }
 
-// genericPlanSQL makes the statements after it, to the end of their
-// transaction, run batchSQL's generic plan, made with index scans. By
-// itself PostgreSQL would plan batchSQL afresh for every batch: a custom
-// plan, which knows the arrays' lengths, looks cheaper than the generic
-// one, which guesses, yet costs more to make (on this project's machine
-// about 0.3 ms of a batch's 0.7) than it could ever save on a batch's few
-// rows. And the generic plan is made once per connection, often while the
-// games table is small, and kept as it grows: without index scans forced,
-// it may scan the whole table for a batch's few games.
-const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
-	set_config('enable_seqscan', 'off', true)`
+// batchStartSQL is a batch's first statement. It takes listenersLock
+// shared, so that the batch's announcements see every registration of a
+// listening instance committed before (changes.go). And it makes the
+// statements after it, to the end of their transaction, run batchSQL's
+// generic plan, made with index scans. By itself PostgreSQL would plan
+// batchSQL afresh for every batch: a custom plan, which knows the arrays'
+// lengths, looks cheaper than the generic one, which guesses, yet costs
+// more to make (on this project's machine about 0.3 ms of a batch's 0.7)
+// than it could ever save on a batch's few rows. And the generic plan is
+// made once per connection, often while the games table is small, and
+// kept as it grows: without index scans forced, it may scan the whole
+// table for a batch's few games.
+const batchStartSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan', true),
+	set_config('enable_seqscan', 'off', true), pg_advisory_xact_lock_shared(` + listenersLock + `)`
 
 // batchSQL writes a round of plays, at most one per game, given as
 // parallel arrays: it locks their games' rows in id order (so that two
@@ -391,8 +394,10 @@ const genericPlanSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan
 // updates each row still active at the play's ply and version, inserts
 // the moves of the plays it updated, and announces those plays with their
 // news on changesChannel, in as few notifications as fit (the chunk of
-// each play is counted out by batchArgs). It returns the ids of the games
-// it updated.
+// each play is counted out by batchArgs), when another instance than $31
+// listens, or whatever listens when $31 is empty (a play written outside
+// the batches, whose transaction does not take listenersLock). It returns
+// the ids of the games it updated.
 //
 // One statement for the whole round, rather than one per play, because
 // what a statement costs PostgreSQL is mostly its own: planning aside
@@ -432,14 +437,16 @@ var batchSQL = `WITH p AS (
 		WHERE m.game_id IN (SELECT id FROM game)
 	), announced AS (
 		SELECT pg_notify('` + changesChannel + `', string_agg(p.news, E'\n' ORDER BY p.id))
-		FROM game JOIN p USING (id) GROUP BY p.chunk
+		FROM game JOIN p USING (id) WHERE $31 = '' OR ` + othersListen(31) + `
+		GROUP BY p.chunk
 	)
 	SELECT id FROM game CROSS JOIN (SELECT count(*) FROM announced) AS a`
 
 // batchArgs are batchSQL's arguments for plays, at most one per game, in
-// game id order: a play's match, when it has one, sets its game's seats'
-// ratings (seatRatings), NULL leaving them as they are.
-func batchArgs(plays []*games.Play) []any {
+// game id order, announced by instance ("": to whatever listens): a
+// play's match, when it has one, sets its game's seats' ratings
+// (seatRatings), NULL leaving them as they are.
+func batchArgs(instance string, plays []*games.Play) []any {
 	n := len(plays)
 	var (
 		id, position, added, status, winner, reason = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
@@ -491,5 +498,5 @@ func batchArgs(plays []*games.Play) []any {
 	rs := recordsOf(moves)
 	return []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
 		draw, takeback, news, chunk, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw,
-		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5], version}
+		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5], version, instance}
 }

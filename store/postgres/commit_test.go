@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -286,5 +287,63 @@ func TestStalePlayConflictsAlone(t *testing.T) {
 		if g.Ply != 2 {
 			t.Errorf("game %d is at ply %d, want 2", i, g.Ply)
 		}
+	}
+}
+
+// TestBatchPlansUseIndexes: every statement of a batch, planned as the
+// batch plans it (batchStartSQL: generic plans, sequential scans off),
+// has a plan that costs what its index scans cost. A table the plan could
+// only scan whole costs the planner's penalty for a disabled scan, large
+// enough to make PostgreSQL compile the statement with JIT on each run,
+// which takes longer than the batch itself many times over.
+func TestBatchPlansUseIndexes(t *testing.T) {
+	s := openFresh(t)
+	ctx := t.Context()
+	for _, c := range []struct {
+		name string
+		sql  string
+	}{
+		{"create", createSQL},
+		{"lock", lockSQL},
+		{"join", joinSQL},
+		{"plays", batchSQL},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, batchStartSQL); err != nil {
+					return err
+				}
+				// A prepared statement outlives its transaction.
+				if _, err := tx.Exec(ctx, "PREPARE planned AS "+c.sql); err != nil {
+					return err
+				}
+				defer func() { _, _ = tx.Exec(ctx, "DEALLOCATE planned") }()
+				var params int
+				if err := tx.QueryRow(ctx, "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'planned'").Scan(&params); err != nil {
+					return err
+				}
+				nulls := strings.TrimSuffix(strings.Repeat("NULL, ", params), ", ")
+				var plan []struct {
+					Plan struct {
+						TotalCost float64 `json:"Total Cost"`
+					}
+				}
+				if err := tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned ("+nulls+")").Scan(&plan); err != nil {
+					return err
+				}
+				if len(plan) != 1 {
+					return fmt.Errorf("%d plans", len(plan))
+				}
+				// PostgreSQL's penalty for a disabled scan is 1e10; its JIT
+				// starts at a cost of 1e5.
+				if cost := plan[0].Plan.TotalCost; cost >= 1e5 {
+					t.Errorf("the plan costs %g: some table is scanned whole", cost)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -190,8 +190,8 @@ func (s *Store) Game(ctx context.Context, id string) (games.Game, error) {
 func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadline time.Time, player games.SeatPlayer) (games.Game, error) {
 	var seated games.Game
 	seated.Players[engine.South] = player // seatArgs' first five are the joiner's
-	w := &pendingWrite{kind: joining, id: id, args: append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
-		seatArgs(&seated)[:5]...)}
+	w := &pendingWrite{kind: joining, id: id, args: append(append([]any{id, tokenHash, stamp(at), nullableTime(deadline)},
+		seatArgs(&seated)[:5]...), s.instance)}
 	err := s.write(ctx, w)
 	if errors.Is(err, errUnmatched) {
 		return games.Game{}, s.unmatched(ctx, id)
@@ -202,10 +202,11 @@ func (s *Store) Join(ctx context.Context, id string, tokenHash []byte, at, deadl
 	return w.joined.game()
 }
 
-// joinSQL takes the open seat of a waiting game (Join's arguments),
-// announces the join on changesChannel (a line with the game's id, sent at
-// commit: see AnnouncesJoins) and returns the game as it leaves it, or no
-// row.
+// joinSQL takes the open seat of a waiting game (Join's arguments, the
+// last, $10, the Store's instance), announces the join on changesChannel
+// when another instance listens (a line with the game's id, sent at
+// commit: see AnnouncesJoins; the batch has taken listenersLock) and
+// returns the game as it leaves it, or no row.
 var joinSQL = `WITH joined AS (
 		UPDATE games SET
 			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
@@ -216,7 +217,7 @@ var joinSQL = `WITH joined AS (
 			AND (deadline IS NULL OR deadline > $3)
 		RETURNING ` + gameColumns + `
 	), announced AS (
-		SELECT pg_notify('` + changesChannel + `', id) FROM joined
+		SELECT pg_notify('` + changesChannel + `', id) FROM joined WHERE ` + othersListen(10) + `
 	)
 	SELECT ` + gameColumns + ` FROM joined CROSS JOIN (SELECT count(*) FROM announced) AS a`
 
@@ -320,7 +321,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		// The match's transaction writes the play with the batches'
 		// statement, its ratings included.
 		err = s.ending(ctx, p.Match, func(q querier) error {
-			rows, err := q.Query(ctx, batchSQL, batchArgs([]*games.Play{&p})...)
+			rows, err := q.Query(ctx, batchSQL, batchArgs("", []*games.Play{&p})...)
 			if err != nil {
 				return s.wrote(err)
 			}

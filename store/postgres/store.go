@@ -17,6 +17,7 @@ package postgres
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ type Store struct {
 	// uint32), so that the listener tells this Store's own notifications
 	// from other instances' (changes.go).
 	pids *sync.Map
+	// instance names this Store in the listeners table while it listens
+	// (changes.go): random, so that two Stores never share one.
+	instance string
 }
 
 // Options configure a Store; the zero value is ready to use.
@@ -118,7 +122,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
 	}
-	s := &Store{pool: pool, now: opts.Now, pids: pids}
+	s := &Store{pool: pool, now: opts.Now, pids: pids, instance: rand.Text()}
 	migrate, doing := s.migrate, "migrate"
 	if opts.NoMigrate {
 		migrate, doing = s.checkSchema, "check the schema"
