@@ -190,9 +190,18 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	for _, sub := range now {
 		sub.changed("", false)
 	}
+	// The beats end before the registration is removed, so that none
+	// writes it again after.
 	bctx, stopBeat := context.WithCancel(ctx)
-	defer stopBeat()
-	go l.beat(bctx, s)
+	beating := make(chan struct{})
+	go func() {
+		defer close(beating)
+		l.beat(bctx, s)
+	}()
+	defer func() {
+		stopBeat()
+		<-beating
+	}()
 	for {
 		n, err := pc.WaitForNotification(ctx)
 		if err != nil {

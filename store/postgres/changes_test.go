@@ -253,7 +253,8 @@ func TestJoinsAnnounced(t *testing.T) {
 // live): not while the instance that writes them listens alone, at once
 // when another listens, not once the other's registration has lapsed, and
 // again once the other renews it, its listeners told to read everything
-// again (the empty id), since what was written meanwhile went unannounced.
+// again (the empty id), since what was written meanwhile went unannounced,
+// and not once the other has stopped listening.
 func TestAnnouncedToOthersOnly(t *testing.T) {
 	dsn := freshSchema(t)
 	a, b := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
@@ -317,7 +318,12 @@ func TestAnnouncedToOthersOnly(t *testing.T) {
 	expect("the writer alone", sent(), false)
 
 	theirs := make(chan string, 64)
-	go func() { _ = b.Listen(ctx, func(id string) { theirs <- id }) }()
+	bctx, stopB := context.WithCancel(ctx)
+	bDone := make(chan struct{})
+	go func() {
+		defer close(bDone)
+		_ = b.Listen(bctx, func(id string) { theirs <- id })
+	}()
 	awaitListening(ctx, t, a, theirs, "the other instance")
 	expect("another instance listening", sent(), true)
 
@@ -348,4 +354,16 @@ func TestAnnouncedToOthersOnly(t *testing.T) {
 			t.Fatal("the renewal of a live registration told the other's listener to read everything again")
 		}
 	}
+
+	// The last listener out removes the registration.
+	stopB()
+	<-bDone
+	var rows int
+	if err := a.Pool().QueryRow(ctx, "SELECT count(*) FROM listeners WHERE instance = $1", b.instance).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Fatal("the other stopped listening and left its registration behind")
+	}
+	expect("the other stopped listening", sent(), false)
 }
