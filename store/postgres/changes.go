@@ -78,6 +78,10 @@ type listener struct {
 	// server process of the latest (for the tests).
 	connections int
 	pid         uint32
+	// every is the time between two renewals of the Store's registration
+	// (beat); zero: listenerBeat. Tests that renew it themselves set it
+	// longer than they run.
+	every time.Duration
 }
 
 type subscription struct {
@@ -218,9 +222,13 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 }
 
 // beat keeps the Store's registration fresh while it listens, every
-// listenerBeat, until ctx ends.
+// l.every, until ctx ends.
 func (l *listener) beat(ctx context.Context, s *Store) {
-	t := time.NewTicker(listenerBeat)
+	every := l.every
+	if every <= 0 {
+		every = listenerBeat
+	}
+	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
 		select {
