@@ -163,7 +163,8 @@ func (l *listener) run(ctx context.Context, s *Store, loop *listenLoop) {
 
 func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	// Registered before it listens, so that every other instance's write
-	// that commits once it listens is announced (see registerSQL).
+	// that commits once it listens is announced (see "Announcing to the
+	// others only" below).
 	if _, err := s.register(ctx); err != nil {
 		return fmt.Errorf("listen: register: %w", s.read(err))
 	}
