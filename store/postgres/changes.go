@@ -282,18 +282,21 @@ func (l *listener) refresh(ctx context.Context, s *Store) error {
 // before its renewal, after which the instance reads again what it holds.
 const (
 	listenerBeat = 10 * time.Second
-	listenerLife = "30 seconds" // three beats
+	listenerLife = 3 * listenerBeat
 	// listenersLock is the advisory lock's key: one per schema, as the
 	// table is.
 	listenersLock = `hashtextextended('ayoayo listeners ' || coalesce(current_schema(), ''), 0)`
 )
 
+// lifeSQL is listenerLife as an SQL interval.
+var lifeSQL = fmt.Sprintf("interval '%d seconds'", listenerLife/time.Second)
+
 // registerSQL writes the row of instance $1, seen now (the clock's time,
 // after the lock was taken), and says whether its former row was still
 // live: false when there was none, or when it had lapsed. Rows a day old,
 // left by instances that stopped without leaving, go.
-const registerSQL = `WITH was AS (
-		SELECT seen > clock_timestamp() - interval '` + listenerLife + `' AS live FROM listeners WHERE instance = $1
+var registerSQL = `WITH was AS (
+		SELECT seen > clock_timestamp() - ` + lifeSQL + ` AS live FROM listeners WHERE instance = $1
 	), renewed AS (
 		INSERT INTO listeners (instance, seen) VALUES ($1, clock_timestamp())
 		ON CONFLICT (instance) DO UPDATE SET seen = excluded.seen
@@ -305,7 +308,7 @@ const registerSQL = `WITH was AS (
 // othersListen is the condition of an announcement by instance $param: a
 // live row of another instance (see above).
 func othersListen(param int) string {
-	return fmt.Sprintf(`EXISTS (SELECT FROM listeners WHERE instance <> $%d AND seen > now() - interval '%s')`, param, listenerLife)
+	return fmt.Sprintf(`EXISTS (SELECT FROM listeners WHERE instance <> $%d AND seen > now() - %s)`, param, lifeSQL)
 }
 
 // registerTimeout bounds a registration's wait for a connection and for
