@@ -4,8 +4,10 @@
 // embedded in the binary, so the server needs nothing on disk and the page
 // fetches nothing from elsewhere.
 //
-// The page is index.html at "/" and everything it loads lives under "/assets/",
-// so a server mounts exactly two routes and leaves every other path to the API.
+// The page is index.html at "/" and everything it loads lives under "/assets/";
+// the icon is also at "/favicon.ico", where browsers look for one on their own
+// whatever the page declares. A server mounts exactly these routes and leaves
+// every other path to the API.
 package web
 
 import (
@@ -22,8 +24,18 @@ import (
 //go:embed static
 var static embed.FS
 
-// Routes are the paths a server routes to Handler: the page and its assets.
-var Routes = []string{"/", "/assets/*"}
+// Routes are the paths a server routes to Handler: the page, its icon at the
+// path browsers ask for by themselves, and its assets.
+var Routes = []string{"/", faviconPath, "/assets/*"}
+
+// faviconPath is where a browser looks for a site's icon without being told
+// (Chromium does at times even when the page names its icon): it is served
+// the page's icon, so such a request is not an error in the console or in
+// the server's log.
+const (
+	faviconPath = "/favicon.ico"
+	iconPath    = "/assets/icon.svg"
+)
 
 // FS returns the client's files, rooted at the folder that holds index.html.
 func FS() fs.FS {
@@ -69,8 +81,15 @@ func Handler() http.Handler {
 	server := http.FileServerFS(files)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := path.Clean(r.URL.Path)
-		if name == "/" {
+		switch name {
+		case "/":
 			name = "/index.html"
+		case faviconPath:
+			// The file server types a file by its name's extension: it
+			// is asked for the icon's own path, and answers image/svg+xml.
+			name = iconPath
+			r = r.Clone(r.Context())
+			r.URL.Path = iconPath
 		}
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")

@@ -37,6 +37,7 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 		{"/assets/ratings.js", "text/javascript"},
 		{"/assets/style.css", "text/css"},
 		{"/assets/icon.svg", "image/svg+xml"},
+		{"/favicon.ico", "image/svg+xml"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
