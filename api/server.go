@@ -417,8 +417,9 @@ func (s *Server) echo() (*echo.Echo, error) {
 	// Every GET operation stands for its HEAD: the document declares no
 	// HEAD operations.
 	oapi.RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, oapi.NewStrictHandler(s, []oapi.StrictMiddlewareFunc{s.withCaller}), oapi.RegisterHandlersOptions{OperationMiddlewares: perOp})
-	// The reference browser client (api/web): the page at / and its files
-	// under /assets/, using only the routes above.
+	// The reference browser client (api/web): the page at /, its files
+	// under /assets/ and its icon at /favicon.ico, using only the routes
+	// above.
 	client := echo.WrapHandler(web.Handler())
 	for _, path := range web.Routes {
 		httpx.GetAndHead{Echo: e}.GET(path, client)
