@@ -63,6 +63,19 @@ func TestHandlerServesPageAndAssets(t *testing.T) {
 	}
 }
 
+// Browsers ask for /favicon.ico by themselves: it answers the page's icon,
+// the same bytes and ETag as /assets/icon.svg.
+func TestHandlerFaviconIsThePageIcon(t *testing.T) {
+	h := Handler()
+	icon, favicon := get(t, h, iconPath, nil), get(t, h, faviconPath, nil)
+	if favicon.Code != http.StatusOK || favicon.Body.Len() == 0 || favicon.Body.String() != icon.Body.String() {
+		t.Fatalf("%s: status %d, %d bytes; want the %d bytes of %s", faviconPath, favicon.Code, favicon.Body.Len(), icon.Body.Len(), iconPath)
+	}
+	if a, b := favicon.Header().Get("ETag"), icon.Header().Get("ETag"); a != b {
+		t.Errorf("ETag %s, want %s's %s", a, iconPath, b)
+	}
+}
+
 func TestHandlerPageHeaders(t *testing.T) {
 	w := get(t, Handler(), "/", nil)
 	csp := w.Header().Get("Content-Security-Policy")
