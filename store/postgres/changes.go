@@ -190,11 +190,8 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 	l.connections++
 	l.pid = pc.PgConn().PID()
 	loop.live = true
-	now := l.matching("")
 	l.mu.Unlock()
-	for _, sub := range now {
-		sub.changed("", false)
-	}
+	l.tell("", "", false)
 	// The beats end before the registration is removed, so that none
 	// writes it again after.
 	bctx, stopBeat := context.WithCancel(ctx)
@@ -212,13 +209,8 @@ func (l *listener) hold(ctx context.Context, s *Store, loop *listenLoop) error {
 		if err != nil {
 			return s.read(err)
 		}
-		l.mu.Lock()
-		subs := l.matching(n.Channel)
-		l.mu.Unlock()
 		_, own := s.pids.Load(n.PID)
-		for _, sub := range subs {
-			sub.changed(n.Payload, own)
-		}
+		l.tell(n.Channel, n.Payload, own)
 	}
 }
 
@@ -251,12 +243,7 @@ func (l *listener) refresh(ctx context.Context, s *Store) error {
 	if err != nil || live {
 		return err
 	}
-	l.mu.Lock()
-	subs := l.matching(changesChannel)
-	l.mu.Unlock()
-	for _, sub := range subs {
-		sub.changed("", false)
-	}
+	l.tell(changesChannel, "", false)
 	return nil
 }
 
@@ -340,6 +327,17 @@ func (s *Store) deregister(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, registerTimeout)
 	defer cancel()
 	_, _ = s.pool.Exec(ctx, `DELETE FROM listeners WHERE instance = $1`, s.instance)
+}
+
+// tell passes a notification's payload on channel ("": every channel) to
+// each subscription to it; "" tells them to read again what they hold.
+func (l *listener) tell(channel, payload string, own bool) {
+	l.mu.Lock()
+	subs := l.matching(channel)
+	l.mu.Unlock()
+	for _, sub := range subs {
+		sub.changed(payload, own)
+	}
 }
 
 // matching returns the subscriptions to channel ("": all); l.mu is held.
