@@ -34,6 +34,11 @@ func TestPlayRaceAcrossInstances(t *testing.T) {
 	var winners []games.Play
 	for ply := range plies {
 		legal := legalPits(g)
+		if len(legal) == 0 {
+			// The winners' line ended the game early: six of the
+			// openings' lines do within five plies.
+			break
+		}
 		plays := make([]games.Play, racers)
 		for i := range plays {
 			// Rivals hold the same seat's token (a client retrying on
@@ -76,9 +81,10 @@ func TestPlayRaceAcrossInstances(t *testing.T) {
 			t.Fatalf("ply %d: stored %+v, want the winner's %+v", ply, got, g)
 		}
 	}
+	played := len(winners)
 	recs, err := stores[3].Records(ctx, g.ID, 0, 100)
-	if err != nil || len(recs) != plies {
-		t.Fatalf("%d records (%v), want %d", len(recs), err, plies)
+	if err != nil || len(recs) != played {
+		t.Fatalf("%d records (%v), want %d", len(recs), err, played)
 	}
 	for i, r := range recs {
 		w := winners[i].Moves[0]
@@ -86,8 +92,8 @@ func TestPlayRaceAcrossInstances(t *testing.T) {
 			t.Fatalf("record %d: %+v, want %+v", i, r, w)
 		}
 	}
-	if g.Version != int64(2+plies) {
-		t.Fatalf("version %d, want %d: one bump for the join and one per ply", g.Version, 2+plies)
+	if g.Version != int64(2+played) {
+		t.Fatalf("version %d, want %d: one bump for the join and one per ply", g.Version, 2+played)
 	}
 }
 
