@@ -394,38 +394,59 @@ const batchStartSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan'
 // updates each row still active at the play's ply and version, inserts
 // the moves of the plays it updated, and announces those plays with their
 // news on changesChannel, in as few notifications as fit (the chunk of
-// each play is counted out by batchArgs), when another instance than $31
-// listens, or whatever listens when $31 is empty (a play written outside
+// each play is counted out by batchArgs), when another instance than $25
+// listens, or whatever listens when $25 is empty (a play written outside
 // the batches, whose transaction does not take listenersLock). It returns
-// the ids of the games it updated.
+// the ids of the games it updated. The committer's batches use it: a play
+// that ends a rated game is written by ratedPlaySQL, in its match's
+// transaction.
 //
 // One statement for the whole round, rather than one per play, because
 // what a statement costs PostgreSQL is mostly its own: planning aside
 // (prepared once per connection), each run sets up its executor and
 // prepares every CHECK constraint of the tables it writes afresh, however
 // few rows it writes.
-var batchSQL = `WITH p AS (
+var batchSQL = playsSQL(false)
+
+// ratedPlaySQL is batchSQL that also sets the seats' ratings of the games
+// it updates, from six more arrays ($26-$31, seatRatings' order; NULL
+// leaves a rating as it is). A statement of its own, because the ratings
+// change only at the end of a rated game, and carrying them in every batch
+// cost PostgreSQL about 5 % of its instructions per play (six more arrays
+// decoded and unnested, six more columns set per row: docs/performance.md,
+// "The seventh look").
+var ratedPlaySQL = playsSQL(true)
+
+// playsSQL is batchSQL's text, with the ratings' arrays when rated.
+func playsSQL(rated bool) string {
+	arrays, columns, set := "", "", ""
+	if rated {
+		arrays = `,
+			$26::double precision[], $27::double precision[], $28::double precision[],
+			$29::double precision[], $30::double precision[], $31::double precision[]`
+		columns = `,
+				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change`
+		set = `,
+			south_rating = COALESCE(p.south_rating, g.south_rating),
+			south_deviation = COALESCE(p.south_deviation, g.south_deviation),
+			south_change = COALESCE(p.south_change, g.south_change),
+			north_rating = COALESCE(p.north_rating, g.north_rating),
+			north_deviation = COALESCE(p.north_deviation, g.north_deviation),
+			north_change = COALESCE(p.north_change, g.north_change)`
+	}
+	return `WITH p AS (
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::text[],
 			$7::text[], $8::text[], $9::timestamptz[], $10::bigint[], $11::bigint[], $12::timestamptz[],
-			$13::text[], $14::text[], $15::text[], $16::integer[],
-			$24::double precision[], $25::double precision[], $26::double precision[],
-			$27::double precision[], $28::double precision[], $29::double precision[], $30::bigint[])
+			$13::text[], $14::text[], $15::text[], $16::integer[], $24::bigint[]` + arrays + `)
 			AS p (id, ply, n, position, added, status, winner, end_reason, at, south_us, north_us, deadline,
-				draw_offer, takeback_offer, news, chunk,
-				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change, version)
+				draw_offer, takeback_offer, news, chunk, version` + columns + `)
 	), locked AS (
 		SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), game AS (
 		UPDATE games g SET ply = g.ply + p.n, position = p.position, history = g.history || p.added,
 			status = p.status, winner = p.winner, end_reason = p.end_reason, updated_at = p.at,
 			south_clock_us = p.south_us, north_clock_us = p.north_us, deadline = p.deadline,
-			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1,
-			south_rating = COALESCE(p.south_rating, g.south_rating),
-			south_deviation = COALESCE(p.south_deviation, g.south_deviation),
-			south_change = COALESCE(p.south_change, g.south_change),
-			north_rating = COALESCE(p.north_rating, g.north_rating),
-			north_deviation = COALESCE(p.north_deviation, g.north_deviation),
-			north_change = COALESCE(p.north_change, g.north_change)
+			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1` + set + `
 		FROM p JOIN locked USING (id)
 		WHERE g.id = p.id AND g.ply = p.ply AND g.version = p.version AND g.status = 'active'
 		RETURNING g.id
@@ -437,15 +458,16 @@ var batchSQL = `WITH p AS (
 		WHERE m.game_id IN (SELECT id FROM game)
 	), announced AS (
 		SELECT pg_notify('` + changesChannel + `', string_agg(p.news, E'\n' ORDER BY p.id))
-		FROM game JOIN p USING (id) WHERE $31 = '' OR ` + othersListen(31) + `
+		FROM game JOIN p USING (id) WHERE $25 = '' OR ` + othersListen(25) + `
 		GROUP BY p.chunk
 	)
 	SELECT id FROM game CROSS JOIN (SELECT count(*) FROM announced) AS a`
+}
 
 // batchArgs are batchSQL's arguments for plays, at most one per game, in
-// game id order, announced by instance ("": to whatever listens): a
-// play's match, when it has one, sets its game's seats' ratings
-// (seatRatings), NULL leaving them as they are.
+// game id order, announced by instance ("": to whatever listens). The
+// plays have no match (ApplyPlay writes one that has with ratedPlaySQL):
+// batchSQL leaves the seats' ratings as they are.
 func batchArgs(instance string, plays []*games.Play) []any {
 	n := len(plays)
 	var (
@@ -456,13 +478,9 @@ func batchArgs(instance string, plays []*games.Play) []any {
 		at                                          = make([]time.Time, n)
 		south, north                                = make([]int64, n), make([]int64, n)
 		deadline                                    = make([]*time.Time, n)
-		ratings                                     [6][]*float64
 		moveGames                                   []string
 		moves                                       []games.Record
 	)
-	for k := range ratings {
-		ratings[k] = make([]*float64, n)
-	}
 	size := 0
 	for j, p := range plays {
 		g := &p.Game
@@ -484,12 +502,6 @@ func batchArgs(instance string, plays []*games.Play) []any {
 			size++
 		}
 		size += len(news[j])
-		_, seats := seatRatings(p.Match, 0)
-		for k, v := range seats {
-			if f, ok := v.(float64); ok {
-				ratings[k][j] = &f
-			}
-		}
 		for range p.Moves {
 			moveGames = append(moveGames, p.GameID)
 		}
@@ -498,5 +510,20 @@ func batchArgs(instance string, plays []*games.Play) []any {
 	rs := recordsOf(moves)
 	return []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
 		draw, takeback, news, chunk, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw,
-		ratings[0], ratings[1], ratings[2], ratings[3], ratings[4], ratings[5], version, instance}
+		version, instance}
+}
+
+// ratedPlayArgs are ratedPlaySQL's arguments for p, which ends a game of
+// its match (seatRatings), announced to whatever listens.
+func ratedPlayArgs(p *games.Play) []any {
+	_, seats := seatRatings(p.Match, 0)
+	args := batchArgs("", []*games.Play{p})
+	for _, v := range seats {
+		var rating *float64
+		if f, ok := v.(float64); ok {
+			rating = &f
+		}
+		args = append(args, []*float64{rating})
+	}
+	return args
 }

@@ -307,6 +307,7 @@ func TestBatchPlansUseIndexes(t *testing.T) {
 		{"lock", lockSQL},
 		{"join", joinSQL},
 		{"plays", batchSQL},
+		{"rated play", ratedPlaySQL},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {

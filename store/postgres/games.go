@@ -321,7 +321,7 @@ func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 		// The match's transaction writes the play with the batches'
 		// statement, its ratings included.
 		err = s.ending(ctx, p.Match, func(q querier) error {
-			rows, err := q.Query(ctx, batchSQL, batchArgs("", []*games.Play{&p})...)
+			rows, err := q.Query(ctx, ratedPlaySQL, ratedPlayArgs(&p)...)
 			if err != nil {
 				return s.wrote(err)
 			}

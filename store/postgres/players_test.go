@@ -358,6 +358,59 @@ func TestApplyPlayMatch(t *testing.T) {
 	}
 }
 
+// TestApplyPlayRatedMatch: the move that ends a rated game writes the
+// seats' ratings on the game (ratedPlaySQL) and moves the players' ratings,
+// in the same write; the batches' statement, which carries no ratings,
+// leaves them as they were.
+func TestApplyPlayRatedMatch(t *testing.T) {
+	s := openFresh(t)
+	ctx := t.Context()
+	mustPlayer(t, s, "ada")
+	mustPlayer(t, s, "bob")
+	g := liveGame(t, s, "g1", "ada", "bob", true, t0)
+	// A move through the batches first: the seats keep what the join set.
+	first := playOn(t, g, 0, g.ID+"-south", t0.Add(time.Second))
+	if err := s.ApplyPlay(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	mid, err := s.Game(ctx, g.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Players != g.Players {
+		t.Fatalf("seats after a batch's move: %+v, want %+v", mid.Players, g.Players)
+	}
+	at := t0.Add(time.Minute)
+	legal := mid.Position.LegalMoves(mid.Rules)
+	p := playOn(t, mid, legal.Next(), g.ID+"-north", at)
+	p.Game.Status, p.Game.Result = games.Finished, engine.Result{Reason: engine.ByMajority, Winner: engine.NorthWins}
+	p.Match = matchOf(t, s, g, 0, at)
+	if !p.Match.Rated() {
+		t.Fatal("a rated game's match is not rated")
+	}
+	if err := s.ApplyPlay(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	ended, err := s.Game(ctx, g.ID)
+	if err != nil || ended.Status != games.Finished {
+		t.Fatalf("game: %+v, %v", ended, err)
+	}
+	for side, id := range []string{"ada", "bob"} {
+		seat, b, a := ended.Players[side], p.Match.Before[side], p.Match.After[side]
+		if seat.ID != id || !seat.HasChange || seat.Rating != b.Value || seat.Deviation != b.Deviation ||
+			seat.Change != a.Value-b.Value {
+			t.Errorf("seat %d: %+v, want %s rated %v (deviation %v) changed by %v", side, seat, id, b.Value, b.Deviation, a.Value-b.Value)
+		}
+		pl, err := s.Player(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := pl.Rating(players.Live); !sameRating(r, a) {
+			t.Errorf("%s's rating %+v, want %+v", id, r, a)
+		}
+	}
+}
+
 // TestJoinKeepsSeatPlayer: the joiner's player goes in the open seat.
 func TestJoinKeepsSeatPlayer(t *testing.T) {
 	s := openFresh(t)
