@@ -102,16 +102,21 @@ func TestEventStreamsShareFrames(t *testing.T) {
 	var encoded atomic.Int64
 	fs := newFrames(countingEncoder(&encoded))
 	recs := make([]*httptest.ResponseRecorder, followers)
-	var wg sync.WaitGroup
+	var wg, following sync.WaitGroup
 	for i := range followers {
 		recs[i] = httptest.NewRecorder()
-		out := eventStream{SSEWriter: httpx.NewSSEWriter(recs[i]), frames: fs, game: a.Game.ID}
+		out := &firstFlush{Stream: eventStream{SSEWriter: httpx.NewSSEWriter(recs[i]), frames: fs, game: a.Game.ID}, done: following.Done}
+		following.Add(1)
 		wg.Go(func() {
 			if err := hub.Follow(ctx, a.Game.ID, -1, time.Hour, out); err != nil {
 				t.Error(err)
 			}
 		})
 	}
+	// Every follower shares the game's one feed before the moves: one that
+	// came after the game's end, once the feed had closed, would read the
+	// game anew and be sent a joined event of the game as it ended.
+	following.Wait()
 	tokens := [2]string{a.Token, b.Token}
 	g := b.Game
 	for range moves {
@@ -139,6 +144,20 @@ func TestEventStreamsShareFrames(t *testing.T) {
 	if n := encoded.Load(); n != moves+2 {
 		t.Fatalf("%d encodings for %d events and %d followers, want one an event", n, moves+2, followers)
 	}
+}
+
+// firstFlush is a stream that calls done after its first Flush: its
+// follower has joined the game's feed and been sent what it held.
+type firstFlush struct {
+	games.Stream
+	once sync.Once
+	done func()
+}
+
+func (f *firstFlush) Flush() error {
+	err := f.Stream.Flush()
+	f.once.Do(f.done)
+	return err
 }
 
 // sseIDs lists the ids of the frames in a stream's body.
