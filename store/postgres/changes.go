@@ -267,6 +267,11 @@ func (l *listener) refresh(ctx context.Context, s *Store) error {
 // writes to it; one that did not see the row committed before the row
 // was written, and so before the instance listens, or (for a lapsed row)
 // before its renewal, after which the instance reads again what it holds.
+//
+// An instance that found no other listening at its registration does not
+// even send its plays' news (quietBatchSQL in commit.go): the same look-up,
+// under the same lock, then fails its batch instead of announcing it, and
+// the batch goes again with its news.
 const (
 	listenerBeat = 10 * time.Second
 	listenerLife = 3 * listenerBeat
@@ -280,8 +285,9 @@ var lifeSQL = fmt.Sprintf("interval '%d seconds'", listenerLife/time.Second)
 
 // registerSQL writes the row of instance $1, seen now (the clock's time,
 // after the lock was taken), and says whether its former row was still
-// live: false when there was none, or when it had lapsed. Rows a day old,
-// left by instances that stopped without leaving, go.
+// live (false when there was none, or when it had lapsed) and whether
+// another instance's row is. Rows a day old, left by instances that
+// stopped without leaving, go.
 var registerSQL = `WITH was AS (
 		SELECT seen > clock_timestamp() - ` + lifeSQL + ` AS live FROM listeners WHERE instance = $1
 	), renewed AS (
@@ -290,7 +296,7 @@ var registerSQL = `WITH was AS (
 	), gone AS (
 		DELETE FROM listeners WHERE instance <> $1 AND seen < clock_timestamp() - interval '1 day'
 	)
-	SELECT coalesce((SELECT live FROM was), false)`
+	SELECT coalesce((SELECT live FROM was), false), ` + othersListen(1)
 
 // othersListen is the condition of an announcement by instance $param: a
 // live row of another instance (see above).
@@ -303,7 +309,8 @@ func othersListen(param int) string {
 const registerTimeout = 5 * time.Second
 
 // register writes the Store's registration and says whether the former
-// one was still live.
+// one was still live. Whether another instance listens then decides
+// whether the committer's batches carry their news (s.announcing).
 func (s *Store) register(ctx context.Context) (live bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, registerTimeout)
 	defer cancel()
@@ -311,11 +318,15 @@ func (s *Store) register(ctx context.Context) (live bool, err error) {
 	b.Queue(`SELECT pg_advisory_xact_lock(` + listenersLock + `)`)
 	b.Queue(registerSQL, s.instance)
 	br := s.pool.SendBatch(ctx, b)
+	var others bool
 	if _, err = br.Exec(); err == nil {
-		err = br.QueryRow().Scan(&live)
+		err = br.QueryRow().Scan(&live, &others)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		s.announcing.Store(others)
 	}
 	return live, err
 }

@@ -254,7 +254,9 @@ func TestJoinsAnnounced(t *testing.T) {
 // when another listens, not once the other's registration has lapsed, and
 // again once the other renews it, its listeners told to read everything
 // again (the empty id), since what was written meanwhile went unannounced,
-// and not once the other has stopped listening.
+// and not once the other has stopped listening. Alone, the writer sends
+// its plays without their news (quietBatchSQL); the first batch after
+// another instance registered is refused and sent again with them.
 func TestAnnouncedToOthersOnly(t *testing.T) {
 	dsn := freshSchema(t)
 	a, b := openOn(t, dsn, Options{}), openOn(t, dsn, Options{})
@@ -317,6 +319,9 @@ func TestAnnouncedToOthersOnly(t *testing.T) {
 	}
 
 	expect("the writer alone", sent(), false)
+	if q, r := a.quietBatches.Load(), a.resent.Load(); q == 0 || r != 0 {
+		t.Fatalf("alone: %d batches sent without their news, %d sent again; want some and none", q, r)
+	}
 
 	theirs := make(chan string, 64)
 	bctx, stopB := context.WithCancel(ctx)
@@ -327,6 +332,9 @@ func TestAnnouncedToOthersOnly(t *testing.T) {
 	}()
 	awaitListening(ctx, t, a, theirs, "the other instance")
 	expect("another instance listening", sent(), true)
+	if r := a.resent.Load(); r != 1 {
+		t.Fatalf("%d batches sent again with their news once another instance listened, want 1", r)
+	}
 
 	if _, err := a.Pool().Exec(ctx, "UPDATE listeners SET seen = now() - interval '1 minute' WHERE instance = $1", b.instance); err != nil {
 		t.Fatal(err)
@@ -367,4 +375,15 @@ func TestAnnouncedToOthersOnly(t *testing.T) {
 		t.Fatal("the other stopped listening and left its registration behind")
 	}
 	expect("the other stopped listening", sent(), false)
+
+	// The writer's next registration finds it alone: its batches go
+	// without their news again.
+	if err := a.listener.refresh(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	before := a.quietBatches.Load()
+	expect("the writer alone again", sent(), false)
+	if a.quietBatches.Load() == before {
+		t.Fatal("alone again, the writer still sends its plays' news")
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
@@ -245,7 +246,35 @@ func verdict(applied bool) error {
 // game (the first play of each game goes in the first round, a second one
 // in the second, ...). A join's row is kept in its write, to be decoded
 // once the batch has committed.
+//
+// Unless the Store is announcing (another instance listened when it last
+// looked), the plays go without their news, in quietBatchSQL; when
+// another instance listens after all, that statement fails the batch as a
+// whole, nothing of it committed, and the batch goes again with its news,
+// as every batch does from then on until the Store's registration finds
+// it alone again.
 func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
+	quiet := !s.announcing.Load()
+	applied, err := s.sendBatchAs(batch, quiet)
+	if quiet && needsNews(err) {
+		s.announcing.Store(true)
+		s.resent.Add(1)
+		applied, err = s.sendBatchAs(batch, false)
+	} else if quiet && err == nil {
+		s.quietBatches.Add(1)
+	}
+	return applied, err
+}
+
+// needsNews says whether err is quietBatchSQL's refusal of a batch that
+// another instance must hear of.
+func needsNews(err error) bool {
+	pe, ok := errors.AsType[*pgconn.PgError](err)
+	return ok && pe.Code == needsNewsState
+}
+
+// sendBatchAs is sendBatch, with the plays' news or (quiet) without.
+func (s *Store) sendBatchAs(batch []*pendingWrite, quiet bool) ([]bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
 	defer cancel()
 	var creates, joins, plays []int // indexes in batch
@@ -280,7 +309,11 @@ func (s *Store) sendBatch(batch []*pendingWrite) ([]bool, error) {
 		for j, i := range r {
 			plays[j] = batch[i].play
 		}
-		b.Queue(batchSQL, batchArgs(s.instance, plays)...)
+		if quiet {
+			b.Queue(quietBatchSQL, batchArgs(s.instance, plays, false)...)
+		} else {
+			b.Queue(batchSQL, batchArgs(s.instance, plays, true)...)
+		}
 	}
 	br := s.pool.SendBatch(ctx, b)
 	applied, err := readBatch(br, batch, creates, joins, rounds)
@@ -394,19 +427,32 @@ const batchStartSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan'
 // updates each row still active at the play's ply and version, inserts
 // the moves of the plays it updated, and announces those plays with their
 // news on changesChannel, in as few notifications as fit (the chunk of
-// each play is counted out by batchArgs), when another instance than $25
-// listens, or whatever listens when $25 is empty (a play written outside
+// each play is counted out by batchArgs), when another instance than $23
+// listens, or whatever listens when $23 is empty (a play written outside
 // the batches, whose transaction does not take listenersLock). It returns
-// the ids of the games it updated. The committer's batches use it: a play
-// that ends a rated game is written by ratedPlaySQL, in its match's
-// transaction.
+// the ids of the games it updated. The committer's batches use it while
+// another instance listens, quietBatchSQL otherwise; a play that ends a
+// rated game is written by ratedPlaySQL, in its match's transaction.
 //
 // One statement for the whole round, rather than one per play, because
 // what a statement costs PostgreSQL is mostly its own: planning aside
 // (prepared once per connection), each run sets up its executor and
 // prepares every CHECK constraint of the tables it writes afresh, however
 // few rows it writes.
-var batchSQL = playsSQL(false)
+var batchSQL = playsSQL(true, false)
+
+// quietBatchSQL is batchSQL without the news ($24 and $25) and without
+// the announcement, for an instance that saw no other listening when it
+// last looked (Store.announcing, set by its registration): if another
+// instance than $23 listens after all, it fails the whole batch with
+// needsNewsState (the function batch_needs_news, migration 19), and the
+// committer sends the batch again as batchSQL. Without the announcement's
+// part of the statement and the news' arrays, PostgreSQL executes 5 %
+// fewer instructions per play in batches of 8 and 15 % fewer in batches
+// of one (docs/performance.md, "The seventh look"), and the server
+// encodes no news that nobody else would hear while one instance runs
+// alone.
+var quietBatchSQL = playsSQL(false, false)
 
 // ratedPlaySQL is batchSQL that also sets the seats' ratings of the games
 // it updates, from six more arrays ($26-$31, seatRatings' order; NULL
@@ -415,16 +461,26 @@ var batchSQL = playsSQL(false)
 // cost PostgreSQL about 5 % of its instructions per play (six more arrays
 // decoded and unnested, six more columns set per row: docs/performance.md,
 // "The seventh look").
-var ratedPlaySQL = playsSQL(true)
+var ratedPlaySQL = playsSQL(true, true)
 
-// playsSQL is batchSQL's text, with the ratings' arrays when rated.
-func playsSQL(rated bool) string {
+// needsNewsState is the SQLSTATE with which quietBatchSQL fails when
+// another instance listens.
+const needsNewsState = "AYN01"
+
+// playsSQL is the text of batchSQL (news), of quietBatchSQL (neither)
+// or of ratedPlaySQL (both). Their arguments are batchArgs', followed by
+// the ratings' for a rated play.
+func playsSQL(news, rated bool) string {
 	arrays, columns, set := "", "", ""
+	if news {
+		arrays = `, $24::text[], $25::integer[]`
+		columns = `, news, chunk`
+	}
 	if rated {
-		arrays = `,
+		arrays += `,
 			$26::double precision[], $27::double precision[], $28::double precision[],
 			$29::double precision[], $30::double precision[], $31::double precision[]`
-		columns = `,
+		columns += `,
 				south_rating, south_deviation, south_change, north_rating, north_deviation, north_change`
 		set = `,
 			south_rating = COALESCE(p.south_rating, g.south_rating),
@@ -434,12 +490,24 @@ func playsSQL(rated bool) string {
 			north_deviation = COALESCE(p.north_deviation, g.north_deviation),
 			north_change = COALESCE(p.north_change, g.north_change)`
 	}
+	// What the statement does about the others: announce the plays to
+	// them, or fail if there are any.
+	others := `announced AS (
+		SELECT pg_notify('` + changesChannel + `', string_agg(p.news, E'\n' ORDER BY p.id))
+		FROM game JOIN p USING (id) WHERE $23 = '' OR ` + othersListen(23) + `
+		GROUP BY p.chunk
+	)`
+	if !news {
+		others = `announced AS (
+		SELECT batch_needs_news() WHERE ` + othersListen(23) + `
+	)`
+	}
 	return `WITH p AS (
 		SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::text[], $6::text[],
 			$7::text[], $8::text[], $9::timestamptz[], $10::bigint[], $11::bigint[], $12::timestamptz[],
-			$13::text[], $14::text[], $15::text[], $16::integer[], $24::bigint[]` + arrays + `)
+			$13::text[], $14::text[], $22::bigint[]` + arrays + `)
 			AS p (id, ply, n, position, added, status, winner, end_reason, at, south_us, north_us, deadline,
-				draw_offer, takeback_offer, news, chunk, version` + columns + `)
+				draw_offer, takeback_offer, version` + columns + `)
 	), locked AS (
 		SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), game AS (
@@ -453,27 +521,24 @@ func playsSQL(rated bool) string {
 	), moved AS (
 		INSERT INTO moves (game_id, ply, pit, by_ai, at, version, draw_offer)
 		SELECT m.game_id, m.ply, m.pit, m.by_ai, m.at, m.version, m.draw_offer
-		FROM unnest($17::text[], $18::integer[], $19::smallint[], $20::boolean[], $21::timestamptz[],
-			$22::bigint[], $23::text[]) AS m (game_id, ply, pit, by_ai, at, version, draw_offer)
+		FROM unnest($15::text[], $16::integer[], $17::smallint[], $18::boolean[], $19::timestamptz[],
+			$20::bigint[], $21::text[]) AS m (game_id, ply, pit, by_ai, at, version, draw_offer)
 		WHERE m.game_id IN (SELECT id FROM game)
-	), announced AS (
-		SELECT pg_notify('` + changesChannel + `', string_agg(p.news, E'\n' ORDER BY p.id))
-		FROM game JOIN p USING (id) WHERE $25 = '' OR ` + othersListen(25) + `
-		GROUP BY p.chunk
-	)
+	), ` + others + `
 	SELECT id FROM game CROSS JOIN (SELECT count(*) FROM announced) AS a`
 }
 
-// batchArgs are batchSQL's arguments for plays, at most one per game, in
-// game id order, announced by instance ("": to whatever listens). The
-// plays have no match (ApplyPlay writes one that has with ratedPlaySQL):
-// batchSQL leaves the seats' ratings as they are.
-func batchArgs(instance string, plays []*games.Play) []any {
+// batchArgs are the arguments of batchSQL (news) or of quietBatchSQL for
+// plays, at most one per game, in game id order, announced by instance
+// ("": to whatever listens). The plays have no match (ApplyPlay writes one
+// that has with ratedPlaySQL): these statements leave the seats' ratings
+// as they are.
+func batchArgs(instance string, plays []*games.Play, news bool) []any {
 	n := len(plays)
 	var (
 		id, position, added, status, winner, reason = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
-		draw, takeback, news                        = make([]string, n), make([]string, n), make([]string, n)
-		ply, count, chunk                           = make([]int32, n), make([]int32, n), make([]int32, n)
+		draw, takeback                              = make([]string, n), make([]string, n)
+		ply, count                                  = make([]int32, n), make([]int32, n)
 		version                                     = make([]int64, n)
 		at                                          = make([]time.Time, n)
 		south, north                                = make([]int64, n), make([]int64, n)
@@ -481,18 +546,41 @@ func batchArgs(instance string, plays []*games.Play) []any {
 		moveGames                                   []string
 		moves                                       []games.Record
 	)
-	size := 0
 	for j, p := range plays {
 		g := &p.Game
-		nw := p.News()
 		id[j], ply[j], count[j], version[j] = p.GameID, int32(p.Ply), int32(len(p.Moves)), g.Version-1
-		position[j], added[j], status[j] = g.Position.String(), stored.EncodeHistory(nw.Pits), string(g.Status)
+		pits := make([]byte, len(p.Moves))
+		for i, m := range p.Moves {
+			pits[i] = byte(m.Pit)
+		}
+		position[j], added[j], status[j] = g.Position.String(), stored.EncodeHistory(pits), string(g.Status)
 		winner[j], reason[j], at[j] = g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At)
 		south[j], north[j], deadline[j] = stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)
 		draw[j], takeback[j] = g.DrawOffer.String(), g.TakebackOffer.String()
+		for range p.Moves {
+			moveGames = append(moveGames, p.GameID)
+		}
+		moves = append(moves, p.Moves...)
+	}
+	rs := recordsOf(moves)
+	args := []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
+		draw, takeback, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw, version, instance}
+	if news {
+		text, chunks := newsOf(plays)
+		args = append(args, text, chunks)
+	}
+	return args
+}
+
+// newsOf is the news of each play (its line of a notification) and the
+// notification it goes in: a new one starts where the next line would
+// not fit.
+func newsOf(plays []*games.Play) (news []string, chunk []int32) {
+	news, chunk = make([]string, len(plays)), make([]int32, len(plays))
+	size := 0
+	for j, p := range plays {
+		nw := p.News()
 		news[j] = encodeNews(&nw)
-		// The plays are announced in id order: a new notification starts
-		// where the next line would not fit.
 		if size > 0 && size+1+len(news[j]) > maxPayload {
 			chunk[j], size = chunk[j-1]+1, 0
 		} else if j > 0 {
@@ -502,22 +590,15 @@ func batchArgs(instance string, plays []*games.Play) []any {
 			size++
 		}
 		size += len(news[j])
-		for range p.Moves {
-			moveGames = append(moveGames, p.GameID)
-		}
-		moves = append(moves, p.Moves...)
 	}
-	rs := recordsOf(moves)
-	return []any{id, ply, count, position, added, status, winner, reason, at, south, north, deadline,
-		draw, takeback, news, chunk, moveGames, rs.ply, rs.pit, rs.byAI, rs.at, rs.version, rs.draw,
-		version, instance}
+	return news, chunk
 }
 
 // ratedPlayArgs are ratedPlaySQL's arguments for p, which ends a game of
 // its match (seatRatings), announced to whatever listens.
 func ratedPlayArgs(p *games.Play) []any {
 	_, seats := seatRatings(p.Match, 0)
-	args := batchArgs("", []*games.Play{p})
+	args := batchArgs("", []*games.Play{p}, true)
 	for _, v := range seats {
 		var rating *float64
 		if f, ok := v.(float64); ok {

@@ -307,6 +307,7 @@ func TestBatchPlansUseIndexes(t *testing.T) {
 		{"lock", lockSQL},
 		{"join", joinSQL},
 		{"plays", batchSQL},
+		{"quiet plays", quietBatchSQL},
 		{"rated play", ratedPlaySQL},
 	} {
 		t.Run(c.name, func(t *testing.T) {

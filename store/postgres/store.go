@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -54,6 +55,14 @@ type Store struct {
 	// instance names this Store in the listeners table while it listens
 	// (changes.go): random, so that two Stores never share one.
 	instance string
+	// announcing says that the committer's batches carry their plays'
+	// news: another instance listened when this one last looked (its
+	// registration), or a batch without them was refused since. Until
+	// then they go without (sendBatch). quietBatches counts the batches
+	// that went without, resent those sent again with their news because
+	// another instance listened after all.
+	announcing           atomic.Bool
+	quietBatches, resent atomic.Int64
 }
 
 // Options configure a Store; the zero value is ready to use.
