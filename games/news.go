@@ -29,15 +29,21 @@ type PlayNews struct {
 	DrawOffer, TakebackOffer Offer
 }
 
-// News is the news of p once stored: the game after it, as the store
-// writes it.
-func (p *Play) News() PlayNews {
+// Pits are the pits of p's moves, in order: what p adds to its game's
+// History.
+func (p *Play) Pits() []byte {
 	pits := make([]byte, len(p.Moves))
 	for i, m := range p.Moves {
 		pits[i] = byte(m.Pit)
 	}
+	return pits
+}
+
+// News is the news of p once stored: the game after it, as the store
+// writes it.
+func (p *Play) News() PlayNews {
 	g := &p.Game
-	return PlayNews{ID: p.GameID, Version: g.Version, Ply: p.Ply, Pits: pits, Position: g.Position,
+	return PlayNews{ID: p.GameID, Version: g.Version, Ply: p.Ply, Pits: p.Pits(), Position: g.Position,
 		Status: g.Status, Result: g.Result, UpdatedAt: p.At, Clock: g.Clock, Deadline: g.Deadline,
 		DrawOffer: g.DrawOffer, TakebackOffer: g.TakebackOffer}
 }

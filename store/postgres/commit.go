@@ -549,11 +549,7 @@ func batchArgs(instance string, plays []*games.Play, news bool) []any {
 	for j, p := range plays {
 		g := &p.Game
 		id[j], ply[j], count[j], version[j] = p.GameID, int32(p.Ply), int32(len(p.Moves)), g.Version-1
-		pits := make([]byte, len(p.Moves))
-		for i, m := range p.Moves {
-			pits[i] = byte(m.Pit)
-		}
-		position[j], added[j], status[j] = g.Position.String(), stored.EncodeHistory(pits), string(g.Status)
+		position[j], added[j], status[j] = g.Position.String(), stored.EncodeHistory(p.Pits()), string(g.Status)
 		winner[j], reason[j], at[j] = g.Result.Winner.String(), g.Result.Reason.String(), stamp(p.At)
 		south[j], north[j], deadline[j] = stored.Micros(g.Clock[engine.South]), stored.Micros(g.Clock[engine.North]), nullableTime(g.Deadline)
 		draw[j], takeback[j] = g.DrawOffer.String(), g.TakebackOffer.String()

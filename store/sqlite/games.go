@@ -261,10 +261,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 func (s *Store) ApplyPlay(ctx context.Context, p games.Play) error {
 	// The history grows by one digit per move, appended in SQL, so the
 	// caller's copy of it need not be sent back.
-	add := make([]byte, len(p.Moves))
-	for i, m := range p.Moves {
-		add[i] = byte(m.Pit)
-	}
+	add := p.Pits()
 	g := &p.Game
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		res, err := r.exec(ctx, `UPDATE games SET ply = ply + ?, position = ?, history = history || ?,
