@@ -47,9 +47,13 @@ import (
 // have happened); otherwise the writes are sent again one by one, so one
 // bad write fails alone. Nobody is answered before the commit that holds
 // their write, so an answer still means it is stored. A batch locks its
-// games' rows in game id order before it writes any, and so does every
-// other batch (another instance's): two batches never wait for each other
-// in a cycle. (A new game's row is nobody else's to lock.)
+// games' rows in game id order, and so does every other batch (another
+// instance's): two batches never wait for each other in a cycle. The
+// statement of a round of plays locks each row as it updates it, visiting
+// them in the order of its arrays (a nested loop over them: the test of
+// the batches' plans checks it); a batch with joins locks the rows of
+// its joins and plays first, in one statement. (A new game's row is
+// nobody else's to lock.)
 
 // maxBatch bounds the writes in one transaction.
 const maxBatch = 64
@@ -371,8 +375,8 @@ func readBatch(br pgx.BatchResults, batch []*pendingWrite, creates, joins []int,
 }
 
 // lockSQL locks the rows of a batch's games in id order, before any of
-// them is written: the joins' and the plays' (whose own statement locks
-// them again, a lock it holds already).
+// them is written: the joins' (each joinSQL locks one row, and a batch
+// has several) and the plays'.
 const lockSQL = `SELECT count(*) FROM (SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE) AS l`
 
 // matchedIDs reads batchSQL's answer: the ids of the games it updated.
@@ -422,9 +426,13 @@ const batchStartSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan'
 	set_config('enable_seqscan', 'off', true), pg_advisory_xact_lock_shared(` + listenersLock + `)`
 
 // batchSQL writes a round of plays, at most one per game, given as
-// parallel arrays: it locks their games' rows in id order (so that two
-// batches, of two instances, never wait for each other in a cycle),
-// updates each row still active at the play's ply and version, inserts
+// parallel arrays in game id order: it updates each row still active at
+// the play's ply and version, locking the rows in the arrays' order (so
+// that two batches, of two instances, never wait for each other in a
+// cycle; the plan is a nested loop over the arrays, which
+// TestBatchPlansUseIndexes checks: no statement of its own locks them
+// first, which cost PostgreSQL 11 % of its instructions per play in
+// batches of 8, docs/performance.md, "The eighth look"), inserts
 // the moves of the plays it updated, and announces those plays with their
 // news on changesChannel, in as few notifications as fit (the chunk of
 // each play is counted out by batchArgs), when another instance than $23
@@ -508,14 +516,12 @@ func playsSQL(news, rated bool) string {
 			$13::text[], $14::text[], $22::bigint[]` + arrays + `)
 			AS p (id, ply, n, position, added, status, winner, end_reason, at, south_us, north_us, deadline,
 				draw_offer, takeback_offer, version` + columns + `)
-	), locked AS (
-		SELECT id FROM games WHERE id = ANY ($1::text[]) ORDER BY id FOR NO KEY UPDATE
 	), game AS (
 		UPDATE games g SET ply = g.ply + p.n, position = p.position, history = g.history || p.added,
 			status = p.status, winner = p.winner, end_reason = p.end_reason, updated_at = p.at,
 			south_clock_us = p.south_us, north_clock_us = p.north_us, deadline = p.deadline,
 			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1` + set + `
-		FROM p JOIN locked USING (id)
+		FROM p
 		WHERE g.id = p.id AND g.ply = p.ply AND g.version = p.version AND g.status = 'active'
 		RETURNING g.id
 	), moved AS (
