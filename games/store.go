@@ -143,7 +143,12 @@ type Deadlines interface {
 	// at or before now, the earliest first.
 	Overdue(ctx context.Context, now time.Time, limit int) ([]Game, error)
 	// NextDeadline returns the earliest Deadline of any waiting or active
-	// game, or the zero time when none has one.
+	// game, or the zero time when none has one. A store may answer a time
+	// before it (an index of lower bounds, which a move that puts its
+	// deadline later leaves as it was), as long as a game that Overdue
+	// found not due at a time no longer makes the answer that time or
+	// sooner: the sweeper then wakes early at most once per such game, and
+	// never spins.
 	NextDeadline(ctx context.Context) (time.Time, error)
 	// DeleteEnded deletes up to limit finished or aborted games last
 	// changed before before, with their moves, in one short

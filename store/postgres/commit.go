@@ -519,7 +519,9 @@ func playsSQL(news, rated bool) string {
 	), game AS (
 		UPDATE games g SET ply = g.ply + p.n, position = p.position, history = g.history || p.added,
 			status = p.status, winner = p.winner, end_reason = p.end_reason, updated_at = p.at,
+			ended_at = CASE WHEN p.status IN ('finished', 'aborted') THEN p.at END,
 			south_clock_us = p.south_us, north_clock_us = p.north_us, deadline = p.deadline,
+			deadline_floor = CASE WHEN p.deadline IS NOT NULL THEN LEAST(g.deadline_floor, p.deadline) END,
 			draw_offer = p.draw_offer, takeback_offer = p.takeback_offer, version = g.version + 1` + set + `
 		FROM p
 		WHERE g.id = p.id AND g.ply = p.ply AND g.version = p.version AND g.status = 'active'

@@ -52,7 +52,8 @@ func postgresTicks() (int64, bool) {
 const clockTicks = 100
 
 // BenchmarkPlayBatch writes batches of plays, each of a different game, as
-// the committer does (sendBatch), one batch after another: ns/op is a
+// the committer does (sendBatch), one batch after another, each play
+// setting its game's deadline as the service does: ns/op is a
 // batch's round trip and commit, and pg-cpu-µs/play what the postgres
 // processes on this machine spent per play (reported when PostgreSQL runs
 // here; the games made when others finish are not counted). Its figures
@@ -88,6 +89,9 @@ func BenchmarkPlayBatch(b *testing.B) {
 					legal := g.Position.LegalMoves(g.Rules)
 					pit := legal.Next()
 					p := playOn(b, g, pit, seatToken(g), g.UpdatedAt.Add(time.Second))
+					// As the game service sets it for a game without a
+					// clock: every move sets the deadline anew.
+					p.Game.Deadline = p.At.Add(games.DefaultIdleExpiry)
 					batch = append(batch, playWrite(&p))
 					at = append(at, i)
 				}

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"strings"
 	"testing"
 	"time"
 
@@ -11,9 +10,11 @@ import (
 
 // TestOldGamesGetDeadlines: migration 0004 gives the waiting and active
 // games of a database from before time existed the deadlines the default
-// expiries would have, and leaves ended games and dated ones alone.
+// expiries would have, and leaves ended games and dated ones alone. The
+// database is made at migration 3 and migrated from there at Open, as an
+// old one would be.
 func TestOldGamesGetDeadlines(t *testing.T) {
-	s := openFresh(t)
+	dsn := freshSchema(t)
 	ctx := t.Context()
 	created := time.Date(2026, 2, 3, 4, 0, 0, 1000, time.UTC)
 	updated := time.Date(2026, 2, 3, 4, 5, 6, 789012000, time.UTC)
@@ -30,34 +31,30 @@ func TestOldGamesGetDeadlines(t *testing.T) {
 		{"dated", games.Active, engine.Result{}, dated, dated},
 		{"resigned", games.Finished, engine.Result{Reason: engine.ByResignation, Winner: engine.NorthWins}, time.Time{}, time.Time{}},
 	}
+	conn := schemaAt(t, dsn, 3)
+	defer conn.Close(ctx)
+	start := engine.Start().String()
 	for _, tc := range tests {
-		g := games.Game{ID: tc.id, CreatedAt: created, UpdatedAt: updated, Start: engine.Start(), Position: engine.Start(),
-			Status: tc.status, Result: tc.result, Version: 1, Deadline: tc.deadline}
-		g.Tokens[engine.South] = hashOf(tc.id)
+		var north []byte
 		if tc.status != games.Waiting {
-			g.Tokens[engine.North] = hashOf(tc.id + "-north")
-			g.JoinedAt = created
+			north = hashOf(tc.id + "-north")
 		}
-		if err := s.CreateGame(ctx, g, nil); err != nil {
-			t.Fatal(err)
+		var deadline *time.Time
+		if !tc.deadline.IsZero() {
+			deadline = &tc.deadline
 		}
-	}
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var script string
-	for _, m := range ms {
-		if strings.Contains(m.Name, "old_game_deadlines") {
-			script = m.SQL
+		_, err := conn.Exec(ctx, `INSERT INTO games (id, created_at, updated_at, capture_seed, leftovers, start, ply,
+				position, history, status, winner, end_reason, south_token, north_token, version, deadline)
+			VALUES ($1, $2, $3, 'taken', 'last_mover', $4, 0, $4, '', $5, $6, $7, $8, $9, 1, $10)`,
+			tc.id, created, updated, start, string(tc.status), tc.result.Winner.String(), tc.result.Reason.String(),
+			hashOf(tc.id), north, deadline)
+		if err != nil {
+			t.Fatalf("game %s: %v", tc.id, err)
 		}
 	}
-	if script == "" {
-		t.Fatal("no old_game_deadlines migration")
-	}
-	if _, err := s.pool.Exec(ctx, script); err != nil {
-		t.Fatal(err)
-	}
+	conn.Close(ctx)
+
+	s := openOn(t, dsn, Options{})
 	for _, tc := range tests {
 		g, err := s.Game(ctx, tc.id)
 		if err != nil {

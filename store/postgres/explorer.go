@@ -18,13 +18,16 @@ var _ explorer.Store = (*Store)(nil)
 // games_explorer_pending.
 const explorerPending = `status = 'finished' AND rated AND NOT explorer_indexed`
 
+// unindexedSQL is UnindexedGames' query, $1 the limit.
+var unindexedSQL = "SELECT " + gameColumns + " FROM games WHERE " + explorerPending +
+	" ORDER BY ended_at, id LIMIT $1"
+
 // UnindexedGames implements explorer.Store, from the partial index.
 func (s *Store) UnindexedGames(ctx context.Context, limit int) ([]games.Game, error) {
 	if limit < 1 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+explorerPending+
-		" ORDER BY updated_at, id LIMIT $1", limit)
+	rows, err := s.pool.Query(ctx, unindexedSQL, limit)
 	if err != nil {
 		return nil, s.read(err)
 	}

@@ -135,13 +135,15 @@ func createGameOn(ctx context.Context, q querier, g *games.Game, moves []games.R
 
 // createSQL inserts a game and its moves (createArgs), the moves only if
 // the game's id was free, and returns how many games it inserted: 0 or 1.
+// A game stored ended (a restore) gets its updated_at as ended_at.
 var createSQL = `WITH game AS (
 		INSERT INTO games (id, created_at, updated_at, joined_at, capture_seed, leftovers, start, ply,
 			position, history, status, winner, end_reason, ai_side, ai_level, south_token, north_token, version,
 			time_kind, time_initial_us, time_increment_us, time_per_move_us, south_clock_us, north_clock_us, deadline,
-			rated, ` + stored.SeatColumns + `)
+			rated, ` + stored.SeatColumns + `, ended_at, deadline_floor)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-			$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40)
+			$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40,
+			CASE WHEN $11 IN ('finished', 'aborted') THEN $3::timestamptz END, $29)
 		ON CONFLICT (id) DO NOTHING
 		RETURNING id
 	), moved AS (
@@ -212,7 +214,7 @@ var joinSQL = `WITH joined AS (
 			south_token = CASE WHEN south_token IS NULL THEN $2 ELSE south_token END,
 			north_token = CASE WHEN south_token IS NOT NULL AND north_token IS NULL THEN $2 ELSE north_token END,
 			` + joinSeat + `
-			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, version = version + 1
+			status = 'active', joined_at = $3, updated_at = $3, deadline = $4, deadline_floor = $4, version = version + 1
 		WHERE id = $1 AND status = 'waiting' AND (south_token IS NULL OR north_token IS NULL)
 			AND (deadline IS NULL OR deadline > $3)
 		RETURNING ` + gameColumns + `
@@ -349,7 +351,7 @@ func (s *Store) Resign(ctx context.Context, id string, result engine.Result, at 
 	err := s.ending(ctx, match, func(q querier) error {
 		var err error
 		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = 'finished', winner = $2, end_reason = $3,
-				updated_at = $4, deadline = NULL, draw_offer = '', takeback_offer = '', version = version + 1`+set+`
+				updated_at = $4, ended_at = $4, deadline = NULL, deadline_floor = NULL, draw_offer = '', takeback_offer = '', version = version + 1`+set+`
 			WHERE id = $1 AND status = 'active' RETURNING `+gameColumns,
 			append([]any{id, result.Winner.String(), result.Reason.String(), stamp(at)}, ratings...)...))
 		if errors.Is(err, games.ErrNotFound) {
@@ -378,7 +380,8 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 	err := s.ending(ctx, e.Match, func(q querier) error {
 		var err error
 		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
-				south_clock_us = $6, north_clock_us = $7, updated_at = $8, deadline = NULL, draw_offer = '',
+				south_clock_us = $6, north_clock_us = $7, updated_at = $8, ended_at = $8, deadline = NULL, deadline_floor = NULL,
+				draw_offer = '',
 				takeback_offer = '', version = version + 1`+set+`
 			WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
 			append([]any{e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
@@ -401,7 +404,7 @@ func (s *Store) Amend(ctx context.Context, a games.Amend) (games.Game, error) {
 	n := &a.Game
 	g, err := scanGame(s.pool.QueryRow(ctx, `WITH game AS (
 			UPDATE games SET ply = $3, history = left(history, $3), position = $4, south_clock_us = $5,
-				north_clock_us = $6, updated_at = $7, deadline = $8, draw_offer = $9, takeback_offer = $10,
+				north_clock_us = $6, updated_at = $7, deadline = $8, deadline_floor = $8, draw_offer = $9, takeback_offer = $10,
 				version = version + 1
 			WHERE id = $1 AND version = $2 AND status = 'active' AND ply >= $3
 			RETURNING `+gameColumns+`
@@ -421,30 +424,52 @@ func (s *Store) Amend(ctx context.Context, a games.Amend) (games.Game, error) {
 	return g, nil
 }
 
-// pendingGames is the condition of the partial index games_deadline.
-const pendingGames = `status IN ('waiting', 'active') AND deadline IS NOT NULL`
+// pendingGames is the condition of the partial index games_deadline,
+// whose key is deadline_floor: a time at or before the game's deadline
+// (migration 20). A move of the committer's batches keeps the floor it
+// finds unless its new deadline is sooner (batchSQL), so that the move
+// changes no indexed column and its update is heap-only; every other
+// write that sets a deadline sets the floor to it. A floor that has
+// passed while its game's deadline has not is raised to the deadline by
+// the next Overdue.
+const pendingGames = `status IN ('waiting', 'active') AND deadline_floor IS NOT NULL`
 
-// Overdue implements games.Store, from the start of the index games_deadline.
+// overdueSQL is Overdue's statement: $1 now, $2 the limit. It raises the
+// floors that have passed to their games' deadlines that have not (their
+// rows locked in id order first, as the committer's batches lock theirs),
+// and returns the games that are due, found from the floors.
+var overdueSQL = `WITH raised AS (
+		UPDATE games g SET deadline_floor = g.deadline
+		FROM (SELECT id FROM games WHERE ` + pendingGames + ` AND deadline_floor <= $1 AND deadline > $1
+			ORDER BY id FOR NO KEY UPDATE) AS l
+		WHERE g.id = l.id
+	)
+	SELECT ` + gameColumns + ` FROM games WHERE ` + pendingGames + ` AND deadline_floor <= $1 AND deadline <= $1
+	ORDER BY deadline LIMIT $2`
+
+// Overdue implements games.Store, from the start of the index
+// games_deadline, raising the floors that have passed (overdueSQL).
 func (s *Store) Overdue(ctx context.Context, now time.Time, limit int) ([]games.Game, error) {
 	if limit < 1 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, "SELECT "+gameColumns+" FROM games WHERE "+pendingGames+
-		" AND deadline <= $1 ORDER BY deadline LIMIT $2", stamp(now), limit)
+	rows, err := s.pool.Query(ctx, overdueSQL, stamp(now), limit)
 	if err != nil {
-		return nil, s.read(err)
+		return nil, s.wrote(err)
 	}
 	defer rows.Close()
 	out, err := stored.Collect(rows, scanGame)
-	return out, s.read(err)
+	return out, s.wrote(err)
 }
 
 // NextDeadline implements games.Store: the first entry of the index
-// games_deadline.
+// games_deadline, a floor, at or before the earliest deadline. When a
+// move pushed that game's deadline later, the sweeper wakes at the floor,
+// finds it not due, and Overdue raises the floor to the deadline.
 func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 	var next time.Time
-	err := s.pool.QueryRow(ctx, "SELECT deadline FROM games WHERE "+pendingGames+
-		" ORDER BY deadline LIMIT 1").Scan(&next)
+	err := s.pool.QueryRow(ctx, "SELECT deadline_floor FROM games WHERE "+pendingGames+
+		" ORDER BY deadline_floor LIMIT 1").Scan(&next)
 	if noRows(err) {
 		return time.Time{}, nil
 	}
@@ -453,6 +478,16 @@ func (s *Store) NextDeadline(ctx context.Context) (time.Time, error) {
 	}
 	return next.UTC(), nil
 }
+
+// deleteEndedSQL is DeleteEnded's statement: $1 the time before which
+// the games ended, $2 the limit.
+const deleteEndedSQL = `WITH gone AS (
+			DELETE FROM games WHERE id IN (SELECT id FROM games
+				WHERE status IN ('finished', 'aborted') AND ended_at < $1 ORDER BY ended_at LIMIT $2
+				FOR UPDATE SKIP LOCKED)
+			RETURNING id),
+		reviews_gone AS (DELETE FROM reviews WHERE game_id IN (SELECT id FROM gone))
+		SELECT count(*) FROM gone`
 
 // DeleteEnded implements games.Store, in one statement: the oldest ended
 // games first, found through the index games_ended, with their moves (the
@@ -467,13 +502,7 @@ func (s *Store) DeleteEnded(ctx context.Context, before time.Time, limit int) (i
 		return 0, nil
 	}
 	var n int
-	err := s.pool.QueryRow(ctx, `WITH gone AS (
-			DELETE FROM games WHERE id IN (SELECT id FROM games
-				WHERE status IN ('finished', 'aborted') AND updated_at < $1 ORDER BY updated_at LIMIT $2
-				FOR UPDATE SKIP LOCKED)
-			RETURNING id),
-		reviews_gone AS (DELETE FROM reviews WHERE game_id IN (SELECT id FROM gone))
-		SELECT count(*) FROM gone`, stamp(before), limit).Scan(&n)
+	err := s.pool.QueryRow(ctx, deleteEndedSQL, stamp(before), limit).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("delete ended games: %w", s.wrote(err))
 	}

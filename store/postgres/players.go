@@ -360,8 +360,27 @@ func (s *Store) DeletePlayer(ctx context.Context, id string) error {
 	return nil
 }
 
+// playerGamesSQL is PlayerGames' query: $1 the player, $2 and $3 the
+// cursor, $4 the time kind (or ”), $5 the result (or ”), $6 the limit.
+var playerGamesSQL = func() string {
+	side := func(col, me, them string) string {
+		return fmt.Sprintf(`(SELECT %[1]s FROM games WHERE %[2]s_player = $1 AND status = 'finished'
+			AND (ended_at, id) < ($2, $3)
+			AND ($4 = '' OR time_kind = $4)
+			AND ($5 = '' OR winner = CASE $5 WHEN 'win' THEN '%[2]s' WHEN 'loss' THEN '%[3]s' ELSE 'draw' END)
+			ORDER BY ended_at DESC, id DESC LIMIT $6)`, col, me, them)
+	}
+	cols := gameColumns + ", %d AS side"
+	return "SELECT * FROM (" +
+		side(fmt.Sprintf(cols, engine.South), "south", "north") + " UNION ALL " +
+		side(fmt.Sprintf(cols, engine.North), "north", "south") +
+		") AS mine ORDER BY updated_at DESC, id DESC LIMIT $6"
+}()
+
 // PlayerGames implements players.Store: the start of each seat's index,
-// after the cursor, merged. Each row is the whole game, so that the entry
+// after the cursor, merged (the indexes hold ended_at, which for a
+// finished game is its updated_at: the merge orders by the latter, which
+// the rows carry). Each row is the whole game, so that the entry
 // is the one games.Game.Entry makes, as in every store.
 func (s *Store) PlayerGames(ctx context.Context, id string, q players.GamesQuery) ([]players.GameEntry, error) {
 	if q.Limit < 1 {
@@ -378,18 +397,7 @@ func (s *Store) PlayerGames(ctx context.Context, id string, q players.GamesQuery
 		return nil, nil // puzzles: no game is in that category
 	}
 	after := cursorTime(q.After.IsZero(), q.After.EndedAt)
-	side := func(col, me, them string) string {
-		return fmt.Sprintf(`(SELECT %[1]s FROM games WHERE %[2]s_player = $1 AND status = 'finished'
-			AND (updated_at, id) < ($2, $3)
-			AND ($4 = '' OR time_kind = $4)
-			AND ($5 = '' OR winner = CASE $5 WHEN 'win' THEN '%[2]s' WHEN 'loss' THEN '%[3]s' ELSE 'draw' END)
-			ORDER BY updated_at DESC, id DESC LIMIT $6)`, col, me, them)
-	}
-	cols := gameColumns + ", %d AS side"
-	rows, err := s.pool.Query(ctx, "SELECT * FROM ("+
-		side(fmt.Sprintf(cols, engine.South), "south", "north")+" UNION ALL "+
-		side(fmt.Sprintf(cols, engine.North), "north", "south")+
-		") AS mine ORDER BY updated_at DESC, id DESC LIMIT $6",
+	rows, err := s.pool.Query(ctx, playerGamesSQL,
 		id, after, q.After.GameID, kind, string(q.Result), q.Limit)
 	if err != nil {
 		return nil, s.read(err)

@@ -19,33 +19,8 @@ import (
 func TestPlayersMigrationKeepsGames(t *testing.T) {
 	dsn := freshSchema(t)
 	ctx := t.Context()
-	ms, err := migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	const before = 4
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := schemaAt(t, dsn, 4)
 	defer conn.Close(ctx)
-	// The table migrate makes, and the migrations up to before, recorded
-	// as migrate records them.
-	if _, err := conn.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY,
-		name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms {
-		if m.Version > before {
-			break
-		}
-		if _, err := conn.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-		if _, err := conn.Exec(ctx, "INSERT INTO schema_migrations VALUES ($1, $2, $3)", m.Version, m.Name, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
 	start := engine.Start().String()
 	for _, row := range []struct{ id, status, winner, reason, kind string }{
 		{"waiting", "waiting", "", "", ""},
@@ -97,4 +72,38 @@ func TestPlayersMigrationKeepsGames(t *testing.T) {
 		Result: engine.TimeoutResult(engine.North), At: t0.Add(time.Minute), Match: &m}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// schemaAt migrates the empty schema of dsn to version (and no further),
+// recording the migrations as migrate does, and returns a connection to
+// it, for a test to put there what a database of that version held before
+// the next migrations run at Open.
+func schemaAt(t *testing.T, dsn string, version int) *pgx.Conn {
+	t.Helper()
+	ctx := t.Context()
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table migrate makes, and the migrations up to version.
+	if _, err := conn.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY,
+		name text NOT NULL, applied_at timestamptz NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.Version > version {
+			break
+		}
+		if _, err := conn.Exec(ctx, m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, err := conn.Exec(ctx, "INSERT INTO schema_migrations VALUES ($1, $2, $3)", m.Version, m.Name, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return conn
 }

@@ -27,6 +27,7 @@ var clockCases = []suiteCase{
 	{"clocks/end race across handles", testEndRaceAcrossHandles},
 	{"clocks/overdue", testOverdue},
 	{"clocks/next deadline", testNextDeadline},
+	{"clocks/deadline moved later", testDeadlineMovedLater},
 	{"clocks/delete ended", testDeleteEnded},
 	{"clocks/two services sweep", testTwoServicesSweep},
 }
@@ -450,6 +451,47 @@ func testNextDeadline(t *testing.T, s Store, _ *fixtures) {
 				t.Fatalf("next deadline %s (%v), want %s", got.Format(time.RFC3339Nano), err, step.want.Format(time.RFC3339Nano))
 			}
 		})
+	}
+}
+
+// testDeadlineMovedLater: a move that puts its game's deadline later
+// leaves the game not due at the old one. The sweeper may be woken
+// before the new deadline (a store may index a time at or before each
+// deadline), but never later, and never again at a time a sweep has
+// looked at already, so that it does not spin on a game that is not due.
+func testDeadlineMovedLater(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	g := mustJoinBy(t, s, timedGame("moved-later", engine.South, correspondence, tick(3)), tick(1), tick(10))
+	p := request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0)
+	p.Game.Deadline = tick(40)
+	g = mustApply(t, s, p)
+	overdue := func(at time.Time) []string {
+		t.Helper()
+		gs, err := s.Overdue(ctx, at, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, g := range gs {
+			ids = append(ids, g.ID)
+		}
+		return ids
+	}
+	next := func(after time.Time) {
+		t.Helper()
+		got, err := s.NextDeadline(ctx)
+		if err != nil || got.IsZero() || got.After(tick(40)) || !got.After(after) {
+			t.Fatalf("next deadline %s (%v), want one after %s and at or before %s", got.Format(time.RFC3339Nano), err,
+				after.Format(time.RFC3339Nano), tick(40).Format(time.RFC3339Nano))
+		}
+	}
+	next(tick(2))
+	if ids := overdue(tick(20)); len(ids) != 0 {
+		t.Fatalf("overdue at the old deadline's after: %v", ids)
+	}
+	next(tick(20))
+	if ids := overdue(tick(40)); !slices.Equal(ids, []string{g.ID}) {
+		t.Fatalf("overdue at the new deadline: %v", ids)
 	}
 }
 
