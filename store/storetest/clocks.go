@@ -487,7 +487,7 @@ func testDeadlineMovedLater(t *testing.T, s Store, _ *fixtures) {
 	}
 	next(tick(2))
 	if ids := overdue(tick(20)); len(ids) != 0 {
-		t.Fatalf("overdue at the old deadline's after: %v", ids)
+		t.Fatalf("overdue after the old deadline: %v", ids)
 	}
 	next(tick(20))
 	if ids := overdue(tick(40)); !slices.Equal(ids, []string{g.ID}) {
