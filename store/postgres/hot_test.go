@@ -58,7 +58,10 @@ func TestEndedAtSetByTheEnd(t *testing.T) {
 		}, false},
 		{"ended by a play", func(t *testing.T, id string) games.Game {
 			g := joinedGame(t, s, id)
-			for g.Status == games.Active {
+			for ply := 0; g.Status == games.Active; ply++ {
+				if ply == 1000 {
+					t.Fatal("no end in 1,000 plies")
+				}
 				at = at.Add(time.Second)
 				p := playOn(t, g, firstPit(g), seatToken(g), at)
 				if err := s.ApplyPlay(ctx, p); err != nil {

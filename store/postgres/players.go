@@ -361,7 +361,8 @@ func (s *Store) DeletePlayer(ctx context.Context, id string) error {
 }
 
 // playerGamesSQL is PlayerGames' query: $1 the player, $2 and $3 the
-// cursor, $4 the time kind (or ”), $5 the result (or ”), $6 the limit.
+// cursor, $4 the time kind (empty: any), $5 the result (empty: any), $6
+// the limit.
 var playerGamesSQL = func() string {
 	side := func(col, me, them string) string {
 		return fmt.Sprintf(`(SELECT %[1]s FROM games WHERE %[2]s_player = $1 AND status = 'finished'

@@ -290,8 +290,8 @@ func applyMatch(ctx context.Context, r runner, m *players.Match) error {
 
 // historySide selects one side's finished games of a player, newest first,
 // from that side's index games_<side>_history (its WHERE terms repeated):
-// ?1 the player, ?2 and ?3 the cursor, ?4 the category (” any), ?5 the
-// winner that is a result asked for (” any), ?6 the limit. The side rides
+// ?1 the player, ?2 and ?3 the cursor, ?4 the category (empty: any), ?5 the
+// winner that is a result asked for (empty: any), ?6 the limit. The side rides
 // along as the last column.
 func historySide(side, word string) string {
 	return `SELECT * FROM (SELECT ` + gameColumns + `, ` + side + ` AS side FROM games
