@@ -332,6 +332,35 @@ func TestBatchPlansUseIndexes(t *testing.T) {
 	}
 }
 
+// planOf is the generic plan of sql, with sequential scans off.
+func planOf(t *testing.T, s *Store, sql string) planNode {
+	t.Helper()
+	ctx := t.Context()
+	var plan []struct{ Plan planNode }
+	err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, batchStartSQL); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, "PREPARE planned AS "+sql); err != nil {
+			return err
+		}
+		defer func() { _, _ = tx.Exec(ctx, "DEALLOCATE planned") }()
+		var params int
+		if err := tx.QueryRow(ctx, "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'planned'").Scan(&params); err != nil {
+			return err
+		}
+		nulls := strings.TrimSuffix(strings.Repeat("NULL, ", params), ", ")
+		return tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned ("+nulls+")").Scan(&plan)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 1 {
+		t.Fatalf("%d plans", len(plan))
+	}
+	return plan[0].Plan
+}
+
 // planNode is a node of a plan as EXPLAIN (FORMAT JSON) gives it.
 type planNode struct {
 	NodeType  string     `json:"Node Type"`

@@ -381,8 +381,7 @@ func (s *Store) End(ctx context.Context, e games.End) (games.Game, error) {
 		var err error
 		g, err = scanGame(q.QueryRow(ctx, `UPDATE games SET status = $3, winner = $4, end_reason = $5,
 				south_clock_us = $6, north_clock_us = $7, updated_at = $8, ended_at = $8, deadline = NULL, deadline_floor = NULL,
-				draw_offer = '',
-				takeback_offer = '', version = version + 1`+set+`
+				draw_offer = '', takeback_offer = '', version = version + 1`+set+`
 			WHERE id = $1 AND version = $2 RETURNING `+gameColumns,
 			append([]any{e.ID, e.Version, string(e.Status), e.Result.Winner.String(), e.Result.Reason.String(),
 				stored.Micros(e.Clock[engine.South]), stored.Micros(e.Clock[engine.North]), stamp(e.At)}, ratings...)...))

@@ -215,41 +215,6 @@ func TestQueriesUseTheirIndexes(t *testing.T) {
 	}
 }
 
-// planOf is the generic plan of sql, with sequential scans off.
-func planOf(t *testing.T, s *Store, sql string) planNode {
-	t.Helper()
-	ctx := t.Context()
-	var plan []struct{ Plan planNode }
-	err := pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, batchStartSQL); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, "PREPARE planned AS "+sql); err != nil {
-			return err
-		}
-		defer func() { _, _ = tx.Exec(ctx, "DEALLOCATE planned") }()
-		var params int
-		if err := tx.QueryRow(ctx, "SELECT cardinality(parameter_types) FROM pg_prepared_statements WHERE name = 'planned'").Scan(&params); err != nil {
-			return err
-		}
-		nulls := ""
-		for i := range params {
-			if i > 0 {
-				nulls += ", "
-			}
-			nulls += "NULL"
-		}
-		return tx.QueryRow(ctx, "EXPLAIN (FORMAT JSON) EXECUTE planned ("+nulls+")").Scan(&plan)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan) != 1 {
-		t.Fatalf("%d plans", len(plan))
-	}
-	return plan[0].Plan
-}
-
 // TestMovesChangeNoIndexedColumn: no index of games holds (as a key or in
 // its condition) a column that every move changes, so that a move can be
 // a heap-only update, which inserts into no index (migration 20:
