@@ -111,6 +111,7 @@ func blockingPractice(started chan<- struct{}, release <-chan struct{}) puzzles.
 type counted struct {
 	mu    sync.Mutex
 	calls int
+	seqs  []uint64 // of the calls, in order
 	f     puzzles.PracticeFunc
 }
 
@@ -120,6 +121,7 @@ func countedPractice(f puzzles.PracticeFunc) *counted { return &counted{f: f} }
 func (c *counted) practice(ctx context.Context, version int, f gen.PracticeFilter, seq uint64) (gen.Puzzle, error) {
 	c.mu.Lock()
 	c.calls++
+	c.seqs = append(c.seqs, seq)
 	c.mu.Unlock()
 	return c.f(ctx, version, f, seq)
 }
@@ -570,7 +572,9 @@ func TestPracticeRandomStartResumes(t *testing.T) {
 	close(release)
 	got, n := awaitPractice(t, feed, f), slow.count()
 	if got != "x1-d2-gany-tany-5" || n != 1 {
-		t.Fatalf("after the timeouts: %s from %d generations, want x1-d2-gany-tany-5 from one", got, n)
+		slow.mu.Lock()
+		defer slow.mu.Unlock()
+		t.Fatalf("after the timeouts: %s from %d generations (seqs %v), want x1-d2-gany-tany-5 from one", got, n, slow.seqs)
 	}
 	sp, err := feed.Practice(ctx, f, "")
 	if err != nil || sp.Puzzle.ID == got {
