@@ -27,6 +27,9 @@ var (
 	ErrFinished = fault.New(fault.Conflict, "game_over", "Game over", "game is finished")
 	// ErrNotStarted: the game still waits for its second player.
 	ErrNotStarted = fault.New(fault.Conflict, "game_waiting", "Game waiting for a player", "game has not started")
+	// ErrClockNotStarted: a first move before the game's set start (a
+	// bulk pairing's clocks start at a time the organiser chose).
+	ErrClockNotStarted = fault.New(fault.Conflict, "clock_not_started", "The game's clocks have not started", "the game's clocks have not started")
 	// ErrAIBusy: every AI search slot stayed taken for as long as an AI move
 	// may take; nothing was played, and the same request may be sent again
 	// in a second.

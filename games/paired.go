@@ -11,6 +11,7 @@ package games
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/players"
@@ -25,6 +26,9 @@ type PairedGame struct {
 	Rated       bool
 	// Players are the seats' players, by side; both are required.
 	Players [2]*players.Player
+	// ClockStartsAt, when after now, is when the game's first-move window
+	// opens (a bulk pairing's set start): no move is taken before it.
+	ClockStartsAt time.Time
 }
 
 // NewGameID returns a fresh game id, for a pairing that names its game
@@ -59,7 +63,11 @@ func (s *Service) Paired(req PairedGame) (Game, error) {
 	if req.ID == "" {
 		req.ID = newGameID()
 	}
-	g := Game{ID: req.ID, CreatedAt: now, UpdatedAt: now, JoinedAt: now, Rules: req.Rules, Start: req.Start,
+	start := now
+	if req.ClockStartsAt.After(now) {
+		start = req.ClockStartsAt.UTC().Truncate(time.Microsecond)
+	}
+	g := Game{ID: req.ID, CreatedAt: now, UpdatedAt: start, JoinedAt: start, Rules: req.Rules, Start: req.Start,
 		Position: req.Start, Status: Active, Version: 1,
 		TimeControl: req.TimeControl, Clock: req.TimeControl.startClock(), Rated: req.Rated}
 	for side, p := range req.Players {

@@ -208,6 +208,9 @@ func (s *Service) gameFor(ctx context.Context, useCache bool, req MoveRequest, n
 // AI is to move next; g becomes the game after both (its deadline and
 // version included), ready to store.
 func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveRequest, now time.Time, cached bool) (*PlayResult, error) {
+	if g.Ply == 0 && now.Before(g.JoinedAt) {
+		return nil, fmt.Errorf("%w: game %s starts at %s", ErrClockNotStarted, g.ID, g.JoinedAt.Format(time.RFC3339))
+	}
 	rec, hist, err := replay(g)
 	if err != nil {
 		return nil, err
