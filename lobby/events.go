@@ -41,6 +41,9 @@ const (
 	EventSeekExpired       EventKind = "seekExpired"
 	// EventSeek is a new stream's report of an open seek of the player's.
 	EventSeek EventKind = "seek"
+	// EventTournamentGame: a tournament or a bulk pairing made a game
+	// for the player (TournamentID names which).
+	EventTournamentGame EventKind = "tournamentGame"
 	// The lobby's stream.
 	EventSeekAdded   EventKind = "seekAdded"
 	EventSeekRemoved EventKind = "seekRemoved"
@@ -61,6 +64,9 @@ type Event struct {
 	SeekID      string
 	ChallengeID string
 	Reason      DeclineReason
+	// TournamentID names the tournament (or bulk pairing) of an
+	// EventTournamentGame, and of a tournament stream's events.
+	TournamentID string
 
 	// Filled in when the event is sent, not stored: the seek, challenge
 	// or game the event is about, as it stands then.
