@@ -18,6 +18,7 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/review"
 	"github.com/ayoayo/ayoayo/review/explorer"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // answered names every declared error a client can meet, for the /docs
@@ -47,6 +48,10 @@ var answered = []error{
 	record.ErrSyntax, record.ErrMismatch,
 	review.ErrNotFinished, review.ErrNotRequested, review.ErrTimeout,
 	explorer.ErrInvalidPosition, explorer.ErrInvalidCategory, explorer.ErrInvalidRatings,
+	tournaments.ErrNotFound, tournaments.ErrInvalid, tournaments.ErrStartInPast, tournaments.ErrFinished,
+	tournaments.ErrAlreadyJoined, tournaments.ErrNotJoined, tournaments.ErrConditions, tournaments.ErrTooLate,
+	tournaments.ErrConflict, tournaments.ErrBulkInvalid, tournaments.ErrBulkPlayer, tournaments.ErrBulkNotFound,
+	games.ErrBerserk, games.ErrClockNotStarted,
 	ErrInternal,
 }
 

@@ -356,7 +356,7 @@ func (s *Server) openStream(ctx context.Context, stream string, lastID *int64) (
 		last = *lastID
 	}
 	release := func() {}
-	if stream != lobby.LobbyStream {
+	if lobby.PlayerStream(stream) {
 		var err error
 		if release, err = s.lobby.OpenStream(stream); err != nil {
 			return lobbyStream{}, err
@@ -434,10 +434,16 @@ func encodeLobbyEvent(e *lobby.Event) ([]byte, error) {
 		data["challenge"] = challengeToAPI(e.Challenge)
 	}
 	if e.GameID != "" {
-		data["gameId"], data["side"] = e.GameID, e.Side.String()
+		data["gameId"] = e.GameID
+		if lobby.PlayerStream(e.Stream) {
+			data["side"] = e.Side.String()
+		}
 	}
 	if e.Reason != "" {
 		data["reason"] = string(e.Reason)
+	}
+	if e.TournamentID != "" {
+		data["tournamentId"] = e.TournamentID
 	}
 	if e.Kind == lobby.EventGameFinish && e.Game != nil {
 		finishToAPI(data, e.Game, e.Side)

@@ -162,6 +162,10 @@ type Options struct {
 	// are (GameCreateRate, each in a bucket of its own), and opening a
 	// player's or the lobby's event stream as a game's is (StreamRate).
 	Lobby LobbyService
+	// Tournaments runs arenas, Swiss events and bulk pairings
+	// (*tournaments.Service). Nil: those operations answer 503. An
+	// event's stream is opened as the lobby's is.
+	Tournaments TournamentService
 
 	// Reviews reviews games (*review.Service). Nil: the review operations
 	// answer 503.
@@ -251,6 +255,9 @@ func (o Options) withDefaults() Options {
 	if o.Lobby == nil {
 		o.Lobby = noLobby{}
 	}
+	if o.Tournaments == nil {
+		o.Tournaments = noTournaments{}
+	}
 	if o.Reviews == nil {
 		o.Reviews = noReviews{}
 	}
@@ -290,7 +297,9 @@ type Server struct {
 	players PlayerService
 	lobby   LobbyService
 	reviews ReviewService
-	streams *httpx.StreamSlots // of open event streams
+	// tournaments runs the events.
+	tournaments TournamentService
+	streams     *httpx.StreamSlots // of open event streams
 
 	explorer ExplorerService
 }
@@ -316,20 +325,21 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		}
 	}
 	s := &Server{
-		opts:     opts,
-		log:      opts.Logger,
-		spec:     spec,
-		analyses: opts.Analyses,
-		games:    opts.Games,
-		hub:      opts.Hub,
-		exports:  opts.Exports,
-		frames:   newFrames(encodeEvent),
-		feed:     opts.Puzzles,
-		players:  opts.Players,
-		lobby:    opts.Lobby,
-		reviews:  opts.Reviews,
-		explorer: opts.Explorer,
-		streams:  httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		opts:        opts,
+		log:         opts.Logger,
+		spec:        spec,
+		analyses:    opts.Analyses,
+		games:       opts.Games,
+		hub:         opts.Hub,
+		exports:     opts.Exports,
+		frames:      newFrames(encodeEvent),
+		feed:        opts.Puzzles,
+		players:     opts.Players,
+		lobby:       opts.Lobby,
+		tournaments: opts.Tournaments,
+		reviews:     opts.Reviews,
+		explorer:    opts.Explorer,
+		streams:     httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	// The documents take longer to make than the rest of New together
 	// (rendering the page, writing the YAML, from a copy of the document

@@ -17,6 +17,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,9 +50,16 @@ const (
 	EventSeekRemoved EventKind = "seekRemoved"
 )
 
-// LobbyStream is the stream of the lobby's events; every other stream is
-// a player's, named by its id (which never holds a '~').
+// LobbyStream is the stream of the lobby's events; a tournament's is
+// TournamentStream's; every other stream is a player's, named by its id
+// (which never holds a '~').
 const LobbyStream = "~lobby"
+
+// TournamentStream names the stream of a tournament's news.
+func TournamentStream(id string) string { return "~t:" + id }
+
+// PlayerStream reports whether stream is a player's.
+func PlayerStream(stream string) bool { return !strings.HasPrefix(stream, "~") }
 
 // Event is one event of a stream.
 type Event struct {
@@ -128,6 +136,13 @@ func (h *hub) notify(stream string) {
 // emit stores evs and announces them. A failure is logged: the change they
 // report is made, and a new stream's first frames report it.
 func (s *Service) emit(ctx context.Context, evs ...Event) {
+	s.Emit(ctx, evs...)
+}
+
+// Emit stores evs and announces them, as the lobby's own events are: for
+// the tournaments' news, which reach their followers and players through
+// these same streams.
+func (s *Service) Emit(ctx context.Context, evs ...Event) {
 	if len(evs) == 0 {
 		return
 	}
@@ -229,7 +244,7 @@ func (s *Service) LastEvent(ctx context.Context, stream string) (int64, error) {
 // with the Seq of the stream's last event; and while it is open it keeps
 // the player's live seeks and challenges alive.
 func (s *Service) Follow(ctx context.Context, stream string, last int64, heartbeat time.Duration, out Stream) error {
-	player := stream != LobbyStream
+	player := PlayerStream(stream)
 	if last < 0 {
 		var err error
 		if last, err = s.store.LastEvent(ctx, stream); err != nil {

@@ -689,6 +689,69 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for TournamentGameWinner.
+const (
+	TournamentGameWinnerDraw        TournamentGameWinner = "draw"
+	TournamentGameWinnerLessThannil TournamentGameWinner = "<nil>"
+	TournamentGameWinnerNorth       TournamentGameWinner = "north"
+	TournamentGameWinnerSouth       TournamentGameWinner = "south"
+)
+
+// Valid indicates whether the value is a known member of the TournamentGameWinner enum.
+func (e TournamentGameWinner) Valid() bool {
+	switch e {
+	case TournamentGameWinnerDraw:
+		return true
+	case TournamentGameWinnerLessThannil:
+		return true
+	case TournamentGameWinnerNorth:
+		return true
+	case TournamentGameWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentKind.
+const (
+	TournamentKindArena TournamentKind = "arena"
+	TournamentKindSwiss TournamentKind = "swiss"
+)
+
+// Valid indicates whether the value is a known member of the TournamentKind enum.
+func (e TournamentKind) Valid() bool {
+	switch e {
+	case TournamentKindArena:
+		return true
+	case TournamentKindSwiss:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentStatus.
+const (
+	TournamentStatusFinished TournamentStatus = "finished"
+	TournamentStatusRunning  TournamentStatus = "running"
+	TournamentStatusUpcoming TournamentStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the TournamentStatus enum.
+func (e TournamentStatus) Valid() bool {
+	switch e {
+	case TournamentStatusFinished:
+		return true
+	case TournamentStatusRunning:
+		return true
+	case TournamentStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLobbyParamsKind.
 const (
 	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
@@ -921,6 +984,187 @@ type AttemptRating struct {
 	//
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
+}
+
+// BerserkAnswer A game's clocks after a berserk.
+//
+// Example: {"clockMs":90000,"game":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type BerserkAnswer struct {
+	// ClockMs The berserk side's time left, in milliseconds.
+	//
+	// Example: 90000
+	ClockMs int64 `json:"clockMs"`
+
+	// Game The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game string `json:"game"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// BerserkFlags Which sides went berserk in a game.
+//
+// Example: {"north":true,"south":false}
+type BerserkFlags struct {
+	// North North halved its clock.
+	//
+	// Example: true
+	North bool `json:"north"`
+
+	// South South halved its clock.
+	//
+	// Example: false
+	South bool `json:"south"`
+}
+
+// BulkPair One game of a bulk pairing, with each player's consent.
+//
+// Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
+type BulkPair struct {
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerId `json:"north"`
+
+	// NorthToken The token North's player gave the organiser for this.
+	//
+	// Example: pl_north_players_token
+	NorthToken string `json:"northToken"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerId `json:"south"`
+
+	// SouthToken The token South's player gave the organiser for this.
+	//
+	// Example: pl_south_players_token
+	SouthToken string `json:"southToken"`
+}
+
+// BulkPairing A bulk pairing as made.
+//
+// Example: {"clockStartsAt":"2027-03-05T18:00:00Z","createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","games":[{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}],"id":"Bk7pQ2mZx9Ld","rated":false,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairing struct {
+	// ClockStartsAt When the games' first-move window opens; null if at once.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt nullable.Nullable[time.Time] `json:"clockStartsAt"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerId `json:"createdBy"`
+
+	// Games The games, in the order asked.
+	//
+	// Example: [{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}]
+	Games []BulkPairingGame `json:"games"`
+
+	// Id Its id.
+	//
+	// Example: Bk7pQ2mZx9Ld
+	Id string `json:"id"`
+
+	// Rated Whether the games are rated.
+	//
+	// Example: false
+	Rated bool `json:"rated"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// BulkPairingGame One game a bulk pairing made.
+//
+// Example: {"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}
+type BulkPairingGame struct {
+	// Id The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Id string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerId `json:"north"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerId `json:"south"`
+}
+
+// BulkPairingRequest An organiser's list of games, made together or not at all.
+//
+// Example: {"pairs":[{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}],"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairingRequest struct {
+	// ClockStartsAt When the games' first-move window opens (absent, at once); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt *time.Time `json:"clockStartsAt,omitempty"`
+
+	// Pairs The games, 1 to 500.
+	//
+	// Example: [{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}]
+	Pairs []BulkPair `json:"pairs"`
+
+	// Rated Whether the games are rated (default false).
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 }
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -3094,6 +3338,28 @@ type PlayerSeekEvent struct {
 // Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 type PlayerToken = string
 
+// PlayerTournamentGameEvent The `data` of the `tournamentGame` events of `GET
+// /v1/players/me/events`: a game an event (or a bulk pairing) made
+// for you, and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"south","tournamentId":"Tq4mZ8xK2bLw"}
+type PlayerTournamentGameEvent struct {
+	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId GameId `json:"gameId"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// TournamentId The tournament's id, or the bulk pairing's.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentId string `json:"tournamentId"`
+}
+
 // PlyError The first illegal move of a record.
 //
 // Example: {"pit":8,"ply":1,"reason":"empty_pit"}
@@ -4160,6 +4426,497 @@ type TimeControl struct {
 // Example: clock
 type TimeControlKind string
 
+// Tournament An event's terms and where it stands.
+//
+// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Tournament struct {
+	// Berserk Whether an arena allows berserk.
+	//
+	// Example: true
+	Berserk bool `json:"berserk"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions TournamentConditions `json:"conditions"`
+
+	// CreatedAt When it was created.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerId `json:"createdBy"`
+
+	// EndsAt When an arena stops pairing; null for a Swiss event.
+	//
+	// Example: 2027-03-05T19:00:00Z
+	EndsAt nullable.Nullable[time.Time] `json:"endsAt"`
+
+	// FinishedAt When it finished; null before.
+	//
+	// Example: 2027-03-05T19:04:10Z
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+
+	// Id An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Id TournamentId `json:"id"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length; 0 for a Swiss event.
+	//
+	// Example: 60
+	Minutes int `json:"minutes"`
+
+	// Name Its name.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Round The Swiss round being played (0 before the first).
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// RoundGapSeconds A Swiss event's least time between round starts; 0 for none.
+	//
+	// Example: 0
+	RoundGapSeconds int `json:"roundGapSeconds"`
+
+	// Rounds A Swiss event's rounds; 0 for an arena.
+	//
+	// Example: 0
+	Rounds int `json:"rounds"`
+
+	// StartsAt When it starts (or started).
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt time.Time `json:"startsAt"`
+
+	// Status Where an event stands.
+	//
+	// Example: running
+	Status TournamentStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentConditions Who may enter; absent fields keep nobody out.
+//
+// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+type TournamentConditions struct {
+	// MaxRating The highest live rating admitted (0 or absent, none).
+	//
+	// Example: 1900
+	MaxRating *float64 `json:"maxRating,omitempty"`
+
+	// MinRatedGames Rated games the player must have finished.
+	//
+	// Example: 10
+	MinRatedGames *int `json:"minRatedGames,omitempty"`
+
+	// MinRating The lowest live rating admitted (0 or absent, none).
+	//
+	// Example: 1400
+	MinRating *float64 `json:"minRating,omitempty"`
+}
+
+// TournamentEntry A player's entry in an event.
+//
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+type TournamentEntry struct {
+	// JoinedAt When the player first joined.
+	//
+	// Example: 2027-03-05T17:55:00Z
+	JoinedAt time.Time `json:"joinedAt"`
+
+	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	//
+	// Example: 1
+	JoinedRound int `json:"joinedRound"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Tournament TournamentId `json:"tournament"`
+
+	// Withdrawn Whether the player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentEvent The data of an event stream's news.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","tournamentId":"Tq4mZ8xK2bLw"}
+type TournamentEvent struct {
+	// GameId The game of a `paired` or `gameFinished` event.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameId *string `json:"gameId,omitempty"`
+
+	// TournamentId An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentId TournamentId `json:"tournamentId"`
+}
+
+// TournamentGame One game of an event.
+//
+// Example: {"aborted":false,"berserk":{"north":true,"south":false},"createdAt":"2027-03-05T18:00:01Z","done":true,"endedAt":"2027-03-05T18:06:40Z","id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","plies":38,"round":0,"south":"bV3kQ9xZ2mTa","winner":"south"}
+type TournamentGame struct {
+	// Aborted It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+	//
+	// Example: false
+	Aborted bool `json:"aborted"`
+
+	// Berserk Which sides went berserk in a game.
+	//
+	// Example: {"north":true,"south":false}
+	Berserk BerserkFlags `json:"berserk"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-05T18:00:01Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Done Whether it has ended and its result counts.
+	//
+	// Example: true
+	Done bool `json:"done"`
+
+	// EndedAt When it ended; null while it is played.
+	//
+	// Example: 2027-03-05T18:06:40Z
+	EndedAt nullable.Nullable[time.Time] `json:"endedAt"`
+
+	// Id The game's id, for GET /v1/games/{id}.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Id string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerId `json:"north"`
+
+	// Plies Plies played, once done.
+	//
+	// Example: 38
+	Plies int `json:"plies"`
+
+	// Round Its Swiss round; 0 in an arena.
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerId `json:"south"`
+
+	// Winner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+	//
+	// Example: south
+	Winner nullable.Nullable[TournamentGameWinner] `json:"winner"`
+}
+
+// TournamentGameWinner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+//
+// Example: south
+type TournamentGameWinner string
+
+// TournamentGames The games of an event.
+//
+// Example: {"games":[]}
+type TournamentGames struct {
+	// Games In the order they were made.
+	//
+	// Example: []
+	Games []TournamentGame `json:"games"`
+}
+
+// TournamentId An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentId = string
+
+// TournamentKind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+//
+// Example: arena
+type TournamentKind string
+
+// TournamentList A page of events of one status.
+//
+// Example: {"next":"Tq4mZ8xK2bLw","tournaments":[]}
+type TournamentList struct {
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Tournaments The events of the page.
+	//
+	// Example: []
+	Tournaments []TournamentSummary `json:"tournaments"`
+}
+
+// TournamentRequest The terms of a new event; see POST /v1/tournaments.
+//
+// Example: {"berserk":true,"kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"startsAt":"2027-03-05T18:00:00Z","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type TournamentRequest struct {
+	// Berserk An arena's players may halve their clock for a point (default false).
+	//
+	// Example: true
+	Berserk *bool `json:"berserk,omitempty"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions *TournamentConditions `json:"conditions,omitempty"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length.
+	//
+	// Example: 60
+	Minutes *int `json:"minutes,omitempty"`
+
+	// Name Its name, 1 to 64 characters.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated (default false).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RoundGapSeconds A Swiss event's least time from one round's start to the next one's (absent, none).
+	//
+	// Example: 900
+	RoundGapSeconds *int `json:"roundGapSeconds,omitempty"`
+
+	// Rounds A Swiss event's rounds.
+	//
+	// Example: 5
+	Rounds *int `json:"rounds,omitempty"`
+
+	// StartsAt When it starts (absent, now); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentStanding One line of an event's standings.
+//
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+type TournamentStanding struct {
+	// Berserks An arena's games won berserk with the bonus.
+	//
+	// Example: 0
+	Berserks int `json:"berserks"`
+
+	// Buchholz A Swiss event's Buchholz, the sum of the opponents' points.
+	//
+	// Example: 0
+	Buchholz int `json:"buchholz"`
+
+	// Byes A Swiss event's byes.
+	//
+	// Example: 0
+	Byes int `json:"byes"`
+
+	// Draws Of them, drawn.
+	//
+	// Example: 0
+	Draws int `json:"draws"`
+
+	// Games Games that count, finished.
+	//
+	// Example: 4
+	Games int `json:"games"`
+
+	// Losses Of them, lost.
+	//
+	// Example: 0
+	Losses int `json:"losses"`
+
+	// OnFire In an arena, two wins in a row or more, so the next win counts double.
+	//
+	// Example: false
+	OnFire bool `json:"onFire"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Playing The player is in a game of the event now.
+	//
+	// Example: false
+	Playing bool `json:"playing"`
+
+	// Points Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+	//
+	// Example: 9
+	Points int `json:"points"`
+
+	// Rank The place, from 1; equal places share it.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The player's live rating when they joined.
+	//
+	// Example: 1712
+	Rating float64 `json:"rating"`
+
+	// Sheet An arena's points of each game, in the order they ended; empty in a Swiss event.
+	//
+	// Example: [2,2,4,1]
+	Sheet []int `json:"sheet"`
+
+	// SonnebornBerger A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+	//
+	// Example: 0
+	SonnebornBerger int `json:"sonnebornBerger"`
+
+	// Wins Of them, won.
+	//
+	// Example: 4
+	Wins int `json:"wins"`
+
+	// Withdrawn The player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentStatus Where an event stands.
+//
+// Example: running
+type TournamentStatus string
+
+// TournamentSummary An event as a list shows it.
+//
+// Example: {"players":42,"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentSummary struct {
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
+// TournamentView An event with a page of its standings.
+//
+// Example: {"games":61,"page":1,"perPage":50,"players":42,"playing":20,"standings":[],"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentView struct {
+	// Games Games made so far.
+	//
+	// Example: 61
+	Games int `json:"games"`
+
+	// Page This page, from 1.
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Lines a page.
+	//
+	// Example: 50
+	PerPage int `json:"perPage"`
+
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Playing Of them, being played now.
+	//
+	// Example: 20
+	Playing int `json:"playing"`
+
+	// Standings The page's lines, best first.
+	//
+	// Example: []
+	Standings []TournamentStanding `json:"standings"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
 // position after them. `result` is present when the game is over
@@ -4333,6 +5090,11 @@ type PlayerIdPath = PlayerId
 
 // RequestId Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestId = string
+
+// TournamentIdPath An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentIdPath = TournamentId
 
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4593,6 +5355,34 @@ type TooManyRequests = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyStreams = Problem
 
+// TournamentConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentConflict = Problem
+
+// TournamentForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentForbidden = Problem
+
+// TournamentNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentNotFound = Problem
+
+// TournamentRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentRefused = Problem
+
 // Unauthorized A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4834,8 +5624,38 @@ type CreateSeekParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// ListTournamentsParams defines parameters for ListTournaments.
+type ListTournamentsParams struct {
+	// Status Which events (default `running`).
+	Status *TournamentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many (1-100, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next` of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+}
+
+// GetTournamentParams defines parameters for GetTournament.
+type GetTournamentParams struct {
+	// Page The page of the standings, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Standings lines a page (1-100, default 50).
+	PerPage *int `form:"perPage,omitempty" json:"perPage,omitempty"`
+}
+
+// FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
+type FollowTournamentEventsParams struct {
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateBulkPairingJSONRequestBody defines body for CreateBulkPairing for application/json ContentType.
+type CreateBulkPairingJSONRequestBody = BulkPairingRequest
 
 // CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
 type CreateChallengeJSONRequestBody = ChallengeRequest
@@ -4876,6 +5696,9 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
 
+// CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
+type CreateTournamentJSONRequestBody = TournamentRequest
+
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
 
@@ -4899,6 +5722,12 @@ type ServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx echo.Context) error
+	// CreateBulkPairing Make many games at once
+	// (POST /v1/bulk-pairings)
+	CreateBulkPairing(ctx echo.Context) error
+	// GetBulkPairing Read a bulk pairing
+	// (GET /v1/bulk-pairings/{id})
+	GetBulkPairing(ctx echo.Context, id string) error
 	// ListChallenges Your pending challenges
 	// (GET /v1/challenges)
 	ListChallenges(ctx echo.Context) error
@@ -4929,6 +5758,9 @@ type ServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
+	// BerserkGame Go berserk in an arena game
+	// (POST /v1/games/{id}/berserk)
+	BerserkGame(ctx echo.Context, id string) error
 	// OfferDraw Offer, accept or refuse a draw
 	// (POST /v1/games/{id}/draw)
 	OfferDraw(ctx echo.Context, id GameId) error
@@ -5034,6 +5866,30 @@ type ServerInterface interface {
 	// GetSeek Read one of your seeks
 	// (GET /v1/seeks/{id})
 	GetSeek(ctx echo.Context, id LobbyId) error
+	// ListTournaments List upcoming, running or finished events
+	// (GET /v1/tournaments)
+	ListTournaments(ctx echo.Context, params ListTournamentsParams) error
+	// CreateTournament Create an arena or a Swiss event
+	// (POST /v1/tournaments)
+	CreateTournament(ctx echo.Context) error
+	// GetTournament Read an event with a page of its standings
+	// (GET /v1/tournaments/{id})
+	GetTournament(ctx echo.Context, id TournamentIdPath, params GetTournamentParams) error
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	// (GET /v1/tournaments/{id}/events)
+	FollowTournamentEvents(ctx echo.Context, id TournamentIdPath, params FollowTournamentEventsParams) error
+	// ListTournamentGames The games of an event
+	// (GET /v1/tournaments/{id}/games)
+	ListTournamentGames(ctx echo.Context, id TournamentIdPath) error
+	// JoinTournament Join an event
+	// (POST /v1/tournaments/{id}/join)
+	JoinTournament(ctx echo.Context, id TournamentIdPath) error
+	// GetTournamentResults The whole standings as NDJSON
+	// (GET /v1/tournaments/{id}/results)
+	GetTournamentResults(ctx echo.Context, id TournamentIdPath) error
+	// WithdrawFromTournament Withdraw from an event
+	// (POST /v1/tournaments/{id}/withdraw)
+	WithdrawFromTournament(ctx echo.Context, id TournamentIdPath) error
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx echo.Context) error
@@ -5098,6 +5954,31 @@ func (w *ServerInterfaceWrapper) AnalyzePosition(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AnalyzePosition(ctx)
+	return err
+}
+
+// CreateBulkPairing converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBulkPairing(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBulkPairing(ctx)
+	return err
+}
+
+// GetBulkPairing converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBulkPairing(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBulkPairing(ctx, id)
 	return err
 }
 
@@ -5306,6 +6187,22 @@ func (w *ServerInterfaceWrapper) GetGame(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetGame(ctx, id, params)
+	return err
+}
+
+// BerserkGame converts echo context to params.
+func (w *ServerInterfaceWrapper) BerserkGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BerserkGame(ctx, id)
 	return err
 }
 
@@ -6106,6 +7003,179 @@ func (w *ServerInterfaceWrapper) GetSeek(ctx echo.Context) error {
 	return err
 }
 
+// ListTournaments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTournaments(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTournamentsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTournaments(ctx, params)
+	return err
+}
+
+// CreateTournament converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateTournament(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateTournament(ctx)
+	return err
+}
+
+// GetTournament converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTournament(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTournamentParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "perPage" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "perPage", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter perPage: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTournament(ctx, id, params)
+	return err
+}
+
+// FollowTournamentEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) FollowTournamentEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params FollowTournamentEventsParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID int64
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.FollowTournamentEvents(ctx, id, params)
+	return err
+}
+
+// ListTournamentGames converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTournamentGames(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTournamentGames(ctx, id)
+	return err
+}
+
+// JoinTournament converts echo context to params.
+func (w *ServerInterfaceWrapper) JoinTournament(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.JoinTournament(ctx, id)
+	return err
+}
+
+// GetTournamentResults converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTournamentResults(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTournamentResults(ctx, id)
+	return err
+}
+
+// WithdrawFromTournament converts echo context to params.
+func (w *ServerInterfaceWrapper) WithdrawFromTournament(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TournamentIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.WithdrawFromTournament(ctx, id)
+	return err
+}
+
 // ValidateRecord converts echo context to params.
 func (w *ServerInterfaceWrapper) ValidateRecord(ctx echo.Context) error {
 	var err error
@@ -6177,6 +7247,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
 	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
+	router.POST(options.BaseURL+"/v1/bulk-pairings", wrapper.CreateBulkPairing, options.OperationMiddlewares["CreateBulkPairing"]...)
+	router.GET(options.BaseURL+"/v1/bulk-pairings/:id", wrapper.GetBulkPairing, options.OperationMiddlewares["GetBulkPairing"]...)
 	router.GET(options.BaseURL+"/v1/challenges", wrapper.ListChallenges, options.OperationMiddlewares["ListChallenges"]...)
 	router.POST(options.BaseURL+"/v1/challenges", wrapper.CreateChallenge, options.OperationMiddlewares["CreateChallenge"]...)
 	router.DELETE(options.BaseURL+"/v1/challenges/:id", wrapper.CancelChallenge, options.OperationMiddlewares["CancelChallenge"]...)
@@ -6187,6 +7259,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/explorer", wrapper.GetExplorer, options.OperationMiddlewares["GetExplorer"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/berserk", wrapper.BerserkGame, options.OperationMiddlewares["BerserkGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/draw", wrapper.OfferDraw, options.OperationMiddlewares["OfferDraw"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
@@ -6222,6 +7295,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/seeks", wrapper.CreateSeek, options.OperationMiddlewares["CreateSeek"]...)
 	router.DELETE(options.BaseURL+"/v1/seeks/:id", wrapper.CancelSeek, options.OperationMiddlewares["CancelSeek"]...)
 	router.GET(options.BaseURL+"/v1/seeks/:id", wrapper.GetSeek, options.OperationMiddlewares["GetSeek"]...)
+	router.GET(options.BaseURL+"/v1/tournaments", wrapper.ListTournaments, options.OperationMiddlewares["ListTournaments"]...)
+	router.POST(options.BaseURL+"/v1/tournaments", wrapper.CreateTournament, options.OperationMiddlewares["CreateTournament"]...)
+	router.GET(options.BaseURL+"/v1/tournaments/:id", wrapper.GetTournament, options.OperationMiddlewares["GetTournament"]...)
+	router.GET(options.BaseURL+"/v1/tournaments/:id/events", wrapper.FollowTournamentEvents, options.OperationMiddlewares["FollowTournamentEvents"]...)
+	router.GET(options.BaseURL+"/v1/tournaments/:id/games", wrapper.ListTournamentGames, options.OperationMiddlewares["ListTournamentGames"]...)
+	router.POST(options.BaseURL+"/v1/tournaments/:id/join", wrapper.JoinTournament, options.OperationMiddlewares["JoinTournament"]...)
+	router.GET(options.BaseURL+"/v1/tournaments/:id/results", wrapper.GetTournamentResults, options.OperationMiddlewares["GetTournamentResults"]...)
+	router.POST(options.BaseURL+"/v1/tournaments/:id/withdraw", wrapper.WithdrawFromTournament, options.OperationMiddlewares["WithdrawFromTournament"]...)
 	router.POST(options.BaseURL+"/v1/validate", wrapper.ValidateRecord, options.OperationMiddlewares["ValidateRecord"]...)
 	router.POST(options.BaseURL+"/v1/validate/batch", wrapper.ValidateRecordsBatch, options.OperationMiddlewares["ValidateRecordsBatch"]...)
 
@@ -6377,6 +7458,14 @@ type TooManyStreamsApplicationProblemPlusJSONResponse struct {
 
 	Headers TooManyStreamsResponseHeaders
 }
+
+type TournamentConflictApplicationProblemPlusJSONResponse Problem
+
+type TournamentForbiddenApplicationProblemPlusJSONResponse Problem
+
+type TournamentNotFoundApplicationProblemPlusJSONResponse Problem
+
+type TournamentRefusedApplicationProblemPlusJSONResponse Problem
 
 type UnauthorizedResponseHeaders struct {
 	WWWAuthenticate *string
@@ -6641,6 +7730,235 @@ func (response AnalyzePosition500ApplicationProblemPlusJSONResponse) VisitAnalyz
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairingRequestObject struct {
+	Body *CreateBulkPairingJSONRequestBody
+}
+
+type CreateBulkPairingResponseObject interface {
+	VisitCreateBulkPairingResponse(w http.ResponseWriter) error
+}
+
+type CreateBulkPairing201JSONResponse BulkPairing
+
+func (response CreateBulkPairing201JSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing400ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing401ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing403ApplicationProblemPlusJSONResponse struct {
+	TournamentForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing403ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing413ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing415ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing422ApplicationProblemPlusJSONResponse struct {
+	TournamentRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing422ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing500ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBulkPairing503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateBulkPairing503ApplicationProblemPlusJSONResponse) VisitCreateBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBulkPairingRequestObject struct {
+	Id string `json:"id"`
+}
+
+type GetBulkPairingResponseObject interface {
+	VisitGetBulkPairingResponse(w http.ResponseWriter) error
+}
+
+type GetBulkPairing200JSONResponse BulkPairing
+
+func (response GetBulkPairing200JSONResponse) VisitGetBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBulkPairing404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetBulkPairing404ApplicationProblemPlusJSONResponse) VisitGetBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBulkPairing500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetBulkPairing500ApplicationProblemPlusJSONResponse) VisitGetBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBulkPairing503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetBulkPairing503ApplicationProblemPlusJSONResponse) VisitGetBulkPairingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7932,6 +9250,114 @@ type GetGame503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetGame503ApplicationProblemPlusJSONResponse) VisitGetGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGameRequestObject struct {
+	Id string `json:"id"`
+}
+
+type BerserkGameResponseObject interface {
+	VisitBerserkGameResponse(w http.ResponseWriter) error
+}
+
+type BerserkGame200JSONResponse BerserkAnswer
+
+func (response BerserkGame200JSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGame401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame401ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGame404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame404ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGame409ApplicationProblemPlusJSONResponse struct {
+	TournamentConflictApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame409ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame500ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BerserkGame503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame503ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -12309,6 +13735,880 @@ func (response GetSeek503ApplicationProblemPlusJSONResponse) VisitGetSeekRespons
 	return err
 }
 
+type ListTournamentsRequestObject struct {
+	Params ListTournamentsParams
+}
+
+type ListTournamentsResponseObject interface {
+	VisitListTournamentsResponse(w http.ResponseWriter) error
+}
+
+type ListTournaments200JSONResponse TournamentList
+
+func (response ListTournaments200JSONResponse) VisitListTournamentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournaments400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournaments400ApplicationProblemPlusJSONResponse) VisitListTournamentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournaments404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournaments404ApplicationProblemPlusJSONResponse) VisitListTournamentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournaments500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournaments500ApplicationProblemPlusJSONResponse) VisitListTournamentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournaments503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournaments503ApplicationProblemPlusJSONResponse) VisitListTournamentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournamentRequestObject struct {
+	Body *CreateTournamentJSONRequestBody
+}
+
+type CreateTournamentResponseObject interface {
+	VisitCreateTournamentResponse(w http.ResponseWriter) error
+}
+
+type CreateTournament201ResponseHeaders struct {
+	Location *string
+}
+
+type CreateTournament201JSONResponse struct {
+	Body    Tournament
+	Headers CreateTournament201ResponseHeaders
+}
+
+func (response CreateTournament201JSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament400ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament401ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament413ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament415ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament422ApplicationProblemPlusJSONResponse struct {
+	TournamentRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament422ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament500ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament503ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournamentRequestObject struct {
+	Id     TournamentIdPath `json:"id"`
+	Params GetTournamentParams
+}
+
+type GetTournamentResponseObject interface {
+	VisitGetTournamentResponse(w http.ResponseWriter) error
+}
+
+type GetTournament200JSONResponse TournamentView
+
+func (response GetTournament200JSONResponse) VisitGetTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournament400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournament400ApplicationProblemPlusJSONResponse) VisitGetTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournament404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournament404ApplicationProblemPlusJSONResponse) VisitGetTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournament500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournament500ApplicationProblemPlusJSONResponse) VisitGetTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournament503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournament503ApplicationProblemPlusJSONResponse) VisitGetTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowTournamentEventsRequestObject struct {
+	Id     TournamentIdPath `json:"id"`
+	Params FollowTournamentEventsParams
+}
+
+type FollowTournamentEventsResponseObject interface {
+	VisitFollowTournamentEventsResponse(w http.ResponseWriter) error
+}
+
+type FollowTournamentEvents200TexteventStreamResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response FollowTournamentEvents200TexteventStreamResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type FollowTournamentEvents400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response FollowTournamentEvents400ApplicationProblemPlusJSONResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowTournamentEvents404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response FollowTournamentEvents404ApplicationProblemPlusJSONResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowTournamentEvents429ApplicationProblemPlusJSONResponse struct {
+	TooManyStreamsApplicationProblemPlusJSONResponse
+}
+
+func (response FollowTournamentEvents429ApplicationProblemPlusJSONResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowTournamentEvents500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response FollowTournamentEvents500ApplicationProblemPlusJSONResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type FollowTournamentEvents503ApplicationProblemPlusJSONResponse struct {
+	StreamsFullApplicationProblemPlusJSONResponse
+}
+
+func (response FollowTournamentEvents503ApplicationProblemPlusJSONResponse) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournamentGamesRequestObject struct {
+	Id TournamentIdPath `json:"id"`
+}
+
+type ListTournamentGamesResponseObject interface {
+	VisitListTournamentGamesResponse(w http.ResponseWriter) error
+}
+
+type ListTournamentGames200JSONResponse TournamentGames
+
+func (response ListTournamentGames200JSONResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournamentGames404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournamentGames404ApplicationProblemPlusJSONResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournamentGames500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournamentGames500ApplicationProblemPlusJSONResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournamentGames503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListTournamentGames503ApplicationProblemPlusJSONResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournamentRequestObject struct {
+	Id TournamentIdPath `json:"id"`
+}
+
+type JoinTournamentResponseObject interface {
+	VisitJoinTournamentResponse(w http.ResponseWriter) error
+}
+
+type JoinTournament200JSONResponse TournamentEntry
+
+func (response JoinTournament200JSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament401ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament403ApplicationProblemPlusJSONResponse struct {
+	TournamentForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament403ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament404ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament409ApplicationProblemPlusJSONResponse struct {
+	TournamentConflictApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament409ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament500ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinTournament503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response JoinTournament503ApplicationProblemPlusJSONResponse) VisitJoinTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournamentResultsRequestObject struct {
+	Id TournamentIdPath `json:"id"`
+}
+
+type GetTournamentResultsResponseObject interface {
+	VisitGetTournamentResultsResponse(w http.ResponseWriter) error
+}
+
+type GetTournamentResults200ApplicationxNdjsonResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetTournamentResults200ApplicationxNdjsonResponse) VisitGetTournamentResultsResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type GetTournamentResults404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournamentResults404ApplicationProblemPlusJSONResponse) VisitGetTournamentResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournamentResults500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournamentResults500ApplicationProblemPlusJSONResponse) VisitGetTournamentResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTournamentResults503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetTournamentResults503ApplicationProblemPlusJSONResponse) VisitGetTournamentResultsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournamentRequestObject struct {
+	Id TournamentIdPath `json:"id"`
+}
+
+type WithdrawFromTournamentResponseObject interface {
+	VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error
+}
+
+type WithdrawFromTournament200JSONResponse TournamentEntry
+
+func (response WithdrawFromTournament200JSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournament401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament401ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournament404ApplicationProblemPlusJSONResponse struct {
+	TournamentNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament404ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournament409ApplicationProblemPlusJSONResponse struct {
+	TournamentConflictApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament409ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournament500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament500ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type WithdrawFromTournament503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament503ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ValidateRecordRequestObject struct {
 	JSONBody *ValidateRecordJSONRequestBody
 	Body     io.Reader
@@ -12544,6 +14844,12 @@ type StrictServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx context.Context, request AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error)
+	// CreateBulkPairing Make many games at once
+	// (POST /v1/bulk-pairings)
+	CreateBulkPairing(ctx context.Context, request CreateBulkPairingRequestObject) (CreateBulkPairingResponseObject, error)
+	// GetBulkPairing Read a bulk pairing
+	// (GET /v1/bulk-pairings/{id})
+	GetBulkPairing(ctx context.Context, request GetBulkPairingRequestObject) (GetBulkPairingResponseObject, error)
 	// ListChallenges Your pending challenges
 	// (GET /v1/challenges)
 	ListChallenges(ctx context.Context, request ListChallengesRequestObject) (ListChallengesResponseObject, error)
@@ -12574,6 +14880,9 @@ type StrictServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx context.Context, request GetGameRequestObject) (GetGameResponseObject, error)
+	// BerserkGame Go berserk in an arena game
+	// (POST /v1/games/{id}/berserk)
+	BerserkGame(ctx context.Context, request BerserkGameRequestObject) (BerserkGameResponseObject, error)
 	// OfferDraw Offer, accept or refuse a draw
 	// (POST /v1/games/{id}/draw)
 	OfferDraw(ctx context.Context, request OfferDrawRequestObject) (OfferDrawResponseObject, error)
@@ -12679,6 +14988,30 @@ type StrictServerInterface interface {
 	// GetSeek Read one of your seeks
 	// (GET /v1/seeks/{id})
 	GetSeek(ctx context.Context, request GetSeekRequestObject) (GetSeekResponseObject, error)
+	// ListTournaments List upcoming, running or finished events
+	// (GET /v1/tournaments)
+	ListTournaments(ctx context.Context, request ListTournamentsRequestObject) (ListTournamentsResponseObject, error)
+	// CreateTournament Create an arena or a Swiss event
+	// (POST /v1/tournaments)
+	CreateTournament(ctx context.Context, request CreateTournamentRequestObject) (CreateTournamentResponseObject, error)
+	// GetTournament Read an event with a page of its standings
+	// (GET /v1/tournaments/{id})
+	GetTournament(ctx context.Context, request GetTournamentRequestObject) (GetTournamentResponseObject, error)
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	// (GET /v1/tournaments/{id}/events)
+	FollowTournamentEvents(ctx context.Context, request FollowTournamentEventsRequestObject) (FollowTournamentEventsResponseObject, error)
+	// ListTournamentGames The games of an event
+	// (GET /v1/tournaments/{id}/games)
+	ListTournamentGames(ctx context.Context, request ListTournamentGamesRequestObject) (ListTournamentGamesResponseObject, error)
+	// JoinTournament Join an event
+	// (POST /v1/tournaments/{id}/join)
+	JoinTournament(ctx context.Context, request JoinTournamentRequestObject) (JoinTournamentResponseObject, error)
+	// GetTournamentResults The whole standings as NDJSON
+	// (GET /v1/tournaments/{id}/results)
+	GetTournamentResults(ctx context.Context, request GetTournamentResultsRequestObject) (GetTournamentResultsResponseObject, error)
+	// WithdrawFromTournament Withdraw from an event
+	// (POST /v1/tournaments/{id}/withdraw)
+	WithdrawFromTournament(ctx context.Context, request WithdrawFromTournamentRequestObject) (WithdrawFromTournamentResponseObject, error)
 	// ValidateRecord Check a whole game record
 	// (POST /v1/validate)
 	ValidateRecord(ctx context.Context, request ValidateRecordRequestObject) (ValidateRecordResponseObject, error)
@@ -12854,6 +15187,77 @@ func (sh *strictHandler) AnalyzePosition(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(AnalyzePositionResponseObject); ok {
 		return validResponse.VisitAnalyzePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBulkPairing operation middleware
+func (sh *strictHandler) CreateBulkPairing(ctx echo.Context) error {
+	var request CreateBulkPairingRequestObject
+
+	var body CreateBulkPairingJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBulkPairing(ctx.Request().Context(), request.(CreateBulkPairingRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBulkPairing")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBulkPairingResponseObject); ok {
+		return validResponse.VisitCreateBulkPairingResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBulkPairing operation middleware
+func (sh *strictHandler) GetBulkPairing(ctx echo.Context, id string) error {
+	var request GetBulkPairingRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBulkPairing(ctx.Request().Context(), request.(GetBulkPairingRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBulkPairing")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBulkPairingResponseObject); ok {
+		return validResponse.VisitGetBulkPairingResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -13196,6 +15600,31 @@ func (sh *strictHandler) GetGame(ctx echo.Context, id GameId, params GetGamePara
 		return err
 	} else if validResponse, ok := response.(GetGameResponseObject); ok {
 		return validResponse.VisitGetGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BerserkGame operation middleware
+func (sh *strictHandler) BerserkGame(ctx echo.Context, id string) error {
+	var request BerserkGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BerserkGame(ctx.Request().Context(), request.(BerserkGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BerserkGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BerserkGameResponseObject); ok {
+		return validResponse.VisitBerserkGameResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -14278,6 +16707,229 @@ func (sh *strictHandler) GetSeek(ctx echo.Context, id LobbyId) error {
 		return err
 	} else if validResponse, ok := response.(GetSeekResponseObject); ok {
 		return validResponse.VisitGetSeekResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTournaments operation middleware
+func (sh *strictHandler) ListTournaments(ctx echo.Context, params ListTournamentsParams) error {
+	var request ListTournamentsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTournaments(ctx.Request().Context(), request.(ListTournamentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTournaments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTournamentsResponseObject); ok {
+		return validResponse.VisitListTournamentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateTournament operation middleware
+func (sh *strictHandler) CreateTournament(ctx echo.Context) error {
+	var request CreateTournamentRequestObject
+
+	var body CreateTournamentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateTournament(ctx.Request().Context(), request.(CreateTournamentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateTournament")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTournamentResponseObject); ok {
+		return validResponse.VisitCreateTournamentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTournament operation middleware
+func (sh *strictHandler) GetTournament(ctx echo.Context, id TournamentIdPath, params GetTournamentParams) error {
+	var request GetTournamentRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTournament(ctx.Request().Context(), request.(GetTournamentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTournament")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTournamentResponseObject); ok {
+		return validResponse.VisitGetTournamentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// FollowTournamentEvents operation middleware
+func (sh *strictHandler) FollowTournamentEvents(ctx echo.Context, id TournamentIdPath, params FollowTournamentEventsParams) error {
+	var request FollowTournamentEventsRequestObject
+
+	request.Id = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.FollowTournamentEvents(ctx.Request().Context(), request.(FollowTournamentEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "FollowTournamentEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(FollowTournamentEventsResponseObject); ok {
+		return validResponse.VisitFollowTournamentEventsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTournamentGames operation middleware
+func (sh *strictHandler) ListTournamentGames(ctx echo.Context, id TournamentIdPath) error {
+	var request ListTournamentGamesRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTournamentGames(ctx.Request().Context(), request.(ListTournamentGamesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTournamentGames")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTournamentGamesResponseObject); ok {
+		return validResponse.VisitListTournamentGamesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// JoinTournament operation middleware
+func (sh *strictHandler) JoinTournament(ctx echo.Context, id TournamentIdPath) error {
+	var request JoinTournamentRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.JoinTournament(ctx.Request().Context(), request.(JoinTournamentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "JoinTournament")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(JoinTournamentResponseObject); ok {
+		return validResponse.VisitJoinTournamentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTournamentResults operation middleware
+func (sh *strictHandler) GetTournamentResults(ctx echo.Context, id TournamentIdPath) error {
+	var request GetTournamentResultsRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTournamentResults(ctx.Request().Context(), request.(GetTournamentResultsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTournamentResults")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTournamentResultsResponseObject); ok {
+		return validResponse.VisitGetTournamentResultsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// WithdrawFromTournament operation middleware
+func (sh *strictHandler) WithdrawFromTournament(ctx echo.Context, id TournamentIdPath) error {
+	var request WithdrawFromTournamentRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.WithdrawFromTournament(ctx.Request().Context(), request.(WithdrawFromTournamentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "WithdrawFromTournament")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(WithdrawFromTournamentResponseObject); ok {
+		return validResponse.VisitWithdrawFromTournamentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
