@@ -1489,6 +1489,9 @@ export interface paths {
          *       (`PlayerSeekEvent`).
          *     - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
          *       seek of yours.
+         *     - `tournamentGame` `{gameId, side, tournamentId}`
+         *       (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+         *       a game for you (`tournamentId` names which); play it at once.
          *
          *     On a new connection (no `Last-Event-ID`) it first sends how things
          *     stand: a `gameStart` for each of your games in play, a `challenge`
@@ -1509,10 +1512,1027 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List upcoming, running or finished events
+         * @description A page of events of one status: upcoming and running ones by start
+         *     time, soonest first; finished ones newest first. `next`, when not
+         *     null, is the `after` of the next page.
+         */
+        get: operations["ListTournaments"];
+        put?: never;
+        /**
+         * Create an arena or a Swiss event
+         * @description Creates an event you organise, `upcoming` until its `startsAt`
+         *     (absent: now; never in the past, `422 tournament_start_in_past`).
+         *     An `arena` lasts `minutes` (1-1440): from its start every free
+         *     player is paired at once with another free player of close score
+         *     and rating, never the one just played; it stops pairing at its end,
+         *     and the games still in play then finish and count. A `swiss` event
+         *     has `rounds` (1-30): each round pairs everyone by score groups, and
+         *     the next round starts when every game of the round has ended (and,
+         *     with `roundGapSeconds`, not before that long after the round's
+         *     start). The `timeControl` must be a clock. `conditions` keep
+         *     players out (`minRatedGames`, `minRating`, `maxRating` in the live
+         *     category). Scoring and pairing rules: docs/tournaments.md.
+         */
+        post: operations["CreateTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read an event with a page of its standings
+         * @description The event as it stands, with one page of its standings, best first:
+         *     computed from the stored results of its games, so every instance
+         *     shows the same table. An arena's line has its `sheet` (the points
+         *     of each game, in order) and `onFire`; a Swiss line its `buchholz`
+         *     and `sonnebornBerger` tie-breaks (in half points, see
+         *     docs/tournaments.md).
+         */
+        get: operations["GetTournament"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Join an event
+         * @description Enters you into the event, before it starts or while it runs: an
+         *     arena until its end, a Swiss event until its last round starts
+         *     (`409 tournament_too_late`); a late Swiss entrant is paired from the
+         *     next round, with no points for the rounds missed. Joining again
+         *     after withdrawing puts you back. Refused: `409
+         *     tournament_already_joined`, `409 tournament_finished`, `403
+         *     tournament_conditions_unmet`. Your event stream says
+         *     `tournamentGame` when a game is made for you.
+         */
+        post: operations["JoinTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw from an event
+         * @description Takes you out of the pairings: a game you are playing goes on and
+         *     counts, and you stay in the standings. Withdrawing when you are not
+         *     in the event, or twice, is `409 tournament_not_joined`.
+         */
+        post: operations["WithdrawFromTournament"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The games of an event
+         * @description Every game the event made, in the order they were made, with its
+         *     round (Swiss), players, berserks and, once it ended, its outcome.
+         *     Each game is at `GET /v1/games/{id}` while the server keeps it.
+         */
+        get: operations["ListTournamentGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The whole standings as NDJSON
+         * @description Every line of the standings, best first, one `TournamentStanding`
+         *     JSON object a line (`application/x-ndjson`), for a tool that wants
+         *     them all without paging.
+         */
+        get: operations["GetTournamentResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tournaments/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Follow an event live (Server-Sent Events)
+         * @description A `text/event-stream` of the event's news, each `data` one line of
+         *     JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+         *     `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+         *     `standings` (the table changed: read `GET /v1/tournaments/{id}`
+         *     again) and `finished`. Read the event first, then follow; each
+         *     event has an `id` to resume from with `Last-Event-ID`. While nothing
+         *     happens, a comment line (`: ping`) keeps the connection open.
+         */
+        get: operations["FollowTournamentEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/berserk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Go berserk in an arena game
+         * @description Halves your clock in your game of an arena that allows berserk,
+         *     before your first move: a win then scores a point more (if the game
+         *     lasted at least 7 plies). Refused with `409 berserk_not_possible`
+         *     after your first move, twice, or in another kind of game.
+         */
+        post: operations["BerserkGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make many games at once
+         * @description An organiser's list of games (1-500 pairs), each made or none: every
+         *     player must exist, appear once, and consent by the token given in
+         *     the pair (`403 bulk_pairing_player_refused` names the first pair
+         *     that fails; nothing is made). With `clockStartsAt` the games are
+         *     made now and their first-move window opens then: a move before it
+         *     is `409 clock_not_started`. Each player's event stream says
+         *     `tournamentGame` with the bulk pairing's id.
+         */
+        post: operations["CreateBulkPairing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/bulk-pairings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bulk pairing's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a bulk pairing
+         * @description The bulk pairing as made: its terms and each game's id and players.
+         *     The games themselves are at `GET /v1/games/{id}`.
+         */
+        get: operations["GetBulkPairing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description An event's id, 12 URL-safe characters chosen at random by the server.
+         * @example Tq4mZ8xK2bLw
+         */
+        TournamentId: string;
+        /**
+         * @description An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+         * @example arena
+         * @enum {string}
+         */
+        TournamentKind: "arena" | "swiss";
+        /**
+         * @description Where an event stands.
+         * @example running
+         * @enum {string}
+         */
+        TournamentStatus: "upcoming" | "running" | "finished";
+        /**
+         * @description Who may enter; absent fields keep nobody out.
+         * @example {
+         *       "minRatedGames": 10,
+         *       "minRating": 1400,
+         *       "maxRating": 1900
+         *     }
+         */
+        TournamentConditions: {
+            /**
+             * @description Rated games the player must have finished.
+             * @example 10
+             */
+            minRatedGames?: number;
+            /**
+             * Format: double
+             * @description The lowest live rating admitted (0 or absent, none).
+             * @example 1400
+             */
+            minRating?: number;
+            /**
+             * Format: double
+             * @description The highest live rating admitted (0 or absent, none).
+             * @example 1900
+             */
+            maxRating?: number;
+        };
+        /**
+         * @description The terms of a new event; see POST /v1/tournaments.
+         * @example {
+         *       "kind": "arena",
+         *       "name": "Friday 3+2 Arena",
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 180,
+         *         "incrementSeconds": 2
+         *       },
+         *       "rated": true,
+         *       "startsAt": "2027-03-05T18:00:00Z",
+         *       "minutes": 60,
+         *       "berserk": true
+         *     }
+         */
+        TournamentRequest: {
+            kind: components["schemas"]["TournamentKind"];
+            /**
+             * @description Its name, 1 to 64 characters.
+             * @example Friday 3+2 Arena
+             */
+            name: string;
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description Whether its games are rated (default false).
+             * @example true
+             */
+            rated?: boolean;
+            /**
+             * Format: date-time
+             * @description When it starts (absent, now); at most 90 days ahead.
+             * @example 2027-03-05T18:00:00Z
+             */
+            startsAt?: string;
+            /**
+             * @description An arena's length.
+             * @example 60
+             */
+            minutes?: number;
+            /**
+             * @description A Swiss event's rounds.
+             * @example 5
+             */
+            rounds?: number;
+            /**
+             * @description A Swiss event's least time from one round's start to the next one's (absent, none).
+             * @example 900
+             */
+            roundGapSeconds?: number;
+            /**
+             * @description An arena's players may halve their clock for a point (default false).
+             * @example true
+             */
+            berserk?: boolean;
+            conditions?: components["schemas"]["TournamentConditions"];
+        };
+        /**
+         * @description An event's terms and where it stands.
+         * @example {
+         *       "id": "Tq4mZ8xK2bLw",
+         *       "kind": "arena",
+         *       "name": "Friday 3+2 Arena",
+         *       "createdBy": "bV3kQ9xZ2mTa",
+         *       "createdAt": "2027-03-01T12:00:00Z",
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 180,
+         *         "incrementSeconds": 2
+         *       },
+         *       "rated": true,
+         *       "startsAt": "2027-03-05T18:00:00Z",
+         *       "endsAt": "2027-03-05T19:00:00Z",
+         *       "minutes": 60,
+         *       "rounds": 0,
+         *       "roundGapSeconds": 0,
+         *       "round": 0,
+         *       "berserk": true,
+         *       "conditions": {},
+         *       "status": "upcoming",
+         *       "finishedAt": null
+         *     }
+         */
+        Tournament: {
+            id: components["schemas"]["TournamentId"];
+            kind: components["schemas"]["TournamentKind"];
+            /**
+             * @description Its name.
+             * @example Friday 3+2 Arena
+             */
+            name: string;
+            createdBy: components["schemas"]["PlayerId"];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             * @example 2027-03-01T12:00:00Z
+             */
+            createdAt: string;
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description Whether its games are rated.
+             * @example true
+             */
+            rated: boolean;
+            /**
+             * Format: date-time
+             * @description When it starts (or started).
+             * @example 2027-03-05T18:00:00Z
+             */
+            startsAt: string;
+            /**
+             * Format: date-time
+             * @description When an arena stops pairing; null for a Swiss event.
+             * @example 2027-03-05T19:00:00Z
+             */
+            endsAt: string | null;
+            /**
+             * @description An arena's length; 0 for a Swiss event.
+             * @example 60
+             */
+            minutes: number;
+            /**
+             * @description A Swiss event's rounds; 0 for an arena.
+             * @example 0
+             */
+            rounds: number;
+            /**
+             * @description A Swiss event's least time between round starts; 0 for none.
+             * @example 0
+             */
+            roundGapSeconds: number;
+            /**
+             * @description The Swiss round being played (0 before the first).
+             * @example 0
+             */
+            round: number;
+            /**
+             * @description Whether an arena allows berserk.
+             * @example true
+             */
+            berserk: boolean;
+            conditions: components["schemas"]["TournamentConditions"];
+            status: components["schemas"]["TournamentStatus"];
+            /**
+             * Format: date-time
+             * @description When it finished; null before.
+             * @example 2027-03-05T19:04:10Z
+             */
+            finishedAt: string | null;
+        };
+        /**
+         * @description A page of events of one status.
+         * @example {
+         *       "tournaments": [],
+         *       "next": "Tq4mZ8xK2bLw"
+         *     }
+         */
+        TournamentList: {
+            /**
+             * @description The events of the page.
+             * @example []
+             */
+            tournaments: components["schemas"]["TournamentSummary"][];
+            /**
+             * @description The `after` of the next page; null on the last.
+             * @example Tq4mZ8xK2bLw
+             */
+            next: string | null;
+        };
+        /**
+         * @description An event as a list shows it.
+         * @example {
+         *       "tournament": {
+         *         "id": "Tq4mZ8xK2bLw",
+         *         "kind": "arena",
+         *         "name": "Friday 3+2 Arena",
+         *         "createdBy": "bV3kQ9xZ2mTa",
+         *         "createdAt": "2027-03-01T12:00:00Z",
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "startsAt": "2027-03-05T18:00:00Z",
+         *         "endsAt": "2027-03-05T19:00:00Z",
+         *         "minutes": 60,
+         *         "rounds": 0,
+         *         "roundGapSeconds": 0,
+         *         "round": 0,
+         *         "berserk": true,
+         *         "conditions": {},
+         *         "status": "running",
+         *         "finishedAt": null
+         *       },
+         *       "players": 42
+         *     }
+         */
+        TournamentSummary: {
+            tournament: components["schemas"]["Tournament"];
+            /**
+             * @description Entrants, withdrawn ones included.
+             * @example 42
+             */
+            players: number;
+        };
+        /**
+         * @description One line of an event's standings.
+         * @example {
+         *       "rank": 1,
+         *       "player": {
+         *         "id": "bV3kQ9xZ2mTa",
+         *         "name": "Adebayo"
+         *       },
+         *       "rating": 1712,
+         *       "points": 9,
+         *       "games": 4,
+         *       "wins": 4,
+         *       "draws": 0,
+         *       "losses": 0,
+         *       "withdrawn": false,
+         *       "playing": false,
+         *       "sheet": [
+         *         2,
+         *         2,
+         *         4,
+         *         1
+         *       ],
+         *       "onFire": false,
+         *       "berserks": 0,
+         *       "buchholz": 0,
+         *       "sonnebornBerger": 0,
+         *       "byes": 0
+         *     }
+         */
+        TournamentStanding: {
+            /**
+             * @description The place, from 1; equal places share it.
+             * @example 1
+             */
+            rank: number;
+            player: components["schemas"]["LobbyPlayer"];
+            /**
+             * Format: double
+             * @description The player's live rating when they joined.
+             * @example 1712
+             */
+            rating: number;
+            /**
+             * @description Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+             * @example 9
+             */
+            points: number;
+            /**
+             * @description Games that count, finished.
+             * @example 4
+             */
+            games: number;
+            /**
+             * @description Of them, won.
+             * @example 4
+             */
+            wins: number;
+            /**
+             * @description Of them, drawn.
+             * @example 0
+             */
+            draws: number;
+            /**
+             * @description Of them, lost.
+             * @example 0
+             */
+            losses: number;
+            /**
+             * @description The player has withdrawn.
+             * @example false
+             */
+            withdrawn: boolean;
+            /**
+             * @description The player is in a game of the event now.
+             * @example false
+             */
+            playing: boolean;
+            /**
+             * @description An arena's points of each game, in the order they ended; empty in a Swiss event.
+             * @example [
+             *       2,
+             *       2,
+             *       4,
+             *       1
+             *     ]
+             */
+            sheet: number[];
+            /**
+             * @description In an arena, two wins in a row or more, so the next win counts double.
+             * @example false
+             */
+            onFire: boolean;
+            /**
+             * @description An arena's games won berserk with the bonus.
+             * @example 0
+             */
+            berserks: number;
+            /**
+             * @description A Swiss event's Buchholz, the sum of the opponents' points.
+             * @example 0
+             */
+            buchholz: number;
+            /**
+             * @description A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+             * @example 0
+             */
+            sonnebornBerger: number;
+            /**
+             * @description A Swiss event's byes.
+             * @example 0
+             */
+            byes: number;
+        };
+        /**
+         * @description An event with a page of its standings.
+         * @example {
+         *       "tournament": {
+         *         "id": "Tq4mZ8xK2bLw",
+         *         "kind": "arena",
+         *         "name": "Friday 3+2 Arena",
+         *         "createdBy": "bV3kQ9xZ2mTa",
+         *         "createdAt": "2027-03-01T12:00:00Z",
+         *         "timeControl": {
+         *           "kind": "clock",
+         *           "initialSeconds": 180,
+         *           "incrementSeconds": 2
+         *         },
+         *         "rated": true,
+         *         "startsAt": "2027-03-05T18:00:00Z",
+         *         "endsAt": "2027-03-05T19:00:00Z",
+         *         "minutes": 60,
+         *         "rounds": 0,
+         *         "roundGapSeconds": 0,
+         *         "round": 0,
+         *         "berserk": true,
+         *         "conditions": {},
+         *         "status": "running",
+         *         "finishedAt": null
+         *       },
+         *       "players": 42,
+         *       "games": 61,
+         *       "playing": 20,
+         *       "page": 1,
+         *       "perPage": 50,
+         *       "standings": []
+         *     }
+         */
+        TournamentView: {
+            tournament: components["schemas"]["Tournament"];
+            /**
+             * @description Entrants, withdrawn ones included.
+             * @example 42
+             */
+            players: number;
+            /**
+             * @description Games made so far.
+             * @example 61
+             */
+            games: number;
+            /**
+             * @description Of them, being played now.
+             * @example 20
+             */
+            playing: number;
+            /**
+             * @description This page, from 1.
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Lines a page.
+             * @example 50
+             */
+            perPage: number;
+            /**
+             * @description The page's lines, best first.
+             * @example []
+             */
+            standings: components["schemas"]["TournamentStanding"][];
+        };
+        /**
+         * @description A player's entry in an event.
+         * @example {
+         *       "tournament": "Tq4mZ8xK2bLw",
+         *       "player": {
+         *         "id": "bV3kQ9xZ2mTa",
+         *         "name": "Adebayo"
+         *       },
+         *       "joinedAt": "2027-03-05T17:55:00Z",
+         *       "joinedRound": 1,
+         *       "withdrawn": false
+         *     }
+         */
+        TournamentEntry: {
+            tournament: components["schemas"]["TournamentId"];
+            player: components["schemas"]["LobbyPlayer"];
+            /**
+             * Format: date-time
+             * @description When the player first joined.
+             * @example 2027-03-05T17:55:00Z
+             */
+            joinedAt: string;
+            /**
+             * @description The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+             * @example 1
+             */
+            joinedRound: number;
+            /**
+             * @description Whether the player has withdrawn.
+             * @example false
+             */
+            withdrawn: boolean;
+        };
+        /**
+         * @description One game of an event.
+         * @example {
+         *       "id": "Xq3v9w0bHk2mP1aZ",
+         *       "round": 0,
+         *       "south": "bV3kQ9xZ2mTa",
+         *       "north": "Zr8nT2wQ5pLc",
+         *       "createdAt": "2027-03-05T18:00:01Z",
+         *       "berserk": {
+         *         "south": false,
+         *         "north": true
+         *       },
+         *       "done": true,
+         *       "winner": "south",
+         *       "aborted": false,
+         *       "plies": 38,
+         *       "endedAt": "2027-03-05T18:06:40Z"
+         *     }
+         */
+        TournamentGame: {
+            /**
+             * @description The game's id, for GET /v1/games/{id}.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            id: string;
+            /**
+             * @description Its Swiss round; 0 in an arena.
+             * @example 0
+             */
+            round: number;
+            south: components["schemas"]["PlayerId"];
+            north: components["schemas"]["PlayerId"];
+            /**
+             * Format: date-time
+             * @description When it was made.
+             * @example 2027-03-05T18:00:01Z
+             */
+            createdAt: string;
+            berserk: components["schemas"]["BerserkFlags"];
+            /**
+             * @description Whether it has ended and its result counts.
+             * @example true
+             */
+            done: boolean;
+            /**
+             * @description Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+             * @example south
+             * @enum {string|null}
+             */
+            winner: "south" | "north" | "draw" | null;
+            /**
+             * @description It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+             * @example false
+             */
+            aborted: boolean;
+            /**
+             * @description Plies played, once done.
+             * @example 38
+             */
+            plies: number;
+            /**
+             * Format: date-time
+             * @description When it ended; null while it is played.
+             * @example 2027-03-05T18:06:40Z
+             */
+            endedAt: string | null;
+        };
+        /**
+         * @description Which sides went berserk in a game.
+         * @example {
+         *       "south": false,
+         *       "north": true
+         *     }
+         */
+        BerserkFlags: {
+            /**
+             * @description South halved its clock.
+             * @example false
+             */
+            south: boolean;
+            /**
+             * @description North halved its clock.
+             * @example true
+             */
+            north: boolean;
+        };
+        /**
+         * @description The games of an event.
+         * @example {
+         *       "games": []
+         *     }
+         */
+        TournamentGames: {
+            /**
+             * @description In the order they were made.
+             * @example []
+             */
+            games: components["schemas"]["TournamentGame"][];
+        };
+        /**
+         * @description The data of an event stream's news.
+         * @example {
+         *       "tournamentId": "Tq4mZ8xK2bLw",
+         *       "gameId": "Xq3v9w0bHk2mP1aZ"
+         *     }
+         */
+        TournamentEvent: {
+            tournamentId: components["schemas"]["TournamentId"];
+            /**
+             * @description The game of a `paired` or `gameFinished` event.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            gameId?: string;
+        };
+        /**
+         * @description A game's clocks after a berserk.
+         * @example {
+         *       "game": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "north",
+         *       "clockMs": 90000
+         *     }
+         */
+        BerserkAnswer: {
+            /**
+             * @description The game's id.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            game: string;
+            side: components["schemas"]["Side"];
+            /**
+             * Format: int64
+             * @description The berserk side's time left, in milliseconds.
+             * @example 90000
+             */
+            clockMs: number;
+        };
+        /**
+         * @description One game of a bulk pairing, with each player's consent.
+         * @example {
+         *       "south": "bV3kQ9xZ2mTa",
+         *       "southToken": "pl_south_players_token",
+         *       "north": "Zr8nT2wQ5pLc",
+         *       "northToken": "pl_north_players_token"
+         *     }
+         */
+        BulkPair: {
+            south: components["schemas"]["PlayerId"];
+            /**
+             * @description The token South's player gave the organiser for this.
+             * @example pl_south_players_token
+             */
+            southToken: string;
+            north: components["schemas"]["PlayerId"];
+            /**
+             * @description The token North's player gave the organiser for this.
+             * @example pl_north_players_token
+             */
+            northToken: string;
+        };
+        /**
+         * @description An organiser's list of games, made together or not at all.
+         * @example {
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 300,
+         *         "incrementSeconds": 3
+         *       },
+         *       "pairs": [
+         *         {
+         *           "south": "bV3kQ9xZ2mTa",
+         *           "southToken": "pl_south_players_token",
+         *           "north": "Zr8nT2wQ5pLc",
+         *           "northToken": "pl_north_players_token"
+         *         }
+         *       ]
+         *     }
+         */
+        BulkPairingRequest: {
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description Whether the games are rated (default false).
+             * @example false
+             */
+            rated?: boolean;
+            /**
+             * Format: date-time
+             * @description When the games' first-move window opens (absent, at once); at most 90 days ahead.
+             * @example 2027-03-05T18:00:00Z
+             */
+            clockStartsAt?: string;
+            /**
+             * @description The games, 1 to 500.
+             * @example [
+             *       {
+             *         "south": "bV3kQ9xZ2mTa",
+             *         "southToken": "pl_south_players_token",
+             *         "north": "Zr8nT2wQ5pLc",
+             *         "northToken": "pl_north_players_token"
+             *       }
+             *     ]
+             */
+            pairs: components["schemas"]["BulkPair"][];
+        };
+        /**
+         * @description One game a bulk pairing made.
+         * @example {
+         *       "id": "Xq3v9w0bHk2mP1aZ",
+         *       "south": "bV3kQ9xZ2mTa",
+         *       "north": "Zr8nT2wQ5pLc"
+         *     }
+         */
+        BulkPairingGame: {
+            /**
+             * @description The game's id.
+             * @example Xq3v9w0bHk2mP1aZ
+             */
+            id: string;
+            south: components["schemas"]["PlayerId"];
+            north: components["schemas"]["PlayerId"];
+        };
+        /**
+         * @description A bulk pairing as made.
+         * @example {
+         *       "id": "Bk7pQ2mZx9Ld",
+         *       "createdBy": "bV3kQ9xZ2mTa",
+         *       "createdAt": "2027-03-01T12:00:00Z",
+         *       "timeControl": {
+         *         "kind": "clock",
+         *         "initialSeconds": 300,
+         *         "incrementSeconds": 3
+         *       },
+         *       "rated": false,
+         *       "clockStartsAt": "2027-03-05T18:00:00Z",
+         *       "games": [
+         *         {
+         *           "id": "Xq3v9w0bHk2mP1aZ",
+         *           "south": "bV3kQ9xZ2mTa",
+         *           "north": "Zr8nT2wQ5pLc"
+         *         }
+         *       ]
+         *     }
+         */
+        BulkPairing: {
+            /**
+             * @description Its id.
+             * @example Bk7pQ2mZx9Ld
+             */
+            id: string;
+            createdBy: components["schemas"]["PlayerId"];
+            /**
+             * Format: date-time
+             * @description When it was made.
+             * @example 2027-03-01T12:00:00Z
+             */
+            createdAt: string;
+            timeControl: components["schemas"]["TimeControl"];
+            /**
+             * @description Whether the games are rated.
+             * @example false
+             */
+            rated: boolean;
+            /**
+             * Format: date-time
+             * @description When the games' first-move window opens; null if at once.
+             * @example 2027-03-05T18:00:00Z
+             */
+            clockStartsAt: string | null;
+            /**
+             * @description The games, in the order asked.
+             * @example [
+             *       {
+             *         "id": "Xq3v9w0bHk2mP1aZ",
+             *         "south": "bV3kQ9xZ2mTa",
+             *         "north": "Zr8nT2wQ5pLc"
+             *       }
+             *     ]
+             */
+            games: components["schemas"]["BulkPairingGame"][];
+        };
         /**
          * @description A game's id, 16 URL-safe characters chosen at random by the server.
          * @example Xq3v9w0bHk2mP1aZ
@@ -2945,6 +3965,25 @@ export interface components {
         PlayerChallengeEvent: {
             challenge: components["schemas"]["Challenge"];
             reason?: components["schemas"]["DeclineReason"];
+        };
+        /**
+         * @description The `data` of the `tournamentGame` events of `GET
+         *     /v1/players/me/events`: a game an event (or a bulk pairing) made
+         *     for you, and your side in it.
+         * @example {
+         *       "gameId": "Xq3v9w0bHk2mP1aZ",
+         *       "side": "south",
+         *       "tournamentId": "Tq4mZ8xK2bLw"
+         *     }
+         */
+        PlayerTournamentGameEvent: {
+            gameId: components["schemas"]["GameId"];
+            side: components["schemas"]["Side"];
+            /**
+             * @description The tournament's id, or the bulk pairing's.
+             * @example Tq4mZ8xK2bLw
+             */
+            tournamentId: string;
         };
         /**
          * @description The `data` of the `seek` (on connection: an open seek of yours),
@@ -7056,6 +8095,103 @@ export interface components {
         };
     };
     responses: {
+        /** @description No event (`tournament_not_found`), bulk pairing (`bulk_pairing_not_found`) or game (`not_found`) has this id. */
+        TournamentNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-tournament_not_found",
+                 *       "title": "No such tournament",
+                 *       "status": 404,
+                 *       "detail": "tournament Tq4mZ8xK2bLw: tournament not found",
+                 *       "code": "tournament_not_found",
+                 *       "instance": "/v1/tournaments/Tq4mZ8xK2bLw"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The event's conditions keep you out (`tournament_conditions_unmet`),
+         *     or a player of a bulk pairing is unknown or gave no valid token
+         *     (`bulk_pairing_player_refused`).
+         */
+        TournamentForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-tournament_conditions_unmet",
+                 *       "title": "Entry conditions not met",
+                 *       "status": 403,
+                 *       "detail": "the entry conditions are not met: 3 rated games finished, 10 needed",
+                 *       "code": "tournament_conditions_unmet",
+                 *       "instance": "/v1/tournaments/Tq4mZ8xK2bLw/join"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The event is not in a state that allows this:
+         *     `tournament_already_joined`, `tournament_not_joined` (withdrawing
+         *     twice, or from an event you are not in), `tournament_finished`,
+         *     `tournament_too_late` (a Swiss event in its last round),
+         *     `berserk_not_possible`, or `tournament_busy` (it kept changing:
+         *     send it again after `Retry-After`).
+         */
+        TournamentConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-tournament_not_joined",
+                 *       "title": "Not in the tournament",
+                 *       "status": 409,
+                 *       "detail": "not in the tournament: tournament Tq4mZ8xK2bLw",
+                 *       "code": "tournament_not_joined",
+                 *       "instance": "/v1/tournaments/Tq4mZ8xK2bLw/withdraw"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description The request matches the document but cannot be met:
+         *     `invalid_tournament` (a kind's fields mixed up, a clock that is not
+         *     live, conditions that contradict), `tournament_start_in_past`,
+         *     `invalid_time_control` or `invalid_bulk_pairing` (a player twice,
+         *     or on both sides).
+         */
+        TournamentRefused: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-tournament_start_in_past",
+                 *       "title": "Start time in the past",
+                 *       "status": 422,
+                 *       "detail": "the start time is in the past: 2020-01-01T00:00:00Z is before now",
+                 *       "code": "tournament_start_in_past",
+                 *       "instance": "/v1/tournaments"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /**
          * @description A request with this `Idempotency-Key` is still running
          *     (`idempotency_key_in_use`): nothing was done for this one. Send it
@@ -7956,6 +9092,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The event's id, from `POST /v1/tournaments`. */
+        TournamentIdPath: components["schemas"]["TournamentId"];
         /**
          * @description Makes this creation safe to send again (the IETF httpapi draft's
          *     header): a key of your choosing, unique per creation (a UUID), bare
@@ -11145,6 +12283,434 @@ export interface operations {
             429: components["responses"]["TooManyStreams"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StreamsFull"];
+        };
+    };
+    ListTournaments: {
+        parameters: {
+            query?: {
+                /** @description Which events (default `running`). */
+                status?: components["schemas"]["TournamentStatus"];
+                /** @description At most this many (1-100, default 50). */
+                limit?: number;
+                /** @description The `next` of the previous page. */
+                after?: string;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events of one status. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateTournament: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentRequest"];
+            };
+        };
+        responses: {
+            /** @description The event, upcoming. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    /** @description The event's URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Tournament"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TournamentRefused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetTournament: {
+        parameters: {
+            query?: {
+                /** @description The page of the standings, from 1 (default 1). */
+                page?: number;
+                /** @description Standings lines a page (1-100, default 50). */
+                perPage?: number;
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and a page of its standings. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    JoinTournament: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your entry. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentEntry"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["TournamentForbidden"];
+            404: components["responses"]["TournamentNotFound"];
+            409: components["responses"]["TournamentConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    WithdrawFromTournament: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your entry, withdrawn. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentEntry"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["TournamentNotFound"];
+            409: components["responses"]["TournamentConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ListTournamentGames: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The games. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentGames"];
+                };
+            };
+            404: components["responses"]["TournamentNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetTournamentResults: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The standings, a line each. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            404: components["responses"]["TournamentNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    FollowTournamentEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+                /** @description The `id` of the last event received; the stream resumes after it. */
+                "Last-Event-ID"?: number;
+            };
+            path: {
+                /** @description The event's id, from `POST /v1/tournaments`. */
+                id: components["parameters"]["TournamentIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["TournamentNotFound"];
+            429: components["responses"]["TooManyStreams"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["StreamsFull"];
+        };
+    };
+    BerserkGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game's clocks after it. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BerserkAnswer"];
+                };
+            };
+            401: components["responses"]["PlayerUnauthorized"];
+            404: components["responses"]["TournamentNotFound"];
+            409: components["responses"]["TournamentConflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateBulkPairing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeControl": {
+                 *         "kind": "clock",
+                 *         "initialSeconds": 300,
+                 *         "incrementSeconds": 3
+                 *       },
+                 *       "rated": false,
+                 *       "clockStartsAt": "2027-03-05T18:00:00Z",
+                 *       "pairs": [
+                 *         {
+                 *           "south": "bV3kQ9xZ2mTa",
+                 *           "southToken": "pl_south_players_token",
+                 *           "north": "Zr8nT2wQ5pLc",
+                 *           "northToken": "pl_north_players_token"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["BulkPairingRequest"];
+            };
+        };
+        responses: {
+            /** @description The games, made. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPairing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["TournamentForbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["TournamentRefused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetBulkPairing: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The bulk pairing's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bulk pairing. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkPairing"];
+                };
+            };
+            404: components["responses"]["TournamentNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }
