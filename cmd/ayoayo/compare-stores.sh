@@ -120,7 +120,7 @@ run() {
 	local watch=$!
 	# The client's own CPU (bash's time, user and system seconds), which
 	# the goal does not count: it spends a little more on a move that is
-	# answered later (docs/performance.md, "The sixth look").
+	# answered later (CHANGELOG.md, 2026-12-04: the load test's own CPU).
 	local TIMEFORMAT='%U %S'
 	{ time "$bin" loadtest --addr "$(IFS=,; echo "${addrs[*]}")" --games "$games" --duration "$duration" --concurrency "$concurrency" >"$work/load.out" 2>&1; } 2>"$work/load.time"
 	out=$(tail -4 "$work/load.out")

@@ -4,7 +4,7 @@
 # that two builds or two schemas compare to a fraction of a per cent
 # whatever else the machine is doing (a timed benchmark here moves by
 # some 15 % from one run to the next). Documented in docs/performance.md
-# ("The seventh look").
+# ("One instance on PostgreSQL against SQLite").
 #
 #   cmd/ayoayo/pg-instructions.sh [SIZE]
 #

@@ -432,7 +432,7 @@ const batchStartSQL = `SELECT set_config('plan_cache_mode', 'force_generic_plan'
 // cycle; the plan is a nested loop over the arrays, which
 // TestBatchPlansUseIndexes checks: no statement of its own locks them
 // first, which cost PostgreSQL 11 % of its instructions per play in
-// batches of 8, docs/performance.md, "The eighth look"), inserts
+// batches of 8, CHANGELOG.md, 2026-12-05), inserts
 // the moves of the plays it updated, and announces those plays with their
 // news on changesChannel, in as few notifications as fit (the chunk of
 // each play is counted out by batchArgs), when another instance than $23
@@ -457,7 +457,7 @@ var batchSQL = playsSQL(true, false)
 // committer sends the batch again as batchSQL. Without the announcement's
 // part of the statement and the news' arrays, PostgreSQL executes 5 %
 // fewer instructions per play in batches of 8 and 15 % fewer in batches
-// of one (docs/performance.md, "The seventh look"), and the server
+// of one (CHANGELOG.md, 2026-12-04), and the server
 // encodes no news that nobody else would hear while one instance runs
 // alone.
 var quietBatchSQL = playsSQL(false, false)
@@ -467,8 +467,8 @@ var quietBatchSQL = playsSQL(false, false)
 // leaves a rating as it is). A statement of its own, because the ratings
 // change only at the end of a rated game, and carrying them in every batch
 // cost PostgreSQL about 5 % of its instructions per play (six more arrays
-// decoded and unnested, six more columns set per row: docs/performance.md,
-// "The seventh look").
+// decoded and unnested, six more columns set per row: CHANGELOG.md,
+// 2026-12-04).
 var ratedPlaySQL = playsSQL(true, true)
 
 // needsNewsState is the SQLSTATE with which quietBatchSQL fails when
