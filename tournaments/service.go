@@ -224,7 +224,7 @@ func (s *Service) Join(ctx context.Context, player *players.Player, id string) (
 	if t.Kind == Swiss && t.Status == Upcoming {
 		e.JoinedRound = 1
 	}
-	err = s.store.Join(ctx, id, e)
+	err = s.store.JoinTournament(ctx, id, e)
 	if errors.Is(err, ErrConflict) {
 		// Finished meanwhile, or joined already: say which.
 		if cur, rerr := s.tournament(ctx, id); rerr == nil && cur.Status == Finished {
@@ -639,7 +639,7 @@ func (s *Service) pair(ctx context.Context, ev *Event, pairs []pairing.Pair, rou
 		p.Sessions = append(p.Sessions, g)
 		p.Games = append(p.Games, Game{GameID: g.ID, Round: round, South: pr.South, North: pr.North, CreatedAt: now})
 	}
-	err := s.store.Pair(ctx, p)
+	err := s.store.PairTournament(ctx, p)
 	if errors.Is(err, ErrConflict) {
 		return nil
 	}

@@ -14,7 +14,9 @@ import (
 // ErrStoreNotFound or ErrConflict, a missing row or a conditional write
 // whose condition does not hold. Every method is safe for concurrent use,
 // also by several processes sharing one database; store/storetest holds
-// each implementation to the same cases.
+// each implementation to the same cases. Joining and pairing are named
+// JoinTournament and PairTournament because one store type also
+// implements games.Store and lobby.Store, whose Join and Pair differ.
 type Store interface {
 	// CreateTournament stores t (its entrants none); ErrConflict when its
 	// id is taken.
@@ -34,21 +36,22 @@ type Store interface {
 	// StartsAt at or before at, by StartsAt then id.
 	Due(ctx context.Context, at time.Time, limit int) ([]Tournament, error)
 
-	// Join adds e to the event, or makes the withdrawn entrant with its
+	// JoinTournament adds e to the event, or makes the withdrawn entrant with its
 	// player id active again (with e's JoinedRound; its JoinedAt, Name
 	// and Rating stay), and bumps Version; ErrConflict when the event is
 	// finished or the player is in it and not withdrawn, ErrStoreNotFound
 	// when there is no such event.
-	Join(ctx context.Context, id string, e Entrant) error
+	JoinTournament(ctx context.Context, id string, e Entrant) error
 	// Withdraw makes the player's entrant withdrawn and bumps PairSeq and
 	// Version; ErrConflict when the player is not in the event or has
-	// withdrawn, or the event is finished.
+	// withdrawn, or the event is finished; ErrStoreNotFound when there
+	// is no such event.
 	Withdraw(ctx context.Context, id, player string) error
 
-	// Pair is the pairing, in one transaction (see Pairing); ErrConflict
-	// when the event's PairSeq is no longer p.PairSeq or it is not
-	// running (nothing written).
-	Pair(ctx context.Context, p Pairing) error
+	// PairTournament is the pairing, in one transaction (see Pairing); ErrConflict
+	// when the event's PairSeq is no longer p.PairSeq, it is not running
+	// (or not there), or a game's id is taken (nothing written).
+	PairTournament(ctx context.Context, p Pairing) error
 	// RecordResult copies an ended game's result into its event's row of
 	// it (Done) and bumps the event's Version; ErrConflict when the row is
 	// done already, ErrStoreNotFound when no event has that game.
@@ -62,7 +65,7 @@ type Store interface {
 	SetBerserk(ctx context.Context, gameID string, side engine.Side) error
 	// Start makes an upcoming event running at at (Version up); Finish a
 	// running one finished at at. ErrConflict when the event is not in the
-	// status it leaves.
+	// status it leaves, ErrStoreNotFound when there is no such event.
 	Start(ctx context.Context, id string, at time.Time) error
 	Finish(ctx context.Context, id string, at time.Time) error
 
