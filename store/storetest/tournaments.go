@@ -18,20 +18,20 @@ import (
 )
 
 var tournamentCases = []suiteCase{
-	tournamentCase("TournamentCreateRead", testTournamentCreateRead),
-	tournamentCase("TournamentMissing", testTournamentMissing),
-	tournamentCase("TournamentList", testTournamentList),
-	tournamentCase("TournamentDue", testTournamentDue),
-	tournamentCase("TournamentJoinWithdraw", testTournamentJoinWithdraw),
-	tournamentCase("TournamentJoinFinished", testTournamentJoinFinished),
-	tournamentCase("TournamentPair", testTournamentPair),
-	tournamentCase("TournamentPairConflicts", testTournamentPairConflicts),
-	tournamentCase("TournamentPairRace", testTournamentPairRace),
-	tournamentCase("TournamentResults", testTournamentResults),
-	tournamentCase("TournamentBerserk", testTournamentBerserk),
-	tournamentCase("TournamentStartFinish", testTournamentStartFinish),
-	tournamentCase("TournamentBulk", testTournamentBulk),
-	tournamentCase("TournamentBulkConflicts", testTournamentBulkConflicts),
+	{"TournamentCreateRead", testTournamentCreateRead},
+	{"TournamentMissing", testTournamentMissing},
+	{"TournamentList", testTournamentList},
+	{"TournamentDue", testTournamentDue},
+	{"TournamentJoinWithdraw", testTournamentJoinWithdraw},
+	{"TournamentJoinFinished", testTournamentJoinFinished},
+	{"TournamentPair", testTournamentPair},
+	{"TournamentPairConflicts", testTournamentPairConflicts},
+	{"TournamentPairRace", testTournamentPairRace},
+	{"TournamentResults", testTournamentResults},
+	{"TournamentBerserk", testTournamentBerserk},
+	{"TournamentStartFinish", testTournamentStartFinish},
+	{"TournamentBulk", testTournamentBulk},
+	{"TournamentBulkConflicts", testTournamentBulkConflicts},
 }
 
 // pairRacers is how many instances race to pair one event at once.
@@ -56,7 +56,7 @@ func swissOf(id string, at int) tournaments.Tournament {
 func mustCreateTournament(t *testing.T, s Store, ts ...tournaments.Tournament) {
 	t.Helper()
 	for _, tr := range ts {
-		if err := tstore(s).CreateTournament(t.Context(), tr); err != nil {
+		if err := s.CreateTournament(t.Context(), tr); err != nil {
 			t.Fatalf("create tournament %s: %v", tr.ID, err)
 		}
 	}
@@ -66,26 +66,12 @@ func mustCreateTournament(t *testing.T, s Store, ts ...tournaments.Tournament) {
 func running(t *testing.T, s Store, tr tournaments.Tournament) tournaments.Tournament {
 	t.Helper()
 	mustCreateTournament(t, s, tr)
-	if err := tstore(s).Start(t.Context(), tr.ID, tick(1)); err != nil {
+	if err := s.Start(t.Context(), tr.ID, tick(1)); err != nil {
 		t.Fatalf("start %s: %v", tr.ID, err)
 	}
 	tr.Status, tr.Version = tournaments.Running, tr.Version+1
 	return tr
 }
-
-// tournamentCase is a case of tournaments.Store, skipped for a store
-// that does not implement it yet.
-func tournamentCase(name string, test func(t *testing.T, s Store, fx *fixtures)) suiteCase {
-	return suiteCase{name, func(t *testing.T, s Store, fx *fixtures) {
-		if _, ok := s.(tournaments.Store); !ok {
-			t.Skip("the store does not implement tournaments.Store yet")
-		}
-		test(t, s, fx)
-	}}
-}
-
-// tstore is s as a tournaments.Store.
-func tstore(s Store) tournaments.Store { return s.(tournaments.Store) }
 
 // entrantOf is player's entry, at tick(at).
 func entrantOf(player string, at, round int) tournaments.Entrant {
@@ -95,7 +81,7 @@ func entrantOf(player string, at, round int) tournaments.Entrant {
 func mustEnter(t *testing.T, s Store, id string, es ...tournaments.Entrant) {
 	t.Helper()
 	for _, e := range es {
-		if err := tstore(s).JoinTournament(t.Context(), id, e); err != nil {
+		if err := s.JoinTournament(t.Context(), id, e); err != nil {
 			t.Fatalf("join %s to %s: %v", e.PlayerID, id, err)
 		}
 	}
@@ -124,7 +110,7 @@ func checkTournament(t *testing.T, what string, got, want tournaments.Tournament
 // readTournament reads id and fails t unless it is want.
 func readTournament(t *testing.T, s Store, what string, want tournaments.Tournament) {
 	t.Helper()
-	got, err := tstore(s).Tournament(t.Context(), want.ID)
+	got, err := s.Tournament(t.Context(), want.ID)
 	if err != nil {
 		t.Fatalf("%s: read %s: %v", what, want.ID, err)
 	}
@@ -155,7 +141,7 @@ func normEvent(ev tournaments.Event) tournaments.Event {
 // readEvent reads want.ID as an event and fails t unless it is want.
 func readEvent(t *testing.T, s Store, what string, want tournaments.Event) tournaments.Event {
 	t.Helper()
-	got, err := tstore(s).Event(t.Context(), want.ID)
+	got, err := s.Event(t.Context(), want.ID)
 	if err != nil {
 		t.Fatalf("%s: read event %s: %v", what, want.ID, err)
 	}
@@ -202,7 +188,7 @@ func testTournamentCreateRead(t *testing.T, s Store, _ *fixtures) {
 	readTournament(t, s, "swiss", sw)
 	readEvent(t, s, "arena as an event", tournaments.Event{Tournament: a})
 	taken := swissOf("a", 20)
-	if err := tstore(s).CreateTournament(ctx, taken); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.CreateTournament(ctx, taken); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("create with a taken id: %v, want ErrConflict", err)
 	}
 	readTournament(t, s, "arena after a taken id", a)
@@ -210,7 +196,6 @@ func testTournamentCreateRead(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentMissing(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	mustCreateTournament(t, s, arenaOf("a", 1))
 	check := func(what string, err error) {
 		t.Helper()
@@ -218,34 +203,33 @@ func testTournamentMissing(t *testing.T, s Store, _ *fixtures) {
 			t.Errorf("%s: %v, want ErrStoreNotFound", what, err)
 		}
 	}
-	_, err := ts.Tournament(ctx, "nope")
+	_, err := s.Tournament(ctx, "nope")
 	check("Tournament", err)
-	_, err = ts.Event(ctx, "nope")
+	_, err = s.Event(ctx, "nope")
 	check("Event", err)
-	check("JoinTournament", ts.JoinTournament(ctx, "nope", entrantOf("ann", 1, 1)))
-	check("Withdraw", ts.Withdraw(ctx, "nope", "ann"))
-	check("RecordResult", ts.RecordResult(ctx, "nogame", tournaments.Result{Outcome: pairing.Draw, Plies: 3, EndedAt: tick(2)}))
-	_, err = ts.GameTournament(ctx, "nogame")
+	check("JoinTournament", s.JoinTournament(ctx, "nope", entrantOf("ann", 1, 1)))
+	check("Withdraw", s.Withdraw(ctx, "nope", "ann"))
+	check("RecordResult", s.RecordResult(ctx, "nogame", tournaments.Result{Outcome: pairing.Draw, Plies: 3, EndedAt: tick(2)}))
+	_, err = s.GameTournament(ctx, "nogame")
 	check("GameTournament", err)
-	check("SetBerserk", ts.SetBerserk(ctx, "nogame", engine.South))
-	check("Start", ts.Start(ctx, "nope", tick(2)))
-	check("Finish", ts.Finish(ctx, "nope", tick(2)))
-	_, err = ts.Bulk(ctx, "nope")
+	check("SetBerserk", s.SetBerserk(ctx, "nogame", engine.South))
+	check("Start", s.Start(ctx, "nope", tick(2)))
+	check("Finish", s.Finish(ctx, "nope", tick(2)))
+	_, err = s.Bulk(ctx, "nope")
 	check("Bulk", err)
-	if err := ts.PairTournament(ctx, pairingOf("nope", 0, 0, 2, []string{"g1"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, pairingOf("nope", 0, 0, 2, []string{"g1"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("PairTournament: %v, want ErrConflict", err)
 	}
 	if _, err := s.Game(ctx, "g1"); !errors.Is(err, games.ErrNotFound) {
 		t.Errorf("the refused pairing's game: %v, want games.ErrNotFound", err)
 	}
-	if _, err := ts.Player(ctx, "nobody"); !errors.Is(err, players.ErrNotFound) {
+	if _, err := s.Player(ctx, "nobody"); !errors.Is(err, players.ErrNotFound) {
 		t.Errorf("Player: %v, want players.ErrNotFound", err)
 	}
 }
 
 func testTournamentList(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	// Upcoming u1..u4 (u2 and u3 start together: by id), running r1 r2,
 	// finished f1 f2 f3 (f2 and f3 finish together).
 	for _, x := range []struct {
@@ -255,12 +239,12 @@ func testTournamentList(t *testing.T, s Store, _ *fixtures) {
 		mustCreateTournament(t, s, arenaOf(x.id, x.at))
 	}
 	for _, id := range []string{"r1", "r2", "f1", "f2", "f3"} {
-		if err := ts.Start(ctx, id, tick(4)); err != nil {
+		if err := s.Start(ctx, id, tick(4)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for id, at := range map[string]int{"f1": 40, "f2": 41, "f3": 41} {
-		if err := ts.Finish(ctx, id, tick(at)); err != nil {
+		if err := s.Finish(ctx, id, tick(at)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -268,13 +252,13 @@ func testTournamentList(t *testing.T, s Store, _ *fixtures) {
 		t.Helper()
 		q := tournaments.ListQuery{Status: status, Limit: limit}
 		if after != "" {
-			a, err := ts.Tournament(ctx, after)
+			a, err := s.Tournament(ctx, after)
 			if err != nil {
 				t.Fatal(err)
 			}
 			q.After = &a
 		}
-		got, err := ts.Tournaments(ctx, q)
+		got, err := s.Tournaments(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -296,7 +280,7 @@ func testTournamentList(t *testing.T, s Store, _ *fixtures) {
 	checkIDs(t, "finished after f3", list(tournaments.Finished, 1, "f3"), "f2")
 	checkIDs(t, "finished after f2", list(tournaments.Finished, 5, "f2"), "f1")
 	checkIDs(t, "no limit", list(tournaments.Upcoming, 0, ""))
-	f3, _ := ts.Tournament(ctx, "f3")
+	f3, _ := s.Tournament(ctx, "f3")
 	if !f3.FinishedAt.Equal(tick(41)) || f3.Version != 3 {
 		t.Errorf("f3: finished at %v, version %d; want %v, 3", f3.FinishedAt, f3.Version, tick(41))
 	}
@@ -304,7 +288,6 @@ func testTournamentList(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentDue(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	for _, x := range []struct {
 		id string
 		at int
@@ -312,16 +295,16 @@ func testTournamentDue(t *testing.T, s Store, _ *fixtures) {
 		mustCreateTournament(t, s, arenaOf(x.id, x.at))
 	}
 	for _, id := range []string{"run", "done"} {
-		if err := ts.Start(ctx, id, tick(2)); err != nil {
+		if err := s.Start(ctx, id, tick(2)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := ts.Finish(ctx, "done", tick(3)); err != nil {
+	if err := s.Finish(ctx, "done", tick(3)); err != nil {
 		t.Fatal(err)
 	}
 	due := func(at, limit int) []string {
 		t.Helper()
-		got, err := ts.Due(ctx, tick(at), limit)
+		got, err := s.Due(ctx, tick(at), limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +318,6 @@ func testTournamentDue(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentJoinWithdraw(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	sw := swissOf("sw", 5)
 	mustCreateTournament(t, s, sw)
 	// Bob joins first but at a later time: entrants come by JoinedAt,
@@ -345,21 +327,21 @@ func testTournamentJoinWithdraw(t *testing.T, s Store, _ *fixtures) {
 	want := tournaments.Event{Tournament: sw, Entrants: []tournaments.Entrant{
 		entrantOf("ann", 2, 1), entrantOf("bob", 3, 1), entrantOf("cy", 4, 1), entrantOf("dee", 4, 1)}}
 	readEvent(t, s, "after four joins", want)
-	if err := ts.JoinTournament(ctx, "sw", entrantOf("ann", 6, 2)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.JoinTournament(ctx, "sw", entrantOf("ann", 6, 2)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("join twice: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "after a double join", want)
 
-	if err := ts.Withdraw(ctx, "sw", "bob"); err != nil {
+	if err := s.Withdraw(ctx, "sw", "bob"); err != nil {
 		t.Fatalf("withdraw: %v", err)
 	}
 	want.PairSeq, want.Version = 1, want.Version+1
 	want.Entrants[1].Withdrawn = true
 	readEvent(t, s, "after a withdrawal", want)
-	if err := ts.Withdraw(ctx, "sw", "bob"); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Withdraw(ctx, "sw", "bob"); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("withdraw twice: %v, want ErrConflict", err)
 	}
-	if err := ts.Withdraw(ctx, "sw", "zed"); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Withdraw(ctx, "sw", "zed"); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("withdraw one not in it: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "after refused withdrawals", want)
@@ -368,13 +350,13 @@ func testTournamentJoinWithdraw(t *testing.T, s Store, _ *fixtures) {
 	// Name and Rating stay.
 	back := entrantOf("bob", 9, 3)
 	back.Name, back.Rating = "Bob the second", 1999
-	if err := ts.JoinTournament(ctx, "sw", back); err != nil {
+	if err := s.JoinTournament(ctx, "sw", back); err != nil {
 		t.Fatalf("rejoin: %v", err)
 	}
 	want.Version++
 	want.Entrants[1].Withdrawn, want.Entrants[1].JoinedRound = false, 3
 	readEvent(t, s, "after a rejoin", want)
-	if err := ts.JoinTournament(ctx, "sw", back); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.JoinTournament(ctx, "sw", back); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("rejoin twice: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "after a second rejoin", want)
@@ -382,13 +364,12 @@ func testTournamentJoinWithdraw(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentJoinFinished(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	a := running(t, s, arenaOf("a", 1))
 	mustEnter(t, s, "a", entrantOf("ann", 2, 1), entrantOf("bob", 2, 1))
-	if err := ts.Withdraw(ctx, "a", "bob"); err != nil {
+	if err := s.Withdraw(ctx, "a", "bob"); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.Finish(ctx, "a", tick(5)); err != nil {
+	if err := s.Finish(ctx, "a", tick(5)); err != nil {
 		t.Fatal(err)
 	}
 	a.Status, a.FinishedAt, a.PairSeq, a.Version = tournaments.Finished, tick(5), 1, a.Version+4
@@ -396,13 +377,13 @@ func testTournamentJoinFinished(t *testing.T, s Store, _ *fixtures) {
 	bob.Withdrawn = true
 	want := tournaments.Event{Tournament: a, Entrants: []tournaments.Entrant{entrantOf("ann", 2, 1), bob}}
 	readEvent(t, s, "finished", want)
-	if err := ts.JoinTournament(ctx, "a", entrantOf("cy", 6, 1)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.JoinTournament(ctx, "a", entrantOf("cy", 6, 1)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("join a finished event: %v, want ErrConflict", err)
 	}
-	if err := ts.JoinTournament(ctx, "a", entrantOf("bob", 6, 1)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.JoinTournament(ctx, "a", entrantOf("bob", 6, 1)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("rejoin a finished event: %v, want ErrConflict", err)
 	}
-	if err := ts.Withdraw(ctx, "a", "ann"); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Withdraw(ctx, "a", "ann"); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("withdraw from a finished event: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "finished, after refused writes", want)
@@ -410,7 +391,6 @@ func testTournamentJoinFinished(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	sw := running(t, s, swissOf("sw", 1))
 	mustEnter(t, s, "sw", entrantOf("ann", 1, 1), entrantOf("bob", 1, 1), entrantOf("cy", 1, 1), entrantOf("dee", 1, 1), entrantOf("eve", 1, 1))
 	sw.Version += 5
@@ -420,7 +400,7 @@ func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 	// time: the event gives them by id) and eve's bye.
 	p := pairingOf("sw", 0, 1, 3, []string{"g2", "g1"}, "ann", "bob", "cy", "dee")
 	p.Byes = []string{"eve"}
-	if err := ts.PairTournament(ctx, p); err != nil {
+	if err := s.PairTournament(ctx, p); err != nil {
 		t.Fatalf("pair round 1: %v", err)
 	}
 	sw.PairSeq, sw.Version, sw.Round, sw.RoundAt = 1, sw.Version+1, 1, tick(3)
@@ -430,7 +410,7 @@ func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 	readTournament(t, s, "the row after round 1", sw)
 	for _, g := range p.Sessions {
 		checkStoredGame(t, s, "a paired session", g)
-		if id, err := ts.GameTournament(ctx, g.ID); err != nil || id != "sw" {
+		if id, err := s.GameTournament(ctx, g.ID); err != nil || id != "sw" {
 			t.Errorf("game %s's tournament: %q, %v", g.ID, id, err)
 		}
 	}
@@ -442,7 +422,7 @@ func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 	// Round 2, made later: its games come after round 1's; a bye for ann.
 	p2 := pairingOf("sw", 1, 2, 8, []string{"g3", "g4"}, "bob", "eve", "dee", "cy")
 	p2.Byes = []string{"ann"}
-	if err := ts.PairTournament(ctx, p2); err != nil {
+	if err := s.PairTournament(ctx, p2); err != nil {
 		t.Fatalf("pair round 2: %v", err)
 	}
 	want.PairSeq, want.Version, want.Round, want.RoundAt = 2, want.Version+1, 2, tick(8)
@@ -455,7 +435,7 @@ func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 	mustEnter(t, s, "a", entrantOf("fay", 1, 1), entrantOf("gus", 1, 1))
 	a.Version += 2
 	pa := pairingOf("a", 0, 0, 9, []string{"ga"}, "gus", "fay")
-	if err := ts.PairTournament(ctx, pa); err != nil {
+	if err := s.PairTournament(ctx, pa); err != nil {
 		t.Fatalf("pair the arena: %v", err)
 	}
 	a.PairSeq, a.Version = 1, a.Version+1
@@ -467,17 +447,16 @@ func testTournamentPair(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentPairConflicts(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	up := arenaOf("up", 1)
 	mustCreateTournament(t, s, up)
-	if err := ts.PairTournament(ctx, pairingOf("up", 0, 0, 2, []string{"g0"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, pairingOf("up", 0, 0, 2, []string{"g0"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("pair an upcoming event: %v, want ErrConflict", err)
 	}
 	readTournament(t, s, "upcoming after a refused pairing", up)
 
 	sw := running(t, s, swissOf("sw", 1))
 	mustEnter(t, s, "sw", entrantOf("ann", 1, 1), entrantOf("bob", 1, 1), entrantOf("cy", 1, 1))
-	if err := ts.Withdraw(ctx, "sw", "cy"); err != nil { // PairSeq 1
+	if err := s.Withdraw(ctx, "sw", "cy"); err != nil { // PairSeq 1
 		t.Fatal(err)
 	}
 	cy := entrantOf("cy", 1, 1)
@@ -486,32 +465,32 @@ func testTournamentPairConflicts(t *testing.T, s Store, _ *fixtures) {
 	want := tournaments.Event{Tournament: sw, Entrants: []tournaments.Entrant{entrantOf("ann", 1, 1), entrantOf("bob", 1, 1), cy}}
 	stale := pairingOf("sw", 0, 1, 2, []string{"g1"}, "ann", "bob")
 	stale.Byes = []string{"cy"}
-	if err := ts.PairTournament(ctx, stale); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, stale); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("pair at a stale PairSeq: %v, want ErrConflict", err)
 	}
 	ahead := pairingOf("sw", 2, 1, 2, []string{"g1"}, "ann", "bob")
-	if err := ts.PairTournament(ctx, ahead); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, ahead); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("pair at a PairSeq ahead: %v, want ErrConflict", err)
 	}
 	// A game id taken by a game outside any event: nothing written either.
 	NewGame(t, s, "taken", tick(1))
 	clash := pairingOf("sw", 1, 1, 2, []string{"g1", "taken"}, "ann", "bob", "cy", "dee")
-	if err := ts.PairTournament(ctx, clash); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, clash); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("pair with a taken game id: %v, want ErrConflict", err)
 	}
 	if _, err := s.Game(ctx, "g1"); !errors.Is(err, games.ErrNotFound) {
 		t.Errorf("a refused pairing's game: %v, want games.ErrNotFound", err)
 	}
-	if _, err := ts.GameTournament(ctx, "g1"); !errors.Is(err, tournaments.ErrStoreNotFound) {
+	if _, err := s.GameTournament(ctx, "g1"); !errors.Is(err, tournaments.ErrStoreNotFound) {
 		t.Errorf("a refused pairing's game's tournament: %v, want ErrStoreNotFound", err)
 	}
 	readEvent(t, s, "after refused pairings", want)
 
 	// Finished: no pairing, even at the current PairSeq.
-	if err := ts.Finish(ctx, "sw", tick(3)); err != nil {
+	if err := s.Finish(ctx, "sw", tick(3)); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.PairTournament(ctx, pairingOf("sw", 1, 1, 4, []string{"g1"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.PairTournament(ctx, pairingOf("sw", 1, 1, 4, []string{"g1"}, "ann", "bob")); !errors.Is(err, tournaments.ErrConflict) {
 		t.Errorf("pair a finished event: %v, want ErrConflict", err)
 	}
 	if _, err := s.Game(ctx, "g1"); !errors.Is(err, games.ErrNotFound) {
@@ -538,7 +517,7 @@ func testTournamentPairRace(t *testing.T, s Store, fx *fixtures) {
 			for j := range gids {
 				gids[j] = fmt.Sprintf("r%d-g%d", i, j)
 			}
-			err := tstore(hs[i%len(hs)]).PairTournament(ctx, pairingOf("a", 0, 0, 2+i, gids, ids...))
+			err := hs[i%len(hs)].PairTournament(ctx, pairingOf("a", 0, 0, 2+i, gids, ids...))
 			switch {
 			case err == nil:
 				wins.Add(1)
@@ -551,7 +530,7 @@ func testTournamentPairRace(t *testing.T, s Store, fx *fixtures) {
 	if wins.Load() != 1 {
 		t.Fatalf("%d pairings at one PairSeq, want 1", wins.Load())
 	}
-	ev, err := tstore(s).Event(ctx, "a")
+	ev, err := s.Event(ctx, "a")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -583,11 +562,10 @@ func testTournamentPairRace(t *testing.T, s Store, fx *fixtures) {
 
 func testTournamentResults(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	a := running(t, s, arenaOf("a", 1))
 	mustEnter(t, s, "a", entrantOf("ann", 1, 1), entrantOf("bob", 1, 1), entrantOf("cy", 1, 1), entrantOf("dee", 1, 1))
 	p := pairingOf("a", 0, 0, 2, []string{"g1", "g2"}, "ann", "bob", "cy", "dee")
-	if err := ts.PairTournament(ctx, p); err != nil {
+	if err := s.PairTournament(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	a.PairSeq, a.Version = 1, a.Version+5
@@ -596,21 +574,21 @@ func testTournamentResults(t *testing.T, s Store, _ *fixtures) {
 	readEvent(t, s, "paired", want)
 
 	r1 := tournaments.Result{Outcome: pairing.NorthWins, Plies: 37, EndedAt: tick(9)}
-	if err := ts.RecordResult(ctx, "g1", r1); err != nil {
+	if err := s.RecordResult(ctx, "g1", r1); err != nil {
 		t.Fatalf("record: %v", err)
 	}
 	want.Version++
 	want.Games[0].Done, want.Games[0].Outcome, want.Games[0].Plies, want.Games[0].EndedAt = true, r1.Outcome, r1.Plies, r1.EndedAt
 	readEvent(t, s, "after a result", want)
 	again := tournaments.Result{Outcome: pairing.SouthWins, Plies: 40, EndedAt: tick(10)}
-	if err := ts.RecordResult(ctx, "g1", again); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.RecordResult(ctx, "g1", again); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("record twice: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "after a second result (version bumped once)", want)
 
 	// An aborted game: done, counted nowhere.
 	r2 := tournaments.Result{Outcome: pairing.Draw, Plies: 1, EndedAt: tick(11), Aborted: true}
-	if err := ts.RecordResult(ctx, "g2", r2); err != nil {
+	if err := s.RecordResult(ctx, "g2", r2); err != nil {
 		t.Fatalf("record an abort: %v", err)
 	}
 	want.Version++
@@ -631,34 +609,33 @@ func testTournamentResults(t *testing.T, s Store, _ *fixtures) {
 		t.Fatalf("delete the ended games: %d, %v", n, err)
 	}
 	readEvent(t, s, "after its games are deleted", want)
-	if id, err := ts.GameTournament(ctx, "g2"); err != nil || id != "a" {
+	if id, err := s.GameTournament(ctx, "g2"); err != nil || id != "a" {
 		t.Errorf("a deleted game's tournament: %q, %v", id, err)
 	}
 }
 
 func testTournamentBerserk(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	a := running(t, s, arenaOf("a", 1))
 	mustEnter(t, s, "a", entrantOf("ann", 1, 1), entrantOf("bob", 1, 1))
 	p := pairingOf("a", 0, 0, 2, []string{"g1"}, "ann", "bob")
-	if err := ts.PairTournament(ctx, p); err != nil {
+	if err := s.PairTournament(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	a.PairSeq, a.Version = 1, a.Version+3
 	want := tournaments.Event{Tournament: a, Games: slices.Clone(p.Games),
 		Entrants: []tournaments.Entrant{entrantOf("ann", 1, 1), entrantOf("bob", 1, 1)}}
-	if err := ts.SetBerserk(ctx, "g1", engine.North); err != nil {
+	if err := s.SetBerserk(ctx, "g1", engine.North); err != nil {
 		t.Fatalf("berserk north: %v", err)
 	}
 	want.Version++
 	want.Games[0].Berserk[engine.North] = true
 	readEvent(t, s, "north berserk", want)
-	if err := ts.SetBerserk(ctx, "g1", engine.North); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.SetBerserk(ctx, "g1", engine.North); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("berserk north twice: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "north berserk twice", want)
-	if err := ts.SetBerserk(ctx, "g1", engine.South); err != nil {
+	if err := s.SetBerserk(ctx, "g1", engine.South); err != nil {
 		t.Fatalf("berserk south: %v", err)
 	}
 	want.Version++
@@ -667,18 +644,18 @@ func testTournamentBerserk(t *testing.T, s Store, _ *fixtures) {
 
 	// A done game takes no berserk.
 	p2 := pairingOf("a", 1, 0, 3, []string{"g2"}, "bob", "ann")
-	if err := ts.PairTournament(ctx, p2); err != nil {
+	if err := s.PairTournament(ctx, p2); err != nil {
 		t.Fatal(err)
 	}
 	r := tournaments.Result{Outcome: pairing.SouthWins, Plies: 12, EndedAt: tick(4)}
-	if err := ts.RecordResult(ctx, "g2", r); err != nil {
+	if err := s.RecordResult(ctx, "g2", r); err != nil {
 		t.Fatal(err)
 	}
 	want.PairSeq, want.Version = 2, want.Version+2
 	g2 := p2.Games[0]
 	g2.Done, g2.Outcome, g2.Plies, g2.EndedAt = true, r.Outcome, r.Plies, r.EndedAt
 	want.Games = append(want.Games, g2)
-	if err := ts.SetBerserk(ctx, "g2", engine.South); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.SetBerserk(ctx, "g2", engine.South); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("berserk in a done game: %v, want ErrConflict", err)
 	}
 	readEvent(t, s, "after a refused berserk", want)
@@ -686,31 +663,30 @@ func testTournamentBerserk(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentStartFinish(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	a := arenaOf("a", 3)
 	mustCreateTournament(t, s, a)
-	if err := ts.Finish(ctx, "a", tick(4)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Finish(ctx, "a", tick(4)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("finish an upcoming event: %v, want ErrConflict", err)
 	}
 	readTournament(t, s, "after a refused finish", a)
-	if err := ts.Start(ctx, "a", tick(4)); err != nil {
+	if err := s.Start(ctx, "a", tick(4)); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	a.Status, a.Version = tournaments.Running, a.Version+1
 	readTournament(t, s, "started", a)
-	if err := ts.Start(ctx, "a", tick(5)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Start(ctx, "a", tick(5)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("start twice: %v, want ErrConflict", err)
 	}
 	readTournament(t, s, "after a second start", a)
-	if err := ts.Finish(ctx, "a", tick(6)); err != nil {
+	if err := s.Finish(ctx, "a", tick(6)); err != nil {
 		t.Fatalf("finish: %v", err)
 	}
 	a.Status, a.FinishedAt, a.Version = tournaments.Finished, tick(6), a.Version+1
 	readTournament(t, s, "finished", a)
-	if err := ts.Finish(ctx, "a", tick(7)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Finish(ctx, "a", tick(7)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("finish twice: %v, want ErrConflict", err)
 	}
-	if err := ts.Start(ctx, "a", tick(7)); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.Start(ctx, "a", tick(7)); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("start a finished event: %v, want ErrConflict", err)
 	}
 	readTournament(t, s, "after refused writes", a)
@@ -730,7 +706,7 @@ func bulkOf(id string, at int, gameIDs []string, players ...string) (tournaments
 
 func checkBulk(t *testing.T, s Store, what string, want tournaments.Bulk) {
 	t.Helper()
-	got, err := tstore(s).Bulk(t.Context(), want.ID)
+	got, err := s.Bulk(t.Context(), want.ID)
 	if err != nil {
 		t.Fatalf("%s: read bulk %s: %v", what, want.ID, err)
 	}
@@ -743,15 +719,14 @@ func checkBulk(t *testing.T, s Store, what string, want tournaments.Bulk) {
 
 func testTournamentBulk(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	b, sessions := bulkOf("b1", 2, []string{"bg2", "bg1", "bg3"}, "ann", "bob", "cy", "dee", "eve", "fay")
-	if err := ts.CreateBulk(ctx, b, sessions); err != nil {
+	if err := s.CreateBulk(ctx, b, sessions); err != nil {
 		t.Fatalf("create bulk: %v", err)
 	}
 	checkBulk(t, s, "created (games in the order given)", b)
 	for _, g := range sessions {
 		checkStoredGame(t, s, "a bulk session", g)
-		if _, err := ts.GameTournament(ctx, g.ID); !errors.Is(err, tournaments.ErrStoreNotFound) {
+		if _, err := s.GameTournament(ctx, g.ID); !errors.Is(err, tournaments.ErrStoreNotFound) {
 			t.Errorf("a bulk game is no event's: %v, want ErrStoreNotFound", err)
 		}
 	}
@@ -759,7 +734,7 @@ func testTournamentBulk(t *testing.T, s Store, _ *fixtures) {
 	later, ls := bulkOf("b2", 3, []string{"bg4"}, "gus", "hal")
 	later.ClockStartsAt, later.Rated, later.TimeControl = tick(30), false, rapid
 	ls[0].Rated, ls[0].TimeControl = false, rapid
-	if err := ts.CreateBulk(ctx, later, ls); err != nil {
+	if err := s.CreateBulk(ctx, later, ls); err != nil {
 		t.Fatalf("create a later bulk: %v", err)
 	}
 	checkBulk(t, s, "clocks later", later)
@@ -768,14 +743,13 @@ func testTournamentBulk(t *testing.T, s Store, _ *fixtures) {
 
 func testTournamentBulkConflicts(t *testing.T, s Store, _ *fixtures) {
 	ctx := t.Context()
-	ts := tstore(s)
 	b, sessions := bulkOf("b1", 2, []string{"bg1"}, "ann", "bob")
-	if err := ts.CreateBulk(ctx, b, sessions); err != nil {
+	if err := s.CreateBulk(ctx, b, sessions); err != nil {
 		t.Fatal(err)
 	}
 	// A taken bulk id, with free game ids: nothing written.
 	dup, dupSessions := bulkOf("b1", 3, []string{"bg9"}, "cy", "dee")
-	if err := ts.CreateBulk(ctx, dup, dupSessions); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.CreateBulk(ctx, dup, dupSessions); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("create with a taken bulk id: %v, want ErrConflict", err)
 	}
 	if _, err := s.Game(ctx, "bg9"); !errors.Is(err, games.ErrNotFound) {
@@ -785,10 +759,10 @@ func testTournamentBulkConflicts(t *testing.T, s Store, _ *fixtures) {
 	// A taken game id (the last of three): no bulk row, none of its games.
 	NewGame(t, s, "taken", tick(1))
 	clash, clashSessions := bulkOf("b2", 3, []string{"bg2", "bg3", "taken"}, "cy", "dee", "eve", "fay", "gus", "hal")
-	if err := ts.CreateBulk(ctx, clash, clashSessions); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.CreateBulk(ctx, clash, clashSessions); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("create with a taken game id: %v, want ErrConflict", err)
 	}
-	if _, err := ts.Bulk(ctx, "b2"); !errors.Is(err, tournaments.ErrStoreNotFound) {
+	if _, err := s.Bulk(ctx, "b2"); !errors.Is(err, tournaments.ErrStoreNotFound) {
 		t.Errorf("the refused bulk: %v, want ErrStoreNotFound", err)
 	}
 	for _, id := range []string{"bg2", "bg3"} {
@@ -798,10 +772,10 @@ func testTournamentBulkConflicts(t *testing.T, s Store, _ *fixtures) {
 	}
 	// A game id of another bulk's.
 	again, againSessions := bulkOf("b3", 3, []string{"bg1"}, "cy", "dee")
-	if err := ts.CreateBulk(ctx, again, againSessions); !errors.Is(err, tournaments.ErrConflict) {
+	if err := s.CreateBulk(ctx, again, againSessions); !errors.Is(err, tournaments.ErrConflict) {
 		t.Fatalf("create with another bulk's game id: %v, want ErrConflict", err)
 	}
-	if _, err := ts.Bulk(ctx, "b3"); !errors.Is(err, tournaments.ErrStoreNotFound) {
+	if _, err := s.Bulk(ctx, "b3"); !errors.Is(err, tournaments.ErrStoreNotFound) {
 		t.Errorf("the refused bulk b3: %v, want ErrStoreNotFound", err)
 	}
 	checkStoredGame(t, s, "the first bulk's game", sessions[0])
