@@ -566,7 +566,7 @@ func (s *Service) advanceSwiss(ctx context.Context, ev *Event, now time.Time) er
 	entrants, played, byes := swissInput(ev)
 	pairs, bye, err := pairing.SwissRound(entrants, played, byes, round)
 	if err != nil {
-		return err
+		return fmt.Errorf("round %d: %w", round, err)
 	}
 	return s.pair(ctx, ev, pairs, round, bye, now)
 }
@@ -726,6 +726,5 @@ func (s *Service) Berserk(ctx context.Context, player *players.Player, gameID st
 	} else if err != nil {
 		return games.Game{}, err
 	}
-	s.news(ctx, News{Tournament: id, Kind: EventStandings, At: s.clock()})
 	return g, nil
 }
