@@ -392,6 +392,9 @@ func (s *Service) advance(ctx context.Context, id string) error {
 			return err
 		}
 	}
+	// The time of what follows is after the last read: a game read as
+	// ended ended before it, and so before the games paired now begin.
+	now = s.clock()
 	switch ev.Kind {
 	case Arena:
 		return s.advanceArena(ctx, &ev, now)
