@@ -148,6 +148,12 @@ func TestTournamentsOverHTTP(t *testing.T) {
 
 	ts.expect(ts.must(http.MethodPost, "/v1/games/"+made.GameId+"/resign", "", nil, asPlayer(ann)), http.StatusOK, "")
 	expectEvents(t, events, "gameFinished", "standings")
+	recs := ts.must(http.MethodGet, path+"/games", "", nil, map[string]string{"Accept": "application/x-ayoayo-record"})
+	ts.expect(recs, http.StatusOK, "")
+	if text := string(recs.body); !strings.HasPrefix(text, `[Event "Blitz Arena"]`) || !strings.Contains(text, `[Site "/v1/games/`+made.GameId+`"]`) ||
+		!strings.Contains(text, `[Termination "resignation"]`) || recs.header.Get("Vary") != "Accept" {
+		t.Fatalf("the games as records (Vary %q):\n%s", recs.header.Get("Vary"), text)
+	}
 	var view oapi.TournamentView
 	ts.must(http.MethodGet, path+"?perPage=1", "", nil, nil).decode(t, &view)
 	if view.Players != 2 || len(view.Standings) != 1 || view.Standings[0].Points != 2 || view.Standings[0].Player.Name != "Bob" {
