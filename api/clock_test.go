@@ -127,7 +127,7 @@ func TestClockOverHTTP(t *testing.T) {
 	}
 
 	// North never moves: past the deadline a read shows the timeout, at the
-	// deadline, and the event stream ends with it.
+	// deadline, and the event stream is the game, over, and ends with it.
 	clock.Advance(time.Hour)
 	var g oapi.Game
 	gs.must(http.MethodGet, "/v1/games/"+id, "", nil, nil).decode(t, &g)
@@ -142,7 +142,7 @@ func TestClockOverHTTP(t *testing.T) {
 	gs.trust = true // an event stream is no JSON body to check
 	stream := gs.must(http.MethodGet, "/v1/games/"+id+"/events", "", nil, map[string]string{"Last-Event-ID": "3"})
 	gs.trust = false
-	if !bytes.Contains(stream.body, []byte("event: end")) || !bytes.Contains(stream.body, []byte(`"reason":"timeout"`)) {
+	if !bytes.Contains(stream.body, []byte("event: game")) || !bytes.Contains(stream.body, []byte(`"reason":"timeout"`)) {
 		t.Fatalf("event stream after the timeout:\n%s", stream.body)
 	}
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/moves", tokens[1], map[string]int{"pit": 7, "ply": 3}, nil), http.StatusConflict, "game_over")

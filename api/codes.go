@@ -52,6 +52,7 @@ var answered = []error{
 	tournaments.ErrAlreadyJoined, tournaments.ErrNotJoined, tournaments.ErrConditions, tournaments.ErrTooLate,
 	tournaments.ErrConflict, tournaments.ErrBulkInvalid, tournaments.ErrBulkPlayer, tournaments.ErrBulkNotFound,
 	games.ErrBerserk, games.ErrClockNotStarted,
+	games.ErrClaimUnavailable, games.ErrClaimTooEarly, games.ErrAbortTooLate,
 	ErrInternal,
 }
 

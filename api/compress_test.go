@@ -103,7 +103,7 @@ func TestEventStreamNotCompressed(t *testing.T) {
 	}
 	got := make(chan []sseEvent, 1)
 	go func() {
-		events, _, _ := readEvents(resp.Body, func(ev []sseEvent) bool { return len(ev) > 0 })
+		events, _, _ := readEvents(resp.Body, func(ev []sseEvent) bool { return len(ev) > 1 })
 		got <- events
 	}()
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+seat.Game.Id+"/join", "", nil, nil), http.StatusCreated, "")
@@ -111,8 +111,8 @@ func TestEventStreamNotCompressed(t *testing.T) {
 	// only arrive because it was flushed on its own.
 	select {
 	case events := <-got:
-		if len(events) == 0 || events[0].event != "joined" {
-			t.Fatalf("events %+v, want the join", events)
+		if len(events) != 2 || events[0].event != "game" || events[1].event != "joined" {
+			t.Fatalf("events %+v, want the game, then the join", events)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the join's event did not arrive while the stream stayed open")

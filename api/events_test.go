@@ -14,9 +14,9 @@ import (
 )
 
 // TestGamesHTTPLastEventIDBeyondPly: a Last-Event-ID the game has not
-// reached is refused with a problem, where it used to open a stream that
-// stayed silent even through later moves; an id up to the game's ply
-// resumes, and gets the next move.
+// reached (beyond 8·version+7) is refused with a problem, where it would
+// open a stream that stayed silent even through later moves; the id of
+// the game's last event resumes: the game, then the next move.
 func TestGamesHTTPLastEventIDBeyondPly(t *testing.T) {
 	gs := newGamesServer(t, Options{EventHeartbeat: 20 * time.Millisecond}, games.Options{}, nil)
 	game, tokens := gs.twoSeats()
@@ -29,9 +29,9 @@ func TestGamesHTTPLastEventIDBeyondPly(t *testing.T) {
 		m.decode(t, &pa)
 		game = pa.Game
 	}
-	play() // the game is at ply 1
+	play() // the game is at ply 1, version 3: ids up to 31
 
-	for _, last := range []int{2, 1000} {
+	for _, last := range []int{32, 1000} {
 		resp, err := gs.openEvents(game.Id, strconv.Itoa(last))
 		if err != nil {
 			t.Fatal(err)
@@ -43,37 +43,47 @@ func TestGamesHTTPLastEventIDBeyondPly(t *testing.T) {
 		}
 		var p problem.Problem
 		if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != http.StatusBadRequest || p.Code != "invalid_request" ||
-			p.Detail != "header parameter Last-Event-ID: "+strconv.Itoa(last)+" is after the game's last event, id 1" {
-			t.Fatalf("Last-Event-ID %d at ply 1: %d %s, want 400 invalid_request", last, resp.StatusCode, body)
+			p.Detail != "header parameter Last-Event-ID: "+strconv.Itoa(last)+" is after the game's last event id, at most 31" {
+			t.Fatalf("Last-Event-ID %d at version 3: %d %s, want 400 invalid_request", last, resp.StatusCode, body)
 		}
 	}
 
-	// The game's own last id resumes: nothing is sent again, the next
-	// move is.
-	resp, err := gs.openEvents(game.Id, "1")
+	// The game's own last id (its move's, 24) resumes: the game as it
+	// is, then the next move.
+	resp, err := gs.openEvents(game.Id, "24")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("Last-Event-ID 1 at ply 1: %d", resp.StatusCode)
+		t.Fatalf("Last-Event-ID 24 at version 3: %d", resp.StatusCode)
 	}
-	type result struct {
-		events []sseEvent
-		err    error
-	}
-	done := make(chan result, 1)
+	events := make(chan sseEvent, 4)
 	go func() {
-		ev, _, err := readEvents(resp.Body, func(ev []sseEvent) bool { return len(ev) > 0 })
-		done <- result{ev, err}
+		defer close(events)
+		sent := 0
+		_, _, _ = readEvents(resp.Body, func(ev []sseEvent) bool {
+			for ; sent < len(ev); sent++ { // a heartbeat asks too, with no new event
+				events <- ev[sent]
+			}
+			return len(ev) > 1
+		})
 	}()
-	play()
-	select {
-	case r := <-done:
-		if r.err != nil || len(r.events) != 1 || r.events[0].event != "move" || r.events[0].id != "2" {
-			t.Fatalf("after resuming at 1: %+v (%v), want the move with id 2", r.events, r.err)
+	next := func() sseEvent {
+		t.Helper()
+		select {
+		case e := <-events:
+			return e
+		case <-time.After(10 * time.Second):
+			t.Fatal("no event after resuming at the game's last id")
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event after resuming at the game's last id")
+		return sseEvent{}
+	}
+	if e := next(); e.event != "game" || e.id != "" {
+		t.Fatalf("after resuming at 24: %+v first, want the game, with no id", e)
+	}
+	play()
+	if e := next(); e.event != "move" || e.id != "32" {
+		t.Fatalf("after resuming at 24: then %+v, want the move with id 32", e)
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games"
 )
 
@@ -67,14 +69,19 @@ func (fs *frames) frame(id string, e games.Event) ([]byte, error) {
 }
 
 // encodeEvent is the Server-Sent Events frame of a game event: the event's
-// id (its ply count, for Last-Event-ID), its kind, and its data, a GameMove
-// for a move and the Game for the others (joined, end, offer,
-// offerDeclined and takeback).
+// id (for Last-Event-ID; none for the game event, which is no change of
+// its own, so a client's last id stays that of the last change it saw),
+// its kind, and its data: a GameMoveEvent for a move, a
+// GameOpponentGoneEvent for opponentGone, and the Game for the others
+// (game, joined, end, offer, offerDeclined and takeback). Each carries the
+// game's version and status.
 func encodeEvent(e games.Event) ([]byte, error) {
 	var data any
 	switch e.Kind {
 	case games.EventMove:
-		data = moveToAPI(e.Move)
+		data = moveEventToAPI(&e)
+	case games.EventOpponentGone:
+		data = goneEventToAPI(&e)
 	default:
 		data = gameToAPI(e.Game)
 	}
@@ -82,5 +89,24 @@ func encodeEvent(e games.Event) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode the %s event %d: %w", e.Kind, e.ID, err)
 	}
+	if e.Kind == games.EventGame {
+		return fmt.Appendf(nil, "event: %s\ndata: %s\n\n", e.Kind, payload), nil
+	}
 	return fmt.Appendf(nil, "id: %d\nevent: %s\ndata: %s\n\n", e.ID, e.Kind, payload), nil
+}
+
+// moveEventToAPI is the data of a move event: the move, with the version
+// and status of the game after it.
+func moveEventToAPI(e *games.Event) oapi.GameMoveEvent {
+	m := moveToAPI(e.Move)
+	return oapi.GameMoveEvent{Ply: m.Ply, Side: m.Side, Pit: m.Pit, ByAi: m.ByAi, Legs: m.Legs, Capture: m.Capture,
+		Position: m.Position, Result: m.Result, PlayedAt: m.PlayedAt, ElapsedMs: m.ElapsedMs, Clock: m.Clock,
+		Version: e.Version, Status: oapi.GameStatus(e.Status)}
+}
+
+// goneEventToAPI is the data of an opponentGone event.
+func goneEventToAPI(e *games.Event) oapi.GameOpponentGoneEvent {
+	wait := max(e.Gone.ClaimAt.Sub(e.At), 0)
+	return oapi.GameOpponentGoneEvent{Side: oapi.Side(e.Gone.Side.String()), Since: e.Gone.Since, ClaimAt: e.Gone.ClaimAt,
+		ClaimInSeconds: int((wait + time.Second - 1) / time.Second), Version: e.Version, Status: oapi.GameStatus(e.Status)}
 }

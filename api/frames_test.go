@@ -113,9 +113,8 @@ func TestEventStreamsShareFrames(t *testing.T) {
 			}
 		})
 	}
-	// Every follower shares the game's one feed before the moves: one that
-	// came after the game's end, once the feed had closed, would read the
-	// game anew and be sent a joined event of the game as it ended.
+	// Every follower shares the game's one feed before the moves, and has
+	// its game event: one that came later would start from a later game.
 	following.Wait()
 	tokens := [2]string{a.Token, b.Token}
 	g := b.Game
@@ -133,8 +132,9 @@ func TestEventStreamsShareFrames(t *testing.T) {
 	}
 	wg.Wait() // the end event ends every stream
 	want := recs[0].Body.String()
-	if ids := sseIDs(want); ids != "0 1 2 3 4 4" {
-		t.Fatalf("follower 0 got the events with ids %s, want 0 1 2 3 4 4", ids)
+	// The game event (no id), the moves of versions 3 to 6, the end at 7.
+	if ids := sseIDs(want); ids != "24 32 40 48 56" || !strings.HasPrefix(want, "event: game\n") {
+		t.Fatalf("follower 0 got the events with ids %s, want the game, then 24 32 40 48 56", ids)
 	}
 	for i, r := range recs {
 		if r.Body.String() != want {

@@ -40,6 +40,9 @@ type GameService interface {
 	Resign(ctx context.Context, id string, by games.Actor) (games.Game, error)
 	Draw(ctx context.Context, id string, by games.Actor, offer bool) (games.Game, error)
 	Takeback(ctx context.Context, id string, by games.Actor, offer bool) (games.Game, error)
+	Abort(ctx context.Context, id string, by games.Actor) (games.Game, error)
+	ClaimVictory(ctx context.Context, id string, by games.Actor) (games.Game, error)
+	ClaimDraw(ctx context.Context, id string, by games.Actor) (games.Game, error)
 }
 
 // GameHub is what the event streams need: *games.Hub has it.
@@ -73,6 +76,15 @@ func (noGames) Draw(context.Context, string, games.Actor, bool) (games.Game, err
 	return games.Game{}, errNoGames
 }
 func (noGames) Takeback(context.Context, string, games.Actor, bool) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) Abort(context.Context, string, games.Actor) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) ClaimVictory(context.Context, string, games.Actor) (games.Game, error) {
+	return games.Game{}, errNoGames
+}
+func (noGames) ClaimDraw(context.Context, string, games.Actor) (games.Game, error) {
 	return games.Game{}, errNoGames
 }
 func (noGames) Follow(context.Context, string, int, time.Duration, games.Stream) error {
@@ -289,7 +301,8 @@ func (s *Server) PlayGameMove(ctx context.Context, req oapi.PlayGameMoveRequestO
 	if err != nil {
 		return nil, err
 	}
-	mr := games.MoveRequest{ID: req.Id, Token: by.Token, Player: by.Player, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: callerOf(ctx).addr}
+	mr := games.MoveRequest{ID: req.Id, Token: by.Token, Player: by.Player, Ply: req.Body.Ply, Pit: req.Body.Pit, Client: callerOf(ctx).addr,
+		OfferDraw: req.Body.OfferDraw != nil && *req.Body.OfferDraw}
 	res, replayed, err := s.games.Play(ctx, mr)
 	if err != nil {
 		return nil, err
@@ -352,6 +365,46 @@ func (s *Server) OfferTakeback(ctx context.Context, req oapi.OfferTakebackReques
 	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g)), nil
 }
 
+// AbortGame ends the game with no result before both sides have moved.
+func (s *Server) AbortGame(ctx context.Context, req oapi.AbortGameRequestObject) (oapi.AbortGameResponseObject, error) {
+	g, err := s.gameWrite(ctx, req.Id, s.games.Abort)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.AbortGame200JSONResponse(g), nil
+}
+
+// ClaimVictory ends the game as the caller's win, its opponent gone.
+func (s *Server) ClaimVictory(ctx context.Context, req oapi.ClaimVictoryRequestObject) (oapi.ClaimVictoryResponseObject, error) {
+	g, err := s.gameWrite(ctx, req.Id, s.games.ClaimVictory)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.ClaimVictory200JSONResponse(g), nil
+}
+
+// ClaimDraw ends the game as a draw, the caller's opponent gone.
+func (s *Server) ClaimDraw(ctx context.Context, req oapi.ClaimDrawRequestObject) (oapi.ClaimDrawResponseObject, error) {
+	g, err := s.gameWrite(ctx, req.Id, s.games.ClaimDraw)
+	if err != nil {
+		return nil, err
+	}
+	return oapi.ClaimDraw200JSONResponse(g), nil
+}
+
+// gameWrite does a bodiless write to game id for the caller's seat.
+func (s *Server) gameWrite(ctx context.Context, id string, do func(context.Context, string, games.Actor) (games.Game, error)) (oapi.Game, error) {
+	by, err := s.actor(ctx)
+	if err != nil {
+		return oapi.Game{}, err
+	}
+	g, err := do(ctx, id, by)
+	if err != nil {
+		return oapi.Game{}, err
+	}
+	return gameToAPI(&g), nil
+}
+
 // FollowGameEvents streams the game's events. The game is looked up first,
 // so an unknown one is a 404 problem, not an empty stream, and a
 // Last-Event-ID the game has not reached a 400, not a stream that waits in
@@ -372,8 +425,8 @@ func (s *Server) FollowGameEvents(ctx context.Context, req oapi.FollowGameEvents
 	if req.Params.LastEventID != nil {
 		last = *req.Params.LastEventID
 	}
-	if !unavailable && last > g.Ply {
-		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event, id %d", last, g.Ply)
+	if !unavailable && last > games.MaxEventID(g.Version) {
+		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event id, at most %d", last, games.MaxEventID(g.Version))
 	}
 	release, err := s.streams.Acquire(callerOf(ctx).addr, req.Id)
 	if err != nil {

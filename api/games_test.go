@@ -51,6 +51,9 @@ func withGames(opts *Options, st games.Store, gopts games.Options, hopts games.H
 	if gopts.Choose == nil {
 		gopts.Choose = lastLegal
 	}
+	if hopts.Now == nil {
+		hopts.Now = gopts.Now
+	}
 	hub := games.NewHub(st, hopts)
 	gopts.Changed = hub
 	opts.Games, opts.Hub = games.NewService(st, testCPU(), gopts), hub
@@ -764,10 +767,10 @@ func TestGamesHTTPEvents(t *testing.T) {
 	done := make(chan result, 1)
 	beat := make(chan struct{})
 	go func() {
-		ev, c, err := readEvents(resp.Body, firstLine(beat))
+		ev, c, err := readEvents(resp.Body, firstBeat(beat))
 		done <- result{ev, c, err}
 	}()
-	awaitLine(t, beat) // idle: heartbeats only, and one has come
+	awaitLine(t, beat) // idle: the game, then heartbeats only, and one has come
 	j := gs.must(http.MethodPost, "/v1/games/"+id+"/join", "", nil, nil)
 	var north oapi.GameSeat
 	j.decode(t, &north)
@@ -795,7 +798,8 @@ func TestGamesHTTPEvents(t *testing.T) {
 	for _, e := range res.events {
 		got = append(got, e.id+":"+e.event)
 	}
-	if want := "0:joined 1:move 2:move 3:move 3:end"; strings.Join(got, " ") != want {
+	// The game (no id), then each change's events, 8 ids a version.
+	if want := ":game 16:joined 24:move 32:move 40:move 48:end"; strings.Join(got, " ") != want {
 		t.Fatalf("events %v, want %s", got, want)
 	}
 	if res.comments < 1 {
@@ -804,7 +808,7 @@ func TestGamesHTTPEvents(t *testing.T) {
 	// Each event's data is what the document's component for it says.
 	schemas := loadSpecFile(t).Components.Schemas
 	for _, e := range res.events {
-		name := map[string]string{"joined": "GameJoinedEvent", "move": "GameMoveEvent", "end": "GameEndEvent"}[e.event]
+		name := map[string]string{"game": "GameSnapshotEvent", "joined": "GameJoinedEvent", "move": "GameMoveEvent", "end": "GameEndEvent"}[e.event]
 		var v any
 		if err := json.Unmarshal([]byte(e.data), &v); err != nil {
 			t.Fatalf("%s event: %v", e.event, err)
@@ -813,17 +817,19 @@ func TestGamesHTTPEvents(t *testing.T) {
 			t.Errorf("%s event does not match %s: %v", e.event, name, err)
 		}
 	}
-	var mv oapi.GameMove
-	if err := json.Unmarshal([]byte(res.events[2].data), &mv); err != nil || mv.Ply != 1 || len(mv.Legs) == 0 {
-		t.Fatalf("move event %s (%v)", res.events[2].data, err)
+	var mv oapi.GameMoveEvent
+	if err := json.Unmarshal([]byte(res.events[3].data), &mv); err != nil || mv.Ply != 1 || len(mv.Legs) == 0 || mv.Version != 4 ||
+		mv.Status != oapi.GameStatusActive {
+		t.Fatalf("move event %s (%v)", res.events[3].data, err)
 	}
 	var end oapi.Game
-	if err := json.Unmarshal([]byte(res.events[4].data), &end); err != nil || end.Result.MustGet().Reason != oapi.ResultReasonResignation {
-		t.Fatalf("end event %s (%v)", res.events[4].data, err)
+	if err := json.Unmarshal([]byte(res.events[5].data), &end); err != nil || end.Result.MustGet().Reason != oapi.ResultReasonResignation {
+		t.Fatalf("end event %s (%v)", res.events[5].data, err)
 	}
 
-	// Resuming after event 1 gives the rest without a gap.
-	resp2, err := gs.openEvents(id, "1")
+	// Resuming after the first move gives the game as it is, over: the
+	// stream then ends.
+	resp2, err := gs.openEvents(id, "24")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -833,8 +839,8 @@ func TestGamesHTTPEvents(t *testing.T) {
 	for _, e := range ev {
 		got = append(got, e.id+":"+e.event)
 	}
-	if want := "2:move 3:move 3:end"; err != nil || strings.Join(got, " ") != want {
-		t.Fatalf("resumed after 1: %v (%v), want %s", got, err, want)
+	if want := ":game"; err != nil || strings.Join(got, " ") != want || !strings.Contains(ev[0].data, `"status":"finished"`) {
+		t.Fatalf("resumed after 24: %v (%v), want %s, finished", got, err, want)
 	}
 
 	// Unknown game: a problem, not a stream; a bad Last-Event-ID: 400.
@@ -875,7 +881,22 @@ func firstLine(seen chan struct{}) func([]sseEvent) bool {
 	}
 }
 
-// awaitLine waits for firstLine's channel.
+// firstBeat is a readEvents stop that never stops, and closes seen at the
+// stream's first comment line (a heartbeat): readEvents asks it after each
+// event and each comment, and a comment adds no event.
+func firstBeat(seen chan struct{}) func([]sseEvent) bool {
+	var once sync.Once
+	n := -1
+	return func(ev []sseEvent) bool {
+		if len(ev) == n || len(ev) == 0 {
+			once.Do(func() { close(seen) })
+		}
+		n = len(ev)
+		return false
+	}
+}
+
+// awaitLine waits for firstLine's (or firstBeat's) channel.
 func awaitLine(t *testing.T, seen <-chan struct{}) {
 	t.Helper()
 	select {

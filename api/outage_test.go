@@ -186,7 +186,7 @@ func TestGamesHTTPEventsDuringOutage(t *testing.T) {
 		}
 		return false
 	})
-	if err != nil || len(events) != 1 || events[0].event != "joined" || beats < 3 {
-		t.Fatalf("after %d beats: %+v (%v), want the joined event", beats, events, err)
+	if err != nil || len(events) != 1 || events[0].event != "game" || !strings.Contains(events[0].data, `"status":"active"`) || beats < 3 {
+		t.Fatalf("after %d beats: %+v (%v), want the game, active", beats, events, err)
 	}
 }

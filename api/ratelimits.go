@@ -71,9 +71,10 @@ func Limits() []Limit {
 			Name: "move", Flag: "move", what: "moves",
 			Who:     "moves one client address may send",
 			Default: RateLimit{Rate: 600, Burst: 60}, // 10 a second
-			// Offers and takebacks write to a game as moves do: they share
-			// the bucket.
-			ops: map[string]func(echo.Context) bool{"PlayGameMove": nil, "OfferDraw": nil, "OfferTakeback": nil},
+			// Offers, takebacks, aborts and claims write to a game as moves
+			// do: they share the bucket.
+			ops: map[string]func(echo.Context) bool{"PlayGameMove": nil, "OfferDraw": nil, "OfferTakeback": nil,
+				"AbortGame": nil, "ClaimVictory": nil, "ClaimDraw": nil},
 		},
 		{
 			Name: "stream-open", Flag: "stream", what: "event streams opened",

@@ -392,7 +392,8 @@ func TestEndsOnceAcrossServices(t *testing.T) {
 	for _, id := range ids {
 		followed.Go(func() {
 			err := hub.Follow(ctx, id, 0, time.Hour, stream{send: func(e games.Event) error {
-				if e.Kind == games.EventEnd {
+				// A follower that starts after the end gets the game, over.
+				if e.Kind == games.EventEnd || e.Kind == games.EventGame && e.Game.Status.Over() {
 					ends.Add(1)
 				}
 				return nil

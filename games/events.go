@@ -39,37 +39,59 @@ import (
 // EventKind names the events of a game's stream.
 type EventKind string
 
-// The kinds of event.
+// The kinds of event. Every event but EventGame has an ID, made from the
+// game's version (see eventID), so ids grow with every change and never
+// come again within a game, a takeback included.
 const (
-	EventJoined EventKind = "joined" // the second seat was taken; id 0
-	EventMove   EventKind = "move"   // a move; id is the ply after it
-	EventEnd    EventKind = "end"    // the game ended (finished or aborted); id is its last ply
+	// EventGame: the whole game as the stream opens; the first event of
+	// every stream, resumed or not, and the only one without an ID.
+	EventGame   EventKind = "game"
+	EventJoined EventKind = "joined" // the second seat was taken
+	EventMove   EventKind = "move"   // a move
+	EventEnd    EventKind = "end"    // the game ended (finished or aborted); the stream's last
 	// EventOffer: a draw offer or a takeback proposal now stands (the
-	// game's offers say which); id is the game's ply.
+	// game's offers say which).
 	EventOffer EventKind = "offer"
-	// EventOfferDeclined: an offer was refused or withdrawn; id is the
-	// game's ply.
+	// EventOfferDeclined: an offer was refused or withdrawn.
 	EventOfferDeclined EventKind = "offerDeclined"
-	// EventTakeback: moves were taken back; id is the ply the game went
-	// back to, and the game is as it stood there. The moves after it are
-	// gone: a follower drops them, and the events that follow go on from
-	// that ply.
+	// EventTakeback: moves were taken back; the game is as it stood at
+	// the ply it went back to, and the moves after it are gone.
 	EventTakeback EventKind = "takeback"
+	// EventOpponentGone: the side to move is gone (see Gone); Gone says
+	// which and when the claim opens.
+	EventOpponentGone EventKind = "opponentGone"
 )
 
-// Event is one event of a game's stream. Its ID is a ply count: a client
-// that has seen the event with ID n has seen every move before ply n, and
-// resumes with Last-Event-ID n.
+// Event is one event of a game's stream.
 type Event struct {
+	// ID orders the events of a game: a client that has seen the event
+	// with ID n resumes with Last-Event-ID n. Zero for EventGame.
 	ID   int
 	Kind EventKind
-	Game *Game // joined, end, offer, offerDeclined and takeback: the game at that point
+	Game *Game // game, joined, end, offer, offerDeclined and takeback: the game at that point
 	Move *Move // move
-	// Version is the game's version when the event was read: with the
-	// kind and ID it names the event, since a takeback makes plies (and
-	// so IDs) come again.
+	Gone *Gone // opponentGone
+	// Version and Status are the game's after the event.
 	Version int64
+	Status  Status
+	// At is when the feed added an opponentGone: its seconds until the
+	// claim count from it.
+	At time.Time
 }
+
+// eventsPerVersion is how many ids each version of a game has: the events
+// of the change that made the version (at most three: a move, the AI's
+// reply and the end) take the first ones in order, and the last is the
+// opponentGone of the version. An id n thus belongs to version
+// n/eventsPerVersion, on every instance and after any restart, which is
+// how a stream resumed elsewhere knows how fresh its game must be.
+const eventsPerVersion = 8
+
+// goneID is the id of the opponentGone event of version v.
+func goneID(v int64) int { return int(v)*eventsPerVersion + eventsPerVersion - 1 }
+
+// MaxEventID is the greatest event id a game at version v can have sent.
+func MaxEventID(v int64) int { return goneID(v) }
 
 // Changes carries the news that a game changed between the instances that
 // share one store. A store with one process needs none: each instance's
@@ -189,6 +211,9 @@ type HubOptions struct {
 	Stopping <-chan struct{}
 	// Logger gets the feeds' trouble with the store. Nil discards it.
 	Logger *slog.Logger
+	// Now is the clock opponentGone is told by: the session service's
+	// (Options.Now). Nil: time.Now.
+	Now func() time.Time
 }
 
 // DefaultPollInterval is how often a followed game is read again unless
@@ -207,6 +232,7 @@ type Hub struct {
 	poll                           time.Duration
 	stopping                       <-chan struct{}
 	log                            *slog.Logger
+	now                            func() time.Time
 	// heard is told of every change announced, with its news, when
 	// changes carries them (NewsListener; OnHeard).
 	heard atomic.Pointer[func(Heard)]
@@ -229,11 +255,14 @@ func NewHub(st FollowStore, o HubOptions) *Hub {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	pa, plays := o.Changes.(PlayAnnouncer)
 	ja, joins := o.Changes.(JoinAnnouncer)
 	return &Hub{store: st, changes: o.Changes, playsAnnounced: plays && pa.AnnouncesPlays(),
 		joinsAnnounced: joins && ja.AnnouncesJoins(), poll: o.PollInterval,
-		stopping: o.Stopping, log: o.Logger, feeds: map[string]*feed{}}
+		stopping: o.Stopping, log: o.Logger, now: o.Now, feeds: map[string]*feed{}}
 }
 
 // followPage is how many moves a feed reads from the store at a time.
@@ -252,7 +281,12 @@ type feed struct {
 	stop      chan struct{} // closed when the last follower leaves
 
 	mu      sync.RWMutex
-	entries []Event       // shared by every follower: never changed once added
+	entries []Event // shared by every follower: never changed once added
+	// state is the game as the last whole read found it (nil before the
+	// first), the game event of a follower that starts now; the entries
+	// from stateAt on are what happened after it.
+	state   *Game
+	stateAt int
 	grown   chan struct{} // closed and replaced when entries grows, beats or stopped change
 	beats   int           // heartbeats: quiet spells of the heartbeat interval
 	ended   bool          // the end event is in entries
@@ -329,6 +363,7 @@ type feedRun struct {
 	retry    *time.Timer  // the next read after a failed one
 	failures int          // reads failed in a row
 	at       feedAt
+	gone     *time.Timer // when the side to move becomes gone
 }
 
 // feedAt is where a feed's log stands: what the next read adds to.
@@ -339,6 +374,16 @@ type feedAt struct {
 	// offers are the draw and takeback offers last seen, at offerPly.
 	offers   [2]Offer
 	offerPly int
+	started  bool  // the first whole read is done
+	lastID   int   // the id of the last event added
+	goneOf   int64 // the version whose opponentGone is added; -1 for none
+}
+
+// id is the id of the next event added, of version v: the first of v's
+// unless ids of v are taken already.
+func (at *feedAt) id(v int64) int {
+	at.lastID = max(at.lastID+1, int(v)*eventsPerVersion)
+	return at.lastID
 }
 
 // run keeps f's log up to date until its last follower leaves: it reads
@@ -354,20 +399,23 @@ func (h *Hub) run(f *feed) {
 		<-f.stop
 		cancel()
 	}()
-	r := feedRun{tick: time.NewTicker(h.poll), quiet: time.NewTimer(h.heartbeatInterval(f)), retry: time.NewTimer(firstReadRetry)}
+	r := feedRun{tick: time.NewTicker(h.poll), quiet: time.NewTimer(h.heartbeatInterval(f)), retry: time.NewTimer(firstReadRetry),
+		gone: time.NewTimer(time.Hour), at: feedAt{goneOf: -1}}
 	r.retry.Stop()
+	r.gone.Stop()
 	defer r.tick.Stop()
 	defer r.quiet.Stop()
 	defer r.retry.Stop()
+	defer r.gone.Stop()
 	for {
-		grew, err := h.extend(ctx, f, &r.at)
+		grew, err := h.extend(ctx, f, &r.at, r.gone)
 		if ctx.Err() != nil || !h.settle(f, &r, err) || f.done() {
 			return
 		}
 		if grew {
 			r.quiet.Reset(h.heartbeatInterval(f))
 		}
-		if !h.wait(f, r.tick.C, r.retry.C, r.quiet) {
+		if !h.wait(f, r.tick.C, r.retry.C, r.gone.C, r.quiet) {
 			return
 		}
 	}
@@ -406,7 +454,7 @@ func readRetry(err error) bool {
 // wait waits until f's game may have changed, or a failed read is due
 // again (retry), telling the followers to beat while it is quiet; false:
 // the feed is to stop.
-func (h *Hub) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) bool {
+func (h *Hub) wait(f *feed, tick, retry, gone <-chan time.Time, quiet *time.Timer) bool {
 	for {
 		select {
 		case <-f.wake:
@@ -414,6 +462,8 @@ func (h *Hub) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) boo
 		case <-tick:
 			return true
 		case <-retry:
+			return true
+		case <-gone:
 			return true
 		case <-quiet.C:
 			f.update(func() { f.beats++ })
@@ -428,27 +478,48 @@ func (h *Hub) wait(f *feed, tick, retry <-chan time.Time, quiet *time.Timer) boo
 }
 
 // extend reads what is new in the game and appends it to f's log; it says
-// whether the log grew. When a read fails part way, what was read before it
-// is appended all the same, and at says where the next extend goes on: the
-// log never skips or repeats an event.
-func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt) (grew bool, err error) {
+// whether the log grew. The first read only takes the game as it stands
+// (the state a follower's game event shows). When a read fails part way,
+// what was read before it is appended all the same, and at says where the
+// next extend goes on: the log never skips or repeats an event. gone is
+// set for the instant the side to move becomes gone, if it may.
+func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt, gone *time.Timer) (grew bool, err error) {
 	g, err := h.store.Game(ctx, f.id)
 	if err != nil {
 		return false, notFound(f.id, err)
 	}
 	var add []Event
+	whole := false // g is the state the log now reaches
 	defer func() {
-		if len(add) == 0 {
+		if len(add) == 0 && !whole {
 			return
 		}
 		f.update(func() {
 			f.entries = append(f.entries, add...)
-			f.ended = add[len(add)-1].Kind == EventEnd
+			if len(add) > 0 {
+				f.ended = add[len(add)-1].Kind == EventEnd
+			}
+			if whole {
+				if f.state == nil || f.state.Version != g.Version {
+					// A follower that starts now is sent this
+					// version's opponentGone, should it come.
+					f.stateAt = len(f.entries)
+				}
+				f.state = &g
+				f.ended = f.ended || g.Status.Over()
+			}
 		})
-		grew = true
+		grew = len(add) > 0
 	}()
+	if !at.started {
+		at.start(&g)
+		whole = true
+		h.watchGone(&g, at, gone, &add)
+		return false, nil
+	}
+	var pending []Event // events whose version is the next one's less one
 	if !at.joined && !g.JoinedAt.IsZero() {
-		add = append(add, Event{ID: 0, Kind: EventJoined, Game: &g, Version: g.Version})
+		pending = append(pending, Event{Kind: EventJoined, Game: &g, Status: Active})
 		at.joined = true
 	}
 	if back := takenBack(at.pits, g.History); back < at.next {
@@ -456,28 +527,84 @@ func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt) (grew bool, err e
 		if err != nil {
 			return false, notFound(f.id, err)
 		}
-		add = append(add, e)
+		pending = append(pending, e)
 		at.next, at.pits = back, at.pits[:back]
+	}
+	settle := func(v int64) {
+		for _, e := range pending {
+			e.Version = max(v, 0)
+			e.ID = at.id(e.Version)
+			if e.Kind == EventTakeback {
+				e.Game.Version = e.Version // a copy of its own
+			}
+			add = append(add, e)
+		}
+		pending = nil
 	}
 	for at.next < g.Ply {
 		ms, err := storedMoves(ctx, h.store, &g, at.next, followPage)
 		if err != nil {
+			settle(g.Version)
 			return false, notFound(f.id, err)
 		}
 		if len(ms) == 0 {
 			break
 		}
 		for i := range ms {
-			add = append(add, Event{ID: ms[i].Ply + 1, Kind: EventMove, Move: &ms[i], Version: g.Version})
-			at.next = ms[i].Ply + 1
-			at.pits = append(at.pits, byte(ms[i].Pit))
+			m := &ms[i]
+			v := m.Version
+			if v == 0 { // kept before versions were: none better to go by
+				v = g.Version
+			}
+			settle(v - 1)
+			status := Active
+			if m.Result.Over() {
+				status = Finished
+			}
+			if v == g.Version {
+				status = g.Status
+			}
+			add = append(add, Event{ID: at.id(v), Kind: EventMove, Move: m, Version: v, Status: status})
+			at.next = m.Ply + 1
+			at.pits = append(at.pits, byte(m.Pit))
 		}
 	}
-	add = append(add, offerEvents(&g, at)...)
-	if g.Status.Over() && at.next >= g.Ply {
-		add = append(add, Event{ID: g.Ply, Kind: EventEnd, Game: &g, Version: g.Version})
+	settle(g.Version)
+	for _, e := range offerEvents(&g, at) {
+		e.ID = at.id(g.Version)
+		add = append(add, e)
 	}
+	if g.Status.Over() && at.next >= g.Ply {
+		add = append(add, Event{ID: at.id(g.Version), Kind: EventEnd, Game: &g, Version: g.Version, Status: g.Status})
+	}
+	whole = true
+	h.watchGone(&g, at, gone, &add)
 	return false, nil // grew: see the deferred append
+}
+
+// start makes at the place of a log that begins with g as it stands.
+func (at *feedAt) start(g *Game) {
+	at.started, at.next, at.joined = true, g.Ply, !g.JoinedAt.IsZero()
+	at.pits = append([]byte(nil), g.History...)
+	at.offers, at.offerPly = [2]Offer{g.DrawOffer, g.TakebackOffer}, g.Ply
+	at.lastID = int(g.Version) * eventsPerVersion
+}
+
+// watchGone adds g's opponentGone to add when g's side to move is gone
+// now and its event is not added yet, or sets gone for when it will be.
+func (h *Hub) watchGone(g *Game, at *feedAt, gone *time.Timer, add *[]Event) {
+	gone.Stop()
+	og, ok := g.Gone()
+	if !ok || at.goneOf == g.Version {
+		return
+	}
+	if wait := og.Since.Sub(h.now()); wait > 0 {
+		gone.Reset(wait)
+		return
+	}
+	at.goneOf = g.Version
+	at.lastID = max(at.lastID, goneID(g.Version))
+	*add = append(*add, Event{ID: goneID(g.Version), Kind: EventOpponentGone, Gone: &og, Version: g.Version, Status: g.Status, At: h.now()})
 }
 
 // takenBack is the number of pits sent and history have in common: below
@@ -509,7 +636,7 @@ func (h *Hub) takebackEvent(ctx context.Context, g *Game, to int) (Event, error)
 		at.Clock, at.UpdatedAt, at.History, at.Deadline = then.Clock, then.UpdatedAt, g.History[:to:to], time.Time{}
 		at.DrawOffer, at.TakebackOffer = NoOffer, NoOffer
 	}
-	return Event{ID: to, Kind: EventTakeback, Game: &at, Version: g.Version}, nil
+	return Event{Kind: EventTakeback, Game: &at, Status: Active}, nil
 }
 
 // offerEvents are the events of the change in g's offers since at (which
@@ -530,10 +657,10 @@ func offerEvents(g *Game, at *feedAt) []Event {
 	at.offers, at.offerPly = [2]Offer{g.DrawOffer, g.TakebackOffer}, g.Ply
 	var out []Event
 	if declined {
-		out = append(out, Event{ID: g.Ply, Kind: EventOfferDeclined, Game: g, Version: g.Version})
+		out = append(out, Event{Kind: EventOfferDeclined, Game: g, Version: g.Version, Status: g.Status})
 	}
 	if made {
-		out = append(out, Event{ID: g.Ply, Kind: EventOffer, Game: g, Version: g.Version})
+		out = append(out, Event{Kind: EventOffer, Game: g, Version: g.Version, Status: g.Status})
 	}
 	return out
 }
@@ -563,15 +690,22 @@ type feedState struct {
 	ended   bool // the log is complete
 	stopped bool
 	err     error
+	// state and stateAt are the feed's (see feed), for a follower yet to
+	// send its game event.
+	state   *Game
+	stateAt int
 }
 
 // since returns f's state for a follower that has dealt with the first n
-// entries of the log.
+// entries of the log (-1: none, not even its game event).
 func (f *feed) since(n int) feedState {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return feedState{batch: f.entries[n:len(f.entries):len(f.entries)], grown: f.grown, beats: f.beats,
-		ended: f.ended, stopped: f.stopped, err: f.err}
+	st := feedState{grown: f.grown, beats: f.beats, ended: f.ended, stopped: f.stopped, err: f.err, state: f.state, stateAt: f.stateAt}
+	if n >= 0 {
+		st.batch = f.entries[n:len(f.entries):len(f.entries)]
+	}
+	return st
 }
 
 // Stream is where Follow sends one follower's events.
@@ -587,31 +721,58 @@ type Stream interface {
 	Beat() error
 }
 
-// Follow sends the events of game id after lastID (-1: from the beginning)
-// to out, in order; then every new one as it happens, until the game ends,
-// ctx is cancelled or HubOptions.Stopping is closed (a graceful shutdown
-// waits for every response to end, and a stream would not end by itself).
-// When the game has been quiet for heartbeat (the shortest any follower of
-// the game on this instance asked for), out beats, to keep idle connections
-// open. While the store is unavailable a follower is not turned away: it
-// waits, beating, for the feed to read the game (and ends then if there is
-// no such game).
+// Follow sends game id to out as it stands (an EventGame), then every
+// event after it as it happens, in order, until the game ends, ctx is
+// cancelled or HubOptions.Stopping is closed (a graceful shutdown waits
+// for every response to end, and a stream would not end by itself).
+// lastID is the id of the last event the follower saw (-1: none): the
+// game it is sent is at least as new as that event (the feed reads the
+// game again until it is, which on an instance whose feed lags takes one
+// read), and no event with an id up to lastID is sent again, so a client
+// that resumes on any instance never sees an id twice. When the game has
+// been quiet for heartbeat (the shortest any follower of the game on this
+// instance asked for), out beats, to keep idle connections open. While
+// the store is unavailable a follower is not turned away: it waits,
+// beating, for the feed to read the game (and ends then if there is no
+// such game).
 func (h *Hub) Follow(ctx context.Context, id string, lastID int, heartbeat time.Duration, out Stream) error {
 	if _, err := h.store.Game(ctx, id); err != nil && !errors.Is(err, fault.ErrUnavailable) {
 		return notFound(id, err)
 	}
 	f := h.join(id, heartbeat)
 	defer h.leave(f)
-	sent := 0   // entries of f's log dealt with
+	sent := -1  // entries of f's log dealt with; -1 before the game event
 	beats := -1 // the feed's heartbeats seen; -1 before the first look
-	seen := lastID
+	asked := false
 	for {
 		st := f.since(sent)
 		if st.err != nil || st.stopped {
 			return st.err
 		}
-		n, err := sendBatch(st.batch, &seen, lastID < 0, out)
-		sent += len(st.batch)
+		var n int
+		var err error
+		switch {
+		case sent < 0 && (st.state == nil || MaxEventID(st.state.Version) < lastID):
+			// Not read yet, or read before the event the follower saw:
+			// the feed reads again, and the follower waits for it.
+			if st.state != nil && !asked {
+				h.notify(id)
+				asked = true
+			}
+		case sent < 0:
+			g := st.state
+			if err := out.Send(Event{Kind: EventGame, Game: g, Version: g.Version, Status: g.Status}); err != nil {
+				return err
+			}
+			if err := out.Flush(); err != nil || g.Status.Over() {
+				return err
+			}
+			sent = st.stateAt
+			continue // what came after the game, at once
+		default:
+			n, err = sendBatch(st.batch, &lastID, out)
+			sent += len(st.batch)
+		}
 		switch {
 		case err != nil:
 			return err
@@ -632,49 +793,21 @@ func (h *Hub) Follow(ctx context.Context, id string, lastID int, heartbeat time.
 	}
 }
 
-// sendBatch sends out the events of batch a follower that has seen up to
-// *seen (-1: nothing) wants, moves *seen on, and says how many it sent.
-func sendBatch(batch []Event, seen *int, fromStart bool, out Stream) (int, error) {
+// sendBatch sends out the events of batch after *seen (-1: all), moves
+// *seen on, and says how many it sent.
+func sendBatch(batch []Event, seen *int, out Stream) (int, error) {
 	n := 0
 	for _, e := range batch {
-		if !wanted(e, seen, fromStart) {
+		if e.ID <= *seen {
 			continue
 		}
+		*seen = e.ID
 		if err := out.Send(e); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
-}
-
-// wanted says whether a follower that has seen up to *seen is sent e, and
-// moves *seen on when it is: the joined event only from the beginning,
-// moves after *seen, a takeback when it undoes moves the follower has
-// seen, offers at or after *seen, and the end always, since it closes the
-// stream. A follower that resumes after a takeback it did not see (from
-// an id of the moves taken back) may be sent that takeback and the moves
-// made again since: applied in order, they still leave it right.
-func wanted(e Event, seen *int, fromStart bool) bool {
-	switch e.Kind {
-	case EventJoined:
-		return fromStart
-	case EventMove:
-		if e.ID <= *seen {
-			return false
-		}
-		*seen = e.ID
-		return true
-	case EventTakeback:
-		if e.ID >= *seen {
-			return false
-		}
-		*seen = e.ID
-		return true
-	case EventOffer, EventOfferDeclined:
-		return e.ID >= *seen
-	}
-	return true
 }
 
 // Listen wakes this instance's feeds with the changes every instance

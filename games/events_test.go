@@ -100,15 +100,15 @@ func TestHubHeartbeats(t *testing.T) {
 		r, _ := follow(ctx, hub, g.ID, 15*time.Second)
 		time.Sleep(46 * time.Second)
 		synctest.Wait()
-		if events, beats := r.seen(); events != "[joined 0]" || beats != 3 {
-			t.Fatalf("after 46 s of quiet: %s and %d beats, want the joined event and 3", events, beats)
+		if events, beats := r.seen(); events != "[game 0]" || beats != 3 {
+			t.Fatalf("after 46 s of quiet: %s and %d beats, want the game and 3", events, beats)
 		}
 		for range 4 {
 			time.Sleep(10 * time.Second)
 			g = playNext(t, svc, g, tokens)
 		}
 		synctest.Wait()
-		if events, beats := r.seen(); events != "[joined 0 move 1 move 2 move 3 move 4]" || beats != 3 {
+		if events, beats := r.seen(); events != "[game 0 move 24 move 32 move 40 move 48]" || beats != 3 {
 			t.Fatalf("after a move every 10 s: %s and %d beats, want 4 moves and no more beats", events, beats)
 		}
 	})
@@ -129,12 +129,12 @@ func TestHubPolls(t *testing.T) {
 		playNext(t, other, g, tokens)
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
-		if events, _ := r.seen(); events != "[joined 0]" {
-			t.Fatalf("before the poll: %s, want the joined event only", events)
+		if events, _ := r.seen(); events != "[game 0]" {
+			t.Fatalf("before the poll: %s, want the game only", events)
 		}
 		time.Sleep(time.Second) // the poll, 5 s after the feed started
 		synctest.Wait()
-		if events, _ := r.seen(); events != "[joined 0 move 1]" {
+		if events, _ := r.seen(); events != "[game 0 move 24]" {
 			t.Fatalf("at the poll: %s, want the move too", events)
 		}
 	})
@@ -185,7 +185,7 @@ func TestHubChangesBetweenInstances(t *testing.T) {
 		synctest.Wait()
 		playNext(t, svc, g, tokens)
 		synctest.Wait()
-		if events, _ := r.seen(); events != "[joined 0 move 1]" {
+		if events, _ := r.seen(); events != "[game 0 move 24]" {
 			t.Fatalf("on the other instance: %s, want the move at once", events)
 		}
 		if n := changes.published.Load(); n != 2 {
@@ -248,7 +248,7 @@ func TestHubRetriesWithGrowingPauses(t *testing.T) {
 			t.Fatalf("the stream ended during the outage: %v", err)
 		default:
 		}
-		if events, beats := r.seen(); events != "[joined 0 move 1 move 2]" || beats < 1 {
+		if events, beats := r.seen(); events != "[game 0 move 24 move 32]" || beats < 1 {
 			t.Fatalf("after the outage: %s and %d beats, want the moves made meanwhile, having beaten", events, beats)
 		}
 	})

@@ -145,6 +145,9 @@ type Move struct {
 	// Clock is the game's clock after the move; ok false in an untimed game.
 	Clock    ClockView
 	HasClock bool
+	// Version is the game's version after the request that made the move
+	// (its Record's); zero when unknown.
+	Version int64
 }
 
 // Play is one accepted move request as the store writes it: the moves it

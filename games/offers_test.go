@@ -350,47 +350,73 @@ func TestFollowOffersAndTakeback(t *testing.T) {
 		}
 		return games.Event{}
 	}
+	expect(games.EventGame, 0)
+	// Each id is 8 times the version its change made (the creation is 1).
 	b, err := svc.Join(ctx, a.Game.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	expect(games.EventJoined, 0)
+	expect(games.EventJoined, 16)
 	south, north := games.Actor{Token: a.Token}, games.Actor{Token: b.Token}
-	move := func(by games.Actor, ply, pit int) {
+	move := func(by games.Actor, ply, pit, id int) {
 		t.Helper()
 		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: a.Game.ID, Token: by.Token, Ply: ply, Pit: pit}); err != nil {
 			t.Fatal(err)
 		}
-		expect(games.EventMove, ply+1)
+		expect(games.EventMove, id)
 	}
-	move(south, 0, 0)
+	move(south, 0, 0, 24)
 	if _, err := svc.Draw(ctx, a.Game.ID, north, true); err != nil {
 		t.Fatal(err)
 	}
-	if e := expect(games.EventOffer, 1); e.Game.DrawOffer != games.OfferByNorth {
+	if e := expect(games.EventOffer, 32); e.Game.DrawOffer != games.OfferByNorth {
 		t.Fatalf("offer event's game has draw offer %v", e.Game.DrawOffer)
 	}
 	if _, err := svc.Draw(ctx, a.Game.ID, south, false); err != nil {
 		t.Fatal(err)
 	}
-	expect(games.EventOfferDeclined, 1)
-	move(north, 1, 6)
-	move(south, 2, 1)
+	expect(games.EventOfferDeclined, 40)
+	move(north, 1, 6, 48)
+	move(south, 2, 1, 56)
 	if _, err := svc.Takeback(ctx, a.Game.ID, north, true); err != nil {
 		t.Fatal(err)
 	}
-	expect(games.EventOffer, 3)
+	expect(games.EventOffer, 64)
 	if _, err := svc.Takeback(ctx, a.Game.ID, south, true); err != nil {
 		t.Fatal(err)
 	}
-	if e := expect(games.EventTakeback, 1); e.Game.Ply != 1 || e.Game.Position.ToMove != engine.North || len(e.Game.History) != 1 {
-		t.Fatalf("takeback event's game: ply %d, %s to move", e.Game.Ply, e.Game.Position.ToMove)
+	if e := expect(games.EventTakeback, 72); e.Game.Ply != 1 || e.Game.Position.ToMove != engine.North || len(e.Game.History) != 1 ||
+		e.Version != 9 || e.Status != games.Active {
+		t.Fatalf("takeback event: ply %d, %s to move, version %d, %s", e.Game.Ply, e.Game.Position.ToMove, e.Version, e.Status)
 	}
-	move(north, 1, 7)
+	move(north, 1, 7, 80)
+
+	// A follower resuming from the move that was taken back (56) gets the
+	// game as it is, then only what comes after: no id twice.
+	resumed := make(chan games.Event, 10)
+	rctx, rcancel := context.WithCancel(ctx)
+	defer rcancel()
+	rdone := make(chan error, 1)
+	go func() {
+		rdone <- hub.Follow(rctx, a.Game.ID, 56, time.Hour, stream{send: func(e games.Event) error {
+			resumed <- e
+			return nil
+		}})
+	}()
+	if e := <-resumed; e.Kind != games.EventGame || e.Game.Ply != 2 || e.Version != 10 || e.Game.History[1] != 7 {
+		t.Fatalf("resumed at 56: first %s at ply %d, version %d, want the game at ply 2, version 10", e.Kind, e.Game.Ply, e.Version)
+	}
+
 	if _, err := svc.Resign(ctx, a.Game.ID, south); err != nil {
 		t.Fatal(err)
 	}
-	expect(games.EventEnd, 2)
+	expect(games.EventEnd, 88)
+	if e := <-resumed; e.Kind != games.EventEnd || e.ID != 88 {
+		t.Fatalf("resumed at 56: then %s %d, want end 88", e.Kind, e.ID)
+	}
+	if err := <-rdone; err != nil {
+		t.Fatal(err)
+	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}

@@ -136,9 +136,10 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 	}
 
 	early := follow()
+	seenEarly := until(early, 0) // the game
 	play(svc)
 	play(svc)
-	seenEarly := until(early, 2)
+	seenEarly = append(seenEarly, until(early, 32)...) // versions 3 and 4
 
 	st.down.Store(true)
 	<-st.failed // the feed has tried a read, and failed
@@ -149,7 +150,7 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 			t.Fatalf("the stream ended during the outage: %v", err)
 		}
 	}
-	late := follow() // its first read fails too: taken in all the same
+	late := follow() // its first read fails too: taken in all the same, with the game as the feed last read it
 	<-st.failed
 	play(other)
 	play(other)
@@ -161,10 +162,13 @@ func TestFollowRidesOutAnOutage(t *testing.T) {
 
 	st.down.Store(false)
 	play(svc) // announced: the feed reads at once, and finds the other's moves too
-	seenEarly = append(seenEarly, until(early, 5)...)
-	seenLate := until(late, 5)
-	if want := "[0 1 2 3 4 5]"; fmt.Sprint(seenEarly) != want || fmt.Sprint(seenLate) != want {
-		t.Fatalf("events %v and %v, want each %s", seenEarly, seenLate, want)
+	seenEarly = append(seenEarly, until(early, 56)...)
+	seenLate := until(late, 56)
+	if want := "[0 24 32 40 48 56]"; fmt.Sprint(seenEarly) != want {
+		t.Fatalf("events %v, want %s", seenEarly, want)
+	}
+	if want := "[0 40 48 56]"; fmt.Sprint(seenLate) != want {
+		t.Fatalf("late follower's events %v, want %s: the game at version 4, then the rest", seenLate, want)
 	}
 }
 

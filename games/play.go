@@ -33,6 +33,9 @@ type MoveRequest struct {
 	// Client is the address the request came from: the AI's search slots
 	// are shared out by it (see Options.AIConcurrency).
 	Client string
+	// OfferDraw makes a draw offer with the move, in the same write, or
+	// accepts the opponent's standing one (see offerWithMove).
+	OfferDraw bool
 }
 
 // Play plays the request's move and returns what it did. The same request
@@ -223,6 +226,7 @@ func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveR
 	res.Move.Elapsed = now.Sub(g.UpdatedAt)
 	g.Clock = charge(g.TimeControl, g.Clock, side, g.Ply, false, res.Move.Elapsed)
 	hist = append(hist, g.Position)
+	theirs := g.DrawOffer == offerOf(side.Other())
 	advance(g, rec, res.Move)
 	clearOffers(g, side)
 	res.Move.Clock, res.Move.HasClock = ClockOf(g)
@@ -238,9 +242,34 @@ func (s *Service) move(ctx context.Context, g *Game, side engine.Side, req MoveR
 		reply.Clock, reply.HasClock = ClockOf(g)
 		res.Reply = &reply
 	}
+	if req.OfferDraw {
+		offerWithMove(g, side, theirs)
+	}
 	g.Deadline = g.deadline(s.exp)
 	g.Version++
+	res.Move.Version = g.Version
+	if res.Reply != nil {
+		res.Reply.Version = g.Version
+	}
 	return res, nil
+}
+
+// offerWithMove makes side's draw offer in g, which side's move has just
+// left (the AI's reply included), or accepts the opponent's offer when it
+// stood before the move (theirs): the game ends a draw by agreement, or is
+// aborted when a side has yet to move in a rated game (abortOnly), in the
+// play's own write. A move that ended the game by the rules keeps its
+// result; the AI declines at once.
+func offerWithMove(g *Game, side engine.Side, theirs bool) {
+	switch {
+	case g.Status != Active:
+	case theirs && g.abortOnly():
+		g.Status, g.Result, g.DrawOffer = Aborted, engine.Result{}, NoOffer
+	case theirs:
+		g.Status, g.Result, g.DrawOffer = Finished, engine.Result{Reason: engine.ByAgreement, Winner: engine.Draw}, NoOffer
+	case g.AI == nil:
+		g.DrawOffer = offerOf(side)
+	}
 }
 
 // commit stores the play res made, which left the game g, and returns res

@@ -60,7 +60,7 @@ func walk(g *Game, recs []Record, each func(m Move, then *Game)) error {
 			then.Status = Finished
 		}
 		m := moveOf(&o, ply, r.At, r.ByAI)
-		m.Elapsed = spent
+		m.Elapsed, m.Version = spent, r.Version
 		m.Clock, m.HasClock = ClockOf(&then)
 		each(m, &then)
 	}

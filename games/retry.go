@@ -97,6 +97,12 @@ func (s *Service) rebuild(ctx context.Context, g *Game, ply int) (*PlayResult, e
 func (s *Service) asLeft(g, then *Game, rec *Record) Game {
 	out := *g
 	out.Ply, out.Position, out.Status, out.Result = then.Ply, then.Position, then.Status, then.Result
+	if rec.Version == g.Version && g.Status.Over() && !then.Status.Over() {
+		// The request's own write ended the game otherwise than by a move
+		// (a draw agreed with the move, see offerWithMove): nothing was
+		// written since.
+		out.Status, out.Result = g.Status, g.Result
+	}
 	out.Clock, out.UpdatedAt, out.Version = then.Clock, then.UpdatedAt, rec.Version
 	out.DrawOffer, out.TakebackOffer = rec.DrawOffer, NoOffer
 	out.History = slices.Clip(g.History[:then.Ply])

@@ -292,6 +292,9 @@ func TestGameServiceFollow(t *testing.T) {
 			return nil
 		}})
 	}()
+	if first := <-events; first != (seen{0, games.EventGame}) {
+		t.Fatalf("first event %v, want the game", first)
+	}
 	b, err := svc.Join(ctx, id, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -318,19 +321,23 @@ func TestGameServiceFollow(t *testing.T) {
 	for e := range events {
 		got = append(got, e)
 	}
-	want := []seen{{0, games.EventJoined}, {1, games.EventMove}, {2, games.EventMove}, {3, games.EventMove}, {4, games.EventMove}, {4, games.EventEnd}}
+	// Each id is 8 times the version the event made (the join 2, the moves
+	// 3 to 6, the resignation 7), plus its place among the version's.
+	want := []seen{{16, games.EventJoined}, {24, games.EventMove}, {32, games.EventMove}, {40, games.EventMove}, {48, games.EventMove}, {56, games.EventEnd}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("events %v, want %v", got, want)
 	}
 
-	// Resuming after event 2 gives the rest, without a gap.
-	got = nil
-	err = hub.Follow(ctx, id, 2, time.Hour, stream{send: func(e games.Event) error {
-		got = append(got, seen{e.ID, e.Kind})
+	// Resuming after the second move gives the game as it is now, over,
+	// and nothing else: the game holds what the events between did.
+	var resumed []games.Event
+	err = hub.Follow(ctx, id, 32, time.Hour, stream{send: func(e games.Event) error {
+		resumed = append(resumed, e)
 		return nil
 	}})
-	if want := want[3:]; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("resume after 2: %v (%v), want %v", got, err, want)
+	if err != nil || len(resumed) != 1 || resumed[0].Kind != games.EventGame || resumed[0].Game.Status != games.Finished ||
+		resumed[0].Version != 7 || resumed[0].Game.Ply != 4 {
+		t.Fatalf("resume after 32: %+v (%v), want the finished game at version 7 only", resumed, err)
 	}
 }
 
@@ -359,34 +366,68 @@ func TestFollowFlushesEachBatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A follows from here, and is held in its first flush until B, which
+	// follows too, has seen the end: A then has every event after its
+	// game to send at once.
+	held, release := make(chan struct{}), make(chan struct{})
+	var calls []string
+	aDone := make(chan error, 1)
+	go func() {
+		first := true
+		aDone <- hub.Follow(ctx, g.ID, -1, time.Hour, stream{
+			send: func(e games.Event) error {
+				calls = append(calls, fmt.Sprintf("%s %d", e.Kind, e.ID))
+				return nil
+			},
+			flush: func() error {
+				calls = append(calls, "flush")
+				if first {
+					first = false
+					close(held)
+					<-release
+				}
+				return nil
+			},
+			beat: func() error { calls = append(calls, "beat"); return nil },
+		})
+	}()
+	<-held
+	bDone := make(chan error, 1)
+	bStarted := make(chan struct{})
+	go func() {
+		first := true
+		bDone <- hub.Follow(ctx, g.ID, -1, time.Hour, stream{send: func(games.Event) error {
+			if first {
+				first = false
+				close(bStarted)
+			}
+			return nil
+		}})
+	}()
+	<-bStarted
+	for range 2 {
+		legal := g.Position.LegalMoves(g.Rules)
+		if _, _, err := svc.Play(ctx, games.MoveRequest{ID: g.ID, Token: tokens[g.Position.ToMove], Ply: g.Ply, Pit: legal.Next()}); err != nil {
+			t.Fatal(err)
+		}
+		if g, err = svc.Game(ctx, g.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := svc.Resign(ctx, g.ID, games.Actor{Token: a.Token}); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name   string
-		lastID int
-		want   string
-	}{
-		{"from the beginning", -1, "joined 0, move 1, move 2, move 3, end 3, flush"},
-		{"after event 1", 1, "move 2, move 3, end 3, flush"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var calls []string
-			out := stream{
-				send: func(e games.Event) error {
-					calls = append(calls, fmt.Sprintf("%s %d", e.Kind, e.ID))
-					return nil
-				},
-				flush: func() error { calls = append(calls, "flush"); return nil },
-				beat:  func() error { calls = append(calls, "beat"); return nil },
-			}
-			if err := hub.Follow(ctx, g.ID, tc.lastID, time.Hour, out); err != nil {
-				t.Fatal(err)
-			}
-			if got := strings.Join(calls, ", "); got != tc.want {
-				t.Fatalf("calls %s, want %s", got, tc.want)
-			}
-		})
+	if err := <-bDone; err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-aDone; err != nil {
+		t.Fatal(err)
+	}
+	// Versions: the creation 1, the join 2, three moves 3 to 5, then two
+	// more 6 and 7 and the resignation 8.
+	if got, want := strings.Join(calls, ", "), "game 0, flush, move 48, move 56, end 64, flush"; got != want {
+		t.Fatalf("calls %s, want %s", got, want)
 	}
 }
 
@@ -671,7 +712,7 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 			}})
 		})
 	}
-	started.Wait() // every follower has the joined event
+	started.Wait() // every follower has the game event
 	readsBefore := st.records.Load()
 	tokens := [2]string{a.Token, b.Token}
 	g := b.Game
@@ -685,9 +726,9 @@ func TestFollowReadsOncePerChange(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	want := []string{"joined 0"}
+	want := []string{"game 0"}
 	for ply := range moves {
-		want = append(want, fmt.Sprintf("move %d", ply+1))
+		want = append(want, fmt.Sprintf("move %d", (ply+3)*8)) // versions 3 on: the creation is 1, the join 2
 	}
 	for i := range got {
 		if fmt.Sprint(got[i]) != fmt.Sprint(want) {

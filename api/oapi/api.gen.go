@@ -2137,8 +2137,111 @@ type GameMove struct {
 }
 
 // GameMoveEvent The `data` of a `move` event of `GET /v1/games/{id}/events`: the move
-// with its full outcome; the event's `id` is the ply after it.
-type GameMoveEvent = GameMove
+// with its full outcome, and the game's `version` and `status` after
+// the request that made it.
+type GameMoveEvent struct {
+	// ByAi Whether the AI played it.
+	//
+	// Example: false
+	ByAi bool `json:"byAi"`
+
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture"`
+
+	// Clock A timed game's clock, null in an untimed game. `remainingMs` is each
+	// side's time left as the current turn began (at the end: after the
+	// last move, 0 for a side that ran out; in correspondence, the time a
+	// move may take). `running` is the side whose time runs now, or null:
+	// before the game starts, after it ends, during a side's first move
+	// (which has only its window, see `expiry`) and while the AI is to
+	// move. `deadline` is the instant `running`'s time runs out: draw the
+	// running clock as `deadline` minus now, and take the result from the
+	// server (the game's `end` event), never from the browser's clock.
+	//
+	//
+	// Example: {"deadline":"2025-03-01T12:03:09.2Z","remainingMs":{"north":180000,"south":175200},"running":"north"}
+	Clock nullable.Nullable[Clock] `json:"clock"`
+
+	// ElapsedMs The time the move took by the server's clock: from the moment the
+	// previous move (or the join, or the creation) was accepted to the
+	// moment this one was. An AI move's is its thinking time, which is
+	// charged to nobody.
+	//
+	//
+	// Example: 4200
+	ElapsedMs int64 `json:"elapsedMs"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs []Leg `json:"legs"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// PlayedAt When the server accepted it (UTC).
+	//
+	// Example: 2025-03-01T12:00:09Z
+	PlayedAt time.Time `json:"playedAt"`
+
+	// Ply The ply it was played at (0 for the first move of the game).
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// Version The game's version after the request that made the move (both moves of a request the AI replied in have it).
+	//
+	// Example: 3
+	Version int64 `json:"version"`
+}
 
 // GameMovesPage A page of a game's history.
 //
@@ -2180,6 +2283,48 @@ type GameOffers struct {
 	//
 	// Example: north
 	Takeback nullable.Nullable[NullableSide] `json:"takeback"`
+}
+
+// GameOpponentGoneEvent The `data` of an `opponentGone` event of `GET /v1/games/{id}/events`:
+// the side to move is gone (see `POST /v1/games/{id}/claim-victory`),
+// and the other side may claim from `claimAt`.
+//
+// Example: {"claimAt":"2025-03-01T12:00:49Z","claimInSeconds":10,"side":"south","since":"2025-03-01T12:00:39Z","status":"active","version":5}
+type GameOpponentGoneEvent struct {
+	// ClaimAt When the other side's claim opens, by the server's clock.
+	//
+	// Example: 2025-03-01T12:00:49Z
+	ClaimAt time.Time `json:"claimAt"`
+
+	// ClaimInSeconds Seconds from the event's making to `claimAt`, rounded up; a stream that starts later gets the same event, so go by `claimAt`.
+	//
+	// Example: 10
+	ClaimInSeconds int `json:"claimInSeconds"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Since When the side counted as gone, by the server's clock.
+	//
+	// Example: 2025-03-01T12:00:39Z
+	Since time.Time `json:"since"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// Version The game's version, which the event leaves as it was.
+	//
+	// Example: 5
+	Version int64 `json:"version"`
 }
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
@@ -2336,6 +2481,11 @@ type GameSeat struct {
 	Token string `json:"token"`
 }
 
+// GameSnapshotEvent The `data` of the `game` event of `GET /v1/games/{id}/events`, the
+// first of every stream: the whole game as it stands, as `GET
+// /v1/games/{id}` answers it.
+type GameSnapshotEvent = Game
+
 // GameStatus Where a game stands. `waiting`: a game against a person whose second
 // seat is still open (no move is accepted yet); `active`: being played;
 // `finished`: over, see `result`; `aborted`: ended without a result and
@@ -2346,7 +2496,7 @@ type GameSeat struct {
 type GameStatus string
 
 // GameTakebackEvent The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
-// the game as it stands at the ply it went back to (the event's id).
+// the game as it stands at the ply it went back to.
 type GameTakebackEvent = Game
 
 // Health The answer of a health probe.
@@ -2902,8 +3052,20 @@ type PlayMoveAnswer struct {
 
 // PlayMoveRequest The pit to play and the ply the game is at (`game.ply`).
 //
-// Example: {"pit":0,"ply":0}
+// Example: {"offerDraw":false,"pit":0,"ply":0}
 type PlayMoveRequest struct {
+	// OfferDraw Offer a draw with the move, in the same write (false when
+	// absent): it stands as an offer made with `POST
+	// /v1/games/{id}/draw` would. When the opponent's draw offer
+	// stands, it accepts it instead: the move is played and the game
+	// ends a draw by agreement (aborted in a rated game a side has not
+	// moved in yet), unless the move itself ended it. The AI declines
+	// at once.
+	//
+	//
+	// Example: false
+	OfferDraw *bool `json:"offerDraw,omitempty"`
+
 	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
 	//
 	// Example: 0
@@ -5103,6 +5265,13 @@ type TournamentIdPath = TournamentId
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
 
+// AbortConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type AbortConflict = GameProblem
+
 // AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5116,6 +5285,13 @@ type AcceptConflict = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
+
+// ClaimConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type ClaimConflict = GameProblem
 
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5458,7 +5634,7 @@ type GetGameParams struct {
 
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
-	// LastEventID The `id` of the last event received; the stream resumes after it. At most the game's `ply` (`400` beyond).
+	// LastEventID The `id` of the last event received; the stream resumes after it. At most `8·version+7` of the game (`400` beyond).
 	LastEventID *int `json:"Last-Event-ID,omitempty"`
 }
 
@@ -5758,9 +5934,18 @@ type ServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx echo.Context, id GameId, params GetGameParams) error
+	// AbortGame Abort a game before both sides have moved
+	// (POST /v1/games/{id}/abort)
+	AbortGame(ctx echo.Context, id GameId) error
 	// BerserkGame Go berserk in an arena game
 	// (POST /v1/games/{id}/berserk)
 	BerserkGame(ctx echo.Context, id string) error
+	// ClaimDraw Claim a draw from an opponent who is gone
+	// (POST /v1/games/{id}/claim-draw)
+	ClaimDraw(ctx echo.Context, id GameId) error
+	// ClaimVictory Claim the win from an opponent who is gone
+	// (POST /v1/games/{id}/claim-victory)
+	ClaimVictory(ctx echo.Context, id GameId) error
 	// OfferDraw Offer, accept or refuse a draw
 	// (POST /v1/games/{id}/draw)
 	OfferDraw(ctx echo.Context, id GameId) error
@@ -6190,6 +6375,22 @@ func (w *ServerInterfaceWrapper) GetGame(ctx echo.Context) error {
 	return err
 }
 
+// AbortGame converts echo context to params.
+func (w *ServerInterfaceWrapper) AbortGame(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AbortGame(ctx, id)
+	return err
+}
+
 // BerserkGame converts echo context to params.
 func (w *ServerInterfaceWrapper) BerserkGame(ctx echo.Context) error {
 	var err error
@@ -6203,6 +6404,38 @@ func (w *ServerInterfaceWrapper) BerserkGame(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.BerserkGame(ctx, id)
+	return err
+}
+
+// ClaimDraw converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimDraw(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimDraw(ctx, id)
+	return err
+}
+
+// ClaimVictory converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimVictory(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id GameId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimVictory(ctx, id)
 	return err
 }
 
@@ -7259,7 +7492,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/explorer", wrapper.GetExplorer, options.OperationMiddlewares["GetExplorer"]...)
 	router.POST(options.BaseURL+"/v1/games", wrapper.CreateGame, options.OperationMiddlewares["CreateGame"]...)
 	router.GET(options.BaseURL+"/v1/games/:id", wrapper.GetGame, options.OperationMiddlewares["GetGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/abort", wrapper.AbortGame, options.OperationMiddlewares["AbortGame"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/berserk", wrapper.BerserkGame, options.OperationMiddlewares["BerserkGame"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/claim-draw", wrapper.ClaimDraw, options.OperationMiddlewares["ClaimDraw"]...)
+	router.POST(options.BaseURL+"/v1/games/:id/claim-victory", wrapper.ClaimVictory, options.OperationMiddlewares["ClaimVictory"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/draw", wrapper.OfferDraw, options.OperationMiddlewares["OfferDraw"]...)
 	router.GET(options.BaseURL+"/v1/games/:id/events", wrapper.FollowGameEvents, options.OperationMiddlewares["FollowGameEvents"]...)
 	router.POST(options.BaseURL+"/v1/games/:id/join", wrapper.JoinGame, options.OperationMiddlewares["JoinGame"]...)
@@ -7317,9 +7553,13 @@ type AIBusyApplicationProblemPlusJSONResponse struct {
 	Headers AIBusyResponseHeaders
 }
 
+type AbortConflictApplicationProblemPlusJSONResponse GameProblem
+
 type AcceptConflictApplicationProblemPlusJSONResponse Problem
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
+
+type ClaimConflictApplicationProblemPlusJSONResponse GameProblem
 
 type ExplorerBadRequestApplicationProblemPlusJSONResponse Problem
 
@@ -9264,6 +9504,149 @@ func (response GetGame503ApplicationProblemPlusJSONResponse) VisitGetGameRespons
 	return err
 }
 
+type AbortGameRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type AbortGameResponseObject interface {
+	VisitAbortGameResponse(w http.ResponseWriter) error
+}
+
+type AbortGame200JSONResponse Game
+
+func (response AbortGame200JSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame400ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame401ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame404ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame409ApplicationProblemPlusJSONResponse struct {
+	AbortConflictApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame409ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame429ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame500ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AbortGame503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response AbortGame503ApplicationProblemPlusJSONResponse) VisitAbortGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BerserkGameRequestObject struct {
 	Id string `json:"id"`
 }
@@ -9358,6 +9741,292 @@ type BerserkGame503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response BerserkGame503ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDrawRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type ClaimDrawResponseObject interface {
+	VisitClaimDrawResponse(w http.ResponseWriter) error
+}
+
+type ClaimDraw200JSONResponse Game
+
+func (response ClaimDraw200JSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw400ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw401ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw404ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw409ApplicationProblemPlusJSONResponse struct {
+	ClaimConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw409ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw429ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw500ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimDraw503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimDraw503ApplicationProblemPlusJSONResponse) VisitClaimDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictoryRequestObject struct {
+	Id GameId `json:"id"`
+}
+
+type ClaimVictoryResponseObject interface {
+	VisitClaimVictoryResponse(w http.ResponseWriter) error
+}
+
+type ClaimVictory200JSONResponse Game
+
+func (response ClaimVictory200JSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory400ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory401ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory404ApplicationProblemPlusJSONResponse struct {
+	GameNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory404ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory409ApplicationProblemPlusJSONResponse struct {
+	ClaimConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory409ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory429ApplicationProblemPlusJSONResponse struct {
+	RateLimitedApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory429ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory500ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimVictory503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ClaimVictory503ApplicationProblemPlusJSONResponse) VisitClaimVictoryResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -14914,9 +15583,18 @@ type StrictServerInterface interface {
 	// GetGame The game as it stands
 	// (GET /v1/games/{id})
 	GetGame(ctx context.Context, request GetGameRequestObject) (GetGameResponseObject, error)
+	// AbortGame Abort a game before both sides have moved
+	// (POST /v1/games/{id}/abort)
+	AbortGame(ctx context.Context, request AbortGameRequestObject) (AbortGameResponseObject, error)
 	// BerserkGame Go berserk in an arena game
 	// (POST /v1/games/{id}/berserk)
 	BerserkGame(ctx context.Context, request BerserkGameRequestObject) (BerserkGameResponseObject, error)
+	// ClaimDraw Claim a draw from an opponent who is gone
+	// (POST /v1/games/{id}/claim-draw)
+	ClaimDraw(ctx context.Context, request ClaimDrawRequestObject) (ClaimDrawResponseObject, error)
+	// ClaimVictory Claim the win from an opponent who is gone
+	// (POST /v1/games/{id}/claim-victory)
+	ClaimVictory(ctx context.Context, request ClaimVictoryRequestObject) (ClaimVictoryResponseObject, error)
 	// OfferDraw Offer, accept or refuse a draw
 	// (POST /v1/games/{id}/draw)
 	OfferDraw(ctx context.Context, request OfferDrawRequestObject) (OfferDrawResponseObject, error)
@@ -15640,6 +16318,31 @@ func (sh *strictHandler) GetGame(ctx echo.Context, id GameId, params GetGamePara
 	return nil
 }
 
+// AbortGame operation middleware
+func (sh *strictHandler) AbortGame(ctx echo.Context, id GameId) error {
+	var request AbortGameRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AbortGame(ctx.Request().Context(), request.(AbortGameRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AbortGame")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AbortGameResponseObject); ok {
+		return validResponse.VisitAbortGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // BerserkGame operation middleware
 func (sh *strictHandler) BerserkGame(ctx echo.Context, id string) error {
 	var request BerserkGameRequestObject
@@ -15659,6 +16362,56 @@ func (sh *strictHandler) BerserkGame(ctx echo.Context, id string) error {
 		return err
 	} else if validResponse, ok := response.(BerserkGameResponseObject); ok {
 		return validResponse.VisitBerserkGameResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimDraw operation middleware
+func (sh *strictHandler) ClaimDraw(ctx echo.Context, id GameId) error {
+	var request ClaimDrawRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimDraw(ctx.Request().Context(), request.(ClaimDrawRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimDraw")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimDrawResponseObject); ok {
+		return validResponse.VisitClaimDrawResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ClaimVictory operation middleware
+func (sh *strictHandler) ClaimVictory(ctx echo.Context, id GameId) error {
+	var request ClaimVictoryRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimVictory(ctx.Request().Context(), request.(ClaimVictoryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimVictory")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimVictoryResponseObject); ok {
+		return validResponse.VisitClaimVictoryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -73,26 +73,25 @@ func TestTwoInstances(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		first := c.follow(ctx, b.url, play.game.ID, "")
+		// Each move's event id is 8 times the version it made.
+		var want []int
 		rng := rand.New(rand.NewPCG(7, 7))
 		const before = 6
 		for range before {
 			c.move(a.url, play, rng)
+			want = append(want, int(play.game.Version)*8)
 		}
-		seen := first.until(t, before) // ids 0 (joined) .. before
+		seen := first.until(t, want[len(want)-1])
 		first.close()
 		// Reconnect to the other instance, as a browser behind a balancer
 		// may, and go on playing on the first one.
-		second := c.follow(ctx, a.url, play.game.ID, strconv.Itoa(before))
-		more := 0
-		for ; more < 6 && play.game.Status == "active"; more++ {
+		second := c.follow(ctx, a.url, play.game.ID, strconv.Itoa(want[len(want)-1]))
+		for more := 0; more < 6 && play.game.Status == "active"; more++ {
 			c.move(b.url, play, rng)
+			want = append(want, int(play.game.Version)*8)
 		}
-		seen = append(seen, second.until(t, before+more)...)
+		seen = append(seen, second.until(t, want[len(want)-1])...)
 		second.close()
-		var want []int
-		for id := range before + more + 1 {
-			want = append(want, id)
-		}
 		if fmt.Sprint(seen) != fmt.Sprint(want) {
 			t.Fatalf("event ids %v, want each of %v once, in order", seen, want)
 		}

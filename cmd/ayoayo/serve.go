@@ -315,6 +315,7 @@ func (s *serving) startGames(ctx context.Context) error {
 		PollInterval: c.EventPoll,
 		Stopping:     s.stopping,
 		Logger:       s.log,
+		Now:          s.now,
 	})
 	s.games = games.NewService(observedGames{s.st, s.domain}, s.cpu, games.Options{
 		AIMoveTime:    c.AIMoveTime,

@@ -30,6 +30,7 @@ type ltGame struct {
 	Status   string     `json:"status"`
 	Ply      int        `json:"ply"`
 	Position ltPosition `json:"position"`
+	Version  int64      `json:"version"`
 }
 
 type ltSeat struct {
