@@ -21,6 +21,7 @@ var gameCases = []suiteCase{
 	{"games/apply play", testApplyPlay},
 	{"games/apply play with the AI's reply", testAIReply},
 	{"games/apply play conflicts", testApplyPlayConflicts},
+	{"games/apply play that ends the game otherwise", testApplyPlayEndsOtherwise},
 	{"games/records keep their request's version", testRecordVersions},
 	{"games/apply play race", testPlayRace},
 	{"games/resign", testResign},
@@ -403,6 +404,31 @@ func testApplyPlay(t *testing.T, s Store, _ *fixtures) {
 	}
 	checkStoredGame(t, s, "after a play carrying a decoy game", wantGame)
 	checkStoredRecords(t, s, "after a play carrying a decoy game", g.ID, want)
+}
+
+// testApplyPlayEndsOtherwise: a play whose game ends by something else
+// than its move (a draw agreed with the move, or the abort that agreement
+// is in a rated game a side has not moved in) is stored with the status
+// and result it carries, no offer and no deadline.
+func testApplyPlayEndsOtherwise(t *testing.T, s Store, _ *fixtures) {
+	for _, tc := range []struct {
+		name   string
+		status games.Status
+		result engine.Result
+	}{
+		{"agreed", games.Finished, engine.Result{Reason: engine.ByAgreement, Winner: engine.Draw}},
+		{"aborted", games.Aborted, engine.Result{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := mustJoin(t, s, "ends-"+tc.name, engine.South)
+			p := request(t, g, turnToken(g), tick(2), pick(g.Position, g.Rules, 0), 0)
+			p.Game.Status, p.Game.Result, p.Game.Deadline = tc.status, tc.result, time.Time{}
+			p.Game.DrawOffer, p.Game.TakebackOffer = games.NoOffer, games.NoOffer
+			if got := mustApply(t, s, p); got.Status != tc.status || got.Result != tc.result {
+				t.Fatalf("stored %s %+v, want %s %+v", got.Status, got.Result, tc.status, tc.result)
+			}
+		})
+	}
 }
 
 func testAIReply(t *testing.T, s Store, _ *fixtures) {
