@@ -690,6 +690,69 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for TournamentGameWinner.
+const (
+	TournamentGameWinnerDraw        TournamentGameWinner = "draw"
+	TournamentGameWinnerLessThanNil TournamentGameWinner = "<nil>"
+	TournamentGameWinnerNorth       TournamentGameWinner = "north"
+	TournamentGameWinnerSouth       TournamentGameWinner = "south"
+)
+
+// Valid indicates whether the value is a known member of the TournamentGameWinner enum.
+func (e TournamentGameWinner) Valid() bool {
+	switch e {
+	case TournamentGameWinnerDraw:
+		return true
+	case TournamentGameWinnerLessThanNil:
+		return true
+	case TournamentGameWinnerNorth:
+		return true
+	case TournamentGameWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentKind.
+const (
+	TournamentKindArena TournamentKind = "arena"
+	TournamentKindSwiss TournamentKind = "swiss"
+)
+
+// Valid indicates whether the value is a known member of the TournamentKind enum.
+func (e TournamentKind) Valid() bool {
+	switch e {
+	case TournamentKindArena:
+		return true
+	case TournamentKindSwiss:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentStatus.
+const (
+	TournamentStatusFinished TournamentStatus = "finished"
+	TournamentStatusRunning  TournamentStatus = "running"
+	TournamentStatusUpcoming TournamentStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the TournamentStatus enum.
+func (e TournamentStatus) Valid() bool {
+	switch e {
+	case TournamentStatusFinished:
+		return true
+	case TournamentStatusRunning:
+		return true
+	case TournamentStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLobbyParamsKind.
 const (
 	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
@@ -922,6 +985,187 @@ type AttemptRating struct {
 	//
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
+}
+
+// BerserkAnswer A game's clocks after a berserk.
+//
+// Example: {"clockMs":90000,"game":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type BerserkAnswer struct {
+	// ClockMs The berserk side's time left, in milliseconds.
+	//
+	// Example: 90000
+	ClockMs int64 `json:"clockMs"`
+
+	// Game The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game string `json:"game"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// BerserkFlags Which sides went berserk in a game.
+//
+// Example: {"north":true,"south":false}
+type BerserkFlags struct {
+	// North North halved its clock.
+	//
+	// Example: true
+	North bool `json:"north"`
+
+	// South South halved its clock.
+	//
+	// Example: false
+	South bool `json:"south"`
+}
+
+// BulkPair One game of a bulk pairing, with each player's consent.
+//
+// Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
+type BulkPair struct {
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// NorthToken The token North's player gave the organiser for this.
+	//
+	// Example: pl_north_players_token
+	NorthToken string `json:"northToken"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// SouthToken The token South's player gave the organiser for this.
+	//
+	// Example: pl_south_players_token
+	SouthToken string `json:"southToken"`
+}
+
+// BulkPairing A bulk pairing as made.
+//
+// Example: {"clockStartsAt":"2027-03-05T18:00:00Z","createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","games":[{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}],"id":"Bk7pQ2mZx9Ld","rated":false,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairing struct {
+	// ClockStartsAt When the games' first-move window opens; null if at once.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt nullable.Nullable[time.Time] `json:"clockStartsAt"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// Games The games, in the order asked.
+	//
+	// Example: [{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}]
+	Games []BulkPairingGame `json:"games"`
+
+	// ID Its id.
+	//
+	// Example: Bk7pQ2mZx9Ld
+	ID string `json:"id"`
+
+	// Rated Whether the games are rated.
+	//
+	// Example: false
+	Rated bool `json:"rated"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// BulkPairingGame One game a bulk pairing made.
+//
+// Example: {"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}
+type BulkPairingGame struct {
+	// ID The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+}
+
+// BulkPairingRequest An organiser's list of games, made together or not at all.
+//
+// Example: {"pairs":[{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}],"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairingRequest struct {
+	// ClockStartsAt When the games' first-move window opens (absent, at once); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt *time.Time `json:"clockStartsAt,omitempty"`
+
+	// Pairs The games, 1 to 500.
+	//
+	// Example: [{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}]
+	Pairs []BulkPair `json:"pairs"`
+
+	// Rated Whether the games are rated (default false).
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 }
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -1894,8 +2138,111 @@ type GameMove struct {
 }
 
 // GameMoveEvent The `data` of a `move` event of `GET /v1/games/{id}/events`: the move
-// with its full outcome; the event's `id` is the ply after it.
-type GameMoveEvent = GameMove
+// with its full outcome, and the game's `version` and `status` after
+// the request that made it.
+type GameMoveEvent struct {
+	// ByAi Whether the AI played it.
+	//
+	// Example: false
+	ByAi bool `json:"byAi"`
+
+	// Capture What a move captured: `pit` is the opponent's pit that was emptied and
+	// `seeds` counts every seed captured (with the default rules, the
+	// capturing seed too). Null in the outcome of a move that captured
+	// nothing.
+	//
+	//
+	// Example: {"pit":9,"seeds":2}
+	Capture nullable.Nullable[Capture] `json:"capture"`
+
+	// Clock A timed game's clock, null in an untimed game. `remainingMs` is each
+	// side's time left as the current turn began (at the end: after the
+	// last move, 0 for a side that ran out; in correspondence, the time a
+	// move may take). `running` is the side whose time runs now, or null:
+	// before the game starts, after it ends, during a side's first move
+	// (which has only its window, see `expiry`) and while the AI is to
+	// move. `deadline` is the instant `running`'s time runs out: draw the
+	// running clock as `deadline` minus now, and take the result from the
+	// server (the game's `end` event), never from the browser's clock.
+	//
+	//
+	// Example: {"deadline":"2025-03-01T12:03:09.2Z","remainingMs":{"north":180000,"south":175200},"running":"north"}
+	Clock nullable.Nullable[Clock] `json:"clock"`
+
+	// ElapsedMs The time the move took by the server's clock: from the moment the
+	// previous move (or the join, or the creation) was accepted to the
+	// moment this one was. An AI move's is its thinking time, which is
+	// charged to nobody.
+	//
+	//
+	// Example: 4200
+	ElapsedMs int64 `json:"elapsedMs"`
+
+	// Legs Every leg of the relay, in order.
+	//
+	// Example: [{"from":0,"sown":[1,2,3,4]}]
+	Legs []Leg `json:"legs"`
+
+	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
+	//
+	// Example: 0
+	Pit Pit `json:"pit"`
+
+	// PlayedAt When the server accepted it (UTC).
+	//
+	// Example: 2025-03-01T12:00:09Z
+	PlayedAt time.Time `json:"playedAt"`
+
+	// Ply The ply it was played at (0 for the first move of the game).
+	//
+	// Example: 0
+	Ply int `json:"ply"`
+
+	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
+	// are South's row, 6-11 North's, both read left to right by their owner.
+	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
+	// `11 - i`. `captured` holds the seeds each player has won, and `toMove`
+	// whose turn it is. Every count is 0-48 and pits plus captured seeds add
+	// up to exactly 48 (`422` otherwise).
+	//
+	//
+	// Example: {"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"}
+	Position Position `json:"position"`
+
+	// Result How a game ended. `winner` is the player with more captured seeds, or
+	// `draw` at 24-24. `reason`: `majority` (someone captured 25 or more),
+	// `no_moves` (the player to move had no legal move; the seeds left went
+	// as the `leftovers` option says), `repetition` (a position occurred a
+	// third time; each player took their own row), `resignation`,
+	// `timeout` (a game session's side ran out of time: see `Expiry`) or
+	// `agreement` (a draw both sides agreed to). Null
+	// while the game goes on, and in the outcome of a move that did not end
+	// it.
+	//
+	//
+	// Example: {"reason":"majority","winner":"north"}
+	Result nullable.Nullable[Result] `json:"result"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// Version The game's version after the request that made the move (both moves of a request the AI replied in have it).
+	//
+	// Example: 3
+	Version int64 `json:"version"`
+}
 
 // GameMovesPage A page of a game's history.
 //
@@ -1937,6 +2284,48 @@ type GameOffers struct {
 	//
 	// Example: north
 	Takeback nullable.Nullable[NullableSide] `json:"takeback"`
+}
+
+// GameOpponentGoneEvent The `data` of an `opponentGone` event of `GET /v1/games/{id}/events`:
+// the side to move is gone (see `POST /v1/games/{id}/claim-victory`),
+// and the other side may claim from `claimAt`.
+//
+// Example: {"claimAt":"2025-03-01T12:00:49Z","claimInSeconds":10,"side":"south","since":"2025-03-01T12:00:39Z","status":"active","version":5}
+type GameOpponentGoneEvent struct {
+	// ClaimAt When the other side's claim opens, by the server's clock.
+	//
+	// Example: 2025-03-01T12:00:49Z
+	ClaimAt time.Time `json:"claimAt"`
+
+	// ClaimInSeconds Seconds from the event's making to `claimAt`, rounded up; a stream that starts later gets the same event, so go by `claimAt`.
+	//
+	// Example: 10
+	ClaimInSeconds int `json:"claimInSeconds"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// Since When the side counted as gone, by the server's clock.
+	//
+	// Example: 2025-03-01T12:00:39Z
+	Since time.Time `json:"since"`
+
+	// Status Where a game stands. `waiting`: a game against a person whose second
+	// seat is still open (no move is accepted yet); `active`: being played;
+	// `finished`: over, see `result`; `aborted`: ended without a result and
+	// counting for nobody, because nobody joined it in time or a side of a
+	// timed game did not make its first move in time (see `expiry`).
+	//
+	//
+	// Example: active
+	Status GameStatus `json:"status"`
+
+	// Version The game's version, which the event leaves as it was.
+	//
+	// Example: 5
+	Version int64 `json:"version"`
 }
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
@@ -2093,6 +2482,11 @@ type GameSeat struct {
 	Token string `json:"token"`
 }
 
+// GameSnapshotEvent The `data` of the `game` event of `GET /v1/games/{id}/events`, the
+// first of every stream: the whole game as it stands, as `GET
+// /v1/games/{id}` answers it.
+type GameSnapshotEvent = Game
+
 // GameStatus Where a game stands. `waiting`: a game against a person whose second
 // seat is still open (no move is accepted yet); `active`: being played;
 // `finished`: over, see `result`; `aborted`: ended without a result and
@@ -2103,7 +2497,7 @@ type GameSeat struct {
 type GameStatus string
 
 // GameTakebackEvent The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
-// the game as it stands at the ply it went back to (the event's id).
+// the game as it stands at the ply it went back to.
 type GameTakebackEvent = Game
 
 // Health The answer of a health probe.
@@ -2659,8 +3053,20 @@ type PlayMoveAnswer struct {
 
 // PlayMoveRequest The pit to play and the ply the game is at (`game.ply`).
 //
-// Example: {"pit":0,"ply":0}
+// Example: {"offerDraw":false,"pit":0,"ply":0}
 type PlayMoveRequest struct {
+	// OfferDraw Offer a draw with the move, in the same write (false when
+	// absent): it stands as an offer made with `POST
+	// /v1/games/{id}/draw` would. When the opponent's draw offer
+	// stands, it accepts it instead: the move is played and the game
+	// ends a draw by agreement (aborted in a rated game a side has not
+	// moved in yet), unless the move itself ended it. The AI declines
+	// at once.
+	//
+	//
+	// Example: false
+	OfferDraw *bool `json:"offerDraw,omitempty"`
+
 	// Pit A pit number, 0-11. South's pits are 0-5, North's 6-11.
 	//
 	// Example: 0
@@ -3094,6 +3500,28 @@ type PlayerSeekEvent struct {
 //
 // Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 type PlayerToken = string
+
+// PlayerTournamentGameEvent The `data` of the `tournamentGame` events of `GET
+// /v1/players/me/events`: a game an event (or a bulk pairing) made
+// for you, and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"south","tournamentId":"Tq4mZ8xK2bLw"}
+type PlayerTournamentGameEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// TournamentID The tournament's id, or the bulk pairing's.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID string `json:"tournamentId"`
+}
 
 // PlyError The first illegal move of a record.
 //
@@ -4161,6 +4589,497 @@ type TimeControl struct {
 // Example: clock
 type TimeControlKind string
 
+// Tournament An event's terms and where it stands.
+//
+// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Tournament struct {
+	// Berserk Whether an arena allows berserk.
+	//
+	// Example: true
+	Berserk bool `json:"berserk"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions TournamentConditions `json:"conditions"`
+
+	// CreatedAt When it was created.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// EndsAt When an arena stops pairing; null for a Swiss event.
+	//
+	// Example: 2027-03-05T19:00:00Z
+	EndsAt nullable.Nullable[time.Time] `json:"endsAt"`
+
+	// FinishedAt When it finished; null before.
+	//
+	// Example: 2027-03-05T19:04:10Z
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+
+	// ID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	ID TournamentID `json:"id"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length; 0 for a Swiss event.
+	//
+	// Example: 60
+	Minutes int `json:"minutes"`
+
+	// Name Its name.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Round The Swiss round being played (0 before the first).
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// RoundGapSeconds A Swiss event's least time between round starts; 0 for none.
+	//
+	// Example: 0
+	RoundGapSeconds int `json:"roundGapSeconds"`
+
+	// Rounds A Swiss event's rounds; 0 for an arena.
+	//
+	// Example: 0
+	Rounds int `json:"rounds"`
+
+	// StartsAt When it starts (or started).
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt time.Time `json:"startsAt"`
+
+	// Status Where an event stands.
+	//
+	// Example: running
+	Status TournamentStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentConditions Who may enter; absent fields keep nobody out.
+//
+// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+type TournamentConditions struct {
+	// MaxRating The highest live rating admitted (0 or absent, none).
+	//
+	// Example: 1900
+	MaxRating *float64 `json:"maxRating,omitempty"`
+
+	// MinRatedGames Rated games the player must have finished.
+	//
+	// Example: 10
+	MinRatedGames *int `json:"minRatedGames,omitempty"`
+
+	// MinRating The lowest live rating admitted (0 or absent, none).
+	//
+	// Example: 1400
+	MinRating *float64 `json:"minRating,omitempty"`
+}
+
+// TournamentEntry A player's entry in an event.
+//
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+type TournamentEntry struct {
+	// JoinedAt When the player first joined.
+	//
+	// Example: 2027-03-05T17:55:00Z
+	JoinedAt time.Time `json:"joinedAt"`
+
+	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	//
+	// Example: 1
+	JoinedRound int `json:"joinedRound"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Tournament TournamentID `json:"tournament"`
+
+	// Withdrawn Whether the player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentEvent The data of an event stream's news.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","tournamentId":"Tq4mZ8xK2bLw"}
+type TournamentEvent struct {
+	// GameID The game of a `paired` or `gameFinished` event.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID *string `json:"gameId,omitempty"`
+
+	// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID TournamentID `json:"tournamentId"`
+}
+
+// TournamentGame One game of an event.
+//
+// Example: {"aborted":false,"berserk":{"north":true,"south":false},"createdAt":"2027-03-05T18:00:01Z","done":true,"endedAt":"2027-03-05T18:06:40Z","id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","plies":38,"round":0,"south":"bV3kQ9xZ2mTa","winner":"south"}
+type TournamentGame struct {
+	// Aborted It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+	//
+	// Example: false
+	Aborted bool `json:"aborted"`
+
+	// Berserk Which sides went berserk in a game.
+	//
+	// Example: {"north":true,"south":false}
+	Berserk BerserkFlags `json:"berserk"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-05T18:00:01Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Done Whether it has ended and its result counts.
+	//
+	// Example: true
+	Done bool `json:"done"`
+
+	// EndedAt When it ended; null while it is played.
+	//
+	// Example: 2027-03-05T18:06:40Z
+	EndedAt nullable.Nullable[time.Time] `json:"endedAt"`
+
+	// ID The game's id, for GET /v1/games/{id}.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// Plies Plies played, once done.
+	//
+	// Example: 38
+	Plies int `json:"plies"`
+
+	// Round Its Swiss round; 0 in an arena.
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// Winner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+	//
+	// Example: south
+	Winner nullable.Nullable[TournamentGameWinner] `json:"winner"`
+}
+
+// TournamentGameWinner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+//
+// Example: south
+type TournamentGameWinner string
+
+// TournamentGames The games of an event.
+//
+// Example: {"games":[]}
+type TournamentGames struct {
+	// Games In the order they were made.
+	//
+	// Example: []
+	Games []TournamentGame `json:"games"`
+}
+
+// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentID = string
+
+// TournamentKind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+//
+// Example: arena
+type TournamentKind string
+
+// TournamentList A page of events of one status.
+//
+// Example: {"next":"Tq4mZ8xK2bLw","tournaments":[]}
+type TournamentList struct {
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Tournaments The events of the page.
+	//
+	// Example: []
+	Tournaments []TournamentSummary `json:"tournaments"`
+}
+
+// TournamentRequest The terms of a new event; see POST /v1/tournaments.
+//
+// Example: {"berserk":true,"kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"startsAt":"2027-03-05T18:00:00Z","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type TournamentRequest struct {
+	// Berserk An arena's players may halve their clock for a point (default false).
+	//
+	// Example: true
+	Berserk *bool `json:"berserk,omitempty"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions *TournamentConditions `json:"conditions,omitempty"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length.
+	//
+	// Example: 60
+	Minutes *int `json:"minutes,omitempty"`
+
+	// Name Its name, 1 to 64 characters.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated (default false).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RoundGapSeconds A Swiss event's least time from one round's start to the next one's (absent, none).
+	//
+	// Example: 900
+	RoundGapSeconds *int `json:"roundGapSeconds,omitempty"`
+
+	// Rounds A Swiss event's rounds.
+	//
+	// Example: 5
+	Rounds *int `json:"rounds,omitempty"`
+
+	// StartsAt When it starts (absent, now); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentStanding One line of an event's standings.
+//
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+type TournamentStanding struct {
+	// Berserks An arena's games won berserk with the bonus.
+	//
+	// Example: 0
+	Berserks int `json:"berserks"`
+
+	// Buchholz A Swiss event's Buchholz, the sum of the opponents' points.
+	//
+	// Example: 0
+	Buchholz int `json:"buchholz"`
+
+	// Byes A Swiss event's byes.
+	//
+	// Example: 0
+	Byes int `json:"byes"`
+
+	// Draws Of them, drawn.
+	//
+	// Example: 0
+	Draws int `json:"draws"`
+
+	// Games Games that count, finished.
+	//
+	// Example: 4
+	Games int `json:"games"`
+
+	// Losses Of them, lost.
+	//
+	// Example: 0
+	Losses int `json:"losses"`
+
+	// OnFire In an arena, two wins in a row or more, so the next win counts double.
+	//
+	// Example: false
+	OnFire bool `json:"onFire"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Playing The player is in a game of the event now.
+	//
+	// Example: false
+	Playing bool `json:"playing"`
+
+	// Points Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+	//
+	// Example: 9
+	Points int `json:"points"`
+
+	// Rank The place, from 1; equal places share it.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The player's live rating when they joined.
+	//
+	// Example: 1712
+	Rating float64 `json:"rating"`
+
+	// Sheet An arena's points of each game, in the order they ended; empty in a Swiss event.
+	//
+	// Example: [2,2,4,1]
+	Sheet []int `json:"sheet"`
+
+	// SonnebornBerger A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+	//
+	// Example: 0
+	SonnebornBerger int `json:"sonnebornBerger"`
+
+	// Wins Of them, won.
+	//
+	// Example: 4
+	Wins int `json:"wins"`
+
+	// Withdrawn The player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentStatus Where an event stands.
+//
+// Example: running
+type TournamentStatus string
+
+// TournamentSummary An event as a list shows it.
+//
+// Example: {"players":42,"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentSummary struct {
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
+// TournamentView An event with a page of its standings.
+//
+// Example: {"games":61,"page":1,"perPage":50,"players":42,"playing":20,"standings":[],"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentView struct {
+	// Games Games made so far.
+	//
+	// Example: 61
+	Games int `json:"games"`
+
+	// Page This page, from 1.
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Lines a page.
+	//
+	// Example: 50
+	PerPage int `json:"perPage"`
+
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Playing Of them, being played now.
+	//
+	// Example: 20
+	Playing int `json:"playing"`
+
+	// Standings The page's lines, best first.
+	//
+	// Example: []
+	Standings []TournamentStanding `json:"standings"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
 // position after them. `result` is present when the game is over
@@ -4335,12 +5254,24 @@ type PlayerIDPath = PlayerID
 // RequestID Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestID = string
 
+// TournamentIDPath An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentIDPath = TournamentID
+
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type AIBusy = Problem
+
+// AbortConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type AbortConflict = GameProblem
 
 // AcceptConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4355,6 +5286,13 @@ type AcceptConflict = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
+
+// ClaimConflict A `Problem` about a game, with what a client needs to recover:
+// `currentPly` with `stale_ply` (the ply to send after reloading the
+// game), `reason` with `illegal_move` (the rules' reason).
+//
+// Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
+type ClaimConflict = GameProblem
 
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4594,6 +5532,34 @@ type TooManyRequests = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyStreams = Problem
 
+// TournamentConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentConflict = Problem
+
+// TournamentForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentForbidden = Problem
+
+// TournamentNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentNotFound = Problem
+
+// TournamentRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentRefused = Problem
+
 // Unauthorized A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4657,6 +5623,22 @@ type GetReadyzParams struct {
 
 // AnalyzePositionParams defines parameters for AnalyzePosition.
 type AnalyzePositionParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateBulkPairingParams defines parameters for CreateBulkPairing.
+type CreateBulkPairingParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetBulkPairingParams defines parameters for GetBulkPairing.
+type GetBulkPairingParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4783,6 +5765,38 @@ type GetGameParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// AbortGameParams defines parameters for AbortGame.
+type AbortGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// BerserkGameParams defines parameters for BerserkGame.
+type BerserkGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ClaimDrawParams defines parameters for ClaimDraw.
+type ClaimDrawParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ClaimVictoryParams defines parameters for ClaimVictory.
+type ClaimVictoryParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // OfferDrawParams defines parameters for OfferDraw.
 type OfferDrawParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -4798,7 +5812,7 @@ type FollowGameEventsParams struct {
 	// (anything else is replaced by a new id, never refused).
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 
-	// LastEventID The `id` of the last event received; the stream resumes after it. At most the game's `ply` (`400` beyond).
+	// LastEventID The `id` of the last event received; the stream resumes after it. At most `8·version+7` of the game (`400` beyond).
 	LastEventID *int `json:"Last-Event-ID,omitempty"`
 }
 
@@ -5189,6 +6203,88 @@ type GetSeekParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListTournamentsParams defines parameters for ListTournaments.
+type ListTournamentsParams struct {
+	// Status Which events (default `running`).
+	Status *TournamentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many (1-100, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next` of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTournamentParams defines parameters for CreateTournament.
+type CreateTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentParams defines parameters for GetTournament.
+type GetTournamentParams struct {
+	// Page The page of the standings, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Standings lines a page (1-100, default 50).
+	PerPage *int `form:"perPage,omitempty" json:"perPage,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
+type FollowTournamentEventsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
+// ListTournamentGamesParams defines parameters for ListTournamentGames.
+type ListTournamentGamesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// JoinTournamentParams defines parameters for JoinTournament.
+type JoinTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentResultsParams defines parameters for GetTournamentResults.
+type GetTournamentResultsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// WithdrawFromTournamentParams defines parameters for WithdrawFromTournament.
+type WithdrawFromTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ValidateRecordParams defines parameters for ValidateRecord.
 type ValidateRecordParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -5207,6 +6303,9 @@ type ValidateRecordsBatchParams struct {
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateBulkPairingJSONRequestBody defines body for CreateBulkPairing for application/json ContentType.
+type CreateBulkPairingJSONRequestBody = BulkPairingRequest
 
 // CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
 type CreateChallengeJSONRequestBody = ChallengeRequest
@@ -5246,6 +6345,9 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
+type CreateTournamentJSONRequestBody = TournamentRequest
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -5442,6 +6544,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairingWithBody Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairing Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPairing Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListChallenges Your pending challenges
 	//
@@ -5690,6 +6830,66 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AbortGame Abort a game before both sides have moved
+	//
+	// Ends the game with no result (status `aborted`; it counts for
+	// nobody, no rating moves) while it waits for its second player or a
+	// side has not made its first move yet, with either seat's token or
+	// its player's `Player-Token`. This is the only way a rated game can
+	// end before both have moved. No body is needed.
+	//
+	// `409 abort_too_late` once both sides have moved (resign or offer a
+	// draw instead), `409 game_over` in a finished game. Safe to retry:
+	// aborting an aborted game gets the game as it is.
+	//
+	// Corresponds with POST /v1/games/{id}/abort (the `AbortGame` operationId).
+	AbortGame(ctx context.Context, id GameID, params *AbortGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BerserkGame Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimDraw Claim a draw from an opponent who is gone
+	//
+	// Ends the game as a draw (winner `draw`, reason `timeout`, rated as
+	// a draw) on the same conditions as `POST
+	// /v1/games/{id}/claim-victory`: the opponent is gone and the claim
+	// has opened. The same answers otherwise.
+	//
+	// Corresponds with POST /v1/games/{id}/claim-draw (the `ClaimDraw` operationId).
+	ClaimDraw(ctx context.Context, id GameID, params *ClaimDrawParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimVictory Claim the win from an opponent who is gone
+	//
+	// Ends the game as a win for your seat (reason `timeout`, rated as
+	// any result) once the opponent is gone and the claim has opened.
+	// The opponent is gone when, in an active game with a live clock
+	// (`timeControl.kind: clock`) in which both sides have made their
+	// first move, it is to move and its turn has lasted a sixth of the
+	// initial time, at least 20 and at most 60 seconds (30 in a 3+2),
+	// without a move; the claim opens 10 seconds later, and only if the
+	// opponent's clock runs out after that (else the clock ends the
+	// game). The event stream sends `opponentGone` when the opponent is
+	// gone, with `claimAt`. The rule is the game's own state and the
+	// server's clock, the same on every instance: a player who thinks
+	// that long counts as gone too. No body is needed; your seat's token
+	// or its player's `Player-Token`.
+	//
+	// `409 claim_too_early` before the claim opens (`detail` says when),
+	// `409 claim_unavailable` when no claim can come (not a live game, a
+	// side has not moved yet, or you are to move), `409 game_over` in a
+	// game that has ended. Safe to retry: the same claim again gets the
+	// game as it is.
+	//
+	// Corresponds with POST /v1/games/{id}/claim-victory (the `ClaimVictory` operationId).
+	ClaimVictory(ctx context.Context, id GameID, params *ClaimVictoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OfferDrawWithBody Offer, accept or refuse a draw
 	//
 	// Offers a draw for your seat (`offer: true`), with the seat's token
@@ -5736,48 +6936,53 @@ type ClientInterface interface {
 
 	// FollowGameEvents Follow the game live (Server-Sent Events)
 	//
-	// A `text/event-stream` of the game's changes, for `EventSource` in a
-	// browser or any SSE client. Events, each with an `id` that is a ply
-	// count:
+	// A `text/event-stream` of the game: first the whole game, then each
+	// change, for `EventSource` in a browser or any SSE client. Each
+	// `data` is one line of JSON carrying the game's `version` and
+	// `status` after the event:
 	//
-	// - `joined` (id `0`): the second seat was taken; data is a
-	//   `GameJoinedEvent` (schema in components), the `Game` as it stands
-	//   when the event is sent.
-	// - `move` (id: the ply after the move, so `1` for the first move):
-	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
-	// - `end` (id: the game's last ply): the game ended; data is a
-	//   `GameEndEvent`, the finished `Game`. The stream then closes.
-	// - `offer` (id: the game's ply): a draw offer or a takeback request
-	//   now stands; data is a `GameOfferEvent`, the `Game`, whose
-	//   `offers` say which.
-	// - `offerDeclined` (id: the game's ply): an offer was refused or
-	//   withdrawn; data is a `GameOfferEvent`. An offer that a move, a
-	//   takeback or the end cleared has no event of its own.
-	// - `takeback` (id: the ply the game went back to): moves were taken
-	//   back; data is a `GameTakebackEvent`, the `Game` as it stands at
-	//   that ply. Drop the moves from that ply on: the `move` events that
-	//   follow go on from it, with ids that come again. A stream resumed
-	//   (`Last-Event-ID`) from an id of the moves taken back may get that
-	//   takeback and the moves made since; applied in order they leave
-	//   the game right. After a takeback, a `Last-Event-ID` beyond the
-	//   game's `ply` is refused: read the game again and follow anew.
+	// - `game` (no `id`): the first event of every stream, new or
+	//   resumed: the whole game as it stands (`GameSnapshotEvent`, the
+	//   `Game` of `GET /v1/games/{id}`). Replace what you hold with it.
+	// - `joined`: the second seat was taken; data is a `GameJoinedEvent`,
+	//   the `Game` as it stands when the event is sent.
+	// - `move`: data is a `GameMoveEvent`, a `GameMove` with its full
+	//   outcome and the game's `version` and `status` after it.
+	// - `end`: the game ended; data is a `GameEndEvent`, the finished
+	//   `Game`. The stream then closes.
+	// - `offer`: a draw offer or a takeback request now stands; data is
+	//   a `GameOfferEvent`, the `Game`, whose `offers` say which.
+	// - `offerDeclined`: an offer was refused or withdrawn; data is a
+	//   `GameOfferEvent`. An offer that a move, a takeback or the end
+	//   cleared has no event of its own.
+	// - `takeback`: moves were taken back; data is a `GameTakebackEvent`,
+	//   the `Game` as it stands at the ply it went back to. The `move`
+	//   events that follow go on from that ply.
+	// - `opponentGone`: the side to move is gone (see `POST
+	//   /v1/games/{id}/claim-victory`); data is a
+	//   `GameOpponentGoneEvent`: which side, since when, and when the
+	//   other side's claim opens. One per `version`: a move or any other
+	//   change ends it.
 	//
-	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-	// of an event stream a schema, so the five are components of their
-	// own, named here: client generators emit a type for each (oapi-codegen
-	// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
+	// OpenAPI 3.0 cannot give the items of an event stream a schema, so
+	// the data are components of their own, named here: client generators
+	// emit a type for each (oapi-codegen with `skip-prune`, as
+	// clients/go/oapi-codegen.yaml does).
 	//
-	// A new stream starts from the beginning of the game (the `joined`
-	// event, if any, then every move so far), then follows live. To resume
-	// without a gap, send `Last-Event-ID` with the last id you saw (browsers
-	// do it by themselves on reconnection): you get every move from that
-	// ply on. The `end` event may come again after a resumption that
-	// follows it; treat it as idempotent. A `Last-Event-ID` greater than
-	// the game's `ply` names no event of this game and is refused (`400
-	// invalid_request`) rather than waited for. While nothing happens, a
-	// comment line (`: ping`) keeps the connection open. Any instance of
-	// the service answers for every game, live, whichever instance the
-	// moves were played on.
+	// Event ids grow with every change and never come again within a
+	// game, a takeback included: the id of an event of `version` v is
+	// from `8v` to `8v+7` (`opponentGone` is `8v+7`). A resumed stream
+	// (`Last-Event-ID`, which browsers send by themselves on
+	// reconnection) starts with the game as it stands, at least as new as
+	// the event named, then sends the events after it: no id twice,
+	// nothing to rebuild, whichever instance answers and after any
+	// restart. The events between are not sent again: the `game` event
+	// holds what they did (`GET /v1/games/{id}/moves` has the moves). A
+	// `Last-Event-ID` beyond `8·version+7` names no event of this game and
+	// is refused (`400 invalid_request`) rather than waited for. While
+	// nothing happens, a comment line (`: ping`) keeps the connection
+	// open. Any instance of the service answers for every game, live,
+	// whichever instance the moves were played on.
 	//
 	// While the database is unavailable a stream stays open, with its
 	// comment lines, and goes on where it stopped when the database
@@ -6115,6 +7320,9 @@ type ClientInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -6521,6 +7729,126 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTournaments List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournamentWithBody Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournament Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournament Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournamentGames The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinTournament Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournamentResults The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromTournament Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ValidateRecordWithBody Check a whole game record
 	//
 	// Replays `moves` (pit numbers, alternating players) from `start`
@@ -6798,6 +8126,74 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAnalyzePositionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairingWithBody Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairing Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPairing Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *Client) GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPairingRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7195,6 +8591,106 @@ func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, 
 	return c.Client.Do(req)
 }
 
+// AbortGame Abort a game before both sides have moved
+//
+// Ends the game with no result (status `aborted`; it counts for
+// nobody, no rating moves) while it waits for its second player or a
+// side has not made its first move yet, with either seat's token or
+// its player's `Player-Token`. This is the only way a rated game can
+// end before both have moved. No body is needed.
+//
+// `409 abort_too_late` once both sides have moved (resign or offer a
+// draw instead), `409 game_over` in a finished game. Safe to retry:
+// aborting an aborted game gets the game as it is.
+//
+// Corresponds with POST /v1/games/{id}/abort (the `AbortGame` operationId).
+func (c *Client) AbortGame(ctx context.Context, id GameID, params *AbortGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAbortGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BerserkGame Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *Client) BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBerserkGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimDraw Claim a draw from an opponent who is gone
+//
+// Ends the game as a draw (winner `draw`, reason `timeout`, rated as
+// a draw) on the same conditions as `POST
+// /v1/games/{id}/claim-victory`: the opponent is gone and the claim
+// has opened. The same answers otherwise.
+//
+// Corresponds with POST /v1/games/{id}/claim-draw (the `ClaimDraw` operationId).
+func (c *Client) ClaimDraw(ctx context.Context, id GameID, params *ClaimDrawParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimDrawRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimVictory Claim the win from an opponent who is gone
+//
+// Ends the game as a win for your seat (reason `timeout`, rated as
+// any result) once the opponent is gone and the claim has opened.
+// The opponent is gone when, in an active game with a live clock
+// (`timeControl.kind: clock`) in which both sides have made their
+// first move, it is to move and its turn has lasted a sixth of the
+// initial time, at least 20 and at most 60 seconds (30 in a 3+2),
+// without a move; the claim opens 10 seconds later, and only if the
+// opponent's clock runs out after that (else the clock ends the
+// game). The event stream sends `opponentGone` when the opponent is
+// gone, with `claimAt`. The rule is the game's own state and the
+// server's clock, the same on every instance: a player who thinks
+// that long counts as gone too. No body is needed; your seat's token
+// or its player's `Player-Token`.
+//
+// `409 claim_too_early` before the claim opens (`detail` says when),
+// `409 claim_unavailable` when no claim can come (not a live game, a
+// side has not moved yet, or you are to move), `409 game_over` in a
+// game that has ended. Safe to retry: the same claim again gets the
+// game as it is.
+//
+// Corresponds with POST /v1/games/{id}/claim-victory (the `ClaimVictory` operationId).
+func (c *Client) ClaimVictory(ctx context.Context, id GameID, params *ClaimVictoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimVictoryRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OfferDrawWithBody Offer, accept or refuse a draw
 //
 // Offers a draw for your seat (`offer: true`), with the seat's token
@@ -7261,48 +8757,53 @@ func (c *Client) OfferDraw(ctx context.Context, id GameID, params *OfferDrawPara
 
 // FollowGameEvents Follow the game live (Server-Sent Events)
 //
-// A `text/event-stream` of the game's changes, for `EventSource` in a
-// browser or any SSE client. Events, each with an `id` that is a ply
-// count:
+// A `text/event-stream` of the game: first the whole game, then each
+// change, for `EventSource` in a browser or any SSE client. Each
+// `data` is one line of JSON carrying the game's `version` and
+// `status` after the event:
 //
-//   - `joined` (id `0`): the second seat was taken; data is a
-//     `GameJoinedEvent` (schema in components), the `Game` as it stands
-//     when the event is sent.
-//   - `move` (id: the ply after the move, so `1` for the first move):
-//     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
-//   - `end` (id: the game's last ply): the game ended; data is a
-//     `GameEndEvent`, the finished `Game`. The stream then closes.
-//   - `offer` (id: the game's ply): a draw offer or a takeback request
-//     now stands; data is a `GameOfferEvent`, the `Game`, whose
-//     `offers` say which.
-//   - `offerDeclined` (id: the game's ply): an offer was refused or
-//     withdrawn; data is a `GameOfferEvent`. An offer that a move, a
-//     takeback or the end cleared has no event of its own.
-//   - `takeback` (id: the ply the game went back to): moves were taken
-//     back; data is a `GameTakebackEvent`, the `Game` as it stands at
-//     that ply. Drop the moves from that ply on: the `move` events that
-//     follow go on from it, with ids that come again. A stream resumed
-//     (`Last-Event-ID`) from an id of the moves taken back may get that
-//     takeback and the moves made since; applied in order they leave
-//     the game right. After a takeback, a `Last-Event-ID` beyond the
-//     game's `ply` is refused: read the game again and follow anew.
+//   - `game` (no `id`): the first event of every stream, new or
+//     resumed: the whole game as it stands (`GameSnapshotEvent`, the
+//     `Game` of `GET /v1/games/{id}`). Replace what you hold with it.
+//   - `joined`: the second seat was taken; data is a `GameJoinedEvent`,
+//     the `Game` as it stands when the event is sent.
+//   - `move`: data is a `GameMoveEvent`, a `GameMove` with its full
+//     outcome and the game's `version` and `status` after it.
+//   - `end`: the game ended; data is a `GameEndEvent`, the finished
+//     `Game`. The stream then closes.
+//   - `offer`: a draw offer or a takeback request now stands; data is
+//     a `GameOfferEvent`, the `Game`, whose `offers` say which.
+//   - `offerDeclined`: an offer was refused or withdrawn; data is a
+//     `GameOfferEvent`. An offer that a move, a takeback or the end
+//     cleared has no event of its own.
+//   - `takeback`: moves were taken back; data is a `GameTakebackEvent`,
+//     the `Game` as it stands at the ply it went back to. The `move`
+//     events that follow go on from that ply.
+//   - `opponentGone`: the side to move is gone (see `POST
+//     /v1/games/{id}/claim-victory`); data is a
+//     `GameOpponentGoneEvent`: which side, since when, and when the
+//     other side's claim opens. One per `version`: a move or any other
+//     change ends it.
 //
-// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-// of an event stream a schema, so the five are components of their
-// own, named here: client generators emit a type for each (oapi-codegen
-// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
+// OpenAPI 3.0 cannot give the items of an event stream a schema, so
+// the data are components of their own, named here: client generators
+// emit a type for each (oapi-codegen with `skip-prune`, as
+// clients/go/oapi-codegen.yaml does).
 //
-// A new stream starts from the beginning of the game (the `joined`
-// event, if any, then every move so far), then follows live. To resume
-// without a gap, send `Last-Event-ID` with the last id you saw (browsers
-// do it by themselves on reconnection): you get every move from that
-// ply on. The `end` event may come again after a resumption that
-// follows it; treat it as idempotent. A `Last-Event-ID` greater than
-// the game's `ply` names no event of this game and is refused (`400
-// invalid_request`) rather than waited for. While nothing happens, a
-// comment line (`: ping`) keeps the connection open. Any instance of
-// the service answers for every game, live, whichever instance the
-// moves were played on.
+// Event ids grow with every change and never come again within a
+// game, a takeback included: the id of an event of `version` v is
+// from `8v` to `8v+7` (`opponentGone` is `8v+7`). A resumed stream
+// (`Last-Event-ID`, which browsers send by themselves on
+// reconnection) starts with the game as it stands, at least as new as
+// the event named, then sends the events after it: no id twice,
+// nothing to rebuild, whichever instance answers and after any
+// restart. The events between are not sent again: the `game` event
+// holds what they did (`GET /v1/games/{id}/moves` has the moves). A
+// `Last-Event-ID` beyond `8·version+7` names no event of this game and
+// is refused (`400 invalid_request`) rather than waited for. While
+// nothing happens, a comment line (`: ping`) keeps the connection
+// open. Any instance of the service answers for every game, live,
+// whichever instance the moves were played on.
 //
 // While the database is unavailable a stream stays open, with its
 // comment lines, and goes on where it stopped when the database
@@ -7820,6 +9321,9 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -8466,6 +9970,216 @@ func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams,
 	return c.Client.Do(req)
 }
 
+// ListTournaments List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *Client) ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournamentWithBody Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournament Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournament Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *Client) GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowTournamentEvents Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *Client) FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowTournamentEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournamentGames The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *Client) ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinTournament Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *Client) JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournamentResults The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *Client) GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentResultsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromTournament Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *Client) WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ValidateRecordWithBody Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -8839,6 +10553,110 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateBulkPairingRequest calls the generic CreateBulkPairing builder with application/json body
+func NewCreateBulkPairingRequest(server string, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBulkPairingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateBulkPairingRequestWithBody constructs an http.Request for the CreateBulkPairing method, with any body, and a specified content type
+func NewCreateBulkPairingRequestWithBody(server string, params *CreateBulkPairingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPairingRequest constructs an http.Request for the GetBulkPairing method
+func NewGetBulkPairingRequest(server string, id string, params *GetBulkPairingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -9438,6 +11256,202 @@ func NewGetGameRequest(server string, id GameID, params *GetGameParams) (*http.R
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewAbortGameRequest constructs an http.Request for the AbortGame method
+func NewAbortGameRequest(server string, id GameID, params *AbortGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/abort", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBerserkGameRequest constructs an http.Request for the BerserkGame method
+func NewBerserkGameRequest(server string, id string, params *BerserkGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/berserk", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewClaimDrawRequest constructs an http.Request for the ClaimDraw method
+func NewClaimDrawRequest(server string, id GameID, params *ClaimDrawParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/claim-draw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewClaimVictoryRequest constructs an http.Request for the ClaimVictory method
+func NewClaimVictoryRequest(server string, id GameID, params *ClaimVictoryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/claim-victory", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
 	}
@@ -11673,6 +13687,498 @@ func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.
 	return req, nil
 }
 
+// NewListTournamentsRequest constructs an http.Request for the ListTournaments method
+func NewListTournamentsRequest(server string, params *ListTournamentsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTournamentRequest calls the generic CreateTournament builder with application/json body
+func NewCreateTournamentRequest(server string, params *CreateTournamentParams, body CreateTournamentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTournamentRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTournamentRequestWithBody constructs an http.Request for the CreateTournament method, with any body, and a specified content type
+func NewCreateTournamentRequestWithBody(server string, params *CreateTournamentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentRequest constructs an http.Request for the GetTournament method
+func NewGetTournamentRequest(server string, id TournamentIDPath, params *GetTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "perPage", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowTournamentEventsRequest constructs an http.Request for the FollowTournamentEvents method
+func NewFollowTournamentEventsRequest(server string, id TournamentIDPath, params *FollowTournamentEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTournamentGamesRequest constructs an http.Request for the ListTournamentGames method
+func NewListTournamentGamesRequest(server string, id TournamentIDPath, params *ListTournamentGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewJoinTournamentRequest constructs an http.Request for the JoinTournament method
+func NewJoinTournamentRequest(server string, id TournamentIDPath, params *JoinTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentResultsRequest constructs an http.Request for the GetTournamentResults method
+func NewGetTournamentResultsRequest(server string, id TournamentIDPath, params *GetTournamentResultsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/results", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewWithdrawFromTournamentRequest constructs an http.Request for the WithdrawFromTournament method
+func NewWithdrawFromTournamentRequest(server string, id TournamentIDPath, params *WithdrawFromTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/withdraw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewValidateRecordRequest calls the generic ValidateRecord builder with application/json body
 func NewValidateRecordRequest(server string, params *ValidateRecordParams, body ValidateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11945,6 +14451,46 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
 
+	// CreateBulkPairingWithBodyWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// CreateBulkPairingWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// GetBulkPairingWithResponse Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error)
+
 	// ListChallengesWithResponse Your pending challenges
 	//
 	// The pending challenges you were sent (`incoming`) and sent
@@ -12204,6 +14750,74 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
 
+	// AbortGameWithResponse Abort a game before both sides have moved
+	//
+	// Ends the game with no result (status `aborted`; it counts for
+	// nobody, no rating moves) while it waits for its second player or a
+	// side has not made its first move yet, with either seat's token or
+	// its player's `Player-Token`. This is the only way a rated game can
+	// end before both have moved. No body is needed.
+	//
+	// `409 abort_too_late` once both sides have moved (resign or offer a
+	// draw instead), `409 game_over` in a finished game. Safe to retry:
+	// aborting an aborted game gets the game as it is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/abort (the `AbortGame` operationId).
+	AbortGameWithResponse(ctx context.Context, id GameID, params *AbortGameParams, reqEditors ...RequestEditorFn) (*AbortGameResponse, error)
+
+	// BerserkGameWithResponse Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error)
+
+	// ClaimDrawWithResponse Claim a draw from an opponent who is gone
+	//
+	// Ends the game as a draw (winner `draw`, reason `timeout`, rated as
+	// a draw) on the same conditions as `POST
+	// /v1/games/{id}/claim-victory`: the opponent is gone and the claim
+	// has opened. The same answers otherwise.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/claim-draw (the `ClaimDraw` operationId).
+	ClaimDrawWithResponse(ctx context.Context, id GameID, params *ClaimDrawParams, reqEditors ...RequestEditorFn) (*ClaimDrawResponse, error)
+
+	// ClaimVictoryWithResponse Claim the win from an opponent who is gone
+	//
+	// Ends the game as a win for your seat (reason `timeout`, rated as
+	// any result) once the opponent is gone and the claim has opened.
+	// The opponent is gone when, in an active game with a live clock
+	// (`timeControl.kind: clock`) in which both sides have made their
+	// first move, it is to move and its turn has lasted a sixth of the
+	// initial time, at least 20 and at most 60 seconds (30 in a 3+2),
+	// without a move; the claim opens 10 seconds later, and only if the
+	// opponent's clock runs out after that (else the clock ends the
+	// game). The event stream sends `opponentGone` when the opponent is
+	// gone, with `claimAt`. The rule is the game's own state and the
+	// server's clock, the same on every instance: a player who thinks
+	// that long counts as gone too. No body is needed; your seat's token
+	// or its player's `Player-Token`.
+	//
+	// `409 claim_too_early` before the claim opens (`detail` says when),
+	// `409 claim_unavailable` when no claim can come (not a live game, a
+	// side has not moved yet, or you are to move), `409 game_over` in a
+	// game that has ended. Safe to retry: the same claim again gets the
+	// game as it is.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/claim-victory (the `ClaimVictory` operationId).
+	ClaimVictoryWithResponse(ctx context.Context, id GameID, params *ClaimVictoryParams, reqEditors ...RequestEditorFn) (*ClaimVictoryResponse, error)
+
 	// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
 	//
 	// Offers a draw for your seat (`offer: true`), with the seat's token
@@ -12250,48 +14864,53 @@ type ClientWithResponsesInterface interface {
 
 	// FollowGameEventsWithResponse Follow the game live (Server-Sent Events)
 	//
-	// A `text/event-stream` of the game's changes, for `EventSource` in a
-	// browser or any SSE client. Events, each with an `id` that is a ply
-	// count:
+	// A `text/event-stream` of the game: first the whole game, then each
+	// change, for `EventSource` in a browser or any SSE client. Each
+	// `data` is one line of JSON carrying the game's `version` and
+	// `status` after the event:
 	//
-	// - `joined` (id `0`): the second seat was taken; data is a
-	//   `GameJoinedEvent` (schema in components), the `Game` as it stands
-	//   when the event is sent.
-	// - `move` (id: the ply after the move, so `1` for the first move):
-	//   data is a `GameMoveEvent`, a `GameMove` with its full outcome.
-	// - `end` (id: the game's last ply): the game ended; data is a
-	//   `GameEndEvent`, the finished `Game`. The stream then closes.
-	// - `offer` (id: the game's ply): a draw offer or a takeback request
-	//   now stands; data is a `GameOfferEvent`, the `Game`, whose
-	//   `offers` say which.
-	// - `offerDeclined` (id: the game's ply): an offer was refused or
-	//   withdrawn; data is a `GameOfferEvent`. An offer that a move, a
-	//   takeback or the end cleared has no event of its own.
-	// - `takeback` (id: the ply the game went back to): moves were taken
-	//   back; data is a `GameTakebackEvent`, the `Game` as it stands at
-	//   that ply. Drop the moves from that ply on: the `move` events that
-	//   follow go on from it, with ids that come again. A stream resumed
-	//   (`Last-Event-ID`) from an id of the moves taken back may get that
-	//   takeback and the moves made since; applied in order they leave
-	//   the game right. After a takeback, a `Last-Event-ID` beyond the
-	//   game's `ply` is refused: read the game again and follow anew.
+	// - `game` (no `id`): the first event of every stream, new or
+	//   resumed: the whole game as it stands (`GameSnapshotEvent`, the
+	//   `Game` of `GET /v1/games/{id}`). Replace what you hold with it.
+	// - `joined`: the second seat was taken; data is a `GameJoinedEvent`,
+	//   the `Game` as it stands when the event is sent.
+	// - `move`: data is a `GameMoveEvent`, a `GameMove` with its full
+	//   outcome and the game's `version` and `status` after it.
+	// - `end`: the game ended; data is a `GameEndEvent`, the finished
+	//   `Game`. The stream then closes.
+	// - `offer`: a draw offer or a takeback request now stands; data is
+	//   a `GameOfferEvent`, the `Game`, whose `offers` say which.
+	// - `offerDeclined`: an offer was refused or withdrawn; data is a
+	//   `GameOfferEvent`. An offer that a move, a takeback or the end
+	//   cleared has no event of its own.
+	// - `takeback`: moves were taken back; data is a `GameTakebackEvent`,
+	//   the `Game` as it stands at the ply it went back to. The `move`
+	//   events that follow go on from that ply.
+	// - `opponentGone`: the side to move is gone (see `POST
+	//   /v1/games/{id}/claim-victory`); data is a
+	//   `GameOpponentGoneEvent`: which side, since when, and when the
+	//   other side's claim opens. One per `version`: a move or any other
+	//   change ends it.
 	//
-	// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-	// of an event stream a schema, so the five are components of their
-	// own, named here: client generators emit a type for each (oapi-codegen
-	// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
+	// OpenAPI 3.0 cannot give the items of an event stream a schema, so
+	// the data are components of their own, named here: client generators
+	// emit a type for each (oapi-codegen with `skip-prune`, as
+	// clients/go/oapi-codegen.yaml does).
 	//
-	// A new stream starts from the beginning of the game (the `joined`
-	// event, if any, then every move so far), then follows live. To resume
-	// without a gap, send `Last-Event-ID` with the last id you saw (browsers
-	// do it by themselves on reconnection): you get every move from that
-	// ply on. The `end` event may come again after a resumption that
-	// follows it; treat it as idempotent. A `Last-Event-ID` greater than
-	// the game's `ply` names no event of this game and is refused (`400
-	// invalid_request`) rather than waited for. While nothing happens, a
-	// comment line (`: ping`) keeps the connection open. Any instance of
-	// the service answers for every game, live, whichever instance the
-	// moves were played on.
+	// Event ids grow with every change and never come again within a
+	// game, a takeback included: the id of an event of `version` v is
+	// from `8v` to `8v+7` (`opponentGone` is `8v+7`). A resumed stream
+	// (`Last-Event-ID`, which browsers send by themselves on
+	// reconnection) starts with the game as it stands, at least as new as
+	// the event named, then sends the events after it: no id twice,
+	// nothing to rebuild, whichever instance answers and after any
+	// restart. The events between are not sent again: the `game` event
+	// holds what they did (`GET /v1/games/{id}/moves` has the moves). A
+	// `Last-Event-ID` beyond `8·version+7` names no event of this game and
+	// is refused (`400 invalid_request`) rather than waited for. While
+	// nothing happens, a comment line (`: ping`) keeps the connection
+	// open. Any instance of the service answers for every game, live,
+	// whichever instance the moves were played on.
 	//
 	// While the database is unavailable a stream stays open, with its
 	// comment lines, and goes on where it stopped when the database
@@ -12649,6 +15268,9 @@ type ClientWithResponsesInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -13086,6 +15708,140 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
+
+	// ListTournamentsWithResponse List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error)
+
+	// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// CreateTournamentWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// GetTournamentWithResponse Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error)
+
+	// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error)
+
+	// ListTournamentGamesWithResponse The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error)
+
+	// JoinTournamentWithResponse Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error)
+
+	// GetTournamentResultsWithResponse The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error)
+
+	// WithdrawFromTournamentWithResponse Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error)
 
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
@@ -13553,6 +16309,259 @@ func (r AnalyzePositionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AnalyzePositionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBulkPairingResponse201Headers the declared response headers of an HTTP 201 response for CreateBulkPairing
+type CreateBulkPairingResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse400Headers the declared response headers of an HTTP 400 response for CreateBulkPairing
+type CreateBulkPairingResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse401Headers the declared response headers of an HTTP 401 response for CreateBulkPairing
+type CreateBulkPairingResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateBulkPairingResponse403Headers the declared response headers of an HTTP 403 response for CreateBulkPairing
+type CreateBulkPairingResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse413Headers the declared response headers of an HTTP 413 response for CreateBulkPairing
+type CreateBulkPairingResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse415Headers the declared response headers of an HTTP 415 response for CreateBulkPairing
+type CreateBulkPairingResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse422Headers the declared response headers of an HTTP 422 response for CreateBulkPairing
+type CreateBulkPairingResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for CreateBulkPairing
+type CreateBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for CreateBulkPairing
+type CreateBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *BulkPairing
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateBulkPairingResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBulkPairingResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBulkPairingResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBulkPairingResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBulkPairingResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateBulkPairingResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBulkPairingResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBulkPairingResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateBulkPairingResponse) GetJSON201() *BulkPairing {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPairingResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPairing
+type GetBulkPairingResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse404Headers the declared response headers of an HTTP 404 response for GetBulkPairing
+type GetBulkPairingResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for GetBulkPairing
+type GetBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPairing
+type GetBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkPairing
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPairingResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBulkPairingResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPairingResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBulkPairingResponse) GetJSON200() *BulkPairing {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPairingResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14900,6 +17909,579 @@ func (r GetGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AbortGameResponse200Headers the declared response headers of an HTTP 200 response for AbortGame
+type AbortGameResponse200Headers struct {
+	XRequestID *string
+}
+
+// AbortGameResponse400Headers the declared response headers of an HTTP 400 response for AbortGame
+type AbortGameResponse400Headers struct {
+	XRequestID *string
+}
+
+// AbortGameResponse401Headers the declared response headers of an HTTP 401 response for AbortGame
+type AbortGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// AbortGameResponse404Headers the declared response headers of an HTTP 404 response for AbortGame
+type AbortGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// AbortGameResponse409Headers the declared response headers of an HTTP 409 response for AbortGame
+type AbortGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// AbortGameResponse429Headers the declared response headers of an HTTP 429 response for AbortGame
+type AbortGameResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// AbortGameResponse500Headers the declared response headers of an HTTP 500 response for AbortGame
+type AbortGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// AbortGameResponse503Headers the declared response headers of an HTTP 503 response for AbortGame
+type AbortGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type AbortGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Game
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *AbortConflict
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *AbortGameResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *AbortGameResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AbortGameResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *AbortGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AbortGameResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *AbortGameResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *AbortGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AbortGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AbortGameResponse) GetJSON200() *Game {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON409() *AbortConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AbortGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AbortGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AbortGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AbortGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AbortGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BerserkGameResponse200Headers the declared response headers of an HTTP 200 response for BerserkGame
+type BerserkGameResponse200Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse401Headers the declared response headers of an HTTP 401 response for BerserkGame
+type BerserkGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BerserkGameResponse404Headers the declared response headers of an HTTP 404 response for BerserkGame
+type BerserkGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse409Headers the declared response headers of an HTTP 409 response for BerserkGame
+type BerserkGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse500Headers the declared response headers of an HTTP 500 response for BerserkGame
+type BerserkGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse503Headers the declared response headers of an HTTP 503 response for BerserkGame
+type BerserkGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BerserkGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BerserkAnswer
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BerserkGameResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BerserkGameResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BerserkGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BerserkGameResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BerserkGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BerserkGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BerserkGameResponse) GetJSON200() *BerserkAnswer {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BerserkGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BerserkGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BerserkGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BerserkGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClaimDrawResponse200Headers the declared response headers of an HTTP 200 response for ClaimDraw
+type ClaimDrawResponse200Headers struct {
+	XRequestID *string
+}
+
+// ClaimDrawResponse400Headers the declared response headers of an HTTP 400 response for ClaimDraw
+type ClaimDrawResponse400Headers struct {
+	XRequestID *string
+}
+
+// ClaimDrawResponse401Headers the declared response headers of an HTTP 401 response for ClaimDraw
+type ClaimDrawResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ClaimDrawResponse404Headers the declared response headers of an HTTP 404 response for ClaimDraw
+type ClaimDrawResponse404Headers struct {
+	XRequestID *string
+}
+
+// ClaimDrawResponse409Headers the declared response headers of an HTTP 409 response for ClaimDraw
+type ClaimDrawResponse409Headers struct {
+	XRequestID *string
+}
+
+// ClaimDrawResponse429Headers the declared response headers of an HTTP 429 response for ClaimDraw
+type ClaimDrawResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// ClaimDrawResponse500Headers the declared response headers of an HTTP 500 response for ClaimDraw
+type ClaimDrawResponse500Headers struct {
+	XRequestID *string
+}
+
+// ClaimDrawResponse503Headers the declared response headers of an HTTP 503 response for ClaimDraw
+type ClaimDrawResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ClaimDrawResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Game
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *ClaimConflict
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClaimDrawResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClaimDrawResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ClaimDrawResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ClaimDrawResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ClaimDrawResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClaimDrawResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ClaimDrawResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClaimDrawResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimDrawResponse) GetJSON200() *Game {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON409() *ClaimConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ClaimDrawResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimDrawResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimDrawResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimDrawResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimDrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ClaimVictoryResponse200Headers the declared response headers of an HTTP 200 response for ClaimVictory
+type ClaimVictoryResponse200Headers struct {
+	XRequestID *string
+}
+
+// ClaimVictoryResponse400Headers the declared response headers of an HTTP 400 response for ClaimVictory
+type ClaimVictoryResponse400Headers struct {
+	XRequestID *string
+}
+
+// ClaimVictoryResponse401Headers the declared response headers of an HTTP 401 response for ClaimVictory
+type ClaimVictoryResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ClaimVictoryResponse404Headers the declared response headers of an HTTP 404 response for ClaimVictory
+type ClaimVictoryResponse404Headers struct {
+	XRequestID *string
+}
+
+// ClaimVictoryResponse409Headers the declared response headers of an HTTP 409 response for ClaimVictory
+type ClaimVictoryResponse409Headers struct {
+	XRequestID *string
+}
+
+// ClaimVictoryResponse429Headers the declared response headers of an HTTP 429 response for ClaimVictory
+type ClaimVictoryResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+	XRequestID      *string
+}
+
+// ClaimVictoryResponse500Headers the declared response headers of an HTTP 500 response for ClaimVictory
+type ClaimVictoryResponse500Headers struct {
+	XRequestID *string
+}
+
+// ClaimVictoryResponse503Headers the declared response headers of an HTTP 503 response for ClaimVictory
+type ClaimVictoryResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ClaimVictoryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Game
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *GameNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *ClaimConflict
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *RateLimited
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClaimVictoryResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClaimVictoryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ClaimVictoryResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ClaimVictoryResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ClaimVictoryResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClaimVictoryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ClaimVictoryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ClaimVictoryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimVictoryResponse) GetJSON200() *Game {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON404() *GameNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON409() *ClaimConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON429() *RateLimited {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ClaimVictoryResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimVictoryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimVictoryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimVictoryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimVictoryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19433,6 +23015,908 @@ func (r GetSeekResponse) ContentType() string {
 	return ""
 }
 
+// ListTournamentsResponse200Headers the declared response headers of an HTTP 200 response for ListTournaments
+type ListTournamentsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse400Headers the declared response headers of an HTTP 400 response for ListTournaments
+type ListTournamentsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse404Headers the declared response headers of an HTTP 404 response for ListTournaments
+type ListTournamentsResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse500Headers the declared response headers of an HTTP 500 response for ListTournaments
+type ListTournamentsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse503Headers the declared response headers of an HTTP 503 response for ListTournaments
+type ListTournamentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTournamentsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentsResponse) GetJSON200() *TournamentList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTournamentResponse201Headers the declared response headers of an HTTP 201 response for CreateTournament
+type CreateTournamentResponse201Headers struct {
+	Location   *string
+	XRequestID *string
+}
+
+// CreateTournamentResponse400Headers the declared response headers of an HTTP 400 response for CreateTournament
+type CreateTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse401Headers the declared response headers of an HTTP 401 response for CreateTournament
+type CreateTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTournamentResponse413Headers the declared response headers of an HTTP 413 response for CreateTournament
+type CreateTournamentResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse415Headers the declared response headers of an HTTP 415 response for CreateTournament
+type CreateTournamentResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse422Headers the declared response headers of an HTTP 422 response for CreateTournament
+type CreateTournamentResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse500Headers the declared response headers of an HTTP 500 response for CreateTournament
+type CreateTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse503Headers the declared response headers of an HTTP 503 response for CreateTournament
+type CreateTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tournament
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTournamentResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTournamentResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTournamentResponse401Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTournamentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTournamentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTournamentResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTournamentResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTournamentResponse) GetJSON201() *Tournament {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResponse200Headers the declared response headers of an HTTP 200 response for GetTournament
+type GetTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse400Headers the declared response headers of an HTTP 400 response for GetTournament
+type GetTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse404Headers the declared response headers of an HTTP 404 response for GetTournament
+type GetTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse500Headers the declared response headers of an HTTP 500 response for GetTournament
+type GetTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse503Headers the declared response headers of an HTTP 503 response for GetTournament
+type GetTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentView
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTournamentResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTournamentResponse) GetJSON200() *TournamentView {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowTournamentEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowTournamentEvents
+type FollowTournamentEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowTournamentEvents
+type FollowTournamentEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse404Headers the declared response headers of an HTTP 404 response for FollowTournamentEvents
+type FollowTournamentEventsResponse404Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowTournamentEvents
+type FollowTournamentEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowTournamentEvents
+type FollowTournamentEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowTournamentEvents
+type FollowTournamentEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowTournamentEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowTournamentEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowTournamentEventsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *FollowTournamentEventsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowTournamentEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowTournamentEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowTournamentEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowTournamentEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowTournamentEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowTournamentEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowTournamentEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTournamentGamesResponse200Headers the declared response headers of an HTTP 200 response for ListTournamentGames
+type ListTournamentGamesResponse200Headers struct {
+	Vary       *string
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse404Headers the declared response headers of an HTTP 404 response for ListTournamentGames
+type ListTournamentGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse500Headers the declared response headers of an HTTP 500 response for ListTournamentGames
+type ListTournamentGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse503Headers the declared response headers of an HTTP 503 response for ListTournamentGames
+type ListTournamentGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentGames
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentGamesResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentGamesResponse) GetJSON200() *TournamentGames {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinTournamentResponse200Headers the declared response headers of an HTTP 200 response for JoinTournament
+type JoinTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse401Headers the declared response headers of an HTTP 401 response for JoinTournament
+type JoinTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// JoinTournamentResponse403Headers the declared response headers of an HTTP 403 response for JoinTournament
+type JoinTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse404Headers the declared response headers of an HTTP 404 response for JoinTournament
+type JoinTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse409Headers the declared response headers of an HTTP 409 response for JoinTournament
+type JoinTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse500Headers the declared response headers of an HTTP 500 response for JoinTournament
+type JoinTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse503Headers the declared response headers of an HTTP 503 response for JoinTournament
+type JoinTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type JoinTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *JoinTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinTournamentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *JoinTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *JoinTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *JoinTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResultsResponse200Headers the declared response headers of an HTTP 200 response for GetTournamentResults
+type GetTournamentResultsResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse404Headers the declared response headers of an HTTP 404 response for GetTournamentResults
+type GetTournamentResultsResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse500Headers the declared response headers of an HTTP 500 response for GetTournamentResults
+type GetTournamentResultsResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse503Headers the declared response headers of an HTTP 503 response for GetTournamentResults
+type GetTournamentResultsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResultsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResultsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResultsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResultsResponse503Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawFromTournamentResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse401Headers the declared response headers of an HTTP 401 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// WithdrawFromTournamentResponse404Headers the declared response headers of an HTTP 404 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse500Headers the declared response headers of an HTTP 500 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse503Headers the declared response headers of an HTTP 503 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type WithdrawFromTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawFromTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WithdrawFromTournamentResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WithdrawFromTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *WithdrawFromTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *WithdrawFromTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WithdrawFromTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawFromTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawFromTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawFromTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawFromTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawFromTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ValidateRecordResponse200Headers the declared response headers of an HTTP 200 response for ValidateRecord
 type ValidateRecordResponse200Headers struct {
 	XRequestID *string
@@ -19819,6 +24303,64 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 	return ParseAnalyzePositionResponse(rsp)
 }
 
+// CreateBulkPairingWithBodyWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// CreateBulkPairingWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairing(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// GetBulkPairingWithResponse Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *ClientWithResponses) GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error) {
+	rsp, err := c.GetBulkPairing(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPairingResponse(rsp)
+}
+
 // ListChallengesWithResponse Your pending challenges
 //
 // The pending challenges you were sent (`incoming`) and sent
@@ -20162,6 +24704,98 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 	return ParseGetGameResponse(rsp)
 }
 
+// AbortGameWithResponse Abort a game before both sides have moved
+//
+// Ends the game with no result (status `aborted`; it counts for
+// nobody, no rating moves) while it waits for its second player or a
+// side has not made its first move yet, with either seat's token or
+// its player's `Player-Token`. This is the only way a rated game can
+// end before both have moved. No body is needed.
+//
+// `409 abort_too_late` once both sides have moved (resign or offer a
+// draw instead), `409 game_over` in a finished game. Safe to retry:
+// aborting an aborted game gets the game as it is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/abort (the `AbortGame` operationId).
+func (c *ClientWithResponses) AbortGameWithResponse(ctx context.Context, id GameID, params *AbortGameParams, reqEditors ...RequestEditorFn) (*AbortGameResponse, error) {
+	rsp, err := c.AbortGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAbortGameResponse(rsp)
+}
+
+// BerserkGameWithResponse Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *ClientWithResponses) BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error) {
+	rsp, err := c.BerserkGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBerserkGameResponse(rsp)
+}
+
+// ClaimDrawWithResponse Claim a draw from an opponent who is gone
+//
+// Ends the game as a draw (winner `draw`, reason `timeout`, rated as
+// a draw) on the same conditions as `POST
+// /v1/games/{id}/claim-victory`: the opponent is gone and the claim
+// has opened. The same answers otherwise.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/claim-draw (the `ClaimDraw` operationId).
+func (c *ClientWithResponses) ClaimDrawWithResponse(ctx context.Context, id GameID, params *ClaimDrawParams, reqEditors ...RequestEditorFn) (*ClaimDrawResponse, error) {
+	rsp, err := c.ClaimDraw(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimDrawResponse(rsp)
+}
+
+// ClaimVictoryWithResponse Claim the win from an opponent who is gone
+//
+// Ends the game as a win for your seat (reason `timeout`, rated as
+// any result) once the opponent is gone and the claim has opened.
+// The opponent is gone when, in an active game with a live clock
+// (`timeControl.kind: clock`) in which both sides have made their
+// first move, it is to move and its turn has lasted a sixth of the
+// initial time, at least 20 and at most 60 seconds (30 in a 3+2),
+// without a move; the claim opens 10 seconds later, and only if the
+// opponent's clock runs out after that (else the clock ends the
+// game). The event stream sends `opponentGone` when the opponent is
+// gone, with `claimAt`. The rule is the game's own state and the
+// server's clock, the same on every instance: a player who thinks
+// that long counts as gone too. No body is needed; your seat's token
+// or its player's `Player-Token`.
+//
+// `409 claim_too_early` before the claim opens (`detail` says when),
+// `409 claim_unavailable` when no claim can come (not a live game, a
+// side has not moved yet, or you are to move), `409 game_over` in a
+// game that has ended. Safe to retry: the same claim again gets the
+// game as it is.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/claim-victory (the `ClaimVictory` operationId).
+func (c *ClientWithResponses) ClaimVictoryWithResponse(ctx context.Context, id GameID, params *ClaimVictoryParams, reqEditors ...RequestEditorFn) (*ClaimVictoryResponse, error) {
+	rsp, err := c.ClaimVictory(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimVictoryResponse(rsp)
+}
+
 // OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
 //
 // Offers a draw for your seat (`offer: true`), with the seat's token
@@ -20220,48 +24854,53 @@ func (c *ClientWithResponses) OfferDrawWithResponse(ctx context.Context, id Game
 
 // FollowGameEventsWithResponse Follow the game live (Server-Sent Events)
 //
-// A `text/event-stream` of the game's changes, for `EventSource` in a
-// browser or any SSE client. Events, each with an `id` that is a ply
-// count:
+// A `text/event-stream` of the game: first the whole game, then each
+// change, for `EventSource` in a browser or any SSE client. Each
+// `data` is one line of JSON carrying the game's `version` and
+// `status` after the event:
 //
-//   - `joined` (id `0`): the second seat was taken; data is a
-//     `GameJoinedEvent` (schema in components), the `Game` as it stands
-//     when the event is sent.
-//   - `move` (id: the ply after the move, so `1` for the first move):
-//     data is a `GameMoveEvent`, a `GameMove` with its full outcome.
-//   - `end` (id: the game's last ply): the game ended; data is a
-//     `GameEndEvent`, the finished `Game`. The stream then closes.
-//   - `offer` (id: the game's ply): a draw offer or a takeback request
-//     now stands; data is a `GameOfferEvent`, the `Game`, whose
-//     `offers` say which.
-//   - `offerDeclined` (id: the game's ply): an offer was refused or
-//     withdrawn; data is a `GameOfferEvent`. An offer that a move, a
-//     takeback or the end cleared has no event of its own.
-//   - `takeback` (id: the ply the game went back to): moves were taken
-//     back; data is a `GameTakebackEvent`, the `Game` as it stands at
-//     that ply. Drop the moves from that ply on: the `move` events that
-//     follow go on from it, with ids that come again. A stream resumed
-//     (`Last-Event-ID`) from an id of the moves taken back may get that
-//     takeback and the moves made since; applied in order they leave
-//     the game right. After a takeback, a `Last-Event-ID` beyond the
-//     game's `ply` is refused: read the game again and follow anew.
+//   - `game` (no `id`): the first event of every stream, new or
+//     resumed: the whole game as it stands (`GameSnapshotEvent`, the
+//     `Game` of `GET /v1/games/{id}`). Replace what you hold with it.
+//   - `joined`: the second seat was taken; data is a `GameJoinedEvent`,
+//     the `Game` as it stands when the event is sent.
+//   - `move`: data is a `GameMoveEvent`, a `GameMove` with its full
+//     outcome and the game's `version` and `status` after it.
+//   - `end`: the game ended; data is a `GameEndEvent`, the finished
+//     `Game`. The stream then closes.
+//   - `offer`: a draw offer or a takeback request now stands; data is
+//     a `GameOfferEvent`, the `Game`, whose `offers` say which.
+//   - `offerDeclined`: an offer was refused or withdrawn; data is a
+//     `GameOfferEvent`. An offer that a move, a takeback or the end
+//     cleared has no event of its own.
+//   - `takeback`: moves were taken back; data is a `GameTakebackEvent`,
+//     the `Game` as it stands at the ply it went back to. The `move`
+//     events that follow go on from that ply.
+//   - `opponentGone`: the side to move is gone (see `POST
+//     /v1/games/{id}/claim-victory`); data is a
+//     `GameOpponentGoneEvent`: which side, since when, and when the
+//     other side's claim opens. One per `version`: a move or any other
+//     change ends it.
 //
-// Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-// of an event stream a schema, so the five are components of their
-// own, named here: client generators emit a type for each (oapi-codegen
-// with `skip-prune`, as clients/go/oapi-codegen.yaml does).
+// OpenAPI 3.0 cannot give the items of an event stream a schema, so
+// the data are components of their own, named here: client generators
+// emit a type for each (oapi-codegen with `skip-prune`, as
+// clients/go/oapi-codegen.yaml does).
 //
-// A new stream starts from the beginning of the game (the `joined`
-// event, if any, then every move so far), then follows live. To resume
-// without a gap, send `Last-Event-ID` with the last id you saw (browsers
-// do it by themselves on reconnection): you get every move from that
-// ply on. The `end` event may come again after a resumption that
-// follows it; treat it as idempotent. A `Last-Event-ID` greater than
-// the game's `ply` names no event of this game and is refused (`400
-// invalid_request`) rather than waited for. While nothing happens, a
-// comment line (`: ping`) keeps the connection open. Any instance of
-// the service answers for every game, live, whichever instance the
-// moves were played on.
+// Event ids grow with every change and never come again within a
+// game, a takeback included: the id of an event of `version` v is
+// from `8v` to `8v+7` (`opponentGone` is `8v+7`). A resumed stream
+// (`Last-Event-ID`, which browsers send by themselves on
+// reconnection) starts with the game as it stands, at least as new as
+// the event named, then sends the events after it: no id twice,
+// nothing to rebuild, whichever instance answers and after any
+// restart. The events between are not sent again: the `game` event
+// holds what they did (`GET /v1/games/{id}/moves` has the moves). A
+// `Last-Event-ID` beyond `8·version+7` names no event of this game and
+// is refused (`400 invalid_request`) rather than waited for. While
+// nothing happens, a comment line (`: ping`) keeps the connection
+// open. Any instance of the service answers for every game, live,
+// whichever instance the moves were played on.
 //
 // While the database is unavailable a stream stays open, with its
 // comment lines, and goes on where it stopped when the database
@@ -20727,6 +25366,9 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -21309,6 +25951,194 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 	return ParseGetSeekResponse(rsp)
 }
 
+// ListTournamentsWithResponse List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *ClientWithResponses) ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error) {
+	rsp, err := c.ListTournaments(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentsResponse(rsp)
+}
+
+// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournamentWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// CreateTournamentWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournament(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// GetTournamentWithResponse Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *ClientWithResponses) GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error) {
+	rsp, err := c.GetTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResponse(rsp)
+}
+
+// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *ClientWithResponses) FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error) {
+	rsp, err := c.FollowTournamentEvents(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowTournamentEventsResponse(rsp)
+}
+
+// ListTournamentGamesWithResponse The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *ClientWithResponses) ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error) {
+	rsp, err := c.ListTournamentGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentGamesResponse(rsp)
+}
+
+// JoinTournamentWithResponse Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *ClientWithResponses) JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error) {
+	rsp, err := c.JoinTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinTournamentResponse(rsp)
+}
+
+// GetTournamentResultsWithResponse The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *ClientWithResponses) GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error) {
+	rsp, err := c.GetTournamentResults(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResultsResponse(rsp)
+}
+
+// WithdrawFromTournamentWithResponse Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *ClientWithResponses) WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error) {
+	rsp, err := c.WithdrawFromTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromTournamentResponse(rsp)
+}
+
 // ValidateRecordWithBodyWithResponse Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -21766,6 +26596,292 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBulkPairingResponse parses an HTTP response from a CreateBulkPairingWithResponse call
+func ParseCreateBulkPairingResponse(rsp *http.Response) (*CreateBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateBulkPairingResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateBulkPairingResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBulkPairingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBulkPairingResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBulkPairingResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateBulkPairingResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBulkPairingResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPairingResponse parses an HTTP response from a GetBulkPairingWithResponse call
+func ParseGetBulkPairingResponse(rsp *http.Response) (*GetBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPairingResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBulkPairingResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23398,6 +28514,723 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAbortGameResponse parses an HTTP response from a AbortGameWithResponse call
+func ParseAbortGameResponse(rsp *http.Response) (*AbortGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AbortGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest AbortConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers AbortGameResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers AbortGameResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers AbortGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers AbortGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers AbortGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers AbortGameResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers AbortGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers AbortGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBerserkGameResponse parses an HTTP response from a BerserkGameWithResponse call
+func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BerserkGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BerserkAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BerserkGameResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers BerserkGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers BerserkGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BerserkGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BerserkGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BerserkGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClaimDrawResponse parses an HTTP response from a ClaimDrawWithResponse call
+func ParseClaimDrawResponse(rsp *http.Response) (*ClaimDrawResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimDrawResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ClaimConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClaimDrawResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClaimDrawResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ClaimDrawResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ClaimDrawResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ClaimDrawResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClaimDrawResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ClaimDrawResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClaimDrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseClaimVictoryResponse parses an HTTP response from a ClaimVictoryWithResponse call
+func ParseClaimVictoryResponse(rsp *http.Response) (*ClaimVictoryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimVictoryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Game
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest GameNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ClaimConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClaimVictoryResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClaimVictoryResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ClaimVictoryResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers ClaimVictoryResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers ClaimVictoryResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClaimVictoryResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers ClaimVictoryResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ClaimVictoryResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -28795,6 +34628,1034 @@ func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentsResponse parses an HTTP response from a ListTournamentsWithResponse call
+func ParseListTournamentsResponse(rsp *http.Response) (*ListTournamentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTournamentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTournamentResponse parses an HTTP response from a CreateTournamentWithResponse call
+func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tournament
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTournamentResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTournamentResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTournamentResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTournamentResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResponse parses an HTTP response from a GetTournamentWithResponse call
+func ParseGetTournamentResponse(rsp *http.Response) (*GetTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowTournamentEventsResponse parses an HTTP response from a FollowTournamentEventsWithResponse call
+func ParseFollowTournamentEventsResponse(rsp *http.Response) (*FollowTournamentEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowTournamentEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowTournamentEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowTournamentEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers FollowTournamentEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowTournamentEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowTournamentEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowTournamentEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentGamesResponse parses an HTTP response from a ListTournamentGamesWithResponse call
+func ParseListTournamentGamesResponse(rsp *http.Response) (*ListTournamentGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentGames
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentGamesResponse200Headers
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinTournamentResponse parses an HTTP response from a JoinTournamentWithResponse call
+func ParseJoinTournamentResponse(rsp *http.Response) (*JoinTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers JoinTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers JoinTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers JoinTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers JoinTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResultsResponse parses an HTTP response from a GetTournamentResultsWithResponse call
+func ParseGetTournamentResultsResponse(rsp *http.Response) (*GetTournamentResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResultsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResultsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResultsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawFromTournamentResponse parses an HTTP response from a WithdrawFromTournamentWithResponse call
+func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawFromTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawFromTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers WithdrawFromTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers WithdrawFromTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers WithdrawFromTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers WithdrawFromTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers WithdrawFromTournamentResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
