@@ -20,7 +20,7 @@ import { createAyoayoClient, type components } from "./src/index.js";
 
 type Rules = components["schemas"]["Rules"];
 type Position = components["schemas"]["Position"];
-type GameMoveEvent = components["schemas"]["GameMoveEvent"];
+type GameMove = components["schemas"]["GameMove"];
 type PlayerGameStartEvent = components["schemas"]["PlayerGameStartEvent"];
 type TimeControl = components["schemas"]["TimeControl"];
 
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
     body: { ply: game.ply, pit: 0 },
   });
   if (!played.data) fail("POST /v1/games/{id}/moves", played.error, played.response);
-  const move: GameMoveEvent = played.data.move;
+  const move: GameMove = played.data.move;
   const capture = move.capture ? `${move.capture.seeds} seeds from pit ${move.capture.pit}` : "nothing";
   console.log(`move: pit ${move.pit} in ${move.legs.length} legs, captured ${capture}; the game is at ply ${played.data.game.ply}`);
 

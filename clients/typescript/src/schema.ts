@@ -197,6 +197,95 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{id}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Abort a game before both sides have moved
+         * @description Ends the game with no result (status `aborted`; it counts for
+         *     nobody, no rating moves) while it waits for its second player or a
+         *     side has not made its first move yet, with either seat's token or
+         *     its player's `Player-Token`. This is the only way a rated game can
+         *     end before both have moved. No body is needed.
+         *
+         *     `409 abort_too_late` once both sides have moved (resign or offer a
+         *     draw instead), `409 game_over` in a finished game. Safe to retry:
+         *     aborting an aborted game gets the game as it is.
+         */
+        post: operations["AbortGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/claim-victory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim the win from an opponent who is gone
+         * @description Ends the game as a win for your seat (reason `timeout`, rated as
+         *     any result) once the opponent is gone and the claim has opened.
+         *     The opponent is gone when, in an active game with a live clock
+         *     (`timeControl.kind: clock`) in which both sides have made their
+         *     first move, it is to move and its turn has lasted a sixth of the
+         *     initial time, at least 20 and at most 60 seconds (30 in a 3+2),
+         *     without a move; the claim opens 10 seconds later, and only if the
+         *     opponent's clock runs out after that (else the clock ends the
+         *     game). The event stream sends `opponentGone` when the opponent is
+         *     gone, with `claimAt`. The rule is the game's own state and the
+         *     server's clock, the same on every instance: a player who thinks
+         *     that long counts as gone too. No body is needed; your seat's token
+         *     or its player's `Player-Token`.
+         *
+         *     `409 claim_too_early` before the claim opens (`detail` says when),
+         *     `409 claim_unavailable` when no claim can come (not a live game, a
+         *     side has not moved yet, or you are to move), `409 game_over` in a
+         *     game that has ended. Safe to retry: the same claim again gets the
+         *     game as it is.
+         */
+        post: operations["ClaimVictory"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{id}/claim-draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a draw from an opponent who is gone
+         * @description Ends the game as a draw (winner `draw`, reason `timeout`, rated as
+         *     a draw) on the same conditions as `POST
+         *     /v1/games/{id}/claim-victory`: the opponent is gone and the claim
+         *     has opened. The same answers otherwise.
+         */
+        post: operations["ClaimDraw"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{id}/draw": {
         parameters: {
             query?: never;
@@ -276,48 +365,53 @@ export interface paths {
         };
         /**
          * Follow the game live (Server-Sent Events)
-         * @description A `text/event-stream` of the game's changes, for `EventSource` in a
-         *     browser or any SSE client. Events, each with an `id` that is a ply
-         *     count:
+         * @description A `text/event-stream` of the game: first the whole game, then each
+         *     change, for `EventSource` in a browser or any SSE client. Each
+         *     `data` is one line of JSON carrying the game's `version` and
+         *     `status` after the event:
          *
-         *     - `joined` (id `0`): the second seat was taken; data is a
-         *       `GameJoinedEvent` (schema in components), the `Game` as it stands
-         *       when the event is sent.
-         *     - `move` (id: the ply after the move, so `1` for the first move):
-         *       data is a `GameMoveEvent`, a `GameMove` with its full outcome.
-         *     - `end` (id: the game's last ply): the game ended; data is a
-         *       `GameEndEvent`, the finished `Game`. The stream then closes.
-         *     - `offer` (id: the game's ply): a draw offer or a takeback request
-         *       now stands; data is a `GameOfferEvent`, the `Game`, whose
-         *       `offers` say which.
-         *     - `offerDeclined` (id: the game's ply): an offer was refused or
-         *       withdrawn; data is a `GameOfferEvent`. An offer that a move, a
-         *       takeback or the end cleared has no event of its own.
-         *     - `takeback` (id: the ply the game went back to): moves were taken
-         *       back; data is a `GameTakebackEvent`, the `Game` as it stands at
-         *       that ply. Drop the moves from that ply on: the `move` events that
-         *       follow go on from it, with ids that come again. A stream resumed
-         *       (`Last-Event-ID`) from an id of the moves taken back may get that
-         *       takeback and the moves made since; applied in order they leave
-         *       the game right. After a takeback, a `Last-Event-ID` beyond the
-         *       game's `ply` is refused: read the game again and follow anew.
+         *     - `game` (no `id`): the first event of every stream, new or
+         *       resumed: the whole game as it stands (`GameSnapshotEvent`, the
+         *       `Game` of `GET /v1/games/{id}`). Replace what you hold with it.
+         *     - `joined`: the second seat was taken; data is a `GameJoinedEvent`,
+         *       the `Game` as it stands when the event is sent.
+         *     - `move`: data is a `GameMoveEvent`, a `GameMove` with its full
+         *       outcome and the game's `version` and `status` after it.
+         *     - `end`: the game ended; data is a `GameEndEvent`, the finished
+         *       `Game`. The stream then closes.
+         *     - `offer`: a draw offer or a takeback request now stands; data is
+         *       a `GameOfferEvent`, the `Game`, whose `offers` say which.
+         *     - `offerDeclined`: an offer was refused or withdrawn; data is a
+         *       `GameOfferEvent`. An offer that a move, a takeback or the end
+         *       cleared has no event of its own.
+         *     - `takeback`: moves were taken back; data is a `GameTakebackEvent`,
+         *       the `Game` as it stands at the ply it went back to. The `move`
+         *       events that follow go on from that ply.
+         *     - `opponentGone`: the side to move is gone (see `POST
+         *       /v1/games/{id}/claim-victory`); data is a
+         *       `GameOpponentGoneEvent`: which side, since when, and when the
+         *       other side's claim opens. One per `version`: a move or any other
+         *       change ends it.
          *
-         *     Each `data` is one line of JSON. OpenAPI 3.0 cannot give the items
-         *     of an event stream a schema, so the five are components of their
-         *     own, named here: client generators emit a type for each (oapi-codegen
-         *     with `skip-prune`, as clients/go/oapi-codegen.yaml does).
+         *     OpenAPI 3.0 cannot give the items of an event stream a schema, so
+         *     the data are components of their own, named here: client generators
+         *     emit a type for each (oapi-codegen with `skip-prune`, as
+         *     clients/go/oapi-codegen.yaml does).
          *
-         *     A new stream starts from the beginning of the game (the `joined`
-         *     event, if any, then every move so far), then follows live. To resume
-         *     without a gap, send `Last-Event-ID` with the last id you saw (browsers
-         *     do it by themselves on reconnection): you get every move from that
-         *     ply on. The `end` event may come again after a resumption that
-         *     follows it; treat it as idempotent. A `Last-Event-ID` greater than
-         *     the game's `ply` names no event of this game and is refused (`400
-         *     invalid_request`) rather than waited for. While nothing happens, a
-         *     comment line (`: ping`) keeps the connection open. Any instance of
-         *     the service answers for every game, live, whichever instance the
-         *     moves were played on.
+         *     Event ids grow with every change and never come again within a
+         *     game, a takeback included: the id of an event of `version` v is
+         *     from `8v` to `8v+7` (`opponentGone` is `8v+7`). A resumed stream
+         *     (`Last-Event-ID`, which browsers send by themselves on
+         *     reconnection) starts with the game as it stands, at least as new as
+         *     the event named, then sends the events after it: no id twice,
+         *     nothing to rebuild, whichever instance answers and after any
+         *     restart. The events between are not sent again: the `game` event
+         *     holds what they did (`GET /v1/games/{id}/moves` has the moves). A
+         *     `Last-Event-ID` beyond `8·version+7` names no event of this game and
+         *     is refused (`400 invalid_request`) rather than waited for. While
+         *     nothing happens, a comment line (`: ping`) keeps the connection
+         *     open. Any instance of the service answers for every game, live,
+         *     whichever instance the moves were played on.
          *
          *     While the database is unavailable a stream stays open, with its
          *     comment lines, and goes on where it stopped when the database
@@ -3474,8 +3568,96 @@ export interface components {
          */
         GameJoinedEvent: components["schemas"]["Game"];
         /**
+         * @description The `data` of the `game` event of `GET /v1/games/{id}/events`, the
+         *     first of every stream: the whole game as it stands, as `GET
+         *     /v1/games/{id}` answers it.
+         * @example {
+         *       "id": "Xq3v9w0bHk2mP1aZ",
+         *       "status": "active",
+         *       "ply": 1,
+         *       "position": {
+         *         "pits": [
+         *           2,
+         *           7,
+         *           0,
+         *           6,
+         *           1,
+         *           6,
+         *           6,
+         *           6,
+         *           0,
+         *           0,
+         *           6,
+         *           6
+         *         ],
+         *         "captured": {
+         *           "south": 2,
+         *           "north": 0
+         *         },
+         *         "toMove": "north"
+         *       },
+         *       "start": {
+         *         "pits": [
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4,
+         *           4
+         *         ],
+         *         "captured": {
+         *           "south": 0,
+         *           "north": 0
+         *         },
+         *         "toMove": "south"
+         *       },
+         *       "rules": {
+         *         "captureSeed": "taken",
+         *         "leftovers": "last_mover"
+         *       },
+         *       "seats": {
+         *         "south": "human",
+         *         "north": "human"
+         *       },
+         *       "ai": null,
+         *       "result": null,
+         *       "lastMove": {
+         *         "ply": 0,
+         *         "side": "south",
+         *         "pit": 0
+         *       },
+         *       "version": 3,
+         *       "createdAt": "2025-03-01T12:00:00Z",
+         *       "updatedAt": "2025-03-01T12:00:09Z",
+         *       "timeControl": null,
+         *       "clock": null,
+         *       "expiry": {
+         *         "at": "2025-03-31T12:00:09Z",
+         *         "side": "north",
+         *         "ends": "timeout"
+         *       },
+         *       "rated": false,
+         *       "players": {
+         *         "south": null,
+         *         "north": null
+         *       },
+         *       "offers": {
+         *         "draw": null,
+         *         "takeback": null
+         *       }
+         *     }
+         */
+        GameSnapshotEvent: components["schemas"]["Game"];
+        /**
          * @description The `data` of a `move` event of `GET /v1/games/{id}/events`: the move
-         *     with its full outcome; the event's `id` is the ply after it.
+         *     with its full outcome, and the game's `version` and `status` after
+         *     the request that made it.
          * @example {
          *       "ply": 0,
          *       "side": "south",
@@ -3569,10 +3751,60 @@ export interface components {
          *         },
          *         "running": null,
          *         "deadline": null
-         *       }
+         *       },
+         *       "version": 3,
+         *       "status": "active"
          *     }
          */
-        GameMoveEvent: components["schemas"]["GameMove"];
+        GameMoveEvent: components["schemas"]["GameMove"] & {
+            /**
+             * Format: int64
+             * @description The game's version after the request that made the move (both moves of a request the AI replied in have it).
+             * @example 3
+             */
+            version: number;
+            status: components["schemas"]["GameStatus"];
+        };
+        /**
+         * @description The `data` of an `opponentGone` event of `GET /v1/games/{id}/events`:
+         *     the side to move is gone (see `POST /v1/games/{id}/claim-victory`),
+         *     and the other side may claim from `claimAt`.
+         * @example {
+         *       "side": "south",
+         *       "since": "2025-03-01T12:00:39Z",
+         *       "claimAt": "2025-03-01T12:00:49Z",
+         *       "claimInSeconds": 10,
+         *       "version": 5,
+         *       "status": "active"
+         *     }
+         */
+        GameOpponentGoneEvent: {
+            side: components["schemas"]["Side"];
+            /**
+             * Format: date-time
+             * @description When the side counted as gone, by the server's clock.
+             * @example 2025-03-01T12:00:39Z
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When the other side's claim opens, by the server's clock.
+             * @example 2025-03-01T12:00:49Z
+             */
+            claimAt: string;
+            /**
+             * @description Seconds from the event's making to `claimAt`, rounded up; a stream that starts later gets the same event, so go by `claimAt`.
+             * @example 10
+             */
+            claimInSeconds: number;
+            /**
+             * Format: int64
+             * @description The game's version, which the event leaves as it was.
+             * @example 5
+             */
+            version: number;
+            status: components["schemas"]["GameStatus"];
+        };
         /**
          * @description The `data` of the `end` event of `GET /v1/games/{id}/events`, the
          *     stream's last: the finished game.
@@ -3747,7 +3979,7 @@ export interface components {
         GameOfferEvent: components["schemas"]["Game"];
         /**
          * @description The `data` of the `takeback` event of `GET /v1/games/{id}/events`:
-         *     the game as it stands at the ply it went back to (the event's id).
+         *     the game as it stands at the ply it went back to.
          * @example {
          *       "id": "Xq3v9w0bHk2mP1aZ",
          *       "status": "active",
@@ -4219,7 +4451,8 @@ export interface components {
          * @description The pit to play and the ply the game is at (`game.ply`).
          * @example {
          *       "pit": 0,
-         *       "ply": 0
+         *       "ply": 0,
+         *       "offerDraw": false
          *     }
          */
         PlayMoveRequest: {
@@ -4229,6 +4462,17 @@ export interface components {
              * @example 0
              */
             ply: number;
+            /**
+             * @description Offer a draw with the move, in the same write (false when
+             *     absent): it stands as an offer made with `POST
+             *     /v1/games/{id}/draw` would. When the opponent's draw offer
+             *     stands, it accepts it instead: the move is played and the game
+             *     ends a draw by agreement (aborted in a rated game a side has not
+             *     moved in yet), unless the move itself ended it. The AI declines
+             *     at once.
+             * @example false
+             */
+            offerDraw?: boolean;
         };
         /**
          * @description The move played, the AI's reply when it was the AI's turn next
@@ -8285,6 +8529,54 @@ export interface components {
             };
         };
         /**
+         * @description The game cannot be aborted: `abort_too_late` (both sides have
+         *     moved) or `game_over` (it has finished). Nothing changed.
+         */
+        AbortConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-abort_too_late",
+                 *       "title": "Too late to abort",
+                 *       "status": 409,
+                 *       "detail": "both sides have moved: the game can no longer be aborted: game Xq3v9w0bHk2mP1aZ is at ply 2",
+                 *       "code": "abort_too_late",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/abort"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["GameProblem"];
+            };
+        };
+        /**
+         * @description No claim now: `claim_too_early` (the opponent is not gone long
+         *     enough; `detail` says when the claim opens), `claim_unavailable`
+         *     (no claim can come in this game as it stands) or `game_over`.
+         *     Nothing changed.
+         */
+        ClaimConflict: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-claim_too_early",
+                 *       "title": "Too early to claim",
+                 *       "status": 409,
+                 *       "detail": "the opponent has not been gone long enough: the claim opens at 2025-03-01T12:00:49Z",
+                 *       "code": "claim_too_early",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/claim-victory"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["GameProblem"];
+            };
+        };
+        /**
          * @description The offer cannot be made or answered now: `no_offer` (a refusal or
          *     withdrawal, and no such offer stands), `nothing_to_take_back` (a
          *     takeback before your first move), `game_over` (the game has ended)
@@ -9979,6 +10271,389 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    AbortGame: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game, aborted. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "Xq3v9w0bHk2mP1aZ",
+                     *       "status": "aborted",
+                     *       "ply": 1,
+                     *       "position": {
+                     *         "pits": [
+                     *           2,
+                     *           7,
+                     *           0,
+                     *           6,
+                     *           1,
+                     *           6,
+                     *           6,
+                     *           6,
+                     *           0,
+                     *           0,
+                     *           6,
+                     *           6
+                     *         ],
+                     *         "captured": {
+                     *           "south": 2,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "north"
+                     *       },
+                     *       "start": {
+                     *         "pits": [
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4
+                     *         ],
+                     *         "captured": {
+                     *           "south": 0,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "south"
+                     *       },
+                     *       "rules": {
+                     *         "captureSeed": "taken",
+                     *         "leftovers": "last_mover"
+                     *       },
+                     *       "seats": {
+                     *         "south": "human",
+                     *         "north": "human"
+                     *       },
+                     *       "ai": null,
+                     *       "result": null,
+                     *       "lastMove": {
+                     *         "ply": 0,
+                     *         "side": "south",
+                     *         "pit": 0
+                     *       },
+                     *       "version": 4,
+                     *       "createdAt": "2025-03-01T12:00:00Z",
+                     *       "updatedAt": "2025-03-01T12:00:20Z",
+                     *       "timeControl": {
+                     *         "kind": "clock",
+                     *         "initialSeconds": 180,
+                     *         "incrementSeconds": 2
+                     *       },
+                     *       "clock": null,
+                     *       "expiry": null,
+                     *       "rated": true,
+                     *       "players": {
+                     *         "south": null,
+                     *         "north": null
+                     *       },
+                     *       "offers": {
+                     *         "draw": null,
+                     *         "takeback": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["AbortConflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ClaimVictory: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game, finished. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "Xq3v9w0bHk2mP1aZ",
+                     *       "status": "finished",
+                     *       "ply": 2,
+                     *       "position": {
+                     *         "pits": [
+                     *           3,
+                     *           8,
+                     *           1,
+                     *           7,
+                     *           2,
+                     *           0,
+                     *           7,
+                     *           7,
+                     *           1,
+                     *           0,
+                     *           6,
+                     *           6
+                     *         ],
+                     *         "captured": {
+                     *           "south": 0,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "south"
+                     *       },
+                     *       "start": {
+                     *         "pits": [
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4
+                     *         ],
+                     *         "captured": {
+                     *           "south": 0,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "south"
+                     *       },
+                     *       "rules": {
+                     *         "captureSeed": "taken",
+                     *         "leftovers": "last_mover"
+                     *       },
+                     *       "seats": {
+                     *         "south": "human",
+                     *         "north": "human"
+                     *       },
+                     *       "ai": null,
+                     *       "result": {
+                     *         "winner": "north",
+                     *         "reason": "timeout"
+                     *       },
+                     *       "lastMove": {
+                     *         "ply": 1,
+                     *         "side": "north",
+                     *         "pit": 6
+                     *       },
+                     *       "version": 5,
+                     *       "createdAt": "2025-03-01T12:00:00Z",
+                     *       "updatedAt": "2025-03-01T12:01:00Z",
+                     *       "timeControl": {
+                     *         "kind": "clock",
+                     *         "initialSeconds": 180,
+                     *         "incrementSeconds": 2
+                     *       },
+                     *       "clock": {
+                     *         "remainingMs": {
+                     *           "south": 140000,
+                     *           "north": 178000
+                     *         },
+                     *         "running": null,
+                     *         "deadline": null
+                     *       },
+                     *       "expiry": null,
+                     *       "rated": false,
+                     *       "players": {
+                     *         "south": null,
+                     *         "north": null
+                     *       },
+                     *       "offers": {
+                     *         "draw": null,
+                     *         "takeback": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["ClaimConflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ClaimDraw: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The game's id, from `POST /v1/games`. */
+                id: components["schemas"]["GameId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The game, drawn. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "Xq3v9w0bHk2mP1aZ",
+                     *       "status": "finished",
+                     *       "ply": 2,
+                     *       "position": {
+                     *         "pits": [
+                     *           3,
+                     *           8,
+                     *           1,
+                     *           7,
+                     *           2,
+                     *           0,
+                     *           7,
+                     *           7,
+                     *           1,
+                     *           0,
+                     *           6,
+                     *           6
+                     *         ],
+                     *         "captured": {
+                     *           "south": 0,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "south"
+                     *       },
+                     *       "start": {
+                     *         "pits": [
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4,
+                     *           4
+                     *         ],
+                     *         "captured": {
+                     *           "south": 0,
+                     *           "north": 0
+                     *         },
+                     *         "toMove": "south"
+                     *       },
+                     *       "rules": {
+                     *         "captureSeed": "taken",
+                     *         "leftovers": "last_mover"
+                     *       },
+                     *       "seats": {
+                     *         "south": "human",
+                     *         "north": "human"
+                     *       },
+                     *       "ai": null,
+                     *       "result": {
+                     *         "winner": "draw",
+                     *         "reason": "timeout"
+                     *       },
+                     *       "lastMove": {
+                     *         "ply": 1,
+                     *         "side": "north",
+                     *         "pit": 6
+                     *       },
+                     *       "version": 5,
+                     *       "createdAt": "2025-03-01T12:00:00Z",
+                     *       "updatedAt": "2025-03-01T12:01:00Z",
+                     *       "timeControl": {
+                     *         "kind": "clock",
+                     *         "initialSeconds": 180,
+                     *         "incrementSeconds": 2
+                     *       },
+                     *       "clock": {
+                     *         "remainingMs": {
+                     *           "south": 140000,
+                     *           "north": 178000
+                     *         },
+                     *         "running": null,
+                     *         "deadline": null
+                     *       },
+                     *       "expiry": null,
+                     *       "rated": false,
+                     *       "players": {
+                     *         "south": null,
+                     *         "north": null
+                     *       },
+                     *       "offers": {
+                     *         "draw": null,
+                     *         "takeback": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Game"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["GameNotFound"];
+            409: components["responses"]["ClaimConflict"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     OfferDraw: {
         parameters: {
             query?: never;
@@ -10086,7 +10761,7 @@ export interface operations {
                  *     (anything else is replaced by a new id, never refused).
                  */
                 "X-Request-ID"?: components["parameters"]["RequestId"];
-                /** @description The `id` of the last event received; the stream resumes after it. At most the game's `ply` (`400` beyond). */
+                /** @description The `id` of the last event received; the stream resumes after it. At most `8·version+7` of the game (`400` beyond). */
                 "Last-Event-ID"?: number;
             };
             path: {
