@@ -82,7 +82,7 @@ func lobbyGame(t *testing.T, bctx context.Context, base string) {
 }
 
 // playLobbyMove has the page of side's player sow a pit offered, at ply.
-// The game's event stream starts with the game's "joined" event, which may
+// The game's event stream starts with the "game" event, the whole game, which may
 // redraw the board just as the first pit is clicked: a click the redraw
 // swallowed is made again, until the server has the move.
 func playLobbyMove(t *testing.T, ctx context.Context, base, id, side string, ply int) {

@@ -241,12 +241,14 @@ export async function offerTakeback(id, token, offer) {
 }
 
 /**
- * The events of a game's stream: `joined` (data: the Game), `move` (data: the
- * GameMove; id: the ply after it) and `end` (data: the finished Game), `offer` and `offerDeclined` (data:
- * the Game, its offers), `takeback` (data: the Game at the ply it went back
- * to). Each means "the game changed".
+ * The events of a game's stream: `game` first on every connection (data: the
+ * whole Game), then `joined` (data: the Game), `move` (data: the GameMove with
+ * the game's version and status) and `end` (data: the finished Game), `offer`
+ * and `offerDeclined` (data: the Game, its offers), `takeback` (data: the Game
+ * at the ply it went back to), `opponentGone` (data: the side gone and when
+ * the claim opens). Each means "the game changed" here.
  */
-export const gameEventNames = ['joined', 'move', 'end', 'offer', 'offerDeclined', 'takeback'];
+export const gameEventNames = ['game', 'joined', 'move', 'end', 'offer', 'offerDeclined', 'takeback', 'opponentGone'];
 
 /**
  * Follows the game's Server-Sent Events. onChange(event) is called for every
