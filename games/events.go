@@ -502,8 +502,11 @@ func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt, gone *time.Timer)
 			if whole {
 				if f.state == nil || f.state.Version != g.Version {
 					// A follower that starts now is sent this
-					// version's opponentGone, should it come.
+					// version's opponentGone, now or when it comes.
 					f.stateAt = len(f.entries)
+					if len(add) > 0 && add[len(add)-1].Kind == EventOpponentGone {
+						f.stateAt--
+					}
 				}
 				f.state = &g
 				f.ended = f.ended || g.Status.Over()

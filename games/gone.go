@@ -6,7 +6,7 @@ package games
 //
 // Ours is derived from the game's stored state and the server's clock,
 // not from connections: a side is gone when it is to move in an active
-// live game, after both sides' first moves, and its turn has lasted
+// live game between people, after both sides' first moves, and its turn has lasted
 // GoneAfter without a move; the opponent may claim ClaimGrace after that.
 // Every instance computes the same from the same row, so no stream holder
 // has to write a last-seen time, a restart loses nothing, and a claim
@@ -49,11 +49,11 @@ type Gone struct {
 
 // Gone is the side of g that will be gone, if g's turn runs on unanswered,
 // with its instants (which may be after now); false when no side of g can
-// be gone as it stands: not an active live game, a side yet to make its
-// first move (such a game is aborted instead), the AI to move, or a clock
-// that runs out before the claim would open.
+// be gone as it stands: not an active live game between people, a side yet
+// to make its first move (such a game is aborted instead), or a clock that
+// runs out before the claim would open.
 func (g *Game) Gone() (Gone, bool) {
-	if g.Status != Active || g.TimeControl.Kind != Live || g.firstMove() || g.aiToMove() {
+	if g.Status != Active || g.TimeControl.Kind != Live || g.firstMove() || g.AI != nil {
 		return Gone{}, false
 	}
 	since := g.UpdatedAt.Add(GoneAfter(g.TimeControl))

@@ -108,13 +108,21 @@ func TestClaimUnavailable(t *testing.T) {
 		{"correspondence", corr3, []int{0, 6}, false, true},
 		{"before the second side's first move", blitz, []int{0}, false, true},
 		{"a clock that runs out first", games.TimeControl{Kind: games.Live, Initial: 15 * time.Second}, []int{0, 6}, false, false},
+		{"against the AI", blitz, []int{0}, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var g games.Game
 			var tokens [2]string
-			if tc.rated {
+			switch {
+			case tc.ai:
+				a, err := fx.svc.Create(t.Context(), games.NewGame{Start: engine.Start(), Seat: engine.South, TimeControl: tc.tc, AILevel: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				g, tokens = a.Game, [2]string{a.Token, a.Token} // the person claims: the AI has no token
+			case tc.rated:
 				g, tokens = fx.start(t, tc.tc, engine.Start())
-			} else {
+			default:
 				g, tokens = fx.unrated(t, tc.tc)
 			}
 			g = fx.moves(t, g, tokens, tc.pits...)
@@ -262,6 +270,16 @@ func TestHubOpponentGone(t *testing.T) {
 	e := next()
 	if e.Kind != games.EventOpponentGone || e.ID != int(g.Version)*8+7 || e.Gone.Side != engine.South || e.Version != g.Version {
 		t.Fatalf("%s %d %+v, want opponentGone %d for South", e.Kind, e.ID, e.Gone, g.Version*8+7)
+	}
+	// A follower that starts now gets the game, then the same opponentGone.
+	late := make(chan games.Event, 10)
+	lctx, lcancel := context.WithCancel(ctx)
+	defer lcancel()
+	go func() {
+		_ = hub.Follow(lctx, g.ID, -1, time.Hour, stream{send: func(e games.Event) error { late <- e; return nil }})
+	}()
+	if first, then := <-late, <-late; first.Kind != games.EventGame || then.Kind != games.EventOpponentGone || then.ID != e.ID {
+		t.Fatalf("a later follower got %s, then %s %d; want the game, then opponentGone %d", first.Kind, then.Kind, then.ID, e.ID)
 	}
 	fx.clock.Advance(10 * time.Second)
 	if _, err := fx.svc.ClaimVictory(ctx, g.ID, games.Actor{Token: tokens[1]}); err != nil {

@@ -238,8 +238,8 @@ export interface paths {
          * Claim the win from an opponent who is gone
          * @description Ends the game as a win for your seat (reason `timeout`, rated as
          *     any result) once the opponent is gone and the claim has opened.
-         *     The opponent is gone when, in an active game with a live clock
-         *     (`timeControl.kind: clock`) in which both sides have made their
+         *     The opponent is gone when, in an active game between people with a
+         *     live clock (`timeControl.kind: clock`) in which both sides have made their
          *     first move, it is to move and its turn has lasted a sixth of the
          *     initial time, at least 20 and at most 60 seconds (30 in a 3+2),
          *     without a move; the claim opens 10 seconds later, and only if the
@@ -251,8 +251,8 @@ export interface paths {
          *     or its player's `Player-Token`.
          *
          *     `409 claim_too_early` before the claim opens (`detail` says when),
-         *     `409 claim_unavailable` when no claim can come (not a live game, a
-         *     side has not moved yet, or you are to move), `409 game_over` in a
+         *     `409 claim_unavailable` when no claim can come (not a live game
+         *     between people, a side has not moved yet, or you are to move), `409 game_over` in a
          *     game that has ended. Safe to retry: the same claim again gets the
          *     game as it is.
          */
