@@ -387,37 +387,38 @@ type CodeRequest struct {
 }
 
 // IssueCode records the approval of r by the player whose own token is
-// token and returns the authorization code for the app's redirect.
-func (s *Service) IssueCode(ctx context.Context, token string, r CodeRequest) (string, error) {
+// token and returns the authorization code for the app's redirect, with
+// its secret.
+func (s *Service) IssueCode(ctx context.Context, token string, r CodeRequest) (Code, string, error) {
 	if err := CheckClient(r.ClientID, r.RedirectURI); err != nil {
-		return "", err
+		return Code{}, "", err
 	}
 	if r.Method != "S256" {
-		return "", fmt.Errorf("%w: code_challenge_method %q: this server takes S256 only", ErrInvalidAuthorization, r.Method)
+		return Code{}, "", fmt.Errorf("%w: code_challenge_method %q: this server takes S256 only", ErrInvalidAuthorization, r.Method)
 	}
 	if b, err := base64.RawURLEncoding.DecodeString(r.Challenge); err != nil || len(b) != sha256.Size {
-		return "", fmt.Errorf("%w: code_challenge is not the unpadded base64url of a SHA-256", ErrInvalidAuthorization)
+		return Code{}, "", fmt.Errorf("%w: code_challenge is not the unpadded base64url of a SHA-256", ErrInvalidAuthorization)
 	}
 	scopes, err := checkScopes(r.Scopes)
 	if err != nil {
-		return "", err
+		return Code{}, "", err
 	}
 	ts := s.tokens()
 	if ts == nil {
-		return "", fmt.Errorf("%w: this server keeps no scoped tokens", ErrInvalidAuthorization)
+		return Code{}, "", fmt.Errorf("%w: this server keeps no scoped tokens", ErrInvalidAuthorization)
 	}
 	p, err := s.own(ctx, token)
 	if err != nil {
-		return "", err
+		return Code{}, "", err
 	}
 	secret, hash := newSecret(codePrefix)
 	now := s.clock()
 	c := Code{ID: newID(), Hash: hash, PlayerID: p.ID, ClientID: r.ClientID, RedirectURI: r.RedirectURI,
 		Scopes: scopes, Challenge: r.Challenge, CreatedAt: now, ExpiresAt: now.Add(CodeLifetime)}
 	if err := ts.CreateCode(ctx, c); err != nil {
-		return "", err
+		return Code{}, "", err
 	}
-	return secret, nil
+	return c, secret, nil
 }
 
 // Exchange trades an authorization code for an access token (RFC 6749

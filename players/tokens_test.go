@@ -194,12 +194,12 @@ func TestAuthorizationCode(t *testing.T) {
 			{"scoped token approves nothing", scoped, request, players.ErrOwnTokenRequired},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				if _, err := svc.IssueCode(t.Context(), c.token, c.req); !errors.Is(err, c.want) {
+				if _, _, err := svc.IssueCode(t.Context(), c.token, c.req); !errors.Is(err, c.want) {
 					t.Fatalf("IssueCode: %v, want %v", err, c.want)
 				}
 			})
 		}
-		if _, err := svc.IssueCode(t.Context(), own, change(func(r *players.CodeRequest) { r.RedirectURI = "http://127.0.0.1:8765/cb" })); err != nil {
+		if _, _, err := svc.IssueCode(t.Context(), own, change(func(r *players.CodeRequest) { r.RedirectURI = "http://127.0.0.1:8765/cb" })); err != nil {
 			t.Errorf("a loopback http redirect: %v", err)
 		}
 	})
@@ -219,7 +219,7 @@ func TestAuthorizationCode(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			svc, clk, p, own := tokenFixture(t)
-			code, err := svc.IssueCode(t.Context(), own, request)
+			_, code, err := svc.IssueCode(t.Context(), own, request)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,7 +246,7 @@ func TestAuthorizationCode(t *testing.T) {
 
 	t.Run("reused code revokes its token", func(t *testing.T) {
 		svc, _, _, own := tokenFixture(t)
-		code, err := svc.IssueCode(t.Context(), own, request)
+		_, code, err := svc.IssueCode(t.Context(), own, request)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +263,7 @@ func TestAuthorizationCode(t *testing.T) {
 	})
 	t.Run("a failed exchange uses the code up", func(t *testing.T) {
 		svc, _, _, own := tokenFixture(t)
-		code, err := svc.IssueCode(t.Context(), own, request)
+		_, code, err := svc.IssueCode(t.Context(), own, request)
 		if err != nil {
 			t.Fatal(err)
 		}

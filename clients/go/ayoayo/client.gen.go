@@ -60,6 +60,21 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	}
 }
 
+// Defines values for AuthorizationRequestCodeChallengeMethod.
+const (
+	AuthorizationRequestCodeChallengeMethodS256 AuthorizationRequestCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizationRequestCodeChallengeMethod enum.
+func (e AuthorizationRequestCodeChallengeMethod) Valid() bool {
+	switch e {
+	case AuthorizationRequestCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChallengeStatus.
 const (
 	ChallengeStatusAccepted  ChallengeStatus = "accepted"
@@ -588,6 +603,33 @@ func (e RulesLeftovers) Valid() bool {
 	}
 }
 
+// Defines values for Scope.
+const (
+	ScopeGamePlay        Scope = "game:play"
+	ScopeLobbyWrite      Scope = "lobby:write"
+	ScopeProfileWrite    Scope = "profile:write"
+	ScopePuzzleWrite     Scope = "puzzle:write"
+	ScopeTournamentWrite Scope = "tournament:write"
+)
+
+// Valid indicates whether the value is a known member of the Scope enum.
+func (e Scope) Valid() bool {
+	switch e {
+	case ScopeGamePlay:
+		return true
+	case ScopeLobbyWrite:
+		return true
+	case ScopeProfileWrite:
+		return true
+	case ScopePuzzleWrite:
+		return true
+	case ScopeTournamentWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatChoice.
 const (
 	SeatChoiceNorth  SeatChoice = "north"
@@ -684,6 +726,129 @@ func (e TimeControlKind) Valid() bool {
 	case TimeControlKindClock:
 		return true
 	case TimeControlKindCorrespondence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenKind.
+const (
+	TokenKindOauth    TokenKind = "oauth"
+	TokenKindPersonal TokenKind = "personal"
+)
+
+// Valid indicates whether the value is a known member of the TokenKind enum.
+func (e TokenKind) Valid() bool {
+	switch e {
+	case TokenKindOauth:
+		return true
+	case TokenKindPersonal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestKind.
+const (
+	TokenTestKindOauth    TokenTestKind = "oauth"
+	TokenTestKindPersonal TokenTestKind = "personal"
+	TokenTestKindPlayer   TokenTestKind = "player"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestKind enum.
+func (e TokenTestKind) Valid() bool {
+	switch e {
+	case TokenTestKindOauth:
+		return true
+	case TokenTestKindPersonal:
+		return true
+	case TokenTestKindPlayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestReason.
+const (
+	TokenTestReasonExpired TokenTestReason = "expired"
+	TokenTestReasonRevoked TokenTestReason = "revoked"
+	TokenTestReasonUnknown TokenTestReason = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestReason enum.
+func (e TokenTestReason) Valid() bool {
+	switch e {
+	case TokenTestReasonExpired:
+		return true
+	case TokenTestReasonRevoked:
+		return true
+	case TokenTestReasonUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentGameWinner.
+const (
+	TournamentGameWinnerDraw        TournamentGameWinner = "draw"
+	TournamentGameWinnerLessThanNil TournamentGameWinner = "<nil>"
+	TournamentGameWinnerNorth       TournamentGameWinner = "north"
+	TournamentGameWinnerSouth       TournamentGameWinner = "south"
+)
+
+// Valid indicates whether the value is a known member of the TournamentGameWinner enum.
+func (e TournamentGameWinner) Valid() bool {
+	switch e {
+	case TournamentGameWinnerDraw:
+		return true
+	case TournamentGameWinnerLessThanNil:
+		return true
+	case TournamentGameWinnerNorth:
+		return true
+	case TournamentGameWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentKind.
+const (
+	TournamentKindArena TournamentKind = "arena"
+	TournamentKindSwiss TournamentKind = "swiss"
+)
+
+// Valid indicates whether the value is a known member of the TournamentKind enum.
+func (e TournamentKind) Valid() bool {
+	switch e {
+	case TournamentKindArena:
+		return true
+	case TournamentKindSwiss:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentStatus.
+const (
+	TournamentStatusFinished TournamentStatus = "finished"
+	TournamentStatusRunning  TournamentStatus = "running"
+	TournamentStatusUpcoming TournamentStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the TournamentStatus enum.
+func (e TournamentStatus) Valid() bool {
+	switch e {
+	case TournamentStatusFinished:
+		return true
+	case TournamentStatusRunning:
+		return true
+	case TournamentStatusUpcoming:
 		return true
 	default:
 		return false
@@ -922,6 +1087,247 @@ type AttemptRating struct {
 	//
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
+}
+
+// Authorization An approved authorization request's code.
+//
+// Example: {"code":"ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n","expiresAt":"2026-12-01T10:02:00Z","redirectUri":"https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n\u0026state=af0ifjsldkj"}
+type Authorization struct {
+	// Code The authorization code (`ac_...`), single-use.
+	//
+	// Example: ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n
+	Code string `json:"code"`
+
+	// ExpiresAt Until when the code may be traded.
+	//
+	// Example: 2026-12-01T10:02:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// RedirectURI Where to send the browser now: the app's `redirectUri` with `code` and `state` added to its query.
+	//
+	// Example: https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n&state=af0ifjsldkj
+	RedirectURI string `json:"redirectUri"`
+}
+
+// AuthorizationRequest The parameters an app sent to `/oauth/authorize`, as the player approved them.
+//
+// Example: {"clientId":"https://deck.example","codeChallenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","codeChallengeMethod":"S256","redirectUri":"https://deck.example/callback","scopes":["game:play"],"state":"af0ifjsldkj"}
+type AuthorizationRequest struct {
+	// ClientID The app's name or URL (1-100 printable characters), as it sent it.
+	//
+	// Example: https://deck.example
+	ClientID string `json:"clientId"`
+
+	// CodeChallenge The PKCE challenge: the unpadded base64url encoding of the SHA-256 of the code_verifier, 43 characters.
+	//
+	// Example: E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+	CodeChallenge string `json:"codeChallenge"`
+
+	// CodeChallengeMethod `S256`, the only method taken.
+	//
+	// Example: S256
+	CodeChallengeMethod AuthorizationRequestCodeChallengeMethod `json:"codeChallengeMethod"`
+
+	// RedirectURI Where the app wants the code, exactly as it will send it to `/oauth/token`.
+	//
+	// Example: https://deck.example/callback
+	RedirectURI string `json:"redirectUri"`
+
+	// Scopes The scopes approved; at least one.
+	//
+	// Example: ["game:play"]
+	Scopes []Scope `json:"scopes"`
+
+	// State The app's `state`, given back in the redirect as it was; none if absent.
+	//
+	// Example: af0ifjsldkj
+	State *string `json:"state,omitempty"`
+}
+
+// AuthorizationRequestCodeChallengeMethod `S256`, the only method taken.
+//
+// Example: S256
+type AuthorizationRequestCodeChallengeMethod string
+
+// BerserkAnswer A game's clocks after a berserk.
+//
+// Example: {"clockMs":90000,"game":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type BerserkAnswer struct {
+	// ClockMs The berserk side's time left, in milliseconds.
+	//
+	// Example: 90000
+	ClockMs int64 `json:"clockMs"`
+
+	// Game The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game string `json:"game"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// BerserkFlags Which sides went berserk in a game.
+//
+// Example: {"north":true,"south":false}
+type BerserkFlags struct {
+	// North North halved its clock.
+	//
+	// Example: true
+	North bool `json:"north"`
+
+	// South South halved its clock.
+	//
+	// Example: false
+	South bool `json:"south"`
+}
+
+// BulkPair One game of a bulk pairing, with each player's consent.
+//
+// Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
+type BulkPair struct {
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// NorthToken The token North's player gave the organiser for this.
+	//
+	// Example: pl_north_players_token
+	NorthToken string `json:"northToken"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// SouthToken The token South's player gave the organiser for this.
+	//
+	// Example: pl_south_players_token
+	SouthToken string `json:"southToken"`
+}
+
+// BulkPairing A bulk pairing as made.
+//
+// Example: {"clockStartsAt":"2027-03-05T18:00:00Z","createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","games":[{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}],"id":"Bk7pQ2mZx9Ld","rated":false,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairing struct {
+	// ClockStartsAt When the games' first-move window opens; null if at once.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt nullable.Nullable[time.Time] `json:"clockStartsAt"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// Games The games, in the order asked.
+	//
+	// Example: [{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}]
+	Games []BulkPairingGame `json:"games"`
+
+	// ID Its id.
+	//
+	// Example: Bk7pQ2mZx9Ld
+	ID string `json:"id"`
+
+	// Rated Whether the games are rated.
+	//
+	// Example: false
+	Rated bool `json:"rated"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// BulkPairingGame One game a bulk pairing made.
+//
+// Example: {"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}
+type BulkPairingGame struct {
+	// ID The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+}
+
+// BulkPairingRequest An organiser's list of games, made together or not at all.
+//
+// Example: {"pairs":[{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}],"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairingRequest struct {
+	// ClockStartsAt When the games' first-move window opens (absent, at once); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt *time.Time `json:"clockStartsAt,omitempty"`
+
+	// Pairs The games, 1 to 500.
+	//
+	// Example: [{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}]
+	Pairs []BulkPair `json:"pairs"`
+
+	// Rated Whether the games are rated (default false).
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 }
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -1300,6 +1706,25 @@ type CreatedPlayer struct {
 	//
 	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 	Token PlayerToken `json:"token"`
+}
+
+// CreatedToken A new scoped token and its secret, shown this once.
+//
+// Example: {"secret":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q","token":{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}}
+type CreatedToken struct {
+	// Secret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+	// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+	// Shown once; the server keeps a hash. Send it as the `Player-Token`
+	// header or as `Authorization: Bearer`.
+	//
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Secret ScopedTokenSecret `json:"secret"`
+
+	// Token A scoped token, without its secret.
+	//
+	// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+	Token Token `json:"token"`
 }
 
 // DeclineReason Why a challenge was declined.
@@ -2006,6 +2431,14 @@ type GameProblem struct {
 	//
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestID *string `json:"requestId,omitempty"`
+
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
 
 	// Status The HTTP status code.
 	//
@@ -3095,6 +3528,28 @@ type PlayerSeekEvent struct {
 // Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 type PlayerToken = string
 
+// PlayerTournamentGameEvent The `data` of the `tournamentGame` events of `GET
+// /v1/players/me/events`: a game an event (or a bulk pairing) made
+// for you, and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"south","tournamentId":"Tq4mZ8xK2bLw"}
+type PlayerTournamentGameEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// TournamentID The tournament's id, or the bulk pairing's.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID string `json:"tournamentId"`
+}
+
 // PlyError The first illegal move of a record.
 //
 // Example: {"pit":8,"ply":1,"reason":"empty_pit"}
@@ -3170,6 +3625,14 @@ type Problem struct {
 	//
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestID *string `json:"requestId,omitempty"`
+
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
 
 	// Status The HTTP status code.
 	//
@@ -3897,6 +4360,21 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// Scope What a scoped token may do as its player (the oauth2 security
+// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+// `tournament:write`, `profile:write`.
+//
+// Example: game:play
+type Scope string
+
+// ScopedTokenSecret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+// Shown once; the server keeps a hash. Send it as the `Player-Token`
+// header or as `Authorization: Bearer`.
+//
+// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+type ScopedTokenSecret = string
+
 // SeatChoice The seat asked for; `random` leaves it to the pairing.
 //
 // Example: random
@@ -4161,6 +4639,638 @@ type TimeControl struct {
 // Example: clock
 type TimeControlKind string
 
+// Token A scoped token, without its secret.
+//
+// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+type Token struct {
+	// ClientID The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientID *string `json:"clientId,omitempty"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2026-12-01T10:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description What it is for (an app's token has the app's `clientId`); may be empty.
+	//
+	// Example: my bot on the home server
+	Description string `json:"description"`
+
+	// ExpiresAt When it stops working; it never does if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// ID A scoped token's id (not its secret), to list and revoke it by.
+	//
+	// Example: Qm9vdHMtMDAx
+	ID TokenID `json:"id"`
+
+	// Kind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+	//
+	// Example: personal
+	Kind TokenKind `json:"kind"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenKind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+//
+// Example: personal
+type TokenKind string
+
+// TokenID A scoped token's id (not its secret), to list and revoke it by.
+//
+// Example: Qm9vdHMtMDAx
+type TokenID = string
+
+// TokenList A player's scoped tokens that work, oldest first.
+//
+// Example: {"tokens":[{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}]}
+type TokenList struct {
+	// Tokens The tokens.
+	//
+	// Example: []
+	Tokens []Token `json:"tokens"`
+}
+
+// TokenRequest A scoped token to make.
+//
+// Example: {"description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","scopes":["game:play","lobby:write"]}
+type TokenRequest struct {
+	// Description What the token is for, to tell it in the list (at most 100 characters); none if absent.
+	//
+	// Example: my bot on the home server
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt When the token stops working (in the future); never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Scopes What the token may do; at least one.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenTest What a token may do: with `active`, its player, kind, scopes and
+// expiry; without, why it does not work.
+//
+// Example: {"active":true,"expiresAt":"2027-01-01T00:00:00Z","kind":"personal","playerId":"bV3kQ9xZ2mTa","scopes":["game:play"]}
+type TokenTest struct {
+	// Active Whether the token works now.
+	//
+	// Example: true
+	Active bool `json:"active"`
+
+	// ClientID The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientID *string `json:"clientId,omitempty"`
+
+	// ExpiresAt When it stops working; never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Kind `player` (the player's own token: every scope), `personal` or `oauth`.
+	//
+	// Example: personal
+	Kind *TokenTestKind `json:"kind,omitempty"`
+
+	// PlayerID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	PlayerID *PlayerID `json:"playerId,omitempty"`
+
+	// Reason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+	//
+	// Example: expired
+	Reason *TokenTestReason `json:"reason,omitempty"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play"]
+	Scopes *[]Scope `json:"scopes,omitempty"`
+}
+
+// TokenTestKind `player` (the player's own token: every scope), `personal` or `oauth`.
+//
+// Example: personal
+type TokenTestKind string
+
+// TokenTestReason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+//
+// Example: expired
+type TokenTestReason string
+
+// TokenTestRequest The token to test, in the body so that no log line holds it.
+//
+// Example: {"token":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"}
+type TokenTestRequest struct {
+	// Token Any token (`pl_...`, `pat_...`, `oat_...`).
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Token string `json:"token"`
+}
+
+// Tournament An event's terms and where it stands.
+//
+// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Tournament struct {
+	// Berserk Whether an arena allows berserk.
+	//
+	// Example: true
+	Berserk bool `json:"berserk"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions TournamentConditions `json:"conditions"`
+
+	// CreatedAt When it was created.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// EndsAt When an arena stops pairing; null for a Swiss event.
+	//
+	// Example: 2027-03-05T19:00:00Z
+	EndsAt nullable.Nullable[time.Time] `json:"endsAt"`
+
+	// FinishedAt When it finished; null before.
+	//
+	// Example: 2027-03-05T19:04:10Z
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+
+	// ID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	ID TournamentID `json:"id"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length; 0 for a Swiss event.
+	//
+	// Example: 60
+	Minutes int `json:"minutes"`
+
+	// Name Its name.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Round The Swiss round being played (0 before the first).
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// RoundGapSeconds A Swiss event's least time between round starts; 0 for none.
+	//
+	// Example: 0
+	RoundGapSeconds int `json:"roundGapSeconds"`
+
+	// Rounds A Swiss event's rounds; 0 for an arena.
+	//
+	// Example: 0
+	Rounds int `json:"rounds"`
+
+	// StartsAt When it starts (or started).
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt time.Time `json:"startsAt"`
+
+	// Status Where an event stands.
+	//
+	// Example: running
+	Status TournamentStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentConditions Who may enter; absent fields keep nobody out.
+//
+// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+type TournamentConditions struct {
+	// MaxRating The highest live rating admitted (0 or absent, none).
+	//
+	// Example: 1900
+	MaxRating *float64 `json:"maxRating,omitempty"`
+
+	// MinRatedGames Rated games the player must have finished.
+	//
+	// Example: 10
+	MinRatedGames *int `json:"minRatedGames,omitempty"`
+
+	// MinRating The lowest live rating admitted (0 or absent, none).
+	//
+	// Example: 1400
+	MinRating *float64 `json:"minRating,omitempty"`
+}
+
+// TournamentEntry A player's entry in an event.
+//
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+type TournamentEntry struct {
+	// JoinedAt When the player first joined.
+	//
+	// Example: 2027-03-05T17:55:00Z
+	JoinedAt time.Time `json:"joinedAt"`
+
+	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	//
+	// Example: 1
+	JoinedRound int `json:"joinedRound"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Tournament TournamentID `json:"tournament"`
+
+	// Withdrawn Whether the player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentEvent The data of an event stream's news.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","tournamentId":"Tq4mZ8xK2bLw"}
+type TournamentEvent struct {
+	// GameID The game of a `paired` or `gameFinished` event.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID *string `json:"gameId,omitempty"`
+
+	// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID TournamentID `json:"tournamentId"`
+}
+
+// TournamentGame One game of an event.
+//
+// Example: {"aborted":false,"berserk":{"north":true,"south":false},"createdAt":"2027-03-05T18:00:01Z","done":true,"endedAt":"2027-03-05T18:06:40Z","id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","plies":38,"round":0,"south":"bV3kQ9xZ2mTa","winner":"south"}
+type TournamentGame struct {
+	// Aborted It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+	//
+	// Example: false
+	Aborted bool `json:"aborted"`
+
+	// Berserk Which sides went berserk in a game.
+	//
+	// Example: {"north":true,"south":false}
+	Berserk BerserkFlags `json:"berserk"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-05T18:00:01Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Done Whether it has ended and its result counts.
+	//
+	// Example: true
+	Done bool `json:"done"`
+
+	// EndedAt When it ended; null while it is played.
+	//
+	// Example: 2027-03-05T18:06:40Z
+	EndedAt nullable.Nullable[time.Time] `json:"endedAt"`
+
+	// ID The game's id, for GET /v1/games/{id}.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// Plies Plies played, once done.
+	//
+	// Example: 38
+	Plies int `json:"plies"`
+
+	// Round Its Swiss round; 0 in an arena.
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// Winner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+	//
+	// Example: south
+	Winner nullable.Nullable[TournamentGameWinner] `json:"winner"`
+}
+
+// TournamentGameWinner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+//
+// Example: south
+type TournamentGameWinner string
+
+// TournamentGames The games of an event.
+//
+// Example: {"games":[]}
+type TournamentGames struct {
+	// Games In the order they were made.
+	//
+	// Example: []
+	Games []TournamentGame `json:"games"`
+}
+
+// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentID = string
+
+// TournamentKind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+//
+// Example: arena
+type TournamentKind string
+
+// TournamentList A page of events of one status.
+//
+// Example: {"next":"Tq4mZ8xK2bLw","tournaments":[]}
+type TournamentList struct {
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Tournaments The events of the page.
+	//
+	// Example: []
+	Tournaments []TournamentSummary `json:"tournaments"`
+}
+
+// TournamentRequest The terms of a new event; see POST /v1/tournaments.
+//
+// Example: {"berserk":true,"kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"startsAt":"2027-03-05T18:00:00Z","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type TournamentRequest struct {
+	// Berserk An arena's players may halve their clock for a point (default false).
+	//
+	// Example: true
+	Berserk *bool `json:"berserk,omitempty"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions *TournamentConditions `json:"conditions,omitempty"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length.
+	//
+	// Example: 60
+	Minutes *int `json:"minutes,omitempty"`
+
+	// Name Its name, 1 to 64 characters.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated (default false).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RoundGapSeconds A Swiss event's least time from one round's start to the next one's (absent, none).
+	//
+	// Example: 900
+	RoundGapSeconds *int `json:"roundGapSeconds,omitempty"`
+
+	// Rounds A Swiss event's rounds.
+	//
+	// Example: 5
+	Rounds *int `json:"rounds,omitempty"`
+
+	// StartsAt When it starts (absent, now); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentStanding One line of an event's standings.
+//
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+type TournamentStanding struct {
+	// Berserks An arena's games won berserk with the bonus.
+	//
+	// Example: 0
+	Berserks int `json:"berserks"`
+
+	// Buchholz A Swiss event's Buchholz, the sum of the opponents' points.
+	//
+	// Example: 0
+	Buchholz int `json:"buchholz"`
+
+	// Byes A Swiss event's byes.
+	//
+	// Example: 0
+	Byes int `json:"byes"`
+
+	// Draws Of them, drawn.
+	//
+	// Example: 0
+	Draws int `json:"draws"`
+
+	// Games Games that count, finished.
+	//
+	// Example: 4
+	Games int `json:"games"`
+
+	// Losses Of them, lost.
+	//
+	// Example: 0
+	Losses int `json:"losses"`
+
+	// OnFire In an arena, two wins in a row or more, so the next win counts double.
+	//
+	// Example: false
+	OnFire bool `json:"onFire"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Playing The player is in a game of the event now.
+	//
+	// Example: false
+	Playing bool `json:"playing"`
+
+	// Points Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+	//
+	// Example: 9
+	Points int `json:"points"`
+
+	// Rank The place, from 1; equal places share it.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The player's live rating when they joined.
+	//
+	// Example: 1712
+	Rating float64 `json:"rating"`
+
+	// Sheet An arena's points of each game, in the order they ended; empty in a Swiss event.
+	//
+	// Example: [2,2,4,1]
+	Sheet []int `json:"sheet"`
+
+	// SonnebornBerger A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+	//
+	// Example: 0
+	SonnebornBerger int `json:"sonnebornBerger"`
+
+	// Wins Of them, won.
+	//
+	// Example: 4
+	Wins int `json:"wins"`
+
+	// Withdrawn The player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentStatus Where an event stands.
+//
+// Example: running
+type TournamentStatus string
+
+// TournamentSummary An event as a list shows it.
+//
+// Example: {"players":42,"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentSummary struct {
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
+// TournamentView An event with a page of its standings.
+//
+// Example: {"games":61,"page":1,"perPage":50,"players":42,"playing":20,"standings":[],"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentView struct {
+	// Games Games made so far.
+	//
+	// Example: 61
+	Games int `json:"games"`
+
+	// Page This page, from 1.
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Lines a page.
+	//
+	// Example: 50
+	PerPage int `json:"perPage"`
+
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Playing Of them, being played now.
+	//
+	// Example: 20
+	Playing int `json:"playing"`
+
+	// Standings The page's lines, best first.
+	//
+	// Example: []
+	Standings []TournamentStanding `json:"standings"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
 // position after them. `result` is present when the game is over
@@ -4335,6 +5445,11 @@ type PlayerIDPath = PlayerID
 // RequestID Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestID = string
 
+// TournamentIDPath An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentIDPath = TournamentID
+
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4426,12 +5541,26 @@ type IllegalMove = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InternalError = Problem
 
+// InvalidAuthorization An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidAuthorization = Problem
+
 // InvalidPlayerName An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InvalidPlayerName = Problem
+
+// InvalidTokenRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidTokenRequest = Problem
 
 // LobbyConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4461,6 +5590,13 @@ type LobbyNotFound = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type LobbyRefused = Problem
 
+// MissingScope An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MissingScope = Problem
+
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4474,6 +5610,13 @@ type NotYourPlayer = Problem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type OfferConflict = GameProblem
+
+// OwnTokenRequired An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type OwnTokenRequired = Problem
 
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4580,6 +5723,13 @@ type StreamsFull = Problem
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type TakebackRated = GameProblem
 
+// TokenNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TokenNotFound = Problem
+
 // TooManyRequests An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4593,6 +5743,34 @@ type TooManyRequests = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyStreams = Problem
+
+// TournamentConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentConflict = Problem
+
+// TournamentForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentForbidden = Problem
+
+// TournamentNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentNotFound = Problem
+
+// TournamentRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentRefused = Problem
 
 // Unauthorized A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
@@ -4657,6 +5835,22 @@ type GetReadyzParams struct {
 
 // AnalyzePositionParams defines parameters for AnalyzePosition.
 type AnalyzePositionParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateBulkPairingParams defines parameters for CreateBulkPairing.
+type CreateBulkPairingParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetBulkPairingParams defines parameters for GetBulkPairing.
+type GetBulkPairingParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4781,6 +5975,14 @@ type GetGameParams struct {
 
 	// IfNoneMatch An `ETag` from an earlier answer; `304` if the game is still as it was.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// BerserkGameParams defines parameters for BerserkGame.
+type BerserkGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // OfferDrawParams defines parameters for OfferDraw.
@@ -4913,6 +6115,14 @@ type FollowLobbyEventsParams struct {
 
 // ListMovesParams defines parameters for ListMoves.
 type ListMovesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ApproveAuthorizationParams defines parameters for ApproveAuthorization.
+type ApproveAuthorizationParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -5189,6 +6399,120 @@ type GetSeekParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListTokensParams defines parameters for ListTokens.
+type ListTokensParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTokenParams defines parameters for CreateToken.
+type CreateTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// TestTokenParams defines parameters for TestToken.
+type TestTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// RevokeTokenParams defines parameters for RevokeToken.
+type RevokeTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListTournamentsParams defines parameters for ListTournaments.
+type ListTournamentsParams struct {
+	// Status Which events (default `running`).
+	Status *TournamentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many (1-100, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next` of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTournamentParams defines parameters for CreateTournament.
+type CreateTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentParams defines parameters for GetTournament.
+type GetTournamentParams struct {
+	// Page The page of the standings, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Standings lines a page (1-100, default 50).
+	PerPage *int `form:"perPage,omitempty" json:"perPage,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
+type FollowTournamentEventsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
+// ListTournamentGamesParams defines parameters for ListTournamentGames.
+type ListTournamentGamesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// JoinTournamentParams defines parameters for JoinTournament.
+type JoinTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentResultsParams defines parameters for GetTournamentResults.
+type GetTournamentResultsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// WithdrawFromTournamentParams defines parameters for WithdrawFromTournament.
+type WithdrawFromTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ValidateRecordParams defines parameters for ValidateRecord.
 type ValidateRecordParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -5207,6 +6531,9 @@ type ValidateRecordsBatchParams struct {
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateBulkPairingJSONRequestBody defines body for CreateBulkPairing for application/json ContentType.
+type CreateBulkPairingJSONRequestBody = BulkPairingRequest
 
 // CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
 type CreateChallengeJSONRequestBody = ChallengeRequest
@@ -5232,6 +6559,9 @@ type OfferTakebackJSONRequestBody = OfferRequest
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
 
+// ApproveAuthorizationJSONRequestBody defines body for ApproveAuthorization for application/json ContentType.
+type ApproveAuthorizationJSONRequestBody = AuthorizationRequest
+
 // CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
 type CreatePlayerJSONRequestBody = CreatePlayerRequest
 
@@ -5246,6 +6576,15 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
+type CreateTokenJSONRequestBody = TokenRequest
+
+// TestTokenJSONRequestBody defines body for TestToken for application/json ContentType.
+type TestTokenJSONRequestBody = TokenTestRequest
+
+// CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
+type CreateTournamentJSONRequestBody = TournamentRequest
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -5442,6 +6781,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairingWithBody Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairing Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPairing Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListChallenges Your pending challenges
 	//
@@ -5689,6 +7066,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BerserkGame Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OfferDrawWithBody Offer, accept or refuse a draw
 	//
@@ -6065,6 +7452,44 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMoves(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ApproveAuthorizationWithBody Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithBody(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveAuthorization Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorization(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreatePlayerWithBody Make a player
 	//
 	// Creates a player with the `name` given (or a default one) and gives
@@ -6115,6 +7540,9 @@ type ClientInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -6521,6 +7949,200 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTokens Your player's scoped tokens
+	//
+	// The scoped tokens of your player that still work (neither revoked
+	// nor expired), the ones you made and the ones apps got through
+	// OAuth, oldest first. Secrets are never shown again.
+	//
+	// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+	ListTokens(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTokenWithBody Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithBody(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateToken Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateToken(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestTokenWithBody What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithBody(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestToken What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestToken(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeToken Revoke a scoped token
+	//
+	// The token stops working at once: a request with it is then `401
+	// token_revoked`. An app may revoke its own token with `POST
+	// /oauth/revoke` instead.
+	//
+	// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+	RevokeToken(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournaments List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournamentWithBody Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournament Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournament Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournamentGames The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinTournament Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournamentResults The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromTournament Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ValidateRecordWithBody Check a whole game record
 	//
 	// Replays `moves` (pit numbers, alternating players) from `start`
@@ -6798,6 +8420,74 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAnalyzePositionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairingWithBody Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairing Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPairing Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *Client) GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPairingRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7185,6 +8875,26 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BerserkGame Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *Client) BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBerserkGameRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7750,6 +9460,64 @@ func (c *Client) ListMoves(ctx context.Context, params *ListMovesParams, body Li
 	return c.Client.Do(req)
 }
 
+// ApproveAuthorizationWithBody Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *Client) ApproveAuthorizationWithBody(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveAuthorizationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveAuthorization Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *Client) ApproveAuthorization(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveAuthorizationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreatePlayerWithBody Make a player
 //
 // Creates a player with the `name` given (or a default one) and gives
@@ -7820,6 +9588,9 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -8466,6 +10237,350 @@ func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams,
 	return c.Client.Do(req)
 }
 
+// ListTokens Your player's scoped tokens
+//
+// The scoped tokens of your player that still work (neither revoked
+// nor expired), the ones you made and the ones apps got through
+// OAuth, oldest first. Secrets are never shown again.
+//
+// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+func (c *Client) ListTokens(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTokensRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTokenWithBody Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *Client) CreateTokenWithBody(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateToken Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *Client) CreateToken(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestTokenWithBody What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *Client) TestTokenWithBody(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestToken What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *Client) TestToken(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeToken Revoke a scoped token
+//
+// The token stops working at once: a request with it is then `401
+// token_revoked`. An app may revoke its own token with `POST
+// /oauth/revoke` instead.
+//
+// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+func (c *Client) RevokeToken(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournaments List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *Client) ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournamentWithBody Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournament Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournament Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *Client) GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowTournamentEvents Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *Client) FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowTournamentEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournamentGames The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *Client) ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinTournament Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *Client) JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournamentResults The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *Client) GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentResultsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromTournament Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *Client) WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ValidateRecordWithBody Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -8839,6 +10954,110 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateBulkPairingRequest calls the generic CreateBulkPairing builder with application/json body
+func NewCreateBulkPairingRequest(server string, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBulkPairingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateBulkPairingRequestWithBody constructs an http.Request for the CreateBulkPairing method, with any body, and a specified content type
+func NewCreateBulkPairingRequestWithBody(server string, params *CreateBulkPairingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPairingRequest constructs an http.Request for the GetBulkPairing method
+func NewGetBulkPairingRequest(server string, id string, params *GetBulkPairingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -9438,6 +11657,55 @@ func NewGetGameRequest(server string, id GameID, params *GetGameParams) (*http.R
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBerserkGameRequest constructs an http.Request for the BerserkGame method
+func NewBerserkGameRequest(server string, id string, params *BerserkGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/berserk", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
 	}
@@ -10240,6 +12508,61 @@ func NewListMovesRequestWithBody(server string, params *ListMovesParams, content
 	}
 
 	operationPath := fmt.Sprintf("/v1/moves")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewApproveAuthorizationRequest calls the generic ApproveAuthorization builder with application/json body
+func NewApproveAuthorizationRequest(server string, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveAuthorizationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewApproveAuthorizationRequestWithBody constructs an http.Request for the ApproveAuthorization method, with any body, and a specified content type
+func NewApproveAuthorizationRequestWithBody(server string, params *ApproveAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/oauth/authorizations")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -11673,6 +13996,699 @@ func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.
 	return req, nil
 }
 
+// NewListTokensRequest constructs an http.Request for the ListTokens method
+func NewListTokensRequest(server string, params *ListTokensParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTokenRequest calls the generic CreateToken builder with application/json body
+func NewCreateTokenRequest(server string, params *CreateTokenParams, body CreateTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTokenRequestWithBody constructs an http.Request for the CreateToken method, with any body, and a specified content type
+func NewCreateTokenRequestWithBody(server string, params *CreateTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTestTokenRequest calls the generic TestToken builder with application/json body
+func NewTestTokenRequest(server string, params *TestTokenParams, body TestTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTestTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewTestTokenRequestWithBody constructs an http.Request for the TestToken method, with any body, and a specified content type
+func NewTestTokenRequestWithBody(server string, params *TestTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens/test")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeTokenRequest constructs an http.Request for the RevokeToken method
+func NewRevokeTokenRequest(server string, id TokenID, params *RevokeTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTournamentsRequest constructs an http.Request for the ListTournaments method
+func NewListTournamentsRequest(server string, params *ListTournamentsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTournamentRequest calls the generic CreateTournament builder with application/json body
+func NewCreateTournamentRequest(server string, params *CreateTournamentParams, body CreateTournamentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTournamentRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTournamentRequestWithBody constructs an http.Request for the CreateTournament method, with any body, and a specified content type
+func NewCreateTournamentRequestWithBody(server string, params *CreateTournamentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentRequest constructs an http.Request for the GetTournament method
+func NewGetTournamentRequest(server string, id TournamentIDPath, params *GetTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "perPage", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowTournamentEventsRequest constructs an http.Request for the FollowTournamentEvents method
+func NewFollowTournamentEventsRequest(server string, id TournamentIDPath, params *FollowTournamentEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTournamentGamesRequest constructs an http.Request for the ListTournamentGames method
+func NewListTournamentGamesRequest(server string, id TournamentIDPath, params *ListTournamentGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewJoinTournamentRequest constructs an http.Request for the JoinTournament method
+func NewJoinTournamentRequest(server string, id TournamentIDPath, params *JoinTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentResultsRequest constructs an http.Request for the GetTournamentResults method
+func NewGetTournamentResultsRequest(server string, id TournamentIDPath, params *GetTournamentResultsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/results", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewWithdrawFromTournamentRequest constructs an http.Request for the WithdrawFromTournament method
+func NewWithdrawFromTournamentRequest(server string, id TournamentIDPath, params *WithdrawFromTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/withdraw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewValidateRecordRequest calls the generic ValidateRecord builder with application/json body
 func NewValidateRecordRequest(server string, params *ValidateRecordParams, body ValidateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11945,6 +14961,46 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
 
+	// CreateBulkPairingWithBodyWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// CreateBulkPairingWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// GetBulkPairingWithResponse Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error)
+
 	// ListChallengesWithResponse Your pending challenges
 	//
 	// The pending challenges you were sent (`incoming`) and sent
@@ -12203,6 +15259,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
+
+	// BerserkGameWithResponse Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error)
 
 	// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
 	//
@@ -12599,6 +15667,44 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMovesWithResponse(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*ListMovesResponse, error)
 
+	// ApproveAuthorizationWithBodyWithResponse Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithBodyWithResponse(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error)
+
+	// ApproveAuthorizationWithResponse Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithResponse(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error)
+
 	// CreatePlayerWithBodyWithResponse Make a player
 	//
 	// Creates a player with the `name` given (or a default one) and gives
@@ -12649,6 +15755,9 @@ type ClientWithResponsesInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -13086,6 +16195,218 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
+
+	// ListTokensWithResponse Your player's scoped tokens
+	//
+	// The scoped tokens of your player that still work (neither revoked
+	// nor expired), the ones you made and the ones apps got through
+	// OAuth, oldest first. Secrets are never shown again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+	ListTokensWithResponse(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*ListTokensResponse, error)
+
+	// CreateTokenWithBodyWithResponse Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithBodyWithResponse(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// CreateTokenWithResponse Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithResponse(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// TestTokenWithBodyWithResponse What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithBodyWithResponse(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTokenResponse, error)
+
+	// TestTokenWithResponse What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithResponse(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTokenResponse, error)
+
+	// RevokeTokenWithResponse Revoke a scoped token
+	//
+	// The token stops working at once: a request with it is then `401
+	// token_revoked`. An app may revoke its own token with `POST
+	// /oauth/revoke` instead.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+	RevokeTokenWithResponse(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
+
+	// ListTournamentsWithResponse List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error)
+
+	// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// CreateTournamentWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// GetTournamentWithResponse Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error)
+
+	// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error)
+
+	// ListTournamentGamesWithResponse The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error)
+
+	// JoinTournamentWithResponse Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error)
+
+	// GetTournamentResultsWithResponse The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error)
+
+	// WithdrawFromTournamentWithResponse Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error)
 
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
@@ -13559,6 +16880,259 @@ func (r AnalyzePositionResponse) ContentType() string {
 	return ""
 }
 
+// CreateBulkPairingResponse201Headers the declared response headers of an HTTP 201 response for CreateBulkPairing
+type CreateBulkPairingResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse400Headers the declared response headers of an HTTP 400 response for CreateBulkPairing
+type CreateBulkPairingResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse401Headers the declared response headers of an HTTP 401 response for CreateBulkPairing
+type CreateBulkPairingResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateBulkPairingResponse403Headers the declared response headers of an HTTP 403 response for CreateBulkPairing
+type CreateBulkPairingResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse413Headers the declared response headers of an HTTP 413 response for CreateBulkPairing
+type CreateBulkPairingResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse415Headers the declared response headers of an HTTP 415 response for CreateBulkPairing
+type CreateBulkPairingResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse422Headers the declared response headers of an HTTP 422 response for CreateBulkPairing
+type CreateBulkPairingResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for CreateBulkPairing
+type CreateBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for CreateBulkPairing
+type CreateBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *BulkPairing
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateBulkPairingResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBulkPairingResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBulkPairingResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBulkPairingResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBulkPairingResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateBulkPairingResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBulkPairingResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBulkPairingResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateBulkPairingResponse) GetJSON201() *BulkPairing {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPairingResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPairing
+type GetBulkPairingResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse404Headers the declared response headers of an HTTP 404 response for GetBulkPairing
+type GetBulkPairingResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for GetBulkPairing
+type GetBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPairing
+type GetBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkPairing
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPairingResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBulkPairingResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPairingResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBulkPairingResponse) GetJSON200() *BulkPairing {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListChallengesResponse200Headers the declared response headers of an HTTP 200 response for ListChallenges
 type ListChallengesResponse200Headers struct {
 	XRequestID *string
@@ -13568,6 +17142,11 @@ type ListChallengesResponse200Headers struct {
 type ListChallengesResponse401Headers struct {
 	WWWAuthenticate *string
 	XRequestID      *string
+}
+
+// ListChallengesResponse403Headers the declared response headers of an HTTP 403 response for ListChallenges
+type ListChallengesResponse403Headers struct {
+	XRequestID *string
 }
 
 // ListChallengesResponse500Headers the declared response headers of an HTTP 500 response for ListChallenges
@@ -13588,6 +17167,8 @@ type ListChallengesResponse struct {
 	JSON200 *ChallengeList
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -13596,6 +17177,8 @@ type ListChallengesResponse struct {
 	Headers200 *ListChallengesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListChallengesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListChallengesResponse403Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListChallengesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -13610,6 +17193,11 @@ func (r ListChallengesResponse) GetJSON200() *ChallengeList {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListChallengesResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListChallengesResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -13670,6 +17258,11 @@ type CreateChallengeResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateChallengeResponse403Headers the declared response headers of an HTTP 403 response for CreateChallenge
+type CreateChallengeResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateChallengeResponse404Headers the declared response headers of an HTTP 404 response for CreateChallenge
 type CreateChallengeResponse404Headers struct {
 	XRequestID *string
@@ -13723,6 +17316,8 @@ type CreateChallengeResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PlayerNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -13745,6 +17340,8 @@ type CreateChallengeResponse struct {
 	Headers400 *CreateChallengeResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateChallengeResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateChallengeResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateChallengeResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -13776,6 +17373,11 @@ func (r CreateChallengeResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -14627,6 +18229,11 @@ type CreateGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateGameResponse403Headers the declared response headers of an HTTP 403 response for CreateGame
+type CreateGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateGameResponse409Headers the declared response headers of an HTTP 409 response for CreateGame
 type CreateGameResponse409Headers struct {
 	RetryAfter *int
@@ -14676,6 +18283,8 @@ type CreateGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationProblemJSON409 *IdempotencyKeyInUse
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -14696,6 +18305,8 @@ type CreateGameResponse struct {
 	Headers400 *CreateGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateGameResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGameResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -14725,6 +18336,11 @@ func (r CreateGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -14906,6 +18522,140 @@ func (r GetGameResponse) ContentType() string {
 	return ""
 }
 
+// BerserkGameResponse200Headers the declared response headers of an HTTP 200 response for BerserkGame
+type BerserkGameResponse200Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse401Headers the declared response headers of an HTTP 401 response for BerserkGame
+type BerserkGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BerserkGameResponse403Headers the declared response headers of an HTTP 403 response for BerserkGame
+type BerserkGameResponse403Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse404Headers the declared response headers of an HTTP 404 response for BerserkGame
+type BerserkGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse409Headers the declared response headers of an HTTP 409 response for BerserkGame
+type BerserkGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse500Headers the declared response headers of an HTTP 500 response for BerserkGame
+type BerserkGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse503Headers the declared response headers of an HTTP 503 response for BerserkGame
+type BerserkGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BerserkGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BerserkAnswer
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BerserkGameResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BerserkGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BerserkGameResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BerserkGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BerserkGameResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BerserkGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BerserkGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BerserkGameResponse) GetJSON200() *BerserkAnswer {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BerserkGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BerserkGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BerserkGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BerserkGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OfferDrawResponse200Headers the declared response headers of an HTTP 200 response for OfferDraw
 type OfferDrawResponse200Headers struct {
 	XRequestID *string
@@ -14920,6 +18670,11 @@ type OfferDrawResponse400Headers struct {
 type OfferDrawResponse401Headers struct {
 	WWWAuthenticate *string
 	XRequestID      *string
+}
+
+// OfferDrawResponse403Headers the declared response headers of an HTTP 403 response for OfferDraw
+type OfferDrawResponse403Headers struct {
+	XRequestID *string
 }
 
 // OfferDrawResponse404Headers the declared response headers of an HTTP 404 response for OfferDraw
@@ -14962,6 +18717,8 @@ type OfferDrawResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -14980,6 +18737,8 @@ type OfferDrawResponse struct {
 	Headers400 *OfferDrawResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *OfferDrawResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OfferDrawResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *OfferDrawResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -15007,6 +18766,11 @@ func (r OfferDrawResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r OfferDrawResponse) GetApplicationProblemJSON401() *Unauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -15201,6 +18965,11 @@ type JoinGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// JoinGameResponse403Headers the declared response headers of an HTTP 403 response for JoinGame
+type JoinGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // JoinGameResponse404Headers the declared response headers of an HTTP 404 response for JoinGame
 type JoinGameResponse404Headers struct {
 	XRequestID *string
@@ -15244,6 +19013,8 @@ type JoinGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -15262,6 +19033,8 @@ type JoinGameResponse struct {
 	Headers400 *JoinGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *JoinGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *JoinGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -15289,6 +19062,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -15689,6 +19467,11 @@ type RematchGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// RematchGameResponse403Headers the declared response headers of an HTTP 403 response for RematchGame
+type RematchGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // RematchGameResponse404Headers the declared response headers of an HTTP 404 response for RematchGame
 type RematchGameResponse404Headers struct {
 	XRequestID *string
@@ -15722,6 +19505,8 @@ type RematchGameResponse struct {
 	JSON201 *Challenge
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -15736,6 +19521,8 @@ type RematchGameResponse struct {
 	Headers201 *RematchGameResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RematchGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RematchGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RematchGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -15756,6 +19543,11 @@ func (r RematchGameResponse) GetJSON201() *Challenge {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r RematchGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -15828,6 +19620,11 @@ type ResignGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// ResignGameResponse403Headers the declared response headers of an HTTP 403 response for ResignGame
+type ResignGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // ResignGameResponse404Headers the declared response headers of an HTTP 404 response for ResignGame
 type ResignGameResponse404Headers struct {
 	XRequestID *string
@@ -15858,6 +19655,8 @@ type ResignGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -15872,6 +19671,8 @@ type ResignGameResponse struct {
 	Headers400 *ResignGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ResignGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResignGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ResignGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -15895,6 +19696,11 @@ func (r ResignGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ResignGameResponse) GetApplicationProblemJSON401() *Unauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ResignGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -16773,6 +20579,168 @@ func (r ListMovesResponse) ContentType() string {
 	return ""
 }
 
+// ApproveAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for ApproveAuthorization
+type ApproveAuthorizationResponse201Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse400Headers the declared response headers of an HTTP 400 response for ApproveAuthorization
+type ApproveAuthorizationResponse400Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse401Headers the declared response headers of an HTTP 401 response for ApproveAuthorization
+type ApproveAuthorizationResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ApproveAuthorizationResponse403Headers the declared response headers of an HTTP 403 response for ApproveAuthorization
+type ApproveAuthorizationResponse403Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse413Headers the declared response headers of an HTTP 413 response for ApproveAuthorization
+type ApproveAuthorizationResponse413Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse415Headers the declared response headers of an HTTP 415 response for ApproveAuthorization
+type ApproveAuthorizationResponse415Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse422Headers the declared response headers of an HTTP 422 response for ApproveAuthorization
+type ApproveAuthorizationResponse422Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse500Headers the declared response headers of an HTTP 500 response for ApproveAuthorization
+type ApproveAuthorizationResponse500Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for ApproveAuthorization
+type ApproveAuthorizationResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ApproveAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Authorization
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidAuthorization
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *ApproveAuthorizationResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApproveAuthorizationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ApproveAuthorizationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ApproveAuthorizationResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ApproveAuthorizationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ApproveAuthorizationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ApproveAuthorizationResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ApproveAuthorizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ApproveAuthorizationResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ApproveAuthorizationResponse) GetJSON201() *Authorization {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON422() *InvalidAuthorization {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreatePlayerResponse201Headers the declared response headers of an HTTP 201 response for CreatePlayer
 type CreatePlayerResponse201Headers struct {
 	Location        *string
@@ -16957,6 +20925,11 @@ type FollowPlayerEventsResponse401Headers struct {
 	XRequestID      *string
 }
 
+// FollowPlayerEventsResponse403Headers the declared response headers of an HTTP 403 response for FollowPlayerEvents
+type FollowPlayerEventsResponse403Headers struct {
+	XRequestID *string
+}
+
 // FollowPlayerEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowPlayerEvents
 type FollowPlayerEventsResponse429Headers struct {
 	RetryAfter *int
@@ -16981,6 +20954,8 @@ type FollowPlayerEventsResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationProblemJSON429 *TooManyStreams
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -16993,6 +20968,8 @@ type FollowPlayerEventsResponse struct {
 	Headers400 *FollowPlayerEventsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *FollowPlayerEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *FollowPlayerEventsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FollowPlayerEventsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -17009,6 +20986,11 @@ func (r FollowPlayerEventsResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r FollowPlayerEventsResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -17066,6 +21048,11 @@ type CreateStreamTicketResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateStreamTicketResponse403Headers the declared response headers of an HTTP 403 response for CreateStreamTicket
+type CreateStreamTicketResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateStreamTicketResponse500Headers the declared response headers of an HTTP 500 response for CreateStreamTicket
 type CreateStreamTicketResponse500Headers struct {
 	XRequestID *string
@@ -17084,6 +21071,8 @@ type CreateStreamTicketResponse struct {
 	JSON201 *StreamTicket
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -17092,6 +21081,8 @@ type CreateStreamTicketResponse struct {
 	Headers201 *CreateStreamTicketResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateStreamTicketResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateStreamTicketResponse403Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateStreamTicketResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -17106,6 +21097,11 @@ func (r CreateStreamTicketResponse) GetJSON201() *StreamTicket {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateStreamTicketResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateStreamTicketResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -18311,6 +22307,11 @@ type GetPracticePuzzleResponse401Headers struct {
 	XRequestID      *string
 }
 
+// GetPracticePuzzleResponse403Headers the declared response headers of an HTTP 403 response for GetPracticePuzzle
+type GetPracticePuzzleResponse403Headers struct {
+	XRequestID *string
+}
+
 // GetPracticePuzzleResponse422Headers the declared response headers of an HTTP 422 response for GetPracticePuzzle
 type GetPracticePuzzleResponse422Headers struct {
 	XRequestID *string
@@ -18342,6 +22343,8 @@ type GetPracticePuzzleResponse struct {
 	ApplicationProblemJSON400 *PracticeBadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *PracticeUnmet
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -18356,6 +22359,8 @@ type GetPracticePuzzleResponse struct {
 	Headers400 *GetPracticePuzzleResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetPracticePuzzleResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPracticePuzzleResponse403Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *GetPracticePuzzleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -18379,6 +22384,11 @@ func (r GetPracticePuzzleResponse) GetApplicationProblemJSON400() *PracticeBadRe
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetPracticePuzzleResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -18566,6 +22576,11 @@ type SubmitPuzzleAttemptResponse401Headers struct {
 	XRequestID      *string
 }
 
+// SubmitPuzzleAttemptResponse403Headers the declared response headers of an HTTP 403 response for SubmitPuzzleAttempt
+type SubmitPuzzleAttemptResponse403Headers struct {
+	XRequestID *string
+}
+
 // SubmitPuzzleAttemptResponse404Headers the declared response headers of an HTTP 404 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse404Headers struct {
 	XRequestID *string
@@ -18612,6 +22627,8 @@ type SubmitPuzzleAttemptResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PuzzleNotFound
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -18632,6 +22649,8 @@ type SubmitPuzzleAttemptResponse struct {
 	Headers400 *SubmitPuzzleAttemptResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *SubmitPuzzleAttemptResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SubmitPuzzleAttemptResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SubmitPuzzleAttemptResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -18661,6 +22680,11 @@ func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON400() *BadRequest 
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -19016,6 +23040,11 @@ type CreateSeekResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateSeekResponse403Headers the declared response headers of an HTTP 403 response for CreateSeek
+type CreateSeekResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateSeekResponse409Headers the declared response headers of an HTTP 409 response for CreateSeek
 type CreateSeekResponse409Headers struct {
 	XRequestID *string
@@ -19064,6 +23093,8 @@ type CreateSeekResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationProblemJSON409 *LobbyConflict
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -19084,6 +23115,8 @@ type CreateSeekResponse struct {
 	Headers400 *CreateSeekResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateSeekResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateSeekResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateSeekResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -19113,6 +23146,11 @@ func (r CreateSeekResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateSeekResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -19427,6 +23465,1464 @@ func (r GetSeekResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetSeekResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTokensResponse200Headers the declared response headers of an HTTP 200 response for ListTokens
+type ListTokensResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse400Headers the declared response headers of an HTTP 400 response for ListTokens
+type ListTokensResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse401Headers the declared response headers of an HTTP 401 response for ListTokens
+type ListTokensResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ListTokensResponse403Headers the declared response headers of an HTTP 403 response for ListTokens
+type ListTokensResponse403Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse500Headers the declared response headers of an HTTP 500 response for ListTokens
+type ListTokensResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse503Headers the declared response headers of an HTTP 503 response for ListTokens
+type ListTokensResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTokensResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTokensResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTokensResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTokensResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTokensResponse403Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTokensResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTokensResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTokensResponse) GetJSON200() *TokenList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTokensResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTokensResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTokensResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTokensResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTokenResponse201Headers the declared response headers of an HTTP 201 response for CreateToken
+type CreateTokenResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse400Headers the declared response headers of an HTTP 400 response for CreateToken
+type CreateTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse401Headers the declared response headers of an HTTP 401 response for CreateToken
+type CreateTokenResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTokenResponse403Headers the declared response headers of an HTTP 403 response for CreateToken
+type CreateTokenResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse413Headers the declared response headers of an HTTP 413 response for CreateToken
+type CreateTokenResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse415Headers the declared response headers of an HTTP 415 response for CreateToken
+type CreateTokenResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse422Headers the declared response headers of an HTTP 422 response for CreateToken
+type CreateTokenResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse500Headers the declared response headers of an HTTP 500 response for CreateToken
+type CreateTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
+type CreateTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CreatedToken
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidTokenRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTokenResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTokenResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTokenResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTokenResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTokenResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTokenResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTokenResponse) GetJSON201() *CreatedToken {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON422() *InvalidTokenRequest {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TestTokenResponse200Headers the declared response headers of an HTTP 200 response for TestToken
+type TestTokenResponse200Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse400Headers the declared response headers of an HTTP 400 response for TestToken
+type TestTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse413Headers the declared response headers of an HTTP 413 response for TestToken
+type TestTokenResponse413Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse415Headers the declared response headers of an HTTP 415 response for TestToken
+type TestTokenResponse415Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse500Headers the declared response headers of an HTTP 500 response for TestToken
+type TestTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse503Headers the declared response headers of an HTTP 503 response for TestToken
+type TestTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type TestTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenTest
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TestTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *TestTokenResponse400Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *TestTokenResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *TestTokenResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *TestTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TestTokenResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TestTokenResponse) GetJSON200() *TokenTest {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TestTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeTokenResponse204Headers the declared response headers of an HTTP 204 response for RevokeToken
+type RevokeTokenResponse204Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse400Headers the declared response headers of an HTTP 400 response for RevokeToken
+type RevokeTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse401Headers the declared response headers of an HTTP 401 response for RevokeToken
+type RevokeTokenResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// RevokeTokenResponse403Headers the declared response headers of an HTTP 403 response for RevokeToken
+type RevokeTokenResponse403Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse404Headers the declared response headers of an HTTP 404 response for RevokeToken
+type RevokeTokenResponse404Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse500Headers the declared response headers of an HTTP 500 response for RevokeToken
+type RevokeTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeToken
+type RevokeTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TokenNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *RevokeTokenResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RevokeTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RevokeTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RevokeTokenResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RevokeTokenResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RevokeTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeTokenResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON404() *TokenNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTournamentsResponse200Headers the declared response headers of an HTTP 200 response for ListTournaments
+type ListTournamentsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse400Headers the declared response headers of an HTTP 400 response for ListTournaments
+type ListTournamentsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse404Headers the declared response headers of an HTTP 404 response for ListTournaments
+type ListTournamentsResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse500Headers the declared response headers of an HTTP 500 response for ListTournaments
+type ListTournamentsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse503Headers the declared response headers of an HTTP 503 response for ListTournaments
+type ListTournamentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTournamentsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentsResponse) GetJSON200() *TournamentList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTournamentResponse201Headers the declared response headers of an HTTP 201 response for CreateTournament
+type CreateTournamentResponse201Headers struct {
+	Location   *string
+	XRequestID *string
+}
+
+// CreateTournamentResponse400Headers the declared response headers of an HTTP 400 response for CreateTournament
+type CreateTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse401Headers the declared response headers of an HTTP 401 response for CreateTournament
+type CreateTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTournamentResponse403Headers the declared response headers of an HTTP 403 response for CreateTournament
+type CreateTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse413Headers the declared response headers of an HTTP 413 response for CreateTournament
+type CreateTournamentResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse415Headers the declared response headers of an HTTP 415 response for CreateTournament
+type CreateTournamentResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse422Headers the declared response headers of an HTTP 422 response for CreateTournament
+type CreateTournamentResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse500Headers the declared response headers of an HTTP 500 response for CreateTournament
+type CreateTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse503Headers the declared response headers of an HTTP 503 response for CreateTournament
+type CreateTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tournament
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTournamentResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTournamentResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTournamentResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTournamentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTournamentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTournamentResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTournamentResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTournamentResponse) GetJSON201() *Tournament {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResponse200Headers the declared response headers of an HTTP 200 response for GetTournament
+type GetTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse400Headers the declared response headers of an HTTP 400 response for GetTournament
+type GetTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse404Headers the declared response headers of an HTTP 404 response for GetTournament
+type GetTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse500Headers the declared response headers of an HTTP 500 response for GetTournament
+type GetTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse503Headers the declared response headers of an HTTP 503 response for GetTournament
+type GetTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentView
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTournamentResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTournamentResponse) GetJSON200() *TournamentView {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowTournamentEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowTournamentEvents
+type FollowTournamentEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowTournamentEvents
+type FollowTournamentEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse404Headers the declared response headers of an HTTP 404 response for FollowTournamentEvents
+type FollowTournamentEventsResponse404Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowTournamentEvents
+type FollowTournamentEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowTournamentEvents
+type FollowTournamentEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowTournamentEvents
+type FollowTournamentEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowTournamentEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowTournamentEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowTournamentEventsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *FollowTournamentEventsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowTournamentEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowTournamentEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowTournamentEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowTournamentEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowTournamentEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowTournamentEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowTournamentEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTournamentGamesResponse200Headers the declared response headers of an HTTP 200 response for ListTournamentGames
+type ListTournamentGamesResponse200Headers struct {
+	Vary       *string
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse404Headers the declared response headers of an HTTP 404 response for ListTournamentGames
+type ListTournamentGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse500Headers the declared response headers of an HTTP 500 response for ListTournamentGames
+type ListTournamentGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse503Headers the declared response headers of an HTTP 503 response for ListTournamentGames
+type ListTournamentGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentGames
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentGamesResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentGamesResponse) GetJSON200() *TournamentGames {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinTournamentResponse200Headers the declared response headers of an HTTP 200 response for JoinTournament
+type JoinTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse401Headers the declared response headers of an HTTP 401 response for JoinTournament
+type JoinTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// JoinTournamentResponse403Headers the declared response headers of an HTTP 403 response for JoinTournament
+type JoinTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse404Headers the declared response headers of an HTTP 404 response for JoinTournament
+type JoinTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse409Headers the declared response headers of an HTTP 409 response for JoinTournament
+type JoinTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse500Headers the declared response headers of an HTTP 500 response for JoinTournament
+type JoinTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse503Headers the declared response headers of an HTTP 503 response for JoinTournament
+type JoinTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type JoinTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *JoinTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinTournamentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *JoinTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *JoinTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *JoinTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResultsResponse200Headers the declared response headers of an HTTP 200 response for GetTournamentResults
+type GetTournamentResultsResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse404Headers the declared response headers of an HTTP 404 response for GetTournamentResults
+type GetTournamentResultsResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse500Headers the declared response headers of an HTTP 500 response for GetTournamentResults
+type GetTournamentResultsResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse503Headers the declared response headers of an HTTP 503 response for GetTournamentResults
+type GetTournamentResultsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResultsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResultsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResultsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResultsResponse503Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawFromTournamentResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse401Headers the declared response headers of an HTTP 401 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// WithdrawFromTournamentResponse403Headers the declared response headers of an HTTP 403 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse404Headers the declared response headers of an HTTP 404 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse500Headers the declared response headers of an HTTP 500 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse503Headers the declared response headers of an HTTP 503 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type WithdrawFromTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawFromTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WithdrawFromTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *WithdrawFromTournamentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WithdrawFromTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *WithdrawFromTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *WithdrawFromTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WithdrawFromTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawFromTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawFromTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawFromTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawFromTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawFromTournamentResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19819,6 +25315,64 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 	return ParseAnalyzePositionResponse(rsp)
 }
 
+// CreateBulkPairingWithBodyWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// CreateBulkPairingWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairing(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// GetBulkPairingWithResponse Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *ClientWithResponses) GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error) {
+	rsp, err := c.GetBulkPairing(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPairingResponse(rsp)
+}
+
 // ListChallengesWithResponse Your pending challenges
 //
 // The pending challenges you were sent (`incoming`) and sent
@@ -20160,6 +25714,24 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 		return nil, err
 	}
 	return ParseGetGameResponse(rsp)
+}
+
+// BerserkGameWithResponse Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *ClientWithResponses) BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error) {
+	rsp, err := c.BerserkGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBerserkGameResponse(rsp)
 }
 
 // OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
@@ -20665,6 +26237,56 @@ func (c *ClientWithResponses) ListMovesWithResponse(ctx context.Context, params 
 	return ParseListMovesResponse(rsp)
 }
 
+// ApproveAuthorizationWithBodyWithResponse Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *ClientWithResponses) ApproveAuthorizationWithBodyWithResponse(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error) {
+	rsp, err := c.ApproveAuthorizationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveAuthorizationResponse(rsp)
+}
+
+// ApproveAuthorizationWithResponse Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *ClientWithResponses) ApproveAuthorizationWithResponse(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error) {
+	rsp, err := c.ApproveAuthorization(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveAuthorizationResponse(rsp)
+}
+
 // CreatePlayerWithBodyWithResponse Make a player
 //
 // Creates a player with the `name` given (or a default one) and gives
@@ -20727,6 +26349,9 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -21309,6 +26934,308 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 	return ParseGetSeekResponse(rsp)
 }
 
+// ListTokensWithResponse Your player's scoped tokens
+//
+// The scoped tokens of your player that still work (neither revoked
+// nor expired), the ones you made and the ones apps got through
+// OAuth, oldest first. Secrets are never shown again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+func (c *ClientWithResponses) ListTokensWithResponse(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*ListTokensResponse, error) {
+	rsp, err := c.ListTokens(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTokensResponse(rsp)
+}
+
+// CreateTokenWithBodyWithResponse Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// CreateTokenWithResponse Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// TestTokenWithBodyWithResponse What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *ClientWithResponses) TestTokenWithBodyWithResponse(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTokenResponse, error) {
+	rsp, err := c.TestTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTokenResponse(rsp)
+}
+
+// TestTokenWithResponse What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *ClientWithResponses) TestTokenWithResponse(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTokenResponse, error) {
+	rsp, err := c.TestToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTokenResponse(rsp)
+}
+
+// RevokeTokenWithResponse Revoke a scoped token
+//
+// The token stops working at once: a request with it is then `401
+// token_revoked`. An app may revoke its own token with `POST
+// /oauth/revoke` instead.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeToken(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
+}
+
+// ListTournamentsWithResponse List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *ClientWithResponses) ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error) {
+	rsp, err := c.ListTournaments(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentsResponse(rsp)
+}
+
+// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournamentWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// CreateTournamentWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournament(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// GetTournamentWithResponse Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *ClientWithResponses) GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error) {
+	rsp, err := c.GetTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResponse(rsp)
+}
+
+// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *ClientWithResponses) FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error) {
+	rsp, err := c.FollowTournamentEvents(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowTournamentEventsResponse(rsp)
+}
+
+// ListTournamentGamesWithResponse The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *ClientWithResponses) ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error) {
+	rsp, err := c.ListTournamentGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentGamesResponse(rsp)
+}
+
+// JoinTournamentWithResponse Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *ClientWithResponses) JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error) {
+	rsp, err := c.JoinTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinTournamentResponse(rsp)
+}
+
+// GetTournamentResultsWithResponse The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *ClientWithResponses) GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error) {
+	rsp, err := c.GetTournamentResults(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResultsResponse(rsp)
+}
+
+// WithdrawFromTournamentWithResponse Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *ClientWithResponses) WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error) {
+	rsp, err := c.WithdrawFromTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromTournamentResponse(rsp)
+}
+
 // ValidateRecordWithBodyWithResponse Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -21771,6 +27698,292 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 	return response, nil
 }
 
+// ParseCreateBulkPairingResponse parses an HTTP response from a CreateBulkPairingWithResponse call
+func ParseCreateBulkPairingResponse(rsp *http.Response) (*CreateBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateBulkPairingResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateBulkPairingResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBulkPairingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBulkPairingResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBulkPairingResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateBulkPairingResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBulkPairingResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPairingResponse parses an HTTP response from a GetBulkPairingWithResponse call
+func ParseGetBulkPairingResponse(rsp *http.Response) (*GetBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPairingResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBulkPairingResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListChallengesResponse parses an HTTP response from a ListChallengesWithResponse call
 func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21798,6 +28011,13 @@ func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, e
 			return nil, err
 		}
 		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
@@ -21843,6 +28063,16 @@ func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, e
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListChallengesResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListChallengesResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -21909,6 +28139,13 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 			return nil, err
 		}
 		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest PlayerNotFound
@@ -22027,6 +28264,16 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateChallengeResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CreateChallengeResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -23047,6 +29294,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyKeyInUse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23157,6 +29411,16 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateGameResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -23418,6 +29682,161 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 	return response, nil
 }
 
+// ParseBerserkGameResponse parses an HTTP response from a BerserkGameWithResponse call
+func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BerserkGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BerserkAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BerserkGameResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers BerserkGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BerserkGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BerserkGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BerserkGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BerserkGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BerserkGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseOfferDrawResponse parses an HTTP response from a OfferDrawWithResponse call
 func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -23452,6 +29871,13 @@ func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
 			return nil, err
 		}
 		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
@@ -23535,6 +29961,16 @@ func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OfferDrawResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers OfferDrawResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -23787,6 +30223,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -23883,6 +30326,16 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers JoinGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -24410,6 +30863,13 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24475,6 +30935,16 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RematchGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers RematchGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -24572,6 +31042,13 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -24640,6 +31117,16 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResignGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ResignGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -25609,6 +32096,195 @@ func ParseListMovesResponse(rsp *http.Response) (*ListMovesResponse, error) {
 	return response, nil
 }
 
+// ParseApproveAuthorizationResponse parses an HTTP response from a ApproveAuthorizationWithResponse call
+func ParseApproveAuthorizationResponse(rsp *http.Response) (*ApproveAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Authorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidAuthorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers ApproveAuthorizationResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApproveAuthorizationResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ApproveAuthorizationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ApproveAuthorizationResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers ApproveAuthorizationResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ApproveAuthorizationResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ApproveAuthorizationResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers ApproveAuthorizationResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ApproveAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreatePlayerResponse parses an HTTP response from a CreatePlayerWithResponse call
 func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25868,6 +32544,13 @@ func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsRes
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyStreams
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -25929,6 +32612,16 @@ func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsRes
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers FollowPlayerEventsResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers FollowPlayerEventsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -26006,6 +32699,13 @@ func ParseCreateStreamTicketResponse(rsp *http.Response) (*CreateStreamTicketRes
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26050,6 +32750,16 @@ func ParseCreateStreamTicketResponse(rsp *http.Response) (*CreateStreamTicketRes
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateStreamTicketResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateStreamTicketResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -27451,6 +34161,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest PracticeUnmet
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27540,6 +34257,16 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPracticePuzzleResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
 		var headers GetPracticePuzzleResponse422Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -27772,6 +34499,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest PuzzleNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27861,6 +34595,16 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SubmitPuzzleAttemptResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers SubmitPuzzleAttemptResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -28309,6 +35053,13 @@ func ParseCreateSeekResponse(rsp *http.Response) (*CreateSeekResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest LobbyConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28419,6 +35170,16 @@ func ParseCreateSeekResponse(rsp *http.Response) (*CreateSeekResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateSeekResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateSeekResponse409Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -28795,6 +35556,1677 @@ func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTokensResponse parses an HTTP response from a ListTokensWithResponse call
+func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTokensResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTokensResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTokensResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTokensResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTokensResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTokensResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTokenResponse parses an HTTP response from a CreateTokenWithResponse call
+func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CreatedToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidTokenRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTokenResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTokenResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTokenResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTokenResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTokenResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTokenResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestTokenResponse parses an HTTP response from a TestTokenWithResponse call
+func ParseTestTokenResponse(rsp *http.Response) (*TestTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenTest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TestTokenResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers TestTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 413:
+		var headers TestTokenResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers TestTokenResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers TestTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers TestTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeTokenResponse parses an HTTP response from a RevokeTokenWithResponse call
+func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers RevokeTokenResponse204Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers RevokeTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RevokeTokenResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RevokeTokenResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RevokeTokenResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers RevokeTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentsResponse parses an HTTP response from a ListTournamentsWithResponse call
+func ParseListTournamentsResponse(rsp *http.Response) (*ListTournamentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTournamentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTournamentResponse parses an HTTP response from a CreateTournamentWithResponse call
+func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tournament
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTournamentResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTournamentResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTournamentResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTournamentResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResponse parses an HTTP response from a GetTournamentWithResponse call
+func ParseGetTournamentResponse(rsp *http.Response) (*GetTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowTournamentEventsResponse parses an HTTP response from a FollowTournamentEventsWithResponse call
+func ParseFollowTournamentEventsResponse(rsp *http.Response) (*FollowTournamentEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowTournamentEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowTournamentEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowTournamentEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers FollowTournamentEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowTournamentEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowTournamentEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowTournamentEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentGamesResponse parses an HTTP response from a ListTournamentGamesWithResponse call
+func ParseListTournamentGamesResponse(rsp *http.Response) (*ListTournamentGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentGames
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentGamesResponse200Headers
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinTournamentResponse parses an HTTP response from a JoinTournamentWithResponse call
+func ParseJoinTournamentResponse(rsp *http.Response) (*JoinTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers JoinTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers JoinTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers JoinTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers JoinTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResultsResponse parses an HTTP response from a GetTournamentResultsWithResponse call
+func ParseGetTournamentResultsResponse(rsp *http.Response) (*GetTournamentResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResultsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResultsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResultsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawFromTournamentResponse parses an HTTP response from a WithdrawFromTournamentWithResponse call
+func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawFromTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawFromTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers WithdrawFromTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers WithdrawFromTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers WithdrawFromTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers WithdrawFromTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers WithdrawFromTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers WithdrawFromTournamentResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
