@@ -1128,8 +1128,8 @@ var swaggerSpec = []string{
 	"oTzqrsyED28LjPXXlNCLyvxTTRz6JGZiH8DliDtM2jAsY5Mn1x/eKHaH05XqAtxx7igkiGV+cXa8QZkU",
 	"nEryWAgBZk5Nsqd4oY/58D+4j6pwCOjMfNf8LHpA4DTzjPhUj4YrRInY/f5AbNKevQgcv1uocXE1ybvA",
 	"NafbbNi7coFuvmXaxQRpGCvjkMikcFaVU+ba386i2/FyRhH6A3hg9++LE7slEstmVRKvQPM4FBbDmFTR",
-	"uivmy9hZuAu5WRA2TpbqRaWmxQV8nSpxs1OjrWjEb9v7eyAswUfE/lhtBN0Hn/IDaFt0SDg7IygGbbRK",
-	"Nr+msJvyGxdhTIFpT09Jke8NexgZtt79/O7/BgAA//8=",
+	"uivmy9hZuAu5WRA2TpbqRaWmxQV8nSpxs1OjrWjEb9v7eyAswUfE/lhtBN3XAfM51WGVxxRhDiNjdc9P",
+	"O6aAK2vkzZCztGKlkIwKN0dxpsFU3rCKkWfr3c/v/m8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
