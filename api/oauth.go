@@ -31,9 +31,9 @@ const (
 	oauthAuthorizePath = "/oauth/authorize" // the reference client's page
 )
 
-// OAuthRoutes are the OAuth endpoints a server routes besides the
+// oauthRoutes are the OAuth endpoints a server routes besides the
 // document's operations.
-var OAuthRoutes = []string{http.MethodPost + " " + oauthTokenPath, http.MethodPost + " " + oauthRevokePath,
+var oauthRoutes = []string{http.MethodPost + " " + oauthTokenPath, http.MethodPost + " " + oauthRevokePath,
 	http.MethodGet + " " + oauthMetadataPath, http.MethodHead + " " + oauthMetadataPath}
 
 // oauthError is an error as RFC 6749 5.2 writes it, with this API's

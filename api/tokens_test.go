@@ -18,6 +18,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/games/gamestest"
 	"github.com/ayoayo/ayoayo/players"
 )
@@ -35,6 +36,9 @@ func TestScopeDeclarations(t *testing.T) {
 	flow := scheme.Flows.AuthorizationCode
 	if flow.AuthorizationURL != oauthAuthorizePath || flow.TokenURL != oauthTokenPath {
 		t.Errorf("the oauth2 flow's URLs %s, %s; want %s, %s", flow.AuthorizationURL, flow.TokenURL, oauthAuthorizePath, oauthTokenPath)
+	}
+	if !slices.Contains(web.Routes, oauthAuthorizePath) {
+		t.Errorf("the browser client serves no page at %s", oauthAuthorizePath)
 	}
 	var declared []string
 	for _, sc := range slices.Sorted(maps.Keys(flow.Scopes)) {
