@@ -118,6 +118,8 @@ func TestArenaPairs(t *testing.T) {
 			map[string]int{"a": 1, "b": -1, "c": 0, "d": 0},
 			[]Pair{{"b", "a"}, {"c", "d"}}},
 		{"nobody free", nil, nil, nil},
+		{"a player listed twice is free once", []ArenaPlayer{p("a", 10, 1500, ""), p("b", 2, 1500, ""), p("a", 1, 1500, "")}, nil,
+			[]Pair{{"a", "b"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ArenaPairs(tc.free, tc.seats)

@@ -2,6 +2,7 @@ package pairing
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -13,6 +14,29 @@ func players(ids ...string) []Entrant {
 		es = append(es, Entrant{ID: id, Rating: float64(2000 - 100*i)})
 	}
 	return es
+}
+
+// ring enters n players p0, p1, ... rated from the top down.
+func ring(n int) []Entrant {
+	var es []Entrant
+	for i := range n {
+		es = append(es, Entrant{ID: fmt.Sprintf("p%d", i), Rating: float64(3000 - i)})
+	}
+	return es
+}
+
+// metAll is a first round (seats alternating) in which p0 met each of
+// the other n-1 players: no second round can pair p0.
+func metAll(n int) []Game {
+	var games []Game
+	for i := 1; i < n; i++ {
+		s, no := "p0", fmt.Sprintf("p%d", i)
+		if i%2 == 0 {
+			s, no = no, s
+		}
+		games = append(games, game(1, s, no, Draw))
+	}
+	return games
 }
 
 // withdrawn enters players who have left the event.
@@ -166,6 +190,7 @@ func TestSwissRoundErrors(t *testing.T) {
 		{"a bye of a stranger", players("a", "b", "c"), []Game{game(1, "a", "b", Draw)}, []string{"z"}, 2, ErrBadInput},
 		{"two who have met", players("a", "b"), []Game{game(1, "a", "b", Draw)}, nil, 2, ErrNoPairing},
 		{"everyone has had a bye", players("a"), nil, []string{"a"}, 2, ErrNoPairing},
+		{"one has met all 63 others", ring(64), metAll(64), nil, 2, ErrNoPairing},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pairs, bye, err := SwissRound(tc.entrants, tc.games, tc.byes, tc.round)
