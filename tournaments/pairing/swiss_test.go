@@ -81,6 +81,13 @@ func TestSwissRound(t *testing.T) {
 		},
 		want: []Pair{{"a", "e"}, {"b", "f"}, {"c", "d"}},
 	}, {
+		// All drew: S1 = a b, S2 = c d. a met c, and a and d are both
+		// due North, so no order of S2 will do: a meets b (an exchange),
+		// and c meets d.
+		name: "exchange when no order of S2 will do", entrants: players("a", "b", "c", "d"), round: 2,
+		games: []Game{game(1, "a", "c", Draw), game(1, "d", "b", Draw)},
+		want:  []Pair{{"b", "a"}, {"c", "d"}},
+	}, {
 		// The winners a b c: a and c are both due North, so only one of
 		// them can meet b and the lowest, c, floats; c meets the highest
 		// of the losers it has not met, d; e and f are left.
