@@ -568,6 +568,13 @@ func (s *Service) advanceSwiss(ctx context.Context, ev *Event, now time.Time) er
 	round := ev.Round + 1
 	entrants, played, byes := swissInput(ev)
 	pairs, bye, err := pairing.SwissRound(entrants, played, byes, round)
+	if errors.Is(err, pairing.ErrNoPairing) {
+		// Earlier rounds left no legal pairing (a small field near as
+		// many rounds as a round robin): the event ends with the rounds
+		// it played, rather than with a repeated game.
+		s.log.InfoContext(ctx, "a Swiss event ends early: its next round has no legal pairing", "tournament", ev.ID, "round", round)
+		return s.finish(ctx, ev, now)
+	}
 	if err != nil {
 		return fmt.Errorf("round %d: %w", round, err)
 	}

@@ -706,3 +706,24 @@ func TestBulkPairingAllOrNone(t *testing.T) {
 		t.Errorf("an unknown bulk pairing: %v, want ErrBulkNotFound", err)
 	}
 }
+
+// A Swiss event of 4 players over 4 rounds runs out of legal pairings
+// after 3 (everyone has met everyone): it finishes with the rounds it
+// played.
+func TestSwissEndsWhenNoRoundCanBePaired(t *testing.T) {
+	w := newWorld(t)
+	ps := w.players(t, 4)
+	tr := w.create(t, ps[0], tournaments.NewTournament{Kind: tournaments.Swiss, Name: "Small", TimeControl: blitz, Rounds: 4})
+	w.join(t, tr.ID, ps...)
+	for range 3 {
+		w.tick(t)
+		for _, g := range running(w.event(t, tr.ID)) {
+			w.finish(t, g, pairing.SouthWins)
+		}
+	}
+	w.tick(t)
+	ev := w.event(t, tr.ID)
+	if ev.Status != tournaments.Finished || ev.Round != 3 || len(ev.Games) != 6 {
+		t.Fatalf("after 3 rounds of 4 players: %s at round %d with %d games, want finished at round 3 with 6", ev.Status, ev.Round, len(ev.Games))
+	}
+}
