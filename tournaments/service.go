@@ -406,7 +406,7 @@ func (s *Service) advance(ctx context.Context, id string) error {
 
 // reconcile copies the result of every game of ev that has ended without
 // its result being copied (its end was seen by no instance that lived to
-// copy it), and says how many it copied.
+// copy it), and says how many it found ended.
 func (s *Service) reconcile(ctx context.Context, ev *Event) (int, error) {
 	n := 0
 	for i := range ev.Games {
@@ -424,13 +424,12 @@ func (s *Service) reconcile(ctx context.Context, ev *Event) (int, error) {
 		if !g.Status.Over() {
 			continue
 		}
-		copied, err := s.record(ctx, &g)
-		if err != nil {
+		// Copied here or, when reading it ended it (an overdue game),
+		// by this instance's Ended: either way the event changed.
+		if _, err := s.record(ctx, &g); err != nil {
 			return n, err
 		}
-		if copied {
-			n++
-		}
+		n++
 	}
 	return n, nil
 }
@@ -465,6 +464,14 @@ func (s *Service) record(ctx context.Context, g *games.Game) (bool, error) {
 	}
 	if err != nil {
 		return false, err
+	}
+	if absent := g.Players[g.Ply%2].ID; r.Aborted && absent != "" {
+		// A player who let a game go without a first move is gone: out
+		// of the pairings (as a withdrawal) until they join again, so
+		// that nobody else waits on them.
+		if err := s.store.Withdraw(ctx, id, absent); err != nil && !errors.Is(err, ErrConflict) {
+			return true, err
+		}
 	}
 	s.news(ctx, News{Tournament: id, Kind: EventGameFinished, GameID: g.ID, At: r.EndedAt},
 		News{Tournament: id, Kind: EventStandings, At: r.EndedAt})
