@@ -66,16 +66,25 @@ type Options struct {
 	Now func() time.Time
 	// Logger gets what the service cannot answer. Nil discards it.
 	Logger *slog.Logger
+	// Recheck is how often a look at an event also reads each of its
+	// games in play, for those that ended on an instance that died
+	// before it copied their results (the instance that ends a game
+	// copies its result at once). Zero: DefaultRecheck.
+	Recheck time.Duration
 }
+
+// DefaultRecheck is Options.Recheck's default.
+const DefaultRecheck = 10 * time.Second
 
 // Service runs events. Its methods are safe for concurrent use.
 type Service struct {
-	store  Store
-	o      Options
-	log    *slog.Logger
-	wake   chan struct{}
-	mu     sync.Mutex
-	tables map[string]cached // standings by event, at a version
+	store   Store
+	o       Options
+	log     *slog.Logger
+	wake    chan struct{}
+	mu      sync.Mutex
+	tables  map[string]cached    // standings by event, at a version
+	checked map[string]time.Time // when each event's games in play were last read
 }
 
 // cached is an event's standings as they stood at its Version.
@@ -95,7 +104,11 @@ func NewService(st Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, o: o, log: o.Logger, wake: make(chan struct{}, 1), tables: map[string]cached{}}
+	if o.Recheck <= 0 {
+		o.Recheck = DefaultRecheck
+	}
+	return &Service{store: st, o: o, log: o.Logger, wake: make(chan struct{}, 1), tables: map[string]cached{},
+		checked: map[string]time.Time{}}
 }
 
 // clock is now at the precision stores keep.
@@ -385,11 +398,15 @@ func (s *Service) advance(ctx context.Context, id string) error {
 	if ev.Status != Running {
 		return nil
 	}
-	if n, err := s.reconcile(ctx, &ev); err != nil {
-		return err
-	} else if n > 0 {
-		if ev, err = s.event(ctx, id); err != nil {
+	if s.recheckDue(id, now) {
+		n, err := s.reconcile(ctx, &ev)
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			if ev, err = s.event(ctx, id); err != nil {
+				return err
+			}
 		}
 	}
 	// The time of what follows is after the last read: a game read as
@@ -402,6 +419,21 @@ func (s *Service) advance(ctx context.Context, id string) error {
 		return s.advanceSwiss(ctx, &ev, now)
 	}
 	return nil
+}
+
+// recheckDue says whether event id's games in play are to be read now,
+// and if so notes that they were.
+func (s *Service) recheckDue(id string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if last, ok := s.checked[id]; ok && now.Sub(last) < s.o.Recheck {
+		return false
+	}
+	if len(s.checked) >= maxCached {
+		clear(s.checked)
+	}
+	s.checked[id] = now
+	return true
 }
 
 // reconcile copies the result of every game of ev that has ended without

@@ -581,6 +581,12 @@ func TestResultCopiedAfterACrash(t *testing.T) {
 	if ev := w.event(t, tr.ID); ev.Games[0].Done {
 		t.Fatal("the result was copied with nobody told")
 	}
+	w.clock.Advance(tournaments.DefaultRecheck / 2)
+	w.tick(t)
+	if ev := w.event(t, tr.ID); ev.Games[0].Done {
+		t.Fatal("the games in play were read again before their recheck was due")
+	}
+	w.clock.Advance(tournaments.DefaultRecheck / 2)
 	w.tick(t)
 	ev := w.event(t, tr.ID)
 	if !ev.Games[0].Done || ev.Games[0].Outcome != pairing.NorthWins || ev.Games[0].Plies != 2 {

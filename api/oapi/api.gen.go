@@ -4563,7 +4563,7 @@ type TournamentEntry struct {
 	// Example: 2027-03-05T17:55:00Z
 	JoinedAt time.Time `json:"joinedAt"`
 
-	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	// JoinedRound The first Swiss round the player is paired in (1 in an arena).
 	//
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`

@@ -2249,7 +2249,7 @@ export interface components {
              */
             joinedAt: string;
             /**
-             * @description The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+             * @description The first Swiss round the player is paired in (1 in an arena).
              * @example 1
              */
             joinedRound: number;
