@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -162,5 +163,65 @@ func TestValidateCommandNotation(t *testing.T) {
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], `{"line":2,`) || !strings.Contains(lines[0], `"valid":true`) ||
 		!strings.HasPrefix(lines[1], `{"line":6,`) || !strings.Contains(lines[1], `"code":"invalid_record"`) {
 		t.Errorf("answers:\n%s", stdout)
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// TestValidateGolden: the command's answers to a mixed batch, byte for
+// byte: valid games (some ended), illegal moves, rule options, start
+// positions good and bad, and lines that are not records in every way the
+// decoder and the schema refuse one (not JSON, trailing data, duplicate or
+// unknown members, nulls, numbers that are not pits, too many moves,
+// invalid UTF-8). Any change to the decoding path must leave them as they
+// are; go test ./cmd/ayoayo -run TestValidateGolden -update rewrites
+// testdata/validate-mixed.golden when an answer is meant to change.
+func TestValidateGolden(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "validate-mixed.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "validate-mixed.golden")
+	for _, tc := range []struct {
+		name    string
+		maxLine int
+	}{
+		{"default line limit", api.DefaultBodyLimit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			counts, err := validateRecords(bytes.NewReader(in), &out, tc.maxLine)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if counts.Valid == 0 || counts.Invalid == 0 || counts.Problems == 0 {
+				t.Errorf("counts %+v: the input is meant to hold every kind of answer", counts)
+			}
+			if *update {
+				if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(out.Bytes(), want) {
+				got := strings.Split(out.String(), "\n")
+				wl := strings.Split(string(want), "\n")
+				for i := range max(len(got), len(wl)) {
+					var g, w string
+					if i < len(got) {
+						g = got[i]
+					}
+					if i < len(wl) {
+						w = wl[i]
+					}
+					if g != w {
+						t.Fatalf("answer line %d differs from %s:\ngot:  %s\nwant: %s", i+1, golden, g, w)
+					}
+				}
+			}
+		})
 	}
 }
