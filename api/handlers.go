@@ -139,14 +139,16 @@ func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	var out engine.Outcome
 	for i, pit := range req.Moves {
 		err := g.Play(pit, &out)
-		var me *engine.MoveError
-		if errors.As(err, &me) {
+		if err == nil {
+			continue
+		}
+		// Asked only of an error: errors.As with a variable's address made
+		// every move of a bulk validation allocate it.
+		if me, ok := errors.AsType[*engine.MoveError](err); ok {
 			plyErr = plyErrorToAPI(i, me)
 			break
 		}
-		if err != nil {
-			return oapi.ValidateAnswer{}, err
-		}
+		return oapi.ValidateAnswer{}, err
 	}
 	return oapi.ValidateAnswer{
 		Valid:    plyErr == nil,
