@@ -112,6 +112,7 @@ type lineChecker struct {
 	pits         [16]int8         // the schema's verdict on pit number i: 0 not asked yet, 1 accepted, -1 refused
 	nils         []any            // the stand-in for a moves array, for movesArray
 	moves        []int            // the moves of the line being checked, its array reused line after line
+	replay       replayer         // the replay of the lines the typed path takes
 	schemaOnly   bool             // no typed path: every line the schema's
 }
 
@@ -137,7 +138,7 @@ func newLineChecker(schema *openapi3.Schema) *lineChecker {
 // and its answer keeps none of them: the next line reuses their array.
 func (c *lineChecker) check(line []byte) (oapi.ValidateAnswer, error) {
 	if req, ok := c.typed(line); ok {
-		return validateRecord(req)
+		return c.replay.validate(req)
 	}
 	return checkLine(c.schema, line)
 }

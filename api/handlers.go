@@ -120,6 +120,19 @@ func requestOfText(text string) (oapi.ValidateRequest, error) {
 // /v1/validate/batch and ayoayo validate: an illegal move is an answer; an
 // error is a start position or rules the engine refuses.
 func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
+	var rp replayer
+	return rp.validate(req)
+}
+
+// replayer is validateRecord for record after record: one game and one
+// outcome, reset for each, so that a batch allocates for its longest
+// record rather than for every one. Its answers keep nothing of it.
+type replayer struct {
+	g   engine.Game
+	out engine.Outcome
+}
+
+func (rp *replayer) validate(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	start := engine.Start()
 	if req.Start != nil {
 		var err error
@@ -131,14 +144,13 @@ func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	if err != nil {
 		return oapi.ValidateAnswer{}, err
 	}
-	g, err := engine.NewGame(start, r)
-	if err != nil {
+	g := &rp.g
+	if err := g.Reset(start, r); err != nil {
 		return oapi.ValidateAnswer{}, err
 	}
 	var plyErr *oapi.PlyError
-	var out engine.Outcome
 	for i, pit := range req.Moves {
-		err := g.Play(pit, &out)
+		err := g.Play(pit, &rp.out)
 		if err == nil {
 			continue
 		}
