@@ -180,21 +180,24 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // decoder and the schema refuse one (not JSON, trailing data, duplicate or
 // unknown members, nulls, numbers that are not pits, too many moves,
 // invalid UTF-8). Any change to the decoding path must leave them as they
-// are; go test ./cmd/ayoayo -run TestValidateGolden -update rewrites
-// testdata/validate-mixed.golden when an answer is meant to change.
+// are; go test ./cmd/ayoayo -run TestValidateGolden -update rewrites the
+// golden files when an answer is meant to change. Both were written by the
+// path before the typed one, the second by ayoayo validate --max-line 200.
 func TestValidateGolden(t *testing.T) {
 	in, err := os.ReadFile(filepath.Join("testdata", "validate-mixed.ndjson"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "validate-mixed.golden")
 	for _, tc := range []struct {
 		name    string
 		maxLine int
+		golden  string
 	}{
-		{"default line limit", api.DefaultBodyLimit},
+		{"default line limit", api.DefaultBodyLimit, "validate-mixed.golden"},
+		{"lines of 200 bytes at most", 200, "validate-mixed-200.golden"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			golden := filepath.Join("testdata", tc.golden)
 			var out bytes.Buffer
 			counts, err := validateRecords(bytes.NewReader(in), &out, tc.maxLine)
 			if err != nil {
