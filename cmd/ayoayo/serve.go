@@ -24,6 +24,7 @@ import (
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/engine/search"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/idempotency"
@@ -33,6 +34,7 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles/ahead"
 	"github.com/ayoayo/ayoayo/review"
 	"github.com/ayoayo/ayoayo/review/explorer"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // runServe serves the HTTP API until ctx is cancelled (SIGINT or SIGTERM),
@@ -385,9 +387,16 @@ func (s *serving) startAPI() error {
 	analyses := analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: c.AnalyzeConcurrency})
 	exp := explorer.New(s.st, explorer.Options{Logger: s.log,
 		Analyzer: analysis.New(s.cpu, analysis.Options{Endgames: s.endgames, Concurrency: 1, Wait: -1})})
-	s.games.OnEnded(endNotifiers{lob, exp}) // its players hear gameFinish; the explorer indexes it
+	// Tournaments: every instance ticks the due events (each pairing is
+	// one conditional write), copies a result at once when it ends a
+	// game, and tells players and followers through the lobby's streams.
+	tourns := tournaments.NewService(s.st, tournaments.Options{Games: s.games, Notify: tournamentNews{lob}, Now: s.now, Logger: s.log})
+	// Its players hear gameFinish; the explorer indexes it; its event
+	// copies its result.
+	s.games.OnEnded(endNotifiers{lob, exp, tourns})
 	s.sweeping.Go(func() { lob.Listen(s.background) })
 	s.sweeping.Go(func() { lob.Run(s.background, time.Second) })
+	s.sweeping.Go(func() { tourns.Run(s.background, time.Second) })
 	// Reviews: this instance's worker takes queued reviews from the store
 	// every instance shares, one at a time, at the budget's review
 	// priority; it is background work like the sweeper's.
@@ -428,6 +437,7 @@ func (s *serving) startAPI() error {
 		Players:             players.NewService(s.st, s.now),
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 		Lobby:               lob,
+		Tournaments:         tourns,
 		Reviews:             reviews,
 		Explorer:            exp,
 	})
@@ -439,14 +449,32 @@ func (s *serving) startAPI() error {
 	return nil
 }
 
-// endNotifiers hear of a game's end one after the other: the lobby, then
-// the explorer.
+// endNotifiers hear of a game's end one after the other: the lobby, the
+// explorer, then the tournaments.
 type endNotifiers []games.EndNotifier
 
 func (ns endNotifiers) Ended(ctx context.Context, g games.Game) {
 	for _, n := range ns {
 		n.Ended(ctx, g)
 	}
+}
+
+// tournamentNews passes the tournaments' news on as lobby events: an
+// event's to its own stream, a new game to its player's.
+type tournamentNews struct{ lob *lobby.Service }
+
+func (n tournamentNews) Tournament(ctx context.Context, news []tournaments.News) {
+	evs := make([]lobby.Event, len(news))
+	for i, x := range news {
+		evs[i] = lobby.Event{Stream: lobby.TournamentStream(x.Tournament), Kind: lobby.EventKind(x.Kind), GameID: x.GameID,
+			TournamentID: x.Tournament, At: x.At}
+	}
+	n.lob.Emit(ctx, evs...)
+}
+
+func (n tournamentNews) TournamentGame(ctx context.Context, player, tournament, gameID string, side engine.Side, at time.Time) {
+	n.lob.Emit(ctx, lobby.Event{Stream: player, Kind: lobby.EventTournamentGame, GameID: gameID, Side: side,
+		TournamentID: tournament, At: at})
 }
 
 // serve waits for ctx to end (or the listener to fail), then shuts down:

@@ -22,6 +22,7 @@ import (
 	"github.com/ayoayo/ayoayo/review/explorer"
 	"github.com/ayoayo/ayoayo/store/postgres"
 	"github.com/ayoayo/ayoayo/store/sqlite"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // store is what the commands need of a database.
@@ -35,6 +36,7 @@ type store interface {
 	games.ExportStore
 	review.Store
 	explorer.Store
+	tournaments.Store
 	Ping(ctx context.Context) error
 	Close() error
 }

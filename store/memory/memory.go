@@ -39,6 +39,8 @@ type Store struct {
 
 	reviews  map[string]*reviewRow // by game id (review.go)
 	explorer explorerRows          // the opening explorer's index (explorer.go)
+
+	tourns tournamentRows // events and bulk pairings (tournaments.go)
 }
 
 type gameRow struct {
@@ -59,7 +61,8 @@ var (
 func New() *Store {
 	return &Store{games: map[string]*gameRow{}, puzzles: map[string]*puzzles.Stored{},
 		players: map[string]*players.Player{}, puzzleRatings: map[string]players.Rating{},
-		attempts: map[string]map[string]players.PuzzleEntry{}, dailySolves: map[string]map[time.Time]bool{}}
+		attempts: map[string]map[string]players.PuzzleEntry{}, dailySolves: map[string]map[time.Time]bool{},
+		tourns: newTournamentRows()}
 }
 
 // Ping always answers: memory is always there.

@@ -516,9 +516,9 @@ func (s *Store) AppendEvents(ctx context.Context, evs []lobby.Event) ([]lobby.Ev
 			if err != nil {
 				return err
 			}
-			if err := tx.QueryRow(ctx, `INSERT INTO lobby_events (stream, seq, kind, at, data)
-				SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4 FROM lobby_events WHERE stream = $1 RETURNING seq`,
-				e.Stream, string(e.Kind), stamp(e.At), data).Scan(&e.Seq); err != nil {
+			if err := tx.QueryRow(ctx, `INSERT INTO lobby_events (stream, seq, kind, at, data, tournament_id)
+				SELECT $1, coalesce(max(seq), 0) + 1, $2, $3, $4, $5 FROM lobby_events WHERE stream = $1 RETURNING seq`,
+				e.Stream, string(e.Kind), stamp(e.At), data, textOrNull(e.TournamentID)).Scan(&e.Seq); err != nil {
 				return err
 			}
 			e.Seek, e.Challenge, e.Game = nil, nil, nil
@@ -536,7 +536,7 @@ func (s *Store) Events(ctx context.Context, stream string, after int64, limit in
 }
 
 func (s *Store) events(ctx context.Context, stream string, after int64, limit int) ([]lobby.Event, error) {
-	rows, err := s.pool.Query(ctx, `SELECT seq, kind, at, data FROM lobby_events
+	rows, err := s.pool.Query(ctx, `SELECT seq, kind, at, data, coalesce(tournament_id, '') FROM lobby_events
 		WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`, stream, after, max(limit, 0))
 	if err != nil {
 		return nil, err
@@ -546,7 +546,7 @@ func (s *Store) events(ctx context.Context, stream string, after int64, limit in
 	for rows.Next() {
 		e := lobby.Event{Stream: stream}
 		var data string
-		if err := rows.Scan(&e.Seq, &e.Kind, &e.At, &data); err != nil {
+		if err := rows.Scan(&e.Seq, &e.Kind, &e.At, &data, &e.TournamentID); err != nil {
 			return nil, err
 		}
 		e.At = e.At.UTC()

@@ -432,9 +432,9 @@ func (s *Store) AppendEvents(ctx context.Context, evs []lobby.Event) ([]lobby.Ev
 			if err != nil {
 				return err
 			}
-			if err := r.queryRow(ctx, `INSERT INTO lobby_events (stream, seq, kind, at, data)
-				SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4 FROM lobby_events WHERE stream = ?1 RETURNING seq`,
-				e.Stream, string(e.Kind), micros(e.At), data).Scan(&e.Seq); err != nil {
+			if err := r.queryRow(ctx, `INSERT INTO lobby_events (stream, seq, kind, at, data, tournament_id)
+				SELECT ?1, coalesce(max(seq), 0) + 1, ?2, ?3, ?4, ?5 FROM lobby_events WHERE stream = ?1 RETURNING seq`,
+				e.Stream, string(e.Kind), micros(e.At), data, nullString(e.TournamentID)).Scan(&e.Seq); err != nil {
 				return err
 			}
 			e.Seek, e.Challenge, e.Game = nil, nil, nil
@@ -452,7 +452,7 @@ func (s *Store) Events(ctx context.Context, stream string, after int64, limit in
 }
 
 func (s *Store) events(ctx context.Context, stream string, after int64, limit int) ([]lobby.Event, error) {
-	rows, err := runner{s: s}.query(ctx, `SELECT seq, kind, at, data FROM lobby_events
+	rows, err := runner{s: s}.query(ctx, `SELECT seq, kind, at, data, tournament_id FROM lobby_events
 		WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`, stream, after, max(limit, 0))
 	if err != nil {
 		return nil, err
@@ -463,10 +463,11 @@ func (s *Store) events(ctx context.Context, stream string, after int64, limit in
 		e := lobby.Event{Stream: stream}
 		var at int64
 		var data string
-		if err := rows.Scan(&e.Seq, &e.Kind, &at, &data); err != nil {
+		var tournament sql.NullString
+		if err := rows.Scan(&e.Seq, &e.Kind, &at, &data, &tournament); err != nil {
 			return nil, err
 		}
-		e.At = fromMicros(at)
+		e.At, e.TournamentID = fromMicros(at), tournament.String
 		if err := stored.SetEventData(&e, data); err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ var lobbyCases = []suiteCase{
 	{"AcceptClock", testAcceptClock},
 	{"TouchAndExpire", testTouchAndExpire},
 	{"LobbyEvents", testLobbyEvents},
+	{"LobbyEventsTournament", testLobbyEventsTournament},
 	{"StreamTickets", testStreamTickets},
 }
 
@@ -569,6 +570,47 @@ func testLobbyEvents(t *testing.T, s Store, fx *fixtures) {
 	}
 	if last, _ := s.LastEvent(ctx, "nobody"); last != 0 {
 		t.Errorf("an empty stream's last event: %d", last)
+	}
+}
+
+// An event names its tournament (or bulk pairing), and one that names none
+// reads back without one.
+func testLobbyEventsTournament(t *testing.T, s Store, _ *fixtures) {
+	ctx := t.Context()
+	in := []lobby.Event{
+		{Stream: "ann", Kind: lobby.EventTournamentGame, GameID: "g1", Side: engine.North, TournamentID: "arena1", At: tick(1)},
+		{Stream: "ann", Kind: lobby.EventSeekMatched, SeekID: "s1", GameID: "g2", At: tick(2)},
+		{Stream: "~t/arena1", Kind: lobby.EventTournamentGame, GameID: "g1", TournamentID: "arena1", At: tick(3)},
+	}
+	evs, err := s.AppendEvents(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		if evs[i].TournamentID != in[i].TournamentID {
+			t.Errorf("appended event %d names tournament %q, want %q", i, evs[i].TournamentID, in[i].TournamentID)
+		}
+	}
+	for _, stream := range []string{"ann", "~t/arena1"} {
+		got, err := s.Events(ctx, stream, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []lobby.Event
+		for _, e := range in {
+			if e.Stream == stream {
+				want = append(want, e)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, want %d", stream, len(got), len(want))
+		}
+		for i := range got {
+			g, w := got[i], want[i]
+			if g.TournamentID != w.TournamentID || g.Kind != w.Kind || g.GameID != w.GameID || g.Side != w.Side || !g.At.Equal(w.At) {
+				t.Errorf("%s: event %d is %+v, want %+v", stream, i, g, w)
+			}
+		}
 	}
 }
 

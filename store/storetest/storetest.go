@@ -31,6 +31,7 @@ import (
 	"github.com/ayoayo/ayoayo/puzzles"
 	"github.com/ayoayo/ayoayo/puzzles/gen"
 	"github.com/ayoayo/ayoayo/review"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // Store is what the suite checks: the stores the services need, in one.
@@ -43,6 +44,7 @@ type Store interface {
 	lobby.Store
 	games.ExportStore
 	review.Store
+	tournaments.Store
 }
 
 // racers is how many goroutines race for one ply, one seat or one date.
@@ -72,7 +74,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, exportCases, reviewCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, exportCases, reviewCases, tournamentCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)

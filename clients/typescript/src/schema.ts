@@ -8143,9 +8143,8 @@ export interface components {
          * @description The event is not in a state that allows this:
          *     `tournament_already_joined`, `tournament_not_joined` (withdrawing
          *     twice, or from an event you are not in), `tournament_finished`,
-         *     `tournament_too_late` (a Swiss event in its last round),
-         *     `berserk_not_possible`, or `tournament_busy` (it kept changing:
-         *     send it again after `Retry-After`).
+         *     `tournament_too_late` (a Swiss event in its last round) or
+         *     `berserk_not_possible`.
          */
         TournamentConflict: {
             headers: {
