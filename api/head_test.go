@@ -28,12 +28,14 @@ func TestHeadOnEveryGet(t *testing.T) {
 	g, tokens := gs.twoSeats()
 	gs.expect(gs.must(http.MethodPost, "/v1/games/"+g.Id+"/resign", tokens[0], nil, nil), http.StatusOK, "")
 	params := map[string]map[string]string{
-		"/v1/games/":        {"{id}": g.Id},
-		"/v1/puzzles/":      {"{id}": "p20260303", "{date}": "2026-03-02"},
-		"/v1/players/":      {"{id}": "nobody"},
-		"/v1/leaderboards/": {"{category}": "live"},
-		"/v1/seeks/":        {"{id}": "nothing"},
-		"/v1/challenges/":   {"{id}": "nothing"},
+		"/v1/games/":         {"{id}": g.Id},
+		"/v1/puzzles/":       {"{id}": "p20260303", "{date}": "2026-03-02"},
+		"/v1/players/":       {"{id}": "nobody"},
+		"/v1/leaderboards/":  {"{category}": "live"},
+		"/v1/seeks/":         {"{id}": "nothing"},
+		"/v1/challenges/":    {"{id}": "nothing"},
+		"/v1/tournaments/":   {"{id}": "nothing"},
+		"/v1/bulk-pairings/": {"{id}": "nothing"},
 	}
 
 	var paths []string

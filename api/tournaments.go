@@ -9,12 +9,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/api/record"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/lobby"
@@ -209,17 +214,60 @@ func (s *Server) WithdrawFromTournament(ctx context.Context, req oapi.WithdrawFr
 	return oapi.WithdrawFromTournament200JSONResponse(entryToAPI(req.Id, &e)), nil
 }
 
-// ListTournamentGames answers every game of an event.
+// ListTournamentGames answers every game of an event, or the records of
+// those the server keeps.
 func (s *Server) ListTournamentGames(ctx context.Context, req oapi.ListTournamentGamesRequestObject) (oapi.ListTournamentGamesResponseObject, error) {
 	ev, err := s.tournaments.Event(ctx, req.Id)
 	if err != nil {
 		return nil, err
 	}
-	out := oapi.ListTournamentGames200JSONResponse{Games: make([]oapi.TournamentGame, len(ev.Games))}
+	vary := "Accept"
+	headers := oapi.ListTournamentGames200ResponseHeaders{Vary: &vary}
+	if wantsRecord(callerOf(ctx).accept) {
+		text, err := s.tournamentRecords(ctx, &ev)
+		if err != nil {
+			return nil, err
+		}
+		return oapi.ListTournamentGames200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text),
+			ContentLength: int64(len(text)), Headers: headers}, nil
+	}
+	out := oapi.ListTournamentGames200JSONResponse{Body: oapi.TournamentGames{Games: make([]oapi.TournamentGame, len(ev.Games))}, Headers: headers}
 	for i := range ev.Games {
-		out.Games[i] = tournamentGameToAPI(&ev.Games[i])
+		out.Body.Games[i] = tournamentGameToAPI(&ev.Games[i])
 	}
 	return out, nil
+}
+
+// tournamentRecords is the text of the records of ev's games that the
+// server keeps, in the order they were made, each named by the event.
+func (s *Server) tournamentRecords(ctx context.Context, ev *tournaments.Event) (string, error) {
+	var b strings.Builder
+	for i := range ev.Games {
+		tg := &ev.Games[i]
+		g, err := s.games.Game(ctx, tg.GameID)
+		if errors.Is(err, games.ErrNotFound) {
+			continue // gone after its retention; its result stays in the event
+		}
+		if err != nil {
+			return "", err
+		}
+		ms, err := s.games.Moves(ctx, g.ID, 0, len(g.History))
+		if err != nil {
+			return "", err
+		}
+		rec := recordOf(&g, ms)
+		rec.Set(record.TagEvent, ev.Name)
+		if tg.Round > 0 {
+			// After the Date, where a reader of chess records looks.
+			at := slices.IndexFunc(rec.Tags, func(t record.Tag) bool { return t.Name == record.TagDate }) + 1
+			rec.Tags = slices.Insert(rec.Tags, at, record.Tag{Name: record.TagRound, Value: strconv.Itoa(tg.Round)})
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(rec.String())
+	}
+	return b.String(), nil
 }
 
 // GetTournamentResults answers the whole standings as NDJSON.

@@ -4563,7 +4563,7 @@ type TournamentEntry struct {
 	// Example: 2027-03-05T17:55:00Z
 	JoinedAt time.Time `json:"joinedAt"`
 
-	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	// JoinedRound The first Swiss round the player is paired in (1 in an arena).
 	//
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`
@@ -14210,17 +14210,51 @@ type ListTournamentGamesResponseObject interface {
 	VisitListTournamentGamesResponse(w http.ResponseWriter) error
 }
 
-type ListTournamentGames200JSONResponse TournamentGames
+type ListTournamentGames200ResponseHeaders struct {
+	Vary *string
+}
+
+type ListTournamentGames200JSONResponse struct {
+	Body    TournamentGames
+	Headers ListTournamentGames200ResponseHeaders
+}
 
 func (response ListTournamentGames200JSONResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTournamentGames200ApplicationxAyoayoRecordResponse struct {
+	Body          io.Reader
+	Headers       ListTournamentGames200ResponseHeaders
+	ContentLength int64
+}
+
+func (response ListTournamentGames200ApplicationxAyoayoRecordResponse) VisitListTournamentGamesResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/x-ayoayo-record")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
 	return err
 }
 

@@ -51,6 +51,8 @@ const (
 	TagTermination = "Termination"
 	TagWinner      = "Winner"
 	TagResult      = "Result"
+	// TagRound is a Swiss event's round (a tournament's games' export).
+	TagRound = "Round"
 )
 
 // The Termination tag's words.

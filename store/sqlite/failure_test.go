@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/fault"
+	"github.com/ayoayo/ayoayo/games"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // TestFullDatabase: a write that finds no room is fault.ErrStorageFull
@@ -78,5 +80,19 @@ func TestClosedStoreIsUnavailable(t *testing.T) {
 	g.ID = "late"
 	if err := s.CreateGame(t.Context(), g, nil); !errors.Is(err, fault.ErrUnavailable) {
 		t.Fatalf("a write after Close: %v, want ErrUnavailable", err)
+	}
+	// The tournaments' writes go through the same committer.
+	ctx := t.Context()
+	for what, err := range map[string]error{
+		"CreateTournament": s.CreateTournament(ctx, tournaments.Tournament{ID: "t", Kind: tournaments.Arena, Status: tournaments.Upcoming}),
+		"JoinTournament":   s.JoinTournament(ctx, "t", tournaments.Entrant{PlayerID: "ann"}),
+		"PairTournament":   s.PairTournament(ctx, tournaments.Pairing{Tournament: "t", Sessions: []games.Game{g}}),
+		"RecordResult":     s.RecordResult(ctx, "late", tournaments.Result{}),
+		"Finish":           s.Finish(ctx, "t", g.CreatedAt),
+		"CreateBulk":       s.CreateBulk(ctx, tournaments.Bulk{ID: "b"}, []games.Game{g}),
+	} {
+		if !errors.Is(err, fault.ErrUnavailable) {
+			t.Errorf("%s after Close: %v, want ErrUnavailable", what, err)
+		}
 	}
 }

@@ -28,6 +28,7 @@ var tournamentCases = []suiteCase{
 	{"TournamentPairConflicts", testTournamentPairConflicts},
 	{"TournamentPairRace", testTournamentPairRace},
 	{"TournamentResults", testTournamentResults},
+	{"TournamentResultRace", testTournamentResultRace},
 	{"TournamentBerserk", testTournamentBerserk},
 	{"TournamentStartFinish", testTournamentStartFinish},
 	{"TournamentBulk", testTournamentBulk},
@@ -611,6 +612,47 @@ func testTournamentResults(t *testing.T, s Store, _ *fixtures) {
 	readEvent(t, s, "after its games are deleted", want)
 	if id, err := s.GameTournament(ctx, "g2"); err != nil || id != "a" {
 		t.Errorf("a deleted game's tournament: %q, %v", id, err)
+	}
+}
+
+// Instances that all saw a game end copy its result once: one write
+// succeeds, and the event's version goes up once.
+func testTournamentResultRace(t *testing.T, s Store, fx *fixtures) {
+	ctx := t.Context()
+	hs := handles(t, s, fx)
+	running(t, s, arenaOf("a", 1))
+	mustEnter(t, s, "a", entrantOf("ann", 1, 1), entrantOf("bob", 1, 1))
+	if err := s.PairTournament(ctx, pairingOf("a", 0, 0, 2, []string{"g1"}, "ann", "bob")); err != nil {
+		t.Fatal(err)
+	}
+	before, err := s.Tournament(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int32
+	var wg sync.WaitGroup
+	for i := range pairRacers {
+		wg.Go(func() {
+			err := hs[i%len(hs)].RecordResult(ctx, "g1", tournaments.Result{Outcome: pairing.SouthWins, Plies: 10 + i, EndedAt: tick(3 + i)})
+			switch {
+			case err == nil:
+				wins.Add(1)
+			case !errors.Is(err, tournaments.ErrConflict):
+				t.Errorf("racer %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if wins.Load() != 1 {
+		t.Fatalf("%d results copied, want 1", wins.Load())
+	}
+	ev, err := s.Event(ctx, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ev.Games[0]
+	if ev.Version != before.Version+1 || !g.Done || !g.EndedAt.Equal(tick(3+g.Plies-10)) {
+		t.Errorf("after the race: version %d (want %d), game %+v", ev.Version, before.Version+1, g)
 	}
 }
 

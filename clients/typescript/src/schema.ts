@@ -1647,6 +1647,11 @@ export interface paths {
          * @description Every game the event made, in the order they were made, with its
          *     round (Swiss), players, berserks and, once it ended, its outcome.
          *     Each game is at `GET /v1/games/{id}` while the server keeps it.
+         *     With `Accept: application/x-ayoayo-record` the answer is instead
+         *     every game the server still keeps as a game record in the text
+         *     notation of docs/notation.md, one after another (a blank line
+         *     between), in the same order, each with the event's name as its
+         *     `Event` and, in a Swiss event, its `Round`.
          */
         get: operations["ListTournamentGames"];
         put?: never;
@@ -2244,7 +2249,7 @@ export interface components {
              */
             joinedAt: string;
             /**
-             * @description The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+             * @description The first Swiss round the player is paired in (1 in an arena).
              * @example 1
              */
             joinedRound: number;
@@ -12500,10 +12505,25 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-ID": components["headers"]["RequestId"];
+                    /** @description `Accept`: the list and the records are two representations of one resource. */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TournamentGames"];
+                    /**
+                     * @example [Event "Friday 3+2 Arena"]
+                     *     [Site "/v1/games/Xq3v9w0bHk2mP1aZ"]
+                     *     [Date "2027.03.05"]
+                     *     [South "Adebayo"]
+                     *     [North "Chioma"]
+                     *     [TimeControl "180+2"]
+                     *     [Rules "captureSeed=taken leftovers=last_mover"]
+                     *     [Result "0-1"]
+                     *
+                     *     1. c 1... C 0-1
+                     */
+                    "application/x-ayoayo-record": string;
                 };
             };
             404: components["responses"]["TournamentNotFound"];
