@@ -638,11 +638,14 @@ export const tournamentEventNames = ['started', 'paired', 'gameFinished', 'stand
 
 /**
  * Follows an event's Server-Sent Events: onEvent({type, data}) for each,
- * data {tournamentId, gameId?}. The browser reconnects by itself (with
- * Last-Event-ID). Returns a function that closes the stream.
+ * data {tournamentId, gameId?}, and {type: 'open'} each time the stream
+ * connects: news from before it is not sent, so what was read before may
+ * be stale. The browser reconnects by itself (with Last-Event-ID).
+ * Returns a function that closes the stream.
  */
 export function followTournament(id, onEvent) {
   const es = new EventSource(`/v1/tournaments/${enc(id)}/events`);
+  es.onopen = () => onEvent({ type: 'open', data: null });
   const handler = (ev) => {
     let data = null;
     try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }

@@ -213,7 +213,12 @@ export class TournamentView {
     // The event first (a missing one is the page's failure), then its news.
     await this.read();
     if (this.closed) return;
-    this.stops.push(api.followTournament(id, () => this.refresh()));
+    // Any news means "read it again"; so does the stream's opening, since
+    // news from between the read and it is not sent.
+    this.stops.push(api.followTournament(id, ({ type, data }) => {
+      if (type === 'paired' && data?.gameId) this.paired = data.gameId;
+      this.refresh();
+    }));
     const tick = setInterval(() => this.drawTiming(), 1000);
     this.stops.push(() => clearInterval(tick));
   }
@@ -304,6 +309,7 @@ export class TournamentView {
       link.hidden = true;
       return;
     }
+    if (this.closed) return;
     try {
       const games = await api.tournamentGames(this.id);
       const me = this.me.id;
@@ -311,7 +317,14 @@ export class TournamentView {
       if (this.closed || !g) return;
       const side = g.south === me ? 'south' : 'north';
       keepSeat(g.id, side, this.id);
-      link.href = `#/game/${encodeURIComponent(g.id)}`;
+      const target = `#/game/${encodeURIComponent(g.id)}`;
+      // Paired while this page is shown: the game opens, even if the
+      // player's own stream missed its tournamentGame.
+      if (this.paired === g.id && location.hash !== target) {
+        location.hash = target;
+        return;
+      }
+      link.href = target;
       link.textContent = `Your game, as ${side === 'south' ? 'South' : 'North'}`;
       link.hidden = false;
     } catch {
