@@ -690,6 +690,69 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for TournamentGameWinner.
+const (
+	TournamentGameWinnerDraw        TournamentGameWinner = "draw"
+	TournamentGameWinnerLessThanNil TournamentGameWinner = "<nil>"
+	TournamentGameWinnerNorth       TournamentGameWinner = "north"
+	TournamentGameWinnerSouth       TournamentGameWinner = "south"
+)
+
+// Valid indicates whether the value is a known member of the TournamentGameWinner enum.
+func (e TournamentGameWinner) Valid() bool {
+	switch e {
+	case TournamentGameWinnerDraw:
+		return true
+	case TournamentGameWinnerLessThanNil:
+		return true
+	case TournamentGameWinnerNorth:
+		return true
+	case TournamentGameWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentKind.
+const (
+	TournamentKindArena TournamentKind = "arena"
+	TournamentKindSwiss TournamentKind = "swiss"
+)
+
+// Valid indicates whether the value is a known member of the TournamentKind enum.
+func (e TournamentKind) Valid() bool {
+	switch e {
+	case TournamentKindArena:
+		return true
+	case TournamentKindSwiss:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentStatus.
+const (
+	TournamentStatusFinished TournamentStatus = "finished"
+	TournamentStatusRunning  TournamentStatus = "running"
+	TournamentStatusUpcoming TournamentStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the TournamentStatus enum.
+func (e TournamentStatus) Valid() bool {
+	switch e {
+	case TournamentStatusFinished:
+		return true
+	case TournamentStatusRunning:
+		return true
+	case TournamentStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLobbyParamsKind.
 const (
 	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
@@ -922,6 +985,187 @@ type AttemptRating struct {
 	//
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
+}
+
+// BerserkAnswer A game's clocks after a berserk.
+//
+// Example: {"clockMs":90000,"game":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type BerserkAnswer struct {
+	// ClockMs The berserk side's time left, in milliseconds.
+	//
+	// Example: 90000
+	ClockMs int64 `json:"clockMs"`
+
+	// Game The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game string `json:"game"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// BerserkFlags Which sides went berserk in a game.
+//
+// Example: {"north":true,"south":false}
+type BerserkFlags struct {
+	// North North halved its clock.
+	//
+	// Example: true
+	North bool `json:"north"`
+
+	// South South halved its clock.
+	//
+	// Example: false
+	South bool `json:"south"`
+}
+
+// BulkPair One game of a bulk pairing, with each player's consent.
+//
+// Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
+type BulkPair struct {
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// NorthToken The token North's player gave the organiser for this.
+	//
+	// Example: pl_north_players_token
+	NorthToken string `json:"northToken"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// SouthToken The token South's player gave the organiser for this.
+	//
+	// Example: pl_south_players_token
+	SouthToken string `json:"southToken"`
+}
+
+// BulkPairing A bulk pairing as made.
+//
+// Example: {"clockStartsAt":"2027-03-05T18:00:00Z","createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","games":[{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}],"id":"Bk7pQ2mZx9Ld","rated":false,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairing struct {
+	// ClockStartsAt When the games' first-move window opens; null if at once.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt nullable.Nullable[time.Time] `json:"clockStartsAt"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// Games The games, in the order asked.
+	//
+	// Example: [{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}]
+	Games []BulkPairingGame `json:"games"`
+
+	// ID Its id.
+	//
+	// Example: Bk7pQ2mZx9Ld
+	ID string `json:"id"`
+
+	// Rated Whether the games are rated.
+	//
+	// Example: false
+	Rated bool `json:"rated"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// BulkPairingGame One game a bulk pairing made.
+//
+// Example: {"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}
+type BulkPairingGame struct {
+	// ID The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+}
+
+// BulkPairingRequest An organiser's list of games, made together or not at all.
+//
+// Example: {"pairs":[{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}],"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairingRequest struct {
+	// ClockStartsAt When the games' first-move window opens (absent, at once); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt *time.Time `json:"clockStartsAt,omitempty"`
+
+	// Pairs The games, 1 to 500.
+	//
+	// Example: [{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}]
+	Pairs []BulkPair `json:"pairs"`
+
+	// Rated Whether the games are rated (default false).
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
 }
 
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
@@ -3095,6 +3339,28 @@ type PlayerSeekEvent struct {
 // Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 type PlayerToken = string
 
+// PlayerTournamentGameEvent The `data` of the `tournamentGame` events of `GET
+// /v1/players/me/events`: a game an event (or a bulk pairing) made
+// for you, and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"south","tournamentId":"Tq4mZ8xK2bLw"}
+type PlayerTournamentGameEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// TournamentID The tournament's id, or the bulk pairing's.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID string `json:"tournamentId"`
+}
+
 // PlyError The first illegal move of a record.
 //
 // Example: {"pit":8,"ply":1,"reason":"empty_pit"}
@@ -4161,6 +4427,497 @@ type TimeControl struct {
 // Example: clock
 type TimeControlKind string
 
+// Tournament An event's terms and where it stands.
+//
+// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Tournament struct {
+	// Berserk Whether an arena allows berserk.
+	//
+	// Example: true
+	Berserk bool `json:"berserk"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions TournamentConditions `json:"conditions"`
+
+	// CreatedAt When it was created.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// EndsAt When an arena stops pairing; null for a Swiss event.
+	//
+	// Example: 2027-03-05T19:00:00Z
+	EndsAt nullable.Nullable[time.Time] `json:"endsAt"`
+
+	// FinishedAt When it finished; null before.
+	//
+	// Example: 2027-03-05T19:04:10Z
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+
+	// ID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	ID TournamentID `json:"id"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length; 0 for a Swiss event.
+	//
+	// Example: 60
+	Minutes int `json:"minutes"`
+
+	// Name Its name.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Round The Swiss round being played (0 before the first).
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// RoundGapSeconds A Swiss event's least time between round starts; 0 for none.
+	//
+	// Example: 0
+	RoundGapSeconds int `json:"roundGapSeconds"`
+
+	// Rounds A Swiss event's rounds; 0 for an arena.
+	//
+	// Example: 0
+	Rounds int `json:"rounds"`
+
+	// StartsAt When it starts (or started).
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt time.Time `json:"startsAt"`
+
+	// Status Where an event stands.
+	//
+	// Example: running
+	Status TournamentStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentConditions Who may enter; absent fields keep nobody out.
+//
+// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+type TournamentConditions struct {
+	// MaxRating The highest live rating admitted (0 or absent, none).
+	//
+	// Example: 1900
+	MaxRating *float64 `json:"maxRating,omitempty"`
+
+	// MinRatedGames Rated games the player must have finished.
+	//
+	// Example: 10
+	MinRatedGames *int `json:"minRatedGames,omitempty"`
+
+	// MinRating The lowest live rating admitted (0 or absent, none).
+	//
+	// Example: 1400
+	MinRating *float64 `json:"minRating,omitempty"`
+}
+
+// TournamentEntry A player's entry in an event.
+//
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+type TournamentEntry struct {
+	// JoinedAt When the player first joined.
+	//
+	// Example: 2027-03-05T17:55:00Z
+	JoinedAt time.Time `json:"joinedAt"`
+
+	// JoinedRound The first Swiss round the player is paired in (1 in an arena).
+	//
+	// Example: 1
+	JoinedRound int `json:"joinedRound"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Tournament TournamentID `json:"tournament"`
+
+	// Withdrawn Whether the player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentEvent The data of an event stream's news.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","tournamentId":"Tq4mZ8xK2bLw"}
+type TournamentEvent struct {
+	// GameID The game of a `paired` or `gameFinished` event.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID *string `json:"gameId,omitempty"`
+
+	// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID TournamentID `json:"tournamentId"`
+}
+
+// TournamentGame One game of an event.
+//
+// Example: {"aborted":false,"berserk":{"north":true,"south":false},"createdAt":"2027-03-05T18:00:01Z","done":true,"endedAt":"2027-03-05T18:06:40Z","id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","plies":38,"round":0,"south":"bV3kQ9xZ2mTa","winner":"south"}
+type TournamentGame struct {
+	// Aborted It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+	//
+	// Example: false
+	Aborted bool `json:"aborted"`
+
+	// Berserk Which sides went berserk in a game.
+	//
+	// Example: {"north":true,"south":false}
+	Berserk BerserkFlags `json:"berserk"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-05T18:00:01Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Done Whether it has ended and its result counts.
+	//
+	// Example: true
+	Done bool `json:"done"`
+
+	// EndedAt When it ended; null while it is played.
+	//
+	// Example: 2027-03-05T18:06:40Z
+	EndedAt nullable.Nullable[time.Time] `json:"endedAt"`
+
+	// ID The game's id, for GET /v1/games/{id}.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// Plies Plies played, once done.
+	//
+	// Example: 38
+	Plies int `json:"plies"`
+
+	// Round Its Swiss round; 0 in an arena.
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// Winner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+	//
+	// Example: south
+	Winner nullable.Nullable[TournamentGameWinner] `json:"winner"`
+}
+
+// TournamentGameWinner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+//
+// Example: south
+type TournamentGameWinner string
+
+// TournamentGames The games of an event.
+//
+// Example: {"games":[]}
+type TournamentGames struct {
+	// Games In the order they were made.
+	//
+	// Example: []
+	Games []TournamentGame `json:"games"`
+}
+
+// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentID = string
+
+// TournamentKind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+//
+// Example: arena
+type TournamentKind string
+
+// TournamentList A page of events of one status.
+//
+// Example: {"next":"Tq4mZ8xK2bLw","tournaments":[]}
+type TournamentList struct {
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Tournaments The events of the page.
+	//
+	// Example: []
+	Tournaments []TournamentSummary `json:"tournaments"`
+}
+
+// TournamentRequest The terms of a new event; see POST /v1/tournaments.
+//
+// Example: {"berserk":true,"kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"startsAt":"2027-03-05T18:00:00Z","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type TournamentRequest struct {
+	// Berserk An arena's players may halve their clock for a point (default false).
+	//
+	// Example: true
+	Berserk *bool `json:"berserk,omitempty"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions *TournamentConditions `json:"conditions,omitempty"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length.
+	//
+	// Example: 60
+	Minutes *int `json:"minutes,omitempty"`
+
+	// Name Its name, 1 to 64 characters.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated (default false).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RoundGapSeconds A Swiss event's least time from one round's start to the next one's (absent, none).
+	//
+	// Example: 900
+	RoundGapSeconds *int `json:"roundGapSeconds,omitempty"`
+
+	// Rounds A Swiss event's rounds.
+	//
+	// Example: 5
+	Rounds *int `json:"rounds,omitempty"`
+
+	// StartsAt When it starts (absent, now); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentStanding One line of an event's standings.
+//
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+type TournamentStanding struct {
+	// Berserks An arena's games won berserk with the bonus.
+	//
+	// Example: 0
+	Berserks int `json:"berserks"`
+
+	// Buchholz A Swiss event's Buchholz, the sum of the opponents' points.
+	//
+	// Example: 0
+	Buchholz int `json:"buchholz"`
+
+	// Byes A Swiss event's byes.
+	//
+	// Example: 0
+	Byes int `json:"byes"`
+
+	// Draws Of them, drawn.
+	//
+	// Example: 0
+	Draws int `json:"draws"`
+
+	// Games Games that count, finished.
+	//
+	// Example: 4
+	Games int `json:"games"`
+
+	// Losses Of them, lost.
+	//
+	// Example: 0
+	Losses int `json:"losses"`
+
+	// OnFire In an arena, two wins in a row or more, so the next win counts double.
+	//
+	// Example: false
+	OnFire bool `json:"onFire"`
+
+	// Player A player as the lobby and challenges show one.
+	//
+	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Playing The player is in a game of the event now.
+	//
+	// Example: false
+	Playing bool `json:"playing"`
+
+	// Points Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+	//
+	// Example: 9
+	Points int `json:"points"`
+
+	// Rank The place, from 1; equal places share it.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The player's live rating when they joined.
+	//
+	// Example: 1712
+	Rating float64 `json:"rating"`
+
+	// Sheet An arena's points of each game, in the order they ended; empty in a Swiss event.
+	//
+	// Example: [2,2,4,1]
+	Sheet []int `json:"sheet"`
+
+	// SonnebornBerger A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+	//
+	// Example: 0
+	SonnebornBerger int `json:"sonnebornBerger"`
+
+	// Wins Of them, won.
+	//
+	// Example: 4
+	Wins int `json:"wins"`
+
+	// Withdrawn The player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentStatus Where an event stands.
+//
+// Example: running
+type TournamentStatus string
+
+// TournamentSummary An event as a list shows it.
+//
+// Example: {"players":42,"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentSummary struct {
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
+// TournamentView An event with a page of its standings.
+//
+// Example: {"games":61,"page":1,"perPage":50,"players":42,"playing":20,"standings":[],"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentView struct {
+	// Games Games made so far.
+	//
+	// Example: 61
+	Games int `json:"games"`
+
+	// Page This page, from 1.
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Lines a page.
+	//
+	// Example: 50
+	PerPage int `json:"perPage"`
+
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Playing Of them, being played now.
+	//
+	// Example: 20
+	Playing int `json:"playing"`
+
+	// Standings The page's lines, best first.
+	//
+	// Example: []
+	Standings []TournamentStanding `json:"standings"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
 // position after them. `result` is present when the game is over
@@ -4335,6 +5092,11 @@ type PlayerIDPath = PlayerID
 // RequestID Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestID = string
 
+// TournamentIDPath An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentIDPath = TournamentID
+
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4460,6 +5222,13 @@ type LobbyNotFound = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type LobbyRefused = Problem
+
+// MetricsNotPublic An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MetricsNotPublic = Problem
 
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4594,6 +5363,34 @@ type TooManyRequests = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyStreams = Problem
 
+// TournamentConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentConflict = Problem
+
+// TournamentForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentForbidden = Problem
+
+// TournamentNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentNotFound = Problem
+
+// TournamentRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentRefused = Problem
+
 // Unauthorized A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4657,6 +5454,22 @@ type GetReadyzParams struct {
 
 // AnalyzePositionParams defines parameters for AnalyzePosition.
 type AnalyzePositionParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateBulkPairingParams defines parameters for CreateBulkPairing.
+type CreateBulkPairingParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetBulkPairingParams defines parameters for GetBulkPairing.
+type GetBulkPairingParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4781,6 +5594,14 @@ type GetGameParams struct {
 
 	// IfNoneMatch An `ETag` from an earlier answer; `304` if the game is still as it was.
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+}
+
+// BerserkGameParams defines parameters for BerserkGame.
+type BerserkGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
 // OfferDrawParams defines parameters for OfferDraw.
@@ -5189,6 +6010,88 @@ type GetSeekParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListTournamentsParams defines parameters for ListTournaments.
+type ListTournamentsParams struct {
+	// Status Which events (default `running`).
+	Status *TournamentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many (1-100, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next` of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTournamentParams defines parameters for CreateTournament.
+type CreateTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentParams defines parameters for GetTournament.
+type GetTournamentParams struct {
+	// Page The page of the standings, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Standings lines a page (1-100, default 50).
+	PerPage *int `form:"perPage,omitempty" json:"perPage,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
+type FollowTournamentEventsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
+// ListTournamentGamesParams defines parameters for ListTournamentGames.
+type ListTournamentGamesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// JoinTournamentParams defines parameters for JoinTournament.
+type JoinTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentResultsParams defines parameters for GetTournamentResults.
+type GetTournamentResultsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// WithdrawFromTournamentParams defines parameters for WithdrawFromTournament.
+type WithdrawFromTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ValidateRecordParams defines parameters for ValidateRecord.
 type ValidateRecordParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -5207,6 +6110,9 @@ type ValidateRecordsBatchParams struct {
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateBulkPairingJSONRequestBody defines body for CreateBulkPairing for application/json ContentType.
+type CreateBulkPairingJSONRequestBody = BulkPairingRequest
 
 // CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
 type CreateChallengeJSONRequestBody = ChallengeRequest
@@ -5246,6 +6152,9 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
+type CreateTournamentJSONRequestBody = TournamentRequest
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -5350,9 +6259,10 @@ type ClientInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
-	// A server started with an admin port (`--admin-addr`) serves them
-	// there only, with the profiler and the health checks: on the public
-	// port this path is then `404 route_not_found`.
+	// The public port serves them only when the server was started with
+	// `--metrics-public`; by default they are served on the admin port
+	// (`--admin-addr`) only, with the profiler and the health checks, and
+	// this path on the public port is `404 route_not_found`.
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5442,6 +6352,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairingWithBody Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairing Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPairing Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListChallenges Your pending challenges
 	//
@@ -5689,6 +6637,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BerserkGame Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OfferDrawWithBody Offer, accept or refuse a draw
 	//
@@ -6115,6 +7073,9 @@ type ClientInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -6521,6 +7482,126 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListTournaments List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournamentWithBody Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournament Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournament Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournamentGames The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinTournament Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournamentResults The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromTournament Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ValidateRecordWithBody Check a whole game record
 	//
 	// Replays `moves` (pit numbers, alternating players) from `start`
@@ -6665,9 +7746,10 @@ func (c *Client) GetLivez(ctx context.Context, params *GetLivezParams, reqEditor
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
 //
-// A server started with an admin port (`--admin-addr`) serves them
-// there only, with the profiler and the health checks: on the public
-// port this path is then `404 route_not_found`.
+// The public port serves them only when the server was started with
+// `--metrics-public`; by default they are served on the admin port
+// (`--admin-addr`) only, with the profiler and the health checks, and
+// this path on the public port is `404 route_not_found`.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6798,6 +7880,74 @@ func (c *Client) AnalyzePositionWithBody(ctx context.Context, params *AnalyzePos
 // Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAnalyzePositionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairingWithBody Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairing Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPairing Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *Client) GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPairingRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7185,6 +8335,26 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BerserkGame Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *Client) BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBerserkGameRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7820,6 +8990,9 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -8466,6 +9639,216 @@ func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams,
 	return c.Client.Do(req)
 }
 
+// ListTournaments List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *Client) ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournamentWithBody Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournament Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournament Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *Client) GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowTournamentEvents Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *Client) FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowTournamentEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournamentGames The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *Client) ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinTournament Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *Client) JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournamentResults The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *Client) GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentResultsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromTournament Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *Client) WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ValidateRecordWithBody Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -8839,6 +10222,110 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateBulkPairingRequest calls the generic CreateBulkPairing builder with application/json body
+func NewCreateBulkPairingRequest(server string, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBulkPairingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateBulkPairingRequestWithBody constructs an http.Request for the CreateBulkPairing method, with any body, and a specified content type
+func NewCreateBulkPairingRequestWithBody(server string, params *CreateBulkPairingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPairingRequest constructs an http.Request for the GetBulkPairing method
+func NewGetBulkPairingRequest(server string, id string, params *GetBulkPairingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -9438,6 +10925,55 @@ func NewGetGameRequest(server string, id GameID, params *GetGameParams) (*http.R
 			}
 
 			req.Header.Set("If-None-Match", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBerserkGameRequest constructs an http.Request for the BerserkGame method
+func NewBerserkGameRequest(server string, id string, params *BerserkGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/berserk", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
 		}
 
 	}
@@ -11673,6 +13209,498 @@ func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.
 	return req, nil
 }
 
+// NewListTournamentsRequest constructs an http.Request for the ListTournaments method
+func NewListTournamentsRequest(server string, params *ListTournamentsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTournamentRequest calls the generic CreateTournament builder with application/json body
+func NewCreateTournamentRequest(server string, params *CreateTournamentParams, body CreateTournamentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTournamentRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTournamentRequestWithBody constructs an http.Request for the CreateTournament method, with any body, and a specified content type
+func NewCreateTournamentRequestWithBody(server string, params *CreateTournamentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentRequest constructs an http.Request for the GetTournament method
+func NewGetTournamentRequest(server string, id TournamentIDPath, params *GetTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "perPage", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowTournamentEventsRequest constructs an http.Request for the FollowTournamentEvents method
+func NewFollowTournamentEventsRequest(server string, id TournamentIDPath, params *FollowTournamentEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTournamentGamesRequest constructs an http.Request for the ListTournamentGames method
+func NewListTournamentGamesRequest(server string, id TournamentIDPath, params *ListTournamentGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewJoinTournamentRequest constructs an http.Request for the JoinTournament method
+func NewJoinTournamentRequest(server string, id TournamentIDPath, params *JoinTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentResultsRequest constructs an http.Request for the GetTournamentResults method
+func NewGetTournamentResultsRequest(server string, id TournamentIDPath, params *GetTournamentResultsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/results", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewWithdrawFromTournamentRequest constructs an http.Request for the WithdrawFromTournament method
+func NewWithdrawFromTournamentRequest(server string, id TournamentIDPath, params *WithdrawFromTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/withdraw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewValidateRecordRequest calls the generic ValidateRecord builder with application/json body
 func NewValidateRecordRequest(server string, params *ValidateRecordParams, body ValidateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11846,9 +13874,10 @@ type ClientWithResponsesInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
-	// A server started with an admin port (`--admin-addr`) serves them
-	// there only, with the profiler and the health checks: on the public
-	// port this path is then `404 route_not_found`.
+	// The public port serves them only when the server was started with
+	// `--metrics-public`; by default they are served on the admin port
+	// (`--admin-addr`) only, with the profiler and the health checks, and
+	// this path on the public port is `404 route_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11944,6 +13973,46 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
+
+	// CreateBulkPairingWithBodyWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// CreateBulkPairingWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// GetBulkPairingWithResponse Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error)
 
 	// ListChallengesWithResponse Your pending challenges
 	//
@@ -12203,6 +14272,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
+
+	// BerserkGameWithResponse Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error)
 
 	// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
 	//
@@ -12649,6 +14730,9 @@ type ClientWithResponsesInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -13087,6 +15171,140 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
 
+	// ListTournamentsWithResponse List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error)
+
+	// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// CreateTournamentWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// GetTournamentWithResponse Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error)
+
+	// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error)
+
+	// ListTournamentGamesWithResponse The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error)
+
+	// JoinTournamentWithResponse Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error)
+
+	// GetTournamentResultsWithResponse The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error)
+
+	// WithdrawFromTournamentWithResponse Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error)
+
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
 	// Replays `moves` (pit numbers, alternating players) from `start`
@@ -13279,11 +15497,25 @@ type GetMetricsResponse200Headers struct {
 	XRequestID *string
 }
 
+// GetMetricsResponse404Headers the declared response headers of an HTTP 404 response for GetMetrics
+type GetMetricsResponse404Headers struct {
+	XRequestID *string
+}
+
 type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *MetricsNotPublic
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMetricsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMetricsResponse404Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationProblemJSON404() *MetricsNotPublic {
+	return r.ApplicationProblemJSON404
 }
 
 // GetBody returns the raw response body bytes
@@ -13553,6 +15785,259 @@ func (r AnalyzePositionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AnalyzePositionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBulkPairingResponse201Headers the declared response headers of an HTTP 201 response for CreateBulkPairing
+type CreateBulkPairingResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse400Headers the declared response headers of an HTTP 400 response for CreateBulkPairing
+type CreateBulkPairingResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse401Headers the declared response headers of an HTTP 401 response for CreateBulkPairing
+type CreateBulkPairingResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateBulkPairingResponse403Headers the declared response headers of an HTTP 403 response for CreateBulkPairing
+type CreateBulkPairingResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse413Headers the declared response headers of an HTTP 413 response for CreateBulkPairing
+type CreateBulkPairingResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse415Headers the declared response headers of an HTTP 415 response for CreateBulkPairing
+type CreateBulkPairingResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse422Headers the declared response headers of an HTTP 422 response for CreateBulkPairing
+type CreateBulkPairingResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for CreateBulkPairing
+type CreateBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for CreateBulkPairing
+type CreateBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *BulkPairing
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateBulkPairingResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBulkPairingResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBulkPairingResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBulkPairingResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBulkPairingResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateBulkPairingResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBulkPairingResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBulkPairingResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateBulkPairingResponse) GetJSON201() *BulkPairing {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPairingResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPairing
+type GetBulkPairingResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse404Headers the declared response headers of an HTTP 404 response for GetBulkPairing
+type GetBulkPairingResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for GetBulkPairing
+type GetBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPairing
+type GetBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkPairing
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPairingResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBulkPairingResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPairingResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBulkPairingResponse) GetJSON200() *BulkPairing {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPairingResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14900,6 +17385,126 @@ func (r GetGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BerserkGameResponse200Headers the declared response headers of an HTTP 200 response for BerserkGame
+type BerserkGameResponse200Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse401Headers the declared response headers of an HTTP 401 response for BerserkGame
+type BerserkGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BerserkGameResponse404Headers the declared response headers of an HTTP 404 response for BerserkGame
+type BerserkGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse409Headers the declared response headers of an HTTP 409 response for BerserkGame
+type BerserkGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse500Headers the declared response headers of an HTTP 500 response for BerserkGame
+type BerserkGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse503Headers the declared response headers of an HTTP 503 response for BerserkGame
+type BerserkGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BerserkGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BerserkAnswer
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BerserkGameResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BerserkGameResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BerserkGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BerserkGameResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BerserkGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BerserkGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BerserkGameResponse) GetJSON200() *BerserkAnswer {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BerserkGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BerserkGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BerserkGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BerserkGameResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19433,6 +22038,908 @@ func (r GetSeekResponse) ContentType() string {
 	return ""
 }
 
+// ListTournamentsResponse200Headers the declared response headers of an HTTP 200 response for ListTournaments
+type ListTournamentsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse400Headers the declared response headers of an HTTP 400 response for ListTournaments
+type ListTournamentsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse404Headers the declared response headers of an HTTP 404 response for ListTournaments
+type ListTournamentsResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse500Headers the declared response headers of an HTTP 500 response for ListTournaments
+type ListTournamentsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse503Headers the declared response headers of an HTTP 503 response for ListTournaments
+type ListTournamentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTournamentsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentsResponse) GetJSON200() *TournamentList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTournamentResponse201Headers the declared response headers of an HTTP 201 response for CreateTournament
+type CreateTournamentResponse201Headers struct {
+	Location   *string
+	XRequestID *string
+}
+
+// CreateTournamentResponse400Headers the declared response headers of an HTTP 400 response for CreateTournament
+type CreateTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse401Headers the declared response headers of an HTTP 401 response for CreateTournament
+type CreateTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTournamentResponse413Headers the declared response headers of an HTTP 413 response for CreateTournament
+type CreateTournamentResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse415Headers the declared response headers of an HTTP 415 response for CreateTournament
+type CreateTournamentResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse422Headers the declared response headers of an HTTP 422 response for CreateTournament
+type CreateTournamentResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse500Headers the declared response headers of an HTTP 500 response for CreateTournament
+type CreateTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse503Headers the declared response headers of an HTTP 503 response for CreateTournament
+type CreateTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tournament
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTournamentResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTournamentResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTournamentResponse401Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTournamentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTournamentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTournamentResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTournamentResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTournamentResponse) GetJSON201() *Tournament {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResponse200Headers the declared response headers of an HTTP 200 response for GetTournament
+type GetTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse400Headers the declared response headers of an HTTP 400 response for GetTournament
+type GetTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse404Headers the declared response headers of an HTTP 404 response for GetTournament
+type GetTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse500Headers the declared response headers of an HTTP 500 response for GetTournament
+type GetTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse503Headers the declared response headers of an HTTP 503 response for GetTournament
+type GetTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentView
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTournamentResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTournamentResponse) GetJSON200() *TournamentView {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowTournamentEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowTournamentEvents
+type FollowTournamentEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowTournamentEvents
+type FollowTournamentEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse404Headers the declared response headers of an HTTP 404 response for FollowTournamentEvents
+type FollowTournamentEventsResponse404Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowTournamentEvents
+type FollowTournamentEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowTournamentEvents
+type FollowTournamentEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowTournamentEvents
+type FollowTournamentEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowTournamentEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowTournamentEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowTournamentEventsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *FollowTournamentEventsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowTournamentEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowTournamentEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowTournamentEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowTournamentEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowTournamentEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowTournamentEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowTournamentEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTournamentGamesResponse200Headers the declared response headers of an HTTP 200 response for ListTournamentGames
+type ListTournamentGamesResponse200Headers struct {
+	Vary       *string
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse404Headers the declared response headers of an HTTP 404 response for ListTournamentGames
+type ListTournamentGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse500Headers the declared response headers of an HTTP 500 response for ListTournamentGames
+type ListTournamentGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse503Headers the declared response headers of an HTTP 503 response for ListTournamentGames
+type ListTournamentGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentGames
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentGamesResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentGamesResponse) GetJSON200() *TournamentGames {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinTournamentResponse200Headers the declared response headers of an HTTP 200 response for JoinTournament
+type JoinTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse401Headers the declared response headers of an HTTP 401 response for JoinTournament
+type JoinTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// JoinTournamentResponse403Headers the declared response headers of an HTTP 403 response for JoinTournament
+type JoinTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse404Headers the declared response headers of an HTTP 404 response for JoinTournament
+type JoinTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse409Headers the declared response headers of an HTTP 409 response for JoinTournament
+type JoinTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse500Headers the declared response headers of an HTTP 500 response for JoinTournament
+type JoinTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse503Headers the declared response headers of an HTTP 503 response for JoinTournament
+type JoinTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type JoinTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *JoinTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinTournamentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *JoinTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *JoinTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *JoinTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResultsResponse200Headers the declared response headers of an HTTP 200 response for GetTournamentResults
+type GetTournamentResultsResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse404Headers the declared response headers of an HTTP 404 response for GetTournamentResults
+type GetTournamentResultsResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse500Headers the declared response headers of an HTTP 500 response for GetTournamentResults
+type GetTournamentResultsResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse503Headers the declared response headers of an HTTP 503 response for GetTournamentResults
+type GetTournamentResultsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResultsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResultsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResultsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResultsResponse503Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawFromTournamentResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse401Headers the declared response headers of an HTTP 401 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// WithdrawFromTournamentResponse404Headers the declared response headers of an HTTP 404 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse500Headers the declared response headers of an HTTP 500 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse503Headers the declared response headers of an HTTP 503 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type WithdrawFromTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawFromTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WithdrawFromTournamentResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WithdrawFromTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *WithdrawFromTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *WithdrawFromTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WithdrawFromTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawFromTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawFromTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawFromTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawFromTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawFromTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ValidateRecordResponse200Headers the declared response headers of an HTTP 200 response for ValidateRecord
 type ValidateRecordResponse200Headers struct {
 	XRequestID *string
@@ -19690,9 +23197,10 @@ func (c *ClientWithResponses) GetLivezWithResponse(ctx context.Context, params *
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
 //
-// A server started with an admin port (`--admin-addr`) serves them
-// there only, with the profiler and the health checks: on the public
-// port this path is then `404 route_not_found`.
+// The public port serves them only when the server was started with
+// `--metrics-public`; by default they are served on the admin port
+// (`--admin-addr`) only, with the profiler and the health checks, and
+// this path on the public port is `404 route_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -19817,6 +23325,64 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 		return nil, err
 	}
 	return ParseAnalyzePositionResponse(rsp)
+}
+
+// CreateBulkPairingWithBodyWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// CreateBulkPairingWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairing(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// GetBulkPairingWithResponse Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *ClientWithResponses) GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error) {
+	rsp, err := c.GetBulkPairing(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPairingResponse(rsp)
 }
 
 // ListChallengesWithResponse Your pending challenges
@@ -20160,6 +23726,24 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 		return nil, err
 	}
 	return ParseGetGameResponse(rsp)
+}
+
+// BerserkGameWithResponse Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *ClientWithResponses) BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error) {
+	rsp, err := c.BerserkGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBerserkGameResponse(rsp)
 }
 
 // OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
@@ -20727,6 +24311,9 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -21309,6 +24896,194 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 	return ParseGetSeekResponse(rsp)
 }
 
+// ListTournamentsWithResponse List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *ClientWithResponses) ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error) {
+	rsp, err := c.ListTournaments(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentsResponse(rsp)
+}
+
+// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournamentWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// CreateTournamentWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournament(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// GetTournamentWithResponse Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *ClientWithResponses) GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error) {
+	rsp, err := c.GetTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResponse(rsp)
+}
+
+// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *ClientWithResponses) FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error) {
+	rsp, err := c.FollowTournamentEvents(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowTournamentEventsResponse(rsp)
+}
+
+// ListTournamentGamesWithResponse The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *ClientWithResponses) ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error) {
+	rsp, err := c.ListTournamentGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentGamesResponse(rsp)
+}
+
+// JoinTournamentWithResponse Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *ClientWithResponses) JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error) {
+	rsp, err := c.JoinTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinTournamentResponse(rsp)
+}
+
+// GetTournamentResultsWithResponse The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *ClientWithResponses) GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error) {
+	rsp, err := c.GetTournamentResults(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResultsResponse(rsp)
+}
+
+// WithdrawFromTournamentWithResponse Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *ClientWithResponses) WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error) {
+	rsp, err := c.WithdrawFromTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromTournamentResponse(rsp)
+}
+
 // ValidateRecordWithBodyWithResponse Check a whole game record
 //
 // Replays `moves` (pit numbers, alternating players) from `start`
@@ -21506,6 +25281,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest MetricsNotPublic
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	}
+
+	switch {
 	case rsp.StatusCode == 200:
 		var headers GetMetricsResponse200Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -21516,6 +25301,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMetricsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
 	}
 
 	return response, nil
@@ -21766,6 +25561,292 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers500 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBulkPairingResponse parses an HTTP response from a CreateBulkPairingWithResponse call
+func ParseCreateBulkPairingResponse(rsp *http.Response) (*CreateBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateBulkPairingResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateBulkPairingResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBulkPairingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBulkPairingResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBulkPairingResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateBulkPairingResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBulkPairingResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPairingResponse parses an HTTP response from a GetBulkPairingWithResponse call
+func ParseGetBulkPairingResponse(rsp *http.Response) (*GetBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPairingResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBulkPairingResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -23398,6 +27479,144 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBerserkGameResponse parses an HTTP response from a BerserkGameWithResponse call
+func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BerserkGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BerserkAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BerserkGameResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers BerserkGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers BerserkGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BerserkGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BerserkGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BerserkGameResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -28795,6 +33014,1034 @@ func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentsResponse parses an HTTP response from a ListTournamentsWithResponse call
+func ParseListTournamentsResponse(rsp *http.Response) (*ListTournamentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTournamentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTournamentResponse parses an HTTP response from a CreateTournamentWithResponse call
+func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tournament
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTournamentResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTournamentResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTournamentResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTournamentResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResponse parses an HTTP response from a GetTournamentWithResponse call
+func ParseGetTournamentResponse(rsp *http.Response) (*GetTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowTournamentEventsResponse parses an HTTP response from a FollowTournamentEventsWithResponse call
+func ParseFollowTournamentEventsResponse(rsp *http.Response) (*FollowTournamentEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowTournamentEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowTournamentEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowTournamentEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers FollowTournamentEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowTournamentEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowTournamentEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowTournamentEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentGamesResponse parses an HTTP response from a ListTournamentGamesWithResponse call
+func ParseListTournamentGamesResponse(rsp *http.Response) (*ListTournamentGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentGames
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentGamesResponse200Headers
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinTournamentResponse parses an HTTP response from a JoinTournamentWithResponse call
+func ParseJoinTournamentResponse(rsp *http.Response) (*JoinTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers JoinTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers JoinTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers JoinTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers JoinTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResultsResponse parses an HTTP response from a GetTournamentResultsWithResponse call
+func ParseGetTournamentResultsResponse(rsp *http.Response) (*GetTournamentResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResultsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResultsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResultsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawFromTournamentResponse parses an HTTP response from a WithdrawFromTournamentWithResponse call
+func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawFromTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawFromTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers WithdrawFromTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers WithdrawFromTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers WithdrawFromTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers WithdrawFromTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers WithdrawFromTournamentResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
