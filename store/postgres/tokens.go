@@ -57,7 +57,6 @@ func (s *Store) insertOwned(ctx context.Context, playerID, what, query string, a
 	if err != nil {
 		return fmt.Errorf("create %s: %w", what, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	if tag.RowsAffected() == 1 {
 		return nil
 	}
@@ -108,7 +107,6 @@ func (s *Store) RevokeToken(ctx context.Context, playerID, id string, at time.Ti
 	if err != nil {
 		return s.wrote(err)
 	}
-	s.failures.Succeeded()
 	if tag.RowsAffected() == 0 {
 		return players.ErrTokenNotFound
 	}
@@ -122,7 +120,6 @@ func (s *Store) RevokeGrant(ctx context.Context, grantID string, at time.Time) e
 	if err != nil {
 		return s.wrote(err)
 	}
-	s.failures.Succeeded()
 	return nil
 }
 
@@ -160,7 +157,6 @@ func (s *Store) UseCode(ctx context.Context, hash []byte, at time.Time) (players
 	c, err := scanCode(s.pool.QueryRow(ctx, `UPDATE oauth_codes SET used_at = $2 WHERE hash = $1 AND used_at IS NULL
 		RETURNING `+codeColumns, hash, stamp(at)))
 	if err == nil {
-		s.failures.Succeeded()
 		c.UsedAt = time.Time{}
 		return c, nil
 	}
