@@ -52,6 +52,19 @@ func TestScopeDeclarations(t *testing.T) {
 	if !slices.Equal(declared, want) {
 		t.Errorf("the oauth2 scheme's scopes %v, want players.AllScopes %v", declared, want)
 	}
+	// Each oauth2 requirement names one scope: needs reads one.
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Security == nil {
+				continue
+			}
+			for _, req := range *op.Security {
+				if scopes, ok := req[oauth2Scheme]; ok && len(scopes) != 1 {
+					t.Errorf("%s %s: an oauth2 requirement of %d scopes, want one", method, path, len(scopes))
+				}
+			}
+		}
+	}
 	for name, n := range needs(spec) {
 		t.Run(name, func(t *testing.T) {
 			switch {
