@@ -1193,7 +1193,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	North PlayerID `json:"north"`
 
-	// NorthToken The token North's player gave the organiser for this.
+	// NorthToken The token North's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_north_players_token
 	NorthToken string `json:"northToken"`
@@ -1203,7 +1203,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	South PlayerID `json:"south"`
 
-	// SouthToken The token South's player gave the organiser for this.
+	// SouthToken The token South's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_south_players_token
 	SouthToken string `json:"southToken"`
@@ -6794,8 +6794,9 @@ type ClientInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -6809,8 +6810,9 @@ type ClientInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -8443,8 +8445,9 @@ func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionPar
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -8468,8 +8471,9 @@ func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBu
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -14975,8 +14979,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -14990,8 +14995,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -25344,8 +25350,9 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -25365,8 +25372,9 @@ func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
