@@ -53,6 +53,8 @@ var answered = []error{
 	tournaments.ErrConflict, tournaments.ErrBulkInvalid, tournaments.ErrBulkPlayer, tournaments.ErrBulkNotFound,
 	games.ErrBerserk, games.ErrClockNotStarted,
 	games.ErrClaimUnavailable, games.ErrClaimTooEarly, games.ErrAbortTooLate,
+	players.ErrTokenExpired, players.ErrTokenRevoked, players.ErrMissingScope, players.ErrOwnTokenRequired,
+	players.ErrTokenNotFound, players.ErrInvalidScope, players.ErrInvalidTokenRequest, players.ErrInvalidAuthorization,
 	ErrInternal,
 }
 

@@ -302,6 +302,10 @@ type Server struct {
 	streams     *httpx.StreamSlots // of open event streams
 
 	explorer ExplorerService
+
+	// needs is what each operation asks of a player token, read from the
+	// document's security (tokens.go).
+	needs map[string]need
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
@@ -340,6 +344,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		reviews:     opts.Reviews,
 		explorer:    opts.Explorer,
 		streams:     httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		needs:       needs(spec),
 	}
 	// The documents take longer to make than the rest of New together
 	// (rendering the page, writing the YAML, from a copy of the document
@@ -427,6 +432,10 @@ func (s *Server) echo() (*echo.Echo, error) {
 	// Every GET operation stands for its HEAD: the document declares no
 	// HEAD operations.
 	oapi.RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, oapi.NewStrictHandler(s, []oapi.StrictMiddlewareFunc{s.withCaller}), oapi.RegisterHandlersOptions{OperationMiddlewares: perOp})
+	// The OAuth endpoints (oauth.go), outside the document.
+	e.POST(oauthTokenPath, s.oauthToken)
+	e.POST(oauthRevokePath, s.oauthRevoke)
+	httpx.GetAndHead{Echo: e}.GET(oauthMetadataPath, s.oauthMetadata)
 	// The reference browser client (api/web): the page at /, its files
 	// under /assets/ and its icon at /favicon.ico, using only the routes
 	// above.
