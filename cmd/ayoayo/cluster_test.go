@@ -73,6 +73,7 @@ func TestTwoInstances(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		first := c.follow(ctx, b.url, play.game.ID, "")
+		<-first.ready // the moves after it are events
 		// Each move's event id is 8 times the version it made.
 		var want []int
 		rng := rand.New(rand.NewPCG(7, 7))
@@ -268,6 +269,7 @@ func (c *clusterClient) move(base string, play *ltPlay, rng *rand.Rand) {
 // eventStream is an open event stream and the ids it delivers.
 type eventStream struct {
 	ids   chan int
+	ready chan struct{} // closed at the stream's first event, the game
 	close func()
 }
 
@@ -285,11 +287,14 @@ func (c *clusterClient) follow(ctx context.Context, base, id, lastEventID string
 	if err != nil || resp.StatusCode != http.StatusOK {
 		c.t.Fatalf("events from %s: %v %v", base, resp, err)
 	}
-	s := &eventStream{ids: make(chan int, 1024), close: func() { cancel(); resp.Body.Close() }}
+	s := &eventStream{ids: make(chan int, 1024), ready: make(chan struct{}), close: func() { cancel(); resp.Body.Close() }}
 	go func() {
 		defer close(s.ids)
 		sc := bufio.NewScanner(resp.Body)
 		for sc.Scan() {
+			if sc.Text() == "event: game" {
+				close(s.ready)
+			}
 			if v, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
 				if n, err := strconv.Atoi(v); err == nil {
 					s.ids <- n
