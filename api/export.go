@@ -98,7 +98,7 @@ func (e exportStream) VisitExportPlayerGamesResponse(w http.ResponseWriter) erro
 			}
 			buf.WriteString(recordOf(g, moves).String())
 		} else {
-			line.Game = gameToAPI(g)
+			line.Game = gameToAPI(g, e.s.seatBots(e.ctx, g))
 			line.Moves = exportedMoves(line.Moves[:0], g, moves)
 			if err := enc.Encode(&line); err != nil {
 				return err

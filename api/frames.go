@@ -70,13 +70,16 @@ func (fs *frames) frame(id string, e games.Event) ([]byte, error) {
 // id (its ply count, for Last-Event-ID), its kind, and its data, a GameMove
 // for a move and the Game for the others (joined, end, offer,
 // offerDeclined and takeback).
-func encodeEvent(e games.Event) ([]byte, error) {
+func encodeEvent(e games.Event) ([]byte, error) { return encodeMarkedEvent(e, nil) }
+
+// encodeMarkedEvent is encodeEvent with the game's seats marked by bots.
+func encodeMarkedEvent(e games.Event, bots botSet) ([]byte, error) {
 	var data any
 	switch e.Kind {
 	case games.EventMove:
 		data = moveToAPI(e.Move)
 	default:
-		data = gameToAPI(e.Game)
+		data = gameToAPI(e.Game, bots)
 	}
 	payload, err := json.Marshal(data)
 	if err != nil {

@@ -190,7 +190,7 @@ func (s *Server) CreateGame(ctx context.Context, req oapi.CreateGameRequestObjec
 		return nil, err
 	}
 	loc := "/v1/games/" + seat.Game.ID
-	return oapi.CreateGame201JSONResponse{Body: seatToAPI(&seat), Headers: oapi.CreateGame201ResponseHeaders{Location: &loc}}, nil
+	return oapi.CreateGame201JSONResponse{Body: seatToAPI(&seat, s.seatBots(ctx, &seat.Game)), Headers: oapi.CreateGame201ResponseHeaders{Location: &loc}}, nil
 }
 
 // JoinGame gives the caller the second seat, once.
@@ -203,7 +203,7 @@ func (s *Server) JoinGame(ctx context.Context, req oapi.JoinGameRequestObject) (
 	if err != nil {
 		return nil, err
 	}
-	return oapi.JoinGame201JSONResponse(seatToAPI(&seat)), nil
+	return oapi.JoinGame201JSONResponse(seatToAPI(&seat, s.seatBots(ctx, &seat.Game))), nil
 }
 
 // gameETag is the game's entity tag: its version, which every change bumps.
@@ -237,7 +237,7 @@ func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oa
 	if asRecord {
 		return oapi.GetGame200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text), ContentLength: int64(len(text)), Headers: headers}, nil
 	}
-	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: headers}, nil
+	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g, s.seatBots(ctx, &g)), Headers: headers}, nil
 }
 
 // ListGameMoves returns a page of the history.
@@ -294,7 +294,7 @@ func (s *Server) PlayGameMove(ctx context.Context, req oapi.PlayGameMoveRequestO
 	if err != nil {
 		return nil, err
 	}
-	body, err := encodePlay(&res)
+	body, err := encodePlay(&res, s.seatBots(ctx, &res.Game))
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +315,7 @@ func (s *Server) ResignGame(ctx context.Context, req oapi.ResignGameRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return oapi.ResignGame200JSONResponse(gameToAPI(&g)), nil
+	return oapi.ResignGame200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // OfferDraw offers, accepts, refuses or withdraws a draw for the caller's
@@ -332,7 +332,7 @@ func (s *Server) OfferDraw(ctx context.Context, req oapi.OfferDrawRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	return oapi.OfferDraw200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferDraw200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // OfferTakeback asks for, accepts, refuses or withdraws a takeback for
@@ -349,7 +349,7 @@ func (s *Server) OfferTakeback(ctx context.Context, req oapi.OfferTakebackReques
 	if err != nil {
 		return nil, err
 	}
-	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // FollowGameEvents streams the game's events. The game is looked up first,
