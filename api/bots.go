@@ -172,3 +172,13 @@ func (m *botMarks) of(ctx context.Context, ids ...string) botSet {
 func (s *Server) seatBots(ctx context.Context, g *games.Game) botSet {
 	return s.marks.of(ctx, g.Players[0].ID, g.Players[1].ID)
 }
+
+// lastEventID is where a stream resumes: the Last-Event-ID header, or the
+// lastEventId query parameter that a new browser EventSource can send
+// (it sends the header only on its own reconnections); nil for neither.
+func lastEventID[N int | int64](header, query *N) *N {
+	if header != nil {
+		return header
+	}
+	return query
+}

@@ -369,8 +369,8 @@ func (s *Server) FollowGameEvents(ctx context.Context, req oapi.FollowGameEvents
 		return nil, err
 	}
 	last := -1
-	if req.Params.LastEventID != nil {
-		last = *req.Params.LastEventID
+	if id := lastEventID(req.Params.LastEventID, req.Params.LastEventId); id != nil {
+		last = *id
 	}
 	if !unavailable && last > g.Ply {
 		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event, id %d", last, g.Ply)
