@@ -304,6 +304,9 @@ type Server struct {
 
 	explorer ExplorerService
 	marks    *botMarks // which players are bots
+	// tokenPlayers names the player of a request's Player-Token, for the
+	// per-player rate limits.
+	tokenPlayers *tokenPlayers
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
@@ -343,6 +346,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		streams:     httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 	}
 	s.marks = newBotMarks(s.players, opts.Now)
+	s.tokenPlayers = newTokenPlayers(s.players, opts.Now)
 	// A frame is made once for every follower of its game, so its marks
 	// are read apart from any one request.
 	s.frames = newFrames(func(e games.Event) ([]byte, error) {
@@ -417,7 +421,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	// The rate limits come first: a refused request costs next to nothing.
-	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate)
+	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate, s.tokenPlayers.of)
 	if err != nil {
 		return nil, err
 	}
