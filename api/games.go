@@ -7,6 +7,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -134,6 +135,10 @@ func bearerToken(h string) string {
 // seat, if any, is that player's).
 func (s *Server) actor(ctx context.Context) (games.Actor, error) {
 	cl := callerOf(ctx)
+	if players.IsPlayerToken(cl.token) {
+		// A seat token is never one: the client sent the wrong header.
+		return games.Actor{}, fmt.Errorf("%w: that is a Player-Token: send it as the Player-Token header", games.ErrUnauthorized)
+	}
 	if cl.token != "" || cl.playerToken == "" {
 		return games.Actor{Token: cl.token}, nil
 	}

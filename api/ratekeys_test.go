@@ -59,3 +59,36 @@ func TestRateLimitsPerPlayer(t *testing.T) {
 		}
 	})
 }
+
+// TestRateLimitPolicyNames: the document names every policy a RateLimit
+// header can carry, and no other.
+func TestRateLimitPolicyNames(t *testing.T) {
+	h := loadSpecFile(t).Components.Headers["RateLimitPolicy"]
+	if h == nil || h.Value == nil {
+		t.Fatal("the document has no RateLimitPolicy header")
+	}
+	text := h.Value.Description
+	want := map[string]bool{}
+	for _, l := range Limits() {
+		want[l.Name] = true
+		if l.PerPlayer {
+			want[l.Name+PlayerPolicySuffix] = true
+		}
+	}
+	named := map[string]bool{}
+	for _, part := range strings.Split(text, "`")[1:] {
+		if part != "" && !strings.ContainsAny(part, " \n") && part != "RateLimit" && part != "Player-Token" && part != "q" && part != "w" {
+			named[part] = true
+		}
+	}
+	for name := range want {
+		if !named[name] {
+			t.Errorf("the document does not name the policy %q", name)
+		}
+	}
+	for name := range named {
+		if !want[name] {
+			t.Errorf("the document names %q, which no limit has", name)
+		}
+	}
+}
