@@ -4067,7 +4067,7 @@ type ReviewPly struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Ply The move's number, 1 for the first.
+	// Ply The move's number, 1 for the first; a game counts its plies from 0, so this reviews the game's move of ply `ply - 1`, which is `plies[ply - 1]`.
 	//
 	// Example: 7
 	Ply int `json:"ply"`
