@@ -374,7 +374,7 @@ func (s *Server) FollowGameEvents(ctx context.Context, req oapi.FollowGameEvents
 		return nil, err
 	}
 	last := -1
-	if id := lastEventID(req.Params.LastEventID, req.Params.LastEventId); id != nil {
+	if id := lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery); id != nil {
 		last = *id
 	}
 	if !unavailable && last > g.Ply {

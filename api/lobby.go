@@ -336,12 +336,12 @@ func (s *Server) FollowPlayerEvents(ctx context.Context, req oapi.FollowPlayerEv
 		}
 		player = p.ID
 	}
-	return s.openStream(ctx, player, lastEventID(req.Params.LastEventID, req.Params.LastEventId))
+	return s.openStream(ctx, player, lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 // FollowLobbyEvents streams the lobby's events.
 func (s *Server) FollowLobbyEvents(ctx context.Context, req oapi.FollowLobbyEventsRequestObject) (oapi.FollowLobbyEventsResponseObject, error) {
-	return s.openStream(ctx, lobby.LobbyStream, lastEventID(req.Params.LastEventID, req.Params.LastEventId))
+	return s.openStream(ctx, lobby.LobbyStream, lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 // openStream checks a Last-Event-ID and takes the stream's slots.

@@ -295,7 +295,7 @@ func (s *Server) FollowTournamentEvents(ctx context.Context, req oapi.FollowTour
 	if _, err := s.tournaments.Standings(ctx, req.Id); err != nil {
 		return nil, err
 	}
-	return s.openStream(ctx, lobby.TournamentStream(req.Id), lastEventID(req.Params.LastEventID, req.Params.LastEventId))
+	return s.openStream(ctx, lobby.TournamentStream(req.Id), lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 func (ls lobbyStream) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {

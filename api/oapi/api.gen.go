@@ -5574,8 +5574,8 @@ type GetGameParams struct {
 
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
-	// LastEventId The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
-	LastEventId *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// LastEventID The `id` of the last event received; the stream resumes after it. At most the game's `ply` (`400` beyond).
 	LastEventID *int `json:"Last-Event-ID,omitempty"`
@@ -5607,8 +5607,8 @@ type GetLobbyParamsKind string
 
 // FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
 type FollowLobbyEventsParams struct {
-	// LastEventId The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
-	LastEventId *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
@@ -5636,8 +5636,8 @@ type FollowPlayerEventsParams struct {
 	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
 
-	// LastEventId The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
-	LastEventId *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
@@ -5772,8 +5772,8 @@ type GetTournamentParams struct {
 
 // FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
 type FollowTournamentEventsParams struct {
-	// LastEventId The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
-	LastEventId *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
@@ -6399,7 +6399,7 @@ func (w *ServerInterfaceWrapper) FollowGameEvents(ctx echo.Context) error {
 	var params FollowGameEventsParams
 	// ------------- Optional query parameter "lastEventId" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
 	}
@@ -6626,7 +6626,7 @@ func (w *ServerInterfaceWrapper) FollowLobbyEvents(ctx echo.Context) error {
 	var params FollowLobbyEventsParams
 	// ------------- Optional query parameter "lastEventId" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
 	}
@@ -6715,7 +6715,7 @@ func (w *ServerInterfaceWrapper) FollowPlayerEvents(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "lastEventId" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
 	}
@@ -7297,7 +7297,7 @@ func (w *ServerInterfaceWrapper) FollowTournamentEvents(ctx echo.Context) error 
 	var params FollowTournamentEventsParams
 	// ------------- Optional query parameter "lastEventId" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventId, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
 	}

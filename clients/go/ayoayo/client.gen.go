@@ -690,6 +690,69 @@ func (e TimeControlKind) Valid() bool {
 	}
 }
 
+// Defines values for TournamentGameWinner.
+const (
+	TournamentGameWinnerDraw        TournamentGameWinner = "draw"
+	TournamentGameWinnerLessThanNil TournamentGameWinner = "<nil>"
+	TournamentGameWinnerNorth       TournamentGameWinner = "north"
+	TournamentGameWinnerSouth       TournamentGameWinner = "south"
+)
+
+// Valid indicates whether the value is a known member of the TournamentGameWinner enum.
+func (e TournamentGameWinner) Valid() bool {
+	switch e {
+	case TournamentGameWinnerDraw:
+		return true
+	case TournamentGameWinnerLessThanNil:
+		return true
+	case TournamentGameWinnerNorth:
+		return true
+	case TournamentGameWinnerSouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentKind.
+const (
+	TournamentKindArena TournamentKind = "arena"
+	TournamentKindSwiss TournamentKind = "swiss"
+)
+
+// Valid indicates whether the value is a known member of the TournamentKind enum.
+func (e TournamentKind) Valid() bool {
+	switch e {
+	case TournamentKindArena:
+		return true
+	case TournamentKindSwiss:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TournamentStatus.
+const (
+	TournamentStatusFinished TournamentStatus = "finished"
+	TournamentStatusRunning  TournamentStatus = "running"
+	TournamentStatusUpcoming TournamentStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the TournamentStatus enum.
+func (e TournamentStatus) Valid() bool {
+	switch e {
+	case TournamentStatusFinished:
+		return true
+	case TournamentStatusRunning:
+		return true
+	case TournamentStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetLobbyParamsKind.
 const (
 	GetLobbyParamsKindClock          GetLobbyParamsKind = "clock"
@@ -758,6 +821,11 @@ func (e GetPracticePuzzleParamsNear) Valid() bool {
 		return false
 	}
 }
+
+// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+//
+// Example: true
+type AllowBots = bool
 
 // AnalyzeAnswer The result of a search. `score` is in seeds for the player to move
 // (the expected final difference in captured seeds; positive is good
@@ -924,6 +992,192 @@ type AttemptRating struct {
 	Puzzle RatingChange `json:"puzzle"`
 }
 
+// BerserkAnswer A game's clocks after a berserk.
+//
+// Example: {"clockMs":90000,"game":"Xq3v9w0bHk2mP1aZ","side":"north"}
+type BerserkAnswer struct {
+	// ClockMs The berserk side's time left, in milliseconds.
+	//
+	// Example: 90000
+	ClockMs int64 `json:"clockMs"`
+
+	// Game The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	Game string `json:"game"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+}
+
+// BerserkFlags Which sides went berserk in a game.
+//
+// Example: {"north":true,"south":false}
+type BerserkFlags struct {
+	// North North halved its clock.
+	//
+	// Example: true
+	North bool `json:"north"`
+
+	// South South halved its clock.
+	//
+	// Example: false
+	South bool `json:"south"`
+}
+
+// BotMark The player is a bot account, a program playing through the API; once one, always one.
+//
+// Example: false
+type BotMark = bool
+
+// BulkPair One game of a bulk pairing, with each player's consent.
+//
+// Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
+type BulkPair struct {
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// NorthToken The token North's player gave the organiser for this.
+	//
+	// Example: pl_north_players_token
+	NorthToken string `json:"northToken"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// SouthToken The token South's player gave the organiser for this.
+	//
+	// Example: pl_south_players_token
+	SouthToken string `json:"southToken"`
+}
+
+// BulkPairing A bulk pairing as made.
+//
+// Example: {"clockStartsAt":"2027-03-05T18:00:00Z","createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","games":[{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}],"id":"Bk7pQ2mZx9Ld","rated":false,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairing struct {
+	// ClockStartsAt When the games' first-move window opens; null if at once.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt nullable.Nullable[time.Time] `json:"clockStartsAt"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// Games The games, in the order asked.
+	//
+	// Example: [{"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}]
+	Games []BulkPairingGame `json:"games"`
+
+	// ID Its id.
+	//
+	// Example: Bk7pQ2mZx9Ld
+	ID string `json:"id"`
+
+	// Rated Whether the games are rated.
+	//
+	// Example: false
+	Rated bool `json:"rated"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// BulkPairingGame One game a bulk pairing made.
+//
+// Example: {"id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","south":"bV3kQ9xZ2mTa"}
+type BulkPairingGame struct {
+	// ID The game's id.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+}
+
+// BulkPairingRequest An organiser's list of games, made together or not at all.
+//
+// Example: {"pairs":[{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}],"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"}}
+type BulkPairingRequest struct {
+	// ClockStartsAt When the games' first-move window opens (absent, at once); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	ClockStartsAt *time.Time `json:"clockStartsAt,omitempty"`
+
+	// Pairs The games, 1 to 500.
+	//
+	// Example: [{"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}]
+	Pairs []BulkPair `json:"pairs"`
+
+	// Rated Whether the games are rated (default false).
+	//
+	// Example: false
+	Rated *bool `json:"rated,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
 // Capture What a move captured: `pit` is the opponent's pit that was emptied and
 // `seeds` counts every seed captured (with the default rules, the
 // capturing seed too). Null in the outcome of a move that captured
@@ -959,8 +1213,13 @@ type Captured struct {
 
 // Challenge A challenge, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 type Challenge struct {
+	// AllowBots Whether a bot may accept it (false refuses every bot).
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was sent.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -971,9 +1230,9 @@ type Challenge struct {
 	// Example: 2026-03-01T12:01:00Z
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// From A player as the lobby and challenges show one.
+	// From A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	From LobbyPlayer `json:"from"`
 
 	// Game The game, once accepted; null before.
@@ -1059,7 +1318,7 @@ type Challenge struct {
 
 	// To A player as challenges show one, or null for nobody (an open challenge).
 	//
-	// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+	// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 	To nullable.Nullable[NullableLobbyPlayer] `json:"to"`
 }
 
@@ -1080,8 +1339,13 @@ type ChallengeList struct {
 
 // ChallengeRequest A challenge, as `POST /v1/challenges` takes it.
 //
-// Example: {"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
+// Example: {"allowBots":true,"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
 type ChallengeRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
 	// are South's row, 6-11 North's, both read left to right by their owner.
 	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
@@ -1277,7 +1541,7 @@ type CreatePlayerRequest struct {
 
 // CreatedPlayer A player just created, with its secret token, shown only here.
 //
-// Example: {"player":{"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
+// Example: {"player":{"bot":false,"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
 type CreatedPlayer struct {
 	// Player A player: an identity a front end maps one of its users onto, with a
 	// display name, ratings, counts and the daily puzzle streak. There are
@@ -1286,10 +1550,10 @@ type CreatedPlayer struct {
 	// a player; only its token renames it, rotates its token or deletes
 	// it. `streak` counts the consecutive UTC days, up to today or
 	// yesterday, on which the player solved that day's daily puzzle on
-	// that day.
+	// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 	//
 	//
-	// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+	// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 	Player Player `json:"player"`
 
 	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
@@ -1536,7 +1800,7 @@ type ExportedGame struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Moves Every move of the game, in order.
@@ -1584,7 +1848,7 @@ type ExportedMove struct {
 // changes its players' ratings; `players` names the player in each
 // seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -1649,7 +1913,7 @@ type Game struct {
 
 	// Players The player in each seat, or null (an anonymous seat, the AI).
 	//
-	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+	// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 	Players GamePlayers `json:"players"`
 
 	// Ply Moves played so far.
@@ -1941,7 +2205,7 @@ type GameOffers struct {
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
 //
-// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 type GamePlayers struct {
 	// North The player in a seat of a game: null for an anonymous seat or the
 	// AI. `name` is the player's name when the seat was taken. `rating`
@@ -1949,10 +2213,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	North nullable.Nullable[SeatPlayer] `json:"north"`
 
 	// South The player in a seat of a game: null for an anonymous seat or the
@@ -1961,10 +2225,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	South nullable.Nullable[SeatPlayer] `json:"south"`
 }
 
@@ -2079,7 +2343,7 @@ type GameSeat struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -2152,8 +2416,13 @@ type LastMove struct {
 
 // Leader One line of a leaderboard.
 //
-// Example: {"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
+// Example: {"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
 type Leader struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Deviation Its deviation, rounded (at most 110).
 	//
 	// Example: 62
@@ -2189,7 +2458,7 @@ type Leader struct {
 // provisional (deviation at most 110) whose rating in it changed in
 // the last 30 days.
 //
-// Example: {"category":"live","players":[{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
+// Example: {"category":"live","players":[{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"bot":false,"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
 type Leaderboard struct {
 	// Category What a rating is for: `live` games (with a clock), `correspondence`
 	// games (days per move), or `puzzle`s. Untimed games are never rated.
@@ -2200,7 +2469,7 @@ type Leaderboard struct {
 
 	// Players The players, highest rating first (ties by id).
 	//
-	// Example: [{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
+	// Example: [{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
 	Players []Leader `json:"players"`
 }
 
@@ -2237,10 +2506,15 @@ type Lobby struct {
 // Example: k3Jd9sQm2LpX0aZq
 type LobbyID = string
 
-// LobbyPlayer A player as the lobby and challenges show one.
+// LobbyPlayer A player as the lobby, challenges and standings show one.
 //
-// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 type LobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// ID A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -2252,10 +2526,15 @@ type LobbyPlayer struct {
 	Name string `json:"name"`
 }
 
-// LobbySeek An open seek as the lobby lists it.
+// LobbySeek An open seek as the lobby lists it; `player.bot` marks a bot's.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type LobbySeek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -2266,9 +2545,9 @@ type LobbySeek struct {
 	// Example: k3Jd9sQm2LpX0aZq
 	ID LobbyID `json:"id"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Provisional Whether that rating is still provisional (deviation above 110).
@@ -2323,11 +2602,11 @@ type LobbySeek struct {
 // LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
 // seek posted, as `GET /v1/lobby` lists it, under `seek`.
 //
-// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+// Example: {"seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
 type LobbySeekAddedEvent struct {
-	// Seek An open seek as the lobby lists it.
+	// Seek An open seek as the lobby lists it; `player.bot` marks a bot's.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek LobbySeek `json:"seek"`
 }
 
@@ -2467,8 +2746,13 @@ type MovesRequest struct {
 
 // NullableLobbyPlayer A player as challenges show one, or null for nobody (an open challenge).
 //
-// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 type NullableLobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// ID A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -2530,6 +2814,41 @@ type OfferRequest struct {
 	//
 	// Example: true
 	Offer bool `json:"offer"`
+}
+
+// OnlineBot A bot with an event stream open, as `GET /v1/bots/online` lists it.
+//
+// Example: {"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}
+type OnlineBot struct {
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The bot's name.
+	//
+	// Example: Robo Ayo
+	Name string `json:"name"`
+
+	// SeenAt When its event stream last told the server it is open (UTC); at most 30 s ago.
+	//
+	// Example: 2026-03-01T12:00:05Z
+	SeenAt time.Time `json:"seenAt"`
+}
+
+// OnlineBots A page of the bots online, by id.
+//
+// Example: {"bots":[{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}],"next":null}
+type OnlineBots struct {
+	// Bots The bots, by id.
+	//
+	// Example: [{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}]
+	Bots []OnlineBot `json:"bots"`
+
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: MC5SYjB0QXkweFoybVQ
+	Next nullable.Nullable[string] `json:"next"`
 }
 
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
@@ -2637,7 +2956,7 @@ type PlayMoveAnswer struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -2679,10 +2998,15 @@ type PlayMoveRequest struct {
 // a player; only its token renames it, rotates its token or deletes
 // it. `streak` counts the consecutive UTC days, up to today or
 // yesterday, on which the player solved that day's daily puzzle on
-// that day.
+// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 //
-// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 type Player struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Counts What a player has done.
 	//
 	// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -2722,11 +3046,11 @@ type Player struct {
 // `challengeDeclined` events of `GET /v1/players/me/events`: the
 // challenge as it stands, and for a decline its `reason`.
 //
-// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+// Example: {"challenge":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
 type PlayerChallengeEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge Challenge `json:"challenge"`
 
 	// Reason Why a challenge was declined.
@@ -2880,7 +3204,7 @@ type PlayerGameFinishEvent struct {
 type PlayerGameStartEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge *Challenge `json:"challenge,omitempty"`
 
 	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
@@ -3069,7 +3393,7 @@ type PlayerResult string
 // /v1/players/me/events`: the seek as it stands, and once matched
 // the game and your side in it.
 //
-// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
 type PlayerSeekEvent struct {
 	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
 	//
@@ -3078,7 +3402,7 @@ type PlayerSeekEvent struct {
 
 	// Seek One of your seeks, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek Seek `json:"seek"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -3094,6 +3418,28 @@ type PlayerSeekEvent struct {
 //
 // Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 type PlayerToken = string
+
+// PlayerTournamentGameEvent The `data` of the `tournamentGame` events of `GET
+// /v1/players/me/events`: a game an event (or a bulk pairing) made
+// for you, and your side in it.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","side":"south","tournamentId":"Tq4mZ8xK2bLw"}
+type PlayerTournamentGameEvent struct {
+	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID GameID `json:"gameId"`
+
+	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
+	//
+	// Example: south
+	Side Side `json:"side"`
+
+	// TournamentID The tournament's id, or the bulk pairing's.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID string `json:"tournamentId"`
+}
 
 // PlyError The first illegal move of a record.
 //
@@ -3722,7 +4068,7 @@ type ReviewPly struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Ply The move's number, 1 for the first.
+	// Ply The move's number, 1 for the first; a game counts its plies from 0, so this reviews the game's move of ply `ply - 1`, which is `plies[ply - 1]`.
 	//
 	// Example: 7
 	Ply int `json:"ply"`
@@ -3913,10 +4259,15 @@ type SeatHolder string
 // taken, and once a rated game has ended with a result, the rating
 // the result was applied to (null in an untimed game, which has no
 // category); `change` is what the end did to it, null until then
-// and in an unrated game.
+// and in an unrated game. `bot` marks a bot account.
 //
-// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 type SeatPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Change What the end of this rated game did to the rating; null until then, and in an unrated game.
 	//
 	// Example: 162
@@ -3960,8 +4311,13 @@ type Seats struct {
 
 // Seek One of your seeks, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type Seek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -4033,8 +4389,13 @@ type Seek struct {
 
 // SeekRequest A seek, as `POST /v1/seeks` takes it.
 //
-// Example: {"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":false,"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type SeekRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Rated A rated game (false if absent).
 	//
 	// Example: true
@@ -4160,6 +4521,502 @@ type TimeControl struct {
 //
 // Example: clock
 type TimeControlKind string
+
+// Tournament An event's terms and where it stands.
+//
+// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type Tournament struct {
+	// Berserk Whether an arena allows berserk.
+	//
+	// Example: true
+	Berserk bool `json:"berserk"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions TournamentConditions `json:"conditions"`
+
+	// CreatedAt When it was created.
+	//
+	// Example: 2027-03-01T12:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// CreatedBy A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	CreatedBy PlayerID `json:"createdBy"`
+
+	// EndsAt When an arena stops pairing; null for a Swiss event.
+	//
+	// Example: 2027-03-05T19:00:00Z
+	EndsAt nullable.Nullable[time.Time] `json:"endsAt"`
+
+	// FinishedAt When it finished; null before.
+	//
+	// Example: 2027-03-05T19:04:10Z
+	FinishedAt nullable.Nullable[time.Time] `json:"finishedAt"`
+
+	// ID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	ID TournamentID `json:"id"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length; 0 for a Swiss event.
+	//
+	// Example: 60
+	Minutes int `json:"minutes"`
+
+	// Name Its name.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated.
+	//
+	// Example: true
+	Rated bool `json:"rated"`
+
+	// Round The Swiss round being played (0 before the first).
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// RoundGapSeconds A Swiss event's least time between round starts; 0 for none.
+	//
+	// Example: 0
+	RoundGapSeconds int `json:"roundGapSeconds"`
+
+	// Rounds A Swiss event's rounds; 0 for an arena.
+	//
+	// Example: 0
+	Rounds int `json:"rounds"`
+
+	// StartsAt When it starts (or started).
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt time.Time `json:"startsAt"`
+
+	// Status Where an event stands.
+	//
+	// Example: running
+	Status TournamentStatus `json:"status"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentConditions Who may enter; absent fields keep nobody out.
+//
+// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
+type TournamentConditions struct {
+	// Bots Whether bot accounts may enter (false if absent, as on lichess).
+	//
+	// Example: false
+	Bots *bool `json:"bots,omitempty"`
+
+	// MaxRating The highest live rating admitted (0 or absent, none).
+	//
+	// Example: 1900
+	MaxRating *float64 `json:"maxRating,omitempty"`
+
+	// MinRatedGames Rated games the player must have finished.
+	//
+	// Example: 10
+	MinRatedGames *int `json:"minRatedGames,omitempty"`
+
+	// MinRating The lowest live rating admitted (0 or absent, none).
+	//
+	// Example: 1400
+	MinRating *float64 `json:"minRating,omitempty"`
+}
+
+// TournamentEntry A player's entry in an event.
+//
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+type TournamentEntry struct {
+	// JoinedAt When the player first joined.
+	//
+	// Example: 2027-03-05T17:55:00Z
+	JoinedAt time.Time `json:"joinedAt"`
+
+	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	//
+	// Example: 1
+	JoinedRound int `json:"joinedRound"`
+
+	// Player A player as the lobby, challenges and standings show one.
+	//
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Tournament TournamentID `json:"tournament"`
+
+	// Withdrawn Whether the player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentEvent The data of an event stream's news.
+//
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","tournamentId":"Tq4mZ8xK2bLw"}
+type TournamentEvent struct {
+	// GameID The game of a `paired` or `gameFinished` event.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	GameID *string `json:"gameId,omitempty"`
+
+	// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: Tq4mZ8xK2bLw
+	TournamentID TournamentID `json:"tournamentId"`
+}
+
+// TournamentGame One game of an event.
+//
+// Example: {"aborted":false,"berserk":{"north":true,"south":false},"createdAt":"2027-03-05T18:00:01Z","done":true,"endedAt":"2027-03-05T18:06:40Z","id":"Xq3v9w0bHk2mP1aZ","north":"Zr8nT2wQ5pLc","plies":38,"round":0,"south":"bV3kQ9xZ2mTa","winner":"south"}
+type TournamentGame struct {
+	// Aborted It ended before both sides moved (an arena counts it for nobody; a Swiss event as a forfeit).
+	//
+	// Example: false
+	Aborted bool `json:"aborted"`
+
+	// Berserk Which sides went berserk in a game.
+	//
+	// Example: {"north":true,"south":false}
+	Berserk BerserkFlags `json:"berserk"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2027-03-05T18:00:01Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Done Whether it has ended and its result counts.
+	//
+	// Example: true
+	Done bool `json:"done"`
+
+	// EndedAt When it ended; null while it is played.
+	//
+	// Example: 2027-03-05T18:06:40Z
+	EndedAt nullable.Nullable[time.Time] `json:"endedAt"`
+
+	// ID The game's id, for GET /v1/games/{id}.
+	//
+	// Example: Xq3v9w0bHk2mP1aZ
+	ID string `json:"id"`
+
+	// North A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	North PlayerID `json:"north"`
+
+	// Plies Plies played, once done.
+	//
+	// Example: 38
+	Plies int `json:"plies"`
+
+	// Round Its Swiss round; 0 in an arena.
+	//
+	// Example: 0
+	Round int `json:"round"`
+
+	// South A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	South PlayerID `json:"south"`
+
+	// Winner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+	//
+	// Example: south
+	Winner nullable.Nullable[TournamentGameWinner] `json:"winner"`
+}
+
+// TournamentGameWinner Who won (a forfeit's winner for an aborted Swiss game); null while it is played.
+//
+// Example: south
+type TournamentGameWinner string
+
+// TournamentGames The games of an event.
+//
+// Example: {"games":[]}
+type TournamentGames struct {
+	// Games In the order they were made.
+	//
+	// Example: []
+	Games []TournamentGame `json:"games"`
+}
+
+// TournamentID An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentID = string
+
+// TournamentKind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+//
+// Example: arena
+type TournamentKind string
+
+// TournamentList A page of events of one status.
+//
+// Example: {"next":"Tq4mZ8xK2bLw","tournaments":[]}
+type TournamentList struct {
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: Tq4mZ8xK2bLw
+	Next nullable.Nullable[string] `json:"next"`
+
+	// Tournaments The events of the page.
+	//
+	// Example: []
+	Tournaments []TournamentSummary `json:"tournaments"`
+}
+
+// TournamentRequest The terms of a new event; see POST /v1/tournaments.
+//
+// Example: {"berserk":true,"kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"startsAt":"2027-03-05T18:00:00Z","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+type TournamentRequest struct {
+	// Berserk An arena's players may halve their clock for a point (default false).
+	//
+	// Example: true
+	Berserk *bool `json:"berserk,omitempty"`
+
+	// Conditions Who may enter; absent fields keep nobody out.
+	//
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	Conditions *TournamentConditions `json:"conditions,omitempty"`
+
+	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
+	//
+	// Example: arena
+	Kind TournamentKind `json:"kind"`
+
+	// Minutes An arena's length.
+	//
+	// Example: 60
+	Minutes *int `json:"minutes,omitempty"`
+
+	// Name Its name, 1 to 64 characters.
+	//
+	// Example: Friday 3+2 Arena
+	Name string `json:"name"`
+
+	// Rated Whether its games are rated (default false).
+	//
+	// Example: true
+	Rated *bool `json:"rated,omitempty"`
+
+	// RoundGapSeconds A Swiss event's least time from one round's start to the next one's (absent, none).
+	//
+	// Example: 900
+	RoundGapSeconds *int `json:"roundGapSeconds,omitempty"`
+
+	// Rounds A Swiss event's rounds.
+	//
+	// Example: 5
+	Rounds *int `json:"rounds,omitempty"`
+
+	// StartsAt When it starts (absent, now); at most 90 days ahead.
+	//
+	// Example: 2027-03-05T18:00:00Z
+	StartsAt *time.Time `json:"startsAt,omitempty"`
+
+	// TimeControl The time a game gives its players, chosen at creation; absent or
+	// null: untimed. The server's clock is the only clock.
+	//
+	// - `{kind: clock, initialSeconds, incrementSeconds}`: each side has a
+	//   clock of `initialSeconds` (0-10800; 0 only with an increment of at
+	//   least 1) that runs while it is to move, and gets
+	//   `incrementSeconds` (0-180) added after each move it completes
+	//   (Fischer increment). A side that runs out loses by `timeout`.
+	// - `{kind: correspondence, daysPerMove}`: each move must come within
+	//   `daysPerMove` days (1-14) of the opponent's; an overdue side loses
+	//   by `timeout`.
+	//
+	// In both, a side's first move has only a short window (the server's
+	// `--first-move-seconds`, 30 s by default, for a clock; one day for
+	// correspondence) and its clock runs from its second turn on; a side
+	// that misses that window aborts the game. Against the AI only the
+	// person's clock runs: the AI's thinking is charged to nobody. A time
+	// control outside these bounds is `422 invalid_time_control`.
+	//
+	//
+	// Example: {"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}
+	TimeControl nullable.Nullable[TimeControl] `json:"timeControl"`
+}
+
+// TournamentStanding One line of an event's standings.
+//
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+type TournamentStanding struct {
+	// Berserks An arena's games won berserk with the bonus.
+	//
+	// Example: 0
+	Berserks int `json:"berserks"`
+
+	// Buchholz A Swiss event's Buchholz, the sum of the opponents' points.
+	//
+	// Example: 0
+	Buchholz int `json:"buchholz"`
+
+	// Byes A Swiss event's byes.
+	//
+	// Example: 0
+	Byes int `json:"byes"`
+
+	// Draws Of them, drawn.
+	//
+	// Example: 0
+	Draws int `json:"draws"`
+
+	// Games Games that count, finished.
+	//
+	// Example: 4
+	Games int `json:"games"`
+
+	// Losses Of them, lost.
+	//
+	// Example: 0
+	Losses int `json:"losses"`
+
+	// OnFire In an arena, two wins in a row or more, so the next win counts double.
+	//
+	// Example: false
+	OnFire bool `json:"onFire"`
+
+	// Player A player as the lobby, challenges and standings show one.
+	//
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	Player LobbyPlayer `json:"player"`
+
+	// Playing The player is in a game of the event now.
+	//
+	// Example: false
+	Playing bool `json:"playing"`
+
+	// Points Points, a win 2 and a draw 1 (an arena's streak and berserk bonuses on top; a Swiss bye 2).
+	//
+	// Example: 9
+	Points int `json:"points"`
+
+	// Rank The place, from 1; equal places share it.
+	//
+	// Example: 1
+	Rank int `json:"rank"`
+
+	// Rating The player's live rating when they joined.
+	//
+	// Example: 1712
+	Rating float64 `json:"rating"`
+
+	// Sheet An arena's points of each game, in the order they ended; empty in a Swiss event.
+	//
+	// Example: [2,2,4,1]
+	Sheet []int `json:"sheet"`
+
+	// SonnebornBerger A Swiss event's Sonneborn-Berger (units in docs/tournaments.md).
+	//
+	// Example: 0
+	SonnebornBerger int `json:"sonnebornBerger"`
+
+	// Wins Of them, won.
+	//
+	// Example: 4
+	Wins int `json:"wins"`
+
+	// Withdrawn The player has withdrawn.
+	//
+	// Example: false
+	Withdrawn bool `json:"withdrawn"`
+}
+
+// TournamentStatus Where an event stands.
+//
+// Example: running
+type TournamentStatus string
+
+// TournamentSummary An event as a list shows it.
+//
+// Example: {"players":42,"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentSummary struct {
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
+
+// TournamentView An event with a page of its standings.
+//
+// Example: {"games":61,"page":1,"perPage":50,"players":42,"playing":20,"standings":[],"tournament":{"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"running","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+type TournamentView struct {
+	// Games Games made so far.
+	//
+	// Example: 61
+	Games int `json:"games"`
+
+	// Page This page, from 1.
+	//
+	// Example: 1
+	Page int `json:"page"`
+
+	// PerPage Lines a page.
+	//
+	// Example: 50
+	PerPage int `json:"perPage"`
+
+	// Players Entrants, withdrawn ones included.
+	//
+	// Example: 42
+	Players int `json:"players"`
+
+	// Playing Of them, being played now.
+	//
+	// Example: 20
+	Playing int `json:"playing"`
+
+	// Standings The page's lines, best first.
+	//
+	// Example: []
+	Standings []TournamentStanding `json:"standings"`
+
+	// Tournament An event's terms and where it stands.
+	//
+	// Example: {"berserk":true,"conditions":{},"createdAt":"2027-03-01T12:00:00Z","createdBy":"bV3kQ9xZ2mTa","endsAt":"2027-03-05T19:00:00Z","finishedAt":null,"id":"Tq4mZ8xK2bLw","kind":"arena","minutes":60,"name":"Friday 3+2 Arena","rated":true,"round":0,"roundGapSeconds":0,"rounds":0,"startsAt":"2027-03-05T18:00:00Z","status":"upcoming","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	Tournament Tournament `json:"tournament"`
+}
 
 // ValidateAnswer The verdict on a record. `plies` counts the moves applied before the
 // first illegal one (all of them when `valid`); `position` is the
@@ -4335,6 +5192,11 @@ type PlayerIDPath = PlayerID
 // RequestID Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 type RequestID = string
 
+// TournamentIDPath An event's id, 12 URL-safe characters chosen at random by the server.
+//
+// Example: Tq4mZ8xK2bLw
+type TournamentIDPath = TournamentID
+
 // AIBusy An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -4355,6 +5217,13 @@ type AcceptConflict = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
+
+// BotUpgradeRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type BotUpgradeRefused = Problem
 
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -4594,6 +5463,34 @@ type TooManyRequests = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type TooManyStreams = Problem
 
+// TournamentConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentConflict = Problem
+
+// TournamentForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentForbidden = Problem
+
+// TournamentNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentNotFound = Problem
+
+// TournamentRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TournamentRefused = Problem
+
 // Unauthorized A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
@@ -4657,6 +5554,36 @@ type GetReadyzParams struct {
 
 // AnalyzePositionParams defines parameters for AnalyzePosition.
 type AnalyzePositionParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// ListOnlineBotsParams defines parameters for ListOnlineBots.
+type ListOnlineBotsParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateBulkPairingParams defines parameters for CreateBulkPairing.
+type CreateBulkPairingParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetBulkPairingParams defines parameters for GetBulkPairing.
+type GetBulkPairingParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4783,6 +5710,14 @@ type GetGameParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// BerserkGameParams defines parameters for BerserkGame.
+type BerserkGameParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // OfferDrawParams defines parameters for OfferDraw.
 type OfferDrawParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -4793,6 +5728,9 @@ type OfferDrawParams struct {
 
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4902,6 +5840,9 @@ type GetLobbyParamsKind string
 
 // FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
 type FollowLobbyEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -4941,10 +5882,21 @@ type CreatePlayerParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetMyPlayerParams defines parameters for GetMyPlayer.
+type GetMyPlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // FollowPlayerEventsParams defines parameters for FollowPlayerEvents.
 type FollowPlayerEventsParams struct {
 	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
@@ -4981,6 +5933,14 @@ type GetPlayerParams struct {
 
 // RenamePlayerParams defines parameters for RenamePlayer.
 type RenamePlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// BecomeBotParams defines parameters for BecomeBot.
+type BecomeBotParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -5189,6 +6149,91 @@ type GetSeekParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListTournamentsParams defines parameters for ListTournaments.
+type ListTournamentsParams struct {
+	// Status Which events (default `running`).
+	Status *TournamentStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Limit At most this many (1-100, default 50).
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// After The `next` of the previous page.
+	After *string `form:"after,omitempty" json:"after,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTournamentParams defines parameters for CreateTournament.
+type CreateTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentParams defines parameters for GetTournament.
+type GetTournamentParams struct {
+	// Page The page of the standings, from 1 (default 1).
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PerPage Standings lines a page (1-100, default 50).
+	PerPage *int `form:"perPage,omitempty" json:"perPage,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
+type FollowTournamentEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+
+	// LastEventID The `id` of the last event received; the stream resumes after it.
+	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
+}
+
+// ListTournamentGamesParams defines parameters for ListTournamentGames.
+type ListTournamentGamesParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// JoinTournamentParams defines parameters for JoinTournament.
+type JoinTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// GetTournamentResultsParams defines parameters for GetTournamentResults.
+type GetTournamentResultsParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// WithdrawFromTournamentParams defines parameters for WithdrawFromTournament.
+type WithdrawFromTournamentParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ValidateRecordParams defines parameters for ValidateRecord.
 type ValidateRecordParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -5207,6 +6252,9 @@ type ValidateRecordsBatchParams struct {
 
 // AnalyzePositionJSONRequestBody defines body for AnalyzePosition for application/json ContentType.
 type AnalyzePositionJSONRequestBody = AnalyzeRequest
+
+// CreateBulkPairingJSONRequestBody defines body for CreateBulkPairing for application/json ContentType.
+type CreateBulkPairingJSONRequestBody = BulkPairingRequest
 
 // CreateChallengeJSONRequestBody defines body for CreateChallenge for application/json ContentType.
 type CreateChallengeJSONRequestBody = ChallengeRequest
@@ -5246,6 +6294,9 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
+type CreateTournamentJSONRequestBody = TournamentRequest
 
 // ValidateRecordJSONRequestBody defines body for ValidateRecord for application/json ContentType.
 type ValidateRecordJSONRequestBody = ValidateRequest
@@ -5443,6 +6494,56 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListOnlineBots The bots online now
+	//
+	// The bot accounts that hold an open player event stream (`GET
+	// /v1/players/me/events`) on any instance, by id, a page at a time.
+	// A stream tells the database it is open when it opens and every 10
+	// s after, and a bot counts as online for 30 s after it last did: so
+	// one that just dropped its stream may show for up to 30 s. `next` is
+	// the `after` of the next page.
+	//
+	// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+	ListOnlineBots(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairingWithBody Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPairing Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPairing Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListChallenges Your pending challenges
 	//
 	// The pending challenges you were sent (`incoming`) and sent
@@ -5461,7 +6562,11 @@ type ClientInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5478,7 +6583,11 @@ type ClientInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5689,6 +6798,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BerserkGame Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OfferDrawWithBody Offer, accept or refuse a draw
 	//
@@ -6091,6 +7210,16 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMyPlayer Your own player, by its token
+	//
+	// The player whose `Player-Token` the request carries, as `GET
+	// /v1/players/{id}` answers it: how a client that holds only a token
+	// learns its player's id. `401 player_unauthorized` without a token
+	// or with one no player holds.
+	//
+	// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+	GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// FollowPlayerEvents Your one event stream (Server-Sent Events)
 	//
 	// Everything that concerns you, live, as a `text/event-stream`: send
@@ -6115,6 +7244,9 @@ type ClientInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -6180,6 +7312,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 	RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BecomeBot Make your player a bot account
+	//
+	// Marks the player, with its own `Player-Token`, as a bot: a program
+	// that plays through the API. Every answer that shows the player then
+	// says `bot: true` (players, seats of games, leaderboards, the lobby,
+	// challenges, standings); seeks and challenges may refuse bots
+	// (`allowBots: false`) and tournaments keep them out unless their
+	// conditions let them in. It is for good, and only before the
+	// player's first rated game: one with a rated game, finished or in
+	// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+	// it is (`200`), so a retry is safe. No body is needed.
+	//
+	// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+	BecomeBot(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPlayerGames A player's games
 	//
@@ -6458,7 +7605,8 @@ type ClientInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -6470,7 +7618,8 @@ type ClientInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6484,7 +7633,8 @@ type ClientInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -6496,7 +7646,8 @@ type ClientInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6520,6 +7671,126 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournaments List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournamentWithBody Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTournament Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournament Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FollowTournamentEvents Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTournamentGames The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinTournament Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTournamentResults The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromTournament Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ValidateRecordWithBody Check a whole game record
 	//
@@ -6808,6 +8079,96 @@ func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionPar
 	return c.Client.Do(req)
 }
 
+// ListOnlineBots The bots online now
+//
+// The bot accounts that hold an open player event stream (`GET
+// /v1/players/me/events`) on any instance, by id, a page at a time.
+// A stream tells the database it is open when it opens and every 10
+// s after, and a bot counts as online for 30 s after it last did: so
+// one that just dropped its stream may show for up to 30 s. `next` is
+// the `after` of the next page.
+//
+// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+func (c *Client) ListOnlineBots(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListOnlineBotsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairingWithBody Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPairing Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *Client) CreateBulkPairing(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPairingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPairing Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *Client) GetBulkPairing(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPairingRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListChallenges Your pending challenges
 //
 // The pending challenges you were sent (`incoming`) and sent
@@ -6836,7 +8197,11 @@ func (c *Client) ListChallenges(ctx context.Context, params *ListChallengesParam
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6863,7 +8228,11 @@ func (c *Client) CreateChallengeWithBody(ctx context.Context, params *CreateChal
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -7185,6 +8554,26 @@ func (c *Client) CreateGame(ctx context.Context, params *CreateGameParams, body 
 // Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 func (c *Client) GetGame(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetGameRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BerserkGame Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *Client) BerserkGame(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBerserkGameRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7796,6 +9185,26 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 	return c.Client.Do(req)
 }
 
+// GetMyPlayer Your own player, by its token
+//
+// The player whose `Player-Token` the request carries, as `GET
+// /v1/players/{id}` answers it: how a client that holds only a token
+// learns its player's id. `401 player_unauthorized` without a token
+// or with one no player holds.
+//
+// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+func (c *Client) GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyPlayerRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // FollowPlayerEvents Your one event stream (Server-Sent Events)
 //
 // Everything that concerns you, live, as a `text/event-stream`: send
@@ -7820,6 +9229,9 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -7936,6 +9348,31 @@ func (c *Client) RenamePlayerWithBody(ctx context.Context, id PlayerIDPath, para
 // Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 func (c *Client) RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenamePlayerRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BecomeBot Make your player a bot account
+//
+// Marks the player, with its own `Player-Token`, as a bot: a program
+// that plays through the API. Every answer that shows the player then
+// says `bot: true` (players, seats of games, leaderboards, the lobby,
+// challenges, standings); seeks and challenges may refuse bots
+// (`allowBots: false`) and tournaments keep them out unless their
+// conditions let them in. It is for good, and only before the
+// player's first rated game: one with a rated game, finished or in
+// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+// it is (`200`), so a retry is safe. No body is needed.
+//
+// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+func (c *Client) BecomeBot(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBecomeBotRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8363,7 +9800,8 @@ func (c *Client) ReviewRecord(ctx context.Context, params *ReviewRecordParams, b
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -8375,7 +9813,8 @@ func (c *Client) ReviewRecord(ctx context.Context, params *ReviewRecordParams, b
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8399,7 +9838,8 @@ func (c *Client) CreateSeekWithBody(ctx context.Context, params *CreateSeekParam
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -8411,7 +9851,8 @@ func (c *Client) CreateSeekWithBody(ctx context.Context, params *CreateSeekParam
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8456,6 +9897,216 @@ func (c *Client) CancelSeek(ctx context.Context, id LobbyID, params *CancelSeekP
 // Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSeekRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournaments List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *Client) ListTournaments(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournamentWithBody Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournamentWithBody(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTournament Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *Client) CreateTournament(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTournamentRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournament Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *Client) GetTournament(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FollowTournamentEvents Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *Client) FollowTournamentEvents(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFollowTournamentEventsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTournamentGames The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *Client) ListTournamentGames(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTournamentGamesRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinTournament Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *Client) JoinTournament(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinTournamentRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTournamentResults The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *Client) GetTournamentResults(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTournamentResultsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromTournament Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *Client) WithdrawFromTournament(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromTournamentRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8839,6 +10490,191 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListOnlineBotsRequest constructs an http.Request for the ListOnlineBots method
+func NewListOnlineBotsRequest(server string, params *ListOnlineBotsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bots/online")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateBulkPairingRequest calls the generic CreateBulkPairing builder with application/json body
+func NewCreateBulkPairingRequest(server string, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBulkPairingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateBulkPairingRequestWithBody constructs an http.Request for the CreateBulkPairing method, with any body, and a specified content type
+func NewCreateBulkPairingRequestWithBody(server string, params *CreateBulkPairingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPairingRequest constructs an http.Request for the GetBulkPairing method
+func NewGetBulkPairingRequest(server string, id string, params *GetBulkPairingParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bulk-pairings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -9445,6 +11281,55 @@ func NewGetGameRequest(server string, id GameID, params *GetGameParams) (*http.R
 	return req, nil
 }
 
+// NewBerserkGameRequest constructs an http.Request for the BerserkGame method
+func NewBerserkGameRequest(server string, id string, params *BerserkGameParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/games/%s/berserk", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewOfferDrawRequest calls the generic OfferDraw builder with application/json body
 func NewOfferDrawRequest(server string, id GameID, params *OfferDrawParams, body OfferDrawJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -9531,6 +11416,33 @@ func NewFollowGameEventsRequest(server string, id GameID, params *FollowGameEven
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -10185,6 +12097,33 @@ func NewFollowLobbyEventsRequest(server string, params *FollowLobbyEventsParams)
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -10340,6 +12279,48 @@ func NewCreatePlayerRequestWithBody(server string, params *CreatePlayerParams, c
 	return req, nil
 }
 
+// NewGetMyPlayerRequest constructs an http.Request for the GetMyPlayer method
+func NewGetMyPlayerRequest(server string, params *GetMyPlayerParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewFollowPlayerEventsRequest constructs an http.Request for the FollowPlayerEvents method
 func NewFollowPlayerEventsRequest(server string, params *FollowPlayerEventsParams) (*http.Request, error) {
 	var err error
@@ -10371,6 +12352,18 @@ func NewFollowPlayerEventsRequest(server string, params *FollowPlayerEventsParam
 		if params.Ticket != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ticket", *params.Ticket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -10603,6 +12596,55 @@ func NewRenamePlayerRequestWithBody(server string, id PlayerIDPath, params *Rena
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBecomeBotRequest constructs an http.Request for the BecomeBot method
+func NewBecomeBotRequest(server string, id PlayerIDPath, params *BecomeBotParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/bot", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -11673,6 +13715,525 @@ func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.
 	return req, nil
 }
 
+// NewListTournamentsRequest constructs an http.Request for the ListTournaments method
+func NewListTournamentsRequest(server string, params *ListTournamentsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTournamentRequest calls the generic CreateTournament builder with application/json body
+func NewCreateTournamentRequest(server string, params *CreateTournamentParams, body CreateTournamentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTournamentRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTournamentRequestWithBody constructs an http.Request for the CreateTournament method, with any body, and a specified content type
+func NewCreateTournamentRequestWithBody(server string, params *CreateTournamentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentRequest constructs an http.Request for the GetTournament method
+func NewGetTournamentRequest(server string, id TournamentIDPath, params *GetTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PerPage != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "perPage", *params.PerPage, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewFollowTournamentEventsRequest constructs an http.Request for the FollowTournamentEvents method
+func NewFollowTournamentEventsRequest(server string, id TournamentIDPath, params *FollowTournamentEventsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+		if params.LastEventID != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: "int64"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTournamentGamesRequest constructs an http.Request for the ListTournamentGames method
+func NewListTournamentGamesRequest(server string, id TournamentIDPath, params *ListTournamentGamesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/games", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewJoinTournamentRequest constructs an http.Request for the JoinTournament method
+func NewJoinTournamentRequest(server string, id TournamentIDPath, params *JoinTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/join", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTournamentResultsRequest constructs an http.Request for the GetTournamentResults method
+func NewGetTournamentResultsRequest(server string, id TournamentIDPath, params *GetTournamentResultsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/results", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewWithdrawFromTournamentRequest constructs an http.Request for the WithdrawFromTournament method
+func NewWithdrawFromTournamentRequest(server string, id TournamentIDPath, params *WithdrawFromTournamentParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tournaments/%s/withdraw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewValidateRecordRequest calls the generic ValidateRecord builder with application/json body
 func NewValidateRecordRequest(server string, params *ValidateRecordParams, body ValidateRecordJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11945,6 +14506,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
 
+	// ListOnlineBotsWithResponse The bots online now
+	//
+	// The bot accounts that hold an open player event stream (`GET
+	// /v1/players/me/events`) on any instance, by id, a page at a time.
+	// A stream tells the database it is open when it opens and every 10
+	// s after, and a bot counts as online for 30 s after it last did: so
+	// one that just dropped its stream may show for up to 30 s. `next` is
+	// the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+	ListOnlineBotsWithResponse(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*ListOnlineBotsResponse, error)
+
+	// CreateBulkPairingWithBodyWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// CreateBulkPairingWithResponse Make many games at once
+	//
+	// An organiser's list of games (1-500 pairs), each made or none: every
+	// player must exist, appear once, and consent by the token given in
+	// the pair (`403 bulk_pairing_player_refused` names the first pair
+	// that fails; nothing is made). With `clockStartsAt` the games are
+	// made now and their first-move window opens then: a move before it
+	// is `409 clock_not_started`. Each player's event stream says
+	// `tournamentGame` with the bulk pairing's id.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+	CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error)
+
+	// GetBulkPairingWithResponse Read a bulk pairing
+	//
+	// The bulk pairing as made: its terms and each game's id and players.
+	// The games themselves are at `GET /v1/games/{id}`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+	GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error)
+
 	// ListChallengesWithResponse Your pending challenges
 	//
 	// The pending challenges you were sent (`incoming`) and sent
@@ -11965,7 +14580,11 @@ type ClientWithResponsesInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11982,7 +14601,11 @@ type ClientWithResponsesInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12203,6 +14826,18 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/games/{id} (the `GetGame` operationId).
 	GetGameWithResponse(ctx context.Context, id GameID, params *GetGameParams, reqEditors ...RequestEditorFn) (*GetGameResponse, error)
+
+	// BerserkGameWithResponse Go berserk in an arena game
+	//
+	// Halves your clock in your game of an arena that allows berserk,
+	// before your first move: a win then scores a point more (if the game
+	// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+	// after your first move, twice, or in another kind of game.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+	BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error)
 
 	// OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
 	//
@@ -12625,6 +15260,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayerWithResponse(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
 
+	// GetMyPlayerWithResponse Your own player, by its token
+	//
+	// The player whose `Player-Token` the request carries, as `GET
+	// /v1/players/{id}` answers it: how a client that holds only a token
+	// learns its player's id. `401 player_unauthorized` without a token
+	// or with one no player holds.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+	GetMyPlayerWithResponse(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*GetMyPlayerResponse, error)
+
 	// FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
 	//
 	// Everything that concerns you, live, as a `text/event-stream`: send
@@ -12649,6 +15296,9 @@ type ClientWithResponsesInterface interface {
 	//   (`PlayerSeekEvent`).
 	// - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 	//   seek of yours.
+	// - `tournamentGame` `{gameId, side, tournamentId}`
+	//   (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+	//   a game for you (`tournamentId` names which); play it at once.
 	//
 	// On a new connection (no `Last-Event-ID`) it first sends how things
 	// stand: a `gameStart` for each of your games in play, a `challenge`
@@ -12722,6 +15372,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 	RenamePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error)
+
+	// BecomeBotWithResponse Make your player a bot account
+	//
+	// Marks the player, with its own `Player-Token`, as a bot: a program
+	// that plays through the API. Every answer that shows the player then
+	// says `bot: true` (players, seats of games, leaderboards, the lobby,
+	// challenges, standings); seeks and challenges may refuse bots
+	// (`allowBots: false`) and tournaments keep them out unless their
+	// conditions let them in. It is for good, and only before the
+	// player's first rated game: one with a rated game, finished or in
+	// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+	// it is (`200`), so a retry is safe. No body is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+	BecomeBotWithResponse(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*BecomeBotResponse, error)
 
 	// ListPlayerGamesWithResponse A player's games
 	//
@@ -13020,7 +15687,8 @@ type ClientWithResponsesInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -13032,7 +15700,8 @@ type ClientWithResponsesInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13046,7 +15715,8 @@ type ClientWithResponsesInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -13058,7 +15728,8 @@ type ClientWithResponsesInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -13086,6 +15757,140 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
+
+	// ListTournamentsWithResponse List upcoming, running or finished events
+	//
+	// A page of events of one status: upcoming and running ones by start
+	// time, soonest first; finished ones newest first. `next`, when not
+	// null, is the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+	ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error)
+
+	// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// CreateTournamentWithResponse Create an arena or a Swiss event
+	//
+	// Creates an event you organise, `upcoming` until its `startsAt`
+	// (absent: now; never in the past, `422 tournament_start_in_past`).
+	// An `arena` lasts `minutes` (1-1440): from its start every free
+	// player is paired at once with another free player of close score
+	// and rating, never the one just played; it stops pairing at its end,
+	// and the games still in play then finish and count. A `swiss` event
+	// has `rounds` (1-30): each round pairs everyone by score groups, and
+	// the next round starts when every game of the round has ended (and,
+	// with `roundGapSeconds`, not before that long after the round's
+	// start). The `timeControl` must be a clock. `conditions` keep
+	// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+	// category). Scoring and pairing rules: docs/tournaments.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+	CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error)
+
+	// GetTournamentWithResponse Read an event with a page of its standings
+	//
+	// The event as it stands, with one page of its standings, best first:
+	// computed from the stored results of its games, so every instance
+	// shows the same table. An arena's line has its `sheet` (the points
+	// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+	// and `sonnebornBerger` tie-breaks (in half points, see
+	// docs/tournaments.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+	GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error)
+
+	// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+	//
+	// A `text/event-stream` of the event's news, each `data` one line of
+	// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+	// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+	// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+	// again) and `finished`. Read the event first, then follow; each
+	// event has an `id` to resume from with `Last-Event-ID`. While nothing
+	// happens, a comment line (`: ping`) keeps the connection open.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+	FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error)
+
+	// ListTournamentGamesWithResponse The games of an event
+	//
+	// Every game the event made, in the order they were made, with its
+	// round (Swiss), players, berserks and, once it ended, its outcome.
+	// Each game is at `GET /v1/games/{id}` while the server keeps it.
+	// With `Accept: application/x-ayoayo-record` the answer is instead
+	// every game the server still keeps as a game record in the text
+	// notation of docs/notation.md, one after another (a blank line
+	// between), in the same order, each with the event's name as its
+	// `Event` and, in a Swiss event, its `Round`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+	ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error)
+
+	// JoinTournamentWithResponse Join an event
+	//
+	// Enters you into the event, before it starts or while it runs: an
+	// arena until its end, a Swiss event until its last round starts
+	// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+	// next round, with no points for the rounds missed. Joining again
+	// after withdrawing puts you back. Refused: `409
+	// tournament_already_joined`, `409 tournament_finished`, `403
+	// tournament_conditions_unmet`. Your event stream says
+	// `tournamentGame` when a game is made for you.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+	JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error)
+
+	// GetTournamentResultsWithResponse The whole standings as NDJSON
+	//
+	// Every line of the standings, best first, one `TournamentStanding`
+	// JSON object a line (`application/x-ndjson`), for a tool that wants
+	// them all without paging.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+	GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error)
+
+	// WithdrawFromTournamentWithResponse Withdraw from an event
+	//
+	// Takes you out of the pairings: a game you are playing goes on and
+	// counts, and you stay in the standings. Withdrawing when you are not
+	// in the event, or twice, is `409 tournament_not_joined`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+	WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error)
 
 	// ValidateRecordWithBodyWithResponse Check a whole game record
 	//
@@ -13559,6 +16364,350 @@ func (r AnalyzePositionResponse) ContentType() string {
 	return ""
 }
 
+// ListOnlineBotsResponse200Headers the declared response headers of an HTTP 200 response for ListOnlineBots
+type ListOnlineBotsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse400Headers the declared response headers of an HTTP 400 response for ListOnlineBots
+type ListOnlineBotsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse500Headers the declared response headers of an HTTP 500 response for ListOnlineBots
+type ListOnlineBotsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse503Headers the declared response headers of an HTTP 503 response for ListOnlineBots
+type ListOnlineBotsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListOnlineBotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OnlineBots
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *HistoryBadRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListOnlineBotsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListOnlineBotsResponse400Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListOnlineBotsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListOnlineBotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListOnlineBotsResponse) GetJSON200() *OnlineBots {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON400() *HistoryBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListOnlineBotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListOnlineBotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListOnlineBotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListOnlineBotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBulkPairingResponse201Headers the declared response headers of an HTTP 201 response for CreateBulkPairing
+type CreateBulkPairingResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse400Headers the declared response headers of an HTTP 400 response for CreateBulkPairing
+type CreateBulkPairingResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse401Headers the declared response headers of an HTTP 401 response for CreateBulkPairing
+type CreateBulkPairingResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateBulkPairingResponse403Headers the declared response headers of an HTTP 403 response for CreateBulkPairing
+type CreateBulkPairingResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse413Headers the declared response headers of an HTTP 413 response for CreateBulkPairing
+type CreateBulkPairingResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse415Headers the declared response headers of an HTTP 415 response for CreateBulkPairing
+type CreateBulkPairingResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse422Headers the declared response headers of an HTTP 422 response for CreateBulkPairing
+type CreateBulkPairingResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for CreateBulkPairing
+type CreateBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for CreateBulkPairing
+type CreateBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *BulkPairing
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateBulkPairingResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateBulkPairingResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateBulkPairingResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateBulkPairingResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateBulkPairingResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateBulkPairingResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateBulkPairingResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateBulkPairingResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateBulkPairingResponse) GetJSON201() *BulkPairing {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPairingResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPairing
+type GetBulkPairingResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse404Headers the declared response headers of an HTTP 404 response for GetBulkPairing
+type GetBulkPairingResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse500Headers the declared response headers of an HTTP 500 response for GetBulkPairing
+type GetBulkPairingResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetBulkPairingResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPairing
+type GetBulkPairingResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetBulkPairingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BulkPairing
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPairingResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetBulkPairingResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetBulkPairingResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPairingResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBulkPairingResponse) GetJSON200() *BulkPairing {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetBulkPairingResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPairingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPairingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPairingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPairingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListChallengesResponse200Headers the declared response headers of an HTTP 200 response for ListChallenges
 type ListChallengesResponse200Headers struct {
 	XRequestID *string
@@ -13670,6 +16819,11 @@ type CreateChallengeResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateChallengeResponse403Headers the declared response headers of an HTTP 403 response for CreateChallenge
+type CreateChallengeResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateChallengeResponse404Headers the declared response headers of an HTTP 404 response for CreateChallenge
 type CreateChallengeResponse404Headers struct {
 	XRequestID *string
@@ -13723,6 +16877,8 @@ type CreateChallengeResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *LobbyForbidden
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PlayerNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -13745,6 +16901,8 @@ type CreateChallengeResponse struct {
 	Headers400 *CreateChallengeResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateChallengeResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateChallengeResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *CreateChallengeResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -13776,6 +16934,11 @@ func (r CreateChallengeResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateChallengeResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -14900,6 +18063,126 @@ func (r GetGameResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetGameResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BerserkGameResponse200Headers the declared response headers of an HTTP 200 response for BerserkGame
+type BerserkGameResponse200Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse401Headers the declared response headers of an HTTP 401 response for BerserkGame
+type BerserkGameResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BerserkGameResponse404Headers the declared response headers of an HTTP 404 response for BerserkGame
+type BerserkGameResponse404Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse409Headers the declared response headers of an HTTP 409 response for BerserkGame
+type BerserkGameResponse409Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse500Headers the declared response headers of an HTTP 500 response for BerserkGame
+type BerserkGameResponse500Headers struct {
+	XRequestID *string
+}
+
+// BerserkGameResponse503Headers the declared response headers of an HTTP 503 response for BerserkGame
+type BerserkGameResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BerserkGameResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *BerserkAnswer
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BerserkGameResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BerserkGameResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BerserkGameResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BerserkGameResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BerserkGameResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BerserkGameResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BerserkGameResponse) GetJSON200() *BerserkAnswer {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BerserkGameResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BerserkGameResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BerserkGameResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BerserkGameResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -16941,6 +20224,112 @@ func (r CreatePlayerResponse) ContentType() string {
 	return ""
 }
 
+// GetMyPlayerResponse200Headers the declared response headers of an HTTP 200 response for GetMyPlayer
+type GetMyPlayerResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse400Headers the declared response headers of an HTTP 400 response for GetMyPlayer
+type GetMyPlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse401Headers the declared response headers of an HTTP 401 response for GetMyPlayer
+type GetMyPlayerResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// GetMyPlayerResponse500Headers the declared response headers of an HTTP 500 response for GetMyPlayer
+type GetMyPlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse503Headers the declared response headers of an HTTP 503 response for GetMyPlayer
+type GetMyPlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetMyPlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMyPlayerResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMyPlayerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyPlayerResponse401Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMyPlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyPlayerResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyPlayerResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyPlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyPlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyPlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyPlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // FollowPlayerEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowPlayerEvents
 type FollowPlayerEventsResponse200Headers struct {
 	XRequestID *string
@@ -17549,6 +20938,154 @@ func (r RenamePlayerResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RenamePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BecomeBotResponse200Headers the declared response headers of an HTTP 200 response for BecomeBot
+type BecomeBotResponse200Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse400Headers the declared response headers of an HTTP 400 response for BecomeBot
+type BecomeBotResponse400Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse401Headers the declared response headers of an HTTP 401 response for BecomeBot
+type BecomeBotResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BecomeBotResponse403Headers the declared response headers of an HTTP 403 response for BecomeBot
+type BecomeBotResponse403Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse404Headers the declared response headers of an HTTP 404 response for BecomeBot
+type BecomeBotResponse404Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse409Headers the declared response headers of an HTTP 409 response for BecomeBot
+type BecomeBotResponse409Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse500Headers the declared response headers of an HTTP 500 response for BecomeBot
+type BecomeBotResponse500Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse503Headers the declared response headers of an HTTP 503 response for BecomeBot
+type BecomeBotResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BecomeBotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *NotYourPlayer
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *BotUpgradeRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BecomeBotResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *BecomeBotResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BecomeBotResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BecomeBotResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BecomeBotResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BecomeBotResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BecomeBotResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BecomeBotResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BecomeBotResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON403() *NotYourPlayer {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON409() *BotUpgradeRefused {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BecomeBotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BecomeBotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BecomeBotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BecomeBotResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19433,6 +22970,908 @@ func (r GetSeekResponse) ContentType() string {
 	return ""
 }
 
+// ListTournamentsResponse200Headers the declared response headers of an HTTP 200 response for ListTournaments
+type ListTournamentsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse400Headers the declared response headers of an HTTP 400 response for ListTournaments
+type ListTournamentsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse404Headers the declared response headers of an HTTP 404 response for ListTournaments
+type ListTournamentsResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse500Headers the declared response headers of an HTTP 500 response for ListTournaments
+type ListTournamentsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentsResponse503Headers the declared response headers of an HTTP 503 response for ListTournaments
+type ListTournamentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTournamentsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentsResponse) GetJSON200() *TournamentList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTournamentResponse201Headers the declared response headers of an HTTP 201 response for CreateTournament
+type CreateTournamentResponse201Headers struct {
+	Location   *string
+	XRequestID *string
+}
+
+// CreateTournamentResponse400Headers the declared response headers of an HTTP 400 response for CreateTournament
+type CreateTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse401Headers the declared response headers of an HTTP 401 response for CreateTournament
+type CreateTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTournamentResponse413Headers the declared response headers of an HTTP 413 response for CreateTournament
+type CreateTournamentResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse415Headers the declared response headers of an HTTP 415 response for CreateTournament
+type CreateTournamentResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse422Headers the declared response headers of an HTTP 422 response for CreateTournament
+type CreateTournamentResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse500Headers the declared response headers of an HTTP 500 response for CreateTournament
+type CreateTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTournamentResponse503Headers the declared response headers of an HTTP 503 response for CreateTournament
+type CreateTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Tournament
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *TournamentRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTournamentResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTournamentResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTournamentResponse401Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTournamentResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTournamentResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTournamentResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTournamentResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTournamentResponse) GetJSON201() *Tournament {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON422() *TournamentRefused {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResponse200Headers the declared response headers of an HTTP 200 response for GetTournament
+type GetTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse400Headers the declared response headers of an HTTP 400 response for GetTournament
+type GetTournamentResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse404Headers the declared response headers of an HTTP 404 response for GetTournament
+type GetTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse500Headers the declared response headers of an HTTP 500 response for GetTournament
+type GetTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResponse503Headers the declared response headers of an HTTP 503 response for GetTournament
+type GetTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentView
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTournamentResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTournamentResponse) GetJSON200() *TournamentView {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FollowTournamentEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowTournamentEvents
+type FollowTournamentEventsResponse200Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse400Headers the declared response headers of an HTTP 400 response for FollowTournamentEvents
+type FollowTournamentEventsResponse400Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse404Headers the declared response headers of an HTTP 404 response for FollowTournamentEvents
+type FollowTournamentEventsResponse404Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowTournamentEvents
+type FollowTournamentEventsResponse429Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse500Headers the declared response headers of an HTTP 500 response for FollowTournamentEvents
+type FollowTournamentEventsResponse500Headers struct {
+	XRequestID *string
+}
+
+// FollowTournamentEventsResponse503Headers the declared response headers of an HTTP 503 response for FollowTournamentEvents
+type FollowTournamentEventsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type FollowTournamentEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyStreams
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *StreamsFull
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FollowTournamentEventsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *FollowTournamentEventsResponse400Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *FollowTournamentEventsResponse404Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FollowTournamentEventsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *FollowTournamentEventsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FollowTournamentEventsResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON429() *TooManyStreams {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FollowTournamentEventsResponse) GetApplicationProblemJSON503() *StreamsFull {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FollowTournamentEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FollowTournamentEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FollowTournamentEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FollowTournamentEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListTournamentGamesResponse200Headers the declared response headers of an HTTP 200 response for ListTournamentGames
+type ListTournamentGamesResponse200Headers struct {
+	Vary       *string
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse404Headers the declared response headers of an HTTP 404 response for ListTournamentGames
+type ListTournamentGamesResponse404Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse500Headers the declared response headers of an HTTP 500 response for ListTournamentGames
+type ListTournamentGamesResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTournamentGamesResponse503Headers the declared response headers of an HTTP 503 response for ListTournamentGames
+type ListTournamentGamesResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTournamentGamesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentGames
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTournamentGamesResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *ListTournamentGamesResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTournamentGamesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTournamentGamesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTournamentGamesResponse) GetJSON200() *TournamentGames {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTournamentGamesResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTournamentGamesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTournamentGamesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTournamentGamesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTournamentGamesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinTournamentResponse200Headers the declared response headers of an HTTP 200 response for JoinTournament
+type JoinTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse401Headers the declared response headers of an HTTP 401 response for JoinTournament
+type JoinTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// JoinTournamentResponse403Headers the declared response headers of an HTTP 403 response for JoinTournament
+type JoinTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse404Headers the declared response headers of an HTTP 404 response for JoinTournament
+type JoinTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse409Headers the declared response headers of an HTTP 409 response for JoinTournament
+type JoinTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse500Headers the declared response headers of an HTTP 500 response for JoinTournament
+type JoinTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// JoinTournamentResponse503Headers the declared response headers of an HTTP 503 response for JoinTournament
+type JoinTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type JoinTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *TournamentForbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *JoinTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinTournamentResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *JoinTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *JoinTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *JoinTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON403() *TournamentForbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTournamentResultsResponse200Headers the declared response headers of an HTTP 200 response for GetTournamentResults
+type GetTournamentResultsResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse404Headers the declared response headers of an HTTP 404 response for GetTournamentResults
+type GetTournamentResultsResponse404Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse500Headers the declared response headers of an HTTP 500 response for GetTournamentResults
+type GetTournamentResultsResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetTournamentResultsResponse503Headers the declared response headers of an HTTP 503 response for GetTournamentResults
+type GetTournamentResultsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetTournamentResultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTournamentResultsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTournamentResultsResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTournamentResultsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTournamentResultsResponse503Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetTournamentResultsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTournamentResultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTournamentResultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTournamentResultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTournamentResultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawFromTournamentResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse200Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse401Headers the declared response headers of an HTTP 401 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// WithdrawFromTournamentResponse404Headers the declared response headers of an HTTP 404 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse404Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse409Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse500Headers the declared response headers of an HTTP 500 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse500Headers struct {
+	XRequestID *string
+}
+
+// WithdrawFromTournamentResponse503Headers the declared response headers of an HTTP 503 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type WithdrawFromTournamentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TournamentEntry
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TournamentNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *TournamentConflict
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawFromTournamentResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WithdrawFromTournamentResponse401Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *WithdrawFromTournamentResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *WithdrawFromTournamentResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *WithdrawFromTournamentResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WithdrawFromTournamentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawFromTournamentResponse) GetJSON200() *TournamentEntry {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON404() *TournamentNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON409() *TournamentConflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawFromTournamentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawFromTournamentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawFromTournamentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawFromTournamentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ValidateRecordResponse200Headers the declared response headers of an HTTP 200 response for ValidateRecord
 type ValidateRecordResponse200Headers struct {
 	XRequestID *string
@@ -19819,6 +24258,84 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 	return ParseAnalyzePositionResponse(rsp)
 }
 
+// ListOnlineBotsWithResponse The bots online now
+//
+// The bot accounts that hold an open player event stream (`GET
+// /v1/players/me/events`) on any instance, by id, a page at a time.
+// A stream tells the database it is open when it opens and every 10
+// s after, and a bot counts as online for 30 s after it last did: so
+// one that just dropped its stream may show for up to 30 s. `next` is
+// the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+func (c *ClientWithResponses) ListOnlineBotsWithResponse(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*ListOnlineBotsResponse, error) {
+	rsp, err := c.ListOnlineBots(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListOnlineBotsResponse(rsp)
+}
+
+// CreateBulkPairingWithBodyWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.Context, params *CreateBulkPairingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// CreateBulkPairingWithResponse Make many games at once
+//
+// An organiser's list of games (1-500 pairs), each made or none: every
+// player must exist, appear once, and consent by the token given in
+// the pair (`403 bulk_pairing_player_refused` names the first pair
+// that fails; nothing is made). With `clockStartsAt` the games are
+// made now and their first-move window opens then: a move before it
+// is `409 clock_not_started`. Each player's event stream says
+// `tournamentGame` with the bulk pairing's id.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/bulk-pairings (the `CreateBulkPairing` operationId).
+func (c *ClientWithResponses) CreateBulkPairingWithResponse(ctx context.Context, params *CreateBulkPairingParams, body CreateBulkPairingJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPairingResponse, error) {
+	rsp, err := c.CreateBulkPairing(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPairingResponse(rsp)
+}
+
+// GetBulkPairingWithResponse Read a bulk pairing
+//
+// The bulk pairing as made: its terms and each game's id and players.
+// The games themselves are at `GET /v1/games/{id}`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bulk-pairings/{id} (the `GetBulkPairing` operationId).
+func (c *ClientWithResponses) GetBulkPairingWithResponse(ctx context.Context, id string, params *GetBulkPairingParams, reqEditors ...RequestEditorFn) (*GetBulkPairingResponse, error) {
+	rsp, err := c.GetBulkPairing(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPairingResponse(rsp)
+}
+
 // ListChallengesWithResponse Your pending challenges
 //
 // The pending challenges you were sent (`incoming`) and sent
@@ -19845,7 +24362,11 @@ func (c *ClientWithResponses) ListChallengesWithResponse(ctx context.Context, pa
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -19868,7 +24389,11 @@ func (c *ClientWithResponses) CreateChallengeWithBodyWithResponse(ctx context.Co
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -20160,6 +24685,24 @@ func (c *ClientWithResponses) GetGameWithResponse(ctx context.Context, id GameID
 		return nil, err
 	}
 	return ParseGetGameResponse(rsp)
+}
+
+// BerserkGameWithResponse Go berserk in an arena game
+//
+// Halves your clock in your game of an arena that allows berserk,
+// before your first move: a win then scores a point more (if the game
+// lasted at least 7 plies). Refused with `409 berserk_not_possible`
+// after your first move, twice, or in another kind of game.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/games/{id}/berserk (the `BerserkGame` operationId).
+func (c *ClientWithResponses) BerserkGameWithResponse(ctx context.Context, id string, params *BerserkGameParams, reqEditors ...RequestEditorFn) (*BerserkGameResponse, error) {
+	rsp, err := c.BerserkGame(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBerserkGameResponse(rsp)
 }
 
 // OfferDrawWithBodyWithResponse Offer, accept or refuse a draw
@@ -20703,6 +25246,24 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 	return ParseCreatePlayerResponse(rsp)
 }
 
+// GetMyPlayerWithResponse Your own player, by its token
+//
+// The player whose `Player-Token` the request carries, as `GET
+// /v1/players/{id}` answers it: how a client that holds only a token
+// learns its player's id. `401 player_unauthorized` without a token
+// or with one no player holds.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+func (c *ClientWithResponses) GetMyPlayerWithResponse(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*GetMyPlayerResponse, error) {
+	rsp, err := c.GetMyPlayer(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyPlayerResponse(rsp)
+}
+
 // FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
 //
 // Everything that concerns you, live, as a `text/event-stream`: send
@@ -20727,6 +25288,9 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 //     (`PlayerSeekEvent`).
 //   - `seek` `{seek}` (`PlayerSeekEvent`): on connection only, each open
 //     seek of yours.
+//   - `tournamentGame` `{gameId, side, tournamentId}`
+//     (`PlayerTournamentGameEvent`): a tournament or a bulk pairing made
+//     a game for you (`tournamentId` names which); play it at once.
 //
 // On a new connection (no `Last-Event-ID`) it first sends how things
 // stand: a `gameStart` for each of your games in play, a `challenge`
@@ -20835,6 +25399,29 @@ func (c *ClientWithResponses) RenamePlayerWithResponse(ctx context.Context, id P
 		return nil, err
 	}
 	return ParseRenamePlayerResponse(rsp)
+}
+
+// BecomeBotWithResponse Make your player a bot account
+//
+// Marks the player, with its own `Player-Token`, as a bot: a program
+// that plays through the API. Every answer that shows the player then
+// says `bot: true` (players, seats of games, leaderboards, the lobby,
+// challenges, standings); seeks and challenges may refuse bots
+// (`allowBots: false`) and tournaments keep them out unless their
+// conditions let them in. It is for good, and only before the
+// player's first rated game: one with a rated game, finished or in
+// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+// it is (`200`), so a retry is safe. No body is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+func (c *ClientWithResponses) BecomeBotWithResponse(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*BecomeBotResponse, error) {
+	rsp, err := c.BecomeBot(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBecomeBotResponse(rsp)
 }
 
 // ListPlayerGamesWithResponse A player's games
@@ -21218,7 +25805,8 @@ func (c *ClientWithResponses) ReviewRecordWithResponse(ctx context.Context, para
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -21230,7 +25818,8 @@ func (c *ClientWithResponses) ReviewRecordWithResponse(ctx context.Context, para
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21250,7 +25839,8 @@ func (c *ClientWithResponses) CreateSeekWithBodyWithResponse(ctx context.Context
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -21262,7 +25852,8 @@ func (c *ClientWithResponses) CreateSeekWithBodyWithResponse(ctx context.Context
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -21307,6 +25898,194 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 		return nil, err
 	}
 	return ParseGetSeekResponse(rsp)
+}
+
+// ListTournamentsWithResponse List upcoming, running or finished events
+//
+// A page of events of one status: upcoming and running ones by start
+// time, soonest first; finished ones newest first. `next`, when not
+// null, is the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments (the `ListTournaments` operationId).
+func (c *ClientWithResponses) ListTournamentsWithResponse(ctx context.Context, params *ListTournamentsParams, reqEditors ...RequestEditorFn) (*ListTournamentsResponse, error) {
+	rsp, err := c.ListTournaments(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentsResponse(rsp)
+}
+
+// CreateTournamentWithBodyWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithBodyWithResponse(ctx context.Context, params *CreateTournamentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournamentWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// CreateTournamentWithResponse Create an arena or a Swiss event
+//
+// Creates an event you organise, `upcoming` until its `startsAt`
+// (absent: now; never in the past, `422 tournament_start_in_past`).
+// An `arena` lasts `minutes` (1-1440): from its start every free
+// player is paired at once with another free player of close score
+// and rating, never the one just played; it stops pairing at its end,
+// and the games still in play then finish and count. A `swiss` event
+// has `rounds` (1-30): each round pairs everyone by score groups, and
+// the next round starts when every game of the round has ended (and,
+// with `roundGapSeconds`, not before that long after the round's
+// start). The `timeControl` must be a clock. `conditions` keep
+// players out (`minRatedGames`, `minRating`, `maxRating` in the live
+// category). Scoring and pairing rules: docs/tournaments.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments (the `CreateTournament` operationId).
+func (c *ClientWithResponses) CreateTournamentWithResponse(ctx context.Context, params *CreateTournamentParams, body CreateTournamentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTournamentResponse, error) {
+	rsp, err := c.CreateTournament(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTournamentResponse(rsp)
+}
+
+// GetTournamentWithResponse Read an event with a page of its standings
+//
+// The event as it stands, with one page of its standings, best first:
+// computed from the stored results of its games, so every instance
+// shows the same table. An arena's line has its `sheet` (the points
+// of each game, in order) and `onFire`; a Swiss line its `buchholz`
+// and `sonnebornBerger` tie-breaks (in half points, see
+// docs/tournaments.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id} (the `GetTournament` operationId).
+func (c *ClientWithResponses) GetTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentParams, reqEditors ...RequestEditorFn) (*GetTournamentResponse, error) {
+	rsp, err := c.GetTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResponse(rsp)
+}
+
+// FollowTournamentEventsWithResponse Follow an event live (Server-Sent Events)
+//
+// A `text/event-stream` of the event's news, each `data` one line of
+// JSON `{tournamentId, gameId?}` (`TournamentEvent`): `started`,
+// `paired` (a game was made: `gameId`), `gameFinished` (`gameId`),
+// `standings` (the table changed: read `GET /v1/tournaments/{id}`
+// again) and `finished`. Read the event first, then follow; each
+// event has an `id` to resume from with `Last-Event-ID`. While nothing
+// happens, a comment line (`: ping`) keeps the connection open.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/events (the `FollowTournamentEvents` operationId).
+func (c *ClientWithResponses) FollowTournamentEventsWithResponse(ctx context.Context, id TournamentIDPath, params *FollowTournamentEventsParams, reqEditors ...RequestEditorFn) (*FollowTournamentEventsResponse, error) {
+	rsp, err := c.FollowTournamentEvents(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFollowTournamentEventsResponse(rsp)
+}
+
+// ListTournamentGamesWithResponse The games of an event
+//
+// Every game the event made, in the order they were made, with its
+// round (Swiss), players, berserks and, once it ended, its outcome.
+// Each game is at `GET /v1/games/{id}` while the server keeps it.
+// With `Accept: application/x-ayoayo-record` the answer is instead
+// every game the server still keeps as a game record in the text
+// notation of docs/notation.md, one after another (a blank line
+// between), in the same order, each with the event's name as its
+// `Event` and, in a Swiss event, its `Round`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/games (the `ListTournamentGames` operationId).
+func (c *ClientWithResponses) ListTournamentGamesWithResponse(ctx context.Context, id TournamentIDPath, params *ListTournamentGamesParams, reqEditors ...RequestEditorFn) (*ListTournamentGamesResponse, error) {
+	rsp, err := c.ListTournamentGames(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTournamentGamesResponse(rsp)
+}
+
+// JoinTournamentWithResponse Join an event
+//
+// Enters you into the event, before it starts or while it runs: an
+// arena until its end, a Swiss event until its last round starts
+// (`409 tournament_too_late`); a late Swiss entrant is paired from the
+// next round, with no points for the rounds missed. Joining again
+// after withdrawing puts you back. Refused: `409
+// tournament_already_joined`, `409 tournament_finished`, `403
+// tournament_conditions_unmet`. Your event stream says
+// `tournamentGame` when a game is made for you.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/join (the `JoinTournament` operationId).
+func (c *ClientWithResponses) JoinTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *JoinTournamentParams, reqEditors ...RequestEditorFn) (*JoinTournamentResponse, error) {
+	rsp, err := c.JoinTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinTournamentResponse(rsp)
+}
+
+// GetTournamentResultsWithResponse The whole standings as NDJSON
+//
+// Every line of the standings, best first, one `TournamentStanding`
+// JSON object a line (`application/x-ndjson`), for a tool that wants
+// them all without paging.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tournaments/{id}/results (the `GetTournamentResults` operationId).
+func (c *ClientWithResponses) GetTournamentResultsWithResponse(ctx context.Context, id TournamentIDPath, params *GetTournamentResultsParams, reqEditors ...RequestEditorFn) (*GetTournamentResultsResponse, error) {
+	rsp, err := c.GetTournamentResults(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTournamentResultsResponse(rsp)
+}
+
+// WithdrawFromTournamentWithResponse Withdraw from an event
+//
+// Takes you out of the pairings: a game you are playing goes on and
+// counts, and you stay in the standings. Withdrawing when you are not
+// in the event, or twice, is `409 tournament_not_joined`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tournaments/{id}/withdraw (the `WithdrawFromTournament` operationId).
+func (c *ClientWithResponses) WithdrawFromTournamentWithResponse(ctx context.Context, id TournamentIDPath, params *WithdrawFromTournamentParams, reqEditors ...RequestEditorFn) (*WithdrawFromTournamentResponse, error) {
+	rsp, err := c.WithdrawFromTournament(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromTournamentResponse(rsp)
 }
 
 // ValidateRecordWithBodyWithResponse Check a whole game record
@@ -21771,6 +26550,389 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 	return response, nil
 }
 
+// ParseListOnlineBotsResponse parses an HTTP response from a ListOnlineBotsWithResponse call
+func ParseListOnlineBotsResponse(rsp *http.Response) (*ListOnlineBotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListOnlineBotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OnlineBots
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest HistoryBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListOnlineBotsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListOnlineBotsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListOnlineBotsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListOnlineBotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBulkPairingResponse parses an HTTP response from a CreateBulkPairingWithResponse call
+func ParseCreateBulkPairingResponse(rsp *http.Response) (*CreateBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateBulkPairingResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateBulkPairingResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateBulkPairingResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateBulkPairingResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateBulkPairingResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateBulkPairingResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateBulkPairingResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPairingResponse parses an HTTP response from a GetBulkPairingWithResponse call
+func ParseGetBulkPairingResponse(rsp *http.Response) (*GetBulkPairingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPairingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BulkPairing
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPairingResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetBulkPairingResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetBulkPairingResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetBulkPairingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListChallengesResponse parses an HTTP response from a ListChallengesWithResponse call
 func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -21910,6 +27072,13 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest LobbyForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest PlayerNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -22027,6 +27196,16 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateChallengeResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CreateChallengeResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -23398,6 +28577,144 @@ func ParseGetGameResponse(rsp *http.Response) (*GetGameResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetGameResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBerserkGameResponse parses an HTTP response from a BerserkGameWithResponse call
+func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BerserkGameResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest BerserkAnswer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BerserkGameResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers BerserkGameResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers BerserkGameResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BerserkGameResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BerserkGameResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BerserkGameResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -25840,6 +31157,127 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 	return response, nil
 }
 
+// ParseGetMyPlayerResponse parses an HTTP response from a GetMyPlayerWithResponse call
+func ParseGetMyPlayerResponse(rsp *http.Response) (*GetMyPlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyPlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMyPlayerResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMyPlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMyPlayerResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMyPlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyPlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseFollowPlayerEventsResponse parses an HTTP response from a FollowPlayerEventsWithResponse call
 func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26533,6 +31971,178 @@ func ParseRenamePlayerResponse(rsp *http.Response) (*RenamePlayerResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers RenamePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBecomeBotResponse parses an HTTP response from a BecomeBotWithResponse call
+func ParseBecomeBotResponse(rsp *http.Response) (*BecomeBotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BecomeBotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest NotYourPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest BotUpgradeRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BecomeBotResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers BecomeBotResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers BecomeBotResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BecomeBotResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BecomeBotResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BecomeBotResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BecomeBotResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BecomeBotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -28795,6 +34405,1034 @@ func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSeekResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentsResponse parses an HTTP response from a ListTournamentsWithResponse call
+func ParseListTournamentsResponse(rsp *http.Response) (*ListTournamentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTournamentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTournamentResponse parses an HTTP response from a CreateTournamentWithResponse call
+func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Tournament
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest TournamentRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTournamentResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTournamentResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTournamentResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTournamentResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResponse parses an HTTP response from a GetTournamentWithResponse call
+func ParseGetTournamentResponse(rsp *http.Response) (*GetTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentView
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTournamentResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFollowTournamentEventsResponse parses an HTTP response from a FollowTournamentEventsWithResponse call
+func ParseFollowTournamentEventsResponse(rsp *http.Response) (*FollowTournamentEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FollowTournamentEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyStreams
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest StreamsFull
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FollowTournamentEventsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers FollowTournamentEventsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 404:
+		var headers FollowTournamentEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 429:
+		var headers FollowTournamentEventsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers FollowTournamentEventsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers FollowTournamentEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListTournamentGamesResponse parses an HTTP response from a ListTournamentGamesWithResponse call
+func ParseListTournamentGamesResponse(rsp *http.Response) (*ListTournamentGamesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTournamentGamesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentGames
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	case rsp.StatusCode == 200:
+		// Content-type (application/x-ayoayo-record) unsupported
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTournamentGamesResponse200Headers
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers ListTournamentGamesResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTournamentGamesResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTournamentGamesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinTournamentResponse parses an HTTP response from a JoinTournamentWithResponse call
+func ParseJoinTournamentResponse(rsp *http.Response) (*JoinTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest TournamentForbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers JoinTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers JoinTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers JoinTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers JoinTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinTournamentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTournamentResultsResponse parses an HTTP response from a GetTournamentResultsWithResponse call
+func ParseGetTournamentResultsResponse(rsp *http.Response) (*GetTournamentResultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTournamentResultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTournamentResultsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTournamentResultsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTournamentResultsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTournamentResultsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawFromTournamentResponse parses an HTTP response from a WithdrawFromTournamentWithResponse call
+func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTournamentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawFromTournamentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TournamentEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TournamentNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest TournamentConflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawFromTournamentResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers WithdrawFromTournamentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 404:
+		var headers WithdrawFromTournamentResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers WithdrawFromTournamentResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers WithdrawFromTournamentResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers WithdrawFromTournamentResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
