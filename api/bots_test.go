@@ -100,6 +100,18 @@ func TestBotAccounts(t *testing.T) {
 		if !bots[robo.Id] || bots[ann.Id] || len(bots) != 2 {
 			t.Errorf("the game's seats: %+v and %+v", south, north)
 		}
+		// Ended, it is in Ann's history, against a bot.
+		gs.expect(gs.must(http.MethodPost, "/v1/games/"+id+"/resign", "", nil, asPlayer(annToken)), http.StatusOK, "")
+		h := gs.must(http.MethodGet, "/v1/players/"+ann.Id+"/games", "", nil, nil)
+		gs.expect(h, http.StatusOK, "")
+		var history oapi.PlayerGamesPage
+		h.decode(t, &history)
+		if len(history.Games) != 1 {
+			t.Fatalf("Ann's history: %+v", history)
+		}
+		if opp, _ := history.Games[0].Opponent.Get(); opp.Id != robo.Id || !opp.Bot {
+			t.Errorf("Ann's opponent: %+v, want the bot", opp)
+		}
 	})
 
 	t.Run("challenges", func(t *testing.T) {

@@ -184,8 +184,13 @@ func (s *Server) ListPlayerGames(ctx context.Context, req oapi.ListPlayerGamesRe
 		return nil, err
 	}
 	out := oapi.ListPlayerGames200JSONResponse{Games: make([]oapi.PlayerGame, len(entries)), Next: nextCursor(next)}
+	opponents := make([]string, len(entries))
 	for i := range entries {
-		out.Games[i] = playerGameToAPI(&entries[i])
+		opponents[i] = entries[i].Opponent
+	}
+	bots := s.marks.of(ctx, opponents...)
+	for i := range entries {
+		out.Games[i] = playerGameToAPI(&entries[i], bots)
 	}
 	return out, nil
 }
@@ -273,7 +278,7 @@ func playerToAPI(p *players.Player, streak int) oapi.Player {
 	}
 }
 
-func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
+func playerGameToAPI(e *players.GameEntry, bots botSet) oapi.PlayerGame {
 	out := oapi.PlayerGame{GameId: e.GameID, EndedAt: e.EndedAt.UTC(), Side: oapi.Side(engine.Side(e.Side).String()), Rated: e.Rated,
 		Result: oapi.PlayerResult(e.Result), Ai: e.AI}
 	if e.Category == "" {
@@ -284,7 +289,7 @@ func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
 	if e.Opponent == "" {
 		out.Opponent.SetNull()
 	} else {
-		out.Opponent.Set(oapi.PlayerOpponent{Id: e.Opponent, Name: e.OpponentName})
+		out.Opponent.Set(oapi.PlayerOpponent{Id: e.Opponent, Name: e.OpponentName, Bot: bots[e.Opponent]})
 	}
 	if e.Rated {
 		c := ratingChange(e.Rating.Before, e.Rating.After)

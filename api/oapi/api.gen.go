@@ -3100,7 +3100,7 @@ type PlayerCounts struct {
 
 // PlayerGame One game in a player's history, a game that ended with a result (aborted games are not listed).
 //
-// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
+// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
 type PlayerGame struct {
 	// Ai The opponent was the AI.
 	//
@@ -3124,7 +3124,7 @@ type PlayerGame struct {
 
 	// Opponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 	//
-	// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+	// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 	Opponent nullable.Nullable[PlayerOpponent] `json:"opponent"`
 
 	// Rated The game was rated.
@@ -3219,11 +3219,11 @@ type PlayerGameStartEvent struct {
 
 // PlayerGamesPage A page of a player's games, newest first; `next` is the `after` of the next page, null on the last.
 //
-// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
+// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
 type PlayerGamesPage struct {
 	// Games The games.
 	//
-	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
+	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
 	Games []PlayerGame `json:"games"`
 
 	// Next The cursor of the next page, for `after`; null when this is the last.
@@ -3247,8 +3247,13 @@ type PlayerName = string
 
 // PlayerOpponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 //
-// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 type PlayerOpponent struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Id A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa

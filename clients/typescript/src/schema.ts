@@ -7378,7 +7378,8 @@ export interface components {
          * @description The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
          * @example {
          *       "id": "Jd8sLw0PqR4e",
-         *       "name": "Funmi"
+         *       "name": "Funmi",
+         *       "bot": false
          *     }
          */
         PlayerOpponent: {
@@ -7388,6 +7389,7 @@ export interface components {
              * @example Funmi
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
         } | null;
         /**
          * @description One game in a player's history, a game that ended with a result (aborted games are not listed).
@@ -7400,7 +7402,8 @@ export interface components {
          *       "result": "win",
          *       "opponent": {
          *         "id": "Jd8sLw0PqR4e",
-         *         "name": "Funmi"
+         *         "name": "Funmi",
+         *         "bot": false
          *       },
          *       "ai": false,
          *       "rating": {
@@ -7447,7 +7450,8 @@ export interface components {
          *           "result": "win",
          *           "opponent": {
          *             "id": "Jd8sLw0PqR4e",
-         *             "name": "Funmi"
+         *             "name": "Funmi",
+         *             "bot": false
          *           },
          *           "ai": false,
          *           "rating": {
@@ -7473,7 +7477,8 @@ export interface components {
              *         "result": "win",
              *         "opponent": {
              *           "id": "Jd8sLw0PqR4e",
-             *           "name": "Funmi"
+             *           "name": "Funmi",
+             *           "bot": false
              *         },
              *         "ai": false,
              *         "rating": {
