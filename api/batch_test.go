@@ -5,9 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -363,4 +367,149 @@ func TestValidateTexts(t *testing.T) {
 			t.Errorf("answer %d: %s, want line %d valid %v code %q", i, lines[i], w.line, w.valid, w.code)
 		}
 	}
+}
+
+// typedLines are lines for the typed path of ValidateLines: typed says
+// whether it is meant to vouch for the line (the common records), or to
+// leave it to the schema path (all the others); -0 may go either way.
+var typedLines = []struct {
+	name, line string
+	typed      bool
+}{
+	{"moves", `{"moves":[0,6,1]}`, true},
+	{"spaces and CRLF", " { \"moves\" : [ 0 , 6 ] }\r\n", true},
+	{"rules", `{"moves":[0,6,1],"rules":{"captureSeed":"left","leftovers":"side_owner"}}`, true},
+	{"empty rules", `{"moves":[0],"rules":{}}`, true},
+	{"escaped rule", `{"moves":[0],"rules":{"captureSeed":"\u006ceft"}}`, true},
+	{"start", `{"start":{"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"captured":{"south":0,"north":0},"toMove":"north"},"moves":[6,0]}`, true},
+	{"start that does not add up", `{"start":{"pits":[4,4,4,4,4,4,4,4,4,4,4,3],"captured":{"south":0,"north":0},"toMove":"south"},"moves":[0]}`, true},
+	{"illegal move", `{"moves":[0,0]}`, true},
+	{"2000 moves", `{"moves":[` + strings.Repeat("0,", 1999) + `0]}`, true},
+	{"2001 moves", `{"moves":[` + strings.Repeat("0,", 2000) + `0]}`, false},
+	{"no moves", `{"moves":[]}`, false},
+	{"null moves", `{"moves":null}`, false},
+	{"moves missing", `{"rules":{}}`, false},
+	{"pit 12", `{"moves":[12]}`, false},
+	{"pit -1", `{"moves":[-1]}`, false},
+	{"pit 1.0", `{"moves":[1.0]}`, false},
+	{"pit 1e0", `{"moves":[1e0]}`, false},
+	{"pit a string", `{"moves":["0"]}`, false},
+	{"duplicate member", `{"moves":[0],"moves":[1]}`, false},
+	{"duplicate rule", `{"moves":[0],"rules":{"captureSeed":"left","captureSeed":"taken"}}`, false},
+	{"unknown member", `{"moves":[0],"x":1}`, false},
+	{"member in other case", `{"Moves":[0]}`, false},
+	{"unknown rule", `{"moves":[0],"rules":{"x":1}}`, false},
+	{"rule not allowed", `{"moves":[0],"rules":{"captureSeed":"kept"}}`, false},
+	{"null start", `{"moves":[0],"start":null}`, false},
+	{"null rules", `{"moves":[0],"rules":null}`, false},
+	{"start of 11 pits", `{"start":{"pits":[4,4,4,4,4,4,4,4,4,4,4],"captured":{"south":0,"north":4},"toMove":"south"},"moves":[0]}`, false},
+	{"trailing data", `{"moves":[0]} x`, false},
+	{"two values", `{"moves":[0]}{"moves":[1]}`, false},
+	{"invalid UTF-8", "{\"moves\":[0],\"rules\":{\"captureSeed\":\"\xff\"}}", false},
+	{"not an object", `[0]`, false},
+	{"null", `null`, false},
+	{"not JSON", `{"moves":[0,`, false},
+}
+
+// typedAgrees fails unless the schema path answers line as the typed path
+// does, whenever the typed path vouches for it (an answer, or the problem
+// of a record the replay refuses); it reports whether it did.
+func typedAgrees(t *testing.T, c *lineChecker, line []byte) bool {
+	t.Helper()
+	if _, ok := c.typed(line); !ok {
+		return false
+	}
+	got, gerr := c.check(line) // the typed path, in the replay the checker reuses
+	want, werr := checkLine(c.schema, line)
+	if !reflect.DeepEqual(got, want) || (gerr != nil) != (werr != nil) {
+		t.Fatalf("%q: the typed path answers %+v (%v), the schema path %+v (%v)", line, got, gerr, want, werr)
+	}
+	if gerr != nil {
+		gp, _ := problemOf(gerr)
+		wp, _ := problemOf(werr)
+		if gp != wp {
+			t.Fatalf("%q: the typed path's problem %+v, the schema path's %+v", line, gp, wp)
+		}
+	}
+	return true
+}
+
+// TestTypedPathAgreesWithSchemaPath: a line the typed path vouches for
+// is one the schema path reads without an error, with the same answer;
+// it vouches for the common records, moves with rules or a start, and
+// leaves every line the schema refuses, or reads otherwise, to the schema.
+func TestTypedPathAgreesWithSchemaPath(t *testing.T) {
+	schema, err := recordSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newLineChecker(schema)
+	for _, tc := range typedLines {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := typedAgrees(t, c, []byte(tc.line)); got != tc.typed {
+				t.Errorf("typed path taken: %v, want %v", got, tc.typed)
+			}
+		})
+	}
+	t.Run("records", func(t *testing.T) {
+		for line := range bytes.Lines(apitest.Records(300, 6)) {
+			if !typedAgrees(t, c, line) {
+				t.Fatalf("the typed path does not vouch for %s", line)
+			}
+		}
+	})
+}
+
+// Whatever the line, the typed path vouches for it only when the schema
+// path reads it without an error and answers it alike.
+func FuzzTypedPath(f *testing.F) {
+	for _, tc := range typedLines {
+		f.Add([]byte(tc.line))
+	}
+	schema, err := recordSchema()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		c := newLineChecker(schema)
+		typedAgrees(t, c, []byte(`{"moves":[0,6,1]}`)) // a replay to reuse
+		typedAgrees(t, c, line)
+	})
+}
+
+// BenchmarkValidateLines sets the typed path beside the schema path, the
+// one every line took before, on 10,000 recorded games (apitest.Records),
+// in records/s and in records per second of the process's CPU, one core
+// being what the figure is for:
+//
+//	go test ./api -run '^$' -bench ValidateLines -cpu 1 -count 3
+func BenchmarkValidateLines(b *testing.B) {
+	const n = 10000
+	records := apitest.Records(n, 1)
+	for _, path := range []struct {
+		name  string
+		typed bool
+	}{{"schema", false}, {"typed", true}} {
+		b.Run(path.name, func(b *testing.B) {
+			b.SetBytes(int64(len(records)))
+			cpu0 := processCPU(b)
+			for b.Loop() {
+				counts, err := validateLines(bytes.NewReader(records), io.Discard, DefaultBodyLimit, path.typed)
+				if err != nil || counts.Valid != n {
+					b.Fatalf("%+v, %v", counts, err)
+				}
+			}
+			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "records/s")
+			b.ReportMetric(float64(b.N*n)/(processCPU(b)-cpu0).Seconds(), "records/cpu-s")
+		})
+	}
+}
+
+// processCPU is the CPU time (user and system) this process has used.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -120,6 +120,19 @@ func requestOfText(text string) (oapi.ValidateRequest, error) {
 // /v1/validate/batch and ayoayo validate: an illegal move is an answer; an
 // error is a start position or rules the engine refuses.
 func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
+	var rp replayer
+	return rp.validate(req)
+}
+
+// replayer is validateRecord for record after record: one game and one
+// outcome, reset for each, so that a batch allocates for its longest
+// record rather than for every one. Its answers keep nothing of it.
+type replayer struct {
+	g   engine.Game
+	out engine.Outcome
+}
+
+func (rp *replayer) validate(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	start := engine.Start()
 	if req.Start != nil {
 		var err error
@@ -131,22 +144,23 @@ func validateRecord(req oapi.ValidateRequest) (oapi.ValidateAnswer, error) {
 	if err != nil {
 		return oapi.ValidateAnswer{}, err
 	}
-	g, err := engine.NewGame(start, r)
-	if err != nil {
+	g := &rp.g
+	if err := g.Reset(start, r); err != nil {
 		return oapi.ValidateAnswer{}, err
 	}
 	var plyErr *oapi.PlyError
-	var out engine.Outcome
 	for i, pit := range req.Moves {
-		err := g.Play(pit, &out)
-		var me *engine.MoveError
-		if errors.As(err, &me) {
+		err := g.Play(pit, &rp.out)
+		if err == nil {
+			continue
+		}
+		// Asked only of an error: errors.As with a variable's address made
+		// every move of a bulk validation allocate it.
+		if me, ok := errors.AsType[*engine.MoveError](err); ok {
 			plyErr = plyErrorToAPI(i, me)
 			break
 		}
-		if err != nil {
-			return oapi.ValidateAnswer{}, err
-		}
+		return oapi.ValidateAnswer{}, err
 	}
 	return oapi.ValidateAnswer{
 		Valid:    plyErr == nil,

@@ -140,6 +140,39 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// TestMetricsAnswersMatchSpec: GET /metrics is 200 with the metrics when
+// the public port serves them, else 404 route_not_found, and either answer
+// is one the document declares for the operation, so that a validating
+// proxy in front of the server lets both through.
+func TestMetricsAnswersMatchSpec(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		elsewhere bool
+		status    int
+		code      string
+	}{
+		{"public", false, http.StatusOK, ""},
+		{"on the admin port only", true, http.StatusNotFound, "route_not_found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := newTester(t, Options{MetricsElsewhere: tc.elsewhere})
+			req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+			rec := ts.send(req)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d: %s", rec.Code, tc.status, truncate(rec.Body.String()))
+			}
+			if tc.code != "" {
+				if p := decodeAs[problem.Problem](t, rec.Body.Bytes()); p.Code != tc.code {
+					t.Errorf("code %q, want %q", p.Code, tc.code)
+				}
+			}
+			if err := ts.conform(req, rec); err != nil {
+				t.Errorf("the answer %d does not match the document: %v", rec.Code, err)
+			}
+		})
+	}
+}
+
 func TestOpenAPIDocument(t *testing.T) {
 	ts := newTester(t, Options{})
 	rec := ts.do(http.MethodGet, "/openapi.yaml", "", "")

@@ -35,15 +35,34 @@ type Game struct {
 // NewGame starts a record from start under r. A start position that is
 // already finished gives a game that is over from the beginning.
 func NewGame(start Position, r Rules) (*Game, error) {
-	if err := start.Validate(); err != nil {
+	g := new(Game)
+	if err := g.Reset(start, r); err != nil {
 		return nil, err
+	}
+	return g, nil
+}
+
+// Reset starts g again from start under r, as NewGame starts a game (the
+// zero Game may be Reset), keeping the memory its moves and positions
+// took: a caller replaying record after record in one Game allocates for
+// the longest of them, not for each. The slice Moves returned before is
+// written over. An error leaves g as it was.
+func (g *Game) Reset(start Position, r Rules) error {
+	if err := start.Validate(); err != nil {
+		return err
 	}
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return err
 	}
-	g := &Game{rules: r, start: start, seen: map[Position]uint8{start: 1}}
+	if g.seen == nil {
+		g.seen = make(map[Position]uint8)
+	} else {
+		clear(g.seen)
+	}
+	g.seen[start] = 1
+	g.rules, g.start, g.moves = r, start, g.moves[:0]
 	g.pos, g.result = start.Finish(r)
-	return g, nil
+	return nil
 }
 
 // Rules returns the rule options of the game.

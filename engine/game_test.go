@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 	"testing"
 )
 
@@ -81,4 +82,62 @@ func TestTimeoutResult(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGameReset: records replayed one after another in one Game, Reset for
+// each, end as they do in a new Game each: nothing carries over from the
+// record before (its moves, its positions seen, its rules), and a Reset
+// that fails leaves the game as it was.
+func TestGameReset(t *testing.T) {
+	chase := MustParse("s-010010-000011-23-21")
+	records := []struct {
+		name  string
+		start Position
+		rules Rules
+		line  []int
+	}{
+		// Twice the positions of the repetition test's line but one: a
+		// Game that kept them would end the next record at once.
+		{"positions seen twice", chase, Rules{}, []int{4, 11, 0, 10, 2, 6, 4, 8, 0, 10, 2, 6}},
+		{"the same start, once", chase, Rules{}, []int{4, 11, 0, 10}},
+		{"repetition", chase, Rules{}, []int{4, 11, 0, 10, 2, 6, 4, 8, 0, 10, 2, 6, 4, 8}},
+		{"other rules", Start(), Rules{CaptureSeed: CaptureLeft, Leftovers: LeftoversSideOwner}, []int{0, 6, 1, 7}},
+		{"an illegal move", Start(), Rules{}, []int{0, 0}},
+		{"from the start", Start(), Rules{}, []int{0, 6, 1}},
+	}
+	var reused Game
+	var out Outcome
+	for _, rec := range records {
+		t.Run(rec.name, func(t *testing.T) {
+			fresh, err := NewGame(rec.start, rec.rules)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := reused.Reset(rec.start, rec.rules); err != nil {
+				t.Fatal(err)
+			}
+			for i, pit := range rec.line {
+				ferr, rerr := fresh.Play(pit, &out), reused.Play(pit, &out)
+				if (ferr == nil) != (rerr == nil) {
+					t.Fatalf("ply %d pit %d: a new game says %v, the reset one %v", i, pit, ferr, rerr)
+				}
+			}
+			if reused.Position() != fresh.Position() || reused.Result() != fresh.Result() || reused.Ply() != fresh.Ply() ||
+				reused.Rules() != fresh.Rules() || reused.Start() != fresh.Start() || !slices.Equal(reused.Moves(), fresh.Moves()) {
+				t.Fatalf("reset game: %s %+v ply %d moves %v; new game: %s %+v ply %d moves %v",
+					reused.Position(), reused.Result(), reused.Ply(), reused.Moves(), fresh.Position(), fresh.Result(), fresh.Ply(), fresh.Moves())
+			}
+		})
+	}
+	t.Run("a start that does not add up", func(t *testing.T) {
+		before := reused.Position()
+		bad := Start()
+		bad.Pits[0] = 3
+		if err := reused.Reset(bad, Rules{}); !errors.Is(err, ErrInvalidPosition) {
+			t.Fatalf("Reset from a position of 47 seeds: %v, want ErrInvalidPosition", err)
+		}
+		if reused.Position() != before || reused.Ply() == 0 {
+			t.Fatalf("a failed Reset changed the game: %s ply %d", reused.Position(), reused.Ply())
+		}
+	})
 }

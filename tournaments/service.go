@@ -66,16 +66,25 @@ type Options struct {
 	Now func() time.Time
 	// Logger gets what the service cannot answer. Nil discards it.
 	Logger *slog.Logger
+	// Recheck is how often a look at an event also reads each of its
+	// games in play, for those that ended on an instance that died
+	// before it copied their results (the instance that ends a game
+	// copies its result at once). Zero: DefaultRecheck.
+	Recheck time.Duration
 }
+
+// DefaultRecheck is Options.Recheck's default.
+const DefaultRecheck = 10 * time.Second
 
 // Service runs events. Its methods are safe for concurrent use.
 type Service struct {
-	store  Store
-	o      Options
-	log    *slog.Logger
-	wake   chan struct{}
-	mu     sync.Mutex
-	tables map[string]cached // standings by event, at a version
+	store   Store
+	o       Options
+	log     *slog.Logger
+	wake    chan struct{}
+	mu      sync.Mutex
+	tables  map[string]cached    // standings by event, at a version
+	checked map[string]time.Time // when each event's games in play were last read
 }
 
 // cached is an event's standings as they stood at its Version.
@@ -95,7 +104,11 @@ func NewService(st Store, o Options) *Service {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Service{store: st, o: o, log: o.Logger, wake: make(chan struct{}, 1), tables: map[string]cached{}}
+	if o.Recheck <= 0 {
+		o.Recheck = DefaultRecheck
+	}
+	return &Service{store: st, o: o, log: o.Logger, wake: make(chan struct{}, 1), tables: map[string]cached{},
+		checked: map[string]time.Time{}}
 }
 
 // clock is now at the precision stores keep.
@@ -387,11 +400,15 @@ func (s *Service) advance(ctx context.Context, id string) error {
 	if ev.Status != Running {
 		return nil
 	}
-	if n, err := s.reconcile(ctx, &ev); err != nil {
-		return err
-	} else if n > 0 {
-		if ev, err = s.event(ctx, id); err != nil {
+	if s.recheckDue(id, now) {
+		n, err := s.reconcile(ctx, &ev)
+		if err != nil {
 			return err
+		}
+		if n > 0 {
+			if ev, err = s.event(ctx, id); err != nil {
+				return err
+			}
 		}
 	}
 	// The time of what follows is after the last read: a game read as
@@ -406,9 +423,24 @@ func (s *Service) advance(ctx context.Context, id string) error {
 	return nil
 }
 
+// recheckDue says whether event id's games in play are to be read now,
+// and if so notes that they were.
+func (s *Service) recheckDue(id string, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if last, ok := s.checked[id]; ok && now.Sub(last) < s.o.Recheck {
+		return false
+	}
+	if len(s.checked) >= maxCached {
+		clear(s.checked)
+	}
+	s.checked[id] = now
+	return true
+}
+
 // reconcile copies the result of every game of ev that has ended without
 // its result being copied (its end was seen by no instance that lived to
-// copy it), and says how many it copied.
+// copy it), and says how many it found ended.
 func (s *Service) reconcile(ctx context.Context, ev *Event) (int, error) {
 	n := 0
 	for i := range ev.Games {
@@ -426,13 +458,12 @@ func (s *Service) reconcile(ctx context.Context, ev *Event) (int, error) {
 		if !g.Status.Over() {
 			continue
 		}
-		copied, err := s.record(ctx, &g)
-		if err != nil {
+		// Copied here or, when reading it ended it (an overdue game),
+		// by this instance's Ended: either way the event changed.
+		if _, err := s.record(ctx, &g); err != nil {
 			return n, err
 		}
-		if copied {
-			n++
-		}
+		n++
 	}
 	return n, nil
 }
@@ -467,6 +498,14 @@ func (s *Service) record(ctx context.Context, g *games.Game) (bool, error) {
 	}
 	if err != nil {
 		return false, err
+	}
+	if absent := g.Players[g.Ply%2].ID; r.Aborted && absent != "" {
+		// A player who let a game go without a first move is gone: out
+		// of the pairings (as a withdrawal) until they join again, so
+		// that nobody else waits on them.
+		if err := s.store.Withdraw(ctx, id, absent); err != nil && !errors.Is(err, ErrConflict) {
+			return true, err
+		}
 	}
 	s.news(ctx, News{Tournament: id, Kind: EventGameFinished, GameID: g.ID, At: r.EndedAt},
 		News{Tournament: id, Kind: EventStandings, At: r.EndedAt})
@@ -570,6 +609,13 @@ func (s *Service) advanceSwiss(ctx context.Context, ev *Event, now time.Time) er
 	round := ev.Round + 1
 	entrants, played, byes := swissInput(ev)
 	pairs, bye, err := pairing.SwissRound(entrants, played, byes, round)
+	if errors.Is(err, pairing.ErrNoPairing) {
+		// Earlier rounds left no legal pairing (a small field near as
+		// many rounds as a round robin): the event ends with the rounds
+		// it played, rather than with a repeated game.
+		s.log.InfoContext(ctx, "a Swiss event ends early: its next round has no legal pairing", "tournament", ev.ID, "round", round)
+		return s.finish(ctx, ev, now)
+	}
 	if err != nil {
 		return fmt.Errorf("round %d: %w", round, err)
 	}

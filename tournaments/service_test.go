@@ -581,6 +581,12 @@ func TestResultCopiedAfterACrash(t *testing.T) {
 	if ev := w.event(t, tr.ID); ev.Games[0].Done {
 		t.Fatal("the result was copied with nobody told")
 	}
+	w.clock.Advance(tournaments.DefaultRecheck / 2)
+	w.tick(t)
+	if ev := w.event(t, tr.ID); ev.Games[0].Done {
+		t.Fatal("the games in play were read again before their recheck was due")
+	}
+	w.clock.Advance(tournaments.DefaultRecheck / 2)
 	w.tick(t)
 	ev := w.event(t, tr.ID)
 	if !ev.Games[0].Done || ev.Games[0].Outcome != pairing.NorthWins || ev.Games[0].Plies != 2 {
@@ -704,5 +710,66 @@ func TestBulkPairingAllOrNone(t *testing.T) {
 	}
 	if _, err := w.svc.Bulk(ctx, "nosuchbulk"); !errors.Is(err, tournaments.ErrBulkNotFound) {
 		t.Errorf("an unknown bulk pairing: %v, want ErrBulkNotFound", err)
+	}
+}
+
+// A Swiss event of 4 players over 4 rounds runs out of legal pairings
+// after 3 (everyone has met everyone): it finishes with the rounds it
+// played.
+func TestSwissEndsWhenNoRoundCanBePaired(t *testing.T) {
+	w := newWorld(t)
+	ps := w.players(t, 4)
+	tr := w.create(t, ps[0], tournaments.NewTournament{Kind: tournaments.Swiss, Name: "Small", TimeControl: blitz, Rounds: 4})
+	w.join(t, tr.ID, ps...)
+	for range 3 {
+		w.tick(t)
+		for _, g := range running(w.event(t, tr.ID)) {
+			w.finish(t, g, pairing.SouthWins)
+		}
+	}
+	w.tick(t)
+	ev := w.event(t, tr.ID)
+	if ev.Status != tournaments.Finished || ev.Round != 3 || len(ev.Games) != 6 {
+		t.Fatalf("after 3 rounds of 4 players: %s at round %d with %d games, want finished at round 3 with 6", ev.Status, ev.Round, len(ev.Games))
+	}
+}
+
+// A player who lets a game go without a first move is out of the
+// pairings until they join again; the game counts for nobody.
+func TestAbsentPlayerWithdrawn(t *testing.T) {
+	w := newWorld(t)
+	ps := w.players(t, 4)
+	tr := w.create(t, ps[0], tournaments.NewTournament{Kind: tournaments.Arena, Name: "Absent", TimeControl: blitz, Minutes: 60})
+	w.join(t, tr.ID, ps...)
+	w.tick(t)
+	first := running(w.event(t, tr.ID))
+	// In the first game South moves and North never does; in the second
+	// South never moves.
+	if _, _, err := w.games.Play(t.Context(), games.MoveRequest{ID: first[0].GameID, Player: first[0].South, Ply: 0, Pit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	w.clock.Advance(games.DefaultFirstMove + time.Second)
+	w.tick(t)
+	ev := w.event(t, tr.ID)
+	gone := map[string]bool{first[0].North: true, first[1].South: true}
+	for _, e := range ev.Entrants {
+		if e.Withdrawn != gone[e.PlayerID] {
+			t.Errorf("%s withdrawn %v, want %v", e.PlayerID, e.Withdrawn, gone[e.PlayerID])
+		}
+	}
+	for _, g := range ev.Games[:2] {
+		if !g.Done || !g.Aborted {
+			t.Errorf("game %s: %+v, want aborted", g.GameID, g)
+		}
+	}
+	again := running(ev)
+	if len(again) != 1 || gone[again[0].South] || gone[again[0].North] {
+		t.Fatalf("games after the aborts: %+v, want the two who stayed paired", again)
+	}
+	v, _ := w.svc.Standings(t.Context(), tr.ID)
+	for _, st := range v.Standings {
+		if st.Points != 0 || st.Games != 0 {
+			t.Errorf("%s: %d points in %d games, want an aborted game to count for nobody", st.PlayerID, st.Points, st.Games)
+		}
 	}
 }

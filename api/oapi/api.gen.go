@@ -4668,7 +4668,7 @@ type TournamentEntry struct {
 	// Example: 2027-03-05T17:55:00Z
 	JoinedAt time.Time `json:"joinedAt"`
 
-	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	// JoinedRound The first Swiss round the player is paired in (1 in an arena).
 	//
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`
@@ -5333,6 +5333,13 @@ type LobbyNotFound = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type LobbyRefused = Problem
+
+// MetricsNotPublic An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MetricsNotPublic = Problem
 
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -7580,6 +7587,8 @@ type LobbyNotFoundApplicationProblemPlusJSONResponse Problem
 
 type LobbyRefusedApplicationProblemPlusJSONResponse Problem
 
+type MetricsNotPublicApplicationProblemPlusJSONResponse Problem
+
 type NotYourPlayerApplicationProblemPlusJSONResponse Problem
 
 type OfferConflictApplicationProblemPlusJSONResponse GameProblem
@@ -7765,6 +7774,22 @@ func (response GetMetrics200TextResponse) VisitGetMetricsResponse(w http.Respons
 	w.WriteHeader(200)
 
 	_, err := w.Write([]byte(fmt.Sprint(response)))
+	return err
+}
+
+type GetMetrics404ApplicationProblemPlusJSONResponse struct {
+	MetricsNotPublicApplicationProblemPlusJSONResponse
+}
+
+func (response GetMetrics404ApplicationProblemPlusJSONResponse) VisitGetMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
 	return err
 }
 

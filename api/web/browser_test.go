@@ -510,6 +510,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("players", func(t *testing.T) { playersTest(t, bctx, base) })
 	t.Run("lobby", func(t *testing.T) { lobbyGame(t, bctx, base) })
 	t.Run("challenge", func(t *testing.T) { challengeGame(t, bctx, base) })
+	t.Run("tournament", func(t *testing.T) { tournamentTest(t, bctx, base) })
 	t.Run("review words", func(t *testing.T) { reviewWords(t, bctx, base) })
 	t.Run("review", func(t *testing.T) { reviewGraph(t, bctx, srv) })
 	t.Run("explorer", func(t *testing.T) { explorerPanel(t, bctx, srv) })

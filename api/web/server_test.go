@@ -8,6 +8,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/analysis"
 	"github.com/ayoayo/ayoayo/api"
+	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/lobby"
 	"github.com/ayoayo/ayoayo/players"
@@ -15,6 +16,7 @@ import (
 	"github.com/ayoayo/ayoayo/review"
 	"github.com/ayoayo/ayoayo/review/explorer"
 	"github.com/ayoayo/ayoayo/store/memory"
+	"github.com/ayoayo/ayoayo/tournaments"
 )
 
 // practicePrefix starts the id of every practice puzzle the server makes.
@@ -54,7 +56,11 @@ func startServer(t *testing.T) testServer {
 	// what is tested here); a test indexes the games it seeds by CatchUp.
 	exp := explorer.New(st, explorer.Options{EngineWait: -1,
 		Analyzer: analysis.New(testCPU(), analysis.Options{Concurrency: 1})})
-	svc.OnEnded(endNotifiers{lob, exp})
+	// Tournaments, as the server wires them: news through the lobby's
+	// streams, a result copied when a game of an event ends, the due
+	// events looked at every second.
+	tourns := tournaments.NewService(st, tournaments.Options{Games: svc, Notify: tournamentNews{lob}})
+	svc.OnEnded(endNotifiers{lob, exp, tourns})
 	// Reviews, with a small search a ply: the page is what is tested here.
 	reviews := review.NewService(st, svc, review.New(testCPU(), review.Options{Nodes: 5000}), review.ServiceOptions{Owner: "web"})
 	h, err := api.New(api.Options{
@@ -63,10 +69,11 @@ func startServer(t *testing.T) testServer {
 		Games:   svc,
 		Hub:     hub,
 		// Version 2, the cheaper search: the page is what is tested here.
-		Puzzles:  puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
-		Players:  players.NewService(st, nil),
-		Lobby:    lob,
-		Explorer: exp,
+		Puzzles:     puzzles.NewFeed(st, testCPU(), puzzles.FeedOptions{Generator: g, Practice: g.Practice, PracticeVersion: 2}),
+		Players:     players.NewService(st, nil),
+		Lobby:       lob,
+		Tournaments: tourns,
+		Explorer:    exp,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +82,11 @@ func startServer(t *testing.T) testServer {
 	sweeping, stopSweeping := context.WithCancel(context.Background())
 	swept := make(chan struct{})
 	reviewing := make(chan struct{})
+	ticking := make(chan struct{})
+	go func() {
+		defer close(ticking)
+		tourns.Run(sweeping, time.Second)
+	}()
 	go func() {
 		defer close(swept)
 		sweeper.Run(sweeping)
@@ -89,6 +101,7 @@ func startServer(t *testing.T) testServer {
 		stopSweeping()
 		<-swept
 		<-reviewing
+		<-ticking
 	})
 	return testServer{url: srv.URL, store: st, explorer: exp}
 }
@@ -100,4 +113,22 @@ func (ns endNotifiers) Ended(ctx context.Context, g games.Game) {
 	for _, n := range ns {
 		n.Ended(ctx, g)
 	}
+}
+
+// tournamentNews passes the tournaments' news on as lobby events, as the
+// server's does: an event's to its own stream, a new game to its player's.
+type tournamentNews struct{ lob *lobby.Service }
+
+func (n tournamentNews) Tournament(ctx context.Context, news []tournaments.News) {
+	evs := make([]lobby.Event, len(news))
+	for i, x := range news {
+		evs[i] = lobby.Event{Stream: lobby.TournamentStream(x.Tournament), Kind: lobby.EventKind(x.Kind), GameID: x.GameID,
+			TournamentID: x.Tournament, At: x.At}
+	}
+	n.lob.Emit(ctx, evs...)
+}
+
+func (n tournamentNews) TournamentGame(ctx context.Context, player, tournament, gameID string, side engine.Side, at time.Time) {
+	n.lob.Emit(ctx, lobby.Event{Stream: player, Kind: lobby.EventTournamentGame, GameID: gameID, Side: side,
+		TournamentID: tournament, At: at})
 }

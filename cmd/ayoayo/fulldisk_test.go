@@ -23,8 +23,10 @@ import (
 // TestFullDisk runs the binary on a SQLite database in a small file system
 // of its own, fills the file system under a load of moves, and makes room
 // again: meanwhile moves are 503 storage_full with Retry-After (never 500),
-// games can still be read, /readyz is 503 until a write succeeds, and
-// /metrics counts the failures; afterwards moves are stored again, every
+// games can still be read, /readyz is 503 storage_full at 0 bytes free
+// after every write refused for room, whatever the server's background
+// writes that need no room commit meanwhile, and /metrics counts the
+// failures; afterwards /readyz is 200 again, moves are stored again, every
 // acknowledged move is there, and the database passes its integrity check.
 func TestFullDisk(t *testing.T) {
 	endToEnd(t, "builds and runs the server binary on a file system of its own")
@@ -138,9 +140,33 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 
-	status, h, body, err := sendJSON(ctx, httpc, http.MethodGet, srv.url+"/readyz", "", nil, nil)
-	if err != nil || status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(body), `"storage_full"`) {
-		t.Errorf("/readyz on a full disk: %d, Retry-After %q: %s (%v)", status, h.Get("Retry-After"), body, err)
+	// Take what room the WAL left, to the last byte: at 0 bytes free the
+	// readiness probe's write must fail as the moves do, whatever space the
+	// WAL or the database's free pages already hold.
+	rest := filepath.Join(dir, "filler-rest")
+	if err := fillLeaving(rest, 0); err != nil {
+		t.Fatal(err)
+	}
+	if free := freeBytes(t, dir); free != 0 {
+		t.Fatalf("%d bytes free after filling the file system to the last byte", free)
+	}
+	// The load stops, so that nothing but the server's own background
+	// writes runs between a write that fails for room and the probe after
+	// it: the lobby's expiry, each second, commits a write that changes
+	// nothing, which needs no room. The last write that needed room
+	// failed, so /readyz must say storage_full, every time.
+	close(stop)
+	wg.Wait()
+	for probe := range 12 {
+		status, h, body, err := sendJSON(ctx, httpc, http.MethodPost, srv.url+"/v1/games", "", map[string]any{"opponent": map[string]any{"type": "human"}}, nil)
+		if err != nil || status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(body), `"storage_full"`) {
+			t.Fatalf("a game created at 0 bytes free: %d, Retry-After %q: %s (%v)", status, h.Get("Retry-After"), truncate(body), err)
+		}
+		time.Sleep(300 * time.Millisecond) // room for a background write, not a bound
+		status, h, body, err = sendJSON(ctx, httpc, http.MethodGet, srv.url+"/readyz", "", nil, nil)
+		if err != nil || status != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(string(body), `"storage_full"`) {
+			t.Errorf("/readyz %d at 0 bytes free, after a write refused for room: %d, Retry-After %q: %s (%v)", probe, status, h.Get("Retry-After"), truncate(body), err)
+		}
 	}
 	mu.Lock()
 	someGame := acked[0].game
@@ -148,7 +174,7 @@ func TestFullDisk(t *testing.T) {
 	if status, _, body, err := sendJSON(ctx, httpc, http.MethodGet, srv.url+"/v1/games/"+someGame, "", nil, nil); err != nil || status != http.StatusOK {
 		t.Errorf("a game read on a full disk: %d %s (%v)", status, truncate(body), err)
 	}
-	status, _, body, err = sendJSON(ctx, httpc, http.MethodGet, srv.url+"/metrics", "", nil, nil)
+	status, _, body, err := sendJSON(ctx, httpc, http.MethodGet, srv.url+"/metrics", "", nil, nil)
 	if err != nil || status != http.StatusOK || !strings.Contains(string(body), "ayoayo_store_wal_bytes ") ||
 		strings.Contains(string(body), `ayoayo_store_failures_total{kind="full"} 0`) {
 		t.Errorf("/metrics on a full disk: %d, no WAL size or no full failures counted (%v)", status, err)
@@ -159,9 +185,13 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 
-	if err := os.Remove(filler); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{filler, rest} {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// /readyz alone makes the store ready again, before any move: its
+	// probe is a write that needs room, and now finds it.
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if status, _, _, _ := sendJSON(ctx, httpc, http.MethodGet, srv.url+"/readyz", "", nil, nil); status == http.StatusOK {
 			break
@@ -171,6 +201,10 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 	before, _ := counts()
+	stop = make(chan struct{})
+	for w := range 4 {
+		wg.Go(func() { play(stop, uint64(10+w)) })
+	}
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		after, _ := counts()
 		if after >= before+50 {
@@ -207,6 +241,17 @@ func TestFullDisk(t *testing.T) {
 			t.Fatalf("game %s ply %d was answered %d with pit %d; stored: pit %d (%v)", m.game, m.ply, m.status, m.pit, pit, err)
 		}
 	}
+}
+
+// freeBytes is the room left on the file system that holds dir, as an
+// unprivileged writer sees it.
+func freeBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var fs syscall.Statfs_t
+	if err := syscall.Statfs(dir, &fs); err != nil {
+		t.Fatal(err)
+	}
+	return int64(fs.Bavail) * int64(fs.Bsize)
 }
 
 // fillLeaving writes a file of zeros until the file system has only leave

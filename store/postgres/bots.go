@@ -21,7 +21,6 @@ func (s *Store) MakeBot(ctx context.Context, id string, at time.Time) (players.P
 	if err != nil {
 		return players.Player{}, fmt.Errorf("make player %s a bot: %w", id, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	p, err := s.Player(ctx, id)
 	if err != nil {
 		return players.Player{}, err

@@ -202,7 +202,6 @@ func (s *Store) commitLoop(c *committer) {
 func (s *Store) commitBatch(batch []*pendingWrite) bool {
 	applied, err := s.sendBatch(batch)
 	if err == nil {
-		s.failures.Succeeded()
 		for i, w := range batch {
 			w.done <- verdict(applied[i])
 		}
@@ -217,7 +216,6 @@ func (s *Store) commitBatch(batch []*pendingWrite) bool {
 				w.done <- s.wrote(err)
 				continue
 			}
-			s.failures.Succeeded()
 			w.done <- verdict(applied[0])
 		}
 		return false

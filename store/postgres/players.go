@@ -61,7 +61,6 @@ func (s *Store) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err != nil {
 		return s.wrote(err)
 	}
-	s.failures.Succeeded()
 	return nil
 }
 
@@ -77,7 +76,6 @@ func (s *Store) ending(ctx context.Context, m *players.Match, write func(q queri
 		if err := write(s.pool); err != nil {
 			return err
 		}
-		s.failures.Succeeded()
 		return nil
 	}
 	return s.inTx(ctx, func(tx pgx.Tx) error {
@@ -273,7 +271,6 @@ func (s *Store) CreatePlayer(ctx context.Context, p players.Player) error {
 	if err != nil {
 		return fmt.Errorf("create player %s: %w", p.ID, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("create player %s: %w", p.ID, players.ErrConflict)
 	}
@@ -298,7 +295,6 @@ func (s *Store) RenamePlayer(ctx context.Context, id, name string, at time.Time)
 	if err != nil {
 		return players.Player{}, fmt.Errorf("rename player %s: %w", id, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	if tag.RowsAffected() == 0 {
 		return players.Player{}, players.ErrNotFound
 	}
@@ -321,7 +317,6 @@ func (s *Store) SetPlayerToken(ctx context.Context, id string, old, hash []byte,
 	if err != nil {
 		return fmt.Errorf("set player %s's token: %w", id, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	if !matched {
 		return fmt.Errorf("player %s's token changed meanwhile: %w", id, players.ErrConflict)
 	}

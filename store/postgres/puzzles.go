@@ -29,7 +29,6 @@ func (s *Store) AddPuzzle(ctx context.Context, p gen.Puzzle, at time.Time) (puzz
 	if err != nil {
 		return puzzles.Stored{}, fmt.Errorf("store puzzle %s: %w", p.ID, s.wrote(err))
 	}
-	s.failures.Succeeded()
 	return s.PuzzleByDate(ctx, p.Date)
 }
 

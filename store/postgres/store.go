@@ -155,11 +155,16 @@ func (s *Store) Close() error {
 }
 
 // Ping checks that the database answers a query, for readiness checks;
-// after a write failed for the database's sake, that it takes a write.
+// after a write failed for the database's sake, that it takes a write, and
+// only that write's success makes the store ready again (see
+// stored.Failures.Write).
 func (s *Store) Ping(ctx context.Context) error {
-	if s.failures.WritesFailing() {
-		_, err := s.pool.Exec(ctx, probeWrite)
-		return s.wrote(err)
+	if mark := s.failures.Failing(); mark != 0 {
+		if _, err := s.pool.Exec(ctx, probeWrite); err != nil {
+			return s.wrote(err)
+		}
+		s.failures.Proved(mark)
+		return nil
 	}
 	var one int
 	return s.read(s.pool.QueryRow(ctx, "SELECT 1").Scan(&one))

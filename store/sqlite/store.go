@@ -278,11 +278,16 @@ func (s *Store) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 }
 
 // Ping checks that the database answers a query, for readiness checks;
-// after a write failed for the database's sake, that it takes a write:
-// a full disk still answers reads.
+// after a write failed for the database's sake, that it takes a write
+// needing new room (a full disk still answers reads), and only that
+// write's success makes the store ready again (see stored.Failures.Write).
 func (s *Store) Ping(ctx context.Context) error {
-	if s.failures.WritesFailing() {
-		return s.write(ctx, probeWrite)
+	if mark := s.failures.Failing(); mark != 0 {
+		if err := s.write(ctx, probeWrite); err != nil {
+			return err
+		}
+		s.failures.Proved(mark)
+		return nil
 	}
 	var one int
 	return s.read(s.db.QueryRowContext(ctx, "SELECT 1").Scan(&one))

@@ -38,11 +38,18 @@ const berserkPlies = 7
 // or only repeats) wait for the next call. Pairs are in rank order of
 // their higher ranked player.
 func ArenaPairs(free []ArenaPlayer, seats map[string]int) []Pair {
-	ps := slices.Clone(free)
+	// A player listed twice is free once: the first listing counts.
+	var ps []ArenaPlayer
+	listed := make(map[string]bool, len(free))
+	for _, p := range free {
+		if !listed[p.ID] {
+			listed[p.ID] = true
+			ps = append(ps, p)
+		}
+	}
 	slices.SortStableFunc(ps, func(a, b ArenaPlayer) int {
 		return cmp.Or(cmp.Compare(b.Points, a.Points), cmp.Compare(b.Rating, a.Rating), cmp.Compare(a.ID, b.ID))
 	})
-	ps = slices.CompactFunc(ps, func(a, b ArenaPlayer) bool { return a.ID == b.ID })
 	may := func(a, b int) bool {
 		return ps[a].LastOpponent != ps[b].ID && ps[b].LastOpponent != ps[a].ID
 	}

@@ -238,6 +238,8 @@ func (s *search) round(order []int) (pairs [][2]int, bye int, ok bool) {
 // pairable is merged into the bracket above, which is paired again (the
 // Dutch system's collapsed last bracket, taken upward as far as needed).
 func (s *search) brackets(order []int) ([][2]int, bool) {
+	// A failed attempt with another bye must leave nobody marked.
+	clear(s.paired)
 	var groups [][]int
 	for i := 0; i < len(order); {
 		j := i + 1

@@ -4669,7 +4669,7 @@ type TournamentEntry struct {
 	// Example: 2027-03-05T17:55:00Z
 	JoinedAt time.Time `json:"joinedAt"`
 
-	// JoinedRound The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+	// JoinedRound The first Swiss round the player is paired in (1 in an arena).
 	//
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`
@@ -5334,6 +5334,13 @@ type LobbyNotFound = Problem
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type LobbyRefused = Problem
+
+// MetricsNotPublic An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MetricsNotPublic = Problem
 
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -6406,9 +6413,10 @@ type ClientInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
-	// A server started with an admin port (`--admin-addr`) serves them
-	// there only, with the profiler and the health checks: on the public
-	// port this path is then `404 route_not_found`.
+	// The public port serves them only when the server was started with
+	// `--metrics-public`; by default they are served on the admin port
+	// (`--admin-addr`) only, with the profiler and the health checks, and
+	// this path on the public port is `404 route_not_found`.
 	//
 	// Corresponds with GET /metrics (the `GetMetrics` operationId).
 	GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7941,9 +7949,10 @@ func (c *Client) GetLivez(ctx context.Context, params *GetLivezParams, reqEditor
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
 //
-// A server started with an admin port (`--admin-addr`) serves them
-// there only, with the profiler and the health checks: on the public
-// port this path is then `404 route_not_found`.
+// The public port serves them only when the server was started with
+// `--metrics-public`; by default they are served on the admin port
+// (`--admin-addr`) only, with the profiler and the health checks, and
+// this path on the public port is `404 route_not_found`.
 //
 // Corresponds with GET /metrics (the `GetMetrics` operationId).
 func (c *Client) GetMetrics(ctx context.Context, params *GetMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -14412,9 +14421,10 @@ type ClientWithResponsesInterface interface {
 	// `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 	// and the Go runtime's and process's own metrics.
 	//
-	// A server started with an admin port (`--admin-addr`) serves them
-	// there only, with the profiler and the health checks: on the public
-	// port this path is then `404 route_not_found`.
+	// The public port serves them only when the server was started with
+	// `--metrics-public`; by default they are served on the admin port
+	// (`--admin-addr`) only, with the profiler and the health checks, and
+	// this path on the public port is `404 route_not_found`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16089,11 +16099,25 @@ type GetMetricsResponse200Headers struct {
 	XRequestID *string
 }
 
+// GetMetricsResponse404Headers the declared response headers of an HTTP 404 response for GetMetrics
+type GetMetricsResponse404Headers struct {
+	XRequestID *string
+}
+
 type GetMetricsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *MetricsNotPublic
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetMetricsResponse200Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetMetricsResponse404Headers
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMetricsResponse) GetApplicationProblemJSON404() *MetricsNotPublic {
+	return r.ApplicationProblemJSON404
 }
 
 // GetBody returns the raw response body bytes
@@ -24134,9 +24158,10 @@ func (c *ClientWithResponses) GetLivezWithResponse(ctx context.Context, params *
 // `ayoayo_request_duration_seconds`, ...), analyses running and refused,
 // and the Go runtime's and process's own metrics.
 //
-// A server started with an admin port (`--admin-addr`) serves them
-// there only, with the profiler and the health checks: on the public
-// port this path is then `404 route_not_found`.
+// The public port serves them only when the server was started with
+// `--metrics-public`; by default they are served on the admin port
+// (`--admin-addr`) only, with the profiler and the health checks, and
+// this path on the public port is `404 route_not_found`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26290,6 +26315,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest MetricsNotPublic
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	}
+
+	switch {
 	case rsp.StatusCode == 200:
 		var headers GetMetricsResponse200Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -26300,6 +26335,16 @@ func ParseGetMetricsResponse(rsp *http.Response) (*GetMetricsResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetMetricsResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
 	}
 
 	return response, nil

@@ -652,9 +652,10 @@ export interface paths {
          *     `ayoayo_request_duration_seconds`, ...), analyses running and refused,
          *     and the Go runtime's and process's own metrics.
          *
-         *     A server started with an admin port (`--admin-addr`) serves them
-         *     there only, with the profiler and the health checks: on the public
-         *     port this path is then `404 route_not_found`.
+         *     The public port serves them only when the server was started with
+         *     `--metrics-public`; by default they are served on the admin port
+         *     (`--admin-addr`) only, with the profiler and the health checks, and
+         *     this path on the public port is `404 route_not_found`.
          */
         get: operations["GetMetrics"];
         put?: never;
@@ -2339,7 +2340,7 @@ export interface components {
              */
             joinedAt: string;
             /**
-             * @description The first Swiss round the player is paired in; in an arena, 1 before the start and 0 after.
+             * @description The first Swiss round the player is paired in (1 in an arena).
              * @example 1
              */
             joinedRound: number;
@@ -8494,6 +8495,30 @@ export interface components {
             };
         };
         /**
+         * @description Metrics are not served on the public port (`route_not_found`): the
+         *     server was started without `--metrics-public`, the default, and
+         *     serves them on its admin port only (`--admin-addr`), if it has one.
+         */
+        MetricsNotPublic: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-route_not_found",
+                 *       "title": "No such route",
+                 *       "status": 404,
+                 *       "detail": "no operation has this path; see /docs",
+                 *       "code": "route_not_found",
+                 *       "instance": "/metrics"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description The offer cannot be made or answered now: `no_offer` (a refusal or
          *     withdrawal, and no such offer stands), `nothing_to_take_back` (a
          *     takeback before your first move), `game_over` (the game has ended)
@@ -10812,6 +10837,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
+            404: components["responses"]["MetricsNotPublic"];
         };
     };
     GetOpenAPI: {

@@ -59,7 +59,10 @@ func name(err error, kind Kind, uncertain bool) error {
 // concurrent use; the zero value is ready.
 type Failures struct {
 	unavailable, full, uncertain atomic.Uint64
-	writesFailing                atomic.Bool
+	// failing is 0 while writes work, else the number of the latest write
+	// that failed for the database's sake (from seq), so that a probe
+	// clears only the mark it tested (see Proved).
+	failing, seq atomic.Uint64
 }
 
 // FailureCounts are the failures a store has had since it opened.
@@ -73,20 +76,28 @@ type FailureCounts struct {
 func (f *Failures) Read(err error, kind Kind) error { return f.note(err, kind, false) }
 
 // Write names a write's error and counts it. A write that failed for the
-// database's sake marks the store's writes as failing; one that succeeded
-// clears the mark. Any other error (a conflict, say) proves neither.
+// database's sake marks the store's writes as failing; any other error (a
+// conflict, say) leaves the mark as it is. So does a write that succeeded:
+// on a full disk a write that changes nothing (a sweep that ends no game)
+// commits without room, as does one small enough for the space the
+// database holds already (a WAL a checkpoint emptied), while moves still
+// fail. Only a write that needs new room, made to prove the store whole
+// again, clears the mark: the readiness probe's (see Proved).
 func (f *Failures) Write(err error, kind Kind, uncertain bool) error {
-	switch {
-	case err == nil:
-		f.Succeeded()
-	case kind != NotAFailure:
-		f.writesFailing.Store(true)
+	if err != nil && kind != NotAFailure {
+		f.failing.Store(f.seq.Add(1))
 	}
 	return f.note(err, kind, uncertain)
 }
 
-// Succeeded records a write that went through.
-func (f *Failures) Succeeded() { f.writesFailing.Store(false) }
+// Failing is the mark of the latest write that failed for the database's
+// sake, or 0 when writes work: what a probe hands to Proved.
+func (f *Failures) Failing() uint64 { return f.failing.Load() }
+
+// Proved records that a probe write, made after the failure marked
+// mark, went through: the store takes writes again. A write that failed
+// meanwhile, during the probe, keeps its own mark.
+func (f *Failures) Proved(mark uint64) { f.failing.CompareAndSwap(mark, 0) }
 
 func (f *Failures) note(err error, kind Kind, uncertain bool) error {
 	if err == nil || kind == NotAFailure {
@@ -109,9 +120,9 @@ func (f *Failures) note(err error, kind Kind, uncertain bool) error {
 	return name(err, kind, uncertain)
 }
 
-// WritesFailing reports whether the latest write that settled it failed
-// for the database's sake.
-func (f *Failures) WritesFailing() bool { return f.writesFailing.Load() }
+// WritesFailing reports whether the latest write that failed for the
+// database's sake has not been followed by a probe that went through.
+func (f *Failures) WritesFailing() bool { return f.failing.Load() != 0 }
 
 // Counts returns the failures so far.
 func (f *Failures) Counts() FailureCounts {

@@ -65,10 +65,13 @@ func TestFailuresNameAndCount(t *testing.T) {
 }
 
 // TestWritesFailing: a write failed for the database's sake marks the
-// store's writes failing until one succeeds; reads and other errors leave
-// the mark as it is.
+// store's writes failing until a probe made after it goes through; reads,
+// other errors and writes that succeed leave the mark as it is (on a full
+// disk a write that changes nothing commits while moves fail), and a probe
+// clears only the mark it tested.
 func TestWritesFailing(t *testing.T) {
 	var f Failures
+	var probed uint64 // the mark a probe started with
 	steps := []struct {
 		name    string
 		do      func()
@@ -76,12 +79,17 @@ func TestWritesFailing(t *testing.T) {
 	}{
 		{"fresh", func() {}, false},
 		{"a conflict", func() { f.Write(games.ErrConflict, NotAFailure, false) }, false},
+		{"a write that works", func() { f.Write(nil, NotAFailure, false) }, false},
 		{"a full disk", func() { f.Write(errors.New("full"), Full, false) }, true},
 		{"a read that works", func() { f.Read(nil, NotAFailure) }, true},
 		{"a conflict still", func() { f.Write(games.ErrConflict, NotAFailure, false) }, true},
-		{"a write that works", func() { f.Write(nil, NotAFailure, false) }, false},
+		{"a write that works still", func() { f.Write(nil, NotAFailure, false) }, true},
+		{"a probe starts", func() { probed = f.Failing() }, true},
+		{"a write fails during the probe", func() { f.Write(errors.New("full"), Full, false) }, true},
+		{"the probe goes through", func() { f.Proved(probed) }, true},
+		{"a probe after it goes through", func() { f.Proved(f.Failing()) }, false},
 		{"unavailable", func() { f.Write(errors.New("refused"), Unavailable, false) }, true},
-		{"succeeded", f.Succeeded, false},
+		{"a probe again", func() { f.Proved(f.Failing()) }, false},
 	}
 	for _, s := range steps {
 		s.do()

@@ -424,7 +424,7 @@ export function followLobby(onEvent) {
 }
 
 /** The events of a player's stream this client listens to. */
-export const playerEventNames = ['gameStart', 'gameFinish', 'challenge', 'challengeCanceled', 'challengeDeclined', 'seekMatched', 'seekExpired', 'seek'];
+export const playerEventNames = ['gameStart', 'gameFinish', 'challenge', 'challengeCanceled', 'challengeDeclined', 'seekMatched', 'seekExpired', 'seek', 'tournamentGame'];
 
 /**
  * Follows this browser's player's own event stream: onEvent({type, data})
@@ -553,6 +553,115 @@ export async function declineChallenge(id, reason = 'generic') {
 /** Withdraws one's own pending challenge. */
 export async function cancelChallenge(id) {
   return call('DELETE', `/v1/challenges/${enc(id)}`, { asPlayer: true });
+}
+
+// ---- Tournaments: arenas and Swiss events ----
+
+/** The statuses an event's list is asked by, in the order the page shows them. */
+export const TOURNAMENT_STATUSES = ['running', 'upcoming', 'finished'];
+
+/**
+ * Creates an event this browser's player organises: {kind: 'arena'|'swiss',
+ * name, timeControl (a clock), rated, startsAt (absent: now), minutes and
+ * berserk (an arena), rounds (a Swiss event)}. Answers the Tournament.
+ */
+export async function createTournament({ kind, name, timeControl, rated = false, startsAt, minutes, rounds, berserk }) {
+  const body = { kind, name, timeControl, rated };
+  if (startsAt) body.startsAt = startsAt;
+  if (kind === 'arena') {
+    body.minutes = minutes;
+    body.berserk = !!berserk;
+  } else {
+    body.rounds = rounds;
+  }
+  return call('POST', '/v1/tournaments', { body, asPlayer: true });
+}
+
+/**
+ * A page of the events of one status (TOURNAMENT_STATUSES): {tournaments:
+ * [{tournament, players}], next}, next the `after` of the page after (null
+ * at the end).
+ */
+export async function tournaments(status, after) {
+  const data = await call('GET', '/v1/tournaments', { query: { status, after, limit: 50 } });
+  return { tournaments: data.tournaments || [], next: data.next || null };
+}
+
+/**
+ * An event with a page of its standings: {tournament, players, games,
+ * playing, page, perPage, standings: [{rank, player: {id, name}, rating,
+ * points, games, wins, draws, losses, withdrawn, playing, sheet, onFire,
+ * berserks, buchholz, sonnebornBerger, byes}]}.
+ */
+export async function getTournament(id, page = 1, perPage = 50) {
+  return call('GET', `/v1/tournaments/${enc(id)}`, { query: { page, perPage } });
+}
+
+/** Enters this browser's player into the event: the TournamentEntry {joinedAt, joinedRound, withdrawn}. */
+export async function joinTournament(id) {
+  return call('POST', `/v1/tournaments/${enc(id)}/join`, { asPlayer: true });
+}
+
+/** Takes this browser's player out of the event's pairings: the TournamentEntry, withdrawn. */
+export async function withdrawFromTournament(id) {
+  return call('POST', `/v1/tournaments/${enc(id)}/withdraw`, { asPlayer: true });
+}
+
+/** The event's games in the order they were made: [{id, round, south, north, berserk, done, winner, aborted, plies, endedAt}]. */
+export async function tournamentGames(id) {
+  const data = await call('GET', `/v1/tournaments/${enc(id)}/games`);
+  return data.games || [];
+}
+
+/**
+ * Every line of the event's standings, best first (the NDJSON of
+ * /results: one TournamentStanding a line), for what one page may not hold.
+ */
+export async function tournamentResults(id) {
+  let res;
+  try {
+    res = await fetch(`/v1/tournaments/${enc(id)}/results`, { headers: { Accept: 'application/x-ndjson, application/problem+json' }, cache: 'no-store' });
+  } catch (err) {
+    throw new ApiError(0, { detail: 'The server cannot be reached: ' + err.message });
+  }
+  const text = await res.text();
+  if (!res.ok) {
+    let problem;
+    try { problem = JSON.parse(text); } catch { problem = { detail: `${res.status} ${res.statusText}` }; }
+    throw new ApiError(res.status, problem);
+  }
+  return text.split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+}
+
+/** The events of an event's stream; each means "read the event again". */
+export const tournamentEventNames = ['started', 'paired', 'gameFinished', 'standings', 'finished'];
+
+/**
+ * Follows an event's Server-Sent Events: onEvent({type, data}) for each,
+ * data {tournamentId, gameId?}, and {type: 'open'} each time the stream
+ * connects: news from before it is not sent, so what was read before may
+ * be stale. The browser reconnects by itself (with Last-Event-ID).
+ * Returns a function that closes the stream.
+ */
+export function followTournament(id, onEvent) {
+  const es = new EventSource(`/v1/tournaments/${enc(id)}/events`);
+  es.onopen = () => onEvent({ type: 'open', data: null });
+  const handler = (ev) => {
+    let data = null;
+    try { data = ev.data ? JSON.parse(ev.data) : null; } catch { data = null; }
+    onEvent({ type: ev.type, data });
+  };
+  for (const name of tournamentEventNames) es.addEventListener(name, handler);
+  return () => es.close();
+}
+
+/**
+ * Goes berserk in an arena game as this browser's player, before its first
+ * move: its clock halves, for a point more if it wins. Answers {game,
+ * side, clockMs}; 409 berserk_not_possible once it has moved.
+ */
+export async function berserk(gameId) {
+  return call('POST', `/v1/games/${enc(gameId)}/berserk`, { asPlayer: true });
 }
 
 // ---- Shapes: the API's answers as the page uses them ----

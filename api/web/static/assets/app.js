@@ -10,8 +10,11 @@
 //   #/player[/ID]      this browser's player's profile, or anyone's
 //   #/leaderboard[/C]  the best players of category C (live by default)
 //   #/lobby            seek a game against another player, the open seeks
+//   #/tournaments[/S]  the tournaments of status S (running by default), and a form to create one
+//   #/tournament/ID    an event: its standings, live; join, withdraw
 // Besides the views, a banner under the header shows the challenges to and
-// from the player wherever it is (challenges.js).
+// from the player wherever it is (challenges.js), and the player's next
+// tournament game opens by itself (tournaments.js).
 // A game or puzzle that cannot be shown (none by that id or day, a server
 // that does not answer) gets a page that says why and offers a way on.
 
@@ -23,6 +26,7 @@ import * as player from './player.js';
 import { ProfileView, LeaderboardView } from './profile.js';
 import { LobbyView } from './lobby.js';
 import { ChallengeBanner } from './challenges.js';
+import { TournamentListView, TournamentView, TournamentPairings } from './tournaments.js';
 
 const main = document.getElementById('main');
 const announcer = document.getElementById('announce');
@@ -113,6 +117,11 @@ function showFailure(err, what, arg) {
     text = `This server has no player “${arg}”. The link may be cut short or mistyped, or the player was deleted.`;
     link('Leaderboard', '#/leaderboard');
     link('Your profile', '#/player');
+  } else if (what === 'tournament' && (status === 404 || status === 400)) {
+    kind = 'tournament';
+    title = 'No such tournament';
+    text = `This server has no tournament “${arg}”. The link may be cut short or mistyped.`;
+    link('Tournaments', '#/tournaments');
   } else if (what === 'practice' && (status === 404 || status === 400)) {
     kind = 'puzzle';
     title = 'No such practice puzzle';
@@ -220,6 +229,20 @@ async function route() {
         await view.start();
         break;
       }
+      case 'tournaments': {
+        setNav('tournaments');
+        const node = mount('tpl-tournaments');
+        view = new TournamentListView(node);
+        await view.start(arg);
+        break;
+      }
+      case 'tournament': {
+        setNav('tournaments');
+        const node = mount('tpl-tournament');
+        view = new TournamentView(node);
+        await view.start(arg);
+        break;
+      }
       case 'leaderboard': {
         setNav('leaderboard');
         const node = mount('tpl-leaderboard');
@@ -234,6 +257,7 @@ async function route() {
   } catch (err) {
     if (name === 'game' || name === 'join') showFailure(err, 'game', arg);
     else if (name === 'player') showFailure(err, 'player', arg);
+    else if (name === 'tournament') showFailure(err, 'tournament', arg);
     else if (name === 'puzzle' || name === 'practice') showFailure(err, name, arg);
     else showFailure(err, '', arg);
   }
@@ -432,3 +456,7 @@ route();
 // the page is open (its event stream also keeps its clock challenges alive).
 app.challenges = new ChallengeBanner(document.getElementById('challenges'));
 app.challenges.start();
+// The player's next tournament game opens by itself wherever the page is,
+// unless it shows another game of the player's in play.
+app.pairings = new TournamentPairings(document.getElementById('tournament-call'), () => !!view?.inPlay?.());
+app.pairings.start();

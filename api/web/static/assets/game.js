@@ -55,6 +55,7 @@ export class GameView {
     this.$('.review').addEventListener('click', () => this.startReview());
     this.$('.offer-draw').addEventListener('click', () => this.answer('draw', true));
     this.$('.ask-takeback').addEventListener('click', () => this.answer('takeback', true));
+    this.$('.berserk').addEventListener('click', () => this.goBerserk());
     this.$('.offers').addEventListener('click', (ev) => {
       const b = ev.target.closest('button[data-offer]');
       if (b) this.answer(b.dataset.offer, b.dataset.answer === 'yes');
@@ -98,6 +99,7 @@ export class GameView {
     line.textContent = notice || '';
     this.drawClocks();
     this.drawPlayers();
+    this.loadTournament();
     await this.enqueue(async () => {
       if (from < g.ply) {
         let pos = from === 0 ? g.start : moves[from - 1].position;
@@ -228,6 +230,7 @@ export class GameView {
     this.drawPlayers();
     this.drawResult();
     this.drawOffers();
+    this.drawBerserk();
     this.drawHistory();
     this.drawReviewed();
     saved.setGameSummary(this.id, { status: g.status, ply: g.ply, title: this.titleText() });
@@ -901,7 +904,8 @@ export class GameView {
       }),
     );
     // A rematch is for the players; anyone may start a game like this one.
-    this.$('.rematch').hidden = me.length === 0;
+    // A tournament pairs its players again by itself.
+    this.$('.rematch').hidden = me.length === 0 || !!this.local.tournament;
     // On a phone the panel is below the board: bring it into sight as the game ends.
     if (appears) panel.scrollIntoView({ block: 'nearest' });
   }
@@ -1033,6 +1037,65 @@ export class GameView {
         this.$('.rematch').textContent = 'Accept the rematch';
       }
       if (type === 'gameStart' && data.gameId && data.gameId !== this.id && this.rematchAsked) this.openGame(data.gameId, data.side);
+    });
+  }
+
+  // ---- A tournament game: the way back to its event, berserk ----
+
+  /** Whether this page shows a game in play in which this browser holds a seat. */
+  inPlay() {
+    return !!this.game && !isOver(this.game) && Object.keys(this.tokens || {}).length > 0;
+  }
+
+  /**
+   * A game a tournament made for this browser's player (the page was told
+   * so when it opened): a link back to the event and, in an arena that
+   * allows it, Berserk until the player's first move.
+   */
+  async loadTournament() {
+    const tid = this.local.tournament;
+    if (!tid) return;
+    const link = this.$('.to-tournament');
+    link.href = `#/tournament/${encodeURIComponent(tid)}`;
+    link.hidden = false;
+    try {
+      const [v, games] = await Promise.all([api.getTournament(tid, 1, 1), api.tournamentGames(tid)]);
+      if (this.closed) return;
+      this.tournament = v.tournament;
+      link.textContent = `Back to ${v.tournament.name}`;
+      const side = this.mySeat();
+      this.berserked = !!(side && games.find((g) => g.id === this.id)?.berserk?.[side]);
+      this.drawBerserk();
+    } catch {
+      // The link still leads to the event; Berserk stays hidden.
+    }
+  }
+
+  /** Berserk shows for the player's seat in an arena game that allows it, before the seat's first move. */
+  drawBerserk() {
+    const g = this.game;
+    const side = this.mySeat();
+    const t = this.tournament;
+    const before = side === 'north' ? g.ply <= 1 : g.ply === 0;
+    this.$('.berserk').hidden = !(side && this.tokens[side] === api.PLAYER_SEAT && t?.kind === 'arena' && t.berserk &&
+      g.status === 'active' && before && !this.berserked);
+    this.root.dataset.berserk = String(!!this.berserked);
+  }
+
+  /** Halves this player's clock, for a point more if the game is won. */
+  goBerserk() {
+    const button = this.$('.berserk');
+    button.disabled = true;
+    this.enqueue(async () => {
+      try {
+        await api.berserk(this.id);
+        this.berserked = true;
+        await this.catchUp();
+        this.setStatus('Berserk: your clock is halved; a win scores a point more.');
+      } finally {
+        button.disabled = false;
+        this.drawBerserk();
+      }
     });
   }
 

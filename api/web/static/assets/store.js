@@ -23,7 +23,7 @@ function write(key, value) {
   }
 }
 
-/** {tokens: {south?, north?}, mode: 'ai'|'local'|'friend'|'watch', created} or null. */
+/** {tokens: {south?, north?}, mode: 'ai'|'local'|'friend'|'lobby'|'watch', created, tournament?} or null. */
 export function savedGame(id) {
   return read(GAME_PREFIX + id);
 }
@@ -34,6 +34,15 @@ export function saveSeat(id, seat, token, mode) {
   if (mode) g.mode = mode;
   write(GAME_PREFIX + id, g);
   return g;
+}
+
+/** Notes that a game of this browser's player is a game of tournament (an arena's or a Swiss event's). */
+export function markTournament(id, tournament) {
+  const g = savedGame(id);
+  if (g && tournament) {
+    g.tournament = tournament;
+    write(GAME_PREFIX + id, g);
+  }
 }
 
 /** Drops what this browser keeps of a game: its seats are gone for good. */

@@ -1,4 +1,4 @@
-package api
+package main
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ayoayo/ayoayo/api"
 	"github.com/ayoayo/ayoayo/engine"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
@@ -37,8 +38,11 @@ const (
 // no moves: the export's index walks never see them, and their moves would
 // only make the fixture slower to build. Filling the database (direct bulk
 // inserts from one model game) takes a minute or so, before the timer.
+// It sits here, where the binary wires a store to the handler, rather than
+// in api, whose tests need no database: it measures the SQLite store's
+// export queries and the HTTP encoding together.
 //
-//	go test ./api -run '^$' -bench ExportAtScale -benchtime 3x
+//	go test ./cmd/ayoayo -run '^$' -bench ExportAtScale -benchtime 3x
 func BenchmarkExportAtScale(b *testing.B) {
 	ctx := b.Context()
 	st, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "export.db"), sqlite.Options{})
@@ -115,7 +119,7 @@ func BenchmarkExportAtScale(b *testing.B) {
 	}
 	b.Logf("%d games stored, %d of them ada's with %d moves each, in %v", exportStored, exportGames, exportPlies, time.Since(start).Round(time.Second))
 
-	e, err := New(Options{Exports: games.NewExporter(st), Players: players.NewService(st, time.Now)})
+	e, err := api.New(api.Options{Exports: games.NewExporter(st), Players: players.NewService(st, time.Now)})
 	if err != nil {
 		b.Fatal(err)
 	}
