@@ -21,6 +21,7 @@ require (
 	github.com/prometheus/common v0.67.5
 	github.com/yuin/goldmark v1.8.7
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/oauth2 v0.38.0
 	golang.org/x/sync v0.24.0
 	modernc.org/sqlite v1.62.0
 )

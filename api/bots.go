@@ -8,6 +8,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -46,14 +47,21 @@ func (s *Server) BecomeBot(ctx context.Context, req oapi.BecomeBotRequestObject)
 	return oapi.BecomeBot200JSONResponse(out), nil
 }
 
-// GetMyPlayer answers the player the caller's token names. Declared as
-// its own path, /v1/players/me is matched before /v1/players/{id}, which
-// took "me" for an id and answered 404 player_not_found.
+// GetMyPlayer answers the player the caller's token names: its own or a
+// scoped one, of any scope (the document declares no security for it, so
+// that no scope is asked). Declared as its own path, /v1/players/me is
+// matched before /v1/players/{id}, which took "me" for an id and answered
+// 404 player_not_found.
 func (s *Server) GetMyPlayer(ctx context.Context, _ oapi.GetMyPlayerRequestObject) (oapi.GetMyPlayerResponseObject, error) {
-	p, err := s.players.Authenticate(ctx, callerOf(ctx).playerToken)
+	token := callerOf(ctx).playerToken
+	if token == "" {
+		return nil, fmt.Errorf("%w: send it in the Player-Token header", players.ErrUnauthorized)
+	}
+	a, err := s.players.Access(ctx, token)
 	if err != nil {
 		return nil, err
 	}
+	p := a.Player
 	out, err := s.withStreak(ctx, &p)
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/games/gamestest"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 var corrAPI = map[string]any{"kind": "correspondence", "daysPerMove": 3}
@@ -139,6 +140,7 @@ func TestBotAccounts(t *testing.T) {
 func TestGetMyPlayer(t *testing.T) {
 	gs := newPlayersServer(t, playersClock(), Options{}, false)
 	ada, token := gs.newPlayer("Ada")
+	scoped := gs.scopedToken(token, players.ScopeGamePlay)
 	for _, tc := range []struct {
 		name   string
 		header map[string]string
@@ -148,6 +150,7 @@ func TestGetMyPlayer(t *testing.T) {
 		{"no token", nil, 401, "player_unauthorized"},
 		{"an unknown token", asPlayer("pl_nobody"), 401, "player_unauthorized"},
 		{"its token", asPlayer(token), 200, ""},
+		{"a scoped token of its, of any scope", asPlayer(scoped), 200, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := gs.must(http.MethodGet, "/v1/players/me", "", nil, tc.header)

@@ -53,6 +53,8 @@ var answered = []error{
 	tournaments.ErrAlreadyJoined, tournaments.ErrNotJoined, tournaments.ErrConditions, tournaments.ErrTooLate,
 	tournaments.ErrConflict, tournaments.ErrBulkInvalid, tournaments.ErrBulkPlayer, tournaments.ErrBulkNotFound,
 	games.ErrBerserk, games.ErrClockNotStarted,
+	players.ErrTokenExpired, players.ErrTokenRevoked, players.ErrMissingScope, players.ErrOwnTokenRequired,
+	players.ErrTokenNotFound, players.ErrInvalidScope, players.ErrInvalidTokenRequest, players.ErrInvalidAuthorization,
 	ErrInternal,
 }
 

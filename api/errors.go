@@ -234,6 +234,7 @@ func problemOf(err error) (problem.Problem, problemRow) {
 		return p, row
 	}
 	gameProblemMembers(err, &p)
+	tokenProblemMembers(err, &p)
 	p.Detail = err.Error()
 	// An echo error that wraps a named error prints as "code=...,
 	// message=..., internal=..."; the client wants the error it wraps.

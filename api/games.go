@@ -88,9 +88,14 @@ type caller struct {
 	// playerToken is the Player-Token header, "" when none. It goes to
 	// the players service only, and into no log line or answer.
 	playerToken string
-	addr        string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
-	head        bool   // a HEAD request: the status and headers are the whole answer
-	accept      string // the Accept header: GET /v1/games/{id} answers the record notation when it asks for it
+	// need is what the operation asks of a player token (from the
+	// document's security); player the player a scoped token acts as,
+	// once withCaller has checked it has the scope (nil otherwise).
+	need   need
+	player *players.Player
+	addr   string // the client's address (c.RealIP()), for rate limits, stream limits and the AI's fair share
+	head   bool   // a HEAD request: the status and headers are the whole answer
+	accept string // the Accept header: GET /v1/games/{id} answers the record notation when it asks for it
 }
 
 // withCaller is a strict middleware that puts the bearer token and the
@@ -107,7 +112,18 @@ func (s *Server) withCaller(f oapi.StrictHandlerFunc, operation string) oapi.Str
 	return func(c echo.Context, req any) (any, error) {
 		r := c.Request()
 		cl := caller{token: bearerToken(r.Header.Get(echo.HeaderAuthorization)), playerToken: strings.TrimSpace(r.Header.Get(PlayerTokenHeader)),
-			addr: c.RealIP(), head: r.Method == http.MethodHead, accept: r.Header.Get(echo.HeaderAccept)}
+			need: s.needs[operation], addr: c.RealIP(), head: r.Method == http.MethodHead, accept: r.Header.Get(echo.HeaderAccept)}
+		// A bearer token with a scoped token's prefix is no seat's: it is
+		// the player's, unless a Player-Token says who the player is.
+		if players.IsScopedToken(cl.token) {
+			if cl.playerToken == "" {
+				cl.playerToken = cl.token
+			}
+			cl.token = ""
+		}
+		if err := s.authorizeScoped(r.Context(), &cl); err != nil {
+			return nil, err
+		}
 		c.SetRequest(r.WithContext(context.WithValue(r.Context(), callerKey{}, cl)))
 		return f(c, req)
 	}
@@ -473,7 +489,7 @@ func gameProblemHeaders(err error, h http.Header) {
 	}
 	// A player's token is no HTTP authentication scheme: the challenge
 	// names the header it goes in.
-	if errors.Is(err, players.ErrUnauthorized) {
+	if errors.Is(err, players.ErrUnauthorized) || errors.Is(err, players.ErrTokenExpired) || errors.Is(err, players.ErrTokenRevoked) {
 		h.Set(echo.HeaderWWWAuthenticate, PlayerTokenHeader)
 	}
 }

@@ -55,7 +55,7 @@ func TestHeadOnEveryGet(t *testing.T) {
 		}
 		paths = append(paths, path)
 	}
-	paths = append(paths, "/", "/favicon.ico", "/assets/app.js", "/assets/nothing.js", "/v1/games/nothing", "/v1/puzzles/daily/2099-01-01", "/v1/games/"+strings.Repeat("A", 65))
+	paths = append(paths, "/", "/favicon.ico", "/oauth/authorize", "/assets/app.js", "/assets/nothing.js", "/v1/games/nothing", "/v1/puzzles/daily/2099-01-01", "/v1/games/"+strings.Repeat("A", 65))
 	for _, r := range web.Routes {
 		if !slices.ContainsFunc(paths, func(p string) bool { return p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "*")) }) {
 			t.Fatalf("no path of the browser client's route %s", r)

@@ -368,6 +368,8 @@ var patternNames = map[string]string{
 	`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`:                                             "a date YYYY-MM-DD",
 	`^x[1-9][0-9]?-d[0-5]-g[a-z_]+-t[a-z_]+-(0|[1-9][0-9]{0,15})$`:             "a practice puzzle's id (x2-d3-gwin-tany-2939271465286828, say)",
 	`^(p[0-9]{8}|x[1-9][0-9]?-d[0-5]-g[a-z_]+-t[a-z_]+-(0|[1-9][0-9]{0,15}))$`: "a puzzle's id (p20260301, or a practice puzzle's)",
+	`^[A-Za-z0-9_-]{1,64}$`:                                                    "1 to 64 characters of A-Z a-z 0-9 _ -",
+	`^[A-Za-z0-9_-]{43}$`:                                                      "43 characters of A-Z a-z 0-9 _ - (a PKCE S256 challenge)",
 	`^[A-Za-z0-9._-]{1,64}$`:                                                   "1 to 64 characters of A-Z a-z 0-9 . _ -",
 }
 

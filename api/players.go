@@ -36,6 +36,16 @@ type PlayerService interface {
 	Puzzles(ctx context.Context, id, cursor string, limit int) ([]players.PuzzleEntry, string, int, error)
 	Streak(ctx context.Context, id string) (int, error)
 	Leaderboard(ctx context.Context, c players.Category) ([]players.Leader, error)
+
+	// Scoped tokens and OAuth (tokens.go, oauth.go).
+	Access(ctx context.Context, token string) (players.Access, error)
+	Authorize(ctx context.Context, token string, need players.Scope) (players.Player, error)
+	CreateToken(ctx context.Context, token string, r players.TokenRequest) (players.Token, string, error)
+	Tokens(ctx context.Context, token string) ([]players.Token, error)
+	RevokeToken(ctx context.Context, token, id string) error
+	RevokeSecret(ctx context.Context, token string) error
+	IssueCode(ctx context.Context, token string, r players.CodeRequest) (players.Code, string, error)
+	Exchange(ctx context.Context, code, clientID, redirectURI, verifier string) (players.Token, string, error)
 }
 
 // noPlayers stands in for the players service of a server started without
@@ -72,17 +82,39 @@ func (noPlayers) Streak(context.Context, string) (int, error) { return 0, errNoP
 func (noPlayers) Leaderboard(context.Context, players.Category) ([]players.Leader, error) {
 	return nil, errNoPlayers
 }
+func (noPlayers) Access(context.Context, string) (players.Access, error) {
+	return players.Access{}, errNoPlayers
+}
+func (noPlayers) Authorize(context.Context, string, players.Scope) (players.Player, error) {
+	return players.Player{}, errNoPlayers
+}
+func (noPlayers) CreateToken(context.Context, string, players.TokenRequest) (players.Token, string, error) {
+	return players.Token{}, "", errNoPlayers
+}
+func (noPlayers) Tokens(context.Context, string) ([]players.Token, error) { return nil, errNoPlayers }
+func (noPlayers) RevokeToken(context.Context, string, string) error       { return errNoPlayers }
+func (noPlayers) RevokeSecret(context.Context, string) error              { return errNoPlayers }
+func (noPlayers) IssueCode(context.Context, string, players.CodeRequest) (players.Code, string, error) {
+	return players.Code{}, "", errNoPlayers
+}
+func (noPlayers) Exchange(context.Context, string, string, string, string) (players.Token, string, error) {
+	return players.Token{}, "", errNoPlayers
+}
 
 // callerPlayer is the player whose token the request carries: nil when it
-// carries none. A token that names no player is an error (401), never an
+// carries none. A scoped token was checked for the operation's scope
+// before the handler (authorizeScoped), and is here already. A token that names no player is an error (401), never an
 // anonymous caller, so that a client with a stale token learns of it
 // instead of playing unrated games it believes rated.
 func (s *Server) callerPlayer(ctx context.Context) (*players.Player, error) {
-	token := callerOf(ctx).playerToken
-	if token == "" {
+	cl := callerOf(ctx)
+	if cl.player != nil {
+		return cl.player, nil
+	}
+	if cl.playerToken == "" {
 		return nil, nil
 	}
-	p, err := s.players.Authenticate(ctx, token)
+	p, err := s.players.Authorize(ctx, cl.playerToken, cl.need.scope)
 	if err != nil {
 		return nil, err
 	}

@@ -61,11 +61,13 @@ func (t *tokenPlayers) of(c echo.Context) string {
 	if ok && now.Sub(e.at) < tokenTTL {
 		return e.id
 	}
-	p, err := t.players.Authenticate(c.Request().Context(), token)
+	// Any token of the player's: its own, or a scoped one (whatever its
+	// scopes: what it may do is the handler's check).
+	a, err := t.players.Access(c.Request().Context(), token)
 	switch {
 	case err == nil:
-		e = tokenPlayer{id: p.ID, at: now}
-	case errors.Is(err, players.ErrUnauthorized):
+		e = tokenPlayer{id: a.Player.ID, at: now}
+	case errors.Is(err, players.ErrUnauthorized), errors.Is(err, players.ErrTokenExpired), errors.Is(err, players.ErrTokenRevoked):
 		e = tokenPlayer{at: now}
 	default:
 		return "" // the store cannot tell: the address's bucket, unremembered

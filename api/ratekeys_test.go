@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ayoayo/ayoayo/api/oapi"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // TestRateLimitsPerPlayer: two players behind one address each have their
@@ -39,6 +40,14 @@ func TestRateLimitsPerPlayer(t *testing.T) {
 		}
 		wantRateLimited(t, gs, a, "too many moves from this player")
 	}
+
+	t.Run("a scoped token keys by its player", func(t *testing.T) {
+		// Ann's bucket is empty: her scoped token spends the same one.
+		g2, _ := gs.ratedGame(ann, bob)
+		scoped := gs.scopedToken(ann, players.ScopeGamePlay)
+		a := gs.must(http.MethodPost, "/v1/games/"+g2.Id+"/moves", "", map[string]int{"pit": legalPits(t, g2.Position)[0], "ply": g2.Ply}, asPlayer(scoped))
+		wantRateLimited(t, gs, a, "too many moves from this player")
+	})
 
 	t.Run("without a player", func(t *testing.T) {
 		other, tokens := gs.twoSeats()

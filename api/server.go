@@ -307,6 +307,10 @@ type Server struct {
 	// tokenPlayers names the player of a request's Player-Token, for the
 	// per-player rate limits.
 	tokenPlayers *tokenPlayers
+
+	// needs is what each operation asks of a player token, read from the
+	// document's security (tokens.go).
+	needs map[string]need
 }
 
 var _ oapi.StrictServerInterface = (*Server)(nil)
@@ -344,6 +348,7 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		reviews:     opts.Reviews,
 		explorer:    opts.Explorer,
 		streams:     httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
+		needs:       needs(spec),
 	}
 	s.marks = newBotMarks(s.players, opts.Now)
 	s.tokenPlayers = newTokenPlayers(s.players, opts.Now)
@@ -444,6 +449,10 @@ func (s *Server) echo() (*echo.Echo, error) {
 	// Every GET operation stands for its HEAD: the document declares no
 	// HEAD operations.
 	oapi.RegisterHandlersWithOptions(httpx.GetAndHead{Echo: e}, oapi.NewStrictHandler(s, []oapi.StrictMiddlewareFunc{s.withCaller}), oapi.RegisterHandlersOptions{OperationMiddlewares: perOp})
+	// The OAuth endpoints (oauth.go), outside the document.
+	e.POST(oauthTokenPath, s.oauthToken)
+	e.POST(oauthRevokePath, s.oauthRevoke)
+	httpx.GetAndHead{Echo: e}.GET(oauthMetadataPath, s.oauthMetadata)
 	// The reference browser client (api/web): the page at /, its files
 	// under /assets/ and its icon at /favicon.ico, using only the routes
 	// above.

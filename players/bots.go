@@ -39,7 +39,7 @@ type OnlineBot struct {
 // only before its first rated game. A bot already is answered as it is, so
 // that a retry succeeds.
 func (s *Service) MakeBot(ctx context.Context, id, token string) (Player, error) {
-	p, err := s.owner(ctx, id, token)
+	p, err := s.owner(ctx, id, token, "") // its own token only: a bot for good is the owner's decision
 	if err != nil {
 		return Player{}, err
 	}

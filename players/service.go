@@ -70,10 +70,12 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Player, error
 	return p, err
 }
 
-// owner returns player id when token is its own: ErrNotFound for an unknown
-// id, ErrUnauthorized for an unknown token, ErrForbidden for another
-// player's.
-func (s *Service) owner(ctx context.Context, id, token string) (Player, error) {
+// owner returns player id when token may act for it with scope need ("":
+// its own token only): ErrNotFound for an unknown id, ErrUnauthorized for
+// an unknown token, ErrForbidden for another player's, a
+// *MissingScopeError or ErrOwnTokenRequired for a scoped token of its own
+// that may not.
+func (s *Service) owner(ctx context.Context, id, token string, need Scope) (Player, error) {
 	p, err := s.Get(ctx, id)
 	if err != nil {
 		return Player{}, err
@@ -84,10 +86,17 @@ func (s *Service) owner(ctx context.Context, id, token string) (Player, error) {
 	if subtle.ConstantTimeCompare(p.TokenHash, TokenHash(token)) == 1 {
 		return p, nil
 	}
-	if _, err := s.Authenticate(ctx, token); err != nil {
+	a, err := s.Access(ctx, token)
+	if err != nil {
 		return Player{}, err
 	}
-	return Player{}, fmt.Errorf("%w: it is not player %s's", ErrForbidden, id)
+	if a.Player.ID != id {
+		return Player{}, fmt.Errorf("%w: it is not player %s's", ErrForbidden, id)
+	}
+	if _, err := s.Authorize(ctx, token, need); err != nil {
+		return Player{}, err
+	}
+	return p, nil
 }
 
 // Get returns the player with that id.
@@ -104,7 +113,7 @@ func (s *Service) Rename(ctx context.Context, id, token, name string) (Player, e
 	if err := CheckName(name); err != nil {
 		return Player{}, err
 	}
-	if _, err := s.owner(ctx, id, token); err != nil {
+	if _, err := s.owner(ctx, id, token, ScopeProfileWrite); err != nil {
 		return Player{}, err
 	}
 	return s.store.RenamePlayer(ctx, id, name, s.clock())
@@ -113,7 +122,7 @@ func (s *Service) Rename(ctx context.Context, id, token, name string) (Player, e
 // RotateToken replaces player id's token, with the current one, and returns
 // the new one: the old one stops working at once.
 func (s *Service) RotateToken(ctx context.Context, id, token string) (string, error) {
-	p, err := s.owner(ctx, id, token)
+	p, err := s.owner(ctx, id, token, "")
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +139,7 @@ func (s *Service) RotateToken(ctx context.Context, id, token string) (string, er
 // Delete deletes player id, with its own token. Its games stay, no longer
 // naming it.
 func (s *Service) Delete(ctx context.Context, id, token string) error {
-	if _, err := s.owner(ctx, id, token); err != nil {
+	if _, err := s.owner(ctx, id, token, ScopeProfileWrite); err != nil {
 		return err
 	}
 	return s.store.DeletePlayer(ctx, id)

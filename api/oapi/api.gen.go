@@ -59,6 +59,21 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	}
 }
 
+// Defines values for AuthorizationRequestCodeChallengeMethod.
+const (
+	AuthorizationRequestCodeChallengeMethodS256 AuthorizationRequestCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizationRequestCodeChallengeMethod enum.
+func (e AuthorizationRequestCodeChallengeMethod) Valid() bool {
+	switch e {
+	case AuthorizationRequestCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChallengeStatus.
 const (
 	ChallengeStatusAccepted  ChallengeStatus = "accepted"
@@ -587,6 +602,33 @@ func (e RulesLeftovers) Valid() bool {
 	}
 }
 
+// Defines values for Scope.
+const (
+	ScopeGamePlay        Scope = "game:play"
+	ScopeLobbyWrite      Scope = "lobby:write"
+	ScopeProfileWrite    Scope = "profile:write"
+	ScopePuzzleWrite     Scope = "puzzle:write"
+	ScopeTournamentWrite Scope = "tournament:write"
+)
+
+// Valid indicates whether the value is a known member of the Scope enum.
+func (e Scope) Valid() bool {
+	switch e {
+	case ScopeGamePlay:
+		return true
+	case ScopeLobbyWrite:
+		return true
+	case ScopeProfileWrite:
+		return true
+	case ScopePuzzleWrite:
+		return true
+	case ScopeTournamentWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatChoice.
 const (
 	SeatChoiceNorth  SeatChoice = "north"
@@ -683,6 +725,66 @@ func (e TimeControlKind) Valid() bool {
 	case TimeControlKindClock:
 		return true
 	case TimeControlKindCorrespondence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenKind.
+const (
+	TokenKindOauth    TokenKind = "oauth"
+	TokenKindPersonal TokenKind = "personal"
+)
+
+// Valid indicates whether the value is a known member of the TokenKind enum.
+func (e TokenKind) Valid() bool {
+	switch e {
+	case TokenKindOauth:
+		return true
+	case TokenKindPersonal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestKind.
+const (
+	TokenTestKindOauth    TokenTestKind = "oauth"
+	TokenTestKindPersonal TokenTestKind = "personal"
+	TokenTestKindPlayer   TokenTestKind = "player"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestKind enum.
+func (e TokenTestKind) Valid() bool {
+	switch e {
+	case TokenTestKindOauth:
+		return true
+	case TokenTestKindPersonal:
+		return true
+	case TokenTestKindPlayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestReason.
+const (
+	TokenTestReasonExpired TokenTestReason = "expired"
+	TokenTestReasonRevoked TokenTestReason = "revoked"
+	TokenTestReasonUnknown TokenTestReason = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestReason enum.
+func (e TokenTestReason) Valid() bool {
+	switch e {
+	case TokenTestReasonExpired:
+		return true
+	case TokenTestReasonRevoked:
+		return true
+	case TokenTestReasonUnknown:
 		return true
 	default:
 		return false
@@ -990,6 +1092,66 @@ type AttemptRating struct {
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
 }
+
+// Authorization An approved authorization request's code.
+//
+// Example: {"code":"ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n","expiresAt":"2026-12-01T10:02:00Z","redirectUri":"https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n\u0026state=af0ifjsldkj"}
+type Authorization struct {
+	// Code The authorization code (`ac_...`), single-use.
+	//
+	// Example: ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n
+	Code string `json:"code"`
+
+	// ExpiresAt Until when the code may be traded.
+	//
+	// Example: 2026-12-01T10:02:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// RedirectUri Where to send the browser now: the app's `redirectUri` with `code` and `state` added to its query.
+	//
+	// Example: https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n&state=af0ifjsldkj
+	RedirectUri string `json:"redirectUri"`
+}
+
+// AuthorizationRequest The parameters an app sent to `/oauth/authorize`, as the player approved them.
+//
+// Example: {"clientId":"https://deck.example","codeChallenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","codeChallengeMethod":"S256","redirectUri":"https://deck.example/callback","scopes":["game:play"],"state":"af0ifjsldkj"}
+type AuthorizationRequest struct {
+	// ClientId The app's name or URL (1-100 printable characters), as it sent it.
+	//
+	// Example: https://deck.example
+	ClientId string `json:"clientId"`
+
+	// CodeChallenge The PKCE challenge: the unpadded base64url encoding of the SHA-256 of the code_verifier, 43 characters.
+	//
+	// Example: E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+	CodeChallenge string `json:"codeChallenge"`
+
+	// CodeChallengeMethod `S256`, the only method taken.
+	//
+	// Example: S256
+	CodeChallengeMethod AuthorizationRequestCodeChallengeMethod `json:"codeChallengeMethod"`
+
+	// RedirectUri Where the app wants the code, exactly as it will send it to `/oauth/token`.
+	//
+	// Example: https://deck.example/callback
+	RedirectUri string `json:"redirectUri"`
+
+	// Scopes The scopes approved; at least one.
+	//
+	// Example: ["game:play"]
+	Scopes []Scope `json:"scopes"`
+
+	// State The app's `state`, given back in the redirect as it was; none if absent.
+	//
+	// Example: af0ifjsldkj
+	State *string `json:"state,omitempty"`
+}
+
+// AuthorizationRequestCodeChallengeMethod `S256`, the only method taken.
+//
+// Example: S256
+type AuthorizationRequestCodeChallengeMethod string
 
 // BerserkAnswer A game's clocks after a berserk.
 //
@@ -1563,6 +1725,25 @@ type CreatedPlayer struct {
 	//
 	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 	Token PlayerToken `json:"token"`
+}
+
+// CreatedToken A new scoped token and its secret, shown this once.
+//
+// Example: {"secret":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q","token":{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}}
+type CreatedToken struct {
+	// Secret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+	// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+	// Shown once; the server keeps a hash. Send it as the `Player-Token`
+	// header or as `Authorization: Bearer`.
+	//
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Secret ScopedTokenSecret `json:"secret"`
+
+	// Token A scoped token, without its secret.
+	//
+	// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+	Token Token `json:"token"`
 }
 
 // DeclineReason Why a challenge was declined.
@@ -2269,6 +2450,14 @@ type GameProblem struct {
 	//
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestId *string `json:"requestId,omitempty"`
+
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
 
 	// Status The HTTP status code.
 	//
@@ -3521,6 +3710,14 @@ type Problem struct {
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestId *string `json:"requestId,omitempty"`
 
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
+
 	// Status The HTTP status code.
 	//
 	// Example: 422
@@ -4247,6 +4444,21 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// Scope What a scoped token may do as its player (the oauth2 security
+// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+// `tournament:write`, `profile:write`.
+//
+// Example: game:play
+type Scope string
+
+// ScopedTokenSecret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+// Shown once; the server keeps a hash. Send it as the `Player-Token`
+// header or as `Authorization: Bearer`.
+//
+// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+type ScopedTokenSecret = string
+
 // SeatChoice The seat asked for; `random` leaves it to the pairing.
 //
 // Example: random
@@ -4525,6 +4737,147 @@ type TimeControl struct {
 //
 // Example: clock
 type TimeControlKind string
+
+// Token A scoped token, without its secret.
+//
+// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+type Token struct {
+	// ClientId The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientId *string `json:"clientId,omitempty"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2026-12-01T10:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description What it is for (an app's token has the app's `clientId`); may be empty.
+	//
+	// Example: my bot on the home server
+	Description string `json:"description"`
+
+	// ExpiresAt When it stops working; it never does if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Id A scoped token's id (not its secret), to list and revoke it by.
+	//
+	// Example: Qm9vdHMtMDAx
+	Id TokenId `json:"id"`
+
+	// Kind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+	//
+	// Example: personal
+	Kind TokenKind `json:"kind"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenKind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+//
+// Example: personal
+type TokenKind string
+
+// TokenId A scoped token's id (not its secret), to list and revoke it by.
+//
+// Example: Qm9vdHMtMDAx
+type TokenId = string
+
+// TokenList A player's scoped tokens that work, oldest first.
+//
+// Example: {"tokens":[{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}]}
+type TokenList struct {
+	// Tokens The tokens.
+	//
+	// Example: []
+	Tokens []Token `json:"tokens"`
+}
+
+// TokenRequest A scoped token to make.
+//
+// Example: {"description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","scopes":["game:play","lobby:write"]}
+type TokenRequest struct {
+	// Description What the token is for, to tell it in the list (at most 100 characters); none if absent.
+	//
+	// Example: my bot on the home server
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt When the token stops working (in the future); never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Scopes What the token may do; at least one.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenTest What a token may do: with `active`, its player, kind, scopes and
+// expiry; without, why it does not work.
+//
+// Example: {"active":true,"expiresAt":"2027-01-01T00:00:00Z","kind":"personal","playerId":"bV3kQ9xZ2mTa","scopes":["game:play"]}
+type TokenTest struct {
+	// Active Whether the token works now.
+	//
+	// Example: true
+	Active bool `json:"active"`
+
+	// ClientId The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientId *string `json:"clientId,omitempty"`
+
+	// ExpiresAt When it stops working; never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Kind `player` (the player's own token: every scope), `personal` or `oauth`.
+	//
+	// Example: personal
+	Kind *TokenTestKind `json:"kind,omitempty"`
+
+	// PlayerId A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	PlayerId *PlayerId `json:"playerId,omitempty"`
+
+	// Reason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+	//
+	// Example: expired
+	Reason *TokenTestReason `json:"reason,omitempty"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play"]
+	Scopes *[]Scope `json:"scopes,omitempty"`
+}
+
+// TokenTestKind `player` (the player's own token: every scope), `personal` or `oauth`.
+//
+// Example: personal
+type TokenTestKind string
+
+// TokenTestReason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+//
+// Example: expired
+type TokenTestReason string
+
+// TokenTestRequest The token to test, in the body so that no log line holds it.
+//
+// Example: {"token":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"}
+type TokenTestRequest struct {
+	// Token Any token (`pl_...`, `pat_...`, `oat_...`).
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Token string `json:"token"`
+}
 
 // Tournament An event's terms and where it stands.
 //
@@ -5229,6 +5582,13 @@ type BadRequest = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BotUpgradeRefused = Problem
 
+// CreateChallengeForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type CreateChallengeForbidden = Problem
+
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5299,12 +5659,26 @@ type IllegalMove = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InternalError = Problem
 
+// InvalidAuthorization An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidAuthorization = Problem
+
 // InvalidPlayerName An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InvalidPlayerName = Problem
+
+// InvalidTokenRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidTokenRequest = Problem
 
 // LobbyConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5341,6 +5715,13 @@ type LobbyRefused = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type MetricsNotPublic = Problem
 
+// MissingScope An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MissingScope = Problem
+
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5354,6 +5735,13 @@ type NotYourPlayer = Problem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type OfferConflict = GameProblem
+
+// OwnTokenRequired An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type OwnTokenRequired = Problem
 
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5459,6 +5847,13 @@ type StreamsFull = Problem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type TakebackRated = GameProblem
+
+// TokenNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TokenNotFound = Problem
 
 // TooManyRequests An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5821,6 +6216,9 @@ type OfferTakebackJSONRequestBody = OfferRequest
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
 
+// ApproveAuthorizationJSONRequestBody defines body for ApproveAuthorization for application/json ContentType.
+type ApproveAuthorizationJSONRequestBody = AuthorizationRequest
+
 // CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
 type CreatePlayerJSONRequestBody = CreatePlayerRequest
 
@@ -5835,6 +6233,12 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
+type CreateTokenJSONRequestBody = TokenRequest
+
+// TestTokenJSONRequestBody defines body for TestToken for application/json ContentType.
+type TestTokenJSONRequestBody = TokenTestRequest
 
 // CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
 type CreateTournamentJSONRequestBody = TournamentRequest
@@ -5946,6 +6350,9 @@ type ServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx echo.Context) error
+	// ApproveAuthorization Approve an app's authorization request
+	// (POST /v1/oauth/authorizations)
+	ApproveAuthorization(ctx echo.Context) error
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx echo.Context, params CreatePlayerParams) error
@@ -6015,6 +6422,18 @@ type ServerInterface interface {
 	// GetSeek Read one of your seeks
 	// (GET /v1/seeks/{id})
 	GetSeek(ctx echo.Context, id LobbyId) error
+	// ListTokens Your player's scoped tokens
+	// (GET /v1/tokens)
+	ListTokens(ctx echo.Context) error
+	// CreateToken Make a scoped token
+	// (POST /v1/tokens)
+	CreateToken(ctx echo.Context) error
+	// TestToken What a token may do
+	// (POST /v1/tokens/test)
+	TestToken(ctx echo.Context) error
+	// RevokeToken Revoke a scoped token
+	// (DELETE /v1/tokens/{id})
+	RevokeToken(ctx echo.Context, id TokenId) error
 	// ListTournaments List upcoming, running or finished events
 	// (GET /v1/tournaments)
 	ListTournaments(ctx echo.Context, params ListTournamentsParams) error
@@ -6674,6 +7093,15 @@ func (w *ServerInterfaceWrapper) ListMoves(ctx echo.Context) error {
 	return err
 }
 
+// ApproveAuthorization converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveAuthorization(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveAuthorization(ctx)
+	return err
+}
+
 // CreatePlayer converts echo context to params.
 func (w *ServerInterfaceWrapper) CreatePlayer(ctx echo.Context) error {
 	var err error
@@ -7221,6 +7649,49 @@ func (w *ServerInterfaceWrapper) GetSeek(ctx echo.Context) error {
 	return err
 }
 
+// ListTokens converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTokens(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTokens(ctx)
+	return err
+}
+
+// CreateToken converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateToken(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateToken(ctx)
+	return err
+}
+
+// TestToken converts echo context to params.
+func (w *ServerInterfaceWrapper) TestToken(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TestToken(ctx)
+	return err
+}
+
+// RevokeToken converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeToken(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id TokenId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeToken(ctx, id)
+	return err
+}
+
 // ListTournaments converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTournaments(ctx echo.Context) error {
 	var err error
@@ -7499,6 +7970,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/lobby", wrapper.GetLobby, options.OperationMiddlewares["GetLobby"]...)
 	router.GET(options.BaseURL+"/v1/lobby/events", wrapper.FollowLobbyEvents, options.OperationMiddlewares["FollowLobbyEvents"]...)
 	router.POST(options.BaseURL+"/v1/moves", wrapper.ListMoves, options.OperationMiddlewares["ListMoves"]...)
+	router.POST(options.BaseURL+"/v1/oauth/authorizations", wrapper.ApproveAuthorization, options.OperationMiddlewares["ApproveAuthorization"]...)
 	router.POST(options.BaseURL+"/v1/players", wrapper.CreatePlayer, options.OperationMiddlewares["CreatePlayer"]...)
 	router.DELETE(options.BaseURL+"/v1/players/:id", wrapper.DeletePlayer, options.OperationMiddlewares["DeletePlayer"]...)
 	router.GET(options.BaseURL+"/v1/players/:id", wrapper.GetPlayer, options.OperationMiddlewares["GetPlayer"]...)
@@ -7522,6 +7994,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/v1/seeks", wrapper.CreateSeek, options.OperationMiddlewares["CreateSeek"]...)
 	router.DELETE(options.BaseURL+"/v1/seeks/:id", wrapper.CancelSeek, options.OperationMiddlewares["CancelSeek"]...)
 	router.GET(options.BaseURL+"/v1/seeks/:id", wrapper.GetSeek, options.OperationMiddlewares["GetSeek"]...)
+	router.GET(options.BaseURL+"/v1/tokens", wrapper.ListTokens, options.OperationMiddlewares["ListTokens"]...)
+	router.POST(options.BaseURL+"/v1/tokens", wrapper.CreateToken, options.OperationMiddlewares["CreateToken"]...)
+	router.DELETE(options.BaseURL+"/v1/tokens/:id", wrapper.RevokeToken, options.OperationMiddlewares["RevokeToken"]...)
+	router.POST(options.BaseURL+"/v1/tokens/test", wrapper.TestToken, options.OperationMiddlewares["TestToken"]...)
 	router.GET(options.BaseURL+"/v1/tournaments", wrapper.ListTournaments, options.OperationMiddlewares["ListTournaments"]...)
 	router.POST(options.BaseURL+"/v1/tournaments", wrapper.CreateTournament, options.OperationMiddlewares["CreateTournament"]...)
 	router.GET(options.BaseURL+"/v1/tournaments/:id", wrapper.GetTournament, options.OperationMiddlewares["GetTournament"]...)
@@ -7550,6 +8026,8 @@ type BadRequestApplicationProblemPlusJSONResponse Problem
 
 type BotUpgradeRefusedApplicationProblemPlusJSONResponse Problem
 
+type CreateChallengeForbiddenApplicationProblemPlusJSONResponse Problem
+
 type ExplorerBadRequestApplicationProblemPlusJSONResponse Problem
 
 type ForbiddenApplicationProblemPlusJSONResponse GameProblem
@@ -7577,7 +8055,11 @@ type IllegalMoveApplicationProblemPlusJSONResponse GameProblem
 
 type InternalErrorApplicationProblemPlusJSONResponse Problem
 
+type InvalidAuthorizationApplicationProblemPlusJSONResponse Problem
+
 type InvalidPlayerNameApplicationProblemPlusJSONResponse Problem
+
+type InvalidTokenRequestApplicationProblemPlusJSONResponse Problem
 
 type LobbyConflictApplicationProblemPlusJSONResponse Problem
 
@@ -7589,9 +8071,13 @@ type LobbyRefusedApplicationProblemPlusJSONResponse Problem
 
 type MetricsNotPublicApplicationProblemPlusJSONResponse Problem
 
+type MissingScopeApplicationProblemPlusJSONResponse Problem
+
 type NotYourPlayerApplicationProblemPlusJSONResponse Problem
 
 type OfferConflictApplicationProblemPlusJSONResponse GameProblem
+
+type OwnTokenRequiredApplicationProblemPlusJSONResponse Problem
 
 type PayloadTooLargeApplicationProblemPlusJSONResponse Problem
 
@@ -7671,6 +8157,8 @@ type StreamsFullApplicationProblemPlusJSONResponse struct {
 }
 
 type TakebackRatedApplicationProblemPlusJSONResponse GameProblem
+
+type TokenNotFoundApplicationProblemPlusJSONResponse Problem
 
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
@@ -8323,6 +8811,22 @@ func (response ListChallenges401ApplicationProblemPlusJSONResponse) VisitListCha
 	return err
 }
 
+type ListChallenges403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response ListChallenges403ApplicationProblemPlusJSONResponse) VisitListChallengesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListChallenges500ApplicationProblemPlusJSONResponse struct {
 	InternalErrorApplicationProblemPlusJSONResponse
 }
@@ -8427,7 +8931,7 @@ func (response CreateChallenge401ApplicationProblemPlusJSONResponse) VisitCreate
 }
 
 type CreateChallenge403ApplicationProblemPlusJSONResponse struct {
-	LobbyForbiddenApplicationProblemPlusJSONResponse
+	CreateChallengeForbiddenApplicationProblemPlusJSONResponse
 }
 
 func (response CreateChallenge403ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
@@ -9332,6 +9836,22 @@ func (response CreateGame401ApplicationProblemPlusJSONResponse) VisitCreateGameR
 	return err
 }
 
+type CreateGame403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateGame403ApplicationProblemPlusJSONResponse) VisitCreateGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateGame409ApplicationProblemPlusJSONResponse struct {
 	IdempotencyKeyInUseApplicationProblemPlusJSONResponse
 }
@@ -9641,6 +10161,22 @@ func (response BerserkGame401ApplicationProblemPlusJSONResponse) VisitBerserkGam
 	return err
 }
 
+type BerserkGame403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response BerserkGame403ApplicationProblemPlusJSONResponse) VisitBerserkGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type BerserkGame404ApplicationProblemPlusJSONResponse struct {
 	TournamentNotFoundApplicationProblemPlusJSONResponse
 }
@@ -9762,6 +10298,22 @@ func (response OfferDraw401ApplicationProblemPlusJSONResponse) VisitOfferDrawRes
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type OfferDraw403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response OfferDraw403ApplicationProblemPlusJSONResponse) VisitOfferDrawResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10056,6 +10608,22 @@ func (response JoinGame401ApplicationProblemPlusJSONResponse) VisitJoinGameRespo
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type JoinGame403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response JoinGame403ApplicationProblemPlusJSONResponse) VisitJoinGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -10515,6 +11083,22 @@ func (response RematchGame401ApplicationProblemPlusJSONResponse) VisitRematchGam
 	return err
 }
 
+type RematchGame403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response RematchGame403ApplicationProblemPlusJSONResponse) VisitRematchGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RematchGame404ApplicationProblemPlusJSONResponse struct {
 	GameNotFoundApplicationProblemPlusJSONResponse
 }
@@ -10651,6 +11235,22 @@ func (response ResignGame401ApplicationProblemPlusJSONResponse) VisitResignGameR
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResignGame403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response ResignGame403ApplicationProblemPlusJSONResponse) VisitResignGameResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -11488,6 +12088,162 @@ func (response ListMoves500ApplicationProblemPlusJSONResponse) VisitListMovesRes
 	return err
 }
 
+type ApproveAuthorizationRequestObject struct {
+	Body *ApproveAuthorizationJSONRequestBody
+}
+
+type ApproveAuthorizationResponseObject interface {
+	VisitApproveAuthorizationResponse(w http.ResponseWriter) error
+}
+
+type ApproveAuthorization201JSONResponse Authorization
+
+func (response ApproveAuthorization201JSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization400ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization401ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization403ApplicationProblemPlusJSONResponse struct {
+	OwnTokenRequiredApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization403ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization413ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization415ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization422ApplicationProblemPlusJSONResponse struct {
+	InvalidAuthorizationApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization422ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization500ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveAuthorization503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ApproveAuthorization503ApplicationProblemPlusJSONResponse) VisitApproveAuthorizationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePlayerRequestObject struct {
 	Params CreatePlayerParams
 	Body   *CreatePlayerJSONRequestBody
@@ -11835,6 +12591,22 @@ func (response FollowPlayerEvents401ApplicationProblemPlusJSONResponse) VisitFol
 	return err
 }
 
+type FollowPlayerEvents403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response FollowPlayerEvents403ApplicationProblemPlusJSONResponse) VisitFollowPlayerEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type FollowPlayerEvents429ApplicationProblemPlusJSONResponse struct {
 	TooManyStreamsApplicationProblemPlusJSONResponse
 }
@@ -11925,6 +12697,22 @@ func (response CreateStreamTicket401ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateStreamTicket403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateStreamTicket403ApplicationProblemPlusJSONResponse) VisitCreateStreamTicketResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13282,6 +14070,22 @@ func (response GetPracticePuzzle401ApplicationProblemPlusJSONResponse) VisitGetP
 	return err
 }
 
+type GetPracticePuzzle403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response GetPracticePuzzle403ApplicationProblemPlusJSONResponse) VisitGetPracticePuzzleResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetPracticePuzzle422ApplicationProblemPlusJSONResponse struct {
 	PracticeUnmetApplicationProblemPlusJSONResponse
 }
@@ -13514,6 +14318,22 @@ func (response SubmitPuzzleAttempt401ApplicationProblemPlusJSONResponse) VisitSu
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SubmitPuzzleAttempt403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response SubmitPuzzleAttempt403ApplicationProblemPlusJSONResponse) VisitSubmitPuzzleAttemptResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13952,6 +14772,22 @@ func (response CreateSeek401ApplicationProblemPlusJSONResponse) VisitCreateSeekR
 	return err
 }
 
+type CreateSeek403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateSeek403ApplicationProblemPlusJSONResponse) VisitCreateSeekResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSeek409ApplicationProblemPlusJSONResponse struct {
 	LobbyConflictApplicationProblemPlusJSONResponse
 }
@@ -14302,6 +15138,492 @@ func (response GetSeek503ApplicationProblemPlusJSONResponse) VisitGetSeekRespons
 	return err
 }
 
+type ListTokensRequestObject struct {
+}
+
+type ListTokensResponseObject interface {
+	VisitListTokensResponse(w http.ResponseWriter) error
+}
+
+type ListTokens200JSONResponse TokenList
+
+func (response ListTokens200JSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListTokens400ApplicationProblemPlusJSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListTokens401ApplicationProblemPlusJSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens403ApplicationProblemPlusJSONResponse struct {
+	OwnTokenRequiredApplicationProblemPlusJSONResponse
+}
+
+func (response ListTokens403ApplicationProblemPlusJSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListTokens500ApplicationProblemPlusJSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTokens503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListTokens503ApplicationProblemPlusJSONResponse) VisitListTokensResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTokenRequestObject struct {
+	Body *CreateTokenJSONRequestBody
+}
+
+type CreateTokenResponseObject interface {
+	VisitCreateTokenResponse(w http.ResponseWriter) error
+}
+
+type CreateToken201JSONResponse CreatedToken
+
+func (response CreateToken201JSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken400ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken401ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken403ApplicationProblemPlusJSONResponse struct {
+	OwnTokenRequiredApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken403ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken413ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken415ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken422ApplicationProblemPlusJSONResponse struct {
+	InvalidTokenRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken422ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken500ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateToken503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response CreateToken503ApplicationProblemPlusJSONResponse) VisitCreateTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestTokenRequestObject struct {
+	Body *TestTokenJSONRequestBody
+}
+
+type TestTokenResponseObject interface {
+	VisitTestTokenResponse(w http.ResponseWriter) error
+}
+
+type TestToken200JSONResponse TokenTest
+
+func (response TestToken200JSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestToken400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response TestToken400ApplicationProblemPlusJSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestToken413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response TestToken413ApplicationProblemPlusJSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestToken415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response TestToken415ApplicationProblemPlusJSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestToken500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response TestToken500ApplicationProblemPlusJSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestToken503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response TestToken503ApplicationProblemPlusJSONResponse) VisitTestTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeTokenRequestObject struct {
+	Id TokenId `json:"id"`
+}
+
+type RevokeTokenResponseObject interface {
+	VisitRevokeTokenResponse(w http.ResponseWriter) error
+}
+
+type RevokeToken204Response struct {
+}
+
+func (response RevokeToken204Response) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RevokeToken400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken400ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeToken401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken401ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeToken403ApplicationProblemPlusJSONResponse struct {
+	OwnTokenRequiredApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken403ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeToken404ApplicationProblemPlusJSONResponse struct {
+	TokenNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken404ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeToken500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken500ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeToken503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response RevokeToken503ApplicationProblemPlusJSONResponse) VisitRevokeTokenResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListTournamentsRequestObject struct {
 	Params ListTournamentsParams
 }
@@ -14454,6 +15776,22 @@ func (response CreateTournament401ApplicationProblemPlusJSONResponse) VisitCreat
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
 	}
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateTournament403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateTournament403ApplicationProblemPlusJSONResponse) VisitCreateTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15143,6 +16481,22 @@ func (response WithdrawFromTournament401ApplicationProblemPlusJSONResponse) Visi
 	return err
 }
 
+type WithdrawFromTournament403ApplicationProblemPlusJSONResponse struct {
+	MissingScopeApplicationProblemPlusJSONResponse
+}
+
+func (response WithdrawFromTournament403ApplicationProblemPlusJSONResponse) VisitWithdrawFromTournamentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type WithdrawFromTournament404ApplicationProblemPlusJSONResponse struct {
 	TournamentNotFoundApplicationProblemPlusJSONResponse
 }
@@ -15529,6 +16883,9 @@ type StrictServerInterface interface {
 	// ListMoves Every move of the player to move, each with its outcome
 	// (POST /v1/moves)
 	ListMoves(ctx context.Context, request ListMovesRequestObject) (ListMovesResponseObject, error)
+	// ApproveAuthorization Approve an app's authorization request
+	// (POST /v1/oauth/authorizations)
+	ApproveAuthorization(ctx context.Context, request ApproveAuthorizationRequestObject) (ApproveAuthorizationResponseObject, error)
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx context.Context, request CreatePlayerRequestObject) (CreatePlayerResponseObject, error)
@@ -15598,6 +16955,18 @@ type StrictServerInterface interface {
 	// GetSeek Read one of your seeks
 	// (GET /v1/seeks/{id})
 	GetSeek(ctx context.Context, request GetSeekRequestObject) (GetSeekResponseObject, error)
+	// ListTokens Your player's scoped tokens
+	// (GET /v1/tokens)
+	ListTokens(ctx context.Context, request ListTokensRequestObject) (ListTokensResponseObject, error)
+	// CreateToken Make a scoped token
+	// (POST /v1/tokens)
+	CreateToken(ctx context.Context, request CreateTokenRequestObject) (CreateTokenResponseObject, error)
+	// TestToken What a token may do
+	// (POST /v1/tokens/test)
+	TestToken(ctx context.Context, request TestTokenRequestObject) (TestTokenResponseObject, error)
+	// RevokeToken Revoke a scoped token
+	// (DELETE /v1/tokens/{id})
+	RevokeToken(ctx context.Context, request RevokeTokenRequestObject) (RevokeTokenResponseObject, error)
 	// ListTournaments List upcoming, running or finished events
 	// (GET /v1/tournaments)
 	ListTournaments(ctx context.Context, request ListTournamentsRequestObject) (ListTournamentsResponseObject, error)
@@ -16708,6 +18077,52 @@ func (sh *strictHandler) ListMoves(ctx echo.Context) error {
 	return nil
 }
 
+// ApproveAuthorization operation middleware
+func (sh *strictHandler) ApproveAuthorization(ctx echo.Context) error {
+	var request ApproveAuthorizationRequestObject
+
+	var body ApproveAuthorizationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveAuthorization(ctx.Request().Context(), request.(ApproveAuthorizationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveAuthorization")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveAuthorizationResponseObject); ok {
+		return validResponse.VisitApproveAuthorizationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreatePlayer operation middleware
 func (sh *strictHandler) CreatePlayer(ctx echo.Context, params CreatePlayerParams) error {
 	var request CreatePlayerRequestObject
@@ -17390,6 +18805,146 @@ func (sh *strictHandler) GetSeek(ctx echo.Context, id LobbyId) error {
 		return err
 	} else if validResponse, ok := response.(GetSeekResponseObject); ok {
 		return validResponse.VisitGetSeekResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTokens operation middleware
+func (sh *strictHandler) ListTokens(ctx echo.Context) error {
+	var request ListTokensRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTokens(ctx.Request().Context(), request.(ListTokensRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTokens")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTokensResponseObject); ok {
+		return validResponse.VisitListTokensResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateToken operation middleware
+func (sh *strictHandler) CreateToken(ctx echo.Context) error {
+	var request CreateTokenRequestObject
+
+	var body CreateTokenJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateToken(ctx.Request().Context(), request.(CreateTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateTokenResponseObject); ok {
+		return validResponse.VisitCreateTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TestToken operation middleware
+func (sh *strictHandler) TestToken(ctx echo.Context) error {
+	var request TestTokenRequestObject
+
+	var body TestTokenJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TestToken(ctx.Request().Context(), request.(TestTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TestTokenResponseObject); ok {
+		return validResponse.VisitTestTokenResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeToken operation middleware
+func (sh *strictHandler) RevokeToken(ctx echo.Context, id TokenId) error {
+	var request RevokeTokenRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeToken(ctx.Request().Context(), request.(RevokeTokenRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeToken")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeTokenResponseObject); ok {
+		return validResponse.VisitRevokeTokenResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

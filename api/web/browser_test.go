@@ -514,6 +514,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("review words", func(t *testing.T) { reviewWords(t, bctx, base) })
 	t.Run("review", func(t *testing.T) { reviewGraph(t, bctx, srv) })
 	t.Run("explorer", func(t *testing.T) { explorerPanel(t, bctx, srv) })
+	t.Run("oauth", func(t *testing.T) { oauthPage(t, bctx, base) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.

@@ -26,7 +26,7 @@ var static embed.FS
 
 // Routes are the paths a server routes to Handler: the page, its icon at the
 // path browsers ask for by themselves, and its assets.
-var Routes = []string{"/", faviconPath, "/assets/*"}
+var Routes = []string{"/", faviconPath, "/assets/*", authorizePath}
 
 // faviconPath is where a browser looks for a site's icon without being told
 // (Chromium does at times even when the page names its icon): it is served
@@ -35,6 +35,10 @@ var Routes = []string{"/", faviconPath, "/assets/*"}
 const (
 	faviconPath = "/favicon.ico"
 	iconPath    = "/assets/icon.svg"
+	// authorizePath is OAuth's authorization page, where the player this
+	// browser keeps approves an app (authorize.html).
+	authorizePath = "/oauth/authorize"
+	authorizeFile = "/authorize.html"
 )
 
 // FS returns the client's files, rooted at the folder that holds index.html.
@@ -84,6 +88,10 @@ func Handler() http.Handler {
 		switch name {
 		case "/":
 			name = "/index.html"
+		case authorizePath:
+			name = authorizeFile
+			r = r.Clone(r.Context())
+			r.URL.Path = authorizeFile
 		case faviconPath:
 			// The file server types a file by its name's extension: it
 			// is asked for the icon's own path, and answers image/svg+xml.
@@ -101,7 +109,7 @@ func Handler() http.Handler {
 		}
 		h.Set("Cache-Control", "no-cache")
 		h.Set("ETag", tag)
-		if name == "/index.html" {
+		if name == "/index.html" || name == authorizeFile {
 			h.Set("Content-Security-Policy", csp)
 			h.Set("Referrer-Policy", "same-origin")
 		}

@@ -42,6 +42,8 @@ type Store struct {
 	explorer explorerRows          // the opening explorer's index (explorer.go)
 
 	tourns tournamentRows // events and bulk pairings (tournaments.go)
+
+	toks tokenRows // scoped tokens and authorization codes (tokens.go)
 }
 
 type gameRow struct {

@@ -113,6 +113,7 @@ func (s *Store) DeletePlayer(ctx context.Context, id string) error {
 	delete(s.attempts, id)
 	delete(s.dailySolves, id)
 	delete(s.seen, id)
+	s.toks.dropPlayer(id)
 	for _, row := range s.games {
 		for i := range row.game.Players {
 			if row.game.Players[i].ID == id {

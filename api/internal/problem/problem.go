@@ -41,6 +41,8 @@ type Problem struct {
 	// rules' reason of an illegal one.
 	CurrentPly *int   `json:"currentPly,omitempty"`
 	Reason     string `json:"reason,omitempty"`
+	// Scope is the scope a token lacks (missing_scope).
+	Scope string `json:"scope,omitempty"`
 }
 
 // New is the problem of a code with its type URI filled in.

@@ -60,6 +60,21 @@ func (e AnalyzeAnswerSource) Valid() bool {
 	}
 }
 
+// Defines values for AuthorizationRequestCodeChallengeMethod.
+const (
+	AuthorizationRequestCodeChallengeMethodS256 AuthorizationRequestCodeChallengeMethod = "S256"
+)
+
+// Valid indicates whether the value is a known member of the AuthorizationRequestCodeChallengeMethod enum.
+func (e AuthorizationRequestCodeChallengeMethod) Valid() bool {
+	switch e {
+	case AuthorizationRequestCodeChallengeMethodS256:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ChallengeStatus.
 const (
 	ChallengeStatusAccepted  ChallengeStatus = "accepted"
@@ -588,6 +603,33 @@ func (e RulesLeftovers) Valid() bool {
 	}
 }
 
+// Defines values for Scope.
+const (
+	ScopeGamePlay        Scope = "game:play"
+	ScopeLobbyWrite      Scope = "lobby:write"
+	ScopeProfileWrite    Scope = "profile:write"
+	ScopePuzzleWrite     Scope = "puzzle:write"
+	ScopeTournamentWrite Scope = "tournament:write"
+)
+
+// Valid indicates whether the value is a known member of the Scope enum.
+func (e Scope) Valid() bool {
+	switch e {
+	case ScopeGamePlay:
+		return true
+	case ScopeLobbyWrite:
+		return true
+	case ScopeProfileWrite:
+		return true
+	case ScopePuzzleWrite:
+		return true
+	case ScopeTournamentWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SeatChoice.
 const (
 	SeatChoiceNorth  SeatChoice = "north"
@@ -684,6 +726,66 @@ func (e TimeControlKind) Valid() bool {
 	case TimeControlKindClock:
 		return true
 	case TimeControlKindCorrespondence:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenKind.
+const (
+	TokenKindOauth    TokenKind = "oauth"
+	TokenKindPersonal TokenKind = "personal"
+)
+
+// Valid indicates whether the value is a known member of the TokenKind enum.
+func (e TokenKind) Valid() bool {
+	switch e {
+	case TokenKindOauth:
+		return true
+	case TokenKindPersonal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestKind.
+const (
+	TokenTestKindOauth    TokenTestKind = "oauth"
+	TokenTestKindPersonal TokenTestKind = "personal"
+	TokenTestKindPlayer   TokenTestKind = "player"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestKind enum.
+func (e TokenTestKind) Valid() bool {
+	switch e {
+	case TokenTestKindOauth:
+		return true
+	case TokenTestKindPersonal:
+		return true
+	case TokenTestKindPlayer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TokenTestReason.
+const (
+	TokenTestReasonExpired TokenTestReason = "expired"
+	TokenTestReasonRevoked TokenTestReason = "revoked"
+	TokenTestReasonUnknown TokenTestReason = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the TokenTestReason enum.
+func (e TokenTestReason) Valid() bool {
+	switch e {
+	case TokenTestReasonExpired:
+		return true
+	case TokenTestReasonRevoked:
+		return true
+	case TokenTestReasonUnknown:
 		return true
 	default:
 		return false
@@ -991,6 +1093,66 @@ type AttemptRating struct {
 	// Example: {"after":1662,"before":1500,"change":162}
 	Puzzle RatingChange `json:"puzzle"`
 }
+
+// Authorization An approved authorization request's code.
+//
+// Example: {"code":"ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n","expiresAt":"2026-12-01T10:02:00Z","redirectUri":"https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n\u0026state=af0ifjsldkj"}
+type Authorization struct {
+	// Code The authorization code (`ac_...`), single-use.
+	//
+	// Example: ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n
+	Code string `json:"code"`
+
+	// ExpiresAt Until when the code may be traded.
+	//
+	// Example: 2026-12-01T10:02:00Z
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// RedirectURI Where to send the browser now: the app's `redirectUri` with `code` and `state` added to its query.
+	//
+	// Example: https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n&state=af0ifjsldkj
+	RedirectURI string `json:"redirectUri"`
+}
+
+// AuthorizationRequest The parameters an app sent to `/oauth/authorize`, as the player approved them.
+//
+// Example: {"clientId":"https://deck.example","codeChallenge":"E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM","codeChallengeMethod":"S256","redirectUri":"https://deck.example/callback","scopes":["game:play"],"state":"af0ifjsldkj"}
+type AuthorizationRequest struct {
+	// ClientID The app's name or URL (1-100 printable characters), as it sent it.
+	//
+	// Example: https://deck.example
+	ClientID string `json:"clientId"`
+
+	// CodeChallenge The PKCE challenge: the unpadded base64url encoding of the SHA-256 of the code_verifier, 43 characters.
+	//
+	// Example: E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+	CodeChallenge string `json:"codeChallenge"`
+
+	// CodeChallengeMethod `S256`, the only method taken.
+	//
+	// Example: S256
+	CodeChallengeMethod AuthorizationRequestCodeChallengeMethod `json:"codeChallengeMethod"`
+
+	// RedirectURI Where the app wants the code, exactly as it will send it to `/oauth/token`.
+	//
+	// Example: https://deck.example/callback
+	RedirectURI string `json:"redirectUri"`
+
+	// Scopes The scopes approved; at least one.
+	//
+	// Example: ["game:play"]
+	Scopes []Scope `json:"scopes"`
+
+	// State The app's `state`, given back in the redirect as it was; none if absent.
+	//
+	// Example: af0ifjsldkj
+	State *string `json:"state,omitempty"`
+}
+
+// AuthorizationRequestCodeChallengeMethod `S256`, the only method taken.
+//
+// Example: S256
+type AuthorizationRequestCodeChallengeMethod string
 
 // BerserkAnswer A game's clocks after a berserk.
 //
@@ -1564,6 +1726,25 @@ type CreatedPlayer struct {
 	//
 	// Example: pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM
 	Token PlayerToken `json:"token"`
+}
+
+// CreatedToken A new scoped token and its secret, shown this once.
+//
+// Example: {"secret":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q","token":{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}}
+type CreatedToken struct {
+	// Secret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+	// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+	// Shown once; the server keeps a hash. Send it as the `Player-Token`
+	// header or as `Authorization: Bearer`.
+	//
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Secret ScopedTokenSecret `json:"secret"`
+
+	// Token A scoped token, without its secret.
+	//
+	// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+	Token Token `json:"token"`
 }
 
 // DeclineReason Why a challenge was declined.
@@ -2270,6 +2451,14 @@ type GameProblem struct {
 	//
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestID *string `json:"requestId,omitempty"`
+
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
 
 	// Status The HTTP status code.
 	//
@@ -3522,6 +3711,14 @@ type Problem struct {
 	// Example: 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
 	RequestID *string `json:"requestId,omitempty"`
 
+	// Scope What a scoped token may do as its player (the oauth2 security
+	// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+	// `tournament:write`, `profile:write`.
+	//
+	//
+	// Example: game:play
+	Scope *Scope `json:"scope,omitempty"`
+
 	// Status The HTTP status code.
 	//
 	// Example: 422
@@ -4248,6 +4445,21 @@ type RulesCaptureSeed string
 // Example: last_mover
 type RulesLeftovers string
 
+// Scope What a scoped token may do as its player (the oauth2 security
+// scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+// `tournament:write`, `profile:write`.
+//
+// Example: game:play
+type Scope string
+
+// ScopedTokenSecret A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+// `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+// Shown once; the server keeps a hash. Send it as the `Player-Token`
+// header or as `Authorization: Bearer`.
+//
+// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+type ScopedTokenSecret = string
+
 // SeatChoice The seat asked for; `random` leaves it to the pairing.
 //
 // Example: random
@@ -4526,6 +4738,147 @@ type TimeControl struct {
 //
 // Example: clock
 type TimeControlKind string
+
+// Token A scoped token, without its secret.
+//
+// Example: {"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}
+type Token struct {
+	// ClientID The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientID *string `json:"clientId,omitempty"`
+
+	// CreatedAt When it was made.
+	//
+	// Example: 2026-12-01T10:00:00Z
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Description What it is for (an app's token has the app's `clientId`); may be empty.
+	//
+	// Example: my bot on the home server
+	Description string `json:"description"`
+
+	// ExpiresAt When it stops working; it never does if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// ID A scoped token's id (not its secret), to list and revoke it by.
+	//
+	// Example: Qm9vdHMtMDAx
+	ID TokenID `json:"id"`
+
+	// Kind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+	//
+	// Example: personal
+	Kind TokenKind `json:"kind"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenKind `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+//
+// Example: personal
+type TokenKind string
+
+// TokenID A scoped token's id (not its secret), to list and revoke it by.
+//
+// Example: Qm9vdHMtMDAx
+type TokenID = string
+
+// TokenList A player's scoped tokens that work, oldest first.
+//
+// Example: {"tokens":[{"createdAt":"2026-12-01T10:00:00Z","description":"my bot on the home server","id":"Qm9vdHMtMDAx","kind":"personal","scopes":["game:play","lobby:write"]}]}
+type TokenList struct {
+	// Tokens The tokens.
+	//
+	// Example: []
+	Tokens []Token `json:"tokens"`
+}
+
+// TokenRequest A scoped token to make.
+//
+// Example: {"description":"my bot on the home server","expiresAt":"2027-01-01T00:00:00Z","scopes":["game:play","lobby:write"]}
+type TokenRequest struct {
+	// Description What the token is for, to tell it in the list (at most 100 characters); none if absent.
+	//
+	// Example: my bot on the home server
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt When the token stops working (in the future); never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Scopes What the token may do; at least one.
+	//
+	// Example: ["game:play","lobby:write"]
+	Scopes []Scope `json:"scopes"`
+}
+
+// TokenTest What a token may do: with `active`, its player, kind, scopes and
+// expiry; without, why it does not work.
+//
+// Example: {"active":true,"expiresAt":"2027-01-01T00:00:00Z","kind":"personal","playerId":"bV3kQ9xZ2mTa","scopes":["game:play"]}
+type TokenTest struct {
+	// Active Whether the token works now.
+	//
+	// Example: true
+	Active bool `json:"active"`
+
+	// ClientID The app's `clientId`, for an `oauth` token.
+	//
+	// Example: https://deck.example
+	ClientID *string `json:"clientId,omitempty"`
+
+	// ExpiresAt When it stops working; never if absent.
+	//
+	// Example: 2027-01-01T00:00:00Z
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+
+	// Kind `player` (the player's own token: every scope), `personal` or `oauth`.
+	//
+	// Example: personal
+	Kind *TokenTestKind `json:"kind,omitempty"`
+
+	// PlayerID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	PlayerID *PlayerID `json:"playerId,omitempty"`
+
+	// Reason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+	//
+	// Example: expired
+	Reason *TokenTestReason `json:"reason,omitempty"`
+
+	// Scopes What it may do.
+	//
+	// Example: ["game:play"]
+	Scopes *[]Scope `json:"scopes,omitempty"`
+}
+
+// TokenTestKind `player` (the player's own token: every scope), `personal` or `oauth`.
+//
+// Example: personal
+type TokenTestKind string
+
+// TokenTestReason Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+//
+// Example: expired
+type TokenTestReason string
+
+// TokenTestRequest The token to test, in the body so that no log line holds it.
+//
+// Example: {"token":"pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"}
+type TokenTestRequest struct {
+	// Token Any token (`pl_...`, `pat_...`, `oat_...`).
+	//
+	// Example: pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+	Token string `json:"token"`
+}
 
 // Tournament An event's terms and where it stands.
 //
@@ -5230,6 +5583,13 @@ type BadRequest = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BotUpgradeRefused = Problem
 
+// CreateChallengeForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type CreateChallengeForbidden = Problem
+
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5300,12 +5660,26 @@ type IllegalMove = GameProblem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InternalError = Problem
 
+// InvalidAuthorization An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidAuthorization = Problem
+
 // InvalidPlayerName An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
 //
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type InvalidPlayerName = Problem
+
+// InvalidTokenRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type InvalidTokenRequest = Problem
 
 // LobbyConflict An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5342,6 +5716,13 @@ type LobbyRefused = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type MetricsNotPublic = Problem
 
+// MissingScope An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type MissingScope = Problem
+
 // NotYourPlayer An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
 // The `/docs` page and the project's docs/api.md list every code.
@@ -5355,6 +5736,13 @@ type NotYourPlayer = Problem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type OfferConflict = GameProblem
+
+// OwnTokenRequired An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type OwnTokenRequired = Problem
 
 // PayloadTooLarge An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5460,6 +5848,13 @@ type StreamsFull = Problem
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type TakebackRated = GameProblem
+
+// TokenNotFound An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type TokenNotFound = Problem
 
 // TooManyRequests An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5872,6 +6267,14 @@ type ListMovesParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ApproveAuthorizationParams defines parameters for ApproveAuthorization.
+type ApproveAuthorizationParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // CreatePlayerParams defines parameters for CreatePlayer.
 type CreatePlayerParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -6161,6 +6564,38 @@ type GetSeekParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListTokensParams defines parameters for ListTokens.
+type ListTokensParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// CreateTokenParams defines parameters for CreateToken.
+type CreateTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// TestTokenParams defines parameters for TestToken.
+type TestTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// RevokeTokenParams defines parameters for RevokeToken.
+type RevokeTokenParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // ListTournamentsParams defines parameters for ListTournaments.
 type ListTournamentsParams struct {
 	// Status Which events (default `running`).
@@ -6292,6 +6727,9 @@ type OfferTakebackJSONRequestBody = OfferRequest
 // ListMovesJSONRequestBody defines body for ListMoves for application/json ContentType.
 type ListMovesJSONRequestBody = MovesRequest
 
+// ApproveAuthorizationJSONRequestBody defines body for ApproveAuthorization for application/json ContentType.
+type ApproveAuthorizationJSONRequestBody = AuthorizationRequest
+
 // CreatePlayerJSONRequestBody defines body for CreatePlayer for application/json ContentType.
 type CreatePlayerJSONRequestBody = CreatePlayerRequest
 
@@ -6306,6 +6744,12 @@ type ReviewRecordJSONRequestBody = ReviewRequest
 
 // CreateSeekJSONRequestBody defines body for CreateSeek for application/json ContentType.
 type CreateSeekJSONRequestBody = SeekRequest
+
+// CreateTokenJSONRequestBody defines body for CreateToken for application/json ContentType.
+type CreateTokenJSONRequestBody = TokenRequest
+
+// TestTokenJSONRequestBody defines body for TestToken for application/json ContentType.
+type TestTokenJSONRequestBody = TokenTestRequest
 
 // CreateTournamentJSONRequestBody defines body for CreateTournament for application/json ContentType.
 type CreateTournamentJSONRequestBody = TournamentRequest
@@ -7197,6 +7641,44 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMoves(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ApproveAuthorizationWithBody Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithBody(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ApproveAuthorization Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorization(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreatePlayerWithBody Make a player
 	//
 	// Creates a player with the `name` given (or a default one) and gives
@@ -7225,10 +7707,11 @@ type ClientInterface interface {
 
 	// GetMyPlayer Your own player, by its token
 	//
-	// The player whose `Player-Token` the request carries, as `GET
-	// /v1/players/{id}` answers it: how a client that holds only a token
-	// learns its player's id. `401 player_unauthorized` without a token
-	// or with one no player holds.
+	// The player whose token the `Player-Token` header carries (its own
+	// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+	// answers it: how a client that holds only a token learns its
+	// player's id. `401` without a token or with one that does not work
+	// (`player_unauthorized`, `token_expired`, `token_revoked`).
 	//
 	// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
 	GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7684,6 +8167,80 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTokens Your player's scoped tokens
+	//
+	// The scoped tokens of your player that still work (neither revoked
+	// nor expired), the ones you made and the ones apps got through
+	// OAuth, oldest first. Secrets are never shown again.
+	//
+	// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+	ListTokens(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateTokenWithBody Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithBody(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateToken Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateToken(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestTokenWithBody What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithBody(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestToken What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestToken(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RevokeToken Revoke a scoped token
+	//
+	// The token stops working at once: a request with it is then `401
+	// token_revoked`. An app may revoke its own token with `POST
+	// /oauth/revoke` instead.
+	//
+	// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+	RevokeToken(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTournaments List upcoming, running or finished events
 	//
@@ -9153,6 +9710,64 @@ func (c *Client) ListMoves(ctx context.Context, params *ListMovesParams, body Li
 	return c.Client.Do(req)
 }
 
+// ApproveAuthorizationWithBody Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *Client) ApproveAuthorizationWithBody(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveAuthorizationRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ApproveAuthorization Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *Client) ApproveAuthorization(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApproveAuthorizationRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreatePlayerWithBody Make a player
 //
 // Creates a player with the `name` given (or a default one) and gives
@@ -9201,10 +9816,11 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 
 // GetMyPlayer Your own player, by its token
 //
-// The player whose `Player-Token` the request carries, as `GET
-// /v1/players/{id}` answers it: how a client that holds only a token
-// learns its player's id. `401 player_unauthorized` without a token
-// or with one no player holds.
+// The player whose token the `Player-Token` header carries (its own
+// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+// answers it: how a client that holds only a token learns its
+// player's id. `401` without a token or with one that does not work
+// (`player_unauthorized`, `token_expired`, `token_revoked`).
 //
 // Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
 func (c *Client) GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9911,6 +10527,140 @@ func (c *Client) CancelSeek(ctx context.Context, id LobbyID, params *CancelSeekP
 // Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 func (c *Client) GetSeek(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSeekRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTokens Your player's scoped tokens
+//
+// The scoped tokens of your player that still work (neither revoked
+// nor expired), the ones you made and the ones apps got through
+// OAuth, oldest first. Secrets are never shown again.
+//
+// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+func (c *Client) ListTokens(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTokensRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateTokenWithBody Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *Client) CreateTokenWithBody(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateToken Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *Client) CreateToken(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestTokenWithBody What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *Client) TestTokenWithBody(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTokenRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestToken What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *Client) TestToken(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestTokenRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RevokeToken Revoke a scoped token
+//
+// The token stops working at once: a request with it is then `401
+// token_revoked`. An app may revoke its own token with `POST
+// /oauth/revoke` instead.
+//
+// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+func (c *Client) RevokeToken(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRevokeTokenRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12227,6 +12977,61 @@ func NewListMovesRequestWithBody(server string, params *ListMovesParams, content
 	return req, nil
 }
 
+// NewApproveAuthorizationRequest calls the generic ApproveAuthorization builder with application/json body
+func NewApproveAuthorizationRequest(server string, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewApproveAuthorizationRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewApproveAuthorizationRequestWithBody constructs an http.Request for the ApproveAuthorization method, with any body, and a specified content type
+func NewApproveAuthorizationRequestWithBody(server string, params *ApproveAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/oauth/authorizations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewCreatePlayerRequest calls the generic CreatePlayer builder with application/json body
 func NewCreatePlayerRequest(server string, params *CreatePlayerParams, body CreatePlayerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -13707,6 +14512,207 @@ func NewGetSeekRequest(server string, id LobbyID, params *GetSeekParams) (*http.
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListTokensRequest constructs an http.Request for the ListTokens method
+func NewListTokensRequest(server string, params *ListTokensParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateTokenRequest calls the generic CreateToken builder with application/json body
+func NewCreateTokenRequest(server string, params *CreateTokenParams, body CreateTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateTokenRequestWithBody constructs an http.Request for the CreateToken method, with any body, and a specified content type
+func NewCreateTokenRequestWithBody(server string, params *CreateTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTestTokenRequest calls the generic TestToken builder with application/json body
+func NewTestTokenRequest(server string, params *TestTokenParams, body TestTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTestTokenRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewTestTokenRequestWithBody constructs an http.Request for the TestToken method, with any body, and a specified content type
+func NewTestTokenRequestWithBody(server string, params *TestTokenParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens/test")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRevokeTokenRequest constructs an http.Request for the RevokeToken method
+func NewRevokeTokenRequest(server string, id TokenID, params *RevokeTokenParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/tokens/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -15249,6 +16255,44 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/moves (the `ListMoves` operationId).
 	ListMovesWithResponse(ctx context.Context, params *ListMovesParams, body ListMovesJSONRequestBody, reqEditors ...RequestEditorFn) (*ListMovesResponse, error)
 
+	// ApproveAuthorizationWithBodyWithResponse Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithBodyWithResponse(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error)
+
+	// ApproveAuthorizationWithResponse Approve an app's authorization request
+	//
+	// What the reference client's page at `/oauth/authorize` calls when
+	// the signed-in player approves an app: it records the approval of
+	// the parameters the app sent there and answers a single-use
+	// authorization code, bound to the app's `clientId`, `redirectUri`,
+	// scopes and PKCE challenge, that works for two minutes, and the URL
+	// to send the browser back to (`redirectUri` with `code` and
+	// `state`). The app trades the code at `POST /oauth/token`. Apps are
+	// not registered: `clientId` is any name of 1-100 printable
+	// characters, shown to the player; `redirectUri` is an absolute
+	// `https` URL without a fragment (`http` only for `localhost`,
+	// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+	ApproveAuthorizationWithResponse(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error)
+
 	// CreatePlayerWithBodyWithResponse Make a player
 	//
 	// Creates a player with the `name` given (or a default one) and gives
@@ -15277,10 +16321,11 @@ type ClientWithResponsesInterface interface {
 
 	// GetMyPlayerWithResponse Your own player, by its token
 	//
-	// The player whose `Player-Token` the request carries, as `GET
-	// /v1/players/{id}` answers it: how a client that holds only a token
-	// learns its player's id. `401 player_unauthorized` without a token
-	// or with one no player holds.
+	// The player whose token the `Player-Token` header carries (its own
+	// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+	// answers it: how a client that holds only a token learns its
+	// player's id. `401` without a token or with one that does not work
+	// (`player_unauthorized`, `token_expired`, `token_revoked`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15772,6 +16817,84 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/seeks/{id} (the `GetSeek` operationId).
 	GetSeekWithResponse(ctx context.Context, id LobbyID, params *GetSeekParams, reqEditors ...RequestEditorFn) (*GetSeekResponse, error)
+
+	// ListTokensWithResponse Your player's scoped tokens
+	//
+	// The scoped tokens of your player that still work (neither revoked
+	// nor expired), the ones you made and the ones apps got through
+	// OAuth, oldest first. Secrets are never shown again.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+	ListTokensWithResponse(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*ListTokensResponse, error)
+
+	// CreateTokenWithBodyWithResponse Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithBodyWithResponse(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// CreateTokenWithResponse Make a scoped token
+	//
+	// Makes a token (`pat_...`) that acts as your player with only the
+	// scopes named, until `expiresAt` if given, and answers its secret:
+	// the only time it is shown (the server keeps a hash). Give one to a
+	// bot or a front end instead of your player's own token. Only your
+	// player's own token (`pl_...`) makes tokens (`403
+	// player_token_required` for a scoped one).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+	CreateTokenWithResponse(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error)
+
+	// TestTokenWithBodyWithResponse What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithBodyWithResponse(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTokenResponse, error)
+
+	// TestTokenWithResponse What a token may do
+	//
+	// Tells whether a token works and, when it does, whose it is, its
+	// scopes and its expiry (as RFC 7662 introspection does, in this
+	// API's JSON). Any token may be tested: a player's own (`pl_...`,
+	// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+	// or one an app got through OAuth (`oat_...`). A token that does not
+	// work is a `200` with `active: false` and the reason.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+	TestTokenWithResponse(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTokenResponse, error)
+
+	// RevokeTokenWithResponse Revoke a scoped token
+	//
+	// The token stops working at once: a request with it is then `401
+	// token_revoked`. An app may revoke its own token with `POST
+	// /oauth/revoke` instead.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+	RevokeTokenWithResponse(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error)
 
 	// ListTournamentsWithResponse List upcoming, running or finished events
 	//
@@ -16748,6 +17871,11 @@ type ListChallengesResponse401Headers struct {
 	XRequestID      *string
 }
 
+// ListChallengesResponse403Headers the declared response headers of an HTTP 403 response for ListChallenges
+type ListChallengesResponse403Headers struct {
+	XRequestID *string
+}
+
 // ListChallengesResponse500Headers the declared response headers of an HTTP 500 response for ListChallenges
 type ListChallengesResponse500Headers struct {
 	XRequestID *string
@@ -16766,6 +17894,8 @@ type ListChallengesResponse struct {
 	JSON200 *ChallengeList
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -16774,6 +17904,8 @@ type ListChallengesResponse struct {
 	Headers200 *ListChallengesResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListChallengesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListChallengesResponse403Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *ListChallengesResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -16788,6 +17920,11 @@ func (r ListChallengesResponse) GetJSON200() *ChallengeList {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ListChallengesResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListChallengesResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -16907,7 +18044,7 @@ type CreateChallengeResponse struct {
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationProblemJSON403 *LobbyForbidden
+	ApplicationProblemJSON403 *CreateChallengeForbidden
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PlayerNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -16966,7 +18103,7 @@ func (r CreateChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthori
 }
 
 // GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r CreateChallengeResponse) GetApplicationProblemJSON403() *LobbyForbidden {
+func (r CreateChallengeResponse) GetApplicationProblemJSON403() *CreateChallengeForbidden {
 	return r.ApplicationProblemJSON403
 }
 
@@ -17819,6 +18956,11 @@ type CreateGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateGameResponse403Headers the declared response headers of an HTTP 403 response for CreateGame
+type CreateGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateGameResponse409Headers the declared response headers of an HTTP 409 response for CreateGame
 type CreateGameResponse409Headers struct {
 	RetryAfter *int
@@ -17868,6 +19010,8 @@ type CreateGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationProblemJSON409 *IdempotencyKeyInUse
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -17888,6 +19032,8 @@ type CreateGameResponse struct {
 	Headers400 *CreateGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateGameResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateGameResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -17917,6 +19063,11 @@ func (r CreateGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -18109,6 +19260,11 @@ type BerserkGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// BerserkGameResponse403Headers the declared response headers of an HTTP 403 response for BerserkGame
+type BerserkGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // BerserkGameResponse404Headers the declared response headers of an HTTP 404 response for BerserkGame
 type BerserkGameResponse404Headers struct {
 	XRequestID *string
@@ -18137,6 +19293,8 @@ type BerserkGameResponse struct {
 	JSON200 *BerserkAnswer
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *TournamentNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -18149,6 +19307,8 @@ type BerserkGameResponse struct {
 	Headers200 *BerserkGameResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *BerserkGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BerserkGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *BerserkGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -18167,6 +19327,11 @@ func (r BerserkGameResponse) GetJSON200() *BerserkAnswer {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r BerserkGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BerserkGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -18234,6 +19399,11 @@ type OfferDrawResponse401Headers struct {
 	XRequestID      *string
 }
 
+// OfferDrawResponse403Headers the declared response headers of an HTTP 403 response for OfferDraw
+type OfferDrawResponse403Headers struct {
+	XRequestID *string
+}
+
 // OfferDrawResponse404Headers the declared response headers of an HTTP 404 response for OfferDraw
 type OfferDrawResponse404Headers struct {
 	XRequestID *string
@@ -18274,6 +19444,8 @@ type OfferDrawResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -18292,6 +19464,8 @@ type OfferDrawResponse struct {
 	Headers400 *OfferDrawResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *OfferDrawResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *OfferDrawResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *OfferDrawResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -18319,6 +19493,11 @@ func (r OfferDrawResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r OfferDrawResponse) GetApplicationProblemJSON401() *Unauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OfferDrawResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -18513,6 +19692,11 @@ type JoinGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// JoinGameResponse403Headers the declared response headers of an HTTP 403 response for JoinGame
+type JoinGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // JoinGameResponse404Headers the declared response headers of an HTTP 404 response for JoinGame
 type JoinGameResponse404Headers struct {
 	XRequestID *string
@@ -18556,6 +19740,8 @@ type JoinGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -18574,6 +19760,8 @@ type JoinGameResponse struct {
 	Headers400 *JoinGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *JoinGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *JoinGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *JoinGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -18601,6 +19789,11 @@ func (r JoinGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r JoinGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -19001,6 +20194,11 @@ type RematchGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// RematchGameResponse403Headers the declared response headers of an HTTP 403 response for RematchGame
+type RematchGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // RematchGameResponse404Headers the declared response headers of an HTTP 404 response for RematchGame
 type RematchGameResponse404Headers struct {
 	XRequestID *string
@@ -19034,6 +20232,8 @@ type RematchGameResponse struct {
 	JSON201 *Challenge
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -19048,6 +20248,8 @@ type RematchGameResponse struct {
 	Headers201 *RematchGameResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *RematchGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RematchGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *RematchGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -19068,6 +20270,11 @@ func (r RematchGameResponse) GetJSON201() *Challenge {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r RematchGameResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RematchGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -19140,6 +20347,11 @@ type ResignGameResponse401Headers struct {
 	XRequestID      *string
 }
 
+// ResignGameResponse403Headers the declared response headers of an HTTP 403 response for ResignGame
+type ResignGameResponse403Headers struct {
+	XRequestID *string
+}
+
 // ResignGameResponse404Headers the declared response headers of an HTTP 404 response for ResignGame
 type ResignGameResponse404Headers struct {
 	XRequestID *string
@@ -19170,6 +20382,8 @@ type ResignGameResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *GameNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -19184,6 +20398,8 @@ type ResignGameResponse struct {
 	Headers400 *ResignGameResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ResignGameResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ResignGameResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *ResignGameResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -19207,6 +20423,11 @@ func (r ResignGameResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r ResignGameResponse) GetApplicationProblemJSON401() *Unauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ResignGameResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -20085,6 +21306,168 @@ func (r ListMovesResponse) ContentType() string {
 	return ""
 }
 
+// ApproveAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for ApproveAuthorization
+type ApproveAuthorizationResponse201Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse400Headers the declared response headers of an HTTP 400 response for ApproveAuthorization
+type ApproveAuthorizationResponse400Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse401Headers the declared response headers of an HTTP 401 response for ApproveAuthorization
+type ApproveAuthorizationResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ApproveAuthorizationResponse403Headers the declared response headers of an HTTP 403 response for ApproveAuthorization
+type ApproveAuthorizationResponse403Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse413Headers the declared response headers of an HTTP 413 response for ApproveAuthorization
+type ApproveAuthorizationResponse413Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse415Headers the declared response headers of an HTTP 415 response for ApproveAuthorization
+type ApproveAuthorizationResponse415Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse422Headers the declared response headers of an HTTP 422 response for ApproveAuthorization
+type ApproveAuthorizationResponse422Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse500Headers the declared response headers of an HTTP 500 response for ApproveAuthorization
+type ApproveAuthorizationResponse500Headers struct {
+	XRequestID *string
+}
+
+// ApproveAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for ApproveAuthorization
+type ApproveAuthorizationResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ApproveAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Authorization
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidAuthorization
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *ApproveAuthorizationResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ApproveAuthorizationResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ApproveAuthorizationResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ApproveAuthorizationResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *ApproveAuthorizationResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *ApproveAuthorizationResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *ApproveAuthorizationResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ApproveAuthorizationResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ApproveAuthorizationResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ApproveAuthorizationResponse) GetJSON201() *Authorization {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON422() *InvalidAuthorization {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ApproveAuthorizationResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ApproveAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ApproveAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ApproveAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ApproveAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreatePlayerResponse201Headers the declared response headers of an HTTP 201 response for CreatePlayer
 type CreatePlayerResponse201Headers struct {
 	Location        *string
@@ -20375,6 +21758,11 @@ type FollowPlayerEventsResponse401Headers struct {
 	XRequestID      *string
 }
 
+// FollowPlayerEventsResponse403Headers the declared response headers of an HTTP 403 response for FollowPlayerEvents
+type FollowPlayerEventsResponse403Headers struct {
+	XRequestID *string
+}
+
 // FollowPlayerEventsResponse429Headers the declared response headers of an HTTP 429 response for FollowPlayerEvents
 type FollowPlayerEventsResponse429Headers struct {
 	RetryAfter *int
@@ -20399,6 +21787,8 @@ type FollowPlayerEventsResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
 	ApplicationProblemJSON429 *TooManyStreams
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -20411,6 +21801,8 @@ type FollowPlayerEventsResponse struct {
 	Headers400 *FollowPlayerEventsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *FollowPlayerEventsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *FollowPlayerEventsResponse403Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FollowPlayerEventsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
@@ -20427,6 +21819,11 @@ func (r FollowPlayerEventsResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r FollowPlayerEventsResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r FollowPlayerEventsResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
@@ -20484,6 +21881,11 @@ type CreateStreamTicketResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateStreamTicketResponse403Headers the declared response headers of an HTTP 403 response for CreateStreamTicket
+type CreateStreamTicketResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateStreamTicketResponse500Headers the declared response headers of an HTTP 500 response for CreateStreamTicket
 type CreateStreamTicketResponse500Headers struct {
 	XRequestID *string
@@ -20502,6 +21904,8 @@ type CreateStreamTicketResponse struct {
 	JSON201 *StreamTicket
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
@@ -20510,6 +21914,8 @@ type CreateStreamTicketResponse struct {
 	Headers201 *CreateStreamTicketResponse201Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateStreamTicketResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateStreamTicketResponse403Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *CreateStreamTicketResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -20524,6 +21930,11 @@ func (r CreateStreamTicketResponse) GetJSON201() *StreamTicket {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateStreamTicketResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateStreamTicketResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
@@ -21877,6 +23288,11 @@ type GetPracticePuzzleResponse401Headers struct {
 	XRequestID      *string
 }
 
+// GetPracticePuzzleResponse403Headers the declared response headers of an HTTP 403 response for GetPracticePuzzle
+type GetPracticePuzzleResponse403Headers struct {
+	XRequestID *string
+}
+
 // GetPracticePuzzleResponse422Headers the declared response headers of an HTTP 422 response for GetPracticePuzzle
 type GetPracticePuzzleResponse422Headers struct {
 	XRequestID *string
@@ -21908,6 +23324,8 @@ type GetPracticePuzzleResponse struct {
 	ApplicationProblemJSON400 *PracticeBadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
 	ApplicationProblemJSON422 *PracticeUnmet
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -21922,6 +23340,8 @@ type GetPracticePuzzleResponse struct {
 	Headers400 *GetPracticePuzzleResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetPracticePuzzleResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetPracticePuzzleResponse403Headers
 	// Headers422 the parsed response headers for an HTTP 422 response
 	Headers422 *GetPracticePuzzleResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -21945,6 +23365,11 @@ func (r GetPracticePuzzleResponse) GetApplicationProblemJSON400() *PracticeBadRe
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r GetPracticePuzzleResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetPracticePuzzleResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
@@ -22132,6 +23557,11 @@ type SubmitPuzzleAttemptResponse401Headers struct {
 	XRequestID      *string
 }
 
+// SubmitPuzzleAttemptResponse403Headers the declared response headers of an HTTP 403 response for SubmitPuzzleAttempt
+type SubmitPuzzleAttemptResponse403Headers struct {
+	XRequestID *string
+}
+
 // SubmitPuzzleAttemptResponse404Headers the declared response headers of an HTTP 404 response for SubmitPuzzleAttempt
 type SubmitPuzzleAttemptResponse404Headers struct {
 	XRequestID *string
@@ -22178,6 +23608,8 @@ type SubmitPuzzleAttemptResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PuzzleNotFound
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -22198,6 +23630,8 @@ type SubmitPuzzleAttemptResponse struct {
 	Headers400 *SubmitPuzzleAttemptResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *SubmitPuzzleAttemptResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *SubmitPuzzleAttemptResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *SubmitPuzzleAttemptResponse404Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -22227,6 +23661,11 @@ func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON400() *BadRequest 
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SubmitPuzzleAttemptResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -22582,6 +24021,11 @@ type CreateSeekResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateSeekResponse403Headers the declared response headers of an HTTP 403 response for CreateSeek
+type CreateSeekResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateSeekResponse409Headers the declared response headers of an HTTP 409 response for CreateSeek
 type CreateSeekResponse409Headers struct {
 	XRequestID *string
@@ -22630,6 +24074,8 @@ type CreateSeekResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationProblemJSON409 *LobbyConflict
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
@@ -22650,6 +24096,8 @@ type CreateSeekResponse struct {
 	Headers400 *CreateSeekResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateSeekResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateSeekResponse403Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateSeekResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -22679,6 +24127,11 @@ func (r CreateSeekResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateSeekResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateSeekResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -22999,6 +24452,534 @@ func (r GetSeekResponse) ContentType() string {
 	return ""
 }
 
+// ListTokensResponse200Headers the declared response headers of an HTTP 200 response for ListTokens
+type ListTokensResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse400Headers the declared response headers of an HTTP 400 response for ListTokens
+type ListTokensResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse401Headers the declared response headers of an HTTP 401 response for ListTokens
+type ListTokensResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// ListTokensResponse403Headers the declared response headers of an HTTP 403 response for ListTokens
+type ListTokensResponse403Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse500Headers the declared response headers of an HTTP 500 response for ListTokens
+type ListTokensResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListTokensResponse503Headers the declared response headers of an HTTP 503 response for ListTokens
+type ListTokensResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListTokensResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenList
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTokensResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListTokensResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListTokensResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *ListTokensResponse403Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListTokensResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTokensResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTokensResponse) GetJSON200() *TokenList {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListTokensResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTokensResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTokensResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTokensResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTokensResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateTokenResponse201Headers the declared response headers of an HTTP 201 response for CreateToken
+type CreateTokenResponse201Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse400Headers the declared response headers of an HTTP 400 response for CreateToken
+type CreateTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse401Headers the declared response headers of an HTTP 401 response for CreateToken
+type CreateTokenResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// CreateTokenResponse403Headers the declared response headers of an HTTP 403 response for CreateToken
+type CreateTokenResponse403Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse413Headers the declared response headers of an HTTP 413 response for CreateToken
+type CreateTokenResponse413Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse415Headers the declared response headers of an HTTP 415 response for CreateToken
+type CreateTokenResponse415Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse422Headers the declared response headers of an HTTP 422 response for CreateToken
+type CreateTokenResponse422Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse500Headers the declared response headers of an HTTP 500 response for CreateToken
+type CreateTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// CreateTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateToken
+type CreateTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type CreateTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *CreatedToken
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *InvalidTokenRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateTokenResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *CreateTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTokenResponse403Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CreateTokenResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *CreateTokenResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *CreateTokenResponse422Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *CreateTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateTokenResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateTokenResponse) GetJSON201() *CreatedToken {
+	return r.JSON201
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON422() *InvalidTokenRequest {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TestTokenResponse200Headers the declared response headers of an HTTP 200 response for TestToken
+type TestTokenResponse200Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse400Headers the declared response headers of an HTTP 400 response for TestToken
+type TestTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse413Headers the declared response headers of an HTTP 413 response for TestToken
+type TestTokenResponse413Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse415Headers the declared response headers of an HTTP 415 response for TestToken
+type TestTokenResponse415Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse500Headers the declared response headers of an HTTP 500 response for TestToken
+type TestTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// TestTokenResponse503Headers the declared response headers of an HTTP 503 response for TestToken
+type TestTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type TestTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TokenTest
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TestTokenResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *TestTokenResponse400Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *TestTokenResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *TestTokenResponse415Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *TestTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TestTokenResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TestTokenResponse) GetJSON200() *TokenTest {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TestTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TestTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RevokeTokenResponse204Headers the declared response headers of an HTTP 204 response for RevokeToken
+type RevokeTokenResponse204Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse400Headers the declared response headers of an HTTP 400 response for RevokeToken
+type RevokeTokenResponse400Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse401Headers the declared response headers of an HTTP 401 response for RevokeToken
+type RevokeTokenResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// RevokeTokenResponse403Headers the declared response headers of an HTTP 403 response for RevokeToken
+type RevokeTokenResponse403Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse404Headers the declared response headers of an HTTP 404 response for RevokeToken
+type RevokeTokenResponse404Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse500Headers the declared response headers of an HTTP 500 response for RevokeToken
+type RevokeTokenResponse500Headers struct {
+	XRequestID *string
+}
+
+// RevokeTokenResponse503Headers the declared response headers of an HTTP 503 response for RevokeToken
+type RevokeTokenResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type RevokeTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *OwnTokenRequired
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *TokenNotFound
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers204 the parsed response headers for an HTTP 204 response
+	Headers204 *RevokeTokenResponse204Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *RevokeTokenResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RevokeTokenResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *RevokeTokenResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *RevokeTokenResponse404Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *RevokeTokenResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RevokeTokenResponse503Headers
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON403() *OwnTokenRequired {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON404() *TokenNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RevokeTokenResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RevokeTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RevokeTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RevokeTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RevokeTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListTournamentsResponse200Headers the declared response headers of an HTTP 200 response for ListTournaments
 type ListTournamentsResponse200Headers struct {
 	XRequestID *string
@@ -23121,6 +25102,11 @@ type CreateTournamentResponse401Headers struct {
 	XRequestID      *string
 }
 
+// CreateTournamentResponse403Headers the declared response headers of an HTTP 403 response for CreateTournament
+type CreateTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
 // CreateTournamentResponse413Headers the declared response headers of an HTTP 413 response for CreateTournament
 type CreateTournamentResponse413Headers struct {
 	XRequestID *string
@@ -23156,6 +25142,8 @@ type CreateTournamentResponse struct {
 	ApplicationProblemJSON400 *BadRequest
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
 	ApplicationProblemJSON413 *PayloadTooLarge
 	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
@@ -23172,6 +25160,8 @@ type CreateTournamentResponse struct {
 	Headers400 *CreateTournamentResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *CreateTournamentResponse403Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateTournamentResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -23197,6 +25187,11 @@ func (r CreateTournamentResponse) GetApplicationProblemJSON400() *BadRequest {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r CreateTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateTournamentResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
@@ -23792,6 +25787,11 @@ type WithdrawFromTournamentResponse401Headers struct {
 	XRequestID      *string
 }
 
+// WithdrawFromTournamentResponse403Headers the declared response headers of an HTTP 403 response for WithdrawFromTournament
+type WithdrawFromTournamentResponse403Headers struct {
+	XRequestID *string
+}
+
 // WithdrawFromTournamentResponse404Headers the declared response headers of an HTTP 404 response for WithdrawFromTournament
 type WithdrawFromTournamentResponse404Headers struct {
 	XRequestID *string
@@ -23820,6 +25820,8 @@ type WithdrawFromTournamentResponse struct {
 	JSON200 *TournamentEntry
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *MissingScope
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *TournamentNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -23832,6 +25834,8 @@ type WithdrawFromTournamentResponse struct {
 	Headers200 *WithdrawFromTournamentResponse200Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *WithdrawFromTournamentResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *WithdrawFromTournamentResponse403Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *WithdrawFromTournamentResponse404Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
@@ -23850,6 +25854,11 @@ func (r WithdrawFromTournamentResponse) GetJSON200() *TournamentEntry {
 // GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
 func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
 	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r WithdrawFromTournamentResponse) GetApplicationProblemJSON403() *MissingScope {
+	return r.ApplicationProblemJSON403
 }
 
 // GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -25238,6 +27247,56 @@ func (c *ClientWithResponses) ListMovesWithResponse(ctx context.Context, params 
 	return ParseListMovesResponse(rsp)
 }
 
+// ApproveAuthorizationWithBodyWithResponse Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *ClientWithResponses) ApproveAuthorizationWithBodyWithResponse(ctx context.Context, params *ApproveAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error) {
+	rsp, err := c.ApproveAuthorizationWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveAuthorizationResponse(rsp)
+}
+
+// ApproveAuthorizationWithResponse Approve an app's authorization request
+//
+// What the reference client's page at `/oauth/authorize` calls when
+// the signed-in player approves an app: it records the approval of
+// the parameters the app sent there and answers a single-use
+// authorization code, bound to the app's `clientId`, `redirectUri`,
+// scopes and PKCE challenge, that works for two minutes, and the URL
+// to send the browser back to (`redirectUri` with `code` and
+// `state`). The app trades the code at `POST /oauth/token`. Apps are
+// not registered: `clientId` is any name of 1-100 printable
+// characters, shown to the player; `redirectUri` is an absolute
+// `https` URL without a fragment (`http` only for `localhost`,
+// `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/oauth/authorizations (the `ApproveAuthorization` operationId).
+func (c *ClientWithResponses) ApproveAuthorizationWithResponse(ctx context.Context, params *ApproveAuthorizationParams, body ApproveAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*ApproveAuthorizationResponse, error) {
+	rsp, err := c.ApproveAuthorization(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseApproveAuthorizationResponse(rsp)
+}
+
 // CreatePlayerWithBodyWithResponse Make a player
 //
 // Creates a player with the `name` given (or a default one) and gives
@@ -25278,10 +27337,11 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 
 // GetMyPlayerWithResponse Your own player, by its token
 //
-// The player whose `Player-Token` the request carries, as `GET
-// /v1/players/{id}` answers it: how a client that holds only a token
-// learns its player's id. `401 player_unauthorized` without a token
-// or with one no player holds.
+// The player whose token the `Player-Token` header carries (its own
+// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+// answers it: how a client that holds only a token learns its
+// player's id. `401` without a token or with one that does not work
+// (`player_unauthorized`, `token_expired`, `token_revoked`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25928,6 +27988,120 @@ func (c *ClientWithResponses) GetSeekWithResponse(ctx context.Context, id LobbyI
 		return nil, err
 	}
 	return ParseGetSeekResponse(rsp)
+}
+
+// ListTokensWithResponse Your player's scoped tokens
+//
+// The scoped tokens of your player that still work (neither revoked
+// nor expired), the ones you made and the ones apps got through
+// OAuth, oldest first. Secrets are never shown again.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/tokens (the `ListTokens` operationId).
+func (c *ClientWithResponses) ListTokensWithResponse(ctx context.Context, params *ListTokensParams, reqEditors ...RequestEditorFn) (*ListTokensResponse, error) {
+	rsp, err := c.ListTokens(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTokensResponse(rsp)
+}
+
+// CreateTokenWithBodyWithResponse Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithBodyWithResponse(ctx context.Context, params *CreateTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// CreateTokenWithResponse Make a scoped token
+//
+// Makes a token (`pat_...`) that acts as your player with only the
+// scopes named, until `expiresAt` if given, and answers its secret:
+// the only time it is shown (the server keeps a hash). Give one to a
+// bot or a front end instead of your player's own token. Only your
+// player's own token (`pl_...`) makes tokens (`403
+// player_token_required` for a scoped one).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens (the `CreateToken` operationId).
+func (c *ClientWithResponses) CreateTokenWithResponse(ctx context.Context, params *CreateTokenParams, body CreateTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTokenResponse, error) {
+	rsp, err := c.CreateToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateTokenResponse(rsp)
+}
+
+// TestTokenWithBodyWithResponse What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *ClientWithResponses) TestTokenWithBodyWithResponse(ctx context.Context, params *TestTokenParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TestTokenResponse, error) {
+	rsp, err := c.TestTokenWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTokenResponse(rsp)
+}
+
+// TestTokenWithResponse What a token may do
+//
+// Tells whether a token works and, when it does, whose it is, its
+// scopes and its expiry (as RFC 7662 introspection does, in this
+// API's JSON). Any token may be tested: a player's own (`pl_...`,
+// every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+// or one an app got through OAuth (`oat_...`). A token that does not
+// work is a `200` with `active: false` and the reason.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/tokens/test (the `TestToken` operationId).
+func (c *ClientWithResponses) TestTokenWithResponse(ctx context.Context, params *TestTokenParams, body TestTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*TestTokenResponse, error) {
+	rsp, err := c.TestToken(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestTokenResponse(rsp)
+}
+
+// RevokeTokenWithResponse Revoke a scoped token
+//
+// The token stops working at once: a request with it is then `401
+// token_revoked`. An app may revoke its own token with `POST
+// /oauth/revoke` instead.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/tokens/{id} (the `RevokeToken` operationId).
+func (c *ClientWithResponses) RevokeTokenWithResponse(ctx context.Context, id TokenID, params *RevokeTokenParams, reqEditors ...RequestEditorFn) (*RevokeTokenResponse, error) {
+	rsp, err := c.RevokeToken(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRevokeTokenResponse(rsp)
 }
 
 // ListTournamentsWithResponse List upcoming, running or finished events
@@ -27011,6 +29185,13 @@ func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, e
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27055,6 +29236,16 @@ func ParseListChallengesResponse(rsp *http.Response) (*ListChallengesResponse, e
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListChallengesResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListChallengesResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -27123,7 +29314,7 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 		response.ApplicationProblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest LobbyForbidden
+		var dest CreateChallengeForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -28276,6 +30467,13 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest IdempotencyKeyInUse
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28386,6 +30584,16 @@ func ParseCreateGameResponse(rsp *http.Response) (*CreateGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateGameResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -28675,6 +30883,13 @@ func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) 
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest TournamentNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28733,6 +30948,16 @@ func ParseBerserkGameResponse(rsp *http.Response) (*BerserkGameResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BerserkGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers BerserkGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -28820,6 +31045,13 @@ func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28902,6 +31134,16 @@ func ParseOfferDrawResponse(rsp *http.Response) (*OfferDrawResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers OfferDrawResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers OfferDrawResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -29154,6 +31396,13 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29250,6 +31499,16 @@ func ParseJoinGameResponse(rsp *http.Response) (*JoinGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers JoinGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers JoinGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -29777,6 +32036,13 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29842,6 +32108,16 @@ func ParseRematchGameResponse(rsp *http.Response) (*RematchGameResponse, error) 
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RematchGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers RematchGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -29939,6 +32215,13 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest GameNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30007,6 +32290,16 @@ func ParseResignGameResponse(rsp *http.Response) (*ResignGameResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ResignGameResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ResignGameResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -30976,6 +33269,195 @@ func ParseListMovesResponse(rsp *http.Response) (*ListMovesResponse, error) {
 	return response, nil
 }
 
+// ParseApproveAuthorizationResponse parses an HTTP response from a ApproveAuthorizationWithResponse call
+func ParseApproveAuthorizationResponse(rsp *http.Response) (*ApproveAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ApproveAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Authorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidAuthorization
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers ApproveAuthorizationResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers ApproveAuthorizationResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ApproveAuthorizationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ApproveAuthorizationResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers ApproveAuthorizationResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers ApproveAuthorizationResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers ApproveAuthorizationResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers ApproveAuthorizationResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ApproveAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreatePlayerResponse parses an HTTP response from a CreatePlayerWithResponse call
 func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -31356,6 +33838,13 @@ func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsRes
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyStreams
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31417,6 +33906,16 @@ func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsRes
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers FollowPlayerEventsResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 429:
 		var headers FollowPlayerEventsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -31494,6 +33993,13 @@ func ParseCreateStreamTicketResponse(rsp *http.Response) (*CreateStreamTicketRes
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
 		var dest InternalError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31538,6 +34044,16 @@ func ParseCreateStreamTicketResponse(rsp *http.Response) (*CreateStreamTicketRes
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateStreamTicketResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateStreamTicketResponse500Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -33111,6 +35627,13 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest PracticeUnmet
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33200,6 +35723,16 @@ func ParseGetPracticePuzzleResponse(rsp *http.Response) (*GetPracticePuzzleRespo
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetPracticePuzzleResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 422:
 		var headers GetPracticePuzzleResponse422Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -33432,6 +35965,13 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest PuzzleNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33521,6 +36061,16 @@ func ParseSubmitPuzzleAttemptResponse(rsp *http.Response) (*SubmitPuzzleAttemptR
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers SubmitPuzzleAttemptResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers SubmitPuzzleAttemptResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -33969,6 +36519,13 @@ func ParseCreateSeekResponse(rsp *http.Response) (*CreateSeekResponse, error) {
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest LobbyConflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34079,6 +36636,16 @@ func ParseCreateSeekResponse(rsp *http.Response) (*CreateSeekResponse, error) {
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateSeekResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateSeekResponse409Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -34475,6 +37042,615 @@ func ParseGetSeekResponse(rsp *http.Response) (*GetSeekResponse, error) {
 	return response, nil
 }
 
+// ParseListTokensResponse parses an HTTP response from a ListTokensWithResponse call
+func ParseListTokensResponse(rsp *http.Response) (*ListTokensResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTokensResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTokensResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListTokensResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListTokensResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers ListTokensResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListTokensResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListTokensResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateTokenResponse parses an HTTP response from a CreateTokenWithResponse call
+func ParseCreateTokenResponse(rsp *http.Response) (*CreateTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest CreatedToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest InvalidTokenRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateTokenResponse201Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers CreateTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateTokenResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTokenResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateTokenResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers CreateTokenResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers CreateTokenResponse422Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 500:
+		var headers CreateTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestTokenResponse parses an HTTP response from a TestTokenWithResponse call
+func ParseTestTokenResponse(rsp *http.Response) (*TestTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TokenTest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TestTokenResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers TestTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 413:
+		var headers TestTokenResponse413Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers TestTokenResponse415Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 500:
+		var headers TestTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers TestTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRevokeTokenResponse parses an HTTP response from a RevokeTokenWithResponse call
+func ParseRevokeTokenResponse(rsp *http.Response) (*RevokeTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RevokeTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest OwnTokenRequired
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest TokenNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		var headers RevokeTokenResponse204Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers204 = &headers
+	case rsp.StatusCode == 400:
+		var headers RevokeTokenResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers RevokeTokenResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers RevokeTokenResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers RevokeTokenResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 500:
+		var headers RevokeTokenResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers RevokeTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListTournamentsResponse parses an HTTP response from a ListTournamentsWithResponse call
 func ParseListTournamentsResponse(rsp *http.Response) (*ListTournamentsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -34624,6 +37800,13 @@ func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentRespons
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34706,6 +37889,16 @@ func ParseCreateTournamentResponse(rsp *http.Response) (*CreateTournamentRespons
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers CreateTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateTournamentResponse413Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
@@ -35393,6 +38586,13 @@ func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTourn
 		}
 		response.ApplicationProblemJSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest MissingScope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest TournamentNotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35451,6 +38651,16 @@ func ParseWithdrawFromTournamentResponse(rsp *http.Response) (*WithdrawFromTourn
 			headers.XRequestID = &value
 		}
 		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers WithdrawFromTournamentResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers WithdrawFromTournamentResponse404Headers
 		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {

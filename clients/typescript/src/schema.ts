@@ -982,10 +982,11 @@ export interface paths {
         };
         /**
          * Your own player, by its token
-         * @description The player whose `Player-Token` the request carries, as `GET
-         *     /v1/players/{id}` answers it: how a client that holds only a token
-         *     learns its player's id. `401 player_unauthorized` without a token
-         *     or with one no player holds.
+         * @description The player whose token the `Player-Token` header carries (its own
+         *     `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+         *     answers it: how a client that holds only a token learns its
+         *     player's id. `401` without a token or with one that does not work
+         *     (`player_unauthorized`, `token_expired`, `token_revoked`).
          */
         get: operations["GetMyPlayer"];
         put?: never;
@@ -1153,6 +1154,114 @@ export interface paths {
         get: operations["ListPlayerPuzzles"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your player's scoped tokens
+         * @description The scoped tokens of your player that still work (neither revoked
+         *     nor expired), the ones you made and the ones apps got through
+         *     OAuth, oldest first. Secrets are never shown again.
+         */
+        get: operations["ListTokens"];
+        put?: never;
+        /**
+         * Make a scoped token
+         * @description Makes a token (`pat_...`) that acts as your player with only the
+         *     scopes named, until `expiresAt` if given, and answers its secret:
+         *     the only time it is shown (the server keeps a hash). Give one to a
+         *     bot or a front end instead of your player's own token. Only your
+         *     player's own token (`pl_...`) makes tokens (`403
+         *     player_token_required` for a scoped one).
+         */
+        post: operations["CreateToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a scoped token
+         * @description The token stops working at once: a request with it is then `401
+         *     token_revoked`. An app may revoke its own token with `POST
+         *     /oauth/revoke` instead.
+         */
+        delete: operations["RevokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tokens/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What a token may do
+         * @description Tells whether a token works and, when it does, whose it is, its
+         *     scopes and its expiry (as RFC 7662 introspection does, in this
+         *     API's JSON). Any token may be tested: a player's own (`pl_...`,
+         *     every scope, no expiry), one made with `POST /v1/tokens` (`pat_...`)
+         *     or one an app got through OAuth (`oat_...`). A token that does not
+         *     work is a `200` with `active: false` and the reason.
+         */
+        post: operations["TestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth/authorizations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an app's authorization request
+         * @description What the reference client's page at `/oauth/authorize` calls when
+         *     the signed-in player approves an app: it records the approval of
+         *     the parameters the app sent there and answers a single-use
+         *     authorization code, bound to the app's `clientId`, `redirectUri`,
+         *     scopes and PKCE challenge, that works for two minutes, and the URL
+         *     to send the browser back to (`redirectUri` with `code` and
+         *     `state`). The app trades the code at `POST /oauth/token`. Apps are
+         *     not registered: `clientId` is any name of 1-100 printable
+         *     characters, shown to the player; `redirectUri` is an absolute
+         *     `https` URL without a fragment (`http` only for `localhost`,
+         *     `127.0.0.1` and `[::1]`). Only `S256` challenges are taken.
+         */
+        post: operations["ApproveAuthorization"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5669,6 +5778,294 @@ export interface components {
             status: "ok";
         };
         /**
+         * @description What a scoped token may do as its player (the oauth2 security
+         *     scheme describes each): `game:play`, `lobby:write`, `puzzle:write`,
+         *     `tournament:write`, `profile:write`.
+         * @example game:play
+         * @enum {string}
+         */
+        Scope: "game:play" | "lobby:write" | "puzzle:write" | "tournament:write" | "profile:write";
+        /**
+         * @description A scoped token's id (not its secret), to list and revoke it by.
+         * @example Qm9vdHMtMDAx
+         */
+        TokenId: string;
+        /**
+         * @description A scoped token's secret: `pat_` (made with `POST /v1/tokens`) or
+         *     `oat_` (from `POST /oauth/token`) and 43 URL-safe characters.
+         *     Shown once; the server keeps a hash. Send it as the `Player-Token`
+         *     header or as `Authorization: Bearer`.
+         * @example pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+         */
+        ScopedTokenSecret: string;
+        /**
+         * @description A scoped token to make.
+         * @example {
+         *       "description": "my bot on the home server",
+         *       "scopes": [
+         *         "game:play",
+         *         "lobby:write"
+         *       ],
+         *       "expiresAt": "2027-01-01T00:00:00Z"
+         *     }
+         */
+        TokenRequest: {
+            /**
+             * @description What the token is for, to tell it in the list (at most 100 characters); none if absent.
+             * @example my bot on the home server
+             */
+            description?: string;
+            /**
+             * @description What the token may do; at least one.
+             * @example [
+             *       "game:play",
+             *       "lobby:write"
+             *     ]
+             */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * Format: date-time
+             * @description When the token stops working (in the future); never if absent.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+        };
+        /**
+         * @description A scoped token, without its secret.
+         * @example {
+         *       "id": "Qm9vdHMtMDAx",
+         *       "description": "my bot on the home server",
+         *       "scopes": [
+         *         "game:play",
+         *         "lobby:write"
+         *       ],
+         *       "kind": "personal",
+         *       "createdAt": "2026-12-01T10:00:00Z",
+         *       "expiresAt": "2027-01-01T00:00:00Z"
+         *     }
+         */
+        Token: {
+            id: components["schemas"]["TokenId"];
+            /**
+             * @description What it is for (an app's token has the app's `clientId`); may be empty.
+             * @example my bot on the home server
+             */
+            description: string;
+            /**
+             * @description What it may do.
+             * @example [
+             *       "game:play",
+             *       "lobby:write"
+             *     ]
+             */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description `personal` (made with `POST /v1/tokens`) or `oauth` (an app got it).
+             * @example personal
+             * @enum {string}
+             */
+            kind: "personal" | "oauth";
+            /**
+             * @description The app's `clientId`, for an `oauth` token.
+             * @example https://deck.example
+             */
+            clientId?: string;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             * @example 2026-12-01T10:00:00Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it stops working; it never does if absent.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+        };
+        /**
+         * @description A new scoped token and its secret, shown this once.
+         * @example {
+         *       "token": {
+         *         "id": "Qm9vdHMtMDAx",
+         *         "description": "my bot on the home server",
+         *         "scopes": [
+         *           "game:play",
+         *           "lobby:write"
+         *         ],
+         *         "kind": "personal",
+         *         "createdAt": "2026-12-01T10:00:00Z"
+         *       },
+         *       "secret": "pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"
+         *     }
+         */
+        CreatedToken: {
+            token: components["schemas"]["Token"];
+            secret: components["schemas"]["ScopedTokenSecret"];
+        };
+        /**
+         * @description A player's scoped tokens that work, oldest first.
+         * @example {
+         *       "tokens": [
+         *         {
+         *           "id": "Qm9vdHMtMDAx",
+         *           "description": "my bot on the home server",
+         *           "scopes": [
+         *             "game:play",
+         *             "lobby:write"
+         *           ],
+         *           "kind": "personal",
+         *           "createdAt": "2026-12-01T10:00:00Z"
+         *         }
+         *       ]
+         *     }
+         */
+        TokenList: {
+            /**
+             * @description The tokens.
+             * @example []
+             */
+            tokens: components["schemas"]["Token"][];
+        };
+        /**
+         * @description The token to test, in the body so that no log line holds it.
+         * @example {
+         *       "token": "pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"
+         *     }
+         */
+        TokenTestRequest: {
+            /**
+             * @description Any token (`pl_...`, `pat_...`, `oat_...`).
+             * @example pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q
+             */
+            token: string;
+        };
+        /**
+         * @description What a token may do: with `active`, its player, kind, scopes and
+         *     expiry; without, why it does not work.
+         * @example {
+         *       "active": true,
+         *       "playerId": "bV3kQ9xZ2mTa",
+         *       "kind": "personal",
+         *       "scopes": [
+         *         "game:play"
+         *       ],
+         *       "expiresAt": "2027-01-01T00:00:00Z"
+         *     }
+         */
+        TokenTest: {
+            /**
+             * @description Whether the token works now.
+             * @example true
+             */
+            active: boolean;
+            /**
+             * @description Why an inactive token does not work: `unknown` (no player holds it), `expired` or `revoked`.
+             * @example expired
+             * @enum {string}
+             */
+            reason?: "unknown" | "expired" | "revoked";
+            playerId?: components["schemas"]["PlayerId"];
+            /**
+             * @description `player` (the player's own token: every scope), `personal` or `oauth`.
+             * @example personal
+             * @enum {string}
+             */
+            kind?: "player" | "personal" | "oauth";
+            /**
+             * @description What it may do.
+             * @example [
+             *       "game:play"
+             *     ]
+             */
+            scopes?: components["schemas"]["Scope"][];
+            /**
+             * @description The app's `clientId`, for an `oauth` token.
+             * @example https://deck.example
+             */
+            clientId?: string;
+            /**
+             * Format: date-time
+             * @description When it stops working; never if absent.
+             * @example 2027-01-01T00:00:00Z
+             */
+            expiresAt?: string;
+        };
+        /**
+         * @description The parameters an app sent to `/oauth/authorize`, as the player approved them.
+         * @example {
+         *       "clientId": "https://deck.example",
+         *       "redirectUri": "https://deck.example/callback",
+         *       "scopes": [
+         *         "game:play"
+         *       ],
+         *       "state": "af0ifjsldkj",
+         *       "codeChallenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+         *       "codeChallengeMethod": "S256"
+         *     }
+         */
+        AuthorizationRequest: {
+            /**
+             * @description The app's name or URL (1-100 printable characters), as it sent it.
+             * @example https://deck.example
+             */
+            clientId: string;
+            /**
+             * @description Where the app wants the code, exactly as it will send it to `/oauth/token`.
+             * @example https://deck.example/callback
+             */
+            redirectUri: string;
+            /**
+             * @description The scopes approved; at least one.
+             * @example [
+             *       "game:play"
+             *     ]
+             */
+            scopes: components["schemas"]["Scope"][];
+            /**
+             * @description The app's `state`, given back in the redirect as it was; none if absent.
+             * @example af0ifjsldkj
+             */
+            state?: string;
+            /**
+             * @description The PKCE challenge: the unpadded base64url encoding of the SHA-256 of the code_verifier, 43 characters.
+             * @example E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM
+             */
+            codeChallenge: string;
+            /**
+             * @description `S256`, the only method taken.
+             * @example S256
+             * @enum {string}
+             */
+            codeChallengeMethod: "S256";
+        };
+        /**
+         * @description An approved authorization request's code.
+         * @example {
+         *       "code": "ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n",
+         *       "redirectUri": "https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n&state=af0ifjsldkj",
+         *       "expiresAt": "2026-12-01T10:02:00Z"
+         *     }
+         */
+        Authorization: {
+            /**
+             * @description The authorization code (`ac_...`), single-use.
+             * @example ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n
+             */
+            code: string;
+            /**
+             * @description Where to send the browser now: the app's `redirectUri` with `code` and `state` added to its query.
+             * @example https://deck.example/callback?code=ac_Vb7nM3qW9eR1tY5uI2oP8aS4dF6gH0jK3lZ7xC1vB5n&state=af0ifjsldkj
+             */
+            redirectUri: string;
+            /**
+             * Format: date-time
+             * @description Until when the code may be traded.
+             * @example 2026-12-01T10:02:00Z
+             */
+            expiresAt: string;
+        };
+        /**
          * @description An error, as RFC 9457 defines it. Switch on `code` (a stable
          *     snake_case word) or on `type`; `detail` is for humans and may change.
          *     The `/docs` page and the project's docs/api.md list every code.
@@ -5719,6 +6116,7 @@ export interface components {
              * @example 2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6
              */
             requestId?: string;
+            scope?: components["schemas"]["Scope"];
         };
         /**
          * @description A day, `YYYY-MM-DD`, in UTC.
@@ -8310,6 +8708,113 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description A scoped token without the scope this operation needs
+         *     (`missing_scope`; `scope` names it).
+         */
+        MissingScope: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-missing_scope",
+                 *       "title": "Missing scope",
+                 *       "status": 403,
+                 *       "detail": "this token lacks the scope game:play, which this operation needs",
+                 *       "code": "missing_scope",
+                 *       "scope": "game:play",
+                 *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ/moves"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
+         * @description A scoped token where only the player's own token (`pl_...`) may act
+         *     (`player_token_required`).
+         */
+        OwnTokenRequired: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-player_token_required",
+                 *       "title": "Player's own token required",
+                 *       "status": 403,
+                 *       "detail": "only the player's own token (pl_...) may do this: token Qm9vdHMtMDAx is a scoped token",
+                 *       "code": "player_token_required",
+                 *       "instance": "/v1/tokens"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description No token of yours that works has this id (`token_not_found`). */
+        TokenNotFound: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-token_not_found",
+                 *       "title": "No such token",
+                 *       "status": 404,
+                 *       "detail": "token not found: you have no token \"Qm9vdHMtMDAx\" that works",
+                 *       "code": "token_not_found",
+                 *       "instance": "/v1/tokens/Qm9vdHMtMDAx"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description An expiry that has passed (`invalid_token_request`), or no scope (`invalid_scope`). */
+        InvalidTokenRequest: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-invalid_token_request",
+                 *       "title": "Invalid token request",
+                 *       "status": 422,
+                 *       "detail": "invalid token request: expiresAt 2026-01-01T00:00:00Z has passed",
+                 *       "code": "invalid_token_request",
+                 *       "instance": "/v1/tokens"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description A `clientId` or `redirectUri` this server does not take (`invalid_authorization`). */
+        InvalidAuthorization: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-invalid_authorization",
+                 *       "title": "Invalid authorization request",
+                 *       "status": 422,
+                 *       "detail": "invalid authorization request: redirect_uri must be https (http only for localhost)",
+                 *       "code": "invalid_authorization",
+                 *       "instance": "/v1/oauth/authorizations"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description No event (`tournament_not_found`), bulk pairing (`bulk_pairing_not_found`) or game (`not_found`) has this id. */
         TournamentNotFound: {
             headers: {
@@ -9242,6 +9747,30 @@ export interface components {
             };
         };
         /**
+         * @description A scoped token without the scope this operation needs
+         *     (`missing_scope`; `scope` names it), or a challenge with
+         *     `allowBots: false` sent to a bot (`bots_refused`).
+         */
+        CreateChallengeForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-bots_refused",
+                 *       "title": "Bots refused",
+                 *       "status": 403,
+                 *       "detail": "the challenge refuses bots: player Rb0tAy0xZ2mT is a bot",
+                 *       "code": "bots_refused",
+                 *       "instance": "/v1/challenges"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description A valid player token, but not one that may do this: another
          *     player's seek (`not_your_seek`), a challenge you did not send or
          *     were not sent (`not_your_challenge`), or a bot and a challenge
@@ -9553,6 +10082,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["IdempotencyKeyInUse"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -9743,6 +10273,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["GameConflict"];
             422: components["responses"]["GameRefused"];
@@ -10232,6 +10763,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["GameConflict"];
             500: components["responses"]["InternalError"];
@@ -10278,6 +10810,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["OfferConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -11276,6 +11809,7 @@ export interface operations {
             };
             400: components["responses"]["PracticeBadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             422: components["responses"]["PracticeUnmet"];
             429: components["responses"]["PracticeTooMany"];
             500: components["responses"]["InternalError"];
@@ -11397,6 +11931,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["PuzzleNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -11989,6 +12524,218 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    ListTokens: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["OwnTokenRequired"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    CreateToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "my bot on the home server",
+                 *       "scopes": [
+                 *         "game:play",
+                 *         "lobby:write"
+                 *       ],
+                 *       "expiresAt": "2027-01-01T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description The token, with its secret. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["OwnTokenRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidTokenRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RevokeToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The token's id, from its creation or the list. */
+                id: components["schemas"]["TokenId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["OwnTokenRequired"];
+            404: components["responses"]["TokenNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    TestToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "token": "pat_3vXy8Jq0mTbN5cR1wL7pK4sD9fG2aE6uI0oZ8yHnM1Q"
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenTestRequest"];
+            };
+        };
+        responses: {
+            /** @description What the token may do. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenTest"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ApproveAuthorization: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "clientId": "https://deck.example",
+                 *       "redirectUri": "https://deck.example/callback",
+                 *       "scopes": [
+                 *         "game:play"
+                 *       ],
+                 *       "state": "af0ifjsldkj",
+                 *       "codeChallenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                 *       "codeChallengeMethod": "S256"
+                 *     }
+                 */
+                "application/json": components["schemas"]["AuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The code, and where to send the browser. */
+            201: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Authorization"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["OwnTokenRequired"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["InvalidAuthorization"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     GetExplorer: {
         parameters: {
             query: {
@@ -12149,6 +12896,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             409: components["responses"]["LobbyConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -12333,6 +13081,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -12388,7 +13137,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
-            403: components["responses"]["LobbyForbidden"];
+            403: components["responses"]["CreateChallengeForbidden"];
             404: components["responses"]["PlayerNotFound"];
             409: components["responses"]["LobbyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -12586,6 +13335,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["GameNotFound"];
             409: components["responses"]["AcceptConflict"];
             422: components["responses"]["LobbyRefused"];
@@ -12620,6 +13370,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -12659,6 +13410,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             429: components["responses"]["TooManyStreams"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["StreamsFull"];
@@ -12737,6 +13489,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["TournamentRefused"];
@@ -12851,6 +13604,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["TournamentNotFound"];
             409: components["responses"]["TournamentConflict"];
             500: components["responses"]["InternalError"];
@@ -13011,6 +13765,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["MissingScope"];
             404: components["responses"]["TournamentNotFound"];
             409: components["responses"]["TournamentConflict"];
             500: components["responses"]["InternalError"];

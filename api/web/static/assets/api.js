@@ -738,3 +738,15 @@ function puzzleView(p) {
   };
 }
 
+
+// ---- OAuth: the authorization page (authorize.js) ----
+
+/**
+ * The player's approval of an app's request (clientId, redirectUri, scopes,
+ * state, codeChallenge, codeChallengeMethod 'S256'): {code, redirectUri,
+ * expiresAt}, where redirectUri carries the code back to the app. Only the
+ * player's own token may approve, so it is given here, never a renewed one.
+ */
+export function approveAuthorization(playerToken, request) {
+  return send('POST', '/v1/oauth/authorizations', { body: request, playerToken });
+}
