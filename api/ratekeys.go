@@ -46,10 +46,13 @@ func newTokenPlayers(ps PlayerService, now func() time.Time) *tokenPlayers {
 	return &tokenPlayers{players: ps, now: now, byToken: map[[sha256.Size]byte]tokenPlayer{}}
 }
 
-// of is the id of the player whose token the request's Player-Token is,
-// "" for none.
+// of is the id of the player whose token the request carries (in
+// Player-Token, or a scoped one as a bearer token), "" for none.
 func (t *tokenPlayers) of(c echo.Context) string {
 	token := strings.TrimSpace(c.Request().Header.Get(PlayerTokenHeader))
+	if bearer := bearerToken(c.Request().Header.Get(echo.HeaderAuthorization)); token == "" && players.IsScopedToken(bearer) {
+		token = bearer // as withCaller takes it: what an OAuth library sends
+	}
 	if token == "" {
 		return ""
 	}

@@ -45,8 +45,13 @@ func TestRateLimitsPerPlayer(t *testing.T) {
 		// Ann's bucket is empty: her scoped token spends the same one.
 		g2, _ := gs.ratedGame(ann, bob)
 		scoped := gs.scopedToken(ann, players.ScopeGamePlay)
-		a := gs.must(http.MethodPost, "/v1/games/"+g2.Id+"/moves", "", map[string]int{"pit": legalPits(t, g2.Position)[0], "ply": g2.Ply}, asPlayer(scoped))
-		wantRateLimited(t, gs, a, "too many moves from this player")
+		for _, send := range []struct {
+			bearer string
+			header map[string]string
+		}{{"", asPlayer(scoped)}, {scoped, nil}} {
+			a := gs.must(http.MethodPost, "/v1/games/"+g2.Id+"/moves", send.bearer, map[string]int{"pit": legalPits(t, g2.Position)[0], "ply": g2.Ply}, send.header)
+			wantRateLimited(t, gs, a, "too many moves from this player")
+		}
 	})
 
 	t.Run("without a player", func(t *testing.T) {
