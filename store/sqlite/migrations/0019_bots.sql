@@ -2,7 +2,7 @@
 -- good, before any rated game. seen_at is when an open player event stream
 -- last touched a bot (lobby's Touch, every StreamGrace/2 while it is open),
 -- in unix microseconds; NULL never. GET /v1/bots/online reads the bots
--- seen within the grace, by id, through bots_seen.
+-- seen within the grace, by id, through players_bots.
 ALTER TABLE players ADD COLUMN bot INTEGER NOT NULL DEFAULT 0 CHECK (bot IN (0, 1));
 ALTER TABLE players ADD COLUMN seen_at INTEGER;
 CREATE INDEX players_bots ON players (id, seen_at) WHERE bot = 1;
