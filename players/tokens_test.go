@@ -46,7 +46,7 @@ func TestScopedTokenAccess(t *testing.T) {
 	if !strings.HasPrefix(playSecret, "pat_") || !players.IsScopedToken(playSecret) || players.IsScopedToken(own) {
 		t.Errorf("secret %q: want a pat_ scoped token, the player's own not scoped", playSecret)
 	}
-	_, revokedSecret, err := svc.CreateToken(ctx, own, players.TokenRequest{Scopes: []players.Scope{players.ScopeProfileWrite}})
+	revoked, revokedSecret, err := svc.CreateToken(ctx, own, players.TokenRequest{Scopes: []players.Scope{players.ScopeProfileWrite}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,9 @@ func TestScopedTokenAccess(t *testing.T) {
 	if err != nil || len(list) != 2 {
 		t.Fatalf("Tokens: %v, %v; want 2", list, err)
 	}
-	if err := svc.RevokeToken(ctx, own, list[1].ID); err != nil {
+	// Both made at one instant: the list's order between them is their
+	// ids', so the one to revoke is named by its own.
+	if err := svc.RevokeToken(ctx, own, revoked.ID); err != nil {
 		t.Fatal(err)
 	}
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ayoayo/ayoayo/engine"
+	"github.com/ayoayo/ayoayo/fault"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/players"
 )
@@ -98,7 +99,8 @@ func (s *Service) CreateBulk(ctx context.Context, organiser *players.Player, req
 	return b, nil
 }
 
-// consenting reads the player of pair i and checks the token given for it.
+// consenting reads the player of pair i and checks the token given for it:
+// the player's own, or one of theirs with the tournament:write scope.
 func (s *Service) consenting(ctx context.Context, i int, id, token string) (players.Player, error) {
 	p, err := s.store.Player(ctx, id)
 	if errors.Is(err, players.ErrNotFound) {
@@ -107,8 +109,23 @@ func (s *Service) consenting(ctx context.Context, i int, id, token string) (play
 	if err != nil {
 		return players.Player{}, err
 	}
-	if token == "" || subtle.ConstantTimeCompare(players.TokenHash(token), p.TokenHash) != 1 {
-		return players.Player{}, fmt.Errorf("%w: pair %d: player %s gave no valid token", ErrBulkPlayer, i, id)
+	refused := fmt.Errorf("%w: pair %d: player %s gave no valid token with the %s scope", ErrBulkPlayer, i, id, players.ScopeTournamentWrite)
+	if token == "" {
+		return players.Player{}, refused
+	}
+	if s.o.Authorize == nil {
+		if subtle.ConstantTimeCompare(players.TokenHash(token), p.TokenHash) != 1 {
+			return players.Player{}, refused
+		}
+		return p, nil
+	}
+	by, err := s.o.Authorize(ctx, token, players.ScopeTournamentWrite)
+	if f, ok := fault.Of(err); ok && (f.Kind() == fault.Unauthorized || f.Kind() == fault.Forbidden) || err == nil && by.ID != p.ID {
+		// Unknown, expired, revoked, without the scope, or another's.
+		return players.Player{}, refused
+	}
+	if err != nil {
+		return players.Player{}, err
 	}
 	return p, nil
 }

@@ -66,6 +66,10 @@ type Options struct {
 	Now func() time.Time
 	// Logger gets what the service cannot answer. Nil discards it.
 	Logger *slog.Logger
+	// Authorize finds the player a token acts for with a scope
+	// (*players.Service's Authorize): a bulk pairing's consents. Nil: a
+	// consent is the player's own token only.
+	Authorize func(ctx context.Context, token string, need players.Scope) (players.Player, error)
 	// Recheck is how often a look at an event also reads each of its
 	// games in play, for those that ended on an instance that died
 	// before it copied their results (the instance that ends a game

@@ -71,9 +71,10 @@ func newWorld(t *testing.T) *world {
 	clock := gamestest.NewClock()
 	gs := games.NewService(st, budget.New(1), games.Options{Now: clock.Now, Choose: noAI})
 	news := &newsLog{games: map[string][]string{}}
-	svc := tournaments.NewService(st, tournaments.Options{Games: gs, Notify: news, Now: clock.Now})
+	ps := players.NewService(st, clock.Now)
+	svc := tournaments.NewService(st, tournaments.Options{Games: gs, Notify: news, Now: clock.Now, Authorize: ps.Authorize})
 	gs.OnEnded(svc)
-	return &world{st: st, clock: clock, games: gs, svc: svc, ps: players.NewService(st, clock.Now), news: news}
+	return &world{st: st, clock: clock, games: gs, svc: svc, ps: ps, news: news}
 }
 
 func (w *world) player(t *testing.T, name string) *players.Player {
@@ -689,7 +690,26 @@ func TestBulkPairingAllOrNone(t *testing.T) {
 			}
 		})
 	}
-	b, err := w.svc.CreateBulk(ctx, org, good)
+	// A token a player made for the organiser consents when it has the
+	// tournament:write scope, and only then.
+	_, narrow, err := w.ps.CreateToken(ctx, seats[3].token, players.TokenRequest{Scopes: []players.Scope{players.ScopeGamePlay}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, consent, err := w.ps.CreateToken(ctx, seats[3].token, players.TokenRequest{Scopes: []players.Scope{players.ScopeTournamentWrite}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	withToken := func(token string) tournaments.NewBulk {
+		req := good
+		req.Pairs = append([]tournaments.BulkPair(nil), good.Pairs...)
+		req.Pairs[1].NorthToken = token
+		return req
+	}
+	if _, err := w.svc.CreateBulk(ctx, org, withToken(narrow)); !errors.Is(err, tournaments.ErrBulkPlayer) {
+		t.Errorf("a consent by a token without tournament:write: %v, want ErrBulkPlayer", err)
+	}
+	b, err := w.svc.CreateBulk(ctx, org, withToken(consent))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1202,7 +1202,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	North PlayerId `json:"north"`
 
-	// NorthToken The token North's player gave the organiser for this.
+	// NorthToken The token North's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_north_players_token
 	NorthToken string `json:"northToken"`
@@ -1212,7 +1212,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	South PlayerId `json:"south"`
 
-	// SouthToken The token South's player gave the organiser for this.
+	// SouthToken The token South's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_south_players_token
 	SouthToken string `json:"southToken"`

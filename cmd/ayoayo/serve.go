@@ -390,7 +390,9 @@ func (s *serving) startAPI() error {
 	// Tournaments: every instance ticks the due events (each pairing is
 	// one conditional write), copies a result at once when it ends a
 	// game, and tells players and followers through the lobby's streams.
-	tourns := tournaments.NewService(s.st, tournaments.Options{Games: s.games, Notify: tournamentNews{lob}, Now: s.now, Logger: s.log})
+	ps := players.NewService(s.st, s.now)
+	tourns := tournaments.NewService(s.st, tournaments.Options{Games: s.games, Notify: tournamentNews{lob}, Now: s.now, Logger: s.log,
+		Authorize: ps.Authorize})
 	// Its players hear gameFinish; the explorer indexes it; its event
 	// copies its result.
 	s.games.OnEnded(endNotifiers{lob, exp, tourns})
@@ -434,7 +436,7 @@ func (s *serving) startAPI() error {
 		MaxStreamsPerClient: c.MaxStreamsPerClient,
 		MaxStreamsPerGame:   c.MaxStreamsPerGame,
 		Puzzles:             feed,
-		Players:             players.NewService(s.st, s.now),
+		Players:             ps,
 		Idempotency:         idempotency.New(s.st, idempotency.Options{Now: s.now}),
 		Lobby:               lob,
 		Tournaments:         tourns,

@@ -1203,7 +1203,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	North PlayerID `json:"north"`
 
-	// NorthToken The token North's player gave the organiser for this.
+	// NorthToken The token North's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_north_players_token
 	NorthToken string `json:"northToken"`
@@ -1213,7 +1213,7 @@ type BulkPair struct {
 	// Example: bV3kQ9xZ2mTa
 	South PlayerID `json:"south"`
 
-	// SouthToken The token South's player gave the organiser for this.
+	// SouthToken The token South's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
 	//
 	// Example: pl_south_players_token
 	SouthToken string `json:"southToken"`
@@ -6967,8 +6967,9 @@ type ClientInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -6982,8 +6983,9 @@ type ClientInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -8676,8 +8678,9 @@ func (c *Client) ListOnlineBots(ctx context.Context, params *ListOnlineBotsParam
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -8701,8 +8704,9 @@ func (c *Client) CreateBulkPairingWithBody(ctx context.Context, params *CreateBu
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -15545,8 +15549,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -15560,8 +15565,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
 	// player must exist, appear once, and consent by the token given in
-	// the pair (`403 bulk_pairing_player_refused` names the first pair
-	// that fails; nothing is made). With `clockStartsAt` the games are
+	// the pair, a token of theirs with the `tournament:write` scope
+	// (`403 bulk_pairing_player_refused` names the first pair that fails;
+	// nothing is made). With `clockStartsAt` the games are
 	// made now and their first-move window opens then: a move before it
 	// is `409 clock_not_started`. Each player's event stream says
 	// `tournamentGame` with the bulk pairing's id.
@@ -26321,8 +26327,9 @@ func (c *ClientWithResponses) ListOnlineBotsWithResponse(ctx context.Context, pa
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.
@@ -26342,8 +26349,9 @@ func (c *ClientWithResponses) CreateBulkPairingWithBodyWithResponse(ctx context.
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
 // player must exist, appear once, and consent by the token given in
-// the pair (`403 bulk_pairing_player_refused` names the first pair
-// that fails; nothing is made). With `clockStartsAt` the games are
+// the pair, a token of theirs with the `tournament:write` scope
+// (`403 bulk_pairing_player_refused` names the first pair that fails;
+// nothing is made). With `clockStartsAt` the games are
 // made now and their first-move window opens then: a move before it
 // is `409 clock_not_started`. Each player's event stream says
 // `tournamentGame` with the bulk pairing's id.

@@ -1947,8 +1947,9 @@ export interface paths {
          * Make many games at once
          * @description An organiser's list of games (1-500 pairs), each made or none: every
          *     player must exist, appear once, and consent by the token given in
-         *     the pair (`403 bulk_pairing_player_refused` names the first pair
-         *     that fails; nothing is made). With `clockStartsAt` the games are
+         *     the pair, a token of theirs with the `tournament:write` scope
+         *     (`403 bulk_pairing_player_refused` names the first pair that fails;
+         *     nothing is made). With `clockStartsAt` the games are
          *     made now and their first-move window opens then: a move before it
          *     is `409 clock_not_started`. Each player's event stream says
          *     `tournamentGame` with the bulk pairing's id.
@@ -2607,13 +2608,13 @@ export interface components {
         BulkPair: {
             south: components["schemas"]["PlayerId"];
             /**
-             * @description The token South's player gave the organiser for this.
+             * @description The token South's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
              * @example pl_south_players_token
              */
             southToken: string;
             north: components["schemas"]["PlayerId"];
             /**
-             * @description The token North's player gave the organiser for this.
+             * @description The token North's player gave the organiser for this: one of theirs with the `tournament:write` scope (`POST /v1/tokens`), or their own Player-Token.
              * @example pl_north_players_token
              */
             northToken: string;
