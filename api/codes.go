@@ -32,6 +32,7 @@ var answered = []error{
 	fault.ErrOutcomeUnknown, fault.ErrStorageFull, fault.ErrUnavailable,
 	players.ErrRatingsChanged,
 	players.ErrUnauthorized, players.ErrForbidden, players.ErrNotFound, players.ErrInvalidName, players.ErrInvalidCursor,
+	players.ErrBotRefused, lobby.ErrBotsRefused,
 	games.ErrRatedNotAllowed, games.ErrUnauthorized, games.ErrNotYourTurn, games.ErrStalePly, games.ErrFinished,
 	games.ErrNotStarted, games.ErrSeatTaken, games.ErrInvalidTimeControl,
 	idempotency.ErrInFlight, idempotency.ErrMismatch, idempotency.ErrInvalidKey,

@@ -96,9 +96,21 @@ func (e exportStream) VisitExportPlayerGamesResponse(w http.ResponseWriter) erro
 			if n > 0 {
 				buf.WriteByte('\n')
 			}
-			buf.WriteString(recordOf(g, moves).String())
+			rec := recordOf(g, moves)
+			// As GET /v1/games/{id} gives the record, with its review:
+			// one point read of a finished game's, the game in hand.
+			if g.Status == games.Finished {
+				rv, err := e.s.reviews.Done(e.ctx, g.ID)
+				if err != nil {
+					return err
+				}
+				if rv != nil {
+					annotate(rec, rv)
+				}
+			}
+			buf.WriteString(rec.String())
 		} else {
-			line.Game = gameToAPI(g)
+			line.Game = gameToAPI(g, e.s.seatBots(e.ctx, g))
 			line.Moves = exportedMoves(line.Moves[:0], g, moves)
 			if err := enc.Encode(&line); err != nil {
 				return err

@@ -75,7 +75,10 @@ func (fs *frames) frame(id string, e games.Event) ([]byte, error) {
 // GameOpponentGoneEvent for opponentGone, and the Game for the others
 // (game, joined, end, offer, offerDeclined and takeback). Each carries the
 // game's version and status.
-func encodeEvent(e games.Event) ([]byte, error) {
+func encodeEvent(e games.Event) ([]byte, error) { return encodeMarkedEvent(e, nil) }
+
+// encodeMarkedEvent is encodeEvent with the game's seats marked by bots.
+func encodeMarkedEvent(e games.Event, bots botSet) ([]byte, error) {
 	var data any
 	switch e.Kind {
 	case games.EventMove:
@@ -83,7 +86,7 @@ func encodeEvent(e games.Event) ([]byte, error) {
 	case games.EventOpponentGone:
 		data = goneEventToAPI(&e)
 	default:
-		data = gameToAPI(e.Game)
+		data = gameToAPI(e.Game, bots)
 	}
 	payload, err := json.Marshal(data)
 	if err != nil {

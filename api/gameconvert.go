@@ -19,7 +19,8 @@ func rulesToAPI(r engine.Rules) oapi.Rules {
 	return oapi.Rules{CaptureSeed: &cs, Leftovers: &lo}
 }
 
-func gameToAPI(g *games.Game) oapi.Game {
+// gameToAPI is g's answer, its seats marked by bots.
+func gameToAPI(g *games.Game, bots botSet) oapi.Game {
 	out := oapi.Game{
 		Id:        g.ID,
 		Status:    oapi.GameStatus(g.Status),
@@ -36,7 +37,7 @@ func gameToAPI(g *games.Game) oapi.Game {
 		Expiry:      expiryToAPI(games.ExpiryOf(g)),
 
 		Rated:   g.Rated,
-		Players: oapi.GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South]), North: seatPlayerToAPI(g, g.Players[engine.North])},
+		Players: oapi.GamePlayers{South: seatPlayerToAPI(g, g.Players[engine.South], bots), North: seatPlayerToAPI(g, g.Players[engine.North], bots)},
 		Offers:  oapi.GameOffers{Draw: nullableSide(g.DrawOffer.By()), Takeback: nullableSide(g.TakebackOffer.By())},
 	}
 	var seats [2]oapi.SeatHolder
@@ -92,16 +93,16 @@ func moveToAPI(m *games.Move) oapi.GameMove {
 	}
 }
 
-func seatToAPI(a *games.Seat) oapi.GameSeat {
-	return oapi.GameSeat{Game: gameToAPI(&a.Game), Seat: oapi.Side(a.Side.String()), Token: a.Token}
+func seatToAPI(a *games.Seat, bots botSet) oapi.GameSeat {
+	return oapi.GameSeat{Game: gameToAPI(&a.Game, bots), Seat: oapi.Side(a.Side.String()), Token: a.Token}
 }
 
 // encodePlay is the body of a move's answer. A retry's result is rebuilt
 // by the service to be the first one's, field for field, so it encodes to
 // these very bytes (store/retrytest holds migrated games to that). It ends
 // in a newline like every answer the generated code encodes.
-func encodePlay(r *games.PlayResult) ([]byte, error) {
-	ans := oapi.PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game)}
+func encodePlay(r *games.PlayResult, bots botSet) ([]byte, error) {
+	ans := oapi.PlayMoveAnswer{Move: moveToAPI(&r.Move), Game: gameToAPI(&r.Game, bots)}
 	if r.Reply != nil {
 		reply := moveToAPI(r.Reply)
 		ans.Reply = &reply

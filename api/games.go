@@ -7,6 +7,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -162,6 +163,10 @@ func bearerToken(h string) string {
 // seat, if any, is that player's).
 func (s *Server) actor(ctx context.Context) (games.Actor, error) {
 	cl := callerOf(ctx)
+	if players.IsPlayerToken(cl.token) {
+		// A seat token is never one: the client sent the wrong header.
+		return games.Actor{}, fmt.Errorf("%w: that is a Player-Token: send it as the Player-Token header", games.ErrUnauthorized)
+	}
 	if cl.token != "" || cl.playerToken == "" {
 		return games.Actor{Token: cl.token}, nil
 	}
@@ -218,7 +223,7 @@ func (s *Server) CreateGame(ctx context.Context, req oapi.CreateGameRequestObjec
 		return nil, err
 	}
 	loc := "/v1/games/" + seat.Game.ID
-	return oapi.CreateGame201JSONResponse{Body: seatToAPI(&seat), Headers: oapi.CreateGame201ResponseHeaders{Location: &loc}}, nil
+	return oapi.CreateGame201JSONResponse{Body: seatToAPI(&seat, s.seatBots(ctx, &seat.Game)), Headers: oapi.CreateGame201ResponseHeaders{Location: &loc}}, nil
 }
 
 // JoinGame gives the caller the second seat, once.
@@ -231,7 +236,7 @@ func (s *Server) JoinGame(ctx context.Context, req oapi.JoinGameRequestObject) (
 	if err != nil {
 		return nil, err
 	}
-	return oapi.JoinGame201JSONResponse(seatToAPI(&seat)), nil
+	return oapi.JoinGame201JSONResponse(seatToAPI(&seat, s.seatBots(ctx, &seat.Game))), nil
 }
 
 // gameETag is the game's entity tag: its version, which every change bumps.
@@ -265,7 +270,7 @@ func (s *Server) GetGame(ctx context.Context, req oapi.GetGameRequestObject) (oa
 	if asRecord {
 		return oapi.GetGame200ApplicationxAyoayoRecordResponse{Body: strings.NewReader(text), ContentLength: int64(len(text)), Headers: headers}, nil
 	}
-	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g), Headers: headers}, nil
+	return oapi.GetGame200JSONResponse{Body: gameToAPI(&g, s.seatBots(ctx, &g)), Headers: headers}, nil
 }
 
 // ListGameMoves returns a page of the history.
@@ -323,7 +328,7 @@ func (s *Server) PlayGameMove(ctx context.Context, req oapi.PlayGameMoveRequestO
 	if err != nil {
 		return nil, err
 	}
-	body, err := encodePlay(&res)
+	body, err := encodePlay(&res, s.seatBots(ctx, &res.Game))
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +349,7 @@ func (s *Server) ResignGame(ctx context.Context, req oapi.ResignGameRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return oapi.ResignGame200JSONResponse(gameToAPI(&g)), nil
+	return oapi.ResignGame200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // OfferDraw offers, accepts, refuses or withdraws a draw for the caller's
@@ -361,7 +366,7 @@ func (s *Server) OfferDraw(ctx context.Context, req oapi.OfferDrawRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	return oapi.OfferDraw200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferDraw200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // OfferTakeback asks for, accepts, refuses or withdraws a takeback for
@@ -378,7 +383,7 @@ func (s *Server) OfferTakeback(ctx context.Context, req oapi.OfferTakebackReques
 	if err != nil {
 		return nil, err
 	}
-	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g)), nil
+	return oapi.OfferTakeback200JSONResponse(gameToAPI(&g, s.seatBots(ctx, &g))), nil
 }
 
 // AbortGame ends the game with no result before both sides have moved.
@@ -418,7 +423,7 @@ func (s *Server) gameWrite(ctx context.Context, id string, do func(context.Conte
 	if err != nil {
 		return oapi.Game{}, err
 	}
-	return gameToAPI(&g), nil
+	return gameToAPI(&g, s.seatBots(ctx, &g)), nil
 }
 
 // FollowGameEvents streams the game's events. The game is looked up first,
@@ -438,8 +443,8 @@ func (s *Server) FollowGameEvents(ctx context.Context, req oapi.FollowGameEvents
 		return nil, err
 	}
 	last := -1
-	if req.Params.LastEventID != nil {
-		last = *req.Params.LastEventID
+	if id := lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery); id != nil {
+		last = *id
 	}
 	if !unavailable && last > games.MaxEventID(g.Version) {
 		return nil, newError(ErrInvalidRequest, "header parameter Last-Event-ID: %d is after the game's last event id, at most %d", last, games.MaxEventID(g.Version))

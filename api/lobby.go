@@ -118,7 +118,8 @@ func (s *Server) CreateSeek(ctx context.Context, req oapi.CreateSeekRequestObjec
 		return nil, errNoBody
 	}
 	b := req.Body
-	ns := lobby.NewSeek{TimeControl: requestTimeControl(b.TimeControl), Rated: b.Rated != nil && *b.Rated, Seat: seatChoice(b.Seat)}
+	ns := lobby.NewSeek{TimeControl: requestTimeControl(b.TimeControl), Rated: b.Rated != nil && *b.Rated, Seat: seatChoice(b.Seat),
+		NoBots: b.AllowBots != nil && !*b.AllowBots}
 	if r := b.RatingRange; r != nil {
 		ns.Range = lobby.Range{Min: r.Min, Max: r.Max, Set: true}
 	}
@@ -189,7 +190,8 @@ func (s *Server) CreateChallenge(ctx context.Context, req oapi.CreateChallengeRe
 		return nil, errNoBody
 	}
 	b := req.Body
-	nc := lobby.NewChallenge{TimeControl: requestTimeControl(b.TimeControl), Rated: b.Rated != nil && *b.Rated, Seat: seatChoice(b.Seat)}
+	nc := lobby.NewChallenge{TimeControl: requestTimeControl(b.TimeControl), Rated: b.Rated != nil && *b.Rated, Seat: seatChoice(b.Seat),
+		NoBots: b.AllowBots != nil && !*b.AllowBots}
 	if b.To != nil {
 		nc.To = *b.To
 	}
@@ -334,12 +336,12 @@ func (s *Server) FollowPlayerEvents(ctx context.Context, req oapi.FollowPlayerEv
 		}
 		player = p.ID
 	}
-	return s.openStream(ctx, player, req.Params.LastEventID)
+	return s.openStream(ctx, player, lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 // FollowLobbyEvents streams the lobby's events.
 func (s *Server) FollowLobbyEvents(ctx context.Context, req oapi.FollowLobbyEventsRequestObject) (oapi.FollowLobbyEventsResponseObject, error) {
-	return s.openStream(ctx, lobby.LobbyStream, req.Params.LastEventID)
+	return s.openStream(ctx, lobby.LobbyStream, lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 // openStream checks a Last-Event-ID and takes the stream's slots.
@@ -471,24 +473,24 @@ func nullableText(s string) nullable.Nullable[string] {
 
 func seekToAPI(sk *lobby.Seek) oapi.Seek {
 	return oapi.Seek{Id: sk.ID, Status: oapi.SeekStatus(sk.Status), TimeControl: timeControlToAPI(sk.TimeControl), Rated: sk.Rated,
-		Seat: oapi.SeatChoice(sk.Seat), RatingRange: rangeToAPI(sk.Range), CreatedAt: sk.CreatedAt, ExpiresAt: sk.ExpiresAt,
+		Seat: oapi.SeatChoice(sk.Seat), RatingRange: rangeToAPI(sk.Range), AllowBots: !sk.NoBots, CreatedAt: sk.CreatedAt, ExpiresAt: sk.ExpiresAt,
 		Game: nullableText(sk.GameID), Side: nullableSide(sk.Side, sk.GameID != "")}
 }
 
 func lobbySeekToAPI(sk *lobby.Seek) oapi.LobbySeek {
-	return oapi.LobbySeek{Id: sk.ID, Player: oapi.LobbyPlayer{Id: sk.PlayerID, Name: sk.Name}, Rating: sk.Rating.Value,
+	return oapi.LobbySeek{Id: sk.ID, Player: oapi.LobbyPlayer{Id: sk.PlayerID, Name: sk.Name, Bot: sk.Bot}, Rating: sk.Rating.Value,
 		Provisional: sk.Rating.Provisional(), TimeControl: timeControlToAPI(sk.TimeControl), Rated: sk.Rated,
-		Seat: oapi.SeatChoice(sk.Seat), RatingRange: rangeToAPI(sk.Range), CreatedAt: sk.CreatedAt}
+		Seat: oapi.SeatChoice(sk.Seat), RatingRange: rangeToAPI(sk.Range), AllowBots: !sk.NoBots, CreatedAt: sk.CreatedAt}
 }
 
 func challengeToAPI(c *lobby.Challenge) oapi.Challenge {
-	out := oapi.Challenge{Id: c.ID, Status: oapi.ChallengeStatus(c.Status), From: oapi.LobbyPlayer{Id: c.From, Name: c.FromName},
+	out := oapi.Challenge{Id: c.ID, Status: oapi.ChallengeStatus(c.Status), From: oapi.LobbyPlayer{Id: c.From, Name: c.FromName, Bot: c.FromBot},
 		To: nullable.NewNullNullable[oapi.NullableLobbyPlayer](), TimeControl: timeControlToAPI(c.TimeControl), Rated: c.Rated,
-		Seat: oapi.SeatChoice(c.Seat), Rules: rulesToAPI(c.Rules), Position: nullable.NewNullNullable[oapi.Position](),
+		Seat: oapi.SeatChoice(c.Seat), Rules: rulesToAPI(c.Rules), Position: nullable.NewNullNullable[oapi.Position](), AllowBots: !c.NoBots,
 		RematchOf: nullableText(c.RematchOf), Reason: nullableText(string(c.Reason)), CreatedAt: c.CreatedAt,
 		ExpiresAt: c.ExpiresAt, Game: nullableText(c.GameID), Side: nullableSide(c.Side, c.GameID != "")}
 	if c.To != "" {
-		out.To.Set(oapi.NullableLobbyPlayer{Id: c.To, Name: c.ToName})
+		out.To.Set(oapi.NullableLobbyPlayer{Id: c.To, Name: c.ToName, Bot: c.ToBot})
 	}
 	if c.HasStart {
 		out.Position.Set(positionToAPI(c.Start))

@@ -266,11 +266,39 @@ func validationError(he *echo.HTTPError) error {
 	if err := bodyError(he.Internal); err != nil {
 		return err
 	}
+	if errors.As(he.Internal, &re) && re.RequestBody != nil && errors.Is(re.Err, openapi3filter.ErrInvalidRequired) {
+		return missingBody(re.RequestBody)
+	}
 	msg := fmt.Sprint(he.Message)
 	if he.Internal != nil {
 		msg, _, _ = strings.Cut(he.Internal.Error(), "\n")
 	}
 	return newError(ErrInvalidRequest, "%s", msg)
+}
+
+// missingBody says that a request that needs a body came without one, and
+// which fields its body needs.
+func missingBody(body *openapi3.RequestBody) error {
+	var required []string
+	if mt := body.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+		required = mt.Schema.Value.Required
+	}
+	if len(required) == 0 {
+		return errNoBody
+	}
+	return newError(ErrInvalidRequest, "the request needs a JSON body with %s", quotedList(required))
+}
+
+// quotedList is "`a`", "`a` and `b`", "`a`, `b` and `c`".
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 // bodyError classifies what the validator found wrong with a JSON body, or
@@ -289,7 +317,7 @@ func bodyError(err error) error {
 	var se *openapi3.SchemaError
 	if errors.As(err, &se) {
 		where := "/" + strings.Join(se.JSONPointer(), "/")
-		return newError(ErrInvalidRequest, "request body at %s: %s", where, se.Reason)
+		return newError(ErrInvalidRequest, "request body at %s: %s", where, schemaReason(se))
 	}
 	return nil
 }
@@ -301,7 +329,7 @@ func bodyError(err error) error {
 func parameterReason(re *openapi3filter.RequestError) string {
 	var se *openapi3.SchemaError
 	if errors.As(re.Err, &se) {
-		return se.Reason
+		return schemaReason(se)
 	}
 	var reasons []string
 	var pe *openapi3filter.ParseError
@@ -320,6 +348,29 @@ func parameterReason(re *openapi3filter.RequestError) string {
 		return re.Err.Error()
 	}
 	return "not a valid value"
+}
+
+// schemaReason is the validator's reason, but for a value that does not
+// match a pattern, whose reason quotes the regular expression: a client
+// reads what the value must be instead.
+func schemaReason(se *openapi3.SchemaError) string {
+	if se.SchemaField != "pattern" || se.Schema == nil {
+		return se.Reason
+	}
+	if what, ok := patternNames[se.Schema.Pattern]; ok {
+		return "not " + what
+	}
+	return "not of the form the document gives (see /docs)"
+}
+
+// patternNames says in words what each pattern of the document matches.
+var patternNames = map[string]string{
+	`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`:                                             "a date YYYY-MM-DD",
+	`^x[1-9][0-9]?-d[0-5]-g[a-z_]+-t[a-z_]+-(0|[1-9][0-9]{0,15})$`:             "a practice puzzle's id (x2-d3-gwin-tany-2939271465286828, say)",
+	`^(p[0-9]{8}|x[1-9][0-9]?-d[0-5]-g[a-z_]+-t[a-z_]+-(0|[1-9][0-9]{0,15}))$`: "a puzzle's id (p20260301, or a practice puzzle's)",
+	`^[A-Za-z0-9_-]{1,64}$`:                                                    "1 to 64 characters of A-Z a-z 0-9 _ -",
+	`^[A-Za-z0-9_-]{43}$`:                                                      "43 characters of A-Z a-z 0-9 _ - (a PKCE S256 challenge)",
+	`^[A-Za-z0-9._-]{1,64}$`:                                                   "1 to 64 characters of A-Z a-z 0-9 . _ -",
 }
 
 // singleValues refuses a header or query parameter sent more than once

@@ -25,6 +25,7 @@ const PlayerTokenHeader = "Player-Token"
 
 // PlayerService is what the player handlers need: *players.Service has it.
 type PlayerService interface {
+	BotService
 	Create(ctx context.Context, name string) (players.Player, string, error)
 	Authenticate(ctx context.Context, token string) (players.Player, error)
 	Get(ctx context.Context, id string) (players.Player, error)
@@ -215,8 +216,13 @@ func (s *Server) ListPlayerGames(ctx context.Context, req oapi.ListPlayerGamesRe
 		return nil, err
 	}
 	out := oapi.ListPlayerGames200JSONResponse{Games: make([]oapi.PlayerGame, len(entries)), Next: nextCursor(next)}
+	opponents := make([]string, len(entries))
 	for i := range entries {
-		out.Games[i] = playerGameToAPI(&entries[i])
+		opponents[i] = entries[i].Opponent
+	}
+	bots := s.marks.of(ctx, opponents...)
+	for i := range entries {
+		out.Games[i] = playerGameToAPI(&entries[i], bots)
 	}
 	return out, nil
 }
@@ -256,8 +262,13 @@ func (s *Server) GetLeaderboard(ctx context.Context, req oapi.GetLeaderboardRequ
 		return nil, err
 	}
 	out := oapi.GetLeaderboard200JSONResponse{Category: req.Category, Players: make([]oapi.Leader, len(leaders))}
+	ids := make([]string, len(leaders))
 	for i, l := range leaders {
-		out.Players[i] = oapi.Leader{Rank: i + 1, Id: l.PlayerID, Name: l.Name, Rating: rounded(l.Rating.Value),
+		ids[i] = l.PlayerID
+	}
+	bots := s.marks.of(ctx, ids...)
+	for i, l := range leaders {
+		out.Players[i] = oapi.Leader{Rank: i + 1, Id: l.PlayerID, Name: l.Name, Bot: bots[l.PlayerID], Rating: rounded(l.Rating.Value),
 			Deviation: rounded(l.Rating.Deviation), Games: l.Rating.Games}
 	}
 	return out, nil
@@ -289,6 +300,7 @@ func playerToAPI(p *players.Player, streak int) oapi.Player {
 	return oapi.Player{
 		Id:        p.ID,
 		Name:      p.Name,
+		Bot:       p.Bot,
 		CreatedAt: p.CreatedAt.UTC(),
 		Ratings: oapi.PlayerRatings{Live: playerRatingToAPI(p.Rating(players.Live)),
 			Correspondence: playerRatingToAPI(p.Rating(players.Correspondence)), Puzzle: playerRatingToAPI(p.Rating(players.Puzzles))},
@@ -298,7 +310,7 @@ func playerToAPI(p *players.Player, streak int) oapi.Player {
 	}
 }
 
-func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
+func playerGameToAPI(e *players.GameEntry, bots botSet) oapi.PlayerGame {
 	out := oapi.PlayerGame{GameId: e.GameID, EndedAt: e.EndedAt.UTC(), Side: oapi.Side(engine.Side(e.Side).String()), Rated: e.Rated,
 		Result: oapi.PlayerResult(e.Result), Ai: e.AI}
 	if e.Category == "" {
@@ -309,7 +321,7 @@ func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
 	if e.Opponent == "" {
 		out.Opponent.SetNull()
 	} else {
-		out.Opponent.Set(oapi.PlayerOpponent{Id: e.Opponent, Name: e.OpponentName})
+		out.Opponent.Set(oapi.PlayerOpponent{Id: e.Opponent, Name: e.OpponentName, Bot: bots[e.Opponent]})
 	}
 	if e.Rated {
 		c := ratingChange(e.Rating.Before, e.Rating.After)
@@ -322,11 +334,11 @@ func playerGameToAPI(e *players.GameEntry) oapi.PlayerGame {
 
 // seatPlayerToAPI is the player of a game's seat; null for an anonymous
 // seat or the AI (or a player deleted since, whose seats name nobody).
-func seatPlayerToAPI(g *games.Game, sp games.SeatPlayer) nullable.Nullable[oapi.SeatPlayer] {
+func seatPlayerToAPI(g *games.Game, sp games.SeatPlayer, bots botSet) nullable.Nullable[oapi.SeatPlayer] {
 	if sp.ID == "" {
 		return nullable.NewNullNullable[oapi.SeatPlayer]()
 	}
-	out := oapi.SeatPlayer{Id: sp.ID, Name: sp.Name}
+	out := oapi.SeatPlayer{Id: sp.ID, Name: sp.Name, Bot: bots[sp.ID]}
 	if g.Category() == "" {
 		out.Rating.SetNull()
 	} else {

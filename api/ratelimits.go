@@ -36,6 +36,14 @@ type Limit struct {
 	Who, Aside string
 	// Default is ayoayo serve's; the zero Options has no limit at all.
 	Default RateLimit
+	// PerPlayer: a request whose Player-Token names a player spends a
+	// token of that player's bucket (the policy Name+PlayerPolicySuffix,
+	// of the same rate and burst) instead of its address's, so that two
+	// players behind one address (two bots on one host) do not share one.
+	// The limits of what costs the server most per request (practice,
+	// review) and of player creation stay per address: a host's players
+	// must not multiply them.
+	PerPlayer bool
 
 	what string // what is limited, in a 429's detail ("moves")
 	// ops are the operations whose requests count, each with the test of
@@ -56,19 +64,19 @@ type Limit struct {
 func Limits() []Limit {
 	return []Limit{
 		{
-			Name: "game-create", Flag: "game-create", what: "game creations",
+			Name: "game-create", PerPlayer: true, Flag: "game-create", what: "game creations",
 			Who:     "games one client address may create",
 			Default: RateLimit{Rate: 60, Burst: 20},
 			ops:     map[string]func(echo.Context) bool{"CreateGame": nil},
 		},
 		{
-			Name: "join", Flag: "join", what: "joins",
+			Name: "join", PerPlayer: true, Flag: "join", what: "joins",
 			Who:     "games one client address may join",
 			Default: RateLimit{Rate: 60, Burst: 20},
 			ops:     map[string]func(echo.Context) bool{"JoinGame": nil},
 		},
 		{
-			Name: "move", Flag: "move", what: "moves",
+			Name: "move", PerPlayer: true, Flag: "move", what: "moves",
 			Who:     "moves one client address may send",
 			Default: RateLimit{Rate: 600, Burst: 60}, // 10 a second
 			// Offers, takebacks, aborts and claims write to a game as moves
@@ -77,7 +85,7 @@ func Limits() []Limit {
 				"AbortGame": nil, "ClaimVictory": nil, "ClaimDraw": nil},
 		},
 		{
-			Name: "stream-open", Flag: "stream", what: "event streams opened",
+			Name: "stream-open", PerPlayer: true, Flag: "stream", what: "event streams opened",
 			Who: "event streams one client address may open",
 			// As many at once as --max-streams-per-client holds by
 			// default, so a reconnection of all of them (a restart) is
@@ -106,7 +114,7 @@ func Limits() []Limit {
 		{
 			// Seeks, challenges and rematches each may make a game, as a
 			// creation does: the same default, a bucket of their own.
-			Name: "lobby-create", Flag: "lobby-create", what: "seeks and challenges",
+			Name: "lobby-create", PerPlayer: true, Flag: "lobby-create", what: "seeks and challenges",
 			Who:     "seeks, challenges and rematches one client address may create",
 			Default: RateLimit{Rate: 60, Burst: 20},
 			ops:     map[string]func(echo.Context) bool{"CreateSeek": nil, "CreateChallenge": nil, "RematchGame": nil},
@@ -125,7 +133,7 @@ func Limits() []Limit {
 			// position for the engine's scores (a small search, kept a
 			// while): cheap, but not free, so a screen that steps
 			// through a game's plies fast fits and a crawler does not.
-			Name: "explorer", Flag: "explorer", what: "explorer requests",
+			Name: "explorer", PerPlayer: true, Flag: "explorer", what: "explorer requests",
 			Who:     "opening explorer requests one client address may send",
 			Default: RateLimit{Rate: 600, Burst: 60},
 			ops:     map[string]func(echo.Context) bool{"GetExplorer": nil},
@@ -142,25 +150,36 @@ func Limits() []Limit {
 	}
 }
 
+// PlayerPolicySuffix ends the name of a limit's per-player policy:
+// "move-per-player" is the bucket of one player's moves.
+const PlayerPolicySuffix = "-per-player"
+
 func practiceID(c echo.Context) bool { return gen.IsPracticeID(c.Param("id")) }
 
 // rateLimits makes the middleware of the limits set, by operation id, in
 // the order of Limits. A limit that is not a row of Limits, or a row that
 // names an operation the document lacks, is an error: either would
 // silently limit nothing. The buckets refill by now (nil: time.Now).
-func rateLimits(set RateLimits, now func() time.Time, operations map[string]echo.MiddlewareFunc) (map[string][]echo.MiddlewareFunc, error) {
+//
+// playerOf names the player of a request (its Player-Token's), "" for
+// none: the limits PerPlayer key such requests by it.
+func rateLimits(set RateLimits, now func() time.Time, operations map[string]echo.MiddlewareFunc, playerOf func(echo.Context) string) (map[string][]echo.MiddlewareFunc, error) {
 	known := map[string]bool{}
 	byOp := map[string][]echo.MiddlewareFunc{}
 	for _, row := range Limits() {
 		known[row.Name] = true
 		r := set[row.Name]
 		l := httpx.NewLimiter(row.what, r.Rate, r.Burst, now).Named(row.Name)
+		var byPlayer *httpx.Limiter
+		if row.PerPlayer {
+			byPlayer = httpx.NewLimiter(row.what, r.Rate, r.Burst, now).Named(row.Name + PlayerPolicySuffix).Keyed()
+		}
 		for op, charged := range row.ops {
 			if _, ok := operations[op]; !ok {
 				return nil, fmt.Errorf("rate limit %q: the document has no operation %s", row.Name, op)
 			}
 			if l != nil {
-				byOp[op] = append(byOp[op], httpx.LimitRateIf(l, charged))
+				byOp[op] = append(byOp[op], httpx.LimitRateByPlayer(l, byPlayer, charged, playerOf))
 			}
 		}
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/ayoayo/ayoayo/api/oapi"
 	"github.com/ayoayo/ayoayo/api/web"
 	"github.com/ayoayo/ayoayo/budget"
+	"github.com/ayoayo/ayoayo/games"
 )
 
 // Limits the API enforces. The OpenAPI document states the same numbers;
@@ -302,6 +303,10 @@ type Server struct {
 	streams     *httpx.StreamSlots // of open event streams
 
 	explorer ExplorerService
+	marks    *botMarks // which players are bots
+	// tokenPlayers names the player of a request's Player-Token, for the
+	// per-player rate limits.
+	tokenPlayers *tokenPlayers
 
 	// needs is what each operation asks of a player token, read from the
 	// document's security (tokens.go).
@@ -336,7 +341,6 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		games:       opts.Games,
 		hub:         opts.Hub,
 		exports:     opts.Exports,
-		frames:      newFrames(encodeEvent),
 		feed:        opts.Puzzles,
 		players:     opts.Players,
 		lobby:       opts.Lobby,
@@ -346,6 +350,19 @@ func newServer(opts Options) (*Server, *echo.Echo, error) {
 		streams:     httpx.NewStreamSlots(opts.MaxStreams, opts.MaxStreamsPerClient, opts.MaxStreamsPerGame),
 		needs:       needs(spec),
 	}
+	s.marks = newBotMarks(s.players, opts.Now)
+	s.tokenPlayers = newTokenPlayers(s.players, opts.Now)
+	// A frame is made once for every follower of its game, so its marks
+	// are read apart from any one request.
+	s.frames = newFrames(func(e games.Event) ([]byte, error) {
+		var bots botSet
+		if e.Game != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			bots = s.marks.of(ctx, e.Game.Players[0].ID, e.Game.Players[1].ID)
+		}
+		return encodeMarkedEvent(e, bots)
+	})
 	// The documents take longer to make than the rest of New together
 	// (rendering the page, writing the YAML, from a copy of the document
 	// of their own): made on the first request for either, so a starting
@@ -409,7 +426,7 @@ func (s *Server) echo() (*echo.Echo, error) {
 		return nil, err
 	}
 	// The rate limits come first: a refused request costs next to nothing.
-	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate)
+	perOp, err := rateLimits(s.opts.RateLimits, s.opts.Now, validate, s.tokenPlayers.of)
 	if err != nil {
 		return nil, err
 	}

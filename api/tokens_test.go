@@ -25,7 +25,7 @@ import (
 
 // ownTokenOnly are the operations that take a player's own token and no
 // scoped one: a scoped token could otherwise widen what it was given.
-var ownTokenOnly = []string{"RotatePlayerToken", "CreateToken", "ListTokens", "RevokeToken", "ApproveAuthorization"}
+var ownTokenOnly = []string{"RotatePlayerToken", "CreateToken", "ListTokens", "RevokeToken", "ApproveAuthorization", "BecomeBot"}
 
 // Every operation that takes a player names its scope, one of the
 // players package's, or is one of ownTokenOnly; the oauth2 scheme

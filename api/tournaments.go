@@ -112,6 +112,7 @@ func (s *Server) CreateTournament(ctx context.Context, req oapi.CreateTournament
 		if c.MaxRating != nil {
 			nt.Conditions.MaxRating = *c.MaxRating
 		}
+		nt.Conditions.Bots = c.Bots != nil && *c.Bots
 	}
 	p, err := s.callerPlayer(ctx)
 	if err != nil {
@@ -173,8 +174,10 @@ func (s *Server) GetTournament(ctx context.Context, req oapi.GetTournamentReques
 	out := oapi.GetTournament200JSONResponse{Tournament: tournamentToAPI(&v.Tournament), Players: len(v.Standings),
 		Games: v.Games, Playing: v.Playing, Page: page, PerPage: per, Standings: []oapi.TournamentStanding{}}
 	from := min((page-1)*per, len(v.Standings))
-	for i := from; i < min(from+per, len(v.Standings)); i++ {
-		out.Standings = append(out.Standings, standingToAPI(&v.Standings[i]))
+	shown := v.Standings[from:min(from+per, len(v.Standings))]
+	bots := s.standingBots(ctx, shown)
+	for i := range shown {
+		out.Standings = append(out.Standings, standingToAPI(&shown[i], bots))
 	}
 	return out, nil
 }
@@ -189,7 +192,7 @@ func (s *Server) JoinTournament(ctx context.Context, req oapi.JoinTournamentRequ
 	if err != nil {
 		return nil, err
 	}
-	return oapi.JoinTournament200JSONResponse(entryToAPI(req.Id, &e)), nil
+	return oapi.JoinTournament200JSONResponse(entryToAPI(req.Id, &e, p.Bot)), nil
 }
 
 // WithdrawFromTournament takes the caller out of an event's pairings.
@@ -207,11 +210,11 @@ func (s *Server) WithdrawFromTournament(ctx context.Context, req oapi.WithdrawFr
 	}
 	for i := range ev.Entrants {
 		if ev.Entrants[i].PlayerID == p.ID {
-			return oapi.WithdrawFromTournament200JSONResponse(entryToAPI(req.Id, &ev.Entrants[i])), nil
+			return oapi.WithdrawFromTournament200JSONResponse(entryToAPI(req.Id, &ev.Entrants[i], p.Bot)), nil
 		}
 	}
 	e := tournaments.Entrant{PlayerID: p.ID, Name: p.Name, Withdrawn: true}
-	return oapi.WithdrawFromTournament200JSONResponse(entryToAPI(req.Id, &e)), nil
+	return oapi.WithdrawFromTournament200JSONResponse(entryToAPI(req.Id, &e, p.Bot)), nil
 }
 
 // ListTournamentGames answers every game of an event, or the records of
@@ -278,8 +281,9 @@ func (s *Server) GetTournamentResults(ctx context.Context, req oapi.GetTournamen
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
+	bots := s.standingBots(ctx, v.Standings)
 	for i := range v.Standings {
-		if err := enc.Encode(standingToAPI(&v.Standings[i])); err != nil {
+		if err := enc.Encode(standingToAPI(&v.Standings[i], bots)); err != nil {
 			return nil, err
 		}
 	}
@@ -291,7 +295,7 @@ func (s *Server) FollowTournamentEvents(ctx context.Context, req oapi.FollowTour
 	if _, err := s.tournaments.Standings(ctx, req.Id); err != nil {
 		return nil, err
 	}
-	return s.openStream(ctx, lobby.TournamentStream(req.Id), req.Params.LastEventID)
+	return s.openStream(ctx, lobby.TournamentStream(req.Id), lastEventID(req.Params.LastEventID, req.Params.LastEventIDQuery))
 }
 
 func (ls lobbyStream) VisitFollowTournamentEventsResponse(w http.ResponseWriter) error {
@@ -370,22 +374,32 @@ func tournamentToAPI(t *tournaments.Tournament) oapi.Tournament {
 	if c.MaxRating > 0 {
 		out.Conditions.MaxRating = &c.MaxRating
 	}
+	out.Conditions.Bots = &c.Bots
 	return out
 }
 
-func standingToAPI(st *tournaments.Standing) oapi.TournamentStanding {
+// standingBots says which players of standings are bots.
+func (s *Server) standingBots(ctx context.Context, standings []tournaments.Standing) botSet {
+	ids := make([]string, len(standings))
+	for i := range standings {
+		ids[i] = standings[i].PlayerID
+	}
+	return s.marks.of(ctx, ids...)
+}
+
+func standingToAPI(st *tournaments.Standing, bots botSet) oapi.TournamentStanding {
 	sheet := st.Sheet
 	if sheet == nil {
 		sheet = []int{}
 	}
-	return oapi.TournamentStanding{Rank: st.Rank, Player: oapi.LobbyPlayer{Id: st.PlayerID, Name: st.Name}, Rating: st.Rating,
+	return oapi.TournamentStanding{Rank: st.Rank, Player: oapi.LobbyPlayer{Id: st.PlayerID, Name: st.Name, Bot: bots[st.PlayerID]}, Rating: st.Rating,
 		Points: st.Points, Games: st.Games, Wins: st.Wins, Draws: st.Draws, Losses: st.Losses, Withdrawn: st.Withdrawn,
 		Playing: st.Playing, Sheet: sheet, OnFire: st.OnFire, Berserks: st.Berserks, Buchholz: st.Buchholz,
 		SonnebornBerger: st.SonnebornBerger, Byes: st.Byes}
 }
 
-func entryToAPI(id string, e *tournaments.Entrant) oapi.TournamentEntry {
-	return oapi.TournamentEntry{Tournament: id, Player: oapi.LobbyPlayer{Id: e.PlayerID, Name: e.Name}, JoinedAt: e.JoinedAt,
+func entryToAPI(id string, e *tournaments.Entrant, bot bool) oapi.TournamentEntry {
+	return oapi.TournamentEntry{Tournament: id, Player: oapi.LobbyPlayer{Id: e.PlayerID, Name: e.Name, Bot: bot}, JoinedAt: e.JoinedAt,
 		JoinedRound: e.JoinedRound, Withdrawn: e.Withdrawn}
 }
 

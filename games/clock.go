@@ -64,22 +64,24 @@ func (tc TimeControl) Check() error {
 			return fmt.Errorf("%w: an untimed game has no times", ErrInvalidTimeControl)
 		}
 	case Live:
+		// A field of the other kind first: it is what the client got
+		// wrong, and the clock's own fields may be missing because of it.
 		switch {
+		case tc.PerMove != 0:
+			return fmt.Errorf("%w: a clock has no daysPerMove", ErrInvalidTimeControl)
 		case tc.Initial < 0 || tc.Initial > MaxInitial || tc.Initial%time.Second != 0:
 			return fmt.Errorf("%w: initialSeconds must be a whole number from 0 to %d", ErrInvalidTimeControl, int(MaxInitial/time.Second))
 		case tc.Increment < 0 || tc.Increment > MaxIncrement || tc.Increment%time.Second != 0:
 			return fmt.Errorf("%w: incrementSeconds must be a whole number from 0 to %d", ErrInvalidTimeControl, int(MaxIncrement/time.Second))
 		case tc.Initial == 0 && tc.Increment < time.Second:
 			return fmt.Errorf("%w: initialSeconds may be 0 only with an increment of at least 1 second", ErrInvalidTimeControl)
-		case tc.PerMove != 0:
-			return fmt.Errorf("%w: a clock has no daysPerMove", ErrInvalidTimeControl)
 		}
 	case Correspondence:
 		switch {
+		case tc.Initial != 0 || tc.Increment != 0:
+			return fmt.Errorf("%w: correspondence has no initialSeconds or incrementSeconds", ErrInvalidTimeControl)
 		case tc.PerMove < MinPerMove || tc.PerMove > MaxPerMove || tc.PerMove%(24*time.Hour) != 0:
 			return fmt.Errorf("%w: daysPerMove must be a whole number from %d to %d", ErrInvalidTimeControl, MinPerMove/(24*time.Hour), MaxPerMove/(24*time.Hour))
-		case tc.Initial != 0 || tc.Increment != 0:
-			return fmt.Errorf("%w: correspondence has no clock times", ErrInvalidTimeControl)
 		}
 	default:
 		return fmt.Errorf("%w: kind %d", ErrInvalidTimeControl, tc.Kind)

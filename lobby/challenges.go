@@ -20,6 +20,7 @@ type NewChallenge struct {
 	Seat        SeatChoice // the challenger's; "": random
 	Rules       engine.Rules
 	Start       *engine.Position // nil: the opening position
+	NoBots      bool             // no bot may take it (nor be sent it)
 }
 
 // Challenge sends player's challenge.
@@ -34,7 +35,7 @@ func (s *Service) Challenge(ctx context.Context, player *players.Player, req New
 		return Challenge{}, fmt.Errorf("%w: the challenge names its own challenger", ErrSelfChallenge)
 	}
 	now := s.clock()
-	c := Challenge{ID: newID(), From: player.ID, FromName: player.Name, To: req.To, TimeControl: req.TimeControl,
+	c := Challenge{ID: newID(), From: player.ID, FromName: player.Name, FromBot: player.Bot, NoBots: req.NoBots, To: req.To, TimeControl: req.TimeControl,
 		Rated: req.Rated, Seat: req.Seat, Rules: req.Rules, Start: engine.Start(), Status: ChallengePending,
 		CreatedAt: now, UpdatedAt: now, ExpiresAt: s.expiry(req.TimeControl, now, s.o.ChallengeTTL)}
 	if req.Start != nil {
@@ -55,7 +56,10 @@ func (s *Service) Challenge(ctx context.Context, player *players.Player, req New
 		if err != nil {
 			return Challenge{}, err
 		}
-		c.ToName = to.Name
+		if to.Bot && req.NoBots {
+			return Challenge{}, fmt.Errorf("%w: player %s is a bot", ErrBotsRefused, req.To)
+		}
+		c.ToName, c.ToBot = to.Name, to.Bot
 	}
 	if err := s.store.AddChallenge(ctx, c); err != nil {
 		return Challenge{}, err
@@ -125,6 +129,8 @@ func (s *Service) Accept(ctx context.Context, player *players.Player, id string)
 		return Challenge{}, fmt.Errorf("%w: a challenger cannot accept its own challenge", ErrSelfChallenge)
 	case c.To != "" && c.To != player.ID:
 		return Challenge{}, fmt.Errorf("%w: challenge %s was sent to another player", ErrNotYourChallenge, id)
+	case player.Bot && c.NoBots:
+		return Challenge{}, fmt.Errorf("%w: challenge %s refuses bots, and you are one", ErrBotsRefused, id)
 	}
 	from, err := s.store.Player(ctx, c.From)
 	if err != nil {
@@ -260,6 +266,12 @@ func (s *Service) Rematch(ctx context.Context, player *players.Player, gameID st
 	case opp == "" || opp == player.ID || g.AI != nil:
 		return Challenge{}, fmt.Errorf("%w: game %s was not between two players", ErrRematch, gameID)
 	}
+	// The challenge shows whether each side is a bot, as any challenge
+	// does; a bot is one for good, so a read now stands.
+	oppBot := false
+	if o, err := s.store.Player(ctx, opp); err == nil {
+		oppBot = o.Bot
+	}
 	for range 4 {
 		now := s.clock()
 		c, err := s.store.PendingRematch(ctx, gameID, now)
@@ -275,7 +287,7 @@ func (s *Service) Rematch(ctx context.Context, player *players.Player, gameID st
 		if side == engine.South {
 			seat = SeatNorth
 		}
-		c = Challenge{ID: newID(), From: player.ID, FromName: player.Name, To: opp, ToName: g.Players[side.Other()].Name,
+		c = Challenge{ID: newID(), From: player.ID, FromName: player.Name, FromBot: player.Bot, To: opp, ToName: g.Players[side.Other()].Name, ToBot: oppBot,
 			TimeControl: g.TimeControl, Rated: g.Rated, Seat: seat, Rules: g.Rules, Start: g.Start,
 			HasStart: g.Start != engine.Start(), RematchOf: gameID, Status: ChallengePending,
 			CreatedAt: now, UpdatedAt: now, ExpiresAt: s.expiry(g.TimeControl, now, s.o.ChallengeTTL)}

@@ -53,6 +53,9 @@ var (
 	// ErrRematch: a rematch asked of a game that cannot have one (not
 	// over, not between two players, or by someone who did not play it).
 	ErrRematch = fault.New(fault.Invalid, "rematch_not_possible", "No rematch possible", "no rematch possible")
+	// ErrBotsRefused: a bot taking a challenge that refuses bots, or a
+	// challenge to a bot that refuses them.
+	ErrBotsRefused = fault.New(fault.Forbidden, "bots_refused", "Bots refused", "the challenge refuses bots")
 	// ErrInvalidTicket: a stream ticket that is unknown, used or expired.
 	ErrInvalidTicket = fault.New(fault.Unauthorized, "invalid_stream_ticket", "Invalid stream ticket", "invalid stream ticket")
 	// ErrTooManyStreams: the player already has MaxStreams event streams
@@ -127,6 +130,9 @@ type Seek struct {
 	Rated       bool
 	Seat        SeatChoice
 	Range       Range
+	// Bot says the owner is a bot (as the seek was posted); NoBots that
+	// the seek refuses to pair with a bot's.
+	Bot, NoBots bool
 	Status      SeekStatus
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -159,9 +165,12 @@ func (s Seek) At(now time.Time) Seek {
 
 // Compatible reports whether a and b pair: the same rated flag and time
 // control exactly, seats that fit together, each owner's rating in the
-// other's range, and two players.
+// other's range, two players, and neither a bot that the other refuses.
 func Compatible(a, b *Seek) bool {
 	if a.PlayerID == b.PlayerID || a.Rated != b.Rated || a.TimeControl != b.TimeControl {
+		return false
+	}
+	if (a.Bot && b.NoBots) || (b.Bot && a.NoBots) {
 		return false
 	}
 	if sa, ok := a.Seat.side(); ok {
@@ -235,16 +244,20 @@ type Challenge struct {
 	Seat        SeatChoice // the challenger's
 	Rules       engine.Rules
 	Start       engine.Position
-	HasStart    bool   // a start position was given (the game is unrated)
-	RematchOf   string // the game this is a rematch of, if any
-	Status      ChallengeStatus
-	Reason      DeclineReason // when declined
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	ExpiresAt   time.Time
-	GameID      string // once accepted
-	Side        engine.Side
-	AcceptedBy  string // the player who accepted it
+	HasStart    bool // a start position was given (the game is unrated)
+	// FromBot and ToBot say the challenger and the challenged player are
+	// bots (as the challenge was made); NoBots that the challenger refuses
+	// a bot as its opponent.
+	FromBot, ToBot, NoBots bool
+	RematchOf              string // the game this is a rematch of, if any
+	Status                 ChallengeStatus
+	Reason                 DeclineReason // when declined
+	CreatedAt              time.Time
+	UpdatedAt              time.Time
+	ExpiresAt              time.Time
+	GameID                 string // once accepted
+	Side                   engine.Side
+	AcceptedBy             string // the player who accepted it
 }
 
 // At returns c as it reads at now: a pending challenge past its expiry

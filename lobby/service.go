@@ -133,6 +133,7 @@ type NewSeek struct {
 	Rated       bool
 	Seat        SeatChoice // "": random
 	Range       Range
+	NoBots      bool // never pair with a bot's seek
 }
 
 // checkTerms validates a time control and seat as seeks and challenges
@@ -176,7 +177,7 @@ func (s *Service) PostSeek(ctx context.Context, player *players.Player, req NewS
 	}
 	now := s.clock()
 	sk := Seek{ID: newID(), PlayerID: player.ID, Name: player.Name, TimeControl: req.TimeControl, Rated: req.Rated,
-		Seat: req.Seat, Range: req.Range, Status: SeekOpen, CreatedAt: now, UpdatedAt: now,
+		Seat: req.Seat, Range: req.Range, Bot: player.Bot, NoBots: req.NoBots, Status: SeekOpen, CreatedAt: now, UpdatedAt: now,
 		ExpiresAt: s.expiry(req.TimeControl, now, s.o.SeekTTL)}
 	sk.Rating = player.Rating(sk.Category()).Idle(now)
 	// Stored open first, then paired: of two compatible seeks posted at

@@ -72,7 +72,8 @@ type Store interface {
 
 	// Touch extends to until the expiry of the player's open seeks and
 	// pending challenges with a live clock that are unexpired at at and
-	// expire before until.
+	// expire before until; and when the player is a bot, records at as
+	// when an event stream last touched it (players.Store.OnlineBots).
 	Touch(ctx context.Context, player string, at, until time.Time) error
 	// Expire makes up to limit seeks open and up to limit challenges
 	// pending whose expiry is at or before at expired (UpdatedAt at), the

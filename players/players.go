@@ -74,6 +74,8 @@ type Player struct {
 	// missing one is NewRating().
 	Ratings map[Category]Rating
 	Counts  Counts
+	// Bot marks a bot account (see MakeBot): set once, never unset.
+	Bot bool
 }
 
 // Rating returns the player's rating in c.

@@ -8,6 +8,7 @@ import (
 // Store keeps players. Implementations decide nothing: store/storetest
 // holds each of them to the same cases.
 type Store interface {
+	BotStore
 	// CreatePlayer stores p with no ratings and zero counts; ErrConflict
 	// when its id is taken.
 	CreatePlayer(ctx context.Context, p Player) error

@@ -273,6 +273,8 @@ func joinable(t *Tournament, now time.Time) error {
 // admit says why c keeps p, whose rating is rating, out, if it does.
 func (c Conditions) admit(p *players.Player, rating float64) error {
 	switch {
+	case p.Bot && !c.Bots:
+		return fmt.Errorf("%w: the event lets no bots in", ErrConditions)
 	case p.Counts.Rated < c.MinRatedGames:
 		return fmt.Errorf("%w: %d rated games finished, %d needed", ErrConditions, p.Counts.Rated, c.MinRatedGames)
 	case c.MinRating > 0 && rating < c.MinRating:

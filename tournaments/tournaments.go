@@ -96,11 +96,15 @@ const (
 	MaxRoundGap     = 7 * 24 * time.Hour
 )
 
-// Conditions keep players out of an event. The zero value lets everyone in.
+// Conditions keep players out of an event. The zero value lets every
+// person in, and no bot.
 type Conditions struct {
 	MinRatedGames int     // rated games the player has finished
 	MinRating     float64 // 0: no floor; in the event's category
 	MaxRating     float64 // 0: no ceiling
+	// Bots lets bots in; by default they are kept out, as lichess does:
+	// people who play an event expect people.
+	Bots bool
 }
 
 // Tournament is one event.

@@ -923,6 +923,11 @@ func (e GetPracticePuzzleParamsNear) Valid() bool {
 	}
 }
 
+// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+//
+// Example: true
+type AllowBots = bool
+
 // AnalyzeAnswer The result of a search. `score` is in seeds for the player to move
 // (the expected final difference in captured seeds; positive is good
 // for them). `pv` is the line the search expects, starting with
@@ -1183,6 +1188,11 @@ type BerserkFlags struct {
 	South bool `json:"south"`
 }
 
+// BotMark The player is a bot account, a program playing through the API; once one, always one.
+//
+// Example: false
+type BotMark = bool
+
 // BulkPair One game of a bulk pairing, with each player's consent.
 //
 // Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
@@ -1364,8 +1374,13 @@ type Captured struct {
 
 // Challenge A challenge, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 type Challenge struct {
+	// AllowBots Whether a bot may accept it (false refuses every bot).
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was sent.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -1376,9 +1391,9 @@ type Challenge struct {
 	// Example: 2026-03-01T12:01:00Z
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// From A player as the lobby and challenges show one.
+	// From A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	From LobbyPlayer `json:"from"`
 
 	// Game The game, once accepted; null before.
@@ -1464,7 +1479,7 @@ type Challenge struct {
 
 	// To A player as challenges show one, or null for nobody (an open challenge).
 	//
-	// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+	// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 	To nullable.Nullable[NullableLobbyPlayer] `json:"to"`
 }
 
@@ -1485,8 +1500,13 @@ type ChallengeList struct {
 
 // ChallengeRequest A challenge, as `POST /v1/challenges` takes it.
 //
-// Example: {"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
+// Example: {"allowBots":true,"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
 type ChallengeRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
 	// are South's row, 6-11 North's, both read left to right by their owner.
 	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
@@ -1682,7 +1702,7 @@ type CreatePlayerRequest struct {
 
 // CreatedPlayer A player just created, with its secret token, shown only here.
 //
-// Example: {"player":{"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
+// Example: {"player":{"bot":false,"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
 type CreatedPlayer struct {
 	// Player A player: an identity a front end maps one of its users onto, with a
 	// display name, ratings, counts and the daily puzzle streak. There are
@@ -1691,10 +1711,10 @@ type CreatedPlayer struct {
 	// a player; only its token renames it, rotates its token or deletes
 	// it. `streak` counts the consecutive UTC days, up to today or
 	// yesterday, on which the player solved that day's daily puzzle on
-	// that day.
+	// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 	//
 	//
-	// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+	// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 	Player Player `json:"player"`
 
 	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
@@ -1960,7 +1980,7 @@ type ExportedGame struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Moves Every move of the game, in order.
@@ -2008,7 +2028,7 @@ type ExportedMove struct {
 // changes its players' ratings; `players` names the player in each
 // seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -2073,7 +2093,7 @@ type Game struct {
 
 	// Players The player in each seat, or null (an anonymous seat, the AI).
 	//
-	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+	// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 	Players GamePlayers `json:"players"`
 
 	// Ply Moves played so far.
@@ -2510,7 +2530,7 @@ type GameOpponentGoneEvent struct {
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
 //
-// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 type GamePlayers struct {
 	// North The player in a seat of a game: null for an anonymous seat or the
 	// AI. `name` is the player's name when the seat was taken. `rating`
@@ -2518,10 +2538,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	North nullable.Nullable[SeatPlayer] `json:"north"`
 
 	// South The player in a seat of a game: null for an anonymous seat or the
@@ -2530,10 +2550,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	South nullable.Nullable[SeatPlayer] `json:"south"`
 }
 
@@ -2656,7 +2676,7 @@ type GameSeat struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -2734,8 +2754,13 @@ type LastMove struct {
 
 // Leader One line of a leaderboard.
 //
-// Example: {"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
+// Example: {"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
 type Leader struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Deviation Its deviation, rounded (at most 110).
 	//
 	// Example: 62
@@ -2771,7 +2796,7 @@ type Leader struct {
 // provisional (deviation at most 110) whose rating in it changed in
 // the last 30 days.
 //
-// Example: {"category":"live","players":[{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
+// Example: {"category":"live","players":[{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"bot":false,"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
 type Leaderboard struct {
 	// Category What a rating is for: `live` games (with a clock), `correspondence`
 	// games (days per move), or `puzzle`s. Untimed games are never rated.
@@ -2782,7 +2807,7 @@ type Leaderboard struct {
 
 	// Players The players, highest rating first (ties by id).
 	//
-	// Example: [{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
+	// Example: [{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
 	Players []Leader `json:"players"`
 }
 
@@ -2819,10 +2844,15 @@ type Lobby struct {
 // Example: k3Jd9sQm2LpX0aZq
 type LobbyId = string
 
-// LobbyPlayer A player as the lobby and challenges show one.
+// LobbyPlayer A player as the lobby, challenges and standings show one.
 //
-// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 type LobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Id A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -2834,10 +2864,15 @@ type LobbyPlayer struct {
 	Name string `json:"name"`
 }
 
-// LobbySeek An open seek as the lobby lists it.
+// LobbySeek An open seek as the lobby lists it; `player.bot` marks a bot's.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type LobbySeek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -2848,9 +2883,9 @@ type LobbySeek struct {
 	// Example: k3Jd9sQm2LpX0aZq
 	Id LobbyId `json:"id"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Provisional Whether that rating is still provisional (deviation above 110).
@@ -2905,11 +2940,11 @@ type LobbySeek struct {
 // LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
 // seek posted, as `GET /v1/lobby` lists it, under `seek`.
 //
-// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+// Example: {"seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
 type LobbySeekAddedEvent struct {
-	// Seek An open seek as the lobby lists it.
+	// Seek An open seek as the lobby lists it; `player.bot` marks a bot's.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek LobbySeek `json:"seek"`
 }
 
@@ -3049,8 +3084,13 @@ type MovesRequest struct {
 
 // NullableLobbyPlayer A player as challenges show one, or null for nobody (an open challenge).
 //
-// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 type NullableLobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Id A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -3112,6 +3152,41 @@ type OfferRequest struct {
 	//
 	// Example: true
 	Offer bool `json:"offer"`
+}
+
+// OnlineBot A bot with an event stream open, as `GET /v1/bots/online` lists it.
+//
+// Example: {"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}
+type OnlineBot struct {
+	// Id A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	Id PlayerId `json:"id"`
+
+	// Name The bot's name.
+	//
+	// Example: Robo Ayo
+	Name string `json:"name"`
+
+	// SeenAt When its event stream last told the server it is open (UTC); at most 30 s ago.
+	//
+	// Example: 2026-03-01T12:00:05Z
+	SeenAt time.Time `json:"seenAt"`
+}
+
+// OnlineBots A page of the bots online, by id.
+//
+// Example: {"bots":[{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}],"next":null}
+type OnlineBots struct {
+	// Bots The bots, by id.
+	//
+	// Example: [{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}]
+	Bots []OnlineBot `json:"bots"`
+
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: MC5SYjB0QXkweFoybVQ
+	Next nullable.Nullable[string] `json:"next"`
 }
 
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
@@ -3219,7 +3294,7 @@ type PlayMoveAnswer struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -3273,10 +3348,15 @@ type PlayMoveRequest struct {
 // a player; only its token renames it, rotates its token or deletes
 // it. `streak` counts the consecutive UTC days, up to today or
 // yesterday, on which the player solved that day's daily puzzle on
-// that day.
+// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 //
-// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 type Player struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Counts What a player has done.
 	//
 	// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -3316,11 +3396,11 @@ type Player struct {
 // `challengeDeclined` events of `GET /v1/players/me/events`: the
 // challenge as it stands, and for a decline its `reason`.
 //
-// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+// Example: {"challenge":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
 type PlayerChallengeEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge Challenge `json:"challenge"`
 
 	// Reason Why a challenge was declined.
@@ -3371,7 +3451,7 @@ type PlayerCounts struct {
 
 // PlayerGame One game in a player's history, a game that ended with a result (aborted games are not listed).
 //
-// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
+// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
 type PlayerGame struct {
 	// Ai The opponent was the AI.
 	//
@@ -3395,7 +3475,7 @@ type PlayerGame struct {
 
 	// Opponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 	//
-	// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+	// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 	Opponent nullable.Nullable[PlayerOpponent] `json:"opponent"`
 
 	// Rated The game was rated.
@@ -3474,7 +3554,7 @@ type PlayerGameFinishEvent struct {
 type PlayerGameStartEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge *Challenge `json:"challenge,omitempty"`
 
 	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
@@ -3490,11 +3570,11 @@ type PlayerGameStartEvent struct {
 
 // PlayerGamesPage A page of a player's games, newest first; `next` is the `after` of the next page, null on the last.
 //
-// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
+// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
 type PlayerGamesPage struct {
 	// Games The games.
 	//
-	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
+	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
 	Games []PlayerGame `json:"games"`
 
 	// Next The cursor of the next page, for `after`; null when this is the last.
@@ -3518,8 +3598,13 @@ type PlayerName = string
 
 // PlayerOpponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 //
-// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 type PlayerOpponent struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Id A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -3663,7 +3748,7 @@ type PlayerResult string
 // /v1/players/me/events`: the seek as it stands, and once matched
 // the game and your side in it.
 //
-// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
 type PlayerSeekEvent struct {
 	// GameId A game's id, 16 URL-safe characters chosen at random by the server.
 	//
@@ -3672,7 +3757,7 @@ type PlayerSeekEvent struct {
 
 	// Seek One of your seeks, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek Seek `json:"seek"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -4346,7 +4431,7 @@ type ReviewPly struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Ply The move's number, 1 for the first.
+	// Ply The move's number, 1 for the first; a game counts its plies from 0, so this reviews the game's move of ply `ply - 1`, which is `plies[ply - 1]`.
 	//
 	// Example: 7
 	Ply int `json:"ply"`
@@ -4552,10 +4637,15 @@ type SeatHolder string
 // taken, and once a rated game has ended with a result, the rating
 // the result was applied to (null in an untimed game, which has no
 // category); `change` is what the end did to it, null until then
-// and in an unrated game.
+// and in an unrated game. `bot` marks a bot account.
 //
-// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 type SeatPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Change What the end of this rated game did to the rating; null until then, and in an unrated game.
 	//
 	// Example: 162
@@ -4599,8 +4689,13 @@ type Seats struct {
 
 // Seek One of your seeks, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type Seek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -4672,8 +4767,13 @@ type Seek struct {
 
 // SeekRequest A seek, as `POST /v1/seeks` takes it.
 //
-// Example: {"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":false,"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type SeekRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Rated A rated game (false if absent).
 	//
 	// Example: true
@@ -4952,7 +5052,7 @@ type Tournament struct {
 
 	// Conditions Who may enter; absent fields keep nobody out.
 	//
-	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 	Conditions TournamentConditions `json:"conditions"`
 
 	// CreatedAt When it was created.
@@ -5051,8 +5151,13 @@ type Tournament struct {
 
 // TournamentConditions Who may enter; absent fields keep nobody out.
 //
-// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 type TournamentConditions struct {
+	// Bots Whether bot accounts may enter (false if absent, as on lichess).
+	//
+	// Example: false
+	Bots *bool `json:"bots,omitempty"`
+
 	// MaxRating The highest live rating admitted (0 or absent, none).
 	//
 	// Example: 1900
@@ -5071,7 +5176,7 @@ type TournamentConditions struct {
 
 // TournamentEntry A player's entry in an event.
 //
-// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
 type TournamentEntry struct {
 	// JoinedAt When the player first joined.
 	//
@@ -5083,9 +5188,9 @@ type TournamentEntry struct {
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
@@ -5225,7 +5330,7 @@ type TournamentRequest struct {
 
 	// Conditions Who may enter; absent fields keep nobody out.
 	//
-	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 	Conditions *TournamentConditions `json:"conditions,omitempty"`
 
 	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
@@ -5289,7 +5394,7 @@ type TournamentRequest struct {
 
 // TournamentStanding One line of an event's standings.
 //
-// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
 type TournamentStanding struct {
 	// Berserks An arena's games won berserk with the bonus.
 	//
@@ -5326,9 +5431,9 @@ type TournamentStanding struct {
 	// Example: false
 	OnFire bool `json:"onFire"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Playing The player is in a game of the event now.
@@ -5639,12 +5744,26 @@ type AcceptConflict = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// BotUpgradeRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type BotUpgradeRefused = Problem
+
 // ClaimConflict A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type ClaimConflict = GameProblem
+
+// CreateChallengeForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type CreateChallengeForbidden = Problem
 
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -5975,6 +6094,15 @@ type UnprocessableEntity = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type UnsupportedMediaType = Problem
 
+// ListOnlineBotsParams defines parameters for ListOnlineBots.
+type ListOnlineBotsParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // CreateChallengeParams defines parameters for CreateChallenge.
 type CreateChallengeParams struct {
 	// IdempotencyKey Makes this creation safe to send again (the IETF httpapi draft's
@@ -6029,6 +6157,9 @@ type GetGameParams struct {
 
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// LastEventID The `id` of the last event received; the stream resumes after it. At most `8·version+7` of the game (`400` beyond).
 	LastEventID *int `json:"Last-Event-ID,omitempty"`
 }
@@ -6059,6 +6190,9 @@ type GetLobbyParamsKind string
 
 // FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
 type FollowLobbyEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
 }
@@ -6084,6 +6218,9 @@ type CreatePlayerParams struct {
 type FollowPlayerEventsParams struct {
 	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
@@ -6218,6 +6355,9 @@ type GetTournamentParams struct {
 
 // FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
 type FollowTournamentEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// LastEventID The `id` of the last event received; the stream resumes after it.
 	LastEventID *int64 `json:"Last-Event-ID,omitempty"`
 }
@@ -6302,6 +6442,9 @@ type ServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx echo.Context) error
+	// ListOnlineBots The bots online now
+	// (GET /v1/bots/online)
+	ListOnlineBots(ctx echo.Context, params ListOnlineBotsParams) error
 	// CreateBulkPairing Make many games at once
 	// (POST /v1/bulk-pairings)
 	CreateBulkPairing(ctx echo.Context) error
@@ -6398,6 +6541,9 @@ type ServerInterface interface {
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx echo.Context, params CreatePlayerParams) error
+	// GetMyPlayer Your own player, by its token
+	// (GET /v1/players/me)
+	GetMyPlayer(ctx echo.Context) error
 	// FollowPlayerEvents Your one event stream (Server-Sent Events)
 	// (GET /v1/players/me/events)
 	FollowPlayerEvents(ctx echo.Context, params FollowPlayerEventsParams) error
@@ -6413,6 +6559,9 @@ type ServerInterface interface {
 	// RenamePlayer Rename your player
 	// (PATCH /v1/players/{id})
 	RenamePlayer(ctx echo.Context, id PlayerIdPath) error
+	// BecomeBot Make your player a bot account
+	// (POST /v1/players/{id}/bot)
+	BecomeBot(ctx echo.Context, id PlayerIdPath) error
 	// ListPlayerGames A player's games
 	// (GET /v1/players/{id}/games)
 	ListPlayerGames(ctx echo.Context, id PlayerIdPath, params ListPlayerGamesParams) error
@@ -6558,6 +6707,31 @@ func (w *ServerInterfaceWrapper) AnalyzePosition(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AnalyzePosition(ctx)
+	return err
+}
+
+// ListOnlineBots converts echo context to params.
+func (w *ServerInterfaceWrapper) ListOnlineBots(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListOnlineBotsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListOnlineBots(ctx, params)
 	return err
 }
 
@@ -6887,6 +7061,12 @@ func (w *ServerInterfaceWrapper) FollowGameEvents(ctx echo.Context) error {
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params FollowGameEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
 
 	headers := ctx.Request().Header
 	// ------------- Optional header parameter "Last-Event-ID" -------------
@@ -7108,6 +7288,12 @@ func (w *ServerInterfaceWrapper) FollowLobbyEvents(ctx echo.Context) error {
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params FollowLobbyEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
 
 	headers := ctx.Request().Header
 	// ------------- Optional header parameter "Last-Event-ID" -------------
@@ -7178,6 +7364,15 @@ func (w *ServerInterfaceWrapper) CreatePlayer(ctx echo.Context) error {
 	return err
 }
 
+// GetMyPlayer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMyPlayer(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMyPlayer(ctx)
+	return err
+}
+
 // FollowPlayerEvents converts echo context to params.
 func (w *ServerInterfaceWrapper) FollowPlayerEvents(ctx echo.Context) error {
 	var err error
@@ -7189,6 +7384,13 @@ func (w *ServerInterfaceWrapper) FollowPlayerEvents(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "ticket", ctx.QueryParams(), &params.Ticket, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter ticket: %s", err))
+	}
+
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
 	}
 
 	headers := ctx.Request().Header
@@ -7267,6 +7469,22 @@ func (w *ServerInterfaceWrapper) RenamePlayer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RenamePlayer(ctx, id)
+	return err
+}
+
+// BecomeBot converts echo context to params.
+func (w *ServerInterfaceWrapper) BecomeBot(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id PlayerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BecomeBot(ctx, id)
 	return err
 }
 
@@ -7793,6 +8011,12 @@ func (w *ServerInterfaceWrapper) FollowTournamentEvents(ctx echo.Context) error 
 
 	// Parameter object where we will unmarshal all parameters from the context
 	var params FollowTournamentEventsParams
+	// ------------- Optional query parameter "lastEventId" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "lastEventId", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lastEventId: %s", err))
+	}
 
 	headers := ctx.Request().Header
 	// ------------- Optional header parameter "Last-Event-ID" -------------
@@ -7951,6 +8175,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/openapi.yaml", wrapper.GetOpenAPI, options.OperationMiddlewares["GetOpenAPI"]...)
 	router.GET(options.BaseURL+"/readyz", wrapper.GetReadyz, options.OperationMiddlewares["GetReadyz"]...)
 	router.POST(options.BaseURL+"/v1/analyze", wrapper.AnalyzePosition, options.OperationMiddlewares["AnalyzePosition"]...)
+	router.GET(options.BaseURL+"/v1/bots/online", wrapper.ListOnlineBots, options.OperationMiddlewares["ListOnlineBots"]...)
 	router.POST(options.BaseURL+"/v1/bulk-pairings", wrapper.CreateBulkPairing, options.OperationMiddlewares["CreateBulkPairing"]...)
 	router.GET(options.BaseURL+"/v1/bulk-pairings/:id", wrapper.GetBulkPairing, options.OperationMiddlewares["GetBulkPairing"]...)
 	router.GET(options.BaseURL+"/v1/challenges", wrapper.ListChallenges, options.OperationMiddlewares["ListChallenges"]...)
@@ -7986,10 +8211,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/v1/players/:id", wrapper.DeletePlayer, options.OperationMiddlewares["DeletePlayer"]...)
 	router.GET(options.BaseURL+"/v1/players/:id", wrapper.GetPlayer, options.OperationMiddlewares["GetPlayer"]...)
 	router.PATCH(options.BaseURL+"/v1/players/:id", wrapper.RenamePlayer, options.OperationMiddlewares["RenamePlayer"]...)
+	router.POST(options.BaseURL+"/v1/players/:id/bot", wrapper.BecomeBot, options.OperationMiddlewares["BecomeBot"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/games", wrapper.ListPlayerGames, options.OperationMiddlewares["ListPlayerGames"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/games/export", wrapper.ExportPlayerGames, options.OperationMiddlewares["ExportPlayerGames"]...)
 	router.GET(options.BaseURL+"/v1/players/:id/puzzles", wrapper.ListPlayerPuzzles, options.OperationMiddlewares["ListPlayerPuzzles"]...)
 	router.POST(options.BaseURL+"/v1/players/:id/token", wrapper.RotatePlayerToken, options.OperationMiddlewares["RotatePlayerToken"]...)
+	router.GET(options.BaseURL+"/v1/players/me", wrapper.GetMyPlayer, options.OperationMiddlewares["GetMyPlayer"]...)
 	router.GET(options.BaseURL+"/v1/players/me/events", wrapper.FollowPlayerEvents, options.OperationMiddlewares["FollowPlayerEvents"]...)
 	router.POST(options.BaseURL+"/v1/players/me/events/tickets", wrapper.CreateStreamTicket, options.OperationMiddlewares["CreateStreamTicket"]...)
 	router.GET(options.BaseURL+"/v1/puzzles", wrapper.ListPuzzles, options.OperationMiddlewares["ListPuzzles"]...)
@@ -8035,7 +8262,11 @@ type AcceptConflictApplicationProblemPlusJSONResponse Problem
 
 type BadRequestApplicationProblemPlusJSONResponse Problem
 
+type BotUpgradeRefusedApplicationProblemPlusJSONResponse Problem
+
 type ClaimConflictApplicationProblemPlusJSONResponse GameProblem
+
+type CreateChallengeForbiddenApplicationProblemPlusJSONResponse Problem
 
 type ExplorerBadRequestApplicationProblemPlusJSONResponse Problem
 
@@ -8478,6 +8709,79 @@ func (response AnalyzePosition500ApplicationProblemPlusJSONResponse) VisitAnalyz
 	return err
 }
 
+type ListOnlineBotsRequestObject struct {
+	Params ListOnlineBotsParams
+}
+
+type ListOnlineBotsResponseObject interface {
+	VisitListOnlineBotsResponse(w http.ResponseWriter) error
+}
+
+type ListOnlineBots200JSONResponse OnlineBots
+
+func (response ListOnlineBots200JSONResponse) VisitListOnlineBotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOnlineBots400ApplicationProblemPlusJSONResponse struct {
+	HistoryBadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListOnlineBots400ApplicationProblemPlusJSONResponse) VisitListOnlineBotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOnlineBots500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListOnlineBots500ApplicationProblemPlusJSONResponse) VisitListOnlineBotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListOnlineBots503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListOnlineBots503ApplicationProblemPlusJSONResponse) VisitListOnlineBotsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBulkPairingRequestObject struct {
 	Body *CreateBulkPairingJSONRequestBody
 }
@@ -8867,7 +9171,7 @@ func (response CreateChallenge401ApplicationProblemPlusJSONResponse) VisitCreate
 }
 
 type CreateChallenge403ApplicationProblemPlusJSONResponse struct {
-	MissingScopeApplicationProblemPlusJSONResponse
+	CreateChallengeForbiddenApplicationProblemPlusJSONResponse
 }
 
 func (response CreateChallenge403ApplicationProblemPlusJSONResponse) VisitCreateChallengeResponse(w http.ResponseWriter) error {
@@ -12827,6 +13131,97 @@ func (response CreatePlayer503ApplicationProblemPlusJSONResponse) VisitCreatePla
 	return err
 }
 
+type GetMyPlayerRequestObject struct {
+}
+
+type GetMyPlayerResponseObject interface {
+	VisitGetMyPlayerResponse(w http.ResponseWriter) error
+}
+
+type GetMyPlayer200JSONResponse Player
+
+func (response GetMyPlayer200JSONResponse) VisitGetMyPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMyPlayer400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetMyPlayer400ApplicationProblemPlusJSONResponse) VisitGetMyPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMyPlayer401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetMyPlayer401ApplicationProblemPlusJSONResponse) VisitGetMyPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMyPlayer500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetMyPlayer500ApplicationProblemPlusJSONResponse) VisitGetMyPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMyPlayer503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetMyPlayer503ApplicationProblemPlusJSONResponse) VisitGetMyPlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type FollowPlayerEventsRequestObject struct {
 	Params FollowPlayerEventsParams
 }
@@ -13440,6 +13835,146 @@ type RenamePlayer503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response RenamePlayer503ApplicationProblemPlusJSONResponse) VisitRenamePlayerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBotRequestObject struct {
+	Id PlayerIdPath `json:"id"`
+}
+
+type BecomeBotResponseObject interface {
+	VisitBecomeBotResponse(w http.ResponseWriter) error
+}
+
+type BecomeBot200JSONResponse Player
+
+func (response BecomeBot200JSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot400ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot401ApplicationProblemPlusJSONResponse struct {
+	PlayerUnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot401ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot403ApplicationProblemPlusJSONResponse struct {
+	NotYourPlayerApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot403ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot404ApplicationProblemPlusJSONResponse struct {
+	PlayerNotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot404ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot409ApplicationProblemPlusJSONResponse struct {
+	BotUpgradeRefusedApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot409ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot500ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BecomeBot503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response BecomeBot503ApplicationProblemPlusJSONResponse) VisitBecomeBotResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16981,6 +17516,9 @@ type StrictServerInterface interface {
 	// AnalyzePosition Ask the AI for the best move and a score
 	// (POST /v1/analyze)
 	AnalyzePosition(ctx context.Context, request AnalyzePositionRequestObject) (AnalyzePositionResponseObject, error)
+	// ListOnlineBots The bots online now
+	// (GET /v1/bots/online)
+	ListOnlineBots(ctx context.Context, request ListOnlineBotsRequestObject) (ListOnlineBotsResponseObject, error)
 	// CreateBulkPairing Make many games at once
 	// (POST /v1/bulk-pairings)
 	CreateBulkPairing(ctx context.Context, request CreateBulkPairingRequestObject) (CreateBulkPairingResponseObject, error)
@@ -17077,6 +17615,9 @@ type StrictServerInterface interface {
 	// CreatePlayer Make a player
 	// (POST /v1/players)
 	CreatePlayer(ctx context.Context, request CreatePlayerRequestObject) (CreatePlayerResponseObject, error)
+	// GetMyPlayer Your own player, by its token
+	// (GET /v1/players/me)
+	GetMyPlayer(ctx context.Context, request GetMyPlayerRequestObject) (GetMyPlayerResponseObject, error)
 	// FollowPlayerEvents Your one event stream (Server-Sent Events)
 	// (GET /v1/players/me/events)
 	FollowPlayerEvents(ctx context.Context, request FollowPlayerEventsRequestObject) (FollowPlayerEventsResponseObject, error)
@@ -17092,6 +17633,9 @@ type StrictServerInterface interface {
 	// RenamePlayer Rename your player
 	// (PATCH /v1/players/{id})
 	RenamePlayer(ctx context.Context, request RenamePlayerRequestObject) (RenamePlayerResponseObject, error)
+	// BecomeBot Make your player a bot account
+	// (POST /v1/players/{id}/bot)
+	BecomeBot(ctx context.Context, request BecomeBotRequestObject) (BecomeBotResponseObject, error)
 	// ListPlayerGames A player's games
 	// (GET /v1/players/{id}/games)
 	ListPlayerGames(ctx context.Context, request ListPlayerGamesRequestObject) (ListPlayerGamesResponseObject, error)
@@ -17348,6 +17892,31 @@ func (sh *strictHandler) AnalyzePosition(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(AnalyzePositionResponseObject); ok {
 		return validResponse.VisitAnalyzePositionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListOnlineBots operation middleware
+func (sh *strictHandler) ListOnlineBots(ctx echo.Context, params ListOnlineBotsParams) error {
+	var request ListOnlineBotsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListOnlineBots(ctx.Request().Context(), request.(ListOnlineBotsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListOnlineBots")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListOnlineBotsResponseObject); ok {
+		return validResponse.VisitListOnlineBotsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -18403,6 +18972,29 @@ func (sh *strictHandler) CreatePlayer(ctx echo.Context, params CreatePlayerParam
 	return nil
 }
 
+// GetMyPlayer operation middleware
+func (sh *strictHandler) GetMyPlayer(ctx echo.Context) error {
+	var request GetMyPlayerRequestObject
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMyPlayer(ctx.Request().Context(), request.(GetMyPlayerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMyPlayer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMyPlayerResponseObject); ok {
+		return validResponse.VisitGetMyPlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // FollowPlayerEvents operation middleware
 func (sh *strictHandler) FollowPlayerEvents(ctx echo.Context, params FollowPlayerEventsParams) error {
 	var request FollowPlayerEventsRequestObject
@@ -18543,6 +19135,31 @@ func (sh *strictHandler) RenamePlayer(ctx echo.Context, id PlayerIdPath) error {
 		return err
 	} else if validResponse, ok := response.(RenamePlayerResponseObject); ok {
 		return validResponse.VisitRenamePlayerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BecomeBot operation middleware
+func (sh *strictHandler) BecomeBot(ctx echo.Context, id PlayerIdPath) error {
+	var request BecomeBotRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BecomeBot(ctx.Request().Context(), request.(BecomeBotRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BecomeBot")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BecomeBotResponseObject); ok {
+		return validResponse.VisitBecomeBotResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

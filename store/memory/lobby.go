@@ -336,6 +336,7 @@ func (s *Store) Touch(ctx context.Context, player string, at, until time.Time) e
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seenBot(player, at)
 	l := s.rows()
 	for _, o := range l.seeks {
 		if o.PlayerID == player && o.Clock() && openAt(o, at) && o.ExpiresAt.Before(until) {

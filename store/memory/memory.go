@@ -31,6 +31,7 @@ type Store struct {
 	puzzleRatings map[string]players.Rating
 	attempts      map[string]map[string]players.PuzzleEntry // by player, then puzzle id
 	dailySolves   map[string]map[time.Time]bool             // by player, then day
+	seen          map[string]time.Time                      // bots, when an event stream last touched them (bots.go)
 
 	stock stock      // the practice stock and its leases
 	idem  idempotent // records of idempotency keys
@@ -64,7 +65,7 @@ func New() *Store {
 	return &Store{games: map[string]*gameRow{}, puzzles: map[string]*puzzles.Stored{},
 		players: map[string]*players.Player{}, puzzleRatings: map[string]players.Rating{},
 		attempts: map[string]map[string]players.PuzzleEntry{}, dailySolves: map[string]map[time.Time]bool{},
-		tourns: newTournamentRows()}
+		seen: map[string]time.Time{}, tourns: newTournamentRows()}
 }
 
 // Ping always answers: memory is always there.

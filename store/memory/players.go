@@ -112,6 +112,7 @@ func (s *Store) DeletePlayer(ctx context.Context, id string) error {
 	delete(s.players, id)
 	delete(s.attempts, id)
 	delete(s.dailySolves, id)
+	delete(s.seen, id)
 	s.toks.dropPlayer(id)
 	for _, row := range s.games {
 		for i := range row.game.Players {

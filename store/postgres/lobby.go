@@ -449,6 +449,9 @@ func (s *Store) PendingRematch(ctx context.Context, game string, at time.Time) (
 // Touch implements lobby.Store.
 func (s *Store) Touch(ctx context.Context, player string, at, until time.Time) error {
 	return s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE players SET seen_at = $1 WHERE id = $2 AND bot`, stamp(at), player); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `UPDATE seeks SET expires_at = $1 WHERE player_id = $2 AND status = 'open'
 			AND time_kind = 'live' AND expires_at > $3 AND expires_at < $1`, stamp(until), player, stamp(at)); err != nil {
 			return err

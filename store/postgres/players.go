@@ -217,7 +217,7 @@ func putRating(ctx context.Context, tx pgx.Tx, id string, c players.Category, r 
 // player, then one of its ratings (NULLs when it has none), a row per
 // rating.
 const playerColumns = `p.id, p.name, p.token_hash, p.created_at, p.updated_at,
-	p.games, p.wins, p.losses, p.draws, p.rated, p.puzzles, p.solved,
+	p.games, p.wins, p.losses, p.draws, p.rated, p.puzzles, p.solved, p.bot,
 	r.category, r.value, r.deviation, r.volatility, r.games, r.at`
 
 // readPlayer reads the player the WHERE clause (on players p) finds, with
@@ -240,7 +240,7 @@ func (s *Store) readPlayer(ctx context.Context, where string, arg any) (players.
 	)
 	c := &p.Counts
 	_, err = pgx.ForEachRow(rows, []any{&p.ID, &p.Name, &p.TokenHash, &p.CreatedAt, &p.UpdatedAt,
-		&c.Games, &c.Wins, &c.Losses, &c.Draws, &c.Rated, &c.Puzzles, &c.Solved,
+		&c.Games, &c.Wins, &c.Losses, &c.Draws, &c.Rated, &c.Puzzles, &c.Solved, &p.Bot,
 		&cat, &rating.value, &rating.deviation, &rating.volatility, &rating.games, &rating.at}, func() error {
 		found = true
 		if cat == nil {

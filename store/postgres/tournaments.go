@@ -27,7 +27,7 @@ var _ tournaments.Store = (*Store)(nil)
 
 const tournamentColumns = `id, kind, name, created_by, created_at, time_kind, time_initial_us, time_increment_us,
 	time_per_move_us, rated, starts_at, minutes, rounds, round_gap_us, berserk, min_rated_games, min_rating,
-	max_rating, status, round, round_at, pair_seq, finished_at, version`
+	max_rating, status, round, round_at, pair_seq, finished_at, version, bots`
 
 // timeOf reads a nullable instant: the zero time for NULL.
 func timeOf(t *time.Time) time.Time {
@@ -44,7 +44,7 @@ func scanTournament(row stored.Scanner) (tournaments.Tournament, error) {
 	var initial, increment, perMove, gap int64
 	err := row.Scan(&t.ID, &t.Kind, &t.Name, &t.CreatedBy, &t.CreatedAt, &kind, &initial, &increment, &perMove,
 		&t.Rated, &t.StartsAt, &t.Minutes, &t.Rounds, &gap, &t.Berserk, &t.Conditions.MinRatedGames,
-		&t.Conditions.MinRating, &t.Conditions.MaxRating, &t.Status, &t.Round, &roundAt, &t.PairSeq, &finished, &t.Version)
+		&t.Conditions.MinRating, &t.Conditions.MaxRating, &t.Status, &t.Round, &roundAt, &t.PairSeq, &finished, &t.Version, &t.Conditions.Bots)
 	if noRows(err) {
 		return t, tournaments.ErrStoreNotFound
 	}
@@ -117,12 +117,12 @@ func (s *Store) CreateTournament(ctx context.Context, t tournaments.Tournament) 
 	tc, c := t.TimeControl, t.Conditions
 	return s.inTx(ctx, func(tx pgx.Tx) error {
 		return execFound(ctx, tx, tournaments.ErrConflict, `INSERT INTO tournaments (`+tournamentColumns+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
 			ON CONFLICT (id) DO NOTHING`,
 			t.ID, string(t.Kind), t.Name, t.CreatedBy, stamp(t.CreatedAt), kind, stored.Micros(tc.Initial),
 			stored.Micros(tc.Increment), stored.Micros(tc.PerMove), t.Rated, stamp(t.StartsAt), t.Minutes, t.Rounds,
 			stored.Micros(t.RoundGap), t.Berserk, c.MinRatedGames, c.MinRating, c.MaxRating, string(t.Status), t.Round,
-			nullableTime(t.RoundAt), t.PairSeq, nullableTime(t.FinishedAt), t.Version)
+			nullableTime(t.RoundAt), t.PairSeq, nullableTime(t.FinishedAt), t.Version, c.Bots)
 	})
 }
 

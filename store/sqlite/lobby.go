@@ -389,6 +389,9 @@ func (s *Store) PendingRematch(ctx context.Context, game string, at time.Time) (
 // Touch implements lobby.Store.
 func (s *Store) Touch(ctx context.Context, player string, at, until time.Time) error {
 	return s.write(ctx, func(ctx context.Context, r runner) error {
+		if _, err := r.exec(ctx, `UPDATE players SET seen_at = ? WHERE id = ? AND bot = 1`, micros(at), player); err != nil {
+			return err
+		}
 		if _, err := r.exec(ctx, `UPDATE seeks SET expires_at = ? WHERE player_id = ? AND status = 'open'
 			AND time_kind = 'live' AND expires_at > ? AND expires_at < ?`, micros(until), player, micros(at), micros(until)); err != nil {
 			return err

@@ -48,7 +48,7 @@ func timeOfNullUs(us sql.NullInt64) time.Time {
 // with NULL rating columns for a player with none. One statement, so the
 // counts and the ratings come from one snapshot.
 const playerSelect = `SELECT p.id, p.name, p.token_hash, p.created_at, p.updated_at,
-	p.games, p.wins, p.losses, p.draws, p.rated, p.puzzles, p.solved,
+	p.games, p.wins, p.losses, p.draws, p.rated, p.puzzles, p.solved, p.bot,
 	r.category, r.value, r.deviation, r.volatility, r.games, r.at
 	FROM players p LEFT JOIN player_ratings r ON r.player_id = p.id `
 
@@ -73,7 +73,7 @@ func readPlayer(ctx context.Context, r runner, where string, arg any) (players.P
 		)
 		c := &p.Counts
 		if err := rows.Scan(&p.ID, &p.Name, &p.TokenHash, &created, &updated,
-			&c.Games, &c.Wins, &c.Losses, &c.Draws, &c.Rated, &c.Puzzles, &c.Solved,
+			&c.Games, &c.Wins, &c.Losses, &c.Draws, &c.Rated, &c.Puzzles, &c.Solved, &p.Bot,
 			&category, &value, &deviation, &volatile, &games, &at); err != nil {
 			return players.Player{}, err
 		}

@@ -38,7 +38,7 @@ func fromNullMicros(us sql.NullInt64) time.Time {
 
 const tournamentColumns = `id, kind, name, created_by, created_at, time_kind, time_initial_us, time_increment_us,
 	time_per_move_us, rated, starts_at, minutes, rounds, round_gap_us, berserk, min_rated_games, min_rating,
-	max_rating, status, round, round_at, pair_seq, finished_at, version`
+	max_rating, status, round, round_at, pair_seq, finished_at, version, bots`
 
 func scanTournament(row stored.Scanner) (tournaments.Tournament, error) {
 	var t tournaments.Tournament
@@ -48,7 +48,7 @@ func scanTournament(row stored.Scanner) (tournaments.Tournament, error) {
 	var initial, increment, perMove, gap int64
 	err := row.Scan(&t.ID, &t.Kind, &t.Name, &t.CreatedBy, &created, &kind, &initial, &increment, &perMove,
 		&t.Rated, &starts, &t.Minutes, &t.Rounds, &gap, &t.Berserk, &t.Conditions.MinRatedGames,
-		&t.Conditions.MinRating, &t.Conditions.MaxRating, &t.Status, &t.Round, &roundAt, &t.PairSeq, &finished, &t.Version)
+		&t.Conditions.MinRating, &t.Conditions.MaxRating, &t.Status, &t.Round, &roundAt, &t.PairSeq, &finished, &t.Version, &t.Conditions.Bots)
 	if errors.Is(err, sql.ErrNoRows) {
 		return t, tournaments.ErrStoreNotFound
 	}
@@ -105,12 +105,12 @@ func (s *Store) CreateTournament(ctx context.Context, t tournaments.Tournament) 
 	tc, c := t.TimeControl, t.Conditions
 	return s.write(ctx, func(ctx context.Context, r runner) error {
 		return r.execFound(ctx, tournaments.ErrConflict, `INSERT INTO tournaments (`+tournamentColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO NOTHING`,
 			t.ID, string(t.Kind), t.Name, t.CreatedBy, micros(t.CreatedAt), kind, stored.Micros(tc.Initial),
 			stored.Micros(tc.Increment), stored.Micros(tc.PerMove), t.Rated, micros(t.StartsAt), t.Minutes, t.Rounds,
 			stored.Micros(t.RoundGap), t.Berserk, c.MinRatedGames, c.MinRating, c.MaxRating, string(t.Status), t.Round,
-			nullMicros(t.RoundAt), t.PairSeq, nullMicros(t.FinishedAt), t.Version)
+			nullMicros(t.RoundAt), t.PairSeq, nullMicros(t.FinishedAt), t.Version, c.Bots)
 	})
 }
 

@@ -83,6 +83,7 @@ func diffPlayer(got, want players.Player) []string {
 	field("CreatedAt", got.CreatedAt.Equal(want.CreatedAt), got.CreatedAt, want.CreatedAt)
 	field("UpdatedAt", got.UpdatedAt.Equal(want.UpdatedAt), got.UpdatedAt, want.UpdatedAt)
 	field("Counts", got.Counts == want.Counts, got.Counts, want.Counts)
+	field("Bot", got.Bot == want.Bot, got.Bot, want.Bot)
 	for _, c := range players.Categories {
 		g, gok := got.Ratings[c]
 		w, wok := want.Ratings[c]

@@ -75,7 +75,7 @@ type Again func(t *testing.T, s Store) Store
 func RunShared(t *testing.T, open func(t *testing.T) Store, again Again) {
 	t.Helper()
 	fx := &fixtures{again: again}
-	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, stockCases, idempotencyCases, lobbyCases, exportCases, reviewCases, tournamentCases, tokenCases)
+	cases := slices.Concat(gameCases, offerCases, clockCases, puzzleCases, playerCases, botCases, stockCases, idempotencyCases, lobbyCases, exportCases, reviewCases, tournamentCases, tokenCases)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := open(t)

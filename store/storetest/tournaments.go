@@ -43,7 +43,7 @@ const pairRacers = 8
 func arenaOf(id string, at int) tournaments.Tournament {
 	return tournaments.Tournament{ID: id, Kind: tournaments.Arena, Name: "Àríyá " + id, CreatedBy: "org", CreatedAt: tick(0),
 		TimeControl: blitz, Rated: true, StartsAt: tick(at), Minutes: 45, Berserk: true,
-		Conditions: tournaments.Conditions{MinRatedGames: 3, MinRating: 1200.5, MaxRating: 2100.25},
+		Conditions: tournaments.Conditions{MinRatedGames: 3, MinRating: 1200.5, MaxRating: 2100.25, Bots: true},
 		Status:     tournaments.Upcoming, Version: 1}
 }
 

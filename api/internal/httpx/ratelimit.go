@@ -13,11 +13,16 @@ import (
 // RateLimitError is ErrRateLimited with how long to wait before trying again.
 type RateLimitError struct {
 	What       string // what was limited: "moves", "game creations", ...
+	Player     bool   // the bucket was the player's, not the client address's
 	RetryAfter time.Duration
 }
 
 func (e *RateLimitError) Error() string {
-	return fmt.Sprintf("too many %s from this client address: try again in %d s", e.What, e.RetrySeconds())
+	who := "client address"
+	if e.Player {
+		who = "player"
+	}
+	return fmt.Sprintf("too many %s from this %s: try again in %d s", e.What, who, e.RetrySeconds())
 }
 
 // Unwrap makes errors.Is(err, ErrRateLimited) hold, and gives the api
@@ -36,6 +41,7 @@ func (e *RateLimitError) RetrySeconds() int {
 // active in the last burst/rate seconds, not every client ever seen.
 type Limiter struct {
 	what   string  // what it limits, for RateLimitError
+	player bool    // its keys are players (Keyed), not addresses
 	policy string  // its name in the RateLimit headers
 	rate   float64 // tokens per second
 	burst  float64
@@ -70,6 +76,43 @@ func (l *Limiter) Named(policy string) *Limiter {
 		l.policy = policy
 	}
 	return l
+}
+
+// Keyed makes l's keys players: its refusals say so.
+func (l *Limiter) Keyed() *Limiter {
+	if l != nil {
+		l.player = true
+	}
+	return l
+}
+
+// LimitRateByPlayer is LimitRateIf that spends, for a request whose
+// player playerOf names ("" none), a token of that player's bucket in
+// byPlayer instead of one of its address's in byAddr: two players behind
+// one address (two bots on one host) each have their own. A nil byPlayer
+// is LimitRateIf(byAddr, charged).
+func LimitRateByPlayer(byAddr, byPlayer *Limiter, charged func(echo.Context) bool, playerOf func(echo.Context) string) echo.MiddlewareFunc {
+	if byPlayer == nil || playerOf == nil {
+		return LimitRateIf(byAddr, charged)
+	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if charged == nil || charged(c) {
+				l, key := byAddr, c.RealIP()
+				if p := playerOf(c); p != "" {
+					l, key = byPlayer, p
+				}
+				left, err := l.take(key)
+				if l != nil {
+					l.setHeaders(c.Response().Header(), left)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return next(c)
+		}
+	}
 }
 
 // LimitRate is the middleware of one operation's limit: the request spends
@@ -131,7 +174,7 @@ func (l *Limiter) take(key string) (left float64, err error) {
 	b.at = now
 	if b.tokens < 1 {
 		wait := time.Duration((1 - b.tokens) / l.rate * float64(time.Second))
-		return b.tokens, &RateLimitError{What: l.what, RetryAfter: wait}
+		return b.tokens, &RateLimitError{What: l.what, Player: l.player, RetryAfter: wait}
 	}
 	b.tokens--
 	return b.tokens, nil

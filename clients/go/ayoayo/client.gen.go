@@ -924,6 +924,11 @@ func (e GetPracticePuzzleParamsNear) Valid() bool {
 	}
 }
 
+// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+//
+// Example: true
+type AllowBots = bool
+
 // AnalyzeAnswer The result of a search. `score` is in seeds for the player to move
 // (the expected final difference in captured seeds; positive is good
 // for them). `pv` is the line the search expects, starting with
@@ -1184,6 +1189,11 @@ type BerserkFlags struct {
 	South bool `json:"south"`
 }
 
+// BotMark The player is a bot account, a program playing through the API; once one, always one.
+//
+// Example: false
+type BotMark = bool
+
 // BulkPair One game of a bulk pairing, with each player's consent.
 //
 // Example: {"north":"Zr8nT2wQ5pLc","northToken":"pl_north_players_token","south":"bV3kQ9xZ2mTa","southToken":"pl_south_players_token"}
@@ -1365,8 +1375,13 @@ type Captured struct {
 
 // Challenge A challenge, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 type Challenge struct {
+	// AllowBots Whether a bot may accept it (false refuses every bot).
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was sent.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -1377,9 +1392,9 @@ type Challenge struct {
 	// Example: 2026-03-01T12:01:00Z
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// From A player as the lobby and challenges show one.
+	// From A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	From LobbyPlayer `json:"from"`
 
 	// Game The game, once accepted; null before.
@@ -1465,7 +1480,7 @@ type Challenge struct {
 
 	// To A player as challenges show one, or null for nobody (an open challenge).
 	//
-	// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+	// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 	To nullable.Nullable[NullableLobbyPlayer] `json:"to"`
 }
 
@@ -1486,8 +1501,13 @@ type ChallengeList struct {
 
 // ChallengeRequest A challenge, as `POST /v1/challenges` takes it.
 //
-// Example: {"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
+// Example: {"allowBots":true,"rated":true,"timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":"bV3kQ9xZ2mTa"}
 type ChallengeRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Position A whole board. `pits[i]` is the number of seeds in pit `i`: pits 0-5
 	// are South's row, 6-11 North's, both read left to right by their owner.
 	// Sowing goes from pit `i` to pit `(i + 1) mod 12`; pit `i` faces pit
@@ -1683,7 +1703,7 @@ type CreatePlayerRequest struct {
 
 // CreatedPlayer A player just created, with its secret token, shown only here.
 //
-// Example: {"player":{"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
+// Example: {"player":{"bot":false,"counts":{"draws":0,"games":0,"losses":0,"puzzles":0,"rated":0,"solved":0,"wins":0},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":350,"games":0,"provisional":true,"rating":1500},"puzzle":{"deviation":350,"games":0,"provisional":true,"rating":1500}},"streak":0},"token":"pl_Zk2m0Qy7hT3vX9bN1cR5wL8pJ4sD6fG0aE2uI7oK9yM"}
 type CreatedPlayer struct {
 	// Player A player: an identity a front end maps one of its users onto, with a
 	// display name, ratings, counts and the daily puzzle streak. There are
@@ -1692,10 +1712,10 @@ type CreatedPlayer struct {
 	// a player; only its token renames it, rotates its token or deletes
 	// it. `streak` counts the consecutive UTC days, up to today or
 	// yesterday, on which the player solved that day's daily puzzle on
-	// that day.
+	// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 	//
 	//
-	// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+	// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 	Player Player `json:"player"`
 
 	// Token A player's secret token: `pl_` and 43 URL-safe characters (256
@@ -1961,7 +1981,7 @@ type ExportedGame struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Moves Every move of the game, in order.
@@ -2009,7 +2029,7 @@ type ExportedMove struct {
 // changes its players' ratings; `players` names the player in each
 // seat (null for an anonymous seat or the AI).
 //
-// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 type Game struct {
 	// Ai The seat the AI plays and its level; null in a game between people.
 	//
@@ -2074,7 +2094,7 @@ type Game struct {
 
 	// Players The player in each seat, or null (an anonymous seat, the AI).
 	//
-	// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+	// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 	Players GamePlayers `json:"players"`
 
 	// Ply Moves played so far.
@@ -2511,7 +2531,7 @@ type GameOpponentGoneEvent struct {
 
 // GamePlayers The player in each seat, or null (an anonymous seat, the AI).
 //
-// Example: {"north":{"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
+// Example: {"north":{"bot":false,"change":-18,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}}
 type GamePlayers struct {
 	// North The player in a seat of a game: null for an anonymous seat or the
 	// AI. `name` is the player's name when the seat was taken. `rating`
@@ -2519,10 +2539,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	North nullable.Nullable[SeatPlayer] `json:"north"`
 
 	// South The player in a seat of a game: null for an anonymous seat or the
@@ -2531,10 +2551,10 @@ type GamePlayers struct {
 	// taken, and once a rated game has ended with a result, the rating
 	// the result was applied to (null in an untimed game, which has no
 	// category); `change` is what the end did to it, null until then
-	// and in an unrated game.
+	// and in an unrated game. `bot` marks a bot account.
 	//
 	//
-	// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+	// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 	South nullable.Nullable[SeatPlayer] `json:"south"`
 }
 
@@ -2657,7 +2677,7 @@ type GameSeat struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Seat A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -2735,8 +2755,13 @@ type LastMove struct {
 
 // Leader One line of a leaderboard.
 //
-// Example: {"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
+// Example: {"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}
 type Leader struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Deviation Its deviation, rounded (at most 110).
 	//
 	// Example: 62
@@ -2772,7 +2797,7 @@ type Leader struct {
 // provisional (deviation at most 110) whose rating in it changed in
 // the last 30 days.
 //
-// Example: {"category":"live","players":[{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
+// Example: {"category":"live","players":[{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847},{"bot":false,"deviation":84,"games":31,"id":"bV3kQ9xZ2mTa","name":"Adebayo","rank":2,"rating":1623}]}
 type Leaderboard struct {
 	// Category What a rating is for: `live` games (with a clock), `correspondence`
 	// games (days per move), or `puzzle`s. Untimed games are never rated.
@@ -2783,7 +2808,7 @@ type Leaderboard struct {
 
 	// Players The players, highest rating first (ties by id).
 	//
-	// Example: [{"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
+	// Example: [{"bot":false,"deviation":62,"games":112,"id":"Jd8sLw0PqR4e","name":"Funmi","rank":1,"rating":1847}]
 	Players []Leader `json:"players"`
 }
 
@@ -2820,10 +2845,15 @@ type Lobby struct {
 // Example: k3Jd9sQm2LpX0aZq
 type LobbyID = string
 
-// LobbyPlayer A player as the lobby and challenges show one.
+// LobbyPlayer A player as the lobby, challenges and standings show one.
 //
-// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 type LobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// ID A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -2835,10 +2865,15 @@ type LobbyPlayer struct {
 	Name string `json:"name"`
 }
 
-// LobbySeek An open seek as the lobby lists it.
+// LobbySeek An open seek as the lobby lists it; `player.bot` marks a bot's.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type LobbySeek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -2849,9 +2884,9 @@ type LobbySeek struct {
 	// Example: k3Jd9sQm2LpX0aZq
 	ID LobbyID `json:"id"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Provisional Whether that rating is still provisional (deviation above 110).
@@ -2906,11 +2941,11 @@ type LobbySeek struct {
 // LobbySeekAddedEvent The `data` of a `seekAdded` event of `GET /v1/lobby/events`: the
 // seek posted, as `GET /v1/lobby` lists it, under `seek`.
 //
-// Example: {"seek":{"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
+// Example: {"seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}}
 type LobbySeekAddedEvent struct {
-	// Seek An open seek as the lobby lists it.
+	// Seek An open seek as the lobby lists it; `player.bot` marks a bot's.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","id":"k3Jd9sQm2LpX0aZq","player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"provisional":false,"rated":true,"rating":1532.4,"ratingRange":null,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek LobbySeek `json:"seek"`
 }
 
@@ -3050,8 +3085,13 @@ type MovesRequest struct {
 
 // NullableLobbyPlayer A player as challenges show one, or null for nobody (an open challenge).
 //
-// Example: {"id":"Zq2m9PxY4kTb","name":"Ngozi"}
+// Example: {"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}
 type NullableLobbyPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// ID A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -3113,6 +3153,41 @@ type OfferRequest struct {
 	//
 	// Example: true
 	Offer bool `json:"offer"`
+}
+
+// OnlineBot A bot with an event stream open, as `GET /v1/bots/online` lists it.
+//
+// Example: {"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}
+type OnlineBot struct {
+	// ID A player's id, 12 URL-safe characters chosen at random by the server.
+	//
+	// Example: bV3kQ9xZ2mTa
+	ID PlayerID `json:"id"`
+
+	// Name The bot's name.
+	//
+	// Example: Robo Ayo
+	Name string `json:"name"`
+
+	// SeenAt When its event stream last told the server it is open (UTC); at most 30 s ago.
+	//
+	// Example: 2026-03-01T12:00:05Z
+	SeenAt time.Time `json:"seenAt"`
+}
+
+// OnlineBots A page of the bots online, by id.
+//
+// Example: {"bots":[{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}],"next":null}
+type OnlineBots struct {
+	// Bots The bots, by id.
+	//
+	// Example: [{"id":"Rb0tAy0xZ2mT","name":"Robo Ayo","seenAt":"2026-03-01T12:00:05Z"}]
+	Bots []OnlineBot `json:"bots"`
+
+	// Next The `after` of the next page; null on the last.
+	//
+	// Example: MC5SYjB0QXkweFoybVQ
+	Next nullable.Nullable[string] `json:"next"`
 }
 
 // Opponent Who plays the other seat: `{type: human}` (someone who joins with
@@ -3220,7 +3295,7 @@ type PlayMoveAnswer struct {
 	// seat (null for an anonymous seat or the AI).
 	//
 	//
-	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
+	// Example: {"ai":null,"clock":{"deadline":null,"remainingMs":{"north":180000,"south":182000},"running":null},"createdAt":"2025-03-01T12:00:00Z","expiry":{"at":"2025-03-01T12:00:39Z","ends":"abort","side":"north"},"id":"Xq3v9w0bHk2mP1aZ","lastMove":{"pit":0,"ply":0,"side":"south"},"offers":{"draw":"north","takeback":null},"players":{"north":{"bot":false,"change":null,"id":"Jd8sLw0PqR4e","name":"Funmi","provisional":false,"rating":1623},"south":{"bot":false,"change":null,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}},"ply":1,"position":{"captured":{"north":0,"south":2},"pits":[2,7,0,6,1,6,6,6,0,0,6,6],"toMove":"north"},"rated":true,"result":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seats":{"north":"human","south":"human"},"start":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"status":"active","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"},"updatedAt":"2025-03-01T12:00:09Z","version":3}
 	Game Game `json:"game"`
 
 	// Move One move of a game with everything it did: who played which pit at
@@ -3274,10 +3349,15 @@ type PlayMoveRequest struct {
 // a player; only its token renames it, rotates its token or deletes
 // it. `streak` counts the consecutive UTC days, up to today or
 // yesterday, on which the player solved that day's daily puzzle on
-// that day.
+// that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
 //
-// Example: {"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
+// Example: {"bot":false,"counts":{"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21},"createdAt":"2026-02-01T09:30:00Z","id":"bV3kQ9xZ2mTa","name":"Adebayo","ratings":{"correspondence":{"deviation":350,"games":0,"provisional":true,"rating":1500},"live":{"deviation":84,"games":31,"provisional":false,"rating":1623},"puzzle":{"deviation":95,"games":48,"provisional":false,"rating":1712}},"streak":4}
 type Player struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Counts What a player has done.
 	//
 	// Example: {"draws":2,"games":40,"losses":17,"puzzles":48,"rated":31,"solved":30,"wins":21}
@@ -3317,11 +3397,11 @@ type Player struct {
 // `challengeDeclined` events of `GET /v1/players/me/events`: the
 // challenge as it stands, and for a decline its `reason`.
 //
-// Example: {"challenge":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
+// Example: {"challenge":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":"tooFast","rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"declined","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}},"reason":"tooFast"}
 type PlayerChallengeEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge Challenge `json:"challenge"`
 
 	// Reason Why a challenge was declined.
@@ -3372,7 +3452,7 @@ type PlayerCounts struct {
 
 // PlayerGame One game in a player's history, a game that ended with a result (aborted games are not listed).
 //
-// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
+// Example: {"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}
 type PlayerGame struct {
 	// Ai The opponent was the AI.
 	//
@@ -3396,7 +3476,7 @@ type PlayerGame struct {
 
 	// Opponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 	//
-	// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+	// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 	Opponent nullable.Nullable[PlayerOpponent] `json:"opponent"`
 
 	// Rated The game was rated.
@@ -3475,7 +3555,7 @@ type PlayerGameFinishEvent struct {
 type PlayerGameStartEvent struct {
 	// Challenge A challenge, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","from":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"game":null,"id":"q9Zx0b7LmN3kR2aT","position":{"captured":{"north":0,"south":0},"pits":[4,4,4,4,4,4,4,4,4,4,4,4],"toMove":"south"},"rated":false,"reason":null,"rematchOf":null,"rules":{"captureSeed":"taken","leftovers":"last_mover"},"seat":"random","side":null,"status":"pending","timeControl":{"incrementSeconds":3,"initialSeconds":300,"kind":"clock"},"to":{"bot":false,"id":"Zq2m9PxY4kTb","name":"Ngozi"}}
 	Challenge *Challenge `json:"challenge,omitempty"`
 
 	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
@@ -3491,11 +3571,11 @@ type PlayerGameStartEvent struct {
 
 // PlayerGamesPage A page of a player's games, newest first; `next` is the `after` of the next page, null on the last.
 //
-// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
+// Example: {"games":[{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}],"next":null}
 type PlayerGamesPage struct {
 	// Games The games.
 	//
-	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
+	// Example: [{"ai":false,"category":"live","endedAt":"2026-02-03T18:04:11Z","gameId":"Xq3v9w0bHk2mP1aZ","opponent":{"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"},"rated":true,"rating":{"after":1662,"before":1500,"change":162},"result":"win","side":"south"}]
 	Games []PlayerGame `json:"games"`
 
 	// Next The cursor of the next page, for `after`; null when this is the last.
@@ -3519,8 +3599,13 @@ type PlayerName = string
 
 // PlayerOpponent The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
 //
-// Example: {"id":"Jd8sLw0PqR4e","name":"Funmi"}
+// Example: {"bot":false,"id":"Jd8sLw0PqR4e","name":"Funmi"}
 type PlayerOpponent struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// ID A player's id, 12 URL-safe characters chosen at random by the server.
 	//
 	// Example: bV3kQ9xZ2mTa
@@ -3664,7 +3749,7 @@ type PlayerResult string
 // /v1/players/me/events`: the seek as it stands, and once matched
 // the game and your side in it.
 //
-// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
+// Example: {"gameId":"Xq3v9w0bHk2mP1aZ","seek":{"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}},"side":"north"}
 type PlayerSeekEvent struct {
 	// GameID A game's id, 16 URL-safe characters chosen at random by the server.
 	//
@@ -3673,7 +3758,7 @@ type PlayerSeekEvent struct {
 
 	// Seek One of your seeks, as it stands.
 	//
-	// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+	// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 	Seek Seek `json:"seek"`
 
 	// Side A player. South owns pits 0-5 and moves first; North owns pits 6-11.
@@ -4347,7 +4432,7 @@ type ReviewPly struct {
 	// Example: 0
 	Pit Pit `json:"pit"`
 
-	// Ply The move's number, 1 for the first.
+	// Ply The move's number, 1 for the first; a game counts its plies from 0, so this reviews the game's move of ply `ply - 1`, which is `plies[ply - 1]`.
 	//
 	// Example: 7
 	Ply int `json:"ply"`
@@ -4553,10 +4638,15 @@ type SeatHolder string
 // taken, and once a rated game has ended with a result, the rating
 // the result was applied to (null in an untimed game, which has no
 // category); `change` is what the end did to it, null until then
-// and in an unrated game.
+// and in an unrated game. `bot` marks a bot account.
 //
-// Example: {"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
+// Example: {"bot":false,"change":162,"id":"bV3kQ9xZ2mTa","name":"Adebayo","provisional":true,"rating":1500}
 type SeatPlayer struct {
+	// Bot The player is a bot account, a program playing through the API; once one, always one.
+	//
+	// Example: false
+	Bot BotMark `json:"bot"`
+
 	// Change What the end of this rated game did to the rating; null until then, and in an unrated game.
 	//
 	// Example: 162
@@ -4600,8 +4690,13 @@ type Seats struct {
 
 // Seek One of your seeks, as it stands.
 //
-// Example: {"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":true,"createdAt":"2026-03-01T12:00:00Z","expiresAt":"2026-03-01T12:01:00Z","game":"Xq3v9w0bHk2mP1aZ","id":"k3Jd9sQm2LpX0aZq","rated":true,"ratingRange":null,"seat":"random","side":"north","status":"matched","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type Seek struct {
+	// AllowBots Whether it pairs with a bot's seek.
+	//
+	// Example: true
+	AllowBots bool `json:"allowBots"`
+
 	// CreatedAt When it was posted.
 	//
 	// Example: 2026-03-01T12:00:00Z
@@ -4673,8 +4768,13 @@ type Seek struct {
 
 // SeekRequest A seek, as `POST /v1/seeks` takes it.
 //
-// Example: {"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
+// Example: {"allowBots":false,"rated":true,"seat":"random","timeControl":{"incrementSeconds":2,"initialSeconds":180,"kind":"clock"}}
 type SeekRequest struct {
+	// AllowBots Whether a bot may be the opponent (true if absent); false keeps every bot out.
+	//
+	// Example: true
+	AllowBots *AllowBots `json:"allowBots,omitempty"`
+
 	// Rated A rated game (false if absent).
 	//
 	// Example: true
@@ -4953,7 +5053,7 @@ type Tournament struct {
 
 	// Conditions Who may enter; absent fields keep nobody out.
 	//
-	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 	Conditions TournamentConditions `json:"conditions"`
 
 	// CreatedAt When it was created.
@@ -5052,8 +5152,13 @@ type Tournament struct {
 
 // TournamentConditions Who may enter; absent fields keep nobody out.
 //
-// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 type TournamentConditions struct {
+	// Bots Whether bot accounts may enter (false if absent, as on lichess).
+	//
+	// Example: false
+	Bots *bool `json:"bots,omitempty"`
+
 	// MaxRating The highest live rating admitted (0 or absent, none).
 	//
 	// Example: 1900
@@ -5072,7 +5177,7 @@ type TournamentConditions struct {
 
 // TournamentEntry A player's entry in an event.
 //
-// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
+// Example: {"joinedAt":"2027-03-05T17:55:00Z","joinedRound":1,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"tournament":"Tq4mZ8xK2bLw","withdrawn":false}
 type TournamentEntry struct {
 	// JoinedAt When the player first joined.
 	//
@@ -5084,9 +5189,9 @@ type TournamentEntry struct {
 	// Example: 1
 	JoinedRound int `json:"joinedRound"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Tournament An event's id, 12 URL-safe characters chosen at random by the server.
@@ -5226,7 +5331,7 @@ type TournamentRequest struct {
 
 	// Conditions Who may enter; absent fields keep nobody out.
 	//
-	// Example: {"maxRating":1900,"minRatedGames":10,"minRating":1400}
+	// Example: {"bots":false,"maxRating":1900,"minRatedGames":10,"minRating":1400}
 	Conditions *TournamentConditions `json:"conditions,omitempty"`
 
 	// Kind An `arena` (pairing at once, for a time) or a `swiss` event (rounds).
@@ -5290,7 +5395,7 @@ type TournamentRequest struct {
 
 // TournamentStanding One line of an event's standings.
 //
-// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
+// Example: {"berserks":0,"buchholz":0,"byes":0,"draws":0,"games":4,"losses":0,"onFire":false,"player":{"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"},"playing":false,"points":9,"rank":1,"rating":1712,"sheet":[2,2,4,1],"sonnebornBerger":0,"wins":4,"withdrawn":false}
 type TournamentStanding struct {
 	// Berserks An arena's games won berserk with the bonus.
 	//
@@ -5327,9 +5432,9 @@ type TournamentStanding struct {
 	// Example: false
 	OnFire bool `json:"onFire"`
 
-	// Player A player as the lobby and challenges show one.
+	// Player A player as the lobby, challenges and standings show one.
 	//
-	// Example: {"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
+	// Example: {"bot":false,"id":"bV3kQ9xZ2mTa","name":"Adebayo"}
 	Player LobbyPlayer `json:"player"`
 
 	// Playing The player is in a game of the event now.
@@ -5640,12 +5745,26 @@ type AcceptConflict = Problem
 // Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
 type BadRequest = Problem
 
+// BotUpgradeRefused An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type BotUpgradeRefused = Problem
+
 // ClaimConflict A `Problem` about a game, with what a client needs to recover:
 // `currentPly` with `stale_ply` (the ply to send after reloading the
 // game), `reason` with `illegal_move` (the rules' reason).
 //
 // Example: {"code":"stale_ply","currentPly":8,"detail":"stale ply: sent 7, the game is at ply 8","instance":"/v1/games/Xq3v9w0bHk2mP1aZ/moves","status":409,"title":"Stale ply","type":"/docs#problem-stale_ply"}
 type ClaimConflict = GameProblem
+
+// CreateChallengeForbidden An error, as RFC 9457 defines it. Switch on `code` (a stable
+// snake_case word) or on `type`; `detail` is for humans and may change.
+// The `/docs` page and the project's docs/api.md list every code.
+//
+// Example: {"code":"invalid_position","detail":"invalid position: pits and captured seeds add up to 47, want 48","instance":"/v1/evaluate","requestId":"2cbd7ac7c3a7f4a5f7b3a1c2e3d4f5a6","status":422,"title":"Invalid position","type":"/docs#problem-invalid_position"}
+type CreateChallengeForbidden = Problem
 
 // ExplorerBadRequest An error, as RFC 9457 defines it. Switch on `code` (a stable
 // snake_case word) or on `type`; `detail` is for humans and may change.
@@ -6024,6 +6143,20 @@ type AnalyzePositionParams struct {
 	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
 }
 
+// ListOnlineBotsParams defines parameters for ListOnlineBots.
+type ListOnlineBotsParams struct {
+	// After The `next` of the previous page; absent for the first page.
+	After *HistoryAfter `form:"after,omitempty" json:"after,omitempty"`
+
+	// Limit The most entries to list (default 20, at most 100).
+	Limit *HistoryLimit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // CreateBulkPairingParams defines parameters for CreateBulkPairing.
 type CreateBulkPairingParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
@@ -6202,6 +6335,9 @@ type OfferDrawParams struct {
 
 // FollowGameEventsParams defines parameters for FollowGameEvents.
 type FollowGameEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -6311,6 +6447,9 @@ type GetLobbyParamsKind string
 
 // FollowLobbyEventsParams defines parameters for FollowLobbyEvents.
 type FollowLobbyEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -6358,10 +6497,21 @@ type CreatePlayerParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetMyPlayerParams defines parameters for GetMyPlayer.
+type GetMyPlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
 // FollowPlayerEventsParams defines parameters for FollowPlayerEvents.
 type FollowPlayerEventsParams struct {
 	// Ticket A single-use stream ticket, instead of the `Player-Token` header.
 	Ticket *string `form:"ticket,omitempty" json:"ticket,omitempty"`
+
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
@@ -6398,6 +6548,14 @@ type GetPlayerParams struct {
 
 // RenamePlayerParams defines parameters for RenamePlayer.
 type RenamePlayerParams struct {
+	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
+	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+	// (anything else is replaced by a new id, never refused).
+	XRequestID *RequestID `json:"X-Request-ID,omitempty"`
+}
+
+// BecomeBotParams defines parameters for BecomeBot.
+type BecomeBotParams struct {
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -6679,6 +6837,9 @@ type GetTournamentParams struct {
 
 // FollowTournamentEventsParams defines parameters for FollowTournamentEvents.
 type FollowTournamentEventsParams struct {
+	// LastEventIDQuery The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
+
 	// XRequestID An id for this request, echoed in the answer's `X-Request-ID` and
 	// the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
 	// (anything else is replaced by a new id, never refused).
@@ -6990,6 +7151,18 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePosition(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListOnlineBots The bots online now
+	//
+	// The bot accounts that hold an open player event stream (`GET
+	// /v1/players/me/events`) on any instance, by id, a page at a time.
+	// A stream tells the database it is open when it opens and every 10
+	// s after, and a bot counts as online for 30 s after it last did: so
+	// one that just dropped its stream may show for up to 30 s. `next` is
+	// the `after` of the next page.
+	//
+	// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+	ListOnlineBots(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateBulkPairingWithBody Make many games at once
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
@@ -7048,7 +7221,11 @@ type ClientInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7065,7 +7242,11 @@ type ClientInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7781,6 +7962,17 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayer(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetMyPlayer Your own player, by its token
+	//
+	// The player whose token the `Player-Token` header carries (its own
+	// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+	// answers it: how a client that holds only a token learns its
+	// player's id. `401` without a token or with one that does not work
+	// (`player_unauthorized`, `token_expired`, `token_revoked`).
+	//
+	// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+	GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// FollowPlayerEvents Your one event stream (Server-Sent Events)
 	//
 	// Everything that concerns you, live, as a `text/event-stream`: send
@@ -7873,6 +8065,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 	RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BecomeBot Make your player a bot account
+	//
+	// Marks the player, with its own `Player-Token`, as a bot: a program
+	// that plays through the API. Every answer that shows the player then
+	// says `bot: true` (players, seats of games, leaderboards, the lobby,
+	// challenges, standings); seeks and challenges may refuse bots
+	// (`allowBots: false`) and tournaments keep them out unless their
+	// conditions let them in. It is for good, and only before the
+	// player's first rated game: one with a rated game, finished or in
+	// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+	// it is (`200`), so a retry is safe. No body is needed.
+	//
+	// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+	BecomeBot(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPlayerGames A player's games
 	//
@@ -8151,7 +8358,8 @@ type ClientInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -8163,7 +8371,8 @@ type ClientInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -8177,7 +8386,8 @@ type ClientInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -8189,7 +8399,8 @@ type ClientInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8696,6 +8907,28 @@ func (c *Client) AnalyzePosition(ctx context.Context, params *AnalyzePositionPar
 	return c.Client.Do(req)
 }
 
+// ListOnlineBots The bots online now
+//
+// The bot accounts that hold an open player event stream (`GET
+// /v1/players/me/events`) on any instance, by id, a page at a time.
+// A stream tells the database it is open when it opens and every 10
+// s after, and a bot counts as online for 30 s after it last did: so
+// one that just dropped its stream may show for up to 30 s. `next` is
+// the `after` of the next page.
+//
+// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+func (c *Client) ListOnlineBots(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListOnlineBotsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreateBulkPairingWithBody Make many games at once
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
@@ -8794,7 +9027,11 @@ func (c *Client) ListChallenges(ctx context.Context, params *ListChallengesParam
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8821,7 +9058,11 @@ func (c *Client) CreateChallengeWithBody(ctx context.Context, params *CreateChal
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9917,6 +10158,27 @@ func (c *Client) CreatePlayer(ctx context.Context, params *CreatePlayerParams, b
 	return c.Client.Do(req)
 }
 
+// GetMyPlayer Your own player, by its token
+//
+// The player whose token the `Player-Token` header carries (its own
+// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+// answers it: how a client that holds only a token learns its
+// player's id. `401` without a token or with one that does not work
+// (`player_unauthorized`, `token_expired`, `token_revoked`).
+//
+// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+func (c *Client) GetMyPlayer(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyPlayerRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // FollowPlayerEvents Your one event stream (Server-Sent Events)
 //
 // Everything that concerns you, live, as a `text/event-stream`: send
@@ -10060,6 +10322,31 @@ func (c *Client) RenamePlayerWithBody(ctx context.Context, id PlayerIDPath, para
 // Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 func (c *Client) RenamePlayer(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRenamePlayerRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BecomeBot Make your player a bot account
+//
+// Marks the player, with its own `Player-Token`, as a bot: a program
+// that plays through the API. Every answer that shows the player then
+// says `bot: true` (players, seats of games, leaderboards, the lobby,
+// challenges, standings); seeks and challenges may refuse bots
+// (`allowBots: false`) and tournaments keep them out unless their
+// conditions let them in. It is for good, and only before the
+// player's first rated game: one with a rated game, finished or in
+// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+// it is (`200`), so a retry is safe. No body is needed.
+//
+// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+func (c *Client) BecomeBot(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBecomeBotRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10487,7 +10774,8 @@ func (c *Client) ReviewRecord(ctx context.Context, params *ReviewRecordParams, b
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -10499,7 +10787,8 @@ func (c *Client) ReviewRecord(ctx context.Context, params *ReviewRecordParams, b
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -10523,7 +10812,8 @@ func (c *Client) CreateSeekWithBody(ctx context.Context, params *CreateSeekParam
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -10535,7 +10825,8 @@ func (c *Client) CreateSeekWithBody(ctx context.Context, params *CreateSeekParam
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -11307,6 +11598,87 @@ func NewAnalyzePositionRequestWithBody(server string, params *AnalyzePositionPar
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListOnlineBotsRequest constructs an http.Request for the ListOnlineBots method
+func NewListOnlineBotsRequest(server string, params *ListOnlineBotsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/bots/online")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -12301,6 +12673,33 @@ func NewFollowGameEventsRequest(server string, id GameID, params *FollowGameEven
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -12953,6 +13352,33 @@ func NewFollowLobbyEventsRequest(server string, params *FollowLobbyEventsParams)
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -13163,6 +13589,48 @@ func NewCreatePlayerRequestWithBody(server string, params *CreatePlayerParams, c
 	return req, nil
 }
 
+// NewGetMyPlayerRequest constructs an http.Request for the GetMyPlayer method
+func NewGetMyPlayerRequest(server string, params *GetMyPlayerParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/me")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewFollowPlayerEventsRequest constructs an http.Request for the FollowPlayerEvents method
 func NewFollowPlayerEventsRequest(server string, params *FollowPlayerEventsParams) (*http.Request, error) {
 	var err error
@@ -13194,6 +13662,18 @@ func NewFollowPlayerEventsRequest(server string, params *FollowPlayerEventsParam
 		if params.Ticket != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "ticket", *params.Ticket, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -13426,6 +13906,55 @@ func NewRenamePlayerRequestWithBody(server string, id PlayerIDPath, params *Rena
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-ID", *params.XRequestID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-ID", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewBecomeBotRequest constructs an http.Request for the BecomeBot method
+func NewBecomeBotRequest(server string, id PlayerIDPath, params *BecomeBotParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/players/%s/bot", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -14959,6 +15488,33 @@ func NewFollowTournamentEventsRequest(server string, id TournamentIDPath, params
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.LastEventIDQuery != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lastEventId", *params.LastEventIDQuery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -15462,6 +16018,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/analyze (the `AnalyzePosition` operationId).
 	AnalyzePositionWithResponse(ctx context.Context, params *AnalyzePositionParams, body AnalyzePositionJSONRequestBody, reqEditors ...RequestEditorFn) (*AnalyzePositionResponse, error)
 
+	// ListOnlineBotsWithResponse The bots online now
+	//
+	// The bot accounts that hold an open player event stream (`GET
+	// /v1/players/me/events`) on any instance, by id, a page at a time.
+	// A stream tells the database it is open when it opens and every 10
+	// s after, and a bot counts as online for 30 s after it last did: so
+	// one that just dropped its stream may show for up to 30 s. `next` is
+	// the `after` of the next page.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+	ListOnlineBotsWithResponse(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*ListOnlineBotsResponse, error)
+
 	// CreateBulkPairingWithBodyWithResponse Make many games at once
 	//
 	// An organiser's list of games (1-500 pairs), each made or none: every
@@ -15524,7 +16094,11 @@ type ClientWithResponsesInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15541,7 +16115,11 @@ type ClientWithResponsesInterface interface {
 	// event stream (`challenge`). A clock challenge expires after 60 s
 	// unless your event stream is open (then a short grace after it
 	// closes); a correspondence one after 7 days. Challenging yourself is
-	// `422 self_challenge`; creation is limited per client address.
+	// `422 self_challenge`; creation is limited per client address (per
+	// player with a `Player-Token`). With `allowBots: false` no bot may
+	// accept it (`403 bots_refused`), and sending it to a bot is `403
+	// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+	// refuse it by declining.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16295,6 +16873,19 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/players (the `CreatePlayer` operationId).
 	CreatePlayerWithResponse(ctx context.Context, params *CreatePlayerParams, body CreatePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePlayerResponse, error)
 
+	// GetMyPlayerWithResponse Your own player, by its token
+	//
+	// The player whose token the `Player-Token` header carries (its own
+	// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+	// answers it: how a client that holds only a token learns its
+	// player's id. `401` without a token or with one that does not work
+	// (`player_unauthorized`, `token_expired`, `token_revoked`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+	GetMyPlayerWithResponse(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*GetMyPlayerResponse, error)
+
 	// FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
 	//
 	// Everything that concerns you, live, as a `text/event-stream`: send
@@ -16395,6 +16986,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /v1/players/{id} (the `RenamePlayer` operationId).
 	RenamePlayerWithResponse(ctx context.Context, id PlayerIDPath, params *RenamePlayerParams, body RenamePlayerJSONRequestBody, reqEditors ...RequestEditorFn) (*RenamePlayerResponse, error)
+
+	// BecomeBotWithResponse Make your player a bot account
+	//
+	// Marks the player, with its own `Player-Token`, as a bot: a program
+	// that plays through the API. Every answer that shows the player then
+	// says `bot: true` (players, seats of games, leaderboards, the lobby,
+	// challenges, standings); seeks and challenges may refuse bots
+	// (`allowBots: false`) and tournaments keep them out unless their
+	// conditions let them in. It is for good, and only before the
+	// player's first rated game: one with a rated game, finished or in
+	// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+	// it is (`200`), so a retry is safe. No body is needed.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+	BecomeBotWithResponse(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*BecomeBotResponse, error)
 
 	// ListPlayerGamesWithResponse A player's games
 	//
@@ -16693,7 +17301,8 @@ type ClientWithResponsesInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -16705,7 +17314,8 @@ type ClientWithResponsesInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -16719,7 +17329,8 @@ type ClientWithResponsesInterface interface {
 	// the default) and optionally a `ratingRange` the opponent's rating in
 	// the category must lie in. The seek pairs at once with the oldest
 	// compatible open seek (the same `rated` and time control exactly,
-	// seats that fit, each rating in the other's range, another player):
+	// seats that fit, each rating in the other's range, another player,
+	// and no bot's seek if either refuses bots with `allowBots: false`):
 	// the answer is then already `matched`, with the `game` and your
 	// `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 	// someone's seek pairs with it, you cancel it, or it expires.
@@ -16731,7 +17342,8 @@ type ClientWithResponsesInterface interface {
 	// matched, your other open clock seeks are cancelled in the same
 	// write, so one click never gives two live games. At most one open
 	// seek per time control and 5 in all (`409 too_many_seeks`); creation
-	// is limited per client address (`429`).
+	// is limited per client address, or per player with a `Player-Token`
+	// (`429`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17458,6 +18070,97 @@ func (r AnalyzePositionResponse) ContentType() string {
 	return ""
 }
 
+// ListOnlineBotsResponse200Headers the declared response headers of an HTTP 200 response for ListOnlineBots
+type ListOnlineBotsResponse200Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse400Headers the declared response headers of an HTTP 400 response for ListOnlineBots
+type ListOnlineBotsResponse400Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse500Headers the declared response headers of an HTTP 500 response for ListOnlineBots
+type ListOnlineBotsResponse500Headers struct {
+	XRequestID *string
+}
+
+// ListOnlineBotsResponse503Headers the declared response headers of an HTTP 503 response for ListOnlineBots
+type ListOnlineBotsResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type ListOnlineBotsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OnlineBots
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *HistoryBadRequest
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListOnlineBotsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListOnlineBotsResponse400Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *ListOnlineBotsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListOnlineBotsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListOnlineBotsResponse) GetJSON200() *OnlineBots {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON400() *HistoryBadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListOnlineBotsResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListOnlineBotsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListOnlineBotsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListOnlineBotsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListOnlineBotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateBulkPairingResponse201Headers the declared response headers of an HTTP 201 response for CreateBulkPairing
 type CreateBulkPairingResponse201Headers struct {
 	XRequestID *string
@@ -17895,7 +18598,7 @@ type CreateChallengeResponse struct {
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *PlayerUnauthorized
 	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
-	ApplicationProblemJSON403 *MissingScope
+	ApplicationProblemJSON403 *CreateChallengeForbidden
 	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationProblemJSON404 *PlayerNotFound
 	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
@@ -17954,7 +18657,7 @@ func (r CreateChallengeResponse) GetApplicationProblemJSON401() *PlayerUnauthori
 }
 
 // GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
-func (r CreateChallengeResponse) GetApplicationProblemJSON403() *MissingScope {
+func (r CreateChallengeResponse) GetApplicationProblemJSON403() *CreateChallengeForbidden {
 	return r.ApplicationProblemJSON403
 }
 
@@ -21982,6 +22685,112 @@ func (r CreatePlayerResponse) ContentType() string {
 	return ""
 }
 
+// GetMyPlayerResponse200Headers the declared response headers of an HTTP 200 response for GetMyPlayer
+type GetMyPlayerResponse200Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse400Headers the declared response headers of an HTTP 400 response for GetMyPlayer
+type GetMyPlayerResponse400Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse401Headers the declared response headers of an HTTP 401 response for GetMyPlayer
+type GetMyPlayerResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// GetMyPlayerResponse500Headers the declared response headers of an HTTP 500 response for GetMyPlayer
+type GetMyPlayerResponse500Headers struct {
+	XRequestID *string
+}
+
+// GetMyPlayerResponse503Headers the declared response headers of an HTTP 503 response for GetMyPlayer
+type GetMyPlayerResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type GetMyPlayerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetMyPlayerResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetMyPlayerResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyPlayerResponse401Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetMyPlayerResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyPlayerResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyPlayerResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyPlayerResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyPlayerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyPlayerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyPlayerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyPlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // FollowPlayerEventsResponse200Headers the declared response headers of an HTTP 200 response for FollowPlayerEvents
 type FollowPlayerEventsResponse200Headers struct {
 	XRequestID *string
@@ -22618,6 +23427,154 @@ func (r RenamePlayerResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RenamePlayerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BecomeBotResponse200Headers the declared response headers of an HTTP 200 response for BecomeBot
+type BecomeBotResponse200Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse400Headers the declared response headers of an HTTP 400 response for BecomeBot
+type BecomeBotResponse400Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse401Headers the declared response headers of an HTTP 401 response for BecomeBot
+type BecomeBotResponse401Headers struct {
+	WWWAuthenticate *string
+	XRequestID      *string
+}
+
+// BecomeBotResponse403Headers the declared response headers of an HTTP 403 response for BecomeBot
+type BecomeBotResponse403Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse404Headers the declared response headers of an HTTP 404 response for BecomeBot
+type BecomeBotResponse404Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse409Headers the declared response headers of an HTTP 409 response for BecomeBot
+type BecomeBotResponse409Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse500Headers the declared response headers of an HTTP 500 response for BecomeBot
+type BecomeBotResponse500Headers struct {
+	XRequestID *string
+}
+
+// BecomeBotResponse503Headers the declared response headers of an HTTP 503 response for BecomeBot
+type BecomeBotResponse503Headers struct {
+	RetryAfter *int
+	XRequestID *string
+}
+
+type BecomeBotResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Player
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *PlayerUnauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *NotYourPlayer
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *PlayerNotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *BotUpgradeRefused
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BecomeBotResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *BecomeBotResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BecomeBotResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BecomeBotResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BecomeBotResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BecomeBotResponse409Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *BecomeBotResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BecomeBotResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BecomeBotResponse) GetJSON200() *Player {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON401() *PlayerUnauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON403() *NotYourPlayer {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON404() *PlayerNotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON409() *BotUpgradeRefused {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BecomeBotResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r BecomeBotResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BecomeBotResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BecomeBotResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BecomeBotResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -26389,6 +27346,26 @@ func (c *ClientWithResponses) AnalyzePositionWithResponse(ctx context.Context, p
 	return ParseAnalyzePositionResponse(rsp)
 }
 
+// ListOnlineBotsWithResponse The bots online now
+//
+// The bot accounts that hold an open player event stream (`GET
+// /v1/players/me/events`) on any instance, by id, a page at a time.
+// A stream tells the database it is open when it opens and every 10
+// s after, and a bot counts as online for 30 s after it last did: so
+// one that just dropped its stream may show for up to 30 s. `next` is
+// the `after` of the next page.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/bots/online (the `ListOnlineBots` operationId).
+func (c *ClientWithResponses) ListOnlineBotsWithResponse(ctx context.Context, params *ListOnlineBotsParams, reqEditors ...RequestEditorFn) (*ListOnlineBotsResponse, error) {
+	rsp, err := c.ListOnlineBots(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListOnlineBotsResponse(rsp)
+}
+
 // CreateBulkPairingWithBodyWithResponse Make many games at once
 //
 // An organiser's list of games (1-500 pairs), each made or none: every
@@ -26475,7 +27452,11 @@ func (c *ClientWithResponses) ListChallengesWithResponse(ctx context.Context, pa
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26498,7 +27479,11 @@ func (c *ClientWithResponses) CreateChallengeWithBodyWithResponse(ctx context.Co
 // event stream (`challenge`). A clock challenge expires after 60 s
 // unless your event stream is open (then a short grace after it
 // closes); a correspondence one after 7 days. Challenging yourself is
-// `422 self_challenge`; creation is limited per client address.
+// `422 self_challenge`; creation is limited per client address (per
+// player with a `Player-Token`). With `allowBots: false` no bot may
+// accept it (`403 bots_refused`), and sending it to a bot is `403
+// bots_refused` too; a bot's challenge says so (`from.bot`), and you
+// refuse it by declining.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -27480,6 +28465,25 @@ func (c *ClientWithResponses) CreatePlayerWithResponse(ctx context.Context, para
 	return ParseCreatePlayerResponse(rsp)
 }
 
+// GetMyPlayerWithResponse Your own player, by its token
+//
+// The player whose token the `Player-Token` header carries (its own
+// `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+// answers it: how a client that holds only a token learns its
+// player's id. `401` without a token or with one that does not work
+// (`player_unauthorized`, `token_expired`, `token_revoked`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/players/me (the `GetMyPlayer` operationId).
+func (c *ClientWithResponses) GetMyPlayerWithResponse(ctx context.Context, params *GetMyPlayerParams, reqEditors ...RequestEditorFn) (*GetMyPlayerResponse, error) {
+	rsp, err := c.GetMyPlayer(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyPlayerResponse(rsp)
+}
+
 // FollowPlayerEventsWithResponse Your one event stream (Server-Sent Events)
 //
 // Everything that concerns you, live, as a `text/event-stream`: send
@@ -27615,6 +28619,29 @@ func (c *ClientWithResponses) RenamePlayerWithResponse(ctx context.Context, id P
 		return nil, err
 	}
 	return ParseRenamePlayerResponse(rsp)
+}
+
+// BecomeBotWithResponse Make your player a bot account
+//
+// Marks the player, with its own `Player-Token`, as a bot: a program
+// that plays through the API. Every answer that shows the player then
+// says `bot: true` (players, seats of games, leaderboards, the lobby,
+// challenges, standings); seeks and challenges may refuse bots
+// (`allowBots: false`) and tournaments keep them out unless their
+// conditions let them in. It is for good, and only before the
+// player's first rated game: one with a rated game, finished or in
+// play, gets `409 bot_upgrade_refused`. A bot already is answered as
+// it is (`200`), so a retry is safe. No body is needed.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/players/{id}/bot (the `BecomeBot` operationId).
+func (c *ClientWithResponses) BecomeBotWithResponse(ctx context.Context, id PlayerIDPath, params *BecomeBotParams, reqEditors ...RequestEditorFn) (*BecomeBotResponse, error) {
+	rsp, err := c.BecomeBot(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBecomeBotResponse(rsp)
 }
 
 // ListPlayerGamesWithResponse A player's games
@@ -27998,7 +29025,8 @@ func (c *ClientWithResponses) ReviewRecordWithResponse(ctx context.Context, para
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -28010,7 +29038,8 @@ func (c *ClientWithResponses) ReviewRecordWithResponse(ctx context.Context, para
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28030,7 +29059,8 @@ func (c *ClientWithResponses) CreateSeekWithBodyWithResponse(ctx context.Context
 // the default) and optionally a `ratingRange` the opponent's rating in
 // the category must lie in. The seek pairs at once with the oldest
 // compatible open seek (the same `rated` and time control exactly,
-// seats that fit, each rating in the other's range, another player):
+// seats that fit, each rating in the other's range, another player,
+// and no bot's seek if either refuses bots with `allowBots: false`):
 // the answer is then already `matched`, with the `game` and your
 // `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
 // someone's seek pairs with it, you cancel it, or it expires.
@@ -28042,7 +29072,8 @@ func (c *ClientWithResponses) CreateSeekWithBodyWithResponse(ctx context.Context
 // matched, your other open clock seeks are cancelled in the same
 // write, so one click never gives two live games. At most one open
 // seek per time control and 5 in all (`409 too_many_seeks`); creation
-// is limited per client address (`429`).
+// is limited per client address, or per player with a `Player-Token`
+// (`429`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28873,6 +29904,103 @@ func ParseAnalyzePositionResponse(rsp *http.Response) (*AnalyzePositionResponse,
 	return response, nil
 }
 
+// ParseListOnlineBotsResponse parses an HTTP response from a ListOnlineBotsWithResponse call
+func ParseListOnlineBotsResponse(rsp *http.Response) (*ListOnlineBotsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListOnlineBotsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OnlineBots
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest HistoryBadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListOnlineBotsResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListOnlineBotsResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 500:
+		var headers ListOnlineBotsResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListOnlineBotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreateBulkPairingResponse parses an HTTP response from a CreateBulkPairingWithResponse call
 func ParseCreateBulkPairingResponse(rsp *http.Response) (*CreateBulkPairingResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -29316,7 +30444,7 @@ func ParseCreateChallengeResponse(rsp *http.Response) (*CreateChallengeResponse,
 		response.ApplicationProblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
-		var dest MissingScope
+		var dest CreateChallengeForbidden
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -34321,6 +35449,127 @@ func ParseCreatePlayerResponse(rsp *http.Response) (*CreatePlayerResponse, error
 	return response, nil
 }
 
+// ParseGetMyPlayerResponse parses an HTTP response from a GetMyPlayerWithResponse call
+func ParseGetMyPlayerResponse(rsp *http.Response) (*GetMyPlayerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyPlayerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetMyPlayerResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetMyPlayerResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetMyPlayerResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetMyPlayerResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyPlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseFollowPlayerEventsResponse parses an HTTP response from a FollowPlayerEventsWithResponse call
 func ParseFollowPlayerEventsResponse(rsp *http.Response) (*FollowPlayerEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -35048,6 +36297,178 @@ func ParseRenamePlayerResponse(rsp *http.Response) (*RenamePlayerResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers RenamePlayerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBecomeBotResponse parses an HTTP response from a BecomeBotWithResponse call
+func ParseBecomeBotResponse(rsp *http.Response) (*BecomeBotResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BecomeBotResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Player
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest PlayerUnauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest NotYourPlayer
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest PlayerNotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest BotUpgradeRefused
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BecomeBotResponse200Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers BecomeBotResponse400Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers BecomeBotResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BecomeBotResponse403Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BecomeBotResponse404Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BecomeBotResponse409Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 500:
+		var headers BecomeBotResponse500Headers
+		if values := rsp.Header.Values("X-Request-ID"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-ID", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers BecomeBotResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1067,6 +1067,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your own player, by its token
+         * @description The player whose token the `Player-Token` header carries (its own
+         *     `pl_...`, or a scoped one of any scope), as `GET /v1/players/{id}`
+         *     answers it: how a client that holds only a token learns its
+         *     player's id. `401` without a token or with one that does not work
+         *     (`player_unauthorized`, `token_expired`, `token_revoked`).
+         */
+        get: operations["GetMyPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/{id}": {
         parameters: {
             query?: never;
@@ -1118,6 +1142,34 @@ export interface paths {
          *     gets `401`). No body is needed.
          */
         post: operations["RotatePlayerToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{id}/bot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make your player a bot account
+         * @description Marks the player, with its own `Player-Token`, as a bot: a program
+         *     that plays through the API. Every answer that shows the player then
+         *     says `bot: true` (players, seats of games, leaderboards, the lobby,
+         *     challenges, standings); seeks and challenges may refuse bots
+         *     (`allowBots: false`) and tournaments keep them out unless their
+         *     conditions let them in. It is for good, and only before the
+         *     player's first rated game: one with a rated game, finished or in
+         *     play, gets `409 bot_upgrade_refused`. A bot already is answered as
+         *     it is (`200`), so a retry is safe. No body is needed.
+         */
+        post: operations["BecomeBot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1373,6 +1425,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/bots/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The bots online now
+         * @description The bot accounts that hold an open player event stream (`GET
+         *     /v1/players/me/events`) on any instance, by id, a page at a time.
+         *     A stream tells the database it is open when it opens and every 10
+         *     s after, and a bot counts as online for 30 s after it last did: so
+         *     one that just dropped its stream may show for up to 30 s. `next` is
+         *     the `after` of the next page.
+         */
+        get: operations["ListOnlineBots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/seeks": {
         parameters: {
             query?: never;
@@ -1389,7 +1466,8 @@ export interface paths {
          *     the default) and optionally a `ratingRange` the opponent's rating in
          *     the category must lie in. The seek pairs at once with the oldest
          *     compatible open seek (the same `rated` and time control exactly,
-         *     seats that fit, each rating in the other's range, another player):
+         *     seats that fit, each rating in the other's range, another player,
+         *     and no bot's seek if either refuses bots with `allowBots: false`):
          *     the answer is then already `matched`, with the `game` and your
          *     `side`. Otherwise it is `open`, listed in `GET /v1/lobby`, until
          *     someone's seek pairs with it, you cancel it, or it expires.
@@ -1401,7 +1479,8 @@ export interface paths {
          *     matched, your other open clock seeks are cancelled in the same
          *     write, so one click never gives two live games. At most one open
          *     seek per time control and 5 in all (`409 too_many_seeks`); creation
-         *     is limited per client address (`429`).
+         *     is limited per client address, or per player with a `Player-Token`
+         *     (`429`).
          */
         post: operations["CreateSeek"];
         delete?: never;
@@ -1516,7 +1595,11 @@ export interface paths {
          *     event stream (`challenge`). A clock challenge expires after 60 s
          *     unless your event stream is open (then a short grace after it
          *     closes); a correspondence one after 7 days. Challenging yourself is
-         *     `422 self_challenge`; creation is limited per client address.
+         *     `422 self_challenge`; creation is limited per client address (per
+         *     player with a `Player-Token`). With `allowBots: false` no bot may
+         *     accept it (`403 bots_refused`), and sending it to a bot is `403
+         *     bots_refused` too; a bot's challenge says so (`from.bot`), and you
+         *     refuse it by declining.
          */
         post: operations["CreateChallenge"];
         delete?: never;
@@ -2022,7 +2105,8 @@ export interface components {
          * @example {
          *       "minRatedGames": 10,
          *       "minRating": 1400,
-         *       "maxRating": 1900
+         *       "maxRating": 1900,
+         *       "bots": false
          *     }
          */
         TournamentConditions: {
@@ -2043,6 +2127,11 @@ export interface components {
              * @example 1900
              */
             maxRating?: number;
+            /**
+             * @description Whether bot accounts may enter (false if absent, as on lichess).
+             * @example false
+             */
+            bots?: boolean;
         };
         /**
          * @description The terms of a new event; see POST /v1/tournaments.
@@ -2256,7 +2345,8 @@ export interface components {
          *       "rank": 1,
          *       "player": {
          *         "id": "bV3kQ9xZ2mTa",
-         *         "name": "Adebayo"
+         *         "name": "Adebayo",
+         *         "bot": false
          *       },
          *       "rating": 1712,
          *       "points": 9,
@@ -2436,7 +2526,8 @@ export interface components {
          *       "tournament": "Tq4mZ8xK2bLw",
          *       "player": {
          *         "id": "bV3kQ9xZ2mTa",
-         *         "name": "Adebayo"
+         *         "name": "Adebayo",
+         *         "bot": false
          *       },
          *       "joinedAt": "2027-03-05T17:55:00Z",
          *       "joinedRound": 1,
@@ -3094,6 +3185,7 @@ export interface components {
          *         "south": {
          *           "id": "bV3kQ9xZ2mTa",
          *           "name": "Adebayo",
+         *           "bot": false,
          *           "rating": 1500,
          *           "provisional": true,
          *           "change": null
@@ -3101,6 +3193,7 @@ export interface components {
          *         "north": {
          *           "id": "Jd8sLw0PqR4e",
          *           "name": "Funmi",
+         *           "bot": false,
          *           "rating": 1623,
          *           "provisional": false,
          *           "change": null
@@ -3658,6 +3751,7 @@ export interface components {
          *         "south": {
          *           "id": "bV3kQ9xZ2mTa",
          *           "name": "Adebayo",
+         *           "bot": false,
          *           "rating": 1500,
          *           "provisional": true,
          *           "change": null
@@ -3665,6 +3759,7 @@ export interface components {
          *         "north": {
          *           "id": "Jd8sLw0PqR4e",
          *           "name": "Funmi",
+         *           "bot": false,
          *           "rating": 1623,
          *           "provisional": false,
          *           "change": null
@@ -4181,7 +4276,8 @@ export interface components {
          *         "id": "k3Jd9sQm2LpX0aZq",
          *         "player": {
          *           "id": "bV3kQ9xZ2mTa",
-         *           "name": "Adebayo"
+         *           "name": "Adebayo",
+         *           "bot": false
          *         },
          *         "rating": 1532.4,
          *         "provisional": false,
@@ -4193,6 +4289,7 @@ export interface components {
          *         "rated": true,
          *         "seat": "random",
          *         "ratingRange": null,
+         *         "allowBots": true,
          *         "createdAt": "2026-03-01T12:00:00Z"
          *       }
          *     }
@@ -4261,11 +4358,13 @@ export interface components {
          *         "status": "declined",
          *         "from": {
          *           "id": "bV3kQ9xZ2mTa",
-         *           "name": "Adebayo"
+         *           "name": "Adebayo",
+         *           "bot": false
          *         },
          *         "to": {
          *           "id": "Zq2m9PxY4kTb",
-         *           "name": "Ngozi"
+         *           "name": "Ngozi",
+         *           "bot": false
          *         },
          *         "timeControl": {
          *           "kind": "clock",
@@ -4299,6 +4398,7 @@ export interface components {
          *           },
          *           "toMove": "south"
          *         },
+         *         "allowBots": true,
          *         "rematchOf": null,
          *         "reason": "tooFast",
          *         "createdAt": "2026-03-01T12:00:00Z",
@@ -4349,6 +4449,7 @@ export interface components {
          *         "rated": true,
          *         "seat": "random",
          *         "ratingRange": null,
+         *         "allowBots": true,
          *         "createdAt": "2026-03-01T12:00:00Z",
          *         "expiresAt": "2026-03-01T12:01:00Z",
          *         "game": "Xq3v9w0bHk2mP1aZ",
@@ -5464,7 +5565,7 @@ export interface components {
          */
         ReviewPly: {
             /**
-             * @description The move's number, 1 for the first.
+             * @description The move's number, 1 for the first; a game counts its plies from 0, so this reviews the game's move of ply `ply - 1`, which is `plies[ply - 1]`.
              * @example 7
              */
             ply: number;
@@ -7589,10 +7690,11 @@ export interface components {
          *     a player; only its token renames it, rotates its token or deletes
          *     it. `streak` counts the consecutive UTC days, up to today or
          *     yesterday, on which the player solved that day's daily puzzle on
-         *     that day.
+         *     that day. `bot` marks a bot account (`POST /v1/players/{id}/bot`).
          * @example {
          *       "id": "bV3kQ9xZ2mTa",
          *       "name": "Adebayo",
+         *       "bot": false,
          *       "createdAt": "2026-02-01T09:30:00Z",
          *       "ratings": {
          *         "live": {
@@ -7629,6 +7731,7 @@ export interface components {
         Player: {
             id: components["schemas"]["PlayerId"];
             name: components["schemas"]["PlayerName"];
+            bot: components["schemas"]["BotMark"];
             /**
              * Format: date-time
              * @description When the player was created (UTC).
@@ -7643,6 +7746,69 @@ export interface components {
              */
             streak: number;
         };
+        /**
+         * @description The player is a bot account, a program playing through the API; once one, always one.
+         * @example false
+         */
+        BotMark: boolean;
+        /**
+         * @description A bot with an event stream open, as `GET /v1/bots/online` lists it.
+         * @example {
+         *       "id": "Rb0tAy0xZ2mT",
+         *       "name": "Robo Ayo",
+         *       "seenAt": "2026-03-01T12:00:05Z"
+         *     }
+         */
+        OnlineBot: {
+            id: components["schemas"]["PlayerId"];
+            /**
+             * @description The bot's name.
+             * @example Robo Ayo
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When its event stream last told the server it is open (UTC); at most 30 s ago.
+             * @example 2026-03-01T12:00:05Z
+             */
+            seenAt: string;
+        };
+        /**
+         * @description A page of the bots online, by id.
+         * @example {
+         *       "bots": [
+         *         {
+         *           "id": "Rb0tAy0xZ2mT",
+         *           "name": "Robo Ayo",
+         *           "seenAt": "2026-03-01T12:00:05Z"
+         *         }
+         *       ],
+         *       "next": null
+         *     }
+         */
+        OnlineBots: {
+            /**
+             * @description The bots, by id.
+             * @example [
+             *       {
+             *         "id": "Rb0tAy0xZ2mT",
+             *         "name": "Robo Ayo",
+             *         "seenAt": "2026-03-01T12:00:05Z"
+             *       }
+             *     ]
+             */
+            bots: components["schemas"]["OnlineBot"][];
+            /**
+             * @description The `after` of the next page; null on the last.
+             * @example MC5SYjB0QXkweFoybVQ
+             */
+            next: string | null;
+        };
+        /**
+         * @description Whether a bot may be the opponent (true if absent); false keeps every bot out.
+         * @example true
+         */
+        AllowBots: boolean;
         /**
          * @description The new player's name; without one, a default name: `player-` and the start of its id.
          * @example {
@@ -7675,6 +7841,7 @@ export interface components {
          *       "player": {
          *         "id": "bV3kQ9xZ2mTa",
          *         "name": "Adebayo",
+         *         "bot": false,
          *         "createdAt": "2026-02-01T09:30:00Z",
          *         "ratings": {
          *           "live": {
@@ -7780,10 +7947,11 @@ export interface components {
          *     taken, and once a rated game has ended with a result, the rating
          *     the result was applied to (null in an untimed game, which has no
          *     category); `change` is what the end did to it, null until then
-         *     and in an unrated game.
+         *     and in an unrated game. `bot` marks a bot account.
          * @example {
          *       "id": "bV3kQ9xZ2mTa",
          *       "name": "Adebayo",
+         *       "bot": false,
          *       "rating": 1500,
          *       "provisional": true,
          *       "change": 162
@@ -7796,6 +7964,7 @@ export interface components {
              * @example Adebayo
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
             /**
              * @description The player's rating in the game's category; null in an untimed game.
              * @example 1500
@@ -7818,6 +7987,7 @@ export interface components {
          *       "south": {
          *         "id": "bV3kQ9xZ2mTa",
          *         "name": "Adebayo",
+         *         "bot": false,
          *         "rating": 1500,
          *         "provisional": true,
          *         "change": 162
@@ -7825,6 +7995,7 @@ export interface components {
          *       "north": {
          *         "id": "Jd8sLw0PqR4e",
          *         "name": "Funmi",
+         *         "bot": false,
          *         "rating": 1623,
          *         "provisional": false,
          *         "change": -18
@@ -7851,7 +8022,8 @@ export interface components {
          * @description The other seat's player; null when that seat was anonymous, the AI, or a player since deleted.
          * @example {
          *       "id": "Jd8sLw0PqR4e",
-         *       "name": "Funmi"
+         *       "name": "Funmi",
+         *       "bot": false
          *     }
          */
         PlayerOpponent: {
@@ -7861,6 +8033,7 @@ export interface components {
              * @example Funmi
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
         } | null;
         /**
          * @description One game in a player's history, a game that ended with a result (aborted games are not listed).
@@ -7873,7 +8046,8 @@ export interface components {
          *       "result": "win",
          *       "opponent": {
          *         "id": "Jd8sLw0PqR4e",
-         *         "name": "Funmi"
+         *         "name": "Funmi",
+         *         "bot": false
          *       },
          *       "ai": false,
          *       "rating": {
@@ -7920,7 +8094,8 @@ export interface components {
          *           "result": "win",
          *           "opponent": {
          *             "id": "Jd8sLw0PqR4e",
-         *             "name": "Funmi"
+         *             "name": "Funmi",
+         *             "bot": false
          *           },
          *           "ai": false,
          *           "rating": {
@@ -7946,7 +8121,8 @@ export interface components {
              *         "result": "win",
              *         "opponent": {
              *           "id": "Jd8sLw0PqR4e",
-             *           "name": "Funmi"
+             *           "name": "Funmi",
+             *           "bot": false
              *         },
              *         "ai": false,
              *         "rating": {
@@ -8055,6 +8231,7 @@ export interface components {
          *       "rank": 1,
          *       "id": "Jd8sLw0PqR4e",
          *       "name": "Funmi",
+         *       "bot": false,
          *       "rating": 1847,
          *       "deviation": 62,
          *       "games": 112
@@ -8072,6 +8249,7 @@ export interface components {
              * @example Funmi
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
             /**
              * @description The rating, rounded.
              * @example 1847
@@ -8305,6 +8483,7 @@ export interface components {
          *           "rank": 1,
          *           "id": "Jd8sLw0PqR4e",
          *           "name": "Funmi",
+         *           "bot": false,
          *           "rating": 1847,
          *           "deviation": 62,
          *           "games": 112
@@ -8313,6 +8492,7 @@ export interface components {
          *           "rank": 2,
          *           "id": "bV3kQ9xZ2mTa",
          *           "name": "Adebayo",
+         *           "bot": false,
          *           "rating": 1623,
          *           "deviation": 84,
          *           "games": 31
@@ -8329,6 +8509,7 @@ export interface components {
              *         "rank": 1,
              *         "id": "Jd8sLw0PqR4e",
              *         "name": "Funmi",
+             *         "bot": false,
              *         "rating": 1847,
              *         "deviation": 62,
              *         "games": 112
@@ -8378,7 +8559,8 @@ export interface components {
          *         "incrementSeconds": 2
          *       },
          *       "rated": true,
-         *       "seat": "random"
+         *       "seat": "random",
+         *       "allowBots": false
          *     }
          */
         SeekRequest: {
@@ -8390,6 +8572,7 @@ export interface components {
             rated?: boolean;
             seat?: components["schemas"]["SeatChoice"];
             ratingRange?: components["schemas"]["RatingRange"];
+            allowBots?: components["schemas"]["AllowBots"];
         };
         /**
          * @description Where a seek stands.
@@ -8410,6 +8593,7 @@ export interface components {
          *       "rated": true,
          *       "seat": "random",
          *       "ratingRange": null,
+         *       "allowBots": true,
          *       "createdAt": "2026-03-01T12:00:00Z",
          *       "expiresAt": "2026-03-01T12:01:00Z",
          *       "game": "Xq3v9w0bHk2mP1aZ",
@@ -8427,6 +8611,11 @@ export interface components {
             rated: boolean;
             seat: components["schemas"]["SeatChoice"];
             ratingRange: components["schemas"]["NullableRatingRange"];
+            /**
+             * @description Whether it pairs with a bot's seek.
+             * @example true
+             */
+            allowBots: boolean;
             /**
              * Format: date-time
              * @description When it was posted.
@@ -8468,10 +8657,11 @@ export interface components {
             max: number;
         } | null;
         /**
-         * @description A player as the lobby and challenges show one.
+         * @description A player as the lobby, challenges and standings show one.
          * @example {
          *       "id": "bV3kQ9xZ2mTa",
-         *       "name": "Adebayo"
+         *       "name": "Adebayo",
+         *       "bot": false
          *     }
          */
         LobbyPlayer: {
@@ -8481,12 +8671,14 @@ export interface components {
              * @example Adebayo
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
         };
         /**
          * @description A player as challenges show one, or null for nobody (an open challenge).
          * @example {
          *       "id": "Zq2m9PxY4kTb",
-         *       "name": "Ngozi"
+         *       "name": "Ngozi",
+         *       "bot": false
          *     }
          */
         NullableLobbyPlayer: {
@@ -8496,14 +8688,16 @@ export interface components {
              * @example Ngozi
              */
             name: string;
+            bot: components["schemas"]["BotMark"];
         } | null;
         /**
-         * @description An open seek as the lobby lists it.
+         * @description An open seek as the lobby lists it; `player.bot` marks a bot's.
          * @example {
          *       "id": "k3Jd9sQm2LpX0aZq",
          *       "player": {
          *         "id": "bV3kQ9xZ2mTa",
-         *         "name": "Adebayo"
+         *         "name": "Adebayo",
+         *         "bot": false
          *       },
          *       "rating": 1532.4,
          *       "provisional": false,
@@ -8515,6 +8709,7 @@ export interface components {
          *       "rated": true,
          *       "seat": "random",
          *       "ratingRange": null,
+         *       "allowBots": true,
          *       "createdAt": "2026-03-01T12:00:00Z"
          *     }
          */
@@ -8540,6 +8735,11 @@ export interface components {
             rated: boolean;
             seat: components["schemas"]["SeatChoice"];
             ratingRange: components["schemas"]["NullableRatingRange"];
+            /**
+             * @description Whether it pairs with a bot's seek.
+             * @example true
+             */
+            allowBots: boolean;
             /**
              * Format: date-time
              * @description When it was posted.
@@ -8569,7 +8769,8 @@ export interface components {
          *         "initialSeconds": 300,
          *         "incrementSeconds": 3
          *       },
-         *       "rated": true
+         *       "rated": true,
+         *       "allowBots": true
          *     }
          */
         ChallengeRequest: {
@@ -8583,6 +8784,7 @@ export interface components {
             seat?: components["schemas"]["SeatChoice"];
             rules?: components["schemas"]["Rules"];
             position?: components["schemas"]["Position"];
+            allowBots?: components["schemas"]["AllowBots"];
         };
         /**
          * @description Why a challenge was declined.
@@ -8612,11 +8814,13 @@ export interface components {
          *       "status": "pending",
          *       "from": {
          *         "id": "bV3kQ9xZ2mTa",
-         *         "name": "Adebayo"
+         *         "name": "Adebayo",
+         *         "bot": false
          *       },
          *       "to": {
          *         "id": "Zq2m9PxY4kTb",
-         *         "name": "Ngozi"
+         *         "name": "Ngozi",
+         *         "bot": false
          *       },
          *       "timeControl": {
          *         "kind": "clock",
@@ -8650,6 +8854,7 @@ export interface components {
          *         },
          *         "toMove": "south"
          *       },
+         *       "allowBots": true,
          *       "rematchOf": null,
          *       "reason": null,
          *       "createdAt": "2026-03-01T12:00:00Z",
@@ -8673,6 +8878,11 @@ export interface components {
             rules: components["schemas"]["Rules"];
             /** @description The start position chosen; null for the opening position. */
             position: components["schemas"]["Position"] | null;
+            /**
+             * @description Whether a bot may accept it (false refuses every bot).
+             * @example true
+             */
+            allowBots: boolean;
             /**
              * @description The game this is a rematch of; null for none.
              * @example Xq3v9w0bHk2mP1aZ
@@ -9026,7 +9236,7 @@ export interface components {
                  *       "type": "/docs#problem-not_found",
                  *       "title": "Not found",
                  *       "status": 404,
-                 *       "detail": "game Xq3v9w0bHk2mP1aZ: not found",
+                 *       "detail": "game Xq3v9w0bHk2mP1aZ: game not found",
                  *       "code": "not_found",
                  *       "instance": "/v1/games/Xq3v9w0bHk2mP1aZ"
                  *     }
@@ -9656,6 +9866,26 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The player has a rated game, finished or in play, so it cannot become a bot (`bot_upgrade_refused`). */
+        BotUpgradeRefused: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-bot_upgrade_refused",
+                 *       "title": "Cannot become a bot",
+                 *       "status": 409,
+                 *       "detail": "the player cannot become a bot: 3 rated games played",
+                 *       "code": "bot_upgrade_refused",
+                 *       "instance": "/v1/players/bV3kQ9xZ2mTa/bot"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description A valid player token, but another player's (`not_your_player`). */
         NotYourPlayer: {
             headers: {
@@ -9810,9 +10040,35 @@ export interface components {
             };
         };
         /**
+         * @description A scoped token without the scope this operation needs
+         *     (`missing_scope`; `scope` names it), or a challenge with
+         *     `allowBots: false` sent to a bot (`bots_refused`).
+         */
+        CreateChallengeForbidden: {
+            headers: {
+                "X-Request-ID": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "type": "/docs#problem-bots_refused",
+                 *       "title": "Bots refused",
+                 *       "status": 403,
+                 *       "detail": "the challenge refuses bots: player Rb0tAy0xZ2mT is a bot",
+                 *       "code": "bots_refused",
+                 *       "instance": "/v1/challenges"
+                 *     }
+                 */
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /**
          * @description A valid player token, but not one that may do this: another
-         *     player's seek (`not_your_seek`), or a challenge you did not send or
-         *     were not sent (`not_your_challenge`).
+         *     player's seek (`not_your_seek`), a challenge you did not send or
+         *     were not sent (`not_your_challenge`), or a bot and a challenge
+         *     that refuses bots (`bots_refused`: a bot accepting one, or a
+         *     challenge with `allowBots: false` sent to a bot).
          */
         LobbyForbidden: {
             headers: {
@@ -9966,9 +10222,12 @@ export interface components {
          *     draft-ietf-httpapi-ratelimit-headers): its name, `q` the requests
          *     allowed at once (the burst), and `w` the seconds an exhausted
          *     allowance takes to become whole again (the burst divided by the
-         *     rate). Names: `game-create`, `join`, `move`, `stream-open`,
-         *     `practice`, `player-create`, `seek-create`, `challenge-create`,
-         *     `player-stream-open`, `lobby-stream-open`.
+         *     rate). Names, per client address: `game-create`, `join`, `move`,
+         *     `stream-open`, `practice`, `lobby-create`, `review`, `explorer`,
+         *     `player-create`; a request whose `Player-Token` names a player
+         *     counts against its player's own instead: `game-create-per-player`,
+         *     `join-per-player`, `move-per-player`, `stream-open-per-player`,
+         *     `lobby-create-per-player`, `explorer-per-player`.
          */
         RateLimitPolicy: string;
         /**
@@ -11290,7 +11549,10 @@ export interface operations {
     };
     FollowGameEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent. */
+                lastEventId?: number;
+            };
             header?: {
                 /**
                  * @description An id for this request, echoed in the answer's `X-Request-ID` and
@@ -12578,6 +12840,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    GetMyPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your player. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     GetPlayer: {
         parameters: {
             query?: never;
@@ -12730,6 +13024,44 @@ export interface operations {
             401: components["responses"]["PlayerUnauthorized"];
             403: components["responses"]["NotYourPlayer"];
             404: components["responses"]["PlayerNotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    BecomeBot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path: {
+                /** @description The player's id, from `POST /v1/players`. */
+                id: components["parameters"]["PlayerIdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The player, a bot. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["PlayerUnauthorized"];
+            403: components["responses"]["NotYourPlayer"];
+            404: components["responses"]["PlayerNotFound"];
+            409: components["responses"]["BotUpgradeRefused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -13156,6 +13488,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    ListOnlineBots: {
+        parameters: {
+            query?: {
+                /** @description The `next` of the previous page; absent for the first page. */
+                after?: components["parameters"]["HistoryAfter"];
+                /** @description The most entries to list (default 20, at most 100). */
+                limit?: components["parameters"]["HistoryLimit"];
+            };
+            header?: {
+                /**
+                 * @description An id for this request, echoed in the answer's `X-Request-ID` and
+                 *     the server's log; at most 64 characters of `A-Z a-z 0-9 . _ -`
+                 *     (anything else is replaced by a new id, never refused).
+                 */
+                "X-Request-ID"?: components["parameters"]["RequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the bots online. */
+            200: {
+                headers: {
+                    "X-Request-ID": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OnlineBots"];
+                };
+            };
+            400: components["responses"]["HistoryBadRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     CreateSeek: {
         parameters: {
             query?: never;
@@ -13330,7 +13698,10 @@ export interface operations {
     };
     FollowLobbyEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent. */
+                lastEventId?: number;
+            };
             header?: {
                 /**
                  * @description An id for this request, echoed in the answer's `X-Request-ID` and
@@ -13445,7 +13816,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["PlayerUnauthorized"];
-            403: components["responses"]["MissingScope"];
+            403: components["responses"]["CreateChallengeForbidden"];
             404: components["responses"]["PlayerNotFound"];
             409: components["responses"]["LobbyConflict"];
             413: components["responses"]["PayloadTooLarge"];
@@ -13688,6 +14059,8 @@ export interface operations {
             query?: {
                 /** @description A single-use stream ticket, instead of the `Player-Token` header. */
                 ticket?: string;
+                /** @description The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent. */
+                lastEventId?: number;
             };
             header?: {
                 /**
@@ -14002,7 +14375,10 @@ export interface operations {
     };
     FollowTournamentEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The same as the `Last-Event-ID` header, for a client that cannot send headers (a new browser `EventSource`); the header wins when both are sent. */
+                lastEventId?: number;
+            };
             header?: {
                 /**
                  * @description An id for this request, echoed in the answer's `X-Request-ID` and

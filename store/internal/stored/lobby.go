@@ -22,11 +22,14 @@ type seekTerms struct {
 	TimeControl games.TimeControl `json:"timeControl"`
 	Seat        lobby.SeatChoice  `json:"seat"`
 	Range       lobby.Range       `json:"range"`
+	Bot         bool              `json:"bot,omitempty"`
+	NoBots      bool              `json:"noBots,omitempty"`
 }
 
 // SeekTerms encodes sk's terms.
 func SeekTerms(sk *lobby.Seek) (string, error) {
-	b, err := json.Marshal(seekTerms{Name: sk.Name, Rating: sk.Rating, TimeControl: sk.TimeControl, Seat: sk.Seat, Range: sk.Range})
+	b, err := json.Marshal(seekTerms{Name: sk.Name, Rating: sk.Rating, TimeControl: sk.TimeControl, Seat: sk.Seat, Range: sk.Range,
+		Bot: sk.Bot, NoBots: sk.NoBots})
 	return string(b), err
 }
 
@@ -37,6 +40,7 @@ func SetSeekTerms(sk *lobby.Seek, terms string) error {
 		return Undecodable("seek "+sk.ID, err)
 	}
 	sk.Name, sk.Rating, sk.TimeControl, sk.Seat, sk.Range = t.Name, t.Rating, t.TimeControl, t.Seat, t.Range
+	sk.Bot, sk.NoBots = t.Bot, t.NoBots
 	return nil
 }
 
@@ -56,12 +60,16 @@ type challengeTerms struct {
 	Leftovers   string            `json:"leftovers"`
 	Start       string            `json:"start"`
 	HasStart    bool              `json:"hasStart"`
+	FromBot     bool              `json:"fromBot,omitempty"`
+	ToBot       bool              `json:"toBot,omitempty"`
+	NoBots      bool              `json:"noBots,omitempty"`
 }
 
 // ChallengeTerms encodes c's terms.
 func ChallengeTerms(c *lobby.Challenge) (string, error) {
 	b, err := json.Marshal(challengeTerms{FromName: c.FromName, ToName: c.ToName, TimeControl: c.TimeControl, Seat: c.Seat,
-		CaptureSeed: c.Rules.CaptureSeed.String(), Leftovers: c.Rules.Leftovers.String(), Start: c.Start.String(), HasStart: c.HasStart})
+		CaptureSeed: c.Rules.CaptureSeed.String(), Leftovers: c.Rules.Leftovers.String(), Start: c.Start.String(), HasStart: c.HasStart,
+		FromBot: c.FromBot, ToBot: c.ToBot, NoBots: c.NoBots})
 	return string(b), err
 }
 
@@ -81,6 +89,7 @@ func SetChallengeTerms(c *lobby.Challenge, terms string) error {
 	}
 	c.FromName, c.ToName, c.TimeControl, c.Seat = t.FromName, t.ToName, t.TimeControl, t.Seat
 	c.Rules, c.Start, c.HasStart = rules, start, t.HasStart
+	c.FromBot, c.ToBot, c.NoBots = t.FromBot, t.ToBot, t.NoBots
 	return nil
 }
 
