@@ -491,7 +491,9 @@ func (h *Hub) extend(ctx context.Context, f *feed, at *feedAt, gone *time.Timer)
 	var add []Event
 	whole := false // g is the state the log now reaches
 	defer func() {
-		if len(add) == 0 && !whole {
+		// A read that found nothing new wakes nobody: the state at the
+		// same version is the same game.
+		if len(add) == 0 && (!whole || f.stateVersion() == g.Version) {
 			return
 		}
 		f.update(func() {
@@ -675,6 +677,16 @@ func (f *feed) update(change func()) {
 	change()
 	close(f.grown)
 	f.grown = make(chan struct{})
+}
+
+// stateVersion is the version of f's state, -1 before the first read.
+func (f *feed) stateVersion() int64 {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if f.state == nil {
+		return -1
+	}
+	return f.state.Version
 }
 
 func (f *feed) done() bool {
