@@ -11,10 +11,12 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/nullable"
+	"golang.org/x/oauth2"
 
 	"github.com/ayoayo/ayoayo/clients/go/ayoayo"
 	"github.com/ayoayo/ayoayo/games"
 	"github.com/ayoayo/ayoayo/games/gamestest"
+	"github.com/ayoayo/ayoayo/players"
 )
 
 // bot is a third party's program written against the generated Go client
@@ -193,8 +195,9 @@ func mustMarshal(t *testing.T, v any) string {
 	return string(b)
 }
 
-// TestBotThroughTheFullStateStream: two bots on the generated Go client
-// play a live game through the event stream alone; one is dropped, a
+// TestBotThroughTheFullStateStream: two bots on the generated Go client,
+// each authorised by its player through OAuth with PKCE, play a live game
+// through the event stream alone; one is dropped, a
 // takeback happens while it is away, and it resumes without rebuilding
 // anything: the game event it gets first is GET /v1/games/{id}, and no
 // event id ever comes twice. Then it goes, and the other, told by
@@ -209,21 +212,46 @@ func TestBotThroughTheFullStateStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Each bot's player lets it play through the OAuth flow (PKCE, the
+	// game:play scope, golang.org/x/oauth2): the bot never sees its
+	// player's own token, and acts with the app's token alone.
+	appToken := func(name string) string {
+		t.Helper()
+		_, own := gs.newPlayer(name)
+		app := newOAuthApp(gs, players.ScopeGamePlay)
+		code := app.approve(t, gs, own)
+		tok, err := app.conf.Exchange(context.WithValue(ctx, oauth2.HTTPClient, gs.client), code, oauth2.VerifierOption(app.verifier))
+		if err != nil || !strings.HasPrefix(tok.AccessToken, "oat_") {
+			t.Fatalf("%s's app token: %v, %v", name, tok, err)
+		}
+		return tok.AccessToken
+	}
+	tokens := map[string]string{"creator": appToken("South bot"), "joiner": appToken("North bot")}
+	as := func(token string) ayoayo.RequestEditorFn {
+		return func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}
+	}
 	initial, increment := 180, 2
 	created, err := c.CreateGameWithResponse(ctx, nil, ayoayo.CreateGameRequest{
 		Opponent:    ayoayo.Opponent{Type: ayoayo.OpponentTypeHuman},
 		TimeControl: nullable.NewNullableWithValue(ayoayo.TimeControl{Kind: ayoayo.TimeControlKindClock, InitialSeconds: &initial, IncrementSeconds: &increment}),
-	})
+	}, as(tokens["creator"]))
 	if err != nil || created.JSON201 == nil {
 		t.Fatalf("create: %v", err)
 	}
-	joined, err := c.JoinGameWithResponse(ctx, created.JSON201.Game.ID, nil)
+	joined, err := c.JoinGameWithResponse(ctx, created.JSON201.Game.ID, nil, as(tokens["joiner"]))
 	if err != nil || joined.JSON201 == nil {
 		t.Fatalf("join: %v", err)
 	}
+	if p := joined.JSON201.Game.Players; p.South.IsNull() || p.North.IsNull() {
+		t.Fatalf("the seats %+v, want each the player whose app token took it", p)
+	}
 	bots := map[ayoayo.Side]*bot{}
-	for _, seat := range []*ayoayo.GameSeat{created.JSON201, joined.JSON201} {
-		b := &bot{t: t, c: c, id: seat.Game.ID, side: seat.Seat, token: seat.Token, lastID: -1, ids: map[int]bool{}}
+	for i, seat := range []*ayoayo.GameSeat{created.JSON201, joined.JSON201} {
+		// The bot acts with its app's token, not the seat's.
+		b := &bot{t: t, c: c, id: seat.Game.ID, side: seat.Seat, token: tokens[[]string{"creator", "joiner"}[i]], lastID: -1, ids: map[int]bool{}}
 		b.connect(ctx)
 		if e := b.next(); e.kind != "game" {
 			t.Fatalf("%s: first event %s, want the game", b.side, e.kind)
