@@ -10,6 +10,7 @@ import { plural } from './board.js';
 import { CATEGORY_NAMES, ratingText, signed, ratingSeries, drawRatingChart, chartLegend } from './ratings.js';
 import { SEEK_PRESETS } from './lobby.js';
 import { timeControlName } from './game.js';
+import { tabList } from './tabs.js';
 
 /** The time a challenge from a profile offers first: the lobby's quick pairing's. */
 const CHALLENGE_DEFAULT = '5+3';
@@ -255,19 +256,7 @@ export class LeaderboardView {
     this.closed = false;
     this.$ = (sel) => root.querySelector(sel);
     this.tabs = [...root.querySelectorAll('[role="tab"]')];
-    for (const tab of this.tabs) {
-      tab.addEventListener('click', () => this.select(tab.dataset.category));
-      // The tab pattern: arrows move along the tabs, Home and End to the ends.
-      tab.addEventListener('keydown', (ev) => {
-        const i = this.tabs.indexOf(tab);
-        const n = this.tabs.length;
-        const to = { ArrowRight: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, Home: 0, End: n - 1 }[ev.key];
-        if (to === undefined) return;
-        ev.preventDefault();
-        this.tabs[to].focus();
-        this.select(this.tabs[to].dataset.category);
-      });
-    }
+    tabList(this.tabs, 'category', (value) => this.select(value));
   }
 
   close() {

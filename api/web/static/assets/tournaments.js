@@ -11,6 +11,7 @@ import * as saved from './store.js';
 import * as player from './player.js';
 import { timeControlName } from './game.js';
 import { SEEK_PRESETS } from './lobby.js';
+import { tabList } from './tabs.js';
 
 /** The clocks an event may be created with: the lobby's clock presets. */
 const CLOCKS = Object.entries(SEEK_PRESETS).filter(([, tc]) => tc.kind === 'clock');
@@ -72,19 +73,7 @@ export class TournamentListView {
     this.closed = false;
     this.$ = (sel) => root.querySelector(sel);
     this.tabs = [...root.querySelectorAll('[role="tab"]')];
-    for (const tab of this.tabs) {
-      tab.addEventListener('click', () => this.select(tab.dataset.status));
-      // The tab pattern: arrows move along the tabs, Home and End to the ends.
-      tab.addEventListener('keydown', (ev) => {
-        const i = this.tabs.indexOf(tab);
-        const n = this.tabs.length;
-        const to = { ArrowRight: (i + 1) % n, ArrowLeft: (i - 1 + n) % n, Home: 0, End: n - 1 }[ev.key];
-        if (to === undefined) return;
-        ev.preventDefault();
-        this.tabs[to].focus();
-        this.select(this.tabs[to].dataset.status);
-      });
-    }
+    tabList(this.tabs, 'status', (value) => this.select(value));
     this.$('.more').addEventListener('click', () => this.load(this.next));
     this.setUpForm();
   }
