@@ -515,6 +515,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("review", func(t *testing.T) { reviewGraph(t, bctx, srv) })
 	t.Run("explorer", func(t *testing.T) { explorerPanel(t, bctx, srv) })
 	t.Run("oauth", func(t *testing.T) { oauthPage(t, bctx, base) })
+	t.Run("defects", func(t *testing.T) { defects(t, bctx, srv) })
 }
 
 // The sizes the page is tried at: a laptop's window and a phone's screen.

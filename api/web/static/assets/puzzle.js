@@ -203,6 +203,8 @@ export class PuzzleView {
           this.done = true;
           this.setFeedback(`Not the answer: ${verdict(this.puzzle, pit, false)}. Try again, or see the solution.${rating}`, 'incorrect');
           this.$('.retry').hidden = false;
+          // The words say "Try again": the button too, even after a solve renamed it.
+          this.$('.retry').textContent = 'Try again';
           this.board.render(this.position, { interactive: false });
           return;
         }
