@@ -63,6 +63,7 @@ export class PuzzleView {
   setPuzzle(p, title) {
     this.puzzle = p;
     this.revealed = false;
+    this.started = false; // a move tried on it: see PracticeView.filterChanged
     this.root.dataset.puzzleId = p.id;
     this.$('#puzzle-title').textContent = title;
     this.drawMeta(p.stats);
@@ -190,6 +191,7 @@ export class PuzzleView {
   play(pit) {
     if (this.done || this.playing) return;
     this.playing = true;
+    this.started = true;
     this.enqueue(async () => {
       try {
         this.board.render(this.position, { interactive: false });
@@ -307,6 +309,9 @@ function verdict(p, apiPit, right) {
  * follows the puzzle (#/practice/ID), so a reload or a shared link shows it
  * again.
  */
+/** How long the practice filter rests after a change before a puzzle loads (ms). */
+const FILTER_PAUSE = 400;
+
 export class PracticeView extends PuzzleView {
   constructor(root, app) {
     super(root, app);
@@ -319,7 +324,31 @@ export class PracticeView extends PuzzleView {
       ev.preventDefault();
       this.another();
     });
-    this.form.addEventListener('change', () => this.another());
+    // Filters changed one after another make one load, once they rest.
+    this.form.addEventListener('change', () => {
+      clearTimeout(this.filterTimer);
+      this.filterTimer = setTimeout(() => this.filterChanged(), FILTER_PAUSE);
+    });
+  }
+
+  close() {
+    clearTimeout(this.filterTimer);
+    super.close();
+  }
+
+  /**
+   * A puzzle the player has started (a move tried, neither solved nor its
+   * solution shown) is theirs to finish: the new filter waits for "Another puzzle".
+   */
+  filterChanged() {
+    if (this.closed) return;
+    if (this.started && !this.revealed) {
+      const note = this.$('.filter-note');
+      note.textContent = 'This puzzle is kept until you finish it: “Another puzzle” brings one of the new filter.';
+      note.hidden = false;
+      return;
+    }
+    this.another();
   }
 
   async start(id) {
@@ -340,6 +369,8 @@ export class PracticeView extends PuzzleView {
 
   /** The next puzzle of the chosen filter: after the one shown, if it is of that filter. */
   another() {
+    clearTimeout(this.filterTimer);
+    this.$('.filter-note').hidden = true;
     return this.enqueue(async () => {
       const f = this.filter();
       const shown = api.practiceFilter(this.puzzle?.id);
