@@ -7,16 +7,21 @@ package web_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/ayoayo/ayoayo/engine"
 )
 
 func defects(t *testing.T, bctx context.Context, srv testServer) {
 	t.Run("practice retry words", func(t *testing.T) { practiceRetryWords(t, bctx, srv.url) })
 	t.Run("practice filters", func(t *testing.T) { practiceFilters(t, bctx, srv.url) })
+	t.Run("review on a phone", func(t *testing.T) { reviewOnPhone(t, bctx, srv) })
 }
 
 // wrongPit is a legal pit of the puzzle shown that is not its solution's first move.
@@ -112,4 +117,111 @@ func practiceFilters(t *testing.T, bctx context.Context, base string) {
 	waitPuzzle(t, ctx, "a puzzle of the new filter", func(p puzzlePage) bool {
 		return strings.HasPrefix(p.ID, practicePrefix+"d3-gmax_capture-") && len(p.Legal) > 0
 	})
+}
+
+// reviewCounts is the part of a review the summary words: each side's counts.
+type reviewCounts struct {
+	Review struct {
+		South sideCounts `json:"south"`
+		North sideCounts `json:"north"`
+	} `json:"review"`
+}
+
+type sideCounts struct {
+	Counts struct {
+		Inaccuracy int `json:"inaccuracy"`
+		Mistake    int `json:"mistake"`
+		Blunder    int `json:"blunder"`
+	} `json:"counts"`
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// boardInView is whether the game's board is wholly on the screen.
+const boardInView = `(() => { const r = document.querySelector('.board-host .board').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; })()`
+
+// reviewOnPhone: a reviewed game on a phone. The summary's counts are
+// words ("1 inaccuracy"); stepping to a mistake from below the board
+// brings the board into sight; the graph's dots are big enough to see and
+// tap, and one tapped shows its move; ← steps back from a pit reached with
+// the keyboard, and ↓ moves to the next pit.
+func reviewOnPhone(t *testing.T, bctx context.Context, srv testServer) {
+	base := srv.url
+	seed(t, srv, seeded{id: "defectsreview1", moves: worstLine(t, 16), winner: engine.NorthWins, rating: 1500})
+	ctx := tab(t, bctx, base+"/#/game/defectsreview1")
+	do(t, ctx, "phone size", phone)
+	do(t, ctx, "ask for the review", chromedp.Click(chromedp.CSS(`.review`)))
+	page := waitReview(t, ctx, "the review", func(r reviewPage) bool { return strings.HasPrefix(r.Summary, "Accuracy: ") && len(r.Dots) > 0 })
+
+	var rc reviewCounts
+	if err := getJSON(ctx, base+"/v1/games/defectsreview1/review", &rc); err != nil {
+		t.Fatal(err)
+	}
+	for side, s := range map[string]sideCounts{"south": rc.Review.South, "north": rc.Review.North} {
+		c := s.Counts
+		t.Logf("%s: %+v", side, c)
+		want := fmt.Sprintf("(%s, %s, %s)", plural(c.Inaccuracy, "inaccuracy", "inaccuracies"), plural(c.Mistake, "mistake", "mistakes"), plural(c.Blunder, "blunder", "blunders"))
+		if !strings.Contains(page.Summary, title(side)+" ") || !strings.Contains(page.Summary, want) {
+			t.Errorf("the summary %q does not count %s's as %s", page.Summary, side, want)
+		}
+	}
+	if bad := regexp.MustCompile(`\b1 (inaccuracies|mistakes|blunders)\b`).FindString(page.Summary); bad != "" {
+		t.Errorf("the summary says %q: %q", page.Summary, bad)
+	}
+
+	var mistakes []int
+	for _, d := range page.Dots {
+		if d["class"] == "mistake" || d["class"] == "blunder" {
+			var k int
+			fmt.Sscan(d["ply"], &k)
+			mistakes = append(mistakes, k)
+		}
+	}
+	if len(mistakes) < 2 || mistakes[len(mistakes)-1] < 2 {
+		t.Fatalf("the review found the mistakes %v: too few", mistakes)
+	}
+	words := func(k int) func(reviewPage) bool {
+		return func(r reviewPage) bool {
+			return strings.HasPrefix(r.Words, fmt.Sprintf("Move %d, ", k)) && r.Viewing == "past"
+		}
+	}
+
+	// From below the board (the buttons are under the graph), the next
+	// mistake brings the board into sight.
+	inView, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`window.scrollTo(0, document.documentElement.scrollHeight), `+boardInView))
+	if err != nil || inView {
+		t.Fatalf("scrolled to the page's foot, the board is still in sight (%v): the check would prove nothing", err)
+	}
+	do(t, ctx, "next mistake", chromedp.Evaluate[chromedp.Void](`document.querySelector('.next-mistake').click()`))
+	waitReview(t, ctx, "the first mistake", words(mistakes[0]))
+	waitText(t, ctx, "the board in sight", `String(`+boardInView+`)`, func(s string) bool { return s == "true" })
+
+	// The dots: at least 8 px across on the phone, and each one tappable.
+	size, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`Math.min(...[...document.querySelectorAll('.graph-dot')].map((d) => d.getBoundingClientRect().width))`))
+	if err != nil || size < 8 {
+		t.Errorf("the graph's smallest dot is %.1f px across on a phone (%v), want 8 at least", size, err)
+	}
+	k := mistakes[len(mistakes)-1]
+	do(t, ctx, "tap the last mistake's dot", chromedp.Click(chromedp.CSS(fmt.Sprintf(`.graph-dot[data-ply="%d"]`, k))))
+	waitReview(t, ctx, "the last mistake, from its dot", words(k))
+
+	// A pit reached with the keyboard: ← still steps back, ↓ moves along the row.
+	focusPit := chromedp.Evaluate[chromedp.Void](`document.querySelector('.pit[data-pit="2"]').focus()`)
+	do(t, ctx, "a key, then a pit focused", chromedp.KeyEvent(kb.Escape), focusPit)
+	visible, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.activeElement.matches('.pit:focus-visible')`))
+	if err != nil || !visible {
+		t.Fatalf("the pit does not have the keyboard's focus (%v): the check would prove nothing", err)
+	}
+	do(t, ctx, "← on the pit", chromedp.KeyEvent(kb.ArrowLeft))
+	waitReview(t, ctx, "a move back, from the pit", words(k-1))
+	do(t, ctx, "↓ on the pit", focusPit, chromedp.KeyEvent(kb.ArrowDown))
+	if pit, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement.matches('.pit') ? document.activeElement.dataset.pit : ''`)); err != nil || pit == "" || pit == "2" {
+		t.Errorf("↓ on pit 2 leaves the focus on %q (%v), want the next pit", pit, err)
+	}
+	do(t, ctx, "desktop size", desktop)
 }

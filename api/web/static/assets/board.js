@@ -54,10 +54,12 @@ export function pace(speedName, move) {
 export class Board {
   /**
    * @param {HTMLElement} host where the board is drawn
-   * @param {{onPlay?: (pit:number)=>void, label?: string}} opts
+   * @param {{onPlay?: (pit:number)=>void, label?: string, pageSteps?: boolean}} opts
+   *   pageSteps: the page steps through moves with ← → Home End, even from a pit
    */
   constructor(host, opts = {}) {
     this.onPlay = opts.onPlay || (() => {});
+    this.pageSteps = !!opts.pageSteps;
     this.bottom = 'south';
     this.legal = new Set();
     this.interactive = false;
@@ -280,11 +282,22 @@ export class Board {
   onKey(ev, pit) {
     // A pit clicked with the mouse leaves the arrows to the page (they step
     // through the moves); one reached with the keyboard moves between pits.
+    // On a page with moves to step through, ← → Home End are the page's
+    // even then (else ← is swallowed once a pit has focus, as after a digit
+    // sowed it): ↑ ↓ move along the row instead.
     if (!ev.currentTarget.matches(':focus-visible')) return;
     const where = this.rowPits('bottom').includes(pit) ? 'bottom' : 'top';
     const row = this.rowPits(where);
     const col = row.indexOf(pit);
     let next = null;
+    if (this.pageSteps) {
+      if (ev.key === 'ArrowUp') next = row[Math.max(0, col - 1)];
+      else if (ev.key === 'ArrowDown') next = row[Math.min(5, col + 1)];
+      else return;
+      ev.preventDefault();
+      this.pits[next].focus();
+      return;
+    }
     switch (ev.key) {
       case 'ArrowLeft': next = row[Math.max(0, col - 1)]; break;
       case 'ArrowRight': next = row[Math.min(5, col + 1)]; break;

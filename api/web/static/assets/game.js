@@ -5,7 +5,7 @@
 // game and a rematch, at the end.
 
 import * as api from './api.js';
-import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, pitName, sideName, other } from './board.js';
+import { Board, describeMove, describeResult, resultShort, shortMove, replyPause, REASONS, pitLabel, pitName, plural, sideName, other } from './board.js';
 import { ExplorerPanel } from './explorer.js';
 import { mistakePlies, plyWords, scoreGraph, stepMistake } from './review.js';
 import * as saved from './store.js';
@@ -36,7 +36,7 @@ export class GameView {
     // {base: plies of the game the line starts after, line: [{move, mover}], positions: [the base's, then after each]}.
     this.analysis = null;
     this.$ = (sel) => root.querySelector(sel);
-    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => (this.analysis ? this.analyse(pit) : this.play(pit)), label: 'Ayoayo board' });
+    this.board = new Board(this.$('.board-host'), { onPlay: (pit) => (this.analysis ? this.analyse(pit) : this.play(pit)), label: 'Ayoayo board', pageSteps: true });
     this.explorer = new ExplorerPanel(this.$('.explorer'), { onPlay: (pit) => this.analyse(pit) });
     this.$('.analyse').addEventListener('click', () => this.analyse(null));
     this.$('.prev-mistake').addEventListener('click', () => this.stepMistake('prev'));
@@ -516,7 +516,7 @@ export class GameView {
       const side = (name) => {
         const s = st.review[name];
         const c = s.counts;
-        return `${sideName(name)} ${s.accuracy.toFixed(1)}% (${c.inaccuracy} inaccuracies, ${c.mistake} mistakes, ${c.blunder} blunders)`;
+        return `${sideName(name)} ${s.accuracy.toFixed(1)}% (${plural(c.inaccuracy, 'inaccuracy', 'inaccuracies')}, ${plural(c.mistake, 'mistake')}, ${plural(c.blunder, 'blunder')})`;
       };
       summary.textContent = `Accuracy: ${side('south')} · ${side('north')}`;
       button.hidden = true;
@@ -632,6 +632,10 @@ export class GameView {
     const ply = stepMistake(mistakePlies(this.review.plies || []), this.reviewAt(dir), dir);
     if (ply === null) return;
     this.stepTo(ply - 1);
+    // The buttons are below the board on a phone: the board shows the mistake.
+    this.enqueue(async () => {
+      if (!this.closed) this.board.root.scrollIntoView({ block: 'nearest' });
+    });
   }
 
   /**
