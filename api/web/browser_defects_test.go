@@ -22,6 +22,7 @@ func defects(t *testing.T, bctx context.Context, srv testServer) {
 	t.Run("practice retry words", func(t *testing.T) { practiceRetryWords(t, bctx, srv.url) })
 	t.Run("practice filters", func(t *testing.T) { practiceFilters(t, bctx, srv.url) })
 	t.Run("review on a phone", func(t *testing.T) { reviewOnPhone(t, bctx, srv) })
+	t.Run("draw as North", func(t *testing.T) { drawAsNorth(t, bctx, srv) })
 }
 
 // wrongPit is a legal pit of the puzzle shown that is not its solution's first move.
@@ -186,9 +187,7 @@ func reviewOnPhone(t *testing.T, bctx context.Context, srv testServer) {
 		t.Fatalf("the review found the mistakes %v: too few", mistakes)
 	}
 	words := func(k int) func(reviewPage) bool {
-		return func(r reviewPage) bool {
-			return strings.HasPrefix(r.Words, fmt.Sprintf("Move %d, ", k)) && r.Viewing == "past"
-		}
+		return func(r reviewPage) bool { return strings.HasPrefix(r.Words, fmt.Sprintf("Move %d, ", k)) && r.Viewing == "past" }
 	}
 
 	// From below the board (the buttons are under the graph), the next
@@ -224,4 +223,38 @@ func reviewOnPhone(t *testing.T, bctx context.Context, srv testServer) {
 		t.Errorf("↓ on pit 2 leaves the focus on %q (%v), want the next pit", pit, err)
 	}
 	do(t, ctx, "desktop size", desktop)
+}
+
+// drawAsNorth: a draw with unequal stores, seen by North's player: the
+// result panel gives the score in the status line's order, South's first.
+func drawAsNorth(t *testing.T, bctx context.Context, srv testServer) {
+	base := srv.url
+	var line []int
+	var south, north int
+	for n := 16; n >= 4; n-- {
+		line = worstLine(t, n)
+		p := engine.Start()
+		for _, pit := range line {
+			p, _ = p.Apply(pit, engine.Rules{})
+		}
+		if p.Captured[0] != p.Captured[1] {
+			south, north = int(p.Captured[engine.South]), int(p.Captured[engine.North])
+			break
+		}
+		line = nil
+	}
+	if line == nil {
+		t.Fatal("no worst line ends with unequal stores")
+	}
+	seed(t, srv, seeded{id: "defectsdraw01", moves: line, winner: engine.Draw, reason: engine.ByAgreement, rating: 1500})
+	ctx := tab(t, bctx, base+"/")
+	do(t, ctx, "North's seat in this browser",
+		chromedp.Evaluate[chromedp.Void](`import('/assets/store.js').then((m) => m.saveSeat('defectsdraw01', 'north', 'defects-north', 'friend'))`, chromedp.EvalAwaitPromise),
+		chromedp.Navigate(base+"/#/game/defectsdraw01"), chromedp.Reload())
+	want := fmt.Sprintf("Draw %d–%d", south, north)
+	text := waitText(t, ctx, "North's result", `document.querySelector('.result-panel:not([hidden]) .result-text')?.textContent || ''`, func(s string) bool { return s != "" })
+	status := waitText(t, ctx, "the status line", `document.querySelector('.status')?.textContent || ''`, func(s string) bool { return strings.HasPrefix(s, "Game over") })
+	if !strings.HasPrefix(text, want) || !strings.Contains(status, want) {
+		t.Errorf("as North: the status %q, the result %q; want both to say %q", status, text, want)
+	}
 }

@@ -5,6 +5,7 @@ package web_test
 // board, whose moves play on the board in an analysis.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -27,6 +28,7 @@ type seeded struct {
 	winner engine.Winner
 	rating float64 // the two players' average
 	rated  bool
+	reason engine.EndReason // how it ended; the zero value: resignation
 }
 
 // seed stores g as a finished live game (ended by resignation after its
@@ -55,7 +57,7 @@ func seed(t *testing.T, srv testServer, s seeded) games.Game {
 	g := games.Game{ID: s.id, CreatedAt: at, UpdatedAt: at.Add(time.Minute), JoinedAt: at,
 		Start: engine.Start(), Ply: len(hist), Position: p, History: hist, Status: games.Finished, Version: int64(len(hist) + 2),
 		TimeControl: games.TimeControl{Kind: games.Live, Initial: 5 * time.Minute}, Clock: [2]time.Duration{time.Minute, time.Minute},
-		Rated: s.rated, Result: engine.Result{Winner: s.winner, Reason: engine.ByResignation},
+		Rated: s.rated, Result: engine.Result{Winner: s.winner, Reason: cmp.Or(s.reason, engine.ByResignation)},
 		Players: [2]games.SeatPlayer{{Name: "Ade", Rating: s.rating - 50, Deviation: 60}, {Name: "Bisi", Rating: s.rating + 50, Deviation: 60}}}
 	if err := srv.store.CreateGame(context.Background(), g, records); err != nil {
 		t.Fatalf("seed %s: %v", s.id, err)

@@ -881,8 +881,9 @@ export class GameView {
       const why = REASONS[g.result.reason] || g.result.reason;
       if (mine) {
         outcome = g.result.winner === 'draw' ? 'draw' : g.result.winner === mine ? 'won' : 'lost';
-        const score = `${c[mine]}–${c[other(mine)]}`;
-        text = outcome === 'draw' ? `Draw ${score} (${why})` : `You ${outcome} ${score} (${why})`;
+        // A draw reads South–North, as the status line above says it; a
+        // win or a loss is the viewer's own score first.
+        text = outcome === 'draw' ? `Draw ${c.south}–${c.north} (${why})` : `You ${outcome} ${c[mine]}–${c[other(mine)]} (${why})`;
       } else {
         text = describeResult(g.result, g.position).replace(/\.$/, '');
       }
