@@ -114,7 +114,7 @@ func playLobbyMove(t *testing.T, ctx context.Context, base, id, side string, ply
 // challengeGame: Alice challenges Bob from his profile while Bob is
 // elsewhere in the app (the puzzle archive). The challenge shows in Bob's
 // banner with its terms; he declines it as too fast, and Alice's page says
-// so, with his reason. She challenges him again at 10+5; he accepts from
+// so, with his reason, in her banner and on his profile. She challenges him again at 10+5; he accepts from
 // the banner, and both pages open the same game, each as its player's seat:
 // South's page offers its moves and plays one.
 func challengeGame(t *testing.T, bctx context.Context, base string) {
@@ -146,6 +146,12 @@ func challengeGame(t *testing.T, bctx context.Context, base string) {
 		func(s string) bool { return strings.Contains(s, "declined") })
 	if !strings.Contains(note, "Too fast") {
 		t.Errorf("Alice's banner says %q, without Bob's reason (too fast)", note)
+	}
+	// The profile she sent it from says so too: no longer "Challenge sent".
+	status := waitText(t, alice, "the decline on Bob's profile", `document.querySelector('.profile .challenge-status')?.textContent || ''`,
+		func(s string) bool { return !strings.HasPrefix(s, "Challenge sent") })
+	if !strings.Contains(status, "declined") || !strings.Contains(status, "Too fast") {
+		t.Errorf("after the decline Bob's profile says %q; want the decline and its reason", status)
 	}
 	waitText(t, bob, "Bob's banner empties", `String(document.getElementById('challenges').hidden)`, func(s string) bool { return s == "true" })
 

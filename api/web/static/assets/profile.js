@@ -11,6 +11,7 @@ import { CATEGORY_NAMES, ratingText, signed, ratingSeries, drawRatingChart, char
 import { SEEK_PRESETS } from './lobby.js';
 import { timeControlName } from './game.js';
 import { tabList } from './tabs.js';
+import { DECLINE_WORDS, challengeTerms } from './challenges.js';
 
 /** The time a challenge from a profile offers first: the lobby's quick pairing's. */
 const CHALLENGE_DEFAULT = '5+3';
@@ -83,6 +84,10 @@ export class ProfileView {
       const c = await api.createChallenge({ to: this.player.id, timeControl, rated: form.elements.rated.checked });
       this.app.challenges?.sent(c);
       status.textContent = `Challenge sent: ${timeControlName(timeControl)}, ${c.rated ? 'rated' : 'casual'}. The game opens when ${this.player.name} accepts.`;
+      status.dataset.challenge = c.id;
+      status.dataset.state = 'pending';
+      // The words follow the challenge: declined, withdrawn or expired.
+      if (!this.stopEvents && !this.closed) this.stopEvents = api.followPlayer((ev) => this.onEvent(ev));
     } catch (err) {
       status.textContent = err instanceof api.ApiError ? err.detail : String(err);
       status.classList.add('problem');
@@ -90,8 +95,27 @@ export class ProfileView {
     button.disabled = false;
   }
 
+  /** A challenge sent from here that ends otherwise than in a game: the status says so. */
+  onEvent({ type, data }) {
+    const c = data?.challenge;
+    const status = this.$('.challenge-status');
+    if (!c?.id || c.id !== status.dataset.challenge || status.dataset.state !== 'pending') return;
+    const who = this.player?.name || 'The player';
+    if (type === 'challengeDeclined') {
+      const reason = DECLINE_WORDS[data.reason || c.reason] || DECLINE_WORDS.generic;
+      status.textContent = `${who} declined your ${challengeTerms(c)} challenge: “${reason}”.`;
+      status.dataset.state = 'declined';
+    } else if (type === 'challengeCanceled') {
+      const expired = c.status === 'expired';
+      status.textContent = expired ? `Your ${challengeTerms(c)} challenge to ${who} expired.` : `You withdrew your ${challengeTerms(c)} challenge to ${who}.`;
+      status.dataset.state = expired ? 'expired' : 'canceled';
+    }
+  }
+
   close() {
     this.closed = true;
+    if (this.stopEvents) this.stopEvents();
+    this.stopEvents = null;
   }
 
   /** Shows player id's profile; none: this browser's player, made first if need be. */
@@ -259,8 +283,27 @@ export class LeaderboardView {
     tabList(this.tabs, 'category', (value) => this.select(value));
   }
 
+  /** A challenge sent from here that ends otherwise than in a game: the status says so. */
+  onEvent({ type, data }) {
+    const c = data?.challenge;
+    const status = this.$('.challenge-status');
+    if (!c?.id || c.id !== status.dataset.challenge || status.dataset.state !== 'pending') return;
+    const who = this.player?.name || 'The player';
+    if (type === 'challengeDeclined') {
+      const reason = DECLINE_WORDS[data.reason || c.reason] || DECLINE_WORDS.generic;
+      status.textContent = `${who} declined your ${challengeTerms(c)} challenge: “${reason}”.`;
+      status.dataset.state = 'declined';
+    } else if (type === 'challengeCanceled') {
+      const expired = c.status === 'expired';
+      status.textContent = expired ? `Your ${challengeTerms(c)} challenge to ${who} expired.` : `You withdrew your ${challengeTerms(c)} challenge to ${who}.`;
+      status.dataset.state = expired ? 'expired' : 'canceled';
+    }
+  }
+
   close() {
     this.closed = true;
+    if (this.stopEvents) this.stopEvents();
+    this.stopEvents = null;
   }
 
   async start(category) {
