@@ -187,7 +187,9 @@ func reviewOnPhone(t *testing.T, bctx context.Context, srv testServer) {
 		t.Fatalf("the review found the mistakes %v: too few", mistakes)
 	}
 	words := func(k int) func(reviewPage) bool {
-		return func(r reviewPage) bool { return strings.HasPrefix(r.Words, fmt.Sprintf("Move %d, ", k)) && r.Viewing == "past" }
+		return func(r reviewPage) bool {
+			return strings.HasPrefix(r.Words, fmt.Sprintf("Move %d, ", k)) && r.Viewing == "past"
+		}
 	}
 
 	// From below the board (the buttons are under the graph), the next
