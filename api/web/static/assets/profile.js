@@ -283,27 +283,8 @@ export class LeaderboardView {
     tabList(this.tabs, 'category', (value) => this.select(value));
   }
 
-  /** A challenge sent from here that ends otherwise than in a game: the status says so. */
-  onEvent({ type, data }) {
-    const c = data?.challenge;
-    const status = this.$('.challenge-status');
-    if (!c?.id || c.id !== status.dataset.challenge || status.dataset.state !== 'pending') return;
-    const who = this.player?.name || 'The player';
-    if (type === 'challengeDeclined') {
-      const reason = DECLINE_WORDS[data.reason || c.reason] || DECLINE_WORDS.generic;
-      status.textContent = `${who} declined your ${challengeTerms(c)} challenge: “${reason}”.`;
-      status.dataset.state = 'declined';
-    } else if (type === 'challengeCanceled') {
-      const expired = c.status === 'expired';
-      status.textContent = expired ? `Your ${challengeTerms(c)} challenge to ${who} expired.` : `You withdrew your ${challengeTerms(c)} challenge to ${who}.`;
-      status.dataset.state = expired ? 'expired' : 'canceled';
-    }
-  }
-
   close() {
     this.closed = true;
-    if (this.stopEvents) this.stopEvents();
-    this.stopEvents = null;
   }
 
   async start(category) {
